@@ -1,0 +1,298 @@
+//! The CPC abstract syntax tree produced by the parser and consumed by the checker and
+//! code generator. Every node carries the [`Loc`] of the token that starts it, pointing
+//! into the original file (macro-expanded tokens carry the location of the macro use).
+
+/// A source location: file (index into the compiler's file list), 1-based line and
+/// column, and length in bytes of the token or construct for the caret.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Loc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+    pub len: u32,
+}
+
+/// A whole translation unit after preprocessing.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Program {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// `arch TOPO Name[d1]...;`
+    Arch(ArchDecl),
+    /// `phyArch TOPO Name[d1]...;`
+    PhyArch(ArchDecl),
+    /// `channel T Name[d1]..., Other[...];`
+    Channel(ChannelDecl),
+    /// A global variable declaration (including `spinlock s;`).
+    Var(VarDecl),
+    /// A function definition, or a prototype when `body` is `None`.
+    Func(FuncDef),
+    /// `struct Name { fields };` (also hoisted out of `struct Name {…} var;`).
+    Struct(StructDef),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArchDecl {
+    /// The topology keyword as written (`torus`); the checker validates it.
+    pub topo: String,
+    pub topo_loc: Loc,
+    pub name: String,
+    pub dims: Vec<Expr>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChannelDecl {
+    pub ty: TypeSpec,
+    /// Each declarator: name and dimensions (no pointers, references or initialisers).
+    pub decls: Vec<Declarator>,
+    pub loc: Loc,
+}
+
+/// The base type of a declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BaseType {
+    Int,
+    Float,
+    Char,
+    Void,
+    Spinlock,
+    /// `struct Name` (the parser gives anonymous structs a generated name `<anon N>`).
+    Struct(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeSpec {
+    pub base: BaseType,
+    pub loc: Loc,
+}
+
+/// One declared name with its pointer/reference/array modifiers and initialiser:
+/// `*p`, `&a[N][M]`, `x = 3`, `v[4] = {1, 2, 3, 4}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declarator {
+    pub name: String,
+    pub loc: Loc,
+    /// Number of `*`.
+    pub pointers: u32,
+    /// `&name` (reference parameter).
+    pub is_ref: bool,
+    /// Array dimensions in order; `None` for `[]`.
+    pub dims: Vec<Option<Expr>>,
+    pub init: Option<Init>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    Expr(Expr),
+    /// `{ a, b, { c } }`
+    List(Vec<Init>, Loc),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarDecl {
+    pub ty: TypeSpec,
+    pub decls: Vec<Declarator>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructDef {
+    pub name: String,
+    pub fields: Vec<VarDecl>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub ty: TypeSpec,
+    pub decl: Declarator,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FuncDef {
+    pub ret: TypeSpec,
+    /// Number of `*` on the return type.
+    pub ret_pointers: u32,
+    pub name: String,
+    /// Location of the name.
+    pub loc: Loc,
+    pub params: Vec<Param>,
+    /// `None` for a prototype `int f(int);`.
+    pub body: Option<Block>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    /// Location of `{`.
+    pub loc: Loc,
+    /// Location of `}`.
+    pub end: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// `;`
+    Empty,
+    Expr(Expr),
+    Decl(VarDecl),
+    /// A nested function definition.
+    Func(FuncDef),
+    /// A struct definition inside a function.
+    Struct(StructDef),
+    Block(Block),
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Option<Box<Stmt>>,
+    },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+    },
+    For {
+        /// An expression statement or a declaration.
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    /// `switch (e) { … }`: the body's statements contain `Case`/`Default` labels.
+    Switch {
+        expr: Expr,
+        body: Block,
+    },
+    /// `case E:` label (the labelled statement follows as its own statement).
+    Case(Expr),
+    /// `default:` label.
+    Default,
+    Break,
+    Continue,
+    Return(Option<Expr>),
+    /// `forall (var from lo to hi [grouping g]) body`
+    Forall {
+        var: String,
+        var_loc: Loc,
+        lo: Expr,
+        hi: Expr,
+        grouping: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    /// `fork [vproc; chans…] call;` — `call` is what follows (the checker requires a call).
+    Fork {
+        vproc: Option<Expr>,
+        chans: Vec<Expr>,
+        call: Expr,
+    },
+    /// `join;`
+    Join,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-e`
+    Neg,
+    /// `+e`
+    Plus,
+    /// `!e`
+    Not,
+    /// `~e`
+    BitNot,
+    /// `*e`
+    Deref,
+    /// `&e`
+    Addr,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+}
+
+/// A type written in a cast or `sizeof`: base type and pointer depth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeName {
+    pub base: TypeSpec,
+    pub pointers: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    IntLit(i64),
+    FloatLit(f64),
+    CharLit(u8),
+    /// Bytes of the string (escapes resolved), without the terminating NUL.
+    StrLit(Vec<u8>),
+    Ident(String),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a = b` (op `None`) or compound `a op= b`.
+    Assign(Option<BinOp>, Box<Expr>, Box<Expr>),
+    /// `++e`, `e++`, `--e`, `e--`.
+    IncDec {
+        pre: bool,
+        inc: bool,
+        expr: Box<Expr>,
+    },
+    /// `c ? a : b`
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `name(args)`: functions are called by name (built-ins included).
+    Call {
+        name: String,
+        name_loc: Loc,
+        args: Vec<Expr>,
+    },
+    /// `a[i]`
+    Index(Box<Expr>, Box<Expr>),
+    /// `e.field` or `e->field` (`arrow`).
+    Member {
+        expr: Box<Expr>,
+        field: String,
+        field_loc: Loc,
+        arrow: bool,
+    },
+    Cast(TypeName, Box<Expr>),
+    SizeofType(TypeName),
+    SizeofExpr(Box<Expr>),
+    /// `a, b`
+    Comma(Box<Expr>, Box<Expr>),
+}

@@ -1,0 +1,108 @@
+//! Diagnostics as data: every phase of the front end returns a list of [`Diagnostic`]s
+//! instead of stopping at the first problem; [`SourceMap::render`] prints them as
+//! `file:line:col: error: message`, the source line, and a caret under the culprit.
+use super::ast::Loc;
+use std::fmt::Write as _;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub loc: Loc,
+    pub message: String,
+    /// Extra lines printed after the caret (`note: …`).
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(loc: Loc, message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Error, loc, message: message.into(), notes: Vec::new() }
+    }
+    pub fn warning(loc: Loc, message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Warning, loc, message: message.into(), notes: Vec::new() }
+    }
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// One file read by the compiler (the main source or an include).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The name shown in diagnostics (as given on the command line or in `#include`).
+    pub name: String,
+    pub text: String,
+}
+
+/// All files of one compilation; `Loc::file` indexes into it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceMap {
+    pub files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// Adds a file and returns its index.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> u32 {
+        self.files.push(SourceFile { name: name.into(), text: text.into() });
+        (self.files.len() - 1) as u32
+    }
+
+    /// The text of line `line` (1-based) of file `file`, without its newline.
+    pub fn line_text(&self, file: u32, line: u32) -> Option<&str> {
+        let f = self.files.get(file as usize)?;
+        f.text.split('\n').nth(line.checked_sub(1)? as usize).map(|l| l.strip_suffix('\r').unwrap_or(l))
+    }
+
+    /// Renders one diagnostic: header, source line and caret, notes.
+    pub fn render(&self, d: &Diagnostic) -> String {
+        let name = self.files.get(d.loc.file as usize).map_or("<unknown>", |f| f.name.as_str());
+        let sev = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut s = format!("{}:{}:{}: {}: {}\n", name, d.loc.line, d.loc.col, sev, d.message);
+        if let Some(text) = self.line_text(d.loc.file, d.loc.line) {
+            let gutter = d.loc.line.to_string();
+            let _ = writeln!(s, " {gutter} | {text}");
+            // Keep tabs so the caret lines up under the same characters.
+            let pad: String = text
+                .chars()
+                .take(d.loc.col.saturating_sub(1) as usize)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            let width = d.loc.len.max(1) as usize;
+            let _ = writeln!(s, " {} | {}{}", " ".repeat(gutter.len()), pad, "^".repeat(width));
+        }
+        for n in &d.notes {
+            let _ = writeln!(s, "  = note: {n}");
+        }
+        s
+    }
+
+    /// Renders every diagnostic in order.
+    pub fn render_all(&self, diags: &[Diagnostic]) -> String {
+        diags.iter().map(|d| self.render(d)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_header_line_and_caret() {
+        let mut sm = SourceMap::default();
+        sm.add("p.c", "int x;\n  y = 3;\n");
+        let d = Diagnostic::error(Loc { file: 0, line: 2, col: 3, len: 1 }, "undeclared name `y`");
+        assert_eq!(sm.render(&d), "p.c:2:3: error: undeclared name `y`\n 2 |   y = 3;\n   |   ^\n");
+    }
+}

@@ -1,0 +1,5 @@
+//! # cppe — the Concordia Parallel Programming Environment as a Unix toolchain
+//!
+//! (crate documentation: see the module map below)
+pub mod lang;
+pub mod vcode;

@@ -1,0 +1,10 @@
+//! vCode: the instruction set ([`isa`]), the compiled program ([`module`]), the `.cod`
+//! file format ([`cod`]) and the listing ([`listing`]).
+//!
+//! Invariant: this module depends on nothing else in the crate; the compiler writes a
+//! [`Module`], the simulator reads one.
+pub mod isa;
+pub mod module;
+
+pub use isa::{Class, DecodeError, Instr, MathFn, Op, Scalar};
+pub use module::*;

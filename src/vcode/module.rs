@@ -1,0 +1,246 @@
+//! A compiled CPC program: the code table and every table the simulator and the debugger
+//! need (seed 000 §4.1: srcTable, codeTable, src2codTable, identTable, blockTable,
+//! arrayTable, channel table).
+use super::isa::Instr;
+use serde::{Deserialize, Serialize};
+
+/// A memory word: the unit of the simulated memory pool (seed 000 Figure 6).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Word {
+    Int(i32),
+    Float(f32),
+    Char(u8),
+}
+
+impl Default for Word {
+    fn default() -> Self {
+        Word::Int(0)
+    }
+}
+
+/// Index into [`Module::types`].
+pub type TypeId = u32;
+
+/// A type of the program. Sizes are in words: `int`, `float`, `char`, pointers, channel
+/// elements and spinlocks take one word each.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Type {
+    Void,
+    Int,
+    Float,
+    Char,
+    /// A spinlock: one word, 0 when free, else the holder's pid + 1.
+    Spinlock,
+    /// Pointer to the given type.
+    Pointer(TypeId),
+    /// `len` elements of the given type (`len` 0: an unsized reference array parameter).
+    Array {
+        elem: TypeId,
+        len: u32,
+    },
+    /// Index into [`Module::structs`].
+    Struct(u32),
+    /// A channel element carrying messages of the given type.
+    Channel(TypeId),
+}
+
+/// A struct definition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StructInfo {
+    pub name: String,
+    pub fields: Vec<FieldInfo>,
+    /// Size in words.
+    pub words: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldInfo {
+    pub name: String,
+    pub ty: TypeId,
+    /// Offset in words from the start of the struct.
+    pub off: u32,
+}
+
+/// What an identifier names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum IdentKind {
+    /// A variable stored in its frame (or the global area).
+    Var,
+    /// A by-value parameter.
+    Param,
+    /// A reference parameter: the frame word holds the address of the referenced object.
+    RefParam,
+    /// A `forall` index copy (first word of a forall body frame).
+    ForallIndex,
+    /// A channel (global).
+    Channel,
+    /// A function.
+    Function,
+}
+
+/// One entry of the identifier table (seed 000 identTable).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IdentInfo {
+    pub name: String,
+    pub kind: IdentKind,
+    pub ty: TypeId,
+    /// Static depth of the frame holding it (0 = global area).
+    pub depth: u8,
+    /// Word offset in that frame (for functions: the function index).
+    pub off: u32,
+    /// The block (scope) declaring it.
+    pub block: u32,
+    /// Source line of the declaration.
+    pub line: u32,
+}
+
+/// One entry of the block table: a compound statement, function body or forall body.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BlockInfo {
+    /// Enclosing block (`None` for the global scope, block 0).
+    pub parent: Option<u32>,
+    /// The function (or forall body) whose frame holds this block's variables.
+    pub func: Option<u32>,
+    pub first_line: u32,
+    pub last_line: u32,
+}
+
+/// One entry of the function table. Forall bodies are functions too (`is_forall_body`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionInfo {
+    pub name: String,
+    /// First instruction.
+    pub entry: u32,
+    /// One past the last instruction.
+    pub end: u32,
+    /// Static nesting depth (top-level functions: 1).
+    pub depth: u8,
+    /// Words of arguments the caller pushes (reference params and pointers take one).
+    pub param_words: u32,
+    /// Words of the whole frame (params + locals).
+    pub frame_words: u32,
+    /// Words of the return value (0 for void).
+    pub ret_words: u32,
+    pub ret_ty: TypeId,
+    /// Enclosing function for nested functions and forall bodies.
+    pub parent: Option<u32>,
+    /// Body block.
+    pub block: u32,
+    pub line: u32,
+    pub is_forall_body: bool,
+}
+
+/// A global channel declaration (`channel T Name[d1]...;`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChannelInfo {
+    pub name: String,
+    /// Message type.
+    pub elem: TypeId,
+    /// Words per message.
+    pub msg_words: u32,
+    pub dims: Vec<u32>,
+    /// Global address of element 0; element k (row-major) is at `base + k`.
+    pub base: u32,
+    pub line: u32,
+}
+
+/// Topology kinds of `arch` / `phyArch` declarations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TopoKind {
+    Line,
+    Ring,
+    Mesh,
+    Torus,
+    Hypercube,
+    FullConnect,
+    Shared,
+}
+
+impl TopoKind {
+    pub const ALL: [TopoKind; 7] = [
+        TopoKind::Line,
+        TopoKind::Ring,
+        TopoKind::Mesh,
+        TopoKind::Torus,
+        TopoKind::Hypercube,
+        TopoKind::FullConnect,
+        TopoKind::Shared,
+    ];
+    /// The keyword used in CPC and on command lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            TopoKind::Line => "line",
+            TopoKind::Ring => "ring",
+            TopoKind::Mesh => "mesh",
+            TopoKind::Torus => "torus",
+            TopoKind::Hypercube => "hypercube",
+            TopoKind::FullConnect => "fullconnect",
+            TopoKind::Shared => "shared",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<TopoKind> {
+        TopoKind::ALL.iter().copied().find(|k| k.name() == s)
+    }
+}
+
+/// An architecture declaration: `arch torus T[8][8];`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArchDecl {
+    pub kind: TopoKind,
+    pub name: String,
+    /// Sizes, row-major; for a hypercube the single dimension k (2^k nodes).
+    pub dims: Vec<u32>,
+}
+
+/// A compiled program.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Module {
+    /// Source file name as given to the compiler.
+    pub source_name: String,
+    /// The main source text (srcTable).
+    pub source: String,
+    /// The code table.
+    pub code: Vec<Instr>,
+    /// Source line of each instruction (parallel to `code`).
+    pub lines: Vec<u32>,
+    /// src2codTable: (source line, first instruction), sorted by line, one entry per line
+    /// that produced code.
+    pub src2cod: Vec<(u32, u32)>,
+    pub types: Vec<Type>,
+    pub structs: Vec<StructInfo>,
+    pub idents: Vec<IdentInfo>,
+    pub blocks: Vec<BlockInfo>,
+    pub functions: Vec<FunctionInfo>,
+    pub channels: Vec<ChannelInfo>,
+    /// Size of the global area in words.
+    pub globals_words: u32,
+    /// Initial global memory: (address, word) for every non-zero initial word (string
+    /// literals, initialised globals).
+    pub global_init: Vec<(u32, Word)>,
+    /// Index of `main` in `functions`.
+    pub main: u32,
+    /// The virtual architecture (`arch`).
+    pub arch: Option<ArchDecl>,
+    /// The default physical architecture (`phyArch`).
+    pub phy_arch: Option<ArchDecl>,
+}
+
+impl Module {
+    /// The source line of instruction `pc` (0 if unknown).
+    pub fn line_of(&self, pc: u32) -> u32 {
+        self.lines.get(pc as usize).copied().unwrap_or(0)
+    }
+    /// The function whose code contains `pc`.
+    pub fn function_at(&self, pc: u32) -> Option<u32> {
+        self.functions.iter().position(|f| f.entry <= pc && pc < f.end).map(|i| i as u32)
+    }
+    /// Size of a type in words.
+    pub fn type_words(&self, ty: TypeId) -> u32 {
+        match self.types.get(ty as usize) {
+            Some(Type::Void) | None => 0,
+            Some(Type::Array { elem, len }) => self.type_words(*elem).saturating_mul(*len),
+            Some(Type::Struct(s)) => self.structs.get(*s as usize).map_or(0, |s| s.words),
+            Some(_) => 1,
+        }
+    }
+}
