@@ -2,6 +2,7 @@
 //!
 //! Invariant: `lang` depends only on `vcode`; it knows nothing of the simulator.
 pub mod ast;
+pub mod codegen;
 pub mod diag;
 
 pub use diag::{Diagnostic, Severity, SourceFile, SourceMap};

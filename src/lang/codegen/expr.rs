@@ -1,0 +1,1180 @@
+//! Expressions: lvalues (push an address), rvalues (push a value; arrays decay to a
+//! pointer, structs push their words, channel elements receive), assignments (a store, or
+//! a send when the target is a channel element), calls of user functions and built-ins.
+//!
+//! Where an operand needs a conversion that is only known after the other operand was
+//! typed, a `NOP` placeholder is emitted and later replaced by `CONV` or removed when the
+//! function is laid out.
+use super::types::{CHAR, SPINLOCK};
+use super::{Gen, Symbol, ERROR, FLOAT, INT, VOID};
+use crate::lang::ast::{BinOp, Expr, ExprKind, Loc, UnOp};
+use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
+
+/// Names the compiler provides (calls to them compile to dedicated instructions).
+const BUILTINS: &[&str] = &[
+    "printf", "fprintf", "scanf", "fscanf", "fopen", "fclose", "sqrt", "sin", "cos", "tan", "exp", "log", "pow",
+    "fabs", "floor", "ceil", "abs", "rand", "srand", "timeOn", "timeOff", "delay", "probe", "vproc", "pid", "lock",
+    "unlock",
+];
+
+pub(super) fn is_builtin(name: &str) -> bool {
+    BUILTINS.contains(&name)
+}
+
+fn scalar_of(t: TypeId) -> Scalar {
+    match t {
+        FLOAT => Scalar::Float,
+        CHAR => Scalar::Char,
+        _ => Scalar::Int,
+    }
+}
+
+impl Gen<'_> {
+    // ------------------------------------------------------------ entry points
+
+    /// An expression statement: evaluated for its effects, value discarded.
+    pub(super) fn expr_stmt(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Assign(op, l, r) => {
+                self.assign(*op, l, r, false, e.loc);
+            }
+            ExprKind::IncDec { pre, inc, expr } => {
+                if self.incdec(*pre, *inc, expr, e.loc) != ERROR {
+                    self.emit(Instr::Pop { n: 1 }, e.loc);
+                }
+            }
+            ExprKind::Comma(a, b) => {
+                self.expr_stmt(a);
+                self.expr_stmt(b);
+            }
+            _ => {
+                let t = self.rvalue(e);
+                let n = if t == ERROR { 0 } else { self.types.words(t) };
+                if n > 0 {
+                    self.emit(Instr::Pop { n }, e.loc);
+                }
+            }
+        }
+    }
+
+    /// A condition: pushes a scalar whose zero-ness decides.
+    pub(super) fn condition(&mut self, e: &Expr) {
+        let t = self.rvalue(e);
+        if t != ERROR && !self.types.is_scalar(t) {
+            self.error(e.loc, format!("a condition must be a number or pointer, found {}", self.types.name(t)));
+        }
+    }
+
+    /// Pushes the value of `e` converted to int.
+    pub(super) fn int_value(&mut self, e: &Expr) -> TypeId {
+        let t = self.rvalue(e);
+        if t == ERROR {
+            return ERROR;
+        }
+        if !self.types.is_arith(t) {
+            self.error(e.loc, format!("type mismatch: expected int, found {}", self.types.name(t)));
+            return ERROR;
+        }
+        if t != INT {
+            self.emit(Instr::Convert { to: Scalar::Int }, e.loc);
+        }
+        INT
+    }
+
+    /// The element type if `e` reads a channel element (`C`, `C[i][j]`).
+    fn channel_of(&self, e: &Expr) -> Option<(String, TypeId)> {
+        let mut cur = e;
+        while let ExprKind::Index(a, _) = &cur.kind {
+            cur = a;
+        }
+        if let ExprKind::Ident(name) = &cur.kind {
+            if let Some(Symbol::Var { ty, kind: IdentKind::Channel, .. }) = self.lookup(name) {
+                let mut t = ty;
+                while let Some((elem, _)) = self.types.array_elem(t) {
+                    t = elem;
+                }
+                return self.types.channel_elem(t).map(|el| (name.clone(), el));
+            }
+        }
+        None
+    }
+
+    /// Pushes the value of `e` converted to `ty` (the words of a struct), checking that the
+    /// conversion is allowed.
+    pub(super) fn value_of_type(&mut self, ty: TypeId, e: &Expr) -> TypeId {
+        if ty == ERROR {
+            self.rvalue(e);
+            return ERROR;
+        }
+        if let Some((chan, elem)) = self.channel_of(e) {
+            if elem != ty && self.types.array_elem(ty).is_none() {
+                // A read of the whole channel array is not a read; let rvalue report it.
+                let (en, tn) = (self.types.name(elem), self.types.name(ty));
+                self.error(e.loc, format!("reading channel `{chan}` of element type {en} into {tn}"));
+                return ERROR;
+            }
+        }
+        let t = self.rvalue(e);
+        if t == ERROR {
+            return ERROR;
+        }
+        if self.convert_to(t, ty, e) {
+            ty
+        } else {
+            ERROR
+        }
+    }
+
+    /// Emits the conversion of a value of type `from` (on the stack) to `to`, or reports a
+    /// type mismatch.
+    fn convert_to(&mut self, from: TypeId, to: TypeId, e: &Expr) -> bool {
+        if from == to {
+            return true;
+        }
+        let ok = if self.types.is_arith(from) && self.types.is_arith(to) {
+            if scalar_of(from) != scalar_of(to) {
+                self.emit(Instr::Convert { to: scalar_of(to) }, e.loc);
+            }
+            true
+        } else if self.types.is_pointer(to) {
+            match (self.types.pointee(to), self.types.pointee(from)) {
+                (Some(a), Some(b)) => a == b || a == VOID || b == VOID || self.same_array_elem(a, b),
+                (Some(_), None) => matches!(e.kind, ExprKind::IntLit(0)),
+                (None, _) => false,
+            }
+        } else {
+            false
+        };
+        if !ok {
+            let (f, t) = (self.types.name(from), self.types.name(to));
+            self.error(e.loc, format!("type mismatch: expected {t}, found {f}"));
+        }
+        ok
+    }
+
+    /// `T[0]` (open array) and `T[n]` are compatible through pointers.
+    fn same_array_elem(&self, a: TypeId, b: TypeId) -> bool {
+        match (self.types.array_elem(a), self.types.array_elem(b)) {
+            (Some((x, la)), Some((y, lb))) => x == y && (la == 0 || lb == 0 || la == lb),
+            _ => false,
+        }
+    }
+
+    fn is_lvalue_expr(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Ident(n) => matches!(self.lookup(n), Some(Symbol::Var { .. })),
+            ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Unary(UnOp::Deref, _) => true,
+            _ => false,
+        }
+    }
+
+    // ------------------------------------------------------------ lvalues
+
+    /// Pushes the address of the object `e` designates; returns its type.
+    pub(super) fn lvalue(&mut self, e: &Expr) -> TypeId {
+        match &e.kind {
+            ExprKind::Ident(name) => match self.lookup(name) {
+                Some(Symbol::Var { ty, depth, off, kind }) => {
+                    if kind == IdentKind::RefParam {
+                        self.emit(Instr::LdVal { depth, off }, e.loc);
+                    } else {
+                        self.emit(Instr::LdAddr { depth, off }, e.loc);
+                    }
+                    ty
+                }
+                Some(Symbol::Func(_)) => {
+                    self.error(e.loc, format!("`{name}` is a function, not a variable"));
+                    ERROR
+                }
+                None => {
+                    self.error(e.loc, format!("undeclared name `{name}`"));
+                    ERROR
+                }
+            },
+            ExprKind::Index(a, i) => self.index(a, i, e.loc),
+            ExprKind::Member { expr, field, field_loc, arrow } => self.member(expr, field, *field_loc, *arrow),
+            ExprKind::Unary(UnOp::Deref, p) => {
+                let t = self.rvalue(p);
+                if t == ERROR {
+                    return ERROR;
+                }
+                match self.types.pointee(t) {
+                    Some(VOID) => {
+                        self.error(e.loc, "cannot dereference a void pointer");
+                        ERROR
+                    }
+                    Some(pt) => pt,
+                    None => {
+                        self.error(p.loc, format!("cannot dereference a non-pointer ({})", self.types.name(t)));
+                        ERROR
+                    }
+                }
+            }
+            _ => {
+                self.error(e.loc, "expression is not an lvalue (it does not designate an object)");
+                ERROR
+            }
+        }
+    }
+
+    fn index(&mut self, a: &Expr, i: &Expr, loc: Loc) -> TypeId {
+        let base = if self.is_lvalue_expr(a) {
+            let t = self.lvalue(a);
+            if t == ERROR {
+                self.rvalue_discard(i);
+                return ERROR;
+            }
+            if let Some((elem, len)) = self.types.array_elem(t) {
+                self.int_value(i);
+                let size = self.types.words(elem);
+                self.emit(Instr::Index { size, len }, loc);
+                return elem;
+            }
+            // A pointer variable: load it.
+            self.load(t, a.loc)
+        } else {
+            self.rvalue(a)
+        };
+        if base == ERROR {
+            self.rvalue_discard(i);
+            return ERROR;
+        }
+        match self.types.pointee(base) {
+            Some(elem) if elem != VOID => {
+                self.int_value(i);
+                let size = self.types.words(elem);
+                self.emit(Instr::Index { size, len: 0 }, loc);
+                elem
+            }
+            _ => {
+                self.error(a.loc, format!("cannot index a value of type {}", self.types.name(base)));
+                self.rvalue_discard(i);
+                ERROR
+            }
+        }
+    }
+
+    /// Type-checks `e` (reporting its errors) without leaving code behind.
+    fn rvalue_discard(&mut self, e: &Expr) {
+        let at = self.here();
+        self.rvalue(e);
+        self.truncate_code(at);
+    }
+
+    fn truncate_code(&mut self, at: usize) {
+        if let Some(f) = self.fns.last_mut() {
+            f.code.truncate(at);
+            f.lines.truncate(at);
+        }
+    }
+
+    fn member(&mut self, e: &Expr, field: &str, field_loc: Loc, arrow: bool) -> TypeId {
+        let st = if arrow {
+            let t = self.rvalue(e);
+            if t == ERROR {
+                return ERROR;
+            }
+            match self.types.pointee(t) {
+                Some(s) if self.types.is_struct(s) => s,
+                _ => {
+                    self.error(e.loc, format!("`->` needs a pointer to a struct, found {}", self.types.name(t)));
+                    return ERROR;
+                }
+            }
+        } else {
+            if !self.is_lvalue_expr(e) {
+                self.error(e.loc, "`.` needs a struct variable, array element or dereference");
+                return ERROR;
+            }
+            let t = self.lvalue(e);
+            if t == ERROR {
+                return ERROR;
+            }
+            if !self.types.is_struct(t) {
+                self.error(e.loc, format!("`.` needs a struct, found {}", self.types.name(t)));
+                return ERROR;
+            }
+            t
+        };
+        let Some(info) = self.types.struct_info(st) else { return ERROR };
+        match info.fields.iter().find(|f| f.name == field) {
+            Some(f) => {
+                let (off, ty) = (f.off, f.ty);
+                if off != 0 {
+                    self.emit(Instr::PushI { v: off as i32 }, field_loc);
+                    self.emit(Instr::AddI {}, field_loc);
+                }
+                ty
+            }
+            None => {
+                let name = info.name.clone();
+                self.error(field_loc, format!("struct `{name}` has no field `{field}`"));
+                ERROR
+            }
+        }
+    }
+
+    /// Turns the address on the stack (of an object of type `t`) into its value.
+    fn load(&mut self, t: TypeId, loc: Loc) -> TypeId {
+        if t == ERROR {
+            return ERROR;
+        }
+        match self.types.get(t).clone() {
+            Type::Int | Type::Float | Type::Char | Type::Pointer(_) => {
+                self.emit(Instr::Dereference {}, loc);
+                t
+            }
+            Type::Array { elem, .. } => self.types.intern(Type::Pointer(elem)),
+            Type::Struct(_) => {
+                let n = self.types.words(t);
+                self.emit(Instr::LoadBlock { n }, loc);
+                t
+            }
+            Type::Channel(elem) => {
+                let n = self.types.words(elem);
+                self.emit(Instr::Recv { n }, loc);
+                elem
+            }
+            Type::Spinlock => {
+                self.error(loc, "a spinlock has no value: use lock(s) and unlock(s)");
+                ERROR
+            }
+            Type::Void => {
+                self.error(loc, "a void value cannot be used");
+                ERROR
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ rvalues
+
+    /// Pushes the value of `e`; returns its type (`ERROR` after a diagnostic).
+    pub(super) fn rvalue(&mut self, e: &Expr) -> TypeId {
+        let loc = e.loc;
+        match &e.kind {
+            ExprKind::IntLit(v) => {
+                if *v > u32::MAX as i64 || *v < i32::MIN as i64 {
+                    self.error(loc, format!("integer constant {v} does not fit in 32 bits"));
+                    return ERROR;
+                }
+                self.emit(Instr::PushI { v: *v as i32 }, loc);
+                INT
+            }
+            ExprKind::FloatLit(f) => {
+                self.emit(Instr::PushF { v: *f as f32 }, loc);
+                FLOAT
+            }
+            ExprKind::CharLit(c) => {
+                self.emit(Instr::PushC { v: *c }, loc);
+                CHAR
+            }
+            ExprKind::StrLit(bytes) => {
+                let addr = self.string_literal(bytes);
+                self.emit(Instr::LdAddr { depth: 0, off: addr }, loc);
+                self.types.intern(Type::Pointer(CHAR))
+            }
+            ExprKind::Ident(name) => match self.lookup(name) {
+                Some(Symbol::Var { ty, depth, off, kind }) if self.types.is_scalar(ty) => {
+                    if kind == IdentKind::RefParam {
+                        self.emit(Instr::LdIndirect { depth, off }, loc);
+                    } else {
+                        self.emit(Instr::LdVal { depth, off }, loc);
+                    }
+                    ty
+                }
+                Some(Symbol::Func(_)) => {
+                    self.error(loc, format!("`{name}` is a function: call it with `{name}(…)`"));
+                    ERROR
+                }
+                _ => {
+                    let t = self.lvalue(e);
+                    self.load(t, loc)
+                }
+            },
+            ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Unary(UnOp::Deref, _) => {
+                let t = self.lvalue(e);
+                self.load(t, loc)
+            }
+            ExprKind::Unary(UnOp::Addr, a) => {
+                if !self.is_lvalue_expr(a) {
+                    self.error(a.loc, "`&` needs an lvalue (a variable, element or field)");
+                    return ERROR;
+                }
+                let t = self.lvalue(a);
+                if t == ERROR {
+                    return ERROR;
+                }
+                self.types.intern(Type::Pointer(t))
+            }
+            ExprKind::Unary(op, a) => self.unary(*op, a, loc),
+            ExprKind::Binary(BinOp::And, a, b) | ExprKind::Binary(BinOp::Or, a, b) => {
+                let is_and = matches!(e.kind, ExprKind::Binary(BinOp::And, ..));
+                self.condition(a);
+                let j1 = self
+                    .emit(if is_and { Instr::JumpIfFalse { target: 0 } } else { Instr::JumpIfTrue { target: 0 } }, loc);
+                self.condition(b);
+                let j2 = self
+                    .emit(if is_and { Instr::JumpIfFalse { target: 0 } } else { Instr::JumpIfTrue { target: 0 } }, loc);
+                self.emit(Instr::PushI { v: is_and as i32 }, loc);
+                let j3 = self.emit(Instr::Jump { target: 0 }, loc);
+                let short = self.here();
+                self.emit(Instr::PushI { v: !is_and as i32 }, loc);
+                let end = self.here();
+                self.patch(j1, short);
+                self.patch(j2, short);
+                self.patch(j3, end);
+                INT
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, loc),
+            ExprKind::Assign(op, l, r) => self.assign(*op, l, r, true, loc),
+            ExprKind::IncDec { pre, inc, expr } => self.incdec(*pre, *inc, expr, loc),
+            ExprKind::Cond(c, a, b) => {
+                self.condition(c);
+                let jf = self.emit(Instr::JumpIfFalse { target: 0 }, loc);
+                let ta = self.rvalue(a);
+                let fix_a = self.emit(Instr::Nop {}, loc);
+                let j = self.emit(Instr::Jump { target: 0 }, loc);
+                let else_at = self.here();
+                self.patch(jf, else_at);
+                let tb = self.rvalue(b);
+                let end = self.here();
+                self.patch(j, end);
+                if ta == ERROR || tb == ERROR {
+                    return ERROR;
+                }
+                if ta == tb {
+                    return ta;
+                }
+                if self.types.is_arith(ta) && self.types.is_arith(tb) {
+                    let t = if ta == FLOAT || tb == FLOAT { FLOAT } else { INT };
+                    if scalar_of(ta) != scalar_of(t) {
+                        self.replace(fix_a, Instr::Convert { to: scalar_of(t) });
+                    }
+                    if scalar_of(tb) != scalar_of(t) {
+                        self.emit(Instr::Convert { to: scalar_of(t) }, loc);
+                    }
+                    return t;
+                }
+                if self.types.is_pointer(ta) && self.types.is_pointer(tb) {
+                    return ta;
+                }
+                let (na, nb) = (self.types.name(ta), self.types.name(tb));
+                self.error(loc, format!("type mismatch: the branches of `?:` are {na} and {nb}"));
+                ERROR
+            }
+            ExprKind::Call { name, name_loc, args } => self.call(name, *name_loc, args, loc),
+            ExprKind::Cast(tn, a) => {
+                let base = self.base_type(&tn.base);
+                let t = self.rvalue(a);
+                if base == ERROR || t == ERROR {
+                    return ERROR;
+                }
+                let mut to = base;
+                for _ in 0..tn.pointers {
+                    to = self.types.intern(Type::Pointer(to));
+                }
+                if to == VOID {
+                    let n = self.types.words(t);
+                    if n > 0 {
+                        self.emit(Instr::Pop { n }, loc);
+                    }
+                    return VOID;
+                }
+                if self.types.is_arith(to) && self.types.is_arith(t) {
+                    if scalar_of(to) != scalar_of(t) {
+                        self.emit(Instr::Convert { to: scalar_of(to) }, loc);
+                    }
+                    return to;
+                }
+                if self.types.is_pointer(to) && (self.types.is_pointer(t) || self.types.is_integral(t)) {
+                    return to;
+                }
+                if to == INT && self.types.is_pointer(t) {
+                    return INT;
+                }
+                let (f, tt) = (self.types.name(t), self.types.name(to));
+                self.error(loc, format!("cannot cast {f} to {tt}"));
+                ERROR
+            }
+            ExprKind::SizeofType(_) => match self.const_int(e) {
+                Some(v) => {
+                    self.emit(Instr::PushI { v: v as i32 }, loc);
+                    INT
+                }
+                None => ERROR,
+            },
+            ExprKind::SizeofExpr(a) => {
+                let at = self.here();
+                let t = if self.is_lvalue_expr(a) { self.lvalue(a) } else { self.rvalue(a) };
+                self.truncate_code(at);
+                if t == ERROR {
+                    return ERROR;
+                }
+                let n = self.types.words(t);
+                self.emit(Instr::PushI { v: n as i32 }, loc);
+                INT
+            }
+            ExprKind::Comma(a, b) => {
+                self.expr_stmt(a);
+                self.rvalue(b)
+            }
+        }
+    }
+
+    fn replace(&mut self, at: usize, i: Instr) {
+        if let Some(f) = self.fns.last_mut() {
+            if let Some(slot) = f.code.get_mut(at) {
+                *slot = i;
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnOp, a: &Expr, loc: Loc) -> TypeId {
+        let t = self.rvalue(a);
+        if t == ERROR {
+            return ERROR;
+        }
+        match op {
+            UnOp::Neg | UnOp::Plus => {
+                if !self.types.is_arith(t) {
+                    self.error(a.loc, format!("type mismatch: expected a number, found {}", self.types.name(t)));
+                    return ERROR;
+                }
+                if op == UnOp::Plus {
+                    return if t == CHAR { INT } else { t };
+                }
+                if t == FLOAT {
+                    self.emit(Instr::NegF {}, loc);
+                    FLOAT
+                } else {
+                    self.emit(Instr::NegI {}, loc);
+                    INT
+                }
+            }
+            UnOp::Not => {
+                if !self.types.is_scalar(t) {
+                    self.error(
+                        a.loc,
+                        format!("type mismatch: `!` needs a number or pointer, found {}", self.types.name(t)),
+                    );
+                    return ERROR;
+                }
+                self.emit(Instr::LogNot {}, loc);
+                INT
+            }
+            UnOp::BitNot => {
+                if !self.types.is_integral(t) {
+                    self.error(a.loc, format!("type mismatch: `~` needs an integer, found {}", self.types.name(t)));
+                    return ERROR;
+                }
+                self.emit(Instr::BitNot {}, loc);
+                INT
+            }
+            UnOp::Deref | UnOp::Addr => ERROR, // handled in rvalue
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, loc: Loc) -> TypeId {
+        let ta = self.rvalue(a);
+        let fix_a = self.emit(Instr::Nop {}, loc);
+        let tb = self.rvalue(b);
+        if ta == ERROR || tb == ERROR {
+            return ERROR;
+        }
+        self.binary_typed(op, ta, tb, fix_a, a, b, loc)
+    }
+
+    /// Emits the operator for operands of types `ta` (converted at `fix_a`) and `tb` (on top).
+    #[allow(clippy::too_many_arguments)]
+    fn binary_typed(
+        &mut self,
+        op: BinOp,
+        ta: TypeId,
+        tb: TypeId,
+        fix_a: usize,
+        a: &Expr,
+        b: &Expr,
+        loc: Loc,
+    ) -> TypeId {
+        let pa = self.types.pointee(ta);
+        let pb = self.types.pointee(tb);
+        // Pointer arithmetic.
+        match (op, pa, pb) {
+            (BinOp::Add, Some(e), None) | (BinOp::Sub, Some(e), None) if self.types.is_integral(tb) => {
+                if op == BinOp::Sub {
+                    self.emit(Instr::NegI {}, loc);
+                }
+                let size = self.types.words(e).max(1);
+                self.emit(Instr::AddrAdd { size }, loc);
+                return ta;
+            }
+            (BinOp::Add, None, Some(e)) if self.types.is_integral(ta) => {
+                self.emit(Instr::Swap {}, loc);
+                let size = self.types.words(e).max(1);
+                self.emit(Instr::AddrAdd { size }, loc);
+                return tb;
+            }
+            (BinOp::Sub, Some(x), Some(y)) if x == y => {
+                self.emit(Instr::SubI {}, loc);
+                let size = self.types.words(x).max(1);
+                if size > 1 {
+                    self.emit(Instr::PushI { v: size as i32 }, loc);
+                    self.emit(Instr::DivI {}, loc);
+                }
+                return INT;
+            }
+            (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, Some(_), Some(_)) => {
+                self.emit(int_cmp(op), loc);
+                return INT;
+            }
+            (BinOp::Eq | BinOp::Ne, Some(_), None) if matches!(b.kind, ExprKind::IntLit(0)) => {
+                self.emit(int_cmp(op), loc);
+                return INT;
+            }
+            (BinOp::Eq | BinOp::Ne, None, Some(_)) if matches!(a.kind, ExprKind::IntLit(0)) => {
+                self.emit(int_cmp(op), loc);
+                return INT;
+            }
+            _ => {}
+        }
+        if !self.types.is_arith(ta) || !self.types.is_arith(tb) {
+            let (na, nb) = (self.types.name(ta), self.types.name(tb));
+            self.error(loc, format!("type mismatch: operator `{}` cannot take {na} and {nb}", op_text(op)));
+            return ERROR;
+        }
+        let integral_only =
+            matches!(op, BinOp::Mod | BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor);
+        if integral_only {
+            if !self.types.is_integral(ta) || !self.types.is_integral(tb) {
+                let (na, nb) = (self.types.name(ta), self.types.name(tb));
+                self.error(
+                    loc,
+                    format!("type mismatch: operator `{}` needs integers, found {na} and {nb}", op_text(op)),
+                );
+                return ERROR;
+            }
+            self.emit(
+                match op {
+                    BinOp::Mod => Instr::ModI {},
+                    BinOp::Shl => Instr::Shl {},
+                    BinOp::Shr => Instr::Shr {},
+                    BinOp::BitAnd => Instr::BitAnd {},
+                    BinOp::BitOr => Instr::BitOr {},
+                    _ => Instr::BitXor {},
+                },
+                loc,
+            );
+            return INT;
+        }
+        let float = ta == FLOAT || tb == FLOAT;
+        if float {
+            if ta != FLOAT {
+                self.replace(fix_a, Instr::Convert { to: Scalar::Float });
+            }
+            if tb != FLOAT {
+                self.emit(Instr::Convert { to: Scalar::Float }, loc);
+            }
+        }
+        let (i, result) = match (op, float) {
+            (BinOp::Add, false) => (Instr::AddI {}, INT),
+            (BinOp::Sub, false) => (Instr::SubI {}, INT),
+            (BinOp::Mul, false) => (Instr::MulI {}, INT),
+            (BinOp::Div, false) => (Instr::DivI {}, INT),
+            (BinOp::Add, true) => (Instr::AddF {}, FLOAT),
+            (BinOp::Sub, true) => (Instr::SubF {}, FLOAT),
+            (BinOp::Mul, true) => (Instr::MulF {}, FLOAT),
+            (BinOp::Div, true) => (Instr::DivF {}, FLOAT),
+            (_, false) => (int_cmp(op), INT),
+            (BinOp::Eq, true) => (Instr::EqF {}, INT),
+            (BinOp::Ne, true) => (Instr::NeF {}, INT),
+            (BinOp::Lt, true) => (Instr::LtF {}, INT),
+            (BinOp::Le, true) => (Instr::LeF {}, INT),
+            (BinOp::Gt, true) => (Instr::GtF {}, INT),
+            (_, true) => (Instr::GeF {}, INT),
+        };
+        self.emit(i, loc);
+        result
+    }
+
+    // ------------------------------------------------------------ assignment
+
+    /// `l = r` / `l op= r`. With `want`, leaves the assigned value on the stack.
+    fn assign(&mut self, op: Option<BinOp>, l: &Expr, r: &Expr, want: bool, loc: Loc) -> TypeId {
+        if !self.is_lvalue_expr(l) {
+            if let ExprKind::Ident(n) = &l.kind {
+                if self.lookup(n).is_none() {
+                    self.error(l.loc, format!("undeclared name `{n}`"));
+                    self.rvalue_discard(r);
+                    return ERROR;
+                }
+            }
+            self.error(l.loc, "cannot assign to this expression: it is not an lvalue");
+            self.rvalue_discard(r);
+            return ERROR;
+        }
+        let t = self.lvalue(l);
+        if t == ERROR {
+            self.rvalue_discard(r);
+            return ERROR;
+        }
+        if let Some(elem) = self.types.channel_elem(t) {
+            if op.is_some() {
+                self.error(loc, "a channel element cannot take a compound assignment (a read and a send)");
+                return ERROR;
+            }
+            let vt = self.value_of_type(elem, r);
+            if vt == ERROR {
+                return ERROR;
+            }
+            let n = self.types.words(elem);
+            self.emit(Instr::Send { n }, loc);
+            if want {
+                self.error(loc, "a channel send has no value");
+                return ERROR;
+            }
+            return VOID;
+        }
+        if self.types.array_elem(t).is_some() {
+            self.error(l.loc, format!("cannot assign to an array ({})", self.types.name(t)));
+            return ERROR;
+        }
+        if self.types.is_spinlock(t) {
+            self.error(l.loc, "cannot assign to a spinlock");
+            return ERROR;
+        }
+        match op {
+            None => self.assign_into(t, r, want),
+            Some(op) => {
+                if !self.types.is_scalar(t) {
+                    self.error(
+                        l.loc,
+                        format!("compound assignment needs a number or pointer, found {}", self.types.name(t)),
+                    );
+                    return ERROR;
+                }
+                self.emit(Instr::Dup {}, loc);
+                self.emit(Instr::Dereference {}, loc);
+                let fix = self.emit(Instr::Nop {}, loc);
+                let tr = self.rvalue(r);
+                if tr == ERROR {
+                    return ERROR;
+                }
+                let res = self.binary_typed(op, t, tr, fix, l, r, loc);
+                if res == ERROR {
+                    return ERROR;
+                }
+                if self.types.is_pointer(t) && !self.types.is_pointer(res) {
+                    self.error(loc, "type mismatch in compound assignment to a pointer");
+                    return ERROR;
+                }
+                self.emit(Instr::Store { ty: scalar_of(t), keep: want }, loc);
+                t
+            }
+        }
+    }
+
+    /// With the destination address on the stack, evaluates `e` as a `ty` and stores it.
+    pub(super) fn assign_into(&mut self, ty: TypeId, e: &Expr, keep: bool) -> TypeId {
+        if self.types.is_struct(ty) {
+            if keep {
+                self.error(e.loc, "a struct assignment cannot be used as a value");
+                return ERROR;
+            }
+            let n = self.types.words(ty);
+            if self.is_lvalue_expr(e) && self.channel_of(e).is_none() {
+                let t = self.lvalue(e);
+                if t == ERROR {
+                    return ERROR;
+                }
+                if t != ty {
+                    let (f, tt) = (self.types.name(t), self.types.name(ty));
+                    self.error(e.loc, format!("type mismatch: expected {tt}, found {f}"));
+                    return ERROR;
+                }
+                self.emit(Instr::CopyBlock { n }, e.loc);
+            } else {
+                if self.value_of_type(ty, e) == ERROR {
+                    return ERROR;
+                }
+                self.emit(Instr::StoreBlock { n }, e.loc);
+            }
+            return ty;
+        }
+        if self.value_of_type(ty, e) == ERROR {
+            return ERROR;
+        }
+        self.emit(Instr::Store { ty: scalar_of(ty), keep }, e.loc);
+        ty
+    }
+
+    fn incdec(&mut self, pre: bool, inc: bool, e: &Expr, loc: Loc) -> TypeId {
+        if !self.is_lvalue_expr(e) {
+            self.error(e.loc, format!("`{}` needs an lvalue", if inc { "++" } else { "--" }));
+            return ERROR;
+        }
+        let t = self.lvalue(e);
+        if t == ERROR {
+            return ERROR;
+        }
+        let step = if let Some(p) = self.types.pointee(t) {
+            self.types.words(p).max(1) as i32
+        } else if self.types.is_arith(t) {
+            1
+        } else {
+            self.error(
+                e.loc,
+                format!("`{}` needs a number or pointer, found {}", if inc { "++" } else { "--" }, self.types.name(t)),
+            );
+            return ERROR;
+        };
+        let delta = if inc { step } else { -step };
+        self.emit(Instr::IncDec { ty: scalar_of(t), delta, pre }, loc);
+        t
+    }
+
+    // ------------------------------------------------------------ calls
+
+    /// Pushes the arguments of a call of user function `func`; reports mismatches.
+    pub(super) fn call_args(&mut self, func: u32, name: &str, name_loc: Loc, args: &[Expr]) -> bool {
+        let Some(sig) = self.sigs.get(func as usize).cloned() else { return false };
+        if sig.params.len() != args.len() {
+            self.push_diag(
+                crate::lang::diag::Diagnostic::error(
+                    name_loc,
+                    format!(
+                        "wrong number of arguments: `{name}` takes {} argument{}, {} given",
+                        sig.params.len(),
+                        if sig.params.len() == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                )
+                .with_note(format!("`{name}` is declared at line {}", sig.loc.line)),
+            );
+            return false;
+        }
+        let mut ok = true;
+        for (k, (arg, (pty, is_ref))) in args.iter().zip(sig.params.iter()).enumerate() {
+            if *pty == ERROR {
+                ok = false;
+                continue;
+            }
+            if *is_ref {
+                if !self.is_lvalue_expr(arg) {
+                    self.error(
+                        arg.loc,
+                        format!(
+                            "argument {} of `{name}` is a reference parameter: it needs a variable, element or field",
+                            k + 1
+                        ),
+                    );
+                    ok = false;
+                    continue;
+                }
+                let t = self.lvalue(arg);
+                if t == ERROR {
+                    ok = false;
+                    continue;
+                }
+                if t != *pty && !self.same_array_elem(t, *pty) {
+                    let (f, tt) = (self.types.name(t), self.types.name(*pty));
+                    self.error(
+                        arg.loc,
+                        format!("type mismatch: argument {} of `{name}` is a reference to {tt}, found {f}", k + 1),
+                    );
+                    ok = false;
+                }
+            } else if self.value_of_type(*pty, arg) == ERROR {
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    fn call(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+        match self.lookup(name) {
+            Some(Symbol::Func(func)) => {
+                let ret = self.sigs.get(func as usize).map_or(ERROR, |s| s.ret);
+                if self.call_args(func, name, name_loc, args) {
+                    self.emit(Instr::Call { func }, loc);
+                    ret
+                } else {
+                    ERROR
+                }
+            }
+            Some(Symbol::Var { .. }) => {
+                self.error(name_loc, format!("`{name}` is a variable, not a function"));
+                ERROR
+            }
+            None if is_builtin(name) => self.builtin(name, name_loc, args, loc),
+            None => {
+                self.error(name_loc, format!("undeclared function `{name}`"));
+                ERROR
+            }
+        }
+    }
+
+    fn arity(&mut self, name: &str, name_loc: Loc, args: &[Expr], n: usize) -> bool {
+        if args.len() != n {
+            self.error(
+                name_loc,
+                format!(
+                    "wrong number of arguments: `{name}` takes {n} argument{}, {} given",
+                    if n == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
+    fn pointer_arg(&mut self, e: &Expr, what: &str) -> bool {
+        let t = self.rvalue(e);
+        if t == ERROR {
+            return false;
+        }
+        if !self.types.is_pointer(t) {
+            self.error(e.loc, format!("type mismatch: {what} must be a pointer, found {}", self.types.name(t)));
+            return false;
+        }
+        true
+    }
+
+    /// Counts the conversions of a literal format string (`%%` excluded).
+    fn format_conversions(fmt: &[u8]) -> usize {
+        let mut n = 0;
+        let mut i = 0;
+        while i < fmt.len() {
+            if fmt[i] == b'%' {
+                if fmt.get(i + 1) == Some(&b'%') {
+                    i += 2;
+                    continue;
+                }
+                n += 1;
+                if fmt[i + 1..].iter().take_while(|c| !c.is_ascii_alphabetic()).any(|&c| c == b'*') {
+                    n += 1;
+                }
+            }
+            i += 1;
+        }
+        n
+    }
+
+    fn check_format(&mut self, fmt: &Expr, given: usize, name: &str) {
+        if let ExprKind::StrLit(bytes) = &fmt.kind {
+            let want = Self::format_conversions(bytes);
+            if want != given {
+                self.error(
+                    fmt.loc,
+                    format!("wrong number of arguments: the `{name}` format has {want} conversion(s), {given} argument(s) given"),
+                );
+            }
+        }
+    }
+
+    fn builtin(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+        let math = crate::vcode::MathFn::ALL.iter().copied().find(|m| m.name() == name);
+        if let Some(f) = math {
+            if !self.arity(name, name_loc, args, f.arity()) {
+                return ERROR;
+            }
+            for a in args {
+                if self.value_of_type(FLOAT, a) == ERROR {
+                    return ERROR;
+                }
+            }
+            self.emit(Instr::Math { f }, loc);
+            return FLOAT;
+        }
+        match name {
+            "printf" | "fprintf" => {
+                let file = name == "fprintf";
+                let fixed = if file { 2 } else { 1 };
+                if args.len() < fixed {
+                    self.error(name_loc, format!("wrong number of arguments: `{name}` needs at least {fixed}"));
+                    return ERROR;
+                }
+                if file && !self.pointer_arg(&args[0], "the file") {
+                    return ERROR;
+                }
+                let fmt = &args[fixed - 1];
+                if !self.pointer_arg(fmt, "the format") {
+                    return ERROR;
+                }
+                self.check_format(fmt, args.len() - fixed, name);
+                for a in &args[fixed..] {
+                    let t = self.rvalue(a);
+                    if t == ERROR {
+                        return ERROR;
+                    }
+                    if !self.types.is_scalar(t) {
+                        self.error(a.loc, format!("cannot print a value of type {}", self.types.name(t)));
+                        return ERROR;
+                    }
+                }
+                let argc = (args.len() - fixed) as u32;
+                self.emit(if file { Instr::Fprintf { argc } } else { Instr::Printf { argc } }, loc);
+                INT
+            }
+            "scanf" | "fscanf" => {
+                let file = name == "fscanf";
+                let fixed = if file { 2 } else { 1 };
+                if args.len() < fixed {
+                    self.error(name_loc, format!("wrong number of arguments: `{name}` needs at least {fixed}"));
+                    return ERROR;
+                }
+                if file && !self.pointer_arg(&args[0], "the file") {
+                    return ERROR;
+                }
+                let fmt = &args[fixed - 1];
+                if !self.pointer_arg(fmt, "the format") {
+                    return ERROR;
+                }
+                self.check_format(fmt, args.len() - fixed, name);
+                for a in &args[fixed..] {
+                    if !self.pointer_arg(a, &format!("a `{name}` destination (use `&x`)")) {
+                        return ERROR;
+                    }
+                }
+                let argc = (args.len() - fixed) as u32;
+                self.emit(if file { Instr::Fscanf { argc } } else { Instr::Scanf { argc } }, loc);
+                INT
+            }
+            "fopen" => {
+                if !self.arity(name, name_loc, args, 2) {
+                    return ERROR;
+                }
+                if !self.pointer_arg(&args[0], "the file name") || !self.pointer_arg(&args[1], "the mode") {
+                    return ERROR;
+                }
+                self.emit(Instr::Fopen {}, loc);
+                self.types.intern(Type::Pointer(INT))
+            }
+            "fclose" => {
+                if !self.arity(name, name_loc, args, 1) || !self.pointer_arg(&args[0], "the file") {
+                    return ERROR;
+                }
+                self.emit(Instr::Fclose {}, loc);
+                INT
+            }
+            "abs" => {
+                if !self.arity(name, name_loc, args, 1) || self.int_value(&args[0]) == ERROR {
+                    return ERROR;
+                }
+                self.emit(Instr::AbsI {}, loc);
+                INT
+            }
+            "rand" | "vproc" | "pid" | "timeOn" | "timeOff" => {
+                if !self.arity(name, name_loc, args, 0) {
+                    return ERROR;
+                }
+                let (i, t) = match name {
+                    "rand" => (Instr::Rand {}, FLOAT),
+                    "vproc" => (Instr::Vproc {}, INT),
+                    "pid" => (Instr::Pid {}, INT),
+                    "timeOn" => (Instr::TimeOn {}, VOID),
+                    _ => (Instr::TimeOff {}, VOID),
+                };
+                self.emit(i, loc);
+                t
+            }
+            "srand" => {
+                if !self.arity(name, name_loc, args, 1) || self.int_value(&args[0]) == ERROR {
+                    return ERROR;
+                }
+                self.emit(Instr::Srand {}, loc);
+                VOID
+            }
+            "delay" => {
+                if !self.arity(name, name_loc, args, 1) {
+                    return ERROR;
+                }
+                let t = self.rvalue(&args[0]);
+                if t == ERROR {
+                    return ERROR;
+                }
+                if !self.types.is_arith(t) {
+                    self.error(
+                        args[0].loc,
+                        format!("type mismatch: `delay` takes a time, found {}", self.types.name(t)),
+                    );
+                    return ERROR;
+                }
+                self.emit(Instr::Delay {}, loc);
+                VOID
+            }
+            "probe" => {
+                if !self.arity(name, name_loc, args, 2) || self.int_value(&args[0]) == ERROR {
+                    return ERROR;
+                }
+                if !self.pointer_arg(&args[1], "the probe label") {
+                    return ERROR;
+                }
+                self.emit(Instr::Probe {}, loc);
+                VOID
+            }
+            "lock" | "unlock" => {
+                if !self.arity(name, name_loc, args, 1) {
+                    return ERROR;
+                }
+                let a = &args[0];
+                let t = if self.is_lvalue_expr(a) { self.lvalue(a) } else { self.rvalue(a) };
+                if t == ERROR {
+                    return ERROR;
+                }
+                let ok = t == SPINLOCK || self.types.pointee(t) == Some(SPINLOCK);
+                if !ok {
+                    self.error(
+                        a.loc,
+                        format!("type mismatch: `{name}` takes a spinlock, found {}", self.types.name(t)),
+                    );
+                    return ERROR;
+                }
+                if t != SPINLOCK {
+                    // A pointer to a spinlock: the address is the pointer's value.
+                    self.emit(Instr::Dereference {}, loc);
+                }
+                self.emit(if name == "lock" { Instr::Lock {} } else { Instr::Unlock {} }, loc);
+                VOID
+            }
+            _ => {
+                self.error(name_loc, format!("undeclared function `{name}`"));
+                ERROR
+            }
+        }
+    }
+}
+
+fn int_cmp(op: BinOp) -> Instr {
+    match op {
+        BinOp::Eq => Instr::EqI {},
+        BinOp::Ne => Instr::NeI {},
+        BinOp::Lt => Instr::LtI {},
+        BinOp::Le => Instr::LeI {},
+        BinOp::Gt => Instr::GtI {},
+        _ => Instr::GeI {},
+    }
+}
+
+fn op_text(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Mod => "%",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::BitAnd => "&",
+        BinOp::BitXor => "^",
+        BinOp::BitOr => "|",
+        BinOp::And => "&&",
+        BinOp::Or => "||",
+    }
+}

@@ -1,0 +1,658 @@
+//! Name resolution, type checking and vCode generation in one walk over the AST.
+//!
+//! The walk keeps a stack of scopes (global, function, block, forall body). Each function
+//! (and each `forall` body, compiled as a nested function of one more static depth) gets
+//! its own code buffer with jump targets relative to its start; [`Gen::finish`] lays the
+//! buffers end to end and relocates the targets. Frames hold parameters first, then
+//! locals; sibling blocks reuse frame words.
+//!
+//! Errors are collected, not thrown: an ill-typed expression yields the `Error` pseudo type
+//! and no further diagnostics are reported about it, so one mistake gives one message.
+mod expr;
+mod stmt;
+mod types;
+
+use super::ast::{self, Loc};
+use super::diag::Diagnostic;
+use crate::vcode::{
+    ArchDecl, BlockInfo, ChannelInfo, FunctionInfo, IdentInfo, IdentKind, Instr, Module, TopoKind, Type, TypeId, Word,
+};
+use std::collections::HashMap;
+pub(crate) use types::{Types, ERROR, FLOAT, INT, VOID};
+
+/// What a name resolves to.
+#[derive(Clone, Copy, Debug)]
+enum Symbol {
+    /// A variable: frame `(depth, off)`, type, and how it is stored.
+    Var { ty: TypeId, depth: u8, off: u32, kind: IdentKind },
+    /// A user function (index into `Gen::funcs`).
+    Func(u32),
+}
+
+struct Scope {
+    names: HashMap<String, (Symbol, Loc)>,
+    block: u32,
+}
+
+/// A user function's signature, known before its body is compiled.
+#[derive(Clone, Debug)]
+struct Signature {
+    name: String,
+    ret: TypeId,
+    /// Parameter types and whether each is a reference parameter.
+    params: Vec<(TypeId, bool)>,
+    loc: Loc,
+    defined: bool,
+}
+
+/// The function being generated.
+struct FnCtx {
+    index: u32,
+    depth: u8,
+    code: Vec<Instr>,
+    lines: Vec<u32>,
+    /// Next free frame word and the high-water mark.
+    next: u32,
+    high: u32,
+    ret: TypeId,
+    is_main: bool,
+    is_forall_body: bool,
+    /// Pending `break` / `continue` patch lists for enclosing loops/switches.
+    breaks: Vec<Vec<usize>>,
+    continues: Vec<Option<Vec<usize>>>,
+}
+
+pub(crate) struct Gen<'a> {
+    pub(crate) types: Types,
+    pub(crate) diags: Vec<Diagnostic>,
+    scopes: Vec<Scope>,
+    sigs: Vec<Signature>,
+    /// Finished functions: info + code, indexed like `sigs`.
+    bodies: Vec<Option<(FunctionInfo, Vec<Instr>, Vec<u32>)>>,
+    fns: Vec<FnCtx>,
+    idents: Vec<IdentInfo>,
+    blocks: Vec<BlockInfo>,
+    channels: Vec<ChannelInfo>,
+    globals_words: u32,
+    global_init: Vec<(u32, Word)>,
+    strings: HashMap<Vec<u8>, u32>,
+    arch: Option<(ArchDecl, Loc)>,
+    phy_arch: Option<(ArchDecl, Loc)>,
+    main_file: u32,
+    source_name: &'a str,
+    source: &'a str,
+}
+
+/// Compiles a parsed program. Returns the module when there are no errors; the
+/// diagnostics (errors and warnings) either way.
+pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Option<Module>, Vec<Diagnostic>) {
+    let mut g = Gen {
+        types: Types::new(),
+        diags: Vec::new(),
+        scopes: Vec::new(),
+        sigs: Vec::new(),
+        bodies: Vec::new(),
+        fns: Vec::new(),
+        idents: Vec::new(),
+        blocks: Vec::new(),
+        channels: Vec::new(),
+        globals_words: 0,
+        global_init: Vec::new(),
+        strings: HashMap::new(),
+        arch: None,
+        phy_arch: None,
+        main_file: 0,
+        source_name,
+        source,
+    };
+    g.program(program);
+    let module = g.finish();
+    (module, g.diags)
+}
+
+impl<'a> Gen<'a> {
+    pub(crate) fn error(&mut self, loc: Loc, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(loc, msg));
+    }
+
+    // ---------------------------------------------------------------- scopes
+
+    fn push_scope(&mut self, loc: Loc) -> u32 {
+        let parent = self.scopes.last().map(|s| s.block);
+        let func = self.fns.last().map(|f| f.index);
+        let id = self.blocks.len() as u32;
+        self.blocks.push(BlockInfo { parent, func, first_line: loc.line, last_line: loc.line });
+        self.scopes.push(Scope { names: HashMap::new(), block: id });
+        id
+    }
+
+    fn pop_scope(&mut self, end: Loc) {
+        if let Some(s) = self.scopes.pop() {
+            if let Some(b) = self.blocks.get_mut(s.block as usize) {
+                b.last_line = end.line.max(b.first_line);
+            }
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Symbol> {
+        self.scopes.iter().rev().find_map(|s| s.names.get(name).map(|(sym, _)| *sym))
+    }
+
+    /// Declares `name` in the innermost scope; reports a duplicate definition.
+    fn declare(&mut self, name: &str, sym: Symbol, loc: Loc) -> bool {
+        let Some(scope) = self.scopes.last_mut() else { return false };
+        if let Some((_, prev)) = scope.names.get(name) {
+            let prev = *prev;
+            self.diags.push(
+                Diagnostic::error(loc, format!("duplicate definition of `{name}`"))
+                    .with_note(format!("previous definition at line {}:{}", prev.line, prev.col)),
+            );
+            return false;
+        }
+        scope.names.insert(name.to_string(), (sym, loc));
+        true
+    }
+
+    fn record_ident(&mut self, name: &str, kind: IdentKind, ty: TypeId, depth: u8, off: u32, loc: Loc) {
+        let block = self.scopes.last().map_or(0, |s| s.block);
+        self.idents.push(IdentInfo { name: name.to_string(), kind, ty, depth, off, block, line: loc.line });
+    }
+
+    /// Allocates `words` in the current frame (or the global area) and declares a variable.
+    fn declare_var(&mut self, name: &str, ty: TypeId, kind: IdentKind, loc: Loc) -> Option<(u8, u32)> {
+        let words = if kind == IdentKind::RefParam { 1 } else { self.types.words(ty) };
+        let (depth, off) = match self.fns.last_mut() {
+            Some(f) => {
+                let off = f.next;
+                f.next += words;
+                f.high = f.high.max(f.next);
+                (f.depth, off)
+            }
+            None => {
+                let off = self.globals_words;
+                self.globals_words += words;
+                (0, off)
+            }
+        };
+        if self.declare(name, Symbol::Var { ty, depth, off, kind }, loc) {
+            self.record_ident(name, kind, ty, depth, off, loc);
+            Some((depth, off))
+        } else {
+            None
+        }
+    }
+
+    // ---------------------------------------------------------------- code emission
+
+    pub(crate) fn emit(&mut self, i: Instr, loc: Loc) -> usize {
+        let line = if loc.file == self.main_file { loc.line } else { 0 };
+        match self.fns.last_mut() {
+            Some(f) => {
+                f.code.push(i);
+                // Code from included files is attributed to the line that included it in
+                // the main file is unknown here; keep the last main-file line instead.
+                let l = if line == 0 { f.lines.last().copied().unwrap_or(0) } else { line };
+                f.lines.push(l);
+                f.code.len() - 1
+            }
+            None => 0,
+        }
+    }
+
+    pub(crate) fn here(&self) -> usize {
+        self.fns.last().map_or(0, |f| f.code.len())
+    }
+
+    /// Points the jump at `at` to `target` (both relative to the current function).
+    pub(crate) fn patch(&mut self, at: usize, target: usize) {
+        if let Some(f) = self.fns.last_mut() {
+            if let Some(i) = f.code.get_mut(at) {
+                let t = target as u32;
+                match i {
+                    Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
+                        *target = t
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Allocates a hidden frame word (switch values, temporaries).
+    pub(crate) fn temp(&mut self) -> (u8, u32) {
+        match self.fns.last_mut() {
+            Some(f) => {
+                let off = f.next;
+                f.next += 1;
+                f.high = f.high.max(f.next);
+                (f.depth, off)
+            }
+            None => (0, 0),
+        }
+    }
+
+    fn cur_depth(&self) -> u8 {
+        self.fns.last().map_or(0, |f| f.depth)
+    }
+
+    // ---------------------------------------------------------------- program
+
+    fn program(&mut self, p: &ast::Program) {
+        self.push_scope(Loc { file: 0, line: 1, col: 1, len: 0 });
+        // Pass 1: structs, channels, arch, globals and function signatures in order, so
+        // functions may be called before they are defined.
+        for item in &p.items {
+            match item {
+                ast::Item::Struct(s) => self.struct_def(s),
+                ast::Item::Arch(a) => self.arch_decl(a, false),
+                ast::Item::PhyArch(a) => self.arch_decl(a, true),
+                ast::Item::Channel(c) => self.channel_decl(c),
+                ast::Item::Var(v) => self.global_var(v),
+                ast::Item::Func(f) => {
+                    self.declare_signature(f);
+                }
+            }
+        }
+        // Pass 2: bodies.
+        for item in &p.items {
+            if let ast::Item::Func(f) = item {
+                if f.body.is_some() {
+                    if let Some(Symbol::Func(idx)) = self.lookup(&f.name) {
+                        if self.bodies.get(idx as usize).is_some_and(|b| b.is_none()) {
+                            self.function_body(idx, f);
+                        }
+                    }
+                }
+            }
+        }
+        for (i, s) in self.sigs.clone().iter().enumerate() {
+            if !s.defined && self.bodies.get(i).is_some_and(|b| b.is_none()) {
+                self.error(s.loc, format!("function `{}` is declared but never defined", s.name));
+            }
+        }
+        match self.lookup("main") {
+            Some(Symbol::Func(_)) => {}
+            _ => self.error(Loc { file: 0, line: 1, col: 1, len: 0 }, "the program has no `main` function"),
+        }
+        self.pop_scope(Loc::default());
+    }
+
+    fn arch_decl(&mut self, a: &ast::ArchDecl, physical: bool) {
+        let what = if physical { "phyArch" } else { "arch" };
+        let Some(kind) = TopoKind::from_name(&a.topo) else {
+            let names: Vec<&str> = TopoKind::ALL.iter().map(|k| k.name()).collect();
+            self.diags.push(
+                Diagnostic::error(a.topo_loc, format!("unknown topology `{}`", a.topo))
+                    .with_note(format!("expected one of: {}", names.join(", "))),
+            );
+            return;
+        };
+        let mut dims = Vec::new();
+        for d in &a.dims {
+            match self.const_int(d) {
+                Some(v) if v > 0 && v <= 1 << 20 => dims.push(v as u32),
+                Some(v) => self.error(d.loc, format!("{what} size must be positive (and at most 2^20), found {v}")),
+                None => self.error(d.loc, format!("{what} size must be a constant integer")),
+            }
+        }
+        if dims.len() != a.dims.len() {
+            return;
+        }
+        let want = match kind {
+            TopoKind::Mesh | TopoKind::Torus => 1..=3,
+            _ => 1..=1,
+        };
+        if !want.contains(&dims.len()) {
+            self.error(
+                a.loc,
+                format!("a {} takes {} dimension(s), found {}", kind.name(), describe(&want), dims.len()),
+            );
+            return;
+        }
+        if kind == TopoKind::Hypercube && dims[0] > 16 {
+            self.error(a.loc, "hypercube dimension must be at most 16 (65536 nodes)");
+            return;
+        }
+        let decl = ArchDecl { kind, name: a.name.clone(), dims };
+        let slot = if physical { &mut self.phy_arch } else { &mut self.arch };
+        if let Some((_, prev)) = slot {
+            let prev = *prev;
+            self.diags.push(
+                Diagnostic::error(a.loc, format!("a program declares at most one `{what}`"))
+                    .with_note(format!("first `{what}` at line {}", prev.line)),
+            );
+        } else {
+            *slot = Some((decl, a.loc));
+        }
+    }
+
+    fn channel_decl(&mut self, c: &ast::ChannelDecl) {
+        let elem = self.base_type(&c.ty);
+        if elem == ERROR {
+            return;
+        }
+        if elem == VOID || self.types.is_spinlock(elem) {
+            self.error(c.ty.loc, "a channel carries values: its element type cannot be void or spinlock");
+            return;
+        }
+        let msg_words = self.types.words(elem);
+        for d in &c.decls {
+            if d.pointers > 0 || d.is_ref || d.init.is_some() {
+                self.error(d.loc, "a channel declaration takes a name and dimensions only");
+                continue;
+            }
+            let chan_ty = self.types.intern(Type::Channel(elem));
+            let Some((ty, dims)) = self.array_dims(chan_ty, &d.dims, false) else { continue };
+            if let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Channel, d.loc) {
+                self.channels.push(ChannelInfo {
+                    name: d.name.clone(),
+                    elem,
+                    msg_words,
+                    dims,
+                    base: off,
+                    line: d.loc.line,
+                });
+            }
+        }
+    }
+
+    fn global_var(&mut self, v: &ast::VarDecl) {
+        let base = self.base_type(&v.ty);
+        if base == ERROR {
+            return;
+        }
+        for d in &v.decls {
+            if d.is_ref {
+                self.error(d.loc, "only parameters can be references");
+                continue;
+            }
+            let Some(ty) = self.declarator_type(base, d, false) else { continue };
+            if ty == VOID {
+                self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
+                continue;
+            }
+            let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Var, d.loc) else { continue };
+            if let Some(init) = &d.init {
+                self.global_init_value(ty, off, init);
+            }
+        }
+    }
+
+    fn declare_signature(&mut self, f: &ast::FuncDef) -> Option<u32> {
+        let ret = self.return_type(f);
+        let mut params = Vec::new();
+        for p in &f.params {
+            let base = self.base_type(&p.ty);
+            if base == ERROR {
+                params.push((ERROR, false));
+                continue;
+            }
+            let ty = self.param_type(base, &p.decl).unwrap_or(ERROR);
+            params.push((ty, p.decl.is_ref));
+        }
+        if let Some(sym) = self.scopes.last().and_then(|s| s.names.get(&f.name)).map(|(s, _)| *s) {
+            if let Symbol::Func(idx) = sym {
+                let Some(prev) = self.sigs.get(idx as usize).cloned() else { return None };
+                if prev.ret != ret || prev.params != params {
+                    self.diags.push(
+                        Diagnostic::error(f.loc, format!("conflicting declarations of `{}`", f.name))
+                            .with_note(format!("previous declaration at line {}", prev.loc.line)),
+                    );
+                    return None;
+                }
+                if f.body.is_some() {
+                    if prev.defined {
+                        self.diags.push(
+                            Diagnostic::error(f.loc, format!("duplicate definition of `{}`", f.name))
+                                .with_note(format!("previous definition at line {}:{}", prev.loc.line, prev.loc.col)),
+                        );
+                        return None;
+                    }
+                    if let Some(s) = self.sigs.get_mut(idx as usize) {
+                        s.defined = true;
+                        s.loc = f.loc;
+                    }
+                }
+                return Some(idx);
+            }
+            // Not a function: let `declare` report the duplicate.
+        }
+        let idx = self.sigs.len() as u32;
+        if !self.declare(&f.name, Symbol::Func(idx), f.loc) {
+            return None;
+        }
+        self.sigs.push(Signature { name: f.name.clone(), ret, params, loc: f.loc, defined: f.body.is_some() });
+        self.bodies.push(None);
+        let depth = self.cur_depth();
+        self.record_ident(&f.name, IdentKind::Function, ret, depth, idx, f.loc);
+        if f.name == "main" && depth == 0 {
+            if !f.params.is_empty() {
+                self.error(f.loc, "`main` takes no parameters");
+            }
+        }
+        Some(idx)
+    }
+
+    fn return_type(&mut self, f: &ast::FuncDef) -> TypeId {
+        let base = self.base_type(&f.ret);
+        if base == ERROR {
+            return ERROR;
+        }
+        let mut t = base;
+        for _ in 0..f.ret_pointers {
+            t = self.types.intern(Type::Pointer(t));
+        }
+        t
+    }
+
+    /// Compiles the body of function `idx` (a top-level or nested function).
+    fn function_body(&mut self, idx: u32, f: &ast::FuncDef) {
+        let Some(body) = &f.body else { return };
+        let Some(sig) = self.sigs.get(idx as usize).cloned() else { return };
+        let depth = self.cur_depth() + 1;
+        if depth > 200 {
+            self.error(f.loc, "functions nested too deeply");
+            return;
+        }
+        let is_main = f.name == "main" && depth == 1;
+        self.fns.push(FnCtx {
+            index: idx,
+            depth,
+            code: Vec::new(),
+            lines: Vec::new(),
+            next: 0,
+            high: 0,
+            ret: sig.ret,
+            is_main,
+            is_forall_body: false,
+            breaks: Vec::new(),
+            continues: Vec::new(),
+        });
+        let block = self.push_scope(body.loc);
+        for (p, (ty, is_ref)) in f.params.iter().zip(sig.params.iter()) {
+            let kind = if *is_ref { IdentKind::RefParam } else { IdentKind::Param };
+            if *ty == ERROR {
+                // Keep frame offsets right even for a bad parameter.
+                self.temp();
+                continue;
+            }
+            self.declare_var(&p.decl.name, *ty, kind, p.decl.loc);
+        }
+        let param_words = self.fns.last().map_or(0, |f| f.next);
+        self.block_items(body);
+        // Fall off the end: `main` halts, others return (zero for a non-void result).
+        let end = body.end;
+        if is_main {
+            self.emit(Instr::Halt {}, end);
+        } else {
+            let n = self.types.words(sig.ret);
+            for _ in 0..n {
+                self.emit(Instr::PushI { v: 0 }, end);
+            }
+            self.emit(Instr::Ret { n }, end);
+        }
+        self.pop_scope(end);
+        self.finish_function(idx, &f.name, block, param_words, sig.ret, f.loc, false);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish_function(
+        &mut self,
+        idx: u32,
+        name: &str,
+        block: u32,
+        param_words: u32,
+        ret: TypeId,
+        loc: Loc,
+        is_forall_body: bool,
+    ) {
+        let Some(mut ctx) = self.fns.pop() else { return };
+        remove_nops(&mut ctx.code, &mut ctx.lines);
+        let parent = self.fns.last().map(|f| f.index);
+        let info = FunctionInfo {
+            name: name.to_string(),
+            entry: 0,
+            end: 0,
+            depth: ctx.depth,
+            param_words,
+            frame_words: ctx.high.max(param_words),
+            ret_words: self.types.words(ret),
+            ret_ty: ret,
+            parent,
+            block,
+            line: loc.line,
+            is_forall_body,
+        };
+        if let Some(slot) = self.bodies.get_mut(idx as usize) {
+            *slot = Some((info, ctx.code, ctx.lines));
+        }
+    }
+
+    /// Registers a new anonymous function (forall body) and returns its index.
+    fn new_forall_body(&mut self, loc: Loc) -> u32 {
+        let idx = self.sigs.len() as u32;
+        let name = format!("forall@{}", loc.line);
+        self.sigs.push(Signature { name, ret: VOID, params: vec![(INT, false)], loc, defined: true });
+        self.bodies.push(None);
+        idx
+    }
+
+    /// Lays out all functions, relocates jumps, and builds the module.
+    fn finish(&mut self) -> Option<Module> {
+        if self.diags.iter().any(|d| d.is_error()) {
+            return None;
+        }
+        let main = match self.lookup_global_main() {
+            Some(m) => m,
+            None => return None,
+        };
+        let mut code = Vec::new();
+        let mut lines = Vec::new();
+        let mut functions = Vec::new();
+        for slot in self.bodies.iter_mut() {
+            let Some((mut info, fcode, flines)) = slot.take() else { return None };
+            let base = code.len() as u32;
+            info.entry = base;
+            for mut i in fcode {
+                match &mut i {
+                    Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
+                        *target += base
+                    }
+                    _ => {}
+                }
+                code.push(i);
+            }
+            lines.extend(flines);
+            info.end = code.len() as u32;
+            functions.push(info);
+        }
+        let mut src2cod: Vec<(u32, u32)> = Vec::new();
+        let mut seen = std::collections::BTreeMap::new();
+        for (pc, &l) in lines.iter().enumerate() {
+            if l > 0 {
+                seen.entry(l).or_insert(pc as u32);
+            }
+        }
+        src2cod.extend(seen);
+        self.global_init.sort_by_key(|(a, _)| *a);
+        let (types, structs) = self.types.export();
+        Some(Module {
+            source_name: self.source_name.to_string(),
+            source: self.source.to_string(),
+            code,
+            lines,
+            src2cod,
+            types,
+            structs,
+            idents: std::mem::take(&mut self.idents),
+            blocks: std::mem::take(&mut self.blocks),
+            functions,
+            channels: std::mem::take(&mut self.channels),
+            globals_words: self.globals_words,
+            global_init: std::mem::take(&mut self.global_init),
+            main,
+            arch: self.arch.take().map(|(a, _)| a),
+            phy_arch: self.phy_arch.take().map(|(a, _)| a),
+        })
+    }
+
+    fn lookup_global_main(&self) -> Option<u32> {
+        self.sigs.iter().position(|s| s.name == "main").map(|i| i as u32)
+    }
+
+    /// Allocates a string literal (with its NUL) in the global area once; returns its address.
+    pub(crate) fn string_literal(&mut self, bytes: &[u8]) -> u32 {
+        if let Some(&a) = self.strings.get(bytes) {
+            return a;
+        }
+        let addr = self.globals_words;
+        self.globals_words += bytes.len() as u32 + 1;
+        for (k, &b) in bytes.iter().enumerate() {
+            self.global_init.push((addr + k as u32, Word::Char(b)));
+        }
+        self.global_init.push((addr + bytes.len() as u32, Word::Char(0)));
+        self.strings.insert(bytes.to_vec(), addr);
+        addr
+    }
+}
+
+fn describe(r: &std::ops::RangeInclusive<usize>) -> String {
+    if r.start() == r.end() {
+        r.start().to_string()
+    } else {
+        format!("{} to {}", r.start(), r.end())
+    }
+}
+
+/// Removes the `NOP` placeholders left by expression typing and relocates the function's
+/// (relative) jump targets.
+fn remove_nops(code: &mut Vec<Instr>, lines: &mut Vec<u32>) {
+    if !code.iter().any(|i| matches!(i, Instr::Nop {})) {
+        return;
+    }
+    // new_index[k] = position of old instruction k after removal (for k == len: the end).
+    let mut new_index = Vec::with_capacity(code.len() + 1);
+    let mut n = 0u32;
+    for i in code.iter() {
+        new_index.push(n);
+        if !matches!(i, Instr::Nop {}) {
+            n += 1;
+        }
+    }
+    new_index.push(n);
+    let mut out = Vec::with_capacity(n as usize);
+    let mut out_lines = Vec::with_capacity(n as usize);
+    for (i, l) in code.iter().zip(lines.iter()) {
+        let mut i = *i;
+        if matches!(i, Instr::Nop {}) {
+            continue;
+        }
+        if let Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } = &mut i {
+            *target = new_index.get(*target as usize).copied().unwrap_or(n);
+        }
+        out.push(i);
+        out_lines.push(*l);
+    }
+    *code = out;
+    *lines = out_lines;
+}

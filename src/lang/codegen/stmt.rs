@@ -1,0 +1,393 @@
+//! Statements: blocks and scopes, control flow, `switch`, and the CPC process statements
+//! (`forall` bodies become nested functions; `fork` pushes its virtual processor, channel
+//! addresses and arguments, then `FORK`).
+use super::{FnCtx, Gen, Symbol, ERROR, INT, VOID};
+use crate::lang::ast::{self, ExprKind, Loc, StmtKind};
+use crate::vcode::{IdentKind, Instr};
+
+impl Gen<'_> {
+    /// The statements of a function body or block, in a scope already pushed by the caller.
+    /// Nested function definitions of this block are declared first so they may be called
+    /// before their definition.
+    pub(super) fn block_items(&mut self, b: &ast::Block) {
+        let mut nested = Vec::new();
+        for s in &b.stmts {
+            if let StmtKind::Func(f) = &s.kind {
+                if let Some(idx) = self.declare_signature(f) {
+                    nested.push((idx, f));
+                }
+            }
+        }
+        for s in &b.stmts {
+            if let StmtKind::Func(f) = &s.kind {
+                if let Some((idx, _)) = nested.iter().find(|(_, g)| std::ptr::eq(*g, f)) {
+                    if self.bodies.get(*idx as usize).is_some_and(|b| b.is_none()) {
+                        self.function_body(*idx, f);
+                    }
+                }
+                continue;
+            }
+            self.stmt(s);
+        }
+    }
+
+    fn scoped_block(&mut self, b: &ast::Block) {
+        let saved = self.fns.last().map_or(0, |f| f.next);
+        self.push_scope(b.loc);
+        self.block_items(b);
+        self.pop_scope(b.end);
+        // Sibling blocks reuse the frame words of this one.
+        if let Some(f) = self.fns.last_mut() {
+            f.next = saved;
+        }
+    }
+
+    /// A statement used as a loop or `if` body gets its own scope when it declares things.
+    fn sub_stmt(&mut self, s: &ast::Stmt) {
+        match &s.kind {
+            StmtKind::Decl(_) | StmtKind::Func(_) => {
+                let b = ast::Block { stmts: vec![s.clone()], loc: s.loc, end: s.loc };
+                self.scoped_block(&b);
+            }
+            _ => self.stmt(s),
+        }
+    }
+
+    pub(super) fn stmt(&mut self, s: &ast::Stmt) {
+        let loc = s.loc;
+        match &s.kind {
+            StmtKind::Empty => {}
+            StmtKind::Expr(e) => self.expr_stmt(e),
+            StmtKind::Decl(v) => self.local_var(v),
+            StmtKind::Func(f) => {
+                // Reached only for a definition outside `block_items` (e.g. an `if` body).
+                let b = ast::Block { stmts: vec![ast::Stmt { kind: StmtKind::Func(f.clone()), loc }], loc, end: loc };
+                self.scoped_block(&b);
+            }
+            StmtKind::Struct(sd) => self.struct_def(sd),
+            StmtKind::Block(b) => self.scoped_block(b),
+            StmtKind::If { cond, then, els } => {
+                self.condition(cond);
+                let jf = self.emit(Instr::JumpIfFalse { target: 0 }, loc);
+                self.sub_stmt(then);
+                if let Some(e) = els {
+                    let j = self.emit(Instr::Jump { target: 0 }, loc);
+                    let here = self.here();
+                    self.patch(jf, here);
+                    self.sub_stmt(e);
+                    let here = self.here();
+                    self.patch(j, here);
+                } else {
+                    let here = self.here();
+                    self.patch(jf, here);
+                }
+            }
+            StmtKind::While { cond, body } => {
+                let top = self.here();
+                self.condition(cond);
+                let jf = self.emit(Instr::JumpIfFalse { target: 0 }, cond.loc);
+                self.enter_loop(true);
+                self.sub_stmt(body);
+                let (breaks, conts) = self.leave_loop();
+                self.emit(Instr::Jump { target: top as u32 }, loc);
+                let end = self.here();
+                self.patch(jf, end);
+                self.patch_all(&breaks, end);
+                self.patch_all(&conts, top);
+            }
+            StmtKind::DoWhile { body, cond } => {
+                let top = self.here();
+                self.enter_loop(true);
+                self.sub_stmt(body);
+                let (breaks, conts) = self.leave_loop();
+                let cont = self.here();
+                self.condition(cond);
+                self.emit(Instr::JumpIfTrue { target: top as u32 }, cond.loc);
+                let end = self.here();
+                self.patch_all(&breaks, end);
+                self.patch_all(&conts, cont);
+            }
+            StmtKind::For { init, cond, step, body } => {
+                let saved = self.fns.last().map_or(0, |f| f.next);
+                self.push_scope(loc);
+                if let Some(i) = init {
+                    self.stmt(i);
+                }
+                let top = self.here();
+                let jf = cond.as_ref().map(|c| {
+                    self.condition(c);
+                    self.emit(Instr::JumpIfFalse { target: 0 }, c.loc)
+                });
+                self.enter_loop(true);
+                self.sub_stmt(body);
+                let (breaks, conts) = self.leave_loop();
+                let cont = self.here();
+                if let Some(st) = step {
+                    self.expr_stmt(st);
+                }
+                self.emit(Instr::Jump { target: top as u32 }, loc);
+                let end = self.here();
+                if let Some(jf) = jf {
+                    self.patch(jf, end);
+                }
+                self.patch_all(&breaks, end);
+                self.patch_all(&conts, cont);
+                self.pop_scope(loc);
+                if let Some(f) = self.fns.last_mut() {
+                    f.next = saved;
+                }
+            }
+            StmtKind::Switch { expr, body } => self.switch(expr, body, loc),
+            StmtKind::Case(e) => self.error(e.loc, "`case` label outside a switch body"),
+            StmtKind::Default => self.error(loc, "`default` label outside a switch body"),
+            StmtKind::Break => {
+                let j = self.emit(Instr::Jump { target: 0 }, loc);
+                match self.fns.last_mut().and_then(|f| f.breaks.last_mut()) {
+                    Some(list) => list.push(j),
+                    None => self.error(loc, "`break` outside a loop or switch"),
+                }
+            }
+            StmtKind::Continue => {
+                let j = self.emit(Instr::Jump { target: 0 }, loc);
+                let target = self.fns.last_mut().and_then(|f| f.continues.iter_mut().rev().find_map(|c| c.as_mut()));
+                match target {
+                    Some(list) => list.push(j),
+                    None => self.error(loc, "`continue` outside a loop"),
+                }
+            }
+            StmtKind::Return(e) => self.return_stmt(e.as_ref(), loc),
+            StmtKind::Forall { var, var_loc, lo, hi, grouping, body } => {
+                self.forall(var, *var_loc, lo, hi, grouping.as_ref(), body, loc)
+            }
+            StmtKind::Fork { vproc, chans, call } => self.fork(vproc.as_ref(), chans, call, loc),
+            StmtKind::Join => {
+                self.emit(Instr::Join {}, loc);
+            }
+        }
+    }
+
+    fn enter_loop(&mut self, is_loop: bool) {
+        if let Some(f) = self.fns.last_mut() {
+            f.breaks.push(Vec::new());
+            f.continues.push(if is_loop { Some(Vec::new()) } else { None });
+        }
+    }
+
+    fn leave_loop(&mut self) -> (Vec<usize>, Vec<usize>) {
+        match self.fns.last_mut() {
+            Some(f) => (f.breaks.pop().unwrap_or_default(), f.continues.pop().flatten().unwrap_or_default()),
+            None => (Vec::new(), Vec::new()),
+        }
+    }
+
+    fn patch_all(&mut self, list: &[usize], target: usize) {
+        for &j in list {
+            self.patch(j, target);
+        }
+    }
+
+    /// `switch`: the value is kept in a hidden frame word and compared with each label.
+    fn switch(&mut self, e: &ast::Expr, body: &ast::Block, loc: Loc) {
+        let t = self.rvalue(e);
+        if t != ERROR && !self.types.is_integral(t) {
+            self.error(e.loc, format!("switch value must be an integer, found {}", self.types.name(t)));
+        }
+        let (depth, off) = self.temp();
+        self.emit(Instr::LdAddr { depth, off }, loc);
+        self.emit(Instr::Swap {}, loc);
+        self.emit(Instr::Store { ty: crate::vcode::Scalar::Int, keep: false }, loc);
+        // Dispatch: one compare-and-jump per case label (top-level labels of the body).
+        let mut labels: Vec<(usize, usize)> = Vec::new(); // (stmt index, jump to patch)
+        let mut values: Vec<(i64, Loc)> = Vec::new();
+        let mut default: Option<usize> = None;
+        for (k, s) in body.stmts.iter().enumerate() {
+            match &s.kind {
+                StmtKind::Case(ce) => {
+                    let Some(v) = self.const_int(ce) else {
+                        self.error(ce.loc, "case label must be a constant integer expression");
+                        continue;
+                    };
+                    if let Some((_, prev)) = values.iter().find(|(x, _)| *x == v) {
+                        let prev = *prev;
+                        self.push_diag(
+                            crate::lang::diag::Diagnostic::error(ce.loc, format!("duplicate case value {v}"))
+                                .with_note(format!("first used at line {}", prev.line)),
+                        );
+                        continue;
+                    }
+                    values.push((v, ce.loc));
+                    self.emit(Instr::LdVal { depth, off }, ce.loc);
+                    self.emit(Instr::PushI { v: v as i32 }, ce.loc);
+                    self.emit(Instr::EqI {}, ce.loc);
+                    let j = self.emit(Instr::JumpIfTrue { target: 0 }, ce.loc);
+                    labels.push((k, j));
+                }
+                StmtKind::Default => {
+                    if default.is_some() {
+                        self.error(s.loc, "more than one `default` label in a switch");
+                    }
+                    default = Some(k);
+                }
+                _ => {}
+            }
+        }
+        let jdefault = self.emit(Instr::Jump { target: 0 }, loc);
+        self.enter_loop(false);
+        let saved = self.fns.last().map_or(0, |f| f.next);
+        self.push_scope(body.loc);
+        let mut default_at = None;
+        for (k, s) in body.stmts.iter().enumerate() {
+            let here = self.here();
+            for &(sk, j) in &labels {
+                if sk == k {
+                    self.patch(j, here);
+                }
+            }
+            if default == Some(k) {
+                default_at = Some(here);
+            }
+            match &s.kind {
+                StmtKind::Case(_) | StmtKind::Default => {}
+                _ => self.stmt(s),
+            }
+        }
+        self.pop_scope(body.end);
+        if let Some(f) = self.fns.last_mut() {
+            f.next = saved;
+        }
+        let (breaks, _) = self.leave_loop();
+        let end = self.here();
+        self.patch(jdefault, default_at.unwrap_or(end));
+        self.patch_all(&breaks, end);
+    }
+
+    fn return_stmt(&mut self, e: Option<&ast::Expr>, loc: Loc) {
+        let Some(ctx) = self.fns.last() else { return };
+        let (ret, is_main, is_forall) = (ctx.ret, ctx.is_main, ctx.is_forall_body);
+        if is_forall {
+            self.error(loc, "`return` inside a forall body (the body is a process of its own)");
+            return;
+        }
+        match e {
+            Some(e) => {
+                if ret == VOID {
+                    self.error(e.loc, "a void function cannot return a value");
+                    return;
+                }
+                let t = self.value_of_type(ret, e);
+                if is_main {
+                    if t != ERROR {
+                        self.emit(Instr::Pop { n: self.types.words(ret) }, loc);
+                    }
+                    self.emit(Instr::Halt {}, loc);
+                } else {
+                    let n = self.types.words(ret);
+                    self.emit(Instr::Ret { n }, loc);
+                }
+            }
+            None => {
+                if ret != VOID && ret != ERROR && !is_main {
+                    self.error(loc, format!("this function returns {}: `return` needs a value", self.types.name(ret)));
+                    return;
+                }
+                if is_main {
+                    self.emit(Instr::Halt {}, loc);
+                } else {
+                    self.emit(Instr::Ret { n: 0 }, loc);
+                }
+            }
+        }
+    }
+
+    /// `forall (i from lo to hi [grouping g]) body`: the body is compiled as a nested
+    /// function one static level down whose first frame word is the child's copy of `i`.
+    #[allow(clippy::too_many_arguments)]
+    fn forall(
+        &mut self,
+        var: &str,
+        var_loc: Loc,
+        lo: &ast::Expr,
+        hi: &ast::Expr,
+        grouping: Option<&ast::Expr>,
+        body: &ast::Stmt,
+        loc: Loc,
+    ) {
+        match self.lookup(var) {
+            Some(Symbol::Var { ty, .. }) if ty == INT => {}
+            Some(Symbol::Var { ty, .. }) if ty == ERROR => {}
+            Some(Symbol::Var { ty, .. }) => {
+                let n = self.types.name(ty);
+                self.error(var_loc, format!("forall index `{var}` must be an int variable, found {n}"));
+            }
+            Some(Symbol::Func(_)) => self.error(var_loc, format!("forall index `{var}` is a function")),
+            None => self.error(var_loc, format!("undeclared name `{var}`")),
+        }
+        if let Some(g) = grouping {
+            self.int_value(g);
+        }
+        self.int_value(lo);
+        self.int_value(hi);
+        let depth = self.cur_depth() + 1;
+        if depth > 200 {
+            self.error(loc, "forall nested too deeply");
+            return;
+        }
+        let idx = self.new_forall_body(loc);
+        self.fns.push(FnCtx {
+            index: idx,
+            depth,
+            code: Vec::new(),
+            lines: Vec::new(),
+            next: 0,
+            high: 0,
+            ret: VOID,
+            is_main: false,
+            is_forall_body: true,
+            breaks: Vec::new(),
+            continues: Vec::new(),
+        });
+        let block = self.push_scope(loc);
+        self.declare_var(var, INT, IdentKind::ForallIndex, var_loc);
+        self.sub_stmt(body);
+        self.emit(Instr::Ret { n: 0 }, loc);
+        self.pop_scope(loc);
+        let name = format!("forall@{}", loc.line);
+        self.finish_function(idx, &name, block, 1, VOID, loc, true);
+        self.emit(Instr::Forall { func: idx, grouping: grouping.is_some() }, loc);
+    }
+
+    /// `fork [v; ch…] f(args);`
+    fn fork(&mut self, vproc: Option<&ast::Expr>, chans: &[ast::Expr], call: &ast::Expr, loc: Loc) {
+        let ExprKind::Call { name, name_loc, args } = &call.kind else {
+            self.error(call.loc, "`fork` needs a function call (`fork f(args);`)");
+            return;
+        };
+        let func = match self.lookup(name) {
+            Some(Symbol::Func(f)) => f,
+            Some(Symbol::Var { .. }) => {
+                self.error(*name_loc, format!("`{name}` is not a function"));
+                return;
+            }
+            None if super::expr::is_builtin(name) => {
+                self.error(*name_loc, format!("cannot fork the built-in `{name}`: fork a function of the program"));
+                return;
+            }
+            None => {
+                self.error(*name_loc, format!("undeclared function `{name}`"));
+                return;
+            }
+        };
+        if let Some(v) = vproc {
+            self.int_value(v);
+        }
+        for c in chans {
+            let t = self.lvalue(c);
+            if t != ERROR && self.types.channel_elem(t).is_none() {
+                self.error(c.loc, format!("a fork clause lists channels, found {}", self.types.name(t)));
+            }
+        }
+        if self.call_args(func, name, *name_loc, args) {
+            self.emit(Instr::Fork { func, chans: chans.len() as u32, vproc: vproc.is_some() }, loc);
+        }
+    }
+}

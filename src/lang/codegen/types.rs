@@ -1,0 +1,576 @@
+//! The type table of a compilation (interned [`Type`]s with their sizes) and the typing of
+//! declarations: base types, declarators, parameters, array dimensions, struct
+//! definitions, constant expressions and global initialisers.
+use super::Gen;
+use crate::lang::ast::{self, BinOp, ExprKind, Init, UnOp};
+use crate::lang::diag::Diagnostic;
+use crate::vcode::{FieldInfo, IdentKind, StructInfo, Type, TypeId, Word};
+use std::collections::HashMap;
+
+pub(crate) const VOID: TypeId = 0;
+pub(crate) const INT: TypeId = 1;
+pub(crate) const FLOAT: TypeId = 2;
+pub(crate) const CHAR: TypeId = 3;
+pub(crate) const SPINLOCK: TypeId = 4;
+/// Pseudo type of an expression that already produced a diagnostic.
+pub(crate) const ERROR: TypeId = 5;
+
+/// Largest object in words (4 Mi words): larger declarations are errors, not memory bombs.
+const MAX_WORDS: u64 = 1 << 22;
+
+pub(crate) struct Types {
+    types: Vec<Type>,
+    index: HashMap<TypeKey, TypeId>,
+    structs: Vec<StructInfo>,
+    /// Struct name → index; `None` while a struct is being defined (not yet complete).
+    struct_names: HashMap<String, Option<u32>>,
+}
+
+#[derive(Hash, PartialEq, Eq)]
+enum TypeKey {
+    Pointer(TypeId),
+    Array(TypeId, u32),
+    Struct(u32),
+    Channel(TypeId),
+}
+
+impl Types {
+    pub(crate) fn new() -> Self {
+        Types {
+            // ERROR is stored as Void so an exported table stays valid.
+            types: vec![Type::Void, Type::Int, Type::Float, Type::Char, Type::Spinlock, Type::Void],
+            index: HashMap::new(),
+            structs: Vec::new(),
+            struct_names: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn intern(&mut self, t: Type) -> TypeId {
+        let key = match &t {
+            Type::Void => return VOID,
+            Type::Int => return INT,
+            Type::Float => return FLOAT,
+            Type::Char => return CHAR,
+            Type::Spinlock => return SPINLOCK,
+            Type::Pointer(e) => TypeKey::Pointer(*e),
+            Type::Array { elem, len } => TypeKey::Array(*elem, *len),
+            Type::Struct(s) => TypeKey::Struct(*s),
+            Type::Channel(e) => TypeKey::Channel(*e),
+        };
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        let id = self.types.len() as TypeId;
+        self.types.push(t);
+        self.index.insert(key, id);
+        id
+    }
+
+    pub(crate) fn get(&self, t: TypeId) -> &Type {
+        self.types.get(t as usize).unwrap_or(&Type::Void)
+    }
+
+    /// Size in words.
+    pub(crate) fn words(&self, t: TypeId) -> u32 {
+        match self.get(t) {
+            Type::Void => 0,
+            Type::Array { elem, len } => self.words(*elem).saturating_mul(*len),
+            Type::Struct(s) => self.structs.get(*s as usize).map_or(0, |s| s.words),
+            _ => 1,
+        }
+    }
+
+    pub(crate) fn is_arith(&self, t: TypeId) -> bool {
+        matches!(t, INT | FLOAT | CHAR)
+    }
+    pub(crate) fn is_integral(&self, t: TypeId) -> bool {
+        matches!(t, INT | CHAR)
+    }
+    pub(crate) fn is_pointer(&self, t: TypeId) -> bool {
+        matches!(self.get(t), Type::Pointer(_))
+    }
+    pub(crate) fn is_scalar(&self, t: TypeId) -> bool {
+        self.is_arith(t) || self.is_pointer(t)
+    }
+    pub(crate) fn is_spinlock(&self, t: TypeId) -> bool {
+        t == SPINLOCK
+    }
+    pub(crate) fn is_struct(&self, t: TypeId) -> bool {
+        matches!(self.get(t), Type::Struct(_))
+    }
+    pub(crate) fn pointee(&self, t: TypeId) -> Option<TypeId> {
+        match self.get(t) {
+            Type::Pointer(e) => Some(*e),
+            _ => None,
+        }
+    }
+    pub(crate) fn array_elem(&self, t: TypeId) -> Option<(TypeId, u32)> {
+        match self.get(t) {
+            Type::Array { elem, len } => Some((*elem, *len)),
+            _ => None,
+        }
+    }
+    pub(crate) fn channel_elem(&self, t: TypeId) -> Option<TypeId> {
+        match self.get(t) {
+            Type::Channel(e) => Some(*e),
+            _ => None,
+        }
+    }
+    pub(crate) fn struct_info(&self, t: TypeId) -> Option<&StructInfo> {
+        match self.get(t) {
+            Type::Struct(s) => self.structs.get(*s as usize),
+            _ => None,
+        }
+    }
+
+    /// The type as C would write it, for messages.
+    pub(crate) fn name(&self, t: TypeId) -> String {
+        if t == ERROR {
+            return "<error>".into();
+        }
+        match self.get(t) {
+            Type::Void => "void".into(),
+            Type::Int => "int".into(),
+            Type::Float => "float".into(),
+            Type::Char => "char".into(),
+            Type::Spinlock => "spinlock".into(),
+            Type::Pointer(e) => format!("{}*", self.name(*e)),
+            Type::Array { elem, len } => {
+                let mut dims = format!("[{len}]");
+                let mut e = *elem;
+                while let Type::Array { elem, len } = self.get(e) {
+                    dims.push_str(&format!("[{len}]"));
+                    e = *elem;
+                }
+                format!("{}{}", self.name(e), dims)
+            }
+            Type::Struct(s) => format!("struct {}", self.structs.get(*s as usize).map_or("?", |s| s.name.as_str())),
+            Type::Channel(e) => format!("channel {}", self.name(*e)),
+        }
+    }
+
+    pub(crate) fn export(&self) -> (Vec<Type>, Vec<StructInfo>) {
+        (self.types.clone(), self.structs.clone())
+    }
+}
+
+impl Gen<'_> {
+    /// The type named by a type specifier.
+    pub(super) fn base_type(&mut self, t: &ast::TypeSpec) -> TypeId {
+        match &t.base {
+            ast::BaseType::Int => INT,
+            ast::BaseType::Float => FLOAT,
+            ast::BaseType::Char => CHAR,
+            ast::BaseType::Void => VOID,
+            ast::BaseType::Spinlock => SPINLOCK,
+            ast::BaseType::Struct(name) => match self.types.struct_names.get(name) {
+                Some(Some(s)) => {
+                    let s = *s;
+                    self.types.intern(Type::Struct(s))
+                }
+                Some(None) => {
+                    self.error(t.loc, format!("struct `{name}` cannot contain itself"));
+                    ERROR
+                }
+                None => {
+                    self.error(t.loc, format!("unknown struct `{name}`"));
+                    ERROR
+                }
+            },
+        }
+    }
+
+    /// Applies pointers and array dimensions of a declarator to a base type.
+    pub(super) fn declarator_type(&mut self, base: TypeId, d: &ast::Declarator, allow_open: bool) -> Option<TypeId> {
+        let mut t = base;
+        for _ in 0..d.pointers {
+            t = self.types.intern(Type::Pointer(t));
+        }
+        if t == VOID && !d.dims.is_empty() {
+            self.error(d.loc, "array of void");
+            return None;
+        }
+        let (t, _) = self.array_dims(t, &d.dims, allow_open)?;
+        if t != VOID && self.types.words(t) as u64 > MAX_WORDS {
+            self.error(
+                d.loc,
+                format!("`{}` is too large ({} words; the limit is {MAX_WORDS})", d.name, self.types.words(t)),
+            );
+            return None;
+        }
+        Some(t)
+    }
+
+    /// Builds `elem[d0][d1]…`; returns the type and the dimensions. An open first
+    /// dimension (`[]`) is allowed only for parameters and gives length 0.
+    pub(super) fn array_dims(
+        &mut self,
+        elem: TypeId,
+        dims: &[Option<ast::Expr>],
+        allow_open_first: bool,
+    ) -> Option<(TypeId, Vec<u32>)> {
+        let mut sizes = Vec::with_capacity(dims.len());
+        let mut ok = true;
+        for (k, d) in dims.iter().enumerate() {
+            match d {
+                None if k == 0 && allow_open_first => sizes.push(0),
+                None => {
+                    self.error(Default::default(), "array size missing");
+                    ok = false;
+                }
+                Some(e) => match self.const_int(e) {
+                    Some(v) if v > 0 && (v as u64) <= MAX_WORDS => sizes.push(v as u32),
+                    Some(v) => {
+                        self.error(e.loc, format!("array size must be positive, found {v}"));
+                        ok = false;
+                    }
+                    None => {
+                        self.error(e.loc, "array size must be a constant integer expression");
+                        ok = false;
+                    }
+                },
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let mut t = elem;
+        let mut total: u64 = self.types.words(elem).max(1) as u64;
+        for &n in sizes.iter().rev() {
+            total = total.saturating_mul(n.max(1) as u64);
+            if total > MAX_WORDS {
+                self.error(
+                    dims.first().and_then(|d| d.as_ref()).map_or(Default::default(), |e| e.loc),
+                    "array is too large",
+                );
+                return None;
+            }
+            t = self.types.intern(Type::Array { elem: t, len: n });
+        }
+        Some((t, sizes))
+    }
+
+    /// The type of a parameter: reference parameters keep their declared (array) type;
+    /// by-value array parameters decay to pointers as in C.
+    pub(super) fn param_type(&mut self, base: TypeId, d: &ast::Declarator) -> Option<TypeId> {
+        let t = self.declarator_type(base, d, true)?;
+        if t == VOID {
+            self.error(d.loc, format!("parameter `{}` cannot have type void", d.name));
+            return None;
+        }
+        if self.types.is_spinlock(t) && !d.is_ref {
+            self.error(d.loc, "a spinlock parameter must be a reference (`spinlock &s`)");
+            return None;
+        }
+        if d.is_ref {
+            return Some(t);
+        }
+        if let Some((elem, _)) = self.types.array_elem(t) {
+            return Some(self.types.intern(Type::Pointer(elem)));
+        }
+        Some(t)
+    }
+
+    pub(super) fn struct_def(&mut self, s: &ast::StructDef) {
+        if self.types.struct_names.contains_key(&s.name) {
+            self.error(s.loc, format!("duplicate definition of struct `{}`", s.name));
+            return;
+        }
+        self.types.struct_names.insert(s.name.clone(), None);
+        let mut fields: Vec<FieldInfo> = Vec::new();
+        let mut off = 0u32;
+        for f in &s.fields {
+            let base = self.base_type(&f.ty);
+            if base == ERROR {
+                continue;
+            }
+            for d in &f.decls {
+                if d.is_ref || d.init.is_some() {
+                    self.error(d.loc, "a struct field takes no `&` or initialiser");
+                    continue;
+                }
+                let Some(ty) = self.declarator_type(base, d, false) else { continue };
+                if ty == VOID || self.types.channel_elem(ty).is_some() {
+                    self.error(d.loc, format!("field `{}` cannot have type {}", d.name, self.types.name(ty)));
+                    continue;
+                }
+                if fields.iter().any(|x| x.name == d.name) {
+                    self.error(d.loc, format!("duplicate field `{}`", d.name));
+                    continue;
+                }
+                fields.push(FieldInfo { name: d.name.clone(), ty, off });
+                off = off.saturating_add(self.types.words(ty));
+            }
+        }
+        let idx = self.types.structs.len() as u32;
+        self.types.structs.push(StructInfo { name: s.name.clone(), fields, words: off });
+        self.types.struct_names.insert(s.name.clone(), Some(idx));
+    }
+
+    /// Evaluates an integer constant expression (array sizes, case labels, arch sizes).
+    pub(super) fn const_int(&mut self, e: &ast::Expr) -> Option<i64> {
+        self.const_value(e).and_then(|v| match v {
+            Const::Int(i) => Some(i),
+            Const::Float(_) => None,
+        })
+    }
+
+    fn const_value(&mut self, e: &ast::Expr) -> Option<Const> {
+        Some(match &e.kind {
+            ExprKind::IntLit(v) => Const::Int(*v),
+            ExprKind::CharLit(c) => Const::Int(*c as i64),
+            ExprKind::FloatLit(f) => Const::Float(*f),
+            ExprKind::Unary(op, a) => {
+                let a = self.const_value(a)?;
+                match (op, a) {
+                    (UnOp::Neg, Const::Int(i)) => Const::Int(i.checked_neg()?),
+                    (UnOp::Neg, Const::Float(f)) => Const::Float(-f),
+                    (UnOp::Plus, v) => v,
+                    (UnOp::Not, Const::Int(i)) => Const::Int((i == 0) as i64),
+                    (UnOp::BitNot, Const::Int(i)) => Const::Int(!i),
+                    _ => return None,
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (self.const_value(a)?, self.const_value(b)?);
+                match (a, b) {
+                    (Const::Int(x), Const::Int(y)) => Const::Int(const_int_op(*op, x, y)?),
+                    (x, y) => {
+                        let (x, y) = (x.as_f64(), y.as_f64());
+                        match op {
+                            BinOp::Add => Const::Float(x + y),
+                            BinOp::Sub => Const::Float(x - y),
+                            BinOp::Mul => Const::Float(x * y),
+                            BinOp::Div => Const::Float(x / y),
+                            _ => return None,
+                        }
+                    }
+                }
+            }
+            ExprKind::Cond(c, a, b) => {
+                let c = self.const_value(c)?;
+                if c.as_f64() != 0.0 {
+                    self.const_value(a)?
+                } else {
+                    self.const_value(b)?
+                }
+            }
+            ExprKind::SizeofType(tn) => {
+                let base = self.base_type(&tn.base);
+                let t = if tn.pointers > 0 { INT } else { base };
+                Const::Int(self.types.words(t) as i64)
+            }
+            ExprKind::Cast(tn, a) => {
+                let v = self.const_value(a)?;
+                match (&tn.base.base, tn.pointers) {
+                    (ast::BaseType::Float, 0) => Const::Float(v.as_f64()),
+                    (ast::BaseType::Int | ast::BaseType::Char, 0) => Const::Int(v.as_f64() as i64),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// Stores a global initialiser into the initial memory image.
+    pub(super) fn global_init_value(&mut self, ty: TypeId, off: u32, init: &Init) {
+        let mut words: Vec<(u32, Word)> = Vec::new();
+        self.init_words(ty, 0, init, &mut words, true);
+        for (k, w) in words {
+            let zero = matches!(w, Word::Int(0));
+            if !zero {
+                self.global_init.push((off + k, w));
+            }
+        }
+    }
+
+    /// Flattens an initialiser into (word offset, constant word) pairs; reports
+    /// non-constant values when `need_const`. Used for globals; locals use code.
+    fn init_words(&mut self, ty: TypeId, at: u32, init: &Init, out: &mut Vec<(u32, Word)>, need_const: bool) {
+        match init {
+            Init::Expr(e) => {
+                // `char s[N] = "text"`
+                if let (ExprKind::StrLit(bytes), Some((elem, len))) = (&e.kind, self.types.array_elem(ty)) {
+                    if elem == CHAR {
+                        if bytes.len() as u32 >= len.max(1) + 1 && len > 0 {
+                            self.error(e.loc, format!("string of {} chars does not fit in char[{len}]", bytes.len()));
+                        }
+                        for (k, &b) in bytes.iter().enumerate().take(len as usize) {
+                            out.push((at + k as u32, Word::Char(b)));
+                        }
+                        return;
+                    }
+                }
+                if !self.types.is_scalar(ty) {
+                    self.error(e.loc, format!("cannot initialise {} from a single value", self.types.name(ty)));
+                    return;
+                }
+                match self.const_value(e) {
+                    Some(c) => out.push((at, c.to_word(ty))),
+                    None if need_const => self.error(e.loc, "a global initialiser must be a constant expression"),
+                    None => {}
+                }
+            }
+            Init::List(items, loc) => {
+                if let Some((elem, len)) = self.types.array_elem(ty) {
+                    if items.len() as u32 > len {
+                        self.error(
+                            *loc,
+                            format!("too many initialisers for {} ({} given)", self.types.name(ty), items.len()),
+                        );
+                        return;
+                    }
+                    let w = self.types.words(elem);
+                    for (k, it) in items.iter().enumerate() {
+                        self.init_words(elem, at + k as u32 * w, it, out, need_const);
+                    }
+                } else if let Some(info) = self.types.struct_info(ty) {
+                    let fields: Vec<(TypeId, u32)> = info.fields.iter().map(|f| (f.ty, f.off)).collect();
+                    if items.len() > fields.len() {
+                        self.error(*loc, format!("too many initialisers for {}", self.types.name(ty)));
+                        return;
+                    }
+                    for (it, (fty, foff)) in items.iter().zip(fields) {
+                        self.init_words(fty, at + foff, it, out, need_const);
+                    }
+                } else if let [single] = items.as_slice() {
+                    self.init_words(ty, at, single, out, need_const);
+                } else {
+                    self.error(*loc, format!("cannot initialise {} from a list", self.types.name(ty)));
+                }
+            }
+        }
+    }
+
+    /// Declares a local variable and generates code for its initialiser.
+    pub(super) fn local_var(&mut self, v: &ast::VarDecl) {
+        let base = self.base_type(&v.ty);
+        if base == ERROR {
+            return;
+        }
+        for d in &v.decls {
+            if d.is_ref {
+                self.error(d.loc, "only parameters can be references");
+                continue;
+            }
+            let Some(ty) = self.declarator_type(base, d, false) else { continue };
+            if ty == VOID {
+                self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
+                continue;
+            }
+            // The initialiser is evaluated before the name is visible (`int x = x;` sees
+            // the outer `x`), as the compiler resolves it in order.
+            let Some((depth, off)) = self.declare_var(&d.name, ty, IdentKind::Var, d.loc) else { continue };
+            if let Some(init) = &d.init {
+                self.local_init(ty, depth, off, init, d.loc);
+            }
+        }
+    }
+
+    fn local_init(&mut self, ty: TypeId, depth: u8, off: u32, init: &Init, loc: ast::Loc) {
+        match init {
+            Init::Expr(e) => {
+                if let (ExprKind::StrLit(bytes), Some((CHAR, len))) = (&e.kind, self.types.array_elem(ty)) {
+                    if bytes.len() as u32 + 1 > len {
+                        self.error(e.loc, format!("string of {} chars does not fit in char[{len}]", bytes.len()));
+                        return;
+                    }
+                    for k in 0..len {
+                        let b = bytes.get(k as usize).copied().unwrap_or(0);
+                        self.emit(crate::vcode::Instr::LdAddr { depth, off: off + k }, e.loc);
+                        self.emit(crate::vcode::Instr::PushC { v: b }, e.loc);
+                        self.emit(crate::vcode::Instr::Store { ty: crate::vcode::Scalar::Char, keep: false }, e.loc);
+                    }
+                    return;
+                }
+                self.emit(crate::vcode::Instr::LdAddr { depth, off }, e.loc);
+                self.assign_into(ty, e, false);
+            }
+            Init::List(items, lloc) => {
+                if let Some((elem, len)) = self.types.array_elem(ty) {
+                    if items.len() as u32 > len {
+                        self.error(
+                            *lloc,
+                            format!("too many initialisers for {} ({} given)", self.types.name(ty), items.len()),
+                        );
+                        return;
+                    }
+                    let w = self.types.words(elem);
+                    for (k, it) in items.iter().enumerate() {
+                        self.local_init(elem, depth, off + k as u32 * w, it, loc);
+                    }
+                } else if let Some(info) = self.types.struct_info(ty) {
+                    let fields: Vec<(TypeId, u32)> = info.fields.iter().map(|f| (f.ty, f.off)).collect();
+                    if items.len() > fields.len() {
+                        self.error(*lloc, format!("too many initialisers for {}", self.types.name(ty)));
+                        return;
+                    }
+                    for (it, (fty, foff)) in items.iter().zip(fields) {
+                        self.local_init(fty, depth, off + foff, it, loc);
+                    }
+                } else if let [single] = items.as_slice() {
+                    self.local_init(ty, depth, off, single, loc);
+                } else {
+                    self.error(*lloc, format!("cannot initialise {} from a list", self.types.name(ty)));
+                }
+            }
+        }
+    }
+
+    pub(super) fn push_diag(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Const {
+    Int(i64),
+    Float(f64),
+}
+
+impl Const {
+    fn as_f64(self) -> f64 {
+        match self {
+            Const::Int(i) => i as f64,
+            Const::Float(f) => f,
+        }
+    }
+    fn to_word(self, ty: TypeId) -> Word {
+        match ty {
+            FLOAT => Word::Float(self.as_f64() as f32),
+            CHAR => Word::Char(match self {
+                Const::Int(i) => i as u8,
+                Const::Float(f) => f as i64 as u8,
+            }),
+            _ => Word::Int(match self {
+                Const::Int(i) => i as i32,
+                Const::Float(f) => f as i32,
+            }),
+        }
+    }
+}
+
+fn const_int_op(op: BinOp, x: i64, y: i64) -> Option<i64> {
+    // Constant folding follows the 32-bit runtime semantics.
+    let (a, b) = (x as i32, y as i32);
+    Some(match op {
+        BinOp::Add => a.wrapping_add(b) as i64,
+        BinOp::Sub => a.wrapping_sub(b) as i64,
+        BinOp::Mul => a.wrapping_mul(b) as i64,
+        BinOp::Div => a.checked_div(b)? as i64,
+        BinOp::Mod => a.checked_rem(b)? as i64,
+        BinOp::Shl => a.wrapping_shl(b as u32) as i64,
+        BinOp::Shr => a.wrapping_shr(b as u32) as i64,
+        BinOp::Lt => (a < b) as i64,
+        BinOp::Le => (a <= b) as i64,
+        BinOp::Gt => (a > b) as i64,
+        BinOp::Ge => (a >= b) as i64,
+        BinOp::Eq => (a == b) as i64,
+        BinOp::Ne => (a != b) as i64,
+        BinOp::BitAnd => (a & b) as i64,
+        BinOp::BitXor => (a ^ b) as i64,
+        BinOp::BitOr => (a | b) as i64,
+        BinOp::And => (a != 0 && b != 0) as i64,
+        BinOp::Or => (a != 0 || b != 0) as i64,
+    })
+}
