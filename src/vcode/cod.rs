@@ -823,7 +823,6 @@ fn verify_lines(m: &Module) -> Result<(), CodError> {
 
 fn verify_scopes(m: &Module, types: &[u32]) -> Result<(), CodError> {
     let nf = m.functions.len();
-    let max_depth = m.functions.iter().map(|f| f.depth).max().unwrap_or(0);
     for (i, b) in m.blocks.iter().enumerate() {
         // Blocks are numbered as they open, so a parent always has a smaller number;
         // requiring it also rules out cycles in the parent chain.
@@ -852,16 +851,36 @@ fn verify_scopes(m: &Module, types: &[u32]) -> Result<(), CodError> {
                 }
             }
             IdentKind::Channel => {}
-            _ => {
-                if id.depth > max_depth {
-                    return Err(invalid(format!("{}: depth {} exceeds {max_depth}", label(), id.depth)));
-                }
-                if id.depth == 0 && id.off >= m.globals_words {
+            kind => {
+                // The area holding the variable: the global area, or the frame of the
+                // function at the identifier's depth enclosing its block.
+                let (area, area_name) = if id.depth == 0 {
+                    (m.globals_words, "the global area".to_string())
+                } else {
+                    let frame = m
+                        .blocks
+                        .get(id.block as usize)
+                        .and_then(|b| b.func)
+                        .and_then(|f| ancestor_at(&m.functions, f as usize, id.depth))
+                        .ok_or_else(|| {
+                            invalid(format!(
+                                "{}: no function of depth {} encloses block {}",
+                                label(),
+                                id.depth,
+                                id.block
+                            ))
+                        })?;
+                    (m.functions[frame].frame_words, format!("the frame of {}", fn_label(m, frame)))
+                };
+                // A variable's storage lies wholly inside; a parameter only starts inside
+                // (an array parameter is passed as one address word, whatever its type).
+                let words = if kind == IdentKind::Var { types[id.ty as usize].max(1) } else { 1 };
+                if id.off.checked_add(words).map_or(true, |end| end > area) {
                     return Err(invalid(format!(
-                        "{}: global offset {} outside the {} global words",
+                        "{}: words {}..{} outside {area_name} ({area} words)",
                         label(),
                         id.off,
-                        m.globals_words
+                        u64::from(id.off) + u64::from(words),
                     )));
                 }
             }
@@ -935,7 +954,8 @@ fn verify_globals(m: &Module, types: &[u32]) -> Result<(), CodError> {
 /// naming a non-body visible by static scoping; LDADDR/LDVal/LDIndirect depth at most the
 /// current function's, offset inside that frame (or the global area for depth 0); RET
 /// returning the function's `ret_words`; HALT only in main; identifier, block and channel
-/// references in range; block parents earlier blocks; channel elements inside the global
+/// references in range, a variable's words inside the global area or the frame of the
+/// function of its depth enclosing its block (a parameter's first word); block parents earlier blocks; channel elements inside the global
 /// area with `msg_words` the size of the message type; global_init addresses inside the
 /// global area and unique; architecture dimensions non-empty and positive (a hypercube:
 /// one dimension k <= 30).
@@ -1370,6 +1390,10 @@ main() {
         let mut m = sample_module();
         m.code[5] = Instr::Halt {};
         rejects(&m, "HALT outside main");
+
+        let mut m = sample_module();
+        m.idents[4].off = 2; // struct pt p (3 words) at 2..5 in worker's 4-word frame
+        rejects(&m, "identifier 4 (p): words 2..5 outside the frame of function 0 (worker) (4 words)");
 
         let mut m = sample_module();
         m.blocks[1].parent = Some(1);
