@@ -1,5 +1,6 @@
 //! # cppe — the Concordia Parallel Programming Environment as a Unix toolchain
 //!
 //! (crate documentation: see the module map below)
+pub mod expr;
 pub mod lang;
 pub mod vcode;
