@@ -39,7 +39,21 @@
 //! stack-machine program per expression (`eval.rs`), evaluated on a fixed array on the
 //! Rust stack: no allocation and no recursion per evaluation. Parsing is total: every
 //! input yields `Ok` or [`ExprError`] in time linear in its length; nesting is limited
-//! to 200 levels and input to 1 MiB.
+//! to 200 levels and input to 64 KiB.
+//!
+//! ```
+//! use cppe::expr::{Expr, MappingExpr};
+//! // 16x16 virtual torus onto a 4x4 mesh, 4x4 blocks per physical processor.
+//! let m = MappingExpr::parse("block(x, y) = [x/(#1/$1), y/(#2/$2)].")?;
+//! m.check(2, 2)?;
+//! let mut out = [0; 2];
+//! m.eval(&[5, 13], &[16, 16], &[4, 4], &mut out)?;
+//! assert_eq!(out, [1, 3]);
+//!
+//! let e = Expr::parse("(4*pt(1).ila + pt(1).goto) / 2")?;
+//! assert_eq!(e.eval_with(&|name| if name == "pt(1).ila" { Some(1.0) } else { Some(2.0) })?, 3.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 mod eval;
 mod lex;
 mod parse;
@@ -126,7 +140,7 @@ pub enum ExprError {
     /// More than 64 parameters or coordinates.
     #[error("more than {limit} {what}")]
     TooManyDimensions { span: Span, what: &'static str, limit: usize },
-    /// Input beyond 1 MiB.
+    /// Input beyond 64 KiB.
     #[error("input of {len} bytes exceeds the limit of {limit} bytes")]
     TooLong { len: usize, limit: usize },
     /// From [`MappingExpr::check`]: parameter count ≠ virtual dimensions.

@@ -14,8 +14,9 @@ use super::{ExprError, Span};
 pub(crate) const MAX_DEPTH: usize = 200;
 /// The most virtual or physical dimensions a mapping may have.
 pub(crate) const MAX_DIMS: usize = 64;
-/// The longest text accepted, in bytes (keeps every offset in a `u32`).
-pub(crate) const MAX_INPUT: usize = 1 << 20;
+/// The longest text accepted, in bytes: far beyond any real mapping or machine-file
+/// expression, small enough that the token list stays a few megabytes.
+pub(crate) const MAX_INPUT: usize = 1 << 16;
 
 /// Literal conversion per number domain.
 pub(crate) trait Literal: Value {
