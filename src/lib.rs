@@ -27,6 +27,7 @@
 //! | [`cli`] | input/output selection (`-`, terminal rules), atomic writes, exit codes, broken pipes |
 //! | [`lang`] | the CPC front end: preprocessor, lexer, parser, AST, checker and code generator, diagnostics |
 //! | [`vcode`] | the instruction set (one table: opcode, operands, cost, class), the program tables, the `.cod` format, the listing |
+| [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
 //!
 //! ## Invariants
 //!
@@ -37,5 +38,7 @@
 //!   output, simulated time is an integer, ties are broken by id.
 //! * No input, however malformed, causes a panic: every reader returns a typed error.
 pub mod cli;
+//! (crate documentation: see the module map below)
+pub mod expr;
 pub mod lang;
 pub mod vcode;
