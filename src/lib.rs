@@ -38,7 +38,6 @@
 //!   output, simulated time is an integer, ties are broken by id.
 //! * No input, however malformed, causes a panic: every reader returns a typed error.
 pub mod cli;
-//! (crate documentation: see the module map below)
 pub mod expr;
 pub mod lang;
 pub mod vcode;
