@@ -2,4 +2,6 @@
 //!
 //! (crate documentation: see the module map below)
 pub mod lang;
+pub mod rng;
+pub mod topo;
 pub mod vcode;
