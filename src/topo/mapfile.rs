@@ -186,3 +186,27 @@ mod tests {
         assert!(msg.contains("line 4"), "{msg}");
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The reader never panics, whatever the text.
+        #[test]
+        fn parse_never_panics(text in "(virtual ring:[0-9]{1,2}\n|physical line:[0-9]{1,2}\n|[0-9]{1,2} [0-9]{1,2}\n|[0-9 #x:a-z]{0,12}\n){0,12}") {
+            let _ = MapFile::parse(&text);
+        }
+
+        /// Any table of a ring of `nv` on a line of `np` survives writing and reading.
+        #[test]
+        fn any_table_round_trips(np in 1u32..10, table in proptest::collection::vec(0u32..10, 1..12)) {
+            let table: Vec<u32> = table.into_iter().map(|p| p % np).collect();
+            let virt = Topology::parse(&format!("ring:{}", table.len())).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let phys = Topology::parse(&format!("line:{np}")).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let file = MapFile { virt, phys, mapping: Mapping::new(table) };
+            prop_assert_eq!(MapFile::parse(&file.to_text()), Ok(file));
+        }
+    }
+}

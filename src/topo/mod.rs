@@ -474,3 +474,20 @@ mod tests {
         assert_eq!(t("fullconnect:5").edges().len(), 10);
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The parser never panics and whatever it accepts prints back to a name that
+        /// parses to the same topology.
+        #[test]
+        fn parse_never_panics(text in "(mesh|torus|ring|line|hypercube|fullconnect|shared|[a-zA-Z]{0,6}):?[0-9xX ]{0,10}") {
+            if let Ok(t) = Topology::parse(&text) {
+                prop_assert_eq!(Topology::parse(&t.to_string()), Ok(t));
+            }
+        }
+    }
+}
