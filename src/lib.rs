@@ -40,4 +40,6 @@
 pub mod cli;
 pub mod expr;
 pub mod lang;
+pub mod rng;
+pub mod topo;
 pub mod vcode;
