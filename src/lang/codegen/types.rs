@@ -578,7 +578,7 @@ fn const_int_op(op: BinOp, x: i64, y: i64) -> Option<i64> {
 
 /// `T a[] = {…}` and `char s[] = "…"`: the open first dimension takes its size from the
 /// initialiser, as in C.
-fn with_inferred_size(d: &ast::Declarator) -> std::borrow::Cow<'_, ast::Declarator> {
+pub(super) fn with_inferred_size(d: &ast::Declarator) -> std::borrow::Cow<'_, ast::Declarator> {
     let len = match (d.dims.first(), &d.init) {
         (Some(None), Some(Init::List(items, _))) => items.len() as i64,
         (Some(None), Some(Init::Expr(ast::Expr { kind: ExprKind::StrLit(b), .. }))) => b.len() as i64 + 1,
