@@ -1,0 +1,1071 @@
+//! The CPC parser: preprocessed tokens to the [`ast`](super::ast).
+//!
+//! Recursive descent for declarations and statements, Pratt (precedence climbing) for
+//! expressions with C's precedence and associativity. Errors never stop the parse: each
+//! is recorded as a [`Diagnostic`], the statement (or top-level declaration) in error is
+//! skipped up to a synchronisation point (`;`, the closing `}`, or the start of the next
+//! statement on a later line), and parsing carries on, so one run reports every error.
+//! A missing `;` is reported right after the previous token and, when the next token is
+//! on a later line or is `}`, treated as present so nothing is skipped. Nesting is
+//! limited to [`MAX_DEPTH`] levels so no input can overflow the stack, and every
+//! recovery consumes input, so the parse is linear and total.
+//!
+//! Struct definitions met inside a declaration (`struct S {…} v;`) are hoisted into
+//! their own [`Item::Struct`] / [`StmtKind::Struct`] placed just before it.
+//! Depends on `token`, `ast` and `diag`.
+use super::ast::*;
+use super::diag::Diagnostic;
+use super::token::{words, Interner, Keyword, Punct, Token, TokenKind};
+
+/// Maximum nesting of statements, blocks, parentheses and prefix operators.
+pub const MAX_DEPTH: u32 = 256;
+
+/// Parses a preprocessed token stream (as from [`super::preprocess::preprocess`]; a
+/// missing final `Eof` is tolerated). Diagnostics are appended to `diags`.
+pub fn parse_tokens(toks: &[Token], names: &Interner, diags: &mut Vec<Diagnostic>) -> Program {
+    let eof = Token { kind: TokenKind::Eof, loc: toks.last().map(|t| t.loc).unwrap_or_default() };
+    let mut p = Parser { toks, eof, pos: 0, names, diags, depth: 0, hoisted: Vec::new(), anon: 0, last_err: None };
+    p.program()
+}
+
+/// The parse failed at a point already reported; the caller resynchronises.
+struct Fail;
+type PResult<T> = Result<T, Fail>;
+
+struct Parser<'a> {
+    toks: &'a [Token],
+    eof: Token,
+    pos: usize,
+    names: &'a Interner,
+    diags: &'a mut Vec<Diagnostic>,
+    depth: u32,
+    /// Struct definitions waiting to be placed before the declaration that made them.
+    hoisted: Vec<StructDef>,
+    anon: u32,
+    /// Token index of the last error, so one bad token is reported once.
+    last_err: Option<usize>,
+}
+
+/// What a declaration turned out to be.
+enum Decl {
+    Var(VarDecl),
+    Func(FuncDef),
+    /// `struct S {…};`: only the (hoisted) struct.
+    Nothing,
+}
+
+const PREC_COMMA: u8 = 1;
+const PREC_ASSIGN: u8 = 2;
+const PREC_COND: u8 = 3;
+
+enum Infix {
+    Comma,
+    Assign(Option<BinOp>),
+    Cond,
+    Bin(BinOp),
+}
+
+fn infix(k: TokenKind) -> Option<(u8, Infix)> {
+    use Punct::*;
+    let TokenKind::Punct(p) = k else { return None };
+    Some(match p {
+        Comma => (PREC_COMMA, Infix::Comma),
+        Assign => (PREC_ASSIGN, Infix::Assign(None)),
+        StarAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Mul))),
+        SlashAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Div))),
+        PercentAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Mod))),
+        PlusAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Add))),
+        MinusAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Sub))),
+        ShlAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Shl))),
+        ShrAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Shr))),
+        AmpAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::BitAnd))),
+        CaretAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::BitXor))),
+        PipeAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::BitOr))),
+        Question => (PREC_COND, Infix::Cond),
+        PipePipe => (4, Infix::Bin(BinOp::Or)),
+        AmpAmp => (5, Infix::Bin(BinOp::And)),
+        Pipe => (6, Infix::Bin(BinOp::BitOr)),
+        Caret => (7, Infix::Bin(BinOp::BitXor)),
+        Amp => (8, Infix::Bin(BinOp::BitAnd)),
+        EqEq => (9, Infix::Bin(BinOp::Eq)),
+        Ne => (9, Infix::Bin(BinOp::Ne)),
+        Lt => (10, Infix::Bin(BinOp::Lt)),
+        Le => (10, Infix::Bin(BinOp::Le)),
+        Gt => (10, Infix::Bin(BinOp::Gt)),
+        Ge => (10, Infix::Bin(BinOp::Ge)),
+        Shl => (11, Infix::Bin(BinOp::Shl)),
+        Shr => (11, Infix::Bin(BinOp::Shr)),
+        Plus => (12, Infix::Bin(BinOp::Add)),
+        Minus => (12, Infix::Bin(BinOp::Sub)),
+        Star => (13, Infix::Bin(BinOp::Mul)),
+        Slash => (13, Infix::Bin(BinOp::Div)),
+        Percent => (13, Infix::Bin(BinOp::Mod)),
+        _ => return None,
+    })
+}
+
+fn is_type_start(k: TokenKind) -> bool {
+    matches!(
+        k,
+        TokenKind::Kw(
+            Keyword::Int | Keyword::Float | Keyword::Char | Keyword::Void | Keyword::Struct | Keyword::Spinlock
+        )
+    )
+}
+
+fn is_stmt_start(k: TokenKind) -> bool {
+    use Keyword::*;
+    is_type_start(k)
+        || matches!(
+            k,
+            TokenKind::Kw(
+                If | While | Do | For | Switch | Return | Break | Continue | Forall | Fork | Join | Case | Default
+            )
+        )
+}
+
+fn is_item_start(k: TokenKind) -> bool {
+    is_type_start(k) || matches!(k, TokenKind::Kw(Keyword::Arch | Keyword::PhyArch | Keyword::Channel))
+}
+
+impl Parser<'_> {
+    // ----- token access -------------------------------------------------------------
+
+    fn peek(&self) -> Token {
+        self.toks.get(self.pos).copied().unwrap_or(self.eof)
+    }
+
+    fn peek_at(&self, n: usize) -> Token {
+        self.toks.get(self.pos + n).copied().unwrap_or(self.eof)
+    }
+
+    fn prev(&self) -> Option<Token> {
+        self.pos.checked_sub(1).and_then(|i| self.toks.get(i)).copied()
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.peek();
+        if t.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn at(&self, p: Punct) -> bool {
+        self.peek().kind == TokenKind::Punct(p)
+    }
+
+    fn at_kw(&self, k: Keyword) -> bool {
+        self.peek().kind == TokenKind::Kw(k)
+    }
+
+    fn eat(&mut self, p: Punct) -> bool {
+        let yes = self.at(p);
+        if yes {
+            self.pos += 1;
+        }
+        yes
+    }
+
+    fn describe(&self, t: Token) -> String {
+        t.kind.describe(self.names)
+    }
+
+    // ----- errors -------------------------------------------------------------------
+
+    fn error(&mut self, loc: Loc, msg: impl Into<String>) -> Fail {
+        if self.last_err != Some(self.pos) {
+            self.last_err = Some(self.pos);
+            self.diags.push(Diagnostic::error(loc, msg));
+        }
+        Fail
+    }
+
+    /// "expected X, found Y" at the current token.
+    fn expected(&mut self, what: &str) -> Fail {
+        let t = self.peek();
+        let msg = format!("expected {what}, found {}", self.describe(t));
+        self.error(t.loc, msg)
+    }
+
+    fn expect(&mut self, p: Punct, context: &str) -> PResult<Token> {
+        if self.at(p) {
+            return Ok(self.bump());
+        }
+        Err(self.expected(&format!("`{}` {context}", p.as_str())))
+    }
+
+    fn expect_ident(&mut self, what: &str) -> PResult<(String, Loc)> {
+        match self.peek().kind {
+            TokenKind::Ident(s) => {
+                let t = self.bump();
+                Ok((self.names.name(s).to_string(), t.loc))
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    /// The place just after the previous token, where a forgotten `;` belongs.
+    fn after_prev(&self) -> Loc {
+        match self.prev() {
+            Some(t) => Loc { col: t.loc.col + t.loc.len, len: 1, ..t.loc },
+            None => self.peek().loc,
+        }
+    }
+
+    /// Expects the `;` ending `what`. When it is missing but the next token is `}`, the
+    /// end of file, or on a later line, the `;` is taken as forgotten: reported, and
+    /// parsing continues without skipping anything.
+    fn expect_semi(&mut self, what: &str) -> PResult<()> {
+        if self.eat(Punct::Semi) {
+            return Ok(());
+        }
+        let t = self.peek();
+        let msg = format!("expected `;` after {what}, found {}", self.describe(t));
+        let loc = self.after_prev();
+        self.error(loc, msg);
+        let later_line = self.prev().is_some_and(|p| p.loc.file != t.loc.file || t.loc.line > p.loc.line);
+        if later_line || matches!(t.kind, TokenKind::Eof | TokenKind::Punct(Punct::RBrace)) {
+            Ok(())
+        } else {
+            Err(Fail)
+        }
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            let loc = self.peek().loc;
+            return Err(self.error(loc, format!("nesting too deep (more than {MAX_DEPTH} levels)")));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Skips the rest of a bad statement: up to and including `;`, up to (not
+    /// including) the `}` closing the current block, past a balanced `{…}`, or up to a
+    /// statement keyword starting a later line.
+    fn sync_stmt(&mut self, start: usize) {
+        let mut depth = 0u32;
+        loop {
+            let t = self.peek();
+            match t.kind {
+                TokenKind::Eof => return,
+                TokenKind::Punct(Punct::RBrace) if depth == 0 => return,
+                TokenKind::Punct(Punct::Semi) if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                TokenKind::Punct(Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RBrace) => {
+                    depth -= 1;
+                    self.bump();
+                    if depth == 0 {
+                        return;
+                    }
+                    continue;
+                }
+                k if depth == 0 && self.pos > start && is_stmt_start(k) && self.starts_line() => return,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    /// Skips the rest of a bad top-level declaration (braces balanced).
+    fn sync_item(&mut self, start: usize) {
+        let mut depth = 0u32;
+        loop {
+            let t = self.peek();
+            match t.kind {
+                TokenKind::Eof => return,
+                TokenKind::Punct(Punct::Semi) if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                TokenKind::Punct(Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RBrace) => {
+                    self.bump();
+                    if depth <= 1 {
+                        return;
+                    }
+                    depth -= 1;
+                    continue;
+                }
+                k if depth == 0 && self.pos > start && is_item_start(k) && self.starts_line() => return,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn starts_line(&self) -> bool {
+        let t = self.peek();
+        self.prev().map_or(true, |p| p.loc.file != t.loc.file || p.loc.line < t.loc.line)
+    }
+
+    // ----- top level ----------------------------------------------------------------
+
+    fn program(&mut self) -> Program {
+        let mut items = Vec::new();
+        while self.peek().kind != TokenKind::Eof {
+            let start = self.pos;
+            let mark = self.hoisted.len();
+            let item = self.item();
+            items.extend(self.hoisted.drain(mark..).map(Item::Struct));
+            match item {
+                Ok(Some(i)) => items.push(i),
+                Ok(None) => {}
+                Err(Fail) => self.sync_item(start),
+            }
+            if self.pos == start {
+                self.bump();
+            }
+        }
+        Program { items }
+    }
+
+    fn item(&mut self) -> PResult<Option<Item>> {
+        let t = self.peek();
+        match t.kind {
+            TokenKind::Kw(Keyword::Arch) => Ok(Some(Item::Arch(self.arch_decl()?))),
+            TokenKind::Kw(Keyword::PhyArch) => Ok(Some(Item::PhyArch(self.arch_decl()?))),
+            TokenKind::Kw(Keyword::Channel) => Ok(Some(Item::Channel(self.channel_decl()?))),
+            TokenKind::Punct(Punct::Semi) => {
+                self.bump();
+                Ok(None)
+            }
+            k if is_type_start(k) => {
+                let ty = self.type_spec()?;
+                Ok(match self.decl_rest(ty)? {
+                    Decl::Var(v) => Some(Item::Var(v)),
+                    Decl::Func(f) => Some(Item::Func(f)),
+                    Decl::Nothing => None,
+                })
+            }
+            // Old-style `main() {…}`: the return type defaults to int.
+            TokenKind::Ident(_) if self.peek_at(1).kind == TokenKind::Punct(Punct::LParen) => {
+                let ty = TypeSpec { base: BaseType::Int, loc: t.loc };
+                Ok(match self.decl_rest(ty)? {
+                    Decl::Func(f) => Some(Item::Func(f)),
+                    Decl::Var(v) => Some(Item::Var(v)),
+                    Decl::Nothing => None,
+                })
+            }
+            TokenKind::Ident(_) if matches!(self.peek_at(1).kind, TokenKind::Ident(_)) => {
+                let msg = format!("unknown type name `{}`", self.names_of(t));
+                Err(self.error(t.loc, msg))
+            }
+            _ => Err(self.expected("a declaration")),
+        }
+    }
+
+    fn names_of(&self, t: Token) -> &str {
+        match t.kind {
+            TokenKind::Ident(s) => self.names.name(s),
+            _ => "",
+        }
+    }
+
+    fn arch_decl(&mut self) -> PResult<ArchDecl> {
+        let kw = self.bump();
+        let (topo, topo_loc) = self.expect_ident("a topology name (such as `mesh` or `torus`)")?;
+        let (name, _) = self.expect_ident("an architecture name")?;
+        let mut dims = Vec::new();
+        while self.eat(Punct::LBracket) {
+            dims.push(self.cond_expr()?);
+            self.expect(Punct::RBracket, "to close the dimension")?;
+        }
+        self.expect_semi("architecture declaration")?;
+        Ok(ArchDecl { topo, topo_loc, name, dims, loc: kw.loc })
+    }
+
+    fn channel_decl(&mut self) -> PResult<ChannelDecl> {
+        let kw = self.bump();
+        let ty = self.type_spec()?;
+        let mut decls = Vec::new();
+        loop {
+            let d = self.declarator(false)?;
+            if d.pointers > 0 || d.is_ref || d.dims.iter().any(Option::is_none) {
+                return Err(self.error(d.loc, "a channel is declared as `Name` or `Name[size]…` only"));
+            }
+            if self.at(Punct::Assign) {
+                return Err(self.expected("`,` or `;` (channels have no initialiser)"));
+            }
+            decls.push(d);
+            if !self.eat(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect_semi("channel declaration")?;
+        Ok(ChannelDecl { ty, decls, loc: kw.loc })
+    }
+
+    // ----- declarations -------------------------------------------------------------
+
+    fn type_spec(&mut self) -> PResult<TypeSpec> {
+        let t = self.peek();
+        let base = match t.kind {
+            TokenKind::Kw(Keyword::Int) => BaseType::Int,
+            TokenKind::Kw(Keyword::Float) => BaseType::Float,
+            TokenKind::Kw(Keyword::Char) => BaseType::Char,
+            TokenKind::Kw(Keyword::Void) => BaseType::Void,
+            TokenKind::Kw(Keyword::Spinlock) => BaseType::Spinlock,
+            TokenKind::Kw(Keyword::Struct) => {
+                self.bump();
+                return self.struct_spec(t.loc);
+            }
+            _ => return Err(self.expected("a type")),
+        };
+        self.bump();
+        Ok(TypeSpec { base, loc: t.loc })
+    }
+
+    /// After `struct`: a name, a body, or both. A body is hoisted as a [`StructDef`].
+    fn struct_spec(&mut self, loc: Loc) -> PResult<TypeSpec> {
+        let name = match self.peek().kind {
+            TokenKind::Ident(s) => {
+                self.bump();
+                Some(self.names.name(s).to_string())
+            }
+            _ => None,
+        };
+        if !self.at(Punct::LBrace) {
+            return match name {
+                Some(n) => Ok(TypeSpec { base: BaseType::Struct(n), loc }),
+                None => Err(self.expected("a struct name or `{`")),
+            };
+        }
+        let name = name.unwrap_or_else(|| {
+            self.anon += 1;
+            format!("<anon {}>", self.anon)
+        });
+        self.enter()?;
+        let fields = self.struct_fields();
+        self.leave();
+        self.hoisted.push(StructDef { name: name.clone(), fields: fields?, loc });
+        Ok(TypeSpec { base: BaseType::Struct(name), loc })
+    }
+
+    fn struct_fields(&mut self) -> PResult<Vec<VarDecl>> {
+        let open = self.bump();
+        let mut fields = Vec::new();
+        loop {
+            match self.peek().kind {
+                TokenKind::Punct(Punct::RBrace) => {
+                    self.bump();
+                    return Ok(fields);
+                }
+                TokenKind::Eof => {
+                    let msg = format!("expected `}}` to close the struct opened at line {}", open.loc.line);
+                    return Err(self.expected_msg(msg));
+                }
+                _ => {}
+            }
+            let start = self.pos;
+            match self.field() {
+                Ok(Some(f)) => fields.push(f),
+                Ok(None) => {}
+                Err(Fail) => self.sync_stmt(start),
+            }
+            if self.pos == start {
+                self.bump();
+            }
+        }
+    }
+
+    fn expected_msg(&mut self, what: String) -> Fail {
+        let t = self.peek();
+        let msg = format!("{what}, found {}", self.describe(t));
+        self.error(t.loc, msg)
+    }
+
+    fn field(&mut self) -> PResult<Option<VarDecl>> {
+        let ty = self.type_spec()?;
+        if self.eat(Punct::Semi) {
+            return Ok(None);
+        }
+        let mut decls = Vec::new();
+        loop {
+            let d = self.declarator(false)?;
+            if self.at(Punct::Assign) || self.at(Punct::LParen) {
+                return Err(self.expected("`,` or `;` in a struct field"));
+            }
+            decls.push(d);
+            if !self.eat(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect_semi("struct field")?;
+        Ok(Some(VarDecl { loc: ty.loc, ty, decls }))
+    }
+
+    /// `*…` `&`? name `[d]…` (no initialiser). `unnamed` allows leaving out the name
+    /// (parameters of a prototype).
+    fn declarator(&mut self, unnamed: bool) -> PResult<Declarator> {
+        let mut pointers = 0;
+        while self.eat(Punct::Star) {
+            pointers += 1;
+        }
+        let is_ref = self.eat(Punct::Amp);
+        let (name, loc) = match self.peek().kind {
+            TokenKind::Ident(s) => {
+                let t = self.bump();
+                (self.names.name(s).to_string(), t.loc)
+            }
+            _ if unnamed
+                && matches!(self.peek().kind, TokenKind::Punct(Punct::Comma | Punct::RParen | Punct::LBracket)) =>
+            {
+                (String::new(), self.peek().loc)
+            }
+            _ => return Err(self.expected("a name")),
+        };
+        let mut dims = Vec::new();
+        while self.eat(Punct::LBracket) {
+            if self.eat(Punct::RBracket) {
+                dims.push(None);
+                continue;
+            }
+            dims.push(Some(self.cond_expr()?));
+            self.expect(Punct::RBracket, "to close the array dimension")?;
+        }
+        Ok(Declarator { name, loc, pointers, is_ref, dims, init: None })
+    }
+
+    /// The declarators after a type: variables, or one function (definition or
+    /// prototype). Consumes the final `;` (or the function body).
+    fn decl_rest(&mut self, ty: TypeSpec) -> PResult<Decl> {
+        if matches!(ty.base, BaseType::Struct(_)) && self.eat(Punct::Semi) {
+            return Ok(Decl::Nothing);
+        }
+        let first = self.declarator(false)?;
+        if self.at(Punct::LParen) {
+            return self.function(ty, first).map(Decl::Func);
+        }
+        let mut decls = Vec::new();
+        let mut d = first;
+        loop {
+            if self.eat(Punct::Assign) {
+                d.init = Some(self.init()?);
+            }
+            decls.push(d);
+            if !self.eat(Punct::Comma) {
+                break;
+            }
+            d = self.declarator(false)?;
+            if self.at(Punct::LParen) {
+                return Err(
+                    self.error(self.peek().loc, "a function must be declared on its own, not after other names")
+                );
+            }
+        }
+        self.expect_semi("declaration")?;
+        Ok(Decl::Var(VarDecl { loc: ty.loc, ty, decls }))
+    }
+
+    fn init(&mut self) -> PResult<Init> {
+        if !self.at(Punct::LBrace) {
+            return Ok(Init::Expr(self.assign_expr()?));
+        }
+        let open = self.bump();
+        self.enter()?;
+        let r = self.init_list(open.loc);
+        self.leave();
+        r
+    }
+
+    fn init_list(&mut self, loc: Loc) -> PResult<Init> {
+        let mut items = Vec::new();
+        loop {
+            if self.eat(Punct::RBrace) {
+                return Ok(Init::List(items, loc));
+            }
+            items.push(self.init()?);
+            if !self.eat(Punct::Comma) {
+                self.expect(Punct::RBrace, "to close the initialiser list")?;
+                return Ok(Init::List(items, loc));
+            }
+        }
+    }
+
+    fn function(&mut self, ret: TypeSpec, d: Declarator) -> PResult<FuncDef> {
+        if d.is_ref || !d.dims.is_empty() {
+            return Err(self.error(d.loc, format!("`{}` cannot be a function returning an array or reference", d.name)));
+        }
+        self.bump();
+        let params = self.params()?;
+        let body = if self.at(Punct::LBrace) {
+            Some(self.block()?)
+        } else {
+            self.expect_semi("function prototype")?;
+            None
+        };
+        Ok(FuncDef { ret, ret_pointers: d.pointers, name: d.name, loc: d.loc, params, body })
+    }
+
+    /// Parameters after `(`, through `)`.
+    fn params(&mut self) -> PResult<Vec<Param>> {
+        let mut params = Vec::new();
+        if self.eat(Punct::RParen) {
+            return Ok(params);
+        }
+        if self.at_kw(Keyword::Void) && self.peek_at(1).kind == TokenKind::Punct(Punct::RParen) {
+            self.bump();
+            self.bump();
+            return Ok(params);
+        }
+        loop {
+            if !is_type_start(self.peek().kind) {
+                return Err(self.expected("a parameter type"));
+            }
+            let ty = self.type_spec()?;
+            let decl = self.declarator(true)?;
+            if self.at(Punct::Assign) {
+                return Err(self.expected("`,` or `)` (parameters have no default value)"));
+            }
+            params.push(Param { ty, decl });
+            if !self.eat(Punct::Comma) {
+                self.expect(Punct::RParen, "to close the parameter list")?;
+                return Ok(params);
+            }
+        }
+    }
+
+    // ----- statements ---------------------------------------------------------------
+
+    fn block(&mut self) -> PResult<Block> {
+        let open = self.expect(Punct::LBrace, "to open a block")?;
+        self.enter()?;
+        let mut stmts = Vec::new();
+        let end = loop {
+            let t = self.peek();
+            match t.kind {
+                TokenKind::Punct(Punct::RBrace) => break self.bump().loc,
+                TokenKind::Eof => {
+                    let msg = format!("expected `}}` to close the block opened at line {}", open.loc.line);
+                    self.expected_msg(msg);
+                    break t.loc;
+                }
+                _ => {}
+            }
+            let start = self.pos;
+            let mark = self.hoisted.len();
+            let mut out = Vec::new();
+            let r = self.block_item(&mut out);
+            stmts.extend(self.hoisted.drain(mark..).map(|s| Stmt { loc: s.loc, kind: StmtKind::Struct(s) }));
+            stmts.append(&mut out);
+            if r.is_err() {
+                self.sync_stmt(start);
+            }
+            if self.pos == start {
+                self.bump();
+            }
+        };
+        self.leave();
+        Ok(Block { stmts, loc: open.loc, end })
+    }
+
+    /// A declaration or a statement inside a block.
+    fn block_item(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
+        let t = self.peek();
+        match t.kind {
+            k if is_type_start(k) => {
+                let ty = self.type_spec()?;
+                match self.decl_rest(ty)? {
+                    Decl::Var(v) => out.push(Stmt { loc: t.loc, kind: StmtKind::Decl(v) }),
+                    Decl::Func(f) => out.push(Stmt { loc: t.loc, kind: StmtKind::Func(f) }),
+                    Decl::Nothing => {}
+                }
+                Ok(())
+            }
+            TokenKind::Kw(k @ (Keyword::Channel | Keyword::Arch | Keyword::PhyArch)) => {
+                Err(self.error(t.loc, format!("`{}` declarations must be at file level", k.as_str())))
+            }
+            TokenKind::Ident(_) if matches!(self.peek_at(1).kind, TokenKind::Ident(_)) => {
+                let msg = format!("unknown type name `{}`", self.names_of(t));
+                Err(self.error(t.loc, msg))
+            }
+            _ => {
+                out.push(self.stmt()?);
+                Ok(())
+            }
+        }
+    }
+
+    fn stmt(&mut self) -> PResult<Stmt> {
+        if self.at(Punct::LBrace) {
+            let b = self.block()?;
+            return Ok(Stmt { loc: b.loc, kind: StmtKind::Block(b) });
+        }
+        self.enter()?;
+        let r = self.stmt_inner();
+        self.leave();
+        r
+    }
+
+    fn paren_expr(&mut self, after: &str) -> PResult<Expr> {
+        self.expect(Punct::LParen, &format!("after `{after}`"))?;
+        let e = self.expr()?;
+        self.expect(Punct::RParen, "to close the condition")?;
+        Ok(e)
+    }
+
+    fn stmt_inner(&mut self) -> PResult<Stmt> {
+        let t = self.peek();
+        let loc = t.loc;
+        let kind = match t.kind {
+            TokenKind::Punct(Punct::Semi) => {
+                self.bump();
+                StmtKind::Empty
+            }
+            TokenKind::Kw(Keyword::If) => {
+                self.bump();
+                let cond = self.paren_expr("if")?;
+                let then = Box::new(self.stmt()?);
+                let els = if self.at_kw(Keyword::Else) {
+                    self.bump();
+                    Some(Box::new(self.stmt()?))
+                } else {
+                    None
+                };
+                StmtKind::If { cond, then, els }
+            }
+            TokenKind::Kw(Keyword::While) => {
+                self.bump();
+                let cond = self.paren_expr("while")?;
+                StmtKind::While { cond, body: Box::new(self.stmt()?) }
+            }
+            TokenKind::Kw(Keyword::Do) => {
+                self.bump();
+                let body = Box::new(self.stmt()?);
+                if !self.at_kw(Keyword::While) {
+                    return Err(self.expected("`while` after the body of `do`"));
+                }
+                self.bump();
+                let cond = self.paren_expr("while")?;
+                self.expect_semi("`do`-`while` statement")?;
+                StmtKind::DoWhile { body, cond }
+            }
+            TokenKind::Kw(Keyword::For) => self.for_stmt()?,
+            TokenKind::Kw(Keyword::Switch) => {
+                self.bump();
+                let expr = self.paren_expr("switch")?;
+                if !self.at(Punct::LBrace) {
+                    return Err(self.expected("`{` after `switch (…)`"));
+                }
+                StmtKind::Switch { expr, body: self.block()? }
+            }
+            TokenKind::Kw(Keyword::Case) => {
+                self.bump();
+                let e = self.cond_expr()?;
+                self.expect(Punct::Colon, "after the `case` value")?;
+                StmtKind::Case(e)
+            }
+            TokenKind::Kw(Keyword::Default) => {
+                self.bump();
+                self.expect(Punct::Colon, "after `default`")?;
+                StmtKind::Default
+            }
+            TokenKind::Kw(Keyword::Break) => {
+                self.bump();
+                self.expect_semi("`break`")?;
+                StmtKind::Break
+            }
+            TokenKind::Kw(Keyword::Continue) => {
+                self.bump();
+                self.expect_semi("`continue`")?;
+                StmtKind::Continue
+            }
+            TokenKind::Kw(Keyword::Return) => {
+                self.bump();
+                let e = if self.at(Punct::Semi) { None } else { Some(self.expr()?) };
+                self.expect_semi("`return` statement")?;
+                StmtKind::Return(e)
+            }
+            TokenKind::Kw(Keyword::Join) => {
+                self.bump();
+                self.expect_semi("`join`")?;
+                StmtKind::Join
+            }
+            TokenKind::Kw(Keyword::Forall) => self.forall()?,
+            TokenKind::Kw(Keyword::Fork) => self.fork()?,
+            k if is_type_start(k) => {
+                // A declaration as the body of `if`/`while`/…: keep it in its own block.
+                let mut out = Vec::new();
+                self.block_item(&mut out)?;
+                if out.len() == 1 {
+                    if let Some(s) = out.pop() {
+                        return Ok(s);
+                    }
+                }
+                let end = self.prev().map_or(loc, |p| p.loc);
+                StmtKind::Block(Block { stmts: out, loc, end })
+            }
+            _ => {
+                let e = self.expr()?;
+                self.expect_semi("expression")?;
+                StmtKind::Expr(e)
+            }
+        };
+        Ok(Stmt { kind, loc })
+    }
+
+    fn for_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        self.expect(Punct::LParen, "after `for`")?;
+        let t = self.peek();
+        let init = if self.eat(Punct::Semi) {
+            None
+        } else if is_type_start(t.kind) {
+            let ty = self.type_spec()?;
+            match self.decl_rest(ty)? {
+                Decl::Var(v) => Some(Box::new(Stmt { loc: t.loc, kind: StmtKind::Decl(v) })),
+                Decl::Func(f) => return Err(self.error(f.loc, "a function cannot be declared in a `for` header")),
+                Decl::Nothing => None,
+            }
+        } else {
+            let e = self.expr()?;
+            self.expect(Punct::Semi, "after the `for` initialiser")?;
+            Some(Box::new(Stmt { loc: t.loc, kind: StmtKind::Expr(e) }))
+        };
+        let cond = if self.at(Punct::Semi) { None } else { Some(self.expr()?) };
+        self.expect(Punct::Semi, "after the `for` condition")?;
+        let step = if self.at(Punct::RParen) { None } else { Some(self.expr()?) };
+        self.expect(Punct::RParen, "to close the `for` header")?;
+        let body = Box::new(self.stmt()?);
+        Ok(StmtKind::For { init, cond, step, body })
+    }
+
+    fn expect_word(&mut self, w: super::token::Sym, text: &str) -> PResult<()> {
+        if self.peek().kind == TokenKind::Ident(w) {
+            self.bump();
+            return Ok(());
+        }
+        Err(self.expected(&format!("`{text}` in the `forall` header")))
+    }
+
+    fn forall(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        self.expect(Punct::LParen, "after `forall`")?;
+        let (var, var_loc) = self.expect_ident("the index variable of `forall`")?;
+        self.expect_word(words::FROM, "from")?;
+        let lo = self.assign_expr()?;
+        self.expect_word(words::TO, "to")?;
+        let hi = self.assign_expr()?;
+        let grouping = if self.peek().kind == TokenKind::Ident(words::GROUPING) {
+            self.bump();
+            Some(self.assign_expr()?)
+        } else {
+            None
+        };
+        self.expect(Punct::RParen, "to close the `forall` header")?;
+        let body = Box::new(self.stmt()?);
+        Ok(StmtKind::Forall { var, var_loc, lo, hi, grouping, body })
+    }
+
+    fn fork(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let mut vproc = None;
+        let mut chans = Vec::new();
+        if self.eat(Punct::LBracket) {
+            vproc = Some(self.assign_expr()?);
+            if self.eat(Punct::Semi) && !self.at(Punct::RBracket) {
+                loop {
+                    chans.push(self.assign_expr()?);
+                    if !self.eat(Punct::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Punct::RBracket, "to close `fork [`")?;
+        }
+        let call = self.expr()?;
+        self.expect_semi("`fork` statement")?;
+        Ok(StmtKind::Fork { vproc, chans, call })
+    }
+
+    // ----- expressions --------------------------------------------------------------
+
+    fn expr(&mut self) -> PResult<Expr> {
+        self.expr_bp(PREC_COMMA)
+    }
+
+    fn assign_expr(&mut self) -> PResult<Expr> {
+        self.expr_bp(PREC_ASSIGN)
+    }
+
+    fn cond_expr(&mut self) -> PResult<Expr> {
+        self.expr_bp(PREC_COND)
+    }
+
+    fn expr_bp(&mut self, min: u8) -> PResult<Expr> {
+        self.enter()?;
+        let r = self.expr_bp_inner(min);
+        self.leave();
+        r
+    }
+
+    fn expr_bp_inner(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        while let Some((prec, op)) = infix(self.peek().kind) {
+            if prec < min {
+                break;
+            }
+            self.bump();
+            let loc = lhs.loc;
+            let kind = match op {
+                Infix::Comma => ExprKind::Comma(Box::new(lhs), Box::new(self.expr_bp(prec + 1)?)),
+                Infix::Assign(op) => ExprKind::Assign(op, Box::new(lhs), Box::new(self.expr_bp(prec)?)),
+                Infix::Cond => {
+                    let mid = self.expr()?;
+                    self.expect(Punct::Colon, "in the conditional expression")?;
+                    let els = self.expr_bp(PREC_COND)?;
+                    ExprKind::Cond(Box::new(lhs), Box::new(mid), Box::new(els))
+                }
+                Infix::Bin(op) => ExprKind::Binary(op, Box::new(lhs), Box::new(self.expr_bp(prec + 1)?)),
+            };
+            lhs = Expr { kind, loc };
+        }
+        Ok(lhs)
+    }
+
+    fn type_name(&mut self) -> PResult<TypeName> {
+        let base = self.type_spec()?;
+        let mut pointers = 0;
+        while self.eat(Punct::Star) {
+            pointers += 1;
+        }
+        Ok(TypeName { base, pointers })
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        let t = self.peek();
+        let op = match t.kind {
+            TokenKind::Punct(Punct::Minus) => Some(UnOp::Neg),
+            TokenKind::Punct(Punct::Plus) => Some(UnOp::Plus),
+            TokenKind::Punct(Punct::Bang) => Some(UnOp::Not),
+            TokenKind::Punct(Punct::Tilde) => Some(UnOp::BitNot),
+            TokenKind::Punct(Punct::Star) => Some(UnOp::Deref),
+            TokenKind::Punct(Punct::Amp) => Some(UnOp::Addr),
+            _ => None,
+        };
+        let prefix = op.is_some()
+            || matches!(t.kind, TokenKind::Punct(Punct::PlusPlus | Punct::MinusMinus) | TokenKind::Kw(Keyword::Sizeof))
+            || (t.kind == TokenKind::Punct(Punct::LParen) && is_type_start(self.peek_at(1).kind));
+        if !prefix {
+            return self.postfix();
+        }
+        self.enter()?;
+        let r = self.prefix(t, op);
+        self.leave();
+        r
+    }
+
+    fn prefix(&mut self, t: Token, op: Option<UnOp>) -> PResult<Expr> {
+        self.bump();
+        let kind = match t.kind {
+            _ if op.is_some() => ExprKind::Unary(op.unwrap_or(UnOp::Plus), Box::new(self.unary()?)),
+            TokenKind::Punct(p @ (Punct::PlusPlus | Punct::MinusMinus)) => {
+                ExprKind::IncDec { pre: true, inc: p == Punct::PlusPlus, expr: Box::new(self.unary()?) }
+            }
+            TokenKind::Kw(Keyword::Sizeof) => {
+                if self.at(Punct::LParen) && is_type_start(self.peek_at(1).kind) {
+                    self.bump();
+                    let tn = self.type_name()?;
+                    self.expect(Punct::RParen, "after the type in `sizeof`")?;
+                    ExprKind::SizeofType(tn)
+                } else {
+                    ExprKind::SizeofExpr(Box::new(self.unary()?))
+                }
+            }
+            _ => {
+                // `(type) operand`
+                let tn = self.type_name()?;
+                self.expect(Punct::RParen, "after the type in a cast")?;
+                ExprKind::Cast(tn, Box::new(self.unary()?))
+            }
+        };
+        Ok(Expr { kind, loc: t.loc })
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.primary()?;
+        loop {
+            let t = self.peek();
+            let loc = e.loc;
+            let kind = match t.kind {
+                TokenKind::Punct(Punct::LBracket) => {
+                    self.bump();
+                    let i = self.expr()?;
+                    self.expect(Punct::RBracket, "to close the index")?;
+                    ExprKind::Index(Box::new(e), Box::new(i))
+                }
+                TokenKind::Punct(Punct::LParen) => {
+                    let ExprKind::Ident(name) = e.kind else {
+                        return Err(self.error(t.loc, "only a function named directly can be called"));
+                    };
+                    self.bump();
+                    let args = self.args()?;
+                    ExprKind::Call { name, name_loc: e.loc, args }
+                }
+                TokenKind::Punct(p @ (Punct::Dot | Punct::Arrow)) => {
+                    self.bump();
+                    let (field, field_loc) = self.expect_ident(&format!("a field name after `{}`", p.as_str()))?;
+                    ExprKind::Member { expr: Box::new(e), field, field_loc, arrow: p == Punct::Arrow }
+                }
+                TokenKind::Punct(p @ (Punct::PlusPlus | Punct::MinusMinus)) => {
+                    self.bump();
+                    ExprKind::IncDec { pre: false, inc: p == Punct::PlusPlus, expr: Box::new(e) }
+                }
+                _ => return Ok(e),
+            };
+            e = Expr { kind, loc };
+        }
+    }
+
+    /// Call arguments after `(`, through `)`.
+    fn args(&mut self) -> PResult<Vec<Expr>> {
+        let mut args = Vec::new();
+        if self.eat(Punct::RParen) {
+            return Ok(args);
+        }
+        loop {
+            args.push(self.assign_expr()?);
+            if !self.eat(Punct::Comma) {
+                self.expect(Punct::RParen, "to close the argument list")?;
+                return Ok(args);
+            }
+        }
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let t = self.peek();
+        let kind = match t.kind {
+            TokenKind::Ident(s) => ExprKind::Ident(self.names.name(s).to_string()),
+            TokenKind::Int(v) => ExprKind::IntLit(v),
+            TokenKind::Float(v) => ExprKind::FloatLit(v),
+            TokenKind::Char(c) => ExprKind::CharLit(c),
+            TokenKind::Str(_) => {
+                // Adjacent literals concatenate: "ab" "cd" is "abcd".
+                let mut bytes = Vec::new();
+                while let TokenKind::Str(id) = self.peek().kind {
+                    bytes.extend_from_slice(self.names.str_bytes(id));
+                    self.bump();
+                }
+                return Ok(Expr { kind: ExprKind::StrLit(bytes), loc: t.loc });
+            }
+            TokenKind::Punct(Punct::LParen) => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect(Punct::RParen, "to close the parenthesis")?;
+                return Ok(e);
+            }
+            _ => return Err(self.expected("an expression")),
+        };
+        self.bump();
+        Ok(Expr { kind, loc: t.loc })
+    }
+}
