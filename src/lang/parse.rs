@@ -24,7 +24,18 @@ pub const MAX_DEPTH: u32 = 256;
 /// missing final `Eof` is tolerated). Diagnostics are appended to `diags`.
 pub fn parse_tokens(toks: &[Token], names: &Interner, diags: &mut Vec<Diagnostic>) -> Program {
     let eof = Token { kind: TokenKind::Eof, loc: toks.last().map(|t| t.loc).unwrap_or_default() };
-    let mut p = Parser { toks, eof, pos: 0, names, diags, depth: 0, hoisted: Vec::new(), anon: 0, last_err: None };
+    let mut p = Parser {
+        toks,
+        eof,
+        pos: 0,
+        names,
+        diags,
+        depth: 0,
+        hoisted: Vec::new(),
+        anon: 0,
+        last_err: None,
+        gave_up: false,
+    };
     p.program()
 }
 
@@ -44,6 +55,8 @@ struct Parser<'a> {
     anon: u32,
     /// Token index of the last error, so one bad token is reported once.
     last_err: Option<usize>,
+    /// Parsing was abandoned (nesting too deep): the rest is skipped silently.
+    gave_up: bool,
 }
 
 /// What a declaration turned out to be.
@@ -174,7 +187,7 @@ impl Parser<'_> {
     // ----- errors -------------------------------------------------------------------
 
     fn error(&mut self, loc: Loc, msg: impl Into<String>) -> Fail {
-        if self.last_err != Some(self.pos) {
+        if self.last_err != Some(self.pos) && !self.gave_up {
             self.last_err = Some(self.pos);
             self.diags.push(Diagnostic::error(loc, msg));
         }
@@ -234,8 +247,13 @@ impl Parser<'_> {
 
     fn enter(&mut self) -> PResult<()> {
         if self.depth >= MAX_DEPTH {
+            // Too deep to be a real program: report once and stop parsing, rather than
+            // recover into a cascade of errors from the half-nested text.
             let loc = self.peek().loc;
-            return Err(self.error(loc, format!("nesting too deep (more than {MAX_DEPTH} levels)")));
+            let fail = self.error(loc, format!("nesting too deep (more than {MAX_DEPTH} levels)"));
+            self.gave_up = true;
+            self.pos = self.toks.len();
+            return Err(fail);
         }
         self.depth += 1;
         Ok(())
@@ -249,7 +267,7 @@ impl Parser<'_> {
     /// including) the `}` closing the current block, past a balanced `{…}`, or up to a
     /// statement keyword starting a later line.
     fn sync_stmt(&mut self, start: usize) {
-        let mut depth = 0u32;
+        let mut depth = self.open_braces_since(start);
         loop {
             let t = self.peek();
             match t.kind {
@@ -277,7 +295,7 @@ impl Parser<'_> {
 
     /// Skips the rest of a bad top-level declaration (braces balanced).
     fn sync_item(&mut self, start: usize) {
-        let mut depth = 0u32;
+        let mut depth = self.open_braces_since(start);
         loop {
             let t = self.peek();
             match t.kind {
@@ -300,6 +318,20 @@ impl Parser<'_> {
             }
             self.bump();
         }
+    }
+
+    /// Braces opened and not yet closed by the bad construct that began at `start`
+    /// (an initialiser list abandoned half-way), so recovery skips to their end.
+    fn open_braces_since(&self, start: usize) -> u32 {
+        let mut depth = 0u32;
+        for t in self.toks.get(start..self.pos).unwrap_or(&[]) {
+            match t.kind {
+                TokenKind::Punct(Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RBrace) => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        depth
     }
 
     fn starts_line(&self) -> bool {
@@ -570,8 +602,8 @@ impl Parser<'_> {
         if !self.at(Punct::LBrace) {
             return Ok(Init::Expr(self.assign_expr()?));
         }
-        let open = self.bump();
         self.enter()?;
+        let open = self.bump();
         let r = self.init_list(open.loc);
         self.leave();
         r
@@ -637,8 +669,16 @@ impl Parser<'_> {
     // ----- statements ---------------------------------------------------------------
 
     fn block(&mut self) -> PResult<Block> {
-        let open = self.expect(Punct::LBrace, "to open a block")?;
+        // Enter before taking the `{` so that, when too deep, the enclosing block skips
+        // this one whole (braces balanced).
         self.enter()?;
+        let open = match self.expect(Punct::LBrace, "to open a block") {
+            Ok(t) => t,
+            Err(f) => {
+                self.leave();
+                return Err(f);
+            }
+        };
         let mut stmts = Vec::new();
         let end = loop {
             let t = self.peek();
@@ -713,104 +753,128 @@ impl Parser<'_> {
         Ok(e)
     }
 
+    // Each statement kind has its own function: in unoptimised builds one big match
+    // would give every nesting level a frame as large as all arms together.
     fn stmt_inner(&mut self) -> PResult<Stmt> {
         let t = self.peek();
         let loc = t.loc;
-        let kind = match t.kind {
-            TokenKind::Punct(Punct::Semi) => {
-                self.bump();
-                StmtKind::Empty
-            }
-            TokenKind::Kw(Keyword::If) => {
-                self.bump();
-                let cond = self.paren_expr("if")?;
-                let then = Box::new(self.stmt()?);
-                let els = if self.at_kw(Keyword::Else) {
-                    self.bump();
-                    Some(Box::new(self.stmt()?))
-                } else {
-                    None
-                };
-                StmtKind::If { cond, then, els }
-            }
-            TokenKind::Kw(Keyword::While) => {
-                self.bump();
-                let cond = self.paren_expr("while")?;
-                StmtKind::While { cond, body: Box::new(self.stmt()?) }
-            }
-            TokenKind::Kw(Keyword::Do) => {
-                self.bump();
-                let body = Box::new(self.stmt()?);
-                if !self.at_kw(Keyword::While) {
-                    return Err(self.expected("`while` after the body of `do`"));
-                }
-                self.bump();
-                let cond = self.paren_expr("while")?;
-                self.expect_semi("`do`-`while` statement")?;
-                StmtKind::DoWhile { body, cond }
-            }
-            TokenKind::Kw(Keyword::For) => self.for_stmt()?,
-            TokenKind::Kw(Keyword::Switch) => {
-                self.bump();
-                let expr = self.paren_expr("switch")?;
-                if !self.at(Punct::LBrace) {
-                    return Err(self.expected("`{` after `switch (…)`"));
-                }
-                StmtKind::Switch { expr, body: self.block()? }
-            }
-            TokenKind::Kw(Keyword::Case) => {
-                self.bump();
-                let e = self.cond_expr()?;
-                self.expect(Punct::Colon, "after the `case` value")?;
-                StmtKind::Case(e)
-            }
-            TokenKind::Kw(Keyword::Default) => {
-                self.bump();
-                self.expect(Punct::Colon, "after `default`")?;
-                StmtKind::Default
-            }
-            TokenKind::Kw(Keyword::Break) => {
-                self.bump();
-                self.expect_semi("`break`")?;
-                StmtKind::Break
-            }
-            TokenKind::Kw(Keyword::Continue) => {
-                self.bump();
-                self.expect_semi("`continue`")?;
-                StmtKind::Continue
-            }
-            TokenKind::Kw(Keyword::Return) => {
-                self.bump();
-                let e = if self.at(Punct::Semi) { None } else { Some(self.expr()?) };
-                self.expect_semi("`return` statement")?;
-                StmtKind::Return(e)
-            }
-            TokenKind::Kw(Keyword::Join) => {
-                self.bump();
-                self.expect_semi("`join`")?;
-                StmtKind::Join
-            }
-            TokenKind::Kw(Keyword::Forall) => self.forall()?,
-            TokenKind::Kw(Keyword::Fork) => self.fork()?,
-            k if is_type_start(k) => {
-                // A declaration as the body of `if`/`while`/…: keep it in its own block.
-                let mut out = Vec::new();
-                self.block_item(&mut out)?;
-                if out.len() == 1 {
-                    if let Some(s) = out.pop() {
-                        return Ok(s);
-                    }
-                }
-                let end = self.prev().map_or(loc, |p| p.loc);
-                StmtKind::Block(Block { stmts: out, loc, end })
-            }
-            _ => {
-                let e = self.expr()?;
-                self.expect_semi("expression")?;
-                StmtKind::Expr(e)
-            }
+        // One call through a function pointer keeps a single result temporary in this
+        // frame, which matters for the stack depth of unoptimised builds.
+        let f: fn(&mut Self) -> PResult<StmtKind> = match t.kind {
+            TokenKind::Punct(Punct::Semi) => Self::empty_stmt,
+            TokenKind::Kw(Keyword::If) => Self::if_stmt,
+            TokenKind::Kw(Keyword::While) => Self::while_stmt,
+            TokenKind::Kw(Keyword::Do) => Self::do_stmt,
+            TokenKind::Kw(Keyword::For) => Self::for_stmt,
+            TokenKind::Kw(Keyword::Switch) => Self::switch_stmt,
+            TokenKind::Kw(Keyword::Case) => Self::case_label,
+            TokenKind::Kw(Keyword::Default) => Self::default_label,
+            TokenKind::Kw(Keyword::Break | Keyword::Continue | Keyword::Join) => Self::jump_stmt,
+            TokenKind::Kw(Keyword::Return) => Self::return_stmt,
+            TokenKind::Kw(Keyword::Forall) => Self::forall,
+            TokenKind::Kw(Keyword::Fork) => Self::fork,
+            k if is_type_start(k) => return self.decl_stmt(loc),
+            _ => Self::expr_stmt,
         };
+        let kind = f(self)?;
         Ok(Stmt { kind, loc })
+    }
+
+    fn empty_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        Ok(StmtKind::Empty)
+    }
+
+    fn default_label(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        self.expect(Punct::Colon, "after `default`")?;
+        Ok(StmtKind::Default)
+    }
+
+    /// `break;`, `continue;`, `join;`
+    fn jump_stmt(&mut self) -> PResult<StmtKind> {
+        let t = self.bump();
+        let (kind, what) = match t.kind {
+            TokenKind::Kw(Keyword::Break) => (StmtKind::Break, "`break`"),
+            TokenKind::Kw(Keyword::Continue) => (StmtKind::Continue, "`continue`"),
+            _ => (StmtKind::Join, "`join`"),
+        };
+        self.expect_semi(what)?;
+        Ok(kind)
+    }
+
+    fn if_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let cond = self.paren_expr("if")?;
+        let then = Box::new(self.stmt()?);
+        let els = if self.at_kw(Keyword::Else) {
+            self.bump();
+            Some(Box::new(self.stmt()?))
+        } else {
+            None
+        };
+        Ok(StmtKind::If { cond, then, els })
+    }
+
+    fn while_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let cond = self.paren_expr("while")?;
+        Ok(StmtKind::While { cond, body: Box::new(self.stmt()?) })
+    }
+
+    fn do_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let body = Box::new(self.stmt()?);
+        if !self.at_kw(Keyword::While) {
+            return Err(self.expected("`while` after the body of `do`"));
+        }
+        self.bump();
+        let cond = self.paren_expr("while")?;
+        self.expect_semi("`do`-`while` statement")?;
+        Ok(StmtKind::DoWhile { body, cond })
+    }
+
+    fn switch_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let expr = self.paren_expr("switch")?;
+        if !self.at(Punct::LBrace) {
+            return Err(self.expected("`{` after `switch (…)`"));
+        }
+        Ok(StmtKind::Switch { expr, body: self.block()? })
+    }
+
+    fn case_label(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let e = self.cond_expr()?;
+        self.expect(Punct::Colon, "after the `case` value")?;
+        Ok(StmtKind::Case(e))
+    }
+
+    fn return_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let e = if self.at(Punct::Semi) { None } else { Some(self.expr()?) };
+        self.expect_semi("`return` statement")?;
+        Ok(StmtKind::Return(e))
+    }
+
+    fn expr_stmt(&mut self) -> PResult<StmtKind> {
+        let e = self.expr()?;
+        self.expect_semi("expression")?;
+        Ok(StmtKind::Expr(e))
+    }
+
+    /// A declaration as the body of `if`/`while`/…: alone, or in its own block when a
+    /// struct definition came with it.
+    fn decl_stmt(&mut self, loc: Loc) -> PResult<Stmt> {
+        let mut out = Vec::new();
+        self.block_item(&mut out)?;
+        if out.len() == 1 {
+            if let Some(s) = out.pop() {
+                return Ok(s);
+            }
+        }
+        let end = self.prev().map_or(loc, |p| p.loc);
+        Ok(Stmt { kind: StmtKind::Block(Block { stmts: out, loc, end }), loc })
     }
 
     fn for_stmt(&mut self) -> PResult<StmtKind> {
@@ -903,6 +967,7 @@ impl Parser<'_> {
 
     fn expr_bp(&mut self, min: u8) -> PResult<Expr> {
         self.enter()?;
+
         let r = self.expr_bp_inner(min);
         self.leave();
         r
@@ -1067,5 +1132,495 @@ impl Parser<'_> {
         };
         self.bump();
         Ok(Expr { kind, loc: t.loc })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{parse_text, SourceMap};
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Figure 28 of seed 000 with the OCR damage repaired (`timeOn():` → `timeOn();`,
+    /// the stray `</pre>` removed).
+    const MATMUL: &str = r#"#include "cpc.h"
+#define n 8
+arch torus T[n][n];
+phyArch mesh L[n][n];
+channel float Achan[n][n], Bchan[n][n];
+void main() {
+     float a[n][n], b[n][n], c[n][n];
+     int i, j;
+     timeOff();
+     for (i=0; i<n; i++)
+          for (j=0; j<n; j++)
+               a[i][j] = rand()*5;
+     for (i=0; i<n; i++)
+          for (j=0; j< n; j++)
+               b[i][j] = rand()*5;
+     timeOn();
+     pMultify(a, b, c);
+}
+void pMultify(float &a[n][n], float &b[n][n],
+                              float &c[n][n]) {
+     int i, j;
+     forall (i from 0 to n-1)
+          forall (j from 0 to n-1)
+               fork [i*n+j; Achan[i][j], Bchan[i][j]]
+                    multiply(i, j, a[i][(j+i) % n],
+                              b[(i+j) % n][j], c[i][j]);
+}
+void multiply(int row, int col, float myA, float myB,
+                                         float &mainC) {
+     int iter, above, left;
+     float myC;
+     if (row>0) above = row - 1;
+                                  // up neighbor
+     else
+                above = n - 1;
+     if (col>0) left = col - 1;
+                                  // left neighbor
+     else
+                left = n - 1;
+    myC = 0;
+    for (iter=0; iter<n; iter++) {
+          Achan[row][left] = myA;
+               // send myA in leftward rotation
+          Bchan[above][col] = myB;
+               // send myB in upward rotation
+         myC += myA * myB;
+         myA = Achan[row][col];
+                                       // receive new myA
+         myB = Bchan[row][col];  // receive new myB
+}
+mainC = myC;  // Send final value to main process
+}
+"#;
+
+    fn ok(src: &str) -> Program {
+        let (p, d) = parse_text(src);
+        assert!(d.is_empty(), "unexpected diagnostics: {d:#?}");
+        p
+    }
+
+    fn diags(src: &str) -> Vec<(u32, u32, String)> {
+        parse_text(src).1.into_iter().map(|d| (d.loc.line, d.loc.col, d.message)).collect()
+    }
+
+    fn funcs(p: &Program) -> Vec<&FuncDef> {
+        p.items.iter().filter_map(|i| if let Item::Func(f) = i { Some(f) } else { None }).collect()
+    }
+
+    /// A compact rendering of an expression tree: binary `(op l r)`, unary `(op e)`.
+    fn sexp(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::IntLit(v) => v.to_string(),
+            ExprKind::FloatLit(v) => format!("{v:?}"),
+            ExprKind::CharLit(c) => format!("'{}'", *c as char),
+            ExprKind::StrLit(s) => format!("{:?}", String::from_utf8_lossy(s)),
+            ExprKind::Ident(n) => n.clone(),
+            ExprKind::Unary(op, x) => format!("({op:?} {})", sexp(x)),
+            ExprKind::Binary(op, a, b) => format!("({op:?} {} {})", sexp(a), sexp(b)),
+            ExprKind::Assign(op, a, b) => format!("(= {op:?} {} {})", sexp(a), sexp(b)),
+            ExprKind::IncDec { pre, inc, expr } => {
+                format!("({}{} {})", if *pre { "pre" } else { "post" }, if *inc { "++" } else { "--" }, sexp(expr))
+            }
+            ExprKind::Cond(c, a, b) => format!("(? {} {} {})", sexp(c), sexp(a), sexp(b)),
+            ExprKind::Call { name, args, .. } => {
+                format!("(call {name}{})", args.iter().map(|a| format!(" {}", sexp(a))).collect::<String>())
+            }
+            ExprKind::Index(a, i) => format!("([] {} {})", sexp(a), sexp(i)),
+            ExprKind::Member { expr, field, arrow, .. } => {
+                format!("({} {} {field})", if *arrow { "->" } else { "." }, sexp(expr))
+            }
+            ExprKind::Cast(t, x) => format!("(cast {:?}{} {})", t.base.base, "*".repeat(t.pointers as usize), sexp(x)),
+            ExprKind::SizeofType(t) => format!("(sizeof {:?})", t.base.base),
+            ExprKind::SizeofExpr(x) => format!("(sizeof {})", sexp(x)),
+            ExprKind::Comma(a, b) => format!("(, {} {})", sexp(a), sexp(b)),
+        }
+    }
+
+    fn body(p: &Program, i: usize) -> &[Stmt] {
+        funcs(p).get(i).and_then(|f| f.body.as_ref()).map_or(&[], |b| &b.stmts)
+    }
+
+    fn expr_of(src: &str) -> String {
+        let p = ok(&format!("void f() {{ {src}; }}"));
+        match &body(&p, 0)[0].kind {
+            StmtKind::Expr(e) => sexp(e),
+            other => panic!("not an expression statement: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn matmul_figure_28_parses() {
+        let p = ok(MATMUL);
+        let names: Vec<_> = funcs(&p).iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["main", "pMultify", "multiply"]);
+        let Item::Arch(a) = &p.items[0] else { panic!("{:?}", p.items[0]) };
+        assert_eq!((a.topo.as_str(), a.name.as_str(), a.dims.len()), ("torus", "T", 2));
+        // `n` was replaced by 8 at the places `n` was written (line 3, columns 14 and 17).
+        assert_eq!(a.dims[0].kind, ExprKind::IntLit(8));
+        assert_eq!((a.dims[0].loc.line, a.dims[0].loc.col), (3, 14));
+        assert_eq!((a.dims[1].loc.line, a.dims[1].loc.col), (3, 17));
+        let Item::PhyArch(l) = &p.items[1] else { panic!() };
+        assert_eq!((l.topo.as_str(), l.dims.len()), ("mesh", 2));
+        let Item::Channel(c) = &p.items[2] else { panic!() };
+        assert_eq!(c.ty.base, BaseType::Float);
+        let chans: Vec<_> = c.decls.iter().map(|d| (d.name.as_str(), d.dims.len())).collect();
+        assert_eq!(chans, [("Achan", 2), ("Bchan", 2)]);
+
+        let pm = funcs(&p)[1];
+        assert_eq!(pm.params.len(), 3);
+        assert!(pm.params.iter().all(|q| q.decl.is_ref && q.decl.dims.len() == 2 && q.ty.base == BaseType::Float));
+        let StmtKind::Forall { var, lo, hi, grouping: None, body: inner, .. } = &body(&p, 1)[1].kind else {
+            panic!("{:?}", body(&p, 1)[1])
+        };
+        assert_eq!((var.as_str(), sexp(lo), sexp(hi)), ("i", "0".to_string(), "(Sub 8 1)".to_string()));
+        let StmtKind::Forall { var, body: fork, .. } = &inner.kind else { panic!() };
+        assert_eq!(var, "j");
+        let StmtKind::Fork { vproc: Some(v), chans, call } = &fork.kind else { panic!("{fork:?}") };
+        assert_eq!(sexp(v), "(Add (Mul i 8) j)");
+        assert_eq!(chans.iter().map(sexp).collect::<Vec<_>>(), ["([] ([] Achan i) j)", "([] ([] Bchan i) j)"]);
+        let ExprKind::Call { name, args, .. } = &call.kind else { panic!() };
+        assert_eq!((name.as_str(), args.len()), ("multiply", 5));
+
+        let mul = funcs(&p)[2];
+        assert_eq!(mul.params.iter().filter(|q| q.decl.is_ref).count(), 1);
+        // Declarations, two if/else, `myC = 0`, the for loop, the final assignment.
+        assert_eq!(body(&p, 2).len(), 7);
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        assert_eq!(expr_of("a + b * c"), "(Add a (Mul b c))");
+        assert_eq!(expr_of("a - b - c"), "(Sub (Sub a b) c)");
+        assert_eq!(expr_of("a = b = c"), "(= None a (= None b c))");
+        assert_eq!(expr_of("a += b -= 2"), "(= Some(Add) a (= Some(Sub) b 2))");
+        assert_eq!(expr_of("x ? y : z ? w : v"), "(? x y (? z w v))");
+        assert_eq!(expr_of("-a[i]"), "(Neg ([] a i))");
+        assert_eq!(expr_of("*p++"), "(Deref (post++ p))");
+        assert_eq!(expr_of("(float)x / 2"), "(Div (cast Float x) 2)");
+        assert_eq!(expr_of("a, b = 1, c"), "(, (, a (= None b 1)) c)");
+        assert_eq!(
+            expr_of("a || b && c | d ^ e & f == g < h << i"),
+            "(Or a (And b (BitOr c (BitXor d (BitAnd e (Eq f (Lt g (Shl h i))))))))"
+        );
+        assert_eq!(expr_of("!~-x"), "(Not (BitNot (Neg x)))");
+        assert_eq!(expr_of("&s.f->g[1]"), "(Addr ([] (-> (. s f) g) 1))");
+        assert_eq!(expr_of("sizeof(int) + sizeof x + sizeof(y)"), "(Add (Add (sizeof Int) (sizeof x)) (sizeof y))");
+        assert_eq!(expr_of("(char*)p"), "(cast Char* p)");
+        assert_eq!(expr_of("++i + i--"), "(Add (pre++ i) (post-- i))");
+        assert_eq!(expr_of("f(a, (b, c))"), "(call f a (, b c))");
+        assert_eq!(expr_of(r#"printf("a" "b", 'c')"#), r#"(call printf "ab" 'c')"#);
+        assert_eq!(expr_of("a ? b , c : d"), "(? a (, b c) d)");
+    }
+
+    #[test]
+    fn declarations_and_statements() {
+        let src = "struct P { int x, y; float w[2]; };
+struct Q { struct P p; } q, *qp;
+spinlock s;
+int v[2][3] = {{1, 2, 3}, {4}};
+int f(void);
+int g(int, float *, int a[]);
+main() {
+    int to = 1, from = 2;
+    struct { int k; } anon;
+    for (int i = 0; i < 3; i++) { continue; }
+    do to--; while (to > 0);
+    switch (from) { case 1: break; default: to = 0; }
+    int inner(int z) { return z + from; }
+    fork inner(1);
+    fork [3] inner(2);
+    forall (i from 0 to 7 grouping 2) lock(s);
+    join;
+    return;
+}";
+        let p = ok(src);
+        let kinds: Vec<String> = p
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Struct(s) => format!("struct {}", s.name),
+                Item::Var(v) => {
+                    format!("var {}", v.decls.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(","))
+                }
+                Item::Func(f) => format!("func {}{}", f.name, if f.body.is_some() { "{}" } else { ";" }),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(kinds, ["struct P", "struct Q", "var q,qp", "var s", "var v", "func f;", "func g;", "func main{}"]);
+        let Item::Var(qs) = &p.items[2] else { panic!() };
+        assert_eq!(qs.ty.base, BaseType::Struct("Q".into()));
+        assert_eq!(qs.decls[1].pointers, 1);
+        let Item::Func(g) = &p.items[6] else { panic!() };
+        let pd: Vec<_> = g.params.iter().map(|q| (q.decl.name.as_str(), q.decl.pointers, q.decl.dims.len())).collect();
+        assert_eq!(pd, [("", 0, 0), ("", 1, 0), ("a", 0, 1)]);
+        let Item::Var(v) = &p.items[4] else { panic!() };
+        let Some(Init::List(rows, _)) = &v.decls[0].init else { panic!() };
+        assert_eq!(rows.len(), 2);
+        let stmts: Vec<&str> = body(&p, 2)
+            .iter()
+            .map(|s| match &s.kind {
+                StmtKind::Decl(_) => "decl",
+                StmtKind::Struct(_) => "struct",
+                StmtKind::For { init: Some(_), .. } => "for",
+                StmtKind::DoWhile { .. } => "do",
+                StmtKind::Switch { body, .. } if body.stmts.len() == 4 => "switch",
+                StmtKind::Func(f) if f.body.is_some() => "func",
+                StmtKind::Fork { vproc: None, chans, .. } if chans.is_empty() => "fork",
+                StmtKind::Fork { vproc: Some(_), chans, .. } if chans.is_empty() => "fork[v]",
+                StmtKind::Forall { grouping: Some(_), .. } => "forall",
+                StmtKind::Join => "join",
+                StmtKind::Return(None) => "return",
+                _ => "?",
+            })
+            .collect();
+        // The anonymous struct is hoisted before the declaration that uses it.
+        assert_eq!(
+            stmts,
+            ["decl", "struct", "decl", "for", "do", "switch", "func", "fork", "fork[v]", "forall", "join", "return"]
+        );
+    }
+
+    #[test]
+    fn missing_semicolon_points_after_the_previous_token() {
+        let src = "void main() {\n  int x;\n  x = 1\n}\n";
+        let (_, d) = parse_text(src);
+        let mut sm = SourceMap::default();
+        sm.add("p.c", src);
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            sm.render(&d[0]),
+            "p.c:3:8: error: expected `;` after expression, found `}`\n 3 |   x = 1\n   |        ^\n"
+        );
+        // On a later line the `;` is taken as forgotten and the next statement still parses.
+        let (p, d) = parse_text("void f() {\n  a = 1\n  b = 2;\n}");
+        assert_eq!(d.len(), 1);
+        assert_eq!(body(&p, 0).len(), 2);
+    }
+
+    #[test]
+    fn lexical_errors_through_the_whole_front_end() {
+        assert_eq!(diags("int x;\n  /* oops\nint y;"), [(2, 3, "unterminated comment".to_string())]);
+        assert_eq!(
+            diags("void f() {\n  printf(\"hi);\n}\n"),
+            [
+                (2, 10, "unterminated string literal".to_string()),
+                (3, 1, "expected `)` to close the argument list, found `}`".to_string())
+            ]
+        );
+        // The unterminated literal `'a;` is 3 bytes long, so the `;` belongs at column 13.
+        assert_eq!(
+            diags("char c = 'a;\n"),
+            [
+                (1, 10, "unterminated character literal".to_string()),
+                (1, 13, "expected `;` after declaration, found end of file".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn preprocessor_errors_through_the_whole_front_end() {
+        assert_eq!(diags("#pragma x\nint y;"), [(1, 2, "unknown preprocessor directive `#pragma`".to_string())]);
+        assert_eq!(diags("int y;\n#include \"x.h\"\n"), [(2, 10, "cannot find include file `x.h`".to_string())]);
+        assert_eq!(
+            diags("#define A B\n#define B A\nint x = A;\n"),
+            [(3, 9, "recursive macro expansion of `A`".to_string())]
+        );
+        assert_eq!(
+            diags("int a;\n#else\nint b;\n#endif\n"),
+            [
+                (2, 2, "`#else` without `#ifdef` or `#ifndef`".to_string()),
+                (4, 2, "`#endif` without `#ifdef` or `#ifndef`".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn unexpected_tokens() {
+        assert_eq!(diags("int x = );"), [(1, 9, "expected an expression, found `)`".to_string())]);
+        assert_eq!(
+            diags("void f() { if x) y(); }"),
+            [(1, 15, "expected `(` after `if`, found identifier `x`".to_string())]
+        );
+        assert_eq!(diags("double d;"), [(1, 1, "unknown type name `double`".to_string())]);
+        assert_eq!(
+            diags("void f() { forall (i = 0 to 3) g(); }"),
+            [(1, 22, "expected `from` in the `forall` header, found `=`".to_string())]
+        );
+        assert_eq!(
+            diags("void f() {\n  x = 1;\n"),
+            [(3, 1, "expected `}` to close the block opened at line 1, found end of file".to_string())]
+        );
+    }
+
+    #[test]
+    fn several_errors_in_one_file_are_all_reported() {
+        let src = "int a = ;\nvoid f() {\n  x = 1 + * ;\n  if (x) { y = 2 }\n  z = 3;\n}\nint ok;\n";
+        assert_eq!(
+            diags(src),
+            [
+                (1, 9, "expected an expression, found `;`".to_string()),
+                (3, 13, "expected an expression, found `;`".to_string()),
+                (4, 17, "expected `;` after expression, found `}`".to_string()),
+            ]
+        );
+        // Recovery keeps the later good declarations.
+        let (p, _) = parse_text(src);
+        assert!(matches!(p.items.last(), Some(Item::Var(v)) if v.decls[0].name == "ok"));
+        assert_eq!(body(&p, 0).len(), 2, "the `if` and `z = 3;` survive");
+    }
+
+    /// Runs `f` on a thread with the 8 MiB stack a program's main thread gets, since the
+    /// unoptimised test build spends several KiB of stack per nesting level (optimised
+    /// builds a fraction of that).
+    fn with_main_stack(f: impl FnOnce() + Send + 'static) {
+        let h = std::thread::Builder::new().stack_size(8 << 20).spawn(f);
+        assert!(h.map(|h| h.join().is_ok()).unwrap_or(false), "deep-nesting check failed");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        with_main_stack(deep_nesting_checks);
+    }
+
+    fn deep_nesting_checks() {
+        let deep = format!("int x = {}1{};\nint y;", "(".repeat(100_000), ")".repeat(100_000));
+        let d = diags(&deep);
+        assert_eq!(d.len(), 1, "{:?}", &d[..d.len().min(5)]);
+        assert!(d[0].2.starts_with("nesting too deep"));
+        let blocks = format!("void f() {}{}\nint z;", "{".repeat(50_000), "}".repeat(50_000));
+        let (p, d) = parse_text(&blocks);
+        assert_eq!(d.len(), 1, "{d:?}");
+        // Parsing stops at the error: `f` is kept (truncated), `z` is not reached.
+        assert_eq!(p.items.len(), 1);
+        let unary = format!("int x = {}1;", "-".repeat(100_000));
+        assert_eq!(diags(&unary).len(), 1);
+        // Every other way to nest: one "nesting too deep" error each, no stack overflow.
+        let n = 5_000;
+        for (open, close) in [
+            ("void f() { ", "}"),
+            ("if (x) ", ""),
+            ("x = f(", ")"),
+            ("x = (int)", ""),
+            ("x = sizeof ", ""),
+            ("x = a[", "]"),
+            ("x = c ? d : ", ""),
+            ("x = y = ", ""),
+            ("struct S { struct T { ", "} t; }"),
+            ("while (1) for (;;) do ", " while (1);"),
+            ("forall (i from 0 to 1) ", ""),
+        ] {
+            let src = format!(
+                "int v[1] = {}1{};\nvoid g() {{ {} 0; {} }}",
+                "{".repeat(n),
+                "}".repeat(n),
+                open.repeat(n),
+                close.repeat(n)
+            );
+            // The init list nests too deeply first; parsing stops there.
+            let d = diags(&src);
+            assert_eq!(d.len(), 1, "{open}: {:?}", &d[..d.len().min(3)]);
+            assert!(d[0].2.starts_with("nesting too deep"));
+            let src = format!("void g() {{ {} 0; {} }}", open.repeat(n), close.repeat(n));
+            let d = diags(&src);
+            assert_eq!(d.len(), 1, "{open}: {:?}", &d[..d.len().min(3)]);
+            assert!(d[0].2.starts_with("nesting too deep"));
+        }
+    }
+
+    const VOCAB: &[&str] = &[
+        "int",
+        "float",
+        "char",
+        "void",
+        "struct",
+        "if",
+        "else",
+        "while",
+        "do",
+        "for",
+        "switch",
+        "case",
+        "default",
+        "break",
+        "continue",
+        "return",
+        "sizeof",
+        "arch",
+        "phyArch",
+        "channel",
+        "forall",
+        "from",
+        "to",
+        "grouping",
+        "fork",
+        "join",
+        "spinlock",
+        "x",
+        "f",
+        "A",
+        "S",
+        "0",
+        "1.5",
+        "'c'",
+        "\"s\"",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ";",
+        ",",
+        "=",
+        "+=",
+        "+",
+        "-",
+        "*",
+        "&",
+        "->",
+        ".",
+        "?",
+        ":",
+        "++",
+        "<<=",
+        "!",
+        "\n",
+        "\n#define A(x) x A\n",
+        "\n#define f A\n",
+        "\n#ifdef A\n",
+        "\n#else\n",
+        "\n#endif\n",
+        "\n#include \"cpc.h\"\n",
+        "\n#undef A\n",
+        "/*",
+        "*/",
+        "//",
+        "#",
+        "##",
+        "\\\n",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_text_never_panics(s in "\\PC{0,300}") {
+            let _ = parse_text(&s);
+        }
+
+        #[test]
+        fn arbitrary_token_sequences_never_panic(toks in prop::collection::vec(prop::sample::select(VOCAB), 0..300)) {
+            let src = toks.join(" ");
+            let (_, d) = parse_text(&src);
+            // Every diagnostic points into the text (line 1 .. number of lines + 1).
+            let lines = src.split('\n').count() as u32;
+            for x in d {
+                prop_assert!(x.loc.line >= 1 && x.loc.line <= lines + 1, "{x:?}");
+            }
+        }
     }
 }
