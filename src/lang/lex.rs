@@ -35,7 +35,7 @@ pub fn lex(text: &str, file: u32, names: &mut Interner, diags: &mut Vec<Diagnost
         file,
         names,
         diags,
-        out: Vec::with_capacity(text.len() / 4 + 1),
+        out: Vec::with_capacity(text.len() / 2 + 1),
     };
     lx.run();
     let end = lx.loc_at(lx.pos, 0);
@@ -185,11 +185,12 @@ impl Lexer<'_, '_> {
                     while matches!(self.peek(0), b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_') {
                         self.pos += 1;
                     }
-                    let word = &self.src[start..self.pos];
-                    match Keyword::from_bytes(word) {
-                        Some(k) => TokenKind::Kw(k),
-                        // The word is ASCII by construction, so the lossy path never runs.
-                        None => TokenKind::Ident(self.names.intern(&String::from_utf8_lossy(word))),
+                    // Keywords are pre-interned at the start of the table, so one hash
+                    // lookup classifies the word. The slice is ASCII by construction.
+                    let sym = self.names.intern(self.text.get(start..self.pos).unwrap_or(""));
+                    match Keyword::ALL.get(sym.0 as usize) {
+                        Some(&k) => TokenKind::Kw(k),
+                        None => TokenKind::Ident(sym),
                     }
                 }
                 b'0'..=b'9' => self.number(start),
@@ -355,11 +356,11 @@ impl Lexer<'_, '_> {
             }
         }
         let text = &self.src[start..self.pos];
-        let loc = self.loc_at(start, self.pos - start);
-        let spelled = String::from_utf8_lossy(text).into_owned();
         match parse_number(text) {
             Ok(k) => k,
             Err(why) => {
+                let loc = self.loc_at(start, self.pos - start);
+                let spelled = String::from_utf8_lossy(text).into_owned();
                 self.error(loc, format!("invalid number `{spelled}`: {why}"));
                 TokenKind::Int(0)
             }

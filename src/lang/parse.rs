@@ -746,8 +746,9 @@ impl Parser<'_> {
         r
     }
 
+    /// `( expr )` after a keyword; `after` is the message context ("after `if`").
     fn paren_expr(&mut self, after: &str) -> PResult<Expr> {
-        self.expect(Punct::LParen, &format!("after `{after}`"))?;
+        self.expect(Punct::LParen, after)?;
         let e = self.expr()?;
         self.expect(Punct::RParen, "to close the condition")?;
         Ok(e)
@@ -805,7 +806,7 @@ impl Parser<'_> {
 
     fn if_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
-        let cond = self.paren_expr("if")?;
+        let cond = self.paren_expr("after `if`")?;
         let then = Box::new(self.stmt()?);
         let els = if self.at_kw(Keyword::Else) {
             self.bump();
@@ -818,7 +819,7 @@ impl Parser<'_> {
 
     fn while_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
-        let cond = self.paren_expr("while")?;
+        let cond = self.paren_expr("after `while`")?;
         Ok(StmtKind::While { cond, body: Box::new(self.stmt()?) })
     }
 
@@ -829,14 +830,14 @@ impl Parser<'_> {
             return Err(self.expected("`while` after the body of `do`"));
         }
         self.bump();
-        let cond = self.paren_expr("while")?;
+        let cond = self.paren_expr("after `while`")?;
         self.expect_semi("`do`-`while` statement")?;
         Ok(StmtKind::DoWhile { body, cond })
     }
 
     fn switch_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
-        let expr = self.paren_expr("switch")?;
+        let expr = self.paren_expr("after `switch`")?;
         if !self.at(Punct::LBrace) {
             return Err(self.expected("`{` after `switch (…)`"));
         }

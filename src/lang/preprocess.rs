@@ -309,6 +309,13 @@ impl Pre<'_> {
                 return Some(t);
             }
             let use_loc = t.tok.loc;
+            // Fast path for the common `#define N 8`: a one-token body that cannot expand
+            // further needs no replacement segment.
+            if let (None, [BodyTok::Tok(kind)]) = (&m.params, m.body.as_slice()) {
+                if Self::word_sym(*kind).is_none() {
+                    return Some(PTok { tok: Token { kind: *kind, loc: use_loc }, noexpand: false });
+                }
+            }
             let toks = match &m.params {
                 None => m
                     .body
@@ -843,6 +850,28 @@ mod tests {
                 (3, 1, "unterminated argument list of macro `f`")
             ]
         );
+    }
+
+    #[test]
+    fn fs_loader_reads_beside_the_main_file_and_refuses_non_files() {
+        let dir = std::env::temp_dir().join(format!("cppe-pp-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join("h.h"), "#define K 7\n");
+        let main = dir.join("m.c");
+        let mut sm = SourceMap::default();
+        let (p, d) = super::super::parse_source(
+            &main.display().to_string(),
+            "#include \"h.h\"\nint x = K;\n",
+            &FrontOptions::default(),
+            &mut sm,
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(sm.files.len(), 2);
+        assert_eq!(sm.files[1].name, dir.join("h.h").display().to_string());
+        assert_eq!(p.items.len(), 1);
+        // A directory is not a file: reading it must fail rather than block or error out.
+        assert_eq!(FsLoader.read(&std::env::temp_dir()), None);
     }
 
     #[test]
