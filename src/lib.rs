@@ -27,9 +27,9 @@
 //! | [`cli`] | input/output selection (`-`, terminal rules), atomic writes, exit codes, broken pipes |
 //! | [`lang`] | the CPC front end: preprocessor, lexer, parser, AST, checker and code generator, diagnostics |
 //! | [`vcode`] | the instruction set (one table: opcode, operands, cost, class), the program tables, the `.cod` format, the listing |
-| [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
-| [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
-| [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
+//! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
+//! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
+//! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
 //!
 //! ## Invariants
 //!
