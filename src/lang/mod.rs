@@ -82,7 +82,12 @@ impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.sources.render_all(&self.diagnostics))?;
         let n = self.diagnostics.iter().filter(|d| d.is_error()).count();
-        writeln!(f, "{n} error{} in {}", if n == 1 { "" } else { "s" }, self.sources.files.first().map_or("<input>", |s| s.name.as_str()))
+        writeln!(
+            f,
+            "{n} error{} in {}",
+            if n == 1 { "" } else { "s" },
+            self.sources.files.first().map_or("<input>", |s| s.name.as_str())
+        )
     }
 }
 

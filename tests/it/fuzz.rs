@@ -27,10 +27,58 @@ impl Gen {
 }
 
 const INTERESTING: &[&str] = &[
-    "{", "}", "(", ")", "[", "]", ";", ",", "=", "*", "&", "->", ".", "forall", "fork", "join", "channel", "arch",
-    "phyArch", "struct", "#define X X\n", "#include \"cpc.h\"\n", "#if", "#endif\n", "/*", "\"", "'", "\\", "from",
-    "to", "grouping", "0x7fffffff", "2147483648", "1e40", "return", "break", "sizeof", "?", ":", "spinlock", "lock(",
-    "int", "float", "char", "void", "main", "\n", "99999999999999999999", "'\\x", "##", "#", "%",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    ";",
+    ",",
+    "=",
+    "*",
+    "&",
+    "->",
+    ".",
+    "forall",
+    "fork",
+    "join",
+    "channel",
+    "arch",
+    "phyArch",
+    "struct",
+    "#define X X\n",
+    "#include \"cpc.h\"\n",
+    "#if",
+    "#endif\n",
+    "/*",
+    "\"",
+    "'",
+    "\\",
+    "from",
+    "to",
+    "grouping",
+    "0x7fffffff",
+    "2147483648",
+    "1e40",
+    "return",
+    "break",
+    "sizeof",
+    "?",
+    ":",
+    "spinlock",
+    "lock(",
+    "int",
+    "float",
+    "char",
+    "void",
+    "main",
+    "\n",
+    "99999999999999999999",
+    "'\\x",
+    "##",
+    "#",
+    "%",
 ];
 
 fn mutate(g: &mut Gen, src: &str) -> String {
@@ -95,7 +143,10 @@ fn campaign(seconds: u64, seed: u64) -> u64 {
         let t = Instant::now();
         if let Ok(c) = compile("fuzz.c", &input, &opts) {
             let bytes = cppe::vcode::cod::encode(&c.module);
-            assert!(matches!(cppe::vcode::cod::decode(&bytes), Ok(ref m) if *m == c.module), "round trip of fuzz input:\n{input}");
+            assert!(
+                matches!(cppe::vcode::cod::decode(&bytes), Ok(ref m) if *m == c.module),
+                "round trip of fuzz input:\n{input}"
+            );
         }
         assert!(t.elapsed() < Duration::from_secs(5), "compile took {:?} on:\n{input}", t.elapsed());
         execs += 1;

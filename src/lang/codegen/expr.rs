@@ -951,7 +951,10 @@ impl Gen<'_> {
             return false;
         }
         if !self.types.is_integral(t) && !self.types.is_pointer(t) {
-            self.error(e.loc, format!("type mismatch: a file handle is an int or FILE *, found {}", self.types.name(t)));
+            self.error(
+                e.loc,
+                format!("type mismatch: a file handle is an int or FILE *, found {}", self.types.name(t)),
+            );
             return false;
         }
         true

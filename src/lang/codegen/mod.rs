@@ -45,6 +45,9 @@ struct Signature {
     defined: bool,
 }
 
+/// A laid-out function: its table entry, code and source lines (targets relative).
+type FinishedFn = (FunctionInfo, Vec<Instr>, Vec<u32>);
+
 /// The function being generated.
 struct FnCtx {
     index: u32,
@@ -68,7 +71,7 @@ pub(crate) struct Gen<'a> {
     scopes: Vec<Scope>,
     sigs: Vec<Signature>,
     /// Finished functions: info + code, indexed like `sigs`.
-    bodies: Vec<Option<(FunctionInfo, Vec<Instr>, Vec<u32>)>>,
+    bodies: Vec<Option<FinishedFn>>,
     fns: Vec<FnCtx>,
     idents: Vec<IdentInfo>,
     blocks: Vec<BlockInfo>,
@@ -391,9 +394,9 @@ impl<'a> Gen<'a> {
             let ty = self.param_type(base, &p.decl).unwrap_or(ERROR);
             params.push((ty, p.decl.is_ref));
         }
-        if let Some(sym) = self.scopes.last().and_then(|s| s.names.get(&f.name)).map(|(s, _)| *s) {
-            if let Symbol::Func(idx) = sym {
-                let Some(prev) = self.sigs.get(idx as usize).cloned() else { return None };
+        if let Some(Symbol::Func(idx)) = self.scopes.last().and_then(|s| s.names.get(&f.name)).map(|(s, _)| *s) {
+            {
+                let prev = self.sigs.get(idx as usize).cloned()?;
                 if prev.ret != ret || prev.params != params {
                     self.diags.push(
                         Diagnostic::error(f.loc, format!("conflicting declarations of `{}`", f.name))
@@ -416,7 +419,6 @@ impl<'a> Gen<'a> {
                 }
                 return Some(idx);
             }
-            // Not a function: let `declare` report the duplicate.
         }
         let idx = self.sigs.len() as u32;
         if !self.declare(&f.name, Symbol::Func(idx), f.loc) {
@@ -426,10 +428,8 @@ impl<'a> Gen<'a> {
         self.bodies.push(None);
         let depth = self.cur_depth();
         self.record_ident(&f.name, IdentKind::Function, ret, depth, idx, f.loc);
-        if f.name == "main" && depth == 0 {
-            if !f.params.is_empty() {
-                self.error(f.loc, "`main` takes no parameters");
-            }
+        if f.name == "main" && depth == 0 && !f.params.is_empty() {
+            self.error(f.loc, "`main` takes no parameters");
         }
         Some(idx)
     }
@@ -543,15 +543,12 @@ impl<'a> Gen<'a> {
         if self.diags.iter().any(|d| d.is_error()) {
             return None;
         }
-        let main = match self.lookup_global_main() {
-            Some(m) => m,
-            None => return None,
-        };
+        let main = self.lookup_global_main()?;
         let mut code = Vec::new();
         let mut lines = Vec::new();
         let mut functions = Vec::new();
         for slot in self.bodies.iter_mut() {
-            let Some((mut info, fcode, flines)) = slot.take() else { return None };
+            let (mut info, fcode, flines) = slot.take()?;
             let base = code.len() as u32;
             info.entry = base;
             for mut i in fcode {

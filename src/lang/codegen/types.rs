@@ -392,7 +392,7 @@ impl Gen<'_> {
                 // `char s[N] = "text"`
                 if let (ExprKind::StrLit(bytes), Some((elem, len))) = (&e.kind, self.types.array_elem(ty)) {
                     if elem == CHAR {
-                        if bytes.len() as u32 >= len.max(1) + 1 && len > 0 {
+                        if bytes.len() as u32 > len {
                             self.error(e.loc, format!("string of {} chars does not fit in char[{len}]", bytes.len()));
                         }
                         for (k, &b) in bytes.iter().enumerate().take(len as usize) {
@@ -463,16 +463,16 @@ impl Gen<'_> {
             // the outer `x`), as the compiler resolves it in order.
             let Some((depth, off)) = self.declare_var(&d.name, ty, IdentKind::Var, d.loc) else { continue };
             if let Some(init) = &d.init {
-                self.local_init(ty, depth, off, init, d.loc);
+                self.local_init(ty, depth, off, init);
             }
         }
     }
 
-    fn local_init(&mut self, ty: TypeId, depth: u8, off: u32, init: &Init, loc: ast::Loc) {
+    fn local_init(&mut self, ty: TypeId, depth: u8, off: u32, init: &Init) {
         match init {
             Init::Expr(e) => {
                 if let (ExprKind::StrLit(bytes), Some((CHAR, len))) = (&e.kind, self.types.array_elem(ty)) {
-                    if bytes.len() as u32 + 1 > len {
+                    if bytes.len() as u32 > len {
                         self.error(e.loc, format!("string of {} chars does not fit in char[{len}]", bytes.len()));
                         return;
                     }
@@ -498,7 +498,7 @@ impl Gen<'_> {
                     }
                     let w = self.types.words(elem);
                     for (k, it) in items.iter().enumerate() {
-                        self.local_init(elem, depth, off + k as u32 * w, it, loc);
+                        self.local_init(elem, depth, off + k as u32 * w, it);
                     }
                 } else if let Some(info) = self.types.struct_info(ty) {
                     let fields: Vec<(TypeId, u32)> = info.fields.iter().map(|f| (f.ty, f.off)).collect();
@@ -507,10 +507,10 @@ impl Gen<'_> {
                         return;
                     }
                     for (it, (fty, foff)) in items.iter().zip(fields) {
-                        self.local_init(fty, depth, off + foff, it, loc);
+                        self.local_init(fty, depth, off + foff, it);
                     }
                 } else if let [single] = items.as_slice() {
-                    self.local_init(ty, depth, off, single, loc);
+                    self.local_init(ty, depth, off, single);
                 } else {
                     self.error(*lloc, format!("cannot initialise {} from a list", self.types.name(ty)));
                 }
