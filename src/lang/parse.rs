@@ -336,7 +336,7 @@ impl Parser<'_> {
 
     fn starts_line(&self) -> bool {
         let t = self.peek();
-        self.prev().map_or(true, |p| p.loc.file != t.loc.file || p.loc.line < t.loc.line)
+        self.prev().is_none_or(|p| p.loc.file != t.loc.file || p.loc.line < t.loc.line)
     }
 
     // ----- top level ----------------------------------------------------------------

@@ -430,7 +430,7 @@ impl Pre<'_> {
         frame.pos = end;
         let toks: Vec<Token> = frame.toks[start..end].iter().map(|lx| lx.tok).collect();
         let spaces: Vec<bool> = frame.toks[start..end].iter().map(|lx| lx.space_before).collect();
-        let active = frame.conds.last().map_or(true, |c| c.active);
+        let active = frame.conds.last().is_none_or(|c| c.active);
         let Some(&head) = toks.first() else { return };
         let rest = &toks[1..];
         let name = match head.kind {

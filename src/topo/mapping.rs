@@ -209,7 +209,7 @@ fn default_mapping(nv: u32, np: u32) -> Mapping {
     let mut table = Vec::with_capacity(nv as usize);
     for p in 0..np {
         let size = block + u32::from(p < remains);
-        table.extend(std::iter::repeat(p).take(size as usize));
+        table.extend(std::iter::repeat_n(p, size as usize));
     }
     Mapping::new(table)
 }

@@ -594,7 +594,7 @@ fn verify_types(m: &Module) -> Result<Vec<u32>, CodError> {
     for st in &m.structs {
         for f in &st.fields {
             let end = f.off.checked_add(words[f.ty as usize]);
-            if end.map_or(true, |e| e > st.words) {
+            if end.is_none_or(|e| e > st.words) {
                 return Err(invalid(format!(
                     "field {} of struct {} (offset {}, {} words) lies outside the struct's {} words",
                     f.name, st.name, f.off, words[f.ty as usize], st.words
@@ -875,7 +875,7 @@ fn verify_scopes(m: &Module, types: &[u32]) -> Result<(), CodError> {
                 // A variable's storage lies wholly inside; a parameter only starts inside
                 // (an array parameter is passed as one address word, whatever its type).
                 let words = if kind == IdentKind::Var { types[id.ty as usize].max(1) } else { 1 };
-                if id.off.checked_add(words).map_or(true, |end| end > area) {
+                if id.off.checked_add(words).is_none_or(|end| end > area) {
                     return Err(invalid(format!(
                         "{}: words {}..{} outside {area_name} ({area} words)",
                         label(),
@@ -904,7 +904,7 @@ fn verify_globals(m: &Module, types: &[u32]) -> Result<(), CodError> {
         }
         let elements = c.dims.iter().try_fold(1u32, |acc, &d| acc.checked_mul(d));
         let end = elements.and_then(|n| c.base.checked_add(n));
-        if end.map_or(true, |e| e > m.globals_words) {
+        if end.is_none_or(|e| e > m.globals_words) {
             return Err(invalid(format!(
                 "{}: elements from {} with dimensions {:?} exceed the {} global words",
                 label(),
