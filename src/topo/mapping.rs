@@ -59,6 +59,16 @@ pub enum MapError {
     /// A virtual processor with no entry.
     #[error("map file: virtual processor {vproc} is not mapped")]
     MissingVproc { vproc: u32 },
+    /// A mapping string that does not parse or does not fit the topologies (the message is
+    /// rendered with the column and a caret).
+    #[error("{rendered}")]
+    Expr { rendered: String },
+    /// A mapping string that fails while evaluating one virtual processor.
+    #[error("virtual processor {vproc} {coords}: {rendered}")]
+    Eval { vproc: u32, coords: String, rendered: String },
+    /// A mapping string whose result is outside the physical architecture.
+    #[error("virtual processor {vproc} {coords} is mapped to {result}, outside the physical architecture {phys}")]
+    OutsidePhysical { vproc: u32, coords: String, result: String, phys: String },
 }
 
 impl Mapping {

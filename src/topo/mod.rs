@@ -21,10 +21,12 @@ pub mod mapfile;
 pub mod mapping;
 pub mod metrics;
 pub mod route;
+pub mod userdef;
 
 pub use mapfile::MapFile;
 pub use mapping::{builtin_mapping, BuiltinMapping, MapError, Mapping};
 pub use metrics::{dilation, link_congestion, link_loads, load};
+pub use userdef::{mapping_from_expr, resolve_mapping};
 
 /// Largest number of processors a topology may have. Far beyond any simulated machine,
 /// small enough that every id and link count fits comfortably in `u32`/`usize`
