@@ -30,6 +30,7 @@
 //! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
+//! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader |
 //!
 //! ## Invariants
 //!
@@ -44,4 +45,5 @@ pub mod expr;
 pub mod lang;
 pub mod rng;
 pub mod topo;
+pub mod trace;
 pub mod vcode;

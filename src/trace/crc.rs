@@ -1,0 +1,82 @@
+//! Incremental CRC-32 (IEEE 802.3, as zlib, PNG and `.cod` files use) for streams.
+//!
+//! Depends on nothing. [`crate::vcode::cod::crc32`] computes the same function over a
+//! slice in one call; a run record is written and read as a stream of unbounded length,
+//! so it needs a checksum that is updated piece by piece instead.
+
+const TABLE: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            k += 1;
+        }
+        table[i] = c;
+        i += 1;
+    }
+    table
+};
+
+/// A CRC-32 in progress: reflected polynomial 0xEDB88320, initial value and final xor
+/// 0xFFFFFFFF.
+#[derive(Debug, Clone, Copy)]
+pub struct Crc32 {
+    state: u32,
+}
+
+impl Default for Crc32 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Crc32 {
+    /// The checksum of no bytes.
+    pub fn new() -> Self {
+        Crc32 { state: 0xFFFF_FFFF }
+    }
+
+    /// Feeds `bytes` after everything fed so far.
+    #[inline]
+    pub fn update(&mut self, bytes: &[u8]) {
+        let mut c = self.state;
+        for &b in bytes {
+            c = TABLE[((c ^ b as u32) & 0xFF) as usize] ^ (c >> 8);
+        }
+        self.state = c;
+    }
+
+    /// The checksum of every byte fed so far.
+    pub fn value(&self) -> u32 {
+        self.state ^ 0xFFFF_FFFF
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_value_of_the_standard() {
+        // "123456789" → 0xCBF43926 is the check value published for CRC-32/ISO-HDLC.
+        let mut c = Crc32::new();
+        c.update(b"123456789");
+        assert_eq!(c.value(), 0xCBF4_3926);
+        // No bytes: initial value xor final xor = 0.
+        assert_eq!(Crc32::new().value(), 0);
+    }
+
+    #[test]
+    fn pieces_give_the_one_shot_value_of_cod() {
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 13) as u8).collect();
+        for split in [0, 1, 17, 500, 999, 1000] {
+            let mut c = Crc32::new();
+            c.update(&data[..split]);
+            c.update(&data[split..]);
+            assert_eq!(c.value(), crate::vcode::cod::crc32(&data), "split at {split}");
+        }
+    }
+}

@@ -1,0 +1,456 @@
+//! The contents of a run record: the header that names everything ([`RunHeader`]), the
+//! events of a run ([`Event`]) and the final statistics ([`RunStats`], [`Footer`]).
+//!
+//! Depends on serde only. These types are the whole vocabulary shared by the simulator
+//! (which produces them) and the analysers (which consume them); they carry indices into
+//! the header's tables instead of names, so an event is a few bytes on disk, and the
+//! header's tables turn every index back into a name without the `.cod` file.
+//!
+//! # Time
+//!
+//! Every time is an integer number of ticks ([`Ticks`]); one simulated time unit (the
+//! unit of instruction costs and of `--quantum`) is [`TICKS_PER_UNIT`] = 1000 ticks, fine
+//! enough for fractional costs such as those of `--vary-speed`. The header repeats the
+//! factor ([`RunHeader::ticks_per_unit`]) so readers never hard-code it.
+//!
+//! # Order
+//!
+//! Events appear in non-decreasing order of [`Event::time`]; events with equal times keep
+//! the order in which the simulator produced them. An interval ([`Event::Busy`],
+//! [`Event::Hop`]) is keyed by its *end*: it is only known to be complete when it ends,
+//! so keying it by its start would force the producer to hold back every later event.
+//!
+//! # Compatibility
+//!
+//! postcard encodes an enum variant as its position, so variants (of [`Event`],
+//! [`ProcState`], [`Reason`], [`MsgPurpose`], [`BusyClass`], [`ExitStatus`]) are
+//! append-only: a new kind goes at the end, with a minor version bump, and an existing
+//! variant's fields never change.
+use serde::{Deserialize, Serialize};
+
+/// Simulated time in ticks.
+pub type Ticks = u64;
+
+/// Ticks per simulated time unit: instruction costs, `--quantum` and every time printed
+/// to users are in time units, the record is in ticks.
+pub const TICKS_PER_UNIT: Ticks = 1000;
+
+/// A channel declared by the program: its name and array dimensions (empty for a scalar
+/// channel). Element `index` of an event is the row-major flattening of the subscripts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChannelDecl {
+    /// The channel's identifier in the source.
+    pub name: String,
+    /// Sizes of its dimensions, outermost first.
+    pub dims: Vec<u32>,
+}
+
+/// Everything that shaped the run, written before the first event. With it a reader can
+/// name every processor, process function, channel and probe label, and re-run the same
+/// configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunHeader {
+    /// Name and version of the tool that wrote the record, e.g. `cpss 0.1.0`.
+    pub tool_version: String,
+    /// The program's name (the `.cod` file stem, or `-` for stdin).
+    pub program: String,
+    /// The main source file's name as the compiler saw it.
+    pub source_name: String,
+    /// The main source text, so that per-line reports can quote lines (may be empty).
+    pub source: String,
+    /// The physical topology as a `TOPO:SIZES` string (`mesh:8x8`) or `machine:FILE`.
+    pub topology: String,
+    /// The virtual topology as a `TOPO:SIZES` string (empty when the program has none).
+    pub virtual_topology: String,
+    /// The mapping table: entry `v` is the physical processor of virtual processor `v`.
+    pub mapping: Vec<u32>,
+    /// Number of physical processors; every `pproc` in an event is below it.
+    pub pprocs: u32,
+    /// The network model's name (`wormhole`, `packet`, `shortest-path`).
+    pub network: String,
+    /// Network parameters as `(flag name, value with unit)`, in the order cpss lists them.
+    pub network_params: Vec<(String, String)>,
+    /// The cost table in effect: `(mnemonic, cost in time units)`.
+    pub costs: Vec<(String, u32)>,
+    /// The run's seed (`--seed`).
+    pub seed: u64,
+    /// The quantum in ticks.
+    pub quantum_ticks: Ticks,
+    /// Ticks per time unit ([`TICKS_PER_UNIT`] for records written by this version).
+    pub ticks_per_unit: Ticks,
+    /// Other options that shaped the run (`--vary-speed`, limits, …) as `(name, value)`.
+    pub options: Vec<(String, String)>,
+    /// Function names; [`Event::ProcCreate::function`] indexes this table.
+    pub functions: Vec<String>,
+    /// Channels; `channel` fields index this table.
+    pub channels: Vec<ChannelDecl>,
+    /// Probe labels known before the run; [`Event::Label`] appends more.
+    pub labels: Vec<String>,
+}
+
+impl RunHeader {
+    /// The name of function `index`, if the table has it.
+    pub fn function_name(&self, index: u32) -> Option<&str> {
+        self.functions.get(index as usize).map(String::as_str)
+    }
+
+    /// The declaration of channel `index`, if the table has it.
+    pub fn channel(&self, index: u32) -> Option<&ChannelDecl> {
+        self.channels.get(index as usize)
+    }
+}
+
+/// A process's scheduling state (SPEC §4 "Process states").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ProcState {
+    /// Runnable, waiting for its processor.
+    Ready,
+    /// Executing instructions.
+    Running,
+    /// Waiting for a message, a child or a remote read.
+    Blocked,
+    /// Sleeping in `delay(t)`.
+    Delayed,
+    /// Busy-waiting for a spinlock.
+    Spinning,
+    /// Finished.
+    Ended,
+}
+
+/// Why a process entered its state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reason {
+    /// No particular reason (started running, was woken).
+    None,
+    /// Waiting to receive from element `index` of channel `channel`.
+    Channel {
+        /// Index into [`RunHeader::channels`].
+        channel: u32,
+        /// Row-major element index.
+        index: u32,
+    },
+    /// Waiting in `join` for a forked child.
+    Join,
+    /// Waiting for the children of a `forall`.
+    Forall,
+    /// Waiting for the spinlock at word address `lock`.
+    Lock {
+        /// Address of the lock variable.
+        lock: u32,
+    },
+    /// Waiting for the round trip of a read of a word owned by processor `owner`.
+    RemoteRead {
+        /// Physical processor that owns the word.
+        owner: u32,
+    },
+    /// Sleeping in `delay` until tick `until`.
+    Delay {
+        /// Wake-up time.
+        until: Ticks,
+    },
+    /// Its quantum ended: moved from Running back to Ready.
+    Quantum,
+    /// Waiting for its unjoined forked children before it ends.
+    Children,
+}
+
+/// What a message carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MsgPurpose {
+    /// A value written to element `index` of channel `channel`.
+    Channel {
+        /// Index into [`RunHeader::channels`].
+        channel: u32,
+        /// Row-major element index.
+        index: u32,
+    },
+    /// The request of a remote read of word `addr`.
+    RemoteRead {
+        /// Word address.
+        addr: u32,
+    },
+    /// The reply carrying the word read.
+    RemoteReply {
+        /// Word address.
+        addr: u32,
+    },
+    /// A remote write of word `addr`.
+    RemoteWrite {
+        /// Word address.
+        addr: u32,
+    },
+}
+
+/// Whether busy time was sequential work or parallel overhead (the instruction classes
+/// of [`crate::vcode::isa`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BusyClass {
+    /// Sequential work: counts towards Sequential Execution Time.
+    Work,
+    /// Parallel overhead: fork, forall, join, send, receive, lock.
+    Overhead,
+}
+
+/// One thing that happened during the run. Process ids, processor ids and message ids
+/// are the simulator's; indices refer to the tables of [`RunHeader`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Event {
+    /// A process was created (seed 003's `proc_init`).
+    ProcCreate {
+        /// Creation time.
+        time: Ticks,
+        /// The creating process; `None` for process 0.
+        parent: Option<u32>,
+        /// The new process.
+        pid: u32,
+        /// Its virtual processor, when it was placed on one.
+        vproc: Option<u32>,
+        /// Its physical processor.
+        pproc: u32,
+        /// The function it runs: index into [`RunHeader::functions`].
+        function: u32,
+        /// Source line of the `fork`/`forall` (0 for process 0).
+        line: u32,
+    },
+    /// A process ended (`proc_exit`).
+    ProcEnd {
+        /// End time.
+        time: Ticks,
+        /// The process.
+        pid: u32,
+    },
+    /// A process changed state.
+    State {
+        /// Time of the change.
+        time: Ticks,
+        /// The process.
+        pid: u32,
+        /// The new state.
+        state: ProcState,
+        /// Why.
+        reason: Reason,
+    },
+    /// A message left its sender (`msg_send`).
+    MsgSend {
+        /// Send time.
+        time: Ticks,
+        /// Message id, unique in the run.
+        msg: u64,
+        /// Sending process.
+        src_pid: u32,
+        /// Sender's physical processor.
+        src_pproc: u32,
+        /// Receiving process (the channel's owner); `None` for remote memory traffic,
+        /// which goes to a processor rather than a process.
+        dst_pid: Option<u32>,
+        /// Destination physical processor.
+        dst_pproc: u32,
+        /// What it carries.
+        purpose: MsgPurpose,
+        /// Payload size in bytes.
+        bytes: u32,
+        /// Source line of the send.
+        line: u32,
+    },
+    /// A message reached its destination processor (`msg_arr`).
+    MsgArrive {
+        /// Arrival time.
+        time: Ticks,
+        /// Message id.
+        msg: u64,
+        /// Destination processor (repeated so that converters need no send table).
+        dst_pproc: u32,
+    },
+    /// A process evaluated a channel read (`recv_call`).
+    RecvCall {
+        /// Time of the call.
+        time: Ticks,
+        /// Receiving process.
+        pid: u32,
+        /// Its physical processor.
+        pproc: u32,
+        /// Index into [`RunHeader::channels`].
+        channel: u32,
+        /// Row-major element index.
+        index: u32,
+        /// Source line of the read.
+        line: u32,
+    },
+    /// A channel read completed with message `msg`.
+    RecvDone {
+        /// Completion time.
+        time: Ticks,
+        /// Receiving process.
+        pid: u32,
+        /// Its physical processor.
+        pproc: u32,
+        /// The message consumed.
+        msg: u64,
+        /// The message's sender (repeated from its send, for converters).
+        src_pid: u32,
+        /// The message's size in bytes.
+        bytes: u32,
+    },
+    /// A message (or one of its packets) crossed one link (`--trace-routes`).
+    Hop {
+        /// Message id.
+        msg: u64,
+        /// Packet number within the message (0 for wormhole and single-packet messages).
+        packet: u32,
+        /// Physical processor the link leaves.
+        from: u32,
+        /// Physical processor the link enters.
+        to: u32,
+        /// When the head entered the link.
+        enter: Ticks,
+        /// When the tail left it; the event's time.
+        leave: Ticks,
+    },
+    /// A `probe(id, "label")` statement ran.
+    Probe {
+        /// Time.
+        time: Ticks,
+        /// Process.
+        pid: u32,
+        /// Its physical processor.
+        pproc: u32,
+        /// The user's probe id.
+        id: i32,
+        /// The label: index into the label table ([`RunHeader::labels`], then the
+        /// [`Event::Label`] definitions in order).
+        label: u32,
+    },
+    /// Defines probe label `index`, which must be the next free index of the label table.
+    Label {
+        /// Time of the definition (the first probe that used it).
+        time: Ticks,
+        /// The new index.
+        index: u32,
+        /// The label's text.
+        text: String,
+    },
+    /// `timeOff()`: the process's instructions cost nothing until `timeOn()`.
+    TimeOff {
+        /// Time.
+        time: Ticks,
+        /// Process.
+        pid: u32,
+    },
+    /// `timeOn()`.
+    TimeOn {
+        /// Time.
+        time: Ticks,
+        /// Process.
+        pid: u32,
+    },
+    /// Processor `pproc` executed process `pid`'s instructions of source line `line`
+    /// from `start` to `end`. Intervals of one processor never overlap; their lengths
+    /// sum to its busy time, and grouped by `(pid, line)` they attribute it to lines.
+    Busy {
+        /// Physical processor.
+        pproc: u32,
+        /// Process.
+        pid: u32,
+        /// Start of the interval.
+        start: Ticks,
+        /// End of the interval; the event's time.
+        end: Ticks,
+        /// Source line.
+        line: u32,
+        /// Sequential work or parallel overhead.
+        class: BusyClass,
+    },
+}
+
+impl Event {
+    /// The time that orders the record: the event's instant, or an interval's end.
+    pub fn time(&self) -> Ticks {
+        match *self {
+            Event::ProcCreate { time, .. }
+            | Event::ProcEnd { time, .. }
+            | Event::State { time, .. }
+            | Event::MsgSend { time, .. }
+            | Event::MsgArrive { time, .. }
+            | Event::RecvCall { time, .. }
+            | Event::RecvDone { time, .. }
+            | Event::Probe { time, .. }
+            | Event::Label { time, .. }
+            | Event::TimeOff { time, .. }
+            | Event::TimeOn { time, .. } => time,
+            Event::Hop { leave, .. } => leave,
+            Event::Busy { end, .. } => end,
+        }
+    }
+
+    /// The event kind's name as `--events` filters and error messages spell it.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Event::ProcCreate { .. } => "proc_init",
+            Event::ProcEnd { .. } => "proc_exit",
+            Event::State { .. } => "state",
+            Event::MsgSend { .. } => "msg_send",
+            Event::MsgArrive { .. } => "msg_arr",
+            Event::RecvCall { .. } => "recv_call",
+            Event::RecvDone { .. } => "recv_done",
+            Event::Hop { .. } => "hop",
+            Event::Probe { .. } => "probe",
+            Event::Label { .. } => "label",
+            Event::TimeOff { .. } => "time_off",
+            Event::TimeOn { .. } => "time_on",
+            Event::Busy { .. } => "busy",
+        }
+    }
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExitStatus {
+    /// Process 0 returned from `main`.
+    Ok,
+    /// A runtime error stopped the run.
+    RuntimeError,
+    /// Nothing could run and nothing was in flight.
+    Deadlock,
+    /// A limit (`--max-time`, `--max-steps`, `--alarm`, memory) stopped the run.
+    Limit,
+}
+
+/// The final statistics (SPEC §4 "Statistics"). Host time is deliberately absent: it
+/// differs between runs, and a record must be byte-identical for identical inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunStats {
+    /// Sequential Execution Time: ticks of sequential-work instructions while time was on.
+    pub seq_ticks: Ticks,
+    /// Parallel Execution Time: the global clock at the end.
+    pub par_ticks: Ticks,
+    /// Physical processors that ran at least one instruction.
+    pub pprocs_used: u32,
+    /// Busy ticks of each physical processor, indexed by `pproc`.
+    pub busy_ticks: Vec<Ticks>,
+    /// Processes created, process 0 included.
+    pub processes: u64,
+    /// Messages sent.
+    pub messages: u64,
+    /// Payload bytes sent.
+    pub bytes: u64,
+    /// Sum over messages of arrival time − send time; average = this / `messages`.
+    pub total_latency_ticks: Ticks,
+    /// vCode instructions executed.
+    pub instructions: u64,
+    /// How the run ended.
+    pub exit: ExitStatus,
+    /// The runtime error, deadlock report or limit message (empty when `exit` is Ok).
+    pub message: String,
+}
+
+/// The last record: final statistics, the number of events before it and the checksum
+/// of every byte before the checksum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Footer {
+    /// The final statistics.
+    pub stats: RunStats,
+    /// Number of [`Event`] records in the file.
+    pub event_count: u64,
+    /// CRC-32 (IEEE) of every byte of the file before this field.
+    pub crc: u32,
+}

@@ -1,0 +1,35 @@
+//! The run record: the binary event log of one simulated run.
+//!
+//! `cpss` writes it (`-t FILE`, or stdout in a pipeline); `cptrace` converts it to trace
+//! formats and `cpperf` analyses it. It is the only thing the analysers read, so it holds
+//! everything they need without the `.cod` file: a header with the whole configuration
+//! and the tables that name processors, functions, channels and probe labels; the events
+//! of the run in time order (the execution-graph nodes of seed 003 — `proc_init`,
+//! `proc_exit`, `msg_send`, `recv_call`, `msg_arr` — plus state changes, receive
+//! completions, per-hop routes, probes, `timeOn`/`timeOff` and per-processor busy
+//! intervals attributed to source lines); and a footer with the final statistics and a
+//! checksum of everything before it.
+//!
+//! ```text
+//!  sim ──Tracer::event──▶ RunRecordWriter ──bytes──▶ RunRecordReader ──▶ cptrace / cpperf
+//! ```
+//!
+//! The simulator is generic over [`Tracer`]: with [`NoTrace`] tracing compiles away, and
+//! the writer never feeds anything back, so a run gives the same results with or without
+//! a record. Times are integer ticks, [`TICKS_PER_UNIT`] = 1000 per time unit.
+//!
+//! * [`event`] — the header, event, statistics and footer types.
+//! * [`record`] — the byte layout, the writer, the streaming reader, [`TimeOrder`].
+//! * [`crc`] — the incremental CRC-32 of the footer.
+//!
+//! Depends on serde, postcard and thiserror only; nothing in the crate upstream of the
+//! analysers (`sim`, `net`) is imported here, and nothing here knows the simulator.
+pub mod crc;
+pub mod event;
+pub mod record;
+
+pub use event::{
+    BusyClass, ChannelDecl, Event, ExitStatus, Footer, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks,
+    TICKS_PER_UNIT,
+};
+pub use record::{NoTrace, RecordError, RunRecordReader, RunRecordWriter, TimeOrder, Tracer};

@@ -1,0 +1,1221 @@
+//! The run record file: [`RunRecordWriter`] (called by the simulator through the
+//! [`Tracer`] trait) and the streaming [`RunRecordReader`] (used by `cptrace` and
+//! `cpperf`).
+//!
+//! Depends on [`super::event`] (what is stored), [`super::crc`] (the checksum) and
+//! postcard (the encoding of each record's payload). Nothing else in the crate.
+//!
+//! # Byte layout (format 1.0)
+//!
+//! Integers outside postcard payloads are little-endian. Offsets are from the start.
+//!
+//! | offset | size | content |
+//! |---|---|---|
+//! | 0 | 8 | magic `43 50 50 45 00 52 55 4E` = `b"CPPE\0RUN"` ([`MAGIC`]) |
+//! | 8 | 2 | format major version, u16 ([`VERSION_MAJOR`] = 1) |
+//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 0) |
+//! | 12 | … | records, each: kind u8, payload length L (unsigned LEB128, at most 5 bytes, no redundant trailing zero byte), L payload bytes |
+//!
+//! Record kinds ([`kind`]) are append-only numbers:
+//!
+//! | kind | record | payload | where |
+//! |---|---|---|---|
+//! | 1 | header | postcard [`RunHeader`] | exactly once, first |
+//! | 2 | event | postcard [`Event`] | any number, in non-decreasing [`Event::time`] |
+//! | 3 | footer | postcard `(RunStats, event_count: u64)`, then the CRC-32 u32 | exactly once, last |
+//! | 0x80–0xFF | optional | anything | skipped by readers that do not know the kind |
+//!
+//! The CRC-32 (IEEE, as zlib; [`super::crc::Crc32`]) in the footer covers every byte of
+//! the file before it: magic, version, all records, and the footer's own kind, length and
+//! statistics. Nothing may follow the footer. No payload may exceed [`MAX_RECORD_LEN`].
+//!
+//! # Compatibility
+//!
+//! A reader accepts any minor version of its own major version. A minor version may add
+//! [`Event`] variants at the end of the enum (older readers then fail with a clear
+//! [`RecordError::Corrupt`] naming the record, rather than misreading it) and optional
+//! record kinds (older readers skip them). Anything else needs a new major version.
+//!
+//! # Streaming and trust
+//!
+//! The reader holds one record at a time (a reused buffer as large as the largest record
+//! seen), so memory does not grow with the number of events. The price is that events
+//! are handed out before the checksum at the end has been verified: a consumer must treat
+//! an error from [`RunRecordReader::next_event`] or [`RunRecordReader::footer`] as
+//! invalidating everything it produced from the record (the tools write their outputs
+//! atomically, so a failed conversion leaves no file behind).
+//!
+//! Both ends check the same invariants ([`Event::time`] order, processor, function,
+//! channel and label indices within the header's tables): the writer refuses to produce
+//! a record the reader would refuse to read, and reports the first violation from
+//! [`RunRecordWriter::finish`] without writing a footer.
+use super::crc::Crc32;
+use super::event::{Event, Footer, MsgPurpose, Reason, RunHeader, RunStats, Ticks};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+
+/// The eight bytes every run record starts with.
+pub const MAGIC: [u8; 8] = *b"CPPE\0RUN";
+/// The format major version this module writes and reads.
+pub const VERSION_MAJOR: u16 = 1;
+/// The format minor version this module writes.
+pub const VERSION_MINOR: u16 = 0;
+/// The largest payload a record may have (16 MiB): the bound that keeps a corrupt length
+/// from making a reader allocate without limit.
+pub const MAX_RECORD_LEN: u32 = 16 << 20;
+
+/// Record kind numbers (append-only).
+pub mod kind {
+    /// The [`super::RunHeader`].
+    pub const HEADER: u8 = 1;
+    /// One [`super::Event`].
+    pub const EVENT: u8 = 2;
+    /// Statistics, event count and checksum.
+    pub const FOOTER: u8 = 3;
+    /// Kinds with this bit set may be skipped by readers that do not know them.
+    pub const OPTIONAL: u8 = 0x80;
+}
+
+const PREAMBLE_LEN: usize = 12;
+const CRC_LEN: usize = 4;
+const MAX_VARINT_LEN: usize = 5;
+const IO_BUFFER: usize = 64 * 1024;
+
+/// Why a run record could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The first eight bytes are not [`MAGIC`].
+    #[error("not a run record (bad magic bytes; expected a file written by cpss -t)")]
+    BadMagic,
+    /// A major version this reader does not know.
+    #[error(
+        "unsupported run record format version {}.{} (this reader supports {}.x)",
+        .found.0, .found.1, .supported.0
+    )]
+    UnsupportedVersion {
+        /// (major, minor) in the file.
+        found: (u16, u16),
+        /// (major, minor) of this reader.
+        supported: (u16, u16),
+    },
+    /// The data ends before the footer.
+    #[error(
+        "run record ends without a footer (data stops at byte {offset}): the run was interrupted or the file is incomplete"
+    )]
+    Truncated {
+        /// Number of bytes the record holds.
+        offset: u64,
+    },
+    /// A record that cannot be what a writer produced.
+    #[error("corrupt run record at byte {offset}: {reason}")]
+    Corrupt {
+        /// Byte offset of the record (or field) at fault.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The footer's checksum does not match the bytes before it.
+    #[error(
+        "corrupt run record: checksum {computed:#010x} of the data does not match {stored:#010x} stored in the footer"
+    )]
+    Checksum {
+        /// The CRC written in the footer.
+        stored: u32,
+        /// The CRC of the bytes read.
+        computed: u32,
+    },
+    /// The underlying reader failed.
+    #[error("cannot read run record: {0}")]
+    Io(#[from] io::Error),
+}
+
+// ---------------------------------------------------------------------------------------
+// Invariants shared by writer and reader
+
+/// The header's table sizes and the state needed to check each event against them.
+#[derive(Debug)]
+struct Checker {
+    pprocs: u32,
+    functions: usize,
+    channels: usize,
+    labels: usize,
+    last_time: Ticks,
+}
+
+impl Checker {
+    fn new(h: &RunHeader) -> Self {
+        Checker {
+            pprocs: h.pprocs,
+            functions: h.functions.len(),
+            channels: h.channels.len(),
+            labels: h.labels.len(),
+            last_time: 0,
+        }
+    }
+
+    fn pproc(&self, what: &str, p: u32) -> Result<(), String> {
+        if p < self.pprocs {
+            Ok(())
+        } else {
+            Err(format!("{what} {p} is not below the {} physical processors of the header", self.pprocs))
+        }
+    }
+
+    fn channel(&self, c: u32) -> Result<(), String> {
+        if (c as usize) < self.channels {
+            Ok(())
+        } else {
+            Err(format!("channel {c} is not in the header's table of {} channels", self.channels))
+        }
+    }
+
+    /// Checks `e` and, when it is valid, records its effect (time, label table).
+    fn check(&mut self, e: &Event) -> Result<(), String> {
+        let t = e.time();
+        if t < self.last_time {
+            return Err(format!("{} event at tick {t} follows an event at tick {}", e.kind_name(), self.last_time));
+        }
+        match e {
+            Event::ProcCreate { pproc, function, .. } => {
+                self.pproc("processor", *pproc)?;
+                if *function as usize >= self.functions {
+                    return Err(format!(
+                        "function {function} is not in the header's table of {} functions",
+                        self.functions
+                    ));
+                }
+            }
+            Event::State { reason: Reason::Channel { channel, .. }, .. } => self.channel(*channel)?,
+            Event::MsgSend { src_pproc, dst_pproc, purpose, .. } => {
+                self.pproc("source processor", *src_pproc)?;
+                self.pproc("destination processor", *dst_pproc)?;
+                if let MsgPurpose::Channel { channel, .. } = purpose {
+                    self.channel(*channel)?;
+                }
+            }
+            Event::MsgArrive { dst_pproc, .. } => self.pproc("destination processor", *dst_pproc)?,
+            Event::RecvCall { pproc, channel, .. } => {
+                self.pproc("processor", *pproc)?;
+                self.channel(*channel)?;
+            }
+            Event::RecvDone { pproc, .. } => self.pproc("processor", *pproc)?,
+            Event::Hop { from, to, enter, leave, .. } => {
+                self.pproc("link source", *from)?;
+                self.pproc("link destination", *to)?;
+                if enter > leave {
+                    return Err(format!("hop enters its link at tick {enter}, after it leaves at tick {leave}"));
+                }
+            }
+            Event::Probe { pproc, label, .. } => {
+                self.pproc("processor", *pproc)?;
+                if *label as usize >= self.labels {
+                    return Err(format!("probe label {label} is not defined (the label table has {})", self.labels));
+                }
+            }
+            Event::Label { index, .. } => {
+                if *index as usize != self.labels {
+                    return Err(format!("label definition {index} is not the next free label index {}", self.labels));
+                }
+            }
+            Event::Busy { pproc, start, end, .. } => {
+                self.pproc("processor", *pproc)?;
+                if start > end {
+                    return Err(format!("busy interval starts at tick {start}, after its end at tick {end}"));
+                }
+            }
+            Event::State { .. } | Event::ProcEnd { .. } | Event::TimeOff { .. } | Event::TimeOn { .. } => {}
+        }
+        if matches!(e, Event::Label { .. }) {
+            self.labels += 1;
+        }
+        self.last_time = t;
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Tracer
+
+/// What the simulator calls for every event. The simulator is generic over it, so with
+/// [`NoTrace`] every call and the construction of its event compile away.
+pub trait Tracer {
+    /// Records one event. Never fails and never reports back: tracing must not change the
+    /// run. A writer keeps its first error for [`RunRecordWriter::finish`].
+    fn event(&mut self, e: &Event);
+
+    /// Whether events are wanted at all; lets the simulator skip work that only builds
+    /// events (for instance hop records, which cost a route walk).
+    #[inline]
+    fn enabled(&self) -> bool {
+        true
+    }
+}
+
+/// The tracer of a run without a record.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoTrace;
+
+impl Tracer for NoTrace {
+    #[inline]
+    fn event(&mut self, _e: &Event) {}
+
+    #[inline]
+    fn enabled(&self) -> bool {
+        false
+    }
+}
+
+/// Collects events in memory (for tests of the simulator and small tools).
+impl Tracer for Vec<Event> {
+    #[inline]
+    fn event(&mut self, e: &Event) {
+        self.push(e.clone());
+    }
+}
+
+impl<T: Tracer + ?Sized> Tracer for &mut T {
+    #[inline]
+    fn event(&mut self, e: &Event) {
+        (**self).event(e)
+    }
+
+    #[inline]
+    fn enabled(&self) -> bool {
+        (**self).enabled()
+    }
+}
+
+/// Puts events into [`Event::time`] order before passing them on, for a producer whose
+/// events are only ordered up to a horizon: in a quantum every processor in turn runs
+/// through the same stretch of time, so processor 1's events may precede processor 0's.
+/// The producer calls [`TimeOrder::release_before`] when it knows no later event will be
+/// earlier than the horizon (the start of the next quantum); memory holds one quantum's
+/// events. Equal times keep the order in which they arrived.
+#[derive(Debug)]
+pub struct TimeOrder<T: Tracer> {
+    inner: T,
+    pending: Vec<Event>,
+}
+
+impl<T: Tracer> TimeOrder<T> {
+    /// Wraps `inner`.
+    pub fn new(inner: T) -> Self {
+        TimeOrder { inner, pending: Vec::new() }
+    }
+
+    /// Passes on, in time order, every held event earlier than `horizon`.
+    pub fn release_before(&mut self, horizon: Ticks) {
+        // A stable sort keeps arrival order among equal times.
+        self.pending.sort_by_key(Event::time);
+        let n = self.pending.partition_point(|e| e.time() < horizon);
+        for e in self.pending.drain(..n) {
+            self.inner.event(&e);
+        }
+    }
+
+    /// Passes on every held event and returns the inner tracer.
+    pub fn into_inner(mut self) -> T {
+        self.release_before(Ticks::MAX);
+        // Events at the very last tick are not below the horizon Ticks::MAX.
+        for e in self.pending.drain(..) {
+            self.inner.event(&e);
+        }
+        self.inner
+    }
+}
+
+impl<T: Tracer> Tracer for TimeOrder<T> {
+    #[inline]
+    fn event(&mut self, e: &Event) {
+        if self.inner.enabled() {
+            self.pending.push(e.clone());
+        }
+    }
+
+    #[inline]
+    fn enabled(&self) -> bool {
+        self.inner.enabled()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Writer
+
+/// Writes a run record to `W`: the preamble and header on creation, one record per
+/// [`event`](Self::event), the footer on [`finish`](Self::finish). Output is buffered;
+/// encoding reuses one buffer, so an event costs no allocation.
+#[derive(Debug)]
+pub struct RunRecordWriter<W: Write> {
+    out: BufWriter<W>,
+    crc: Crc32,
+    buf: Vec<u8>,
+    checker: Checker,
+    events: u64,
+    error: Option<io::Error>,
+}
+
+fn encode_varint(mut v: u32, out: &mut [u8; MAX_VARINT_LEN]) -> usize {
+    let mut n = 0;
+    loop {
+        let low = (v & 0x7F) as u8;
+        v >>= 7;
+        if v == 0 {
+            out[n] = low;
+            return n + 1;
+        }
+        out[n] = low | 0x80;
+        n += 1;
+    }
+}
+
+impl<W: Write> RunRecordWriter<W> {
+    /// Starts a record on `w` with `header`.
+    pub fn new(w: W, header: &RunHeader) -> io::Result<Self> {
+        let mut me = RunRecordWriter {
+            out: BufWriter::with_capacity(IO_BUFFER, w),
+            crc: Crc32::new(),
+            buf: Vec::with_capacity(256),
+            checker: Checker::new(header),
+            events: 0,
+            error: None,
+        };
+        let mut preamble = [0u8; PREAMBLE_LEN];
+        preamble[..8].copy_from_slice(&MAGIC);
+        preamble[8..10].copy_from_slice(&VERSION_MAJOR.to_le_bytes());
+        preamble[10..12].copy_from_slice(&VERSION_MINOR.to_le_bytes());
+        me.put(&preamble)?;
+        let payload = postcard::to_allocvec(header).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        me.frame(kind::HEADER, payload.len())?;
+        me.put(&payload)?;
+        Ok(me)
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.crc.update(bytes);
+        self.out.write_all(bytes)
+    }
+
+    /// Writes a record's kind and length; `len` is the whole payload.
+    fn frame(&mut self, kind: u8, len: usize) -> io::Result<()> {
+        let len = u32::try_from(len).ok().filter(|&l| l <= MAX_RECORD_LEN).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("a run record entry of {len} bytes exceeds the limit of {MAX_RECORD_LEN} bytes"),
+            )
+        })?;
+        let mut head = [0u8; 1 + MAX_VARINT_LEN];
+        head[0] = kind;
+        let mut v = [0u8; MAX_VARINT_LEN];
+        let n = encode_varint(len, &mut v);
+        head[1..=n].copy_from_slice(&v[..n]);
+        self.put(&head[..=n])
+    }
+
+    /// Appends one event. A write failure or an event that breaks the record's invariants
+    /// is kept and reported by [`finish`](Self::finish); later events are then dropped.
+    pub fn event(&mut self, e: &Event) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(reason) = self.checker.check(e) {
+            self.error = Some(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("run record not finished: event {} is invalid: {reason}", self.events),
+            ));
+            return;
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let result = match postcard::to_extend(e, buf) {
+            Ok(b) => {
+                buf = b;
+                self.frame(kind::EVENT, buf.len()).and_then(|()| self.put(&buf))
+            }
+            Err(err) => {
+                buf = Vec::new();
+                Err(io::Error::new(io::ErrorKind::InvalidInput, err))
+            }
+        };
+        self.buf = buf;
+        match result {
+            Ok(()) => self.events += 1,
+            Err(err) => self.error = Some(err),
+        }
+    }
+
+    /// Number of events written so far.
+    pub fn event_count(&self) -> u64 {
+        self.events
+    }
+
+    /// Writes the footer with `stats`, flushes, and returns the underlying writer; or the
+    /// first error met since creation (then no footer is written, so no reader will take
+    /// the output for a complete record).
+    pub fn finish(mut self, stats: &RunStats) -> io::Result<W> {
+        if let Some(err) = self.error.take() {
+            return Err(err);
+        }
+        let payload =
+            postcard::to_allocvec(&(stats, self.events)).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        self.frame(kind::FOOTER, payload.len() + CRC_LEN)?;
+        self.put(&payload)?;
+        let crc = self.crc.value();
+        self.out.write_all(&crc.to_le_bytes())?;
+        self.out.into_inner().map_err(io::IntoInnerError::into_error)
+    }
+}
+
+impl<W: Write> Tracer for RunRecordWriter<W> {
+    #[inline]
+    fn event(&mut self, e: &Event) {
+        RunRecordWriter::event(self, e)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Reader
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Events,
+    Ended,
+    Failed,
+}
+
+/// Reads a run record one record at a time: [`open`](Self::open) checks the preamble
+/// and returns the header, [`next_event`](Self::next_event) yields the events, and
+/// [`footer`](Self::footer) the verified footer.
+#[derive(Debug)]
+pub struct RunRecordReader<R: Read> {
+    input: BufReader<R>,
+    crc: Crc32,
+    offset: u64,
+    buf: Vec<u8>,
+    checker: Checker,
+    labels: Vec<String>,
+    events: u64,
+    phase: Phase,
+    footer: Option<Footer>,
+}
+
+fn corrupt(offset: u64, reason: impl Into<String>) -> RecordError {
+    RecordError::Corrupt { offset, reason: reason.into() }
+}
+
+/// Decodes a whole payload as `T`; bytes left over are corruption, not padding.
+fn decode<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str, offset: u64) -> Result<T, RecordError> {
+    match postcard::take_from_bytes::<T>(bytes) {
+        Ok((v, [])) => Ok(v),
+        Ok((_, rest)) => Err(corrupt(offset, format!("{} unexpected bytes at the end of the {what}", rest.len()))),
+        Err(e) => Err(corrupt(offset, format!("undecodable {what}: {e}"))),
+    }
+}
+
+impl<R: Read> RunRecordReader<R> {
+    /// Checks magic and version and reads the header.
+    pub fn open(r: R) -> Result<(Self, RunHeader), RecordError> {
+        let mut input = BufReader::with_capacity(IO_BUFFER, r);
+        let mut preamble = [0u8; PREAMBLE_LEN];
+        let mut got = 0;
+        while got < PREAMBLE_LEN {
+            match input.read(&mut preamble[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(RecordError::Io(e)),
+            }
+        }
+        let magic_len = got.min(MAGIC.len());
+        if preamble[..magic_len] != MAGIC[..magic_len] {
+            return Err(RecordError::BadMagic);
+        }
+        if got < PREAMBLE_LEN {
+            return Err(RecordError::Truncated { offset: got as u64 });
+        }
+        let major = u16::from_le_bytes([preamble[8], preamble[9]]);
+        let minor = u16::from_le_bytes([preamble[10], preamble[11]]);
+        if major != VERSION_MAJOR {
+            return Err(RecordError::UnsupportedVersion {
+                found: (major, minor),
+                supported: (VERSION_MAJOR, VERSION_MINOR),
+            });
+        }
+        let mut crc = Crc32::new();
+        crc.update(&preamble);
+        let mut me = RunRecordReader {
+            input,
+            crc,
+            offset: PREAMBLE_LEN as u64,
+            buf: Vec::new(),
+            checker: Checker { pprocs: 0, functions: 0, channels: 0, labels: 0, last_time: 0 },
+            labels: Vec::new(),
+            events: 0,
+            phase: Phase::Events,
+            footer: None,
+        };
+        let (k, at) = me.read_record()?;
+        if k != kind::HEADER {
+            return Err(corrupt(at, format!("the first record has kind {k}, not the header ({})", kind::HEADER)));
+        }
+        let header: RunHeader = decode(&me.buf, "header", at)?;
+        me.checker = Checker::new(&header);
+        me.labels = header.labels.clone();
+        Ok((me, header))
+    }
+
+    /// Reads exactly `dst.len()` bytes, feeding them to the checksum.
+    fn read_exact(&mut self, dst: &mut [u8]) -> Result<(), RecordError> {
+        let mut got = 0;
+        while got < dst.len() {
+            match self.input.read(&mut dst[got..]) {
+                Ok(0) => return Err(RecordError::Truncated { offset: self.offset + got as u64 }),
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(RecordError::Io(e)),
+            }
+        }
+        self.crc.update(dst);
+        self.offset += got as u64;
+        Ok(())
+    }
+
+    /// Reads one record into `self.buf` and returns its kind and starting offset. The
+    /// payload's bytes are fed to the checksum, except a footer's last four (the stored
+    /// checksum itself).
+    fn read_record(&mut self) -> Result<(u8, u64), RecordError> {
+        let at = self.offset;
+        let mut byte = [0u8; 1];
+        self.read_exact(&mut byte)?;
+        let k = byte[0];
+        let mut len: u32 = 0;
+        for i in 0..MAX_VARINT_LEN {
+            self.read_exact(&mut byte)?;
+            let b = byte[0];
+            let bits = u32::from(b & 0x7F);
+            if i == MAX_VARINT_LEN - 1 && bits > 0x0F {
+                return Err(corrupt(at, "record length does not fit in 32 bits"));
+            }
+            len |= bits << (7 * i);
+            if b & 0x80 == 0 {
+                if b == 0 && i > 0 {
+                    return Err(corrupt(at, "record length has a redundant trailing zero byte"));
+                }
+                break;
+            }
+            if i == MAX_VARINT_LEN - 1 {
+                return Err(corrupt(at, "record length is longer than 5 bytes"));
+            }
+        }
+        if len > MAX_RECORD_LEN {
+            return Err(corrupt(at, format!("record length {len} exceeds the limit of {MAX_RECORD_LEN} bytes")));
+        }
+        self.buf.clear();
+        // Reading through `take` grows the buffer with the bytes actually present, so a
+        // corrupt length at the end of a short file allocates nothing extra.
+        let got = (&mut self.input).take(u64::from(len)).read_to_end(&mut self.buf)?;
+        if got < len as usize {
+            return Err(RecordError::Truncated { offset: self.offset + got as u64 });
+        }
+        let covered = if k == kind::FOOTER { self.buf.len().saturating_sub(CRC_LEN) } else { self.buf.len() };
+        self.crc.update(&self.buf[..covered]);
+        self.offset += u64::from(len);
+        Ok((k, at))
+    }
+
+    /// The next event, or `None` once the footer has been read and verified.
+    pub fn next_event(&mut self) -> Result<Option<Event>, RecordError> {
+        match self.phase {
+            Phase::Ended => return Ok(None),
+            Phase::Failed => {
+                return Err(corrupt(self.offset, "reading cannot continue after an earlier error"));
+            }
+            Phase::Events => {}
+        }
+        let result = self.read_next();
+        if result.is_err() {
+            self.phase = Phase::Failed;
+        }
+        result
+    }
+
+    fn read_next(&mut self) -> Result<Option<Event>, RecordError> {
+        loop {
+            let (k, at) = self.read_record()?;
+            match k {
+                kind::EVENT => {
+                    let e: Event = decode(&self.buf, "event", at)?;
+                    self.checker.check(&e).map_err(|reason| corrupt(at, reason))?;
+                    if let Event::Label { text, .. } = &e {
+                        self.labels.push(text.clone());
+                    }
+                    self.events += 1;
+                    return Ok(Some(e));
+                }
+                kind::FOOTER => {
+                    self.read_footer(at)?;
+                    self.phase = Phase::Ended;
+                    return Ok(None);
+                }
+                kind::HEADER => return Err(corrupt(at, "a second header record")),
+                k if k & kind::OPTIONAL != 0 => continue,
+                k => return Err(corrupt(at, format!("unknown record kind {k} (written by a newer cpss?)"))),
+            }
+        }
+    }
+
+    fn read_footer(&mut self, at: u64) -> Result<(), RecordError> {
+        let Some(split) = self.buf.len().checked_sub(CRC_LEN) else {
+            return Err(corrupt(at, "footer shorter than its checksum"));
+        };
+        let (body, stored) = self.buf.split_at(split);
+        let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
+        let computed = self.crc.value();
+        if stored != computed {
+            return Err(RecordError::Checksum { stored, computed });
+        }
+        let (stats, event_count): (RunStats, u64) = decode(body, "footer", at)?;
+        if event_count != self.events {
+            return Err(corrupt(at, format!("footer counts {event_count} events, the record holds {}", self.events)));
+        }
+        let mut extra = [0u8; 1];
+        loop {
+            match self.input.read(&mut extra) {
+                Ok(0) => break,
+                Ok(_) => return Err(corrupt(self.offset, "data after the footer")),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(RecordError::Io(e)),
+            }
+        }
+        self.footer = Some(Footer { stats, event_count, crc: stored });
+        Ok(())
+    }
+
+    /// The verified footer. Reads (and discards) any events not yet read first, so it
+    /// also serves consumers that only want the statistics.
+    pub fn footer(&mut self) -> Result<Footer, RecordError> {
+        while self.next_event()?.is_some() {}
+        self.footer.clone().ok_or_else(|| corrupt(self.offset, "no footer"))
+    }
+
+    /// The probe label table: the header's labels, then those defined by the
+    /// [`Event::Label`] records read so far.
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// The label of a probe, if defined.
+    pub fn label(&self, index: u32) -> Option<&str> {
+        self.labels.get(index as usize).map(String::as_str)
+    }
+
+    /// Number of events read so far.
+    pub fn events_read(&self) -> u64 {
+        self.events
+    }
+
+    /// Bytes consumed so far (the offset of the next record).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+}
+
+/// Iterates over the events; after an error it yields that error once and then stops.
+impl<R: Read> Iterator for RunRecordReader<R> {
+    type Item = Result<Event, RecordError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.phase == Phase::Failed {
+            return None;
+        }
+        self.next_event().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::event::{BusyClass, ChannelDecl, ExitStatus, MsgPurpose, ProcState};
+    use crate::vcode::cod::crc32;
+    use proptest::prelude::*;
+
+    fn header() -> RunHeader {
+        RunHeader {
+            tool_version: "cpss 0.1.0".into(),
+            program: "matmul".into(),
+            source_name: "matmul.c".into(),
+            source: "int main() { return 0; }\n".into(),
+            topology: "mesh:2x2".into(),
+            virtual_topology: "torus:2x2".into(),
+            mapping: vec![0, 1, 3, 2],
+            pprocs: 4,
+            network: "wormhole".into(),
+            network_params: vec![("lanes".into(), "2".into()), ("flit-size".into(), "4 bytes".into())],
+            costs: vec![("LDVal".into(), 1), ("SEND".into(), 10)],
+            seed: 42,
+            quantum_ticks: 10 * TICKS,
+            ticks_per_unit: TICKS,
+            options: vec![("max-time".into(), "1000000".into())],
+            functions: vec!["main".into(), "worker".into()],
+            channels: vec![
+                ChannelDecl { name: "c".into(), dims: vec![] },
+                ChannelDecl { name: "a".into(), dims: vec![2, 2] },
+            ],
+            labels: vec!["start".into()],
+        }
+    }
+
+    const TICKS: Ticks = crate::trace::event::TICKS_PER_UNIT;
+
+    /// One event of every kind, every reason and every message purpose, in time order.
+    fn events() -> Vec<Event> {
+        let ch = Reason::Channel { channel: 1, index: 3 };
+        vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: Some(0), pproc: 0, function: 0, line: 0 },
+            Event::Probe { time: 0, pid: 0, pproc: 0, id: 1, label: 0 },
+            Event::State { time: 0, pid: 0, state: ProcState::Running, reason: Reason::None },
+            Event::ProcCreate { time: 5, parent: Some(0), pid: 1, vproc: None, pproc: 3, function: 1, line: 7 },
+            Event::State { time: 5, pid: 1, state: ProcState::Ready, reason: Reason::None },
+            Event::MsgSend {
+                time: 6,
+                msg: 0,
+                src_pid: 0,
+                src_pproc: 0,
+                dst_pid: Some(1),
+                dst_pproc: 3,
+                purpose: MsgPurpose::Channel { channel: 1, index: 3 },
+                bytes: 4,
+                line: 9,
+            },
+            Event::MsgSend {
+                time: 6,
+                msg: 1,
+                src_pid: 0,
+                src_pproc: 0,
+                dst_pid: None,
+                dst_pproc: 2,
+                purpose: MsgPurpose::RemoteRead { addr: 100 },
+                bytes: 4,
+                line: 10,
+            },
+            Event::State { time: 6, pid: 0, state: ProcState::Blocked, reason: Reason::RemoteRead { owner: 2 } },
+            Event::RecvCall { time: 7, pid: 1, pproc: 3, channel: 1, index: 3, line: 12 },
+            Event::State { time: 7, pid: 1, state: ProcState::Blocked, reason: ch },
+            Event::Busy { pproc: 0, pid: 0, start: 0, end: 7, line: 9, class: BusyClass::Overhead },
+            Event::Hop { msg: 0, packet: 0, from: 0, to: 1, enter: 6, leave: 8 },
+            Event::Hop { msg: 0, packet: 0, from: 1, to: 3, enter: 8, leave: 10 },
+            Event::MsgArrive { time: 10, msg: 0, dst_pproc: 3 },
+            Event::RecvDone { time: 10, pid: 1, pproc: 3, msg: 0, src_pid: 0, bytes: 4 },
+            Event::MsgArrive { time: 11, msg: 1, dst_pproc: 2 },
+            Event::MsgSend {
+                time: 11,
+                msg: 2,
+                src_pid: 1,
+                src_pproc: 2,
+                dst_pid: Some(0),
+                dst_pproc: 0,
+                purpose: MsgPurpose::RemoteReply { addr: 100 },
+                bytes: 4,
+                line: 10,
+            },
+            Event::MsgSend {
+                time: 11,
+                msg: 3,
+                src_pid: 1,
+                src_pproc: 3,
+                dst_pid: None,
+                dst_pproc: 2,
+                purpose: MsgPurpose::RemoteWrite { addr: 101 },
+                bytes: 4,
+                line: 13,
+            },
+            Event::State { time: 12, pid: 1, state: ProcState::Delayed, reason: Reason::Delay { until: 20 } },
+            Event::State { time: 12, pid: 0, state: ProcState::Spinning, reason: Reason::Lock { lock: 8 } },
+            Event::State { time: 13, pid: 0, state: ProcState::Blocked, reason: Reason::Join },
+            Event::State { time: 13, pid: 0, state: ProcState::Blocked, reason: Reason::Forall },
+            Event::State { time: 14, pid: 0, state: ProcState::Ready, reason: Reason::Quantum },
+            Event::State { time: 14, pid: 0, state: ProcState::Blocked, reason: Reason::Children },
+            Event::Label { time: 15, index: 1, text: "phase 2".into() },
+            Event::Probe { time: 15, pid: 1, pproc: 3, id: -2, label: 1 },
+            Event::TimeOff { time: 16, pid: 1 },
+            Event::TimeOn { time: 17, pid: 1 },
+            Event::ProcEnd { time: 30, pid: 1 },
+            Event::State { time: 30, pid: 1, state: ProcState::Ended, reason: Reason::None },
+            Event::Busy { pproc: 3, pid: 1, start: 7, end: 30, line: 12, class: BusyClass::Work },
+            Event::ProcEnd { time: u64::MAX, pid: 0 },
+        ]
+    }
+
+    fn stats() -> RunStats {
+        RunStats {
+            seq_ticks: 23,
+            par_ticks: 30,
+            pprocs_used: 2,
+            busy_ticks: vec![7, 0, 0, 23],
+            processes: 2,
+            messages: 4,
+            bytes: 16,
+            total_latency_ticks: 9,
+            instructions: 12,
+            exit: ExitStatus::Deadlock,
+            message: "process 0 waits for join".into(),
+        }
+    }
+
+    fn write(h: &RunHeader, evs: &[Event], s: &RunStats) -> Vec<u8> {
+        let mut w = RunRecordWriter::new(Vec::new(), h).unwrap();
+        for e in evs {
+            w.event(e);
+        }
+        w.finish(s).unwrap()
+    }
+
+    fn sample() -> Vec<u8> {
+        write(&header(), &events(), &stats())
+    }
+
+    fn read_all(bytes: &[u8]) -> Result<(RunHeader, Vec<Event>, Footer), RecordError> {
+        let (mut r, h) = RunRecordReader::open(bytes)?;
+        let mut evs = Vec::new();
+        while let Some(e) = r.next_event()? {
+            evs.push(e);
+        }
+        Ok((h, evs, r.footer()?))
+    }
+
+    /// Builds a record from raw `(kind, payload)` records with a correct footer checksum,
+    /// to reach the reader's checks behind the CRC.
+    fn assemble(records: &[(u8, Vec<u8>)], footer_payload: &[u8]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&[1, 0, 0, 0]);
+        let push = |out: &mut Vec<u8>, k: u8, len: usize| {
+            out.push(k);
+            let mut v = [0u8; MAX_VARINT_LEN];
+            let n = encode_varint(len as u32, &mut v);
+            out.extend_from_slice(&v[..n]);
+        };
+        for (k, p) in records {
+            push(&mut out, *k, p.len());
+            out.extend_from_slice(p);
+        }
+        push(&mut out, kind::FOOTER, footer_payload.len() + CRC_LEN);
+        out.extend_from_slice(footer_payload);
+        let crc = crc32(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    fn header_rec() -> (u8, Vec<u8>) {
+        (kind::HEADER, postcard::to_allocvec(&header()).unwrap())
+    }
+
+    fn event_rec(e: &Event) -> (u8, Vec<u8>) {
+        (kind::EVENT, postcard::to_allocvec(e).unwrap())
+    }
+
+    fn footer_payload(events: u64) -> Vec<u8> {
+        postcard::to_allocvec(&(stats(), events)).unwrap()
+    }
+
+    #[test]
+    fn round_trip_of_every_event_kind() {
+        let bytes = sample();
+        let (h, evs, footer) = read_all(&bytes).unwrap();
+        assert_eq!(h, header());
+        assert_eq!(evs, events());
+        assert_eq!(footer.stats, stats());
+        assert_eq!(footer.event_count, events().len() as u64);
+        // The stored checksum is the one-shot CRC of everything but the last four bytes.
+        assert_eq!(footer.crc, crc32(&bytes[..bytes.len() - 4]));
+        let kinds: std::collections::BTreeSet<_> = evs.iter().map(Event::kind_name).collect();
+        assert_eq!(kinds.len(), 13, "all 13 event kinds are exercised: {kinds:?}");
+    }
+
+    #[test]
+    fn byte_layout_is_as_documented() {
+        let bytes = sample();
+        assert_eq!(&bytes[..8], b"CPPE\0RUN");
+        assert_eq!(&bytes[8..12], &[1, 0, 0, 0], "major 1, minor 0, little-endian u16s");
+        assert_eq!(bytes[12], kind::HEADER);
+        let stored = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().unwrap());
+        assert_eq!(stored, crc32(&bytes[..bytes.len() - 4]));
+        // The header payload follows a one- or two-byte LEB128 length; decode it by hand.
+        let payload = postcard::to_allocvec(&header()).unwrap();
+        assert!(payload.len() >= 128 && payload.len() < 16384, "a two-byte length: {}", payload.len());
+        assert_eq!(bytes[13], (payload.len() & 0x7F) as u8 | 0x80);
+        assert_eq!(bytes[14], (payload.len() >> 7) as u8);
+        assert_eq!(&bytes[15..15 + payload.len()], &payload[..]);
+    }
+
+    #[test]
+    fn varint_lengths() {
+        let enc = |x: u32| {
+            let mut v = [0u8; MAX_VARINT_LEN];
+            let n = encode_varint(x, &mut v);
+            v[..n].to_vec()
+        };
+        // LEB128: 7 bits per byte, low group first, high bit = more follows.
+        assert_eq!(enc(0), [0]);
+        assert_eq!(enc(127), [0x7F]);
+        assert_eq!(enc(128), [0x80, 0x01]);
+        assert_eq!(enc(300), [0xAC, 0x02]);
+        assert_eq!(enc(u32::MAX), [0xFF, 0xFF, 0xFF, 0xFF, 0x0F]);
+    }
+
+    #[test]
+    fn every_truncation_is_reported_at_the_cut() {
+        let bytes = sample();
+        for n in 0..bytes.len() {
+            match read_all(&bytes[..n]) {
+                Err(RecordError::Truncated { offset }) => assert_eq!(offset, n as u64, "cut at {n}"),
+                other => panic!("cut at {n}: expected Truncated, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn every_bit_flip_is_detected() {
+        let bytes = sample();
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(read_all(&b).is_err(), "flip of bit {bit} of byte {i} went unnoticed");
+            }
+        }
+    }
+
+    #[test]
+    fn a_flipped_statistic_is_a_checksum_error() {
+        let mut bytes = sample();
+        // The byte before the CRC is the last byte of the footer's postcard payload.
+        let i = bytes.len() - 5;
+        bytes[i] ^= 0x01;
+        assert!(matches!(read_all(&bytes), Err(RecordError::Checksum { .. })));
+    }
+
+    #[test]
+    fn magic_and_version_errors() {
+        assert!(matches!(read_all(b"PICL 2.0 text"), Err(RecordError::BadMagic)));
+        assert!(matches!(read_all(b""), Err(RecordError::Truncated { offset: 0 })));
+        let mut bytes = sample();
+        bytes[8] = 2;
+        match read_all(&bytes) {
+            Err(RecordError::UnsupportedVersion { found: (2, 0), supported: (1, 0) }) => {}
+            other => panic!("{other:?}"),
+        }
+        // A newer minor version of the same major is accepted, and the checksum (which
+        // covers the version) must then match.
+        let mut bytes = assemble(&[header_rec()], &footer_payload(0));
+        bytes[10] = 7;
+        let n = bytes.len() - 4;
+        let crc = crc32(&bytes[..n]);
+        bytes[n..].copy_from_slice(&crc.to_le_bytes());
+        assert!(read_all(&bytes).is_ok());
+    }
+
+    #[test]
+    fn framing_errors() {
+        let mut pre = MAGIC.to_vec();
+        pre.extend_from_slice(&[1, 0, 0, 0]);
+        let corrupt_at = |tail: &[u8]| {
+            let mut b = pre.clone();
+            b.extend_from_slice(tail);
+            match RunRecordReader::open(&b[..]) {
+                Err(RecordError::Corrupt { offset: 12, reason }) => reason,
+                other => panic!("{tail:?}: {other:?}"),
+            }
+        };
+        // 16 MiB + 1 = 0x0100_0001 → LEB128 81 80 80 08.
+        assert!(corrupt_at(&[1, 0x81, 0x80, 0x80, 0x08]).contains("exceeds the limit"));
+        assert!(corrupt_at(&[1, 0x80, 0x00]).contains("redundant"));
+        assert!(corrupt_at(&[1, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F]).contains("32 bits"));
+        assert!(corrupt_at(&[2, 0]).contains("not the header"));
+        // A header payload with a byte too many.
+        let mut p = postcard::to_allocvec(&header()).unwrap();
+        p.push(0);
+        let mut b = assemble(&[(kind::HEADER, p)], &footer_payload(0));
+        b.truncate(b.len());
+        assert!(matches!(RunRecordReader::open(&b[..]), Err(RecordError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn record_level_errors_behind_a_valid_checksum() {
+        let e = event_rec(&Event::TimeOn { time: 5, pid: 0 });
+        let corrupt = |bytes: Vec<u8>| match read_all(&bytes) {
+            Err(RecordError::Corrupt { reason, .. }) => reason,
+            other => panic!("{other:?}"),
+        };
+        // Optional kinds are skipped; the event count covers events only.
+        let ok = assemble(&[header_rec(), (0x80, vec![1, 2, 3]), e.clone()], &footer_payload(1));
+        assert_eq!(read_all(&ok).unwrap().1.len(), 1);
+        assert!(corrupt(assemble(&[header_rec(), (9, vec![])], &footer_payload(0))).contains("unknown record kind 9"));
+        assert!(corrupt(assemble(&[header_rec(), header_rec()], &footer_payload(0))).contains("second header"));
+        assert!(corrupt(assemble(&[header_rec(), e.clone()], &footer_payload(2))).contains("footer counts 2"));
+        let late = event_rec(&Event::TimeOn { time: 4, pid: 0 });
+        assert!(corrupt(assemble(&[header_rec(), e.clone(), late], &footer_payload(2))).contains("follows"));
+        let bad_label = event_rec(&Event::Probe { time: 6, pid: 0, pproc: 0, id: 0, label: 1 });
+        assert!(corrupt(assemble(&[header_rec(), bad_label], &footer_payload(1))).contains("not defined"));
+        let bad_proc = event_rec(&Event::MsgArrive { time: 6, msg: 0, dst_pproc: 4 });
+        assert!(corrupt(assemble(&[header_rec(), bad_proc], &footer_payload(1))).contains("not below the 4"));
+        let mut after = ok.clone();
+        after.push(0);
+        assert!(corrupt(after).contains("after the footer"));
+    }
+
+    #[test]
+    fn errors_are_sticky_and_the_iterator_stops() {
+        let bytes = sample();
+        let cut = &bytes[..bytes.len() - 10];
+        let (mut r, _) = RunRecordReader::open(cut).unwrap();
+        let results: Vec<_> = (&mut r).collect();
+        assert_eq!(results.iter().filter(|x| x.is_err()).count(), 1);
+        assert!(results.last().unwrap().is_err());
+        assert!(r.next_event().is_err());
+        assert!(r.footer().is_err());
+    }
+
+    #[test]
+    fn footer_skips_unread_events_and_labels_are_tracked() {
+        let bytes = sample();
+        let (mut r, _) = RunRecordReader::open(&bytes[..]).unwrap();
+        assert_eq!(r.labels(), &["start".to_string()]);
+        let f = r.footer().unwrap();
+        assert_eq!(f.event_count, r.events_read());
+        assert_eq!(r.label(1), Some("phase 2"));
+        assert_eq!(r.offset(), bytes.len() as u64);
+        assert_eq!(r.next_event().unwrap(), None);
+    }
+
+    #[test]
+    fn the_writer_refuses_what_the_reader_would_refuse() {
+        let bad = [
+            vec![Event::TimeOn { time: 5, pid: 0 }, Event::TimeOn { time: 4, pid: 0 }],
+            vec![Event::Label { time: 0, index: 2, text: "x".into() }],
+            vec![Event::Busy { pproc: 0, pid: 0, start: 3, end: 2, line: 1, class: BusyClass::Work }],
+            vec![Event::RecvCall { time: 0, pid: 0, pproc: 0, channel: 2, index: 0, line: 1 }],
+            vec![Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 2, line: 0 }],
+        ];
+        for evs in bad {
+            let mut w = RunRecordWriter::new(Vec::new(), &header()).unwrap();
+            for e in &evs {
+                w.event(e);
+            }
+            let err = w.finish(&stats()).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{evs:?}");
+        }
+    }
+
+    #[test]
+    fn write_errors_are_kept_for_finish() {
+        #[derive(Debug)]
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::new(io::ErrorKind::StorageFull, "disk full"))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        // The header fits in the 64 KiB buffer, so the failure shows at the first flush.
+        let w = RunRecordWriter::new(Full, &header()).unwrap();
+        assert_eq!(w.finish(&stats()).unwrap_err().kind(), io::ErrorKind::StorageFull);
+    }
+
+    #[test]
+    fn tracers() {
+        let mut t = NoTrace;
+        t.event(&Event::TimeOn { time: 0, pid: 0 });
+        assert!(!t.enabled());
+        assert!(!TimeOrder::new(NoTrace).enabled());
+
+        let on = |time, pid| Event::TimeOn { time, pid };
+        let mut o = TimeOrder::new(Vec::new());
+        // Processor 0's turn of the quantum [0, 10), then processor 1's.
+        for e in [on(2, 0), on(9, 0), on(12, 0), on(1, 1), on(9, 1)] {
+            o.event(&e);
+        }
+        o.release_before(10);
+        // Sorted by time; the two events at 9 keep their arrival order (pid 0 first);
+        // the one at 12 waits for a later horizon.
+        assert_eq!(o.inner, vec![on(1, 1), on(2, 0), on(9, 0), on(9, 1)]);
+        o.event(&on(10, 1));
+        o.event(&on(u64::MAX, 1));
+        assert_eq!(o.into_inner()[4..], [on(10, 1), on(12, 0), on(u64::MAX, 1)]);
+    }
+
+    /// Writes `n` busy intervals and reads them back, returning the reader's largest
+    /// buffer capacity.
+    fn stream(n: u64) -> usize {
+        let h = header();
+        let mut w = RunRecordWriter::new(Vec::new(), &h).unwrap();
+        for i in 0..n {
+            w.event(&Event::Busy {
+                pproc: (i % 4) as u32,
+                pid: i as u32,
+                start: i,
+                end: i + 1,
+                line: 3,
+                class: BusyClass::Work,
+            });
+        }
+        let bytes = w.finish(&stats()).unwrap();
+        let (mut r, _) = RunRecordReader::open(&bytes[..]).unwrap();
+        let mut seen = 0;
+        let mut max_cap = 0;
+        while let Some(e) = r.next_event().unwrap() {
+            assert_eq!(e.time(), seen + 1);
+            seen += 1;
+            max_cap = max_cap.max(r.buf.capacity());
+        }
+        assert_eq!(seen, n);
+        assert_eq!(r.footer().unwrap().event_count, n);
+        max_cap
+    }
+
+    #[test]
+    fn reading_holds_one_record_at_a_time() {
+        // The header (a few hundred bytes) is the largest record; events reuse its
+        // buffer, so 10 000 events need no more room than 10.
+        let small = stream(10);
+        let large = stream(10_000);
+        assert_eq!(small, large);
+        assert!(large < 4096, "{large}");
+    }
+
+    #[test]
+    #[ignore = "a million events take a few seconds in a debug build"]
+    fn a_million_events() {
+        stream(1_000_000);
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = read_all(&bytes);
+            let mut b = MAGIC.to_vec();
+            b.extend_from_slice(&[1, 0, 0, 0]);
+            b.extend_from_slice(&bytes);
+            let _ = read_all(&b);
+        }
+
+        #[test]
+        fn a_mutated_record_reads_back_only_if_unchanged(
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+            cut in any::<prop::sample::Index>(),
+            shorten in any::<bool>(),
+        ) {
+            let original = sample();
+            let mut b = original.clone();
+            for (at, v) in edits {
+                let i = at.index(b.len());
+                b[i] = v;
+            }
+            if shorten {
+                b.truncate(cut.index(b.len()));
+            }
+            if read_all(&b).is_ok() {
+                prop_assert_eq!(b, original);
+            }
+        }
+    }
+}
