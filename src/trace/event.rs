@@ -88,7 +88,49 @@ pub struct RunHeader {
     pub labels: Vec<String>,
 }
 
+impl Default for RunHeader {
+    /// An empty configuration with the current tick resolution and the default quantum
+    /// of 10 time units, for producers to fill in.
+    fn default() -> Self {
+        RunHeader {
+            tool_version: String::new(),
+            program: String::new(),
+            source_name: String::new(),
+            source: String::new(),
+            topology: String::new(),
+            virtual_topology: String::new(),
+            mapping: Vec::new(),
+            pprocs: 0,
+            network: String::new(),
+            network_params: Vec::new(),
+            costs: Vec::new(),
+            seed: 0,
+            quantum_ticks: 10 * TICKS_PER_UNIT,
+            ticks_per_unit: TICKS_PER_UNIT,
+            options: Vec::new(),
+            functions: Vec::new(),
+            channels: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+}
+
 impl RunHeader {
+    /// Why this header cannot head a run record, if it cannot: analysers divide by the
+    /// tick resolution and index processors by the mapping table.
+    pub fn check(&self) -> Result<(), String> {
+        if self.ticks_per_unit == 0 {
+            return Err("ticks per time unit is 0".into());
+        }
+        if let Some((v, p)) = self.mapping.iter().enumerate().find(|&(_, &p)| p >= self.pprocs) {
+            return Err(format!(
+                "the mapping puts virtual processor {v} on physical processor {p}, but there are {} physical processors",
+                self.pprocs
+            ));
+        }
+        Ok(())
+    }
+
     /// The name of function `index`, if the table has it.
     pub fn function_name(&self, index: u32) -> Option<&str> {
         self.functions.get(index as usize).map(String::as_str)
@@ -403,9 +445,10 @@ impl Event {
 }
 
 /// How the run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ExitStatus {
     /// Process 0 returned from `main`.
+    #[default]
     Ok,
     /// A runtime error stopped the run.
     RuntimeError,
@@ -417,7 +460,7 @@ pub enum ExitStatus {
 
 /// The final statistics (SPEC §4 "Statistics"). Host time is deliberately absent: it
 /// differs between runs, and a record must be byte-identical for identical inputs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunStats {
     /// Sequential Execution Time: ticks of sequential-work instructions while time was on.
     pub seq_ticks: Ticks,

@@ -18,6 +18,23 @@
 //! the writer never feeds anything back, so a run gives the same results with or without
 //! a record. Times are integer ticks, [`TICKS_PER_UNIT`] = 1000 per time unit.
 //!
+//! ```
+//! use cppe::trace::{Event, RunHeader, RunRecordReader, RunRecordWriter, RunStats};
+//!
+//! let header = RunHeader { pprocs: 1, functions: vec!["main".into()], ..RunHeader::default() };
+//! let mut w = RunRecordWriter::new(Vec::new(), &header)?;
+//! w.event(&Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 });
+//! w.event(&Event::ProcEnd { time: 2_500, pid: 0 });
+//! let bytes = w.finish(&RunStats { par_ticks: 2_500, ..RunStats::default() })?;
+//!
+//! let (mut r, header) = RunRecordReader::open(&bytes[..])?;
+//! while let Some(e) = r.next_event()? {
+//!     println!("{} at {} time units", e.kind_name(), e.time() as f64 / header.ticks_per_unit as f64);
+//! }
+//! assert_eq!(r.footer()?.stats.par_ticks, 2_500);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! * [`event`] — the header, event, statistics and footer types.
 //! * [`record`] — the byte layout, the writer, the streaming reader, [`TimeOrder`].
 //! * [`crc`] — the incremental CRC-32 of the footer.

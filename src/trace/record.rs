@@ -370,6 +370,9 @@ fn encode_varint(mut v: u32, out: &mut [u8; MAX_VARINT_LEN]) -> usize {
 impl<W: Write> RunRecordWriter<W> {
     /// Starts a record on `w` with `header`.
     pub fn new(w: W, header: &RunHeader) -> io::Result<Self> {
+        header
+            .check()
+            .map_err(|reason| io::Error::new(io::ErrorKind::InvalidInput, format!("run header: {reason}")))?;
         let mut me = RunRecordWriter {
             out: BufWriter::with_capacity(IO_BUFFER, w),
             crc: Crc32::new(),
@@ -557,6 +560,7 @@ impl<R: Read> RunRecordReader<R> {
             return Err(corrupt(at, format!("the first record has kind {k}, not the header ({})", kind::HEADER)));
         }
         let header: RunHeader = decode(&me.buf, "header", at)?;
+        header.check().map_err(|reason| corrupt(at, format!("header: {reason}")))?;
         me.checker = Checker::new(&header);
         me.labels = header.labels.clone();
         Ok((me, header))
@@ -1013,6 +1017,20 @@ mod tests {
     }
 
     #[test]
+    fn inconsistent_headers_are_refused_by_both_ends() {
+        let mut h = header();
+        h.mapping[2] = 4; // pprocs is 4: processors 0..=3
+        let err = RunRecordWriter::new(Vec::new(), &h).unwrap_err();
+        assert!(err.to_string().contains("virtual processor 2 on physical processor 4"), "{err}");
+        let bytes = assemble(&[(kind::HEADER, postcard::to_allocvec(&h).unwrap())], &footer_payload(0));
+        assert!(matches!(read_all(&bytes), Err(RecordError::Corrupt { offset: 12, .. })));
+        let h = RunHeader { ticks_per_unit: 0, ..RunHeader::default() };
+        assert!(RunRecordWriter::new(Vec::new(), &h).is_err());
+        // The default header is valid: no processors, nothing mapped.
+        assert!(RunHeader::default().check().is_ok());
+    }
+
+    #[test]
     fn framing_errors() {
         let mut pre = MAGIC.to_vec();
         pre.extend_from_slice(&[1, 0, 0, 0]);
@@ -1032,9 +1050,13 @@ mod tests {
         // A header payload with a byte too many.
         let mut p = postcard::to_allocvec(&header()).unwrap();
         p.push(0);
-        let mut b = assemble(&[(kind::HEADER, p)], &footer_payload(0));
-        b.truncate(b.len());
-        assert!(matches!(RunRecordReader::open(&b[..]), Err(RecordError::Corrupt { .. })));
+        let b = assemble(&[(kind::HEADER, p)], &footer_payload(0));
+        match RunRecordReader::open(&b[..]) {
+            Err(RecordError::Corrupt { offset: 12, reason }) => {
+                assert!(reason.contains("1 unexpected bytes"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
