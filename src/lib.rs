@@ -2,4 +2,6 @@
 //!
 //! (crate documentation: see the module map below)
 pub mod lang;
+pub mod net;
+pub mod sim;
 pub mod vcode;
