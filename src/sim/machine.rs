@@ -213,6 +213,8 @@ pub struct Simulator<'m> {
     steps_left: u64,
     live_procs: u32,
     qstart: Ticks,
+    profile: Vec<Vec<Ticks>>,
+    profile_prev: Vec<Ticks>,
 }
 
 #[inline]
@@ -690,6 +692,8 @@ impl<'m> Simulator<'m> {
             steps_left,
             live_procs: 0,
             qstart: 0,
+            profile: Vec::new(),
+            profile_prev: vec![0; npp],
             mem: Memory::new(0),
             cfg,
         };
@@ -724,6 +728,11 @@ impl<'m> Simulator<'m> {
     fn snapshot(&mut self, par: Ticks) -> Stats {
         let mut s = self.stats.clone();
         s.par_ticks = par;
+        s.undelivered = self.chans.iter().map(|c| c.queue.len() as u64).sum();
+        if let Some(step) = self.cfg.profile_step {
+            s.profile_step = step.max(1);
+            s.profile = self.profile.clone();
+        }
         s.busy = (0..self.busy.len()).filter(|&i| self.used[i]).map(|i| (i as u32, self.busy[i])).collect();
         s
     }
@@ -855,10 +864,14 @@ impl<'m> Simulator<'m> {
                     continue;
                 }
                 active |= self.run_pproc(pp, qend)?;
-                if let Some(t) = self.program_end {
-                    let par = qend.max(t.div_ceil(q) * q);
-                    return Ok(self.snapshot(par));
+                if self.program_end.is_some() {
+                    break;
                 }
+            }
+            self.record_profile();
+            if let Some(t) = self.program_end {
+                let par = qend.max(t.div_ceil(q) * q);
+                return Ok(self.snapshot(par));
             }
             self.qstart = qend;
             if let Some(a) = self.cfg.alarm {
@@ -891,6 +904,19 @@ impl<'m> Simulator<'m> {
                     self.qstart = target.max(self.qstart);
                 }
             }
+        }
+    }
+
+    /// Adds the busy time of the quantum that just ran to its profile row.
+    fn record_profile(&mut self) {
+        let Some(step) = self.cfg.profile_step else { return };
+        let row = (self.qstart / step.max(1)) as usize;
+        if self.profile.len() <= row {
+            self.profile.resize(row + 1, vec![0; self.busy.len()]);
+        }
+        for (pp, &b) in self.busy.iter().enumerate() {
+            self.profile[row][pp] += b - self.profile_prev[pp];
+            self.profile_prev[pp] = b;
         }
     }
 
@@ -1242,18 +1268,16 @@ impl<'m> Simulator<'m> {
                 let chan_addrs = self.pop_n(pid, chans as usize)?;
                 let (v, pp) = if vproc {
                     let v = as_int(self.pop(pid)?) as i64;
-                    let count = if self.cfg.mapping.is_empty() {
-                        self.queues.len() as u32
-                    } else {
-                        self.cfg.mapping.len() as u32
+                    let npp = self.queues.len() as u32;
+                    let count = if self.cfg.mapping.is_empty() { u32::MAX } else { self.cfg.mapping.len() as u32 };
+                    let pp = match u32::try_from(v) {
+                        Ok(v) if self.cfg.mapping.is_empty() => Some(v % npp),
+                        Ok(v) => self.cfg.mapping.get(v as usize).copied().filter(|&p| p < npp),
+                        Err(_) => None,
                     };
-                    if v < 0 || v >= count as i64 {
+                    let Some(pp) = pp else {
                         return Err(self.rt(pid, RuntimeError::BadVproc { vproc: v, count }));
-                    }
-                    let pp = if self.cfg.mapping.is_empty() { v as u32 } else { self.cfg.mapping[v as usize] };
-                    if pp as usize >= self.queues.len() {
-                        return Err(self.rt(pid, RuntimeError::BadVproc { vproc: v, count }));
-                    }
+                    };
                     (v as u32, pp)
                 } else {
                     let pp = self.default_pproc();

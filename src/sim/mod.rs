@@ -83,7 +83,8 @@ pub struct SimConfig {
     pub quantum: Ticks,
     /// Instruction costs.
     pub costs: CostTable,
-    /// Virtual processor → physical processor. Empty: identity.
+    /// Virtual processor → physical processor. Empty: virtual processor `v` runs on
+    /// physical processor `v mod pprocs`.
     pub mapping: Vec<u32>,
     /// Number of physical processors.
     pub pprocs: u32,
@@ -107,6 +108,8 @@ pub struct SimConfig {
     pub alarm: Option<Ticks>,
     /// Jump over idle quanta (false only to test that skipping changes nothing).
     pub skip_idle: bool,
+    /// Record a utilization profile with rows of this many ticks (`--profile STEP`).
+    pub profile_step: Option<Ticks>,
 }
 
 impl Default for SimConfig {
@@ -126,6 +129,7 @@ impl Default for SimConfig {
             segment_words: 1024,
             alarm: None,
             skip_idle: true,
+            profile_step: None,
         }
     }
 }
@@ -160,7 +164,7 @@ pub enum RuntimeError {
     NotAChannel { addr: i64 },
     #[error("join with no forked child to wait for")]
     NothingToJoin,
-    #[error("virtual processor {vproc} does not exist (0..{count})")]
+    #[error("virtual processor {vproc} does not exist (the mapping has {count})")]
     BadVproc { vproc: i64, count: u32 },
     #[error("bad file handle {handle}")]
     BadFile { handle: i64 },

@@ -35,6 +35,13 @@ pub struct Stats {
     pub host_time: Duration,
     /// The run was stopped by `--alarm` before the program ended.
     pub stopped_by_alarm: bool,
+    /// Messages still queued in channels at the end (sent but never received).
+    pub undelivered: u64,
+    /// Row length of [`Stats::profile`] in ticks (0: no profile was asked for).
+    pub profile_step: Ticks,
+    /// Busy ticks of every physical processor (indexed by id) in each successive
+    /// `profile_step` interval; an instruction counts in the quantum it starts in.
+    pub profile: Vec<Vec<Ticks>>,
 }
 
 /// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
@@ -94,11 +101,55 @@ impl Stats {
         let _ = writeln!(s, "Average Message Latency = {}", units(self.avg_latency_ticks()));
         let _ = writeln!(s, "Remote Reads = {}", self.remote_reads);
         let _ = writeln!(s, "Remote Writes = {}", self.remote_writes);
+        if self.undelivered > 0 {
+            let _ = writeln!(s, "Undelivered Messages = {}", self.undelivered);
+        }
         let _ = writeln!(s, "Utilization:");
         for (p, u) in self.utilization() {
             let _ = writeln!(s, "  Processor {p}: {u:.1}%");
         }
         let _ = writeln!(s, "Host Time = {:.3} s", self.host_time.as_secs_f64());
+        s
+    }
+
+    /// The utilization profile (seed 000 Figure 22): one row per `profile_step`, one mark
+    /// per used processor — `*` 75–100 %, `+` 50–75 %, `-` 25–50 %, `.` 0–25 % — and a
+    /// time stamp line every 20 rows. Empty without a profile.
+    pub fn to_profile(&self) -> String {
+        let mut s = String::new();
+        if self.profile_step == 0 {
+            return s;
+        }
+        let used: Vec<u32> = self.busy.iter().map(|&(p, _)| p).collect();
+        let _ = writeln!(s, "Utilization profile: one row per {} time units", units(self.profile_step));
+        if used.iter().any(|&p| p >= 10) {
+            let tens: String = used.iter().map(|p| char::from(b'0' + ((p / 10) % 10) as u8)).collect();
+            let _ = writeln!(s, "{:>10} {tens}", "");
+        }
+        let ones: String = used.iter().map(|p| char::from(b'0' + (p % 10) as u8)).collect();
+        let _ = writeln!(s, "{:>10} {ones}", "time");
+        let rows = self.par_ticks.div_ceil(self.profile_step) as usize;
+        for r in 0..rows {
+            let start = r as Ticks * self.profile_step;
+            let len = self.profile_step.min(self.par_ticks - start).max(1);
+            if r > 0 && r % 20 == 0 {
+                let _ = writeln!(s, "{:>10} --- time {} ---", "", units(start));
+            }
+            let row = self.profile.get(r);
+            let marks: String = used
+                .iter()
+                .map(|&p| {
+                    let b = row.and_then(|v| v.get(p as usize)).copied().unwrap_or(0);
+                    match 4 * b.min(len) / len {
+                        3.. => '*',
+                        2 => '+',
+                        1 => '-',
+                        _ => '.',
+                    }
+                })
+                .collect();
+            let _ = writeln!(s, "{:>10} {marks}", units(start));
+        }
         s
     }
 
@@ -164,10 +215,32 @@ mod tests {
             busy: vec![(0, 3_630_000), (1, 1_815_000)],
             ..Stats::default()
         };
+        assert_eq!(s.to_profile(), "", "no profile asked for");
         let t = s.to_text();
         assert!(t.contains("Speedup = 9.87"), "{t}");
         assert!(t.contains("Processor 1: 50.0%"), "{t}");
         assert!(s.to_csv().lines().nth(1).unwrap().starts_with("35816,3630,9.8667,2,"));
         assert!(s.to_json().starts_with("{\"seq_time\":35816,\"par_time\":3630,"));
+    }
+}
+
+#[cfg(test)]
+mod profile_tests {
+    use super::*;
+
+    #[test]
+    fn profile_marks_by_quarter() {
+        // Two processors, 30 units in rows of 10: processor 0 busy 10, 5, 2 units, processor
+        // 3 busy 7.5, 2.5, 0: marks *,+,. and *,-,. (7.5/10 = 75 % is `*`).
+        let s = Stats {
+            par_ticks: 30_000,
+            busy: vec![(0, 17_000), (3, 10_000)],
+            profile_step: 10_000,
+            profile: vec![vec![10_000, 0, 0, 7_500], vec![5_000, 0, 0, 2_500], vec![2_000, 0, 0, 0]],
+            ..Stats::default()
+        };
+        let p = s.to_profile();
+        let rows: Vec<&str> = p.lines().skip(2).collect();
+        assert_eq!(rows, vec!["         0 **", "        10 +-", "        20 .."]);
     }
 }

@@ -251,6 +251,16 @@ fn delay_and_idle_skipping_give_identical_results() {
     assert_eq!(s.seq_ticks, 5 * U);
     let (r, _) = run_with(&m, SimConfig { skip_idle: false, ..SimConfig::default() }, "");
     assert_eq!(key(&r.unwrap()), key(&s));
+    // With a profile of 100-unit rows: 11 rows, busy 2 units in row 0 and 3 in row 10.
+    let prof = |skip| SimConfig { skip_idle: skip, profile_step: Some(100 * U), ..SimConfig::default() };
+    let (a, _) = run_with(&m, prof(true), "");
+    let (b, _) = run_with(&m, prof(false), "");
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(key(&a), key(&b));
+    assert_eq!(a.profile.len(), 11);
+    assert_eq!(a.profile[0][0], 2 * U);
+    assert_eq!(a.profile[10][0], 3 * U);
+    assert!(a.profile[1..10].iter().all(|r| r.iter().all(|&b| b == 0)));
 }
 
 /// main forks `child` (owner of c[1]) and sends it 5; the child answers x+1 on c[0].
@@ -530,4 +540,137 @@ fn recursion_overflows_the_stack() {
     let m = module(vec![main, rec], 0, &[], vec![]);
     let (r, _) = run_with(&m, SimConfig { max_stack_words: 10_000, ..SimConfig::default() }, "");
     assert!(matches!(r, Err(SimError::Runtime { kind: RuntimeError::StackOverflow { .. }, line: 10, .. })), "{r:?}");
+}
+
+#[test]
+fn spinlock_serialises_two_children() {
+    // Globals: lock at 0, counter at 1, "%d\n" at 2. forall (i from 0 to 1): lock;
+    // counter = counter + 1 after a delay of 50 inside the critical section; unlock.
+    let body = F {
+        name: "forall@2",
+        depth: 2,
+        params: 1,
+        frame: 1,
+        line: 2,
+        forall: true,
+        code: vec![
+            LdAddr { depth: 0, off: 0 },
+            Lock {},
+            PushI { v: 50 },
+            Delay {},
+            LdAddr { depth: 0, off: 1 },
+            LdVal { depth: 0, off: 1 },
+            PushI { v: 1 },
+            AddI {},
+            Store { ty: Scalar::Int, keep: false },
+            LdAddr { depth: 0, off: 0 },
+            Unlock {},
+            Ret { n: 0 },
+        ],
+    };
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![
+            PushI { v: 0 },
+            PushI { v: 1 },
+            Forall { func: 1, grouping: false },
+            LdAddr { depth: 0, off: 2 },
+            LdVal { depth: 0, off: 1 },
+            Printf { argc: 1 },
+            Pop { n: 1 },
+            Halt {},
+        ],
+    );
+    let m = module(vec![main, body], 2, &["%d\n"], vec![]);
+    let (s, out) = run(&m);
+    assert_eq!(out, "2\n");
+    // The second child waits for the first one's 50-unit critical section: the run
+    // lasts more than two delays.
+    assert!(s.par_ticks > 100 * U, "{}", s.par_ticks);
+    let (r, _) = run_with(&m, SimConfig { skip_idle: false, ..SimConfig::default() }, "");
+    assert_eq!(key(&r.unwrap()), key(&s));
+}
+
+#[test]
+fn forall_body_sees_the_parent_frame_through_the_display() {
+    // f(x): forall (i from 1 to 3) { t = x * i; }  where t is a local of f (depth 1,
+    // off 1) and the body is at depth 2; f is called from main with 7. The last
+    // store wins in index order (children run on distinct processors in id order
+    // within the same quantum): t = 21; f returns t.
+    let body = F {
+        name: "forall@11",
+        depth: 2,
+        params: 1,
+        frame: 1,
+        line: 11,
+        forall: true,
+        code: vec![
+            LdAddr { depth: 1, off: 1 },
+            LdVal { depth: 1, off: 0 },
+            LdVal { depth: 2, off: 0 },
+            MulI {},
+            Store { ty: Scalar::Int, keep: false },
+            Ret { n: 0 },
+        ],
+    };
+    let fx = f(
+        "f",
+        1,
+        1,
+        2,
+        10,
+        vec![
+            PushI { v: 1 },
+            PushI { v: 3 },
+            Forall { func: 2, grouping: false },
+            LdVal { depth: 1, off: 1 },
+            Ret { n: 1 },
+        ],
+    );
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![LdAddr { depth: 0, off: 0 }, PushI { v: 7 }, Call { func: 1 }, Printf { argc: 1 }, Pop { n: 1 }, Halt {}],
+    );
+    let m = module(vec![main, fx, body], 0, &["%d"], vec![]);
+    let (s, out) = run(&m);
+    assert_eq!(out, "21");
+    // Each child reads x (remote: f's frame is on pproc 0) and writes t remotely.
+    assert_eq!((s.remote_reads, s.remote_writes), (3, 3));
+}
+
+#[test]
+fn join_without_children_is_an_error_and_struct_results_get_new_blocks() {
+    let m = module(vec![f("main", 1, 0, 0, 1, vec![Join {}, Halt {}])], 0, &[], vec![]);
+    let (r, _) = run_with(&m, SimConfig::default(), "");
+    assert!(matches!(r, Err(SimError::Runtime { kind: RuntimeError::NothingToJoin, line: 1, .. })), "{r:?}");
+    // CopyToNewBlock copies globals 0..2 (5, 6) to a new block and loads its second word.
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![
+            LdAddr { depth: 0, off: 2 },
+            LdAddr { depth: 0, off: 0 },
+            CopyToNewBlock { n: 2 },
+            PushI { v: 1 },
+            AddrAdd { size: 1 },
+            Dereference {},
+            Printf { argc: 1 },
+            Pop { n: 1 },
+            Halt {},
+        ],
+    );
+    let mut m = module(vec![main], 2, &["%d"], vec![]);
+    m.global_init.extend([(0, Word::Int(5)), (1, Word::Int(6))]);
+    assert_eq!(run(&m).1, "6");
 }
