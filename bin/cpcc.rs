@@ -1,1 +1,89 @@
-fn main() {}
+//! `cpcc` — compile a CPC program to vCode.
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
+use cppe::cli::{self, exit, Sink};
+use cppe::lang::{self, FrontOptions};
+use cppe::vcode::{cod, listing};
+use std::path::PathBuf;
+
+/// Compile a CPC (Concordia Parallel C) program to vCode.
+///
+/// Writes FILE's `.cod` beside it when standard output is a terminal, and to standard
+/// output otherwise, so `cpcc prog.c | cpss` works. Diagnostics go to standard error.
+#[derive(Parser, Debug)]
+#[command(name = "cpcc", version, about, long_about = None)]
+struct Args {
+    /// CPC source file; `-` or none reads standard input.
+    file: Option<PathBuf>,
+    /// Write the output here (`-` for standard output).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Print the vCode listing (source line, vCode index, mnemonic, operands) instead of a .cod.
+    #[arg(short = 'S')]
+    listing: bool,
+    /// What to produce: a .cod file or the listing (`-S` is `--emit listing`).
+    #[arg(long, value_enum, value_name = "KIND")]
+    emit: Option<Emit>,
+    /// Add DIR to the `#include` search path (after the source's folder; before $CPPE).
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Emit {
+    Cod,
+    Listing,
+}
+
+fn main() {
+    let args = Args::parse();
+    std::process::exit(match run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cpcc: error: {e:#}");
+            exit::USAGE
+        }
+    });
+}
+
+fn run(args: &Args) -> anyhow::Result<i32> {
+    let input = cli::read_input(args.file.as_deref())?;
+    let text = String::from_utf8(input.bytes).map_err(|e| {
+        let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
+        anyhow::anyhow!("{}:{line}: the source is not UTF-8 text", input.name)
+    })?;
+    let opts = FrontOptions {
+        include_dirs: args.include.clone(),
+        env_dirs: std::env::var("CPPE").map(|v| cli::split_search_path(&v)).unwrap_or_default(),
+    };
+    let compiled = match lang::compile(&input.name, &text, &opts) {
+        Ok(c) => c,
+        Err(failure) => {
+            eprint!("{failure}");
+            return Ok(exit::USAGE);
+        }
+    };
+    if !compiled.warnings.is_empty() {
+        eprint!("{}", compiled.sources.render_all(&compiled.warnings));
+    }
+    let emit = if args.listing { Emit::Listing } else { args.emit.unwrap_or(Emit::Cod) };
+    if emit == Emit::Listing {
+        Sink::from_arg(args.output.as_deref()).write(listing::listing(&compiled.module).as_bytes())?;
+        return Ok(exit::OK);
+    }
+    let bytes = cod::encode(&compiled.module);
+    let sink = match &args.output {
+        Some(p) => Sink::from_arg(Some(p)),
+        None if cli::stdout_is_terminal() => match &input.path {
+            Some(src) => Sink::File(src.with_extension("cod")),
+            None => anyhow::bail!("refusing to write a binary .cod to the terminal: give -o FILE or redirect"),
+        },
+        None => Sink::Stdout,
+    };
+    if sink == Sink::Stdout && cli::stdout_is_terminal() {
+        anyhow::bail!("refusing to write a binary .cod to the terminal: give -o FILE or redirect");
+    }
+    sink.write(&bytes).context("writing the .cod")?;
+    Ok(exit::OK)
+}

@@ -1,7 +1,51 @@
 //! # cppe — the Concordia Parallel Programming Environment as a Unix toolchain
 //!
-//! (crate documentation: see the module map below)
+//! Five small programs share this library: `cpcc` compiles the parallel C dialect CPC to
+//! vCode, `cpss` simulates a run on a configurable multicomputer, `cptrace` converts the
+//! run record to trace formats, `cpperf` analyses it, and `cpmap` evaluates and searches
+//! processor mappings. Each binary in `bin/` parses its flags, calls one library entry
+//! point, renders errors and exits with a documented code ([`cli::exit`]).
+//!
+//! ## Data flow
+//!
+//! ```text
+//!  CPC source ──lang──▶ Module ──vcode::cod──▶ .cod file
+//!                         │
+//!                         ▼
+//!            sim (+ net, topo, expr mappings) ──trace──▶ run record ──▶ perf / trace writers
+//! ```
+//!
+//! Data flows one way. Nothing downstream is imported upstream: [`lang`] knows nothing of
+//! the simulator, [`vcode`] depends on nothing else in the crate, and the analysis reads
+//! only the run record, so it works the same on a record from a file, a pipe or a
+//! converted PICL trace.
+//!
+//! ## Module map
+//!
+//! | module | what lives there |
+//! |---|---|
+//! | [`cli`] | input/output selection (`-`, terminal rules), atomic writes, exit codes, broken pipes |
+//! | [`lang`] | the CPC front end: preprocessor, lexer, parser, AST, checker and code generator, diagnostics |
+//! | [`vcode`] | the instruction set (one table: opcode, operands, cost, class), the program tables, the `.cod` format, the listing |
+//! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
+//! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
+//! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
+//! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics |
+//! | [`net`] | network models behind the `Network` trait (shortest-path closed form) |
+//!
+//! ## Invariants
+//!
+//! * `vcode` is the contract between compiler and simulator: an instruction's meaning is
+//!   its doc comment in [`vcode::isa`]; opcode numbers and `.cod` section tags are
+//!   append-only.
+//! * Same inputs and seed give byte-identical outputs: no hash-map iteration reaches an
+//!   output, simulated time is an integer, ties are broken by id.
+//! * No input, however malformed, causes a panic: every reader returns a typed error.
+pub mod cli;
+pub mod expr;
 pub mod lang;
 pub mod net;
+pub mod rng;
 pub mod sim;
+pub mod topo;
 pub mod vcode;

@@ -1,8 +1,108 @@
 //! The CPC front end: preprocess → lex → parse → check and generate vCode.
 //!
+//! [`parse_source`] runs the first three stages and returns the AST with every
+//! diagnostic found; [`parse_text`] does the same without touching the file system
+//! (for the fuzzer and tests).
+//!
 //! Invariant: `lang` depends only on `vcode`; it knows nothing of the simulator.
 pub mod ast;
 pub mod codegen;
 pub mod diag;
+pub mod lex;
+pub mod parse;
+pub mod preprocess;
+pub mod token;
 
 pub use diag::{Diagnostic, Severity, SourceFile, SourceMap};
+
+/// Options of the front end that come from the command line and the environment.
+#[derive(Clone, Debug, Default)]
+pub struct FrontOptions {
+    /// `-I` folders, searched after the including file's folder.
+    pub include_dirs: Vec<std::path::PathBuf>,
+    /// The folders of the `CPPE` environment variable, searched last (the caller splits
+    /// the variable at `:`; the library never reads the environment itself).
+    pub env_dirs: Vec<std::path::PathBuf>,
+}
+
+/// Preprocesses and parses the main file `text`, reading includes from disk. The main
+/// file is added to `sources` under `name` (file 0 when `sources` starts empty), then
+/// each include file as it is read. Diagnostics are sorted by file, line and column.
+pub fn parse_source(
+    name: &str,
+    text: &str,
+    opts: &FrontOptions,
+    sources: &mut SourceMap,
+) -> (ast::Program, Vec<Diagnostic>) {
+    parse_with_loader(name, text, opts, sources, &mut preprocess::FsLoader)
+}
+
+/// [`parse_source`] with include files read through `loader`.
+pub fn parse_with_loader(
+    name: &str,
+    text: &str,
+    opts: &FrontOptions,
+    sources: &mut SourceMap,
+    loader: &mut dyn preprocess::IncludeLoader,
+) -> (ast::Program, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let (toks, names) = preprocess::preprocess(name, text, opts, sources, loader, &mut diags);
+    let program = parse::parse_tokens(&toks, &names, &mut diags);
+    diags.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.col));
+    (program, diags)
+}
+
+/// Parses `text` as file `<input>` with no include files available (only the built-in
+/// headers): total on every input, for fuzzing.
+pub fn parse_text(text: &str) -> (ast::Program, Vec<Diagnostic>) {
+    let mut sources = SourceMap::default();
+    parse_with_loader("<input>", text, &FrontOptions::default(), &mut sources, &mut preprocess::MemLoader::default())
+}
+
+use crate::vcode::Module;
+use std::fmt;
+
+/// A successful compilation: the program, its warnings and the files read.
+#[derive(Debug)]
+pub struct Compiled {
+    pub module: Module,
+    pub warnings: Vec<Diagnostic>,
+    pub sources: SourceMap,
+}
+
+/// A failed compilation: every diagnostic (errors and warnings) in source order, and the
+/// files they point into. `Display` renders them with source lines and carets.
+#[derive(Debug)]
+pub struct CompileError {
+    pub diagnostics: Vec<Diagnostic>,
+    pub sources: SourceMap,
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.sources.render_all(&self.diagnostics))?;
+        let n = self.diagnostics.iter().filter(|d| d.is_error()).count();
+        writeln!(f, "{n} error{} in {}", if n == 1 { "" } else { "s" }, self.sources.files.first().map_or("<input>", |s| s.name.as_str()))
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// Compiles CPC source text: preprocess, parse, check and generate vCode. Semantic
+/// checking runs only when the program parsed without errors, so one mistake does not
+/// cascade into many.
+pub fn compile(name: &str, text: &str, opts: &FrontOptions) -> Result<Compiled, CompileError> {
+    let mut sources = SourceMap::default();
+    let (program, mut diags) = parse_source(name, text, opts, &mut sources);
+    let mut module = None;
+    if !diags.iter().any(|d| d.is_error()) {
+        let (m, more) = codegen::generate(&program, name, text);
+        module = m;
+        diags.extend(more);
+    }
+    diags.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.col));
+    match module {
+        Some(module) if !diags.iter().any(|d| d.is_error()) => Ok(Compiled { module, warnings: diags, sources }),
+        _ => Err(CompileError { diagnostics: diags, sources }),
+    }
+}

@@ -1447,7 +1447,7 @@ impl<'m> Simulator<'m> {
                 Ok(Flow::Continue)
             }
             Instr::Rand {} => {
-                let x = self.rng.next_f32();
+                let x = super::rng::next_f32(&mut self.rng);
                 self.procs[pid as usize].stack.push(Word::Float(x));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)

@@ -227,3 +227,5 @@ impl SimError {
         }
     }
 }
+#[cfg(test)]
+mod cpc_tests;

@@ -1,7 +1,7 @@
 //! The vCode instruction set, declared once.
 //!
 //! vCode is the code of a stack machine (seed 000 §3.2.1). Every instruction kind is one
-//! row of the [`isa!`] table below: opcode byte (append-only: a number, once released, is
+//! row of the `isa!` table below: opcode byte (append-only: a number, once released, is
 //! never reused or renumbered), variant name, mnemonic, operands, default cost in time
 //! units, and its [`Class`]: sequential work, or parallel overhead (process creation,
 //! joining, message passing, locking). Sequential Execution Time is the sum of the costs of

@@ -3,7 +3,9 @@
 //!
 //! Invariant: this module depends on nothing else in the crate; the compiler writes a
 //! [`Module`], the simulator reads one.
+pub mod cod;
 pub mod isa;
+pub mod listing;
 pub mod module;
 
 pub use isa::{Class, DecodeError, Instr, MathFn, Op, Scalar};

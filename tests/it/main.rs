@@ -1,1 +1,5 @@
-
+//! Integration tests: run the real binaries on `fixtures/` and compare with expected
+//! files. `UPDATE_EXPECT=1 cargo test` rewrites the expected files; review the diff.
+mod cpcc;
+mod fuzz;
+mod harness;

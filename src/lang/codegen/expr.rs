@@ -139,7 +139,11 @@ impl Gen<'_> {
         } else if self.types.is_pointer(to) {
             match (self.types.pointee(to), self.types.pointee(from)) {
                 (Some(a), Some(b)) => a == b || a == VOID || b == VOID || self.same_array_elem(a, b),
-                (Some(_), None) => matches!(e.kind, ExprKind::IntLit(0)),
+                // 0 is the null pointer; a file handle from `fopen` may be kept in a `FILE *`.
+                (Some(_), None) => {
+                    matches!(e.kind, ExprKind::IntLit(0))
+                        || matches!(&e.kind, ExprKind::Call { name, .. } if name == "fopen" && self.lookup(name).is_none())
+                }
                 (None, _) => false,
             }
         } else {
@@ -940,6 +944,19 @@ impl Gen<'_> {
         true
     }
 
+    /// A file handle argument: an `int` from `fopen`, or a `FILE *` holding one.
+    fn file_arg(&mut self, e: &Expr) -> bool {
+        let t = self.rvalue(e);
+        if t == ERROR {
+            return false;
+        }
+        if !self.types.is_integral(t) && !self.types.is_pointer(t) {
+            self.error(e.loc, format!("type mismatch: a file handle is an int or FILE *, found {}", self.types.name(t)));
+            return false;
+        }
+        true
+    }
+
     /// Counts the conversions of a literal format string (`%%` excluded).
     fn format_conversions(fmt: &[u8]) -> usize {
         let mut n = 0;
@@ -994,7 +1011,7 @@ impl Gen<'_> {
                     self.error(name_loc, format!("wrong number of arguments: `{name}` needs at least {fixed}"));
                     return ERROR;
                 }
-                if file && !self.pointer_arg(&args[0], "the file") {
+                if file && !self.file_arg(&args[0]) {
                     return ERROR;
                 }
                 let fmt = &args[fixed - 1];
@@ -1023,7 +1040,7 @@ impl Gen<'_> {
                     self.error(name_loc, format!("wrong number of arguments: `{name}` needs at least {fixed}"));
                     return ERROR;
                 }
-                if file && !self.pointer_arg(&args[0], "the file") {
+                if file && !self.file_arg(&args[0]) {
                     return ERROR;
                 }
                 let fmt = &args[fixed - 1];
@@ -1048,10 +1065,10 @@ impl Gen<'_> {
                     return ERROR;
                 }
                 self.emit(Instr::Fopen {}, loc);
-                self.types.intern(Type::Pointer(INT))
+                INT
             }
             "fclose" => {
-                if !self.arity(name, name_loc, args, 1) || !self.pointer_arg(&args[0], "the file") {
+                if !self.arity(name, name_loc, args, 1) || !self.file_arg(&args[0]) {
                     return ERROR;
                 }
                 self.emit(Instr::Fclose {}, loc);

@@ -453,6 +453,7 @@ impl Gen<'_> {
                 self.error(d.loc, "only parameters can be references");
                 continue;
             }
+            let d = &with_inferred_size(d);
             let Some(ty) = self.declarator_type(base, d, false) else { continue };
             if ty == VOID {
                 self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
@@ -573,4 +574,17 @@ fn const_int_op(op: BinOp, x: i64, y: i64) -> Option<i64> {
         BinOp::And => (a != 0 && b != 0) as i64,
         BinOp::Or => (a != 0 || b != 0) as i64,
     })
+}
+
+/// `T a[] = {…}` and `char s[] = "…"`: the open first dimension takes its size from the
+/// initialiser, as in C.
+pub(super) fn with_inferred_size(d: &ast::Declarator) -> std::borrow::Cow<'_, ast::Declarator> {
+    let len = match (d.dims.first(), &d.init) {
+        (Some(None), Some(Init::List(items, _))) => items.len() as i64,
+        (Some(None), Some(Init::Expr(ast::Expr { kind: ExprKind::StrLit(b), .. }))) => b.len() as i64 + 1,
+        _ => return std::borrow::Cow::Borrowed(d),
+    };
+    let mut d = d.clone();
+    d.dims[0] = Some(ast::Expr { kind: ExprKind::IntLit(len), loc: d.loc });
+    std::borrow::Cow::Owned(d)
 }

@@ -1,0 +1,160 @@
+//! Plumbing shared by the five tools: where input comes from and output goes (`-` means
+//! standard input/output; binary data is never written to a terminal), atomic file writes
+//! (a failed or interrupted run never leaves a truncated file that looks complete), the
+//! documented exit codes, and quiet handling of broken pipes.
+//!
+//! Invariant: this module knows nothing of the domain; the binaries call it.
+use std::fs;
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Exit codes of every tool (SPEC §1).
+pub mod exit {
+    /// Success.
+    pub const OK: i32 = 0;
+    /// The user program failed at run time (runtime error, deadlock), or `compare` found
+    /// a regression.
+    pub const RUNTIME: i32 = 1;
+    /// Bad usage or bad input (syntax error, corrupt file, bad flag).
+    pub const USAGE: i32 = 2;
+    /// A limit was hit (`--max-time`, `--max-steps`, memory).
+    pub const LIMIT: i32 = 3;
+    /// Standard output was closed early (e.g. `| head`): 128 + SIGPIPE, as a shell reports.
+    pub const BROKEN_PIPE: i32 = 141;
+}
+
+/// An input read whole: its display name (`<stdin>` for standard input) and bytes.
+pub struct Input {
+    pub name: String,
+    pub path: Option<PathBuf>,
+    pub bytes: Vec<u8>,
+}
+
+/// Reads a file, or standard input for `None` or `-`. Errors name the file.
+pub fn read_input(path: Option<&Path>) -> io::Result<Input> {
+    match path {
+        None => read_stdin(),
+        Some(p) if p.as_os_str() == "-" => read_stdin(),
+        Some(p) => {
+            let bytes = fs::read(p).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
+            Ok(Input { name: p.display().to_string(), path: Some(p.to_path_buf()), bytes })
+        }
+    }
+}
+
+fn read_stdin() -> io::Result<Input> {
+    let mut bytes = Vec::new();
+    io::stdin().lock().read_to_end(&mut bytes).map_err(|e| io::Error::new(e.kind(), format!("<stdin>: {e}")))?;
+    Ok(Input { name: "<stdin>".into(), path: None, bytes })
+}
+
+/// Whether standard output is a terminal (binary output must then go to a file).
+pub fn stdout_is_terminal() -> bool {
+    io::stdout().is_terminal()
+}
+
+/// Whether standard error is a terminal (progress bars only then).
+pub fn stderr_is_terminal() -> bool {
+    io::stderr().is_terminal()
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed and
+/// synced, then renamed over the target. On any error the temporary file is removed and
+/// the target is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a file name", path.display())))?;
+    let tmp = dir.join(format!(".{}.tmp{}", file_name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Writes to standard output; a broken pipe ends the process quietly with
+/// [`exit::BROKEN_PIPE`], any other error is returned.
+pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(bytes).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => std::process::exit(exit::BROKEN_PIPE),
+        r => r,
+    }
+}
+
+/// Where an output goes: a file given with `-o`, or standard output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sink {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Sink {
+    /// `-o -` and no `-o` mean standard output.
+    pub fn from_arg(arg: Option<&Path>) -> Sink {
+        match arg {
+            Some(p) if p.as_os_str() != "-" => Sink::File(p.to_path_buf()),
+            _ => Sink::Stdout,
+        }
+    }
+
+    /// Writes the whole output (atomically for a file).
+    pub fn write(&self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout => write_stdout(bytes),
+            Sink::File(p) => write_atomic(p, bytes),
+        }
+    }
+}
+
+/// Splits a colon-separated search path (the `CPPE` environment variable).
+pub fn split_search_path(value: &str) -> Vec<PathBuf> {
+    value.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = std::env::temp_dir().join(format!("cppe-cli-test-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("out.bin");
+        write_atomic(&p, b"first").unwrap();
+        write_atomic(&p, b"second").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"second");
+        // No temporary files are left behind.
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn atomic_write_into_missing_folder_fails_cleanly() {
+        let p = Path::new("/nonexistent-cppe-dir/x.cod");
+        let e = write_atomic(p, b"x").unwrap_err();
+        assert!(e.to_string().contains("/nonexistent-cppe-dir/x.cod"), "{e}");
+    }
+
+    #[test]
+    fn search_path_splits_on_colons_and_skips_empty() {
+        assert_eq!(split_search_path("a::b/c:"), vec![PathBuf::from("a"), PathBuf::from("b/c")]);
+    }
+
+    #[test]
+    fn sink_dash_is_stdout() {
+        assert_eq!(Sink::from_arg(Some(Path::new("-"))), Sink::Stdout);
+        assert_eq!(Sink::from_arg(None), Sink::Stdout);
+        assert_eq!(Sink::from_arg(Some(Path::new("a.cod"))), Sink::File("a.cod".into()));
+    }
+}

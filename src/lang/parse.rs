@@ -1,0 +1,1627 @@
+//! The CPC parser: preprocessed tokens to the [`ast`](super::ast).
+//!
+//! Recursive descent for declarations and statements, Pratt (precedence climbing) for
+//! expressions with C's precedence and associativity. Errors never stop the parse: each
+//! is recorded as a [`Diagnostic`], the statement (or top-level declaration) in error is
+//! skipped up to a synchronisation point (`;`, the closing `}`, or the start of the next
+//! statement on a later line), and parsing carries on, so one run reports every error.
+//! A missing `;` is reported right after the previous token and, when the next token is
+//! on a later line or is `}`, treated as present so nothing is skipped. Nesting is
+//! limited to [`MAX_DEPTH`] levels so no input can overflow the stack, and every
+//! recovery consumes input, so the parse is linear and total.
+//!
+//! Struct definitions met inside a declaration (`struct S {…} v;`) are hoisted into
+//! their own [`Item::Struct`] / [`StmtKind::Struct`] placed just before it.
+//! Depends on `token`, `ast` and `diag`.
+use super::ast::*;
+use super::diag::Diagnostic;
+use super::token::{words, Interner, Keyword, Punct, Token, TokenKind};
+
+/// Maximum nesting of statements, blocks, parentheses and prefix operators.
+pub const MAX_DEPTH: u32 = 256;
+
+/// Parses a preprocessed token stream (as from [`super::preprocess::preprocess`]; a
+/// missing final `Eof` is tolerated). Diagnostics are appended to `diags`.
+pub fn parse_tokens(toks: &[Token], names: &Interner, diags: &mut Vec<Diagnostic>) -> Program {
+    let eof = Token { kind: TokenKind::Eof, loc: toks.last().map(|t| t.loc).unwrap_or_default() };
+    let mut p = Parser {
+        toks,
+        eof,
+        pos: 0,
+        names,
+        diags,
+        depth: 0,
+        hoisted: Vec::new(),
+        anon: 0,
+        last_err: None,
+        gave_up: false,
+    };
+    p.program()
+}
+
+/// The parse failed at a point already reported; the caller resynchronises.
+struct Fail;
+type PResult<T> = Result<T, Fail>;
+
+struct Parser<'a> {
+    toks: &'a [Token],
+    eof: Token,
+    pos: usize,
+    names: &'a Interner,
+    diags: &'a mut Vec<Diagnostic>,
+    depth: u32,
+    /// Struct definitions waiting to be placed before the declaration that made them.
+    hoisted: Vec<StructDef>,
+    anon: u32,
+    /// Token index of the last error, so one bad token is reported once.
+    last_err: Option<usize>,
+    /// Parsing was abandoned (nesting too deep): the rest is skipped silently.
+    gave_up: bool,
+}
+
+/// What a declaration turned out to be.
+enum Decl {
+    Var(VarDecl),
+    Func(FuncDef),
+    /// `struct S {…};`: only the (hoisted) struct.
+    Nothing,
+}
+
+const PREC_COMMA: u8 = 1;
+const PREC_ASSIGN: u8 = 2;
+const PREC_COND: u8 = 3;
+
+enum Infix {
+    Comma,
+    Assign(Option<BinOp>),
+    Cond,
+    Bin(BinOp),
+}
+
+fn infix(k: TokenKind) -> Option<(u8, Infix)> {
+    use Punct::*;
+    let TokenKind::Punct(p) = k else { return None };
+    Some(match p {
+        Comma => (PREC_COMMA, Infix::Comma),
+        Assign => (PREC_ASSIGN, Infix::Assign(None)),
+        StarAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Mul))),
+        SlashAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Div))),
+        PercentAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Mod))),
+        PlusAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Add))),
+        MinusAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Sub))),
+        ShlAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Shl))),
+        ShrAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::Shr))),
+        AmpAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::BitAnd))),
+        CaretAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::BitXor))),
+        PipeAssign => (PREC_ASSIGN, Infix::Assign(Some(BinOp::BitOr))),
+        Question => (PREC_COND, Infix::Cond),
+        PipePipe => (4, Infix::Bin(BinOp::Or)),
+        AmpAmp => (5, Infix::Bin(BinOp::And)),
+        Pipe => (6, Infix::Bin(BinOp::BitOr)),
+        Caret => (7, Infix::Bin(BinOp::BitXor)),
+        Amp => (8, Infix::Bin(BinOp::BitAnd)),
+        EqEq => (9, Infix::Bin(BinOp::Eq)),
+        Ne => (9, Infix::Bin(BinOp::Ne)),
+        Lt => (10, Infix::Bin(BinOp::Lt)),
+        Le => (10, Infix::Bin(BinOp::Le)),
+        Gt => (10, Infix::Bin(BinOp::Gt)),
+        Ge => (10, Infix::Bin(BinOp::Ge)),
+        Shl => (11, Infix::Bin(BinOp::Shl)),
+        Shr => (11, Infix::Bin(BinOp::Shr)),
+        Plus => (12, Infix::Bin(BinOp::Add)),
+        Minus => (12, Infix::Bin(BinOp::Sub)),
+        Star => (13, Infix::Bin(BinOp::Mul)),
+        Slash => (13, Infix::Bin(BinOp::Div)),
+        Percent => (13, Infix::Bin(BinOp::Mod)),
+        _ => return None,
+    })
+}
+
+fn is_type_start(k: TokenKind) -> bool {
+    matches!(
+        k,
+        TokenKind::Kw(
+            Keyword::Int | Keyword::Float | Keyword::Char | Keyword::Void | Keyword::Struct | Keyword::Spinlock
+        )
+    )
+}
+
+fn is_stmt_start(k: TokenKind) -> bool {
+    use Keyword::*;
+    is_type_start(k)
+        || matches!(
+            k,
+            TokenKind::Kw(
+                If | While | Do | For | Switch | Return | Break | Continue | Forall | Fork | Join | Case | Default
+            )
+        )
+}
+
+fn is_item_start(k: TokenKind) -> bool {
+    is_type_start(k) || matches!(k, TokenKind::Kw(Keyword::Arch | Keyword::PhyArch | Keyword::Channel))
+}
+
+impl Parser<'_> {
+    // ----- token access -------------------------------------------------------------
+
+    fn peek(&self) -> Token {
+        self.toks.get(self.pos).copied().unwrap_or(self.eof)
+    }
+
+    fn peek_at(&self, n: usize) -> Token {
+        self.toks.get(self.pos + n).copied().unwrap_or(self.eof)
+    }
+
+    fn prev(&self) -> Option<Token> {
+        self.pos.checked_sub(1).and_then(|i| self.toks.get(i)).copied()
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.peek();
+        if t.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn at(&self, p: Punct) -> bool {
+        self.peek().kind == TokenKind::Punct(p)
+    }
+
+    fn at_kw(&self, k: Keyword) -> bool {
+        self.peek().kind == TokenKind::Kw(k)
+    }
+
+    fn eat(&mut self, p: Punct) -> bool {
+        let yes = self.at(p);
+        if yes {
+            self.pos += 1;
+        }
+        yes
+    }
+
+    fn describe(&self, t: Token) -> String {
+        t.kind.describe(self.names)
+    }
+
+    // ----- errors -------------------------------------------------------------------
+
+    fn error(&mut self, loc: Loc, msg: impl Into<String>) -> Fail {
+        if self.last_err != Some(self.pos) && !self.gave_up {
+            self.last_err = Some(self.pos);
+            self.diags.push(Diagnostic::error(loc, msg));
+        }
+        Fail
+    }
+
+    /// "expected X, found Y" at the current token.
+    fn expected(&mut self, what: &str) -> Fail {
+        let t = self.peek();
+        let msg = format!("expected {what}, found {}", self.describe(t));
+        self.error(t.loc, msg)
+    }
+
+    fn expect(&mut self, p: Punct, context: &str) -> PResult<Token> {
+        if self.at(p) {
+            return Ok(self.bump());
+        }
+        Err(self.expected(&format!("`{}` {context}", p.as_str())))
+    }
+
+    fn expect_ident(&mut self, what: &str) -> PResult<(String, Loc)> {
+        match self.peek().kind {
+            TokenKind::Ident(s) => {
+                let t = self.bump();
+                Ok((self.names.name(s).to_string(), t.loc))
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    /// The place just after the previous token, where a forgotten `;` belongs.
+    fn after_prev(&self) -> Loc {
+        match self.prev() {
+            Some(t) => Loc { col: t.loc.col + t.loc.len, len: 1, ..t.loc },
+            None => self.peek().loc,
+        }
+    }
+
+    /// Expects the `;` ending `what`. When it is missing but the next token is `}`, the
+    /// end of file, or on a later line, the `;` is taken as forgotten: reported, and
+    /// parsing continues without skipping anything.
+    fn expect_semi(&mut self, what: &str) -> PResult<()> {
+        if self.eat(Punct::Semi) {
+            return Ok(());
+        }
+        let t = self.peek();
+        let msg = format!("expected `;` after {what}, found {}", self.describe(t));
+        let loc = self.after_prev();
+        self.error(loc, msg);
+        let later_line = self.prev().is_some_and(|p| p.loc.file != t.loc.file || t.loc.line > p.loc.line);
+        if later_line || matches!(t.kind, TokenKind::Eof | TokenKind::Punct(Punct::RBrace)) {
+            Ok(())
+        } else {
+            Err(Fail)
+        }
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            // Too deep to be a real program: report once and stop parsing, rather than
+            // recover into a cascade of errors from the half-nested text.
+            let loc = self.peek().loc;
+            let fail = self.error(loc, format!("nesting too deep (more than {MAX_DEPTH} levels)"));
+            self.gave_up = true;
+            self.pos = self.toks.len();
+            return Err(fail);
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Skips the rest of a bad statement: up to and including `;`, up to (not
+    /// including) the `}` closing the current block, past a balanced `{…}`, or up to a
+    /// statement keyword starting a later line.
+    fn sync_stmt(&mut self, start: usize) {
+        let mut depth = self.open_braces_since(start);
+        loop {
+            let t = self.peek();
+            match t.kind {
+                TokenKind::Eof => return,
+                TokenKind::Punct(Punct::RBrace) if depth == 0 => return,
+                TokenKind::Punct(Punct::Semi) if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                TokenKind::Punct(Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RBrace) => {
+                    depth -= 1;
+                    self.bump();
+                    if depth == 0 {
+                        return;
+                    }
+                    continue;
+                }
+                k if depth == 0 && self.pos > start && is_stmt_start(k) && self.starts_line() => return,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    /// Skips the rest of a bad top-level declaration (braces balanced).
+    fn sync_item(&mut self, start: usize) {
+        let mut depth = self.open_braces_since(start);
+        loop {
+            let t = self.peek();
+            match t.kind {
+                TokenKind::Eof => return,
+                TokenKind::Punct(Punct::Semi) if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                TokenKind::Punct(Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RBrace) => {
+                    self.bump();
+                    if depth <= 1 {
+                        return;
+                    }
+                    depth -= 1;
+                    continue;
+                }
+                k if depth == 0 && self.pos > start && is_item_start(k) && self.starts_line() => return,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    /// Braces opened and not yet closed by the bad construct that began at `start`
+    /// (an initialiser list abandoned half-way), so recovery skips to their end.
+    fn open_braces_since(&self, start: usize) -> u32 {
+        let mut depth = 0u32;
+        for t in self.toks.get(start..self.pos).unwrap_or(&[]) {
+            match t.kind {
+                TokenKind::Punct(Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RBrace) => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        depth
+    }
+
+    fn starts_line(&self) -> bool {
+        let t = self.peek();
+        self.prev().map_or(true, |p| p.loc.file != t.loc.file || p.loc.line < t.loc.line)
+    }
+
+    // ----- top level ----------------------------------------------------------------
+
+    fn program(&mut self) -> Program {
+        let mut items = Vec::new();
+        while self.peek().kind != TokenKind::Eof {
+            let start = self.pos;
+            let mark = self.hoisted.len();
+            let item = self.item();
+            items.extend(self.hoisted.drain(mark..).map(Item::Struct));
+            match item {
+                Ok(Some(i)) => items.push(i),
+                Ok(None) => {}
+                Err(Fail) => self.sync_item(start),
+            }
+            if self.pos == start {
+                self.bump();
+            }
+        }
+        Program { items }
+    }
+
+    fn item(&mut self) -> PResult<Option<Item>> {
+        let t = self.peek();
+        match t.kind {
+            TokenKind::Kw(Keyword::Arch) => Ok(Some(Item::Arch(self.arch_decl()?))),
+            TokenKind::Kw(Keyword::PhyArch) => Ok(Some(Item::PhyArch(self.arch_decl()?))),
+            TokenKind::Kw(Keyword::Channel) => Ok(Some(Item::Channel(self.channel_decl()?))),
+            TokenKind::Punct(Punct::Semi) => {
+                self.bump();
+                Ok(None)
+            }
+            k if is_type_start(k) => {
+                let ty = self.type_spec()?;
+                Ok(match self.decl_rest(ty)? {
+                    Decl::Var(v) => Some(Item::Var(v)),
+                    Decl::Func(f) => Some(Item::Func(f)),
+                    Decl::Nothing => None,
+                })
+            }
+            // Old-style `main() {…}`: the return type defaults to int.
+            TokenKind::Ident(_) if self.peek_at(1).kind == TokenKind::Punct(Punct::LParen) => {
+                let ty = TypeSpec { base: BaseType::Int, loc: t.loc };
+                Ok(match self.decl_rest(ty)? {
+                    Decl::Func(f) => Some(Item::Func(f)),
+                    Decl::Var(v) => Some(Item::Var(v)),
+                    Decl::Nothing => None,
+                })
+            }
+            TokenKind::Ident(_) if matches!(self.peek_at(1).kind, TokenKind::Ident(_)) => {
+                let msg = format!("unknown type name `{}`", self.names_of(t));
+                Err(self.error(t.loc, msg))
+            }
+            _ => Err(self.expected("a declaration")),
+        }
+    }
+
+    fn names_of(&self, t: Token) -> &str {
+        match t.kind {
+            TokenKind::Ident(s) => self.names.name(s),
+            _ => "",
+        }
+    }
+
+    fn arch_decl(&mut self) -> PResult<ArchDecl> {
+        let kw = self.bump();
+        let (topo, topo_loc) = self.expect_ident("a topology name (such as `mesh` or `torus`)")?;
+        let (name, _) = self.expect_ident("an architecture name")?;
+        let mut dims = Vec::new();
+        while self.eat(Punct::LBracket) {
+            dims.push(self.cond_expr()?);
+            self.expect(Punct::RBracket, "to close the dimension")?;
+        }
+        self.expect_semi("architecture declaration")?;
+        Ok(ArchDecl { topo, topo_loc, name, dims, loc: kw.loc })
+    }
+
+    fn channel_decl(&mut self) -> PResult<ChannelDecl> {
+        let kw = self.bump();
+        let ty = self.type_spec()?;
+        let mut decls = Vec::new();
+        loop {
+            let d = self.declarator(false)?;
+            if d.pointers > 0 || d.is_ref || d.dims.iter().any(Option::is_none) {
+                return Err(self.error(d.loc, "a channel is declared as `Name` or `Name[size]…` only"));
+            }
+            if self.at(Punct::Assign) {
+                return Err(self.expected("`,` or `;` (channels have no initialiser)"));
+            }
+            decls.push(d);
+            if !self.eat(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect_semi("channel declaration")?;
+        Ok(ChannelDecl { ty, decls, loc: kw.loc })
+    }
+
+    // ----- declarations -------------------------------------------------------------
+
+    fn type_spec(&mut self) -> PResult<TypeSpec> {
+        let t = self.peek();
+        let base = match t.kind {
+            TokenKind::Kw(Keyword::Int) => BaseType::Int,
+            TokenKind::Kw(Keyword::Float) => BaseType::Float,
+            TokenKind::Kw(Keyword::Char) => BaseType::Char,
+            TokenKind::Kw(Keyword::Void) => BaseType::Void,
+            TokenKind::Kw(Keyword::Spinlock) => BaseType::Spinlock,
+            TokenKind::Kw(Keyword::Struct) => {
+                self.bump();
+                return self.struct_spec(t.loc);
+            }
+            _ => return Err(self.expected("a type")),
+        };
+        self.bump();
+        Ok(TypeSpec { base, loc: t.loc })
+    }
+
+    /// After `struct`: a name, a body, or both. A body is hoisted as a [`StructDef`].
+    fn struct_spec(&mut self, loc: Loc) -> PResult<TypeSpec> {
+        let name = match self.peek().kind {
+            TokenKind::Ident(s) => {
+                self.bump();
+                Some(self.names.name(s).to_string())
+            }
+            _ => None,
+        };
+        if !self.at(Punct::LBrace) {
+            return match name {
+                Some(n) => Ok(TypeSpec { base: BaseType::Struct(n), loc }),
+                None => Err(self.expected("a struct name or `{`")),
+            };
+        }
+        let name = name.unwrap_or_else(|| {
+            self.anon += 1;
+            format!("<anon {}>", self.anon)
+        });
+        self.enter()?;
+        let fields = self.struct_fields();
+        self.leave();
+        self.hoisted.push(StructDef { name: name.clone(), fields: fields?, loc });
+        Ok(TypeSpec { base: BaseType::Struct(name), loc })
+    }
+
+    fn struct_fields(&mut self) -> PResult<Vec<VarDecl>> {
+        let open = self.bump();
+        let mut fields = Vec::new();
+        loop {
+            match self.peek().kind {
+                TokenKind::Punct(Punct::RBrace) => {
+                    self.bump();
+                    return Ok(fields);
+                }
+                TokenKind::Eof => {
+                    let msg = format!("expected `}}` to close the struct opened at line {}", open.loc.line);
+                    return Err(self.expected_msg(msg));
+                }
+                _ => {}
+            }
+            let start = self.pos;
+            match self.field() {
+                Ok(Some(f)) => fields.push(f),
+                Ok(None) => {}
+                Err(Fail) => self.sync_stmt(start),
+            }
+            if self.pos == start {
+                self.bump();
+            }
+        }
+    }
+
+    fn expected_msg(&mut self, what: String) -> Fail {
+        let t = self.peek();
+        let msg = format!("{what}, found {}", self.describe(t));
+        self.error(t.loc, msg)
+    }
+
+    fn field(&mut self) -> PResult<Option<VarDecl>> {
+        let ty = self.type_spec()?;
+        if self.eat(Punct::Semi) {
+            return Ok(None);
+        }
+        let mut decls = Vec::new();
+        loop {
+            let d = self.declarator(false)?;
+            if self.at(Punct::Assign) || self.at(Punct::LParen) {
+                return Err(self.expected("`,` or `;` in a struct field"));
+            }
+            decls.push(d);
+            if !self.eat(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect_semi("struct field")?;
+        Ok(Some(VarDecl { loc: ty.loc, ty, decls }))
+    }
+
+    /// `*…` `&`? name `[d]…` (no initialiser). `unnamed` allows leaving out the name
+    /// (parameters of a prototype).
+    fn declarator(&mut self, unnamed: bool) -> PResult<Declarator> {
+        let mut pointers = 0;
+        while self.eat(Punct::Star) {
+            pointers += 1;
+        }
+        let is_ref = self.eat(Punct::Amp);
+        let (name, loc) = match self.peek().kind {
+            TokenKind::Ident(s) => {
+                let t = self.bump();
+                (self.names.name(s).to_string(), t.loc)
+            }
+            _ if unnamed
+                && matches!(self.peek().kind, TokenKind::Punct(Punct::Comma | Punct::RParen | Punct::LBracket)) =>
+            {
+                (String::new(), self.peek().loc)
+            }
+            _ => return Err(self.expected("a name")),
+        };
+        let mut dims = Vec::new();
+        while self.eat(Punct::LBracket) {
+            if self.eat(Punct::RBracket) {
+                dims.push(None);
+                continue;
+            }
+            dims.push(Some(self.cond_expr()?));
+            self.expect(Punct::RBracket, "to close the array dimension")?;
+        }
+        Ok(Declarator { name, loc, pointers, is_ref, dims, init: None })
+    }
+
+    /// The declarators after a type: variables, or one function (definition or
+    /// prototype). Consumes the final `;` (or the function body).
+    fn decl_rest(&mut self, ty: TypeSpec) -> PResult<Decl> {
+        if matches!(ty.base, BaseType::Struct(_)) && self.eat(Punct::Semi) {
+            return Ok(Decl::Nothing);
+        }
+        let first = self.declarator(false)?;
+        if self.at(Punct::LParen) {
+            return self.function(ty, first).map(Decl::Func);
+        }
+        let mut decls = Vec::new();
+        let mut d = first;
+        loop {
+            if self.eat(Punct::Assign) {
+                d.init = Some(self.init()?);
+            }
+            decls.push(d);
+            if !self.eat(Punct::Comma) {
+                break;
+            }
+            d = self.declarator(false)?;
+            if self.at(Punct::LParen) {
+                return Err(
+                    self.error(self.peek().loc, "a function must be declared on its own, not after other names")
+                );
+            }
+        }
+        self.expect_semi("declaration")?;
+        Ok(Decl::Var(VarDecl { loc: ty.loc, ty, decls }))
+    }
+
+    fn init(&mut self) -> PResult<Init> {
+        if !self.at(Punct::LBrace) {
+            return Ok(Init::Expr(self.assign_expr()?));
+        }
+        self.enter()?;
+        let open = self.bump();
+        let r = self.init_list(open.loc);
+        self.leave();
+        r
+    }
+
+    fn init_list(&mut self, loc: Loc) -> PResult<Init> {
+        let mut items = Vec::new();
+        loop {
+            if self.eat(Punct::RBrace) {
+                return Ok(Init::List(items, loc));
+            }
+            items.push(self.init()?);
+            if !self.eat(Punct::Comma) {
+                self.expect(Punct::RBrace, "to close the initialiser list")?;
+                return Ok(Init::List(items, loc));
+            }
+        }
+    }
+
+    fn function(&mut self, ret: TypeSpec, d: Declarator) -> PResult<FuncDef> {
+        if d.is_ref || !d.dims.is_empty() {
+            return Err(self.error(d.loc, format!("`{}` cannot be a function returning an array or reference", d.name)));
+        }
+        self.bump();
+        let params = self.params()?;
+        let body = if self.at(Punct::LBrace) {
+            Some(self.block()?)
+        } else {
+            self.expect_semi("function prototype")?;
+            None
+        };
+        Ok(FuncDef { ret, ret_pointers: d.pointers, name: d.name, loc: d.loc, params, body })
+    }
+
+    /// Parameters after `(`, through `)`.
+    fn params(&mut self) -> PResult<Vec<Param>> {
+        let mut params = Vec::new();
+        if self.eat(Punct::RParen) {
+            return Ok(params);
+        }
+        if self.at_kw(Keyword::Void) && self.peek_at(1).kind == TokenKind::Punct(Punct::RParen) {
+            self.bump();
+            self.bump();
+            return Ok(params);
+        }
+        loop {
+            if !is_type_start(self.peek().kind) {
+                return Err(self.expected("a parameter type"));
+            }
+            let ty = self.type_spec()?;
+            let decl = self.declarator(true)?;
+            if self.at(Punct::Assign) {
+                return Err(self.expected("`,` or `)` (parameters have no default value)"));
+            }
+            params.push(Param { ty, decl });
+            if !self.eat(Punct::Comma) {
+                self.expect(Punct::RParen, "to close the parameter list")?;
+                return Ok(params);
+            }
+        }
+    }
+
+    // ----- statements ---------------------------------------------------------------
+
+    fn block(&mut self) -> PResult<Block> {
+        // Enter before taking the `{` so that, when too deep, the enclosing block skips
+        // this one whole (braces balanced).
+        self.enter()?;
+        let open = match self.expect(Punct::LBrace, "to open a block") {
+            Ok(t) => t,
+            Err(f) => {
+                self.leave();
+                return Err(f);
+            }
+        };
+        let mut stmts = Vec::new();
+        let end = loop {
+            let t = self.peek();
+            match t.kind {
+                TokenKind::Punct(Punct::RBrace) => break self.bump().loc,
+                TokenKind::Eof => {
+                    let msg = format!("expected `}}` to close the block opened at line {}", open.loc.line);
+                    self.expected_msg(msg);
+                    break t.loc;
+                }
+                _ => {}
+            }
+            let start = self.pos;
+            let mark = self.hoisted.len();
+            let mut out = Vec::new();
+            let r = self.block_item(&mut out);
+            stmts.extend(self.hoisted.drain(mark..).map(|s| Stmt { loc: s.loc, kind: StmtKind::Struct(s) }));
+            stmts.append(&mut out);
+            if r.is_err() {
+                self.sync_stmt(start);
+            }
+            if self.pos == start {
+                self.bump();
+            }
+        };
+        self.leave();
+        Ok(Block { stmts, loc: open.loc, end })
+    }
+
+    /// A declaration or a statement inside a block.
+    fn block_item(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
+        let t = self.peek();
+        match t.kind {
+            k if is_type_start(k) => {
+                let ty = self.type_spec()?;
+                match self.decl_rest(ty)? {
+                    Decl::Var(v) => out.push(Stmt { loc: t.loc, kind: StmtKind::Decl(v) }),
+                    Decl::Func(f) => out.push(Stmt { loc: t.loc, kind: StmtKind::Func(f) }),
+                    Decl::Nothing => {}
+                }
+                Ok(())
+            }
+            TokenKind::Kw(k @ (Keyword::Channel | Keyword::Arch | Keyword::PhyArch)) => {
+                Err(self.error(t.loc, format!("`{}` declarations must be at file level", k.as_str())))
+            }
+            TokenKind::Ident(_) if matches!(self.peek_at(1).kind, TokenKind::Ident(_)) => {
+                let msg = format!("unknown type name `{}`", self.names_of(t));
+                Err(self.error(t.loc, msg))
+            }
+            _ => {
+                out.push(self.stmt()?);
+                Ok(())
+            }
+        }
+    }
+
+    fn stmt(&mut self) -> PResult<Stmt> {
+        if self.at(Punct::LBrace) {
+            let b = self.block()?;
+            return Ok(Stmt { loc: b.loc, kind: StmtKind::Block(b) });
+        }
+        self.enter()?;
+        let r = self.stmt_inner();
+        self.leave();
+        r
+    }
+
+    /// `( expr )` after a keyword; `after` is the message context ("after `if`").
+    fn paren_expr(&mut self, after: &str) -> PResult<Expr> {
+        self.expect(Punct::LParen, after)?;
+        let e = self.expr()?;
+        self.expect(Punct::RParen, "to close the condition")?;
+        Ok(e)
+    }
+
+    // Each statement kind has its own function: in unoptimised builds one big match
+    // would give every nesting level a frame as large as all arms together.
+    fn stmt_inner(&mut self) -> PResult<Stmt> {
+        let t = self.peek();
+        let loc = t.loc;
+        // One call through a function pointer keeps a single result temporary in this
+        // frame, which matters for the stack depth of unoptimised builds.
+        let f: fn(&mut Self) -> PResult<StmtKind> = match t.kind {
+            TokenKind::Punct(Punct::Semi) => Self::empty_stmt,
+            TokenKind::Kw(Keyword::If) => Self::if_stmt,
+            TokenKind::Kw(Keyword::While) => Self::while_stmt,
+            TokenKind::Kw(Keyword::Do) => Self::do_stmt,
+            TokenKind::Kw(Keyword::For) => Self::for_stmt,
+            TokenKind::Kw(Keyword::Switch) => Self::switch_stmt,
+            TokenKind::Kw(Keyword::Case) => Self::case_label,
+            TokenKind::Kw(Keyword::Default) => Self::default_label,
+            TokenKind::Kw(Keyword::Break | Keyword::Continue | Keyword::Join) => Self::jump_stmt,
+            TokenKind::Kw(Keyword::Return) => Self::return_stmt,
+            TokenKind::Kw(Keyword::Forall) => Self::forall,
+            TokenKind::Kw(Keyword::Fork) => Self::fork,
+            k if is_type_start(k) => return self.decl_stmt(loc),
+            _ => Self::expr_stmt,
+        };
+        let kind = f(self)?;
+        Ok(Stmt { kind, loc })
+    }
+
+    fn empty_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        Ok(StmtKind::Empty)
+    }
+
+    fn default_label(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        self.expect(Punct::Colon, "after `default`")?;
+        Ok(StmtKind::Default)
+    }
+
+    /// `break;`, `continue;`, `join;`
+    fn jump_stmt(&mut self) -> PResult<StmtKind> {
+        let t = self.bump();
+        let (kind, what) = match t.kind {
+            TokenKind::Kw(Keyword::Break) => (StmtKind::Break, "`break`"),
+            TokenKind::Kw(Keyword::Continue) => (StmtKind::Continue, "`continue`"),
+            _ => (StmtKind::Join, "`join`"),
+        };
+        self.expect_semi(what)?;
+        Ok(kind)
+    }
+
+    fn if_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let cond = self.paren_expr("after `if`")?;
+        let then = Box::new(self.stmt()?);
+        let els = if self.at_kw(Keyword::Else) {
+            self.bump();
+            Some(Box::new(self.stmt()?))
+        } else {
+            None
+        };
+        Ok(StmtKind::If { cond, then, els })
+    }
+
+    fn while_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let cond = self.paren_expr("after `while`")?;
+        Ok(StmtKind::While { cond, body: Box::new(self.stmt()?) })
+    }
+
+    fn do_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let body = Box::new(self.stmt()?);
+        if !self.at_kw(Keyword::While) {
+            return Err(self.expected("`while` after the body of `do`"));
+        }
+        self.bump();
+        let cond = self.paren_expr("after `while`")?;
+        self.expect_semi("`do`-`while` statement")?;
+        Ok(StmtKind::DoWhile { body, cond })
+    }
+
+    fn switch_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let expr = self.paren_expr("after `switch`")?;
+        if !self.at(Punct::LBrace) {
+            return Err(self.expected("`{` after `switch (…)`"));
+        }
+        Ok(StmtKind::Switch { expr, body: self.block()? })
+    }
+
+    fn case_label(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let e = self.cond_expr()?;
+        self.expect(Punct::Colon, "after the `case` value")?;
+        Ok(StmtKind::Case(e))
+    }
+
+    fn return_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let e = if self.at(Punct::Semi) { None } else { Some(self.expr()?) };
+        self.expect_semi("`return` statement")?;
+        Ok(StmtKind::Return(e))
+    }
+
+    fn expr_stmt(&mut self) -> PResult<StmtKind> {
+        let e = self.expr()?;
+        self.expect_semi("expression")?;
+        Ok(StmtKind::Expr(e))
+    }
+
+    /// A declaration as the body of `if`/`while`/…: alone, or in its own block when a
+    /// struct definition came with it.
+    fn decl_stmt(&mut self, loc: Loc) -> PResult<Stmt> {
+        let mut out = Vec::new();
+        self.block_item(&mut out)?;
+        if out.len() == 1 {
+            if let Some(s) = out.pop() {
+                return Ok(s);
+            }
+        }
+        let end = self.prev().map_or(loc, |p| p.loc);
+        Ok(Stmt { kind: StmtKind::Block(Block { stmts: out, loc, end }), loc })
+    }
+
+    fn for_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        self.expect(Punct::LParen, "after `for`")?;
+        let t = self.peek();
+        let init = if self.eat(Punct::Semi) {
+            None
+        } else if is_type_start(t.kind) {
+            let ty = self.type_spec()?;
+            match self.decl_rest(ty)? {
+                Decl::Var(v) => Some(Box::new(Stmt { loc: t.loc, kind: StmtKind::Decl(v) })),
+                Decl::Func(f) => return Err(self.error(f.loc, "a function cannot be declared in a `for` header")),
+                Decl::Nothing => None,
+            }
+        } else {
+            let e = self.expr()?;
+            self.expect(Punct::Semi, "after the `for` initialiser")?;
+            Some(Box::new(Stmt { loc: t.loc, kind: StmtKind::Expr(e) }))
+        };
+        let cond = if self.at(Punct::Semi) { None } else { Some(self.expr()?) };
+        self.expect(Punct::Semi, "after the `for` condition")?;
+        let step = if self.at(Punct::RParen) { None } else { Some(self.expr()?) };
+        self.expect(Punct::RParen, "to close the `for` header")?;
+        let body = Box::new(self.stmt()?);
+        Ok(StmtKind::For { init, cond, step, body })
+    }
+
+    fn expect_word(&mut self, w: super::token::Sym, text: &str) -> PResult<()> {
+        if self.peek().kind == TokenKind::Ident(w) {
+            self.bump();
+            return Ok(());
+        }
+        Err(self.expected(&format!("`{text}` in the `forall` header")))
+    }
+
+    fn forall(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        self.expect(Punct::LParen, "after `forall`")?;
+        let (var, var_loc) = self.expect_ident("the index variable of `forall`")?;
+        self.expect_word(words::FROM, "from")?;
+        let lo = self.assign_expr()?;
+        self.expect_word(words::TO, "to")?;
+        let hi = self.assign_expr()?;
+        let grouping = if self.peek().kind == TokenKind::Ident(words::GROUPING) {
+            self.bump();
+            Some(self.assign_expr()?)
+        } else {
+            None
+        };
+        self.expect(Punct::RParen, "to close the `forall` header")?;
+        let body = Box::new(self.stmt()?);
+        Ok(StmtKind::Forall { var, var_loc, lo, hi, grouping, body })
+    }
+
+    fn fork(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let mut vproc = None;
+        let mut chans = Vec::new();
+        if self.eat(Punct::LBracket) {
+            vproc = Some(self.assign_expr()?);
+            if self.eat(Punct::Semi) && !self.at(Punct::RBracket) {
+                loop {
+                    chans.push(self.assign_expr()?);
+                    if !self.eat(Punct::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Punct::RBracket, "to close `fork [`")?;
+        }
+        let call = self.expr()?;
+        self.expect_semi("`fork` statement")?;
+        Ok(StmtKind::Fork { vproc, chans, call })
+    }
+
+    // ----- expressions --------------------------------------------------------------
+
+    fn expr(&mut self) -> PResult<Expr> {
+        self.expr_bp(PREC_COMMA)
+    }
+
+    fn assign_expr(&mut self) -> PResult<Expr> {
+        self.expr_bp(PREC_ASSIGN)
+    }
+
+    fn cond_expr(&mut self) -> PResult<Expr> {
+        self.expr_bp(PREC_COND)
+    }
+
+    fn expr_bp(&mut self, min: u8) -> PResult<Expr> {
+        self.enter()?;
+
+        let r = self.expr_bp_inner(min);
+        self.leave();
+        r
+    }
+
+    fn expr_bp_inner(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        while let Some((prec, op)) = infix(self.peek().kind) {
+            if prec < min {
+                break;
+            }
+            self.bump();
+            let loc = lhs.loc;
+            let kind = match op {
+                Infix::Comma => ExprKind::Comma(Box::new(lhs), Box::new(self.expr_bp(prec + 1)?)),
+                Infix::Assign(op) => ExprKind::Assign(op, Box::new(lhs), Box::new(self.expr_bp(prec)?)),
+                Infix::Cond => {
+                    let mid = self.expr()?;
+                    self.expect(Punct::Colon, "in the conditional expression")?;
+                    let els = self.expr_bp(PREC_COND)?;
+                    ExprKind::Cond(Box::new(lhs), Box::new(mid), Box::new(els))
+                }
+                Infix::Bin(op) => ExprKind::Binary(op, Box::new(lhs), Box::new(self.expr_bp(prec + 1)?)),
+            };
+            lhs = Expr { kind, loc };
+        }
+        Ok(lhs)
+    }
+
+    fn type_name(&mut self) -> PResult<TypeName> {
+        let base = self.type_spec()?;
+        let mut pointers = 0;
+        while self.eat(Punct::Star) {
+            pointers += 1;
+        }
+        Ok(TypeName { base, pointers })
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        let t = self.peek();
+        let op = match t.kind {
+            TokenKind::Punct(Punct::Minus) => Some(UnOp::Neg),
+            TokenKind::Punct(Punct::Plus) => Some(UnOp::Plus),
+            TokenKind::Punct(Punct::Bang) => Some(UnOp::Not),
+            TokenKind::Punct(Punct::Tilde) => Some(UnOp::BitNot),
+            TokenKind::Punct(Punct::Star) => Some(UnOp::Deref),
+            TokenKind::Punct(Punct::Amp) => Some(UnOp::Addr),
+            _ => None,
+        };
+        let prefix = op.is_some()
+            || matches!(t.kind, TokenKind::Punct(Punct::PlusPlus | Punct::MinusMinus) | TokenKind::Kw(Keyword::Sizeof))
+            || (t.kind == TokenKind::Punct(Punct::LParen) && is_type_start(self.peek_at(1).kind));
+        if !prefix {
+            return self.postfix();
+        }
+        self.enter()?;
+        let r = self.prefix(t, op);
+        self.leave();
+        r
+    }
+
+    fn prefix(&mut self, t: Token, op: Option<UnOp>) -> PResult<Expr> {
+        self.bump();
+        let kind = match t.kind {
+            _ if op.is_some() => ExprKind::Unary(op.unwrap_or(UnOp::Plus), Box::new(self.unary()?)),
+            TokenKind::Punct(p @ (Punct::PlusPlus | Punct::MinusMinus)) => {
+                ExprKind::IncDec { pre: true, inc: p == Punct::PlusPlus, expr: Box::new(self.unary()?) }
+            }
+            TokenKind::Kw(Keyword::Sizeof) => {
+                if self.at(Punct::LParen) && is_type_start(self.peek_at(1).kind) {
+                    self.bump();
+                    let tn = self.type_name()?;
+                    self.expect(Punct::RParen, "after the type in `sizeof`")?;
+                    ExprKind::SizeofType(tn)
+                } else {
+                    ExprKind::SizeofExpr(Box::new(self.unary()?))
+                }
+            }
+            _ => {
+                // `(type) operand`
+                let tn = self.type_name()?;
+                self.expect(Punct::RParen, "after the type in a cast")?;
+                ExprKind::Cast(tn, Box::new(self.unary()?))
+            }
+        };
+        Ok(Expr { kind, loc: t.loc })
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.primary()?;
+        loop {
+            let t = self.peek();
+            let loc = e.loc;
+            let kind = match t.kind {
+                TokenKind::Punct(Punct::LBracket) => {
+                    self.bump();
+                    let i = self.expr()?;
+                    self.expect(Punct::RBracket, "to close the index")?;
+                    ExprKind::Index(Box::new(e), Box::new(i))
+                }
+                TokenKind::Punct(Punct::LParen) => {
+                    let ExprKind::Ident(name) = e.kind else {
+                        return Err(self.error(t.loc, "only a function named directly can be called"));
+                    };
+                    self.bump();
+                    let args = self.args()?;
+                    ExprKind::Call { name, name_loc: e.loc, args }
+                }
+                TokenKind::Punct(p @ (Punct::Dot | Punct::Arrow)) => {
+                    self.bump();
+                    let (field, field_loc) = self.expect_ident(&format!("a field name after `{}`", p.as_str()))?;
+                    ExprKind::Member { expr: Box::new(e), field, field_loc, arrow: p == Punct::Arrow }
+                }
+                TokenKind::Punct(p @ (Punct::PlusPlus | Punct::MinusMinus)) => {
+                    self.bump();
+                    ExprKind::IncDec { pre: false, inc: p == Punct::PlusPlus, expr: Box::new(e) }
+                }
+                _ => return Ok(e),
+            };
+            e = Expr { kind, loc };
+        }
+    }
+
+    /// Call arguments after `(`, through `)`.
+    fn args(&mut self) -> PResult<Vec<Expr>> {
+        let mut args = Vec::new();
+        if self.eat(Punct::RParen) {
+            return Ok(args);
+        }
+        loop {
+            args.push(self.assign_expr()?);
+            if !self.eat(Punct::Comma) {
+                self.expect(Punct::RParen, "to close the argument list")?;
+                return Ok(args);
+            }
+        }
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let t = self.peek();
+        let kind = match t.kind {
+            TokenKind::Ident(s) => ExprKind::Ident(self.names.name(s).to_string()),
+            TokenKind::Int(v) => ExprKind::IntLit(v),
+            TokenKind::Float(v) => ExprKind::FloatLit(v),
+            TokenKind::Char(c) => ExprKind::CharLit(c),
+            TokenKind::Str(_) => {
+                // Adjacent literals concatenate: "ab" "cd" is "abcd".
+                let mut bytes = Vec::new();
+                while let TokenKind::Str(id) = self.peek().kind {
+                    bytes.extend_from_slice(self.names.str_bytes(id));
+                    self.bump();
+                }
+                return Ok(Expr { kind: ExprKind::StrLit(bytes), loc: t.loc });
+            }
+            TokenKind::Punct(Punct::LParen) => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect(Punct::RParen, "to close the parenthesis")?;
+                return Ok(e);
+            }
+            _ => return Err(self.expected("an expression")),
+        };
+        self.bump();
+        Ok(Expr { kind, loc: t.loc })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{parse_text, SourceMap};
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Figure 28 of seed 000 with the OCR damage repaired (`timeOn():` → `timeOn();`,
+    /// the stray `</pre>` removed).
+    const MATMUL: &str = r#"#include "cpc.h"
+#define n 8
+arch torus T[n][n];
+phyArch mesh L[n][n];
+channel float Achan[n][n], Bchan[n][n];
+void main() {
+     float a[n][n], b[n][n], c[n][n];
+     int i, j;
+     timeOff();
+     for (i=0; i<n; i++)
+          for (j=0; j<n; j++)
+               a[i][j] = rand()*5;
+     for (i=0; i<n; i++)
+          for (j=0; j< n; j++)
+               b[i][j] = rand()*5;
+     timeOn();
+     pMultify(a, b, c);
+}
+void pMultify(float &a[n][n], float &b[n][n],
+                              float &c[n][n]) {
+     int i, j;
+     forall (i from 0 to n-1)
+          forall (j from 0 to n-1)
+               fork [i*n+j; Achan[i][j], Bchan[i][j]]
+                    multiply(i, j, a[i][(j+i) % n],
+                              b[(i+j) % n][j], c[i][j]);
+}
+void multiply(int row, int col, float myA, float myB,
+                                         float &mainC) {
+     int iter, above, left;
+     float myC;
+     if (row>0) above = row - 1;
+                                  // up neighbor
+     else
+                above = n - 1;
+     if (col>0) left = col - 1;
+                                  // left neighbor
+     else
+                left = n - 1;
+    myC = 0;
+    for (iter=0; iter<n; iter++) {
+          Achan[row][left] = myA;
+               // send myA in leftward rotation
+          Bchan[above][col] = myB;
+               // send myB in upward rotation
+         myC += myA * myB;
+         myA = Achan[row][col];
+                                       // receive new myA
+         myB = Bchan[row][col];  // receive new myB
+}
+mainC = myC;  // Send final value to main process
+}
+"#;
+
+    fn ok(src: &str) -> Program {
+        let (p, d) = parse_text(src);
+        assert!(d.is_empty(), "unexpected diagnostics: {d:#?}");
+        p
+    }
+
+    fn diags(src: &str) -> Vec<(u32, u32, String)> {
+        parse_text(src).1.into_iter().map(|d| (d.loc.line, d.loc.col, d.message)).collect()
+    }
+
+    fn funcs(p: &Program) -> Vec<&FuncDef> {
+        p.items.iter().filter_map(|i| if let Item::Func(f) = i { Some(f) } else { None }).collect()
+    }
+
+    /// A compact rendering of an expression tree: binary `(op l r)`, unary `(op e)`.
+    fn sexp(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::IntLit(v) => v.to_string(),
+            ExprKind::FloatLit(v) => format!("{v:?}"),
+            ExprKind::CharLit(c) => format!("'{}'", *c as char),
+            ExprKind::StrLit(s) => format!("{:?}", String::from_utf8_lossy(s)),
+            ExprKind::Ident(n) => n.clone(),
+            ExprKind::Unary(op, x) => format!("({op:?} {})", sexp(x)),
+            ExprKind::Binary(op, a, b) => format!("({op:?} {} {})", sexp(a), sexp(b)),
+            ExprKind::Assign(op, a, b) => format!("(= {op:?} {} {})", sexp(a), sexp(b)),
+            ExprKind::IncDec { pre, inc, expr } => {
+                format!("({}{} {})", if *pre { "pre" } else { "post" }, if *inc { "++" } else { "--" }, sexp(expr))
+            }
+            ExprKind::Cond(c, a, b) => format!("(? {} {} {})", sexp(c), sexp(a), sexp(b)),
+            ExprKind::Call { name, args, .. } => {
+                format!("(call {name}{})", args.iter().map(|a| format!(" {}", sexp(a))).collect::<String>())
+            }
+            ExprKind::Index(a, i) => format!("([] {} {})", sexp(a), sexp(i)),
+            ExprKind::Member { expr, field, arrow, .. } => {
+                format!("({} {} {field})", if *arrow { "->" } else { "." }, sexp(expr))
+            }
+            ExprKind::Cast(t, x) => format!("(cast {:?}{} {})", t.base.base, "*".repeat(t.pointers as usize), sexp(x)),
+            ExprKind::SizeofType(t) => format!("(sizeof {:?})", t.base.base),
+            ExprKind::SizeofExpr(x) => format!("(sizeof {})", sexp(x)),
+            ExprKind::Comma(a, b) => format!("(, {} {})", sexp(a), sexp(b)),
+        }
+    }
+
+    fn body(p: &Program, i: usize) -> &[Stmt] {
+        funcs(p).get(i).and_then(|f| f.body.as_ref()).map_or(&[], |b| &b.stmts)
+    }
+
+    fn expr_of(src: &str) -> String {
+        let p = ok(&format!("void f() {{ {src}; }}"));
+        match &body(&p, 0)[0].kind {
+            StmtKind::Expr(e) => sexp(e),
+            other => panic!("not an expression statement: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn matmul_figure_28_parses() {
+        let p = ok(MATMUL);
+        let names: Vec<_> = funcs(&p).iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["main", "pMultify", "multiply"]);
+        let Item::Arch(a) = &p.items[0] else { panic!("{:?}", p.items[0]) };
+        assert_eq!((a.topo.as_str(), a.name.as_str(), a.dims.len()), ("torus", "T", 2));
+        // `n` was replaced by 8 at the places `n` was written (line 3, columns 14 and 17).
+        assert_eq!(a.dims[0].kind, ExprKind::IntLit(8));
+        assert_eq!((a.dims[0].loc.line, a.dims[0].loc.col), (3, 14));
+        assert_eq!((a.dims[1].loc.line, a.dims[1].loc.col), (3, 17));
+        let Item::PhyArch(l) = &p.items[1] else { panic!() };
+        assert_eq!((l.topo.as_str(), l.dims.len()), ("mesh", 2));
+        let Item::Channel(c) = &p.items[2] else { panic!() };
+        assert_eq!(c.ty.base, BaseType::Float);
+        let chans: Vec<_> = c.decls.iter().map(|d| (d.name.as_str(), d.dims.len())).collect();
+        assert_eq!(chans, [("Achan", 2), ("Bchan", 2)]);
+
+        let pm = funcs(&p)[1];
+        assert_eq!(pm.params.len(), 3);
+        assert!(pm.params.iter().all(|q| q.decl.is_ref && q.decl.dims.len() == 2 && q.ty.base == BaseType::Float));
+        let StmtKind::Forall { var, lo, hi, grouping: None, body: inner, .. } = &body(&p, 1)[1].kind else {
+            panic!("{:?}", body(&p, 1)[1])
+        };
+        assert_eq!((var.as_str(), sexp(lo), sexp(hi)), ("i", "0".to_string(), "(Sub 8 1)".to_string()));
+        let StmtKind::Forall { var, body: fork, .. } = &inner.kind else { panic!() };
+        assert_eq!(var, "j");
+        let StmtKind::Fork { vproc: Some(v), chans, call } = &fork.kind else { panic!("{fork:?}") };
+        assert_eq!(sexp(v), "(Add (Mul i 8) j)");
+        assert_eq!(chans.iter().map(sexp).collect::<Vec<_>>(), ["([] ([] Achan i) j)", "([] ([] Bchan i) j)"]);
+        let ExprKind::Call { name, args, .. } = &call.kind else { panic!() };
+        assert_eq!((name.as_str(), args.len()), ("multiply", 5));
+
+        let mul = funcs(&p)[2];
+        assert_eq!(mul.params.iter().filter(|q| q.decl.is_ref).count(), 1);
+        // Declarations, two if/else, `myC = 0`, the for loop, the final assignment.
+        assert_eq!(body(&p, 2).len(), 7);
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        assert_eq!(expr_of("a + b * c"), "(Add a (Mul b c))");
+        assert_eq!(expr_of("a - b - c"), "(Sub (Sub a b) c)");
+        assert_eq!(expr_of("a = b = c"), "(= None a (= None b c))");
+        assert_eq!(expr_of("a += b -= 2"), "(= Some(Add) a (= Some(Sub) b 2))");
+        assert_eq!(expr_of("x ? y : z ? w : v"), "(? x y (? z w v))");
+        assert_eq!(expr_of("-a[i]"), "(Neg ([] a i))");
+        assert_eq!(expr_of("*p++"), "(Deref (post++ p))");
+        assert_eq!(expr_of("(float)x / 2"), "(Div (cast Float x) 2)");
+        assert_eq!(expr_of("a, b = 1, c"), "(, (, a (= None b 1)) c)");
+        assert_eq!(
+            expr_of("a || b && c | d ^ e & f == g < h << i"),
+            "(Or a (And b (BitOr c (BitXor d (BitAnd e (Eq f (Lt g (Shl h i))))))))"
+        );
+        assert_eq!(expr_of("!~-x"), "(Not (BitNot (Neg x)))");
+        assert_eq!(expr_of("&s.f->g[1]"), "(Addr ([] (-> (. s f) g) 1))");
+        assert_eq!(expr_of("sizeof(int) + sizeof x + sizeof(y)"), "(Add (Add (sizeof Int) (sizeof x)) (sizeof y))");
+        assert_eq!(expr_of("(char*)p"), "(cast Char* p)");
+        assert_eq!(expr_of("++i + i--"), "(Add (pre++ i) (post-- i))");
+        assert_eq!(expr_of("f(a, (b, c))"), "(call f a (, b c))");
+        assert_eq!(expr_of(r#"printf("a" "b", 'c')"#), r#"(call printf "ab" 'c')"#);
+        assert_eq!(expr_of("a ? b , c : d"), "(? a (, b c) d)");
+    }
+
+    #[test]
+    fn declarations_and_statements() {
+        let src = "struct P { int x, y; float w[2]; };
+struct Q { struct P p; } q, *qp;
+spinlock s;
+int v[2][3] = {{1, 2, 3}, {4}};
+int f(void);
+int g(int, float *, int a[]);
+main() {
+    int to = 1, from = 2;
+    struct { int k; } anon;
+    for (int i = 0; i < 3; i++) { continue; }
+    do to--; while (to > 0);
+    switch (from) { case 1: break; default: to = 0; }
+    int inner(int z) { return z + from; }
+    fork inner(1);
+    fork [3] inner(2);
+    forall (i from 0 to 7 grouping 2) lock(s);
+    join;
+    return;
+}";
+        let p = ok(src);
+        let kinds: Vec<String> = p
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Struct(s) => format!("struct {}", s.name),
+                Item::Var(v) => {
+                    format!("var {}", v.decls.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(","))
+                }
+                Item::Func(f) => format!("func {}{}", f.name, if f.body.is_some() { "{}" } else { ";" }),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(kinds, ["struct P", "struct Q", "var q,qp", "var s", "var v", "func f;", "func g;", "func main{}"]);
+        let Item::Var(qs) = &p.items[2] else { panic!() };
+        assert_eq!(qs.ty.base, BaseType::Struct("Q".into()));
+        assert_eq!(qs.decls[1].pointers, 1);
+        let Item::Func(g) = &p.items[6] else { panic!() };
+        let pd: Vec<_> = g.params.iter().map(|q| (q.decl.name.as_str(), q.decl.pointers, q.decl.dims.len())).collect();
+        assert_eq!(pd, [("", 0, 0), ("", 1, 0), ("a", 0, 1)]);
+        let Item::Var(v) = &p.items[4] else { panic!() };
+        let Some(Init::List(rows, _)) = &v.decls[0].init else { panic!() };
+        assert_eq!(rows.len(), 2);
+        let stmts: Vec<&str> = body(&p, 2)
+            .iter()
+            .map(|s| match &s.kind {
+                StmtKind::Decl(_) => "decl",
+                StmtKind::Struct(_) => "struct",
+                StmtKind::For { init: Some(_), .. } => "for",
+                StmtKind::DoWhile { .. } => "do",
+                StmtKind::Switch { body, .. } if body.stmts.len() == 4 => "switch",
+                StmtKind::Func(f) if f.body.is_some() => "func",
+                StmtKind::Fork { vproc: None, chans, .. } if chans.is_empty() => "fork",
+                StmtKind::Fork { vproc: Some(_), chans, .. } if chans.is_empty() => "fork[v]",
+                StmtKind::Forall { grouping: Some(_), .. } => "forall",
+                StmtKind::Join => "join",
+                StmtKind::Return(None) => "return",
+                _ => "?",
+            })
+            .collect();
+        // The anonymous struct is hoisted before the declaration that uses it.
+        assert_eq!(
+            stmts,
+            ["decl", "struct", "decl", "for", "do", "switch", "func", "fork", "fork[v]", "forall", "join", "return"]
+        );
+    }
+
+    #[test]
+    fn missing_semicolon_points_after_the_previous_token() {
+        let src = "void main() {\n  int x;\n  x = 1\n}\n";
+        let (_, d) = parse_text(src);
+        let mut sm = SourceMap::default();
+        sm.add("p.c", src);
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            sm.render(&d[0]),
+            "p.c:3:8: error: expected `;` after expression, found `}`\n 3 |   x = 1\n   |        ^\n"
+        );
+        // On a later line the `;` is taken as forgotten and the next statement still parses.
+        let (p, d) = parse_text("void f() {\n  a = 1\n  b = 2;\n}");
+        assert_eq!(d.len(), 1);
+        assert_eq!(body(&p, 0).len(), 2);
+    }
+
+    #[test]
+    fn lexical_errors_through_the_whole_front_end() {
+        assert_eq!(diags("int x;\n  /* oops\nint y;"), [(2, 3, "unterminated comment".to_string())]);
+        assert_eq!(
+            diags("void f() {\n  printf(\"hi);\n}\n"),
+            [
+                (2, 10, "unterminated string literal".to_string()),
+                (3, 1, "expected `)` to close the argument list, found `}`".to_string())
+            ]
+        );
+        // The unterminated literal `'a;` is 3 bytes long, so the `;` belongs at column 13.
+        assert_eq!(
+            diags("char c = 'a;\n"),
+            [
+                (1, 10, "unterminated character literal".to_string()),
+                (1, 13, "expected `;` after declaration, found end of file".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn preprocessor_errors_through_the_whole_front_end() {
+        assert_eq!(diags("#pragma x\nint y;"), [(1, 2, "unknown preprocessor directive `#pragma`".to_string())]);
+        assert_eq!(diags("int y;\n#include \"x.h\"\n"), [(2, 10, "cannot find include file `x.h`".to_string())]);
+        assert_eq!(
+            diags("#define A B\n#define B A\nint x = A;\n"),
+            [(3, 9, "recursive macro expansion of `A`".to_string())]
+        );
+        assert_eq!(
+            diags("int a;\n#else\nint b;\n#endif\n"),
+            [
+                (2, 2, "`#else` without `#ifdef` or `#ifndef`".to_string()),
+                (4, 2, "`#endif` without `#ifdef` or `#ifndef`".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn unexpected_tokens() {
+        assert_eq!(diags("int x = );"), [(1, 9, "expected an expression, found `)`".to_string())]);
+        assert_eq!(
+            diags("void f() { if x) y(); }"),
+            [(1, 15, "expected `(` after `if`, found identifier `x`".to_string())]
+        );
+        assert_eq!(diags("double d;"), [(1, 1, "unknown type name `double`".to_string())]);
+        assert_eq!(
+            diags("void f() { forall (i = 0 to 3) g(); }"),
+            [(1, 22, "expected `from` in the `forall` header, found `=`".to_string())]
+        );
+        assert_eq!(
+            diags("void f() {\n  x = 1;\n"),
+            [(3, 1, "expected `}` to close the block opened at line 1, found end of file".to_string())]
+        );
+    }
+
+    #[test]
+    fn several_errors_in_one_file_are_all_reported() {
+        let src = "int a = ;\nvoid f() {\n  x = 1 + * ;\n  if (x) { y = 2 }\n  z = 3;\n}\nint ok;\n";
+        assert_eq!(
+            diags(src),
+            [
+                (1, 9, "expected an expression, found `;`".to_string()),
+                (3, 13, "expected an expression, found `;`".to_string()),
+                (4, 17, "expected `;` after expression, found `}`".to_string()),
+            ]
+        );
+        // Recovery keeps the later good declarations.
+        let (p, _) = parse_text(src);
+        assert!(matches!(p.items.last(), Some(Item::Var(v)) if v.decls[0].name == "ok"));
+        assert_eq!(body(&p, 0).len(), 2, "the `if` and `z = 3;` survive");
+    }
+
+    /// Runs `f` on a thread with the 8 MiB stack a program's main thread gets, since the
+    /// unoptimised test build spends several KiB of stack per nesting level (optimised
+    /// builds a fraction of that).
+    fn with_main_stack(f: impl FnOnce() + Send + 'static) {
+        let h = std::thread::Builder::new().stack_size(8 << 20).spawn(f);
+        assert!(h.map(|h| h.join().is_ok()).unwrap_or(false), "deep-nesting check failed");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        with_main_stack(deep_nesting_checks);
+    }
+
+    fn deep_nesting_checks() {
+        let deep = format!("int x = {}1{};\nint y;", "(".repeat(100_000), ")".repeat(100_000));
+        let d = diags(&deep);
+        assert_eq!(d.len(), 1, "{:?}", &d[..d.len().min(5)]);
+        assert!(d[0].2.starts_with("nesting too deep"));
+        let blocks = format!("void f() {}{}\nint z;", "{".repeat(50_000), "}".repeat(50_000));
+        let (p, d) = parse_text(&blocks);
+        assert_eq!(d.len(), 1, "{d:?}");
+        // Parsing stops at the error: `f` is kept (truncated), `z` is not reached.
+        assert_eq!(p.items.len(), 1);
+        let unary = format!("int x = {}1;", "-".repeat(100_000));
+        assert_eq!(diags(&unary).len(), 1);
+        // Every other way to nest: one "nesting too deep" error each, no stack overflow.
+        let n = 5_000;
+        for (open, close) in [
+            ("void f() { ", "}"),
+            ("if (x) ", ""),
+            ("x = f(", ")"),
+            ("x = (int)", ""),
+            ("x = sizeof ", ""),
+            ("x = a[", "]"),
+            ("x = c ? d : ", ""),
+            ("x = y = ", ""),
+            ("struct S { struct T { ", "} t; }"),
+            ("while (1) for (;;) do ", " while (1);"),
+            ("forall (i from 0 to 1) ", ""),
+        ] {
+            let src = format!(
+                "int v[1] = {}1{};\nvoid g() {{ {} 0; {} }}",
+                "{".repeat(n),
+                "}".repeat(n),
+                open.repeat(n),
+                close.repeat(n)
+            );
+            // The init list nests too deeply first; parsing stops there.
+            let d = diags(&src);
+            assert_eq!(d.len(), 1, "{open}: {:?}", &d[..d.len().min(3)]);
+            assert!(d[0].2.starts_with("nesting too deep"));
+            let src = format!("void g() {{ {} 0; {} }}", open.repeat(n), close.repeat(n));
+            let d = diags(&src);
+            assert_eq!(d.len(), 1, "{open}: {:?}", &d[..d.len().min(3)]);
+            assert!(d[0].2.starts_with("nesting too deep"));
+        }
+    }
+
+    const VOCAB: &[&str] = &[
+        "int",
+        "float",
+        "char",
+        "void",
+        "struct",
+        "if",
+        "else",
+        "while",
+        "do",
+        "for",
+        "switch",
+        "case",
+        "default",
+        "break",
+        "continue",
+        "return",
+        "sizeof",
+        "arch",
+        "phyArch",
+        "channel",
+        "forall",
+        "from",
+        "to",
+        "grouping",
+        "fork",
+        "join",
+        "spinlock",
+        "x",
+        "f",
+        "A",
+        "S",
+        "0",
+        "1.5",
+        "'c'",
+        "\"s\"",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ";",
+        ",",
+        "=",
+        "+=",
+        "+",
+        "-",
+        "*",
+        "&",
+        "->",
+        ".",
+        "?",
+        ":",
+        "++",
+        "<<=",
+        "!",
+        "\n",
+        "\n#define A(x) x A\n",
+        "\n#define f A\n",
+        "\n#ifdef A\n",
+        "\n#else\n",
+        "\n#endif\n",
+        "\n#include \"cpc.h\"\n",
+        "\n#undef A\n",
+        "/*",
+        "*/",
+        "//",
+        "#",
+        "##",
+        "\\\n",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_text_never_panics(s in "\\PC{0,300}") {
+            let _ = parse_text(&s);
+        }
+
+        #[test]
+        fn arbitrary_token_sequences_never_panic(toks in prop::collection::vec(prop::sample::select(VOCAB), 0..300)) {
+            let src = toks.join(" ");
+            let (_, d) = parse_text(&src);
+            // Every diagnostic points into the text (line 1 .. number of lines + 1).
+            let lines = src.split('\n').count() as u32;
+            for x in d {
+                prop_assert!(x.loc.line >= 1 && x.loc.line <= lines + 1, "{x:?}");
+            }
+        }
+    }
+}

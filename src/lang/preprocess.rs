@@ -1,0 +1,890 @@
+//! The CPC preprocessor, working on tokens from [`super::lex`].
+//!
+//! Supports `#include "file"` / `<file>`, object- and function-like `#define`, `#undef`,
+//! `#ifdef`/`#ifndef`/`#else`/`#endif`. Macro expansion uses a stack of replacement
+//! segments: a macro is *active* while its replacement is being read, and meeting an
+//! active macro's name again is reported as "recursive macro expansion" (C would leave
+//! the name alone silently; learners are better served by an error). Arguments are
+//! fully expanded before substitution, as in C. Expanded tokens carry the location of
+//! the macro use; argument tokens keep their own. A token budget and depth limits keep
+//! hostile input (exponential macros, include cycles, deep nesting) bounded.
+//!
+//! Files are read through an [`IncludeLoader`], so tests and the fuzzer need no disk.
+//! Depends on `lex`, `token`, `diag`, `ast::Loc` and [`super::FrontOptions`].
+use super::ast::Loc;
+use super::diag::{Diagnostic, SourceMap};
+use super::lex::{lex, Lexed};
+use super::token::{words, Interner, Keyword, Punct, Sym, Token, TokenKind};
+use super::FrontOptions;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// Where `#include` gets file contents from.
+pub trait IncludeLoader {
+    /// The text of the regular file at `path`, or `None` if there is no such readable file.
+    fn read(&mut self, path: &Path) -> Option<String>;
+}
+
+/// Reads include files from disk (regular files only, at most [`FsLoader::MAX_BYTES`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FsLoader;
+
+impl FsLoader {
+    /// Larger files are treated as missing rather than read into memory.
+    pub const MAX_BYTES: u64 = 64 << 20;
+}
+
+impl IncludeLoader for FsLoader {
+    fn read(&mut self, path: &Path) -> Option<String> {
+        // Only regular files: a FIFO or /dev/zero named in an #include must not hang us.
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() || meta.len() > Self::MAX_BYTES {
+            return None;
+        }
+        let bytes = std::fs::read(path).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// An in-memory file system for tests and fuzzing (an empty one finds nothing).
+#[derive(Clone, Debug, Default)]
+pub struct MemLoader {
+    /// File contents by path, as the preprocessor forms paths (`dir.join(name)`).
+    pub files: BTreeMap<PathBuf, String>,
+}
+
+impl IncludeLoader for MemLoader {
+    fn read(&mut self, path: &Path) -> Option<String> {
+        self.files.get(path).cloned()
+    }
+}
+
+/// Headers that are accepted in `<…>` form and ignored: their functions are built in.
+const SYSTEM_HEADERS: &[&str] = &["stdio.h", "math.h", "stdlib.h"];
+/// The CPC header, built in (empty: every CPC construct is known to the compiler) unless
+/// a file of that name is found on the search path.
+const CPC_HEADER: &str = "cpc.h";
+/// Nested `#include` limit.
+const MAX_INCLUDE_DEPTH: usize = 64;
+/// Limit on nested macro calls inside macro arguments.
+const MAX_MACRO_DEPTH: u32 = 128;
+/// Tokens macro expansion may produce: this many per token of the main file, plus
+/// [`MIN_EXPANDED_TOKENS`]; generous for real programs, a wall for exponential macros.
+const EXPANDED_TOKENS_PER_TOKEN: usize = 32;
+/// See [`EXPANDED_TOKENS_PER_TOKEN`].
+const MIN_EXPANDED_TOKENS: usize = 1 << 20;
+
+/// Runs the preprocessor over the main file `text` (added to `sources` as `name`).
+/// Returns the token stream, ending with one [`TokenKind::Eof`], and the interner that
+/// names its identifiers and strings. Problems are appended to `diags`.
+pub fn preprocess(
+    name: &str,
+    text: &str,
+    opts: &FrontOptions,
+    sources: &mut SourceMap,
+    loader: &mut dyn IncludeLoader,
+    diags: &mut Vec<Diagnostic>,
+) -> (Vec<Token>, Interner) {
+    let mut names = Interner::new();
+    let file = sources.add(name, text);
+    let (toks, end) = lex(text, file, &mut names, diags);
+    let dir = Path::new(name).parent().map(Path::to_path_buf).unwrap_or_default();
+    let toks_len = toks.len();
+    let mut pp = Pre {
+        names,
+        sources,
+        loader,
+        opts,
+        diags,
+        files: vec![Frame { toks: Rc::new(toks), pos: 0, dir, key: None, conds: Vec::new() }],
+        cache: BTreeMap::new(),
+        macros: Vec::new(),
+        budget: MIN_EXPANDED_TOKENS.saturating_add(toks_len.saturating_mul(EXPANDED_TOKENS_PER_TOKEN)),
+        budget_reported: false,
+    };
+    let mut out = Vec::with_capacity(pp.files[0].toks.len() + 1);
+    let mut ctx = Ctx { segs: Vec::new(), list: None, inherited: Vec::new(), depth: 0 };
+    while let Some(t) = pp.next_expanded(&mut ctx) {
+        out.push(t.tok);
+    }
+    out.push(Token { kind: TokenKind::Eof, loc: end });
+    (out, pp.names)
+}
+
+/// A token inside the preprocessor.
+#[derive(Clone, Copy, Debug)]
+struct PTok {
+    tok: Token,
+    /// Already found to name an active macro: never expand (and never re-report) it.
+    noexpand: bool,
+}
+
+/// One file being read.
+struct Frame {
+    toks: Rc<Vec<Lexed>>,
+    pos: usize,
+    /// Folder searched first for `#include "…"` in this file.
+    dir: PathBuf,
+    /// The path it was found at (for include-cycle detection); `None` for the main file.
+    key: Option<PathBuf>,
+    conds: Vec<Cond>,
+}
+
+/// An open `#ifdef`/`#ifndef`.
+struct Cond {
+    loc: Loc,
+    directive: &'static str,
+    parent_active: bool,
+    active: bool,
+    taken: bool,
+    in_else: bool,
+}
+
+enum BodyTok {
+    Tok(TokenKind),
+    Param(usize),
+}
+
+struct Macro {
+    /// `Some` for a function-like macro.
+    params: Option<Vec<Sym>>,
+    body: Vec<BodyTok>,
+}
+
+impl Macro {
+    fn same_as(&self, other: &Macro) -> bool {
+        self.params == other.params
+            && self.body.len() == other.body.len()
+            && self.body.iter().zip(&other.body).all(|(a, b)| match (a, b) {
+                (BodyTok::Tok(x), BodyTok::Tok(y)) => x == y,
+                (BodyTok::Param(x), BodyTok::Param(y)) => x == y,
+                _ => false,
+            })
+    }
+}
+
+/// The replacement of one macro use, being read.
+struct Seg {
+    toks: Vec<PTok>,
+    pos: usize,
+    name: Sym,
+}
+
+/// An expansion context: the main stream (reading files) or one macro argument.
+struct Ctx {
+    segs: Vec<Seg>,
+    /// `Some((tokens, next))` when expanding an argument list instead of the files.
+    list: Option<(Vec<PTok>, usize)>,
+    /// Macros active around this argument's expansion.
+    inherited: Vec<Sym>,
+    depth: u32,
+}
+
+impl Ctx {
+    fn is_active(&self, s: Sym) -> bool {
+        self.inherited.contains(&s) || self.segs.iter().any(|g| g.name == s)
+    }
+}
+
+struct Pre<'a> {
+    names: Interner,
+    sources: &'a mut SourceMap,
+    loader: &'a mut dyn IncludeLoader,
+    opts: &'a FrontOptions,
+    diags: &'a mut Vec<Diagnostic>,
+    files: Vec<Frame>,
+    /// Files already read: path → lexed tokens, so a header included twice is lexed once.
+    cache: BTreeMap<PathBuf, Rc<Vec<Lexed>>>,
+    /// Macro definitions indexed by symbol number.
+    macros: Vec<Option<Rc<Macro>>>,
+    budget: usize,
+    budget_reported: bool,
+}
+
+fn punct(k: TokenKind, p: Punct) -> bool {
+    k == TokenKind::Punct(p)
+}
+
+impl Pre<'_> {
+    fn error(&mut self, loc: Loc, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(loc, msg));
+    }
+
+    fn macro_of(&self, s: Sym) -> Option<Rc<Macro>> {
+        self.macros.get(s.0 as usize).and_then(|m| m.clone())
+    }
+
+    fn word_sym(k: TokenKind) -> Option<Sym> {
+        match k {
+            TokenKind::Ident(s) => Some(s),
+            TokenKind::Kw(k) => Some(k.sym()),
+            _ => None,
+        }
+    }
+
+    /// The next token of the files after directives and conditional skipping.
+    fn next_file_token(&mut self) -> Option<PTok> {
+        loop {
+            let frame = self.files.last_mut()?;
+            let Some(&lx) = frame.toks.get(frame.pos) else {
+                let frame = self.files.pop()?;
+                for c in frame.conds.iter().rev() {
+                    self.diags.push(Diagnostic::error(c.loc, format!("unterminated `#{}`", c.directive)));
+                }
+                if self.files.is_empty() {
+                    return None;
+                }
+                continue;
+            };
+            frame.pos += 1;
+            if lx.line_start && punct(lx.tok.kind, Punct::Hash) {
+                self.directive(lx.tok);
+                continue;
+            }
+            if frame.conds.last().is_some_and(|c| !c.active) {
+                continue;
+            }
+            return Some(PTok { tok: lx.tok, noexpand: false });
+        }
+    }
+
+    /// Next unexpanded token of a context.
+    fn raw_next(&mut self, ctx: &mut Ctx) -> Option<PTok> {
+        loop {
+            if let Some(seg) = ctx.segs.last_mut() {
+                if let Some(&t) = seg.toks.get(seg.pos) {
+                    seg.pos += 1;
+                    return Some(t);
+                }
+                ctx.segs.pop();
+                continue;
+            }
+            return match &mut ctx.list {
+                Some((toks, pos)) => {
+                    let t = toks.get(*pos).copied();
+                    *pos += 1;
+                    t
+                }
+                None => self.next_file_token(),
+            };
+        }
+    }
+
+    /// Whether the next token is `(` (for a function-like macro name), without consuming
+    /// it. Does not look past a directive or the end of the current file.
+    fn next_is_lparen(&mut self, ctx: &mut Ctx) -> bool {
+        while let Some(seg) = ctx.segs.last() {
+            if let Some(t) = seg.toks.get(seg.pos) {
+                return punct(t.tok.kind, Punct::LParen);
+            }
+            ctx.segs.pop();
+        }
+        match &ctx.list {
+            Some((toks, pos)) => toks.get(*pos).is_some_and(|t| punct(t.tok.kind, Punct::LParen)),
+            // A `(` cannot start a directive, so the next raw token is the one the
+            // parser would see (a directive in between shows up as `#` here).
+            None => {
+                self.files.last().and_then(|f| f.toks.get(f.pos)).is_some_and(|lx| punct(lx.tok.kind, Punct::LParen))
+            }
+        }
+    }
+
+    /// The next fully macro-expanded token of a context.
+    fn next_expanded(&mut self, ctx: &mut Ctx) -> Option<PTok> {
+        loop {
+            let mut t = self.raw_next(ctx)?;
+            if t.noexpand {
+                return Some(t);
+            }
+            let Some(sym) = Self::word_sym(t.tok.kind) else { return Some(t) };
+            let Some(m) = self.macro_of(sym) else { return Some(t) };
+            if ctx.is_active(sym) {
+                let msg = format!("recursive macro expansion of `{}`", self.names.name(sym));
+                self.error(t.tok.loc, msg);
+                t.noexpand = true;
+                return Some(t);
+            }
+            if self.budget == 0 {
+                return Some(t);
+            }
+            let use_loc = t.tok.loc;
+            // Fast path for the common `#define N 8`: a one-token body that cannot expand
+            // further needs no replacement segment.
+            if let (None, [BodyTok::Tok(kind)]) = (&m.params, m.body.as_slice()) {
+                if Self::word_sym(*kind).is_none() {
+                    return Some(PTok { tok: Token { kind: *kind, loc: use_loc }, noexpand: false });
+                }
+            }
+            let toks = match &m.params {
+                None => m
+                    .body
+                    .iter()
+                    .filter_map(|b| if let BodyTok::Tok(k) = b { Some(*k) } else { None })
+                    .map(|kind| PTok { tok: Token { kind, loc: use_loc }, noexpand: false })
+                    .collect(),
+                Some(params) => {
+                    if !self.next_is_lparen(ctx) {
+                        return Some(t);
+                    }
+                    self.raw_next(ctx);
+                    let args = self.collect_args(ctx, sym, use_loc)?;
+                    let n_args =
+                        if params.is_empty() && args.len() == 1 && args[0].is_empty() { 0 } else { args.len() };
+                    if n_args != params.len() {
+                        let msg = format!(
+                            "macro `{}` takes {} argument{}, but {} {} given",
+                            self.names.name(sym),
+                            params.len(),
+                            if params.len() == 1 { "" } else { "s" },
+                            n_args,
+                            if n_args == 1 { "was" } else { "were" }
+                        );
+                        self.error(use_loc, msg);
+                        continue;
+                    }
+                    if ctx.depth >= MAX_MACRO_DEPTH {
+                        self.error(use_loc, "macro calls nested too deeply");
+                        self.budget = 0;
+                        continue;
+                    }
+                    let mut inherited = ctx.inherited.clone();
+                    inherited.extend(ctx.segs.iter().map(|g| g.name));
+                    let mut expanded = Vec::with_capacity(args.len());
+                    for a in args {
+                        let mut sub = Ctx {
+                            segs: Vec::new(),
+                            list: Some((a, 0)),
+                            inherited: inherited.clone(),
+                            depth: ctx.depth + 1,
+                        };
+                        let mut v = Vec::new();
+                        while let Some(x) = self.next_expanded(&mut sub) {
+                            v.push(x);
+                            if self.budget == 0 {
+                                break;
+                            }
+                        }
+                        expanded.push(v);
+                    }
+                    let mut out = Vec::new();
+                    for b in &m.body {
+                        match b {
+                            BodyTok::Tok(kind) => {
+                                out.push(PTok { tok: Token { kind: *kind, loc: use_loc }, noexpand: false })
+                            }
+                            BodyTok::Param(i) => out.extend(expanded.get(*i).into_iter().flatten().copied()),
+                        }
+                    }
+                    out
+                }
+            };
+            if toks.len() >= self.budget {
+                self.budget = 0;
+                if !self.budget_reported {
+                    self.budget_reported = true;
+                    self.error(use_loc, "macro expansion produces too many tokens");
+                }
+                continue;
+            }
+            self.budget -= toks.len().max(1);
+            ctx.segs.push(Seg { toks, pos: 0, name: sym });
+        }
+    }
+
+    /// Reads a macro call's arguments after its `(`, split at top-level commas.
+    /// `None` (after an error) when the input ends first.
+    fn collect_args(&mut self, ctx: &mut Ctx, name: Sym, use_loc: Loc) -> Option<Vec<Vec<PTok>>> {
+        let mut args = vec![Vec::new()];
+        let mut depth = 0u32;
+        loop {
+            let Some(t) = self.raw_next(ctx) else {
+                let msg = format!("unterminated argument list of macro `{}`", self.names.name(name));
+                self.error(use_loc, msg);
+                return None;
+            };
+            match t.tok.kind {
+                TokenKind::Punct(Punct::LParen) => depth += 1,
+                TokenKind::Punct(Punct::RParen) if depth == 0 => return Some(args),
+                TokenKind::Punct(Punct::RParen) => depth -= 1,
+                TokenKind::Punct(Punct::Comma) if depth == 0 => {
+                    args.push(Vec::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(a) = args.last_mut() {
+                a.push(t);
+            }
+        }
+    }
+
+    /// Handles one directive; the `#` has been consumed.
+    fn directive(&mut self, hash: Token) {
+        let Some(frame) = self.files.last_mut() else { return };
+        let start = frame.pos;
+        let mut end = start;
+        while frame.toks.get(end).is_some_and(|lx| !lx.line_start) {
+            end += 1;
+        }
+        frame.pos = end;
+        let toks: Vec<Token> = frame.toks[start..end].iter().map(|lx| lx.tok).collect();
+        let spaces: Vec<bool> = frame.toks[start..end].iter().map(|lx| lx.space_before).collect();
+        let active = frame.conds.last().map_or(true, |c| c.active);
+        let Some(&head) = toks.first() else { return };
+        let rest = &toks[1..];
+        let name = match head.kind {
+            TokenKind::Kw(Keyword::If) => "if",
+            TokenKind::Kw(Keyword::Else) => "else",
+            TokenKind::Ident(s) if s == words::IFDEF => "ifdef",
+            TokenKind::Ident(s) if s == words::IFNDEF => "ifndef",
+            TokenKind::Ident(s) if s == words::ENDIF => "endif",
+            TokenKind::Ident(s) if s == words::ELIF => "elif",
+            TokenKind::Ident(s) if s == words::DEFINE => "define",
+            TokenKind::Ident(s) if s == words::UNDEF => "undef",
+            TokenKind::Ident(s) if s == words::INCLUDE => "include",
+            _ => "",
+        };
+        match name {
+            "ifdef" | "ifndef" => {
+                let defined = match rest.first().and_then(|t| Self::word_sym(t.kind)) {
+                    Some(s) => self.macro_of(s).is_some(),
+                    None => {
+                        if active {
+                            self.error(head.loc, format!("expected a macro name after `#{name}`"));
+                        }
+                        false
+                    }
+                };
+                if active {
+                    self.extra_tokens(rest.get(1..).unwrap_or(&[]), name);
+                }
+                let taken = active && (defined == (name == "ifdef"));
+                self.push_cond(head.loc, if name == "ifdef" { "ifdef" } else { "ifndef" }, active, taken);
+            }
+            "if" => {
+                if active {
+                    self.error(head.loc, "`#if` is not supported: use `#ifdef` or `#ifndef`");
+                }
+                self.push_cond(head.loc, "if", active, false);
+            }
+            "else" | "elif" => {
+                if name == "elif" && active {
+                    self.error(head.loc, "`#elif` is not supported: use `#else` with `#ifdef`");
+                }
+                let Some(c) = self.files.last_mut().and_then(|f| f.conds.last_mut()) else {
+                    self.error(head.loc, format!("`#{name}` without `#ifdef` or `#ifndef`"));
+                    return;
+                };
+                if c.in_else {
+                    let loc = head.loc;
+                    self.error(loc, format!("`#{name}` after `#else`"));
+                    return;
+                }
+                c.in_else = true;
+                c.active = c.parent_active && !c.taken;
+                c.taken = true;
+                if name == "else" && c.parent_active {
+                    self.extra_tokens(rest, "else");
+                }
+            }
+            "endif" => match self.files.last_mut().and_then(|f| f.conds.pop()) {
+                Some(c) if c.parent_active => self.extra_tokens(rest, "endif"),
+                Some(_) => {}
+                None => self.error(head.loc, "`#endif` without `#ifdef` or `#ifndef`"),
+            },
+            _ if !active => {}
+            "define" => self.define(head, rest, spaces.get(1..).unwrap_or(&[])),
+            "undef" => match rest.first().and_then(|t| Self::word_sym(t.kind)) {
+                Some(s) => {
+                    if let Some(m) = self.macros.get_mut(s.0 as usize) {
+                        *m = None;
+                    }
+                    self.extra_tokens(&rest[1..], "undef");
+                }
+                None => self.error(head.loc, "expected a macro name after `#undef`"),
+            },
+            "include" => self.include(head, rest),
+            _ => {
+                let msg = match head.kind {
+                    TokenKind::Ident(s) => format!("unknown preprocessor directive `#{}`", self.names.name(s)),
+                    TokenKind::Kw(k) => format!("unknown preprocessor directive `#{}`", k.as_str()),
+                    _ => "expected a preprocessor directive name after `#`".to_string(),
+                };
+                let loc = if matches!(head.kind, TokenKind::Ident(_) | TokenKind::Kw(_)) { head.loc } else { hash.loc };
+                self.error(loc, msg);
+            }
+        }
+    }
+
+    fn push_cond(&mut self, loc: Loc, directive: &'static str, parent_active: bool, taken: bool) {
+        if let Some(f) = self.files.last_mut() {
+            f.conds.push(Cond { loc, directive, parent_active, active: taken, taken, in_else: false });
+        }
+    }
+
+    fn extra_tokens(&mut self, rest: &[Token], name: &str) {
+        if let Some(t) = rest.first() {
+            self.diags.push(Diagnostic::warning(t.loc, format!("extra tokens after `#{name}` are ignored")));
+        }
+    }
+
+    fn define(&mut self, head: Token, rest: &[Token], spaces: &[bool]) {
+        let Some(name_tok) = rest.first() else {
+            self.error(head.loc, "expected a macro name after `#define`");
+            return;
+        };
+        let Some(name) = Self::word_sym(name_tok.kind) else {
+            let msg = format!("macro name must be an identifier, found {}", name_tok.kind.describe(&self.names));
+            self.error(name_tok.loc, msg);
+            return;
+        };
+        let mut i = 1;
+        let function_like =
+            rest.get(1).is_some_and(|t| punct(t.kind, Punct::LParen)) && !spaces.get(1).copied().unwrap_or(true);
+        let mut params = None;
+        if function_like {
+            i = 2;
+            let mut ps: Vec<Sym> = Vec::new();
+            let mut expect_name = true;
+            loop {
+                let Some(t) = rest.get(i) else {
+                    self.error(name_tok.loc, "unterminated parameter list in `#define`");
+                    return;
+                };
+                i += 1;
+                match t.kind {
+                    TokenKind::Punct(Punct::RParen) if !expect_name || ps.is_empty() => break,
+                    TokenKind::Punct(Punct::Comma) if !expect_name => expect_name = true,
+                    TokenKind::Ident(s) if expect_name => {
+                        if ps.contains(&s) {
+                            let msg = format!("duplicate macro parameter `{}`", self.names.name(s));
+                            self.error(t.loc, msg);
+                            return;
+                        }
+                        ps.push(s);
+                        expect_name = false;
+                    }
+                    _ => {
+                        let msg =
+                            format!("expected a parameter name in `#define`, found {}", t.kind.describe(&self.names));
+                        self.error(t.loc, msg);
+                        return;
+                    }
+                }
+            }
+            params = Some(ps);
+        }
+        let mut body = Vec::with_capacity(rest.len().saturating_sub(i));
+        for t in rest.get(i..).unwrap_or(&[]) {
+            if punct(t.kind, Punct::Hash) || punct(t.kind, Punct::HashHash) {
+                self.error(t.loc, "the `#` and `##` macro operators are not supported");
+                return;
+            }
+            let param = match (t.kind, &params) {
+                (TokenKind::Ident(s), Some(ps)) => ps.iter().position(|p| *p == s),
+                _ => None,
+            };
+            body.push(match param {
+                Some(p) => BodyTok::Param(p),
+                None => BodyTok::Tok(t.kind),
+            });
+        }
+        let m = Macro { params, body };
+        let idx = name.0 as usize;
+        if self.macros.len() <= idx {
+            self.macros.resize(idx + 1, None);
+        }
+        if let Some(Some(old)) = self.macros.get(idx) {
+            if !old.same_as(&m) {
+                let msg = format!("macro `{}` redefined", self.names.name(name));
+                self.diags.push(Diagnostic::warning(name_tok.loc, msg));
+            }
+        }
+        if let Some(slot) = self.macros.get_mut(idx) {
+            *slot = Some(Rc::new(m));
+        }
+    }
+
+    fn include(&mut self, head: Token, rest: &[Token]) {
+        let Some(&name_tok) = rest.first() else {
+            self.error(head.loc, "expected \"file\" or <file> after `#include`");
+            return;
+        };
+        let (id, angle) = match name_tok.kind {
+            TokenKind::Str(id) => (id, false),
+            TokenKind::HeaderName(id) => (id, true),
+            k => {
+                let msg = format!("expected \"file\" or <file> after `#include`, found {}", k.describe(&self.names));
+                self.error(name_tok.loc, msg);
+                return;
+            }
+        };
+        self.extra_tokens(&rest[1..], "include");
+        let file_name = String::from_utf8_lossy(self.names.str_bytes(id)).into_owned();
+        if angle && SYSTEM_HEADERS.contains(&file_name.as_str()) {
+            return;
+        }
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if !angle {
+            dirs.extend(self.files.last().map(|f| f.dir.clone()));
+        }
+        dirs.extend(self.opts.include_dirs.iter().cloned());
+        dirs.extend(self.opts.env_dirs.iter().cloned());
+        let mut found = None;
+        for d in &dirs {
+            let path = d.join(&file_name);
+            if let Some(toks) = self.cache.get(&path) {
+                found = Some((path, Ok(Rc::clone(toks))));
+                break;
+            }
+            if let Some(text) = self.loader.read(&path) {
+                found = Some((path, Err(text)));
+                break;
+            }
+        }
+        let Some((path, content)) = found else {
+            if file_name != CPC_HEADER {
+                self.error(name_tok.loc, format!("cannot find include file `{file_name}`"));
+            }
+            return;
+        };
+        if self.files.iter().any(|f| f.key.as_deref() == Some(path.as_path())) {
+            self.error(name_tok.loc, format!("`#include` cycle: `{}` is already being included", path.display()));
+            return;
+        }
+        if self.files.len() >= MAX_INCLUDE_DEPTH {
+            self.error(name_tok.loc, format!("`#include` nested too deeply (limit {MAX_INCLUDE_DEPTH})"));
+            return;
+        }
+        let toks = match content {
+            Ok(toks) => toks,
+            Err(text) => {
+                let file = self.sources.add(path.display().to_string(), text);
+                let text = self.sources.files.last().map(|f| f.text.as_str()).unwrap_or("");
+                let (t, _) = lex(text, file, &mut self.names, self.diags);
+                let t = Rc::new(t);
+                self.cache.insert(path.clone(), Rc::clone(&t));
+                t
+            }
+        };
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        self.files.push(Frame { toks, pos: 0, dir, key: Some(path), conds: Vec::new() });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_with(text: &str, loader: &mut MemLoader, opts: &FrontOptions) -> (String, Vec<Diagnostic>, SourceMap) {
+        let mut sm = SourceMap::default();
+        let mut d = Vec::new();
+        let (toks, names) = preprocess("dir/main.c", text, opts, &mut sm, loader, &mut d);
+        let s: Vec<String> = toks
+            .iter()
+            .map(|t| match t.kind {
+                TokenKind::Ident(s) => names.name(s).to_string(),
+                TokenKind::Kw(k) => k.as_str().to_string(),
+                TokenKind::Int(v) => v.to_string(),
+                TokenKind::Punct(p) => p.as_str().to_string(),
+                TokenKind::Eof => "EOF".to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        (s.join(" "), d, sm)
+    }
+
+    fn run(text: &str) -> (String, Vec<Diagnostic>) {
+        let (s, d, _) = run_with(text, &mut MemLoader::default(), &FrontOptions::default());
+        (s, d)
+    }
+
+    fn msgs(d: &[Diagnostic]) -> Vec<(u32, u32, &str)> {
+        d.iter().map(|d| (d.loc.line, d.loc.col, d.message.as_str())).collect()
+    }
+
+    #[test]
+    fn object_and_function_macros() {
+        let (s, d) = run("#define n 8\n#define SQ(x) ((x)*(x))\nint a[n] = SQ(n+1);\n");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s, "int a [ 8 ] = ( ( 8 + 1 ) * ( 8 + 1 ) ) ; EOF");
+    }
+
+    #[test]
+    fn macro_used_inside_its_own_argument_is_not_recursion() {
+        let (s, d) = run("#define max(a,b) ((a)>(b)?(a):(b))\nmax(max(x,y),z)\n");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s.matches('?').count(), 3, "inner call expanded in both copies plus outer: {s}");
+    }
+
+    #[test]
+    fn object_macro_naming_a_function_macro_takes_args_from_the_file() {
+        let (s, d) = run("#define sq(x) x*x\n#define SQ sq\nSQ(3)\n");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s, "3 * 3 EOF");
+    }
+
+    #[test]
+    fn function_macro_without_parens_and_space_before_paren() {
+        let (s, d) = run("#define f(x) x+1\n#define g (y)\nf; g\n");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s, "f ; ( y ) EOF");
+    }
+
+    #[test]
+    fn expanded_tokens_carry_the_use_location() {
+        let mut sm = SourceMap::default();
+        let mut d = Vec::new();
+        let (toks, _) = preprocess(
+            "m.c",
+            "#define N 1 + 2\n  x = N;",
+            &FrontOptions::default(),
+            &mut sm,
+            &mut MemLoader::default(),
+            &mut d,
+        );
+        // `N` is at line 2, column 7, one byte long; both `1` and `+` carry that.
+        assert_eq!((toks[2].loc.line, toks[2].loc.col, toks[2].loc.len), (2, 7, 1));
+        assert_eq!(toks[3].loc, toks[2].loc);
+    }
+
+    #[test]
+    fn recursive_macros_are_errors_at_the_use() {
+        let (s, d) = run("#define A B\n#define B A\nint x = A;\n");
+        assert_eq!(msgs(&d), vec![(3, 9, "recursive macro expansion of `A`")]);
+        assert_eq!(s, "int x = A ; EOF");
+        let (_, d) = run("#define f(x) f(x)+1\nf(2);\n");
+        assert_eq!(msgs(&d), vec![(2, 1, "recursive macro expansion of `f`")]);
+    }
+
+    #[test]
+    fn exponential_macros_are_cut_off() {
+        let mut src = String::from("#define A0 x x\n");
+        for i in 1..40 {
+            src.push_str(&format!("#define A{i} A{} A{}\n", i - 1, i - 1));
+        }
+        src.push_str("A39\n");
+        let (_, d) = run(&src);
+        assert_eq!(msgs(&d), vec![(41, 1, "macro expansion produces too many tokens")]);
+    }
+
+    #[test]
+    fn conditionals_nest() {
+        let src =
+            "#define X\n#ifdef X\na\n#ifndef X\nb\n#else\nc\n#endif\n#else\nd\n#ifdef Y\n#bogus\n#endif\n#endif\ne\n";
+        let (s, d) = run(src);
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s, "a c e EOF");
+        let (s, _) = run("#define X\n#undef X\n#ifdef X\na\n#endif\n");
+        assert_eq!(s, "EOF");
+    }
+
+    #[test]
+    fn unbalanced_conditionals() {
+        let (_, d) = run("a\n#endif\n#else\n#ifdef Z\n#else\n#else\n");
+        assert_eq!(
+            msgs(&d),
+            vec![
+                (2, 2, "`#endif` without `#ifdef` or `#ifndef`"),
+                (3, 2, "`#else` without `#ifdef` or `#ifndef`"),
+                (6, 2, "`#else` after `#else`"),
+                (4, 2, "unterminated `#ifdef`"),
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_directive() {
+        let (s, d) = run("int a;\n  #  pragma once\nint b;\n");
+        assert_eq!(msgs(&d), vec![(2, 6, "unknown preprocessor directive `#pragma`")]);
+        assert_eq!(s, "int a ; int b ; EOF");
+    }
+
+    #[test]
+    fn includes_search_order_and_builtins() {
+        let mut fs = MemLoader::default();
+        fs.files.insert(PathBuf::from("dir/a.h"), "from_dir".into());
+        fs.files.insert(PathBuf::from("inc/a.h"), "from_inc".into());
+        fs.files.insert(PathBuf::from("inc/b.h"), "from_inc_b".into());
+        fs.files.insert(PathBuf::from("env/b.h"), "from_env_b".into());
+        fs.files.insert(PathBuf::from("env/c.h"), "#include \"d.h\"\nfrom_env_c".into());
+        fs.files.insert(PathBuf::from("env/d.h"), "d_beside_c".into());
+        let opts = FrontOptions { include_dirs: vec!["inc".into()], env_dirs: vec!["env".into()] };
+        let src = "#include \"a.h\"\n#include \"b.h\"\n#include \"c.h\"\n#include <stdio.h>\n#include \"cpc.h\"\n#include <a.h>\n";
+        let (s, d, sm) = run_with(src, &mut fs, &opts);
+        assert!(d.is_empty(), "{d:?}");
+        // `<a.h>` skips the including file's folder, so it finds inc/a.h.
+        assert_eq!(s, "from_dir from_inc_b d_beside_c from_env_c from_inc EOF");
+        assert_eq!(sm.files[1].name, "dir/a.h");
+        assert_eq!(sm.files[3].name, "env/c.h");
+    }
+
+    #[test]
+    fn missing_include_points_at_the_file_name() {
+        let (_, d) = run("int x;\n#include \"nothere.h\"\n");
+        assert_eq!(msgs(&d), vec![(2, 10, "cannot find include file `nothere.h`")]);
+        let (_, d) = run("#include <sys/x.h>\n");
+        assert_eq!(msgs(&d), vec![(1, 10, "cannot find include file `sys/x.h`")]);
+    }
+
+    #[test]
+    fn include_cycle_is_an_error() {
+        let mut fs = MemLoader::default();
+        fs.files.insert(PathBuf::from("dir/a.h"), "a\n#include \"b.h\"\n".into());
+        fs.files.insert(PathBuf::from("dir/b.h"), "b\n#include \"a.h\"\n".into());
+        let (s, d, _) = run_with("#include \"a.h\"\nend\n", &mut fs, &FrontOptions::default());
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].message, "`#include` cycle: `dir/a.h` is already being included");
+        assert_eq!(d[0].loc.file, 2, "reported inside b.h");
+        assert_eq!(s, "a b end EOF");
+    }
+
+    #[test]
+    fn wrong_argument_count_and_unterminated_call() {
+        let (_, d) = run("#define f(a,b) a\nf(1)\nf(2\n");
+        assert_eq!(
+            msgs(&d),
+            vec![
+                (2, 1, "macro `f` takes 2 arguments, but 1 was given"),
+                (3, 1, "unterminated argument list of macro `f`")
+            ]
+        );
+    }
+
+    #[test]
+    fn fs_loader_reads_beside_the_main_file_and_refuses_non_files() {
+        let dir = std::env::temp_dir().join(format!("cppe-pp-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join("h.h"), "#define K 7\n");
+        let main = dir.join("m.c");
+        let mut sm = SourceMap::default();
+        let (p, d) = super::super::parse_source(
+            &main.display().to_string(),
+            "#include \"h.h\"\nint x = K;\n",
+            &FrontOptions::default(),
+            &mut sm,
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(sm.files.len(), 2);
+        assert_eq!(sm.files[1].name, dir.join("h.h").display().to_string());
+        assert_eq!(p.items.len(), 1);
+        // A directory is not a file: reading it must fail rather than block or error out.
+        assert_eq!(FsLoader.read(&std::env::temp_dir()), None);
+    }
+
+    #[test]
+    fn continuation_lines_in_directives() {
+        let (s, d) = run("#define LONG 1 + \\\n  2\nLONG\n");
+        assert!(d.is_empty());
+        assert_eq!(s, "1 + 2 EOF");
+    }
+
+    #[test]
+    fn hash_operators_are_rejected_not_crashed_on() {
+        let (_, d) = run("#define S(x) #x\n#define C(a,b) a##b\nS(1) C(1,2)\n");
+        assert_eq!(d.len(), 2);
+        assert!(d[0].message.contains("not supported"));
+    }
+}

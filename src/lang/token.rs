@@ -1,0 +1,327 @@
+//! Tokens of CPC as produced by the lexer and rewritten by the preprocessor.
+//!
+//! Identifiers and string literals are interned in an [`Interner`] so that a
+//! [`TokenKind`] is `Copy`: macro expansion copies tokens freely and the parser
+//! compares identifiers by number. Depends only on [`super::ast::Loc`].
+use super::ast::Loc;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// An interned identifier (index into [`Interner`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(pub u32);
+
+/// An interned string literal or header name (index into [`Interner`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StrId(pub u32);
+
+macro_rules! keywords {
+    ($($var:ident = $text:literal,)*) => {
+        /// The reserved words of CPC. `from`, `to` and `grouping` are not here: they are
+        /// contextual and only special inside a `forall` header.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Keyword { $( #[doc = $text] $var, )* }
+
+        impl Keyword {
+            /// Every keyword, in declaration order (its index is its pre-interned [`Sym`]).
+            pub const ALL: &'static [Keyword] = &[$(Keyword::$var,)*];
+
+            /// The keyword as written in source.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Keyword::$var => $text,)* }
+            }
+
+            /// The keyword spelled `text`, if any.
+            pub fn from_bytes(text: &[u8]) -> Option<Keyword> {
+                match text { $(t if t == $text.as_bytes() => Some(Keyword::$var),)* _ => None }
+            }
+        }
+    };
+}
+
+keywords! {
+    Int = "int",
+    Float = "float",
+    Char = "char",
+    Void = "void",
+    Struct = "struct",
+    If = "if",
+    Else = "else",
+    While = "while",
+    Do = "do",
+    For = "for",
+    Switch = "switch",
+    Case = "case",
+    Default = "default",
+    Break = "break",
+    Continue = "continue",
+    Return = "return",
+    Sizeof = "sizeof",
+    Arch = "arch",
+    PhyArch = "phyArch",
+    Channel = "channel",
+    Forall = "forall",
+    Fork = "fork",
+    Join = "join",
+    Spinlock = "spinlock",
+}
+
+impl Keyword {
+    /// The [`Sym`] under which the keyword's spelling is pre-interned (so a macro may be
+    /// named like a keyword, as in C).
+    pub fn sym(self) -> Sym {
+        Sym(self as u32)
+    }
+}
+
+macro_rules! puncts {
+    ($($var:ident = $text:literal,)*) => {
+        /// C punctuators.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Punct { $( #[doc = $text] $var, )* }
+
+        impl Punct {
+            /// Every punctuator.
+            pub const ALL: &'static [Punct] = &[$(Punct::$var,)*];
+
+            /// The punctuator as written in source.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Punct::$var => $text,)* }
+            }
+        }
+    };
+}
+
+puncts! {
+    LParen = "(",
+    RParen = ")",
+    LBracket = "[",
+    RBracket = "]",
+    LBrace = "{",
+    RBrace = "}",
+    Dot = ".",
+    Arrow = "->",
+    PlusPlus = "++",
+    MinusMinus = "--",
+    Amp = "&",
+    Star = "*",
+    Plus = "+",
+    Minus = "-",
+    Tilde = "~",
+    Bang = "!",
+    Slash = "/",
+    Percent = "%",
+    Shl = "<<",
+    Shr = ">>",
+    Lt = "<",
+    Gt = ">",
+    Le = "<=",
+    Ge = ">=",
+    EqEq = "==",
+    Ne = "!=",
+    Caret = "^",
+    Pipe = "|",
+    AmpAmp = "&&",
+    PipePipe = "||",
+    Question = "?",
+    Colon = ":",
+    Semi = ";",
+    Comma = ",",
+    Assign = "=",
+    StarAssign = "*=",
+    SlashAssign = "/=",
+    PercentAssign = "%=",
+    PlusAssign = "+=",
+    MinusAssign = "-=",
+    ShlAssign = "<<=",
+    ShrAssign = ">>=",
+    AmpAssign = "&=",
+    CaretAssign = "^=",
+    PipeAssign = "|=",
+    Hash = "#",
+    HashHash = "##",
+}
+
+/// What a token is; payloads are small so the whole kind is `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TokenKind {
+    /// An identifier (including the contextual words `from`, `to`, `grouping`).
+    Ident(Sym),
+    Kw(Keyword),
+    /// Integer literal; values above `i64::MAX` (up to `u64::MAX`) wrap, as in C.
+    Int(i64),
+    Float(f64),
+    /// Character literal (one byte, escapes resolved).
+    Char(u8),
+    /// String literal (escapes resolved, no terminating NUL).
+    Str(StrId),
+    /// `<file>` after `#include`; only the lexer's directive mode produces it.
+    HeaderName(StrId),
+    Punct(Punct),
+    /// End of the token stream (only the preprocessor's output ends with it).
+    Eof,
+}
+
+/// A token and where it came from (for macro-expanded tokens: the macro use).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub loc: Loc,
+}
+
+/// A fast non-cryptographic hasher for short identifier keys (FNV-1a).
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// Identifier and string-literal tables of one compilation.
+///
+/// Keywords are pre-interned first (so `Keyword::sym` is their index), followed by the
+/// contextual and directive words listed in [`words`].
+#[derive(Debug)]
+pub struct Interner {
+    map: HashMap<Box<str>, Sym, BuildHasherDefault<Fnv>>,
+    names: Vec<Box<str>>,
+    strs: Vec<Vec<u8>>,
+}
+
+/// Pre-interned non-keyword words (contextual keywords and directive names).
+pub mod words {
+    use super::Sym;
+    const BASE: u32 = super::Keyword::ALL.len() as u32;
+    /// The spellings, in the order of the constants below.
+    pub const TEXTS: &[&str] =
+        &["from", "to", "grouping", "define", "undef", "include", "ifdef", "ifndef", "endif", "elif", "main"];
+    /// `from` (forall header).
+    pub const FROM: Sym = Sym(BASE);
+    /// `to` (forall header).
+    pub const TO: Sym = Sym(BASE + 1);
+    /// `grouping` (forall header).
+    pub const GROUPING: Sym = Sym(BASE + 2);
+    /// `#define`.
+    pub const DEFINE: Sym = Sym(BASE + 3);
+    /// `#undef`.
+    pub const UNDEF: Sym = Sym(BASE + 4);
+    /// `#include`.
+    pub const INCLUDE: Sym = Sym(BASE + 5);
+    /// `#ifdef`.
+    pub const IFDEF: Sym = Sym(BASE + 6);
+    /// `#ifndef`.
+    pub const IFNDEF: Sym = Sym(BASE + 7);
+    /// `#endif`.
+    pub const ENDIF: Sym = Sym(BASE + 8);
+    /// `#elif`.
+    pub const ELIF: Sym = Sym(BASE + 9);
+    /// `main`.
+    pub const MAIN: Sym = Sym(BASE + 10);
+}
+
+impl Default for Interner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Interner {
+    /// A table holding the keywords and [`words`].
+    pub fn new() -> Self {
+        let mut i = Interner { map: HashMap::default(), names: Vec::new(), strs: Vec::new() };
+        for k in Keyword::ALL {
+            i.intern(k.as_str());
+        }
+        for w in words::TEXTS {
+            i.intern(w);
+        }
+        i
+    }
+
+    /// The symbol for `name`, adding it if new.
+    pub fn intern(&mut self, name: &str) -> Sym {
+        if let Some(&s) = self.map.get(name) {
+            return s;
+        }
+        let s = Sym(self.names.len() as u32);
+        self.names.push(name.into());
+        self.map.insert(name.into(), s);
+        s
+    }
+
+    /// The spelling of `s` (empty for a symbol from another table).
+    pub fn name(&self, s: Sym) -> &str {
+        self.names.get(s.0 as usize).map_or("", |n| n)
+    }
+
+    /// Number of symbols so far.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no symbols exist (never true: keywords are pre-interned).
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Stores the bytes of a string literal.
+    pub fn add_str(&mut self, bytes: Vec<u8>) -> StrId {
+        self.strs.push(bytes);
+        StrId((self.strs.len() - 1) as u32)
+    }
+
+    /// The bytes of a string literal (empty for an id from another table).
+    pub fn str_bytes(&self, id: StrId) -> &[u8] {
+        self.strs.get(id.0 as usize).map_or(&[], |v| v)
+    }
+}
+
+impl TokenKind {
+    /// How the token is described in "expected …, found …" messages.
+    pub fn describe(&self, names: &Interner) -> String {
+        match *self {
+            TokenKind::Ident(s) => format!("identifier `{}`", names.name(s)),
+            TokenKind::Kw(k) => format!("`{}`", k.as_str()),
+            TokenKind::Int(v) => format!("number `{v}`"),
+            TokenKind::Float(v) => format!("number `{v}`"),
+            TokenKind::Char(_) => "character literal".to_string(),
+            TokenKind::Str(_) => "string literal".to_string(),
+            TokenKind::HeaderName(id) => format!("`<{}>`", String::from_utf8_lossy(names.str_bytes(id))),
+            TokenKind::Punct(p) => format!("`{}`", p.as_str()),
+            TokenKind::Eof => "end of file".to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_are_preinterned_at_their_index() {
+        let mut i = Interner::new();
+        for k in Keyword::ALL {
+            assert_eq!(i.intern(k.as_str()), k.sym(), "{}", k.as_str());
+        }
+        assert_eq!(i.intern("to"), words::TO);
+        assert_eq!(i.intern("main"), words::MAIN);
+        assert_eq!(i.name(words::GROUPING), "grouping");
+    }
+
+    #[test]
+    fn keyword_lookup_is_exact() {
+        assert_eq!(Keyword::from_bytes(b"phyArch"), Some(Keyword::PhyArch));
+        assert_eq!(Keyword::from_bytes(b"phyarch"), None);
+        assert_eq!(Keyword::from_bytes(b"to"), None);
+    }
+}

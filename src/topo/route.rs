@@ -1,0 +1,329 @@
+//! Routing on a [`Topology`]: hop distance, the ordered links a message crosses, and a
+//! dense numbering of the directed links for per-link statistics. The network models
+//! (`net`) and `cpmap`'s congestion metric both walk these routes, so they are the one
+//! definition of "which way a message goes" (SPEC §4 "Physical architecture").
+//!
+//! Routing rules, all deterministic:
+//! - **mesh, line**: dimension order, **last coordinate first** (the fastest-varying,
+//!   "X" of an `[row][col]` mesh: a message first travels along its row to the
+//!   destination column, then along that column), one step at a time toward the target.
+//! - **torus, ring**: the same order, each dimension the shorter way round; when both ways
+//!   are equally long (half-way round an even size) the **+ direction** (increasing
+//!   coordinate, wrapping from n-1 to 0) is taken.
+//! - **hypercube**: e-cube, the **lowest differing bit first**. That is again the
+//!   last (fastest-varying) coordinate first, since a hypercube's coordinates are its
+//!   id's bits, most significant first.
+//! - **fullconnect**: the direct link, one hop.
+//! - **shared**: one bus shared by all processors: every pair is one hop apart over the
+//!   link `a → b`, and every such link has index 0 (so per-link statistics collect the
+//!   whole bus in one counter).
+//!
+//! A route from a node to itself is empty (distance 0).
+use super::{Link, TopoKind, Topology};
+
+impl Topology {
+    /// Hops from `a` to `b` along the route [`Topology::route`] takes; allocates nothing.
+    /// Ids must be below [`Topology::nodes`].
+    pub fn distance(&self, a: u32, b: u32) -> u32 {
+        debug_assert!(a < self.nodes() && b < self.nodes());
+        if a == b {
+            return 0;
+        }
+        match self.kind() {
+            TopoKind::FullConnect | TopoKind::Shared => 1,
+            TopoKind::Hypercube => (a ^ b).count_ones(),
+            _ => {
+                let wraps = self.wraps();
+                let mut hops = 0;
+                for d in 0..self.shape.len() {
+                    let (ca, cb, n) = (self.coord(a, d), self.coord(b, d), self.shape[d]);
+                    let delta = ca.abs_diff(cb);
+                    hops += if wraps { delta.min(n - delta) } else { delta };
+                }
+                hops
+            }
+        }
+    }
+
+    /// The ordered directed links a message from `a` to `b` crosses (see the module
+    /// documentation for the routing rules).
+    pub fn route(&self, a: u32, b: u32) -> Vec<Link> {
+        let mut out = Vec::with_capacity(self.distance(a, b) as usize);
+        self.route_into(a, b, &mut out);
+        out
+    }
+
+    /// [`Topology::route`] appended to `out`, so a caller routing many messages can reuse
+    /// one buffer.
+    pub fn route_into(&self, a: u32, b: u32, out: &mut Vec<Link>) {
+        debug_assert!(a < self.nodes() && b < self.nodes());
+        if a == b {
+            return;
+        }
+        match self.kind() {
+            TopoKind::FullConnect | TopoKind::Shared => out.push(Link { from: a, to: b }),
+            TopoKind::Hypercube => {
+                let mut cur = a;
+                let mut diff = a ^ b;
+                while diff != 0 {
+                    let bit = diff & diff.wrapping_neg();
+                    out.push(Link { from: cur, to: cur ^ bit });
+                    cur ^= bit;
+                    diff ^= bit;
+                }
+            }
+            _ => {
+                let wraps = self.wraps();
+                let mut cur = a;
+                for d in (0..self.shape.len()).rev() {
+                    let (n, s) = (self.shape[d], self.strides[d]);
+                    let (mut c, t) = (self.coord(cur, d), self.coord(b, d));
+                    if c == t {
+                        continue;
+                    }
+                    let forward = (t + n - c) % n;
+                    let plus = if wraps { forward <= n - forward } else { t > c };
+                    while c != t {
+                        let next_c = if plus { (c + 1) % n } else { (c + n - 1) % n };
+                        let next = cur - c * s + next_c * s;
+                        out.push(Link { from: cur, to: next });
+                        cur = next;
+                        c = next_c;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Number of directed links (the length of [`Topology::links`]); 1 on `shared` (the
+    /// bus).
+    pub fn link_count(&self) -> usize {
+        self.links_before(self.nodes())
+    }
+
+    /// Every directed link, in order of index: sorted by `(from, to)`, except on `shared`
+    /// where the single entry is [`Link::BUS`].
+    pub fn links(&self) -> Vec<Link> {
+        if self.kind() == TopoKind::Shared {
+            return vec![Link::BUS];
+        }
+        let mut out = Vec::with_capacity(self.link_count());
+        for from in 0..self.nodes() {
+            out.extend(self.neighbours(from).into_iter().map(|to| Link { from, to }));
+        }
+        out
+    }
+
+    /// The dense index (`0..link_count()`) of a directed link, or `None` if the two
+    /// processors are not adjacent or out of range. Constant work per call apart from a
+    /// loop over the dimensions; allocates nothing.
+    pub fn link_index(&self, link: Link) -> Option<usize> {
+        let n = self.nodes();
+        if self.kind() == TopoKind::Shared {
+            let pair = link.from < n && link.to < n && link.from != link.to;
+            return (pair || link == Link::BUS).then_some(0);
+        }
+        let Link { from, to } = link;
+        if from >= n || to >= n || from == to {
+            return None;
+        }
+        let rank = match self.kind() {
+            TopoKind::FullConnect => (to - u32::from(to > from)) as usize,
+            TopoKind::Hypercube => {
+                let diff = from ^ to;
+                if !diff.is_power_of_two() {
+                    return None;
+                }
+                let b = diff.trailing_zeros();
+                // Sorted neighbours: first the set bits cleared, highest bit first (the
+                // smallest ids), then the clear bits set, lowest bit first.
+                let below_b = diff - 1;
+                if from & diff != 0 {
+                    (from & !below_b & !diff).count_ones() as usize
+                } else {
+                    (from.count_ones() + b - (from & below_b).count_ones()) as usize
+                }
+            }
+            _ => {
+                let mut found = false;
+                let mut rank = 0;
+                self.grid_neighbours(from, |v| {
+                    found |= v == to;
+                    rank += usize::from(v < to);
+                });
+                if !found {
+                    return None;
+                }
+                rank
+            }
+        };
+        Some(self.links_before(from) + rank)
+    }
+
+    /// Sum of the degrees of the nodes `0..x`: the index of node `x`'s first link.
+    fn links_before(&self, x: u32) -> usize {
+        let x = u64::from(x);
+        let total = match self.kind() {
+            TopoKind::Shared => return 1,
+            TopoKind::FullConnect => x * u64::from(self.nodes() - 1),
+            TopoKind::Hypercube => x * self.shape.len() as u64,
+            _ => {
+                let wraps = self.wraps();
+                let mut sum = 0u64;
+                for d in 0..self.shape.len() {
+                    let (n, s) = (u64::from(self.shape[d]), u64::from(self.strides[d]));
+                    // How many ids below x have coordinate k in dimension d: whole periods
+                    // of s*n ids contribute s each, the partial period what it reaches.
+                    let count = |k: u64| (x / (s * n)) * s + (x % (s * n)).saturating_sub(k * s).min(s);
+                    sum += match n {
+                        1 => 0,
+                        2 => x,
+                        _ if wraps => 2 * x,
+                        _ => 2 * x - count(0) - count(n - 1),
+                    };
+                }
+                sum
+            }
+        };
+        total as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Topology {
+        match Topology::parse(s) {
+            Ok(t) => t,
+            Err(e) => panic!("{s}: {e}"),
+        }
+    }
+
+    fn l(from: u32, to: u32) -> Link {
+        Link { from, to }
+    }
+
+    #[test]
+    fn distances_from_the_brief() {
+        // mesh 8x8 corner to corner: 7 rows + 7 columns = 14.
+        assert_eq!(t("mesh:8x8").distance(0, 63), 14);
+        // torus 8x8 (0,0)→(7,7): one wrap-around hop in each dimension = 2.
+        assert_eq!(t("torus:8x8").distance(0, 63), 2);
+        // ring 8: 0→5 forward 5, backward 3 → 3.
+        assert_eq!(t("ring:8").distance(0, 5), 3);
+        // line 8: 0→5 = 5, no way round.
+        assert_eq!(t("line:8").distance(0, 5), 5);
+        // hypercube 3: 000→111 differs in 3 bits.
+        assert_eq!(t("hypercube:3").distance(0, 7), 3);
+        assert_eq!(t("fullconnect:8").distance(2, 6), 1);
+        assert_eq!(t("shared:8").distance(2, 6), 1);
+        assert_eq!(t("mesh:8x8").distance(9, 9), 0);
+    }
+
+    #[test]
+    fn distance_equals_route_length_everywhere() {
+        for name in
+            ["mesh:3x4", "torus:4x5", "torus:2x3", "ring:6", "line:5", "hypercube:3", "mesh:2x3x2", "torus:3x3x4"]
+        {
+            let topo = t(name);
+            for a in 0..topo.nodes() {
+                for b in 0..topo.nodes() {
+                    let r = topo.route(a, b);
+                    assert_eq!(r.len() as u32, topo.distance(a, b), "{name} {a}->{b}");
+                    // Consecutive, starting at a, ending at b, every hop a real link.
+                    let mut cur = a;
+                    for link in &r {
+                        assert_eq!(link.from, cur);
+                        assert!(topo.link_index(*link).is_some(), "{name} {link}");
+                        cur = link.to;
+                    }
+                    assert_eq!(cur, b);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mesh_routes_last_coordinate_first() {
+        // mesh 3x3, ids r*3+c. 0=(0,0) → 8=(2,2): along row 0 to column 2 (0→1→2), then
+        // down column 2 (2→5→8).
+        assert_eq!(t("mesh:3x3").route(0, 8), vec![l(0, 1), l(1, 2), l(2, 5), l(5, 8)]);
+        // Back again: column first 8→7→6, then row 6→3→0.
+        assert_eq!(t("mesh:3x3").route(8, 0), vec![l(8, 7), l(7, 6), l(6, 3), l(3, 0)]);
+    }
+
+    #[test]
+    fn torus_and_ring_take_the_short_way_and_break_ties_forward() {
+        // torus 4x4, 0=(0,0) → 15=(3,3): column 0→3 is one step backwards (wrap 0→3),
+        // then row 0→3 likewise (3→15).
+        assert_eq!(t("torus:4x4").route(0, 15), vec![l(0, 3), l(3, 15)]);
+        // ring 8: 0→5 goes backwards 0→7→6→5.
+        assert_eq!(t("ring:8").route(0, 5), vec![l(0, 7), l(7, 6), l(6, 5)]);
+        // ring 8: 0→4 is a tie (4 either way): + direction 0→1→2→3→4.
+        assert_eq!(t("ring:8").route(0, 4), vec![l(0, 1), l(1, 2), l(2, 3), l(3, 4)]);
+        // ...and 4→0 is also a tie: + direction wraps 4→5→6→7→0.
+        assert_eq!(t("ring:8").route(4, 0), vec![l(4, 5), l(5, 6), l(6, 7), l(7, 0)]);
+        // line 8 never wraps.
+        assert_eq!(t("line:4").route(3, 0), vec![l(3, 2), l(2, 1), l(1, 0)]);
+    }
+
+    #[test]
+    fn hypercube_ecube_and_direct_kinds() {
+        // 0 → 7 = 111: fix bit 0, then 1, then 2.
+        assert_eq!(t("hypercube:3").route(0, 7), vec![l(0, 1), l(1, 3), l(3, 7)]);
+        // 6=110 → 3=011: bits 0 and 2 differ: 6→7→3.
+        assert_eq!(t("hypercube:3").route(6, 3), vec![l(6, 7), l(7, 3)]);
+        assert_eq!(t("fullconnect:8").route(2, 6), vec![l(2, 6)]);
+        let shared = t("shared:8");
+        assert_eq!(shared.route(2, 6), vec![l(2, 6)]);
+        assert_eq!(shared.link_index(l(2, 6)), Some(0));
+        assert_eq!(shared.link_index(l(6, 2)), Some(0));
+        assert_eq!(shared.links(), vec![Link::BUS]);
+        assert_eq!(shared.link_count(), 1);
+        assert!(t("mesh:3x3").route(4, 4).is_empty());
+    }
+
+    #[test]
+    fn link_numbering_is_dense_and_matches_links() {
+        for name in [
+            "mesh:3x4",
+            "mesh:1x5",
+            "mesh:2x2x3",
+            "torus:4x5",
+            "torus:2x3",
+            "torus:1x4",
+            "ring:2",
+            "ring:7",
+            "line:1",
+            "line:6",
+            "hypercube:0",
+            "hypercube:4",
+            "fullconnect:5",
+        ] {
+            let topo = t(name);
+            let links = topo.links();
+            assert_eq!(links.len(), topo.link_count(), "{name}");
+            for (i, link) in links.iter().enumerate() {
+                assert_eq!(topo.link_index(*link), Some(i), "{name} {link}");
+            }
+        }
+        // Hand counts: mesh 3x4 has 17 undirected edges → 34 directed links; ring 2 has
+        // one edge → 2 links; hypercube 4: 16 nodes × 4 = 64.
+        assert_eq!(t("mesh:3x4").link_count(), 34);
+        assert_eq!(t("ring:2").link_count(), 2);
+        assert_eq!(t("hypercube:4").link_count(), 64);
+    }
+
+    #[test]
+    fn link_index_rejects_non_links() {
+        let m = t("mesh:3x3");
+        assert_eq!(m.link_index(l(0, 2)), None);
+        assert_eq!(m.link_index(l(2, 3)), None); // consecutive ids but different rows
+        assert_eq!(m.link_index(l(0, 9)), None);
+        assert_eq!(m.link_index(l(4, 4)), None);
+        assert_eq!(t("hypercube:3").link_index(l(0, 3)), None);
+        assert_eq!(t("fullconnect:3").link_index(l(1, 1)), None);
+        assert_eq!(t("shared:3").link_index(l(1, 3)), None);
+    }
+}

@@ -1,0 +1,75 @@
+//! A small harness: run a tool of this crate in a temporary folder, and compare output
+//! with expected files.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixtures() -> PathBuf {
+    root().join("fixtures")
+}
+
+/// The path of a tool built by cargo for this test run.
+pub fn tool(name: &str) -> PathBuf {
+    match name {
+        "cpcc" => PathBuf::from(env!("CARGO_BIN_EXE_cpcc")),
+        other => panic!("unknown tool {other}"),
+    }
+}
+
+/// Runs `tool args` in `dir` with `stdin` as standard input.
+pub fn run_in(dir: &Path, name: &str, args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(tool(name))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CPPE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tool");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin).ok();
+    drop(input);
+    child.wait_with_output().expect("wait for tool")
+}
+
+/// Runs a tool in the fixtures folder.
+pub fn run(name: &str, args: &[&str]) -> Output {
+    run_in(&fixtures(), name, args, b"")
+}
+
+/// A fresh temporary folder for one test.
+pub fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cppe-it-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create temp dir");
+    d
+}
+
+/// Compares `actual` with the file `expected`; with `UPDATE_EXPECT=1` rewrites it.
+pub fn expect_file(expected: &Path, actual: &str) {
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(expected, actual).expect("write expected file");
+        return;
+    }
+    let want = std::fs::read_to_string(expected)
+        .unwrap_or_else(|_| panic!("missing expected file {} (run with UPDATE_EXPECT=1)", expected.display()));
+    if want != actual {
+        panic!("{} differs:\n--- expected\n{want}\n--- actual\n{actual}", expected.display());
+    }
+}
+
+/// All files with the given extension directly in `dir`, sorted.
+pub fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read fixtures dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    v.sort();
+    v
+}
