@@ -267,3 +267,63 @@ fn error_fixtures_end_as_documented() {
     assert_eq!(out, "main done\n");
     assert_eq!(r.unwrap().undelivered, 1);
 }
+
+/// Keeps a one-line summary of each event.
+struct Log(Rc<RefCell<Vec<String>>>);
+impl super::Observer for Log {
+    fn event(&mut self, e: &super::SimEvent<'_>) {
+        use super::SimEvent as E;
+        let line = match e {
+            E::ProcessCreate { time, pid, pproc, function, .. } => format!("create {pid} {function} p{pproc} @{time}"),
+            E::ProcessEnd { time, pid } => format!("end {pid} @{time}"),
+            E::Send { time, src_pid, dst_pid, arrival, .. } => {
+                format!("send {src_pid}->{dst_pid} @{time} arr {arrival}")
+            }
+            E::Receive { time, pid, .. } => format!("recv {pid} @{time}"),
+            _ => return,
+        };
+        self.0.borrow_mut().push(line);
+    }
+}
+
+#[test]
+fn observer_sees_the_run_without_changing_it() {
+    let src = r#"arch line V[4];
+phyArch line P[4];
+channel int toB, toA;
+void b() { int x; x = toB; toA = x + 1; }
+void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); join; }
+"#;
+    let c = compile("t.c", src, &FrontOptions::default()).unwrap();
+    let run = |observe: bool| {
+        let phys = Topology::parse("line:4").unwrap();
+        let net = ShortestPath::new(ShortestPathParams::default(), Box::new(move |a, b| phys.distance(a, b)));
+        let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(Out::default()) };
+        let cfg = SimConfig { pprocs: 4, mapping: vec![0, 1, 2, 3], ..SimConfig::default() };
+        let mut sim = Simulator::new(&c.module, cfg, Box::new(net), io).unwrap();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        if observe {
+            sim.set_observer(Box::new(Log(log.clone())));
+        }
+        let s = sim.run().unwrap();
+        let events = log.borrow().clone();
+        (no_host(&s), events)
+    };
+    let (plain, _) = run(false);
+    let (observed, events) = run(true);
+    assert_eq!(plain, observed);
+    // The times of channel_ping_pong_latency_and_times, in ticks.
+    assert_eq!(
+        events,
+        vec![
+            "create 0 main p0 @0",
+            "create 1 b p3 @22000",
+            "send 0->1 @34000 arr 64000",
+            "recv 1 @74000",
+            "send 1->0 @91000 arr 121000",
+            "end 1 @94000",
+            "recv 0 @131000",
+            "end 0 @153000",
+        ]
+    );
+}

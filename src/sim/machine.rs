@@ -8,6 +8,7 @@
 //! loop and is executed by [`Simulator::exec_complex`] with access to the whole machine.
 use super::format::{self, ScanValue};
 use super::memory::Memory;
+use super::observe::{BlockReason, Observer, SimEvent};
 use super::rng::Rng;
 use super::{Io, Limit, RuntimeError, SimConfig, SimError, Stats, Waiter};
 use crate::net::{Network, Ticks, TICKS_PER_UNIT};
@@ -215,6 +216,7 @@ pub struct Simulator<'m> {
     qstart: Ticks,
     profile: Vec<Vec<Ticks>>,
     profile_prev: Vec<Ticks>,
+    observer: Option<Box<dyn Observer>>,
 }
 
 #[inline]
@@ -618,8 +620,6 @@ fn interp(
                 }
                 next = fr.ret_pc;
             }
-            Instr::TimeOn {} => p.time_on = true,
-            Instr::TimeOff {} => p.time_on = false,
             Instr::Vproc {} => p.stack.push(Word::Int(p.vproc as i32)),
             Instr::Pid {} => p.stack.push(Word::Int(p.pid as i32)),
             _ => return Ok(Exit::Complex(ins)),
@@ -694,6 +694,7 @@ impl<'m> Simulator<'m> {
             qstart: 0,
             profile: Vec::new(),
             profile_prev: vec![0; npp],
+            observer: None,
             mem: Memory::new(0),
             cfg,
         };
@@ -719,6 +720,18 @@ impl<'m> Simulator<'m> {
         let display = vec![0u32; sim.max_depth + 1];
         sim.spawn(NONE, Kind::Main, module.main, 0, p0, &[], &display, 0, (0, -1))?;
         Ok(sim)
+    }
+
+    /// Sends every later event to `observer`; the processes that exist already (process
+    /// 0) are reported as created first.
+    pub fn set_observer(&mut self, mut observer: Box<dyn Observer>) {
+        for p in &self.procs {
+            let function = self.module.functions.get(p.func as usize).map_or("?", |f| f.name.as_str());
+            let parent = if p.parent == NONE { None } else { Some(p.parent) };
+            let (pid, vproc, pproc, time) = (p.pid, p.vproc, p.pproc, p.clock);
+            observer.event(&SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function });
+        }
+        self.observer = Some(observer);
     }
 
     fn limit(&mut self, limit: Limit) -> SimError {
@@ -823,6 +836,11 @@ impl<'m> Simulator<'m> {
         self.used[pproc as usize] = true;
         self.live_procs += 1;
         self.stats.processes += 1;
+        if let Some(o) = self.observer.as_mut() {
+            let function = self.module.functions.get(func as usize).map_or("?", |f| f.name.as_str());
+            let parent = if parent == NONE { None } else { Some(parent) };
+            o.event(&SimEvent::ProcessCreate { time: start, parent, pid, vproc, pproc, function });
+        }
         Ok(pid)
     }
 
@@ -1013,8 +1031,23 @@ impl<'m> Simulator<'m> {
         Ok(active)
     }
 
-    /// One turn of process `pid` starting at `start`.
+    /// One turn of process `pid` starting at `start`, reported to the observer.
     fn turn(&mut self, pid: u32, start: Ticks, qend: Ticks) -> Result<(), SimError> {
+        if self.observer.is_none() {
+            return self.turn_inner(pid, start, qend);
+        }
+        let pp = self.procs[pid as usize].pproc;
+        let busy0 = self.busy[pp as usize];
+        let r = self.turn_inner(pid, start, qend);
+        let end = self.procs[pid as usize].clock;
+        let busy = self.busy[pp as usize] - busy0;
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&SimEvent::Run { pid, pproc: pp, start, end, busy });
+        }
+        r
+    }
+
+    fn turn_inner(&mut self, pid: u32, start: Ticks, qend: Ticks) -> Result<(), SimError> {
         let pp = {
             let p = &mut self.procs[pid as usize];
             p.clock = start;
@@ -1069,9 +1102,7 @@ impl<'m> Simulator<'m> {
                         let t1 = self.net.send(me, o, 4, now);
                         let t2 = self.net.send(o, me, 4 * w, t1);
                         self.stats.remote_reads += 1;
-                        let p = &mut self.procs[pid as usize];
-                        p.wait = Wait::RemoteRead(a);
-                        p.wake = t2;
+                        self.block(pid, Wait::RemoteRead(a), t2);
                         return Ok(());
                     }
                 }
@@ -1086,6 +1117,26 @@ impl<'m> Simulator<'m> {
                     Flow::Stop => return Ok(()),
                 },
             }
+        }
+    }
+
+    /// Puts `pid` to wait for `wait` until `wake` and tells the observer.
+    fn block(&mut self, pid: u32, wait: Wait, wake: Ticks) {
+        let p = &mut self.procs[pid as usize];
+        p.wait = wait;
+        p.wake = wake;
+        let time = p.clock;
+        if let Some(o) = self.observer.as_mut() {
+            let reason = match wait {
+                Wait::Recv(addr) => BlockReason::Receive { addr },
+                Wait::Join => BlockReason::Join,
+                Wait::Forall => BlockReason::Forall,
+                Wait::RemoteRead(addr) => BlockReason::RemoteRead { addr },
+                Wait::Delay => BlockReason::Delay,
+                Wait::Lock(addr) => BlockReason::Lock { addr },
+                Wait::Children | Wait::None => BlockReason::Children,
+            };
+            o.event(&SimEvent::Block { time, pid, reason });
         }
     }
 
@@ -1155,8 +1206,7 @@ impl<'m> Simulator<'m> {
             let t = p.clock;
             self.finish(pid, t);
         } else {
-            p.wait = Wait::Children;
-            p.wake = NEVER;
+            self.block(pid, Wait::Children, NEVER);
         }
     }
 
@@ -1177,6 +1227,9 @@ impl<'m> Simulator<'m> {
         }
         self.live[pp] -= 1;
         self.live_procs -= 1;
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&SimEvent::ProcessEnd { time: t, pid });
+        }
         if pid == 0 {
             self.program_end = Some(t);
             return;
@@ -1323,8 +1376,7 @@ impl<'m> Simulator<'m> {
                 let p = &mut self.procs[pid as usize];
                 p.forall_pending = n;
                 p.forall_end = 0;
-                p.wait = Wait::Forall;
-                p.wake = NEVER;
+                self.block(pid, Wait::Forall, NEVER);
                 Ok(Flow::Stop)
             }
             Instr::Join {} => {
@@ -1337,13 +1389,11 @@ impl<'m> Simulator<'m> {
                         Ok(Flow::Continue)
                     }
                     Some((_, t)) => {
-                        p.wait = Wait::Join;
-                        p.wake = t;
+                        self.block(pid, Wait::Join, t);
                         Ok(Flow::Stop)
                     }
                     None if p.forked_live > 0 => {
-                        p.wait = Wait::Join;
-                        p.wake = NEVER;
+                        self.block(pid, Wait::Join, NEVER);
                         Ok(Flow::Stop)
                     }
                     None => Err(self.rt(pid, RuntimeError::NothingToJoin)),
@@ -1365,6 +1415,20 @@ impl<'m> Simulator<'m> {
                 self.stats.messages += 1;
                 self.stats.bytes += bytes as u64;
                 self.stats.latency_ticks += arrival - now;
+                if let Some(o) = self.observer.as_mut() {
+                    let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+                    o.event(&SimEvent::Send {
+                        time: now,
+                        src_pid: pid,
+                        dst_pid: owner,
+                        src_pproc: src,
+                        dst_pproc: dst,
+                        channel,
+                        elem,
+                        bytes,
+                        arrival,
+                    });
+                }
                 if let Some(o) = self.procs.get_mut(owner as usize) {
                     if o.wait == Wait::Recv(a as u32) {
                         o.wake = o.wake.min(arrival);
@@ -1388,12 +1452,15 @@ impl<'m> Simulator<'m> {
                         p.stack.pop();
                         p.stack.extend_from_slice(&m);
                         self.charge(pid, op)?;
+                        if let Some(o) = self.observer.as_mut() {
+                            let time = self.procs[pid as usize].clock;
+                            let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+                            o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t });
+                        }
                         Ok(Flow::Continue)
                     }
                     other => {
-                        let p = &mut self.procs[pid as usize];
-                        p.wait = Wait::Recv(a as u32);
-                        p.wake = other.unwrap_or(NEVER);
+                        self.block(pid, Wait::Recv(a as u32), other.unwrap_or(NEVER));
                         Ok(Flow::Stop)
                     }
                 }
@@ -1408,9 +1475,7 @@ impl<'m> Simulator<'m> {
                     Ok(Flow::Continue)
                 } else {
                     self.lock_waiters.entry(i as u32).or_default().push(pid);
-                    let p = &mut self.procs[pid as usize];
-                    p.wait = Wait::Lock(i as u32);
-                    p.wake = NEVER;
+                    self.block(pid, Wait::Lock(i as u32), NEVER);
                     Ok(Flow::Stop)
                 }
             }
@@ -1435,15 +1500,32 @@ impl<'m> Simulator<'m> {
                     w => (as_int(w).max(0) as Ticks) * TICKS_PER_UNIT,
                 };
                 self.charge(pid, op)?;
-                let p = &mut self.procs[pid as usize];
-                p.wait = Wait::Delay;
-                p.wake = p.clock + d;
+                let until = self.procs[pid as usize].clock + d;
+                self.block(pid, Wait::Delay, until);
                 Ok(Flow::Stop)
             }
             Instr::Probe {} => {
-                self.pop(pid)?;
-                self.pop(pid)?;
+                let label = as_int(self.pop(pid)?) as i64;
+                let id = as_int(self.pop(pid)?);
                 self.charge(pid, op)?;
+                if self.observer.is_some() {
+                    let label = self.string_at(pid, label)?;
+                    let label = String::from_utf8_lossy(&label);
+                    let time = self.procs[pid as usize].clock;
+                    if let Some(o) = self.observer.as_mut() {
+                        o.event(&SimEvent::Probe { time, pid, id, label: &label });
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Instr::TimeOn {} | Instr::TimeOff {} => {
+                let on = matches!(ins, Instr::TimeOn {});
+                self.procs[pid as usize].time_on = on;
+                self.charge(pid, op)?;
+                if let Some(o) = self.observer.as_mut() {
+                    let time = self.procs[pid as usize].clock;
+                    o.event(&SimEvent::Timing { time, pid, on });
+                }
                 Ok(Flow::Continue)
             }
             Instr::Rand {} => {

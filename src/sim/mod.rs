@@ -66,11 +66,13 @@ mod cost;
 pub mod format;
 mod machine;
 mod memory;
+pub mod observe;
 pub mod rng;
 mod stats;
 
 pub use cost::{CostError, CostTable};
 pub use machine::Simulator;
+pub use observe::{BlockReason, Observer, SimEvent};
 pub use stats::{units, Stats};
 
 use crate::net::{Ticks, TICKS_PER_UNIT};
