@@ -13,7 +13,8 @@ use super::rng::Rng;
 use super::{Io, Limit, RuntimeError, SimConfig, SimError, Stats, Waiter};
 use crate::net::{Network, Ticks, TICKS_PER_UNIT};
 use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::time::Instant;
 
@@ -217,6 +218,16 @@ pub struct Simulator<'m> {
     profile: Vec<Vec<Ticks>>,
     profile_prev: Vec<Ticks>,
     observer: Option<Box<dyn Observer>>,
+    /// Per physical processor, a lower bound of its processes' wake times: a processor
+    /// whose bound is past the quantum is skipped without looking at its queue.
+    pmin: Vec<Ticks>,
+    /// Processors to visit in this quantum, in id order.
+    due_now: BTreeSet<u32>,
+    /// `(pmin, processor)` of processors with something to do in a later quantum (stale
+    /// entries only cost a look at the processor).
+    due_later: BinaryHeap<Reverse<(Ticks, u32)>>,
+    /// The processor being run and the end of the quantum, during a quantum.
+    cur: Option<(usize, Ticks)>,
 }
 
 #[inline]
@@ -695,6 +706,10 @@ impl<'m> Simulator<'m> {
             profile: Vec::new(),
             profile_prev: vec![0; npp],
             observer: None,
+            pmin: vec![NEVER; npp],
+            due_now: BTreeSet::new(),
+            due_later: BinaryHeap::new(),
+            cur: None,
             mem: Memory::new(0),
             cfg,
         };
@@ -832,6 +847,7 @@ impl<'m> Simulator<'m> {
         push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
         self.procs.push(p);
         self.queues[pproc as usize].push_back(pid);
+        self.lower_pmin(pproc as usize, start);
         self.live[pproc as usize] += 1;
         self.used[pproc as usize] = true;
         self.live_procs += 1;
@@ -877,15 +893,23 @@ impl<'m> Simulator<'m> {
         loop {
             let qend = self.qstart + q;
             let mut active = false;
-            for pp in 0..self.queues.len() {
-                if self.queues[pp].is_empty() {
-                    continue;
+            while let Some(&Reverse((t, pp))) = self.due_later.peek() {
+                if t >= qend {
+                    break;
                 }
+                self.due_later.pop();
+                self.due_now.insert(pp);
+            }
+            self.cur = Some((0, qend));
+            while let Some(pp) = self.due_now.pop_first() {
+                let pp = pp as usize;
+                self.cur = Some((pp, qend));
                 active |= self.run_pproc(pp, qend)?;
                 if self.program_end.is_some() {
                     break;
                 }
             }
+            self.cur = None;
             self.record_profile();
             if let Some(t) = self.program_end {
                 let par = qend.max(t.div_ceil(q) * q);
@@ -1004,20 +1028,30 @@ impl<'m> Simulator<'m> {
         loop {
             let floor = self.pclock[pp].max(self.qstart);
             let mut best: Option<(usize, Ticks)> = None;
+            let mut min_wake = NEVER;
             for (k, &pid) in self.queues[pp].iter().enumerate() {
                 let w = self.procs[pid as usize].wake;
                 if w == NEVER {
                     continue;
                 }
+                min_wake = min_wake.min(w);
                 let s = w.max(floor);
                 if best.map_or(true, |(_, b)| s < b) {
                     best = Some((k, s));
                 }
             }
-            let Some((k, start)) = best else { break };
-            if start >= qend {
-                break;
-            }
+            let start = match best {
+                Some((_, start)) if start < qend => start,
+                _ => {
+                    // Exact again: every process of this processor was just looked at.
+                    self.pmin[pp] = min_wake;
+                    if min_wake != NEVER {
+                        self.due_later.push(Reverse((min_wake, pp as u32)));
+                    }
+                    break;
+                }
+            };
+            let Some((k, _)) = best else { break };
             let Some(pid) = self.queues[pp].remove(k) else { break };
             self.queues[pp].push_back(pid);
             active = true;
@@ -1120,12 +1154,30 @@ impl<'m> Simulator<'m> {
         }
     }
 
+    /// Notes that a process of processor `pp` may run from `t`: the processor is visited
+    /// in this quantum if it comes later in the id order and `t` is before the quantum's
+    /// end, else in the quantum containing `t` (or later).
+    fn lower_pmin(&mut self, pp: usize, t: Ticks) {
+        if t >= self.pmin[pp] {
+            return;
+        }
+        self.pmin[pp] = t;
+        match self.cur {
+            Some((cur, qend)) if pp > cur && t < qend => {
+                self.due_now.insert(pp as u32);
+            }
+            _ => self.due_later.push(Reverse((t, pp as u32))),
+        }
+    }
+
     /// Puts `pid` to wait for `wait` until `wake` and tells the observer.
     fn block(&mut self, pid: u32, wait: Wait, wake: Ticks) {
         let p = &mut self.procs[pid as usize];
         p.wait = wait;
         p.wake = wake;
         let time = p.clock;
+        let pp = p.pproc as usize;
+        self.lower_pmin(pp, wake);
         if let Some(o) = self.observer.as_mut() {
             let reason = match wait {
                 Wait::Recv(addr) => BlockReason::Receive { addr },
@@ -1235,6 +1287,7 @@ impl<'m> Simulator<'m> {
             return;
         }
         let Some(par) = self.procs.get_mut(parent as usize) else { return };
+        let ppar = par.pproc as usize;
         match kind {
             Kind::Forall => {
                 par.forall_pending = par.forall_pending.saturating_sub(1);
@@ -1255,6 +1308,8 @@ impl<'m> Simulator<'m> {
             }
             Kind::Main => {}
         }
+        let w = par.wake;
+        self.lower_pmin(ppar, w);
     }
 
     /// Executes an instruction that needs more than the running process and the pool.
@@ -1432,6 +1487,8 @@ impl<'m> Simulator<'m> {
                 if let Some(o) = self.procs.get_mut(owner as usize) {
                     if o.wait == Wait::Recv(a as u32) {
                         o.wake = o.wake.min(arrival);
+                        let opp = o.pproc as usize;
+                        self.lower_pmin(opp, arrival);
                     }
                 }
                 Ok(Flow::Continue)
@@ -1489,6 +1546,8 @@ impl<'m> Simulator<'m> {
                     for w in ws {
                         if let Some(p) = self.procs.get_mut(w as usize) {
                             p.wake = p.wake.min(now);
+                            let wpp = p.pproc as usize;
+                            self.lower_pmin(wpp, now);
                         }
                     }
                 }
