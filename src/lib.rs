@@ -30,6 +30,8 @@
 //! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
+//! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics |
+//! | [`net`] | network models behind the `Network` trait (shortest-path closed form) |
 //! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader |
 //!
 //! ## Invariants
@@ -43,7 +45,9 @@
 pub mod cli;
 pub mod expr;
 pub mod lang;
+pub mod net;
 pub mod rng;
+pub mod sim;
 pub mod topo;
 pub mod trace;
 pub mod vcode;

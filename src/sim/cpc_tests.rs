@@ -1,0 +1,329 @@
+//! End-to-end tests: CPC source compiled by `lang`, run by the simulator on a topology
+//! from `topo` with the shortest-path network. Expected times are sums of the default
+//! costs of `vcode::isa`, following the code the compiler generates (quoted).
+use super::{Io, RuntimeError, SimConfig, SimError, Simulator, Stats};
+use crate::lang::{compile, FrontOptions};
+use crate::net::{ShortestPath, ShortestPathParams, Ticks, TICKS_PER_UNIT};
+use crate::topo::{builtin_mapping, Topology};
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+
+const U: Ticks = TICKS_PER_UNIT;
+
+#[derive(Clone, Default)]
+struct Out(Rc<RefCell<Vec<u8>>>);
+impl Write for Out {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Compiles and runs `src`: the physical architecture is the program's `phyArch` (else
+/// mesh 4x4), its `arch` is mapped with the default mapping.
+fn run_cpc(name: &str, src: &str, cfg: SimConfig, input: &str) -> (Result<Stats, SimError>, String) {
+    let c = compile(name, src, &FrontOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let m = c.module;
+    let phys = match &m.phy_arch {
+        Some(a) => Topology::from_arch(a).unwrap(),
+        None => Topology::parse("mesh:4x4").unwrap(),
+    };
+    let mut cfg = SimConfig { pprocs: phys.nodes(), ..cfg };
+    if let Some(a) = &m.arch {
+        let virt = Topology::from_arch(a).unwrap();
+        let map = builtin_mapping("default", &virt, &phys, 0).unwrap();
+        cfg.mapping = (0..virt.nodes()).map(|v| map.pproc(v).unwrap()).collect();
+    }
+    let net = ShortestPath::new(ShortestPathParams::default(), Box::new(move |a, b| phys.distance(a, b)));
+    let out = Out::default();
+    let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
+    let r = Simulator::new(&m, cfg, Box::new(net), io).and_then(|mut s| s.run());
+    let text = String::from_utf8_lossy(&out.0.borrow()).into_owned();
+    (r, text)
+}
+
+fn run_ok(src: &str) -> (Stats, String) {
+    let (r, out) = run_cpc("t.c", src, SimConfig::default(), "");
+    (r.unwrap_or_else(|e| panic!("{e}")), out)
+}
+
+fn no_host(s: &Stats) -> Stats {
+    Stats { host_time: Default::default(), ..s.clone() }
+}
+
+/// Stepping every quantum and skipping idle ones give the same statistics and output.
+fn assert_skip_equivalent(src: &str) {
+    let (a, oa) = run_cpc("t.c", src, SimConfig::default(), "");
+    let (b, ob) = run_cpc("t.c", src, SimConfig { skip_idle: false, ..SimConfig::default() }, "");
+    assert_eq!(oa, ob);
+    assert_eq!(no_host(&a.unwrap()), no_host(&b.unwrap()));
+}
+
+#[test]
+fn sequential_time_of_a_known_instruction_sequence() {
+    let (s, out) = run_ok(r#"void main() { int x; x = 6 * 7; printf("%d\n", x); }"#);
+    assert_eq!(out, "42\n");
+    // LDADDR 1 + PUSHI 1 + PUSHI 1 + MULI 2 + STORE 2 (x = 6 * 7)
+    // + LDADDR 1 + LDVal 2 + PRINTF 10 + POP 1 (printf) + HALT 1 = 22 units,
+    // so the run ends in the third quantum: parallel time 30.
+    assert_eq!(s.seq_ticks, 22 * U);
+    assert_eq!(s.par_ticks, 30 * U);
+    assert_eq!(s.instructions, 10);
+    assert!(s.to_text().contains("Sequential Execution Time = 22\n"));
+}
+
+#[test]
+fn division_by_zero_names_the_function_and_line() {
+    let src = "int q(int a, int b) {\n    return a / b;\n}\nvoid main() {\n    printf(\"%d\\n\", q(10, 2));\n    printf(\"%d\\n\", q(1, 0));\n}\n";
+    let (r, out) = run_cpc("t.c", src, SimConfig::default(), "");
+    assert_eq!(out, "5\n", "the first call prints before the second fails");
+    match r {
+        Err(e @ SimError::Runtime { pid: 0, line: 2, kind: RuntimeError::DivisionByZero, .. }) => {
+            assert_eq!(e.exit_code(), 1);
+            assert!(e.to_string().contains("(q, line 2)"), "{e}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[test]
+fn two_process_deadlock_reports_both_and_the_joining_parent() {
+    let src = "arch line L[4];
+channel int a, b;
+void p1() { int x;
+  x = a; b = x; }
+void p2() { int y;
+  y = b; a = y; }
+void main() {
+  fork [1; a] p1(); fork [2; b] p2();
+  join; join; }
+";
+    let (r, _) = run_cpc("t.c", src, SimConfig::default(), "");
+    let Err(SimError::Deadlock { waiters, .. }) = r else { panic!("expected a deadlock, got {r:?}") };
+    let summary: Vec<(u32, u32, &str, u32)> =
+        waiters.iter().map(|w| (w.pid, w.vproc, w.function.as_str(), w.line)).collect();
+    assert_eq!(summary, vec![(0, 0, "main", 9), (1, 1, "p1", 4), (2, 2, "p2", 6)]);
+    assert!(waiters[0].waits_for.contains("join"));
+    assert!(waiters[1].waits_for.contains("channel a"), "{}", waiters[1]);
+    assert!(waiters[2].waits_for.contains("channel b"), "{}", waiters[2]);
+}
+
+#[test]
+fn forall_with_grouping() {
+    let src = r#"int A[10];
+void main() { int i, s;
+  forall (i from 0 to 9 grouping 4) { A[i] = i * i; }
+  s = 0;
+  for (i = 0; i < 10; i++) s = s + A[i];
+  printf("%d %d\n", s, pid()); }
+"#;
+    let (s, out) = run_ok(src);
+    // 0 + 1 + 4 + ... + 81 = 285.
+    assert_eq!(out, "285 0\n");
+    // Groups {0..3}, {4..7}, {8, 9}: three children plus main, on processors 0..3
+    // (processor 0 holds main, so the children go to 1, 2, 3).
+    assert_eq!(s.processes, 4);
+    assert_eq!(s.pprocs_used(), 4);
+    // Each index's store into the global A is remote (A lives on processor 0).
+    assert_eq!(s.remote_writes, 10);
+    assert_skip_equivalent(src);
+}
+
+#[test]
+fn fork_and_join() {
+    let src = r#"int r[4];
+void work(int k) { delay(100); r[k] = k * 10; }
+void main() { int k;
+  for (k = 0; k < 4; k++) fork work(k);
+  for (k = 0; k < 4; k++) join;
+  printf("%d\n", r[0] + r[1] + r[2] + r[3]); }
+"#;
+    let (s, out) = run_ok(src);
+    assert_eq!(out, "60\n");
+    assert_eq!(s.processes, 5);
+    // Every child is still alive (delayed) when the next is forked, so the default
+    // allocation puts them on processors 1, 2, 3, 4.
+    assert_eq!(s.pprocs_used(), 5);
+    assert_skip_equivalent(src);
+}
+
+#[test]
+fn channel_ping_pong_latency_and_times() {
+    let src = r#"arch line V[4];
+phyArch line P[4];
+channel int toB, toA;
+void b() { int x; x = toB; toA = x + 1; }
+void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); join; }
+"#;
+    let (s, out) = run_ok(src);
+    assert_eq!(out, "42\n");
+    // One int (4 bytes) over 3 hops of the line: P = 1 packet of F = 32/4 = 8 flits;
+    // latency = msg_init 5 + packet_init 1 + (3 + 0) * 8 * link_delay 1 = 30 units.
+    assert_eq!((s.messages, s.bytes), (2, 8));
+    assert_eq!(s.avg_latency_ticks(), 30 * U);
+    // main (pproc 0): PUSHI 1, LDADDR 1, FORK 20 → 22; LDADDR, PUSHI, SEND 10 → 34
+    // (arrives at 64); LDADDR, LDADDR → 36, RECV blocks.
+    // b (pproc 3) starts at 22: LDADDR, LDADDR → 24, RECV waits for 64; RECV 10 → 74,
+    // STORE 2, LDADDR 1, LDVal 2, PUSHI 1, ADDI 1 → 81, SEND 10 → 91 (arrives at 121),
+    // RET 3 → 94: b ends.
+    // main wakes at 121: RECV 10 → 131, STORE 2, LDADDR 1, LDVal 2, PRINTF 10 → 146,
+    // POP 1 → 147, JOIN 5 → 152, HALT 1 → 153: the run ends in the quantum [150, 160).
+    assert_eq!(s.par_ticks, 160 * U);
+    // Work only (not FORK, SEND, RECV, JOIN): main 1+1+1+1+1+1+2+1+2+10+1+1 = 23,
+    // b 1+1+2+1+2+1+1+3 = 12.
+    assert_eq!(s.seq_ticks, 35 * U);
+    assert_skip_equivalent(src);
+}
+
+#[test]
+fn reading_a_channel_of_another_process_names_both() {
+    let src = "channel int c;
+void spy() { int x;
+  x = c; }
+void main() { fork spy(); join; }
+";
+    let (r, _) = run_cpc("t.c", src, SimConfig::default(), "");
+    match r {
+        Err(SimError::Runtime {
+            pid: 1,
+            line: 3,
+            kind: RuntimeError::NotOwner { reader: 1, owner: 0, channel },
+            ..
+        }) => {
+            assert_eq!(channel, "c")
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+/// The expected stdout of a fixture: the header lines after `Expected output:`, each
+/// without its first three characters (fixtures/README.md).
+fn expected_output(src: &str) -> Option<String> {
+    let mut lines = src.lines().skip_while(|l| !l.contains("Expected output:"));
+    lines.next()?;
+    let mut out = String::new();
+    for l in lines {
+        if l.trim_start().starts_with("*/") {
+            return Some(out);
+        }
+        out.push_str(l.get(3..).unwrap_or(""));
+        out.push('\n');
+    }
+    None
+}
+
+#[test]
+fn fixture_programs_print_their_expected_output() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    names.sort();
+    let mut checked = 0;
+    for path in names {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        // fileio.c writes into the working directory: left to the cpss integration tests.
+        if name == "fileio.c" {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).unwrap();
+        let Some(expected) = expected_output(&src) else { continue };
+        if expected.starts_with('(') {
+            continue; // computed by its own test (matmul_check.c)
+        }
+        let input = std::fs::read_to_string(path.with_extension("in")).unwrap_or_default();
+        let (r, out) = run_cpc(path.to_str().unwrap(), &src, SimConfig::default(), &input);
+        if let Err(e) = r {
+            panic!("{name}: {e}");
+        }
+        assert_eq!(out, expected, "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} fixtures checked");
+}
+
+#[test]
+fn error_fixtures_end_as_documented() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/errors");
+    let read = |n: &str| std::fs::read_to_string(dir.join(n)).unwrap();
+    let (r, out) = run_cpc("deadlock.c", &read("deadlock.c"), SimConfig::default(), "");
+    assert_eq!(out, "start\n");
+    match r {
+        Err(SimError::Deadlock { waiters, .. }) => {
+            assert_eq!(waiters.len(), 3, "main in join, ping and pong receiving");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    let (r, out) = run_cpc("divzero.c", &read("divzero.c"), SimConfig::default(), "");
+    assert_eq!(out, "10 / 2 = 5\n");
+    assert!(matches!(r, Err(SimError::Runtime { line: 14, kind: RuntimeError::DivisionByZero, .. })), "{r:?}");
+    let (r, out) = run_cpc("unmatched_send.c", &read("unmatched_send.c"), SimConfig::default(), "");
+    assert_eq!(out, "main done\n");
+    assert_eq!(r.unwrap().undelivered, 1);
+}
+
+/// Keeps a one-line summary of each event.
+struct Log(Rc<RefCell<Vec<String>>>);
+impl super::Observer for Log {
+    fn event(&mut self, e: &super::SimEvent<'_>) {
+        use super::SimEvent as E;
+        let line = match e {
+            E::ProcessCreate { time, pid, pproc, function, .. } => format!("create {pid} {function} p{pproc} @{time}"),
+            E::ProcessEnd { time, pid } => format!("end {pid} @{time}"),
+            E::Send { time, src_pid, dst_pid, arrival, .. } => {
+                format!("send {src_pid}->{dst_pid} @{time} arr {arrival}")
+            }
+            E::Receive { time, pid, .. } => format!("recv {pid} @{time}"),
+            _ => return,
+        };
+        self.0.borrow_mut().push(line);
+    }
+}
+
+#[test]
+fn observer_sees_the_run_without_changing_it() {
+    let src = r#"arch line V[4];
+phyArch line P[4];
+channel int toB, toA;
+void b() { int x; x = toB; toA = x + 1; }
+void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); join; }
+"#;
+    let c = compile("t.c", src, &FrontOptions::default()).unwrap();
+    let run = |observe: bool| {
+        let phys = Topology::parse("line:4").unwrap();
+        let net = ShortestPath::new(ShortestPathParams::default(), Box::new(move |a, b| phys.distance(a, b)));
+        let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(Out::default()) };
+        let cfg = SimConfig { pprocs: 4, mapping: vec![0, 1, 2, 3], ..SimConfig::default() };
+        let mut sim = Simulator::new(&c.module, cfg, Box::new(net), io).unwrap();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        if observe {
+            sim.set_observer(Box::new(Log(log.clone())));
+        }
+        let s = sim.run().unwrap();
+        let events = log.borrow().clone();
+        (no_host(&s), events)
+    };
+    let (plain, _) = run(false);
+    let (observed, events) = run(true);
+    assert_eq!(plain, observed);
+    // The times of channel_ping_pong_latency_and_times, in ticks.
+    assert_eq!(
+        events,
+        vec![
+            "create 0 main p0 @0",
+            "create 1 b p3 @22000",
+            "send 0->1 @34000 arr 64000",
+            "recv 1 @74000",
+            "send 1->0 @91000 arr 121000",
+            "end 1 @94000",
+            "recv 0 @131000",
+            "end 0 @153000",
+        ]
+    );
+}

@@ -1,0 +1,579 @@
+//! C `printf` / `scanf` for the simulated program (seed 000 Table 1: PRINTF, SCANF …).
+//!
+//! [`printf`] formats the conversions `%d %i %u %f %F %e %E %g %G %c %s %x %X %o %%` with
+//! the flags `- + space 0 #`, a width and a precision (either may be `*`), and ignores
+//! the length modifiers `l h L`. A `float` argument is printed as C prints a `float`
+//! promoted to `double`: the `f32` value is widened to `f64` exactly and formatted with
+//! correct rounding, which is what glibc does. An argument of the "wrong" kind is
+//! converted (an int printed with `%f` is widened, a float printed with `%d` truncated),
+//! where C would be undefined.
+//!
+//! [`scanf`] reads `%d %i %u %x %o %f %e %g %c %s` (with widths, `*` suppression and
+//! `l h` ignored) from a byte stream, skipping white space as C does, and returns the
+//! values to store; it depends only on [`std::io::BufRead`] and the vCode [`Word`].
+use crate::vcode::Word;
+use std::io::BufRead;
+
+/// An error while formatting: only reading a `%s` argument can fail.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    /// The `%s` argument is not the address of a readable string.
+    #[error("bad string address {addr} for %s")]
+    BadString { addr: i32 },
+    /// Fewer arguments than conversions.
+    #[error("the format needs more arguments than the {given} given")]
+    MissingArgument { given: usize },
+}
+
+fn word_int(w: Word) -> i64 {
+    match w {
+        Word::Int(i) => i as i64,
+        Word::Char(c) => c as i64,
+        Word::Float(f) => {
+            if f.is_nan() {
+                0
+            } else {
+                f as i32 as i64
+            }
+        }
+    }
+}
+
+fn word_float(w: Word) -> f64 {
+    match w {
+        Word::Int(i) => i as f64,
+        Word::Char(c) => c as f64,
+        Word::Float(f) => f as f64,
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Spec {
+    left: bool,
+    plus: bool,
+    space: bool,
+    zero: bool,
+    alt: bool,
+    width: usize,
+    prec: Option<usize>,
+}
+
+/// Formats `fmt` with `args` into `out`, C `printf` style. `read_str` returns the bytes
+/// (without the NUL) of the string at an address, for `%s`.
+pub fn printf(
+    fmt: &[u8],
+    args: &[Word],
+    read_str: &mut dyn FnMut(i32) -> Result<Vec<u8>, FormatError>,
+    out: &mut Vec<u8>,
+) -> Result<(), FormatError> {
+    let mut next = 0usize;
+    let take = |next: &mut usize| -> Result<Word, FormatError> {
+        let w = args.get(*next).copied().ok_or(FormatError::MissingArgument { given: args.len() })?;
+        *next += 1;
+        Ok(w)
+    };
+    let mut i = 0;
+    while i < fmt.len() {
+        let c = fmt[i];
+        i += 1;
+        if c != b'%' {
+            out.push(c);
+            continue;
+        }
+        let start = i - 1;
+        let mut s = Spec::default();
+        while let Some(&f) = fmt.get(i) {
+            match f {
+                b'-' => s.left = true,
+                b'+' => s.plus = true,
+                b' ' => s.space = true,
+                b'0' => s.zero = true,
+                b'#' => s.alt = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        if fmt.get(i) == Some(&b'*') {
+            i += 1;
+            let w = word_int(take(&mut next)?);
+            if w < 0 {
+                s.left = true;
+            }
+            s.width = w.unsigned_abs().min(1 << 20) as usize;
+        } else {
+            while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
+                s.width = (s.width * 10 + (d - b'0') as usize).min(1 << 20);
+                i += 1;
+            }
+        }
+        if fmt.get(i) == Some(&b'.') {
+            i += 1;
+            if fmt.get(i) == Some(&b'*') {
+                i += 1;
+                let p = word_int(take(&mut next)?);
+                s.prec = if p < 0 { None } else { Some(p.min(1 << 16) as usize) };
+            } else {
+                let mut p = 0usize;
+                while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
+                    p = (p * 10 + (d - b'0') as usize).min(1 << 16);
+                    i += 1;
+                }
+                s.prec = Some(p);
+            }
+        }
+        while matches!(fmt.get(i), Some(b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) {
+            i += 1;
+        }
+        let Some(&conv) = fmt.get(i) else {
+            out.extend_from_slice(&fmt[start..]);
+            break;
+        };
+        i += 1;
+        match conv {
+            b'%' => out.push(b'%'),
+            b'd' | b'i' => {
+                let v = word_int(take(&mut next)?) as i32 as i64;
+                let sign = sign_prefix(v < 0, &s);
+                let digits = int_digits(v.unsigned_abs(), 10, false, s.prec);
+                pad_number(out, &s, sign, &digits, s.prec.is_none());
+            }
+            b'u' | b'x' | b'X' | b'o' => {
+                let v = word_int(take(&mut next)?) as i32 as u32 as u64;
+                let (base, upper) = match conv {
+                    b'u' => (10, false),
+                    b'x' => (16, false),
+                    b'X' => (16, true),
+                    _ => (8, false),
+                };
+                let mut digits = int_digits(v, base, upper, s.prec);
+                let mut prefix: &[u8] = b"";
+                if s.alt {
+                    match conv {
+                        b'x' if v != 0 => prefix = b"0x",
+                        b'X' if v != 0 => prefix = b"0X",
+                        b'o' if !digits.starts_with(b"0") => digits.insert(0, b'0'),
+                        _ => {}
+                    }
+                }
+                pad_number(out, &s, prefix, &digits, s.prec.is_none());
+            }
+            b'c' => {
+                let v = word_int(take(&mut next)?) as u8;
+                pad_bytes(out, &s, &[v]);
+            }
+            b's' => {
+                let addr = word_int(take(&mut next)?) as i32;
+                let mut bytes = read_str(addr)?;
+                if let Some(p) = s.prec {
+                    bytes.truncate(p);
+                }
+                pad_bytes(out, &s, &bytes);
+            }
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
+                let v = word_float(take(&mut next)?);
+                let upper = conv.is_ascii_uppercase();
+                let sign = sign_prefix(v.is_sign_negative() && !v.is_nan(), &s);
+                if !v.is_finite() {
+                    let t: &[u8] = match (v.is_nan(), upper) {
+                        (true, false) => b"nan",
+                        (true, true) => b"NAN",
+                        (false, false) => b"inf",
+                        (false, true) => b"INF",
+                    };
+                    pad_number(out, &s, sign, t, false);
+                    continue;
+                }
+                let a = v.abs();
+                let prec = s.prec.unwrap_or(6);
+                let body = match conv.to_ascii_lowercase() {
+                    b'f' => fixed(a, prec, s.alt),
+                    b'e' => exp(a, prec, s.alt, upper),
+                    _ => general(a, prec, s.alt, upper),
+                };
+                pad_number(out, &s, sign, body.as_bytes(), true);
+            }
+            _ => out.extend_from_slice(&fmt[start..i]),
+        }
+    }
+    Ok(())
+}
+
+fn sign_prefix(neg: bool, s: &Spec) -> &'static [u8] {
+    if neg {
+        b"-"
+    } else if s.plus {
+        b"+"
+    } else if s.space {
+        b" "
+    } else {
+        b""
+    }
+}
+
+fn int_digits(mut v: u64, base: u64, upper: bool, prec: Option<usize>) -> Vec<u8> {
+    let table: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
+    let mut d = Vec::new();
+    while v > 0 {
+        d.push(table[(v % base) as usize]);
+        v /= base;
+    }
+    let min = prec.unwrap_or(1);
+    while d.len() < min {
+        d.push(b'0');
+    }
+    d.reverse();
+    d
+}
+
+/// Writes `prefix` + `body` padded to the width; zero padding goes between them.
+fn pad_number(out: &mut Vec<u8>, s: &Spec, prefix: &[u8], body: &[u8], zero_ok: bool) {
+    let len = prefix.len() + body.len();
+    let fill = s.width.saturating_sub(len);
+    if s.left {
+        out.extend_from_slice(prefix);
+        out.extend_from_slice(body);
+        out.extend(std::iter::repeat(b' ').take(fill));
+    } else if s.zero && zero_ok {
+        out.extend_from_slice(prefix);
+        out.extend(std::iter::repeat(b'0').take(fill));
+        out.extend_from_slice(body);
+    } else {
+        out.extend(std::iter::repeat(b' ').take(fill));
+        out.extend_from_slice(prefix);
+        out.extend_from_slice(body);
+    }
+}
+
+fn pad_bytes(out: &mut Vec<u8>, s: &Spec, body: &[u8]) {
+    pad_number(out, &Spec { zero: false, ..*s }, b"", body, false)
+}
+
+fn fixed(a: f64, prec: usize, alt: bool) -> String {
+    let mut t = format!("{a:.prec$}");
+    if alt && prec == 0 {
+        t.push('.');
+    }
+    t
+}
+
+/// `d.ddde±XX` with at least two exponent digits, as C.
+fn exp(a: f64, prec: usize, alt: bool, upper: bool) -> String {
+    let t = format!("{a:.prec$e}");
+    let (mant, e) = t.split_once('e').unwrap_or((&t, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    let mut s = String::from(mant);
+    if alt && prec == 0 {
+        s.push('.');
+    }
+    s.push(if upper { 'E' } else { 'e' });
+    s.push(if e < 0 { '-' } else { '+' });
+    s.push_str(&format!("{:02}", e.unsigned_abs()));
+    s
+}
+
+/// C's `%g`: precision P (0 counts as 1); with X the exponent `%e` would print, use `%f`
+/// with precision P-1-X when P > X >= -4, else `%e` with precision P-1; then, without
+/// `#`, drop trailing zeros and a trailing point.
+fn general(a: f64, prec: usize, alt: bool, upper: bool) -> String {
+    let p = prec.max(1);
+    let e_form = format!("{a:.prec$e}", prec = p - 1);
+    let x: i64 = e_form.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
+    let mut s =
+        if (p as i64) > x && x >= -4 { fixed(a, (p as i64 - 1 - x) as usize, alt) } else { exp(a, p - 1, alt, upper) };
+    if !alt {
+        let (mant, tail) = match s.find(['e', 'E']) {
+            Some(k) => (s[..k].to_string(), s[k..].to_string()),
+            None => (s.clone(), String::new()),
+        };
+        let mant = if mant.contains('.') { mant.trim_end_matches('0').trim_end_matches('.').to_string() } else { mant };
+        s = mant + &tail;
+    }
+    s
+}
+
+/// One value read by [`scanf`], to be stored at the next destination address.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScanValue {
+    /// `%d %i %u %x %o`: store an int.
+    Int(i32),
+    /// `%f %e %g`: store a float.
+    Float(f32),
+    /// `%c`: store the chars (no NUL).
+    Chars(Vec<u8>),
+    /// `%s`: store the chars followed by a NUL.
+    Str(Vec<u8>),
+}
+
+/// Result of [`scanf`]: the values read (in destination order) and the C return value
+/// (number of conversions assigned, or -1 when input ended before the first conversion).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scan {
+    pub values: Vec<ScanValue>,
+    pub ret: i32,
+}
+
+fn peek(r: &mut dyn BufRead) -> Option<u8> {
+    match r.fill_buf() {
+        Ok(b) => b.first().copied(),
+        Err(_) => None,
+    }
+}
+
+fn skip_ws(r: &mut dyn BufRead) {
+    while let Some(c) = peek(r) {
+        if !c.is_ascii_whitespace() {
+            break;
+        }
+        r.consume(1);
+    }
+}
+
+/// Reads bytes while `ok(byte, text so far)` holds, at most `width`.
+fn take_while(r: &mut dyn BufRead, width: usize, mut ok: impl FnMut(u8, &[u8]) -> bool) -> Vec<u8> {
+    let mut t = Vec::new();
+    while t.len() < width {
+        match peek(r) {
+            Some(c) if ok(c, &t) => {
+                t.push(c);
+                r.consume(1);
+            }
+            _ => break,
+        }
+    }
+    t
+}
+
+/// Parses an integer (C `strtol` with `base` 0 meaning "from the prefix").
+fn scan_int(r: &mut dyn BufRead, width: usize, base: u32) -> Option<i32> {
+    let mut base = base;
+    let mut left = width;
+    let mut neg = false;
+    let mut had_digit = false;
+    if let Some(c @ (b'+' | b'-')) = peek(r) {
+        neg = c == b'-';
+        r.consume(1);
+        left = left.saturating_sub(1);
+    }
+    if (base == 0 || base == 16) && left > 0 && peek(r) == Some(b'0') {
+        r.consume(1);
+        left -= 1;
+        had_digit = true;
+        if left > 0 && matches!(peek(r), Some(b'x' | b'X')) {
+            r.consume(1);
+            left -= 1;
+            base = 16;
+        } else if base == 0 {
+            base = 8;
+        }
+    }
+    if base == 0 {
+        base = 10;
+    }
+    let mut v: u32 = 0;
+    while left > 0 {
+        let Some(d) = peek(r).and_then(|c| (c as char).to_digit(base)) else { break };
+        r.consume(1);
+        left -= 1;
+        had_digit = true;
+        v = v.wrapping_mul(base).wrapping_add(d);
+    }
+    if !had_digit {
+        return None;
+    }
+    let v = v as i32;
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+fn scan_float(r: &mut dyn BufRead, width: usize) -> Option<f32> {
+    let mut seen_e = false;
+    let mut seen_dot = false;
+    let t = take_while(r, width, |c, t| {
+        let last = t.last().copied();
+        match c {
+            b'+' | b'-' => t.is_empty() || matches!(last, Some(b'e' | b'E')),
+            b'0'..=b'9' => true,
+            b'.' if !seen_dot && !seen_e => {
+                seen_dot = true;
+                true
+            }
+            b'e' | b'E' if !seen_e && t.iter().any(|d| d.is_ascii_digit()) => {
+                seen_e = true;
+                true
+            }
+            _ => false,
+        }
+    });
+    let mut s = std::str::from_utf8(&t).ok()?.to_string();
+    // "1e" or "1e+" (C would push back the exponent part; we read it as absent).
+    while s.ends_with(['e', 'E', '+', '-']) && s.len() > 1 {
+        s.pop();
+    }
+    s.parse::<f32>().ok()
+}
+
+/// Reads `fmt`'s conversions from `input`, C `scanf` style.
+pub fn scanf(fmt: &[u8], input: &mut dyn BufRead) -> Scan {
+    let mut values = Vec::new();
+    let mut assigned = 0;
+    let mut i = 0;
+    let mut eof_first = false;
+    'outer: while i < fmt.len() {
+        let c = fmt[i];
+        i += 1;
+        if c.is_ascii_whitespace() {
+            skip_ws(input);
+            continue;
+        }
+        if c != b'%' || fmt.get(i) == Some(&b'%') {
+            if c == b'%' {
+                i += 1;
+                skip_ws(input);
+            }
+            match peek(input) {
+                Some(x) if x == c => input.consume(1),
+                None if assigned == 0 && values.is_empty() => {
+                    eof_first = true;
+                    break;
+                }
+                _ => break,
+            }
+            continue;
+        }
+        let suppress = fmt.get(i) == Some(&b'*');
+        if suppress {
+            i += 1;
+        }
+        let mut width = 0usize;
+        while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
+            width = (width * 10 + (d - b'0') as usize).min(1 << 20);
+            i += 1;
+        }
+        while matches!(fmt.get(i), Some(b'l' | b'h' | b'L')) {
+            i += 1;
+        }
+        let Some(&conv) = fmt.get(i) else { break };
+        i += 1;
+        if conv != b'c' {
+            skip_ws(input);
+        }
+        if peek(input).is_none() {
+            eof_first = assigned == 0;
+            break;
+        }
+        let w = if width == 0 { usize::MAX } else { width };
+        let v = match conv {
+            b'd' | b'u' => scan_int(input, w, 10).map(ScanValue::Int),
+            b'i' => scan_int(input, w, 0).map(ScanValue::Int),
+            b'x' | b'X' => scan_int(input, w, 16).map(ScanValue::Int),
+            b'o' => scan_int(input, w, 8).map(ScanValue::Int),
+            b'f' | b'e' | b'g' | b'E' | b'G' | b'F' => scan_float(input, w).map(ScanValue::Float),
+            b'c' => {
+                let n = if width == 0 { 1 } else { width };
+                let t = take_while(input, n, |_, _| true);
+                if t.is_empty() {
+                    None
+                } else {
+                    Some(ScanValue::Chars(t))
+                }
+            }
+            b's' => {
+                let t = take_while(input, w, |c, _| !c.is_ascii_whitespace());
+                if t.is_empty() {
+                    None
+                } else {
+                    Some(ScanValue::Str(t))
+                }
+            }
+            _ => None,
+        };
+        match v {
+            Some(v) => {
+                if !suppress {
+                    values.push(v);
+                    assigned += 1;
+                }
+            }
+            None => break 'outer,
+        }
+    }
+    Scan { values, ret: if eof_first && assigned == 0 { -1 } else { assigned } }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pf(fmt: &str, args: &[Word]) -> String {
+        let mut out = Vec::new();
+        let mut rs = |a: i32| -> Result<Vec<u8>, FormatError> {
+            if a == 7 {
+                Ok(b"hello".to_vec())
+            } else {
+                Err(FormatError::BadString { addr: a })
+            }
+        };
+        printf(fmt.as_bytes(), args, &mut rs, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    use Word::{Float as F, Int as I};
+
+    #[test]
+    fn matches_c_outputs() {
+        // Each expected string is what glibc printf prints for the same format and
+        // arguments (floats passed as (double)(float)x).
+        assert_eq!(
+            pf("%8.3f|%-5d|%e|%g|%x", &[F(5.12345), I(42), F(1234.5), F(0.0001), I(255)]),
+            "   5.123|42   |1.234500e+03|0.0001|ff"
+        );
+        assert_eq!(pf("%g %g %g %g", &[F(100000.0), F(1000000.0), F(0.00001), F(1.5)]), "100000 1e+06 1e-05 1.5");
+        // 0.1f widened is 0.100000001490116…: %g with 6 significant digits shows 0.1.
+        assert_eq!(pf("%g|%.10g|%f", &[F(0.1), F(0.1), F(0.1)]), "0.1|0.1000000015|0.100000");
+        assert_eq!(pf("%+d|% d|%05d|%-05d|%.3d", &[I(5), I(5), I(-42), I(7), I(7)]), "+5| 5|-0042|7    |007");
+        assert_eq!(pf("%#x|%#o|%X|%u|%o", &[I(255), I(8), I(255), I(-1), I(0)]), "0xff|010|FF|4294967295|0");
+        assert_eq!(pf("%c%c|%5s|%-6s|%.2s", &[I(72), Word::Char(105), I(7), I(7), I(7)]), "Hi|hello|hello |he");
+        assert_eq!(pf("%*d|%-*d|%.*f", &[I(4), I(1), I(3), I(2), I(2), F(2.5)]), "   1|2  |2.50");
+        assert_eq!(pf("100%% %ld %hd", &[I(1), I(2)]), "100% 1 2");
+        assert_eq!(pf("%E|%G|%.0e|%#.0f", &[F(-0.5), F(1e-10), F(15.0), F(3.0)]), "-5.000000E-01|1E-10|2e+01|3.");
+        assert_eq!(pf("%.0f %.0f %.1f", &[F(0.5), F(1.5), F(0.25)]), "0 2 0.2");
+        assert_eq!(pf("%g %g %#g", &[F(0.0), F(123456789.0), F(1.0)]), "0 1.23457e+08 1.00000");
+        assert_eq!(pf("%d %f", &[F(2.9), I(3)]), "2 3.000000");
+        assert_eq!(pf("%08.3f|%-8.2e|", &[F(-3.5), F(12.0)]), "-003.500|1.20e+01|");
+    }
+
+    #[test]
+    fn missing_argument_is_an_error() {
+        let mut out = Vec::new();
+        let r = printf(b"%d %d", &[I(1)], &mut |_| Ok(Vec::new()), &mut out);
+        assert_eq!(r, Err(FormatError::MissingArgument { given: 1 }));
+    }
+
+    fn sc(fmt: &str, input: &str) -> Scan {
+        let mut r = std::io::Cursor::new(input.as_bytes().to_vec());
+        scanf(fmt.as_bytes(), &mut r)
+    }
+
+    #[test]
+    fn scanf_reads_like_c() {
+        let s = sc("%d %f %s %c", "  -12\n 2.5e1 word  x");
+        assert_eq!(
+            s.values,
+            vec![
+                ScanValue::Int(-12),
+                ScanValue::Float(25.0),
+                ScanValue::Str(b"word".to_vec()),
+                ScanValue::Chars(b"x".to_vec())
+            ]
+        );
+        assert_eq!(s.ret, 4, "the blank before %c skips the spaces, so %c reads `x`");
+        assert_eq!(sc("%d", "").ret, -1, "end of input before the first conversion");
+        assert_eq!(sc("%d %d", "5 x").ret, 1, "a matching failure stops the scan");
+        assert_eq!(
+            sc("%i %i %x", "0x1f 010 ff").values,
+            vec![ScanValue::Int(31), ScanValue::Int(8), ScanValue::Int(255)]
+        );
+        assert_eq!(sc("%d,%d", "3,4").values, vec![ScanValue::Int(3), ScanValue::Int(4)]);
+        assert_eq!(sc("%2d%d", "1234").values, vec![ScanValue::Int(12), ScanValue::Int(34)]);
+        assert_eq!(sc("%*d %d", "1 2").values, vec![ScanValue::Int(2)]);
+    }
+}

@@ -1,0 +1,1711 @@
+//! The simulator proper: process table, scheduler (quanta, round-robin per physical
+//! processor, idle skipping), and the vCode interpreter. The module docs of [`super`]
+//! describe the model; this file implements it.
+//!
+//! The hot loop ([`interp`]) runs the instructions that touch only the running process
+//! and the memory pool (loads, stores, arithmetic, jumps, calls and returns that fit in
+//! the current frame segment) without allocating; every other instruction leaves the
+//! loop and is executed by [`Simulator::exec_complex`] with access to the whole machine.
+use super::format::{self, ScanValue};
+use super::memory::Memory;
+use super::observe::{BlockReason, Observer, SimEvent};
+use super::rng::Rng;
+use super::{Io, Limit, RuntimeError, SimConfig, SimError, Stats, Waiter};
+use crate::net::{Network, Ticks, TICKS_PER_UNIT};
+use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::time::Instant;
+
+const NEVER: Ticks = Ticks::MAX;
+const NONE: u32 = u32::MAX;
+/// Most words on one process's working stack.
+const MAX_WORKING_STACK: usize = 1 << 22;
+
+/// What a process waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    None,
+    Recv(u32),
+    Join,
+    Forall,
+    RemoteRead(u32),
+    Delay,
+    Lock(u32),
+    Children,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Main,
+    Forall,
+    Fork,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    base: u32,
+    words: u32,
+    depth: u8,
+    saved: u32,
+    ret_pc: u32,
+    stack_base: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    base: u32,
+    len: u32,
+    top: u32,
+}
+
+/// Process control block (seed 000 Figure 13).
+struct Proc {
+    pid: u32,
+    parent: u32,
+    kind: Kind,
+    vproc: u32,
+    pproc: u32,
+    /// The bottom function.
+    func: u32,
+    ended: bool,
+    /// Returned from its bottom frame (or halted): waiting for forked children to end.
+    ending: bool,
+    wait: Wait,
+    /// Earliest time it can run (`NEVER`: waiting for an event with no known time).
+    wake: Ticks,
+    clock: Ticks,
+    pc: u32,
+    stack: Vec<Word>,
+    display: Vec<u32>,
+    frames: Vec<Frame>,
+    segs: Vec<Seg>,
+    frame_words: u32,
+    time_on: bool,
+    forall_pending: u32,
+    forall_end: Ticks,
+    forked_live: u32,
+    /// End times of ended, not yet joined forked children.
+    ended_children: Vec<Ticks>,
+    children_end: Ticks,
+    /// Remaining forall indices of this child's group: `group_next..=group_hi`.
+    group_next: i64,
+    group_hi: i64,
+}
+
+#[derive(Clone, Copy)]
+struct FnLite {
+    entry: u32,
+    depth: u8,
+    params: u32,
+    frame: u32,
+}
+
+struct Msg {
+    arrival: Ticks,
+    seq: u64,
+    data: Vec<Word>,
+}
+impl PartialEq for Msg {
+    fn eq(&self, o: &Self) -> bool {
+        (self.arrival, self.seq) == (o.arrival, o.seq)
+    }
+}
+impl Eq for Msg {}
+impl PartialOrd for Msg {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Msg {
+    /// Reversed so the `BinaryHeap` pops the earliest (arrival, sequence) first.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (o.arrival, o.seq).cmp(&(self.arrival, self.seq))
+    }
+}
+
+struct Chan {
+    owner: u32,
+    info: u32,
+    elem: u32,
+    queue: BinaryHeap<Msg>,
+}
+
+enum FileSlot {
+    Read(BufReader<std::fs::File>),
+    Write(BufWriter<std::fs::File>),
+}
+
+/// Remote accesses made by one instruction: `(owner pproc, words, address)`.
+#[derive(Default, Clone, Copy)]
+struct Acc {
+    any: bool,
+    read: Option<(u32, u32, u32)>,
+    write: Option<(u32, u32)>,
+}
+
+impl Acc {
+    #[inline]
+    fn read(&mut self, owner: u32, addr: usize) {
+        self.any = true;
+        match &mut self.read {
+            Some((o, w, _)) if *o == owner => *w += 1,
+            Some(_) => {}
+            None => self.read = Some((owner, 1, addr as u32)),
+        }
+    }
+    #[inline]
+    fn write(&mut self, owner: u32) {
+        self.any = true;
+        match &mut self.write {
+            Some((o, w)) if *o == owner => *w += 1,
+            Some(_) => {}
+            None => self.write = Some((owner, 1)),
+        }
+    }
+}
+
+enum Exit {
+    Quantum,
+    Steps,
+    Complex(Instr),
+    Remote(Acc),
+}
+
+enum Flow {
+    Continue,
+    Stop,
+}
+
+/// Per-turn counters the hot loop updates.
+struct Ctr {
+    seq: Ticks,
+    busy: Ticks,
+    instrs: u64,
+    steps_left: u64,
+}
+
+/// A simulation of one program run.
+pub struct Simulator<'m> {
+    module: &'m Module,
+    cfg: SimConfig,
+    funcs: Vec<FnLite>,
+    cost: [u64; 256],
+    work: [bool; 256],
+    net: Box<dyn Network>,
+    io: Io,
+    mem: Memory,
+    procs: Vec<Proc>,
+    queues: Vec<VecDeque<u32>>,
+    live: Vec<u32>,
+    busy: Vec<Ticks>,
+    used: Vec<bool>,
+    pclock: Vec<Ticks>,
+    speeds: Vec<Ticks>,
+    chans: Vec<Chan>,
+    chan_at: Vec<u32>,
+    lock_waiters: BTreeMap<u32, Vec<u32>>,
+    rng: Rng,
+    files: Vec<Option<FileSlot>>,
+    stats: Stats,
+    msg_seq: u64,
+    max_depth: usize,
+    program_end: Option<Ticks>,
+    steps_left: u64,
+    live_procs: u32,
+    qstart: Ticks,
+    profile: Vec<Vec<Ticks>>,
+    profile_prev: Vec<Ticks>,
+    observer: Option<Box<dyn Observer>>,
+    /// Per physical processor, a lower bound of its processes' wake times: a processor
+    /// whose bound is past the quantum is skipped without looking at its queue.
+    pmin: Vec<Ticks>,
+    /// Processors to visit in this quantum, in id order.
+    due_now: BTreeSet<u32>,
+    /// `(pmin, processor)` of processors with something to do in a later quantum (stale
+    /// entries only cost a look at the processor).
+    due_later: BinaryHeap<Reverse<(Ticks, u32)>>,
+    /// The processor being run and the end of the quantum, during a quantum.
+    cur: Option<(usize, Ticks)>,
+}
+
+#[inline]
+fn as_int(w: Word) -> i32 {
+    match w {
+        Word::Int(i) => i,
+        Word::Char(c) => c as i32,
+        Word::Float(f) => f as i32,
+    }
+}
+
+#[inline]
+fn as_float(w: Word) -> f32 {
+    match w {
+        Word::Float(f) => f,
+        Word::Int(i) => i as f32,
+        Word::Char(c) => c as f32,
+    }
+}
+
+#[inline]
+fn truthy(w: Word) -> bool {
+    match w {
+        Word::Int(i) => i != 0,
+        Word::Float(f) => f != 0.0,
+        Word::Char(c) => c != 0,
+    }
+}
+
+#[inline]
+fn convert(w: Word, to: Scalar) -> Word {
+    match to {
+        Scalar::Int => Word::Int(as_int(w)),
+        Scalar::Float => Word::Float(as_float(w)),
+        Scalar::Char => Word::Char(as_int(w) as u8),
+    }
+}
+
+fn math(f: MathFn, a: f32, b: f32) -> f32 {
+    match f {
+        MathFn::Sqrt => a.sqrt(),
+        MathFn::Sin => a.sin(),
+        MathFn::Cos => a.cos(),
+        MathFn::Tan => a.tan(),
+        MathFn::Exp => a.exp(),
+        MathFn::Log => a.ln(),
+        MathFn::Pow => a.powf(b),
+        MathFn::Fabs => a.abs(),
+        MathFn::Floor => a.floor(),
+        MathFn::Ceil => a.ceil(),
+    }
+}
+
+/// Places a new frame of `f` at `base` (already reserved in the top segment), moving the
+/// argument words from the working stack.
+#[inline]
+fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32) -> Result<(), RuntimeError> {
+    let b = base as usize;
+    let n = f.frame.max(f.params) as usize;
+    let words = mem.words.get_mut(b..b + n).ok_or(RuntimeError::BadAddress { addr: base as i64 })?;
+    words.fill(Word::Int(0));
+    let np = f.params as usize;
+    let sl = p.stack.len();
+    if sl < np {
+        return Err(RuntimeError::BadCode { message: "call with too few arguments on the stack".into() });
+    }
+    words[..np].copy_from_slice(&p.stack[sl - np..]);
+    p.stack.truncate(sl - np);
+    let d = f.depth as usize;
+    let slot = p.display.get_mut(d).ok_or(RuntimeError::BadCode { message: "function depth".into() })?;
+    let saved = *slot;
+    *slot = base;
+    p.frames.push(Frame { base, words: n as u32, depth: f.depth, saved, ret_pc, stack_base: p.stack.len() as u32 });
+    p.frame_words += n as u32;
+    p.pc = f.entry;
+    Ok(())
+}
+
+macro_rules! pop {
+    ($p:expr) => {
+        match $p.stack.pop() {
+            Some(w) => w,
+            None => return Err(RuntimeError::BadCode { message: "working stack underflow".into() }),
+        }
+    };
+}
+
+#[inline]
+fn addr_index(mem: &Memory, a: i64) -> Result<usize, RuntimeError> {
+    mem.index(a).ok_or(RuntimeError::BadAddress { addr: a })
+}
+
+#[inline]
+fn rd(mem: &Memory, a: i64, me: u32, acc: &mut Acc) -> Result<Word, RuntimeError> {
+    let i = addr_index(mem, a)?;
+    let o = mem.owner[i];
+    if o != me {
+        acc.read(o, i);
+    }
+    Ok(mem.words[i])
+}
+
+#[inline]
+fn wr(mem: &mut Memory, a: i64, w: Word, me: u32, acc: &mut Acc) -> Result<(), RuntimeError> {
+    let i = addr_index(mem, a)?;
+    let o = mem.owner[i];
+    if o != me {
+        acc.write(o);
+    }
+    mem.words[i] = w;
+    Ok(())
+}
+
+#[inline]
+fn var_addr(p: &Proc, depth: u8, off: u32) -> Result<i64, RuntimeError> {
+    match p.display.get(depth as usize) {
+        Some(&b) => Ok(b as i64 + off as i64),
+        None => Err(RuntimeError::BadCode { message: format!("variable depth {depth}") }),
+    }
+}
+
+/// Runs simple instructions of `p` until the quantum ends or an instruction needs the
+/// whole machine. Every executed instruction is charged here.
+#[allow(clippy::too_many_arguments)]
+fn interp(
+    code: &[Instr],
+    funcs: &[FnLite],
+    cost: &[u64; 256],
+    work: &[bool; 256],
+    speed: Ticks,
+    max_stack: u32,
+    p: &mut Proc,
+    mem: &mut Memory,
+    qend: Ticks,
+    ctr: &mut Ctr,
+) -> Result<Exit, RuntimeError> {
+    let me = p.pproc;
+    loop {
+        if p.clock >= qend {
+            return Ok(Exit::Quantum);
+        }
+        if ctr.steps_left == 0 {
+            return Ok(Exit::Steps);
+        }
+        let Some(&ins) = code.get(p.pc as usize) else {
+            return Err(RuntimeError::BadCode { message: format!("pc {} outside the code", p.pc) });
+        };
+        let mut acc = Acc::default();
+        let mut next = p.pc + 1;
+        match ins {
+            Instr::Nop {} => {}
+            Instr::PushI { v } => p.stack.push(Word::Int(v)),
+            Instr::PushF { v } => p.stack.push(Word::Float(v)),
+            Instr::PushC { v } => p.stack.push(Word::Char(v)),
+            Instr::Pop { n } => {
+                let l = p.stack.len().saturating_sub(n as usize);
+                p.stack.truncate(l);
+            }
+            Instr::Dup {} => {
+                let w = *p.stack.last().ok_or(RuntimeError::BadCode { message: "DUP on empty stack".into() })?;
+                p.stack.push(w);
+            }
+            Instr::Swap {} => {
+                let l = p.stack.len();
+                if l < 2 {
+                    return Err(RuntimeError::BadCode { message: "SWAP on short stack".into() });
+                }
+                p.stack.swap(l - 1, l - 2);
+            }
+            Instr::LdAddr { depth, off } => {
+                let a = var_addr(p, depth, off)?;
+                p.stack.push(Word::Int(a as i32));
+            }
+            Instr::LdVal { depth, off } => {
+                let a = var_addr(p, depth, off)?;
+                let w = rd(mem, a, me, &mut acc)?;
+                p.stack.push(w);
+            }
+            Instr::LdIndirect { depth, off } => {
+                let a = var_addr(p, depth, off)?;
+                let ptr = as_int(rd(mem, a, me, &mut acc)?);
+                let w = rd(mem, ptr as i64, me, &mut acc)?;
+                p.stack.push(w);
+            }
+            Instr::Dereference {} => {
+                let a = as_int(pop!(p));
+                let w = rd(mem, a as i64, me, &mut acc)?;
+                p.stack.push(w);
+            }
+            Instr::LoadBlock { n } => {
+                let a = as_int(pop!(p)) as i64;
+                for k in 0..n as i64 {
+                    let w = rd(mem, a + k, me, &mut acc)?;
+                    p.stack.push(w);
+                }
+            }
+            Instr::Store { ty, keep } => {
+                let v = convert(pop!(p), ty);
+                let a = as_int(pop!(p)) as i64;
+                wr(mem, a, v, me, &mut acc)?;
+                if keep {
+                    p.stack.push(v);
+                }
+            }
+            Instr::CopyBlock { n } => {
+                let src = as_int(pop!(p)) as i64;
+                let dst = as_int(pop!(p)) as i64;
+                for k in 0..n as i64 {
+                    let w = rd(mem, src + k, me, &mut acc)?;
+                    wr(mem, dst + k, w, me, &mut acc)?;
+                }
+            }
+            Instr::StoreBlock { n } => {
+                let l = p.stack.len();
+                let n = n as usize;
+                if l < n + 1 {
+                    return Err(RuntimeError::BadCode { message: "StoreBlock on short stack".into() });
+                }
+                let a = as_int(p.stack[l - n - 1]) as i64;
+                for k in 0..n {
+                    wr(mem, a + k as i64, p.stack[l - n + k], me, &mut acc)?;
+                }
+                p.stack.truncate(l - n - 1);
+            }
+            Instr::Index { size, len } => {
+                let i = as_int(pop!(p));
+                let base = as_int(pop!(p));
+                if len > 0 && (i < 0 || i as u32 >= len) {
+                    return Err(RuntimeError::IndexOutOfBounds { index: i, len });
+                }
+                p.stack.push(Word::Int(base.wrapping_add(i.wrapping_mul(size as i32))));
+            }
+            Instr::AddrAdd { size } => {
+                let i = as_int(pop!(p));
+                let a = as_int(pop!(p));
+                p.stack.push(Word::Int(a.wrapping_add(i.wrapping_mul(size as i32))));
+            }
+            Instr::IncDec { ty, delta, pre } => {
+                let a = as_int(pop!(p)) as i64;
+                let old = rd(mem, a, me, &mut acc)?;
+                let new = match ty {
+                    Scalar::Int => Word::Int(as_int(old).wrapping_add(delta)),
+                    Scalar::Float => Word::Float(as_float(old) + delta as f32),
+                    Scalar::Char => Word::Char(as_int(old).wrapping_add(delta) as u8),
+                };
+                wr(mem, a, new, me, &mut acc)?;
+                p.stack.push(if pre { new } else { convert(old, ty) });
+            }
+            Instr::AddI {}
+            | Instr::SubI {}
+            | Instr::MulI {}
+            | Instr::DivI {}
+            | Instr::ModI {}
+            | Instr::BitAnd {}
+            | Instr::BitOr {}
+            | Instr::BitXor {}
+            | Instr::Shl {}
+            | Instr::Shr {}
+            | Instr::EqI {}
+            | Instr::NeI {}
+            | Instr::LtI {}
+            | Instr::LeI {}
+            | Instr::GtI {}
+            | Instr::GeI {} => {
+                let b = as_int(pop!(p));
+                let a = as_int(pop!(p));
+                let r = match ins {
+                    Instr::AddI {} => a.wrapping_add(b),
+                    Instr::SubI {} => a.wrapping_sub(b),
+                    Instr::MulI {} => a.wrapping_mul(b),
+                    Instr::DivI {} => {
+                        if b == 0 {
+                            return Err(RuntimeError::DivisionByZero);
+                        }
+                        a.wrapping_div(b)
+                    }
+                    Instr::ModI {} => {
+                        if b == 0 {
+                            return Err(RuntimeError::DivisionByZero);
+                        }
+                        a.wrapping_rem(b)
+                    }
+                    Instr::BitAnd {} => a & b,
+                    Instr::BitOr {} => a | b,
+                    Instr::BitXor {} => a ^ b,
+                    Instr::Shl {} => a.wrapping_shl(b as u32),
+                    Instr::Shr {} => a.wrapping_shr(b as u32),
+                    Instr::EqI {} => (a == b) as i32,
+                    Instr::NeI {} => (a != b) as i32,
+                    Instr::LtI {} => (a < b) as i32,
+                    Instr::LeI {} => (a <= b) as i32,
+                    Instr::GtI {} => (a > b) as i32,
+                    _ => (a >= b) as i32,
+                };
+                p.stack.push(Word::Int(r));
+            }
+            Instr::NegI {} => {
+                let a = as_int(pop!(p));
+                p.stack.push(Word::Int(a.wrapping_neg()));
+            }
+            Instr::BitNot {} => {
+                let a = as_int(pop!(p));
+                p.stack.push(Word::Int(!a));
+            }
+            Instr::AbsI {} => {
+                let a = as_int(pop!(p));
+                p.stack.push(Word::Int(a.wrapping_abs()));
+            }
+            Instr::LogNot {} => {
+                let a = pop!(p);
+                p.stack.push(Word::Int(!truthy(a) as i32));
+            }
+            Instr::AddF {} | Instr::SubF {} | Instr::MulF {} | Instr::DivF {} => {
+                let b = as_float(pop!(p));
+                let a = as_float(pop!(p));
+                let r = match ins {
+                    Instr::AddF {} => a + b,
+                    Instr::SubF {} => a - b,
+                    Instr::MulF {} => a * b,
+                    _ => a / b,
+                };
+                p.stack.push(Word::Float(r));
+            }
+            Instr::EqF {} | Instr::NeF {} | Instr::LtF {} | Instr::LeF {} | Instr::GtF {} | Instr::GeF {} => {
+                let b = as_float(pop!(p));
+                let a = as_float(pop!(p));
+                let r = match ins {
+                    Instr::EqF {} => a == b,
+                    Instr::NeF {} => a != b,
+                    Instr::LtF {} => a < b,
+                    Instr::LeF {} => a <= b,
+                    Instr::GtF {} => a > b,
+                    _ => a >= b,
+                };
+                p.stack.push(Word::Int(r as i32));
+            }
+            Instr::NegF {} => {
+                let a = as_float(pop!(p));
+                p.stack.push(Word::Float(-a));
+            }
+            Instr::Convert { to } => {
+                let a = pop!(p);
+                p.stack.push(convert(a, to));
+            }
+            Instr::Math { f } => {
+                let b = if f.arity() == 2 { as_float(pop!(p)) } else { 0.0 };
+                let a = as_float(pop!(p));
+                p.stack.push(Word::Float(math(f, a, b)));
+            }
+            Instr::Jump { target } => next = target,
+            Instr::JumpIfFalse { target } => {
+                if !truthy(pop!(p)) {
+                    next = target;
+                }
+            }
+            Instr::JumpIfTrue { target } => {
+                if truthy(pop!(p)) {
+                    next = target;
+                }
+            }
+            Instr::Call { func } => {
+                let f = *funcs
+                    .get(func as usize)
+                    .ok_or(RuntimeError::BadCode { message: format!("call of function {func}") })?;
+                let n = f.frame.max(f.params);
+                if p.frame_words.saturating_add(n) > max_stack {
+                    return Err(RuntimeError::StackOverflow { limit: max_stack });
+                }
+                let Some(seg) = p.segs.last_mut().filter(|s| s.top + n <= s.len) else {
+                    return Ok(Exit::Complex(ins));
+                };
+                let base = seg.base + seg.top;
+                seg.top += n;
+                push_frame(p, mem, f, base, p.pc + 1)?;
+                next = p.pc;
+            }
+            Instr::Ret { n } => {
+                if p.frames.len() <= 1 {
+                    return Ok(Exit::Complex(ins));
+                }
+                let Some(fr) = p.frames.pop() else { return Ok(Exit::Complex(ins)) };
+                let l = p.stack.len();
+                let n = n as usize;
+                let sb = fr.stack_base as usize;
+                if l < n || sb > l - n {
+                    return Err(RuntimeError::BadCode { message: "RET with a short stack".into() });
+                }
+                p.stack.copy_within(l - n..l, sb);
+                p.stack.truncate(sb + n);
+                if let Some(s) = p.display.get_mut(fr.depth as usize) {
+                    *s = fr.saved;
+                }
+                p.frame_words -= fr.words;
+                let nsegs = p.segs.len();
+                if let Some(seg) = p.segs.last_mut() {
+                    seg.top -= fr.words;
+                    if seg.top == 0 && nsegs > 1 {
+                        mem.free(seg.base, seg.len);
+                        p.segs.pop();
+                    }
+                }
+                next = fr.ret_pc;
+            }
+            Instr::Vproc {} => p.stack.push(Word::Int(p.vproc as i32)),
+            Instr::Pid {} => p.stack.push(Word::Int(p.pid as i32)),
+            _ => return Ok(Exit::Complex(ins)),
+        }
+        if p.stack.len() > MAX_WORKING_STACK {
+            return Err(RuntimeError::StackOverflow { limit: max_stack });
+        }
+        p.pc = next;
+        let op = ins.op() as usize;
+        if p.time_on {
+            let c = cost[op];
+            let t = c * speed;
+            p.clock += t;
+            ctr.busy += t;
+            if work[op] {
+                ctr.seq += c * TICKS_PER_UNIT;
+            }
+        }
+        ctr.instrs += 1;
+        ctr.steps_left -= 1;
+        if acc.any {
+            return Ok(Exit::Remote(acc));
+        }
+    }
+}
+
+impl<'m> Simulator<'m> {
+    /// Prepares a run of `module`: loads the globals and creates process 0 (`main`).
+    pub fn new(module: &'m Module, cfg: SimConfig, net: Box<dyn Network>, io: Io) -> Result<Self, SimError> {
+        let mut cost = [0u64; 256];
+        let mut work = [false; 256];
+        for &op in Op::ALL {
+            cost[op.opcode() as usize] = cfg.costs.get(op) as u64;
+            work[op.opcode() as usize] = op.class() == Class::Work;
+        }
+        let funcs: Vec<FnLite> = module
+            .functions
+            .iter()
+            .map(|f| FnLite { entry: f.entry, depth: f.depth, params: f.param_words, frame: f.frame_words })
+            .collect();
+        let max_depth = module.functions.iter().map(|f| f.depth as usize).max().unwrap_or(1);
+        let npp = cfg.pprocs.max(1) as usize;
+        let speeds = (0..npp).map(|i| cfg.speeds.get(i).copied().unwrap_or(TICKS_PER_UNIT)).collect();
+        let mut mem = Memory::new(cfg.max_memory);
+        let p0 = cfg.mapping.first().copied().unwrap_or(0).min(npp as u32 - 1);
+        let steps_left = cfg.max_steps.unwrap_or(u64::MAX);
+        let mut sim = Simulator {
+            module,
+            funcs,
+            cost,
+            work,
+            net,
+            io,
+            procs: Vec::new(),
+            queues: vec![VecDeque::new(); npp],
+            live: vec![0; npp],
+            busy: vec![0; npp],
+            used: vec![false; npp],
+            pclock: vec![0; npp],
+            speeds,
+            chans: Vec::new(),
+            chan_at: vec![NONE; module.globals_words as usize],
+            lock_waiters: BTreeMap::new(),
+            rng: Rng::new(cfg.seed),
+            files: Vec::new(),
+            stats: Stats::default(),
+            msg_seq: 0,
+            max_depth,
+            program_end: None,
+            steps_left,
+            live_procs: 0,
+            qstart: 0,
+            profile: Vec::new(),
+            profile_prev: vec![0; npp],
+            observer: None,
+            pmin: vec![NEVER; npp],
+            due_now: BTreeSet::new(),
+            due_later: BinaryHeap::new(),
+            cur: None,
+            mem: Memory::new(0),
+            cfg,
+        };
+        if module.globals_words > 0 && mem.alloc(module.globals_words, p0).is_none() {
+            return Err(sim.limit(Limit::Memory));
+        }
+        for &(a, w) in &module.global_init {
+            if let Some(slot) = mem.words.get_mut(a as usize) {
+                *slot = w;
+            }
+        }
+        sim.mem = mem;
+        for (ci, c) in module.channels.iter().enumerate() {
+            let count: u32 = c.dims.iter().product::<u32>().max(1);
+            for e in 0..count {
+                let a = c.base + e;
+                if let Some(slot) = sim.chan_at.get_mut(a as usize) {
+                    *slot = sim.chans.len() as u32;
+                    sim.chans.push(Chan { owner: 0, info: ci as u32, elem: e, queue: BinaryHeap::new() });
+                }
+            }
+        }
+        let display = vec![0u32; sim.max_depth + 1];
+        sim.spawn(NONE, Kind::Main, module.main, 0, p0, &[], &display, 0, (0, -1))?;
+        Ok(sim)
+    }
+
+    /// Sends every later event to `observer`; the processes that exist already (process
+    /// 0) are reported as created first.
+    pub fn set_observer(&mut self, mut observer: Box<dyn Observer>) {
+        for p in &self.procs {
+            let function = self.module.functions.get(p.func as usize).map_or("?", |f| f.name.as_str());
+            let parent = if p.parent == NONE { None } else { Some(p.parent) };
+            let (pid, vproc, pproc, time) = (p.pid, p.vproc, p.pproc, p.clock);
+            observer.event(&SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function });
+        }
+        self.observer = Some(observer);
+    }
+
+    fn limit(&mut self, limit: Limit) -> SimError {
+        SimError::LimitExceeded { limit, stats: Box::new(self.snapshot(self.qstart)) }
+    }
+
+    fn snapshot(&mut self, par: Ticks) -> Stats {
+        let mut s = self.stats.clone();
+        s.par_ticks = par;
+        s.undelivered = self.chans.iter().map(|c| c.queue.len() as u64).sum();
+        if let Some(step) = self.cfg.profile_step {
+            s.profile_step = step.max(1);
+            s.profile = self.profile.clone();
+        }
+        s.busy = (0..self.busy.len()).filter(|&i| self.used[i]).map(|i| (i as u32, self.busy[i])).collect();
+        s
+    }
+
+    fn rt(&self, pid: u32, kind: RuntimeError) -> SimError {
+        let pc = self.procs.get(pid as usize).map_or(0, |p| p.pc);
+        SimError::Runtime { pid, function: self.function_name(pc), line: self.module.line_of(pc), kind }
+    }
+
+    fn function_name(&self, pc: u32) -> String {
+        self.module
+            .function_at(pc)
+            .and_then(|f| self.module.functions.get(f as usize))
+            .map_or_else(|| "?".to_string(), |f| f.name.clone())
+    }
+
+    /// The physical processor with the fewest live processes (ties: lowest id).
+    fn default_pproc(&self) -> u32 {
+        let mut best = 0usize;
+        for (i, &l) in self.live.iter().enumerate() {
+            if l < self.live[best] {
+                best = i;
+            }
+        }
+        best as u32
+    }
+
+    /// Creates a process running `func` with `args` as its first frame words.
+    #[allow(clippy::too_many_arguments)]
+    fn spawn(
+        &mut self,
+        parent: u32,
+        kind: Kind,
+        func: u32,
+        vproc: u32,
+        pproc: u32,
+        args: &[Word],
+        display: &[u32],
+        start: Ticks,
+        group: (i64, i64),
+    ) -> Result<u32, SimError> {
+        if self.live_procs >= self.cfg.max_procs {
+            return Err(self.limit(Limit::Procs));
+        }
+        let f = *self
+            .funcs
+            .get(func as usize)
+            .ok_or_else(|| self.rt(parent, RuntimeError::BadCode { message: format!("function {func}") }))?;
+        let n = f.frame.max(f.params);
+        let len = n.max(self.cfg.segment_words).max(1);
+        let Some(base) = self.mem.alloc(len, pproc) else { return Err(self.limit(Limit::Memory)) };
+        let pid = self.procs.len() as u32;
+        let mut disp = vec![0u32; self.max_depth + 1];
+        let d = (f.depth as usize).min(display.len());
+        disp[..d].copy_from_slice(&display[..d]);
+        let mut p = Proc {
+            pid,
+            parent,
+            kind,
+            vproc,
+            pproc,
+            func,
+            ended: false,
+            ending: false,
+            wait: Wait::None,
+            wake: start,
+            clock: start,
+            pc: f.entry,
+            stack: args.to_vec(),
+            display: disp,
+            frames: Vec::new(),
+            segs: vec![Seg { base, len, top: n }],
+            frame_words: 0,
+            time_on: true,
+            forall_pending: 0,
+            forall_end: 0,
+            forked_live: 0,
+            ended_children: Vec::new(),
+            children_end: 0,
+            group_next: group.0,
+            group_hi: group.1,
+        };
+        let fl = FnLite { params: args.len() as u32, ..f };
+        push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
+        self.procs.push(p);
+        self.queues[pproc as usize].push_back(pid);
+        self.lower_pmin(pproc as usize, start);
+        self.live[pproc as usize] += 1;
+        self.used[pproc as usize] = true;
+        self.live_procs += 1;
+        self.stats.processes += 1;
+        if let Some(o) = self.observer.as_mut() {
+            let function = self.module.functions.get(func as usize).map_or("?", |f| f.name.as_str());
+            let parent = if parent == NONE { None } else { Some(parent) };
+            o.event(&SimEvent::ProcessCreate { time: start, parent, pid, vproc, pproc, function });
+        }
+        Ok(pid)
+    }
+
+    /// Runs the program to its end (or an alarm) and returns the statistics.
+    pub fn run(&mut self) -> Result<Stats, SimError> {
+        let t0 = Instant::now();
+        let r = self.run_inner();
+        let _ = self.io.stdout.flush();
+        for f in self.files.iter_mut().flatten() {
+            if let FileSlot::Write(w) = f {
+                let _ = w.flush();
+            }
+        }
+        let host = t0.elapsed();
+        match r {
+            Ok(mut s) => {
+                s.host_time = host;
+                Ok(s)
+            }
+            Err(SimError::Deadlock { waiters, mut stats }) => {
+                stats.host_time = host;
+                Err(SimError::Deadlock { waiters, stats })
+            }
+            Err(SimError::LimitExceeded { limit, mut stats }) => {
+                stats.host_time = host;
+                Err(SimError::LimitExceeded { limit, stats })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn run_inner(&mut self) -> Result<Stats, SimError> {
+        let q = self.cfg.quantum.max(1);
+        loop {
+            let qend = self.qstart + q;
+            let mut active = false;
+            while let Some(&Reverse((t, pp))) = self.due_later.peek() {
+                if t >= qend {
+                    break;
+                }
+                self.due_later.pop();
+                self.due_now.insert(pp);
+            }
+            self.cur = Some((0, qend));
+            while let Some(pp) = self.due_now.pop_first() {
+                let pp = pp as usize;
+                self.cur = Some((pp, qend));
+                active |= self.run_pproc(pp, qend)?;
+                if self.program_end.is_some() {
+                    break;
+                }
+            }
+            self.cur = None;
+            self.record_profile();
+            if let Some(t) = self.program_end {
+                let par = qend.max(t.div_ceil(q) * q);
+                return Ok(self.snapshot(par));
+            }
+            self.qstart = qend;
+            if let Some(a) = self.cfg.alarm {
+                if self.qstart >= a {
+                    let mut s = self.snapshot(self.qstart);
+                    s.stopped_by_alarm = true;
+                    return Ok(s);
+                }
+            }
+            if let Some(m) = self.cfg.max_time {
+                if self.qstart > m {
+                    return Err(self.limit(Limit::Time));
+                }
+            }
+            if !active {
+                let next = self.next_event();
+                if next == NEVER {
+                    let waiters = self.waiters();
+                    return Err(SimError::Deadlock { waiters, stats: Box::new(self.snapshot(self.qstart)) });
+                }
+                if self.cfg.skip_idle && next >= self.qstart + q {
+                    let mut target = next / q * q;
+                    // Stop where stepping would have stopped.
+                    if let Some(a) = self.cfg.alarm {
+                        target = target.min(a.div_ceil(q) * q);
+                    }
+                    if let Some(m) = self.cfg.max_time {
+                        target = target.min((m / q + 1) * q);
+                    }
+                    self.qstart = target.max(self.qstart);
+                }
+            }
+        }
+    }
+
+    /// Adds the busy time of the quantum that just ran to its profile row.
+    fn record_profile(&mut self) {
+        let Some(step) = self.cfg.profile_step else { return };
+        let row = (self.qstart / step.max(1)) as usize;
+        if self.profile.len() <= row {
+            self.profile.resize(row + 1, vec![0; self.busy.len()]);
+        }
+        for (pp, &b) in self.busy.iter().enumerate() {
+            self.profile[row][pp] += b - self.profile_prev[pp];
+            self.profile_prev[pp] = b;
+        }
+    }
+
+    /// Earliest time any live process can run.
+    fn next_event(&self) -> Ticks {
+        let mut next = NEVER;
+        for (pp, q) in self.queues.iter().enumerate() {
+            for &pid in q {
+                let w = self.procs[pid as usize].wake;
+                if w != NEVER {
+                    next = next.min(w.max(self.pclock[pp]));
+                }
+            }
+        }
+        next
+    }
+
+    fn waiters(&self) -> Vec<Waiter> {
+        let mut v = Vec::new();
+        for p in self.procs.iter().filter(|p| !p.ended) {
+            let waits_for = match p.wait {
+                Wait::Recv(a) => format!("a message on channel {}", self.channel_name(a)),
+                Wait::Join => "join (a forked child to end)".to_string(),
+                Wait::Forall => format!("{} forall children to end", p.forall_pending),
+                Wait::RemoteRead(a) => format!("a remote read of address {a}"),
+                Wait::Delay => "the end of a delay".to_string(),
+                Wait::Lock(a) => format!("the spinlock at address {a}"),
+                Wait::Children => format!("{} forked children to end before it ends", p.forked_live),
+                Wait::None => "nothing (ready)".to_string(),
+            };
+            v.push(Waiter {
+                pid: p.pid,
+                vproc: p.vproc,
+                pproc: p.pproc,
+                function: self.function_name(p.pc),
+                line: self.module.line_of(p.pc),
+                waits_for,
+            });
+        }
+        v
+    }
+
+    /// `name[i][j]` of the channel element at address `a`.
+    fn channel_name(&self, a: u32) -> String {
+        let Some(ch) = self.chan_at.get(a as usize).and_then(|&c| self.chans.get(c as usize)) else {
+            return format!("at address {a}");
+        };
+        let Some(info) = self.module.channels.get(ch.info as usize) else { return format!("at address {a}") };
+        let mut idx = Vec::new();
+        let mut e = ch.elem;
+        for &d in info.dims.iter().rev() {
+            let d = d.max(1);
+            idx.push(e % d);
+            e /= d;
+        }
+        let mut s = info.name.clone();
+        for i in idx.iter().rev() {
+            s.push_str(&format!("[{i}]"));
+        }
+        s
+    }
+
+    /// Runs the processes of physical processor `pp` for the quantum ending at `qend`.
+    /// Returns whether anything ran.
+    fn run_pproc(&mut self, pp: usize, qend: Ticks) -> Result<bool, SimError> {
+        let mut active = false;
+        loop {
+            let floor = self.pclock[pp].max(self.qstart);
+            let mut best: Option<(usize, Ticks)> = None;
+            let mut min_wake = NEVER;
+            for (k, &pid) in self.queues[pp].iter().enumerate() {
+                let w = self.procs[pid as usize].wake;
+                if w == NEVER {
+                    continue;
+                }
+                min_wake = min_wake.min(w);
+                let s = w.max(floor);
+                if best.map_or(true, |(_, b)| s < b) {
+                    best = Some((k, s));
+                }
+            }
+            let start = match best {
+                Some((_, start)) if start < qend => start,
+                _ => {
+                    // Exact again: every process of this processor was just looked at.
+                    self.pmin[pp] = min_wake;
+                    if min_wake != NEVER {
+                        self.due_later.push(Reverse((min_wake, pp as u32)));
+                    }
+                    break;
+                }
+            };
+            let Some((k, _)) = best else { break };
+            let Some(pid) = self.queues[pp].remove(k) else { break };
+            self.queues[pp].push_back(pid);
+            active = true;
+            self.turn(pid, start, qend)?;
+            let c = self.procs[pid as usize].clock;
+            self.pclock[pp] = self.pclock[pp].max(c);
+            if self.program_end.is_some() {
+                break;
+            }
+        }
+        Ok(active)
+    }
+
+    /// One turn of process `pid` starting at `start`, reported to the observer.
+    fn turn(&mut self, pid: u32, start: Ticks, qend: Ticks) -> Result<(), SimError> {
+        if self.observer.is_none() {
+            return self.turn_inner(pid, start, qend);
+        }
+        let pp = self.procs[pid as usize].pproc;
+        let busy0 = self.busy[pp as usize];
+        let r = self.turn_inner(pid, start, qend);
+        let end = self.procs[pid as usize].clock;
+        let busy = self.busy[pp as usize] - busy0;
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&SimEvent::Run { pid, pproc: pp, start, end, busy });
+        }
+        r
+    }
+
+    fn turn_inner(&mut self, pid: u32, start: Ticks, qend: Ticks) -> Result<(), SimError> {
+        let pp = {
+            let p = &mut self.procs[pid as usize];
+            p.clock = start;
+            p.wake = NEVER;
+            p.wait = Wait::None;
+            if p.ending {
+                if p.forked_live == 0 {
+                    let t = p.clock;
+                    self.finish(pid, t);
+                } else {
+                    p.wait = Wait::Children;
+                }
+                return Ok(());
+            }
+            p.pproc as usize
+        };
+        let speed = self.speeds[pp];
+        loop {
+            let mut ctr = Ctr { seq: 0, busy: 0, instrs: 0, steps_left: self.steps_left };
+            let r = interp(
+                &self.module.code,
+                &self.funcs,
+                &self.cost,
+                &self.work,
+                speed,
+                self.cfg.max_stack_words,
+                &mut self.procs[pid as usize],
+                &mut self.mem,
+                qend,
+                &mut ctr,
+            );
+            self.stats.seq_ticks += ctr.seq;
+            self.busy[pp] += ctr.busy;
+            self.stats.instructions += ctr.instrs;
+            self.steps_left = ctr.steps_left;
+            match r {
+                Err(k) => return Err(self.rt(pid, k)),
+                Ok(Exit::Quantum) => {
+                    let p = &mut self.procs[pid as usize];
+                    p.wake = p.clock;
+                    return Ok(());
+                }
+                Ok(Exit::Steps) => return Err(self.limit(Limit::Steps)),
+                Ok(Exit::Remote(acc)) => {
+                    let p = &self.procs[pid as usize];
+                    let (me, now) = (p.pproc, p.clock);
+                    if let Some((o, w)) = acc.write {
+                        self.net.send(me, o, 4 + 4 * w, now);
+                        self.stats.remote_writes += 1;
+                    }
+                    if let Some((o, w, a)) = acc.read {
+                        let t1 = self.net.send(me, o, 4, now);
+                        let t2 = self.net.send(o, me, 4 * w, t1);
+                        self.stats.remote_reads += 1;
+                        self.block(pid, Wait::RemoteRead(a), t2);
+                        return Ok(());
+                    }
+                }
+                Ok(Exit::Complex(ins)) => match self.exec_complex(pid, ins)? {
+                    Flow::Continue => {
+                        let p = &mut self.procs[pid as usize];
+                        if p.clock >= qend {
+                            p.wake = p.clock;
+                            return Ok(());
+                        }
+                    }
+                    Flow::Stop => return Ok(()),
+                },
+            }
+        }
+    }
+
+    /// Notes that a process of processor `pp` may run from `t`: the processor is visited
+    /// in this quantum if it comes later in the id order and `t` is before the quantum's
+    /// end, else in the quantum containing `t` (or later).
+    fn lower_pmin(&mut self, pp: usize, t: Ticks) {
+        if t >= self.pmin[pp] {
+            return;
+        }
+        self.pmin[pp] = t;
+        match self.cur {
+            Some((cur, qend)) if pp > cur && t < qend => {
+                self.due_now.insert(pp as u32);
+            }
+            _ => self.due_later.push(Reverse((t, pp as u32))),
+        }
+    }
+
+    /// Puts `pid` to wait for `wait` until `wake` and tells the observer.
+    fn block(&mut self, pid: u32, wait: Wait, wake: Ticks) {
+        let p = &mut self.procs[pid as usize];
+        p.wait = wait;
+        p.wake = wake;
+        let time = p.clock;
+        let pp = p.pproc as usize;
+        self.lower_pmin(pp, wake);
+        if let Some(o) = self.observer.as_mut() {
+            let reason = match wait {
+                Wait::Recv(addr) => BlockReason::Receive { addr },
+                Wait::Join => BlockReason::Join,
+                Wait::Forall => BlockReason::Forall,
+                Wait::RemoteRead(addr) => BlockReason::RemoteRead { addr },
+                Wait::Delay => BlockReason::Delay,
+                Wait::Lock(addr) => BlockReason::Lock { addr },
+                Wait::Children | Wait::None => BlockReason::Children,
+            };
+            o.event(&SimEvent::Block { time, pid, reason });
+        }
+    }
+
+    /// Charges the current instruction of `pid` and advances its pc.
+    fn charge(&mut self, pid: u32, op: Op) -> Result<(), SimError> {
+        if self.steps_left == 0 {
+            return Err(self.limit(Limit::Steps));
+        }
+        self.steps_left -= 1;
+        let p = &mut self.procs[pid as usize];
+        let o = op.opcode() as usize;
+        if p.time_on {
+            let c = self.cost[o];
+            let t = c * self.speeds[p.pproc as usize];
+            p.clock += t;
+            self.busy[p.pproc as usize] += t;
+            if self.work[o] {
+                self.stats.seq_ticks += c * TICKS_PER_UNIT;
+            }
+        }
+        self.stats.instructions += 1;
+        p.pc += 1;
+        Ok(())
+    }
+
+    fn pop(&mut self, pid: u32) -> Result<Word, SimError> {
+        match self.procs[pid as usize].stack.pop() {
+            Some(w) => Ok(w),
+            None => Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() })),
+        }
+    }
+
+    fn pop_n(&mut self, pid: u32, n: usize) -> Result<Vec<Word>, SimError> {
+        let st = &mut self.procs[pid as usize].stack;
+        if st.len() < n {
+            return Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() }));
+        }
+        let at = st.len() - n;
+        Ok(st.split_off(at))
+    }
+
+    fn peek(&self, pid: u32) -> Result<Word, SimError> {
+        match self.procs[pid as usize].stack.last() {
+            Some(&w) => Ok(w),
+            None => Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() })),
+        }
+    }
+
+    fn chan_index(&self, pid: u32, addr: i64) -> Result<usize, SimError> {
+        usize::try_from(addr)
+            .ok()
+            .and_then(|a| self.chan_at.get(a).copied())
+            .filter(|&c| c != NONE)
+            .map(|c| c as usize)
+            .ok_or_else(|| self.rt(pid, RuntimeError::NotAChannel { addr }))
+    }
+
+    fn string_at(&self, pid: u32, addr: i64) -> Result<Vec<u8>, SimError> {
+        self.mem.read_c_string(addr).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
+    }
+
+    /// Begins the end of `pid`: it ends once its forked children have ended.
+    fn begin_end(&mut self, pid: u32) {
+        let p = &mut self.procs[pid as usize];
+        p.ending = true;
+        if p.forked_live == 0 {
+            let t = p.clock;
+            self.finish(pid, t);
+        } else {
+            self.block(pid, Wait::Children, NEVER);
+        }
+    }
+
+    /// Ends `pid` at time `t`: frees its memory and tells its parent.
+    fn finish(&mut self, pid: u32, t: Ticks) {
+        let (parent, kind, pp, segs) = {
+            let p = &mut self.procs[pid as usize];
+            p.ended = true;
+            p.wake = NEVER;
+            p.wait = Wait::None;
+            (p.parent, p.kind, p.pproc as usize, std::mem::take(&mut p.segs))
+        };
+        for s in segs {
+            self.mem.free(s.base, s.len);
+        }
+        if let Some(k) = self.queues[pp].iter().position(|&x| x == pid) {
+            self.queues[pp].remove(k);
+        }
+        self.live[pp] -= 1;
+        self.live_procs -= 1;
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&SimEvent::ProcessEnd { time: t, pid });
+        }
+        if pid == 0 {
+            self.program_end = Some(t);
+            return;
+        }
+        let Some(par) = self.procs.get_mut(parent as usize) else { return };
+        let ppar = par.pproc as usize;
+        match kind {
+            Kind::Forall => {
+                par.forall_pending = par.forall_pending.saturating_sub(1);
+                par.forall_end = par.forall_end.max(t);
+                if par.forall_pending == 0 && par.wait == Wait::Forall {
+                    par.wake = par.forall_end;
+                }
+            }
+            Kind::Fork => {
+                par.forked_live = par.forked_live.saturating_sub(1);
+                par.ended_children.push(t);
+                par.children_end = par.children_end.max(t);
+                match par.wait {
+                    Wait::Join => par.wake = par.wake.min(t),
+                    Wait::Children if par.forked_live == 0 => par.wake = par.children_end,
+                    _ => {}
+                }
+            }
+            Kind::Main => {}
+        }
+        let w = par.wake;
+        self.lower_pmin(ppar, w);
+    }
+
+    /// Executes an instruction that needs more than the running process and the pool.
+    fn exec_complex(&mut self, pid: u32, ins: Instr) -> Result<Flow, SimError> {
+        let op = ins.op();
+        match ins {
+            Instr::Call { func } => {
+                let f = self.funcs[func as usize];
+                let n = f.frame.max(f.params);
+                let pp = self.procs[pid as usize].pproc;
+                let len = n.max(self.cfg.segment_words);
+                let Some(base) = self.mem.alloc(len, pp) else { return Err(self.limit(Limit::Memory)) };
+                self.procs[pid as usize].segs.push(Seg { base, len, top: n });
+                let ret = self.procs[pid as usize].pc + 1;
+                self.charge(pid, op)?;
+                let p = &mut self.procs[pid as usize];
+                push_frame(p, &mut self.mem, f, base, ret).map_err(|k| self.rt(pid, k))?;
+                Ok(Flow::Continue)
+            }
+            Instr::Ret { .. } => {
+                // Return from the bottom frame.
+                let p = &mut self.procs[pid as usize];
+                if p.group_next <= p.group_hi {
+                    // Next index of this forall child's group: same frame, fresh words.
+                    let idx = p.group_next;
+                    p.group_next += 1;
+                    let fr = p.frames[0];
+                    let r = fr.base as usize..(fr.base + fr.words) as usize;
+                    if let Some(w) = self.mem.words.get_mut(r) {
+                        w.fill(Word::Int(0));
+                        w[0] = Word::Int(idx as i32);
+                    }
+                    p.stack.clear();
+                    let entry = self.funcs[p.func as usize].entry;
+                    self.charge(pid, op)?;
+                    self.procs[pid as usize].pc = entry;
+                    return Ok(Flow::Continue);
+                }
+                self.charge(pid, op)?;
+                self.begin_end(pid);
+                Ok(Flow::Stop)
+            }
+            Instr::Halt {} => {
+                self.charge(pid, op)?;
+                self.begin_end(pid);
+                Ok(Flow::Stop)
+            }
+            Instr::CopyToNewBlock { n } => {
+                let a = as_int(self.pop(pid)?) as i64;
+                let pp = self.procs[pid as usize].pproc;
+                let Some(base) = self.mem.alloc(n, pp) else { return Err(self.limit(Limit::Memory)) };
+                for k in 0..n as i64 {
+                    let i =
+                        self.mem.index(a + k).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a + k }))?;
+                    self.mem.words[base as usize + k as usize] = self.mem.words[i];
+                }
+                self.procs[pid as usize].stack.push(Word::Int(base as i32));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Fork { func, chans, vproc } => {
+                let nparams = self.funcs.get(func as usize).map_or(0, |f| f.params) as usize;
+                let args = self.pop_n(pid, nparams)?;
+                let chan_addrs = self.pop_n(pid, chans as usize)?;
+                let (v, pp) = if vproc {
+                    let v = as_int(self.pop(pid)?) as i64;
+                    let npp = self.queues.len() as u32;
+                    let count = if self.cfg.mapping.is_empty() { u32::MAX } else { self.cfg.mapping.len() as u32 };
+                    let pp = match u32::try_from(v) {
+                        Ok(v) if self.cfg.mapping.is_empty() => Some(v % npp),
+                        Ok(v) => self.cfg.mapping.get(v as usize).copied().filter(|&p| p < npp),
+                        Err(_) => None,
+                    };
+                    let Some(pp) = pp else {
+                        return Err(self.rt(pid, RuntimeError::BadVproc { vproc: v, count }));
+                    };
+                    (v as u32, pp)
+                } else {
+                    let pp = self.default_pproc();
+                    (pp, pp)
+                };
+                let mut cidx = Vec::with_capacity(chan_addrs.len());
+                for w in &chan_addrs {
+                    cidx.push(self.chan_index(pid, as_int(*w) as i64)?);
+                }
+                self.charge(pid, op)?;
+                let (start, display) = {
+                    let p = &self.procs[pid as usize];
+                    (p.clock, p.display.clone())
+                };
+                let child = self.spawn(pid, Kind::Fork, func, v, pp, &args, &display, start, (0, -1))?;
+                for c in cidx {
+                    self.chans[c].owner = child;
+                }
+                self.procs[pid as usize].forked_live += 1;
+                Ok(Flow::Continue)
+            }
+            Instr::Forall { func, grouping } => {
+                let hi = as_int(self.pop(pid)?) as i64;
+                let lo = as_int(self.pop(pid)?) as i64;
+                let g = if grouping { (as_int(self.pop(pid)?) as i64).max(1) } else { 1 };
+                self.charge(pid, op)?;
+                let (start, display) = {
+                    let p = &self.procs[pid as usize];
+                    (p.clock, p.display.clone())
+                };
+                let mut n = 0;
+                let mut a = lo;
+                while a <= hi {
+                    let b = (a + g - 1).min(hi);
+                    let pp = self.default_pproc();
+                    self.spawn(pid, Kind::Forall, func, pp, pp, &[Word::Int(a as i32)], &display, start, (a + 1, b))?;
+                    n += 1;
+                    a = b + 1;
+                }
+                if n == 0 {
+                    return Ok(Flow::Continue);
+                }
+                let p = &mut self.procs[pid as usize];
+                p.forall_pending = n;
+                p.forall_end = 0;
+                self.block(pid, Wait::Forall, NEVER);
+                Ok(Flow::Stop)
+            }
+            Instr::Join {} => {
+                let p = &mut self.procs[pid as usize];
+                let earliest = p.ended_children.iter().enumerate().min_by_key(|(_, &t)| t).map(|(k, &t)| (k, t));
+                match earliest {
+                    Some((k, t)) if t <= p.clock => {
+                        p.ended_children.swap_remove(k);
+                        self.charge(pid, op)?;
+                        Ok(Flow::Continue)
+                    }
+                    Some((_, t)) => {
+                        self.block(pid, Wait::Join, t);
+                        Ok(Flow::Stop)
+                    }
+                    None if p.forked_live > 0 => {
+                        self.block(pid, Wait::Join, NEVER);
+                        Ok(Flow::Stop)
+                    }
+                    None => Err(self.rt(pid, RuntimeError::NothingToJoin)),
+                }
+            }
+            Instr::Send { n } => {
+                let data = self.pop_n(pid, n as usize)?;
+                let a = as_int(self.pop(pid)?) as i64;
+                let c = self.chan_index(pid, a)?;
+                self.charge(pid, op)?;
+                let owner = self.chans[c].owner;
+                let src = self.procs[pid as usize].pproc;
+                let now = self.procs[pid as usize].clock;
+                let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
+                let bytes = 4 * n;
+                let arrival = self.net.send(src, dst, bytes, now).max(now);
+                self.msg_seq += 1;
+                self.chans[c].queue.push(Msg { arrival, seq: self.msg_seq, data });
+                self.stats.messages += 1;
+                self.stats.bytes += bytes as u64;
+                self.stats.latency_ticks += arrival - now;
+                if let Some(o) = self.observer.as_mut() {
+                    let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+                    o.event(&SimEvent::Send {
+                        time: now,
+                        src_pid: pid,
+                        dst_pid: owner,
+                        src_pproc: src,
+                        dst_pproc: dst,
+                        channel,
+                        elem,
+                        bytes,
+                        arrival,
+                    });
+                }
+                if let Some(o) = self.procs.get_mut(owner as usize) {
+                    if o.wait == Wait::Recv(a as u32) {
+                        o.wake = o.wake.min(arrival);
+                        let opp = o.pproc as usize;
+                        self.lower_pmin(opp, arrival);
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Instr::Recv { .. } => {
+                let a = as_int(self.peek(pid)?) as i64;
+                let c = self.chan_index(pid, a)?;
+                let owner = self.chans[c].owner;
+                if owner != pid {
+                    let channel = self.channel_name(a as u32);
+                    return Err(self.rt(pid, RuntimeError::NotOwner { reader: pid, owner, channel }));
+                }
+                let clock = self.procs[pid as usize].clock;
+                match self.chans[c].queue.peek().map(|m| m.arrival) {
+                    Some(t) if t <= clock => {
+                        let m = self.chans[c].queue.pop().map(|m| m.data).unwrap_or_default();
+                        let p = &mut self.procs[pid as usize];
+                        p.stack.pop();
+                        p.stack.extend_from_slice(&m);
+                        self.charge(pid, op)?;
+                        if let Some(o) = self.observer.as_mut() {
+                            let time = self.procs[pid as usize].clock;
+                            let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+                            o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t });
+                        }
+                        Ok(Flow::Continue)
+                    }
+                    other => {
+                        self.block(pid, Wait::Recv(a as u32), other.unwrap_or(NEVER));
+                        Ok(Flow::Stop)
+                    }
+                }
+            }
+            Instr::Lock {} => {
+                let a = as_int(self.peek(pid)?) as i64;
+                let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;
+                if as_int(self.mem.words[i]) == 0 {
+                    self.mem.words[i] = Word::Int(pid as i32 + 1);
+                    self.procs[pid as usize].stack.pop();
+                    self.charge(pid, op)?;
+                    Ok(Flow::Continue)
+                } else {
+                    self.lock_waiters.entry(i as u32).or_default().push(pid);
+                    self.block(pid, Wait::Lock(i as u32), NEVER);
+                    Ok(Flow::Stop)
+                }
+            }
+            Instr::Unlock {} => {
+                let a = as_int(self.pop(pid)?) as i64;
+                let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;
+                self.mem.words[i] = Word::Int(0);
+                self.charge(pid, op)?;
+                let now = self.procs[pid as usize].clock;
+                if let Some(ws) = self.lock_waiters.remove(&(i as u32)) {
+                    for w in ws {
+                        if let Some(p) = self.procs.get_mut(w as usize) {
+                            p.wake = p.wake.min(now);
+                            let wpp = p.pproc as usize;
+                            self.lower_pmin(wpp, now);
+                        }
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Instr::Delay {} => {
+                let d = match self.pop(pid)? {
+                    Word::Float(f) => (f as f64 * TICKS_PER_UNIT as f64).round().max(0.0) as Ticks,
+                    w => (as_int(w).max(0) as Ticks) * TICKS_PER_UNIT,
+                };
+                self.charge(pid, op)?;
+                let until = self.procs[pid as usize].clock + d;
+                self.block(pid, Wait::Delay, until);
+                Ok(Flow::Stop)
+            }
+            Instr::Probe {} => {
+                let label = as_int(self.pop(pid)?) as i64;
+                let id = as_int(self.pop(pid)?);
+                self.charge(pid, op)?;
+                if self.observer.is_some() {
+                    let label = self.string_at(pid, label)?;
+                    let label = String::from_utf8_lossy(&label);
+                    let time = self.procs[pid as usize].clock;
+                    if let Some(o) = self.observer.as_mut() {
+                        o.event(&SimEvent::Probe { time, pid, id, label: &label });
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Instr::TimeOn {} | Instr::TimeOff {} => {
+                let on = matches!(ins, Instr::TimeOn {});
+                self.procs[pid as usize].time_on = on;
+                self.charge(pid, op)?;
+                if let Some(o) = self.observer.as_mut() {
+                    let time = self.procs[pid as usize].clock;
+                    o.event(&SimEvent::Timing { time, pid, on });
+                }
+                Ok(Flow::Continue)
+            }
+            Instr::Rand {} => {
+                let x = super::rng::next_f32(&mut self.rng);
+                self.procs[pid as usize].stack.push(Word::Float(x));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Srand {} => {
+                let s = as_int(self.pop(pid)?);
+                self.rng = Rng::new(s as u32 as u64);
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Printf { argc } | Instr::Fprintf { argc } => {
+                let args = self.pop_n(pid, argc as usize)?;
+                let fmt_addr = as_int(self.pop(pid)?) as i64;
+                let file =
+                    if matches!(ins, Instr::Fprintf { .. }) { Some(as_int(self.pop(pid)?) as i64) } else { None };
+                let fmt = self.string_at(pid, fmt_addr)?;
+                let mut out = Vec::new();
+                let mem = &self.mem;
+                format::printf(
+                    &fmt,
+                    &args,
+                    &mut |a| mem.read_c_string(a as i64).ok_or(format::FormatError::BadString { addr: a }),
+                    &mut out,
+                )
+                .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))?;
+                let res = match file {
+                    None => self.io.stdout.write_all(&out),
+                    Some(h) => match self.file(h) {
+                        Some(FileSlot::Write(w)) => w.write_all(&out),
+                        _ => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
+                    },
+                };
+                res.map_err(|e| self.rt(pid, RuntimeError::Output { message: e.to_string() }))?;
+                self.procs[pid as usize].stack.push(Word::Int(out.len() as i32));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Scanf { argc } | Instr::Fscanf { argc } => {
+                let dests = self.pop_n(pid, argc as usize)?;
+                let fmt_addr = as_int(self.pop(pid)?) as i64;
+                let file = if matches!(ins, Instr::Fscanf { .. }) { Some(as_int(self.pop(pid)?) as i64) } else { None };
+                let fmt = self.string_at(pid, fmt_addr)?;
+                let scan = match file {
+                    None => format::scanf(&fmt, &mut *self.io.stdin),
+                    Some(h) => match self.file(h) {
+                        Some(FileSlot::Read(r)) => format::scanf(&fmt, r as &mut dyn BufRead),
+                        _ => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
+                    },
+                };
+                for (v, d) in scan.values.iter().zip(dests.iter()) {
+                    let a = as_int(*d) as i64;
+                    let words: Vec<Word> = match v {
+                        ScanValue::Int(i) => vec![Word::Int(*i)],
+                        ScanValue::Float(f) => vec![Word::Float(*f)],
+                        ScanValue::Chars(c) => c.iter().map(|&b| Word::Char(b)).collect(),
+                        ScanValue::Str(c) => c.iter().map(|&b| Word::Char(b)).chain([Word::Char(0)]).collect(),
+                    };
+                    for (k, w) in words.into_iter().enumerate() {
+                        let i = self
+                            .mem
+                            .index(a + k as i64)
+                            .ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a + k as i64 }))?;
+                        self.mem.words[i] = w;
+                    }
+                }
+                self.procs[pid as usize].stack.push(Word::Int(scan.ret));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Fopen {} => {
+                let mode = as_int(self.pop(pid)?) as i64;
+                let name = as_int(self.pop(pid)?) as i64;
+                let mode = self.string_at(pid, mode)?;
+                let name = self.string_at(pid, name)?;
+                let name = String::from_utf8_lossy(&name).into_owned();
+                let slot = if mode.contains(&b'w') {
+                    std::fs::File::create(&name).ok().map(|f| FileSlot::Write(BufWriter::new(f)))
+                } else if mode.contains(&b'a') {
+                    std::fs::OpenOptions::new()
+                        .append(true)
+                        .create(true)
+                        .open(&name)
+                        .ok()
+                        .map(|f| FileSlot::Write(BufWriter::new(f)))
+                } else {
+                    std::fs::File::open(&name).ok().map(|f| FileSlot::Read(BufReader::new(f)))
+                };
+                let h = match slot {
+                    Some(s) => {
+                        self.files.push(Some(s));
+                        self.files.len() as i32
+                    }
+                    None => 0,
+                };
+                self.procs[pid as usize].stack.push(Word::Int(h));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Fclose {} => {
+                let h = as_int(self.pop(pid)?) as i64;
+                let r = match usize::try_from(h - 1).ok().and_then(|k| self.files.get_mut(k)).and_then(|s| s.take()) {
+                    Some(FileSlot::Write(mut w)) => w.flush().map_or(-1, |_| 0),
+                    Some(FileSlot::Read(_)) => 0,
+                    None => -1,
+                };
+                self.procs[pid as usize].stack.push(Word::Int(r));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            other => Err(self.rt(pid, RuntimeError::BadCode { message: format!("unexpected instruction {other}") })),
+        }
+    }
+
+    fn file(&mut self, h: i64) -> Option<&mut FileSlot> {
+        usize::try_from(h - 1).ok().and_then(|k| self.files.get_mut(k)).and_then(|s| s.as_mut())
+    }
+}
+
+#[cfg(test)]
+mod tests;

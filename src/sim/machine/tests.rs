@@ -1,0 +1,676 @@
+//! Simulator tests on hand-assembled modules. Expected times are sums of the default
+//! costs of `vcode::isa` (quoted next to each instruction).
+use super::super::{Io, RuntimeError, SimConfig, SimError, Stats};
+use super::Simulator;
+use crate::net::{Network, Ticks, TICKS_PER_UNIT};
+use crate::vcode::{ChannelInfo, FunctionInfo, Instr, Module, Scalar, Word};
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+
+const U: Ticks = TICKS_PER_UNIT;
+
+/// A function for [`module`]: name, depth, params, frame words, first source line, code
+/// with jump targets relative to the function's start.
+struct F {
+    name: &'static str,
+    depth: u8,
+    params: u32,
+    frame: u32,
+    line: u32,
+    forall: bool,
+    code: Vec<Instr>,
+}
+
+fn f(name: &'static str, depth: u8, params: u32, frame: u32, line: u32, code: Vec<Instr>) -> F {
+    F { name, depth, params, frame, line, forall: false, code }
+}
+
+/// Builds a module; `strings` are NUL-ended strings laid out from global address
+/// `globals_before` on (so their addresses are known to the test).
+fn module(fs: Vec<F>, globals_before: u32, strings: &[&str], channels: Vec<ChannelInfo>) -> Module {
+    let mut code = Vec::new();
+    let mut lines = Vec::new();
+    let mut functions = Vec::new();
+    for fx in fs {
+        let base = code.len() as u32;
+        for (k, mut i) in fx.code.into_iter().enumerate() {
+            if let Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } = &mut i {
+                *target += base;
+            }
+            code.push(i);
+            lines.push(fx.line + k as u32);
+        }
+        functions.push(FunctionInfo {
+            name: fx.name.to_string(),
+            entry: base,
+            end: code.len() as u32,
+            depth: fx.depth,
+            param_words: fx.params,
+            frame_words: fx.frame,
+            ret_words: 0,
+            ret_ty: 0,
+            parent: None,
+            block: 0,
+            line: fx.line,
+            is_forall_body: fx.forall,
+        });
+    }
+    let mut global_init = Vec::new();
+    let mut g = globals_before;
+    for s in strings {
+        for b in s.bytes() {
+            global_init.push((g, Word::Char(b)));
+            g += 1;
+        }
+        global_init.push((g, Word::Char(0)));
+        g += 1;
+    }
+    Module {
+        source_name: "test.c".into(),
+        source: String::new(),
+        code,
+        lines,
+        src2cod: Vec::new(),
+        types: Vec::new(),
+        structs: Vec::new(),
+        idents: Vec::new(),
+        blocks: Vec::new(),
+        functions,
+        channels,
+        globals_words: g,
+        global_init,
+        main: 0,
+        arch: None,
+        phy_arch: None,
+    }
+}
+
+#[derive(Clone, Default)]
+struct Out(Rc<RefCell<Vec<u8>>>);
+impl Write for Out {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Every message takes `lat` units.
+struct Fixed(Ticks);
+impl Network for Fixed {
+    fn send(&mut self, src: u32, dst: u32, _bytes: u32, now: Ticks) -> Ticks {
+        if src == dst {
+            now + U
+        } else {
+            now + self.0 * U
+        }
+    }
+}
+
+fn run_with(m: &Module, cfg: SimConfig, input: &str) -> (Result<Stats, SimError>, String) {
+    let out = Out::default();
+    let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
+    let r = Simulator::new(m, cfg, Box::new(Fixed(20)), io).and_then(|mut s| s.run());
+    let text = String::from_utf8(out.0.borrow().clone()).unwrap();
+    (r, text)
+}
+
+fn run(m: &Module) -> (Stats, String) {
+    let (r, out) = run_with(m, SimConfig::default(), "");
+    (r.unwrap_or_else(|e| panic!("run failed: {e}")), out)
+}
+
+/// Statistics without host time, for comparisons.
+fn key(s: &Stats) -> Stats {
+    Stats { host_time: Default::default(), ..s.clone() }
+}
+
+fn chan(name: &str, dims: Vec<u32>, base: u32) -> ChannelInfo {
+    ChannelInfo { name: name.into(), elem: 0, msg_words: 1, dims, base, line: 1 }
+}
+
+use Instr::*;
+
+#[test]
+fn sequential_time_is_the_sum_of_costs() {
+    // "%d\n" at global 0.
+    let m = module(
+        vec![f(
+            "main",
+            1,
+            0,
+            0,
+            1,
+            vec![
+                LdAddr { depth: 0, off: 0 }, // 1
+                PushI { v: 6 },              // 1
+                PushI { v: 7 },              // 1
+                MulI {},                     // 2
+                Printf { argc: 1 },          // 10
+                Pop { n: 1 },                // 1
+                Halt {},                     // 1
+            ],
+        )],
+        0,
+        &["%d\n"],
+        vec![],
+    );
+    let (s, out) = run(&m);
+    assert_eq!(out, "42\n");
+    // 1+1+1+2+10+1+1 = 17 units; the program ends in the quantum [10, 20).
+    assert_eq!(s.seq_ticks, 17 * U);
+    assert_eq!(s.par_ticks, 20 * U);
+    assert_eq!(s.instructions, 7);
+    assert_eq!(s.busy, vec![(0, 17 * U)]);
+}
+
+#[test]
+fn division_by_zero_names_process_function_and_line() {
+    let m = module(vec![f("main", 1, 0, 0, 5, vec![PushI { v: 1 }, PushI { v: 0 }, DivI {}, Halt {}])], 0, &[], vec![]);
+    let (r, _) = run_with(&m, SimConfig::default(), "");
+    match r {
+        Err(SimError::Runtime { pid: 0, function, line: 7, kind: RuntimeError::DivisionByZero }) => {
+            assert_eq!(function, "main")
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[test]
+fn calls_loops_and_locals() {
+    // sum(n): s = 0; i = 0; while (i < n) { s = s + i; i++; } return s;  frame: n, s, i.
+    let sum = f(
+        "sum",
+        1,
+        1,
+        3,
+        10,
+        vec![
+            LdAddr { depth: 1, off: 2 },
+            PushI { v: 0 },
+            Store { ty: Scalar::Int, keep: false },
+            LdVal { depth: 1, off: 2 }, // 3: loop top
+            LdVal { depth: 1, off: 0 },
+            LtI {},
+            JumpIfFalse { target: 16 },
+            LdAddr { depth: 1, off: 1 },
+            LdVal { depth: 1, off: 1 },
+            LdVal { depth: 1, off: 2 },
+            AddI {},
+            Store { ty: Scalar::Int, keep: false },
+            LdAddr { depth: 1, off: 2 },
+            IncDec { ty: Scalar::Int, delta: 1, pre: false },
+            Pop { n: 1 },
+            Jump { target: 3 },
+            LdVal { depth: 1, off: 1 }, // 16
+            Ret { n: 1 },
+        ],
+    );
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![
+            LdAddr { depth: 0, off: 0 },
+            PushI { v: 100 },
+            Call { func: 1 },
+            Printf { argc: 1 },
+            Pop { n: 1 },
+            Halt {},
+        ],
+    );
+    let m = module(vec![main, sum], 0, &["%d"], vec![]);
+    let (s, out) = run(&m);
+    assert_eq!(out, "4950");
+    // main: LDADDR 1 + PUSHI 1 + CALL 5 + PRINTF 10 + POP 1 + HALT 1 = 19.
+    // sum prologue: LDADDR 1 + PUSHI 1 + STORE 2 = 4; per iteration (100 of them):
+    // LDVal 2 + LDVal 2 + LTI 1 + JPF 1 + LDADDR 1 + LDVal 2 + LDVal 2 + ADDI 1 + STORE 2
+    // + LDADDR 1 + INCDEC 3 + POP 1 + JMP 1 = 20; exit test 2+2+1+1 = 6; LDVal 2 + RET 3.
+    let expect = 19 + 4 + 100 * 20 + 6 + 2 + 3;
+    assert_eq!(s.seq_ticks, expect * U);
+    assert_eq!(s.par_ticks, (expect.div_ceil(10) * 10) * U);
+}
+
+#[test]
+fn delay_and_idle_skipping_give_identical_results() {
+    let m = module(
+        vec![f("main", 1, 0, 0, 1, vec![PushI { v: 1000 }, Delay {}, PushI { v: 5 }, Delay {}, Halt {}])],
+        0,
+        &[],
+        vec![],
+    );
+    let (s, _) = run(&m);
+    // PUSHI 1 + DELAY 1 = 2, wake at 1002; PUSHI 1 + DELAY 1 → 1004, wake 1009; HALT 1 →
+    // 1010, which is a quantum boundary: the program ends at 1010.
+    assert_eq!(s.par_ticks, 1010 * U);
+    assert_eq!(s.seq_ticks, 5 * U);
+    let (r, _) = run_with(&m, SimConfig { skip_idle: false, ..SimConfig::default() }, "");
+    assert_eq!(key(&r.unwrap()), key(&s));
+    // With a profile of 100-unit rows: 11 rows, busy 2 units in row 0 and 3 in row 10.
+    let prof = |skip| SimConfig { skip_idle: skip, profile_step: Some(100 * U), ..SimConfig::default() };
+    let (a, _) = run_with(&m, prof(true), "");
+    let (b, _) = run_with(&m, prof(false), "");
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(key(&a), key(&b));
+    assert_eq!(a.profile.len(), 11);
+    assert_eq!(a.profile[0][0], 2 * U);
+    assert_eq!(a.profile[10][0], 3 * U);
+    assert!(a.profile[1..10].iter().all(|r| r.iter().all(|&b| b == 0)));
+}
+
+/// main forks `child` (owner of c[1]) and sends it 5; the child answers x+1 on c[0].
+fn ping_pong() -> Module {
+    // Globals: c[2] at 0..2, "%d\n" at 2.
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![
+            LdAddr { depth: 0, off: 1 }, // channel list: c[1]
+            Fork { func: 1, chans: 1, vproc: false },
+            LdAddr { depth: 0, off: 1 },
+            PushI { v: 5 },
+            Send { n: 1 },
+            LdAddr { depth: 0, off: 2 },
+            LdAddr { depth: 0, off: 0 },
+            Recv { n: 1 },
+            Printf { argc: 1 },
+            Pop { n: 1 },
+            Join {},
+            Halt {},
+        ],
+    );
+    let child = f(
+        "child",
+        1,
+        0,
+        0,
+        20,
+        vec![
+            LdAddr { depth: 0, off: 0 },
+            LdAddr { depth: 0, off: 1 },
+            Recv { n: 1 },
+            PushI { v: 1 },
+            AddI {},
+            Send { n: 1 },
+            Ret { n: 0 },
+        ],
+    );
+    module(vec![main, child], 2, &["%d\n"], vec![chan("c", vec![2], 0)])
+}
+
+#[test]
+fn channel_ping_pong_latency_and_skip_equivalence() {
+    let m = ping_pong();
+    let (s, out) = run(&m);
+    assert_eq!(out, "6\n");
+    assert_eq!(s.messages, 2);
+    assert_eq!(s.bytes, 8);
+    // The child is on pproc 1 (pproc 0 holds main): both messages cross the network and
+    // take the fixed 20 units.
+    assert_eq!(s.avg_latency_ticks(), 20 * U);
+    // main: LDADDR 1 + FORK 20 = 21 (child ready at 21); LDADDR 1 + PUSHI 1 + SEND 10 →
+    // 33, message arrives at 53. Child starts at 21 in quantum [20,30): LDADDR 1 +
+    // LDADDR 1 = 23, blocks on RECV; wakes at 53: RECV 10 → 63, PUSHI 1, ADDI 1 → 65,
+    // SEND 10 → 75, answer arrives at 95; RET 3 → 78, child ends at 78.
+    // main: LDADDR 1 + LDADDR 1 → 35, blocks; wakes at 95 (quantum [90,100)): RECV 10
+    // → 105, PRINTF 10 → 115, POP 1 → 116, JOIN 5 → 121, HALT 1 → 122 → ends in [120,130).
+    assert_eq!(s.par_ticks, 130 * U);
+    // Work: main LDADDR×4 + PUSHI 1 + PRINTF 10 + POP 1 + HALT 1 = 17, child LDADDR×2 +
+    // PUSHI 1 + ADDI 1 + RET 3 = 7 (FORK, SEND, RECV, JOIN are overhead).
+    assert_eq!(s.seq_ticks, 24 * U);
+    assert_eq!(s.processes, 2);
+    let (r, out2) = run_with(&m, SimConfig { skip_idle: false, ..SimConfig::default() }, "");
+    assert_eq!(out2, out);
+    assert_eq!(key(&r.unwrap()), key(&s));
+}
+
+#[test]
+fn deadlock_reports_every_blocked_process() {
+    // main forks a child owning c[1]; each waits on its own channel: nobody sends.
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![
+            LdAddr { depth: 0, off: 1 },
+            Fork { func: 1, chans: 1, vproc: false },
+            LdAddr { depth: 0, off: 0 },
+            Recv { n: 1 },
+            Pop { n: 1 },
+            Halt {},
+        ],
+    );
+    let child = f("child", 1, 0, 0, 20, vec![LdAddr { depth: 0, off: 1 }, Recv { n: 1 }, Pop { n: 1 }, Ret { n: 0 }]);
+    let m = module(vec![main, child], 2, &[], vec![chan("c", vec![2], 0)]);
+    for skip in [true, false] {
+        let (r, _) = run_with(&m, SimConfig { skip_idle: skip, ..SimConfig::default() }, "");
+        let Err(SimError::Deadlock { waiters, .. }) = r else { panic!("expected a deadlock, got {r:?}") };
+        assert_eq!(waiters.len(), 2);
+        assert_eq!((waiters[0].pid, waiters[0].line, waiters[0].function.as_str()), (0, 4, "main"));
+        assert!(waiters[0].waits_for.contains("c[0]"), "{}", waiters[0]);
+        assert_eq!((waiters[1].pid, waiters[1].pproc, waiters[1].line), (1, 1, 21));
+        assert!(waiters[1].waits_for.contains("c[1]"), "{}", waiters[1]);
+    }
+}
+
+#[test]
+fn reading_another_process_channel_is_an_error() {
+    let main = f("main", 1, 0, 0, 1, vec![Fork { func: 1, chans: 0, vproc: false }, Join {}, Halt {}]);
+    let child = f("child", 1, 0, 0, 20, vec![LdAddr { depth: 0, off: 0 }, Recv { n: 1 }, Pop { n: 1 }, Ret { n: 0 }]);
+    let m = module(vec![main, child], 1, &[], vec![chan("c", vec![], 0)]);
+    let (r, _) = run_with(&m, SimConfig::default(), "");
+    match r {
+        Err(SimError::Runtime {
+            pid: 1,
+            line: 21,
+            kind: RuntimeError::NotOwner { reader: 1, owner: 0, channel },
+            ..
+        }) => {
+            assert_eq!(channel, "c")
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[test]
+fn forall_with_grouping_runs_every_index_once() {
+    // A[10] at globals 0..10, "%d\n" at 10. forall (i from 0 to 9 grouping 3) A[i] = i*i;
+    // then main prints the sum.
+    let body = F {
+        name: "forall@3",
+        depth: 2,
+        params: 1,
+        frame: 1,
+        line: 3,
+        forall: true,
+        code: vec![
+            LdAddr { depth: 0, off: 0 },
+            LdVal { depth: 2, off: 0 },
+            Index { size: 1, len: 10 },
+            LdVal { depth: 2, off: 0 },
+            LdVal { depth: 2, off: 0 },
+            MulI {},
+            Store { ty: Scalar::Int, keep: false },
+            Ret { n: 0 },
+        ],
+    };
+    // main frame: s (0), k (1).
+    let main = f(
+        "main",
+        1,
+        0,
+        2,
+        1,
+        vec![
+            PushI { v: 3 },
+            PushI { v: 0 },
+            PushI { v: 9 },
+            Forall { func: 1, grouping: true },
+            LdVal { depth: 1, off: 1 }, // 4: loop
+            PushI { v: 10 },
+            LtI {},
+            JumpIfFalse { target: 19 },
+            LdAddr { depth: 1, off: 0 },
+            LdVal { depth: 1, off: 0 },
+            LdAddr { depth: 0, off: 0 },
+            LdVal { depth: 1, off: 1 },
+            Index { size: 1, len: 10 },
+            Dereference {},
+            AddI {},
+            Store { ty: Scalar::Int, keep: false },
+            LdAddr { depth: 1, off: 1 },
+            IncDec { ty: Scalar::Int, delta: 1, pre: true },
+            Pop { n: 1 },
+            // 19
+            LdAddr { depth: 0, off: 10 },
+            LdVal { depth: 1, off: 0 },
+            Printf { argc: 1 },
+            Pop { n: 1 },
+            Halt {},
+        ],
+    );
+    // Patch: the loop's back jump.
+    let mut main = main;
+    main.code.insert(19, Jump { target: 4 });
+    if let JumpIfFalse { target } = &mut main.code[7] {
+        *target = 20;
+    }
+    let m = module(vec![main, body], 10, &["%d\n"], vec![]);
+    let (s, out) = run(&m);
+    // 0+1+4+…+81 = 285.
+    assert_eq!(out, "285\n");
+    // ceil(10 / 3) = 4 children plus main.
+    assert_eq!(s.processes, 5);
+    // Children on pprocs 1..4 store into main's globals: one remote write per index.
+    assert_eq!(s.remote_writes, 10);
+    assert_eq!(s.pprocs_used(), 5);
+    let (r, _) = run_with(&m, SimConfig { skip_idle: false, ..SimConfig::default() }, "");
+    assert_eq!(key(&r.unwrap()), key(&s));
+}
+
+#[test]
+fn remote_read_blocks_for_the_round_trip() {
+    // Child on pproc 1 reads global 0 (owned by pproc 0) and stores it into global 1.
+    let main = f("main", 1, 0, 0, 1, vec![Fork { func: 1, chans: 0, vproc: true }, Join {}, Halt {}]);
+    let child = f(
+        "child",
+        1,
+        0,
+        0,
+        20,
+        vec![
+            LdAddr { depth: 0, off: 1 },
+            LdVal { depth: 0, off: 0 },
+            Store { ty: Scalar::Int, keep: false },
+            Ret { n: 0 },
+        ],
+    );
+    let mut main = main;
+    main.code.insert(0, PushI { v: 1 }); // virtual processor 1
+    let mut m = module(vec![main, child], 2, &[], vec![]);
+    m.global_init.push((0, Word::Int(77)));
+    let (s, _) = run(&m);
+    assert_eq!(s.remote_reads, 1);
+    assert_eq!(s.remote_writes, 1);
+    // main: PUSHI 1 + FORK 20 = 21. Child starts at 21: LDADDR 1, LDVal 2 → 24, blocks
+    // for 20 + 20 units → 64; STORE 2 → 66 (posted write); RET 3 → 69, ends at 69.
+    // main: JOIN at 21 blocks; wakes at 69 (quantum [60,70)): JOIN 5 → 74, HALT 1 → 75.
+    assert_eq!(s.par_ticks, 80 * U);
+}
+
+#[test]
+fn scanf_reads_stdin_into_memory() {
+    // x at 0, "%d" at 1, "%d\n" at 4.
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![
+            LdAddr { depth: 0, off: 1 },
+            LdAddr { depth: 0, off: 0 },
+            Scanf { argc: 1 },
+            Pop { n: 1 },
+            LdAddr { depth: 0, off: 4 },
+            LdVal { depth: 0, off: 0 },
+            PushI { v: 2 },
+            MulI {},
+            Printf { argc: 1 },
+            Pop { n: 1 },
+            Halt {},
+        ],
+    );
+    let m = module(vec![main], 1, &["%d", "%d\n"], vec![]);
+    let (r, out) = run_with(&m, SimConfig::default(), " 21\n");
+    r.unwrap();
+    assert_eq!(out, "42\n");
+}
+
+#[test]
+fn limits_stop_the_run() {
+    let m = module(vec![f("main", 1, 0, 0, 1, vec![Jump { target: 0 }])], 0, &[], vec![]);
+    let (r, _) = run_with(&m, SimConfig { max_steps: Some(1000), ..SimConfig::default() }, "");
+    match r {
+        Err(e @ SimError::LimitExceeded { .. }) => assert_eq!(e.exit_code(), 3),
+        other => panic!("unexpected {other:?}"),
+    }
+    let (r, _) = run_with(&m, SimConfig { alarm: Some(50 * U), ..SimConfig::default() }, "");
+    let s = r.unwrap();
+    assert!(s.stopped_by_alarm);
+    // JMP costs 1: 50 units of work by the alarm at 50.
+    assert_eq!(s.par_ticks, 50 * U);
+    assert_eq!(s.seq_ticks, 50 * U);
+}
+
+#[test]
+fn recursion_overflows_the_stack() {
+    let main = f("main", 1, 0, 0, 1, vec![Call { func: 1 }, Halt {}]);
+    let rec = f("rec", 1, 0, 100, 10, vec![Call { func: 1 }, Ret { n: 0 }]);
+    let m = module(vec![main, rec], 0, &[], vec![]);
+    let (r, _) = run_with(&m, SimConfig { max_stack_words: 10_000, ..SimConfig::default() }, "");
+    assert!(matches!(r, Err(SimError::Runtime { kind: RuntimeError::StackOverflow { .. }, line: 10, .. })), "{r:?}");
+}
+
+#[test]
+fn spinlock_serialises_two_children() {
+    // Globals: lock at 0, counter at 1, "%d\n" at 2. forall (i from 0 to 1): lock;
+    // counter = counter + 1 after a delay of 50 inside the critical section; unlock.
+    let body = F {
+        name: "forall@2",
+        depth: 2,
+        params: 1,
+        frame: 1,
+        line: 2,
+        forall: true,
+        code: vec![
+            LdAddr { depth: 0, off: 0 },
+            Lock {},
+            PushI { v: 50 },
+            Delay {},
+            LdAddr { depth: 0, off: 1 },
+            LdVal { depth: 0, off: 1 },
+            PushI { v: 1 },
+            AddI {},
+            Store { ty: Scalar::Int, keep: false },
+            LdAddr { depth: 0, off: 0 },
+            Unlock {},
+            Ret { n: 0 },
+        ],
+    };
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![
+            PushI { v: 0 },
+            PushI { v: 1 },
+            Forall { func: 1, grouping: false },
+            LdAddr { depth: 0, off: 2 },
+            LdVal { depth: 0, off: 1 },
+            Printf { argc: 1 },
+            Pop { n: 1 },
+            Halt {},
+        ],
+    );
+    let m = module(vec![main, body], 2, &["%d\n"], vec![]);
+    let (s, out) = run(&m);
+    assert_eq!(out, "2\n");
+    // The second child waits for the first one's 50-unit critical section: the run
+    // lasts more than two delays.
+    assert!(s.par_ticks > 100 * U, "{}", s.par_ticks);
+    let (r, _) = run_with(&m, SimConfig { skip_idle: false, ..SimConfig::default() }, "");
+    assert_eq!(key(&r.unwrap()), key(&s));
+}
+
+#[test]
+fn forall_body_sees_the_parent_frame_through_the_display() {
+    // f(x): forall (i from 1 to 3) { t = x * i; }  where t is a local of f (depth 1,
+    // off 1) and the body is at depth 2; f is called from main with 7. The last
+    // store wins in index order (children run on distinct processors in id order
+    // within the same quantum): t = 21; f returns t.
+    let body = F {
+        name: "forall@11",
+        depth: 2,
+        params: 1,
+        frame: 1,
+        line: 11,
+        forall: true,
+        code: vec![
+            LdAddr { depth: 1, off: 1 },
+            LdVal { depth: 1, off: 0 },
+            LdVal { depth: 2, off: 0 },
+            MulI {},
+            Store { ty: Scalar::Int, keep: false },
+            Ret { n: 0 },
+        ],
+    };
+    let fx = f(
+        "f",
+        1,
+        1,
+        2,
+        10,
+        vec![
+            PushI { v: 1 },
+            PushI { v: 3 },
+            Forall { func: 2, grouping: false },
+            LdVal { depth: 1, off: 1 },
+            Ret { n: 1 },
+        ],
+    );
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![LdAddr { depth: 0, off: 0 }, PushI { v: 7 }, Call { func: 1 }, Printf { argc: 1 }, Pop { n: 1 }, Halt {}],
+    );
+    let m = module(vec![main, fx, body], 0, &["%d"], vec![]);
+    let (s, out) = run(&m);
+    assert_eq!(out, "21");
+    // Each child reads x (remote: f's frame is on pproc 0) and writes t remotely.
+    assert_eq!((s.remote_reads, s.remote_writes), (3, 3));
+}
+
+#[test]
+fn join_without_children_is_an_error_and_struct_results_get_new_blocks() {
+    let m = module(vec![f("main", 1, 0, 0, 1, vec![Join {}, Halt {}])], 0, &[], vec![]);
+    let (r, _) = run_with(&m, SimConfig::default(), "");
+    assert!(matches!(r, Err(SimError::Runtime { kind: RuntimeError::NothingToJoin, line: 1, .. })), "{r:?}");
+    // CopyToNewBlock copies globals 0..2 (5, 6) to a new block and loads its second word.
+    let main = f(
+        "main",
+        1,
+        0,
+        0,
+        1,
+        vec![
+            LdAddr { depth: 0, off: 2 },
+            LdAddr { depth: 0, off: 0 },
+            CopyToNewBlock { n: 2 },
+            PushI { v: 1 },
+            AddrAdd { size: 1 },
+            Dereference {},
+            Printf { argc: 1 },
+            Pop { n: 1 },
+            Halt {},
+        ],
+    );
+    let mut m = module(vec![main], 2, &["%d"], vec![]);
+    m.global_init.extend([(0, Word::Int(5)), (1, Word::Int(6))]);
+    assert_eq!(run(&m).1, "6");
+}

@@ -1,0 +1,233 @@
+//! `cpss`'s core: the vCode interpreter, processes, memory, channels, the quantum time
+//! model and the statistics (seed 000 §3.2.2, §4.1.4–4.1.5, §4.2.1, §4.2.5).
+//!
+//! Depends on `vcode` (the program) and `net` (message latency); nothing in the crate
+//! upstream of the simulator (`lang`) may depend on it.
+//!
+//! # Time
+//!
+//! Simulated time is an integer count of ticks, 1000 per time unit. Each physical
+//! processor has a speed in ticks per time unit (1000 by default), so an instruction of
+//! cost `c` units advances its process's local clock by `c * speed` ticks (when time is
+//! on). The run proceeds in quanta of `q` units: in each quantum every physical
+//! processor, in id order, runs its runnable processes round-robin (a process goes to
+//! the back of its processor's queue after each turn). A turn starts at
+//! `max(processor clock, process wake time)` and lasts until the local clock reaches the
+//! quantum's end, the process blocks, or it ends; an instruction may overrun the end and
+//! the overrun is carried into the processor's next quantum. Then the global clock
+//! advances by `q`. A blocked process has a wake time when the event it waits for is
+//! known (message arrival, end of a delay, reply of a remote read, end of a child) and
+//! runs again in the first quantum whose end is past that time; blocking instructions
+//! (`RECV`, `JOIN`, `LOCK`) are re-executed when the process wakes and are charged
+//! only when they complete. After a quantum in which nothing ran, the global clock jumps
+//! to the quantum containing the earliest wake time: the skipped quanta would have run
+//! nothing, so results are identical to stepping (tested), and idle time costs O(1)
+//! host time. Parallel Execution Time is the global clock at the end of the quantum in
+//! which process 0 ends.
+//!
+//! # Memory
+//!
+//! One flat pool of [`Word`](crate::vcode::Word)s with a parallel owner array (the
+//! physical processor owning each word, seed 000 Figure 6). Globals are at
+//! `0..globals_words`, owned by process 0's processor. Each process's frames live in
+//! segments of the pool (at least `segment_words` each, owned by its processor) taken
+//! from a first-fit free list or the top of the pool, and returned when the process ends;
+//! a frame never straddles segments so frame addresses are stable pool addresses. The
+//! working stack is a per-process `Vec`. The pool may not exceed `max_memory` words.
+//!
+//! A read by a process of a word owned by another physical processor is a remote read:
+//! the value is taken when the instruction executes and the process blocks (state
+//! Blocked, reason remote read) until a request of 4 bytes and a reply of `4 * words`
+//! bytes have crossed the network. A remote write is posted: it takes effect at once and
+//! sends one message of `4 + 4 * words` bytes without blocking. `printf`/`scanf` strings
+//! and spinlock words are accessed without remote charges.
+//!
+//! # Processes
+//!
+//! Process 0 runs `main` on the physical processor of virtual processor 0. `FORALL`
+//! creates one child per index (or per group of `g` consecutive indices, run in order by
+//! one child), placed by the default allocation (fewest live processes, ties to the
+//! lowest id), and blocks the parent until all have ended. `FORK` places its child on
+//! `mapping[V]` or by the default allocation; the channel elements listed become the
+//! child's. A child starts with a copy of its creator's display for the depths below its
+//! function's. `JOIN` waits for one ended, unjoined forked child (an error when there is
+//! none alive or ended). A process returning from its bottom frame (or `main` at `HALT`)
+//! first waits for its unjoined forked children. The program ends when process 0 ends;
+//! processes still alive then are abandoned.
+//!
+//! # Channels
+//!
+//! Each channel element word has an owner (process 0 unless a `FORK` listed it) and a
+//! queue of messages ordered by (arrival time, send sequence). `SEND` is non-blocking;
+//! the message arrives at `network.send(sender pproc, owner pproc, 4 * msg_words, t)`
+//! where `t` is the sender's clock after the `SEND`. `RECV` by the owner takes the first
+//! message whose arrival time has passed, or blocks until it has.
+mod cost;
+pub mod format;
+mod machine;
+mod memory;
+pub mod observe;
+pub mod rng;
+mod stats;
+
+pub use cost::{CostError, CostTable};
+pub use machine::Simulator;
+pub use observe::{BlockReason, Observer, SimEvent};
+pub use stats::{units, Stats};
+
+use crate::net::{Ticks, TICKS_PER_UNIT};
+use std::io::{BufRead, Write};
+
+/// Configuration of a run.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Quantum in ticks (default 10 units).
+    pub quantum: Ticks,
+    /// Instruction costs.
+    pub costs: CostTable,
+    /// Virtual processor → physical processor. Empty: virtual processor `v` runs on
+    /// physical processor `v mod pprocs`.
+    pub mapping: Vec<u32>,
+    /// Number of physical processors.
+    pub pprocs: u32,
+    /// Speed of each physical processor in ticks per time unit (missing entries: 1000).
+    pub speeds: Vec<Ticks>,
+    /// Seed of `rand()`.
+    pub seed: u64,
+    /// Stop with a limit error when the global clock passes this (ticks).
+    pub max_time: Option<Ticks>,
+    /// Stop with a limit error after this many instructions.
+    pub max_steps: Option<u64>,
+    /// Most processes alive at once.
+    pub max_procs: u32,
+    /// Most words in the memory pool.
+    pub max_memory: u32,
+    /// Most frame words of one process (beyond: stack overflow).
+    pub max_stack_words: u32,
+    /// Smallest frame segment allocated for a process, in words.
+    pub segment_words: u32,
+    /// Stop at this simulated time (ticks) and report the statistics so far.
+    pub alarm: Option<Ticks>,
+    /// Jump over idle quanta (false only to test that skipping changes nothing).
+    pub skip_idle: bool,
+    /// Record a utilization profile with rows of this many ticks (`--profile STEP`).
+    pub profile_step: Option<Ticks>,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            quantum: 10 * TICKS_PER_UNIT,
+            costs: CostTable::default(),
+            mapping: Vec::new(),
+            pprocs: 16,
+            speeds: Vec::new(),
+            seed: 0,
+            max_time: None,
+            max_steps: None,
+            max_procs: 1 << 20,
+            max_memory: 1 << 28,
+            max_stack_words: 1 << 22,
+            segment_words: 1024,
+            alarm: None,
+            skip_idle: true,
+            profile_step: None,
+        }
+    }
+}
+
+/// The program's standard input and output.
+pub struct Io {
+    pub stdin: Box<dyn BufRead>,
+    pub stdout: Box<dyn Write>,
+}
+
+impl Io {
+    /// The host's standard input and output.
+    pub fn std() -> Io {
+        Io { stdin: Box::new(std::io::BufReader::new(std::io::stdin())), stdout: Box::new(std::io::stdout()) }
+    }
+}
+
+/// Why a runtime error happened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("division by zero")]
+    DivisionByZero,
+    #[error("index {index} out of bounds (array of {len})")]
+    IndexOutOfBounds { index: i32, len: u32 },
+    #[error("bad address {addr}")]
+    BadAddress { addr: i64 },
+    #[error("stack overflow (more than {limit} frame words)")]
+    StackOverflow { limit: u32 },
+    #[error("process {reader} reads channel {channel} owned by process {owner}")]
+    NotOwner { reader: u32, owner: u32, channel: String },
+    #[error("address {addr} is not a channel element")]
+    NotAChannel { addr: i64 },
+    #[error("join with no forked child to wait for")]
+    NothingToJoin,
+    #[error("virtual processor {vproc} does not exist (the mapping has {count})")]
+    BadVproc { vproc: i64, count: u32 },
+    #[error("bad file handle {handle}")]
+    BadFile { handle: i64 },
+    #[error("output error: {message}")]
+    Output { message: String },
+    #[error("{message}")]
+    Format { message: String },
+    #[error("malformed code: {message}")]
+    BadCode { message: String },
+}
+
+/// What a blocked process waits for (for deadlock reports).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiter {
+    pub pid: u32,
+    pub vproc: u32,
+    pub pproc: u32,
+    pub function: String,
+    pub line: u32,
+    /// E.g. `receive on channel c[3]`, `join`, `forall children`, `lock at 12`.
+    pub waits_for: String,
+}
+
+impl std::fmt::Display for Waiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "process {} (vproc {}, pproc {}) in {} at line {}: waiting for {}",
+            self.pid, self.vproc, self.pproc, self.function, self.line, self.waits_for
+        )
+    }
+}
+
+/// Which limit was hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Time,
+    Steps,
+    Procs,
+    Memory,
+}
+
+/// Error ending a run. Exit codes: 1 for `Runtime` and `Deadlock`, 3 for `Limit`.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("runtime error in process {pid} ({function}, line {line}): {kind}")]
+    Runtime { pid: u32, function: String, line: u32, kind: RuntimeError },
+    #[error("deadlock: {}", .waiters.iter().map(|w| w.to_string()).collect::<Vec<_>>().join("; "))]
+    Deadlock { waiters: Vec<Waiter>, stats: Box<Stats> },
+    #[error("limit exceeded: {limit:?}")]
+    LimitExceeded { limit: Limit, stats: Box<Stats> },
+}
+
+impl SimError {
+    /// The documented exit code.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            SimError::Runtime { .. } | SimError::Deadlock { .. } => 1,
+            SimError::LimitExceeded { .. } => 3,
+        }
+    }
+}
+#[cfg(test)]
+mod cpc_tests;

@@ -1,0 +1,66 @@
+//! Events the simulator reports to an [`Observer`] (the run record writer, a debugger),
+//! in simulation order. Without an observer nothing is built, so a run that records
+//! nothing pays one branch per event site and nothing in the interpreter loop.
+//!
+//! Simulation order is not time order across processors (processors run one after the
+//! other inside a quantum), but the times within one process are non-decreasing.
+//! Depends on `net::Ticks` only.
+use crate::net::Ticks;
+
+/// Why a process stopped running before the end of its quantum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockReason {
+    /// Waiting for a message on the channel element at this address.
+    Receive { addr: u32 },
+    /// `join` waiting for a forked child.
+    Join,
+    /// Waiting for the children of a `forall`.
+    Forall,
+    /// Waiting for the reply of a remote read of this address.
+    RemoteRead { addr: u32 },
+    /// `delay`.
+    Delay,
+    /// Spinning on the spinlock at this address.
+    Lock { addr: u32 },
+    /// Ended its code, waiting for its forked children before it ends.
+    Children,
+}
+
+/// One simulator event.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimEvent<'a> {
+    /// A process was created (process 0 has no parent).
+    ProcessCreate { time: Ticks, parent: Option<u32>, pid: u32, vproc: u32, pproc: u32, function: &'a str },
+    /// A process ended.
+    ProcessEnd { time: Ticks, pid: u32 },
+    /// A process ran on its processor from `start` to `end` (its busy time in that turn
+    /// is `busy`, less than `end - start` only while time was off or it waited).
+    Run { pid: u32, pproc: u32, start: Ticks, end: Ticks, busy: Ticks },
+    /// A process blocked.
+    Block { time: Ticks, pid: u32, reason: BlockReason },
+    /// A message was sent on a channel element; it arrives at `arrival`.
+    Send {
+        time: Ticks,
+        src_pid: u32,
+        dst_pid: u32,
+        src_pproc: u32,
+        dst_pproc: u32,
+        /// Index into `Module::channels` and element number (row-major).
+        channel: u32,
+        elem: u32,
+        bytes: u32,
+        arrival: Ticks,
+    },
+    /// A message was received (the `RECV` completed at `time`).
+    Receive { time: Ticks, pid: u32, channel: u32, elem: u32, arrival: Ticks },
+    /// `probe(id, label)`.
+    Probe { time: Ticks, pid: u32, id: i32, label: &'a str },
+    /// `timeOn()` (`on`) or `timeOff()`.
+    Timing { time: Ticks, pid: u32, on: bool },
+}
+
+/// Receives the simulator's events.
+pub trait Observer {
+    /// Called once per event, in simulation order.
+    fn event(&mut self, event: &SimEvent<'_>);
+}

@@ -1,0 +1,246 @@
+//! Final performance statistics of a run (seed 000 §4.2.5: globalClock, seqTime,
+//! nbrUsedProcessors, per-processor virTime) and their text, CSV and JSON renderings.
+//!
+//! Times are kept in ticks and printed in time units (ticks / 1000), with a fractional
+//! part only when it is non-zero. Depends on `net::Ticks`.
+use crate::net::{Ticks, TICKS_PER_UNIT};
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// Statistics of a run (complete, or up to an alarm or a limit).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Sum of the costs of sequential-work instructions executed while time was on.
+    pub seq_ticks: Ticks,
+    /// The global clock at the end (a whole number of quanta).
+    pub par_ticks: Ticks,
+    /// Busy time of every physical processor that ever held a process: `(pproc, ticks)`,
+    /// by processor id.
+    pub busy: Vec<(u32, Ticks)>,
+    /// Processes created, including process 0.
+    pub processes: u64,
+    /// vCode instructions executed.
+    pub instructions: u64,
+    /// Channel messages sent.
+    pub messages: u64,
+    /// Bytes of those messages (4 per word).
+    pub bytes: u64,
+    /// Sum over messages of arrival time minus send time.
+    pub latency_ticks: Ticks,
+    /// Reads of words owned by another physical processor (one per instruction).
+    pub remote_reads: u64,
+    /// Writes of words owned by another physical processor (one per instruction).
+    pub remote_writes: u64,
+    /// Host time spent simulating.
+    pub host_time: Duration,
+    /// The run was stopped by `--alarm` before the program ended.
+    pub stopped_by_alarm: bool,
+    /// Messages still queued in channels at the end (sent but never received).
+    pub undelivered: u64,
+    /// Row length of [`Stats::profile`] in ticks (0: no profile was asked for).
+    pub profile_step: Ticks,
+    /// Busy ticks of every physical processor (indexed by id) in each successive
+    /// `profile_step` interval; an instruction counts in the quantum it starts in.
+    pub profile: Vec<Vec<Ticks>>,
+}
+
+/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
+pub fn units(t: Ticks) -> String {
+    let whole = t / TICKS_PER_UNIT;
+    let frac = t % TICKS_PER_UNIT;
+    if frac == 0 {
+        whole.to_string()
+    } else {
+        let f = format!("{frac:03}");
+        format!("{whole}.{}", f.trim_end_matches('0'))
+    }
+}
+
+impl Stats {
+    /// Sequential time / parallel time (0 when the parallel time is 0).
+    pub fn speedup(&self) -> f64 {
+        if self.par_ticks == 0 {
+            0.0
+        } else {
+            self.seq_ticks as f64 / self.par_ticks as f64
+        }
+    }
+
+    /// Number of physical processors used.
+    pub fn pprocs_used(&self) -> usize {
+        self.busy.len()
+    }
+
+    /// Busy time / parallel time of each used processor, in percent.
+    pub fn utilization(&self) -> Vec<(u32, f64)> {
+        self.busy
+            .iter()
+            .map(|&(p, b)| (p, if self.par_ticks == 0 { 0.0 } else { 100.0 * b as f64 / self.par_ticks as f64 }))
+            .collect()
+    }
+
+    /// Average message latency in ticks (0 without messages).
+    pub fn avg_latency_ticks(&self) -> Ticks {
+        self.latency_ticks.checked_div(self.messages).unwrap_or(0)
+    }
+
+    /// The end-of-run report in the seed's words.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        if self.stopped_by_alarm {
+            let _ = writeln!(s, "Alarm: stopped at time {}", units(self.par_ticks));
+        }
+        let _ = writeln!(s, "Sequential Execution Time = {}", units(self.seq_ticks));
+        let _ = writeln!(s, "Parallel Execution Time = {}", units(self.par_ticks));
+        let _ = writeln!(s, "Speedup = {:.2}", self.speedup());
+        let _ = writeln!(s, "Processors Used = {}", self.pprocs_used());
+        let _ = writeln!(s, "Processes Created = {}", self.processes);
+        let _ = writeln!(s, "Instructions Executed = {}", self.instructions);
+        let _ = writeln!(s, "Messages Sent = {}", self.messages);
+        let _ = writeln!(s, "Bytes Sent = {}", self.bytes);
+        let _ = writeln!(s, "Average Message Latency = {}", units(self.avg_latency_ticks()));
+        let _ = writeln!(s, "Remote Reads = {}", self.remote_reads);
+        let _ = writeln!(s, "Remote Writes = {}", self.remote_writes);
+        if self.undelivered > 0 {
+            let _ = writeln!(s, "Undelivered Messages = {}", self.undelivered);
+        }
+        let _ = writeln!(s, "Utilization:");
+        for (p, u) in self.utilization() {
+            let _ = writeln!(s, "  Processor {p}: {u:.1}%");
+        }
+        let _ = writeln!(s, "Host Time = {:.3} s", self.host_time.as_secs_f64());
+        s
+    }
+
+    /// The utilization profile (seed 000 Figure 22): one row per `profile_step`, one mark
+    /// per used processor — `*` 75–100 %, `+` 50–75 %, `-` 25–50 %, `.` 0–25 % — and a
+    /// time stamp line every 20 rows. Empty without a profile.
+    pub fn to_profile(&self) -> String {
+        let mut s = String::new();
+        if self.profile_step == 0 {
+            return s;
+        }
+        let used: Vec<u32> = self.busy.iter().map(|&(p, _)| p).collect();
+        let _ = writeln!(s, "Utilization profile: one row per {} time units", units(self.profile_step));
+        if used.iter().any(|&p| p >= 10) {
+            let tens: String = used.iter().map(|p| char::from(b'0' + ((p / 10) % 10) as u8)).collect();
+            let _ = writeln!(s, "{:>10} {tens}", "");
+        }
+        let ones: String = used.iter().map(|p| char::from(b'0' + (p % 10) as u8)).collect();
+        let _ = writeln!(s, "{:>10} {ones}", "time");
+        let rows = self.par_ticks.div_ceil(self.profile_step) as usize;
+        for r in 0..rows {
+            let start = r as Ticks * self.profile_step;
+            let len = self.profile_step.min(self.par_ticks - start).max(1);
+            if r > 0 && r % 20 == 0 {
+                let _ = writeln!(s, "{:>10} --- time {} ---", "", units(start));
+            }
+            let row = self.profile.get(r);
+            let marks: String = used
+                .iter()
+                .map(|&p| {
+                    let b = row.and_then(|v| v.get(p as usize)).copied().unwrap_or(0);
+                    match 4 * b.min(len) / len {
+                        3.. => '*',
+                        2 => '+',
+                        1 => '-',
+                        _ => '.',
+                    }
+                })
+                .collect();
+            let _ = writeln!(s, "{:>10} {marks}", units(start));
+        }
+        s
+    }
+
+    /// One header line and one data row; utilization as `p:percent` pairs separated by `;`.
+    pub fn to_csv(&self) -> String {
+        let util: Vec<String> = self.utilization().iter().map(|(p, u)| format!("{p}:{u:.2}")).collect();
+        format!(
+            "seq_time,par_time,speedup,pprocs_used,processes,instructions,messages,bytes,avg_latency,remote_reads,remote_writes,utilization,host_seconds,alarm\n{},{},{:.4},{},{},{},{},{},{},{},{},{},{:.6},{}\n",
+            units(self.seq_ticks),
+            units(self.par_ticks),
+            self.speedup(),
+            self.pprocs_used(),
+            self.processes,
+            self.instructions,
+            self.messages,
+            self.bytes,
+            units(self.avg_latency_ticks()),
+            self.remote_reads,
+            self.remote_writes,
+            util.join(";"),
+            self.host_time.as_secs_f64(),
+            self.stopped_by_alarm
+        )
+    }
+
+    /// A JSON object (keys in a fixed order; times in time units).
+    pub fn to_json(&self) -> String {
+        let util: Vec<String> =
+            self.utilization().iter().map(|(p, u)| format!("{{\"pproc\":{p},\"percent\":{u:.4}}}")).collect();
+        format!(
+            "{{\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"pprocs_used\":{},\"processes\":{},\"instructions\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"remote_reads\":{},\"remote_writes\":{},\"utilization\":[{}],\"host_seconds\":{:.6},\"alarm\":{}}}\n",
+            units(self.seq_ticks),
+            units(self.par_ticks),
+            self.speedup(),
+            self.pprocs_used(),
+            self.processes,
+            self.instructions,
+            self.messages,
+            self.bytes,
+            units(self.avg_latency_ticks()),
+            self.remote_reads,
+            self.remote_writes,
+            util.join(","),
+            self.host_time.as_secs_f64(),
+            self.stopped_by_alarm
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_units_and_ratios() {
+        assert_eq!(units(35_816_000), "35816");
+        assert_eq!(units(12_500), "12.5");
+        assert_eq!(units(1_005), "1.005");
+        // Seed 000 Table 4, 8x8 torus on 8x8 mesh: 35816 / 3630 = 9.866… → 9.87.
+        let s = Stats {
+            seq_ticks: 35_816_000,
+            par_ticks: 3_630_000,
+            busy: vec![(0, 3_630_000), (1, 1_815_000)],
+            ..Stats::default()
+        };
+        assert_eq!(s.to_profile(), "", "no profile asked for");
+        let t = s.to_text();
+        assert!(t.contains("Speedup = 9.87"), "{t}");
+        assert!(t.contains("Processor 1: 50.0%"), "{t}");
+        assert!(s.to_csv().lines().nth(1).unwrap().starts_with("35816,3630,9.8667,2,"));
+        assert!(s.to_json().starts_with("{\"seq_time\":35816,\"par_time\":3630,"));
+    }
+}
+
+#[cfg(test)]
+mod profile_tests {
+    use super::*;
+
+    #[test]
+    fn profile_marks_by_quarter() {
+        // Two processors, 30 units in rows of 10: processor 0 busy 10, 5, 2 units, processor
+        // 3 busy 7.5, 2.5, 0: marks *,+,. and *,-,. (7.5/10 = 75 % is `*`).
+        let s = Stats {
+            par_ticks: 30_000,
+            busy: vec![(0, 17_000), (3, 10_000)],
+            profile_step: 10_000,
+            profile: vec![vec![10_000, 0, 0, 7_500], vec![5_000, 0, 0, 2_500], vec![2_000, 0, 0, 0]],
+            ..Stats::default()
+        };
+        let p = s.to_profile();
+        let rows: Vec<&str> = p.lines().skip(2).collect();
+        assert_eq!(rows, vec!["         0 **", "        10 +-", "        20 .."]);
+    }
+}
