@@ -68,6 +68,7 @@ mod machine;
 mod memory;
 pub mod observe;
 pub mod rng;
+pub mod setup;
 mod stats;
 
 pub use cost::{CostError, CostTable};

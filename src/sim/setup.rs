@@ -1,0 +1,165 @@
+//! Turning user choices (flags, the program's `arch`/`phyArch`, files) into a simulator
+//! configuration: the physical and virtual topologies, the mapping, network parameters,
+//! the cost table, processor speeds and limits. The `cpss` binary parses flags into
+//! [`RunOptions`] and calls [`setup`]; everything that can go wrong here is a
+//! [`SetupError`] (exit code 2).
+use super::{CostError, CostTable, SimConfig};
+use crate::net::{ShortestPathParams, Ticks, TICKS_PER_UNIT};
+use crate::rng::Rng;
+use crate::topo::{resolve_mapping, MapError, MapFile, Mapping, TopoError, Topology};
+use crate::vcode::Module;
+
+/// What the user chose; `None` means "the program's declaration, else the default".
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// `--topology`: the physical architecture (default: the program's `phyArch`, else
+    /// `mesh:4x4`, seed 000 App. A 2.4.1).
+    pub topology: Option<String>,
+    /// `--virtual`: overrides the program's `arch` (default: `arch`, else the physical
+    /// topology).
+    pub virtual_topology: Option<String>,
+    /// `--mapping NAME|EXPR` (default `default`).
+    pub mapping: Option<String>,
+    /// `--map-file`: the text of a map file and its name.
+    pub map_file: Option<(String, String)>,
+    /// Network parameters (already in ticks and bytes).
+    pub net: ShortestPathParams,
+    /// `--quantum` in ticks.
+    pub quantum: Option<Ticks>,
+    /// `--cost OP=T`, in order.
+    pub cost_overrides: Vec<String>,
+    /// `--cost-file`: its name and text (`OP=T` per line, `#` comments).
+    pub cost_file: Option<(String, String)>,
+    /// `--seed`.
+    pub seed: u64,
+    /// `--vary-speed SEED`.
+    pub vary_speed: Option<u64>,
+    pub max_time: Option<Ticks>,
+    pub max_steps: Option<u64>,
+    pub max_procs: Option<u32>,
+    pub max_memory: Option<u32>,
+    pub alarm: Option<Ticks>,
+    pub profile_step: Option<Ticks>,
+}
+
+/// A ready configuration.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub config: SimConfig,
+    pub physical: Topology,
+    pub virtual_topology: Topology,
+    pub mapping: Mapping,
+    pub net: ShortestPathParams,
+    /// Warnings to show the user (mapping fall-backs).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("{what}: {source}")]
+    Topology { what: &'static str, source: TopoError },
+    #[error("the program's {what} declaration: {source}")]
+    Declared { what: &'static str, source: TopoError },
+    #[error("mapping: {0}")]
+    Mapping(#[from] MapError),
+    #[error("{file}: {source}")]
+    MapFile { file: String, source: MapError },
+    #[error("map file {file} is for virtual {found}, but the run's virtual architecture is {expected}")]
+    MapFileVirtual { file: String, found: String, expected: String },
+    #[error("map file {file} is for physical {found}, but the run's physical architecture is {expected}")]
+    MapFilePhysical { file: String, found: String, expected: String },
+    #[error("--cost {0}")]
+    Cost(CostError),
+    #[error("{file}:{line}: {source}")]
+    CostFile { file: String, line: usize, source: CostError },
+    #[error("the quantum must be positive")]
+    ZeroQuantum,
+}
+
+/// Builds the configuration of a run of `module`.
+pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
+    let physical = match &opts.topology {
+        Some(t) => Topology::parse(t).map_err(|source| SetupError::Topology { what: "--topology", source })?,
+        None => match &module.phy_arch {
+            Some(a) => Topology::from_arch(a).map_err(|source| SetupError::Declared { what: "phyArch", source })?,
+            None => Topology::default(),
+        },
+    };
+    let virtual_topology = match &opts.virtual_topology {
+        Some(t) => Topology::parse(t).map_err(|source| SetupError::Topology { what: "--virtual", source })?,
+        None => match &module.arch {
+            Some(a) => Topology::from_arch(a).map_err(|source| SetupError::Declared { what: "arch", source })?,
+            None => physical.clone(),
+        },
+    };
+    let mapping = match &opts.map_file {
+        Some((file, text)) => {
+            let mf = MapFile::parse(text).map_err(|source| SetupError::MapFile { file: file.clone(), source })?;
+            if mf.virt.nodes() != virtual_topology.nodes() || mf.virt.shape() != virtual_topology.shape() {
+                return Err(SetupError::MapFileVirtual {
+                    file: file.clone(),
+                    found: mf.virt.to_string(),
+                    expected: virtual_topology.to_string(),
+                });
+            }
+            if mf.phys != physical {
+                return Err(SetupError::MapFilePhysical {
+                    file: file.clone(),
+                    found: mf.phys.to_string(),
+                    expected: physical.to_string(),
+                });
+            }
+            mf.mapping
+        }
+        None => {
+            let spec = opts.mapping.as_deref().unwrap_or("default");
+            resolve_mapping(spec, &virtual_topology, &physical, opts.seed)?
+        }
+    };
+    mapping.validate(&virtual_topology, &physical)?;
+    let mut costs = CostTable::default();
+    if let Some((file, text)) = &opts.cost_file {
+        for (k, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            costs.apply(line).map_err(|source| SetupError::CostFile { file: file.clone(), line: k + 1, source })?;
+        }
+    }
+    for c in &opts.cost_overrides {
+        costs.apply(c).map_err(SetupError::Cost)?;
+    }
+    let pprocs = physical.nodes();
+    // --vary-speed: processor i gets speed factor 1/r_i, r_i in (0,1] (seed 000 §4.2.3):
+    // every instruction on it takes 1/r_i times as long.
+    let speeds = match opts.vary_speed {
+        Some(seed) => {
+            let mut rng = Rng::new(seed);
+            (0..pprocs).map(|_| ((TICKS_PER_UNIT as f64) / rng.next_f64_nonzero()).round() as Ticks).collect()
+        }
+        None => Vec::new(),
+    };
+    let defaults = SimConfig::default();
+    let quantum = opts.quantum.unwrap_or(defaults.quantum);
+    if quantum == 0 {
+        return Err(SetupError::ZeroQuantum);
+    }
+    let config = SimConfig {
+        quantum,
+        costs,
+        mapping: mapping.table.clone(),
+        pprocs,
+        speeds,
+        seed: opts.seed,
+        max_time: opts.max_time,
+        max_steps: opts.max_steps,
+        max_procs: opts.max_procs.unwrap_or(defaults.max_procs),
+        max_memory: opts.max_memory.unwrap_or(defaults.max_memory),
+        alarm: opts.alarm,
+        profile_step: opts.profile_step,
+        ..defaults
+    };
+    let warnings = mapping.warnings.clone();
+    Ok(Setup { config, physical, virtual_topology, mapping, net: opts.net.clone(), warnings })
+}
