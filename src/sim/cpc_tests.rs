@@ -306,6 +306,9 @@ void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); jo
             sim.set_observer(Box::new(Log(log.clone())));
         }
         let s = sim.run().unwrap();
+        // At the end main has ended and b ended before it.
+        let st: Vec<_> = sim.processes().iter().map(|p| (p.pid, p.state)).collect();
+        assert_eq!(st, vec![(0, super::ProcState::Ended), (1, super::ProcState::Ended)]);
         let events = log.borrow().clone();
         (no_host(&s), events)
     };

@@ -8,7 +8,7 @@
 //! loop and is executed by [`Simulator::exec_complex`] with access to the whole machine.
 use super::format::{self, ScanValue};
 use super::memory::Memory;
-use super::observe::{BlockReason, Observer, SimEvent};
+use super::observe::{BlockReason, Observer, ProcState, ProcessStatus, SimEvent};
 use super::rng::Rng;
 use super::{Io, Limit, RuntimeError, SimConfig, SimError, Stats, Waiter};
 use crate::net::{Network, Ticks, TICKS_PER_UNIT};
@@ -747,6 +747,44 @@ impl<'m> Simulator<'m> {
             observer.event(&SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function });
         }
         self.observer = Some(observer);
+    }
+
+    /// The global clock: the start of the next quantum to run.
+    pub fn global_clock(&self) -> Ticks {
+        self.qstart
+    }
+
+    /// Every process created so far, by pid.
+    pub fn processes(&self) -> Vec<ProcessStatus> {
+        self.procs
+            .iter()
+            .map(|p| {
+                let state = if p.ended {
+                    ProcState::Ended
+                } else {
+                    match p.wait {
+                        Wait::None => ProcState::Ready,
+                        Wait::Delay => ProcState::Delayed,
+                        Wait::Lock(_) => ProcState::Spinning,
+                        Wait::Recv(addr) => ProcState::Blocked(BlockReason::Receive { addr }),
+                        Wait::Join => ProcState::Blocked(BlockReason::Join),
+                        Wait::Forall => ProcState::Blocked(BlockReason::Forall),
+                        Wait::RemoteRead(addr) => ProcState::Blocked(BlockReason::RemoteRead { addr }),
+                        Wait::Children => ProcState::Blocked(BlockReason::Children),
+                    }
+                };
+                ProcessStatus {
+                    pid: p.pid,
+                    parent: if p.parent == NONE { None } else { Some(p.parent) },
+                    vproc: p.vproc,
+                    pproc: p.pproc,
+                    function: self.function_name(p.pc),
+                    line: self.module.line_of(p.pc),
+                    clock: p.clock,
+                    state,
+                }
+            })
+            .collect()
     }
 
     fn limit(&mut self, limit: Limit) -> SimError {

@@ -55,6 +55,29 @@
 //! first waits for its unjoined forked children. The program ends when process 0 ends;
 //! processes still alive then are abandoned.
 //!
+//! Blocks made by `CopyToNewBlock` (struct results) are never returned to the pool.
+//!
+//! # Instructions beyond the ISA comments
+//!
+//! `PRINTF`/`FPRINTF` push the number of bytes written (the compiler types `printf` as
+//! `int` and pops the result of an expression statement), `FOPEN` pushes a handle
+//! (1-based index in the run's file table, 0 on failure) and `FCLOSE` 0 (-1 for a bad
+//! handle). `srand(n)` reseeds the generator with `n` as an unsigned 32-bit number. While
+//! time is off a process's clock does not advance, so a loop with time off runs until
+//! `max_steps` stops it.
+//!
+//! # Scheduling cost
+//!
+//! Each processor keeps a lower bound of its processes' wake times; a heap of those
+//! bounds decides which processors a quantum visits, so a quantum costs in proportion
+//! to the processors that have something to do, not to the machine size.
+//!
+//! # Observing a run
+//!
+//! [`Simulator::set_observer`] receives every process creation and end, run interval,
+//! block, message send and receive, probe and timeOn/timeOff ([`SimEvent`]); without an
+//! observer no event is built. [`Simulator::processes`] is the process table.
+//!
 //! # Channels
 //!
 //! Each channel element word has an owner (process 0 unless a `FORK` listed it) and a
@@ -73,7 +96,7 @@ mod stats;
 
 pub use cost::{CostError, CostTable};
 pub use machine::Simulator;
-pub use observe::{BlockReason, Observer, SimEvent};
+pub use observe::{BlockReason, Observer, ProcState, ProcessStatus, SimEvent};
 pub use stats::{units, Stats};
 
 use crate::net::{Ticks, TICKS_PER_UNIT};

@@ -64,3 +64,29 @@ pub trait Observer {
     /// Called once per event, in simulation order.
     fn event(&mut self, event: &SimEvent<'_>);
 }
+
+/// A process's state (SPEC §4 "Process states"); Running is only seen from inside an
+/// observer, so a snapshot between quanta shows Ready for a preempted process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcState {
+    Ready,
+    Blocked(BlockReason),
+    Delayed,
+    Spinning,
+    Ended,
+}
+
+/// One row of the process table, for `status` in the debugger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessStatus {
+    pub pid: u32,
+    pub parent: Option<u32>,
+    pub vproc: u32,
+    pub pproc: u32,
+    /// Function and source line of the next instruction.
+    pub function: String,
+    pub line: u32,
+    /// Local clock.
+    pub clock: Ticks,
+    pub state: ProcState,
+}

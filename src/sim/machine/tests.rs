@@ -674,3 +674,19 @@ fn join_without_children_is_an_error_and_struct_results_get_new_blocks() {
     m.global_init.extend([(0, Word::Int(5)), (1, Word::Int(6))]);
     assert_eq!(run(&m).1, "6");
 }
+
+#[test]
+fn process_table_shows_blocked_states_after_a_deadlock() {
+    let main = f("main", 1, 0, 0, 1, vec![Fork { func: 1, chans: 0, vproc: false }, Join {}, Halt {}]);
+    let child = f("child", 1, 0, 0, 20, vec![PushI { v: 0 }, Lock {}, Ret { n: 0 }]);
+    let mut m = module(vec![main, child], 1, &[], vec![]);
+    // The spinlock at global 0 is held by a process that does not exist: pid 41 + 1.
+    m.global_init.push((0, Word::Int(42)));
+    let out = Out::default();
+    let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out) };
+    let mut sim = Simulator::new(&m, SimConfig::default(), Box::new(Fixed(20)), io).unwrap();
+    assert!(matches!(sim.run(), Err(SimError::Deadlock { .. })));
+    use super::super::{BlockReason, ProcState};
+    let st: Vec<_> = sim.processes().iter().map(|p| (p.pid, p.state, p.line)).collect();
+    assert_eq!(st, vec![(0, ProcState::Blocked(BlockReason::Join), 2), (1, ProcState::Spinning, 21)]);
+}
