@@ -122,6 +122,73 @@ pub fn split_search_path(value: &str) -> Vec<PathBuf> {
     value.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect()
 }
 
+/// A file written through a temporary beside it and renamed into place by
+/// [`AtomicFile::commit`]; dropped without commit, the temporary is removed and the target
+/// is untouched. For outputs too large to hold in memory (run records).
+pub struct AtomicFile {
+    target: PathBuf,
+    tmp: PathBuf,
+    file: Option<io::BufWriter<fs::File>>,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file for `target`.
+    pub fn create(target: &Path) -> io::Result<AtomicFile> {
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+        let file =
+            fs::File::create(&tmp).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))?;
+        Ok(AtomicFile { target: target.to_path_buf(), tmp, file: Some(io::BufWriter::new(file)) })
+    }
+
+    /// Flushes, syncs and renames the temporary over the target.
+    pub fn commit(mut self) -> io::Result<()> {
+        let result = (|| {
+            let file = self.file.take().ok_or_else(|| io::Error::other("already committed"))?;
+            let file = file.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            fs::rename(&self.tmp, &self.target)
+        })();
+        result.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.target.display())))
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.file.as_mut() {
+            Some(f) => f.write(buf),
+            None => Err(io::Error::other("file already committed")),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self.file.as_mut() {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Parses a time in time units (`12`, `2.5`) into ticks of 1/1000 unit.
+pub fn parse_units(s: &str) -> Result<u64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of time units"))?;
+    if !v.is_finite() || !(0.0..=1e15).contains(&v) {
+        return Err(format!("`{s}` is not a time between 0 and 10^15 units"));
+    }
+    Ok((v * 1000.0).round() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -232,13 +232,13 @@ fn pad_number(out: &mut Vec<u8>, s: &Spec, prefix: &[u8], body: &[u8], zero_ok: 
     if s.left {
         out.extend_from_slice(prefix);
         out.extend_from_slice(body);
-        out.extend(std::iter::repeat(b' ').take(fill));
+        out.extend(std::iter::repeat_n(b' ', fill));
     } else if s.zero && zero_ok {
         out.extend_from_slice(prefix);
-        out.extend(std::iter::repeat(b'0').take(fill));
+        out.extend(std::iter::repeat_n(b'0', fill));
         out.extend_from_slice(body);
     } else {
-        out.extend(std::iter::repeat(b' ').take(fill));
+        out.extend(std::iter::repeat_n(b' ', fill));
         out.extend_from_slice(prefix);
         out.extend_from_slice(body);
     }

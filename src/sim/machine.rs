@@ -130,6 +130,9 @@ struct Chan {
     info: u32,
     elem: u32,
     queue: BinaryHeap<Msg>,
+    /// Latest arrival of a message from each sender (pid, arrival): messages from one
+    /// sender never overtake each other on one channel element.
+    last_from: Vec<(u32, Ticks)>,
 }
 
 enum FileSlot {
@@ -728,7 +731,13 @@ impl<'m> Simulator<'m> {
                 let a = c.base + e;
                 if let Some(slot) = sim.chan_at.get_mut(a as usize) {
                     *slot = sim.chans.len() as u32;
-                    sim.chans.push(Chan { owner: 0, info: ci as u32, elem: e, queue: BinaryHeap::new() });
+                    sim.chans.push(Chan {
+                        owner: 0,
+                        info: ci as u32,
+                        elem: e,
+                        queue: BinaryHeap::new(),
+                        last_from: Vec::new(),
+                    });
                 }
             }
         }
@@ -1074,7 +1083,7 @@ impl<'m> Simulator<'m> {
                 }
                 min_wake = min_wake.min(w);
                 let s = w.max(floor);
-                if best.map_or(true, |(_, b)| s < b) {
+                if best.is_none_or(|(_, b)| s < b) {
                     best = Some((k, s));
                 }
             }
@@ -1502,7 +1511,18 @@ impl<'m> Simulator<'m> {
                 let now = self.procs[pid as usize].clock;
                 let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
                 let bytes = 4 * n;
-                let arrival = self.net.send(src, dst, bytes, now).max(now);
+                let mut arrival = self.net.send(src, dst, bytes, now).max(now);
+                // Non-overtaking (as MPI): a message sent before the channel changed owner
+                // travelled to the old owner's processor; a later one from the same sender
+                // must not arrive before it.
+                let chan = &mut self.chans[c];
+                match chan.last_from.iter_mut().find(|(s, _)| *s == pid) {
+                    Some((_, last)) => {
+                        arrival = arrival.max(*last);
+                        *last = arrival;
+                    }
+                    None => chan.last_from.push((pid, arrival)),
+                }
                 self.msg_seq += 1;
                 self.chans[c].queue.push(Msg { arrival, seq: self.msg_seq, data });
                 self.stats.messages += 1;

@@ -90,6 +90,7 @@ pub mod format;
 mod machine;
 mod memory;
 pub mod observe;
+pub mod recorder;
 pub mod rng;
 pub mod setup;
 mod stats;

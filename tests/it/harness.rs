@@ -15,6 +15,7 @@ pub fn fixtures() -> PathBuf {
 pub fn tool(name: &str) -> PathBuf {
     match name {
         "cpcc" => PathBuf::from(env!("CARGO_BIN_EXE_cpcc")),
+        "cpss" => PathBuf::from(env!("CARGO_BIN_EXE_cpss")),
         other => panic!("unknown tool {other}"),
     }
 }

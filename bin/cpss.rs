@@ -1,0 +1,295 @@
+//! `cpss` — simulate a vCode program on a configurable multicomputer.
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
+use cppe::cli::{self, exit, parse_units, AtomicFile};
+use cppe::net::{ShortestPath, ShortestPathParams};
+use cppe::sim::recorder::{exit_status, run_header, run_stats, Recorder};
+use cppe::sim::setup::{setup, RunOptions};
+use cppe::sim::{Io, SimError, Simulator, Stats};
+use cppe::vcode::cod;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+/// Simulate a CPC program (a .cod from cpcc) on a simulated multicomputer and report its
+/// performance.
+///
+/// The program's output and the final statistics go to standard output. When the program
+/// itself comes from standard input and standard output is not a terminal (`cpcc p.c |
+/// cpss | cpperf`), the run record goes to standard output instead, and the program's
+/// output and statistics to standard error.
+#[derive(Parser, Debug)]
+#[command(name = "cpss", version, about, long_about = None)]
+struct Args {
+    /// The .cod file; `-` or none reads standard input.
+    file: Option<PathBuf>,
+    /// Write the run record to FILE.
+    #[arg(short = 't', long = "trace", value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// The program's standard input (default: cpss's own, unless the program came from it).
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Physical architecture, e.g. mesh:8x8, torus:16x16, ring:256, hypercube:6 (default: the
+    /// program's phyArch, else mesh:4x4).
+    #[arg(long, value_name = "TOPO:SIZES")]
+    topology: Option<String>,
+    /// Virtual architecture (default: the program's arch, else the physical one).
+    #[arg(long = "virtual", value_name = "TOPO:SIZES")]
+    virtual_topology: Option<String>,
+    /// default, identity, random, ring2line, torus2mesh, or a mapping string
+    /// 'name(x,y) = [y1, y2].'
+    #[arg(long, value_name = "MAPPING")]
+    mapping: Option<String>,
+    /// A map file written by `cpmap --emit map`.
+    #[arg(long, value_name = "FILE", conflicts_with = "mapping")]
+    map_file: Option<PathBuf>,
+    /// Network model.
+    #[arg(long, value_enum, default_value_t = NetworkModel::ShortestPath)]
+    network: NetworkModel,
+    /// Startup cost per message, time units.
+    #[arg(long, value_name = "T", default_value = "5")]
+    msg_init: String,
+    /// Startup cost per packet, time units.
+    #[arg(long, value_name = "T", default_value = "1")]
+    packet_init: String,
+    /// Packet size in bytes, header included (the last packet is padded).
+    #[arg(long, value_name = "BYTES", default_value_t = 32)]
+    packet_size: u32,
+    /// Header bytes per packet.
+    #[arg(long, value_name = "BYTES", default_value_t = 4)]
+    header_size: u32,
+    /// Flit size in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4)]
+    flit_size: u32,
+    /// Time for one flit to cross one link, time units.
+    #[arg(long, value_name = "T", default_value = "1")]
+    link_delay: String,
+    /// Cost of a message between processes on the same physical processor, time units.
+    #[arg(long, value_name = "T", default_value = "1")]
+    local_cost: String,
+    /// Scheduling quantum, time units.
+    #[arg(long, value_name = "T", default_value = "10")]
+    quantum: String,
+    /// Override one instruction's cost: OP=T (mnemonic from `cpcc -S`, any case).
+    #[arg(long, value_name = "OP=T")]
+    cost: Vec<String>,
+    /// Read cost overrides, one OP=T per line (# comments).
+    #[arg(long, value_name = "FILE")]
+    cost_file: Option<PathBuf>,
+    /// Seed of rand() and of the random mapping.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Give processor i the speed factor 1/r_i, r_i in (0,1] drawn from SEED.
+    #[arg(long, value_name = "SEED")]
+    vary_speed: Option<u64>,
+    /// Format of the final statistics.
+    #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
+    stats: StatsFormat,
+    /// Print the utilization profile, one row per STEP time units.
+    #[arg(long, value_name = "STEP", num_args = 0..=1, default_missing_value = "10")]
+    profile: Option<String>,
+    /// Stop at simulated time T and report the statistics so far.
+    #[arg(long, value_name = "T")]
+    alarm: Option<String>,
+    /// Stop with exit code 3 when simulated time passes T.
+    #[arg(long, value_name = "T")]
+    max_time: Option<String>,
+    /// Stop with exit code 3 after N instructions.
+    #[arg(long, value_name = "N")]
+    max_steps: Option<u64>,
+    /// Stop with exit code 3 when more than N processes are alive.
+    #[arg(long, value_name = "N")]
+    max_procs: Option<u32>,
+    /// Size of the memory pool in words (exit code 3 when exhausted).
+    #[arg(long, value_name = "WORDS")]
+    max_memory: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum NetworkModel {
+    /// Store-and-forward packets without contention, closed form (man page).
+    ShortestPath,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum StatsFormat {
+    Text,
+    Csv,
+    Json,
+    /// Print no statistics (only the program's output).
+    None,
+}
+
+fn main() {
+    let args = Args::parse();
+    std::process::exit(match run(&args) {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => exit::BROKEN_PIPE,
+        Err(e) => {
+            eprintln!("cpss: error: {e:#}");
+            exit::USAGE
+        }
+    });
+}
+
+/// Whether the error is standard output closed early (`cpss … | head`).
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
+fn units(flag: &str, v: &str) -> anyhow::Result<u64> {
+    parse_units(v).map_err(|e| anyhow::anyhow!("--{flag}: {e}"))
+}
+
+fn read_text(path: &PathBuf) -> anyhow::Result<(String, String)> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+    Ok((path.display().to_string(), text))
+}
+
+fn run(args: &Args) -> anyhow::Result<i32> {
+    let from_stdin = args.file.as_ref().is_none_or(|f| f.as_os_str() == "-");
+    let input = cli::read_input(args.file.as_deref())?;
+    let module = cod::decode(&input.bytes).map_err(|e| anyhow::anyhow!("{}: {e}", input.name))?;
+    let opts = RunOptions {
+        topology: args.topology.clone(),
+        virtual_topology: args.virtual_topology.clone(),
+        mapping: args.mapping.clone(),
+        map_file: args.map_file.as_ref().map(read_text).transpose()?,
+        net: ShortestPathParams {
+            msg_init: units("msg-init", &args.msg_init)?,
+            packet_init: units("packet-init", &args.packet_init)?,
+            packet_size: args.packet_size,
+            header_size: args.header_size,
+            flit_size: args.flit_size,
+            link_delay: units("link-delay", &args.link_delay)?,
+            local_cost: units("local-cost", &args.local_cost)?,
+        },
+        quantum: Some(units("quantum", &args.quantum)?),
+        cost_overrides: args.cost.clone(),
+        cost_file: args.cost_file.as_ref().map(read_text).transpose()?,
+        seed: args.seed,
+        vary_speed: args.vary_speed,
+        max_time: args.max_time.as_deref().map(|v| units("max-time", v)).transpose()?,
+        max_steps: args.max_steps,
+        max_procs: args.max_procs,
+        max_memory: args.max_memory,
+        alarm: args.alarm.as_deref().map(|v| units("alarm", v)).transpose()?,
+        profile_step: args.profile.as_deref().map(|v| units("profile", v)).transpose()?,
+    };
+    if args.packet_size <= args.header_size {
+        anyhow::bail!("--packet-size ({}) must be larger than --header-size ({})", args.packet_size, args.header_size);
+    }
+    if args.flit_size == 0 {
+        anyhow::bail!("--flit-size must be positive");
+    }
+    let s = setup(&module, &opts)?;
+    for w in &s.warnings {
+        eprintln!("cpss: warning: {w}");
+    }
+    // Where things go (SPEC §1).
+    let record_to_stdout = args.trace.is_none() && from_stdin && !cli::stdout_is_terminal();
+    let text_to_stderr = record_to_stdout;
+    let program_stdin: Box<dyn BufRead> = match &args.input {
+        Some(p) => Box::new(std::io::BufReader::new(
+            std::fs::File::open(p).with_context(|| format!("--input {}", p.display()))?,
+        )),
+        None if from_stdin => Box::new(std::io::empty()),
+        None => Box::new(std::io::BufReader::new(std::io::stdin())),
+    };
+    let program_stdout: Box<dyn Write> = if text_to_stderr {
+        Box::new(std::io::LineWriter::new(std::io::stderr()))
+    } else {
+        Box::new(std::io::BufWriter::new(std::io::stdout()))
+    };
+    let topo = s.physical.clone();
+    let net = ShortestPath::new(s.net.clone(), Box::new(move |a, b| topo.distance(a, b)));
+    let mut sim =
+        Simulator::new(&module, s.config.clone(), Box::new(net), Io { stdin: program_stdin, stdout: program_stdout })
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let slowest = s.config.speeds.iter().copied().max().unwrap_or(cppe::net::TICKS_PER_UNIT);
+    let header = run_header(&module, &s, vec![]);
+    enum Sink {
+        File(AtomicFile),
+        Stdout(std::io::BufWriter<std::io::Stdout>),
+    }
+    impl Write for Sink {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            match self {
+                Sink::File(f) => f.write(b),
+                Sink::Stdout(s) => s.write(b),
+            }
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            match self {
+                Sink::File(f) => f.flush(),
+                Sink::Stdout(s) => s.flush(),
+            }
+        }
+    }
+    let recorder = match (&args.trace, record_to_stdout) {
+        (Some(p), _) => Some(Recorder::new(Sink::File(AtomicFile::create(p)?), &header, &module, slowest)?),
+        (None, true) => {
+            Some(Recorder::new(Sink::Stdout(std::io::BufWriter::new(std::io::stdout())), &header, &module, slowest)?)
+        }
+        (None, false) => None,
+    };
+    if let Some(r) = &recorder {
+        sim.set_observer(Recorder::handle(r));
+    }
+    let result = sim.run();
+    drop(sim);
+    let pprocs = s.physical.nodes();
+    let (stats, code, message): (Option<&Stats>, i32, String) = match &result {
+        Ok(st) => (Some(st), exit::OK, String::new()),
+        Err(SimError::Runtime { kind: cppe::sim::RuntimeError::Output { message }, .. })
+            if message.contains("Broken pipe") =>
+        {
+            std::process::exit(exit::BROKEN_PIPE)
+        }
+        Err(e @ SimError::Runtime { .. }) => (None, e.exit_code(), e.to_string()),
+        Err(e @ SimError::Deadlock { stats, .. }) => (Some(stats), e.exit_code(), e.to_string()),
+        Err(e @ SimError::LimitExceeded { stats, .. }) => (Some(stats), e.exit_code(), e.to_string()),
+    };
+    if let Some(r) = recorder {
+        let rs = stats.map(|st| run_stats(st, pprocs, exit_status(&result), message.clone())).unwrap_or_default();
+        let mut out = Recorder::finish(r, &rs).context("writing the run record")?;
+        out.flush().context("writing the run record")?;
+        if let Sink::File(f) = out {
+            f.commit()?;
+        }
+    }
+    let mut text = String::new();
+    match &result {
+        Err(SimError::Deadlock { waiters, .. }) => {
+            text.push_str("cpss: deadlock: no process can run and no message is in flight\n");
+            for w in waiters {
+                text.push_str(&format!("  {w}\n"));
+            }
+        }
+        Err(e) => text.push_str(&format!("cpss: {e}\n")),
+        Ok(_) => {}
+    }
+    let report = match stats {
+        Some(st) => {
+            let mut r = match args.stats {
+                StatsFormat::Text => st.to_text(),
+                StatsFormat::Csv => st.to_csv(),
+                StatsFormat::Json => st.to_json(),
+                StatsFormat::None => String::new(),
+            };
+            if args.profile.is_some() {
+                r.push_str(&st.to_profile());
+            }
+            r
+        }
+        None => String::new(),
+    };
+    if code != exit::OK {
+        eprint!("{text}");
+    }
+    if text_to_stderr || code != exit::OK {
+        eprint!("{report}");
+    } else {
+        cli::write_stdout(report.as_bytes())?;
+    }
+    Ok(code)
+}

@@ -1,0 +1,268 @@
+//! Writes the run record of a simulation: turns the simulator's [`SimEvent`]s into
+//! [`trace::Event`]s, gives every message an id (receives are matched to messages per
+//! channel element in the simulator's delivery order: arrival time, then send order),
+//! numbers probe labels, and releases events in time order through a window.
+//!
+//! The window: inside one quantum the simulator runs the processors one after the other,
+//! so events of different processors come out of time order by at most one quantum plus
+//! the longest instruction; message arrivals are announced ahead of their time. Events
+//! older than the newest seen minus [`Recorder`]'s window are final and are written.
+use super::observe::{BlockReason, Observer, SimEvent};
+use super::setup::Setup;
+use super::Stats;
+use crate::net::Ticks;
+use crate::trace::{
+    self, BusyClass, ChannelDecl, Event, ExitStatus, MsgPurpose, ProcState, Reason, RunHeader, RunRecordWriter,
+    RunStats, TimeOrder,
+};
+use crate::vcode::{Module, Op};
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+use std::rc::Rc;
+
+/// Builds the header of a run record from the module and the configuration.
+pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>) -> RunHeader {
+    let p = &setup.net;
+    let units = |t: Ticks| super::units(t);
+    RunHeader {
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        program: module.source_name.clone(),
+        source_name: module.source_name.clone(),
+        source: module.source.clone(),
+        topology: setup.physical.to_string(),
+        virtual_topology: setup.virtual_topology.to_string(),
+        mapping: setup.mapping.table.clone(),
+        pprocs: setup.physical.nodes(),
+        network: "shortest-path".into(),
+        network_params: vec![
+            ("msg-init".into(), units(p.msg_init)),
+            ("packet-init".into(), units(p.packet_init)),
+            ("packet-size".into(), p.packet_size.to_string()),
+            ("header-size".into(), p.header_size.to_string()),
+            ("flit-size".into(), p.flit_size.to_string()),
+            ("link-delay".into(), units(p.link_delay)),
+            ("local-cost".into(), units(p.local_cost)),
+        ],
+        costs: Op::ALL.iter().map(|&op| (op.mnemonic().to_string(), setup.config.costs.get(op))).collect(),
+        seed: setup.config.seed,
+        quantum_ticks: setup.config.quantum,
+        ticks_per_unit: crate::net::TICKS_PER_UNIT,
+        options,
+        functions: module.functions.iter().map(|f| f.name.clone()).collect(),
+        channels: module.channels.iter().map(|c| ChannelDecl { name: c.name.clone(), dims: c.dims.clone() }).collect(),
+        labels: Vec::new(),
+    }
+}
+
+/// The final statistics in run-record form.
+pub fn run_stats(stats: &Stats, pprocs: u32, exit: ExitStatus, message: String) -> RunStats {
+    let mut busy = vec![0; pprocs as usize];
+    for &(p, t) in &stats.busy {
+        if let Some(slot) = busy.get_mut(p as usize) {
+            *slot = t;
+        }
+    }
+    RunStats {
+        seq_ticks: stats.seq_ticks,
+        par_ticks: stats.par_ticks,
+        pprocs_used: stats.busy.len() as u32,
+        busy_ticks: busy,
+        processes: stats.processes,
+        messages: stats.messages,
+        bytes: stats.bytes,
+        total_latency_ticks: stats.latency_ticks,
+        instructions: stats.instructions,
+        exit,
+        message,
+    }
+}
+
+struct Pending {
+    msg: u64,
+    src_pid: u32,
+    bytes: u32,
+}
+
+/// The run-record observer. Share it with [`Recorder::handle`], run, then [`Recorder::finish`].
+pub struct Recorder<W: Write> {
+    out: TimeOrder<RunRecordWriter<W>>,
+    window: Ticks,
+    newest: Ticks,
+    next_msg: u64,
+    /// Undelivered messages per (channel, element), in delivery order.
+    queues: HashMap<(u32, u32), BTreeMap<(Ticks, u64), Pending>>,
+    /// Processes blocked in a receive whose call was already recorded.
+    waiting_receive: HashMap<u32, ()>,
+    labels: HashMap<String, u32>,
+    functions: HashMap<String, u32>,
+    pproc_of: HashMap<u32, u32>,
+    chan_of_addr: Vec<(u32, u32, u32)>,
+}
+
+/// A shared handle given to the simulator as its observer.
+pub struct RecorderHandle<W: Write>(Rc<RefCell<Recorder<W>>>);
+
+impl<W: Write> Observer for RecorderHandle<W> {
+    fn event(&mut self, e: &SimEvent<'_>) {
+        self.0.borrow_mut().event(e);
+    }
+}
+
+impl<W: Write> Recorder<W> {
+    /// Starts a run record on `w` (writes the header).
+    ///
+    /// `slowest` is the largest number of ticks per time unit of any processor (its speed
+    /// factor): a process can overrun its quantum by one instruction at that speed.
+    pub fn new(w: W, header: &RunHeader, module: &Module, slowest: Ticks) -> io::Result<Rc<RefCell<Recorder<W>>>> {
+        let writer = RunRecordWriter::new(w, header)?;
+        let max_cost = header.costs.iter().map(|c| c.1 as Ticks).max().unwrap_or(0);
+        let window =
+            header.quantum_ticks.saturating_mul(2).saturating_add((max_cost + 1).saturating_mul(slowest.max(1)));
+        let chan_of_addr = module
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.base, c.dims.iter().product::<u32>().max(1), i as u32))
+            .collect();
+        Ok(Rc::new(RefCell::new(Recorder {
+            out: TimeOrder::new(writer),
+            window,
+            newest: 0,
+            next_msg: 0,
+            queues: HashMap::new(),
+            waiting_receive: HashMap::new(),
+            labels: HashMap::new(),
+            functions: header.functions.iter().enumerate().map(|(i, f)| (f.clone(), i as u32)).collect(),
+            pproc_of: HashMap::new(),
+            chan_of_addr,
+        })))
+    }
+
+    /// The observer to give the simulator.
+    pub fn handle(rc: &Rc<RefCell<Recorder<W>>>) -> Box<dyn Observer>
+    where
+        W: 'static,
+    {
+        Box::new(RecorderHandle(Rc::clone(rc)))
+    }
+
+    /// Flushes every event, writes the footer and returns the output.
+    pub fn finish(rc: Rc<RefCell<Recorder<W>>>, stats: &RunStats) -> io::Result<W> {
+        let rec = Rc::try_unwrap(rc)
+            .map_err(|_| io::Error::other("run record still shared with the simulator"))?
+            .into_inner();
+        rec.out.into_inner().finish(stats)
+    }
+
+    fn channel_at(&self, addr: u32) -> (u32, u32) {
+        for &(base, len, id) in &self.chan_of_addr {
+            if addr >= base && addr < base + len {
+                return (id, addr - base);
+            }
+        }
+        (u32::MAX, 0)
+    }
+
+    fn push(&mut self, e: Event) {
+        use trace::Tracer;
+        let t = e.time();
+        // An arrival is announced at its send, ahead of its time: it does not say the
+        // simulation has reached it.
+        let present = !matches!(e, Event::MsgArrive { .. });
+        self.out.event(&e);
+        if present && t > self.newest {
+            self.newest = t;
+            self.out.release_before(self.newest.saturating_sub(self.window));
+        }
+    }
+
+    fn event(&mut self, e: &SimEvent<'_>) {
+        match *e {
+            SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function } => {
+                self.pproc_of.insert(pid, pproc);
+                let function = self.functions.get(function).copied().unwrap_or(0);
+                self.push(Event::ProcCreate { time, parent, pid, vproc: Some(vproc), pproc, function, line: 0 });
+            }
+            SimEvent::ProcessEnd { time, pid } => self.push(Event::ProcEnd { time, pid }),
+            SimEvent::Run { pid, pproc, start, busy, .. } => {
+                if busy > 0 {
+                    self.push(Event::Busy { pproc, pid, start, end: start + busy, line: 0, class: BusyClass::Work });
+                }
+            }
+            SimEvent::Block { time, pid, reason } => {
+                let (state, reason) = match reason {
+                    BlockReason::Receive { addr } => {
+                        let (channel, index) = self.channel_at(addr);
+                        let pproc = self.pproc_of.get(&pid).copied().unwrap_or(0);
+                        self.waiting_receive.insert(pid, ());
+                        self.push(Event::RecvCall { time, pid, pproc, channel, index, line: 0 });
+                        (ProcState::Blocked, Reason::Channel { channel, index })
+                    }
+                    BlockReason::Join => (ProcState::Blocked, Reason::Join),
+                    BlockReason::Forall => (ProcState::Blocked, Reason::Forall),
+                    // The owner of the word is not in the event; u32::MAX says "not recorded".
+                    BlockReason::RemoteRead { .. } => (ProcState::Blocked, Reason::RemoteRead { owner: u32::MAX }),
+                    BlockReason::Delay => (ProcState::Delayed, Reason::Delay { until: time }),
+                    BlockReason::Lock { addr } => (ProcState::Spinning, Reason::Lock { lock: addr }),
+                    BlockReason::Children => (ProcState::Blocked, Reason::Children),
+                };
+                self.push(Event::State { time, pid, state, reason });
+            }
+            SimEvent::Send { time, src_pid, dst_pid, src_pproc, dst_pproc, channel, elem, bytes, arrival } => {
+                let msg = self.next_msg;
+                self.next_msg += 1;
+                self.queues.entry((channel, elem)).or_default().insert((arrival, msg), Pending { msg, src_pid, bytes });
+                self.push(Event::MsgSend {
+                    time,
+                    msg,
+                    src_pid,
+                    src_pproc,
+                    dst_pid: Some(dst_pid),
+                    dst_pproc,
+                    purpose: MsgPurpose::Channel { channel, index: elem },
+                    bytes,
+                    line: 0,
+                });
+                self.push(Event::MsgArrive { time: arrival, msg, dst_pproc });
+            }
+            SimEvent::Receive { time, pid, channel, elem, .. } => {
+                let pproc = self.pproc_of.get(&pid).copied().unwrap_or(0);
+                if self.waiting_receive.remove(&pid).is_none() {
+                    self.push(Event::RecvCall { time, pid, pproc, channel, index: elem, line: 0 });
+                }
+                let first = self.queues.get_mut(&(channel, elem)).and_then(|q| q.pop_first());
+                if let Some((_, p)) = first {
+                    self.push(Event::RecvDone { time, pid, pproc, msg: p.msg, src_pid: p.src_pid, bytes: p.bytes });
+                }
+            }
+            SimEvent::Probe { time, pid, id, label } => {
+                let pproc = self.pproc_of.get(&pid).copied().unwrap_or(0);
+                let index = match self.labels.get(label) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.labels.len() as u32;
+                        self.labels.insert(label.to_string(), i);
+                        self.push(Event::Label { time, index: i, text: label.to_string() });
+                        i
+                    }
+                };
+                self.push(Event::Probe { time, pid, pproc, id, label: index });
+            }
+            SimEvent::Timing { time, pid, on } => {
+                self.push(if on { Event::TimeOn { time, pid } } else { Event::TimeOff { time, pid } })
+            }
+        }
+    }
+}
+
+/// The run-record exit status of a simulation result.
+pub fn exit_status(r: &Result<Stats, super::SimError>) -> ExitStatus {
+    match r {
+        Ok(_) => ExitStatus::Ok,
+        Err(super::SimError::Runtime { .. }) => ExitStatus::RuntimeError,
+        Err(super::SimError::Deadlock { .. }) => ExitStatus::Deadlock,
+        Err(super::SimError::LimitExceeded { .. }) => ExitStatus::Limit,
+    }
+}

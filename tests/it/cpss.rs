@@ -1,0 +1,235 @@
+//! `cpss`: every fixture program prints the output its header promises; the pipeline and
+//! output rules of SPEC §1; exact times; mapping and determinism properties; errors and
+//! limits with their exit codes.
+use crate::harness::*;
+use std::path::Path;
+
+/// The `Expected output:` block of a fixture header, or `None` when the header defers
+/// to a test.
+fn expected_output(src: &str) -> Option<String> {
+    let start = src.find(" * Expected output:\n")? + " * Expected output:\n".len();
+    let end = start + src[start..].find(" */")?;
+    let block = &src[start..end];
+    if block.contains("(checksum computed") {
+        return None;
+    }
+    let lines: Vec<&str> =
+        block.lines().map(|l| l.strip_prefix(" * ").unwrap_or(l.strip_prefix(" *").unwrap_or(l))).collect();
+    Some(lines.iter().map(|l| format!("{l}\n")).collect())
+}
+
+/// Compiles a fixture into `dir` and returns the .cod path.
+fn compile_into(dir: &Path, src: &Path) -> std::path::PathBuf {
+    let cod = dir.join(src.file_name().unwrap()).with_extension("cod");
+    let inc = fixtures().join("include");
+    let out =
+        run_in(dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", cod.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}: {}", src.display(), String::from_utf8_lossy(&out.stderr));
+    cod
+}
+
+#[test]
+fn every_fixture_prints_its_expected_output() {
+    let dir = tempdir("cpss-fixtures");
+    let mut checked = 0;
+    for src in files_with_ext(&fixtures(), "c") {
+        let text = std::fs::read_to_string(&src).unwrap();
+        let Some(want) = expected_output(&text) else { continue };
+        let cod = compile_into(&dir, &src);
+        let mut args = vec![cod.to_str().unwrap().to_string(), "--stats".into(), "none".into()];
+        let input = src.with_extension("in");
+        if input.exists() {
+            args.push("--input".into());
+            args.push(input.to_str().unwrap().into());
+        }
+        let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        let out = run_in(&dir, "cpss", &args, b"");
+        assert_eq!(out.status.code(), Some(0), "{}: {}", src.display(), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{}", src.display());
+        checked += 1;
+    }
+    assert!(checked >= 18, "only {checked} fixtures checked");
+}
+
+/// The seed program plus a checksum: the simulated product equals a sequential
+/// computation in the test from the same `rand()` stream (seed 0): a and b are filled
+/// row-major with rand()*5, and c[i][j] accumulates a[i][k]*b[k][j] for
+/// k = (i+j+iter) % 8, iter = 0..7, in float (the order the processes of Figure 28 use).
+#[test]
+fn matmul_check_checksum_equals_sequential_computation() {
+    let mut rng = cppe::rng::Rng::new(0);
+    let mut next = || cppe::sim::rng::next_f32(&mut rng) * 5.0f32;
+    let mut a = [[0f32; 8]; 8];
+    let mut b = [[0f32; 8]; 8];
+    for row in a.iter_mut() {
+        for x in row.iter_mut() {
+            *x = next();
+        }
+    }
+    for row in b.iter_mut() {
+        for x in row.iter_mut() {
+            *x = next();
+        }
+    }
+    let mut c = [[0f32; 8]; 8];
+    let mut sum = 0f32;
+    for i in 0..8 {
+        for j in 0..8 {
+            let mut acc = 0f32;
+            for iter in 0..8 {
+                let k = (i + j + iter) % 8;
+                acc += a[i][k] * b[k][j];
+            }
+            c[i][j] = acc;
+            sum += acc;
+        }
+    }
+    let want = format!(
+        "checksum {:.4}\nc[0][0] {:.4} c[3][5] {:.4} c[7][7] {:.4}\n",
+        sum as f64, c[0][0] as f64, c[3][5] as f64, c[7][7] as f64
+    );
+    let dir = tempdir("cpss-matmul-check");
+    let cod = compile_into(&dir, &fixtures().join("matmul_check.c"));
+    for topo in ["mesh:8x8", "torus:8x8", "ring:64"] {
+        let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--topology", topo, "--stats", "none"], b"");
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "on {topo}");
+    }
+}
+
+fn stats_csv(dir: &Path, cod: &Path, extra: &[&str]) -> Vec<(String, String)> {
+    let mut args = vec![cod.to_str().unwrap(), "--stats", "csv"];
+    args.extend_from_slice(extra);
+    let out = run_in(dir, "cpss", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let csv: Vec<&str> = text.lines().rev().take(2).collect();
+    let (header, row) = (csv[1], csv[0]);
+    header.split(',').map(String::from).zip(row.split(',').map(String::from)).collect()
+}
+
+fn stat<'a>(s: &'a [(String, String)], key: &str) -> &'a str {
+    &s.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("no {key} in {s:?}")).1
+}
+
+/// Seed Table 4: with as many virtual as physical processors, Default and Identity give
+/// identical statistics. Sequential time does not depend on quantum, topology or mapping.
+#[test]
+fn default_equals_identity_and_sequential_time_is_invariant() {
+    let dir = tempdir("cpss-table4");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let strip = |s: Vec<(String, String)>| s.into_iter().filter(|(k, _)| k != "host_seconds").collect::<Vec<_>>();
+    let d = strip(stats_csv(&dir, &cod, &["--topology", "mesh:8x8", "--mapping", "default"]));
+    let i = strip(stats_csv(&dir, &cod, &["--topology", "mesh:8x8", "--mapping", "identity"]));
+    assert_eq!(d, i);
+    let seq = stat(&d, "seq_time").to_string();
+    for extra in [
+        &["--topology", "mesh:8x8", "--mapping", "random", "--seed", "3"][..],
+        &["--topology", "torus:8x8", "--quantum", "7"],
+        &["--topology", "ring:64", "--mapping", "torus2mesh"],
+        &["--topology", "mesh:4x4"],
+    ] {
+        let s = stats_csv(&dir, &cod, extra);
+        assert_eq!(stat(&s, "seq_time"), seq, "{extra:?}");
+    }
+}
+
+/// Same inputs, same bytes: statistics (host time aside) and run records.
+#[test]
+fn runs_are_deterministic() {
+    let dir = tempdir("cpss-determinism");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let c = cod.to_str().unwrap();
+    for f in ["a.cpt", "b.cpt"] {
+        let out =
+            run_in(&dir, "cpss", &[c, "--mapping", "random", "--seed", "5", "--topology", "mesh:8x8", "-t", f], b"");
+        assert_eq!(out.status.code(), Some(0));
+    }
+    let (a, b) = (std::fs::read(dir.join("a.cpt")).unwrap(), std::fs::read(dir.join("b.cpt")).unwrap());
+    assert!(a.len() > 1000);
+    assert_eq!(a, b);
+}
+
+/// `cpcc p.c | cpss | …`: the run record goes to stdout, the program output and
+/// statistics to stderr; with a file argument stdout stays text.
+#[test]
+fn pipeline_rule() {
+    let dir = tempdir("cpss-pipe");
+    let cod = compile_into(&dir, &fixtures().join("ring_token.c"));
+    let bytes = std::fs::read(&cod).unwrap();
+    let out = run_in(&dir, "cpss", &[], &bytes);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.starts_with(b"CPPE\0RUN"), "run record on stdout");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("lap 3 token 108") && err.contains("Speedup"), "{err}");
+    let mut reader = cppe::trace::RunRecordReader::open(&out.stdout[..]).unwrap().0;
+    let mut n = 0;
+    while reader.next_event().unwrap().is_some() {
+        n += 1;
+    }
+    let footer = reader.footer().unwrap();
+    assert_eq!(footer.event_count, n);
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap()], b"");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("lap 1 token 36\n"));
+}
+
+/// A two-process deadlock exits 1 and names both processes, their lines and channels.
+#[test]
+fn deadlock_report() {
+    let dir = tempdir("cpss-deadlock");
+    let cod = compile_into(&dir, &fixtures().join("errors").join("deadlock.c"));
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("deadlock"), "{err}");
+    assert!(err.contains("in ping at line 14: waiting for a message on channel toPing"), "{err}");
+    assert!(err.contains("in pong at line 20: waiting for a message on channel toPong"), "{err}");
+}
+
+/// Division by zero exits 1 naming the line (fixture header: line 14).
+#[test]
+fn division_by_zero_names_the_line() {
+    let dir = tempdir("cpss-divzero");
+    let cod = compile_into(&dir, &fixtures().join("errors").join("divzero.c"));
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 14") && err.contains("division by zero"), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "10 / 2 = 5\n");
+}
+
+/// `--max-time` stops with exit 3 and the statistics so far.
+#[test]
+fn max_time_exits_3() {
+    let dir = tempdir("cpss-maxtime");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--max-time", "100"], b"");
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Parallel Execution Time"));
+}
+
+/// Bad input is exit 2 with a clear message, never a panic.
+#[test]
+fn bad_inputs_exit_2() {
+    let dir = tempdir("cpss-bad");
+    std::fs::write(dir.join("junk.cod"), b"not a cod file at all").unwrap();
+    let out = run_in(&dir, "cpss", &["junk.cod"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("junk.cod: not a .cod file"));
+    let cod = compile_into(&dir, &fixtures().join("ring_token.c"));
+    for (args, msg) in [
+        (&["--topology", "mesh:0x4"][..], "--topology"),
+        (&["--mapping", "nosuch"], "unknown mapping"),
+        (&["--mapping", "f(x) = [x + 100]."], "outside the physical architecture"),
+        (&["--cost", "FOO=3"], "unknown instruction"),
+        (&["--quantum", "0"], "quantum must be positive"),
+        (&["--quantum", "ten"], "--quantum"),
+    ] {
+        let mut a = vec![cod.to_str().unwrap()];
+        a.extend_from_slice(args);
+        let out = run_in(&dir, "cpss", &a, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+}
