@@ -483,9 +483,10 @@ isa! {
 
     // ---- input and output (seed 000 Table 1) ----
     /// Pop `argc` argument words (the last argument on top), pop the address of the format
-    /// string; write to standard output. `%s` arguments are addresses of NUL-ended chars.
+    /// string; write to standard output; push the number of bytes written (C's result).
+    /// `%s` arguments are addresses of NUL-ended chars.
     0x80 Printf "PRINTF" { argc: u32 } 10 Work;
-    /// As PRINTF, with a file handle below the format address.
+    /// As PRINTF, with a file handle below the format address (pushes the bytes written).
     0x81 Fprintf "FPRINTF" { argc: u32 } 10 Work;
     /// Pop `argc` destination addresses, pop the format address; read standard input;
     /// push the number of conversions assigned (or -1 at end of input).

@@ -2,5 +2,6 @@
 //! files. `UPDATE_EXPECT=1 cargo test` rewrites the expected files; review the diff.
 mod cpcc;
 mod cpss;
+mod docs;
 mod fuzz;
 mod harness;

@@ -1,0 +1,60 @@
+//! The documentation agrees with the tools: every flag of `--help` is in the man page and
+//! every flag of the man page is in `--help`; the man page's cost table is the
+//! instruction table.
+use crate::harness::*;
+use std::collections::BTreeSet;
+
+fn flags(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i + 2 < b.len() {
+        if b[i] == b'-'
+            && b[i + 1] == b'-'
+            && b[i + 2].is_ascii_lowercase()
+            && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+        {
+            let mut j = i + 2;
+            while j < b.len() && (b[j].is_ascii_lowercase() || b[j] == b'-') {
+                j += 1;
+            }
+            out.insert(text[i..j].trim_end_matches('-').to_string());
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn help_and_man_page_list_the_same_flags() {
+    for tool in ["cpcc", "cpss"] {
+        let help = String::from_utf8_lossy(&run(tool, &["--help"]).stdout).into_owned();
+        let man = std::fs::read_to_string(root().join("man").join(format!("{tool}.1"))).unwrap();
+        // Drop roff font escapes (\fB, \fR, \fP, \fI) and unescape dashes.
+        let man = ["\\fB", "\\fR", "\\fP", "\\fI"].iter().fold(man, |m, e| m.replace(e, " ")).replace("\\-", "-");
+        // The man page's flags are those of its OPTIONS section (examples mention other tools).
+        let start = man.find(".SH OPTIONS").expect("an OPTIONS section");
+        let end = man[start + 1..].find("\n.SH ").map_or(man.len(), |e| start + 1 + e);
+        let (h, m) = (flags(&help), flags(&man[start..end]));
+        assert!(h.len() >= 3, "{tool}: {h:?}");
+        let missing: Vec<_> = h.difference(&m).collect();
+        assert!(missing.is_empty(), "{tool}: flags in --help but not in the man page: {missing:?}");
+        let extra: Vec<_> = m.difference(&h).collect();
+        assert!(extra.is_empty(), "{tool}: flags in the man page but not in --help: {extra:?}");
+    }
+}
+
+#[test]
+fn man_page_cost_table_is_the_instruction_table() {
+    let man = std::fs::read_to_string(root().join("man").join("cpss.1")).unwrap();
+    for &op in cppe::vcode::Op::ALL {
+        let class = match op.class() {
+            cppe::vcode::Class::Work => "work",
+            cppe::vcode::Class::Overhead => "overhead",
+        };
+        let row = format!("0x{:02x}\t{}\t{}\t{}", op.opcode(), op.mnemonic(), op.default_cost(), class);
+        assert!(man.lines().any(|l| l == row), "man/cpss.1 lacks the row `{row}`");
+    }
+}
