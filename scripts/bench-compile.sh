@@ -2,10 +2,10 @@
 # Compile-speed benchmark: generates a CPC program of at least 50 000 lines (many
 # functions with loops, arrays, structs and channel traffic) and reports lines per
 # second for `cpcc` (preprocess + parse + check + codegen + .cod encoding).
-# Usage: scripts/bench-compile.sh [FUNCTIONS]   (default 2500 functions ≈ 55 000 lines)
+# Usage: scripts/bench-compile.sh [FUNCTIONS]   (default 3700 functions ≈ 52 000 lines)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n=${1:-2500}
+n=${1:-3700}
 cargo build --release --quiet --bin cpcc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
