@@ -2,7 +2,7 @@
 //!
 //! The walk keeps a stack of scopes (global, function, block, forall body). Each function
 //! (and each `forall` body, compiled as a nested function of one more static depth) gets
-//! its own code buffer with jump targets relative to its start; [`Gen::finish`] lays the
+//! its own code buffer with jump targets relative to its start; `Gen::finish` lays the
 //! buffers end to end and relocates the targets. Frames hold parameters first, then
 //! locals; sibling blocks reuse frame words.
 //!
