@@ -235,7 +235,9 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     if let Some(r) = &recorder {
         sim.set_observer(Recorder::handle(r));
     }
+    let progress = cli::Progress::start("simulating", None);
     let result = sim.run();
+    progress.finish();
     drop(sim);
     let pprocs = s.physical.nodes();
     let (stats, code, message): (Option<&Stats>, i32, String) = match &result {

@@ -225,3 +225,55 @@ mod tests {
         assert_eq!(Sink::from_arg(Some(Path::new("a.cod"))), Sink::File("a.cod".into()));
     }
 }
+
+/// A spinner on standard error for long runs: shown only when standard error is a
+/// terminal and the work has lasted longer than a second; it reports the host time and,
+/// when given, a value the work updates (e.g. the simulated time in units).
+pub struct Progress {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    /// Starts watching; `value` is read every tick and shown after `label`.
+    pub fn start(label: &'static str, value: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>) -> Progress {
+        use std::sync::atomic::Ordering;
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        if !stderr_is_terminal() {
+            return Progress { done, thread: None };
+        }
+        let flag = std::sync::Arc::clone(&done);
+        let thread = std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while start.elapsed() < std::time::Duration::from_secs(1) {
+                if flag.load(Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            while !flag.load(Ordering::Relaxed) {
+                match &value {
+                    Some(v) => bar.set_message(format!("{label} {}", v.load(Ordering::Relaxed))),
+                    None => bar.set_message(label),
+                }
+                bar.tick();
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            bar.finish_and_clear();
+        });
+        Progress { done, thread: Some(thread) }
+    }
+
+    /// Stops and clears the spinner.
+    pub fn finish(mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
