@@ -189,42 +189,6 @@ pub fn parse_units(s: &str) -> Result<u64, String> {
     Ok((v * 1000.0).round() as u64)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn atomic_write_replaces_whole_file() {
-        let dir = std::env::temp_dir().join(format!("cppe-cli-test-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("out.bin");
-        write_atomic(&p, b"first").unwrap();
-        write_atomic(&p, b"second").unwrap();
-        assert_eq!(fs::read(&p).unwrap(), b"second");
-        // No temporary files are left behind.
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn atomic_write_into_missing_folder_fails_cleanly() {
-        let p = Path::new("/nonexistent-cppe-dir/x.cod");
-        let e = write_atomic(p, b"x").unwrap_err();
-        assert!(e.to_string().contains("/nonexistent-cppe-dir/x.cod"), "{e}");
-    }
-
-    #[test]
-    fn search_path_splits_on_colons_and_skips_empty() {
-        assert_eq!(split_search_path("a::b/c:"), vec![PathBuf::from("a"), PathBuf::from("b/c")]);
-    }
-
-    #[test]
-    fn sink_dash_is_stdout() {
-        assert_eq!(Sink::from_arg(Some(Path::new("-"))), Sink::Stdout);
-        assert_eq!(Sink::from_arg(None), Sink::Stdout);
-        assert_eq!(Sink::from_arg(Some(Path::new("a.cod"))), Sink::File("a.cod".into()));
-    }
-}
 
 /// A spinner on standard error for long runs: shown only when standard error is a
 /// terminal and the work has lasted longer than a second; it reports the host time and,
@@ -275,5 +239,42 @@ impl Progress {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = std::env::temp_dir().join(format!("cppe-cli-test-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("out.bin");
+        write_atomic(&p, b"first").unwrap();
+        write_atomic(&p, b"second").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"second");
+        // No temporary files are left behind.
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn atomic_write_into_missing_folder_fails_cleanly() {
+        let p = Path::new("/nonexistent-cppe-dir/x.cod");
+        let e = write_atomic(p, b"x").unwrap_err();
+        assert!(e.to_string().contains("/nonexistent-cppe-dir/x.cod"), "{e}");
+    }
+
+    #[test]
+    fn search_path_splits_on_colons_and_skips_empty() {
+        assert_eq!(split_search_path("a::b/c:"), vec![PathBuf::from("a"), PathBuf::from("b/c")]);
+    }
+
+    #[test]
+    fn sink_dash_is_stdout() {
+        assert_eq!(Sink::from_arg(Some(Path::new("-"))), Sink::Stdout);
+        assert_eq!(Sink::from_arg(None), Sink::Stdout);
+        assert_eq!(Sink::from_arg(Some(Path::new("a.cod"))), Sink::File("a.cod".into()));
     }
 }
