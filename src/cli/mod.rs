@@ -189,7 +189,6 @@ pub fn parse_units(s: &str) -> Result<u64, String> {
     Ok((v * 1000.0).round() as u64)
 }
 
-
 /// A spinner on standard error for long runs: shown only when standard error is a
 /// terminal and the work has lasted longer than a second; it reports the host time and,
 /// when given, a value the work updates (e.g. the simulated time in units).
