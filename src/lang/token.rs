@@ -171,7 +171,11 @@ pub struct Token {
 
 /// A fast non-cryptographic hasher for short identifier keys (FNV-1a).
 #[derive(Default)]
-struct Fnv(u64);
+pub struct Fnv(u64);
+
+/// A hash map keyed by short names, with [`Fnv`] (the compiler's maps are never iterated
+/// into output, so the order does not matter).
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 impl Hasher for Fnv {
     fn finish(&self) -> u64 {

@@ -14,10 +14,10 @@ mod types;
 
 use super::ast::{self, Loc};
 use super::diag::Diagnostic;
+use crate::lang::token::FastMap as HashMap;
 use crate::vcode::{
     ArchDecl, BlockInfo, ChannelInfo, FunctionInfo, IdentInfo, IdentKind, Instr, Module, TopoKind, Type, TypeId, Word,
 };
-use std::collections::HashMap;
 pub(crate) use types::{Types, ERROR, FLOAT, INT, VOID};
 
 /// What a name resolves to.
@@ -101,7 +101,7 @@ pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Opt
         channels: Vec::new(),
         globals_words: 0,
         global_init: Vec::new(),
-        strings: HashMap::new(),
+        strings: HashMap::default(),
         arch: None,
         phy_arch: None,
         main_file: 0,
@@ -125,7 +125,7 @@ impl<'a> Gen<'a> {
         let func = self.fns.last().map(|f| f.index);
         let id = self.blocks.len() as u32;
         self.blocks.push(BlockInfo { parent, func, first_line: loc.line, last_line: loc.line });
-        self.scopes.push(Scope { names: HashMap::new(), block: id });
+        self.scopes.push(Scope { names: HashMap::default(), block: id });
         id
     }
 
@@ -564,14 +564,17 @@ impl<'a> Gen<'a> {
             info.end = code.len() as u32;
             functions.push(info);
         }
-        let mut src2cod: Vec<(u32, u32)> = Vec::new();
-        let mut seen = std::collections::BTreeMap::new();
+        // src2cod: the first instruction of each line, by line (a table indexed by line).
+        let max_line = lines.iter().copied().max().unwrap_or(0) as usize;
+        let mut first = vec![u32::MAX; max_line + 1];
         for (pc, &l) in lines.iter().enumerate() {
-            if l > 0 {
-                seen.entry(l).or_insert(pc as u32);
+            let slot = &mut first[l as usize];
+            if l > 0 && *slot == u32::MAX {
+                *slot = pc as u32;
             }
         }
-        src2cod.extend(seen);
+        let src2cod: Vec<(u32, u32)> =
+            first.iter().enumerate().filter(|(_, &pc)| pc != u32::MAX).map(|(l, &pc)| (l as u32, pc)).collect();
         self.global_init.sort_by_key(|(a, _)| *a);
         let (types, structs) = self.types.export();
         Some(Module {

@@ -4,8 +4,8 @@
 use super::Gen;
 use crate::lang::ast::{self, BinOp, ExprKind, Init, UnOp};
 use crate::lang::diag::Diagnostic;
+use crate::lang::token::FastMap as HashMap;
 use crate::vcode::{FieldInfo, IdentKind, StructInfo, Type, TypeId, Word};
-use std::collections::HashMap;
 
 pub(crate) const VOID: TypeId = 0;
 pub(crate) const INT: TypeId = 1;
@@ -39,9 +39,9 @@ impl Types {
         Types {
             // ERROR is stored as Void so an exported table stays valid.
             types: vec![Type::Void, Type::Int, Type::Float, Type::Char, Type::Spinlock, Type::Void],
-            index: HashMap::new(),
+            index: HashMap::default(),
             structs: Vec::new(),
-            struct_names: HashMap::new(),
+            struct_names: HashMap::default(),
         }
     }
 
