@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Data flows one way. Nothing downstream is imported upstream: [`lang`] knows nothing of
-//! the simulator, [`vcode`] depends on nothing else in the crate, and the analysis reads
+//! the simulator, [`vcode`] depends on nothing else in the crate but the leaf [`crc`], and the analysis reads
 //! only the run record, so it works the same on a record from a file, a pipe or a
 //! converted PICL trace.
 //!
@@ -28,6 +28,7 @@
 //! | [`lang`] | the CPC front end: preprocessor, lexer, parser, AST, checker and code generator, diagnostics |
 //! | [`vcode`] | the instruction set (one table: opcode, operands, cost, class), the program tables, the `.cod` format, the listing |
 //! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
+//! | [`crc`] | the CRC-32 of `.cod` files and run records |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
 //! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics |
@@ -43,6 +44,7 @@
 //!   output, simulated time is an integer, ties are broken by id.
 //! * No input, however malformed, causes a panic: every reader returns a typed error.
 pub mod cli;
+pub mod crc;
 pub mod expr;
 pub mod lang;
 pub mod net;

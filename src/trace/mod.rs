@@ -37,11 +37,10 @@
 //!
 //! * [`event`] — the header, event, statistics and footer types.
 //! * [`record`] — the byte layout, the writer, the streaming reader, [`TimeOrder`].
-//! * [`crc`] — the incremental CRC-32 of the footer.
+//! * [`crate::crc`] — the incremental CRC-32 of the footer.
 //!
 //! Depends on serde, postcard and thiserror only; nothing in the crate upstream of the
 //! analysers (`sim`, `net`) is imported here, and nothing here knows the simulator.
-pub mod crc;
 pub mod event;
 pub mod record;
 

@@ -25,7 +25,7 @@
 //! | 3 | footer | postcard `(RunStats, event_count: u64)`, then the CRC-32 u32 | exactly once, last |
 //! | 0x80–0xFF | optional | anything | skipped by readers that do not know the kind |
 //!
-//! The CRC-32 (IEEE, as zlib; [`super::crc::Crc32`]) in the footer covers every byte of
+//! The CRC-32 (IEEE, as zlib; [`crate::crc::Crc32`]) in the footer covers every byte of
 //! the file before it: magic, version, all records, and the footer's own kind, length and
 //! statistics. Nothing may follow the footer. No payload may exceed [`MAX_RECORD_LEN`].
 //!
@@ -49,8 +49,8 @@
 //! channel and label indices within the header's tables): the writer refuses to produce
 //! a record the reader would refuse to read, and reports the first violation from
 //! [`RunRecordWriter::finish`] without writing a footer.
-use super::crc::Crc32;
 use super::event::{Event, Footer, MsgPurpose, Reason, RunHeader, RunStats, Ticks};
+use crate::crc::Crc32;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 
 /// The eight bytes every run record starts with.

@@ -210,31 +210,7 @@ pub fn section_name(t: u16) -> &'static str {
 // ---------------------------------------------------------------------------------------
 // CRC-32
 
-const CRC_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
-            k += 1;
-        }
-        table[i] = c;
-        i += 1;
-    }
-    table
-};
-
-/// The IEEE 802.3 CRC-32 (reflected polynomial 0xEDB88320, initial value and final xor
-/// 0xFFFFFFFF): the checksum of zlib, PNG and gzip.
-pub fn crc32(bytes: &[u8]) -> u32 {
-    let mut c = 0xFFFF_FFFFu32;
-    for &b in bytes {
-        c = CRC_TABLE[((c ^ b as u32) & 0xFF) as usize] ^ (c >> 8);
-    }
-    c ^ 0xFFFF_FFFF
-}
+pub use crate::crc::crc32;
 
 // ---------------------------------------------------------------------------------------
 // Writing

@@ -992,6 +992,51 @@ impl Gen<'_> {
         }
     }
 
+    /// `printf`/`fprintf`/`scanf`/`fscanf`: an optional file handle, a format, then
+    /// values to print (scalars) or destinations to read into (pointers).
+    fn formatted_io(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+        let file = name.starts_with('f');
+        let reads = name.ends_with("scanf");
+        let fixed = if file { 2 } else { 1 };
+        if args.len() < fixed {
+            self.error(name_loc, format!("wrong number of arguments: `{name}` needs at least {fixed}"));
+            return ERROR;
+        }
+        if file && !self.file_arg(&args[0]) {
+            return ERROR;
+        }
+        let fmt = &args[fixed - 1];
+        if !self.pointer_arg(fmt, "the format") {
+            return ERROR;
+        }
+        self.check_format(fmt, args.len() - fixed, name);
+        for a in &args[fixed..] {
+            if reads {
+                if !self.pointer_arg(a, &format!("a `{name}` destination (use `&x`)")) {
+                    return ERROR;
+                }
+                continue;
+            }
+            let t = self.rvalue(a);
+            if t == ERROR {
+                return ERROR;
+            }
+            if !self.types.is_scalar(t) {
+                self.error(a.loc, format!("cannot print a value of type {}", self.types.name(t)));
+                return ERROR;
+            }
+        }
+        let argc = (args.len() - fixed) as u32;
+        let instr = match (file, reads) {
+            (false, false) => Instr::Printf { argc },
+            (true, false) => Instr::Fprintf { argc },
+            (false, true) => Instr::Scanf { argc },
+            (true, true) => Instr::Fscanf { argc },
+        };
+        self.emit(instr, loc);
+        INT
+    }
+
     fn builtin(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
         let math = crate::vcode::MathFn::ALL.iter().copied().find(|m| m.name() == name);
         if let Some(f) = math {
@@ -1007,59 +1052,7 @@ impl Gen<'_> {
             return FLOAT;
         }
         match name {
-            "printf" | "fprintf" => {
-                let file = name == "fprintf";
-                let fixed = if file { 2 } else { 1 };
-                if args.len() < fixed {
-                    self.error(name_loc, format!("wrong number of arguments: `{name}` needs at least {fixed}"));
-                    return ERROR;
-                }
-                if file && !self.file_arg(&args[0]) {
-                    return ERROR;
-                }
-                let fmt = &args[fixed - 1];
-                if !self.pointer_arg(fmt, "the format") {
-                    return ERROR;
-                }
-                self.check_format(fmt, args.len() - fixed, name);
-                for a in &args[fixed..] {
-                    let t = self.rvalue(a);
-                    if t == ERROR {
-                        return ERROR;
-                    }
-                    if !self.types.is_scalar(t) {
-                        self.error(a.loc, format!("cannot print a value of type {}", self.types.name(t)));
-                        return ERROR;
-                    }
-                }
-                let argc = (args.len() - fixed) as u32;
-                self.emit(if file { Instr::Fprintf { argc } } else { Instr::Printf { argc } }, loc);
-                INT
-            }
-            "scanf" | "fscanf" => {
-                let file = name == "fscanf";
-                let fixed = if file { 2 } else { 1 };
-                if args.len() < fixed {
-                    self.error(name_loc, format!("wrong number of arguments: `{name}` needs at least {fixed}"));
-                    return ERROR;
-                }
-                if file && !self.file_arg(&args[0]) {
-                    return ERROR;
-                }
-                let fmt = &args[fixed - 1];
-                if !self.pointer_arg(fmt, "the format") {
-                    return ERROR;
-                }
-                self.check_format(fmt, args.len() - fixed, name);
-                for a in &args[fixed..] {
-                    if !self.pointer_arg(a, &format!("a `{name}` destination (use `&x`)")) {
-                        return ERROR;
-                    }
-                }
-                let argc = (args.len() - fixed) as u32;
-                self.emit(if file { Instr::Fscanf { argc } } else { Instr::Scanf { argc } }, loc);
-                INT
-            }
+            "printf" | "fprintf" | "scanf" | "fscanf" => self.formatted_io(name, name_loc, args, loc),
             "fopen" => {
                 if !self.arity(name, name_loc, args, 2) {
                     return ERROR;

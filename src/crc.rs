@@ -1,8 +1,6 @@
-//! Incremental CRC-32 (IEEE 802.3, as zlib, PNG and `.cod` files use) for streams.
-//!
-//! Depends on nothing. [`crate::vcode::cod::crc32`] computes the same function over a
-//! slice in one call; a run record is written and read as a stream of unbounded length,
-//! so it needs a checksum that is updated piece by piece instead.
+//! CRC-32 (IEEE 802.3, as zlib and PNG use), the checksum of `.cod` files and run
+//! records: [`crc32`] over a slice, [`Crc32`] piece by piece for streams of unbounded
+//! length. Depends on nothing.
 
 const TABLE: [u32; 256] = {
     let mut table = [0u32; 256];
@@ -55,6 +53,13 @@ impl Crc32 {
     }
 }
 
+/// The CRC-32 of `bytes` in one call.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = Crc32::new();
+    c.update(bytes);
+    c.value()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,7 +81,7 @@ mod tests {
             let mut c = Crc32::new();
             c.update(&data[..split]);
             c.update(&data[split..]);
-            assert_eq!(c.value(), crate::vcode::cod::crc32(&data), "split at {split}");
+            assert_eq!(c.value(), crc32(&data), "split at {split}");
         }
     }
 }
