@@ -145,9 +145,8 @@ pub fn rank(evals: &mut [Evaluation]) {
             (
                 e.traffic.as_ref().map_or(0, |t| t.cost),
                 e.max_load(),
-                // Mean dilation compared exactly as a rational: Σ hops is mean × edges, and
-                // all evaluations share the edge count, so comparing the f64 means is
-                // exact enough; total_cmp keeps NaN-free ordering total.
+                // All evaluations share the virtual edge count, so the means compare as
+                // their sums of hops do.
                 OrderedMean(e.dilation_mean),
                 e.dilation_max,
                 e.congestion,
@@ -157,9 +156,15 @@ pub fn rank(evals: &mut [Evaluation]) {
     });
 }
 
-#[derive(PartialEq, PartialOrd)]
+/// A mean dilation ordered by [`f64::total_cmp`].
+#[derive(PartialEq)]
 struct OrderedMean(f64);
 impl Eq for OrderedMean {}
+impl PartialOrd for OrderedMean {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 impl Ord for OrderedMean {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0)

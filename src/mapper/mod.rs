@@ -102,3 +102,32 @@ mod tests {
         assert!(e.is_err_and(|m| m.starts_with("mapping `snake`: unknown mapping")));
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any mapping string, well-formed or not, on small topologies resolves to a table or
+        /// an error, never a panic; and a table it returns fits the physical architecture.
+        #[test]
+        fn resolve_mapping_never_panics(
+            body in "[xyz#$0-9+*/%?:<>=!&|(), -]{0,24}",
+            raw in "[a-z(),\\[\\]. #$0-9+*/-]{0,30}",
+            v in 0usize..4,
+            p in 0usize..4,
+        ) {
+            let topos = ["ring:5", "mesh:2x3", "torus:3x3", "hypercube:2"];
+            let (virt, phys) = match (Topology::parse(topos[v]), Topology::parse(topos[p])) {
+                (Ok(a), Ok(b)) => (a, b),
+                _ => return Err(TestCaseError::fail("bad test topology")),
+            };
+            for text in [format!("f(x, y) = [{body}, {body}]."), format!("g(x) = [{body}]."), raw.clone()] {
+                if let Ok(m) = crate::topo::resolve_mapping(&text, &virt, &phys, 1) {
+                    prop_assert!(m.validate(&virt, &phys).is_ok(), "{text}");
+                }
+            }
+        }
+    }
+}

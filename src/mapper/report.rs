@@ -167,7 +167,7 @@ impl Report {
         for w in &e.mapping.warnings {
             let _ = writeln!(out, "warning: {w}");
         }
-        let _ = writeln!(out, "{:>6}  {:<12}  {:>6}  {}", "vproc", "coords", "pproc", "coords");
+        let _ = writeln!(out, "{:>6}  {:<12}  {:>6}  coords", "vproc", "coords", "pproc");
         for (v, &p) in e.mapping.table.iter().enumerate() {
             let vc = Self::coords(&self.virt, v as u32);
             let _ = writeln!(out, "{v:>6}  {vc:<12}  {p:>6}  {}", Self::coords(&self.phys, p));
