@@ -106,8 +106,8 @@ pub fn search(
 /// Most start processors tried by [`greedy`].
 const GREEDY_STARTS: u32 = 16;
 
-/// The greedy list algorithm followed by [`descend`] (see the module documentation),
-/// tried with the first virtual processor on each of up to [`GREEDY_STARTS`] evenly
+/// The greedy list algorithm followed by a swap descent (see the module documentation),
+/// tried with the first virtual processor on each of up to 16 evenly
 /// spread physical processors (all of them on small machines); the cheapest result wins,
 /// ties to the lowest start.
 pub fn greedy(adj: &Adjacency, phys: &Topology, cap: u32) -> Mapping {
