@@ -5,7 +5,7 @@
 //!   CSV form or from a run record.
 //! * [`eval`] — the quality of one mapping (load, dilation, link congestion, weighted
 //!   hop cost, most loaded link) and the ranking of several.
-//! * [`search`] — greedy and simulated-annealing search under a load cap.
+//! * [`mod@search`] — greedy and simulated-annealing search under a load cap.
 //! * [`report`] — the ranked report as text, CSV or JSON.
 //!
 //! Depends on [`crate::topo`] (topologies, mappings, map files, metrics), [`crate::trace`]
