@@ -34,6 +34,7 @@
 //! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics |
 //! | [`net`] | network models behind the `Network` trait (shortest-path closed form) |
 //! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader |
+//! | [`mapper`] | `cpmap`: communication matrices, mapping evaluation and ranking, greedy and annealing search |
 //!
 //! ## Invariants
 //!
@@ -47,6 +48,7 @@ pub mod cli;
 pub mod crc;
 pub mod expr;
 pub mod lang;
+pub mod mapper;
 pub mod net;
 pub mod rng;
 pub mod sim;

@@ -16,6 +16,7 @@ pub fn tool(name: &str) -> PathBuf {
     match name {
         "cpcc" => PathBuf::from(env!("CARGO_BIN_EXE_cpcc")),
         "cpss" => PathBuf::from(env!("CARGO_BIN_EXE_cpss")),
+        "cpmap" => PathBuf::from(env!("CARGO_BIN_EXE_cpmap")),
         other => panic!("unknown tool {other}"),
     }
 }

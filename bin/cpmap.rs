@@ -1,0 +1,145 @@
+//! `cpmap` — evaluate, compare and search virtual-to-physical processor mappings.
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
+use cppe::cli::{self, exit, Sink};
+use cppe::mapper::{build_report, resolve, CommMatrix, SearchMethod};
+use cppe::topo::{MapFile, Mapping, Topology};
+use std::path::PathBuf;
+
+/// Evaluate mappings of a virtual architecture onto a physical one: the mapping table,
+/// load, dilation, link congestion and, with a communication matrix, the traffic-weighted
+/// hop cost; rank several mappings; search for a better one; write a map file for cpss.
+#[derive(Parser, Debug)]
+#[command(name = "cpmap", version, about, long_about = None)]
+struct Args {
+    /// Mappings: a built-in name (default, identity, random, ring2line, torus2mesh), a
+    /// mapping string 'name(x,y) = [y1, y2].', or @FILE (a map file).
+    mappings: Vec<String>,
+    /// Virtual architecture, e.g. torus:8x8 (default: the run record's, with --comm).
+    #[arg(long = "virtual", value_name = "TOPO:SIZES")]
+    virtual_topology: Option<String>,
+    /// Physical architecture, e.g. mesh:8x8 (default: the run record's, with --comm).
+    #[arg(long, value_name = "TOPO:SIZES")]
+    physical: Option<String>,
+    /// Communication matrix: CSV `src,dst,bytes` or a run record (.cpt).
+    #[arg(long, value_name = "FILE")]
+    comm: Option<PathBuf>,
+    /// Propose a mapping that lowers the weighted cost, starting from the first MAPPING.
+    #[arg(long, value_enum, value_name = "METHOD")]
+    search: Option<Method>,
+    /// Seed of the random mapping and of the annealer.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Output format of the report.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write a map file (for `cpss --map-file`) instead of, or with -o besides, the report.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    emit: Option<Emit>,
+    /// Where --emit writes (default: standard output, replacing the report).
+    #[arg(short = 'o', long = "output", value_name = "FILE", requires = "emit")]
+    output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Method {
+    /// List placement, heaviest communicators first, then swap descent.
+    Greedy,
+    /// Simulated annealing with swap moves and geometric cooling.
+    Anneal,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Csv,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Emit {
+    /// A map file: the search result, or else the best-ranked mapping.
+    Map,
+}
+
+fn main() {
+    let args = Args::parse();
+    std::process::exit(match run(&args) {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("cpmap: error: {e:#}");
+            exit::USAGE
+        }
+    });
+}
+
+fn topology(flag: &str, given: Option<&str>, from_record: Option<&str>) -> anyhow::Result<Topology> {
+    let text = given
+        .or(from_record.filter(|s| !s.is_empty()))
+        .with_context(|| format!("--{flag} TOPO:SIZES is required (or a run record with --comm that names it)"))?;
+    Topology::parse(text).with_context(|| format!("--{flag}"))
+}
+
+fn run(args: &Args) -> anyhow::Result<()> {
+    let mut comm = None;
+    let mut record = None;
+    if let Some(path) = &args.comm {
+        let input = cli::read_input(Some(path))?;
+        if CommMatrix::is_run_record(&input.bytes) {
+            let (m, header) = CommMatrix::from_run_record(&input.bytes).with_context(|| input.name.clone())?;
+            comm = Some(m);
+            record = Some(header);
+        } else {
+            let text = String::from_utf8(input.bytes)
+                .map_err(|_| anyhow::anyhow!("{}: neither a run record nor CSV text", input.name))?;
+            comm = Some(CommMatrix::parse_csv(&text).with_context(|| input.name.clone())?);
+        }
+    }
+    let virt =
+        topology("virtual", args.virtual_topology.as_deref(), record.as_ref().map(|h| h.virtual_topology.as_str()))?;
+    let phys = topology("physical", args.physical.as_deref(), record.as_ref().map(|h| h.topology.as_str()))?;
+    let mut candidates: Vec<(String, Mapping)> = Vec::new();
+    for spec in &args.mappings {
+        let mapping = match spec.strip_prefix('@') {
+            Some(file) => {
+                let text = std::fs::read_to_string(file).with_context(|| file.to_string())?;
+                resolve(spec, Some((file, &text)), &virt, &phys, args.seed)?
+            }
+            None => resolve(spec, None, &virt, &phys, args.seed)?,
+        };
+        candidates.push((spec.clone(), mapping));
+    }
+    if candidates.is_empty() {
+        // The run record's own mapping when it fits, else the default mapping.
+        match record.as_ref().filter(|h| h.mapping.len() == virt.nodes() as usize) {
+            Some(h) => candidates.push(("record".into(), Mapping::new(h.mapping.clone()))),
+            None => candidates.push(("default".into(), resolve("default", None, &virt, &phys, args.seed)?)),
+        }
+    }
+    let method = args.search.map(|m| match m {
+        Method::Greedy => SearchMethod::Greedy,
+        Method::Anneal => SearchMethod::Anneal,
+    });
+    let report = build_report(&virt, &phys, candidates, comm.as_ref(), method.map(|m| (m, args.seed)))?;
+    for e in &report.evals {
+        for w in &e.mapping.warnings {
+            eprintln!("cpmap: warning: {}: {w}", e.name);
+        }
+    }
+    let text = match args.format {
+        Format::Text => report.to_text(),
+        Format::Csv => report.to_csv(),
+        Format::Json => report.to_json(),
+    };
+    let sink = Sink::from_arg(args.output.as_deref());
+    if args.emit == Some(Emit::Map) {
+        let chosen = report.chosen().context("no mapping to emit")?;
+        let file = MapFile { virt: virt.clone(), phys: phys.clone(), mapping: chosen.mapping.clone() };
+        sink.write(file.to_text().as_bytes())?;
+        if sink == Sink::Stdout {
+            return Ok(());
+        }
+    }
+    cli::write_stdout(text.as_bytes())?;
+    Ok(())
+}

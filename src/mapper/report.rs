@@ -1,0 +1,417 @@
+//! The `cpmap` report: one or more evaluated mappings, ranked, with an optional search
+//! result, rendered as text (the mapping table for a single mapping, a ranked table for
+//! several), CSV (one row per mapping) or JSON (everything, tables included).
+use std::fmt::Write as _;
+
+use super::comm::CommMatrix;
+use super::eval::{evaluate, rank, Evaluation};
+use super::search::{search, SearchMethod};
+use super::MapperError;
+use crate::topo::{Mapping, Topology};
+
+/// What a search found and how it compares.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchSummary {
+    /// The method.
+    pub method: SearchMethod,
+    /// The seed.
+    pub seed: u64,
+    /// The name of the starting mapping.
+    pub start: String,
+    /// Weighted cost of the found mapping.
+    pub cost: u64,
+    /// Weighted cost of the starting mapping.
+    pub start_cost: u64,
+    /// Weighted cost of the default mapping.
+    pub default_cost: u64,
+}
+
+/// Percentage by which `cost` is below `base` (0 when `base` is 0).
+pub fn improvement(cost: u64, base: u64) -> f64 {
+    if base == 0 {
+        0.0
+    } else {
+        (base as f64 - cost as f64) * 100.0 / base as f64
+    }
+}
+
+/// The whole report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The virtual architecture.
+    pub virt: Topology,
+    /// The physical architecture.
+    pub phys: Topology,
+    /// The evaluations, best first.
+    pub evals: Vec<Evaluation>,
+    /// The search, if one was asked for.
+    pub search: Option<SearchSummary>,
+    /// Total bytes of the communication matrix, if one was given.
+    pub comm_bytes: Option<u64>,
+}
+
+/// Evaluates `candidates` (name, mapping) of `virt` onto `phys`, runs the search from the
+/// first candidate when asked (adding the default mapping as a baseline if it is not a
+/// candidate), and ranks everything.
+pub fn build_report(
+    virt: &Topology,
+    phys: &Topology,
+    candidates: Vec<(String, Mapping)>,
+    comm: Option<&CommMatrix>,
+    search_with: Option<(SearchMethod, u64)>,
+) -> Result<Report, MapperError> {
+    let mut evals = Vec::with_capacity(candidates.len() + 2);
+    for (name, m) in candidates {
+        evals.push(evaluate(&name, m, virt, phys, comm)?);
+    }
+    let mut summary = None;
+    if let Some((method, seed)) = search_with {
+        let comm = comm.ok_or(MapperError::SearchNeedsComm)?;
+        let default = crate::topo::builtin_mapping("default", virt, phys, seed)
+            .map_err(|error| MapperError::Mapping { name: "default".into(), error })?;
+        let default_cost = super::weighted_cost(&default, phys, comm);
+        let start = match evals.first() {
+            Some(e) => e.clone(),
+            None => evaluate("default", default.clone(), virt, phys, Some(comm))?,
+        };
+        let found = search(method, &start.mapping, virt, phys, comm, seed)?;
+        let name = match method {
+            SearchMethod::Greedy => "search:greedy".to_string(),
+            SearchMethod::Anneal => format!("search:anneal(seed {seed})"),
+        };
+        let found = evaluate(&name, found, virt, phys, Some(comm))?;
+        let cost = found.traffic.as_ref().map_or(0, |t| t.cost);
+        summary = Some(SearchSummary {
+            method,
+            seed,
+            start: start.name.clone(),
+            cost,
+            start_cost: start.traffic.as_ref().map_or(0, |t| t.cost),
+            default_cost,
+        });
+        if evals.is_empty() {
+            evals.push(start);
+        }
+        if !evals.iter().any(|e| e.mapping.table == default.table) {
+            evals.push(evaluate("default", default, virt, phys, Some(comm))?);
+        }
+        evals.insert(0, found);
+    }
+    rank(&mut evals);
+    Ok(Report {
+        virt: virt.clone(),
+        phys: phys.clone(),
+        evals,
+        search: summary,
+        comm_bytes: comm.map(CommMatrix::total_bytes),
+    })
+}
+
+impl Report {
+    /// The mapping `--emit map` writes: the search result when there was a search, else
+    /// the best-ranked one.
+    pub fn chosen(&self) -> Option<&Evaluation> {
+        match &self.search {
+            Some(_) => self.evals.iter().find(|e| e.name.starts_with("search:")),
+            None => self.evals.first(),
+        }
+    }
+
+    fn coords(topo: &Topology, id: u32) -> String {
+        if id >= topo.nodes() {
+            return "?".into();
+        }
+        let parts: Vec<String> = topo.coords(id).iter().map(|c| c.to_string()).collect();
+        format!("({})", parts.join(","))
+    }
+
+    /// The text form.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "virtual {} ({} processors) on physical {} ({} processors)",
+            self.virt,
+            self.virt.nodes(),
+            self.phys,
+            self.phys.nodes()
+        );
+        if let Some(b) = self.comm_bytes {
+            let _ = writeln!(out, "communication matrix: {b} bytes");
+        }
+        match self.evals.as_slice() {
+            [one] if self.search.is_none() => self.single_text(one, &mut out),
+            evals => self.ranked_text(evals, &mut out),
+        }
+        if let Some(s) = &self.search {
+            let method = match s.method {
+                SearchMethod::Greedy => "greedy".to_string(),
+                SearchMethod::Anneal => format!("anneal (seed {})", s.seed),
+            };
+            let _ = writeln!(
+                out,
+                "search {method}: weighted cost {} byte-hops, {:.1} % below the default mapping ({}), {:.1} % below the starting mapping `{}` ({})",
+                s.cost,
+                improvement(s.cost, s.default_cost),
+                s.default_cost,
+                improvement(s.cost, s.start_cost),
+                s.start,
+                s.start_cost
+            );
+        }
+        out
+    }
+
+    fn single_text(&self, e: &Evaluation, out: &mut String) {
+        let _ = writeln!(out, "mapping: {}", e.name);
+        for w in &e.mapping.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
+        let _ = writeln!(out, "{:>6}  {:<12}  {:>6}  coords", "vproc", "coords", "pproc");
+        for (v, &p) in e.mapping.table.iter().enumerate() {
+            let vc = Self::coords(&self.virt, v as u32);
+            let _ = writeln!(out, "{v:>6}  {vc:<12}  {p:>6}  {}", Self::coords(&self.phys, p));
+        }
+        let kind = if e.one_to_one { "one-to-one" } else { "many-to-one" };
+        let _ = writeln!(out, "valid: yes, {kind}");
+        let loads: Vec<String> = e.loads.iter().map(|l| l.to_string()).collect();
+        let _ = writeln!(out, "load per physical processor: {}", loads.join(" "));
+        let _ = writeln!(out, "load: min {}, max {}, imbalance {:.2}", e.min_load(), e.max_load(), e.imbalance());
+        let _ = writeln!(out, "dilation: max {}, mean {:.3} hops", e.dilation_max, e.dilation_mean);
+        let _ = writeln!(out, "link congestion: {} virtual edges on one link", e.congestion);
+        if let Some(t) = &e.traffic {
+            let _ = writeln!(out, "weighted cost: {} byte-hops", t.cost);
+            match t.hottest {
+                Some((l, b)) => {
+                    let _ = writeln!(out, "most loaded link: {l}, {b} bytes");
+                }
+                None => out.push_str("most loaded link: none (no traffic crosses a link)\n"),
+            }
+        }
+    }
+
+    fn ranked_text(&self, evals: &[Evaluation], out: &mut String) {
+        let comm = self.comm_bytes.is_some();
+        let _ = write!(
+            out,
+            "{:>4}  {:>8}  {:>9}  {:>7}  {:>8}  {:>10}",
+            "rank", "max-load", "imbalance", "dil-max", "dil-mean", "congestion"
+        );
+        if comm {
+            let _ = write!(out, "  {:>14}  {:>10}  {:>12}", "weighted-cost", "hot-link", "hot-bytes");
+        }
+        out.push_str("  mapping\n");
+        for (i, e) in evals.iter().enumerate() {
+            let _ = write!(
+                out,
+                "{:>4}  {:>8}  {:>9.2}  {:>7}  {:>8.3}  {:>10}",
+                i + 1,
+                e.max_load(),
+                e.imbalance(),
+                e.dilation_max,
+                e.dilation_mean,
+                e.congestion
+            );
+            if let Some(t) = &e.traffic {
+                let (link, bytes) = t.hottest.map_or(("-".to_string(), 0), |(l, b)| (l.to_string(), b));
+                let _ = write!(out, "  {:>14}  {link:>10}  {bytes:>12}", t.cost);
+            }
+            let _ = writeln!(out, "  {}", e.name);
+        }
+    }
+
+    /// The CSV form: a header and one row per mapping, best first.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from(
+            "rank,mapping,one_to_one,min_load,max_load,imbalance,dilation_max,dilation_mean,congestion,weighted_cost,hot_link,hot_link_bytes\n",
+        );
+        for (i, e) in self.evals.iter().enumerate() {
+            let (cost, link, bytes) = match &e.traffic {
+                Some(t) => {
+                    let (l, b) =
+                        t.hottest.map_or((String::new(), String::new()), |(l, b)| (l.to_string(), b.to_string()));
+                    (t.cost.to_string(), l, b)
+                }
+                None => (String::new(), String::new(), String::new()),
+            };
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{:.4},{},{:.4},{},{cost},{link},{bytes}",
+                i + 1,
+                csv_field(&e.name),
+                e.one_to_one,
+                e.min_load(),
+                e.max_load(),
+                e.imbalance(),
+                e.dilation_max,
+                e.dilation_mean,
+                e.congestion
+            );
+        }
+        out
+    }
+
+    /// The JSON form: the architectures, every mapping with its table, loads and
+    /// figures (best first), and the search summary.
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{{\"virtual\":{},\"physical\":{},",
+            json_str(&self.virt.to_string()),
+            json_str(&self.phys.to_string())
+        );
+        match self.comm_bytes {
+            Some(b) => {
+                let _ = write!(out, "\"comm_bytes\":{b},");
+            }
+            None => out.push_str("\"comm_bytes\":null,"),
+        }
+        out.push_str("\"mappings\":[");
+        for (i, e) in self.evals.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let list = |v: &[u32]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",");
+            let warnings: Vec<String> = e.mapping.warnings.iter().map(|w| json_str(w)).collect();
+            let _ = write!(
+                out,
+                "{{\"rank\":{},\"name\":{},\"one_to_one\":{},\"table\":[{}],\"loads\":[{}],\"imbalance\":{:.4},\"dilation_max\":{},\"dilation_mean\":{:.4},\"congestion\":{},\"warnings\":[{}],",
+                i + 1,
+                json_str(&e.name),
+                e.one_to_one,
+                list(&e.mapping.table),
+                list(&e.loads),
+                e.imbalance(),
+                e.dilation_max,
+                e.dilation_mean,
+                e.congestion,
+                warnings.join(",")
+            );
+            match &e.traffic {
+                Some(t) => {
+                    let hot = t.hottest.map_or("null".to_string(), |(l, b)| {
+                        format!("{{\"link\":{},\"bytes\":{b}}}", json_str(&l.to_string()))
+                    });
+                    let _ = write!(out, "\"weighted_cost\":{},\"hot_link\":{hot}}}", t.cost);
+                }
+                None => out.push_str("\"weighted_cost\":null,\"hot_link\":null}"),
+            }
+        }
+        out.push_str("],\"search\":");
+        match &self.search {
+            Some(s) => {
+                let method = match s.method {
+                    SearchMethod::Greedy => "greedy",
+                    SearchMethod::Anneal => "anneal",
+                };
+                let _ = write!(
+                    out,
+                    "{{\"method\":\"{method}\",\"seed\":{},\"start\":{},\"cost\":{},\"start_cost\":{},\"default_cost\":{},\"improvement_over_start\":{:.4},\"improvement_over_default\":{:.4}}}",
+                    s.seed,
+                    json_str(&s.start),
+                    s.cost,
+                    s.start_cost,
+                    s.default_cost,
+                    improvement(s.cost, s.start_cost),
+                    improvement(s.cost, s.default_cost)
+                );
+            }
+            None => out.push_str("null"),
+        }
+        out.push_str("}\n");
+        out
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A JSON string literal.
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topo::builtin_mapping;
+
+    fn t(s: &str) -> Topology {
+        match Topology::parse(s) {
+            Ok(t) => t,
+            Err(e) => panic!("{s}: {e}"),
+        }
+    }
+
+    fn report(names: &[&str], comm: Option<&CommMatrix>, search: Option<(SearchMethod, u64)>) -> Report {
+        let (v, p) = (t("ring:8"), t("line:8"));
+        let cands = names
+            .iter()
+            .map(|n| (n.to_string(), builtin_mapping(n, &v, &p, 1).unwrap_or_else(|e| panic!("{e}"))))
+            .collect();
+        build_report(&v, &p, cands, comm, search).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn single_mapping_text_has_the_table() {
+        let text = report(&["ring2line"], None, None).to_text();
+        // Seed 000 Table 3: vproc 4 → pproc 7.
+        assert!(text.contains("\n     4  (4)                7  (7)\n"), "{text}");
+        // 6 ring pairs 2 apart on the line and 2 (3–4, 7–0) 1 apart: 14/8 = 1.75.
+        assert!(text.contains("dilation: max 2, mean 1.750 hops"), "{text}");
+        assert!(text.contains("load per physical processor: 1 1 1 1 1 1 1 1\n"), "{text}");
+    }
+
+    #[test]
+    fn ranked_table_and_formats() {
+        let r = report(&["identity", "ring2line"], None, None);
+        // Both have mean dilation 14/8 = 1.75 (identity: 7 pairs at 1 and the wrap at 7;
+        // ring2line: 6 at 2 and 2 at 1), so the lower max (2 against 7) ranks ring2line first.
+        assert_eq!(r.evals[0].name, "ring2line");
+        let csv = r.to_csv();
+        assert_eq!(csv.lines().count(), 3);
+        assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("1,ring2line,true,1,1,1.0000,2,1.7500,")), "{csv}");
+        let json = r.to_json();
+        assert!(json.starts_with("{\"virtual\":\"ring:8\",\"physical\":\"line:8\",\"comm_bytes\":null,"), "{json}");
+        assert!(json.contains("\"table\":[0,2,4,6,7,5,3,1]"), "{json}");
+        assert_eq!(csv_field("f(x) = [x, \"y\"]."), "\"f(x) = [x, \"\"y\"\"].\"");
+        assert_eq!(json_str("a\"b\\\n"), "\"a\\\"b\\\\\\n\"");
+    }
+
+    #[test]
+    fn search_adds_default_and_reports_improvement() {
+        let v = t("ring:8");
+        let comm = CommMatrix::from_triples(v.edges().into_iter().flat_map(|(a, b)| [(a, b, 10), (b, a, 10)]));
+        let r = report(&["random"], Some(&comm), Some((SearchMethod::Anneal, 3)));
+        let names: Vec<&str> = r.evals.iter().map(|e| e.name.as_str()).collect();
+        assert!(names.contains(&"default") && names.contains(&"random"), "{names:?}");
+        let s = r.search.clone().unwrap_or_else(|| panic!("no summary"));
+        // The best a ring of 8 can do on a line is ring2line: 6 pairs at 2 hops and 2 at 1
+        // = 14 hops, × 2 directions × 10 bytes = 280; the default (identity) is 7·1 + 7 =
+        // 14 hops too. Annealing finds a 280-cost layout.
+        assert_eq!((s.cost, s.default_cost), (280, 280));
+        assert!(s.start_cost >= s.cost);
+        assert_eq!(r.chosen().map(|e| e.name.as_str()), Some("search:anneal(seed 3)"));
+        assert!(r.to_text().contains("search anneal (seed 3): weighted cost 280 byte-hops, 0.0 % below the default"));
+    }
+}

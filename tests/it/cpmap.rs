@@ -1,0 +1,168 @@
+//! `cpmap`: the seed's mappings through the command line, errors and exit codes, map files
+//! that `cpss --map-file` runs exactly like the mapping string, and the search on a
+//! measured communication matrix.
+use crate::harness::*;
+use std::path::Path;
+
+const TORUS2MESH: &str = "torus2mesh(x, y) = [x <= (#1-1)/2 ? 2*x : 2*(#1-x)-1, y<=(#2-1)/2 ? 2*y : 2*(#2-y)-1].";
+
+fn stdout(out: &std::process::Output) -> String {
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The `"table":[…]` of the first mapping of a JSON report.
+fn json_table(json: &str) -> String {
+    let start = json.find("\"table\":[").expect("a table") + "\"table\":[".len();
+    json[start..start + json[start..].find(']').expect("end of table")].to_string()
+}
+
+#[test]
+fn seed_string_equals_builtin_torus2mesh() {
+    for n in [8, 16] {
+        let (v, p) = (format!("torus:{n}x{n}"), format!("mesh:{n}x{n}"));
+        let args = |m: &str| vec!["--virtual".to_string(), v.clone(), "--physical".into(), p.clone(), m.into()];
+        let a = |m: &str| stdout(&run("cpmap", &args(m).iter().map(|s| s.as_str()).collect::<Vec<_>>()));
+        let (s, b) = (a(TORUS2MESH), a("torus2mesh"));
+        // Same table rows; only the `mapping:` line names them differently.
+        let rows = |t: &str| t.lines().filter(|l| !l.starts_with("mapping:")).map(String::from).collect::<Vec<_>>();
+        assert_eq!(rows(&s), rows(&b), "{n}x{n}");
+        // Every torus neighbour lands at most 2 hops away (Figure 20's fold).
+        assert!(s.contains("dilation: max 2,"), "{s}");
+    }
+    let id = stdout(&run("cpmap", &["--virtual", "torus:8x8", "--physical", "mesh:8x8", "identity"]));
+    // The wrap-around pair (r,0)-(r,7) spans 7 mesh hops.
+    assert!(id.contains("dilation: max 7, mean 1.750 hops"), "{id}");
+}
+
+#[test]
+fn ring2line_is_table_3() {
+    let out = stdout(&run("cpmap", &["--virtual", "ring:8", "--physical", "line:8", "ring2line", "--format", "json"]));
+    // Seed 000 Table 3.
+    assert_eq!(json_table(&out), "0,2,4,6,7,5,3,1");
+}
+
+#[test]
+fn block_form_puts_sixteen_on_each_processor() {
+    let out = stdout(&run(
+        "cpmap",
+        &["--virtual", "torus:16x16", "--physical", "mesh:4x4", "block(x, y) = [x/(#1/$1), y/(#2/$2)]."],
+    ));
+    // 256 virtual processors in 4x4 blocks: 16 on each of the 16.
+    assert!(out.contains(&format!("load per physical processor: {}\n", vec!["16"; 16].join(" "))), "{out}");
+    assert!(out.contains("valid: yes, many-to-one"), "{out}");
+}
+
+#[test]
+fn out_of_range_and_syntax_errors_exit_2() {
+    let out = run("cpmap", &["--virtual", "mesh:4x4", "--physical", "mesh:4x4", "f(x, y) = [x + 1, y]."]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // (3,0) = id 12 is the first with x + 1 = 4.
+    assert!(err.contains("virtual processor 12 (3,0) is mapped to [4,0]"), "{err}");
+    let out = run("cpmap", &["--virtual", "mesh:4x4", "--physical", "mesh:4x4", "f(x, y) = [x, ]."]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mapping:1:15") && err.contains("^"), "{err}");
+    let out = run("cpmap", &["--virtual", "ring:4", "--physical", "line:4", "--search", "anneal"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--comm"));
+}
+
+#[test]
+fn csv_comm_matrix_and_ranked_csv() {
+    let dir = tempdir("cpmap-csv");
+    // A ring of 4 sending 10 bytes to its successor.
+    std::fs::write(dir.join("m.csv"), "src,dst,bytes\n0,1,10\n1,2,10\n2,3,10\n3,0,10\n").unwrap();
+    let out = run_in(
+        &dir,
+        "cpmap",
+        &[
+            "--virtual",
+            "ring:4",
+            "--physical",
+            "line:4",
+            "--comm",
+            "m.csv",
+            "identity",
+            "f(x) = [3 - x].",
+            "--format",
+            "csv",
+        ],
+        b"",
+    );
+    let csv = stdout(&out);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    // Both cost 10 × (1 + 1 + 1 + 3) = 60 byte-hops; a tie keeps the given order.
+    assert!(rows[1].starts_with("1,identity,true,") && rows[1].contains(",60,"), "{csv}");
+    assert!(rows[2].starts_with("2,f(x) = [3 - x].,") && rows[2].contains(",60,"), "{csv}");
+}
+
+fn compile_matmul(dir: &Path) {
+    let inc = fixtures().join("include");
+    let src = fixtures().join("matmul.c");
+    let out = run_in(dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", "matmul.cod"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The statistics of a run, without the host time (the only line that varies).
+fn stats(dir: &Path, args: &[&str]) -> String {
+    let out = stdout(&run_in(dir, "cpss", args, b""));
+    out.lines().filter(|l| !l.starts_with("Host Time")).map(|l| format!("{l}\n")).collect()
+}
+
+fn parallel_time(stats: &str) -> u64 {
+    let line = stats.lines().find(|l| l.starts_with("Parallel Execution Time = ")).expect("parallel time");
+    line["Parallel Execution Time = ".len()..].trim().parse().expect("a number")
+}
+
+#[test]
+fn emitted_map_file_runs_like_the_mapping_string() {
+    let dir = tempdir("cpmap-emit");
+    compile_matmul(&dir);
+    let out = run_in(
+        &dir,
+        "cpmap",
+        &["--virtual", "torus:8x8", "--physical", "mesh:8x8", TORUS2MESH, "--emit", "map", "-o", "t2m.map"],
+        b"",
+    );
+    stdout(&out);
+    let by_file = stats(&dir, &["matmul.cod", "--topology", "mesh:8x8", "--map-file", "t2m.map"]);
+    let by_string = stats(&dir, &["matmul.cod", "--topology", "mesh:8x8", "--mapping", TORUS2MESH]);
+    assert_eq!(by_file, by_string);
+    // Without -o the map file is the whole standard output.
+    let out =
+        run_in(&dir, "cpmap", &["--virtual", "ring:4", "--physical", "line:4", "ring2line", "--emit", "map"], b"");
+    assert!(stdout(&out).starts_with("# cppe map file"));
+}
+
+#[test]
+fn anneal_beats_a_random_mapping_of_matmul() {
+    let dir = tempdir("cpmap-anneal");
+    compile_matmul(&dir);
+    let random =
+        stats(&dir, &["matmul.cod", "--topology", "mesh:8x8", "--mapping", "random", "--seed", "1", "-t", "run.cpt"]);
+    let out = run_in(
+        &dir,
+        "cpmap",
+        &[
+            "--comm", "run.cpt", "random", "--seed", "1", "--search", "anneal", "--format", "json", "--emit", "map",
+            "-o", "best.map",
+        ],
+        b"",
+    );
+    let json = stdout(&out);
+    let field = |name: &str| -> u64 {
+        let start = json.find(&format!("\"{name}\":")).expect(name) + name.len() + 3;
+        let end = start + json[start..].find([',', '}']).expect("end");
+        json[start..end].parse().expect("a number")
+    };
+    let (cost, start_cost) = (field("cost"), field("start_cost"));
+    // At least 30 % below the random mapping's weighted cost.
+    assert!(cost * 10 <= start_cost * 7, "cost {cost}, random {start_cost}");
+    let best = stats(&dir, &["matmul.cod", "--topology", "mesh:8x8", "--map-file", "best.map"]);
+    let (t_random, t_best) = (parallel_time(&random), parallel_time(&best));
+    assert!(t_best < t_random, "annealed {t_best}, random {t_random}");
+    eprintln!("matmul 8x8: weighted cost random {start_cost}, annealed {cost}; parallel time random {t_random}, annealed {t_best}");
+}
