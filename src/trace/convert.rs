@@ -316,10 +316,9 @@ impl Horizon {
                         // their own: the process is treated as runnable.
                         _ => None,
                     };
+                    // The wake time is left alone: a state change at `time` may end an
+                    // interval that is recorded after it.
                     p.blocked = wait.map(|w| (time, w));
-                    if wait.is_none() {
-                        p.wake = p.wake.max(time);
-                    }
                 }
             }
             Event::MsgSend { msg, dst_pid: Some(dst), purpose: MsgPurpose::Channel { channel, index }, .. } => {

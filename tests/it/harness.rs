@@ -16,6 +16,7 @@ pub fn tool(name: &str) -> PathBuf {
     match name {
         "cpcc" => PathBuf::from(env!("CARGO_BIN_EXE_cpcc")),
         "cpss" => PathBuf::from(env!("CARGO_BIN_EXE_cpss")),
+        "cptrace" => PathBuf::from(env!("CARGO_BIN_EXE_cptrace")),
         other => panic!("unknown tool {other}"),
     }
 }
