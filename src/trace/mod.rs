@@ -38,11 +38,19 @@
 //! * [`event`] — the header, event, statistics and footer types.
 //! * [`record`] — the byte layout, the writer, the streaming reader, [`TimeOrder`].
 //! * [`crate::crc`] — the incremental CRC-32 of the footer.
+//! * [`convert`], [`filter`], [`picl`], [`sddf`], [`chrome`], [`paraver`] — `cptrace`'s
+//!   streaming conversion to trace formats.
 //!
 //! Depends on serde, postcard and thiserror only; nothing in the crate upstream of the
 //! analysers (`sim`, `net`) is imported here, and nothing here knows the simulator.
+pub mod chrome;
+pub mod convert;
 pub mod event;
+pub mod filter;
+pub mod paraver;
+pub mod picl;
 pub mod record;
+pub mod sddf;
 
 pub use event::{
     BusyClass, ChannelDecl, Event, ExitStatus, Footer, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks,

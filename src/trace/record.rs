@@ -2,7 +2,7 @@
 //! [`Tracer`] trait) and the streaming [`RunRecordReader`] (used by `cptrace` and
 //! `cpperf`).
 //!
-//! Depends on [`super::event`] (what is stored), [`super::crc`] (the checksum) and
+//! Depends on [`super::event`] (what is stored), [`crate::crc`] (the checksum) and
 //! postcard (the encoding of each record's payload). Nothing else in the crate.
 //!
 //! # Byte layout (format 1.0)

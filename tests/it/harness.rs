@@ -17,6 +17,7 @@ pub fn tool(name: &str) -> PathBuf {
         "cpcc" => PathBuf::from(env!("CARGO_BIN_EXE_cpcc")),
         "cpss" => PathBuf::from(env!("CARGO_BIN_EXE_cpss")),
         "cpmap" => PathBuf::from(env!("CARGO_BIN_EXE_cpmap")),
+        "cptrace" => PathBuf::from(env!("CARGO_BIN_EXE_cptrace")),
         other => panic!("unknown tool {other}"),
     }
 }

@@ -3,6 +3,7 @@
 mod cpcc;
 mod cpmap;
 mod cpss;
+mod cptrace;
 mod docs;
 mod fuzz;
 mod harness;

@@ -1,0 +1,170 @@
+//! `cptrace` — convert a run record to a trace format.
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
+use cppe::cli::{self, exit, parse_units, AtomicFile};
+use cppe::trace::convert::{convert, ConvertError, Format, Report};
+use cppe::trace::filter::{ProcSet, Selection};
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Convert a run record (from cpss -t) to PICL, SDDF, Chrome Trace Event JSON or Paraver.
+///
+/// One simulated time unit is written as one microsecond. The conversion streams: memory
+/// does not grow with the length of the trace.
+#[derive(Parser, Debug)]
+#[command(name = "cptrace", version, about, long_about = None)]
+struct Args {
+    /// The run record; `-` or none reads standard input.
+    run: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum)]
+    format: FormatArg,
+    /// Output file (for paraver, the .prv; the .pcf and .row go beside it). Default:
+    /// standard output.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Keep only these physical processors, e.g. 0-3,7.
+    #[arg(long, value_name = "RANGE")]
+    procs: Option<String>,
+    /// Keep events from time T on (time units).
+    #[arg(long, value_name = "T")]
+    from: Option<String>,
+    /// Keep events up to time T (time units).
+    #[arg(long, value_name = "T")]
+    to: Option<String>,
+    /// Keep only these event kinds (comma list: proc_init, proc_exit, state, msg_send,
+    /// msg_arr, recv_call, recv_done, hop, probe, label, time_off, time_on, busy).
+    #[arg(long, value_name = "KINDS")]
+    events: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// PICL 2.0 new format (ParaGraph).
+    Picl,
+    /// Old compact PICL format.
+    Picl1,
+    /// ASCII Pablo SDDF.
+    Sddf,
+    /// Chrome Trace Event JSON (Perfetto).
+    Chrome,
+    /// Paraver .prv/.pcf/.row (needs -o).
+    Paraver,
+}
+
+fn main() {
+    let args = Args::parse();
+    std::process::exit(match run(&args) {
+        Ok(()) => exit::OK,
+        Err(e) if is_broken_pipe(&e) => exit::BROKEN_PIPE,
+        Err(e) => {
+            eprintln!("cptrace: error: {e:#}");
+            exit::USAGE
+        }
+    });
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<ConvertError>()
+                .is_some_and(|ce| matches!(ce, ConvertError::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe))
+    })
+}
+
+fn selection(args: &Args) -> anyhow::Result<Selection> {
+    let units = |flag: &str, v: &Option<String>| {
+        v.as_deref().map(|v| parse_units(v).map_err(|e| anyhow::anyhow!("--{flag}: {e}"))).transpose()
+    };
+    let sel = Selection {
+        procs: args.procs.as_deref().map(ProcSet::parse).transpose()?,
+        from: units("from", &args.from)?,
+        to: units("to", &args.to)?,
+        kinds: args.events.as_deref().map(Selection::parse_kinds).transpose()?,
+    };
+    sel.check()?;
+    Ok(sel)
+}
+
+fn open_input(path: Option<&Path>) -> anyhow::Result<(String, Box<dyn Read>)> {
+    match path {
+        Some(p) if p.as_os_str() != "-" => {
+            let f = std::fs::File::open(p).with_context(|| p.display().to_string())?;
+            Ok((p.display().to_string(), Box::new(f)))
+        }
+        _ => Ok(("<stdin>".into(), Box::new(std::io::stdin().lock()))),
+    }
+}
+
+fn warn(report: &Report) {
+    if report.late > 0 {
+        eprintln!(
+            "cptrace: warning: {} records were written later than their time to keep the output sorted",
+            report.late
+        );
+    }
+}
+
+fn run(args: &Args) -> anyhow::Result<()> {
+    let sel = selection(args)?;
+    let format = match args.format {
+        FormatArg::Picl => Format::Picl,
+        FormatArg::Picl1 => Format::Picl1,
+        FormatArg::Sddf => Format::Sddf,
+        FormatArg::Chrome => Format::Chrome,
+        FormatArg::Paraver => Format::Paraver,
+    };
+    let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
+    if format == Format::Paraver {
+        let Some(prv) = output else {
+            anyhow::bail!("--format paraver writes three files: name the .prv with -o");
+        };
+        return run_paraver(args, sel, prv);
+    }
+    let (name, input) = open_input(args.run.as_deref())?;
+    match output {
+        Some(path) => {
+            let mut file = AtomicFile::create(path)?;
+            let report = convert(input, format, sel, &mut file).with_context(|| name.clone())?;
+            file.commit()?;
+            warn(&report);
+        }
+        None => {
+            let mut out = BufWriter::new(std::io::stdout().lock());
+            let report = convert(input, format, sel, &mut out).with_context(|| name.clone())?;
+            out.flush()?;
+            warn(&report);
+        }
+    }
+    Ok(())
+}
+
+/// Paraver's header holds the final time, known at the end: the records go to a scratch
+/// file first, then header and records into the .prv.
+fn run_paraver(args: &Args, sel: Selection, prv: &Path) -> anyhow::Result<()> {
+    let (name, input) = open_input(args.run.as_deref())?;
+    let dir = match prv.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let stem = prv.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let scratch = dir.join(format!(".{stem}.body{}", std::process::id()));
+    let result = (|| -> anyhow::Result<()> {
+        let mut body = BufWriter::new(std::fs::File::create(&scratch).with_context(|| prv.display().to_string())?);
+        let report = convert(input, Format::Paraver, sel, &mut body).with_context(|| name.clone())?;
+        body.flush()?;
+        drop(body);
+        let extra = |ext: &str| report.extra.iter().find(|(e, _)| *e == ext).map(|(_, s)| s.as_str()).unwrap_or("");
+        let mut file = AtomicFile::create(prv)?;
+        writeln!(file, "{}", extra("prv-header"))?;
+        let mut records = std::fs::File::open(&scratch)?;
+        std::io::copy(&mut records, &mut file)?;
+        cli::write_atomic(&prv.with_extension("pcf"), extra("pcf").as_bytes())?;
+        cli::write_atomic(&prv.with_extension("row"), extra("row").as_bytes())?;
+        file.commit()?;
+        warn(&report);
+        Ok(())
+    })();
+    let _ = std::fs::remove_file(&scratch);
+    result
+}

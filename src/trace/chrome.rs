@@ -1,0 +1,267 @@
+//! The Chrome Trace Event JSON writer (`--format chrome`), for Perfetto and
+//! chrome://tracing.
+//!
+//! Depends on [`super::convert`]. Layout: one process (`pid` 0, named after the program)
+//! with one thread per selected physical processor (`tid` = processor, named `P<n>` by
+//! `thread_name` metadata and ordered by `thread_sort_index`); an `X` slice per busy
+//! interval (name: the function the process runs, args: process, line, class) — a
+//! processor's intervals never overlap, so slices never need nesting; `i` instants for
+//! process creation and end and for probes; a `C` counter "busy processors" that steps at
+//! every change; and a flow per message (`s` at the send on the sender's track, `f` with
+//! `"bp":"e"` at the receive — the arrival for remote-memory traffic — on the receiver's
+//! track, sharing an `id`), written once both ends are known and kept. Times are
+//! microseconds with three decimals: one time unit is one microsecond.
+use super::convert::{units, Activity, Context, Reorder, TraceWriter};
+use super::event::{BusyClass, Event, MsgPurpose, Ticks};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+/// Escapes `s` as a JSON string, quotes included.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A sent message waiting for its receive: sender's processor, send time, whether it is
+/// channel traffic (ended by its receive) rather than remote memory (ended by arrival).
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    pproc: u32,
+    time: Ticks,
+    channel: bool,
+}
+
+/// Writes Chrome Trace Event JSON.
+#[derive(Debug)]
+pub struct ChromeWriter {
+    tpu: Ticks,
+    first: bool,
+    /// Process → (function name, end time once ended).
+    procs: BTreeMap<u32, (String, Option<Ticks>)>,
+    sent: BTreeMap<u64, Sent>,
+    buf: Reorder<(u32, bool)>,
+    activity: Activity,
+    busy: BTreeMap<u32, ()>,
+    at: Option<Ticks>,
+    shown: Option<usize>,
+}
+
+impl Default for ChromeWriter {
+    fn default() -> Self {
+        ChromeWriter::new()
+    }
+}
+
+impl ChromeWriter {
+    /// A new writer.
+    pub fn new() -> ChromeWriter {
+        ChromeWriter {
+            tpu: 1000,
+            first: true,
+            procs: BTreeMap::new(),
+            sent: BTreeMap::new(),
+            buf: Reorder::default(),
+            activity: Activity::default(),
+            busy: BTreeMap::new(),
+            at: None,
+            shown: None,
+        }
+    }
+
+    fn emit(&mut self, out: &mut dyn Write, json: &str) -> io::Result<()> {
+        if self.first {
+            self.first = false;
+            writeln!(out, "{json}")
+        } else {
+            writeln!(out, ",{json}")
+        }
+    }
+
+    fn ts(&self, t: Ticks) -> String {
+        units(t, self.tpu)
+    }
+
+    /// Writes the counter value for the instant being accumulated, if it changed.
+    fn flush_counter(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if let Some(t) = self.at {
+            let n = self.busy.len();
+            if self.shown != Some(n) {
+                self.shown = Some(n);
+                let json = format!(
+                    r#"{{"ph":"C","name":"busy processors","pid":0,"ts":{},"args":{{"busy":{n}}}}}"#,
+                    self.ts(t)
+                );
+                self.emit(out, &json)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn release(&mut self, horizon: Ticks, out: &mut dyn Write) -> io::Result<()> {
+        let mut changes = Vec::new();
+        self.buf.release(horizon, |t, c| {
+            changes.push((t, c));
+            Ok(())
+        })?;
+        for (t, (p, idle)) in changes {
+            if self.at != Some(t) {
+                self.flush_counter(out)?;
+                self.at = Some(t);
+            }
+            if idle {
+                self.busy.remove(&p);
+            } else {
+                self.busy.insert(p, ());
+            }
+        }
+        Ok(())
+    }
+
+    fn name_of(&self, pid: u32) -> String {
+        self.procs.get(&pid).map_or_else(|| format!("process {pid}"), |(f, _)| f.clone())
+    }
+}
+
+impl TraceWriter for ChromeWriter {
+    fn begin(&mut self, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
+        self.tpu = cx.header.ticks_per_unit;
+        writeln!(out, r#"{{"displayTimeUnit":"ns","traceEvents":["#)?;
+        let title = format!("{} on {}", cx.header.program, cx.header.topology);
+        let json =
+            format!(r#"{{"ph":"M","name":"process_name","pid":0,"tid":0,"args":{{"name":{}}}}}"#, json_string(&title));
+        self.emit(out, &json)?;
+        let procs: Vec<u32> = cx.procs().collect();
+        for &p in &procs {
+            let json = format!(r#"{{"ph":"M","name":"thread_name","pid":0,"tid":{p},"args":{{"name":"P{p}"}}}}"#);
+            self.emit(out, &json)?;
+            let json =
+                format!(r#"{{"ph":"M","name":"thread_sort_index","pid":0,"tid":{p},"args":{{"sort_index":{p}}}}}"#);
+            self.emit(out, &json)?;
+        }
+        self.activity.begin(procs.into_iter(), cx.selection.from.unwrap_or(0), &mut self.buf, |p, i| (p, i));
+        Ok(())
+    }
+
+    fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
+        match *e {
+            Event::Busy { pproc, pid, start, end, line, class } => {
+                let class = match class {
+                    BusyClass::Work => "work",
+                    BusyClass::Overhead => "overhead",
+                };
+                let json = format!(
+                    r#"{{"ph":"X","name":{},"cat":"busy","pid":0,"tid":{pproc},"ts":{},"dur":{},"args":{{"process":{pid},"line":{line},"class":"{class}"}}}}"#,
+                    json_string(&self.name_of(pid)),
+                    self.ts(start),
+                    self.ts(end - start)
+                );
+                self.emit(out, &json)?;
+                self.activity.busy(pproc, start, end, &mut self.buf, |p, i| (p, i));
+            }
+            Event::ProcCreate { time, pid, pproc, function, .. } => {
+                let f = cx.header.function_name(function).unwrap_or("?").to_string();
+                let json = format!(
+                    r#"{{"ph":"i","s":"t","name":{},"cat":"process","pid":0,"tid":{pproc},"ts":{},"args":{{"process":{pid}}}}}"#,
+                    json_string(&format!("start {f} (process {pid})")),
+                    self.ts(time)
+                );
+                self.emit(out, &json)?;
+                self.procs.insert(pid, (f, None));
+            }
+            Event::ProcEnd { time, pid } => {
+                // Names stay until every interval ending at this time has been read.
+                self.procs.retain(|_, (_, ended)| ended.is_none_or(|t| t >= time));
+                let name = self.name_of(pid);
+                if let Some(entry) = self.procs.get_mut(&pid) {
+                    entry.1 = Some(time);
+                }
+                let json = format!(
+                    r#"{{"ph":"i","s":"p","name":{},"cat":"process","pid":0,"ts":{},"args":{{"process":{pid}}}}}"#,
+                    json_string(&format!("end {name} (process {pid})")),
+                    self.ts(time)
+                );
+                self.emit(out, &json)?;
+            }
+            Event::MsgSend { time, msg, src_pproc, purpose, .. } => {
+                let channel = matches!(purpose, MsgPurpose::Channel { .. });
+                self.sent.insert(msg, Sent { pproc: src_pproc, time, channel });
+            }
+            Event::RecvDone { time, pproc, msg, .. } => self.flow(msg, pproc, time, true, out)?,
+            Event::MsgArrive { time, msg, dst_pproc } => self.flow(msg, dst_pproc, time, false, out)?,
+            Event::Probe { time, pid, pproc, id, label } => {
+                let text = cx.labels.get(label as usize).map_or("", String::as_str);
+                let json = format!(
+                    r#"{{"ph":"i","s":"t","name":{},"cat":"probe","pid":0,"tid":{pproc},"ts":{},"args":{{"process":{pid},"id":{id}}}}}"#,
+                    json_string(text),
+                    self.ts(time)
+                );
+                self.emit(out, &json)?;
+            }
+            _ => {}
+        }
+        self.release(cx.horizon, out)
+    }
+
+    fn finish(
+        &mut self,
+        _cx: &Context<'_>,
+        end: Ticks,
+        out: &mut dyn Write,
+    ) -> io::Result<Vec<(&'static str, String)>> {
+        self.activity.close(end, &mut self.buf, |p, i| (p, i));
+        self.release(Ticks::MAX, out)?;
+        self.flush_counter(out)?;
+        writeln!(out, "]}}")?;
+        Ok(Vec::new())
+    }
+
+    fn late(&self) -> u64 {
+        self.buf.late()
+    }
+}
+
+impl ChromeWriter {
+    /// Ends message `msg`'s flow on processor `pproc` at `time`, if the send was kept and
+    /// this is the event that ends this kind of message (`by_receive` for channel traffic).
+    fn flow(&mut self, msg: u64, pproc: u32, time: Ticks, by_receive: bool, out: &mut dyn Write) -> io::Result<()> {
+        let Some(s) = self.sent.get(&msg).copied() else { return Ok(()) };
+        if s.channel != by_receive {
+            return Ok(());
+        }
+        self.sent.remove(&msg);
+        let start = format!(
+            r#"{{"ph":"s","name":"message","cat":"message","id":{msg},"pid":0,"tid":{},"ts":{}}}"#,
+            s.pproc,
+            self.ts(s.time)
+        );
+        self.emit(out, &start)?;
+        let finish = format!(
+            r#"{{"ph":"f","bp":"e","name":"message","cat":"message","id":{msg},"pid":0,"tid":{pproc},"ts":{}}}"#,
+            self.ts(time)
+        );
+        self.emit(out, &finish)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_strings_escape_controls_and_quotes() {
+        assert_eq!(json_string("a\"b\\\n\u{1}"), r#""a\"b\\\n\u0001""#);
+    }
+}

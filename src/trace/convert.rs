@@ -1,0 +1,523 @@
+//! The conversion driver shared by the trace writers of `cptrace` ([`super::picl`],
+//! [`super::sddf`], [`super::chrome`], [`super::paraver`]): it streams a run record through
+//! a [`Filter`] into one writer, and supplies what the time-sorted formats need to stay
+//! sorted without holding the trace in memory.
+//!
+//! Depends on [`super::record`] (the streaming reader), [`super::filter`] and the writers.
+//!
+//! # Sorting in bounded memory
+//!
+//! The run record is ordered by event time, but a busy interval is recorded at its *end*,
+//! so a writer that needs a record at its *start* (PICL's idle blocks, Paraver's state
+//! records) must place it among events already read. Writers push such records into a
+//! [`Reorder`] buffer and release them up to a [`Horizon`]: a time before which no
+//! future record can fall. A future busy interval on processor `p` starts no earlier than
+//! the last interval that ended on `p`, and no earlier than the moment its process became
+//! runnable; a process blocked in a receive or a join cannot run until the event that
+//! wakes it (its message's arrival, a child's end) has been read. The horizon is the
+//! minimum of those bounds over the live, runnable processes, so the buffer holds only the
+//! records of the last few scheduling slices, whatever the length of the trace. If a
+//! record ever falls before what was already written (a case the bound does not foresee),
+//! it is written at the earliest time still possible and counted in [`Report::late`].
+use super::event::{Event, MsgPurpose, ProcState, Reason, RunHeader, Ticks};
+use super::filter::{Filter, Selection};
+use super::record::{RecordError, RunRecordReader};
+use std::collections::BTreeMap;
+use std::io::{self, Read, Write};
+
+/// The output formats of `cptrace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// PICL 2.0 "new" ASCII format, as read by ParaGraph.
+    Picl,
+    /// The old compact PICL format (seed 001 Table 8-1).
+    Picl1,
+    /// Pablo SDDF, ASCII.
+    Sddf,
+    /// Chrome Trace Event JSON (Perfetto).
+    Chrome,
+    /// Paraver `.prv` (with `.pcf` and `.row` in [`Report::extra`]).
+    Paraver,
+}
+
+/// Why a conversion failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    /// The run record is unreadable, truncated or corrupt.
+    #[error("{0}")]
+    Record(#[from] RecordError),
+    /// Writing the output failed.
+    #[error("writing the output: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// What a conversion did besides writing its main output.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Events read from the run record.
+    pub events_read: u64,
+    /// Events that passed the filter.
+    pub events_kept: u64,
+    /// Records written at a later time than their own to keep the output sorted (0 for
+    /// records this version writes; see the module documentation).
+    pub late: u64,
+    /// Companion files as (extension, contents): `pcf` and `row` for Paraver.
+    pub extra: Vec<(&'static str, String)>,
+}
+
+/// What a writer sees besides the event: the header, the probe labels defined so far,
+/// the selection and the sorting horizon.
+pub struct Context<'a> {
+    /// The run record's header.
+    pub header: &'a RunHeader,
+    /// The probe label table so far.
+    pub labels: &'a [String],
+    /// The selection applied.
+    pub selection: &'a Selection,
+    /// No record pushed from now on will have a time below this.
+    pub horizon: Ticks,
+}
+
+impl Context<'_> {
+    /// The selected physical processors, ascending.
+    pub fn procs(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.header.pprocs).filter(|&p| self.selection.proc(p))
+    }
+
+    /// The flat number of element `index` of channel `channel`: the elements of every
+    /// channel numbered in declaration order, each channel row-major. Used as the message
+    /// "type" (tag) of the formats that have one.
+    pub fn channel_element(&self, channel: u32, index: u32) -> u32 {
+        let before: u32 = self
+            .header
+            .channels
+            .iter()
+            .take(channel as usize)
+            .map(|c| c.dims.iter().product::<u32>().max(1))
+            .fold(0u32, |a, n| a.saturating_add(n));
+        before.saturating_add(index)
+    }
+}
+
+/// One output format: called with the header, then with every kept event in order, then
+/// with the final time. Writers write as they go.
+pub trait TraceWriter {
+    /// Writes the preamble.
+    fn begin(&mut self, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()>;
+    /// Handles one kept event.
+    fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()>;
+    /// Writes the rest once the last event is read; `end` is the run's final time
+    /// (clipped to `--to`). Returns the companion files, if the format has any.
+    fn finish(&mut self, cx: &Context<'_>, end: Ticks, out: &mut dyn Write) -> io::Result<Vec<(&'static str, String)>>;
+    /// Records placed later than their time (see [`Reorder::late`]).
+    fn late(&self) -> u64 {
+        0
+    }
+}
+
+/// Converts the run record read from `input` to `format`, writing to `out`.
+pub fn convert<R: Read>(
+    input: R,
+    format: Format,
+    selection: Selection,
+    out: &mut dyn Write,
+) -> Result<Report, ConvertError> {
+    let (mut reader, header) = RunRecordReader::open(input)?;
+    let mut writer: Box<dyn TraceWriter> = match format {
+        Format::Picl => Box::new(super::picl::PiclWriter::new(false)),
+        Format::Picl1 => Box::new(super::picl::PiclWriter::new(true)),
+        Format::Sddf => Box::new(super::sddf::SddfWriter::new()),
+        Format::Chrome => Box::new(super::chrome::ChromeWriter::new()),
+        Format::Paraver => Box::new(super::paraver::ParaverWriter::new()),
+    };
+    let mut filter = Filter::new(selection.clone());
+    let mut horizon = Horizon::new(header.pprocs);
+    let mut report = Report::default();
+    let mut last = 0;
+    {
+        let cx = Context { header: &header, labels: reader.labels(), selection: &selection, horizon: 0 };
+        writer.begin(&cx, out)?;
+    }
+    while let Some(e) = reader.next_event()? {
+        report.events_read += 1;
+        last = last.max(e.time());
+        horizon.observe(&e);
+        if let Some(kept) = filter.apply(&e) {
+            report.events_kept += 1;
+            let cx =
+                Context { header: &header, labels: reader.labels(), selection: &selection, horizon: horizon.get() };
+            writer.event(&kept, &cx, out)?;
+        }
+    }
+    let footer = reader.footer()?;
+    let mut end = last.max(footer.stats.par_ticks);
+    if let Some(to) = selection.to {
+        end = end.min(to);
+    }
+    if let Some(from) = selection.from {
+        end = end.max(from);
+    }
+    let cx = Context { header: &header, labels: reader.labels(), selection: &selection, horizon: Ticks::MAX };
+    report.extra = writer.finish(&cx, end, out)?;
+    report.late = writer.late();
+    out.flush()?;
+    Ok(report)
+}
+
+/// A buffer that releases records in time order (ties in push order). Memory is the
+/// records between the horizon and the present.
+#[derive(Debug, Clone)]
+pub struct Reorder<R> {
+    items: BTreeMap<(Ticks, u64), R>,
+    seq: u64,
+    released: Ticks,
+    late: u64,
+}
+
+impl<R> Default for Reorder<R> {
+    fn default() -> Self {
+        Reorder { items: BTreeMap::new(), seq: 0, released: 0, late: 0 }
+    }
+}
+
+impl<R> Reorder<R> {
+    /// Adds a record at time `t` and returns its key (for [`Reorder::get_mut`] and
+    /// [`Reorder::remove`]). A record before the last one released is moved up to it.
+    pub fn push(&mut self, t: Ticks, r: R) -> (Ticks, u64) {
+        let t = if t < self.released {
+            self.late += 1;
+            self.released
+        } else {
+            t
+        };
+        let key = (t, self.seq);
+        self.seq += 1;
+        self.items.insert(key, r);
+        key
+    }
+
+    /// The record at `key` if it has not been released.
+    pub fn get_mut(&mut self, key: (Ticks, u64)) -> Option<&mut R> {
+        self.items.get_mut(&key)
+    }
+
+    /// Takes back a record not yet released.
+    pub fn remove(&mut self, key: (Ticks, u64)) -> Option<R> {
+        self.items.remove(&key)
+    }
+
+    /// Releases, in order, every record with a time below `horizon`.
+    pub fn release(&mut self, horizon: Ticks, mut f: impl FnMut(Ticks, R) -> io::Result<()>) -> io::Result<()> {
+        while let Some(entry) = self.items.first_entry() {
+            let t = entry.key().0;
+            if t >= horizon {
+                break;
+            }
+            let r = entry.remove();
+            self.released = t;
+            f(t, r)?;
+        }
+        Ok(())
+    }
+
+    /// Records that were moved to a later time.
+    pub fn late(&self) -> u64 {
+        self.late
+    }
+
+    /// Records held.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether no record is held.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// Why a process cannot run until a later event says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    Channel(u32, u32),
+    Child,
+    Children,
+}
+
+#[derive(Debug, Clone)]
+struct Proc {
+    pproc: u32,
+    parent: Option<u32>,
+    /// Blocked since this time, waiting for this.
+    blocked: Option<(Ticks, Wait)>,
+    /// When it last became runnable.
+    wake: Ticks,
+    /// Ended at this time.
+    ended: Option<Ticks>,
+    children: u32,
+}
+
+/// The earliest time a future busy interval can start, from the events read so far (see
+/// the module documentation).
+#[derive(Debug, Clone)]
+pub struct Horizon {
+    now: Ticks,
+    last_end: Vec<Ticks>,
+    procs: BTreeMap<u32, Proc>,
+    inflight: BTreeMap<u64, (u32, u32, u32)>,
+}
+
+impl Horizon {
+    /// A horizon for `pprocs` processors.
+    pub fn new(pprocs: u32) -> Horizon {
+        Horizon { now: 0, last_end: vec![0; pprocs as usize], procs: BTreeMap::new(), inflight: BTreeMap::new() }
+    }
+
+    /// Follows one event of the unfiltered stream.
+    pub fn observe(&mut self, e: &Event) {
+        self.now = self.now.max(e.time());
+        let now = self.now;
+        // A process that ended or blocked strictly before now has had its last interval
+        // read: intervals are recorded at their end, so one ending at that time precedes
+        // every event after it.
+        self.procs.retain(|_, p| p.ended.is_none_or(|t| t >= now));
+        match *e {
+            Event::ProcCreate { time, parent, pid, pproc, .. } => {
+                if let Some(pp) = parent.and_then(|p| self.procs.get_mut(&p)) {
+                    pp.children += 1;
+                }
+                self.procs.insert(pid, Proc { pproc, parent, blocked: None, wake: time, ended: None, children: 0 });
+            }
+            Event::ProcEnd { time, pid } => {
+                let parent = self.procs.get_mut(&pid).and_then(|p| {
+                    p.ended = Some(time);
+                    p.parent
+                });
+                if let Some(pp) = parent.and_then(|p| self.procs.get_mut(&p)) {
+                    pp.children = pp.children.saturating_sub(1);
+                    let wakes = match pp.blocked {
+                        Some((_, Wait::Child)) => true,
+                        Some((_, Wait::Children)) => pp.children == 0,
+                        _ => false,
+                    };
+                    if wakes {
+                        pp.blocked = None;
+                        pp.wake = time;
+                    }
+                }
+            }
+            Event::State { time, pid, state, reason } => {
+                if let Some(p) = self.procs.get_mut(&pid) {
+                    let wait = match (state, reason) {
+                        (ProcState::Blocked, Reason::Channel { channel, index }) => Some(Wait::Channel(channel, index)),
+                        (ProcState::Blocked, Reason::Join) => Some(Wait::Child),
+                        (ProcState::Blocked, Reason::Forall | Reason::Children) => Some(Wait::Children),
+                        // Delays, remote reads and spinning end without an event of
+                        // their own: the process is treated as runnable.
+                        _ => None,
+                    };
+                    // The wake time is left alone: a state change at `time` may end an
+                    // interval that is recorded after it.
+                    p.blocked = wait.map(|w| (time, w));
+                }
+            }
+            Event::MsgSend { msg, dst_pid: Some(dst), purpose: MsgPurpose::Channel { channel, index }, .. } => {
+                self.inflight.insert(msg, (dst, channel, index));
+            }
+            Event::MsgArrive { time, msg, .. } => {
+                if let Some((dst, channel, index)) = self.inflight.remove(&msg) {
+                    if let Some(p) = self.procs.get_mut(&dst) {
+                        if p.blocked.is_some_and(|(_, w)| w == Wait::Channel(channel, index)) {
+                            p.blocked = None;
+                            p.wake = time;
+                        }
+                    }
+                }
+            }
+            Event::RecvDone { pid, .. } => {
+                // A receive completes once its process runs again, possibly at the end of
+                // an interval not yet read: the wake time stays that of the arrival.
+                if let Some(p) = self.procs.get_mut(&pid) {
+                    p.blocked = None;
+                }
+            }
+            Event::Busy { pproc, pid, start, end, .. } => {
+                if let Some(l) = self.last_end.get_mut(pproc as usize) {
+                    *l = (*l).max(end);
+                }
+                if let Some(p) = self.procs.get_mut(&pid) {
+                    // It ran after it blocked, so something woke it.
+                    if p.blocked.is_some_and(|(b, _)| start >= b && end > b) {
+                        p.blocked = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The horizon: no busy interval read later starts before it.
+    pub fn get(&self) -> Ticks {
+        let mut h = self.now;
+        for p in self.procs.values() {
+            // Blocked strictly before now: its interval up to the block has been read.
+            if p.blocked.is_some_and(|(b, _)| b < self.now) {
+                continue;
+            }
+            let last = self.last_end.get(p.pproc as usize).copied().unwrap_or(0);
+            h = h.min(last.max(p.wake));
+        }
+        h
+    }
+}
+
+/// Formats `ticks` as seconds with nine decimals, one time unit being one microsecond.
+pub fn seconds(ticks: Ticks, ticks_per_unit: Ticks) -> String {
+    let ns = u128::from(ticks) * 1000 / u128::from(ticks_per_unit.max(1));
+    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
+}
+
+/// Formats `ticks` as time units (microseconds) with three decimals.
+pub fn units(ticks: Ticks, ticks_per_unit: Ticks) -> String {
+    let milli = u128::from(ticks) * 1000 / u128::from(ticks_per_unit.max(1));
+    format!("{}.{:03}", milli / 1000, milli % 1000)
+}
+
+/// `ticks` as whole nanoseconds (one time unit = 1 µs).
+pub fn nanos(ticks: Ticks, ticks_per_unit: Ticks) -> u64 {
+    let ns = u128::from(ticks) * 1000 / u128::from(ticks_per_unit.max(1));
+    u64::try_from(ns).unwrap_or(u64::MAX)
+}
+
+/// Per-processor busy/idle transitions derived from busy intervals, pushed into a
+/// [`Reorder`] buffer: `Idle(p, true)` where processor `p` falls idle, `Idle(p, false)`
+/// where it resumes. An idle start is pushed tentatively at each interval's end and taken
+/// back when the next interval on the processor starts at that same time.
+#[derive(Debug, Clone, Default)]
+pub struct Activity {
+    last_end: BTreeMap<u32, (Ticks, Option<(Ticks, u64)>)>,
+}
+
+impl Activity {
+    /// Every selected processor starts idle at `start`.
+    pub fn begin<R>(
+        &mut self,
+        procs: impl Iterator<Item = u32>,
+        start: Ticks,
+        buf: &mut Reorder<R>,
+        idle: impl Fn(u32, bool) -> R,
+    ) {
+        for p in procs {
+            let key = buf.push(start, idle(p, true));
+            self.last_end.insert(p, (start, Some(key)));
+        }
+    }
+
+    /// Follows a busy interval of processor `p`.
+    pub fn busy<R>(&mut self, p: u32, start: Ticks, end: Ticks, buf: &mut Reorder<R>, idle: impl Fn(u32, bool) -> R) {
+        let (last, pending) = self.last_end.get(&p).copied().unwrap_or((start, None));
+        let cancelled = start == last && pending.is_some_and(|k| buf.remove(k).is_some());
+        if !cancelled && (pending.is_some() || start != last) {
+            buf.push(start, idle(p, false));
+        }
+        let key = buf.push(end, idle(p, true));
+        self.last_end.insert(p, (end, Some(key)));
+    }
+
+    /// Ends every open idle period at `end` (the trace's end).
+    pub fn close<R>(&mut self, end: Ticks, buf: &mut Reorder<R>, idle: impl Fn(u32, bool) -> R) {
+        for (&p, &(last, pending)) in &self.last_end {
+            if let Some(k) = pending {
+                // An idle start at the very end is no idle period at all.
+                if !(last >= end && buf.remove(k).is_some()) {
+                    buf.push(end.max(last), idle(p, false));
+                }
+            }
+        }
+        self.last_end.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::BusyClass;
+
+    #[test]
+    fn reorder_releases_in_time_order_and_moves_late_records_up() {
+        let mut r = Reorder::default();
+        r.push(30, "c");
+        r.push(10, "a");
+        let k = r.push(20, "b");
+        r.push(20, "b2");
+        assert_eq!(r.remove(k), Some("b"));
+        let mut got = Vec::new();
+        r.release(25, |t, x| {
+            got.push((t, x));
+            Ok(())
+        })
+        .unwrap();
+        // Below 25: a at 10, then b2 at 20 (b was taken back); c stays.
+        assert_eq!(got, vec![(10, "a"), (20, "b2")]);
+        assert_eq!(r.len(), 1);
+        // 15 is before the 20 already released: it is written at 20 and counted.
+        r.push(15, "late");
+        assert_eq!(r.late(), 1);
+        got.clear();
+        r.release(Ticks::MAX, |t, x| {
+            got.push((t, x));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(got, vec![(20, "late"), (30, "c")]);
+    }
+
+    #[test]
+    fn horizon_waits_for_a_running_process_but_not_for_a_blocked_one() {
+        let mut h = Horizon::new(2);
+        let create =
+            |pid, pproc, time| Event::ProcCreate { time, parent: None, pid, vproc: None, pproc, function: 0, line: 0 };
+        h.observe(&create(0, 0, 0));
+        h.observe(&create(1, 1, 0));
+        h.observe(&Event::Busy { pproc: 0, pid: 0, start: 0, end: 50, line: 0, class: BusyClass::Work });
+        // pid 1 on processor 1 may be running since 0: nothing from 0 on is safe.
+        assert_eq!(h.get(), 0);
+        h.observe(&Event::State {
+            time: 60,
+            pid: 1,
+            state: ProcState::Blocked,
+            reason: Reason::Channel { channel: 0, index: 0 },
+        });
+        // The block at 60 is not yet final (its interval ending at 60 may follow).
+        assert_eq!(h.get(), 0);
+        h.observe(&Event::Busy { pproc: 0, pid: 0, start: 50, end: 70, line: 0, class: BusyClass::Work });
+        // Now at 70: pid 1 blocked since 60, pid 0's next interval starts at 70 or later.
+        assert_eq!(h.get(), 70);
+    }
+
+    #[test]
+    fn activity_cancels_idle_between_adjacent_intervals() {
+        let mut buf = Reorder::default();
+        let mut a = Activity::default();
+        a.begin([0u32].into_iter(), 0, &mut buf, |p, i| (p, i));
+        a.busy(0, 0, 10, &mut buf, |p, i| (p, i));
+        a.busy(0, 10, 20, &mut buf, |p, i| (p, i));
+        a.busy(0, 25, 30, &mut buf, |p, i| (p, i));
+        let mut got = Vec::new();
+        buf.release(Ticks::MAX, |t, x| {
+            got.push((t, x.1));
+            Ok(())
+        })
+        .unwrap();
+        // Idle only from 20 to 25 and after 30: the idle starts at 0 and 10 were taken back.
+        assert_eq!(got, vec![(20, true), (25, false), (30, true)]);
+    }
+
+    #[test]
+    fn time_formats() {
+        assert_eq!(seconds(413_000, 1000), "0.000413000");
+        assert_eq!(seconds(2_500_000_001, 1000), "2.500000001");
+        assert_eq!(units(2_500, 1000), "2.500");
+        assert_eq!(nanos(2_720_000, 1000), 2_720_000);
+    }
+}

@@ -1,0 +1,229 @@
+//! PICL trace writers: the PICL 2.0 "new" ASCII format that ParaGraph reads
+//! (`--format picl`) and the old compact format of seed 001 Table 8-1 (`--format picl1`).
+//!
+//! Depends on [`super::convert`] (the driver, the sorting buffer, busy/idle transitions).
+//!
+//! Time scale: one simulated time unit is one microsecond, so a run of 2720 units lasts
+//! 0.002720 s in ParaGraph. The new format writes seconds with nine decimals (exact to
+//! the tick); the old format writes whole seconds and microseconds (fractions of a unit
+//! are dropped). Processors are PICL nodes; the `process` field of the new format is the
+//! simulator's process id (0 for per-processor records). A message's type is the flat
+//! channel element number ([`Context::channel_element`]); remote-memory traffic has no
+//! receive and is not written. Both formats are sorted by time.
+//!
+//! Records of the new format (`record event time node process n [2 data…]`):
+//! `-3/-4 -901` trace begin/end per node; `-3/-4 -601` idle block (the node runs no
+//! process); `-2 -503` process spawn (data: parent or -1, function index); `-3/-4 -21`
+//! send (entry data: bytes, type, destination node, 0); `-3 -52` blocking receive entry
+//! (data: type, -1, 0) and `-4 -52` exit (data: bytes, type, source node, 0); `-3/-4 -51`
+//! a receive whose message was there (entry data: type, source, 0; exit as `-52`); `-2
+//! -911` probe (data: probe id, label index).
+//!
+//! Records of the old format (`key sec usec node …`): `1` trace start (event level 4,
+//! compstats level 1, commstats level 0), `4` send (to, type, length), `6` receive
+//! without waiting (from, type, length), `7` blocking receive (type), `8` receive wake-up
+//! (from, type, length), `15` trace mark (probe id), `11` compstats (cumulative idle
+//! seconds and microseconds, written when an idle period ends and at the end), `19` trace
+//! exit (space 0).
+use super::convert::{seconds, Activity, Context, Reorder, TraceWriter};
+use super::event::{Event, MsgPurpose, Ticks};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Rec {
+    Begin(u32),
+    End(u32),
+    Idle(u32, bool),
+    Spawn { p: u32, pid: u32, parent: i64, function: u32 },
+    Send { p: u32, pid: u32, dst: u32, ty: u32, bytes: u32 },
+    RecvWait { p: u32, pid: u32, ty: u32 },
+    RecvWake { p: u32, pid: u32, src: i64, ty: i64, bytes: u32 },
+    RecvNow { p: u32, pid: u32, src: i64, ty: i64, bytes: u32 },
+    Mark { p: u32, pid: u32, id: i32, label: u32 },
+}
+
+/// Per-node state of the old format's compstats records.
+#[derive(Debug, Clone, Default)]
+struct Idle {
+    since: BTreeMap<u32, Ticks>,
+    total: BTreeMap<u32, Ticks>,
+}
+
+/// Writes PICL, new (`old == false`) or old compact format.
+#[derive(Debug)]
+pub struct PiclWriter {
+    old: bool,
+    tpu: Ticks,
+    buf: Reorder<Rec>,
+    activity: Activity,
+    idle: Idle,
+    /// Message id → (sender's node, type), until received.
+    inflight: BTreeMap<u64, (u32, u32)>,
+    /// Processes blocked in a receive → the type they wait for.
+    waiting: BTreeMap<u32, u32>,
+    /// Live process → its processor.
+    pproc_of: BTreeMap<u32, u32>,
+}
+
+impl PiclWriter {
+    /// A writer of the new format (`old == false`, ParaGraph) or the old one.
+    pub fn new(old: bool) -> PiclWriter {
+        PiclWriter {
+            old,
+            tpu: 1000,
+            buf: Reorder::default(),
+            activity: Activity::default(),
+            idle: Idle::default(),
+            inflight: BTreeMap::new(),
+            waiting: BTreeMap::new(),
+            pproc_of: BTreeMap::new(),
+        }
+    }
+
+    fn release(&mut self, horizon: Ticks, out: &mut dyn Write) -> io::Result<()> {
+        let (old, tpu, idle) = (self.old, self.tpu, &mut self.idle);
+        self.buf
+            .release(horizon, |t, r| if old { write_old(out, t, tpu, &r, idle) } else { write_new(out, t, tpu, &r) })
+    }
+}
+
+fn write_new(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec) -> io::Result<()> {
+    let s = seconds(t, tpu);
+    match *r {
+        Rec::Begin(p) => writeln!(out, "-3 -901 {s} {p} 0 0"),
+        Rec::End(p) => writeln!(out, "-4 -901 {s} {p} 0 0"),
+        Rec::Idle(p, true) => writeln!(out, "-3 -601 {s} {p} 0 0"),
+        Rec::Idle(p, false) => writeln!(out, "-4 -601 {s} {p} 0 0"),
+        Rec::Spawn { p, pid, parent, function } => writeln!(out, "-2 -503 {s} {p} {pid} 2 2 {parent} {function}"),
+        Rec::Send { p, pid, dst, ty, bytes } => {
+            writeln!(out, "-3 -21 {s} {p} {pid} 4 2 {bytes} {ty} {dst} 0")?;
+            writeln!(out, "-4 -21 {s} {p} {pid} 0")
+        }
+        Rec::RecvWait { p, pid, ty } => writeln!(out, "-3 -52 {s} {p} {pid} 3 2 {ty} -1 0"),
+        Rec::RecvWake { p, pid, src, ty, bytes } => writeln!(out, "-4 -52 {s} {p} {pid} 4 2 {bytes} {ty} {src} 0"),
+        Rec::RecvNow { p, pid, src, ty, bytes } => {
+            writeln!(out, "-3 -51 {s} {p} {pid} 3 2 {ty} {src} 0")?;
+            writeln!(out, "-4 -51 {s} {p} {pid} 4 2 {bytes} {ty} {src} 0")
+        }
+        Rec::Mark { p, pid, id, label } => writeln!(out, "-2 -911 {s} {p} {pid} 2 2 {id} {label}"),
+    }
+}
+
+/// Whole seconds and microseconds of `ticks` (one time unit = 1 µs).
+fn sec_usec(ticks: Ticks, tpu: Ticks) -> (u64, u64) {
+    let us = ticks / tpu.max(1);
+    (us / 1_000_000, us % 1_000_000)
+}
+
+fn write_old(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec, idle: &mut Idle) -> io::Result<()> {
+    let (sec, usec) = sec_usec(t, tpu);
+    match *r {
+        Rec::Begin(p) => writeln!(out, "1 {sec} {usec} {p} 4 1 0"),
+        Rec::End(p) => {
+            if let Some(since) = idle.since.remove(&p) {
+                *idle.total.entry(p).or_default() += t.saturating_sub(since);
+            }
+            let (is, iu) = sec_usec(idle.total.get(&p).copied().unwrap_or(0), tpu);
+            writeln!(out, "11 {sec} {usec} {p} {is} {iu}")?;
+            writeln!(out, "19 {sec} {usec} {p} 0")
+        }
+        Rec::Idle(p, true) => {
+            idle.since.insert(p, t);
+            Ok(())
+        }
+        Rec::Idle(p, false) => {
+            let since = idle.since.remove(&p).unwrap_or(t);
+            let total = idle.total.entry(p).or_default();
+            *total += t.saturating_sub(since);
+            let (is, iu) = sec_usec(*total, tpu);
+            writeln!(out, "11 {sec} {usec} {p} {is} {iu}")
+        }
+        Rec::Spawn { .. } => Ok(()),
+        Rec::Send { p, dst, ty, bytes, .. } => writeln!(out, "4 {sec} {usec} {p} {dst} {ty} {bytes}"),
+        Rec::RecvWait { p, ty, .. } => writeln!(out, "7 {sec} {usec} {p} {ty}"),
+        Rec::RecvWake { p, src, ty, bytes, .. } => writeln!(out, "8 {sec} {usec} {p} {src} {ty} {bytes}"),
+        Rec::RecvNow { p, src, ty, bytes, .. } => writeln!(out, "6 {sec} {usec} {p} {src} {ty} {bytes}"),
+        Rec::Mark { p, id, .. } => writeln!(out, "15 {sec} {usec} {p} {id}"),
+    }
+}
+
+impl TraceWriter for PiclWriter {
+    fn begin(&mut self, cx: &Context<'_>, _out: &mut dyn Write) -> io::Result<()> {
+        self.tpu = cx.header.ticks_per_unit;
+        let start = cx.selection.from.unwrap_or(0);
+        for p in cx.procs() {
+            self.buf.push(start, Rec::Begin(p));
+        }
+        self.activity.begin(cx.procs(), start, &mut self.buf, Rec::Idle);
+        Ok(())
+    }
+
+    fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
+        match *e {
+            Event::Busy { pproc, start, end, .. } => self.activity.busy(pproc, start, end, &mut self.buf, Rec::Idle),
+            Event::ProcCreate { time, parent, pid, pproc, function, .. } => {
+                self.pproc_of.insert(pid, pproc);
+                let parent = parent.map_or(-1, i64::from);
+                self.buf.push(time, Rec::Spawn { p: pproc, pid, parent, function });
+            }
+            Event::MsgSend {
+                time,
+                msg,
+                src_pid,
+                src_pproc,
+                dst_pproc,
+                purpose: MsgPurpose::Channel { channel, index },
+                bytes,
+                ..
+            } => {
+                let ty = cx.channel_element(channel, index);
+                self.inflight.insert(msg, (src_pproc, ty));
+                self.buf.push(time, Rec::Send { p: src_pproc, pid: src_pid, dst: dst_pproc, ty, bytes });
+            }
+            Event::State { time, pid, reason: super::event::Reason::Channel { channel, index }, .. } => {
+                // A state change with a channel reason is a process blocking in a receive.
+                let ty = cx.channel_element(channel, index);
+                self.waiting.insert(pid, ty);
+                if let Some(&p) = self.pproc_of.get(&pid) {
+                    self.buf.push(time, Rec::RecvWait { p, pid, ty });
+                }
+            }
+            Event::RecvCall { pid, pproc, .. } => {
+                // Also learnt here, for selections without `proc_init`.
+                self.pproc_of.insert(pid, pproc);
+            }
+            Event::ProcEnd { pid, .. } => {
+                self.pproc_of.remove(&pid);
+            }
+            Event::RecvDone { time, pid, pproc, msg, bytes, .. } => {
+                // -1 when the send was not selected (another processor, before --from).
+                let (src, ty) = self.inflight.remove(&msg).map_or((-1, -1), |(s, t)| (i64::from(s), i64::from(t)));
+                let rec = if self.waiting.remove(&pid).is_some() {
+                    Rec::RecvWake { p: pproc, pid, src, ty, bytes }
+                } else {
+                    Rec::RecvNow { p: pproc, pid, src, ty, bytes }
+                };
+                self.buf.push(time, rec);
+            }
+            Event::Probe { time, pid, pproc, id, label } => {
+                self.buf.push(time, Rec::Mark { p: pproc, pid, id, label });
+            }
+            _ => {}
+        }
+        self.release(cx.horizon, out)
+    }
+
+    fn finish(&mut self, cx: &Context<'_>, end: Ticks, out: &mut dyn Write) -> io::Result<Vec<(&'static str, String)>> {
+        self.activity.close(end, &mut self.buf, Rec::Idle);
+        for p in cx.procs() {
+            self.buf.push(end, Rec::End(p));
+        }
+        self.release(Ticks::MAX, out)?;
+        Ok(Vec::new())
+    }
+
+    fn late(&self) -> u64 {
+        self.buf.late()
+    }
+}

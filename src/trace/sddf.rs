@@ -1,0 +1,309 @@
+//! The ASCII Pablo Self-Defining Data Format writer (`--format sddf`; seed 001 Fig. 8-18).
+//!
+//! Depends on [`super::convert`] and [`super::filter::KINDS`]. The output is `SDDFA`, a
+//! stream-attribute comment (creating program, program name, topology, ticks), one
+//! record descriptor per selected event kind (`#1:` … `#13:` in the order of
+//! [`super::filter::KINDS`], each field with a `// "name" "description"` attribute), then
+//! one data record per kept event in run-record order (by time; a busy interval at its
+//! end). Times are `double` seconds, one time unit being one microsecond; state, reason,
+//! purpose and class are integer codes listed in the descriptors' attributes.
+use super::convert::{seconds, Context, TraceWriter};
+use super::event::{BusyClass, Event, MsgPurpose, ProcState, Reason, Ticks};
+use super::filter::KINDS;
+use std::io::{self, Write};
+
+/// One descriptor: the record name and its fields as (type, name, description).
+type Descriptor = (&'static str, &'static [(&'static str, &'static str, &'static str)]);
+
+/// The descriptors, in the order of [`KINDS`]; the tag of `KINDS[i]` is `i + 1`.
+pub const DESCRIPTORS: [Descriptor; 13] = [
+    (
+        "proc_init",
+        &[
+            ("double", "time", "Seconds (1 time unit = 1 us)"),
+            ("int", "processor", "Physical processor"),
+            ("int", "process", "Process id"),
+            ("int", "parent", "Creating process, -1 for process 0"),
+            ("int", "virtual processor", "Virtual processor, -1 if none"),
+            ("int", "function", "Function index"),
+            ("int", "line", "Source line of the fork"),
+        ],
+    ),
+    ("proc_exit", &[("double", "time", "Seconds"), ("int", "process", "Process id")]),
+    (
+        "state",
+        &[
+            ("double", "time", "Seconds"),
+            ("int", "process", "Process id"),
+            ("int", "state", "0 ready 1 running 2 blocked 3 delayed 4 spinning 5 ended"),
+            ("int", "reason", "0 none 1 channel 2 join 3 forall 4 lock 5 remote read 6 delay 7 quantum 8 children"),
+            ("int", "detail", "Channel element, lock address, owner or wake-up tick; else 0"),
+        ],
+    ),
+    (
+        "msg_send",
+        &[
+            ("double", "time", "Seconds"),
+            ("int", "message", "Message id"),
+            ("int", "source process", "Sending process"),
+            ("int", "source processor", "Sender's processor"),
+            ("int", "destination process", "Receiving process, -1 for remote memory traffic"),
+            ("int", "destination processor", "Destination processor"),
+            ("int", "purpose", "0 channel 1 remote read 2 remote reply 3 remote write"),
+            ("int", "detail", "Channel element or word address"),
+            ("int", "bytes", "Payload bytes"),
+            ("int", "line", "Source line"),
+        ],
+    ),
+    (
+        "msg_arr",
+        &[
+            ("double", "time", "Seconds"),
+            ("int", "message", "Message id"),
+            ("int", "processor", "Destination processor"),
+        ],
+    ),
+    (
+        "recv_call",
+        &[
+            ("double", "time", "Seconds"),
+            ("int", "process", "Receiving process"),
+            ("int", "processor", "Its processor"),
+            ("int", "channel element", "Flat channel element number"),
+            ("int", "line", "Source line"),
+        ],
+    ),
+    (
+        "recv_done",
+        &[
+            ("double", "time", "Seconds"),
+            ("int", "process", "Receiving process"),
+            ("int", "processor", "Its processor"),
+            ("int", "message", "Message id"),
+            ("int", "source process", "Sending process"),
+            ("int", "bytes", "Payload bytes"),
+        ],
+    ),
+    (
+        "hop",
+        &[
+            ("double", "time", "Seconds, when the tail left the link"),
+            ("double", "enter", "Seconds, when the head entered the link"),
+            ("int", "message", "Message id"),
+            ("int", "packet", "Packet number"),
+            ("int", "from", "Processor the link leaves"),
+            ("int", "to", "Processor the link enters"),
+        ],
+    ),
+    (
+        "probe",
+        &[
+            ("double", "time", "Seconds"),
+            ("int", "process", "Process id"),
+            ("int", "processor", "Its processor"),
+            ("int", "id", "User probe id"),
+            ("int", "label", "Label index (see the label records)"),
+        ],
+    ),
+    ("label", &[("double", "time", "Seconds"), ("int", "index", "Label index"), ("char", "text[]", "Label text")]),
+    ("time_off", &[("double", "time", "Seconds"), ("int", "process", "Process id")]),
+    ("time_on", &[("double", "time", "Seconds"), ("int", "process", "Process id")]),
+    (
+        "busy",
+        &[
+            ("double", "time", "Seconds, end of the interval"),
+            ("double", "start", "Seconds, start of the interval"),
+            ("int", "processor", "Physical processor"),
+            ("int", "process", "Process id"),
+            ("int", "line", "Source line"),
+            ("int", "class", "0 work 1 overhead"),
+        ],
+    ),
+];
+
+/// Writes ASCII SDDF.
+#[derive(Debug, Default)]
+pub struct SddfWriter {
+    tpu: Ticks,
+}
+
+impl SddfWriter {
+    /// A new writer.
+    pub fn new() -> SddfWriter {
+        SddfWriter { tpu: 1000 }
+    }
+}
+
+/// Quotes `s` for SDDF: backslashes and double quotes escaped.
+fn quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn state_code(s: ProcState) -> u8 {
+    match s {
+        ProcState::Ready => 0,
+        ProcState::Running => 1,
+        ProcState::Blocked => 2,
+        ProcState::Delayed => 3,
+        ProcState::Spinning => 4,
+        ProcState::Ended => 5,
+    }
+}
+
+fn reason_code(r: Reason, cx: &Context<'_>) -> (u8, u64) {
+    match r {
+        Reason::None => (0, 0),
+        Reason::Channel { channel, index } => (1, u64::from(cx.channel_element(channel, index))),
+        Reason::Join => (2, 0),
+        Reason::Forall => (3, 0),
+        Reason::Lock { lock } => (4, u64::from(lock)),
+        Reason::RemoteRead { owner } => (5, u64::from(owner)),
+        Reason::Delay { until } => (6, until),
+        Reason::Quantum => (7, 0),
+        Reason::Children => (8, 0),
+    }
+}
+
+fn opt(v: Option<u32>) -> i64 {
+    v.map_or(-1, i64::from)
+}
+
+impl TraceWriter for SddfWriter {
+    fn begin(&mut self, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
+        self.tpu = cx.header.ticks_per_unit;
+        let h = cx.header;
+        writeln!(out, "SDDFA")?;
+        writeln!(out, "/*")?;
+        writeln!(out, " * \"creation program\" \"cptrace\"")?;
+        writeln!(out, " * \"program\" {}", quote(&h.program))?;
+        writeln!(out, " * \"topology\" {}", quote(&h.topology))?;
+        writeln!(out, " * \"processors\" \"{}\"", h.pprocs)?;
+        writeln!(out, " * \"time unit\" \"1 time unit = 1 microsecond\"")?;
+        writeln!(out, " */ ;;")?;
+        writeln!(out)?;
+        for (i, (name, fields)) in DESCRIPTORS.iter().enumerate() {
+            if cx.selection.kinds.as_ref().is_some_and(|k| !k.contains(name)) {
+                continue;
+            }
+            writeln!(out, "#{}:", i + 1)?;
+            writeln!(out, "// \"event\" {}", quote(KINDS[i]))?;
+            writeln!(out, "{} {{", quote(name))?;
+            for (ty, field, desc) in fields.iter() {
+                let (base, dims) = field.split_once('[').map_or((*field, ""), |(b, _)| (b, "[]"));
+                writeln!(out, "\t// {} {}", quote(base), quote(desc))?;
+                writeln!(out, "\t{ty} {}{dims};", quote(base))?;
+            }
+            writeln!(out, "}};;")?;
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
+        let s = |t: Ticks| seconds(t, self.tpu);
+        let values: Vec<String> = match e {
+            Event::ProcCreate { time, parent, pid, vproc, pproc, function, line } => vec![
+                s(*time),
+                pproc.to_string(),
+                pid.to_string(),
+                opt(*parent).to_string(),
+                opt(*vproc).to_string(),
+                function.to_string(),
+                line.to_string(),
+            ],
+            Event::ProcEnd { time, pid } | Event::TimeOff { time, pid } | Event::TimeOn { time, pid } => {
+                vec![s(*time), pid.to_string()]
+            }
+            Event::State { time, pid, state, reason } => {
+                let (r, d) = reason_code(*reason, cx);
+                vec![s(*time), pid.to_string(), state_code(*state).to_string(), r.to_string(), d.to_string()]
+            }
+            Event::MsgSend { time, msg, src_pid, src_pproc, dst_pid, dst_pproc, purpose, bytes, line } => {
+                let (code, detail) = match *purpose {
+                    MsgPurpose::Channel { channel, index } => (0, cx.channel_element(channel, index)),
+                    MsgPurpose::RemoteRead { addr } => (1, addr),
+                    MsgPurpose::RemoteReply { addr } => (2, addr),
+                    MsgPurpose::RemoteWrite { addr } => (3, addr),
+                };
+                vec![
+                    s(*time),
+                    msg.to_string(),
+                    src_pid.to_string(),
+                    src_pproc.to_string(),
+                    opt(*dst_pid).to_string(),
+                    dst_pproc.to_string(),
+                    code.to_string(),
+                    detail.to_string(),
+                    bytes.to_string(),
+                    line.to_string(),
+                ]
+            }
+            Event::MsgArrive { time, msg, dst_pproc } => vec![s(*time), msg.to_string(), dst_pproc.to_string()],
+            Event::RecvCall { time, pid, pproc, channel, index, line } => vec![
+                s(*time),
+                pid.to_string(),
+                pproc.to_string(),
+                cx.channel_element(*channel, *index).to_string(),
+                line.to_string(),
+            ],
+            Event::RecvDone { time, pid, pproc, msg, src_pid, bytes } => vec![
+                s(*time),
+                pid.to_string(),
+                pproc.to_string(),
+                msg.to_string(),
+                src_pid.to_string(),
+                bytes.to_string(),
+            ],
+            Event::Hop { msg, packet, from, to, enter, leave } => {
+                vec![s(*leave), s(*enter), msg.to_string(), packet.to_string(), from.to_string(), to.to_string()]
+            }
+            Event::Probe { time, pid, pproc, id, label } => {
+                vec![s(*time), pid.to_string(), pproc.to_string(), id.to_string(), label.to_string()]
+            }
+            Event::Label { time, index, text } => {
+                vec![s(*time), index.to_string(), format!("[{}] {{ {} }}", text.len(), quote(text))]
+            }
+            Event::Busy { pproc, pid, start, end, line, class } => vec![
+                s(*end),
+                s(*start),
+                pproc.to_string(),
+                pid.to_string(),
+                line.to_string(),
+                match class {
+                    BusyClass::Work => "0",
+                    BusyClass::Overhead => "1",
+                }
+                .to_string(),
+            ],
+        };
+        writeln!(out, "{} {{ {} }};;", quote(e.kind_name()), values.join(", "))
+    }
+
+    fn finish(
+        &mut self,
+        _cx: &Context<'_>,
+        _end: Ticks,
+        _out: &mut dyn Write,
+    ) -> io::Result<Vec<(&'static str, String)>> {
+        Ok(Vec::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_follow_the_kind_order() {
+        // Tag i + 1 describes KINDS[i], so `--events` names and record names agree.
+        for (i, (name, fields)) in DESCRIPTORS.iter().enumerate() {
+            assert_eq!(*name, KINDS[i]);
+            assert_eq!(fields[0].1, "time", "{name}: every record starts with its time");
+        }
+    }
+
+    #[test]
+    fn quoting_escapes_quotes_and_backslashes() {
+        assert_eq!(quote(r#"a"b\c"#), r#""a\"b\\c""#);
+    }
+}
