@@ -947,11 +947,15 @@ impl<'m> Simulator<'m> {
                 self.due_later.pop();
                 self.due_now.insert(pp);
             }
+            // A solo run may carry the quantum forward (see `solo_cross`): its end is
+            // kept in `self.cur` while the processors run.
+            let mut qend = qend;
             self.cur = Some((0, qend));
             while let Some(pp) = self.due_now.pop_first() {
                 let pp = pp as usize;
                 self.cur = Some((pp, qend));
-                active |= self.run_pproc(pp, qend)?;
+                active |= self.run_pproc(pp)?;
+                qend = self.cur.map_or(qend, |(_, e)| e);
                 if self.program_end.is_some() {
                     break;
                 }
@@ -1068,11 +1072,12 @@ impl<'m> Simulator<'m> {
         s
     }
 
-    /// Runs the processes of physical processor `pp` for the quantum ending at `qend`.
-    /// Returns whether anything ran.
-    fn run_pproc(&mut self, pp: usize, qend: Ticks) -> Result<bool, SimError> {
+    /// Runs the processes of physical processor `pp` for the current quantum (its end is
+    /// in `self.cur`; a solo run may move it on). Returns whether anything ran.
+    fn run_pproc(&mut self, pp: usize) -> Result<bool, SimError> {
         let mut active = false;
         loop {
+            let qend = self.cur.map_or(NEVER, |(_, e)| e);
             let floor = self.pclock[pp].max(self.qstart);
             let mut best: Option<(usize, Ticks)> = None;
             let mut min_wake = NEVER;
@@ -1128,7 +1133,7 @@ impl<'m> Simulator<'m> {
         r
     }
 
-    fn turn_inner(&mut self, pid: u32, start: Ticks, qend: Ticks) -> Result<(), SimError> {
+    fn turn_inner(&mut self, pid: u32, start: Ticks, mut qend: Ticks) -> Result<(), SimError> {
         let pp = {
             let p = &mut self.procs[pid as usize];
             p.clock = start;
@@ -1167,6 +1172,10 @@ impl<'m> Simulator<'m> {
             match r {
                 Err(k) => return Err(self.rt(pid, k)),
                 Ok(Exit::Quantum) => {
+                    if let Some(e) = self.solo_cross(pid, pp, qend) {
+                        qend = e;
+                        continue;
+                    }
                     let p = &mut self.procs[pid as usize];
                     p.wake = p.clock;
                     return Ok(());
@@ -1188,17 +1197,45 @@ impl<'m> Simulator<'m> {
                     }
                 }
                 Ok(Exit::Complex(ins)) => match self.exec_complex(pid, ins)? {
-                    Flow::Continue => {
-                        let p = &mut self.procs[pid as usize];
-                        if p.clock >= qend {
-                            p.wake = p.clock;
-                            return Ok(());
-                        }
-                    }
+                    // The interpreter's first step ends the turn if the quantum is over.
+                    Flow::Continue => {}
                     Flow::Stop => return Ok(()),
                 },
             }
         }
+    }
+
+    /// Called when `pid` (running on `pp`) reaches the end `qend` of the current quantum:
+    /// when the scheduler would do nothing in between but run `pid` again from its clock
+    /// in the next quantum, does the quantum change's bookkeeping and returns the next
+    /// quantum's end, so the turn goes on without a trip through the scheduler.
+    ///
+    /// That is the case when no observer sees the turns, `pid` is alone in its
+    /// processor's queue, no other processor is due in the rest of this quantum or in
+    /// the next one, `pid` can start in the next quantum (its clock is before that
+    /// quantum's end), and neither the alarm nor the time limit stops the run at this
+    /// quantum's end. The scheduler's own steps at such a change are then: the
+    /// processor's clock and wake bound become `pid`'s clock, the profile row gets the
+    /// quantum's busy time, the global clock moves to `qend`; nothing else changes.
+    fn solo_cross(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
+        let q = self.cfg.quantum.max(1);
+        let next = qend + q;
+        let clock = self.procs[pid as usize].clock;
+        let alone = self.observer.is_none()
+            && self.program_end.is_none()
+            && self.queues[pp].len() == 1
+            && self.due_now.is_empty()
+            && self.due_later.peek().is_none_or(|Reverse((t, _))| *t >= next);
+        let stops = self.cfg.alarm.is_some_and(|a| qend >= a) || self.cfg.max_time.is_some_and(|m| qend > m);
+        if !alone || stops || clock >= next {
+            return None;
+        }
+        self.pclock[pp] = self.pclock[pp].max(clock);
+        self.pmin[pp] = clock;
+        self.record_profile();
+        self.qstart = qend;
+        self.cur = Some((pp, next));
+        Some(next)
     }
 
     /// Notes that a process of processor `pp` may run from `t`: the processor is visited
