@@ -26,6 +26,17 @@ impl Write for Out {
 /// Compiles and runs `src`: the physical architecture is the program's `phyArch` (else
 /// mesh 4x4), its `arch` is mapped with the default mapping.
 fn run_cpc(name: &str, src: &str, cfg: SimConfig, input: &str) -> (Result<Stats, SimError>, String) {
+    run_cpc_observed(name, src, cfg, input, None)
+}
+
+/// As [`run_cpc`], with `observer` (if any) watching the run.
+fn run_cpc_observed(
+    name: &str,
+    src: &str,
+    cfg: SimConfig,
+    input: &str,
+    observer: Option<Box<dyn super::Observer>>,
+) -> (Result<Stats, SimError>, String) {
     let c = compile(name, src, &FrontOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let m = c.module;
     let phys = match &m.phy_arch {
@@ -41,7 +52,12 @@ fn run_cpc(name: &str, src: &str, cfg: SimConfig, input: &str) -> (Result<Stats,
     let net = ShortestPath::new(ShortestPathParams::default(), Box::new(move |a, b| phys.distance(a, b)));
     let out = Out::default();
     let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
-    let r = Simulator::new(&m, cfg, Box::new(net), io).and_then(|mut s| s.run());
+    let r = Simulator::new(&m, cfg, Box::new(net), io).and_then(|mut s| {
+        if let Some(o) = observer {
+            s.set_observer(o);
+        }
+        s.run()
+    });
     let text = String::from_utf8_lossy(&out.0.borrow()).into_owned();
     (r, text)
 }
@@ -329,4 +345,35 @@ void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); jo
             "end 0 @153000",
         ]
     );
+}
+
+/// A process running alone carries on across quantum ends without going back to the
+/// scheduler, unless an observer watches the turns. Both ways must give the same run:
+/// these fixtures mix long solo stretches of `main` with forks, spinlocks, remote
+/// accesses, delays and channels, under several quanta, a profile, and limits.
+#[test]
+fn solo_turns_match_scheduled_turns() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let cfgs = [
+        SimConfig::default(),
+        SimConfig { quantum: 3 * U, ..SimConfig::default() },
+        SimConfig { quantum: 37 * U, alarm: Some(2000 * U), ..SimConfig::default() },
+        SimConfig { max_steps: Some(700), ..SimConfig::default() },
+        SimConfig { max_time: Some(900 * U), ..SimConfig::default() },
+    ];
+    for name in ["spinlock_counter.c", "master_worker.c", "jacobi.c", "recursion.c", "matmul.c"] {
+        let src = std::fs::read_to_string(dir.join(name)).unwrap();
+        for cfg in &cfgs {
+            let (plain, out_plain) = run_cpc(name, &src, cfg.clone(), "");
+            let log = Log(Rc::new(RefCell::new(Vec::new())));
+            let (observed, out_observed) = run_cpc_observed(name, &src, cfg.clone(), "", Some(Box::new(log)));
+            assert_eq!(out_plain, out_observed, "{name}");
+            let key = |r: Result<Stats, SimError>| match r {
+                Ok(s) => format!("{:?}", no_host(&s)),
+                Err(SimError::LimitExceeded { limit, stats }) => format!("{limit:?} {:?}", no_host(&stats)),
+                Err(e) => e.to_string(),
+            };
+            assert_eq!(key(plain), key(observed), "{name}, quantum {}", cfg.quantum);
+        }
+    }
 }

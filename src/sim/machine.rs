@@ -18,7 +18,12 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::time::Instant;
 
+mod interp;
+use interp::{interp, tick_tables, Ctr, Env, Step, Tables};
+
 const NEVER: Ticks = Ticks::MAX;
+/// The cost table while timing is off.
+static ZERO_TABLE: [Ticks; 256] = [0; 256];
 const NONE: u32 = u32::MAX;
 /// Most words on one process's working stack.
 const MAX_WORKING_STACK: usize = 1 << 22;
@@ -181,21 +186,19 @@ enum Flow {
     Stop,
 }
 
-/// Per-turn counters the hot loop updates.
-struct Ctr {
-    seq: Ticks,
-    busy: Ticks,
-    instrs: u64,
-    steps_left: u64,
-}
-
 /// A simulation of one program run.
 pub struct Simulator<'m> {
     module: &'m Module,
     cfg: SimConfig,
     funcs: Vec<FnLite>,
+    /// The module's code with each instruction's opcode.
+    prog: Vec<Step>,
     cost: [u64; 256],
     work: [bool; 256],
+    /// Per distinct processor speed, its `(speed, tick table, sequential-time table)`
+    /// for the interpreter; `table_of[pp]` is processor `pp`'s entry.
+    tables: Vec<(Ticks, Box<Tables>)>,
+    table_of: Vec<usize>,
     net: Box<dyn Network>,
     io: Io,
     mem: Memory,
@@ -309,357 +312,6 @@ fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32)
     Ok(())
 }
 
-macro_rules! pop {
-    ($p:expr) => {
-        match $p.stack.pop() {
-            Some(w) => w,
-            None => return Err(RuntimeError::BadCode { message: "working stack underflow".into() }),
-        }
-    };
-}
-
-#[inline]
-fn addr_index(mem: &Memory, a: i64) -> Result<usize, RuntimeError> {
-    mem.index(a).ok_or(RuntimeError::BadAddress { addr: a })
-}
-
-#[inline]
-fn rd(mem: &Memory, a: i64, me: u32, acc: &mut Acc) -> Result<Word, RuntimeError> {
-    let i = addr_index(mem, a)?;
-    let o = mem.owner[i];
-    if o != me {
-        acc.read(o, i);
-    }
-    Ok(mem.words[i])
-}
-
-#[inline]
-fn wr(mem: &mut Memory, a: i64, w: Word, me: u32, acc: &mut Acc) -> Result<(), RuntimeError> {
-    let i = addr_index(mem, a)?;
-    let o = mem.owner[i];
-    if o != me {
-        acc.write(o);
-    }
-    mem.words[i] = w;
-    Ok(())
-}
-
-#[inline]
-fn var_addr(p: &Proc, depth: u8, off: u32) -> Result<i64, RuntimeError> {
-    match p.display.get(depth as usize) {
-        Some(&b) => Ok(b as i64 + off as i64),
-        None => Err(RuntimeError::BadCode { message: format!("variable depth {depth}") }),
-    }
-}
-
-/// Runs simple instructions of `p` until the quantum ends or an instruction needs the
-/// whole machine. Every executed instruction is charged here.
-#[allow(clippy::too_many_arguments)]
-fn interp(
-    code: &[Instr],
-    funcs: &[FnLite],
-    cost: &[u64; 256],
-    work: &[bool; 256],
-    speed: Ticks,
-    max_stack: u32,
-    p: &mut Proc,
-    mem: &mut Memory,
-    qend: Ticks,
-    ctr: &mut Ctr,
-) -> Result<Exit, RuntimeError> {
-    let me = p.pproc;
-    loop {
-        if p.clock >= qend {
-            return Ok(Exit::Quantum);
-        }
-        if ctr.steps_left == 0 {
-            return Ok(Exit::Steps);
-        }
-        let Some(&ins) = code.get(p.pc as usize) else {
-            return Err(RuntimeError::BadCode { message: format!("pc {} outside the code", p.pc) });
-        };
-        let mut acc = Acc::default();
-        let mut next = p.pc + 1;
-        match ins {
-            Instr::Nop {} => {}
-            Instr::PushI { v } => p.stack.push(Word::Int(v)),
-            Instr::PushF { v } => p.stack.push(Word::Float(v)),
-            Instr::PushC { v } => p.stack.push(Word::Char(v)),
-            Instr::Pop { n } => {
-                let l = p.stack.len().saturating_sub(n as usize);
-                p.stack.truncate(l);
-            }
-            Instr::Dup {} => {
-                let w = *p.stack.last().ok_or(RuntimeError::BadCode { message: "DUP on empty stack".into() })?;
-                p.stack.push(w);
-            }
-            Instr::Swap {} => {
-                let l = p.stack.len();
-                if l < 2 {
-                    return Err(RuntimeError::BadCode { message: "SWAP on short stack".into() });
-                }
-                p.stack.swap(l - 1, l - 2);
-            }
-            Instr::LdAddr { depth, off } => {
-                let a = var_addr(p, depth, off)?;
-                p.stack.push(Word::Int(a as i32));
-            }
-            Instr::LdVal { depth, off } => {
-                let a = var_addr(p, depth, off)?;
-                let w = rd(mem, a, me, &mut acc)?;
-                p.stack.push(w);
-            }
-            Instr::LdIndirect { depth, off } => {
-                let a = var_addr(p, depth, off)?;
-                let ptr = as_int(rd(mem, a, me, &mut acc)?);
-                let w = rd(mem, ptr as i64, me, &mut acc)?;
-                p.stack.push(w);
-            }
-            Instr::Dereference {} => {
-                let a = as_int(pop!(p));
-                let w = rd(mem, a as i64, me, &mut acc)?;
-                p.stack.push(w);
-            }
-            Instr::LoadBlock { n } => {
-                let a = as_int(pop!(p)) as i64;
-                for k in 0..n as i64 {
-                    let w = rd(mem, a + k, me, &mut acc)?;
-                    p.stack.push(w);
-                }
-            }
-            Instr::Store { ty, keep } => {
-                let v = convert(pop!(p), ty);
-                let a = as_int(pop!(p)) as i64;
-                wr(mem, a, v, me, &mut acc)?;
-                if keep {
-                    p.stack.push(v);
-                }
-            }
-            Instr::CopyBlock { n } => {
-                let src = as_int(pop!(p)) as i64;
-                let dst = as_int(pop!(p)) as i64;
-                for k in 0..n as i64 {
-                    let w = rd(mem, src + k, me, &mut acc)?;
-                    wr(mem, dst + k, w, me, &mut acc)?;
-                }
-            }
-            Instr::StoreBlock { n } => {
-                let l = p.stack.len();
-                let n = n as usize;
-                if l < n + 1 {
-                    return Err(RuntimeError::BadCode { message: "StoreBlock on short stack".into() });
-                }
-                let a = as_int(p.stack[l - n - 1]) as i64;
-                for k in 0..n {
-                    wr(mem, a + k as i64, p.stack[l - n + k], me, &mut acc)?;
-                }
-                p.stack.truncate(l - n - 1);
-            }
-            Instr::Index { size, len } => {
-                let i = as_int(pop!(p));
-                let base = as_int(pop!(p));
-                if len > 0 && (i < 0 || i as u32 >= len) {
-                    return Err(RuntimeError::IndexOutOfBounds { index: i, len });
-                }
-                p.stack.push(Word::Int(base.wrapping_add(i.wrapping_mul(size as i32))));
-            }
-            Instr::AddrAdd { size } => {
-                let i = as_int(pop!(p));
-                let a = as_int(pop!(p));
-                p.stack.push(Word::Int(a.wrapping_add(i.wrapping_mul(size as i32))));
-            }
-            Instr::IncDec { ty, delta, pre } => {
-                let a = as_int(pop!(p)) as i64;
-                let old = rd(mem, a, me, &mut acc)?;
-                let new = match ty {
-                    Scalar::Int => Word::Int(as_int(old).wrapping_add(delta)),
-                    Scalar::Float => Word::Float(as_float(old) + delta as f32),
-                    Scalar::Char => Word::Char(as_int(old).wrapping_add(delta) as u8),
-                };
-                wr(mem, a, new, me, &mut acc)?;
-                p.stack.push(if pre { new } else { convert(old, ty) });
-            }
-            Instr::AddI {}
-            | Instr::SubI {}
-            | Instr::MulI {}
-            | Instr::DivI {}
-            | Instr::ModI {}
-            | Instr::BitAnd {}
-            | Instr::BitOr {}
-            | Instr::BitXor {}
-            | Instr::Shl {}
-            | Instr::Shr {}
-            | Instr::EqI {}
-            | Instr::NeI {}
-            | Instr::LtI {}
-            | Instr::LeI {}
-            | Instr::GtI {}
-            | Instr::GeI {} => {
-                let b = as_int(pop!(p));
-                let a = as_int(pop!(p));
-                let r = match ins {
-                    Instr::AddI {} => a.wrapping_add(b),
-                    Instr::SubI {} => a.wrapping_sub(b),
-                    Instr::MulI {} => a.wrapping_mul(b),
-                    Instr::DivI {} => {
-                        if b == 0 {
-                            return Err(RuntimeError::DivisionByZero);
-                        }
-                        a.wrapping_div(b)
-                    }
-                    Instr::ModI {} => {
-                        if b == 0 {
-                            return Err(RuntimeError::DivisionByZero);
-                        }
-                        a.wrapping_rem(b)
-                    }
-                    Instr::BitAnd {} => a & b,
-                    Instr::BitOr {} => a | b,
-                    Instr::BitXor {} => a ^ b,
-                    Instr::Shl {} => a.wrapping_shl(b as u32),
-                    Instr::Shr {} => a.wrapping_shr(b as u32),
-                    Instr::EqI {} => (a == b) as i32,
-                    Instr::NeI {} => (a != b) as i32,
-                    Instr::LtI {} => (a < b) as i32,
-                    Instr::LeI {} => (a <= b) as i32,
-                    Instr::GtI {} => (a > b) as i32,
-                    _ => (a >= b) as i32,
-                };
-                p.stack.push(Word::Int(r));
-            }
-            Instr::NegI {} => {
-                let a = as_int(pop!(p));
-                p.stack.push(Word::Int(a.wrapping_neg()));
-            }
-            Instr::BitNot {} => {
-                let a = as_int(pop!(p));
-                p.stack.push(Word::Int(!a));
-            }
-            Instr::AbsI {} => {
-                let a = as_int(pop!(p));
-                p.stack.push(Word::Int(a.wrapping_abs()));
-            }
-            Instr::LogNot {} => {
-                let a = pop!(p);
-                p.stack.push(Word::Int(!truthy(a) as i32));
-            }
-            Instr::AddF {} | Instr::SubF {} | Instr::MulF {} | Instr::DivF {} => {
-                let b = as_float(pop!(p));
-                let a = as_float(pop!(p));
-                let r = match ins {
-                    Instr::AddF {} => a + b,
-                    Instr::SubF {} => a - b,
-                    Instr::MulF {} => a * b,
-                    _ => a / b,
-                };
-                p.stack.push(Word::Float(r));
-            }
-            Instr::EqF {} | Instr::NeF {} | Instr::LtF {} | Instr::LeF {} | Instr::GtF {} | Instr::GeF {} => {
-                let b = as_float(pop!(p));
-                let a = as_float(pop!(p));
-                let r = match ins {
-                    Instr::EqF {} => a == b,
-                    Instr::NeF {} => a != b,
-                    Instr::LtF {} => a < b,
-                    Instr::LeF {} => a <= b,
-                    Instr::GtF {} => a > b,
-                    _ => a >= b,
-                };
-                p.stack.push(Word::Int(r as i32));
-            }
-            Instr::NegF {} => {
-                let a = as_float(pop!(p));
-                p.stack.push(Word::Float(-a));
-            }
-            Instr::Convert { to } => {
-                let a = pop!(p);
-                p.stack.push(convert(a, to));
-            }
-            Instr::Math { f } => {
-                let b = if f.arity() == 2 { as_float(pop!(p)) } else { 0.0 };
-                let a = as_float(pop!(p));
-                p.stack.push(Word::Float(math(f, a, b)));
-            }
-            Instr::Jump { target } => next = target,
-            Instr::JumpIfFalse { target } => {
-                if !truthy(pop!(p)) {
-                    next = target;
-                }
-            }
-            Instr::JumpIfTrue { target } => {
-                if truthy(pop!(p)) {
-                    next = target;
-                }
-            }
-            Instr::Call { func } => {
-                let f = *funcs
-                    .get(func as usize)
-                    .ok_or(RuntimeError::BadCode { message: format!("call of function {func}") })?;
-                let n = f.frame.max(f.params);
-                if p.frame_words.saturating_add(n) > max_stack {
-                    return Err(RuntimeError::StackOverflow { limit: max_stack });
-                }
-                let Some(seg) = p.segs.last_mut().filter(|s| s.top + n <= s.len) else {
-                    return Ok(Exit::Complex(ins));
-                };
-                let base = seg.base + seg.top;
-                seg.top += n;
-                push_frame(p, mem, f, base, p.pc + 1)?;
-                next = p.pc;
-            }
-            Instr::Ret { n } => {
-                if p.frames.len() <= 1 {
-                    return Ok(Exit::Complex(ins));
-                }
-                let Some(fr) = p.frames.pop() else { return Ok(Exit::Complex(ins)) };
-                let l = p.stack.len();
-                let n = n as usize;
-                let sb = fr.stack_base as usize;
-                if l < n || sb > l - n {
-                    return Err(RuntimeError::BadCode { message: "RET with a short stack".into() });
-                }
-                p.stack.copy_within(l - n..l, sb);
-                p.stack.truncate(sb + n);
-                if let Some(s) = p.display.get_mut(fr.depth as usize) {
-                    *s = fr.saved;
-                }
-                p.frame_words -= fr.words;
-                let nsegs = p.segs.len();
-                if let Some(seg) = p.segs.last_mut() {
-                    seg.top -= fr.words;
-                    if seg.top == 0 && nsegs > 1 {
-                        mem.free(seg.base, seg.len);
-                        p.segs.pop();
-                    }
-                }
-                next = fr.ret_pc;
-            }
-            Instr::Vproc {} => p.stack.push(Word::Int(p.vproc as i32)),
-            Instr::Pid {} => p.stack.push(Word::Int(p.pid as i32)),
-            _ => return Ok(Exit::Complex(ins)),
-        }
-        if p.stack.len() > MAX_WORKING_STACK {
-            return Err(RuntimeError::StackOverflow { limit: max_stack });
-        }
-        p.pc = next;
-        let op = ins.op() as usize;
-        if p.time_on {
-            let c = cost[op];
-            let t = c * speed;
-            p.clock += t;
-            ctr.busy += t;
-            if work[op] {
-                ctr.seq += c * TICKS_PER_UNIT;
-            }
-        }
-        ctr.instrs += 1;
-        ctr.steps_left -= 1;
-        if acc.any {
-            return Ok(Exit::Remote(acc));
-        }
-    }
-}
-
 impl<'m> Simulator<'m> {
     /// Prepares a run of `module`: loads the globals and creates process 0 (`main`).
     pub fn new(module: &'m Module, cfg: SimConfig, net: Box<dyn Network>, io: Io) -> Result<Self, SimError> {
@@ -676,15 +328,30 @@ impl<'m> Simulator<'m> {
             .collect();
         let max_depth = module.functions.iter().map(|f| f.depth as usize).max().unwrap_or(1);
         let npp = cfg.pprocs.max(1) as usize;
-        let speeds = (0..npp).map(|i| cfg.speeds.get(i).copied().unwrap_or(TICKS_PER_UNIT)).collect();
+        let speeds: Vec<Ticks> = (0..npp).map(|i| cfg.speeds.get(i).copied().unwrap_or(TICKS_PER_UNIT)).collect();
+        let mut tables: Vec<(Ticks, Box<Tables>)> = Vec::new();
+        let mut table_of = Vec::with_capacity(npp);
+        for &sp in &speeds {
+            let k = match tables.iter().position(|t| t.0 == sp) {
+                Some(k) => k,
+                None => {
+                    tables.push((sp, Box::new(tick_tables(&cost, &work, sp))));
+                    tables.len() - 1
+                }
+            };
+            table_of.push(k);
+        }
         let mut mem = Memory::new(cfg.max_memory);
         let p0 = cfg.mapping.first().copied().unwrap_or(0).min(npp as u32 - 1);
         let steps_left = cfg.max_steps.unwrap_or(u64::MAX);
         let mut sim = Simulator {
             module,
             funcs,
+            prog: Step::all(&module.code),
             cost,
             work,
+            tables,
+            table_of,
             net,
             io,
             procs: Vec::new(),
@@ -947,11 +614,15 @@ impl<'m> Simulator<'m> {
                 self.due_later.pop();
                 self.due_now.insert(pp);
             }
+            // A solo run may carry the quantum forward (see `solo_cross`): its end is
+            // kept in `self.cur` while the processors run.
+            let mut qend = qend;
             self.cur = Some((0, qend));
             while let Some(pp) = self.due_now.pop_first() {
                 let pp = pp as usize;
                 self.cur = Some((pp, qend));
-                active |= self.run_pproc(pp, qend)?;
+                active |= self.run_pproc(pp)?;
+                qend = self.cur.map_or(qend, |(_, e)| e);
                 if self.program_end.is_some() {
                     break;
                 }
@@ -1068,11 +739,12 @@ impl<'m> Simulator<'m> {
         s
     }
 
-    /// Runs the processes of physical processor `pp` for the quantum ending at `qend`.
-    /// Returns whether anything ran.
-    fn run_pproc(&mut self, pp: usize, qend: Ticks) -> Result<bool, SimError> {
+    /// Runs the processes of physical processor `pp` for the current quantum (its end is
+    /// in `self.cur`; a solo run may move it on). Returns whether anything ran.
+    fn run_pproc(&mut self, pp: usize) -> Result<bool, SimError> {
         let mut active = false;
         loop {
+            let qend = self.cur.map_or(NEVER, |(_, e)| e);
             let floor = self.pclock[pp].max(self.qstart);
             let mut best: Option<(usize, Ticks)> = None;
             let mut min_wake = NEVER;
@@ -1128,7 +800,7 @@ impl<'m> Simulator<'m> {
         r
     }
 
-    fn turn_inner(&mut self, pid: u32, start: Ticks, qend: Ticks) -> Result<(), SimError> {
+    fn turn_inner(&mut self, pid: u32, start: Ticks, mut qend: Ticks) -> Result<(), SimError> {
         let pp = {
             let p = &mut self.procs[pid as usize];
             p.clock = start;
@@ -1145,28 +817,47 @@ impl<'m> Simulator<'m> {
             }
             p.pproc as usize
         };
-        let speed = self.speeds[pp];
+        let q = self.cfg.quantum.max(1);
         loop {
-            let mut ctr = Ctr { seq: 0, busy: 0, instrs: 0, steps_left: self.steps_left };
-            let r = interp(
-                &self.module.code,
-                &self.funcs,
-                &self.cost,
-                &self.work,
-                speed,
-                self.cfg.max_stack_words,
-                &mut self.procs[pid as usize],
-                &mut self.mem,
-                qend,
-                &mut ctr,
-            );
+            let cross_max = self.cross_max(pp, q);
+            let p = &mut self.procs[pid as usize];
+            let (time_on, clock0) = (p.time_on, p.clock);
+            let Tables { ticks, seq } = &*self.tables[self.table_of[pp]].1;
+            let env = Env {
+                code: &self.prog,
+                funcs: &self.funcs,
+                ticks: if time_on { ticks } else { &ZERO_TABLE },
+                seq: if time_on { seq } else { &ZERO_TABLE },
+                max_stack: self.cfg.max_stack_words,
+                q,
+                cross_max,
+            };
+            let mut ctr = Ctr { seq: 0, steps_left: self.steps_left, qend, crossed: 0, cross_clock: 0 };
+            let r = if self.mem.sole_owner() == Some(p.pproc) {
+                interp::<false>(&env, p, &mut self.mem, &mut ctr)
+            } else {
+                interp::<true>(&env, p, &mut self.mem, &mut ctr)
+            };
+            let clock = p.clock;
             self.stats.seq_ticks += ctr.seq;
-            self.busy[pp] += ctr.busy;
-            self.stats.instructions += ctr.instrs;
+            self.busy[pp] += clock - clock0;
+            self.stats.instructions += self.steps_left - ctr.steps_left;
             self.steps_left = ctr.steps_left;
+            if ctr.crossed > 0 {
+                // The quantum ends the interpreter went past, as `solo_cross` does them.
+                qend = ctr.qend;
+                self.pclock[pp] = self.pclock[pp].max(ctr.cross_clock);
+                self.pmin[pp] = ctr.cross_clock;
+                self.qstart = qend - q;
+                self.cur = Some((pp, qend));
+            }
             match r {
                 Err(k) => return Err(self.rt(pid, k)),
                 Ok(Exit::Quantum) => {
+                    if let Some(e) = self.solo_cross(pid, pp, qend) {
+                        qend = e;
+                        continue;
+                    }
                     let p = &mut self.procs[pid as usize];
                     p.wake = p.clock;
                     return Ok(());
@@ -1188,17 +879,66 @@ impl<'m> Simulator<'m> {
                     }
                 }
                 Ok(Exit::Complex(ins)) => match self.exec_complex(pid, ins)? {
-                    Flow::Continue => {
-                        let p = &mut self.procs[pid as usize];
-                        if p.clock >= qend {
-                            p.wake = p.clock;
-                            return Ok(());
-                        }
-                    }
+                    // The interpreter's first step ends the turn if the quantum is over.
+                    Flow::Continue => {}
                     Flow::Stop => return Ok(()),
                 },
             }
         }
+    }
+
+    /// Called when `pid` (running on `pp`) reaches the end `qend` of the current quantum:
+    /// when the scheduler would do nothing in between but run `pid` again from its clock
+    /// in the next quantum, does the quantum change's bookkeeping and returns the next
+    /// quantum's end, so the turn goes on without a trip through the scheduler.
+    ///
+    /// That is the case when no observer sees the turns, `pid` is alone in its
+    /// processor's queue, no other processor is due in the rest of this quantum or in
+    /// the next one, `pid` can start in the next quantum (its clock is before that
+    /// quantum's end), and neither the alarm nor the time limit stops the run at this
+    /// quantum's end. The scheduler's own steps at such a change are then: the
+    /// processor's clock and wake bound become `pid`'s clock, the profile row gets the
+    /// quantum's busy time, the global clock moves to `qend`; nothing else changes.
+    /// The bound [`Env::cross_max`] for a process running on `pp`: the latest quantum
+    /// end at which [`Simulator::solo_cross`] would let it go on, as far as that depends
+    /// on the machine and not on the process's clock (0: none). It holds until the
+    /// interpreter leaves, as only the instructions it leaves for change the machine.
+    /// With a profile, every quantum's busy time needs its row: left to `solo_cross`.
+    fn cross_max(&self, pp: usize, q: Ticks) -> Ticks {
+        let alone = self.observer.is_none()
+            && self.cfg.profile_step.is_none()
+            && self.program_end.is_none()
+            && self.queues[pp].len() == 1
+            && self.due_now.is_empty();
+        if !alone {
+            return 0;
+        }
+        // Quantum end `e` may be crossed when no processor is due before `e + q`, the
+        // alarm is after `e` and the time limit not before it.
+        let due = self.due_later.peek().map_or(NEVER, |Reverse((t, _))| *t).saturating_sub(q);
+        let alarm = self.cfg.alarm.map_or(NEVER, |a| a.saturating_sub(1));
+        due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER))
+    }
+
+    fn solo_cross(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
+        let q = self.cfg.quantum.max(1);
+        let next = qend + q;
+        let clock = self.procs[pid as usize].clock;
+        let alone = self.observer.is_none()
+            && self.program_end.is_none()
+            && self.queues[pp].len() == 1
+            && self.due_now.is_empty()
+            && self.due_later.peek().is_none_or(|Reverse((t, _))| *t >= next);
+        let stops = self.cfg.alarm.is_some_and(|a| qend >= a) || self.cfg.max_time.is_some_and(|m| qend > m);
+        if !alone || stops || clock >= next {
+            return None;
+        }
+        self.pclock[pp] = self.pclock[pp].max(clock);
+        self.pmin[pp] = clock;
+        self.record_profile();
+        self.qstart = qend;
+        self.cur = Some((pp, next));
+        Some(next)
     }
 
     /// Notes that a process of processor `pp` may run from `t`: the processor is visited

@@ -8,15 +8,23 @@ pub(crate) struct Memory {
     /// Returned segments `(base, len)`, in the order they were returned.
     free: Vec<(u32, u32)>,
     limit: u32,
+    /// `Some(p)` while every word has been given to processor `p` (as far as allocation
+    /// knows: a segment given back and reused by another processor counts as mixed).
+    sole_owner: Option<u32>,
 }
 
 impl Memory {
     pub(crate) fn new(limit: u32) -> Memory {
-        Memory { words: Vec::new(), owner: Vec::new(), free: Vec::new(), limit }
+        Memory { words: Vec::new(), owner: Vec::new(), free: Vec::new(), limit, sole_owner: None }
     }
 
     /// Allocates `n` zeroed words owned by `pproc`; `None` when the pool limit is reached.
     pub(crate) fn alloc(&mut self, n: u32, pproc: u32) -> Option<u32> {
+        if self.words.is_empty() && self.sole_owner.is_none() {
+            self.sole_owner = Some(pproc);
+        } else if self.sole_owner != Some(pproc) {
+            self.sole_owner = None;
+        }
         if let Some(k) = self.free.iter().position(|&(_, len)| len >= n) {
             let (base, len) = self.free[k];
             if len == n {
@@ -34,6 +42,13 @@ impl Memory {
         self.words.resize(end as usize, Word::Int(0));
         self.owner.resize(end as usize, pproc);
         Some(base)
+    }
+
+    /// The processor owning every word, if there is one: no access can be remote for
+    /// its processes.
+    #[inline]
+    pub(crate) fn sole_owner(&self) -> Option<u32> {
+        self.sole_owner
     }
 
     pub(crate) fn free(&mut self, base: u32, n: u32) {
@@ -83,5 +98,20 @@ mod tests {
         assert_eq!(m.alloc(6, 3), Some(4));
         assert_eq!(m.alloc(70, 0), Some(30));
         assert_eq!(m.alloc(1, 0), None, "pool limit of 100 words reached");
+    }
+
+    #[test]
+    fn sole_owner_holds_until_another_processor_gets_words() {
+        let mut m = Memory::new(100);
+        assert_eq!(m.sole_owner(), None, "no words yet");
+        m.alloc(10, 3);
+        m.alloc(5, 3);
+        assert_eq!(m.sole_owner(), Some(3));
+        m.free(0, 10);
+        // Reusing the freed segment for processor 1 mixes the owners.
+        assert_eq!(m.alloc(4, 1), Some(0));
+        assert_eq!(m.sole_owner(), None);
+        m.alloc(4, 3);
+        assert_eq!(m.sole_owner(), None, "once mixed, stays mixed");
     }
 }

@@ -1,0 +1,459 @@
+//! The hot loop of the vCode interpreter: runs the instructions that touch only the
+//! running process and the memory pool (loads, stores, arithmetic, jumps, calls and
+//! returns that fit in the current frame segment) without allocating, and leaves for
+//! everything else ([`super::Simulator::exec_complex`]). Depends on the process and
+//! frame types of [`super`] and on the memory pool.
+//!
+//! Speed matters here more than anywhere (a sequential program spends nearly all its
+//! host time in this loop), so the running process's pc, clock and working stack live
+//! in locals and are written back once, when the loop ends; the cost of every
+//! instruction kind is looked up in ticks already multiplied by the processor's speed;
+//! and when every word of the pool belongs to the running process's processor (always
+//! so on one processor) the remote-access bookkeeping is compiled out (`CHECK`).
+use super::{as_float, as_int, convert, math, push_frame, truthy, Acc, Exit, FnLite, Proc, MAX_WORKING_STACK};
+use crate::net::Ticks;
+use crate::sim::memory::Memory;
+use crate::sim::RuntimeError;
+use crate::vcode::{Instr, Op, Scalar, Word};
+
+/// One instruction of the code with its opcode, so charging it needs no decoding.
+#[derive(Clone, Copy)]
+pub(super) struct Step {
+    pub(super) ins: Instr,
+    pub(super) op: u8,
+}
+
+impl Step {
+    /// The steps of `code`, in order.
+    pub(super) fn all(code: &[Instr]) -> Vec<Step> {
+        code.iter().map(|&ins| Step { ins, op: ins.op() as u8 }).collect()
+    }
+}
+
+/// What one call of [`interp`] needs besides the process and the pool.
+pub(super) struct Env<'a> {
+    pub(super) code: &'a [Step],
+    pub(super) funcs: &'a [FnLite],
+    /// Ticks an instruction of each opcode advances the clock (0 while timing is off).
+    pub(super) ticks: &'a [Ticks; 256],
+    /// Ticks of sequential time per opcode (0 for overhead, or while timing is off).
+    pub(super) seq: &'a [Ticks; 256],
+    pub(super) max_stack: u32,
+    /// The quantum length.
+    pub(super) q: Ticks,
+    /// The process may go on into the next quantum at a quantum end `e <= cross_max`
+    /// (when its clock is before the next quantum's end): see
+    /// [`super::Simulator::solo_cross`], which works out this bound. 0: never.
+    pub(super) cross_max: Ticks,
+}
+
+/// Counters of one call of [`interp`].
+pub(super) struct Ctr {
+    /// Sequential time charged, in ticks.
+    pub(super) seq: Ticks,
+    /// Instructions the run may still execute (the step limit); decremented per step.
+    pub(super) steps_left: u64,
+    /// The current quantum's end; moved on by each quantum end crossed.
+    pub(super) qend: Ticks,
+    /// Quantum ends crossed, and the process's clock at the last one.
+    pub(super) crossed: u64,
+    pub(super) cross_clock: Ticks,
+}
+
+/// Runs simple instructions of `p` until the quantum ends (and cannot be crossed), the
+/// step limit is reached, an instruction needs the whole machine, or (with `CHECK`) an
+/// instruction accessed a word of another processor. Every executed instruction is
+/// charged here. `CHECK` false is only allowed when every word of `mem` is owned by
+/// `p.pproc`.
+pub(super) fn interp<const CHECK: bool>(
+    env: &Env<'_>,
+    p: &mut Proc,
+    mem: &mut Memory,
+    ctr: &mut Ctr,
+) -> Result<Exit, RuntimeError> {
+    let me = p.pproc;
+    let (ticks, seqt, code) = (env.ticks, env.seq, env.code);
+    let mut pc = p.pc as usize;
+    let mut clock = p.clock;
+    let mut qend = ctr.qend;
+    let mut steps = ctr.steps_left;
+    let mut seq: Ticks = 0;
+    // Taken out of `p` so that it can live in registers; put back below.
+    let mut stack = std::mem::take(&mut p.stack);
+    let mut acc = Acc::default();
+
+    let r: Result<Exit, RuntimeError> = 'run: loop {
+        // Defined inside the loop so that they can leave it by its label.
+        macro_rules! fail {
+            ($e:expr) => {
+                break 'run Err($e)
+            };
+        }
+        macro_rules! bad {
+            ($m:expr) => {
+                fail!(RuntimeError::BadCode { message: $m.into() })
+            };
+        }
+        macro_rules! pop {
+            () => {
+                match stack.pop() {
+                    Some(w) => w,
+                    None => bad!("working stack underflow"),
+                }
+            };
+        }
+        macro_rules! index {
+            ($a:expr) => {{
+                let a: i64 = $a;
+                match mem.index(a) {
+                    Some(i) => i,
+                    None => fail!(RuntimeError::BadAddress { addr: a }),
+                }
+            }};
+        }
+        macro_rules! rd {
+            ($a:expr) => {{
+                let i = index!($a);
+                if CHECK {
+                    let o = mem.owner[i];
+                    if o != me {
+                        acc.read(o, i);
+                    }
+                }
+                mem.words[i]
+            }};
+        }
+        macro_rules! wr {
+            ($a:expr, $w:expr) => {{
+                let i = index!($a);
+                if CHECK {
+                    let o = mem.owner[i];
+                    if o != me {
+                        acc.write(o);
+                    }
+                }
+                mem.words[i] = $w;
+            }};
+        }
+        macro_rules! var_addr {
+            ($depth:expr, $off:expr) => {
+                match p.display.get($depth as usize) {
+                    Some(&b) => b as i64 + $off as i64,
+                    None => fail!(RuntimeError::BadCode { message: format!("variable depth {}", $depth) }),
+                }
+            };
+        }
+
+        if clock >= qend {
+            // Cheap: reached once per quantum.
+            if qend <= env.cross_max && clock < qend + env.q {
+                ctr.crossed += 1;
+                ctr.cross_clock = clock;
+                qend += env.q;
+            } else {
+                break 'run Ok(Exit::Quantum);
+            }
+        }
+        if steps == 0 {
+            break 'run Ok(Exit::Steps);
+        }
+        let Some(&Step { ins, op }) = code.get(pc) else {
+            fail!(RuntimeError::BadCode { message: format!("pc {pc} outside the code") });
+        };
+        let mut next = pc + 1;
+        match ins {
+            Instr::Nop {} => {}
+            Instr::PushI { v } => stack.push(Word::Int(v)),
+            Instr::PushF { v } => stack.push(Word::Float(v)),
+            Instr::PushC { v } => stack.push(Word::Char(v)),
+            Instr::Pop { n } => {
+                let l = stack.len().saturating_sub(n as usize);
+                stack.truncate(l);
+            }
+            Instr::Dup {} => match stack.last() {
+                Some(&w) => stack.push(w),
+                None => bad!("DUP on empty stack"),
+            },
+            Instr::Swap {} => {
+                let l = stack.len();
+                if l < 2 {
+                    bad!("SWAP on short stack");
+                }
+                stack.swap(l - 1, l - 2);
+            }
+            Instr::LdAddr { depth, off } => {
+                let a = var_addr!(depth, off);
+                stack.push(Word::Int(a as i32));
+            }
+            Instr::LdVal { depth, off } => {
+                let w = rd!(var_addr!(depth, off));
+                stack.push(w);
+            }
+            Instr::LdIndirect { depth, off } => {
+                let ptr = as_int(rd!(var_addr!(depth, off)));
+                let w = rd!(ptr as i64);
+                stack.push(w);
+            }
+            Instr::Dereference {} => {
+                let a = as_int(pop!());
+                let w = rd!(a as i64);
+                stack.push(w);
+            }
+            Instr::LoadBlock { n } => {
+                let a = as_int(pop!()) as i64;
+                for k in 0..n as i64 {
+                    let w = rd!(a + k);
+                    stack.push(w);
+                }
+            }
+            Instr::Store { ty, keep } => {
+                let v = convert(pop!(), ty);
+                let a = as_int(pop!()) as i64;
+                wr!(a, v);
+                if keep {
+                    stack.push(v);
+                }
+            }
+            Instr::CopyBlock { n } => {
+                let src = as_int(pop!()) as i64;
+                let dst = as_int(pop!()) as i64;
+                for k in 0..n as i64 {
+                    let w = rd!(src + k);
+                    wr!(dst + k, w);
+                }
+            }
+            Instr::StoreBlock { n } => {
+                let l = stack.len();
+                let n = n as usize;
+                if l < n + 1 {
+                    bad!("StoreBlock on short stack");
+                }
+                let a = as_int(stack[l - n - 1]) as i64;
+                for k in 0..n {
+                    let w = stack[l - n + k];
+                    wr!(a + k as i64, w);
+                }
+                stack.truncate(l - n - 1);
+            }
+            Instr::Index { size, len } => {
+                let i = as_int(pop!());
+                let base = as_int(pop!());
+                if len > 0 && (i < 0 || i as u32 >= len) {
+                    fail!(RuntimeError::IndexOutOfBounds { index: i, len });
+                }
+                stack.push(Word::Int(base.wrapping_add(i.wrapping_mul(size as i32))));
+            }
+            Instr::AddrAdd { size } => {
+                let i = as_int(pop!());
+                let a = as_int(pop!());
+                stack.push(Word::Int(a.wrapping_add(i.wrapping_mul(size as i32))));
+            }
+            Instr::IncDec { ty, delta, pre } => {
+                let a = as_int(pop!()) as i64;
+                let old = rd!(a);
+                let new = match ty {
+                    Scalar::Int => Word::Int(as_int(old).wrapping_add(delta)),
+                    Scalar::Float => Word::Float(as_float(old) + delta as f32),
+                    Scalar::Char => Word::Char(as_int(old).wrapping_add(delta) as u8),
+                };
+                wr!(a, new);
+                stack.push(if pre { new } else { convert(old, ty) });
+            }
+            Instr::AddI {}
+            | Instr::SubI {}
+            | Instr::MulI {}
+            | Instr::DivI {}
+            | Instr::ModI {}
+            | Instr::BitAnd {}
+            | Instr::BitOr {}
+            | Instr::BitXor {}
+            | Instr::Shl {}
+            | Instr::Shr {}
+            | Instr::EqI {}
+            | Instr::NeI {}
+            | Instr::LtI {}
+            | Instr::LeI {}
+            | Instr::GtI {}
+            | Instr::GeI {} => {
+                let b = as_int(pop!());
+                let a = as_int(pop!());
+                let r = match ins {
+                    Instr::AddI {} => a.wrapping_add(b),
+                    Instr::SubI {} => a.wrapping_sub(b),
+                    Instr::MulI {} => a.wrapping_mul(b),
+                    Instr::DivI {} | Instr::ModI {} if b == 0 => fail!(RuntimeError::DivisionByZero),
+                    Instr::DivI {} => a.wrapping_div(b),
+                    Instr::ModI {} => a.wrapping_rem(b),
+                    Instr::BitAnd {} => a & b,
+                    Instr::BitOr {} => a | b,
+                    Instr::BitXor {} => a ^ b,
+                    Instr::Shl {} => a.wrapping_shl(b as u32),
+                    Instr::Shr {} => a.wrapping_shr(b as u32),
+                    Instr::EqI {} => (a == b) as i32,
+                    Instr::NeI {} => (a != b) as i32,
+                    Instr::LtI {} => (a < b) as i32,
+                    Instr::LeI {} => (a <= b) as i32,
+                    Instr::GtI {} => (a > b) as i32,
+                    _ => (a >= b) as i32,
+                };
+                stack.push(Word::Int(r));
+            }
+            Instr::NegI {} => {
+                let a = as_int(pop!());
+                stack.push(Word::Int(a.wrapping_neg()));
+            }
+            Instr::BitNot {} => {
+                let a = as_int(pop!());
+                stack.push(Word::Int(!a));
+            }
+            Instr::AbsI {} => {
+                let a = as_int(pop!());
+                stack.push(Word::Int(a.wrapping_abs()));
+            }
+            Instr::LogNot {} => {
+                let a = pop!();
+                stack.push(Word::Int(!truthy(a) as i32));
+            }
+            Instr::AddF {} | Instr::SubF {} | Instr::MulF {} | Instr::DivF {} => {
+                let b = as_float(pop!());
+                let a = as_float(pop!());
+                let r = match ins {
+                    Instr::AddF {} => a + b,
+                    Instr::SubF {} => a - b,
+                    Instr::MulF {} => a * b,
+                    _ => a / b,
+                };
+                stack.push(Word::Float(r));
+            }
+            Instr::EqF {} | Instr::NeF {} | Instr::LtF {} | Instr::LeF {} | Instr::GtF {} | Instr::GeF {} => {
+                let b = as_float(pop!());
+                let a = as_float(pop!());
+                let r = match ins {
+                    Instr::EqF {} => a == b,
+                    Instr::NeF {} => a != b,
+                    Instr::LtF {} => a < b,
+                    Instr::LeF {} => a <= b,
+                    Instr::GtF {} => a > b,
+                    _ => a >= b,
+                };
+                stack.push(Word::Int(r as i32));
+            }
+            Instr::NegF {} => {
+                let a = as_float(pop!());
+                stack.push(Word::Float(-a));
+            }
+            Instr::Convert { to } => {
+                let a = pop!();
+                stack.push(convert(a, to));
+            }
+            Instr::Math { f } => {
+                let b = if f.arity() == 2 { as_float(pop!()) } else { 0.0 };
+                let a = as_float(pop!());
+                stack.push(Word::Float(math(f, a, b)));
+            }
+            Instr::Jump { target } => next = target as usize,
+            Instr::JumpIfFalse { target } => {
+                if !truthy(pop!()) {
+                    next = target as usize;
+                }
+            }
+            Instr::JumpIfTrue { target } => {
+                if truthy(pop!()) {
+                    next = target as usize;
+                }
+            }
+            Instr::Call { func } => {
+                let Some(&f) = env.funcs.get(func as usize) else {
+                    fail!(RuntimeError::BadCode { message: format!("call of function {func}") });
+                };
+                let n = f.frame.max(f.params);
+                if p.frame_words.saturating_add(n) > env.max_stack {
+                    fail!(RuntimeError::StackOverflow { limit: env.max_stack });
+                }
+                let Some(seg) = p.segs.last_mut().filter(|s| s.top + n <= s.len) else {
+                    break 'run Ok(Exit::Complex(ins));
+                };
+                let base = seg.base + seg.top;
+                seg.top += n;
+                // push_frame works on the whole process: lend it the stack.
+                p.stack = std::mem::take(&mut stack);
+                p.pc = pc as u32;
+                let r = push_frame(p, mem, f, base, pc as u32 + 1);
+                stack = std::mem::take(&mut p.stack);
+                if let Err(e) = r {
+                    fail!(e);
+                }
+                // As the pc is the callee's entry from here on (also for an error below).
+                pc = p.pc as usize;
+                next = pc;
+            }
+            Instr::Ret { n } => {
+                if p.frames.len() <= 1 {
+                    break 'run Ok(Exit::Complex(ins));
+                }
+                let Some(fr) = p.frames.pop() else { break 'run Ok(Exit::Complex(ins)) };
+                let l = stack.len();
+                let n = n as usize;
+                let sb = fr.stack_base as usize;
+                if l < n || sb > l - n {
+                    bad!("RET with a short stack");
+                }
+                stack.copy_within(l - n..l, sb);
+                stack.truncate(sb + n);
+                if let Some(s) = p.display.get_mut(fr.depth as usize) {
+                    *s = fr.saved;
+                }
+                p.frame_words -= fr.words;
+                let nsegs = p.segs.len();
+                if let Some(seg) = p.segs.last_mut() {
+                    seg.top -= fr.words;
+                    if seg.top == 0 && nsegs > 1 {
+                        mem.free(seg.base, seg.len);
+                        p.segs.pop();
+                    }
+                }
+                next = fr.ret_pc as usize;
+            }
+            Instr::Vproc {} => stack.push(Word::Int(p.vproc as i32)),
+            Instr::Pid {} => stack.push(Word::Int(p.pid as i32)),
+            _ => break 'run Ok(Exit::Complex(ins)),
+        }
+        if stack.len() > MAX_WORKING_STACK {
+            fail!(RuntimeError::StackOverflow { limit: env.max_stack });
+        }
+        pc = next;
+        clock += ticks[op as usize];
+        seq += seqt[op as usize];
+        steps -= 1;
+        if CHECK && acc.any {
+            break 'run Ok(Exit::Remote(acc));
+        }
+    };
+    p.stack = stack;
+    p.pc = pc as u32;
+    p.clock = clock;
+    ctr.qend = qend;
+    ctr.steps_left = steps;
+    ctr.seq += seq;
+    r
+}
+
+/// The per-opcode charges of a processor, in ticks: see [`Env::ticks`] and [`Env::seq`].
+pub(super) struct Tables {
+    pub(super) ticks: [Ticks; 256],
+    pub(super) seq: [Ticks; 256],
+}
+
+/// The charges of a processor of `speed` ticks per time unit under the cost table
+/// `cost` (time units per opcode).
+pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -> Tables {
+    let mut t = Tables { ticks: [0; 256], seq: [0; 256] };
+    for &op in Op::ALL {
+        let o = op as usize;
+        t.ticks[o] = cost[o] * speed;
+        if work[o] {
+            t.seq[o] = cost[o] * crate::net::TICKS_PER_UNIT;
+        }
+    }
+    t
+}
