@@ -1,0 +1,343 @@
+//! The execution graph of seed 003 §3.2, its critical path and the weighted critical
+//! path analysis (WCPA, seed 003 §3.4).
+//!
+//! Nodes are the events of each process in time order: `proc_init`, a fork in the parent,
+//! `msg_send`, `recv_call`, the completion of a receive, `proc_exit`. Vertical edges join
+//! consecutive events of one process; diagonal edges join a message's send to the
+//! completion of its receive; spawn edges join a fork to the child's `proc_init`. Every
+//! edge weighs the time that elapses along it, so a path's length is its end time minus
+//! its start time and the longest path ending at the program's last event, which starts
+//! at process 0's creation, is as long as the run. Which path that is depends on the
+//! choice at each receive: the message is the critical predecessor when it arrived after
+//! the receiver had got to its previous event (the receiver waited for it); otherwise
+//! the receiver's own previous event is. The WCPA weight of an edge of Δt is
+//! w = Δt + (1 − P)(n − 1)Δt, where P is the average fraction of the n processors busy
+//! during the edge: time spent while most processors idle is what parallelism lost.
+//!
+//! Depends only on [`crate::trace`]. Linear in the events apart from sorting.
+use crate::trace::{Event, Ticks};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+/// What kind of event a node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    /// The process was created.
+    Init,
+    /// The process created a child.
+    Fork,
+    /// The process sent a message.
+    Send,
+    /// The process called a channel read.
+    RecvCall,
+    /// A channel read completed.
+    RecvDone,
+    /// The process ended.
+    Exit,
+}
+
+/// One node of the execution graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Node {
+    /// The process the event belongs to.
+    pub pid: u32,
+    /// When it happened.
+    pub time: Ticks,
+    /// What it was.
+    pub kind: NodeKind,
+}
+
+/// The kind of an edge on the critical path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EdgeKind {
+    /// Vertical: time within one process.
+    Compute,
+    /// Diagonal: a message from send to receive completion.
+    Message,
+    /// A fork to the child's creation.
+    Spawn,
+}
+
+impl EdgeKind {
+    /// The name the reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeKind::Compute => "compute",
+            EdgeKind::Message => "message",
+            EdgeKind::Spawn => "spawn",
+        }
+    }
+}
+
+/// A stretch of the critical path: consecutive compute edges of one process merged,
+/// or one message or spawn edge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    /// Compute, message or spawn.
+    pub kind: EdgeKind,
+    /// The process: the computing one, or a message's or fork's sender.
+    pub pid: u32,
+    /// For messages and spawns, the receiving or created process.
+    pub to_pid: Option<u32>,
+    /// Start time.
+    pub from: Ticks,
+    /// End time.
+    pub to: Ticks,
+    /// Average fraction of processors busy during the segment, P ∈ [0, 1].
+    pub parallelism: f64,
+    /// WCPA weight, the sum of its edges' weights.
+    pub weight: f64,
+}
+
+/// The critical path and its WCPA weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CriticalPath {
+    /// Length in ticks: end time of the last event minus the start of the path.
+    pub length: Ticks,
+    /// Number of edges on the path.
+    pub edges: usize,
+    /// The path's segments in time order (zero-length edges left out).
+    pub segments: Vec<Segment>,
+    /// Sum of the segments' WCPA weights.
+    pub total_weight: f64,
+    /// Processors n of the weight formula.
+    pub processors: u32,
+}
+
+/// The WCPA weight w = Δt + (1 − P)(n − 1)Δt of an edge of `dt` ticks during which an
+/// average fraction `p` of `n` processors was busy (seed 003 §3.4).
+pub fn wcpa_weight(dt: f64, p: f64, n: u32) -> f64 {
+    dt + (1.0 - p) * f64::from(n.saturating_sub(1)) * dt
+}
+
+/// How many processors were busy over time: a sweep over the sorted change points of the
+/// `Busy` intervals, with the busy area (processor-ticks) accumulated at each point, so
+/// that the busy area of any interval costs two binary searches.
+#[derive(Debug, Default, Clone)]
+pub struct BusyProfile {
+    times: Vec<Ticks>,
+    /// Busy area from time 0 to `times[k]`.
+    area: Vec<u128>,
+    /// Busy processors from `times[k]` to the next point.
+    count: Vec<i64>,
+}
+
+impl BusyProfile {
+    /// Builds the profile from `(start, end)` busy intervals.
+    pub fn new(intervals: &[(Ticks, Ticks)]) -> BusyProfile {
+        let mut changes: Vec<(Ticks, i64)> = Vec::with_capacity(2 * intervals.len());
+        for &(s, e) in intervals {
+            if e > s {
+                changes.push((s, 1));
+                changes.push((e, -1));
+            }
+        }
+        changes.sort_unstable();
+        let mut p = BusyProfile::default();
+        let (mut count, mut area, mut last) = (0i64, 0u128, 0 as Ticks);
+        for (t, d) in changes {
+            area += count.max(0) as u128 * u128::from(t - last);
+            count += d;
+            last = t;
+            if p.times.last() == Some(&t) {
+                if let Some(c) = p.count.last_mut() {
+                    *c = count;
+                }
+            } else {
+                p.times.push(t);
+                p.area.push(area);
+                p.count.push(count);
+            }
+        }
+        p
+    }
+
+    /// Busy processor-ticks from time 0 to `t`.
+    fn area_to(&self, t: Ticks) -> u128 {
+        let k = self.times.partition_point(|&x| x <= t);
+        if k == 0 {
+            return 0;
+        }
+        let i = k - 1;
+        self.area[i] + self.count[i].max(0) as u128 * u128::from(t - self.times[i])
+    }
+
+    /// Busy processor-ticks in `[a, b]`.
+    pub fn busy_area(&self, a: Ticks, b: Ticks) -> u128 {
+        self.area_to(b).saturating_sub(self.area_to(a))
+    }
+
+    /// Average fraction P of `n` processors busy during `[a, b]` (0 for an empty interval).
+    pub fn parallelism(&self, a: Ticks, b: Ticks, n: u32) -> f64 {
+        if b <= a || n == 0 {
+            return 0.0;
+        }
+        let p = self.busy_area(a, b) as f64 / (f64::from(n) * (b - a) as f64);
+        p.min(1.0)
+    }
+}
+
+/// The execution graph, built one event at a time.
+#[derive(Debug, Default)]
+pub struct GraphBuilder {
+    nodes: Vec<Node>,
+    /// Previous node of the same process.
+    vertical: Vec<Option<usize>>,
+    /// Other predecessor: (node, edge kind).
+    other: Vec<Option<(usize, EdgeKind)>>,
+    /// Receive completions waiting for their message: (node, message id).
+    pending: Vec<(usize, u64)>,
+    last_of: BTreeMap<u32, usize>,
+    send_of: BTreeMap<u64, usize>,
+    arrival: BTreeMap<u64, Ticks>,
+    fork_of_child: BTreeMap<u32, usize>,
+    busy: Vec<(Ticks, Ticks)>,
+}
+
+impl GraphBuilder {
+    fn push(&mut self, pid: u32, time: Ticks, kind: NodeKind) -> usize {
+        let i = self.nodes.len();
+        self.nodes.push(Node { pid, time, kind });
+        self.vertical.push(self.last_of.insert(pid, i));
+        self.other.push(None);
+        i
+    }
+
+    /// Takes one event into account.
+    pub fn event(&mut self, e: &Event) {
+        match *e {
+            Event::ProcCreate { time, parent, pid, .. } => {
+                let fork = parent.map(|p| self.push(p, time, NodeKind::Fork));
+                let init = self.push(pid, time, NodeKind::Init);
+                if let Some(f) = fork {
+                    self.other[init] = Some((f, EdgeKind::Spawn));
+                    self.fork_of_child.insert(pid, f);
+                }
+            }
+            Event::ProcEnd { time, pid } => {
+                self.push(pid, time, NodeKind::Exit);
+            }
+            Event::MsgSend { time, msg, src_pid, .. } => {
+                let i = self.push(src_pid, time, NodeKind::Send);
+                self.send_of.insert(msg, i);
+            }
+            Event::MsgArrive { time, msg, .. } => {
+                self.arrival.insert(msg, time);
+            }
+            Event::RecvCall { time, pid, .. } => {
+                self.push(pid, time, NodeKind::RecvCall);
+            }
+            Event::RecvDone { time, pid, msg, .. } => {
+                let i = self.push(pid, time, NodeKind::RecvDone);
+                self.pending.push((i, msg));
+            }
+            Event::Busy { start, end, .. } => self.busy.push((start, end)),
+            _ => {}
+        }
+    }
+
+    /// Resolves the message edges and finds the critical path ending at the last event
+    /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`.
+    pub fn finish(mut self, processors: u32) -> CriticalPath {
+        for &(i, msg) in &self.pending {
+            let Some(&s) = self.send_of.get(&msg) else { continue };
+            // A message edge must go forward in time; a malformed record may say otherwise.
+            if self.nodes[s].time > self.nodes[i].time || s == i {
+                continue;
+            }
+            let arrived = self.arrival.get(&msg).copied().unwrap_or(self.nodes[i].time);
+            let before = self.vertical[i].map(|v| self.nodes[v].time);
+            // The receiver waited for the message when it arrived after the receiver's
+            // previous event: then the message, not the receiver, set the completion time.
+            let waited = before.is_none_or(|b| arrived > b);
+            if waited {
+                self.other[i] = Some((s, EdgeKind::Message));
+            }
+        }
+        let n = self.nodes.len();
+        // Path start time of the longest path into each node (longest = earliest start),
+        // computed in a topological order: Kahn's algorithm, ready nodes by (time, index).
+        let mut indeg = vec![0usize; n];
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, d) in indeg.iter_mut().enumerate() {
+            for p in self.vertical[i].into_iter().chain(self.other[i].map(|(p, _)| p)) {
+                *d += 1;
+                succ[p].push(i);
+            }
+        }
+        let mut heap: BinaryHeap<Reverse<(Ticks, usize)>> =
+            (0..n).filter(|&i| indeg[i] == 0).map(|i| Reverse((self.nodes[i].time, i))).collect();
+        let mut start: Vec<Ticks> = self.nodes.iter().map(|x| x.time).collect();
+        let mut best: Vec<Option<(usize, EdgeKind)>> = vec![None; n];
+        let mut done = vec![false; n];
+        while let Some(Reverse((_, i))) = heap.pop() {
+            done[i] = true;
+            // Preference at equal start: the message or spawn edge, when one was kept.
+            if let Some(v) = self.vertical[i] {
+                if done[v] && start[v] <= start[i] {
+                    start[i] = start[v];
+                    best[i] = Some((v, EdgeKind::Compute));
+                }
+            }
+            if let Some((o, k)) = self.other[i] {
+                if done[o] && start[o] <= start[i] {
+                    start[i] = start[o];
+                    best[i] = Some((o, k));
+                }
+            }
+            for &s in &succ[i] {
+                indeg[s] -= 1;
+                if indeg[s] == 0 {
+                    heap.push(Reverse((self.nodes[s].time, s)));
+                }
+            }
+        }
+        let profile = BusyProfile::new(&self.busy);
+        let processors = processors.max(1);
+        let Some(end) = (0..n).filter(|&i| done[i]).max_by_key(|&i| (self.nodes[i].time, Reverse(i))) else {
+            return CriticalPath { length: 0, edges: 0, segments: Vec::new(), total_weight: 0.0, processors };
+        };
+        let mut edges: Vec<(usize, usize, EdgeKind)> = Vec::new();
+        let mut cur = end;
+        while let Some((p, k)) = best[cur] {
+            edges.push((p, cur, k));
+            cur = p;
+        }
+        edges.reverse();
+        let length = self.nodes[end].time - start[end];
+        let mut segments: Vec<Segment> = Vec::new();
+        for &(a, b, kind) in &edges {
+            let (na, nb) = (self.nodes[a], self.nodes[b]);
+            if nb.time == na.time {
+                continue;
+            }
+            let dt = (nb.time - na.time) as f64;
+            let p = profile.parallelism(na.time, nb.time, processors);
+            let w = wcpa_weight(dt, p, processors);
+            let to_pid = (kind != EdgeKind::Compute).then_some(nb.pid);
+            if let Some(last) = segments.last_mut() {
+                if kind == EdgeKind::Compute && last.kind == kind && last.pid == na.pid && last.to == na.time {
+                    last.weight += w;
+                    last.to = nb.time;
+                    last.parallelism = profile.parallelism(last.from, last.to, processors);
+                    continue;
+                }
+            }
+            segments.push(Segment { kind, pid: na.pid, to_pid, from: na.time, to: nb.time, parallelism: p, weight: w });
+        }
+        let total_weight = segments.iter().map(|s| s.weight).sum();
+        CriticalPath { length, edges: edges.len(), segments, total_weight, processors }
+    }
+}
+
+/// The WCPA weight of the critical path grouped by process and edge kind: `(kind, pid,
+/// weight)`, heaviest first, ties by kind then pid.
+pub fn group_weights(path: &CriticalPath) -> Vec<(EdgeKind, u32, f64)> {
+    let mut g: BTreeMap<(EdgeKind, u32), f64> = BTreeMap::new();
+    for s in &path.segments {
+        *g.entry((s.kind, s.pid)).or_insert(0.0) += s.weight;
+    }
+    let mut v: Vec<(EdgeKind, u32, f64)> = g.into_iter().map(|((k, p), w)| (k, p, w)).collect();
+    v.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+    v
+}
