@@ -4,18 +4,20 @@
 //! Nodes are the events of each process in time order: `proc_init`, a fork in the parent,
 //! `msg_send`, `recv_call`, the completion of a receive, `proc_exit`. Vertical edges join
 //! consecutive events of one process; diagonal edges join a message's send to the
-//! completion of its receive; spawn edges join a fork to the child's `proc_init`. Every
+//! completion of its receive; spawn edges join a fork to the child's `proc_init`; join
+//! edges join the latest ended child to its parent's resumption from `join`, `forall` or
+//! the wait for children at its end (a `Wake` node, from the record's state changes). Every
 //! edge weighs the time that elapses along it, so a path's length is its end time minus
 //! its start time and the longest path ending at the program's last event, which starts
 //! at process 0's creation, is as long as the run. Which path that is depends on the
-//! choice at each receive: the message is the critical predecessor when it arrived after
-//! the receiver had got to its previous event (the receiver waited for it); otherwise
-//! the receiver's own previous event is. The WCPA weight of an edge of Δt is
+//! choice at each receive (and each resumption): the message (the child's end) is the
+//! critical predecessor when it came after the receiver's previous event (the receiver
+//! waited for it); otherwise the receiver's own previous event is. The WCPA weight of an edge of Δt is
 //! w = Δt + (1 − P)(n − 1)Δt, where P is the average fraction of the n processors busy
 //! during the edge: time spent while most processors idle is what parallelism lost.
 //!
 //! Depends only on [`crate::trace`]. Linear in the events apart from sorting.
-use crate::trace::{Event, Ticks};
+use crate::trace::{Event, ProcState, Reason, Ticks};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -34,6 +36,8 @@ pub enum NodeKind {
     RecvDone,
     /// The process ended.
     Exit,
+    /// The process resumed after waiting for its children (`join`, `forall`, the end).
+    Wake,
 }
 
 /// One node of the execution graph.
@@ -56,6 +60,8 @@ pub enum EdgeKind {
     Message,
     /// A fork to the child's creation.
     Spawn,
+    /// A child's end to its parent's resumption from a wait for children.
+    Join,
 }
 
 impl EdgeKind {
@@ -65,6 +71,7 @@ impl EdgeKind {
             EdgeKind::Compute => "compute",
             EdgeKind::Message => "message",
             EdgeKind::Spawn => "spawn",
+            EdgeKind::Join => "join",
         }
     }
 }
@@ -75,9 +82,10 @@ impl EdgeKind {
 pub struct Segment {
     /// Compute, message or spawn.
     pub kind: EdgeKind,
-    /// The process: the computing one, or a message's or fork's sender.
+    /// The process: the computing one, a message's sender, the forking parent or the
+    /// ending child.
     pub pid: u32,
-    /// For messages and spawns, the receiving or created process.
+    /// For messages, spawns and joins, the receiving, created or resumed process.
     pub to_pid: Option<u32>,
     /// Start time.
     pub from: Ticks,
@@ -187,20 +195,41 @@ pub struct GraphBuilder {
     other: Vec<Option<(usize, EdgeKind)>>,
     /// Receive completions waiting for their message: (node, message id).
     pending: Vec<(usize, u64)>,
+    /// Resumptions after a wait for children: (node, the waiting parent).
+    joins: Vec<(usize, u32)>,
+    parent_of: BTreeMap<u32, u32>,
+    /// The end nodes of each parent's children.
+    child_ends: BTreeMap<u32, Vec<usize>>,
+    /// Processes waiting for their children, with the time the wait began.
+    waiting_for_children: BTreeMap<u32, Ticks>,
     last_of: BTreeMap<u32, usize>,
     send_of: BTreeMap<u64, usize>,
     arrival: BTreeMap<u64, Ticks>,
-    fork_of_child: BTreeMap<u32, usize>,
     busy: Vec<(Ticks, Ticks)>,
 }
 
 impl GraphBuilder {
     fn push(&mut self, pid: u32, time: Ticks, kind: NodeKind) -> usize {
+        // The record has no wake-up event: a process waiting for its children resumed by
+        // its next event at the latest.
+        if kind != NodeKind::Wake {
+            self.wake(pid, time);
+        }
         let i = self.nodes.len();
         self.nodes.push(Node { pid, time, kind });
         self.vertical.push(self.last_of.insert(pid, i));
         self.other.push(None);
         i
+    }
+
+    /// Ends `pid`'s wait for its children, if it was waiting, with a `Wake` node at `time`.
+    fn wake(&mut self, pid: u32, time: Ticks) {
+        if self.waiting_for_children.remove(&pid).is_some() {
+            // Not before the process's previous event (its wait began there).
+            let last = self.last_of.get(&pid).map_or(0, |&l| self.nodes[l].time);
+            let i = self.push(pid, time.max(last), NodeKind::Wake);
+            self.joins.push((i, pid));
+        }
     }
 
     /// Takes one event into account.
@@ -209,13 +238,24 @@ impl GraphBuilder {
             Event::ProcCreate { time, parent, pid, .. } => {
                 let fork = parent.map(|p| self.push(p, time, NodeKind::Fork));
                 let init = self.push(pid, time, NodeKind::Init);
-                if let Some(f) = fork {
+                if let (Some(f), Some(p)) = (fork, parent) {
                     self.other[init] = Some((f, EdgeKind::Spawn));
-                    self.fork_of_child.insert(pid, f);
+                    self.parent_of.insert(pid, p);
                 }
             }
             Event::ProcEnd { time, pid } => {
-                self.push(pid, time, NodeKind::Exit);
+                let i = self.push(pid, time, NodeKind::Exit);
+                if let Some(&p) = self.parent_of.get(&pid) {
+                    self.child_ends.entry(p).or_default().push(i);
+                }
+            }
+            Event::State { time, pid, state, reason } => {
+                let waits = matches!(reason, Reason::Join | Reason::Forall | Reason::Children);
+                if state == ProcState::Blocked && waits {
+                    self.waiting_for_children.insert(pid, time);
+                } else {
+                    self.wake(pid, time);
+                }
             }
             Event::MsgSend { time, msg, src_pid, .. } => {
                 let i = self.push(src_pid, time, NodeKind::Send);
@@ -231,7 +271,15 @@ impl GraphBuilder {
                 let i = self.push(pid, time, NodeKind::RecvDone);
                 self.pending.push((i, msg));
             }
-            Event::Busy { start, end, .. } => self.busy.push((start, end)),
+            Event::Busy { pid, start, end, .. } => {
+                // A busy interval is recorded at its end, so the one that led up to the
+                // wait may come after it; one that starts at or after the wait's beginning
+                // is the process running again, and its start is when it resumed.
+                if self.waiting_for_children.get(&pid).is_some_and(|&since| start >= since && end > since) {
+                    self.wake(pid, start);
+                }
+                self.busy.push((start, end));
+            }
             _ => {}
         }
     }
@@ -252,6 +300,35 @@ impl GraphBuilder {
             let waited = before.is_none_or(|b| arrived > b);
             if waited {
                 self.other[i] = Some((s, EdgeKind::Message));
+            }
+        }
+        for &(i, parent) in &self.joins {
+            let t = self.nodes[i].time;
+            let ends = self.child_ends.get(&parent).map(Vec::as_slice).unwrap_or_default();
+            // The latest child end not after the resumption (ties: the first recorded).
+            let Some(c) = ends
+                .iter()
+                .copied()
+                .filter(|&c| self.nodes[c].time <= t)
+                .max_by_key(|&c| (self.nodes[c].time, Reverse(c)))
+            else {
+                continue;
+            };
+            let (end, before) = (self.nodes[c].time, self.vertical[i].map(|v| self.nodes[v].time));
+            // As for messages: the child's end is critical when the parent waited for it.
+            if end <= self.nodes[i].time && before.is_none_or(|b| end > b) {
+                self.other[i] = Some((c, EdgeKind::Join));
+            }
+        }
+        // A malformed record may put a process's events out of time order: such edges would
+        // run backwards in time and are dropped rather than trusted.
+        for i in 0..self.nodes.len() {
+            let t = self.nodes[i].time;
+            if self.vertical[i].is_some_and(|v| self.nodes[v].time > t) {
+                self.vertical[i] = None;
+            }
+            if self.other[i].is_some_and(|(o, _)| self.nodes[o].time > t) {
+                self.other[i] = None;
             }
         }
         let n = self.nodes.len();
@@ -410,5 +487,45 @@ mod tests {
         // Consecutive compute edges of one process merge into one segment 0..70.
         assert_eq!(path.segments.len(), 1);
         assert_eq!((path.segments[0].from, path.segments[0].to), (0, 70));
+    }
+
+    #[test]
+    fn a_parent_waiting_in_join_continues_the_path_from_its_child() {
+        // Process 0 runs 0..10, forks 1 at 10 and blocks in join; the busy interval 0..10
+        // is recorded after the block (intervals are recorded at their end) and must not
+        // count as the resumption. Child 1 runs 10..50 and ends; the parent runs 50..60.
+        // Path: init0 →10 fork0 →spawn init1 →40 exit1 →join wake0(50) →10 exit0(60):
+        // five edges, the zero-length spawn and join left out of the segments.
+        let busy = |pid: u32, start, end| Event::Busy {
+            pproc: pid,
+            pid,
+            start,
+            end,
+            line: 0,
+            class: crate::trace::BusyClass::Work,
+        };
+        let evs = vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
+            Event::ProcCreate { time: 10, parent: Some(0), pid: 1, vproc: None, pproc: 1, function: 0, line: 3 },
+            Event::State { time: 10, pid: 0, state: ProcState::Blocked, reason: Reason::Join },
+            busy(0, 0, 10),
+            busy(1, 10, 50),
+            Event::ProcEnd { time: 50, pid: 1 },
+            busy(0, 50, 60),
+            Event::ProcEnd { time: 60, pid: 0 },
+        ];
+        let mut g = GraphBuilder::default();
+        for e in &evs {
+            g.event(e);
+        }
+        let path = g.finish(2);
+        assert_eq!(path.length, 60);
+        assert_eq!(path.edges, 5);
+        let shape: Vec<(EdgeKind, u32, Ticks, Ticks)> =
+            path.segments.iter().map(|s| (s.kind, s.pid, s.from, s.to)).collect();
+        assert_eq!(
+            shape,
+            vec![(EdgeKind::Compute, 0, 0, 10), (EdgeKind::Compute, 1, 10, 50), (EdgeKind::Compute, 0, 50, 60)]
+        );
     }
 }
