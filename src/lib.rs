@@ -34,6 +34,7 @@
 //! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics |
 //! | [`net`] | network models behind the `Network` trait (shortest-path closed form) |
 //! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader |
+//! | [`perf`] | `cpperf`: summary metrics, granularity, communication matrix, execution graph, critical path and weighted critical path (WCPA) |
 //! | [`mapper`] | `cpmap`: communication matrices, mapping evaluation and ranking, greedy and annealing search |
 //!
 //! ## Invariants
@@ -50,6 +51,7 @@ pub mod expr;
 pub mod lang;
 pub mod mapper;
 pub mod net;
+pub mod perf;
 pub mod rng;
 pub mod sim;
 pub mod topo;

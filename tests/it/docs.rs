@@ -29,7 +29,7 @@ fn flags(text: &str) -> BTreeSet<String> {
 
 #[test]
 fn help_and_man_page_list_the_same_flags() {
-    for tool in ["cpcc", "cpss", "cpmap", "cptrace"] {
+    for tool in ["cpcc", "cpss", "cpmap", "cptrace", "cpperf"] {
         let help = String::from_utf8_lossy(&run(tool, &["--help"]).stdout).into_owned();
         let man = std::fs::read_to_string(root().join("man").join(format!("{tool}.1"))).unwrap();
         // Drop roff font escapes (\fB, \fR, \fP, \fI) and unescape dashes.

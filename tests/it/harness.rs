@@ -18,6 +18,7 @@ pub fn tool(name: &str) -> PathBuf {
         "cpss" => PathBuf::from(env!("CARGO_BIN_EXE_cpss")),
         "cpmap" => PathBuf::from(env!("CARGO_BIN_EXE_cpmap")),
         "cptrace" => PathBuf::from(env!("CARGO_BIN_EXE_cptrace")),
+        "cpperf" => PathBuf::from(env!("CARGO_BIN_EXE_cpperf")),
         other => panic!("unknown tool {other}"),
     }
 }

@@ -2,6 +2,7 @@
 //! files. `UPDATE_EXPECT=1 cargo test` rewrites the expected files; review the diff.
 mod cpcc;
 mod cpmap;
+mod cpperf;
 mod cpss;
 mod cptrace;
 mod docs;

@@ -1,0 +1,108 @@
+//! `cpperf` — analyse run records: speedup, efficiency, utilization, granularity, the
+//! communication matrix, the critical path and the weighted critical path.
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
+use cppe::cli::exit;
+use cppe::perf::{analyze, render, Analysis};
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Analyse run records written by cpss -t.
+///
+/// Reports parallel and sequential time, speedup, efficiency, processor utilization,
+/// messages, granularity (computation : communication), the critical path of the
+/// execution graph and the weighted critical path with each segment's share.
+#[derive(Parser, Debug)]
+#[command(name = "cpperf", version, about, long_about = None)]
+struct Args {
+    /// Run records; `-` or none reads standard input.
+    runs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+    /// Print only the communication matrix between virtual processors as CSV
+    /// `src,dst,bytes` (the format cpmap --comm reads).
+    #[arg(long)]
+    comm: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// Human-readable report.
+    Text,
+    /// One header line and one row per run.
+    Csv,
+    /// One JSON object per run, one per line.
+    Json,
+}
+
+fn main() {
+    let args = Args::parse();
+    std::process::exit(match run(&args) {
+        Ok(()) => exit::OK,
+        Err(e) if is_broken_pipe(&e) => exit::BROKEN_PIPE,
+        Err(e) => {
+            eprintln!("cpperf: error: {e:#}");
+            exit::USAGE
+        }
+    });
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
+fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn Read>)> {
+    if path.as_os_str() == "-" {
+        return Ok(("<stdin>".into(), Box::new(std::io::stdin().lock())));
+    }
+    let f = std::fs::File::open(path).with_context(|| path.display().to_string())?;
+    Ok((path.display().to_string(), Box::new(BufReader::new(f))))
+}
+
+fn run(args: &Args) -> anyhow::Result<()> {
+    let paths: Vec<PathBuf> = if args.runs.is_empty() { vec![PathBuf::from("-")] } else { args.runs.clone() };
+    let mut analyses: Vec<(String, Analysis)> = Vec::new();
+    for p in &paths {
+        let (name, input) = open_input(p)?;
+        let a = analyze(input).with_context(|| name.clone())?;
+        analyses.push((name, a));
+    }
+    let many = analyses.len() > 1;
+    let mut out = String::new();
+    if args.comm {
+        for (name, a) in &analyses {
+            if many {
+                out.push_str(&format!("# {name}\n"));
+            }
+            out.push_str(&a.summary.comm_csv());
+        }
+    } else {
+        match args.format {
+            FormatArg::Text => {
+                for (i, (name, a)) in analyses.iter().enumerate() {
+                    if many {
+                        out.push_str(&format!("{}== {name} ==\n", if i > 0 { "\n" } else { "" }));
+                    }
+                    out.push_str(&render::text(a));
+                }
+            }
+            FormatArg::Csv => {
+                out.push_str(render::CSV_HEADER);
+                out.push('\n');
+                for (_, a) in &analyses {
+                    out.push_str(&render::csv_row(a));
+                }
+            }
+            FormatArg::Json => {
+                for (_, a) in &analyses {
+                    out.push_str(&render::json(a));
+                }
+            }
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
+}

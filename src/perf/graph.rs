@@ -1,0 +1,531 @@
+//! The execution graph of seed 003 §3.2, its critical path and the weighted critical
+//! path analysis (WCPA, seed 003 §3.4).
+//!
+//! Nodes are the events of each process in time order: `proc_init`, a fork in the parent,
+//! `msg_send`, `recv_call`, the completion of a receive, `proc_exit`. Vertical edges join
+//! consecutive events of one process; diagonal edges join a message's send to the
+//! completion of its receive; spawn edges join a fork to the child's `proc_init`; join
+//! edges join the latest ended child to its parent's resumption from `join`, `forall` or
+//! the wait for children at its end (a `Wake` node, from the record's state changes). Every
+//! edge weighs the time that elapses along it, so a path's length is its end time minus
+//! its start time and the longest path ending at the program's last event, which starts
+//! at process 0's creation, is as long as the run. Which path that is depends on the
+//! choice at each receive (and each resumption): the message (the child's end) is the
+//! critical predecessor when it came after the receiver's previous event (the receiver
+//! waited for it); otherwise the receiver's own previous event is. The WCPA weight of an edge of Δt is
+//! w = Δt + (1 − P)(n − 1)Δt, where P is the average fraction of the n processors busy
+//! during the edge: time spent while most processors idle is what parallelism lost.
+//!
+//! Depends only on [`crate::trace`]. Linear in the events apart from sorting.
+use crate::trace::{Event, ProcState, Reason, Ticks};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+/// What kind of event a node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    /// The process was created.
+    Init,
+    /// The process created a child.
+    Fork,
+    /// The process sent a message.
+    Send,
+    /// The process called a channel read.
+    RecvCall,
+    /// A channel read completed.
+    RecvDone,
+    /// The process ended.
+    Exit,
+    /// The process resumed after waiting for its children (`join`, `forall`, the end).
+    Wake,
+}
+
+/// One node of the execution graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Node {
+    /// The process the event belongs to.
+    pub pid: u32,
+    /// When it happened.
+    pub time: Ticks,
+    /// What it was.
+    pub kind: NodeKind,
+}
+
+/// The kind of an edge on the critical path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EdgeKind {
+    /// Vertical: time within one process.
+    Compute,
+    /// Diagonal: a message from send to receive completion.
+    Message,
+    /// A fork to the child's creation.
+    Spawn,
+    /// A child's end to its parent's resumption from a wait for children.
+    Join,
+}
+
+impl EdgeKind {
+    /// The name the reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeKind::Compute => "compute",
+            EdgeKind::Message => "message",
+            EdgeKind::Spawn => "spawn",
+            EdgeKind::Join => "join",
+        }
+    }
+}
+
+/// A stretch of the critical path: consecutive compute edges of one process merged,
+/// or one message or spawn edge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    /// Compute, message or spawn.
+    pub kind: EdgeKind,
+    /// The process: the computing one, a message's sender, the forking parent or the
+    /// ending child.
+    pub pid: u32,
+    /// For messages, spawns and joins, the receiving, created or resumed process.
+    pub to_pid: Option<u32>,
+    /// Start time.
+    pub from: Ticks,
+    /// End time.
+    pub to: Ticks,
+    /// Average fraction of processors busy during the segment, P ∈ [0, 1].
+    pub parallelism: f64,
+    /// WCPA weight, the sum of its edges' weights.
+    pub weight: f64,
+}
+
+/// The critical path and its WCPA weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CriticalPath {
+    /// Length in ticks: end time of the last event minus the start of the path.
+    pub length: Ticks,
+    /// Number of edges on the path.
+    pub edges: usize,
+    /// The path's segments in time order (zero-length edges left out).
+    pub segments: Vec<Segment>,
+    /// Sum of the segments' WCPA weights.
+    pub total_weight: f64,
+    /// Processors n of the weight formula.
+    pub processors: u32,
+}
+
+/// The WCPA weight w = Δt + (1 − P)(n − 1)Δt of an edge of `dt` ticks during which an
+/// average fraction `p` of `n` processors was busy (seed 003 §3.4).
+pub fn wcpa_weight(dt: f64, p: f64, n: u32) -> f64 {
+    dt + (1.0 - p) * f64::from(n.saturating_sub(1)) * dt
+}
+
+/// How many processors were busy over time: a sweep over the sorted change points of the
+/// `Busy` intervals, with the busy area (processor-ticks) accumulated at each point, so
+/// that the busy area of any interval costs two binary searches.
+#[derive(Debug, Default, Clone)]
+pub struct BusyProfile {
+    times: Vec<Ticks>,
+    /// Busy area from time 0 to `times[k]`.
+    area: Vec<u128>,
+    /// Busy processors from `times[k]` to the next point.
+    count: Vec<i64>,
+}
+
+impl BusyProfile {
+    /// Builds the profile from `(start, end)` busy intervals.
+    pub fn new(intervals: &[(Ticks, Ticks)]) -> BusyProfile {
+        let mut changes: Vec<(Ticks, i64)> = Vec::with_capacity(2 * intervals.len());
+        for &(s, e) in intervals {
+            if e > s {
+                changes.push((s, 1));
+                changes.push((e, -1));
+            }
+        }
+        changes.sort_unstable();
+        let mut p = BusyProfile::default();
+        let (mut count, mut area, mut last) = (0i64, 0u128, 0 as Ticks);
+        for (t, d) in changes {
+            area += count.max(0) as u128 * u128::from(t - last);
+            count += d;
+            last = t;
+            if p.times.last() == Some(&t) {
+                if let Some(c) = p.count.last_mut() {
+                    *c = count;
+                }
+            } else {
+                p.times.push(t);
+                p.area.push(area);
+                p.count.push(count);
+            }
+        }
+        p
+    }
+
+    /// Busy processor-ticks from time 0 to `t`.
+    fn area_to(&self, t: Ticks) -> u128 {
+        let k = self.times.partition_point(|&x| x <= t);
+        if k == 0 {
+            return 0;
+        }
+        let i = k - 1;
+        self.area[i] + self.count[i].max(0) as u128 * u128::from(t - self.times[i])
+    }
+
+    /// Busy processor-ticks in `[a, b]`.
+    pub fn busy_area(&self, a: Ticks, b: Ticks) -> u128 {
+        self.area_to(b).saturating_sub(self.area_to(a))
+    }
+
+    /// Average fraction P of `n` processors busy during `[a, b]` (0 for an empty interval).
+    pub fn parallelism(&self, a: Ticks, b: Ticks, n: u32) -> f64 {
+        if b <= a || n == 0 {
+            return 0.0;
+        }
+        let p = self.busy_area(a, b) as f64 / (f64::from(n) * (b - a) as f64);
+        p.min(1.0)
+    }
+}
+
+/// The execution graph, built one event at a time.
+#[derive(Debug, Default)]
+pub struct GraphBuilder {
+    nodes: Vec<Node>,
+    /// Previous node of the same process.
+    vertical: Vec<Option<usize>>,
+    /// Other predecessor: (node, edge kind).
+    other: Vec<Option<(usize, EdgeKind)>>,
+    /// Receive completions waiting for their message: (node, message id).
+    pending: Vec<(usize, u64)>,
+    /// Resumptions after a wait for children: (node, the waiting parent).
+    joins: Vec<(usize, u32)>,
+    parent_of: BTreeMap<u32, u32>,
+    /// The end nodes of each parent's children.
+    child_ends: BTreeMap<u32, Vec<usize>>,
+    /// Processes waiting for their children, with the time the wait began.
+    waiting_for_children: BTreeMap<u32, Ticks>,
+    last_of: BTreeMap<u32, usize>,
+    send_of: BTreeMap<u64, usize>,
+    arrival: BTreeMap<u64, Ticks>,
+    busy: Vec<(Ticks, Ticks)>,
+}
+
+impl GraphBuilder {
+    fn push(&mut self, pid: u32, time: Ticks, kind: NodeKind) -> usize {
+        // The record has no wake-up event: a process waiting for its children resumed by
+        // its next event at the latest.
+        if kind != NodeKind::Wake {
+            self.wake(pid, time);
+        }
+        let i = self.nodes.len();
+        self.nodes.push(Node { pid, time, kind });
+        self.vertical.push(self.last_of.insert(pid, i));
+        self.other.push(None);
+        i
+    }
+
+    /// Ends `pid`'s wait for its children, if it was waiting, with a `Wake` node at `time`.
+    fn wake(&mut self, pid: u32, time: Ticks) {
+        if self.waiting_for_children.remove(&pid).is_some() {
+            // Not before the process's previous event (its wait began there).
+            let last = self.last_of.get(&pid).map_or(0, |&l| self.nodes[l].time);
+            let i = self.push(pid, time.max(last), NodeKind::Wake);
+            self.joins.push((i, pid));
+        }
+    }
+
+    /// Takes one event into account.
+    pub fn event(&mut self, e: &Event) {
+        match *e {
+            Event::ProcCreate { time, parent, pid, .. } => {
+                let fork = parent.map(|p| self.push(p, time, NodeKind::Fork));
+                let init = self.push(pid, time, NodeKind::Init);
+                if let (Some(f), Some(p)) = (fork, parent) {
+                    self.other[init] = Some((f, EdgeKind::Spawn));
+                    self.parent_of.insert(pid, p);
+                }
+            }
+            Event::ProcEnd { time, pid } => {
+                let i = self.push(pid, time, NodeKind::Exit);
+                if let Some(&p) = self.parent_of.get(&pid) {
+                    self.child_ends.entry(p).or_default().push(i);
+                }
+            }
+            Event::State { time, pid, state, reason } => {
+                let waits = matches!(reason, Reason::Join | Reason::Forall | Reason::Children);
+                if state == ProcState::Blocked && waits {
+                    self.waiting_for_children.insert(pid, time);
+                } else {
+                    self.wake(pid, time);
+                }
+            }
+            Event::MsgSend { time, msg, src_pid, .. } => {
+                let i = self.push(src_pid, time, NodeKind::Send);
+                self.send_of.insert(msg, i);
+            }
+            Event::MsgArrive { time, msg, .. } => {
+                self.arrival.insert(msg, time);
+            }
+            Event::RecvCall { time, pid, .. } => {
+                self.push(pid, time, NodeKind::RecvCall);
+            }
+            Event::RecvDone { time, pid, msg, .. } => {
+                let i = self.push(pid, time, NodeKind::RecvDone);
+                self.pending.push((i, msg));
+            }
+            Event::Busy { pid, start, end, .. } => {
+                // A busy interval is recorded at its end, so the one that led up to the
+                // wait may come after it; one that starts at or after the wait's beginning
+                // is the process running again, and its start is when it resumed.
+                if self.waiting_for_children.get(&pid).is_some_and(|&since| start >= since && end > since) {
+                    self.wake(pid, start);
+                }
+                self.busy.push((start, end));
+            }
+            _ => {}
+        }
+    }
+
+    /// Resolves the message edges and finds the critical path ending at the last event
+    /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`.
+    pub fn finish(mut self, processors: u32) -> CriticalPath {
+        for &(i, msg) in &self.pending {
+            let Some(&s) = self.send_of.get(&msg) else { continue };
+            // A message edge must go forward in time; a malformed record may say otherwise.
+            if self.nodes[s].time > self.nodes[i].time || s == i {
+                continue;
+            }
+            let arrived = self.arrival.get(&msg).copied().unwrap_or(self.nodes[i].time);
+            let before = self.vertical[i].map(|v| self.nodes[v].time);
+            // The receiver waited for the message when it arrived after the receiver's
+            // previous event: then the message, not the receiver, set the completion time.
+            let waited = before.is_none_or(|b| arrived > b);
+            if waited {
+                self.other[i] = Some((s, EdgeKind::Message));
+            }
+        }
+        for &(i, parent) in &self.joins {
+            let t = self.nodes[i].time;
+            let ends = self.child_ends.get(&parent).map(Vec::as_slice).unwrap_or_default();
+            // The latest child end not after the resumption (ties: the first recorded).
+            let Some(c) = ends
+                .iter()
+                .copied()
+                .filter(|&c| self.nodes[c].time <= t)
+                .max_by_key(|&c| (self.nodes[c].time, Reverse(c)))
+            else {
+                continue;
+            };
+            let (end, before) = (self.nodes[c].time, self.vertical[i].map(|v| self.nodes[v].time));
+            // As for messages: the child's end is critical when the parent waited for it.
+            if end <= self.nodes[i].time && before.is_none_or(|b| end > b) {
+                self.other[i] = Some((c, EdgeKind::Join));
+            }
+        }
+        // A malformed record may put a process's events out of time order: such edges would
+        // run backwards in time and are dropped rather than trusted.
+        for i in 0..self.nodes.len() {
+            let t = self.nodes[i].time;
+            if self.vertical[i].is_some_and(|v| self.nodes[v].time > t) {
+                self.vertical[i] = None;
+            }
+            if self.other[i].is_some_and(|(o, _)| self.nodes[o].time > t) {
+                self.other[i] = None;
+            }
+        }
+        let n = self.nodes.len();
+        // Path start time of the longest path into each node (longest = earliest start),
+        // computed in a topological order: Kahn's algorithm, ready nodes by (time, index).
+        let mut indeg = vec![0usize; n];
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, d) in indeg.iter_mut().enumerate() {
+            for p in self.vertical[i].into_iter().chain(self.other[i].map(|(p, _)| p)) {
+                *d += 1;
+                succ[p].push(i);
+            }
+        }
+        let mut heap: BinaryHeap<Reverse<(Ticks, usize)>> =
+            (0..n).filter(|&i| indeg[i] == 0).map(|i| Reverse((self.nodes[i].time, i))).collect();
+        let mut start: Vec<Ticks> = self.nodes.iter().map(|x| x.time).collect();
+        let mut best: Vec<Option<(usize, EdgeKind)>> = vec![None; n];
+        let mut done = vec![false; n];
+        while let Some(Reverse((_, i))) = heap.pop() {
+            done[i] = true;
+            // Preference at equal start: the message or spawn edge, when one was kept.
+            if let Some(v) = self.vertical[i] {
+                if done[v] && start[v] <= start[i] {
+                    start[i] = start[v];
+                    best[i] = Some((v, EdgeKind::Compute));
+                }
+            }
+            if let Some((o, k)) = self.other[i] {
+                if done[o] && start[o] <= start[i] {
+                    start[i] = start[o];
+                    best[i] = Some((o, k));
+                }
+            }
+            for &s in &succ[i] {
+                indeg[s] -= 1;
+                if indeg[s] == 0 {
+                    heap.push(Reverse((self.nodes[s].time, s)));
+                }
+            }
+        }
+        let profile = BusyProfile::new(&self.busy);
+        let processors = processors.max(1);
+        let Some(end) = (0..n).filter(|&i| done[i]).max_by_key(|&i| (self.nodes[i].time, Reverse(i))) else {
+            return CriticalPath { length: 0, edges: 0, segments: Vec::new(), total_weight: 0.0, processors };
+        };
+        let mut edges: Vec<(usize, usize, EdgeKind)> = Vec::new();
+        let mut cur = end;
+        while let Some((p, k)) = best[cur] {
+            edges.push((p, cur, k));
+            cur = p;
+        }
+        edges.reverse();
+        let length = self.nodes[end].time - start[end];
+        let mut segments: Vec<Segment> = Vec::new();
+        for &(a, b, kind) in &edges {
+            let (na, nb) = (self.nodes[a], self.nodes[b]);
+            if nb.time == na.time {
+                continue;
+            }
+            let dt = (nb.time - na.time) as f64;
+            let p = profile.parallelism(na.time, nb.time, processors);
+            let w = wcpa_weight(dt, p, processors);
+            let to_pid = (kind != EdgeKind::Compute).then_some(nb.pid);
+            if let Some(last) = segments.last_mut() {
+                if kind == EdgeKind::Compute && last.kind == kind && last.pid == na.pid && last.to == na.time {
+                    last.weight += w;
+                    last.to = nb.time;
+                    last.parallelism = profile.parallelism(last.from, last.to, processors);
+                    continue;
+                }
+            }
+            segments.push(Segment { kind, pid: na.pid, to_pid, from: na.time, to: nb.time, parallelism: p, weight: w });
+        }
+        let total_weight = segments.iter().map(|s| s.weight).sum();
+        CriticalPath { length, edges: edges.len(), segments, total_weight, processors }
+    }
+}
+
+/// The WCPA weight of the critical path grouped by process and edge kind: `(kind, pid,
+/// weight)`, heaviest first, ties by kind then pid.
+pub fn group_weights(path: &CriticalPath) -> Vec<(EdgeKind, u32, f64)> {
+    let mut g: BTreeMap<(EdgeKind, u32), f64> = BTreeMap::new();
+    for s in &path.segments {
+        *g.entry((s.kind, s.pid)).or_insert(0.0) += s.weight;
+    }
+    let mut v: Vec<(EdgeKind, u32, f64)> = g.into_iter().map(|((k, p), w)| (k, p, w)).collect();
+    v.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wcpa_weight_matches_the_seed_worked_checks() {
+        // Seed 003 §3.4, Figure 3.3: an edge of 100 with P = 0 on 100 processors and an
+        // edge of 500 with P = 1. The formula gives 100 + 1·99·100 = 10000, which is the
+        // seed's own "maximized at nΔt" = 100·100; the figure's label 10100 (and SPEC §6's
+        // copy of it) does not follow from the formula, so the formula is what is tested.
+        assert_eq!(wcpa_weight(100.0, 0.0, 100), 10000.0);
+        assert_eq!(wcpa_weight(100.0, 0.0, 100), 100.0 * 100.0);
+        assert_eq!(wcpa_weight(500.0, 1.0, 100), 500.0);
+        // One processor: no parallelism to lose, w = Δt whatever P is.
+        assert_eq!(wcpa_weight(70.0, 0.0, 1), 70.0);
+    }
+
+    #[test]
+    fn busy_profile_integrates_overlapping_intervals() {
+        // Busy count: [0,10) 1, [10,20) 2, [20,30) 1, [30,40) 0, [40,50) 1.
+        let p = BusyProfile::new(&[(0, 20), (10, 30), (40, 50)]);
+        assert_eq!(p.busy_area(0, 50), 20 + 20 + 10);
+        // [5,15]: 5·1 + 5·2 = 15.
+        assert_eq!(p.busy_area(5, 15), 15);
+        // [30,40] idle.
+        assert_eq!(p.busy_area(30, 40), 0);
+        // P over [10,20] on 2 processors: area 20 / (2·10) = 1.
+        assert_eq!(p.parallelism(10, 20, 2), 1.0);
+        // Beyond the last change point nothing is busy.
+        assert_eq!(p.busy_area(50, 90), 0);
+    }
+
+    #[test]
+    fn a_receive_that_did_not_wait_keeps_the_receiver_on_the_path() {
+        // Process 0 forks 1 at 10; 1 sends at 20 (arrives 25) and ends; 0 computes until 60,
+        // calls receive at 60 and completes at 61: the message was already there, so the
+        // path runs along process 0 only: init → fork → recv_call → recv_done → exit.
+        let evs = vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
+            Event::ProcCreate { time: 10, parent: Some(0), pid: 1, vproc: None, pproc: 1, function: 0, line: 3 },
+            Event::MsgSend {
+                time: 20,
+                msg: 7,
+                src_pid: 1,
+                src_pproc: 1,
+                dst_pid: Some(0),
+                dst_pproc: 0,
+                purpose: crate::trace::MsgPurpose::Channel { channel: 0, index: 0 },
+                bytes: 4,
+                line: 4,
+            },
+            Event::ProcEnd { time: 20, pid: 1 },
+            Event::MsgArrive { time: 25, msg: 7, dst_pproc: 0 },
+            Event::RecvCall { time: 60, pid: 0, pproc: 0, channel: 0, index: 0, line: 5 },
+            Event::RecvDone { time: 61, pid: 0, pproc: 0, msg: 7, src_pid: 1, bytes: 4 },
+            Event::ProcEnd { time: 70, pid: 0 },
+        ];
+        let mut g = GraphBuilder::default();
+        for e in &evs {
+            g.event(e);
+        }
+        let path = g.finish(2);
+        assert_eq!(path.length, 70);
+        assert_eq!(path.edges, 4);
+        assert!(path.segments.iter().all(|s| s.kind == EdgeKind::Compute && s.pid == 0));
+        // Consecutive compute edges of one process merge into one segment 0..70.
+        assert_eq!(path.segments.len(), 1);
+        assert_eq!((path.segments[0].from, path.segments[0].to), (0, 70));
+    }
+
+    #[test]
+    fn a_parent_waiting_in_join_continues_the_path_from_its_child() {
+        // Process 0 runs 0..10, forks 1 at 10 and blocks in join; the busy interval 0..10
+        // is recorded after the block (intervals are recorded at their end) and must not
+        // count as the resumption. Child 1 runs 10..50 and ends; the parent runs 50..60.
+        // Path: init0 →10 fork0 →spawn init1 →40 exit1 →join wake0(50) →10 exit0(60):
+        // five edges, the zero-length spawn and join left out of the segments.
+        let busy = |pid: u32, start, end| Event::Busy {
+            pproc: pid,
+            pid,
+            start,
+            end,
+            line: 0,
+            class: crate::trace::BusyClass::Work,
+        };
+        let evs = vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
+            Event::ProcCreate { time: 10, parent: Some(0), pid: 1, vproc: None, pproc: 1, function: 0, line: 3 },
+            Event::State { time: 10, pid: 0, state: ProcState::Blocked, reason: Reason::Join },
+            busy(0, 0, 10),
+            busy(1, 10, 50),
+            Event::ProcEnd { time: 50, pid: 1 },
+            busy(0, 50, 60),
+            Event::ProcEnd { time: 60, pid: 0 },
+        ];
+        let mut g = GraphBuilder::default();
+        for e in &evs {
+            g.event(e);
+        }
+        let path = g.finish(2);
+        assert_eq!(path.length, 60);
+        assert_eq!(path.edges, 5);
+        let shape: Vec<(EdgeKind, u32, Ticks, Ticks)> =
+            path.segments.iter().map(|s| (s.kind, s.pid, s.from, s.to)).collect();
+        assert_eq!(
+            shape,
+            vec![(EdgeKind::Compute, 0, 0, 10), (EdgeKind::Compute, 1, 10, 50), (EdgeKind::Compute, 0, 50, 60)]
+        );
+    }
+}

@@ -1,0 +1,203 @@
+//! Text, CSV and JSON renderings of an [`Analysis`]. Times are written in time units
+//! (1000 ticks), exactly as `cpss --stats` writes them, so the two can be compared.
+//!
+//! Depends on [`super`] (the analysis) and [`crate::trace`] (the tick unit).
+use super::graph::{group_weights, Segment};
+use super::Analysis;
+use crate::trace::{Ticks, TICKS_PER_UNIT};
+use std::fmt::Write;
+
+/// How many segments and groups the text report lists.
+pub const TOP: usize = 10;
+
+/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
+pub fn units(t: Ticks) -> String {
+    let (whole, frac) = (t / TICKS_PER_UNIT, t % TICKS_PER_UNIT);
+    if frac == 0 {
+        whole.to_string()
+    } else {
+        format!("{whole}.{}", format!("{frac:03}").trim_end_matches('0'))
+    }
+}
+
+fn weight_units(w: f64) -> String {
+    format!("{:.3}", w / TICKS_PER_UNIT as f64)
+}
+
+fn who(a: &Analysis, pid: u32) -> String {
+    match a.functions.get(&pid) {
+        Some(f) => format!("process {pid} ({f})"),
+        None => format!("process {pid}"),
+    }
+}
+
+fn segment_label(a: &Analysis, s: &Segment) -> String {
+    match s.to_pid {
+        Some(to) => format!("{} {} -> {}", s.kind.name(), who(a, s.pid), who(a, to)),
+        None => format!("{} {}", s.kind.name(), who(a, s.pid)),
+    }
+}
+
+fn share(w: f64, total: f64) -> f64 {
+    if total > 0.0 {
+        100.0 * w / total
+    } else {
+        0.0
+    }
+}
+
+/// The text report: summary, critical path, weighted critical path.
+pub fn text(a: &Analysis) -> String {
+    let s = &a.summary;
+    let mut o = String::new();
+    let _ = writeln!(o, "Program: {}", a.program);
+    let _ = writeln!(o, "Sequential Execution Time = {}", units(s.seq_ticks));
+    let _ = writeln!(o, "Parallel Execution Time = {}", units(s.par_ticks));
+    let _ = writeln!(o, "Speedup = {:.4}", s.speedup());
+    let _ = writeln!(o, "Efficiency = {:.4}", s.efficiency());
+    let _ = writeln!(o, "Processors Used = {}", s.pprocs_used);
+    let _ = writeln!(o, "Messages = {}", s.messages);
+    let _ = writeln!(o, "Bytes = {}", s.bytes);
+    let _ = writeln!(o, "Average Message Latency = {}", units(s.avg_latency_ticks()));
+    match s.granularity() {
+        Some(g) => {
+            let _ = writeln!(
+                o,
+                "Granularity (computation : communication) = {} : {} = {g:.4}",
+                units(s.total_busy_ticks()),
+                units(s.total_latency_ticks)
+            );
+        }
+        None => {
+            let _ = writeln!(o, "Granularity (computation : communication) = {} : 0", units(s.total_busy_ticks()));
+        }
+    }
+    let _ = writeln!(o, "Processor Utilization:");
+    for (p, u) in s.utilization() {
+        let _ = writeln!(o, "  {p:>4}  {u:6.2} %");
+    }
+    let c = &a.critical;
+    let _ = writeln!(o, "\nCritical path");
+    let _ = writeln!(o, "  Length = {}", units(c.length));
+    let _ = writeln!(o, "  Edges = {}, segments = {}", c.edges, c.segments.len());
+    let mut longest: Vec<&Segment> = c.segments.iter().collect();
+    longest.sort_by(|x, y| (y.to - y.from).cmp(&(x.to - x.from)).then(x.from.cmp(&y.from)));
+    let _ = writeln!(o, "  Longest segments:");
+    for seg in longest.iter().take(TOP) {
+        let _ = writeln!(
+            o,
+            "    {:>10} .. {:<10} {:>10}  {}",
+            units(seg.from),
+            units(seg.to),
+            units(seg.to - seg.from),
+            segment_label(a, seg)
+        );
+    }
+    let _ = writeln!(o, "\nWeighted critical path (n = {})", c.processors);
+    let _ = writeln!(o, "  Total weight = {}", weight_units(c.total_weight));
+    let _ = writeln!(o, "  By process:");
+    for (kind, pid, w) in group_weights(c).iter().take(TOP) {
+        let _ = writeln!(o, "    {:6.2} %  {} {}", share(*w, c.total_weight), kind.name(), who(a, *pid));
+    }
+    let mut heavy: Vec<&Segment> = c.segments.iter().collect();
+    heavy.sort_by(|x, y| y.weight.total_cmp(&x.weight).then(x.from.cmp(&y.from)));
+    let _ = writeln!(o, "  Heaviest segments:");
+    for seg in heavy.iter().take(TOP) {
+        let _ = writeln!(
+            o,
+            "    {:6.2} %  {:>10} .. {:<10} P = {:.3}  {}",
+            share(seg.weight, c.total_weight),
+            units(seg.from),
+            units(seg.to),
+            seg.parallelism,
+            segment_label(a, seg)
+        );
+    }
+    o
+}
+
+/// The CSV header of [`csv_row`].
+pub const CSV_HEADER: &str = "seq_time,par_time,speedup,efficiency,pprocs_used,messages,bytes,avg_latency,granularity,critical_path,critical_segments,wcpa_weight";
+
+/// One CSV row of the main metrics (speedup to 4 decimals as `cpss --stats csv`).
+pub fn csv_row(a: &Analysis) -> String {
+    let s = &a.summary;
+    format!(
+        "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{}\n",
+        units(s.seq_ticks),
+        units(s.par_ticks),
+        s.speedup(),
+        s.efficiency(),
+        s.pprocs_used,
+        s.messages,
+        s.bytes,
+        units(s.avg_latency_ticks()),
+        s.granularity().map(|g| format!("{g:.4}")).unwrap_or_default(),
+        units(a.critical.length),
+        a.critical.segments.len(),
+        weight_units(a.critical.total_weight)
+    )
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// The whole analysis as one JSON object on one line.
+pub fn json(a: &Analysis) -> String {
+    let s = &a.summary;
+    let c = &a.critical;
+    let util: Vec<String> =
+        s.utilization().iter().map(|(p, u)| format!("{{\"pproc\":{p},\"percent\":{u:.4}}}")).collect();
+    let comm: Vec<String> =
+        s.comm.iter().map(|(&(x, y), &b)| format!("{{\"src\":{x},\"dst\":{y},\"bytes\":{b}}}")).collect();
+    let segs: Vec<String> = c
+        .segments
+        .iter()
+        .map(|g| {
+            format!(
+                "{{\"kind\":\"{}\",\"pid\":{},\"to_pid\":{},\"from\":{},\"to\":{},\"parallelism\":{:.6},\"weight\":{},\"share\":{:.4}}}",
+                g.kind.name(),
+                g.pid,
+                g.to_pid.map(|p| p.to_string()).unwrap_or_else(|| "null".into()),
+                units(g.from),
+                units(g.to),
+                g.parallelism,
+                weight_units(g.weight),
+                share(g.weight, c.total_weight)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}}}}\n",
+        json_str(&a.program),
+        units(s.seq_ticks),
+        units(s.par_ticks),
+        s.speedup(),
+        s.efficiency(),
+        s.pprocs_used,
+        s.messages,
+        s.bytes,
+        units(s.avg_latency_ticks()),
+        s.granularity().map(|g| format!("{g:.6}")).unwrap_or_else(|| "null".into()),
+        util.join(","),
+        comm.join(","),
+        units(c.length),
+        c.edges,
+        c.processors,
+        weight_units(c.total_weight),
+        segs.join(",")
+    )
+}

@@ -1,0 +1,135 @@
+//! The program-level metrics of a run (seed 003 §3.3): parallel and sequential time,
+//! speedup, efficiency, per-processor utilization, message statistics, granularity and
+//! the communication matrix between virtual processors.
+//!
+//! Times and totals come from the record's footer (the simulator's own statistics, so
+//! `cpperf` and `cpss --stats` agree); per-processor busy time is summed from the
+//! `Busy` events and the communication matrix from `ProcCreate` and `MsgSend` events.
+//! Depends only on [`crate::trace`].
+use crate::trace::{Event, RunStats, Ticks};
+use std::collections::BTreeMap;
+
+/// The program-level metrics of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Sequential Execution Time in ticks (footer).
+    pub seq_ticks: Ticks,
+    /// Parallel Execution Time in ticks (footer).
+    pub par_ticks: Ticks,
+    /// Physical processors that ran at least one instruction (footer).
+    pub pprocs_used: u32,
+    /// Busy ticks of every processor with any, summed from `Busy` events, by pproc.
+    pub busy: Vec<(u32, Ticks)>,
+    /// Messages sent (footer).
+    pub messages: u64,
+    /// Payload bytes sent (footer).
+    pub bytes: u64,
+    /// Sum over messages of arrival − send (footer).
+    pub total_latency_ticks: Ticks,
+    /// Bytes sent between virtual processors, keyed `(src, dst)`; processes without a
+    /// virtual processor (the main process, remote memory traffic) are left out, as in
+    /// `cpmap --comm`.
+    pub comm: BTreeMap<(u32, u32), u64>,
+}
+
+impl Summary {
+    /// Sequential time / parallel time (0 when the parallel time is 0), as `cpss`.
+    pub fn speedup(&self) -> f64 {
+        ratio(self.seq_ticks, self.par_ticks)
+    }
+
+    /// Speedup / processors used (0 without processors).
+    pub fn efficiency(&self) -> f64 {
+        if self.pprocs_used == 0 {
+            0.0
+        } else {
+            self.speedup() / f64::from(self.pprocs_used)
+        }
+    }
+
+    /// Busy / parallel time of each processor with busy time, in percent.
+    pub fn utilization(&self) -> Vec<(u32, f64)> {
+        self.busy.iter().map(|&(p, b)| (p, 100.0 * ratio(b, self.par_ticks))).collect()
+    }
+
+    /// Total busy ticks over all processors (seed 003's total computation time Σ Cᵢ).
+    pub fn total_busy_ticks(&self) -> Ticks {
+        self.busy.iter().map(|&(_, b)| b).sum()
+    }
+
+    /// Average message latency in ticks, rounded down as `cpss` does (0 without messages).
+    pub fn avg_latency_ticks(&self) -> Ticks {
+        self.total_latency_ticks.checked_div(self.messages).unwrap_or(0)
+    }
+
+    /// Granularity, seed 003 §3.3: the computation to communication ratio Σ Cᵢ : M, with
+    /// Σ Cᵢ the total busy time of all processors and M the sum of the diagonal edges'
+    /// weights, i.e. the total message latency. Reported as the quotient Σ Cᵢ / M;
+    /// `None` when no message was sent (the ratio is infinite).
+    pub fn granularity(&self) -> Option<f64> {
+        if self.total_latency_ticks == 0 {
+            None
+        } else {
+            Some(self.total_busy_ticks() as f64 / self.total_latency_ticks as f64)
+        }
+    }
+
+    /// The communication matrix as CSV `src,dst,bytes` (the format `cpmap --comm` reads).
+    pub fn comm_csv(&self) -> String {
+        let mut s = String::from("src,dst,bytes\n");
+        for (&(a, b), &n) in &self.comm {
+            s.push_str(&format!("{a},{b},{n}\n"));
+        }
+        s
+    }
+}
+
+fn ratio(a: Ticks, b: Ticks) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Accumulates a [`Summary`] one event at a time.
+#[derive(Debug, Default)]
+pub struct SummaryBuilder {
+    busy: BTreeMap<u32, Ticks>,
+    vproc_of: BTreeMap<u32, u32>,
+    comm: BTreeMap<(u32, u32), u64>,
+}
+
+impl SummaryBuilder {
+    /// Takes one event into account.
+    pub fn event(&mut self, e: &Event) {
+        match *e {
+            Event::Busy { pproc, start, end, .. } => {
+                *self.busy.entry(pproc).or_insert(0) += end.saturating_sub(start);
+            }
+            Event::ProcCreate { pid, vproc: Some(v), .. } => {
+                self.vproc_of.insert(pid, v);
+            }
+            Event::MsgSend { src_pid, dst_pid: Some(dst), bytes, .. } => {
+                if let (Some(&s), Some(&d)) = (self.vproc_of.get(&src_pid), self.vproc_of.get(&dst)) {
+                    *self.comm.entry((s, d)).or_insert(0) += u64::from(bytes);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The summary, with the footer's statistics.
+    pub fn finish(self, stats: &RunStats) -> Summary {
+        Summary {
+            seq_ticks: stats.seq_ticks,
+            par_ticks: stats.par_ticks,
+            pprocs_used: stats.pprocs_used,
+            busy: self.busy.into_iter().filter(|&(_, b)| b > 0).collect(),
+            messages: stats.messages,
+            bytes: stats.bytes,
+            total_latency_ticks: stats.total_latency_ticks,
+            comm: self.comm,
+        }
+    }
+}

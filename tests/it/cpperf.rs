@@ -1,0 +1,125 @@
+//! `cpperf`: its times and ratios are the simulator's own statistics, its critical path
+//! spans the run, its communication matrix is the one `cpmap --comm` builds, and the
+//! documented output formats hold.
+use crate::harness::*;
+use std::path::{Path, PathBuf};
+
+/// Compiles and runs `fixture` with a run record; returns (record path, cpss CSV stdout).
+fn simulate(dir: &Path, fixture: &str, extra: &[&str]) -> (PathBuf, String) {
+    let src = fixtures().join(fixture);
+    let cod = dir.join(fixture).with_extension("cod");
+    let out = run_in(dir, "cpcc", &[src.to_str().unwrap(), "-o", cod.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let cpt = dir.join(fixture).with_extension("cpt");
+    let mut args = vec![cod.to_str().unwrap(), "--stats", "csv", "-t", cpt.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run_in(dir, "cpss", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    (cpt, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The last two lines of a CSV text as (header → value) pairs.
+fn csv_fields(text: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let n = lines.len();
+    assert!(n >= 2, "no CSV in {text:?}");
+    lines[n - 2].split(',').map(String::from).zip(lines[n - 1].split(',').map(String::from)).collect()
+}
+
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
+    fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// End time of process 0 read straight from the record.
+fn end_of_process_0(cpt: &Path) -> u64 {
+    let bytes = std::fs::read(cpt).unwrap();
+    let (mut r, _) = cppe::trace::RunRecordReader::open(&bytes[..]).unwrap();
+    let mut end = None;
+    while let Some(e) = r.next_event().unwrap() {
+        if let cppe::trace::Event::ProcEnd { time, pid: 0 } = e {
+            end = Some(time);
+        }
+    }
+    end.expect("process 0 ends")
+}
+
+#[test]
+fn ring_token_metrics_equal_cpss_statistics_and_the_critical_path_spans_the_run() {
+    let dir = tempdir("cpperf-ring");
+    let (cpt, cpss_out) = simulate(&dir, "ring_token.c", &[]);
+    let sim = csv_fields(&cpss_out);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "csv"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let perf = csv_fields(&String::from_utf8_lossy(&out.stdout));
+    for name in ["seq_time", "par_time", "speedup", "pprocs_used", "messages", "bytes", "avg_latency"] {
+        assert_eq!(field(&perf, name), field(&sim, name), "{name}");
+    }
+    // Efficiency = speedup / processors.
+    let speedup: f64 = field(&perf, "speedup").parse().unwrap();
+    let procs: f64 = field(&perf, "pprocs_used").parse().unwrap();
+    let eff: f64 = field(&perf, "efficiency").parse().unwrap();
+    assert!((eff - speedup / procs).abs() < 1e-3, "{eff} vs {speedup}/{procs}");
+    // The critical path starts at process 0's creation (time 0) and ends at the last
+    // process event, which is process 0's end; the parallel time is the clock at the end.
+    let end = end_of_process_0(&cpt);
+    let cp: f64 = field(&perf, "critical_path").parse().unwrap();
+    assert_eq!((cp * 1000.0).round() as u64, end);
+    let par: f64 = field(&perf, "par_time").parse().unwrap();
+    assert!(cp <= par && par - cp < 0.05 * par, "critical path {cp} vs parallel time {par}");
+}
+
+#[test]
+fn utilization_matches_cpss() {
+    let dir = tempdir("cpperf-util");
+    let (cpt, cpss_out) = simulate(&dir, "ring_token.c", &[]);
+    let sim = csv_fields(&cpss_out);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cpperf --format json is JSON");
+    let ours: Vec<String> = json["utilization"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| format!("{}:{:.2}", u["pproc"], u["percent"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(ours.join(";"), field(&sim, "utilization"));
+}
+
+#[test]
+fn comm_matrix_is_the_one_cpmap_reads() {
+    let dir = tempdir("cpperf-comm");
+    let (cpt, _) = simulate(&dir, "ring_token.c", &[]);
+    let out = run_in(&dir, "cpperf", &["--comm", cpt.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let ours = String::from_utf8_lossy(&out.stdout).into_owned();
+    let bytes = std::fs::read(&cpt).unwrap();
+    let (m, _) = cppe::mapper::comm::CommMatrix::from_run_record(&bytes).unwrap();
+    assert_eq!(ours, m.to_csv());
+    // And cpmap parses it back to the same matrix.
+    assert_eq!(cppe::mapper::comm::CommMatrix::parse_csv(&ours).unwrap().to_csv(), ours);
+    // Ring of 8 stages: every stage sends to its successor, so at least 8 rows.
+    assert!(ours.lines().count() > 8, "{ours}");
+}
+
+#[test]
+fn text_report_has_its_sections_and_reads_standard_input() {
+    let dir = tempdir("cpperf-text");
+    let (cpt, _) = simulate(&dir, "ring_token.c", &[]);
+    let bytes = std::fs::read(&cpt).unwrap();
+    let out = run_in(&dir, "cpperf", &[], &bytes);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for section in ["Speedup = ", "Efficiency = ", "Granularity", "\nCritical path\n", "\nWeighted critical path"] {
+        assert!(text.contains(section), "missing {section:?} in\n{text}");
+    }
+}
+
+#[test]
+fn a_truncated_record_is_exit_2() {
+    let dir = tempdir("cpperf-trunc");
+    let (cpt, _) = simulate(&dir, "ring_token.c", &[]);
+    let bytes = std::fs::read(&cpt).unwrap();
+    let out = run_in(&dir, "cpperf", &["-"], &bytes[..bytes.len() / 2]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cpperf: error:"));
+    assert!(out.stdout.is_empty());
+}
