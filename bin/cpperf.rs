@@ -2,7 +2,7 @@
 //! communication matrix, the critical path and the weighted critical path.
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
-use cppe::cli::exit;
+use cppe::cli::{self, exit};
 use cppe::perf::{analyze, render, Analysis};
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -40,16 +40,12 @@ fn main() {
     let args = Args::parse();
     std::process::exit(match run(&args) {
         Ok(()) => exit::OK,
-        Err(e) if is_broken_pipe(&e) => exit::BROKEN_PIPE,
+        Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
             eprintln!("cpperf: error: {e:#}");
             exit::USAGE
         }
     });
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn Read>)> {

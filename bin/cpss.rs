@@ -123,17 +123,12 @@ fn main() {
     let args = Args::parse();
     std::process::exit(match run(&args) {
         Ok(code) => code,
-        Err(e) if is_broken_pipe(&e) => exit::BROKEN_PIPE,
+        Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
             eprintln!("cpss: error: {e:#}");
             exit::USAGE
         }
     });
-}
-
-/// Whether the error is standard output closed early (`cpss … | head`).
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 fn units(flag: &str, v: &str) -> anyhow::Result<u64> {

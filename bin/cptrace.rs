@@ -2,7 +2,7 @@
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 use cppe::cli::{self, exit, parse_units, AtomicFile};
-use cppe::trace::convert::{convert, ConvertError, Format, Report};
+use cppe::trace::convert::{convert, Format, Report};
 use cppe::trace::filter::{ProcSet, Selection};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -56,20 +56,12 @@ fn main() {
     let args = Args::parse();
     std::process::exit(match run(&args) {
         Ok(()) => exit::OK,
-        Err(e) if is_broken_pipe(&e) => exit::BROKEN_PIPE,
+        Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
             eprintln!("cptrace: error: {e:#}");
             exit::USAGE
         }
     });
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            || c.downcast_ref::<ConvertError>()
-                .is_some_and(|ce| matches!(ce, ConvertError::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe))
-    })
 }
 
 fn selection(args: &Args) -> anyhow::Result<Selection> {

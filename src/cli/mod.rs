@@ -241,6 +241,19 @@ impl Progress {
     }
 }
 
+/// Whether an error, or any error it wraps, is standard output closed early (`… | head`):
+/// the tools then exit quietly with [`exit::BROKEN_PIPE`].
+pub fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if err.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe) {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

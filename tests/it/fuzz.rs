@@ -168,3 +168,109 @@ fn fuzz_compiler() {
     let n = campaign(secs, seed);
     println!("fuzz_compiler: {n} executions in {secs} s, 0 crashes");
 }
+
+// ---------------------------------------------------------------------------------------
+// The simulator on mutated programs: an instruction of a compiled fixture is replaced by
+// another with random operands; modules the verifier accepts are run under step, time,
+// process and memory limits. Any outcome but a panic is fine (a runtime error is the
+// expected one).
+
+fn random_instr(g: &mut Gen, m: &cppe::vcode::Module) -> cppe::vcode::Instr {
+    use cppe::vcode::{Instr, MathFn, Scalar};
+    let small = |g: &mut Gen| (g.next() % 40) as u32;
+    let int = |g: &mut Gen| match g.below(4) {
+        0 => 0,
+        1 => -1,
+        2 => i32::MAX,
+        _ => (g.next() % 200) as i32 - 100,
+    };
+    let nf = m.functions.len().max(1);
+    let nc = m.code.len().max(1);
+    match g.below(24) {
+        0 => Instr::PushI { v: int(g) },
+        1 => Instr::PushF { v: f32::from_bits(g.next() as u32) },
+        2 => Instr::Pop { n: small(g) },
+        3 => Instr::Dup {},
+        4 => Instr::Swap {},
+        5 => Instr::LdAddr { depth: g.below(3) as u8, off: small(g) },
+        6 => Instr::LdVal { depth: g.below(3) as u8, off: small(g) },
+        7 => Instr::LdIndirect { depth: g.below(3) as u8, off: small(g) },
+        8 => Instr::Dereference {},
+        9 => Instr::Store { ty: Scalar::Int, keep: g.below(2) == 0 },
+        10 => Instr::Index { size: 1 + small(g), len: small(g) },
+        11 => Instr::DivI {},
+        12 => Instr::ModI {},
+        13 => Instr::Jump { target: g.below(nc) as u32 },
+        14 => Instr::JumpIfFalse { target: g.below(nc) as u32 },
+        15 => Instr::Call { func: g.below(nf) as u32 },
+        16 => Instr::Ret { n: small(g) % 3 },
+        17 => Instr::Fork { func: g.below(nf) as u32, chans: small(g) % 3, vproc: g.below(2) == 0 },
+        18 => Instr::Send { n: 1 + small(g) % 3 },
+        19 => Instr::Recv { n: 1 + small(g) % 3 },
+        20 => Instr::Lock {},
+        21 => Instr::Printf { argc: small(g) % 4 },
+        22 => Instr::Math { f: MathFn::ALL[g.below(MathFn::ALL.len())] },
+        _ => Instr::CopyBlock { n: small(g) },
+    }
+}
+
+fn sim_campaign(seconds: u64, seed: u64) -> (u64, u64) {
+    use cppe::net::{ShortestPath, ShortestPathParams};
+    use cppe::sim::{Io, SimConfig, Simulator};
+    let opts = FrontOptions { include_dirs: vec![fixtures().join("include")], env_dirs: vec![] };
+    let mut modules = Vec::new();
+    for f in files_with_ext(&fixtures(), "c") {
+        if f.ends_with("fileio.c") {
+            continue; // writes files in the working directory
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        modules.push(compile(&f.display().to_string(), &text, &opts).unwrap().module);
+    }
+    let mut g = Gen(seed);
+    let start = Instant::now();
+    let (mut runs, mut verified) = (0u64, 0u64);
+    while start.elapsed() < Duration::from_secs(seconds) {
+        let mut m = modules[g.below(modules.len())].clone();
+        for _ in 0..1 + g.below(3) {
+            let at = g.below(m.code.len());
+            m.code[at] = random_instr(&mut g, &m);
+        }
+        runs += 1;
+        if cppe::vcode::cod::verify(&m).is_err() {
+            continue;
+        }
+        verified += 1;
+        let cfg = SimConfig {
+            pprocs: 16,
+            max_steps: Some(20_000),
+            max_time: Some(2_000_000),
+            max_procs: 64,
+            max_memory: 1 << 20,
+            max_stack_words: 1 << 14,
+            ..SimConfig::default()
+        };
+        let net = ShortestPath::new(ShortestPathParams::default(), Box::new(|a: u32, b: u32| a.abs_diff(b)));
+        let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()) };
+        let t = Instant::now();
+        if let Ok(mut sim) = Simulator::new(&m, cfg, Box::new(net), io) {
+            let _ = sim.run();
+        }
+        assert!(t.elapsed() < Duration::from_secs(5), "simulation took {:?}", t.elapsed());
+    }
+    (runs, verified)
+}
+
+#[test]
+fn fuzz_simulator_quick() {
+    let (runs, verified) = sim_campaign(3, 11);
+    assert!(verified > 20, "only {verified} of {runs} mutants passed the verifier");
+}
+
+#[test]
+#[ignore]
+fn fuzz_simulator() {
+    let secs = std::env::var("CPPE_FUZZ_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(600);
+    let seed = std::env::var("CPPE_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let (runs, verified) = sim_campaign(secs, seed);
+    println!("fuzz_simulator: {runs} mutants, {verified} verified and run in {secs} s, 0 crashes");
+}
