@@ -111,11 +111,11 @@ pub fn printf(
             if fmt.get(i) == Some(&b'*') {
                 i += 1;
                 let p = word_int(take(&mut next)?);
-                s.prec = if p < 0 { None } else { Some(p.min(1 << 16) as usize) };
+                s.prec = if p < 0 { None } else { Some((p as u64).min(MAX_PRECISION as u64) as usize) };
             } else {
                 let mut p = 0usize;
                 while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
-                    p = (p * 10 + (d - b'0') as usize).min(1 << 16);
+                    p = (p * 10 + (d - b'0') as usize).min(MAX_PRECISION);
                     i += 1;
                 }
                 s.prec = Some(p);
@@ -224,6 +224,10 @@ fn int_digits(mut v: u64, base: u64, upper: bool, prec: Option<usize>) -> Vec<u8
     d.reverse();
     d
 }
+
+/// The largest precision honoured: the host formatter's limit less the leading digit of
+/// `%e` (65534 digits; C would print more, all of them beyond a float's precision).
+const MAX_PRECISION: usize = u16::MAX as usize - 1;
 
 /// Writes `prefix` + `body` padded to the width; zero padding goes between them.
 fn pad_number(out: &mut Vec<u8>, s: &Spec, prefix: &[u8], body: &[u8], zero_ok: bool) {
@@ -517,6 +521,17 @@ mod tests {
     }
 
     use Word::{Float as F, Int as I};
+
+    /// A precision beyond the host formatter's limit is capped, not a panic (found by the
+    /// simulator fuzzer: `%.*f` with a huge precision).
+    #[test]
+    fn huge_precision_is_capped() {
+        for fmt in ["%.70000f", "%.70000e", "%.70000g", "%.*f"] {
+            let out = pf(fmt, &[I(i32::MAX), F(1.5)][if fmt == "%.*f" { 0.. } else { 1.. }]);
+            assert!(out.len() <= MAX_PRECISION + 16, "{fmt}: {} bytes", out.len());
+            assert!(out.starts_with('1'), "{fmt}");
+        }
+    }
 
     #[test]
     fn matches_c_outputs() {
