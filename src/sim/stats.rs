@@ -153,49 +153,49 @@ impl Stats {
         s
     }
 
+    /// The scalar statistics as (key, value) in output order, before `utilization`; the
+    /// speedup with `speedup_digits` decimals.
+    fn fields(&self, speedup_digits: usize) -> [(&'static str, String); 11] {
+        [
+            ("seq_time", units(self.seq_ticks)),
+            ("par_time", units(self.par_ticks)),
+            ("speedup", format!("{:.*}", speedup_digits, self.speedup())),
+            ("pprocs_used", self.pprocs_used().to_string()),
+            ("processes", self.processes.to_string()),
+            ("instructions", self.instructions.to_string()),
+            ("messages", self.messages.to_string()),
+            ("bytes", self.bytes.to_string()),
+            ("avg_latency", units(self.avg_latency_ticks())),
+            ("remote_reads", self.remote_reads.to_string()),
+            ("remote_writes", self.remote_writes.to_string()),
+        ]
+    }
+
+    /// The fields after `utilization`.
+    fn tail_fields(&self) -> [(&'static str, String); 2] {
+        [("host_seconds", format!("{:.6}", self.host_time.as_secs_f64())), ("alarm", self.stopped_by_alarm.to_string())]
+    }
+
     /// One header line and one data row; utilization as `p:percent` pairs separated by `;`.
     pub fn to_csv(&self) -> String {
         let util: Vec<String> = self.utilization().iter().map(|(p, u)| format!("{p}:{u:.2}")).collect();
-        format!(
-            "seq_time,par_time,speedup,pprocs_used,processes,instructions,messages,bytes,avg_latency,remote_reads,remote_writes,utilization,host_seconds,alarm\n{},{},{:.4},{},{},{},{},{},{},{},{},{},{:.6},{}\n",
-            units(self.seq_ticks),
-            units(self.par_ticks),
-            self.speedup(),
-            self.pprocs_used(),
-            self.processes,
-            self.instructions,
-            self.messages,
-            self.bytes,
-            units(self.avg_latency_ticks()),
-            self.remote_reads,
-            self.remote_writes,
-            util.join(";"),
-            self.host_time.as_secs_f64(),
-            self.stopped_by_alarm
-        )
+        let mut fields: Vec<(&str, String)> = self.fields(4).into();
+        fields.push(("utilization", util.join(";")));
+        fields.extend(self.tail_fields());
+        let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        let values: Vec<&str> = fields.iter().map(|(_, v)| v.as_str()).collect();
+        format!("{}\n{}\n", keys.join(","), values.join(","))
     }
 
     /// A JSON object (keys in a fixed order; times in time units).
     pub fn to_json(&self) -> String {
         let util: Vec<String> =
             self.utilization().iter().map(|(p, u)| format!("{{\"pproc\":{p},\"percent\":{u:.4}}}")).collect();
-        format!(
-            "{{\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"pprocs_used\":{},\"processes\":{},\"instructions\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"remote_reads\":{},\"remote_writes\":{},\"utilization\":[{}],\"host_seconds\":{:.6},\"alarm\":{}}}\n",
-            units(self.seq_ticks),
-            units(self.par_ticks),
-            self.speedup(),
-            self.pprocs_used(),
-            self.processes,
-            self.instructions,
-            self.messages,
-            self.bytes,
-            units(self.avg_latency_ticks()),
-            self.remote_reads,
-            self.remote_writes,
-            util.join(","),
-            self.host_time.as_secs_f64(),
-            self.stopped_by_alarm
-        )
+        let mut fields: Vec<(&str, String)> = self.fields(6).into();
+        fields.push(("utilization", format!("[{}]", util.join(","))));
+        fields.extend(self.tail_fields());
+        let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+        format!("{{{}}}\n", body.join(","))
     }
 }
 
