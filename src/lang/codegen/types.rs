@@ -372,74 +372,77 @@ impl Gen<'_> {
         })
     }
 
-    /// Stores a global initialiser into the initial memory image.
+    /// Stores a global initialiser into the initial memory image (constants only).
     pub(super) fn global_init_value(&mut self, ty: TypeId, off: u32, init: &Init) {
-        let mut words: Vec<(u32, Word)> = Vec::new();
-        self.init_words(ty, 0, init, &mut words, true);
-        for (k, w) in words {
-            let zero = matches!(w, Word::Int(0));
-            if !zero {
-                self.global_init.push((off + k, w));
+        let mut leaves = Vec::new();
+        self.init_leaves(ty, 0, init, &mut leaves);
+        for (lty, at, e) in leaves {
+            if let Some(bytes) = self.char_array_string(lty, e) {
+                // Every word, padding included, is a char (as a local's would be).
+                for (k, &b) in bytes.iter().enumerate() {
+                    self.global_init.push((off + at + k as u32, Word::Char(b)));
+                }
+                continue;
+            }
+            if !self.types.is_scalar(lty) {
+                self.error(e.loc, format!("cannot initialise {} from a single value", self.types.name(lty)));
+                continue;
+            }
+            match self.const_value(e) {
+                Some(c) => match c.to_word(lty) {
+                    Word::Int(0) => {}
+                    w => self.global_init.push((off + at, w)),
+                },
+                None => self.error(e.loc, "a global initialiser must be a constant expression"),
             }
         }
     }
 
-    /// Flattens an initialiser into (word offset, constant word) pairs; reports
-    /// non-constant values when `need_const`. Used for globals; locals use code.
-    fn init_words(&mut self, ty: TypeId, at: u32, init: &Init, out: &mut Vec<(u32, Word)>, need_const: bool) {
-        match init {
-            Init::Expr(e) => {
-                // `char s[N] = "text"`
-                if let (ExprKind::StrLit(bytes), Some((elem, len))) = (&e.kind, self.types.array_elem(ty)) {
-                    if elem == CHAR {
-                        if bytes.len() as u32 > len {
-                            self.error(e.loc, format!("string of {} chars does not fit in char[{len}]", bytes.len()));
-                        }
-                        for (k, &b) in bytes.iter().enumerate().take(len as usize) {
-                            out.push((at + k as u32, Word::Char(b)));
-                        }
-                        return;
-                    }
-                }
-                if !self.types.is_scalar(ty) {
-                    self.error(e.loc, format!("cannot initialise {} from a single value", self.types.name(ty)));
-                    return;
-                }
-                match self.const_value(e) {
-                    Some(c) => out.push((at, c.to_word(ty))),
-                    None if need_const => self.error(e.loc, "a global initialiser must be a constant expression"),
-                    None => {}
-                }
+    /// Flattens an initialiser into leaves (type, word offset, expression), walking
+    /// braces over arrays and struct fields; reports lists that do not fit the type.
+    fn init_leaves<'i>(&mut self, ty: TypeId, at: u32, init: &'i Init, out: &mut Vec<(TypeId, u32, &'i ast::Expr)>) {
+        let (items, loc) = match init {
+            Init::Expr(e) => return out.push((ty, at, e)),
+            Init::List(items, loc) => (items, *loc),
+        };
+        if let Some((elem, len)) = self.types.array_elem(ty) {
+            if items.len() as u32 > len {
+                self.error(loc, format!("too many initialisers for {} ({} given)", self.types.name(ty), items.len()));
+                return;
             }
-            Init::List(items, loc) => {
-                if let Some((elem, len)) = self.types.array_elem(ty) {
-                    if items.len() as u32 > len {
-                        self.error(
-                            *loc,
-                            format!("too many initialisers for {} ({} given)", self.types.name(ty), items.len()),
-                        );
-                        return;
-                    }
-                    let w = self.types.words(elem);
-                    for (k, it) in items.iter().enumerate() {
-                        self.init_words(elem, at + k as u32 * w, it, out, need_const);
-                    }
-                } else if let Some(info) = self.types.struct_info(ty) {
-                    let fields: Vec<(TypeId, u32)> = info.fields.iter().map(|f| (f.ty, f.off)).collect();
-                    if items.len() > fields.len() {
-                        self.error(*loc, format!("too many initialisers for {}", self.types.name(ty)));
-                        return;
-                    }
-                    for (it, (fty, foff)) in items.iter().zip(fields) {
-                        self.init_words(fty, at + foff, it, out, need_const);
-                    }
-                } else if let [single] = items.as_slice() {
-                    self.init_words(ty, at, single, out, need_const);
-                } else {
-                    self.error(*loc, format!("cannot initialise {} from a list", self.types.name(ty)));
-                }
+            let w = self.types.words(elem);
+            for (k, it) in items.iter().enumerate() {
+                self.init_leaves(elem, at + k as u32 * w, it, out);
             }
+        } else if let Some(info) = self.types.struct_info(ty) {
+            let fields: Vec<(TypeId, u32)> = info.fields.iter().map(|f| (f.ty, f.off)).collect();
+            if items.len() > fields.len() {
+                self.error(loc, format!("too many initialisers for {}", self.types.name(ty)));
+                return;
+            }
+            for (it, (fty, foff)) in items.iter().zip(fields) {
+                self.init_leaves(fty, at + foff, it, out);
+            }
+        } else if let [single] = items.as_slice() {
+            self.init_leaves(ty, at, single, out);
+        } else {
+            self.error(loc, format!("cannot initialise {} from a list", self.types.name(ty)));
         }
+    }
+
+    /// `char s[N] = "text"`: the N bytes to store (the text, then NULs), or `None` when
+    /// `e` is not a string for a char array. A string longer than N is reported and
+    /// truncated (C allows an exact fit without the NUL).
+    fn char_array_string(&mut self, ty: TypeId, e: &ast::Expr) -> Option<Vec<u8>> {
+        let (ExprKind::StrLit(bytes), Some((CHAR, len))) = (&e.kind, self.types.array_elem(ty)) else {
+            return None;
+        };
+        if bytes.len() as u32 > len {
+            self.error(e.loc, format!("string of {} chars does not fit in char[{len}]", bytes.len()));
+        }
+        let mut out = bytes.clone();
+        out.resize(len as usize, 0);
+        Some(out)
     }
 
     /// Declares a local variable and generates code for its initialiser.
@@ -468,51 +471,23 @@ impl Gen<'_> {
         }
     }
 
+    /// Generates the stores of a local initialiser.
     fn local_init(&mut self, ty: TypeId, depth: u8, off: u32, init: &Init) {
-        match init {
-            Init::Expr(e) => {
-                if let (ExprKind::StrLit(bytes), Some((CHAR, len))) = (&e.kind, self.types.array_elem(ty)) {
-                    if bytes.len() as u32 > len {
-                        self.error(e.loc, format!("string of {} chars does not fit in char[{len}]", bytes.len()));
-                        return;
+        use crate::vcode::{Instr, Scalar};
+        let mut leaves = Vec::new();
+        self.init_leaves(ty, off, init, &mut leaves);
+        for (lty, at, e) in leaves {
+            match self.char_array_string(lty, e) {
+                Some(bytes) => {
+                    for (k, &b) in bytes.iter().enumerate() {
+                        self.emit(Instr::LdAddr { depth, off: at + k as u32 }, e.loc);
+                        self.emit(Instr::PushC { v: b }, e.loc);
+                        self.emit(Instr::Store { ty: Scalar::Char, keep: false }, e.loc);
                     }
-                    for k in 0..len {
-                        let b = bytes.get(k as usize).copied().unwrap_or(0);
-                        self.emit(crate::vcode::Instr::LdAddr { depth, off: off + k }, e.loc);
-                        self.emit(crate::vcode::Instr::PushC { v: b }, e.loc);
-                        self.emit(crate::vcode::Instr::Store { ty: crate::vcode::Scalar::Char, keep: false }, e.loc);
-                    }
-                    return;
                 }
-                self.emit(crate::vcode::Instr::LdAddr { depth, off }, e.loc);
-                self.assign_into(ty, e, false);
-            }
-            Init::List(items, lloc) => {
-                if let Some((elem, len)) = self.types.array_elem(ty) {
-                    if items.len() as u32 > len {
-                        self.error(
-                            *lloc,
-                            format!("too many initialisers for {} ({} given)", self.types.name(ty), items.len()),
-                        );
-                        return;
-                    }
-                    let w = self.types.words(elem);
-                    for (k, it) in items.iter().enumerate() {
-                        self.local_init(elem, depth, off + k as u32 * w, it);
-                    }
-                } else if let Some(info) = self.types.struct_info(ty) {
-                    let fields: Vec<(TypeId, u32)> = info.fields.iter().map(|f| (f.ty, f.off)).collect();
-                    if items.len() > fields.len() {
-                        self.error(*lloc, format!("too many initialisers for {}", self.types.name(ty)));
-                        return;
-                    }
-                    for (it, (fty, foff)) in items.iter().zip(fields) {
-                        self.local_init(fty, depth, off + foff, it);
-                    }
-                } else if let [single] = items.as_slice() {
-                    self.local_init(ty, depth, off, single);
-                } else {
-                    self.error(*lloc, format!("cannot initialise {} from a list", self.types.name(ty)));
+                None => {
+                    self.emit(Instr::LdAddr { depth, off: at }, e.loc);
+                    self.assign_into(lty, e, false);
                 }
             }
         }
