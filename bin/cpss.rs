@@ -2,7 +2,7 @@
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 use cppe::cli::{self, exit, parse_units, AtomicFile};
-use cppe::net::{ShortestPath, ShortestPathParams};
+use cppe::net::{self, NetModel, NetParams};
 use cppe::sim::recorder::{exit_status, run_header, run_stats, Recorder};
 use cppe::sim::setup::{setup, RunOptions};
 use cppe::sim::{Io, SimError, Simulator, Stats};
@@ -149,7 +149,10 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         virtual_topology: args.virtual_topology.clone(),
         mapping: args.mapping.clone(),
         map_file: args.map_file.as_ref().map(read_text).transpose()?,
-        net: ShortestPathParams {
+        net: NetParams {
+            model: match args.network {
+                NetworkModel::ShortestPath => NetModel::ShortestPath,
+            },
             msg_init: units("msg-init", &args.msg_init)?,
             packet_init: units("packet-init", &args.packet_init)?,
             packet_size: args.packet_size,
@@ -170,12 +173,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         alarm: args.alarm.as_deref().map(|v| units("alarm", v)).transpose()?,
         profile_step: args.profile.as_deref().map(|v| units("profile", v)).transpose()?,
     };
-    if args.packet_size <= args.header_size {
-        anyhow::bail!("--packet-size ({}) must be larger than --header-size ({})", args.packet_size, args.header_size);
-    }
-    if args.flit_size == 0 {
-        anyhow::bail!("--flit-size must be positive");
-    }
+    opts.net.validate()?;
     let s = setup(&module, &opts)?;
     for w in &s.warnings {
         eprintln!("cpss: warning: {w}");
@@ -195,11 +193,9 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     } else {
         Box::new(std::io::BufWriter::new(std::io::stdout()))
     };
-    let topo = s.physical.clone();
-    let net = ShortestPath::new(s.net.clone(), Box::new(move |a, b| topo.distance(a, b)));
-    let mut sim =
-        Simulator::new(&module, s.config.clone(), Box::new(net), Io { stdin: program_stdin, stdout: program_stdout })
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let net = net::build(&s.net, &s.physical)?;
+    let mut sim = Simulator::new(&module, s.config.clone(), net, Io { stdin: program_stdin, stdout: program_stdout })
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let slowest = s.config.speeds.iter().copied().max().unwrap_or(cppe::net::TICKS_PER_UNIT);
     let header = run_header(&module, &s, vec![]);
     enum Sink {

@@ -182,11 +182,7 @@ impl Drop for AtomicFile {
 
 /// Parses a time in time units (`12`, `2.5`) into ticks of 1/1000 unit.
 pub fn parse_units(s: &str) -> Result<u64, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of time units"))?;
-    if !v.is_finite() || !(0.0..=1e15).contains(&v) {
-        return Err(format!("`{s}` is not a time between 0 and 10^15 units"));
-    }
-    Ok((v * 1000.0).round() as u64)
+    crate::net::parse_time(s)
 }
 
 /// A spinner on standard error for long runs: shown only when standard error is a

@@ -1,12 +1,27 @@
-//! Network models behind one trait (seed 000 §3.2.3, §4.2.2).
+//! Network models behind one trait (seed 000 §3.2.3, §4.2.2, App. A 2.4.3).
 //!
-//! The simulator asks the network when a message of `bytes` bytes sent at `now` from one
-//! physical processor to another arrives; [`Network::send`] answers with the arrival
-//! time. Models with contention keep state between calls (sends arrive in
-//! non-decreasing `now` per processor, and the simulator never asks about the past of a
-//! link it already reserved). This module depends only on the tick type; the hop
-//! distance between processors comes from the topology through a caller-supplied
-//! function so the two modules stay independent.
+//! The simulator hands every inter-processor message to a [`Network`] with
+//! [`Network::send`]. A model without contention answers at once with the arrival time
+//! (a closed form). A model with contention keeps the message in flight and moves its
+//! packets or flits as the global clock advances: the simulator calls
+//! [`Network::next_arrival`] at the end of each quantum with the quantum's end, and the
+//! network processes its events in time order up to there, handing back each message as
+//! it arrives. Sends of one quantum are all made before the network advances past the
+//! quantum, and no send is ever dated before the quantum's start, so the network never
+//! has to revise its past: results do not depend on the order in which the simulator
+//! visits processors within a quantum.
+//!
+//! Depends on `topo` for routes and link numbers (one definition of "which way a message
+//! goes") and on nothing in the simulator.
+//!
+//! The parameters ([`NetParams`]) are plain values that can be changed between runs or
+//! during a suspended run ([`Network::set_params`]); a change applies to messages sent
+//! afterwards.
+mod closed;
+
+pub use closed::ShortestPath;
+
+use crate::topo::Topology;
 
 /// Simulated time in ticks: 1 time unit = [`TICKS_PER_UNIT`] ticks.
 pub type Ticks = u64;
@@ -15,16 +30,72 @@ pub type Ticks = u64;
 /// factors).
 pub const TICKS_PER_UNIT: Ticks = 1000;
 
-/// A network model.
-pub trait Network {
-    /// Sends `bytes` bytes from physical processor `src` to `dst` at time `now`; returns
-    /// the arrival time (>= `now`).
-    fn send(&mut self, src: u32, dst: u32, bytes: u32, now: Ticks) -> Ticks;
+/// "Never": no event pending.
+pub const NEVER: Ticks = Ticks::MAX;
+
+/// A time in units as written by a user (`2.5`), in ticks.
+pub fn parse_time(s: &str) -> Result<Ticks, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of time units"))?;
+    if !v.is_finite() || !(0.0..=1e15).contains(&v) {
+        return Err(format!("`{s}` is not a time between 0 and 10^15 units"));
+    }
+    Ok((v * TICKS_PER_UNIT as f64).round() as Ticks)
 }
 
-/// Parameters of [`ShortestPath`], all times in ticks and sizes in bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShortestPathParams {
+/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
+pub fn format_time(t: Ticks) -> String {
+    let whole = t / TICKS_PER_UNIT;
+    let frac = t % TICKS_PER_UNIT;
+    if frac == 0 {
+        whole.to_string()
+    } else {
+        let f = format!("{frac:03}");
+        format!("{whole}.{}", f.trim_end_matches('0'))
+    }
+}
+
+/// Which network model runs (`cpss --network`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum NetModel {
+    /// Store-and-forward packets, no contention: a closed form ([`ShortestPath`]).
+    #[default]
+    ShortestPath,
+}
+
+impl NetModel {
+    /// Every model, in the order the documentation lists them.
+    pub const ALL: [NetModel; 1] = [NetModel::ShortestPath];
+
+    /// The name used by `--network` and in run records.
+    pub fn name(self) -> &'static str {
+        match self {
+            NetModel::ShortestPath => "shortest-path",
+        }
+    }
+
+    /// The model called `name`.
+    pub fn from_name(name: &str) -> Option<NetModel> {
+        NetModel::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// A parameter that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetError {
+    #[error("unknown network parameter `{0}` (known: {known})", known = NetParams::NAMES.join(", "))]
+    UnknownParam(String),
+    #[error("{param}: {message}")]
+    BadValue { param: &'static str, message: String },
+    #[error("--packet-size ({packet}) must be larger than --header-size ({header})")]
+    PacketTooSmall { packet: u32, header: u32 },
+}
+
+/// The parameters of every model, times in ticks and sizes in bytes (seed 000 §4.2.2).
+/// Each model uses the ones its documentation names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetParams {
+    /// The model (`--network`).
+    pub model: NetModel,
     /// Startup cost per message (`--msg-init`).
     pub msg_init: Ticks,
     /// Startup cost per packet (`--packet-init`).
@@ -35,17 +106,19 @@ pub struct ShortestPathParams {
     pub header_size: u32,
     /// Flit size (`--flit-size`).
     pub flit_size: u32,
-    /// Time for one flit to cross one link (`--link-delay`).
+    /// Time for one data flit to cross one link (`--link-delay`).
     pub link_delay: Ticks,
-    /// Cost of a message between two processes on the same physical processor.
+    /// Cost of a message between two processes on the same physical processor
+    /// (`--local-cost`).
     pub local_cost: Ticks,
 }
 
-impl Default for ShortestPathParams {
+impl Default for NetParams {
     /// msg_init 5 units, packet_init 1 unit, 32-byte packets with 4-byte headers, 4-byte
     /// flits, link_delay 1 unit per flit per link, local messages 1 unit.
     fn default() -> Self {
-        ShortestPathParams {
+        NetParams {
+            model: NetModel::default(),
             msg_init: 5 * TICKS_PER_UNIT,
             packet_init: TICKS_PER_UNIT,
             packet_size: 32,
@@ -57,49 +130,128 @@ impl Default for ShortestPathParams {
     }
 }
 
-/// Store-and-forward packet switching without contention, as a closed form.
-///
-/// For a message of `b` bytes over `h >= 1` hops:
-///
-/// ```text
-/// payload   = packet_size - header_size          (at least 1)
-/// P         = max(1, ceil(b / payload))          packets
-/// F         = ceil(packet_size / flit_size)      flits per packet (padded packets)
-/// latency   = msg_init + P * packet_init + (h + P - 1) * F * link_delay
-/// ```
-///
-/// Each packet takes `F * link_delay` to cross a link and is forwarded only when whole;
-/// packets follow each other in a pipeline, so the last one leaves the first link after
-/// `P` link times and needs `h - 1` more. A message to the same processor (`h = 0`)
-/// costs `local_cost`.
-pub struct ShortestPath {
-    params: ShortestPathParams,
-    hops: Box<dyn Fn(u32, u32) -> u32>,
-}
+impl NetParams {
+    /// The names [`NetParams::set`] accepts (the `cpss` flag names without `--`).
+    pub const NAMES: [&'static str; 8] =
+        ["network", "msg-init", "packet-init", "packet-size", "header-size", "flit-size", "link-delay", "local-cost"];
 
-impl ShortestPath {
-    /// A network whose hop distance between physical processors is `hops(src, dst)`.
-    pub fn new(params: ShortestPathParams, hops: Box<dyn Fn(u32, u32) -> u32>) -> ShortestPath {
-        ShortestPath { params, hops }
+    /// Payload bytes per packet (at least 1).
+    pub fn payload(&self) -> u64 {
+        self.packet_size.saturating_sub(self.header_size).max(1) as u64
     }
 
-    /// The closed-form latency of a `bytes`-byte message over `hops` hops.
-    pub fn latency(p: &ShortestPathParams, hops: u32, bytes: u32) -> Ticks {
-        if hops == 0 {
-            return p.local_cost;
+    /// Packets of a `bytes`-byte message: `max(1, ceil(bytes / payload))`.
+    pub fn packets(&self, bytes: u32) -> u64 {
+        (bytes as u64).div_ceil(self.payload()).max(1)
+    }
+
+    /// Flits per packet: `ceil(packet_size / flit_size)` (packets are padded to full
+    /// size).
+    pub fn flits(&self) -> u64 {
+        (self.packet_size.max(1) as u64).div_ceil(self.flit_size.max(1) as u64)
+    }
+
+    /// Checks that the parameters describe a network that can carry a message.
+    pub fn validate(&self) -> Result<(), NetError> {
+        if self.packet_size <= self.header_size {
+            return Err(NetError::PacketTooSmall { packet: self.packet_size, header: self.header_size });
         }
-        let payload = p.packet_size.saturating_sub(p.header_size).max(1) as u64;
-        let packets = (bytes as u64).div_ceil(payload).max(1);
-        let flits = (p.packet_size.max(1) as u64).div_ceil(p.flit_size.max(1) as u64);
-        p.msg_init + packets * p.packet_init + (hops as u64 + packets - 1) * flits * p.link_delay
+        if self.flit_size == 0 {
+            return Err(NetError::BadValue { param: "flit-size", message: "must be positive".into() });
+        }
+        Ok(())
+    }
+
+    /// Sets the parameter `name` (a flag name without `--`, e.g. `link-delay`) from its
+    /// textual value (times in units, sizes in bytes), then checks the whole set.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), NetError> {
+        let Some(&param) = Self::NAMES.iter().find(|&&n| n == name) else {
+            return Err(NetError::UnknownParam(name.to_string()));
+        };
+        let bad = |message: String| NetError::BadValue { param, message };
+        let time = |v: &str| parse_time(v).map_err(bad);
+        let bytes = |v: &str| -> Result<u32, NetError> {
+            v.trim().parse::<u32>().map_err(|_| bad(format!("`{v}` is not a whole number of bytes")))
+        };
+        let mut next = self.clone();
+        match param {
+            "network" => {
+                next.model = NetModel::from_name(value.trim()).ok_or_else(|| {
+                    let known: Vec<_> = NetModel::ALL.iter().map(|m| m.name()).collect();
+                    bad(format!("`{value}` is not a network model (known: {})", known.join(", ")))
+                })?
+            }
+            "msg-init" => next.msg_init = time(value)?,
+            "packet-init" => next.packet_init = time(value)?,
+            "packet-size" => next.packet_size = bytes(value)?,
+            "header-size" => next.header_size = bytes(value)?,
+            "flit-size" => next.flit_size = bytes(value)?,
+            "link-delay" => next.link_delay = time(value)?,
+            _ => next.local_cost = time(value)?,
+        }
+        next.validate()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Every parameter as `(name, value)` in the units [`NetParams::set`] reads, in
+    /// [`NetParams::NAMES`] order (for run records, `params` and sweeps).
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        let units = format_time;
+        vec![
+            ("network".into(), self.model.name().into()),
+            ("msg-init".into(), units(self.msg_init)),
+            ("packet-init".into(), units(self.packet_init)),
+            ("packet-size".into(), self.packet_size.to_string()),
+            ("header-size".into(), self.header_size.to_string()),
+            ("flit-size".into(), self.flit_size.to_string()),
+            ("link-delay".into(), units(self.link_delay)),
+            ("local-cost".into(), units(self.local_cost)),
+        ]
     }
 }
 
-impl Network for ShortestPath {
-    fn send(&mut self, src: u32, dst: u32, bytes: u32, now: Ticks) -> Ticks {
-        let h = if src == dst { 0 } else { (self.hops)(src, dst).max(1) };
-        now + Self::latency(&self.params, h, bytes)
+/// A network model.
+pub trait Network {
+    /// Sends message `id` of `bytes` bytes from physical processor `src` to `dst`, the
+    /// sender's clock being `now`. A model that knows the arrival time at once returns
+    /// it (>= `now`); a model with contention returns `None` and hands the message back
+    /// later from [`Network::next_arrival`]. Ids are the caller's and unique.
+    fn send(&mut self, id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) -> Option<Ticks>;
+
+    /// Processes the network's events before `until` in time order until a message
+    /// arrives, and returns it with its arrival time; `None` when no message arrives
+    /// before `until` (the events before `until` have then all been processed). Arrivals
+    /// come in non-decreasing time order.
+    fn next_arrival(&mut self, until: Ticks) -> Option<(u64, Ticks)> {
+        let _ = until;
+        None
     }
+
+    /// Time of the earliest pending event ([`NEVER`] when nothing moves).
+    fn next_event(&self) -> Ticks {
+        NEVER
+    }
+
+    /// Messages sent and not yet handed back by [`Network::next_arrival`].
+    fn in_flight(&self) -> usize {
+        0
+    }
+
+    /// The parameters in force.
+    fn params(&self) -> &NetParams;
+
+    /// Replaces the parameters for messages sent from now on. The model itself cannot
+    /// change (the network would have to move its messages to another model).
+    fn set_params(&mut self, params: NetParams) -> Result<(), NetError>;
+}
+
+/// The network of `params.model` on the physical topology `topo`.
+pub fn build(params: &NetParams, topo: &Topology) -> Result<Box<dyn Network>, NetError> {
+    params.validate()?;
+    Ok(match params.model {
+        NetModel::ShortestPath => Box::new(ShortestPath::new(params.clone(), topo.clone())),
+    })
 }
 
 #[cfg(test)]
@@ -107,16 +259,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn closed_form() {
-        let p = ShortestPathParams::default();
-        // 4 bytes, 3 hops: P = 1, F = 32/4 = 8; 5 + 1 + (3 + 0) * 8 * 1 = 30 units.
-        assert_eq!(ShortestPath::latency(&p, 3, 4), 30 * TICKS_PER_UNIT);
-        // 100 bytes: P = ceil(100/28) = 4; 5 + 4 + (3 + 3) * 8 = 57 units.
-        assert_eq!(ShortestPath::latency(&p, 3, 100), 57 * TICKS_PER_UNIT);
-        assert_eq!(ShortestPath::latency(&p, 0, 100), TICKS_PER_UNIT);
-        // A line: hops = |src - dst|.
-        let mut n = ShortestPath::new(p, Box::new(|a, b| a.abs_diff(b)));
-        assert_eq!(n.send(0, 3, 4, 1000), 1000 + 30 * TICKS_PER_UNIT);
-        assert_eq!(n.send(2, 2, 4, 1000), 1000 + TICKS_PER_UNIT);
+    fn set_parses_units_and_validates() {
+        let mut p = NetParams::default();
+        p.set("link-delay", "2.5").unwrap();
+        assert_eq!(p.link_delay, 2500);
+        p.set("packet-size", "64").unwrap();
+        assert_eq!(p.packet_size, 64);
+        // 4-byte header, 4-byte packet: no room for data; the old value stays.
+        assert!(matches!(p.set("packet-size", "4"), Err(NetError::PacketTooSmall { .. })));
+        assert_eq!(p.packet_size, 64);
+        assert!(matches!(p.set("lanes-per-link", "2"), Err(NetError::UnknownParam(_))));
+        assert!(p.set("flit-size", "x").is_err());
+        assert!(p.set("network", "token-ring").is_err());
+        p.set("network", "shortest-path").unwrap();
+        // Every name round-trips through to_pairs.
+        let mut q = NetParams::default();
+        for (k, v) in p.to_pairs() {
+            q.set(&k, &v).unwrap();
+        }
+        assert_eq!(p, q);
+    }
+
+    #[test]
+    fn sizes() {
+        let p = NetParams::default();
+        // 28 payload bytes per 32-byte packet, 8 flits of 4 bytes.
+        assert_eq!((p.payload(), p.flits()), (28, 8));
+        assert_eq!(p.packets(0), 1);
+        assert_eq!(p.packets(28), 1);
+        assert_eq!(p.packets(29), 2);
     }
 }

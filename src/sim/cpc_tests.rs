@@ -3,7 +3,7 @@
 //! costs of `vcode::isa`, following the code the compiler generates (quoted).
 use super::{Io, RuntimeError, SimConfig, SimError, Simulator, Stats};
 use crate::lang::{compile, FrontOptions};
-use crate::net::{ShortestPath, ShortestPathParams, Ticks, TICKS_PER_UNIT};
+use crate::net::{NetParams, ShortestPath, Ticks, TICKS_PER_UNIT};
 use crate::topo::{builtin_mapping, Topology};
 use std::cell::RefCell;
 use std::io::Write;
@@ -49,7 +49,7 @@ fn run_cpc_observed(
         let map = builtin_mapping("default", &virt, &phys, 0).unwrap();
         cfg.mapping = (0..virt.nodes()).map(|v| map.pproc(v).unwrap()).collect();
     }
-    let net = ShortestPath::new(ShortestPathParams::default(), Box::new(move |a, b| phys.distance(a, b)));
+    let net = ShortestPath::new(NetParams::default(), phys.clone());
     let out = Out::default();
     let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
     let r = Simulator::new(&m, cfg, Box::new(net), io).and_then(|mut s| {
@@ -292,7 +292,7 @@ impl super::Observer for Log {
         let line = match e {
             E::ProcessCreate { time, pid, pproc, function, .. } => format!("create {pid} {function} p{pproc} @{time}"),
             E::ProcessEnd { time, pid } => format!("end {pid} @{time}"),
-            E::Send { time, src_pid, dst_pid, arrival, .. } => {
+            E::Send { time, src_pid, dst_pid, arrival: Some(arrival), .. } => {
                 format!("send {src_pid}->{dst_pid} @{time} arr {arrival}")
             }
             E::Receive { time, pid, .. } => format!("recv {pid} @{time}"),
@@ -313,7 +313,7 @@ void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); jo
     let c = compile("t.c", src, &FrontOptions::default()).unwrap();
     let run = |observe: bool| {
         let phys = Topology::parse("line:4").unwrap();
-        let net = ShortestPath::new(ShortestPathParams::default(), Box::new(move |a, b| phys.distance(a, b)));
+        let net = ShortestPath::new(NetParams::default(), phys.clone());
         let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(Out::default()) };
         let cfg = SimConfig { pprocs: 4, mapping: vec![0, 1, 2, 3], ..SimConfig::default() };
         let mut sim = Simulator::new(&c.module, cfg, Box::new(net), io).unwrap();

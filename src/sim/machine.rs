@@ -14,14 +14,14 @@ use super::{Io, Limit, RuntimeError, SimConfig, SimError, Stats, Waiter};
 use crate::net::{Network, Ticks, TICKS_PER_UNIT};
 use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::time::Instant;
 
 mod interp;
 use interp::{interp, tick_tables, Ctr, Env, Step, Tables};
 
-const NEVER: Ticks = Ticks::MAX;
+use crate::net::NEVER;
 /// The cost table while timing is off.
 static ZERO_TABLE: [Ticks; 256] = [0; 256];
 const NONE: u32 = u32::MAX;
@@ -134,10 +134,47 @@ struct Chan {
     owner: u32,
     info: u32,
     elem: u32,
+    /// The element's address (what a blocked receiver waits on).
+    addr: u32,
     queue: BinaryHeap<Msg>,
-    /// Latest arrival of a message from each sender (pid, arrival): messages from one
-    /// sender never overtake each other on one channel element.
-    last_from: Vec<(u32, Ticks)>,
+    /// Per sender, the latest arrival of its messages and those still in the network:
+    /// messages from one sender never overtake each other on one channel element.
+    from: Vec<FromSender>,
+}
+
+/// One sender's messages on one channel element.
+struct FromSender {
+    pid: u32,
+    /// Latest arrival delivered so far.
+    last: Ticks,
+    /// Messages not yet in the queue, in send order. A message is delivered when it
+    /// and all before it have arrived.
+    pending: VecDeque<Sent>,
+}
+
+/// A message on its way to a channel element.
+struct Sent {
+    id: u64,
+    /// Arrival time (NEVER while in a contention network).
+    arrival: Ticks,
+    sent: Ticks,
+    data: Vec<Word>,
+    /// Its arrival time was not known at the send: the observer hears of it.
+    deferred: bool,
+}
+
+/// What a message still in a contention network is for.
+enum InFlight {
+    /// A channel message: the channel index and the sender (its data waits in
+    /// [`FromSender::pending`]).
+    Chan { chan: u32, sender: u32 },
+    /// The traffic of a posted remote write: nothing happens when it arrives.
+    Load,
+    /// The request of a remote read by `pid` (on `reader`) of `words` words owned by
+    /// `owner`: the reply leaves when it arrives.
+    ReadRequest { pid: u32, reader: u32, owner: u32, words: u32 },
+    /// The reply of a remote read: `pid` wakes when it arrives.
+    ReadReply { pid: u32 },
 }
 
 enum FileSlot {
@@ -216,6 +253,8 @@ pub struct Simulator<'m> {
     files: Vec<Option<FileSlot>>,
     stats: Stats,
     msg_seq: u64,
+    /// Messages in a contention network, by id.
+    in_flight: HashMap<u64, InFlight>,
     max_depth: usize,
     program_end: Option<Ticks>,
     steps_left: u64,
@@ -368,6 +407,7 @@ impl<'m> Simulator<'m> {
             files: Vec::new(),
             stats: Stats::default(),
             msg_seq: 0,
+            in_flight: HashMap::new(),
             max_depth,
             program_end: None,
             steps_left,
@@ -402,8 +442,9 @@ impl<'m> Simulator<'m> {
                         owner: 0,
                         info: ci as u32,
                         elem: e,
+                        addr: a,
                         queue: BinaryHeap::new(),
-                        last_from: Vec::new(),
+                        from: Vec::new(),
                     });
                 }
             }
@@ -574,6 +615,17 @@ impl<'m> Simulator<'m> {
         Ok(pid)
     }
 
+    /// The network (its parameters, for a debugger's `params`).
+    pub fn network(&self) -> &dyn Network {
+        &*self.net
+    }
+
+    /// The network, to change its parameters between steps of a suspended run
+    /// ([`Network::set_params`]: later messages use the new values).
+    pub fn network_mut(&mut self) -> &mut dyn Network {
+        &mut *self.net
+    }
+
     /// Runs the program to its end (or an alarm) and returns the statistics.
     pub fn run(&mut self) -> Result<Stats, SimError> {
         let t0 = Instant::now();
@@ -628,6 +680,7 @@ impl<'m> Simulator<'m> {
                 }
             }
             self.cur = None;
+            self.advance_network(qend);
             self.record_profile();
             if let Some(t) = self.program_end {
                 let par = qend.max(t.div_ceil(q) * q);
@@ -647,7 +700,7 @@ impl<'m> Simulator<'m> {
                 }
             }
             if !active {
-                let next = self.next_event();
+                let next = self.next_event().min(self.net.next_event());
                 if next == NEVER {
                     let waiters = self.waiters();
                     return Err(SimError::Deadlock { waiters, stats: Box::new(self.snapshot(self.qstart)) });
@@ -867,14 +920,24 @@ impl<'m> Simulator<'m> {
                     let p = &self.procs[pid as usize];
                     let (me, now) = (p.pproc, p.clock);
                     if let Some((o, w)) = acc.write {
-                        self.net.send(me, o, 4 + 4 * w, now);
+                        self.msg_seq += 1;
+                        if self.net.send(self.msg_seq, me, o, 4 + 4 * w, now).is_none() {
+                            self.in_flight.insert(self.msg_seq, InFlight::Load);
+                        }
                         self.stats.remote_writes += 1;
                     }
                     if let Some((o, w, a)) = acc.read {
-                        let t1 = self.net.send(me, o, 4, now);
-                        let t2 = self.net.send(o, me, 4 * w, t1);
+                        self.msg_seq += 1;
+                        let wake = match self.net.send(self.msg_seq, me, o, 4, now) {
+                            Some(t1) => self.read_reply(pid, me, o, w, t1),
+                            None => {
+                                let req = InFlight::ReadRequest { pid, reader: me, owner: o, words: w };
+                                self.in_flight.insert(self.msg_seq, req);
+                                NEVER
+                            }
+                        };
                         self.stats.remote_reads += 1;
-                        self.block(pid, Wait::RemoteRead(a), t2);
+                        self.block(pid, Wait::RemoteRead(a), wake);
                         return Ok(());
                     }
                 }
@@ -917,7 +980,8 @@ impl<'m> Simulator<'m> {
         // alarm is after `e` and the time limit not before it.
         let due = self.due_later.peek().map_or(NEVER, |Reverse((t, _))| *t).saturating_sub(q);
         let alarm = self.cfg.alarm.map_or(NEVER, |a| a.saturating_sub(1));
-        due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER))
+        // The network is advanced at every quantum end it has an event before.
+        due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER)).min(self.net.next_event())
     }
 
     fn solo_cross(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
@@ -928,7 +992,8 @@ impl<'m> Simulator<'m> {
             && self.program_end.is_none()
             && self.queues[pp].len() == 1
             && self.due_now.is_empty()
-            && self.due_later.peek().is_none_or(|Reverse((t, _))| *t >= next);
+            && self.due_later.peek().is_none_or(|Reverse((t, _))| *t >= next)
+            && self.net.next_event() >= qend;
         let stops = self.cfg.alarm.is_some_and(|a| qend >= a) || self.cfg.max_time.is_some_and(|m| qend > m);
         if !alone || stops || clock >= next {
             return None;
@@ -954,6 +1019,84 @@ impl<'m> Simulator<'m> {
                 self.due_now.insert(pp as u32);
             }
             _ => self.due_later.push(Reverse((t, pp as u32))),
+        }
+    }
+
+    /// Sends the reply of a remote read whose request reached `owner` at `t`; returns
+    /// when the reply reaches the reader (NEVER while it is in a contention network).
+    fn read_reply(&mut self, pid: u32, reader: u32, owner: u32, words: u32, t: Ticks) -> Ticks {
+        self.msg_seq += 1;
+        match self.net.send(self.msg_seq, owner, reader, 4 * words, t) {
+            Some(t2) => t2.max(t),
+            None => {
+                self.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
+                NEVER
+            }
+        }
+    }
+
+    /// Delivers to channel `c` the messages of its sender `k` that have arrived and
+    /// have no earlier message of the same sender still in the network; a message
+    /// never arrives before the one sent before it.
+    fn deliver_ready(&mut self, c: usize, k: usize) {
+        loop {
+            let chan = &mut self.chans[c];
+            let f = &mut chan.from[k];
+            match f.pending.front() {
+                Some(m) if m.arrival != NEVER => {}
+                _ => return,
+            }
+            let Some(Sent { id, arrival, sent, data, deferred }) = f.pending.pop_front() else { return };
+            let arrival = arrival.max(f.last);
+            f.last = arrival;
+            chan.queue.push(Msg { arrival, seq: id, data });
+            let (addr, owner) = (chan.addr, chan.owner);
+            self.stats.latency_ticks += arrival - sent;
+            if deferred {
+                if let Some(o) = self.observer.as_mut() {
+                    o.event(&SimEvent::Arrive { time: arrival, msg: id });
+                }
+            }
+            if let Some(o) = self.procs.get_mut(owner as usize) {
+                if o.wait == Wait::Recv(addr) {
+                    o.wake = o.wake.min(arrival);
+                    let opp = o.pproc as usize;
+                    self.lower_pmin(opp, arrival);
+                }
+            }
+        }
+    }
+
+    /// Hands the simulation every message the network delivers before `until`.
+    fn advance_network(&mut self, until: Ticks) {
+        while let Some((id, t)) = self.net.next_arrival(until) {
+            match self.in_flight.remove(&id) {
+                Some(InFlight::Chan { chan, sender }) => {
+                    let c = chan as usize;
+                    let Some(k) = self.chans[c].from.iter().position(|f| f.pid == sender) else { continue };
+                    if let Some(e) = self.chans[c].from[k].pending.iter_mut().find(|e| e.id == id) {
+                        e.arrival = t;
+                    }
+                    self.deliver_ready(c, k);
+                }
+                Some(InFlight::ReadRequest { pid, reader, owner, words }) => {
+                    let wake = self.read_reply(pid, reader, owner, words, t);
+                    if wake != NEVER {
+                        self.wake_reader(pid, wake);
+                    }
+                }
+                Some(InFlight::ReadReply { pid }) => self.wake_reader(pid, t),
+                Some(InFlight::Load) | None => {}
+            }
+        }
+    }
+
+    /// The reply of `pid`'s remote read arrives at `t`.
+    fn wake_reader(&mut self, pid: u32, t: Ticks) {
+        if let Some(p) = self.procs.get_mut(pid as usize) {
+            p.wake = t;
+            let pp = p.pproc as usize;
+            self.lower_pmin(pp, t);
         }
     }
 
@@ -1251,42 +1394,48 @@ impl<'m> Simulator<'m> {
                 let now = self.procs[pid as usize].clock;
                 let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
                 let bytes = 4 * n;
-                let mut arrival = self.net.send(src, dst, bytes, now).max(now);
-                // Non-overtaking (as MPI): a message sent before the channel changed owner
-                // travelled to the old owner's processor; a later one from the same sender
-                // must not arrive before it.
-                let chan = &mut self.chans[c];
-                match chan.last_from.iter_mut().find(|(s, _)| *s == pid) {
-                    Some((_, last)) => {
-                        arrival = arrival.max(*last);
-                        *last = arrival;
-                    }
-                    None => chan.last_from.push((pid, arrival)),
-                }
                 self.msg_seq += 1;
-                self.chans[c].queue.push(Msg { arrival, seq: self.msg_seq, data });
+                let id = self.msg_seq;
+                let arrival = self.net.send(id, src, dst, bytes, now);
                 self.stats.messages += 1;
                 self.stats.bytes += bytes as u64;
-                self.stats.latency_ticks += arrival - now;
-                if let Some(o) = self.observer.as_mut() {
+                let chan = &mut self.chans[c];
+                let k = match chan.from.iter().position(|f| f.pid == pid) {
+                    Some(k) => k,
+                    None => {
+                        chan.from.push(FromSender { pid, last: 0, pending: VecDeque::new() });
+                        chan.from.len() - 1
+                    }
+                };
+                let sent =
+                    Sent { id, arrival: arrival.map_or(NEVER, |t| t.max(now)), sent: now, data, deferred: false };
+                chan.from[k].pending.push_back(sent);
+                if self.observer.is_some() {
+                    // The arrival after the non-overtaking rule (the last delivery).
+                    let known = arrival.map(|t| t.max(now).max(self.chans[c].from[k].last));
                     let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
-                    o.event(&SimEvent::Send {
-                        time: now,
-                        src_pid: pid,
-                        dst_pid: owner,
-                        src_pproc: src,
-                        dst_pproc: dst,
-                        channel,
-                        elem,
-                        bytes,
-                        arrival,
-                    });
+                    if let Some(o) = self.observer.as_mut() {
+                        o.event(&SimEvent::Send {
+                            time: now,
+                            msg: id,
+                            src_pid: pid,
+                            dst_pid: owner,
+                            src_pproc: src,
+                            dst_pproc: dst,
+                            channel,
+                            elem,
+                            bytes,
+                            arrival: known,
+                        });
+                    }
                 }
-                if let Some(o) = self.procs.get_mut(owner as usize) {
-                    if o.wait == Wait::Recv(a as u32) {
-                        o.wake = o.wake.min(arrival);
-                        let opp = o.pproc as usize;
-                        self.lower_pmin(opp, arrival);
+                match arrival {
+                    Some(_) => self.deliver_ready(c, k),
+                    None => {
+                        if let Some(e) = self.chans[c].from[k].pending.back_mut() {
+                            e.deferred = true;
+                        }
+                        self.in_flight.insert(id, InFlight::Chan { chan: c as u32, sender: pid });
                     }
                 }
                 Ok(Flow::Continue)

@@ -38,9 +38,12 @@ pub enum SimEvent<'a> {
     Run { pid: u32, pproc: u32, start: Ticks, end: Ticks, busy: Ticks },
     /// A process blocked.
     Block { time: Ticks, pid: u32, reason: BlockReason },
-    /// A message was sent on a channel element; it arrives at `arrival`.
+    /// A message was sent on a channel element; it arrives at `arrival`, or, when the
+    /// network has contention (`None`), at the time of a later [`SimEvent::Arrive`].
     Send {
         time: Ticks,
+        /// The simulator's message id (unique in the run).
+        msg: u64,
         src_pid: u32,
         dst_pid: u32,
         src_pproc: u32,
@@ -49,8 +52,10 @@ pub enum SimEvent<'a> {
         channel: u32,
         elem: u32,
         bytes: u32,
-        arrival: Ticks,
+        arrival: Option<Ticks>,
     },
+    /// A message sent with an unknown arrival time arrived.
+    Arrive { time: Ticks, msg: u64 },
     /// A message was received (the `RECV` completed at `time`).
     Receive { time: Ticks, pid: u32, channel: u32, elem: u32, arrival: Ticks },
     /// `probe(id, label)`.

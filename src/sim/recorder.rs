@@ -25,7 +25,6 @@ use std::rc::Rc;
 /// Builds the header of a run record from the module and the configuration.
 pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>) -> RunHeader {
     let p = &setup.net;
-    let units = |t: Ticks| super::units(t);
     RunHeader {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         program: module.source_name.clone(),
@@ -35,16 +34,8 @@ pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>
         virtual_topology: setup.virtual_topology.to_string(),
         mapping: setup.mapping.table.clone(),
         pprocs: setup.physical.nodes(),
-        network: "shortest-path".into(),
-        network_params: vec![
-            ("msg-init".into(), units(p.msg_init)),
-            ("packet-init".into(), units(p.packet_init)),
-            ("packet-size".into(), p.packet_size.to_string()),
-            ("header-size".into(), p.header_size.to_string()),
-            ("flit-size".into(), p.flit_size.to_string()),
-            ("link-delay".into(), units(p.link_delay)),
-            ("local-cost".into(), units(p.local_cost)),
-        ],
+        network: p.model.name().into(),
+        network_params: p.to_pairs().into_iter().filter(|(k, _)| k != "network").collect(),
         costs: Op::ALL.iter().map(|&op| (op.mnemonic().to_string(), setup.config.costs.get(op))).collect(),
         seed: setup.config.seed,
         quantum_ticks: setup.config.quantum,
@@ -91,6 +82,9 @@ pub struct Recorder<W: Write> {
     window: Ticks,
     newest: Ticks,
     next_msg: u64,
+    /// Messages in a contention network, by the simulator's id: channel, element,
+    /// the message and its destination processor.
+    in_network: HashMap<u64, (u32, u32, Pending, u32)>,
     /// Undelivered messages per (channel, element), in delivery order.
     queues: HashMap<(u32, u32), BTreeMap<(Ticks, u64), Pending>>,
     /// Processes blocked in a receive whose call was already recorded.
@@ -132,6 +126,7 @@ impl<W: Write> Recorder<W> {
             newest: 0,
             next_msg: 0,
             queues: HashMap::new(),
+            in_network: HashMap::new(),
             waiting_receive: HashMap::new(),
             labels: HashMap::new(),
             functions: header.functions.iter().enumerate().map(|(i, f)| (f.clone(), i as u32)).collect(),
@@ -163,6 +158,13 @@ impl<W: Write> Recorder<W> {
             }
         }
         (u32::MAX, 0)
+    }
+
+    /// A message is in its channel's queue from `arrival` on.
+    fn arrived(&mut self, channel: u32, elem: u32, arrival: Ticks, p: Pending, dst_pproc: u32) {
+        let msg = p.msg;
+        self.queues.entry((channel, elem)).or_default().insert((arrival, msg), p);
+        self.push(Event::MsgArrive { time: arrival, msg, dst_pproc });
     }
 
     fn push(&mut self, e: Event) {
@@ -210,10 +212,9 @@ impl<W: Write> Recorder<W> {
                 };
                 self.push(Event::State { time, pid, state, reason });
             }
-            SimEvent::Send { time, src_pid, dst_pid, src_pproc, dst_pproc, channel, elem, bytes, arrival } => {
+            SimEvent::Send { time, msg: id, src_pid, dst_pid, src_pproc, dst_pproc, channel, elem, bytes, arrival } => {
                 let msg = self.next_msg;
                 self.next_msg += 1;
-                self.queues.entry((channel, elem)).or_default().insert((arrival, msg), Pending { msg, src_pid, bytes });
                 self.push(Event::MsgSend {
                     time,
                     msg,
@@ -225,7 +226,18 @@ impl<W: Write> Recorder<W> {
                     bytes,
                     line: 0,
                 });
-                self.push(Event::MsgArrive { time: arrival, msg, dst_pproc });
+                let pending = Pending { msg, src_pid, bytes };
+                match arrival {
+                    Some(arrival) => self.arrived(channel, elem, arrival, pending, dst_pproc),
+                    None => {
+                        self.in_network.insert(id, (channel, elem, pending, dst_pproc));
+                    }
+                }
+            }
+            SimEvent::Arrive { time, msg } => {
+                if let Some((channel, elem, pending, dst_pproc)) = self.in_network.remove(&msg) {
+                    self.arrived(channel, elem, time, pending, dst_pproc);
+                }
             }
             SimEvent::Receive { time, pid, channel, elem, .. } => {
                 let pproc = self.pproc_of.get(&pid).copied().unwrap_or(0);

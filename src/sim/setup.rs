@@ -4,7 +4,7 @@
 //! [`RunOptions`] and calls [`setup`]; everything that can go wrong here is a
 //! [`SetupError`] (exit code 2).
 use super::{CostError, CostTable, SimConfig};
-use crate::net::{ShortestPathParams, Ticks, TICKS_PER_UNIT};
+use crate::net::{NetError, NetParams, Ticks, TICKS_PER_UNIT};
 use crate::rng::Rng;
 use crate::topo::{resolve_mapping, MapError, MapFile, Mapping, TopoError, Topology};
 use crate::vcode::Module;
@@ -23,7 +23,7 @@ pub struct RunOptions {
     /// `--map-file`: the text of a map file and its name.
     pub map_file: Option<(String, String)>,
     /// Network parameters (already in ticks and bytes).
-    pub net: ShortestPathParams,
+    pub net: NetParams,
     /// `--quantum` in ticks.
     pub quantum: Option<Ticks>,
     /// `--cost OP=T`, in order.
@@ -49,7 +49,7 @@ pub struct Setup {
     pub physical: Topology,
     pub virtual_topology: Topology,
     pub mapping: Mapping,
-    pub net: ShortestPathParams,
+    pub net: NetParams,
     /// Warnings to show the user (mapping fall-backs).
     pub warnings: Vec<String>,
 }
@@ -74,6 +74,45 @@ pub enum SetupError {
     CostFile { file: String, line: usize, source: CostError },
     #[error("the quantum must be positive")]
     ZeroQuantum,
+    #[error(transparent)]
+    Net(#[from] NetError),
+    #[error("unknown parameter `{0}` (known: {known})", known = RunOptions::names().join(", "))]
+    UnknownParam(String),
+    #[error("{param}: {message}")]
+    BadValue { param: String, message: String },
+}
+
+impl RunOptions {
+    /// Names [`RunOptions::set`] accepts besides the network's ([`NetParams::NAMES`]).
+    pub const NAMES: [&'static str; 7] = ["topology", "virtual", "mapping", "quantum", "seed", "vary-speed", "cost"];
+
+    /// Every name [`RunOptions::set`] accepts.
+    pub fn names() -> Vec<&'static str> {
+        Self::NAMES.iter().chain(NetParams::NAMES.iter()).copied().collect()
+    }
+
+    /// Sets one parameter by its `cpss` flag name without `--` (`link-delay`,
+    /// `topology`, `cost` with a value `OP=T`, …) from its textual value, as the flag
+    /// would: the one place sweeps and the debugger change a configuration.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), SetupError> {
+        let bad = |message: String| SetupError::BadValue { param: name.to_string(), message };
+        let number = |v: &str| v.trim().parse::<u64>().map_err(|_| bad(format!("`{v}` is not a whole number")));
+        match name {
+            "topology" => self.topology = Some(value.to_string()),
+            "virtual" => self.virtual_topology = Some(value.to_string()),
+            "mapping" => self.mapping = Some(value.to_string()),
+            "quantum" => self.quantum = Some(crate::net::parse_time(value).map_err(bad)?),
+            "seed" => self.seed = number(value)?,
+            "vary-speed" => self.vary_speed = Some(number(value)?),
+            "cost" => {
+                CostTable::default().apply(value).map_err(SetupError::Cost)?;
+                self.cost_overrides.push(value.to_string());
+            }
+            _ if NetParams::NAMES.contains(&name) => self.net.set(name, value)?,
+            _ => return Err(SetupError::UnknownParam(name.to_string())),
+        }
+        Ok(())
+    }
 }
 
 /// Builds the configuration of a run of `module`.
@@ -162,4 +201,27 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
     };
     let warnings = mapping.warnings.clone();
     Ok(Setup { config, physical, virtual_topology, mapping, net: opts.net.clone(), warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_by_name() {
+        let mut o = RunOptions::default();
+        o.set("topology", "torus:4x4").unwrap();
+        o.set("quantum", "20").unwrap();
+        o.set("link-delay", "3").unwrap();
+        o.set("cost", "ADDI=2").unwrap();
+        o.set("seed", "7").unwrap();
+        assert_eq!(o.topology.as_deref(), Some("torus:4x4"));
+        assert_eq!(o.quantum, Some(20 * TICKS_PER_UNIT));
+        assert_eq!(o.net.link_delay, 3 * TICKS_PER_UNIT);
+        assert_eq!(o.cost_overrides, vec!["ADDI=2".to_string()]);
+        assert_eq!(o.seed, 7);
+        assert!(matches!(o.set("cost", "NOPE=1"), Err(SetupError::Cost(_))));
+        assert!(matches!(o.set("lanes-per-link", "2"), Err(SetupError::UnknownParam(_))));
+        assert!(matches!(o.set("seed", "-1"), Err(SetupError::BadValue { .. })));
+    }
 }

@@ -3,7 +3,7 @@
 //!
 //! Times are kept in ticks and printed in time units (ticks / 1000), with a fractional
 //! part only when it is non-zero. Depends on `net::Ticks`.
-use crate::net::{Ticks, TICKS_PER_UNIT};
+use crate::net::Ticks;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -44,17 +44,7 @@ pub struct Stats {
     pub profile: Vec<Vec<Ticks>>,
 }
 
-/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
-pub fn units(t: Ticks) -> String {
-    let whole = t / TICKS_PER_UNIT;
-    let frac = t % TICKS_PER_UNIT;
-    if frac == 0 {
-        whole.to_string()
-    } else {
-        let f = format!("{frac:03}");
-        format!("{whole}.{}", f.trim_end_matches('0'))
-    }
-}
+pub use crate::net::format_time as units;
 
 impl Stats {
     /// Sequential time / parallel time (0 when the parallel time is 0).

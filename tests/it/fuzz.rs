@@ -215,7 +215,7 @@ fn random_instr(g: &mut Gen, m: &cppe::vcode::Module) -> cppe::vcode::Instr {
 }
 
 fn sim_campaign(seconds: u64, seed: u64) -> (u64, u64) {
-    use cppe::net::{ShortestPath, ShortestPathParams};
+    use cppe::net::{NetParams, ShortestPath};
     use cppe::sim::{Io, SimConfig, Simulator};
     let opts = FrontOptions { include_dirs: vec![fixtures().join("include")], env_dirs: vec![] };
     let mut modules = Vec::new();
@@ -249,7 +249,7 @@ fn sim_campaign(seconds: u64, seed: u64) -> (u64, u64) {
             max_stack_words: 1 << 14,
             ..SimConfig::default()
         };
-        let net = ShortestPath::new(ShortestPathParams::default(), Box::new(|a: u32, b: u32| a.abs_diff(b)));
+        let net = ShortestPath::new(NetParams::default(), cppe::topo::Topology::parse("line:16").unwrap());
         let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()) };
         let t = Instant::now();
         if let Ok(mut sim) = Simulator::new(&m, cfg, Box::new(net), io) {

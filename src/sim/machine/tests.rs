@@ -2,7 +2,7 @@
 //! costs of `vcode::isa` (quoted next to each instruction).
 use super::super::{Io, RuntimeError, SimConfig, SimError, Stats};
 use super::Simulator;
-use crate::net::{Network, Ticks, TICKS_PER_UNIT};
+use crate::net::{NetError, NetParams, Network, Ticks, TICKS_PER_UNIT};
 use crate::vcode::{ChannelInfo, FunctionInfo, Instr, Module, Scalar, Word};
 use std::cell::RefCell;
 use std::io::Write;
@@ -99,21 +99,24 @@ impl Write for Out {
 }
 
 /// Every message takes `lat` units.
-struct Fixed(Ticks);
+struct Fixed(Ticks, NetParams);
 impl Network for Fixed {
-    fn send(&mut self, src: u32, dst: u32, _bytes: u32, now: Ticks) -> Ticks {
-        if src == dst {
-            now + U
-        } else {
-            now + self.0 * U
-        }
+    fn send(&mut self, _id: u64, src: u32, dst: u32, _bytes: u32, now: Ticks) -> Option<Ticks> {
+        Some(if src == dst { now + U } else { now + self.0 * U })
+    }
+    fn params(&self) -> &NetParams {
+        &self.1
+    }
+    fn set_params(&mut self, p: NetParams) -> Result<(), NetError> {
+        self.1 = p;
+        Ok(())
     }
 }
 
 fn run_with(m: &Module, cfg: SimConfig, input: &str) -> (Result<Stats, SimError>, String) {
     let out = Out::default();
     let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
-    let r = Simulator::new(m, cfg, Box::new(Fixed(20)), io).and_then(|mut s| s.run());
+    let r = Simulator::new(m, cfg, Box::new(Fixed(20, NetParams::default())), io).and_then(|mut s| s.run());
     let text = String::from_utf8(out.0.borrow().clone()).unwrap();
     (r, text)
 }
@@ -684,7 +687,7 @@ fn process_table_shows_blocked_states_after_a_deadlock() {
     m.global_init.push((0, Word::Int(42)));
     let out = Out::default();
     let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out) };
-    let mut sim = Simulator::new(&m, SimConfig::default(), Box::new(Fixed(20)), io).unwrap();
+    let mut sim = Simulator::new(&m, SimConfig::default(), Box::new(Fixed(20, NetParams::default())), io).unwrap();
     assert!(matches!(sim.run(), Err(SimError::Deadlock { .. })));
     use super::super::{BlockReason, ProcState};
     let st: Vec<_> = sim.processes().iter().map(|p| (p.pid, p.state, p.line)).collect();
