@@ -193,7 +193,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     } else {
         Box::new(std::io::BufWriter::new(std::io::stdout()))
     };
-    let net = net::build(&s.net, &s.physical)?;
+    let net = net::build(&s.net, &s.physical, &[])?;
     let mut sim = Simulator::new(&module, s.config.clone(), net, Io { stdin: program_stdin, stdout: program_stdout })
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let slowest = s.config.speeds.iter().copied().max().unwrap_or(cppe::net::TICKS_PER_UNIT);

@@ -1,8 +1,8 @@
 //! The `shortest-path` model: store-and-forward packet switching with contention off, as
 //! a closed form (seed 000 App. A 2.4.3: "the shortest path network simulates a packet
 //! switching network with message congestion turned off").
-use super::{NetError, NetParams, Network, Ticks};
-use crate::topo::Topology;
+use super::{LinkCost, NetError, NetParams, Network, Ticks};
+use crate::topo::{Link, Topology};
 
 /// Store-and-forward packet switching without contention.
 ///
@@ -19,15 +19,34 @@ use crate::topo::Topology;
 /// follow each other in a pipeline, so the last one leaves the first link after `P`
 /// link times and needs `h - 1` more. A message to the same processor (`h = 0`) costs
 /// `local_cost`.
+///
+/// With per-link costs ([`LinkCost`]) a packet crosses link `l` in
+/// `F * per_flit(l) + latency(l)`, and the pipeline of packets moves at the pace of the
+/// slowest link of the route:
+///
+/// ```text
+/// latency = msg_init + P * packet_init + sum over the route of (F * per_flit + latency)
+///           + (P - 1) * max over the route of (F * per_flit + latency)
+/// ```
+///
+/// which is the formula above when every link costs `link_delay` per flit and no latency.
 pub struct ShortestPath {
     params: NetParams,
     topo: Topology,
+    links: Vec<LinkCost>,
+    route: Vec<Link>,
 }
 
 impl ShortestPath {
     /// The model on the physical topology `topo`.
     pub fn new(params: NetParams, topo: Topology) -> ShortestPath {
-        ShortestPath { params, topo }
+        ShortestPath::with_links(params, topo, Vec::new())
+    }
+
+    /// The model with a cost per directed link (indexed by [`Topology::link_index`];
+    /// empty: uniform).
+    pub fn with_links(params: NetParams, topo: Topology, links: Vec<LinkCost>) -> ShortestPath {
+        ShortestPath { params, topo, links, route: Vec::new() }
     }
 
     /// The closed-form latency of a `bytes`-byte message over `hops` hops.
@@ -42,8 +61,23 @@ impl ShortestPath {
 
 impl Network for ShortestPath {
     fn send(&mut self, _id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) -> Option<Ticks> {
-        let h = if src == dst { 0 } else { self.topo.distance(src, dst).max(1) };
-        Some(now + Self::latency(&self.params, h, bytes))
+        let p = &self.params;
+        if src == dst || self.links.is_empty() {
+            let h = if src == dst { 0 } else { self.topo.distance(src, dst).max(1) };
+            return Some(now + Self::latency(p, h, bytes));
+        }
+        self.route.clear();
+        self.topo.route_into(src, dst, &mut self.route);
+        let (packets, flits) = (p.packets(bytes), p.flits());
+        let (mut sum, mut slowest) = (0, 0);
+        for l in &self.route {
+            let c = self.topo.link_index(*l).and_then(|i| self.links.get(i)).copied();
+            let c = c.unwrap_or(LinkCost { per_flit: p.link_delay, latency: 0 });
+            let t = flits * c.per_flit + c.latency;
+            sum += t;
+            slowest = slowest.max(t);
+        }
+        Some(now + p.msg_init + packets * p.packet_init + sum + (packets - 1) * slowest)
     }
 
     fn params(&self) -> &NetParams {
@@ -74,5 +108,22 @@ mod tests {
         let mut n = ShortestPath::new(p, Topology::parse("line:8").unwrap());
         assert_eq!(n.send(1, 0, 3, 4, 1000), Some(1000 + 30 * U));
         assert_eq!(n.send(2, 2, 2, 4, 1000), Some(1000 + U));
+    }
+
+    #[test]
+    fn per_link_costs() {
+        let p = NetParams::default();
+        let topo = Topology::parse("line:4").unwrap();
+        // Uniform links of link_delay and no latency: the plain closed form.
+        let uniform = vec![LinkCost { per_flit: U, latency: 0 }; topo.link_count()];
+        let mut n = ShortestPath::with_links(p.clone(), topo.clone(), uniform);
+        assert_eq!(n.send(1, 0, 3, 100, 0), Some(ShortestPath::latency(&p, 3, 100)));
+        // Link 1->2 twice as slow with a latency of 3: 100 bytes = 4 packets of 8 flits;
+        // crossings 8, 16 + 3, 8 units; 5 + 4 + (8 + 19 + 8) + 3 * 19 = 101 units.
+        let mut links = vec![LinkCost { per_flit: U, latency: 0 }; topo.link_count()];
+        let slow = topo.link_index(Link { from: 1, to: 2 }).unwrap();
+        links[slow] = LinkCost { per_flit: 2 * U, latency: 3 * U };
+        let mut n = ShortestPath::with_links(p, topo, links);
+        assert_eq!(n.send(2, 0, 3, 100, 0), Some(101 * U));
     }
 }

@@ -88,6 +88,8 @@ pub enum NetError {
     BadValue { param: &'static str, message: String },
     #[error("--packet-size ({packet}) must be larger than --header-size ({header})")]
     PacketTooSmall { packet: u32, header: u32 },
+    #[error("{found} link costs given for a topology of {expected} directed links")]
+    LinkCount { expected: usize, found: usize },
 }
 
 /// The parameters of every model, times in ticks and sizes in bytes (seed 000 §4.2.2).
@@ -211,6 +213,17 @@ impl NetParams {
     }
 }
 
+/// The cost of one directed link when links differ (machine files, SPEC §8): the time
+/// for one flit to cross it, and a fixed latency added once per packet per crossing.
+/// Uniform networks use `link_delay` and no latency for every link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkCost {
+    /// Time for one data flit to cross the link.
+    pub per_flit: Ticks,
+    /// Added to each packet's (head's) crossing.
+    pub latency: Ticks,
+}
+
 /// A network model.
 pub trait Network {
     /// Sends message `id` of `bytes` bytes from physical processor `src` to `dst`, the
@@ -246,11 +259,16 @@ pub trait Network {
     fn set_params(&mut self, params: NetParams) -> Result<(), NetError>;
 }
 
-/// The network of `params.model` on the physical topology `topo`.
-pub fn build(params: &NetParams, topo: &Topology) -> Result<Box<dyn Network>, NetError> {
+/// The network of `params.model` on the physical topology `topo`. `links` gives each
+/// directed link's cost, indexed by [`Topology::link_index`]; empty means every link
+/// costs `params.link_delay` per flit and no latency.
+pub fn build(params: &NetParams, topo: &Topology, links: &[LinkCost]) -> Result<Box<dyn Network>, NetError> {
     params.validate()?;
+    if !links.is_empty() && links.len() != topo.link_count() {
+        return Err(NetError::LinkCount { expected: topo.link_count(), found: links.len() });
+    }
     Ok(match params.model {
-        NetModel::ShortestPath => Box::new(ShortestPath::new(params.clone(), topo.clone())),
+        NetModel::ShortestPath => Box::new(ShortestPath::with_links(params.clone(), topo.clone(), links.to_vec())),
     })
 }
 
