@@ -66,6 +66,21 @@ struct Args {
     /// Cost of a message between processes on the same physical processor, time units.
     #[arg(long, value_name = "T", default_value = "1")]
     local_cost: String,
+    /// Virtual channels (lanes) per link (wormhole).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    lanes: u32,
+    /// Flits buffered per lane at the far end of a link (wormhole).
+    #[arg(long, value_name = "FLITS", default_value_t = 4)]
+    buffer_size: u32,
+    /// Time of a head flit over a link divided by a data flit's (wormhole, >= 1).
+    #[arg(long, value_name = "R", default_value_t = 2.0)]
+    head_flit_ratio: f64,
+    /// Record every link crossing of every packet in the run record.
+    #[arg(long)]
+    trace_routes: bool,
+    /// Report each link's busy time and utilization with the statistics.
+    #[arg(long)]
+    link_stats: bool,
     /// Scheduling quantum, time units.
     #[arg(long, value_name = "T", default_value = "10")]
     quantum: String,
@@ -106,6 +121,10 @@ struct Args {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum NetworkModel {
+    /// Flit-level wormhole routing with virtual channels and link contention.
+    Wormhole,
+    /// Store-and-forward packet switching, links serve packets in FIFO order.
+    Packet,
     /// Store-and-forward packets without contention, closed form (man page).
     ShortestPath,
 }
@@ -151,6 +170,8 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         map_file: args.map_file.as_ref().map(read_text).transpose()?,
         net: NetParams {
             model: match args.network {
+                NetworkModel::Wormhole => NetModel::Wormhole,
+                NetworkModel::Packet => NetModel::Packet,
                 NetworkModel::ShortestPath => NetModel::ShortestPath,
             },
             msg_init: units("msg-init", &args.msg_init)?,
@@ -160,6 +181,9 @@ fn run(args: &Args) -> anyhow::Result<i32> {
             flit_size: args.flit_size,
             link_delay: units("link-delay", &args.link_delay)?,
             local_cost: units("local-cost", &args.local_cost)?,
+            lanes: args.lanes,
+            buffer_size: args.buffer_size,
+            head_flit_ratio: args.head_flit_ratio,
         },
         quantum: Some(units("quantum", &args.quantum)?),
         cost_overrides: args.cost.clone(),
@@ -193,7 +217,9 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     } else {
         Box::new(std::io::BufWriter::new(std::io::stdout()))
     };
-    let net = net::build(&s.net, &s.physical, &[])?;
+    let mut net = net::build(&s.net, &s.physical, &[])?;
+    net.record_hops(args.trace_routes);
+    net.count_links(args.link_stats);
     let mut sim = Simulator::new(&module, s.config.clone(), net, Io { stdin: program_stdin, stdout: program_stdout })
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let slowest = s.config.speeds.iter().copied().max().unwrap_or(cppe::net::TICKS_PER_UNIT);
@@ -241,6 +267,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         Err(e @ SimError::Runtime { .. }) => (None, e.exit_code(), e.to_string()),
         Err(e @ SimError::Deadlock { stats, .. }) => (Some(stats), e.exit_code(), e.to_string()),
         Err(e @ SimError::LimitExceeded { stats, .. }) => (Some(stats), e.exit_code(), e.to_string()),
+        Err(e @ SimError::NetworkDeadlock { stats, .. }) => (Some(stats), e.exit_code(), e.to_string()),
     };
     if let Some(r) = recorder {
         let rs = stats.map(|st| run_stats(st, pprocs, exit_status(&result), message.clone())).unwrap_or_default();
@@ -256,6 +283,12 @@ fn run(args: &Args) -> anyhow::Result<i32> {
             text.push_str("cpss: deadlock: no process can run and no message is in flight\n");
             for w in waiters {
                 text.push_str(&format!("  {w}\n"));
+            }
+        }
+        Err(SimError::NetworkDeadlock { cycle, .. }) => {
+            text.push_str("cpss: network deadlock: messages are in flight and none can move; the cycle:\n");
+            for c in cycle {
+                text.push_str(&format!("  {c}\n"));
             }
         }
         Err(e) => text.push_str(&format!("cpss: {e}\n")),

@@ -1,8 +1,9 @@
 //! The `shortest-path` model: store-and-forward packet switching with contention off, as
 //! a closed form (seed 000 App. A 2.4.3: "the shortest path network simulates a packet
 //! switching network with message congestion turned off").
-use super::{LinkCost, NetError, NetParams, Network, Ticks};
+use super::{Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Ticks};
 use crate::topo::{Link, Topology};
+use std::collections::BTreeMap;
 
 /// Store-and-forward packet switching without contention.
 ///
@@ -35,6 +36,13 @@ pub struct ShortestPath {
     topo: Topology,
     links: Vec<LinkCost>,
     route: Vec<Link>,
+    /// `--trace-routes` and `--link-stats`: each packet's crossings follow the
+    /// pipeline of the closed form.
+    record: bool,
+    hops: Vec<Hop>,
+    count: bool,
+    busy: BTreeMap<Link, Ticks>,
+    ends: Vec<Ticks>,
 }
 
 impl ShortestPath {
@@ -46,7 +54,17 @@ impl ShortestPath {
     /// The model with a cost per directed link (indexed by [`Topology::link_index`];
     /// empty: uniform).
     pub fn with_links(params: NetParams, topo: Topology, links: Vec<LinkCost>) -> ShortestPath {
-        ShortestPath { params, topo, links, route: Vec::new() }
+        ShortestPath {
+            params,
+            topo,
+            links,
+            route: Vec::new(),
+            record: false,
+            hops: Vec::new(),
+            count: false,
+            busy: BTreeMap::new(),
+            ends: Vec::new(),
+        }
     }
 
     /// The closed-form latency of a `bytes`-byte message over `hops` hops.
@@ -59,8 +77,44 @@ impl ShortestPath {
     }
 }
 
+impl ShortestPath {
+    /// Records the crossings of a message's packets and adds them to the link loads:
+    /// packet `i` starts over hop `j` when it has crossed hop `j - 1` and packet `i - 1`
+    /// has crossed hop `j` (the pipeline whose last arrival is the closed form).
+    fn pipeline(&mut self, id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) {
+        let p = &self.params;
+        let (packets, flits) = (p.packets(bytes), p.flits());
+        let ready = now + p.msg_init + packets * p.packet_init;
+        self.route.clear();
+        self.topo.route_into(src, dst, &mut self.route);
+        self.ends.clear();
+        self.ends.resize(self.route.len(), ready);
+        let shared = self.topo.kind() == crate::topo::TopoKind::Shared;
+        for i in 0..packets.min(u32::MAX as u64) as u32 {
+            let mut t = ready;
+            for (j, l) in self.route.iter().enumerate() {
+                let c = self.topo.link_index(*l).and_then(|k| self.links.get(k)).copied();
+                let c = c.unwrap_or(LinkCost { per_flit: p.link_delay, latency: 0 });
+                let cross = flits * c.per_flit + c.latency;
+                let enter = t.max(self.ends[j]);
+                t = enter + cross;
+                self.ends[j] = t;
+                if self.record {
+                    self.hops.push(Hop { msg: id, packet: i, from: l.from, to: l.to, enter, leave: t });
+                }
+                if self.count {
+                    *self.busy.entry(if shared { Link::BUS } else { *l }).or_default() += cross;
+                }
+            }
+        }
+    }
+}
+
 impl Network for ShortestPath {
-    fn send(&mut self, _id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) -> Option<Ticks> {
+    fn send(&mut self, id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) -> Option<Ticks> {
+        if (self.record || self.count) && src != dst {
+            self.pipeline(id, src, dst, bytes, now);
+        }
         let p = &self.params;
         if src == dst || self.links.is_empty() {
             let h = if src == dst { 0 } else { self.topo.distance(src, dst).max(1) };
@@ -82,6 +136,22 @@ impl Network for ShortestPath {
 
     fn params(&self) -> &NetParams {
         &self.params
+    }
+
+    fn record_hops(&mut self, on: bool) {
+        self.record = on;
+    }
+
+    fn take_hops(&mut self, out: &mut Vec<Hop>) {
+        out.append(&mut self.hops);
+    }
+
+    fn count_links(&mut self, on: bool) {
+        self.count = on;
+    }
+
+    fn link_busy(&self) -> Vec<LinkLoad> {
+        self.busy.iter().map(|(&link, &busy)| LinkLoad { link, busy }).collect()
     }
 
     fn set_params(&mut self, params: NetParams) -> Result<(), NetError> {
@@ -108,6 +178,26 @@ mod tests {
         let mut n = ShortestPath::new(p, Topology::parse("line:8").unwrap());
         assert_eq!(n.send(1, 0, 3, 4, 1000), Some(1000 + 30 * U));
         assert_eq!(n.send(2, 2, 2, 4, 1000), Some(1000 + U));
+    }
+
+    #[test]
+    fn hops_follow_the_pipeline() {
+        // 100 bytes = 4 packets of 8 flits over line 0 -> 2, ready at 5 + 4 = 9 units:
+        // packet i crosses 0->1 during [9 + 8i, 17 + 8i) and 1->2 8 units later; the
+        // last leaves 1->2 at 9 + 8 * 5 = 49 = the closed form 5 + 4 + (2 + 3) * 8.
+        let p = NetParams::default();
+        let mut n = ShortestPath::new(p.clone(), Topology::parse("line:4").unwrap());
+        n.record_hops(true);
+        n.count_links(true);
+        assert_eq!(n.send(3, 0, 2, 100, 0), Some(49 * U));
+        let mut hops = Vec::new();
+        n.take_hops(&mut hops);
+        assert_eq!(hops.len(), 8);
+        assert_eq!((hops[0].enter, hops[0].leave), (9 * U, 17 * U));
+        assert_eq!((hops[7].from, hops[7].to, hops[7].enter, hops[7].leave), (1, 2, 41 * U, 49 * U));
+        // Each link carried 4 packets of 8 units.
+        let busy: Vec<_> = n.link_busy().iter().map(|l| (l.link.from, l.busy / U)).collect();
+        assert_eq!(busy, vec![(0, 32), (1, 32)]);
     }
 
     #[test]

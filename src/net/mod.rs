@@ -18,10 +18,15 @@
 //! during a suspended run ([`Network::set_params`]); a change applies to messages sent
 //! afterwards.
 mod closed;
+mod fabric;
+mod packet;
+mod wormhole;
 
 pub use closed::ShortestPath;
+pub use packet::PacketSwitched;
+pub use wormhole::Wormhole;
 
-use crate::topo::Topology;
+use crate::topo::{Link, Topology};
 
 /// Simulated time in ticks: 1 time unit = [`TICKS_PER_UNIT`] ticks.
 pub type Ticks = u64;
@@ -57,6 +62,10 @@ pub fn format_time(t: Ticks) -> String {
 /// Which network model runs (`cpss --network`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum NetModel {
+    /// Flit-level wormhole routing with virtual channels ([`Wormhole`]).
+    Wormhole,
+    /// Store-and-forward packet switching, FIFO per link ([`PacketSwitched`]).
+    Packet,
     /// Store-and-forward packets, no contention: a closed form ([`ShortestPath`]).
     #[default]
     ShortestPath,
@@ -64,11 +73,13 @@ pub enum NetModel {
 
 impl NetModel {
     /// Every model, in the order the documentation lists them.
-    pub const ALL: [NetModel; 1] = [NetModel::ShortestPath];
+    pub const ALL: [NetModel; 3] = [NetModel::Wormhole, NetModel::Packet, NetModel::ShortestPath];
 
     /// The name used by `--network` and in run records.
     pub fn name(self) -> &'static str {
         match self {
+            NetModel::Wormhole => "wormhole",
+            NetModel::Packet => "packet",
             NetModel::ShortestPath => "shortest-path",
         }
     }
@@ -113,11 +124,19 @@ pub struct NetParams {
     /// Cost of a message between two processes on the same physical processor
     /// (`--local-cost`).
     pub local_cost: Ticks,
+    /// Virtual channels (lanes) per link (`--lanes`, wormhole).
+    pub lanes: u32,
+    /// Flits each lane buffers at the link's far end (`--buffer-size`, wormhole).
+    pub buffer_size: u32,
+    /// Time of a head flit over a link / time of a data flit (`--head-flit-ratio`,
+    /// wormhole; at least 1).
+    pub head_flit_ratio: f64,
 }
 
 impl Default for NetParams {
     /// msg_init 5 units, packet_init 1 unit, 32-byte packets with 4-byte headers, 4-byte
-    /// flits, link_delay 1 unit per flit per link, local messages 1 unit.
+    /// flits, link_delay 1 unit per flit per link, local messages 1 unit; wormhole: 2
+    /// lanes per link, 4-flit lane buffers, head flits twice as slow as data flits.
     fn default() -> Self {
         NetParams {
             model: NetModel::default(),
@@ -128,14 +147,28 @@ impl Default for NetParams {
             flit_size: 4,
             link_delay: TICKS_PER_UNIT,
             local_cost: TICKS_PER_UNIT,
+            lanes: 2,
+            buffer_size: 4,
+            head_flit_ratio: 2.0,
         }
     }
 }
 
 impl NetParams {
     /// The names [`NetParams::set`] accepts (the `cpss` flag names without `--`).
-    pub const NAMES: [&'static str; 8] =
-        ["network", "msg-init", "packet-init", "packet-size", "header-size", "flit-size", "link-delay", "local-cost"];
+    pub const NAMES: [&'static str; 11] = [
+        "network",
+        "msg-init",
+        "packet-init",
+        "packet-size",
+        "header-size",
+        "flit-size",
+        "link-delay",
+        "local-cost",
+        "lanes",
+        "buffer-size",
+        "head-flit-ratio",
+    ];
 
     /// Payload bytes per packet (at least 1).
     pub fn payload(&self) -> u64 {
@@ -160,6 +193,18 @@ impl NetParams {
         }
         if self.flit_size == 0 {
             return Err(NetError::BadValue { param: "flit-size", message: "must be positive".into() });
+        }
+        if self.lanes == 0 || self.lanes > 64 {
+            return Err(NetError::BadValue { param: "lanes", message: "must be between 1 and 64".into() });
+        }
+        if self.buffer_size == 0 {
+            return Err(NetError::BadValue { param: "buffer-size", message: "must be at least one flit".into() });
+        }
+        if !(1.0..=1000.0).contains(&self.head_flit_ratio) {
+            return Err(NetError::BadValue {
+                param: "head-flit-ratio",
+                message: format!("{} is not between 1 and 1000", self.head_flit_ratio),
+            });
         }
         Ok(())
     }
@@ -189,7 +234,15 @@ impl NetParams {
             "header-size" => next.header_size = bytes(value)?,
             "flit-size" => next.flit_size = bytes(value)?,
             "link-delay" => next.link_delay = time(value)?,
-            _ => next.local_cost = time(value)?,
+            "local-cost" => next.local_cost = time(value)?,
+            "lanes" => next.lanes = bytes(value).map_err(|_| bad(format!("`{value}` is not a whole number")))?,
+            "buffer-size" => {
+                next.buffer_size = bytes(value).map_err(|_| bad(format!("`{value}` is not a whole number of flits")))?
+            }
+            _ => {
+                next.head_flit_ratio =
+                    value.trim().parse::<f64>().map_err(|_| bad(format!("`{value}` is not a number")))?
+            }
         }
         next.validate()?;
         *self = next;
@@ -209,6 +262,9 @@ impl NetParams {
             ("flit-size".into(), self.flit_size.to_string()),
             ("link-delay".into(), units(self.link_delay)),
             ("local-cost".into(), units(self.local_cost)),
+            ("lanes".into(), self.lanes.to_string()),
+            ("buffer-size".into(), self.buffer_size.to_string()),
+            ("head-flit-ratio".into(), self.head_flit_ratio.to_string()),
         ]
     }
 }
@@ -257,6 +313,60 @@ pub trait Network {
     /// Replaces the parameters for messages sent from now on. The model itself cannot
     /// change (the network would have to move its messages to another model).
     fn set_params(&mut self, params: NetParams) -> Result<(), NetError>;
+
+    /// Starts (or stops) recording every link crossing (`--trace-routes`).
+    fn record_hops(&mut self, on: bool) {
+        let _ = on;
+    }
+
+    /// Moves the crossings recorded since the last call into `out`.
+    fn take_hops(&mut self, out: &mut Vec<Hop>) {
+        let _ = out;
+    }
+
+    /// Asks the model to count each link's busy time (`--link-stats`); the contention
+    /// models always do.
+    fn count_links(&mut self, on: bool) {
+        let _ = on;
+    }
+
+    /// Each link that has carried flits, ordered by link, with the time it spent
+    /// carrying them.
+    fn link_busy(&self) -> Vec<LinkLoad> {
+        Vec::new()
+    }
+
+    /// When messages are in flight and nothing can move (a cycle of packets each
+    /// waiting for a lane another holds), a description of the cycle, one packet per
+    /// line; empty otherwise.
+    fn blocked(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The time one directed link spent carrying flits (`--link-stats`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkLoad {
+    /// The link ([`Link::BUS`] for a shared bus).
+    pub link: Link,
+    pub busy: Ticks,
+}
+
+/// One crossing of one link by a packet (`--trace-routes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// The caller's message id.
+    pub msg: u64,
+    /// Packet number within the message.
+    pub packet: u32,
+    /// The processor the link leaves.
+    pub from: u32,
+    /// The processor the link enters.
+    pub to: u32,
+    /// When the packet's head started over the link.
+    pub enter: Ticks,
+    /// When its tail finished crossing.
+    pub leave: Ticks,
 }
 
 /// The network of `params.model` on the physical topology `topo`. `links` gives each
@@ -269,6 +379,8 @@ pub fn build(params: &NetParams, topo: &Topology, links: &[LinkCost]) -> Result<
     }
     Ok(match params.model {
         NetModel::ShortestPath => Box::new(ShortestPath::with_links(params.clone(), topo.clone(), links.to_vec())),
+        NetModel::Packet => Box::new(PacketSwitched::new(params.clone(), topo.clone(), links.to_vec())),
+        NetModel::Wormhole => Box::new(Wormhole::new(params.clone(), topo.clone(), links.to_vec())),
     })
 }
 

@@ -3,7 +3,7 @@
 //! costs of `vcode::isa`, following the code the compiler generates (quoted).
 use super::{Io, RuntimeError, SimConfig, SimError, Simulator, Stats};
 use crate::lang::{compile, FrontOptions};
-use crate::net::{NetParams, ShortestPath, Ticks, TICKS_PER_UNIT};
+use crate::net::{NetModel, NetParams, Ticks, TICKS_PER_UNIT};
 use crate::topo::{builtin_mapping, Topology};
 use std::cell::RefCell;
 use std::io::Write;
@@ -37,6 +37,18 @@ fn run_cpc_observed(
     input: &str,
     observer: Option<Box<dyn super::Observer>>,
 ) -> (Result<Stats, SimError>, String) {
+    run_cpc_on(name, src, cfg, input, observer, &NetParams::default())
+}
+
+/// As [`run_cpc_observed`], on the network `net`.
+fn run_cpc_on(
+    name: &str,
+    src: &str,
+    cfg: SimConfig,
+    input: &str,
+    observer: Option<Box<dyn super::Observer>>,
+    net: &NetParams,
+) -> (Result<Stats, SimError>, String) {
     let c = compile(name, src, &FrontOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let m = c.module;
     let phys = match &m.phy_arch {
@@ -49,10 +61,10 @@ fn run_cpc_observed(
         let map = builtin_mapping("default", &virt, &phys, 0).unwrap();
         cfg.mapping = (0..virt.nodes()).map(|v| map.pproc(v).unwrap()).collect();
     }
-    let net = ShortestPath::new(NetParams::default(), phys.clone());
+    let net = crate::net::build(net, &phys, &[]).unwrap();
     let out = Out::default();
     let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
-    let r = Simulator::new(&m, cfg, Box::new(net), io).and_then(|mut s| {
+    let r = Simulator::new(&m, cfg, net, io).and_then(|mut s| {
         if let Some(o) = observer {
             s.set_observer(o);
         }
@@ -264,6 +276,70 @@ fn fixture_programs_print_their_expected_output() {
     assert!(checked >= 15, "only {checked} fixtures checked");
 }
 
+/// The contention networks change times, never what a program computes: every fixture
+/// prints its expected output on them too.
+#[test]
+fn fixtures_print_the_same_output_on_contention_networks() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    names.sort();
+    let nets = [
+        NetParams { model: NetModel::Packet, ..NetParams::default() },
+        NetParams { model: NetModel::Wormhole, ..NetParams::default() },
+        NetParams { model: NetModel::Wormhole, lanes: 1, head_flit_ratio: 1.0, ..NetParams::default() },
+    ];
+    let mut checked = 0;
+    for path in names {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let Some(expected) = expected_output(&src) else { continue };
+        if name == "fileio.c" || expected.starts_with('(') {
+            continue;
+        }
+        let input = std::fs::read_to_string(path.with_extension("in")).unwrap_or_default();
+        for net in &nets {
+            let (r, out) = run_cpc_on(path.to_str().unwrap(), &src, SimConfig::default(), &input, None, net);
+            if let Err(e) = r {
+                panic!("{name} on {net:?}: {e}");
+            }
+            assert_eq!(out, expected, "{name} on {net:?}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} fixtures checked");
+}
+
+/// With messages in a contention network, stepping every quantum, skipping idle ones,
+/// and letting a lone process run across quantum ends (no observer) all give the same
+/// run.
+#[test]
+fn contention_networks_skip_and_solo_equivalence() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    for model in [NetModel::Packet, NetModel::Wormhole] {
+        let net = NetParams { model, ..NetParams::default() };
+        for name in ["ring_token.c", "master_worker.c", "matmul.c", "oddeven_sort.c", "jacobi.c"] {
+            let src = std::fs::read_to_string(dir.join(name)).unwrap();
+            let key = |r: Result<Stats, SimError>| match r {
+                Ok(s) => format!("{:?}", no_host(&s)),
+                Err(e) => e.to_string(),
+            };
+            let (a, oa) = run_cpc_on(name, &src, SimConfig::default(), "", None, &net);
+            let stepping = SimConfig { skip_idle: false, ..SimConfig::default() };
+            let (b, ob) = run_cpc_on(name, &src, stepping, "", None, &net);
+            let log = Log(Rc::new(RefCell::new(Vec::new())));
+            let (c, oc) = run_cpc_on(name, &src, SimConfig::default(), "", Some(Box::new(log)), &net);
+            assert_eq!((&oa, &oa), (&ob, &oc), "{name} {model:?}");
+            let (a, b, c) = (key(a), key(b), key(c));
+            assert_eq!(a, b, "{name} {model:?}: skipping");
+            assert_eq!(a, c, "{name} {model:?}: solo turns");
+        }
+    }
+}
+
 #[test]
 fn error_fixtures_end_as_documented() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/errors");
@@ -313,7 +389,7 @@ void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); jo
     let c = compile("t.c", src, &FrontOptions::default()).unwrap();
     let run = |observe: bool| {
         let phys = Topology::parse("line:4").unwrap();
-        let net = ShortestPath::new(NetParams::default(), phys.clone());
+        let net = crate::net::ShortestPath::new(NetParams::default(), phys.clone());
         let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(Out::default()) };
         let cfg = SimConfig { pprocs: 4, mapping: vec![0, 1, 2, 3], ..SimConfig::default() };
         let mut sim = Simulator::new(&c.module, cfg, Box::new(net), io).unwrap();

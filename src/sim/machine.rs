@@ -255,6 +255,7 @@ pub struct Simulator<'m> {
     msg_seq: u64,
     /// Messages in a contention network, by id.
     in_flight: HashMap<u64, InFlight>,
+    hop_buf: Vec<crate::net::Hop>,
     max_depth: usize,
     program_end: Option<Ticks>,
     steps_left: u64,
@@ -408,6 +409,7 @@ impl<'m> Simulator<'m> {
             stats: Stats::default(),
             msg_seq: 0,
             in_flight: HashMap::new(),
+            hop_buf: Vec::new(),
             max_depth,
             program_end: None,
             steps_left,
@@ -517,7 +519,24 @@ impl<'m> Simulator<'m> {
             s.profile = self.profile.clone();
         }
         s.busy = (0..self.busy.len()).filter(|&i| self.used[i]).map(|i| (i as u32, self.busy[i])).collect();
+        s.links = self.net.link_busy();
         s
+    }
+
+    /// Tells the observer of the link crossings the network recorded.
+    fn flush_hops(&mut self) {
+        let Some(o) = self.observer.as_mut() else { return };
+        self.net.take_hops(&mut self.hop_buf);
+        for h in self.hop_buf.drain(..) {
+            o.event(&SimEvent::Hop {
+                msg: h.msg,
+                packet: h.packet,
+                from: h.from,
+                to: h.to,
+                enter: h.enter,
+                leave: h.leave,
+            });
+        }
     }
 
     fn rt(&self, pid: u32, kind: RuntimeError) -> SimError {
@@ -650,6 +669,10 @@ impl<'m> Simulator<'m> {
                 stats.host_time = host;
                 Err(SimError::LimitExceeded { limit, stats })
             }
+            Err(SimError::NetworkDeadlock { cycle, mut stats }) => {
+                stats.host_time = host;
+                Err(SimError::NetworkDeadlock { cycle, stats })
+            }
             Err(e) => Err(e),
         }
     }
@@ -701,6 +724,10 @@ impl<'m> Simulator<'m> {
             }
             if !active {
                 let next = self.next_event().min(self.net.next_event());
+                if next == NEVER && self.net.in_flight() > 0 {
+                    let cycle = self.net.blocked();
+                    return Err(SimError::NetworkDeadlock { cycle, stats: Box::new(self.snapshot(self.qstart)) });
+                }
                 if next == NEVER {
                     let waiters = self.waiters();
                     return Err(SimError::Deadlock { waiters, stats: Box::new(self.snapshot(self.qstart)) });
@@ -1070,6 +1097,7 @@ impl<'m> Simulator<'m> {
     /// Hands the simulation every message the network delivers before `until`.
     fn advance_network(&mut self, until: Ticks) {
         while let Some((id, t)) = self.net.next_arrival(until) {
+            self.flush_hops();
             match self.in_flight.remove(&id) {
                 Some(InFlight::Chan { chan, sender }) => {
                     let c = chan as usize;
@@ -1089,6 +1117,7 @@ impl<'m> Simulator<'m> {
                 Some(InFlight::Load) | None => {}
             }
         }
+        self.flush_hops();
     }
 
     /// The reply of `pid`'s remote read arrives at `t`.
@@ -1429,6 +1458,7 @@ impl<'m> Simulator<'m> {
                         });
                     }
                 }
+                self.flush_hops();
                 match arrival {
                     Some(_) => self.deliver_ready(c, k),
                     None => {

@@ -243,13 +243,17 @@ pub enum SimError {
     Deadlock { waiters: Vec<Waiter>, stats: Box<Stats> },
     #[error("limit exceeded: {limit:?}")]
     LimitExceeded { limit: Limit, stats: Box<Stats> },
+    /// Messages are stuck in the network: a cycle of packets each waiting for a lane
+    /// another one holds (wormhole routing without deadlock-free lanes).
+    #[error("network deadlock: {}", .cycle.join("; "))]
+    NetworkDeadlock { cycle: Vec<String>, stats: Box<Stats> },
 }
 
 impl SimError {
     /// The documented exit code.
     pub fn exit_code(&self) -> i32 {
         match self {
-            SimError::Runtime { .. } | SimError::Deadlock { .. } => 1,
+            SimError::Runtime { .. } | SimError::Deadlock { .. } | SimError::NetworkDeadlock { .. } => 1,
             SimError::LimitExceeded { .. } => 3,
         }
     }

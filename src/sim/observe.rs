@@ -56,6 +56,9 @@ pub enum SimEvent<'a> {
     },
     /// A message sent with an unknown arrival time arrived.
     Arrive { time: Ticks, msg: u64 },
+    /// A packet of message `msg` crossed the link `from -> to` (`--trace-routes`).
+    /// Remote-memory traffic has ids that no `Send` announced.
+    Hop { msg: u64, packet: u32, from: u32, to: u32, enter: Ticks, leave: Ticks },
     /// A message was received (the `RECV` completed at `time`).
     Receive { time: Ticks, pid: u32, channel: u32, elem: u32, arrival: Ticks },
     /// `probe(id, label)`.

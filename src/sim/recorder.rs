@@ -85,6 +85,9 @@ pub struct Recorder<W: Write> {
     /// Messages in a contention network, by the simulator's id: channel, element,
     /// the message and its destination processor.
     in_network: HashMap<u64, (u32, u32, Pending, u32)>,
+    /// The simulator's and the record's id of the latest message sent (its hops follow
+    /// its send when the network knows them at once).
+    last_send: (u64, u64),
     /// Undelivered messages per (channel, element), in delivery order.
     queues: HashMap<(u32, u32), BTreeMap<(Ticks, u64), Pending>>,
     /// Processes blocked in a receive whose call was already recorded.
@@ -127,6 +130,7 @@ impl<W: Write> Recorder<W> {
             next_msg: 0,
             queues: HashMap::new(),
             in_network: HashMap::new(),
+            last_send: (u64::MAX, 0),
             waiting_receive: HashMap::new(),
             labels: HashMap::new(),
             functions: header.functions.iter().enumerate().map(|(i, f)| (f.clone(), i as u32)).collect(),
@@ -170,9 +174,9 @@ impl<W: Write> Recorder<W> {
     fn push(&mut self, e: Event) {
         use trace::Tracer;
         let t = e.time();
-        // An arrival is announced at its send, ahead of its time: it does not say the
-        // simulation has reached it.
-        let present = !matches!(e, Event::MsgArrive { .. });
+        // An arrival (or a crossing) is announced at its send, ahead of its time: it does
+        // not say the simulation has reached it.
+        let present = !matches!(e, Event::MsgArrive { .. } | Event::Hop { .. });
         self.out.event(&e);
         if present && t > self.newest {
             self.newest = t;
@@ -215,6 +219,7 @@ impl<W: Write> Recorder<W> {
             SimEvent::Send { time, msg: id, src_pid, dst_pid, src_pproc, dst_pproc, channel, elem, bytes, arrival } => {
                 let msg = self.next_msg;
                 self.next_msg += 1;
+                self.last_send = (id, msg);
                 self.push(Event::MsgSend {
                     time,
                     msg,
@@ -233,6 +238,13 @@ impl<W: Write> Recorder<W> {
                         self.in_network.insert(id, (channel, elem, pending, dst_pproc));
                     }
                 }
+            }
+            SimEvent::Hop { msg, packet, from, to, enter, leave } => {
+                let msg = match self.last_send {
+                    (sim, rec) if sim == msg => rec,
+                    _ => self.in_network.get(&msg).map_or(u64::MAX, |e| e.2.msg),
+                };
+                self.push(Event::Hop { msg, packet, from, to, enter, leave });
             }
             SimEvent::Arrive { time, msg } => {
                 if let Some((channel, elem, pending, dst_pproc)) = self.in_network.remove(&msg) {
@@ -274,7 +286,7 @@ pub fn exit_status(r: &Result<Stats, super::SimError>) -> ExitStatus {
     match r {
         Ok(_) => ExitStatus::Ok,
         Err(super::SimError::Runtime { .. }) => ExitStatus::RuntimeError,
-        Err(super::SimError::Deadlock { .. }) => ExitStatus::Deadlock,
+        Err(super::SimError::Deadlock { .. } | super::SimError::NetworkDeadlock { .. }) => ExitStatus::Deadlock,
         Err(super::SimError::LimitExceeded { .. }) => ExitStatus::Limit,
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! Times are kept in ticks and printed in time units (ticks / 1000), with a fractional
 //! part only when it is non-zero. Depends on `net::Ticks`.
-use crate::net::Ticks;
+use crate::net::{LinkLoad, Ticks};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -42,6 +42,8 @@ pub struct Stats {
     /// Busy ticks of every physical processor (indexed by id) in each successive
     /// `profile_step` interval; an instruction counts in the quantum it starts in.
     pub profile: Vec<Vec<Ticks>>,
+    /// With `--link-stats`: the busy time of every link that carried flits, by link.
+    pub links: Vec<LinkLoad>,
 }
 
 pub use crate::net::format_time as units;
@@ -98,8 +100,21 @@ impl Stats {
         for (p, u) in self.utilization() {
             let _ = writeln!(s, "  Processor {p}: {u:.1}%");
         }
+        if !self.links.is_empty() {
+            let _ = writeln!(s, "Link Utilization:");
+            for (l, busy, u) in self.link_utilization() {
+                let _ = writeln!(s, "  Link {l}: busy {}, {u:.1}%", units(busy));
+            }
+        }
         let _ = writeln!(s, "Host Time = {:.3} s", self.host_time.as_secs_f64());
         s
+    }
+
+    /// Each link's name (`a->b`, or `bus`), busy time and busy share of the parallel
+    /// time in percent.
+    pub fn link_utilization(&self) -> Vec<(String, Ticks, f64)> {
+        let par = self.par_ticks.max(1) as f64;
+        self.links.iter().map(|l| (l.link.to_string(), l.busy, 100.0 * l.busy as f64 / par)).collect()
     }
 
     /// The utilization profile (seed 000 Figure 22): one row per `profile_step`, one mark
@@ -172,6 +187,10 @@ impl Stats {
         let mut fields: Vec<(&str, String)> = self.fields(4).into();
         fields.push(("utilization", util.join(";")));
         fields.extend(self.tail_fields());
+        if !self.links.is_empty() {
+            let links: Vec<String> = self.link_utilization().iter().map(|(l, _, u)| format!("{l}:{u:.2}")).collect();
+            fields.push(("links", links.join(";")));
+        }
         let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
         let values: Vec<&str> = fields.iter().map(|(_, v)| v.as_str()).collect();
         format!("{}\n{}\n", keys.join(","), values.join(","))
@@ -184,6 +203,14 @@ impl Stats {
         let mut fields: Vec<(&str, String)> = self.fields(6).into();
         fields.push(("utilization", format!("[{}]", util.join(","))));
         fields.extend(self.tail_fields());
+        if !self.links.is_empty() {
+            let links: Vec<String> = self
+                .link_utilization()
+                .iter()
+                .map(|(l, busy, u)| format!("{{\"link\":\"{l}\",\"busy\":{},\"percent\":{u:.4}}}", units(*busy)))
+                .collect();
+            fields.push(("links", format!("[{}]", links.join(","))));
+        }
         let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
         format!("{{{}}}\n", body.join(","))
     }

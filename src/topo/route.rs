@@ -95,6 +95,32 @@ impl Topology {
         }
     }
 
+    /// On a ring or torus, the dimension a link between neighbours runs along and
+    /// whether it is a wraparound link (between coordinates `n - 1` and `0`, `n > 2`);
+    /// `None` on other kinds or for processors that are not neighbours. Networks use
+    /// it to switch virtual-channel classes at the wraparound ("dateline").
+    pub fn wrap_hop(&self, link: Link) -> Option<(usize, bool)> {
+        if !self.wraps() || link.from >= self.nodes() || link.to >= self.nodes() {
+            return None;
+        }
+        let mut found = None;
+        for d in 0..self.shape.len() {
+            let (a, b) = (self.coord(link.from, d), self.coord(link.to, d));
+            if a != b {
+                if found.is_some() {
+                    return None;
+                }
+                let n = self.shape[d];
+                let step = a.abs_diff(b);
+                if step != 1 && step != n - 1 {
+                    return None;
+                }
+                found = Some((d, n > 2 && step == n - 1));
+            }
+        }
+        found
+    }
+
     /// Number of directed links (the length of [`Topology::links`]); 1 on `shared` (the
     /// bus).
     pub fn link_count(&self) -> usize {
@@ -202,6 +228,20 @@ mod tests {
 
     fn l(from: u32, to: u32) -> Link {
         Link { from, to }
+    }
+
+    #[test]
+    fn wraparound_links() {
+        // torus 4x4, row-major: 3 -> 0 moves along dimension 1 (columns) and wraps;
+        // 0 -> 4 moves along dimension 0 and does not; 12 -> 0 wraps along dimension 0.
+        let tor = t("torus:4x4");
+        assert_eq!(tor.wrap_hop(l(3, 0)), Some((1, true)));
+        assert_eq!(tor.wrap_hop(l(0, 4)), Some((0, false)));
+        assert_eq!(tor.wrap_hop(l(12, 0)), Some((0, true)));
+        assert_eq!(tor.wrap_hop(l(0, 5)), None);
+        // A ring of 2 has no wraparound distinct from the direct link.
+        assert_eq!(t("ring:2").wrap_hop(l(1, 0)), Some((0, false)));
+        assert_eq!(t("mesh:4x4").wrap_hop(l(0, 1)), None);
     }
 
     #[test]

@@ -452,7 +452,8 @@ pub enum ExitStatus {
     Ok,
     /// A runtime error stopped the run.
     RuntimeError,
-    /// Nothing could run and nothing was in flight.
+    /// Nothing could run and nothing was in flight, or packets in the network blocked
+    /// each other in a cycle.
     Deadlock,
     /// A limit (`--max-time`, `--max-steps`, `--alarm`, memory) stopped the run.
     Limit,

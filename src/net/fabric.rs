@@ -1,0 +1,198 @@
+//! What the contention models share: routes turned into link numbers (with each hop's
+//! virtual-channel class), per-link costs, a compact per-link state table, and an event
+//! queue ordered by time and then by insertion.
+use super::{LinkCost, Ticks};
+use crate::topo::{Link, Topology};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// "No such slot".
+pub(super) const NONE: u32 = u32::MAX;
+
+/// One hop of a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct RouteHop {
+    /// [`Topology::link_index`] of the link.
+    pub link: u32,
+    /// The link's ends.
+    pub from: u32,
+    pub to: u32,
+    /// Virtual-channel class on this hop: 1 from the wraparound link of a ring or torus
+    /// dimension to the end of that dimension's hops, else 0 (see [`Fabric::route`]).
+    pub class: u8,
+}
+
+/// The physical network: topology, link costs, routes.
+pub(super) struct Fabric {
+    pub topo: Topology,
+    /// Per link index, when links differ; empty: every link costs the message's
+    /// `link_delay` per flit and no latency.
+    costs: Vec<LinkCost>,
+    buf: Vec<Link>,
+    /// Per link index, its slot in the models' compact link tables (NONE until used),
+    /// so a large fully connected machine costs memory only for the links messages use.
+    slot: Vec<u32>,
+    /// Link index of each slot.
+    pub slot_link: Vec<u32>,
+    /// The link each slot stands for ([`Link::BUS`] on a shared bus).
+    pub slot_ends: Vec<Link>,
+}
+
+impl Fabric {
+    pub fn new(topo: Topology, costs: Vec<LinkCost>) -> Fabric {
+        let n = topo.link_count();
+        Fabric { topo, costs, buf: Vec::new(), slot: vec![NONE; n], slot_link: Vec::new(), slot_ends: Vec::new() }
+    }
+
+    /// The cost of link `index` for a message whose uniform per-flit time is
+    /// `link_delay`.
+    pub fn cost(&self, index: u32, link_delay: Ticks) -> LinkCost {
+        self.costs.get(index as usize).copied().unwrap_or(LinkCost { per_flit: link_delay, latency: 0 })
+    }
+
+    /// The compact slot of link `index`, made on first use; `fresh` is called with the
+    /// new slot number so the caller can grow its tables.
+    pub fn slot_of(&mut self, index: u32, link: Link, mut fresh: impl FnMut(u32)) -> u32 {
+        let Some(s) = self.slot.get_mut(index as usize) else { return NONE };
+        if *s == NONE {
+            *s = self.slot_link.len() as u32;
+            self.slot_link.push(index);
+            let shared = self.topo.kind() == crate::topo::TopoKind::Shared;
+            self.slot_ends.push(if shared { Link::BUS } else { link });
+            fresh(*s);
+        }
+        *s
+    }
+
+    /// Busy time per used link, ordered by link.
+    pub fn loads(&self, busy: &[Ticks]) -> Vec<super::LinkLoad> {
+        let mut v: Vec<_> =
+            self.slot_ends.iter().zip(busy).map(|(&link, &busy)| super::LinkLoad { link, busy }).collect();
+        v.sort_unstable_by_key(|l| l.link);
+        v
+    }
+
+    /// The route from `src` to `dst` (SPEC §4 routing, [`Topology::route`]) into `out`,
+    /// each hop with its link's slot. With `classes`, on a ring or torus a hop is of
+    /// class 1 from the wraparound link of a dimension on until the route changes
+    /// dimension ("dateline" virtual channels): the class-0 lanes of a ring then never
+    /// carry a packet across the wraparound and the class-1 lanes never carry one back
+    /// to it, so neither class has a cycle of lanes waiting on each other, and
+    /// dimension-order routing orders the dimensions. `fresh` as in [`Fabric::slot_of`].
+    pub fn route(&mut self, src: u32, dst: u32, classes: bool, out: &mut Vec<RouteHop>, mut fresh: impl FnMut(u32)) {
+        out.clear();
+        self.buf.clear();
+        self.topo.route_into(src, dst, &mut self.buf);
+        let mut dim = usize::MAX;
+        let mut crossed = false;
+        for k in 0..self.buf.len() {
+            let l = self.buf[k];
+            let index = self.topo.link_index(l).map_or(NONE, |i| i as u32);
+            let mut class = 0;
+            if classes {
+                if let Some((d, wrap)) = self.topo.wrap_hop(l) {
+                    if d != dim {
+                        dim = d;
+                        crossed = false;
+                    }
+                    crossed |= wrap;
+                    class = u8::from(crossed);
+                }
+            }
+            let slot = self.slot_of(index, l, &mut fresh);
+            out.push(RouteHop { link: slot, from: l.from, to: l.to, class });
+        }
+    }
+}
+
+/// Events ordered by time, then by insertion (so equal times keep a fixed order).
+#[derive(Default)]
+pub(super) struct Events {
+    heap: BinaryHeap<Reverse<(Ticks, u64, u32)>>,
+    seq: u64,
+}
+
+impl Events {
+    pub fn push(&mut self, t: Ticks, what: u32) {
+        self.seq += 1;
+        self.heap.push(Reverse((t, self.seq, what)));
+    }
+
+    /// The earliest event's time.
+    pub fn peek(&self) -> Option<Ticks> {
+        self.heap.peek().map(|Reverse((t, _, _))| *t)
+    }
+
+    /// The earliest event if it is before `until`.
+    pub fn pop_before(&mut self, until: Ticks) -> Option<(Ticks, u32)> {
+        match self.heap.peek() {
+            Some(Reverse((t, _, _))) if *t < until => self.heap.pop().map(|Reverse((t, _, w))| (t, w)),
+            _ => None,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// A slab of reusable records: freed records keep their allocations (route and
+/// per-hop vectors), so a long run stops allocating once it has seen its busiest
+/// moment.
+pub(super) struct Slab<T> {
+    pub items: Vec<T>,
+    free: Vec<u32>,
+}
+
+impl<T: Default> Slab<T> {
+    pub fn new() -> Slab<T> {
+        Slab { items: Vec::new(), free: Vec::new() }
+    }
+
+    /// A free record (reset by the caller) and its index.
+    pub fn alloc(&mut self) -> u32 {
+        match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.items.push(T::default());
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    pub fn release(&mut self, i: u32) {
+        self.free.push(i);
+    }
+
+    /// Records in use.
+    pub fn live(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dateline_classes_on_a_torus() {
+        // torus 4x4, 0 -> 15 = (3,3): last coordinate first, the shorter way is -1 in
+        // each dimension: 0 -> 3 (wraps, class 1), then 3 -> 15 (wraps along rows,
+        // class 1 again after the dimension change resets it).
+        let mut f = Fabric::new(Topology::parse("torus:4x4").unwrap(), Vec::new());
+        let mut r = Vec::new();
+        f.route(0, 15, true, &mut r, |_| {});
+        let hops: Vec<_> = r.iter().map(|h| (h.from, h.to, h.class)).collect();
+        assert_eq!(hops, vec![(0, 3, 1), (3, 15, 1)]);
+        // 1 -> 3 on a ring of 8 goes +1 twice without wrapping: class 0.
+        let mut f = Fabric::new(Topology::parse("ring:8").unwrap(), Vec::new());
+        f.route(1, 3, true, &mut r, |_| {});
+        assert!(r.iter().all(|h| h.class == 0));
+        // 6 -> 1: 6 -> 7 (class 0), 7 -> 0 (the wraparound: class 1), 0 -> 1 (class 1).
+        f.route(6, 1, true, &mut r, |_| {});
+        let classes: Vec<_> = r.iter().map(|h| h.class).collect();
+        assert_eq!(classes, vec![0, 1, 1]);
+        // Slots are handed out in order of first use.
+        assert_eq!(r[0].link, 2);
+    }
+}

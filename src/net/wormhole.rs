@@ -1,0 +1,689 @@
+//! The `wormhole` model: flit-level wormhole routing with virtual channels (seed 000
+//! §3.2.3, §4.2.2; the default network).
+//!
+//! # Model
+//!
+//! A message of `b` bytes becomes `P` packets of `F` flits (the last one padded), the
+//! first flit of each packet being its head. The message is ready to leave at
+//! `send + msg_init + P * packet_init`; its packets enter the network one after the
+//! other (the next one is released when the previous one's tail starts over the first
+//! link).
+//!
+//! Every directed link has `lanes` virtual channels; each lane buffers `buffer_size`
+//! flits at the link's far end. A head needs a free lane on the next link of its route;
+//! it takes the lowest free lane (of its class, below) or waits, first come first
+//! served, and **while it waits it keeps every lane behind it**: the packet's flits stay
+//! in the buffers they occupy. A lane is freed when the packet's tail leaves its buffer
+//! (at the destination: when the tail arrives). The physical link carries one flit at a
+//! time; among its lanes that have a flit ready to go and room in the lane's buffer it
+//! serves them round robin. A head flit takes `hd = round(per_flit * head_flit_ratio) +
+//! latency` to cross a link, a data flit `ld = per_flit` (`link_delay` unless a machine
+//! file gives the link its own costs). A flit's buffer slot is taken when it starts over
+//! the link and freed when it starts over the next one; the destination consumes flits
+//! as they arrive.
+//!
+//! # Latency in an idle network
+//!
+//! ```text
+//! latency = msg_init + P * packet_init + (P + h - 1) * hd + P * (F - 1) * ld
+//! ```
+//!
+//! over `h` hops: the head of the first packet needs `h * hd`, its data flits follow one
+//! every `ld` behind it (the last link sets the pace), and each further packet adds its
+//! serialisation on the first link, `hd + (F - 1) * ld`. Exact when `P = 1`, `h = 1` or
+//! `head_flit_ratio = 1`, and for several packets over several hops behind a slower head
+//! when `buffer_size >= ceil(head_flit_ratio)` (room for the flits that bunch behind the
+//! head) and a second lane of the packet's class is free for the next packet; otherwise
+//! the later packets wait for buffer room or for the earlier packet's lanes and the
+//! message is slower (tested over all these cases). A message to the same processor
+//! costs `local_cost`.
+//!
+//! # Deadlock
+//!
+//! Dimension-order routing on a ring or torus has cyclic lane dependencies around the
+//! wraparound links. With two or more lanes the model **prevents** deadlock with
+//! dateline virtual channels: the lanes of each link are split into two classes (the
+//! lower half and the upper half), and a packet uses class 1 from the wraparound link of
+//! a dimension until it changes dimension, class 0 elsewhere (see `Fabric::route`).
+//! Meshes, lines and hypercubes (e-cube) have no cycles, so every lane serves every
+//! packet there. With one lane on a ring or torus, or on an irregular network,
+//! deadlock is possible and is **detected**: when messages are in flight and nothing
+//! can move, [`Network::blocked`] describes the cycle of waiting packets and the
+//! simulator ends the run with it.
+use super::fabric::{Events, Fabric, RouteHop, Slab, NONE};
+use super::{Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Ticks, NEVER};
+use crate::topo::{TopoKind, Topology};
+use std::collections::VecDeque;
+
+/// Events: a link finishing a flit (the link's slot), or a message's first packet
+/// being released (`RELEASE | message`).
+const RELEASE: u32 = 1 << 31;
+
+/// Flit-level wormhole routing with virtual channels.
+pub struct Wormhole {
+    params: NetParams,
+    fabric: Fabric,
+    /// Lanes per link the tables are built for.
+    width: u32,
+    /// Dateline classes in use (two or more lanes on a ring or torus).
+    classes: bool,
+    /// `slot * width + lane`.
+    lanes: Vec<Lane>,
+    links: Vec<LinkState>,
+    busy: Vec<Ticks>,
+    events: Events,
+    pkts: Slab<Pkt>,
+    msgs: Slab<Msg>,
+    /// Links whose arbitration may have changed, in order.
+    work: VecDeque<u32>,
+    now: Ticks,
+    done: VecDeque<(u64, Ticks)>,
+    record: bool,
+    hops: Vec<Hop>,
+    /// `--link-stats` asked for (busy times are kept anyway: one addition per flit).
+    count: bool,
+}
+
+#[derive(Clone, Copy)]
+struct Lane {
+    /// The packet holding the lane (NONE: free), and which hop of its route this is.
+    owner: u32,
+    hop: u32,
+    /// Flits in (or on their way to) the lane's buffer.
+    buf: u32,
+}
+
+const FREE: Lane = Lane { owner: NONE, hop: 0, buf: 0 };
+
+#[derive(Default)]
+struct LinkState {
+    /// The flit crossing now: (packet, hop, flit number).
+    transit: Option<(u32, u32, u32)>,
+    /// Next lane to look at first.
+    rr: u32,
+    /// Packets whose head waits for a lane of this link, in order of arrival.
+    waiting: VecDeque<u32>,
+}
+
+#[derive(Default)]
+struct Pkt {
+    /// In use (freed slots keep their last contents).
+    live: bool,
+    msg: u32,
+    index: u32,
+    /// The hop whose lane the head waits for (NONE: not waiting).
+    want: u32,
+    /// Per hop: the lane held (NONE before the head gets one), flits started over the
+    /// hop's link, flits that finished crossing it, when the head started over it.
+    lane: Vec<u32>,
+    sent: Vec<u32>,
+    arrived: Vec<u32>,
+    enter: Vec<Ticks>,
+}
+
+#[derive(Default)]
+struct Msg {
+    id: u64,
+    route: Vec<RouteHop>,
+    /// Fixed at the send: flits per packet, per-flit time, head ratio, packets.
+    flits: u32,
+    link_delay: Ticks,
+    ratio: f64,
+    packets: u32,
+    /// Packets released so far, packets not yet arrived, latest arrival.
+    released: u32,
+    left: u32,
+    last: Ticks,
+}
+
+impl Wormhole {
+    /// The model on `topo`, with per-link costs `links` (empty: uniform).
+    pub fn new(params: NetParams, topo: Topology, links: Vec<LinkCost>) -> Wormhole {
+        let width = params.lanes.max(1);
+        let classes = width >= 2 && matches!(topo.kind(), TopoKind::Ring | TopoKind::Torus);
+        Wormhole {
+            params,
+            fabric: Fabric::new(topo, links),
+            width,
+            classes,
+            lanes: Vec::new(),
+            links: Vec::new(),
+            busy: Vec::new(),
+            events: Events::default(),
+            pkts: Slab::new(),
+            msgs: Slab::new(),
+            work: VecDeque::new(),
+            now: 0,
+            done: VecDeque::new(),
+            record: false,
+            hops: Vec::new(),
+            count: false,
+        }
+    }
+
+    /// The lanes a packet of `class` may take.
+    fn lane_range(&self, class: u8) -> std::ops::Range<u32> {
+        if !self.classes {
+            0..self.width
+        } else if class == 0 {
+            0..self.width / 2
+        } else {
+            self.width / 2..self.width
+        }
+    }
+
+    fn lane(&mut self, slot: u32, v: u32) -> &mut Lane {
+        &mut self.lanes[(slot * self.width + v) as usize]
+    }
+
+    /// Releases the next packet of message `m`: its head asks for a lane on the first
+    /// link.
+    fn release_packet(&mut self, m: u32) {
+        let msg = &mut self.msgs.items[m as usize];
+        let (index, hops) = (msg.released, msg.route.len());
+        msg.released += 1;
+        let k = self.pkts.alloc();
+        let p = &mut self.pkts.items[k as usize];
+        p.live = true;
+        p.msg = m;
+        p.index = index;
+        p.want = NONE;
+        for v in [&mut p.lane, &mut p.sent, &mut p.arrived] {
+            v.clear();
+            v.resize(hops, 0);
+        }
+        p.lane.fill(NONE);
+        p.enter.clear();
+        p.enter.resize(hops, 0);
+        self.request_lane(k, 0);
+    }
+
+    /// Packet `k`'s head asks for a lane on hop `j`.
+    fn request_lane(&mut self, k: u32, j: u32) {
+        let m = self.pkts.items[k as usize].msg;
+        let hop = self.msgs.items[m as usize].route[j as usize];
+        for v in self.lane_range(hop.class) {
+            if self.lane(hop.link, v).owner == NONE {
+                self.grant(k, j, hop.link, v);
+                return;
+            }
+        }
+        self.pkts.items[k as usize].want = j;
+        self.links[hop.link as usize].waiting.push_back(k);
+    }
+
+    fn grant(&mut self, k: u32, j: u32, slot: u32, v: u32) {
+        *self.lane(slot, v) = Lane { owner: k, hop: j, buf: 0 };
+        let p = &mut self.pkts.items[k as usize];
+        p.lane[j as usize] = v;
+        p.want = NONE;
+        self.work.push_back(slot);
+    }
+
+    /// Frees lane `v` of link `slot` and gives it to the first waiting head that may
+    /// use it.
+    fn release_lane(&mut self, slot: u32, v: u32) {
+        *self.lane(slot, v) = FREE;
+        let waiting = std::mem::take(&mut self.links[slot as usize].waiting);
+        let mut waiting = waiting;
+        let mut granted = None;
+        for (i, &q) in waiting.iter().enumerate() {
+            let p = &self.pkts.items[q as usize];
+            let class = self.msgs.items[p.msg as usize].route[p.want as usize].class;
+            if self.lane_range(class).contains(&v) {
+                granted = Some((i, q, p.want));
+                break;
+            }
+        }
+        if let Some((i, q, j)) = granted {
+            waiting.remove(i);
+            self.links[slot as usize].waiting = waiting;
+            self.grant(q, j, slot, v);
+        } else {
+            self.links[slot as usize].waiting = waiting;
+        }
+    }
+
+    /// Starts the next flit over link `slot` if it is idle and a lane has one ready.
+    fn arbitrate(&mut self, slot: u32) {
+        if self.links[slot as usize].transit.is_some() {
+            return;
+        }
+        let (width, start) = (self.width, self.links[slot as usize].rr);
+        for r in 0..width {
+            let v = (start + r) % width;
+            let lane = self.lanes[(slot * width + v) as usize];
+            if lane.owner == NONE {
+                continue;
+            }
+            let p = &self.pkts.items[lane.owner as usize];
+            let m = &self.msgs.items[p.msg as usize];
+            let j = lane.hop as usize;
+            let ready = if j == 0 { m.flits - p.sent[0] } else { p.arrived[j - 1] - p.sent[j] };
+            let last = j + 1 == m.route.len();
+            if ready == 0 || (!last && lane.buf >= self.params.buffer_size) {
+                continue;
+            }
+            self.links[slot as usize].rr = (v + 1) % width;
+            self.start_flit(slot, v, lane.owner, lane.hop);
+            return;
+        }
+    }
+
+    fn start_flit(&mut self, slot: u32, v: u32, k: u32, j: u32) {
+        let now = self.now;
+        let (m, flit) = {
+            let p = &mut self.pkts.items[k as usize];
+            let flit = p.sent[j as usize];
+            p.sent[j as usize] += 1;
+            if flit == 0 {
+                p.enter[j as usize] = now;
+            }
+            (p.msg, flit)
+        };
+        let msg = &self.msgs.items[m as usize];
+        let (flits, hops, ratio, link_delay) = (msg.flits, msg.route.len() as u32, msg.ratio, msg.link_delay);
+        let up = if j > 0 { Some(msg.route[j as usize - 1].link) } else { None };
+        let LinkCost { per_flit, latency } = self.fabric.cost(self.fabric.slot_link[slot as usize], link_delay);
+        let dur = if flit == 0 { (per_flit as f64 * ratio).round() as Ticks + latency } else { per_flit };
+        if j + 1 < hops {
+            self.lane(slot, v).buf += 1;
+        }
+        if let Some(up) = up {
+            let uv = self.pkts.items[k as usize].lane[j as usize - 1];
+            self.lane(up, uv).buf -= 1;
+            self.work.push_back(up);
+            if flit + 1 == flits {
+                self.release_lane(up, uv);
+            }
+        } else if flit + 1 == flits && self.msgs.items[m as usize].released < self.msgs.items[m as usize].packets {
+            self.release_packet(m);
+        }
+        self.links[slot as usize].transit = Some((k, j, flit));
+        self.busy[slot as usize] += dur;
+        self.events.push(now + dur, slot);
+    }
+
+    /// Link `slot` finished carrying a flit.
+    fn flit_done(&mut self, slot: u32) {
+        let Some((k, j, flit)) = self.links[slot as usize].transit.take() else { return };
+        let now = self.now;
+        let p = &mut self.pkts.items[k as usize];
+        p.arrived[j as usize] += 1;
+        let (m, index, lane, enter) = (p.msg, p.index, p.lane[j as usize], p.enter[j as usize]);
+        let msg = &self.msgs.items[m as usize];
+        let (hops, tail) = (msg.route.len() as u32, flit + 1 == msg.flits);
+        if tail && self.record {
+            let h = msg.route[j as usize];
+            self.hops.push(Hop { msg: msg.id, packet: index, from: h.from, to: h.to, enter, leave: now });
+        }
+        if j + 1 == hops {
+            if tail {
+                self.release_lane(slot, lane);
+                self.pkts.items[k as usize].live = false;
+                self.pkts.release(k);
+                let msg = &mut self.msgs.items[m as usize];
+                msg.left -= 1;
+                msg.last = msg.last.max(now);
+                if msg.left == 0 {
+                    self.done.push_back((msg.id, msg.last));
+                    self.msgs.release(m);
+                }
+            }
+        } else if flit == 0 {
+            self.request_lane(k, j + 1);
+        } else {
+            let next = msg.route[j as usize + 1].link;
+            self.work.push_back(next);
+        }
+        self.work.push_back(slot);
+    }
+
+    fn run_work(&mut self) {
+        while let Some(slot) = self.work.pop_front() {
+            self.arbitrate(slot);
+        }
+    }
+
+    /// (src, dst) of message slot `m`.
+    fn ends(&self, m: u32) -> (u32, u32) {
+        let r = &self.msgs.items[m as usize].route;
+        (r.first().map_or(0, |h| h.from), r.last().map_or(0, |h| h.to))
+    }
+}
+
+impl Network for Wormhole {
+    fn send(&mut self, id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) -> Option<Ticks> {
+        let p = &self.params;
+        if src == dst {
+            return Some(now + p.local_cost);
+        }
+        let packets = p.packets(bytes).min(u32::MAX as u64) as u32;
+        let flits = p.flits().min(u32::MAX as u64) as u32;
+        let ready = now + p.msg_init + packets as u64 * p.packet_init;
+        let (link_delay, ratio) = (p.link_delay, p.head_flit_ratio);
+        let m = self.msgs.alloc();
+        let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
+        let (lanes, links, busy, width) = (&mut self.lanes, &mut self.links, &mut self.busy, self.width);
+        self.fabric.route(src, dst, self.classes, &mut route, |_| {
+            lanes.extend(std::iter::repeat_n(FREE, width as usize));
+            links.push(LinkState::default());
+            busy.push(0);
+        });
+        self.msgs.items[m as usize] =
+            Msg { id, route, flits, link_delay, ratio, packets, released: 0, left: packets, last: 0 };
+        self.events.push(ready, RELEASE | m);
+        None
+    }
+
+    fn next_arrival(&mut self, until: Ticks) -> Option<(u64, Ticks)> {
+        loop {
+            if let Some(d) = self.done.pop_front() {
+                return Some(d);
+            }
+            let (t, what) = self.events.pop_before(until)?;
+            self.now = t;
+            if what & RELEASE != 0 {
+                self.release_packet(what & !RELEASE);
+            } else {
+                self.flit_done(what);
+            }
+            self.run_work();
+        }
+    }
+
+    fn next_event(&self) -> Ticks {
+        if !self.done.is_empty() {
+            return self.now;
+        }
+        self.events.peek().unwrap_or(NEVER)
+    }
+
+    fn in_flight(&self) -> usize {
+        self.msgs.live()
+    }
+
+    fn params(&self) -> &NetParams {
+        &self.params
+    }
+
+    fn set_params(&mut self, params: NetParams) -> Result<(), NetError> {
+        params.validate()?;
+        if params.lanes != self.width {
+            if self.msgs.live() > 0 {
+                return Err(NetError::BadValue {
+                    param: "lanes",
+                    message: "can change only while no message is in the network".into(),
+                });
+            }
+            self.width = params.lanes;
+            self.classes = self.width >= 2 && matches!(self.fabric.topo.kind(), TopoKind::Ring | TopoKind::Torus);
+            self.lanes = vec![FREE; self.links.len() * self.width as usize];
+            for l in &mut self.links {
+                l.rr = 0;
+            }
+        }
+        self.params = params;
+        Ok(())
+    }
+
+    fn record_hops(&mut self, on: bool) {
+        self.record = on;
+    }
+
+    fn take_hops(&mut self, out: &mut Vec<Hop>) {
+        out.append(&mut self.hops);
+    }
+
+    fn count_links(&mut self, on: bool) {
+        self.count = on;
+    }
+
+    fn link_busy(&self) -> Vec<LinkLoad> {
+        if self.count {
+            self.fabric.loads(&self.busy)
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn blocked(&self) -> Vec<String> {
+        if !self.events.is_empty() || self.msgs.live() == 0 {
+            return Vec::new();
+        }
+        // Follow "waits for a lane held by" from the first waiting packet until a
+        // packet repeats: the repeated part is the cycle.
+        let waiting: Vec<u32> = (0..self.pkts.items.len() as u32)
+            .filter(|&k| self.pkts.items[k as usize].live && self.pkts.items[k as usize].want != NONE)
+            .collect();
+        let Some(&first) = waiting.first() else { return Vec::new() };
+        let mut chain: Vec<(u32, u32)> = Vec::new(); // (packet, holder)
+        let mut k = first;
+        loop {
+            if let Some(pos) = chain.iter().position(|&(p, _)| p == k) {
+                chain.drain(..pos);
+                break;
+            }
+            let p = &self.pkts.items[k as usize];
+            if p.want == NONE {
+                break;
+            }
+            let hop = self.msgs.items[p.msg as usize].route[p.want as usize];
+            let holder = self
+                .lane_range(hop.class)
+                .map(|v| self.lanes[(hop.link * self.width + v) as usize].owner)
+                .find(|&o| o != NONE)
+                .unwrap_or(NONE);
+            chain.push((k, holder));
+            if holder == NONE {
+                break;
+            }
+            k = holder;
+        }
+        chain
+            .iter()
+            .map(|&(k, holder)| {
+                let p = &self.pkts.items[k as usize];
+                let hop = self.msgs.items[p.msg as usize].route[p.want as usize];
+                let (s, d) = self.ends(p.msg);
+                let mut line = format!(
+                    "packet {} of a message {s}->{d}: head at processor {} waits for a lane on link {}->{}",
+                    p.index, hop.from, hop.from, hop.to
+                );
+                if holder != NONE {
+                    let q = &self.pkts.items[holder as usize];
+                    let (qs, qd) = self.ends(q.msg);
+                    line.push_str(&format!(", held by packet {} of a message {qs}->{qd}", q.index));
+                }
+                line
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::packet::drive;
+    use super::*;
+    use crate::net::TICKS_PER_UNIT as U;
+
+    fn net(topo: &str, p: &NetParams) -> Wormhole {
+        Wormhole::new(p.clone(), Topology::parse(topo).unwrap(), Vec::new())
+    }
+
+    /// The man page's idle-network latency.
+    fn formula(p: &NetParams, hops: u64, bytes: u32) -> Ticks {
+        let (pk, f) = (p.packets(bytes), p.flits());
+        let hd = (p.link_delay as f64 * p.head_flit_ratio).round() as Ticks;
+        p.msg_init + pk * p.packet_init + (pk + hops - 1) * hd + pk * (f - 1) * p.link_delay
+    }
+
+    #[test]
+    fn idle_network_matches_the_formula() {
+        // Hop counts 1, 3, 7 on a line; one flit (4-byte packets of 4-byte flits, no
+        // header), one packet (4 bytes), several packets (100 bytes = 4 packets);
+        // parameter sets with head ratios 1, 2 and 3 (buffers of at least ceil(ratio)).
+        let one_flit =
+            NetParams { packet_size: 4, header_size: 0, flit_size: 4, head_flit_ratio: 2.0, ..NetParams::default() };
+        let ratio1 = NetParams { head_flit_ratio: 1.0, lanes: 1, buffer_size: 1, ..NetParams::default() };
+        let ratio3 = NetParams {
+            head_flit_ratio: 3.0,
+            buffer_size: 3,
+            lanes: 2,
+            msg_init: 2 * U,
+            packet_init: 0,
+            link_delay: 2 * U,
+            ..NetParams::default()
+        };
+        for p in [NetParams::default(), one_flit, ratio1, ratio3] {
+            for hops in [1u32, 3, 7] {
+                for bytes in [4u32, 100] {
+                    let mut n = net("line:8", &p);
+                    let got = drive(&mut n, &[(1, 0, hops, bytes, 10 * U)]);
+                    let want = 10 * U + formula(&p, hops as u64, bytes);
+                    assert_eq!(got, vec![(1, want)], "hops {hops} bytes {bytes} params {p:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn worked_example() {
+        // Default parameters, 4 bytes over 3 hops: P = 1, F = 8, hd = 2, ld = 1:
+        // 5 + 1 + 3 * 2 + 7 * 1 = 19 units.
+        let p = NetParams::default();
+        assert_eq!(formula(&p, 3, 4), 19 * U);
+        // 100 bytes: P = 4: 5 + 4 + (4 + 2) * 2 + 4 * 7 = 49 units.
+        assert_eq!(formula(&p, 3, 100), 49 * U);
+    }
+
+    #[test]
+    fn formula_holds_exactly_where_the_man_page_says() {
+        // Every combination of head ratio, buffer size, lanes, hops and packets: the
+        // formula is exact when P = 1, h = 1 or the ratio is 1, or when buffers hold
+        // ceil(ratio) flits and a second lane is free; otherwise later packets wait
+        // for lanes or buffer room and the message is slower, never faster.
+        for ratio in [1.0, 2.0, 3.0] {
+            for buffer_size in [1u32, 2, 3, 4] {
+                for lanes in [1u32, 2, 4] {
+                    for hops in [1u32, 2, 3, 7] {
+                        for bytes in [4u32, 60, 100] {
+                            let p = NetParams { head_flit_ratio: ratio, buffer_size, lanes, ..NetParams::default() };
+                            let got = drive(&mut net("line:8", &p), &[(1, 0, hops, bytes, 0)])[0].1;
+                            let want = formula(&p, hops as u64, bytes);
+                            let exact = p.packets(bytes) == 1
+                                || hops == 1
+                                || ratio == 1.0
+                                || (buffer_size as f64 >= ratio.ceil() && lanes >= 2);
+                            let case =
+                                format!("ratio {ratio} buffer {buffer_size} lanes {lanes} hops {hops} bytes {bytes}");
+                            if exact {
+                                assert_eq!(got, want, "{case}");
+                            } else {
+                                assert!(got > want, "{case}: {got} <= {want}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_buffers_throttle_a_message_behind_a_slow_head() {
+        // Ratio 3, 1-flit buffers, 100 bytes (4 packets) over 3 hops: data flits
+        // cannot bunch behind each head, the first link idles, the next packet leaves
+        // later: 67 units against the formula's 5 + 4 + (4 + 2) * 3 + 4 * 7 = 55.
+        let p = NetParams { head_flit_ratio: 3.0, buffer_size: 1, ..NetParams::default() };
+        assert_eq!(formula(&p, 3, 100), 55 * U);
+        assert_eq!(drive(&mut net("line:8", &p), &[(1, 0, 3, 100, 0)]), vec![(1, 67 * U)]);
+    }
+
+    #[test]
+    fn two_messages_share_a_link() {
+        // line:4, ratio 1, one lane, default sizes: one packet of 8 flits, 1 unit each.
+        // A: 0 -> 2 sent at 0, ready at 6: head over 0->1 [6,7), 1->2 [7,8); data flits
+        //   follow one a unit; its tail arrives at 15 (formula 5 + 1 + 2 + 7 = 15).
+        // B: 1 -> 3 sent at 2, ready at 8: its head wants link 1->2 at 8, whose only lane
+        //   A holds until A's tail arrives at 15. B then crosses 1->2 [15,16) and 2->3
+        //   [16,17); its tail arrives at 24 instead of 8 + 2 + 7 = 17: 7 units of
+        //   contention.
+        let p = NetParams { head_flit_ratio: 1.0, lanes: 1, ..NetParams::default() };
+        let mut n = net("line:4", &p);
+        let got = drive(&mut n, &[(1, 0, 2, 4, 0), (2, 1, 3, 4, 2 * U)]);
+        assert_eq!(got, vec![(1, 15 * U), (2, 24 * U)]);
+        // With two lanes B gets the second lane at 8, and link 1->2 alternates between
+        // the lanes: B's head at 8 (the round robin looks at lane 1 first after A's
+        // head used lane 0), A's flit 1 at 9, B's flit 1 at 10, ... A's flits 1..7 at
+        // 9, 11, ..., 21 (tail arrives 22) and B's at 10, 12, ..., 22; B's flits go on
+        // over the idle 2->3 at once, its tail arriving at 24.
+        let p2 = NetParams { lanes: 2, ..p };
+        let mut n = net("line:4", &p2);
+        let got = drive(&mut n, &[(1, 0, 2, 4, 0), (2, 1, 3, 4, 2 * U)]);
+        assert_eq!(got, vec![(1, 22 * U), (2, 24 * U)]);
+    }
+
+    #[test]
+    fn equal_times_go_in_event_order() {
+        // B (1 -> 3, sent at 1) is released at 7, the moment A's head (0 -> 2, sent at
+        // 0) reaches processor 1; B's release was scheduled first (at its send), so B
+        // takes the one lane of 1->2: B arrives at 7 + 2 + 7 = 16, A waits until B's tail
+        // leaves processor 2's buffer at 15 and arrives at 15 + 1 + 7 = 23.
+        let p = NetParams { head_flit_ratio: 1.0, lanes: 1, ..NetParams::default() };
+        let mut n = net("line:4", &p);
+        let got = drive(&mut n, &[(1, 0, 2, 4, 0), (2, 1, 3, 4, U)]);
+        assert_eq!(got, vec![(1, 23 * U), (2, 16 * U)]);
+    }
+
+    #[test]
+    fn three_messages_contend_for_one_lane() {
+        // line:2, ratio 1, one lane, single-packet messages 0 -> 1 at 0, 0 and 0: all
+        // ready at 6; each holds the lane for 8 flits: arrivals 14, 22, 30.
+        let p = NetParams { head_flit_ratio: 1.0, lanes: 1, ..NetParams::default() };
+        let mut n = net("line:2", &p);
+        let got = drive(&mut n, &[(1, 0, 1, 4, 0), (2, 0, 1, 4, 0), (3, 0, 1, 4, 0)]);
+        assert_eq!(got, vec![(1, 14 * U), (2, 22 * U), (3, 30 * U)]);
+    }
+
+    #[test]
+    fn one_lane_ring_deadlocks_and_says_where() {
+        // ring:4 with one lane, each processor sends a long message two hops clockwise
+        // at the same time: every head takes its first link and waits for the next,
+        // which the neighbour's packet holds — the textbook cycle.
+        let p = NetParams { lanes: 1, head_flit_ratio: 1.0, buffer_size: 1, ..NetParams::default() };
+        let mut n = net("ring:4", &p);
+        for s in 0..4u32 {
+            assert_eq!(n.send(s as u64, s, (s + 2) % 4, 4000, 0), None);
+        }
+        while n.next_arrival(NEVER).is_some() {}
+        assert_eq!(n.in_flight(), 4);
+        let cycle = n.blocked();
+        assert_eq!(cycle.len(), 4, "{cycle:?}");
+        assert!(cycle[0].contains("waits for a lane on link"), "{cycle:?}");
+        // With two lanes the dateline classes prevent it.
+        let p = NetParams { lanes: 2, ..p };
+        let mut n = net("ring:4", &p);
+        let sends: Vec<_> = (0..4u32).map(|s| (s as u64, s, (s + 2) % 4, 4000, 0)).collect();
+        assert_eq!(drive(&mut n, &sends).len(), 4);
+        assert!(n.blocked().is_empty());
+    }
+
+    #[test]
+    fn hops_and_link_busy() {
+        let p = NetParams { head_flit_ratio: 1.0, ..NetParams::default() };
+        let mut n = net("line:4", &p);
+        n.record_hops(true);
+        drive(&mut n, &[(9, 0, 2, 4, 0)]);
+        let mut hops = Vec::new();
+        n.take_hops(&mut hops);
+        // Head over 0->1 at 6, tail leaves it at 14; head over 1->2 at 7, tail at 15.
+        let want = vec![
+            Hop { msg: 9, packet: 0, from: 0, to: 1, enter: 6 * U, leave: 14 * U },
+            Hop { msg: 9, packet: 0, from: 1, to: 2, enter: 7 * U, leave: 15 * U },
+        ];
+        assert_eq!(hops, want);
+        n.count_links(true);
+        let busy: Vec<Ticks> = n.link_busy().iter().map(|l| l.busy / U).collect();
+        assert_eq!(busy, vec![8, 8]);
+    }
+}
