@@ -1,7 +1,7 @@
 //! `cpperf` — analyse run records: speedup, efficiency, utilization, granularity, the
 //! communication matrix, the critical path and the weighted critical path.
 use anyhow::Context;
-use clap::{Parser, ValueEnum};
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use cppe::cli::{self, exit};
 use cppe::perf::{analyze, render, Analysis};
 use std::io::{BufReader, Read, Write};
@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 /// messages, granularity (computation : communication), the critical path of the
 /// execution graph and the weighted critical path with each segment's share.
 #[derive(Parser, Debug)]
-#[command(name = "cpperf", version, about, long_about = None)]
+#[command(name = "cpperf", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Run records; `-` or none reads standard input.
     runs: Vec<PathBuf>,
     /// Output format.
@@ -24,6 +26,35 @@ struct Args {
     /// `src,dst,bytes` (the format cpmap --comm reads).
     #[arg(long)]
     comm: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compare two runs metric by metric; exit 1 when one regresses beyond the tolerance.
+    Compare(CompareArgs),
+}
+
+/// Compare two runs' statistics (CSV from cpperf --format csv or cpss --stats csv, run
+/// records, PICL or SDDF traces). Times, latency, critical path, messages and bytes
+/// regress when they grow; speedup, efficiency, utilization and granularity when they
+/// shrink.
+#[derive(ClapArgs, Debug)]
+struct CompareArgs {
+    /// The reference run.
+    base: PathBuf,
+    /// The run to check.
+    new: PathBuf,
+    /// Largest change in the bad direction that is not a regression, in percent of the
+    /// base value.
+    #[arg(long, value_name = "P%", default_value = "2%")]
+    tolerance: String,
+    /// Compare only these metrics (comma list); default: every metric both runs have but
+    /// host_seconds.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    metrics: Option<Vec<String>>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -38,8 +69,12 @@ enum FormatArg {
 
 fn main() {
     let args = Args::parse();
-    std::process::exit(match run(&args) {
-        Ok(()) => exit::OK,
+    let result = match &args.command {
+        Some(Command::Compare(c)) => compare(c),
+        None => run(&args).map(|()| exit::OK),
+    };
+    std::process::exit(match result {
+        Ok(code) => code,
         Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
             eprintln!("cpperf: error: {e:#}");
@@ -54,6 +89,32 @@ fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn Read>)> {
     }
     let f = std::fs::File::open(path).with_context(|| path.display().to_string())?;
     Ok((path.display().to_string(), Box::new(BufReader::new(f))))
+}
+
+fn read_all(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
+    let (name, mut input) = open_input(path)?;
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes).with_context(|| name.clone())?;
+    Ok((name, bytes))
+}
+
+/// `cpperf compare`: exit 1 on a regression, 0 otherwise.
+fn compare(c: &CompareArgs) -> anyhow::Result<i32> {
+    let tolerance = cppe::perf::compare::parse_tolerance(&c.tolerance).context("--tolerance")?;
+    let (bn, base) = read_all(&c.base)?;
+    let base = cppe::perf::metrics_of_bytes(&base).with_context(|| bn.clone())?;
+    let (nn, new) = read_all(&c.new)?;
+    let new = cppe::perf::metrics_of_bytes(&new).with_context(|| nn.clone())?;
+    let cmp = cppe::perf::compare::compare(&base, &new, tolerance, c.metrics.as_deref())?;
+    let out = match c.format {
+        FormatArg::Text => cmp.text(),
+        FormatArg::Csv => cmp.csv(),
+        FormatArg::Json => cmp.json(),
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(if cmp.regressed() { exit::RUNTIME } else { exit::OK })
 }
 
 fn run(args: &Args) -> anyhow::Result<()> {

@@ -11,15 +11,18 @@
 //! ```
 //!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
+pub mod compare;
 pub mod graph;
 pub mod render;
 pub mod summary;
+pub mod unmatched;
 
 use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats};
 use graph::{CriticalPath, GraphBuilder};
 use std::collections::BTreeMap;
 use std::io::Read;
 use summary::{Summary, SummaryBuilder};
+use unmatched::{Unmatched, UnmatchedBuilder};
 
 /// Why a run could not be analysed.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +30,50 @@ pub enum PerfError {
     /// The run record could not be read.
     #[error(transparent)]
     Record(#[from] RecordError),
+    /// Two runs could not be compared.
+    #[error(transparent)]
+    Compare(#[from] compare::CompareError),
+    /// The input is neither a run record nor a text format cpperf reads.
+    #[error("not a run record, PICL or SDDF trace, or statistics CSV")]
+    Unknown,
+}
+
+/// What an input holds, told from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// A binary run record (`cpss -t`).
+    Record,
+    /// Statistics CSV (`cpperf --format csv`, `cpss --stats csv`).
+    Csv,
+}
+
+/// Tells what `head` (the first bytes of an input) starts.
+pub fn detect(head: &[u8]) -> Option<InputKind> {
+    if head.starts_with(&crate::trace::record::MAGIC[..head.len().min(8)]) && !head.is_empty() {
+        return Some(InputKind::Record);
+    }
+    let text = String::from_utf8_lossy(head);
+    if text.contains("seq_time,") {
+        return Some(InputKind::Csv);
+    }
+    None
+}
+
+/// Reads and analyses a whole input of any kind [`detect`] knows that holds events.
+pub fn analyze_bytes(bytes: &[u8]) -> Result<Analysis, PerfError> {
+    match detect(bytes) {
+        Some(InputKind::Record) => analyze(bytes),
+        _ => Err(PerfError::Unknown),
+    }
+}
+
+/// The metrics of an input for `cpperf compare`: a statistics CSV, or the analysis of a
+/// run record or trace.
+pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
+    match detect(bytes) {
+        Some(InputKind::Csv) => Ok(compare::Metrics::from_csv(&String::from_utf8_lossy(bytes))?),
+        _ => Ok(compare::Metrics::of(&analyze_bytes(bytes)?)),
+    }
 }
 
 /// Everything `cpperf` reports about one run.
@@ -40,6 +87,8 @@ pub struct Analysis {
     pub critical: CriticalPath,
     /// The function each process runs, by pid.
     pub functions: BTreeMap<u32, String>,
+    /// Messages never received and receives never completed.
+    pub unmatched: Unmatched,
     /// Number of events read.
     pub events: u64,
 }
@@ -69,6 +118,7 @@ struct Analyzer<'h> {
     header: &'h RunHeader,
     summary: SummaryBuilder,
     graph: GraphBuilder,
+    unmatched: UnmatchedBuilder,
     functions: BTreeMap<u32, String>,
     events: u64,
 }
@@ -79,6 +129,7 @@ impl<'h> Analyzer<'h> {
             header,
             summary: SummaryBuilder::default(),
             graph: GraphBuilder::default(),
+            unmatched: UnmatchedBuilder::default(),
             functions: BTreeMap::new(),
             events: 0,
         }
@@ -92,6 +143,7 @@ impl<'h> Analyzer<'h> {
         }
         self.summary.event(e);
         self.graph.event(e);
+        self.unmatched.event(e);
     }
 
     fn finish(self, stats: &RunStats) -> Analysis {
@@ -101,6 +153,7 @@ impl<'h> Analyzer<'h> {
             program: self.header.program.clone(),
             summary,
             critical,
+            unmatched: self.unmatched.finish(self.header),
             functions: self.functions,
             events: self.events,
         }

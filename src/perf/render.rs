@@ -113,17 +113,62 @@ pub fn text(a: &Analysis) -> String {
             segment_label(a, seg)
         );
     }
+    o.push_str(&unmatched_text(a));
+    o
+}
+
+fn line_text(line: u32) -> String {
+    if line == 0 {
+        "line unknown".into()
+    } else {
+        format!("line {line}")
+    }
+}
+
+/// The unmatched sends and receives, or nothing when every message was received.
+pub fn unmatched_text(a: &Analysis) -> String {
+    let u = &a.unmatched;
+    let mut o = String::new();
+    if u.sends.is_empty() && u.receives.is_empty() {
+        return o;
+    }
+    let _ = writeln!(o, "\nUnmatched communication");
+    for s in &u.sends {
+        let _ = writeln!(
+            o,
+            "  send never received: {} sent {} bytes on channel {} (channel {}, element {}) at {}, time {}",
+            who(a, s.pid),
+            s.bytes,
+            s.element,
+            s.channel,
+            s.index,
+            line_text(s.line),
+            units(s.time)
+        );
+    }
+    for r in &u.receives {
+        let _ = writeln!(
+            o,
+            "  receive never completed: {} waits on channel {} (channel {}, element {}) at {} since time {}",
+            who(a, r.pid),
+            r.element,
+            r.channel,
+            r.index,
+            line_text(r.line),
+            units(r.time)
+        );
+    }
     o
 }
 
 /// The CSV header of [`csv_row`].
-pub const CSV_HEADER: &str = "seq_time,par_time,speedup,efficiency,pprocs_used,messages,bytes,avg_latency,granularity,critical_path,critical_segments,wcpa_weight";
+pub const CSV_HEADER: &str = "seq_time,par_time,speedup,efficiency,pprocs_used,messages,bytes,avg_latency,granularity,critical_path,critical_segments,wcpa_weight,unmatched_sends";
 
 /// One CSV row of the main metrics (speedup to 4 decimals as `cpss --stats csv`).
 pub fn csv_row(a: &Analysis) -> String {
     let s = &a.summary;
     format!(
-        "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{}\n",
+        "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{},{}\n",
         units(s.seq_ticks),
         units(s.par_ticks),
         s.speedup(),
@@ -135,7 +180,8 @@ pub fn csv_row(a: &Analysis) -> String {
         s.granularity().map(|g| format!("{g:.4}")).unwrap_or_default(),
         units(a.critical.length),
         a.critical.segments.len(),
-        weight_units(a.critical.total_weight)
+        weight_units(a.critical.total_weight),
+        a.unmatched.sends.len()
     )
 }
 
@@ -180,8 +226,42 @@ pub fn json(a: &Analysis) -> String {
             )
         })
         .collect();
+    let unmatched: Vec<String> = a
+        .unmatched
+        .sends
+        .iter()
+        .map(|u| {
+            format!(
+                "{{\"msg\":{},\"time\":{},\"pid\":{},\"channel\":{},\"index\":{},\"element\":{},\"line\":{},\"bytes\":{}}}",
+                u.msg,
+                units(u.time),
+                u.pid,
+                u.channel,
+                u.index,
+                json_str(&u.element),
+                u.line,
+                u.bytes
+            )
+        })
+        .collect();
+    let pending: Vec<String> = a
+        .unmatched
+        .receives
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"time\":{},\"pid\":{},\"channel\":{},\"index\":{},\"element\":{},\"line\":{}}}",
+                units(r.time),
+                r.pid,
+                r.channel,
+                r.index,
+                json_str(&r.element),
+                r.line
+            )
+        })
+        .collect();
     format!(
-        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}}}}\n",
+        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}},\"unmatched_sends\":[{}],\"pending_receives\":[{}]}}\n",
         json_str(&a.program),
         units(s.seq_ticks),
         units(s.par_ticks),
@@ -198,6 +278,8 @@ pub fn json(a: &Analysis) -> String {
         c.edges,
         c.processors,
         weight_units(c.total_weight),
-        segs.join(",")
+        segs.join(","),
+        unmatched.join(","),
+        pending.join(",")
     )
 }

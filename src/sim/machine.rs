@@ -1242,6 +1242,8 @@ impl<'m> Simulator<'m> {
                 }
             }
             Instr::Send { n } => {
+                // The send's own pc: `charge` moves past it.
+                let pc = self.procs[pid as usize].pc;
                 let data = self.pop_n(pid, n as usize)?;
                 let a = as_int(self.pop(pid)?) as i64;
                 let c = self.chan_index(pid, a)?;
@@ -1280,6 +1282,7 @@ impl<'m> Simulator<'m> {
                         elem,
                         bytes,
                         arrival,
+                        line: self.module.line_of(pc),
                     });
                 }
                 if let Some(o) = self.procs.get_mut(owner as usize) {

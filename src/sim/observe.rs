@@ -50,6 +50,8 @@ pub enum SimEvent<'a> {
         elem: u32,
         bytes: u32,
         arrival: Ticks,
+        /// Source line of the send.
+        line: u32,
     },
     /// A message was received (the `RECV` completed at `time`).
     Receive { time: Ticks, pid: u32, channel: u32, elem: u32, arrival: Ticks },

@@ -210,7 +210,7 @@ impl<W: Write> Recorder<W> {
                 };
                 self.push(Event::State { time, pid, state, reason });
             }
-            SimEvent::Send { time, src_pid, dst_pid, src_pproc, dst_pproc, channel, elem, bytes, arrival } => {
+            SimEvent::Send { time, src_pid, dst_pid, src_pproc, dst_pproc, channel, elem, bytes, arrival, line } => {
                 let msg = self.next_msg;
                 self.next_msg += 1;
                 self.queues.entry((channel, elem)).or_default().insert((arrival, msg), Pending { msg, src_pid, bytes });
@@ -223,7 +223,7 @@ impl<W: Write> Recorder<W> {
                     dst_pproc,
                     purpose: MsgPurpose::Channel { channel, index: elem },
                     bytes,
-                    line: 0,
+                    line,
                 });
                 self.push(Event::MsgArrive { time: arrival, msg, dst_pproc });
             }

@@ -123,3 +123,91 @@ fn a_truncated_record_is_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cpperf: error:"));
     assert!(out.stdout.is_empty());
 }
+
+/// `text` with the value of CSV column `name` (header line starting `seq_time,`, next
+/// line the values) replaced by `f(old value)`.
+fn edit_csv(text: &str, name: &str, f: impl Fn(f64) -> f64) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let h = lines.iter().rposition(|l| l.starts_with("seq_time,")).expect("a statistics header");
+    let col = lines[h].split(',').position(|k| k == name).expect("the column");
+    let mut cells: Vec<String> = lines[h + 1].split(',').map(String::from).collect();
+    cells[col] = format!("{}", f(cells[col].parse().unwrap()));
+    let mut out: Vec<String> = lines[..=h].iter().map(|l| l.to_string()).collect();
+    out.push(cells.join(","));
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn compare_exits_1_when_the_parallel_time_grows_beyond_the_tolerance() {
+    let dir = tempdir("cpperf-compare");
+    let (cpt, cpss_out) = simulate(&dir, "ring_token.c", &[]);
+    let base = dir.join("base.csv");
+    std::fs::write(&base, &cpss_out).unwrap();
+    // par_time 2720 → ×1.05 = 2856 (+5 %) and ×1.01 = 2747.2 (+1 %), only that column.
+    for (factor, tolerance, code) in [(1.05, "2%", 1), (1.01, "2%", 0), (1.05, "6%", 0)] {
+        let new = dir.join("new.csv");
+        std::fs::write(&new, edit_csv(&cpss_out, "par_time", |t| t * factor)).unwrap();
+        let out = run_in(
+            &dir,
+            "cpperf",
+            &["compare", base.to_str().unwrap(), new.to_str().unwrap(), "--tolerance", tolerance],
+            b"",
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(code), "×{factor} at {tolerance}:\n{text}");
+        let row = text.lines().find(|l| l.starts_with("par_time")).expect("a par_time row");
+        assert_eq!(row.contains("REGRESSION"), code == 1, "{row}");
+    }
+    // Speedup is better when higher: a speedup that shrinks 5 % regresses, one that grows
+    // 5 % does not; --metrics restricts the table to the columns listed.
+    for (factor, code) in [(0.95, 1), (1.05, 0)] {
+        let new = dir.join("speedup.csv");
+        std::fs::write(&new, edit_csv(&cpss_out, "speedup", |s| s * factor)).unwrap();
+        let out = run_in(
+            &dir,
+            "cpperf",
+            &["compare", base.to_str().unwrap(), new.to_str().unwrap(), "--metrics", "speedup", "--format", "csv"],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(code), "{}", String::from_utf8_lossy(&out.stdout));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2, "header and the speedup row");
+    }
+    // A run record against the cpperf CSV of the same run: only the CSV's rounding (speedup to
+    // four decimals) differs.
+    let perf_csv = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "csv"], b"");
+    let p = dir.join("perf.csv");
+    std::fs::write(&p, &perf_csv.stdout).unwrap();
+    let out =
+        run_in(&dir, "cpperf", &["compare", cpt.to_str().unwrap(), p.to_str().unwrap(), "--tolerance", "0.1%"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // Garbage is bad input.
+    std::fs::write(dir.join("junk.csv"), "hello\n").unwrap();
+    let out = run_in(&dir, "cpperf", &["compare", "junk.csv", p.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn an_unreceived_send_is_reported_with_its_process_channel_and_line() {
+    let dir = tempdir("cpperf-unmatched");
+    let (cpt, _) = simulate(&dir, "unreceived_send.c", &[]);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The worker's second send, `answer = x * 3;`, is line 14 of the fixture; the first
+    // (line 13) was read by main.
+    let src = std::fs::read_to_string(fixtures().join("unreceived_send.c")).unwrap();
+    assert_eq!(src.lines().nth(13).unwrap().trim(), "answer = x * 3;");
+    assert!(
+        text.contains(
+            "send never received: process 1 (worker) sent 4 bytes on channel answer (channel 0, element 0) at line 14"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("send never received").count(), 1, "{text}");
+    let csv = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "csv"], b"");
+    assert_eq!(field(&csv_fields(&String::from_utf8_lossy(&csv.stdout)), "unmatched_sends"), "1");
+    // ring_token receives every message it sends.
+    let (ring, _) = simulate(&dir, "ring_token.c", &[]);
+    let out = run_in(&dir, "cpperf", &[ring.to_str().unwrap()], b"");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Unmatched"));
+}
