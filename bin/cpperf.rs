@@ -3,8 +3,8 @@
 use anyhow::Context;
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use cppe::cli::{self, exit};
-use cppe::perf::{analyze, render, Analysis};
-use std::io::{BufReader, Read, Write};
+use cppe::perf::{analyze_any, render, Analysis};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Analyse run records written by cpss -t.
@@ -83,9 +83,9 @@ fn main() {
     });
 }
 
-fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn Read>)> {
+fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn BufRead>)> {
     if path.as_os_str() == "-" {
-        return Ok(("<stdin>".into(), Box::new(std::io::stdin().lock())));
+        return Ok(("<stdin>".into(), Box::new(BufReader::new(std::io::stdin().lock()))));
     }
     let f = std::fs::File::open(path).with_context(|| path.display().to_string())?;
     Ok((path.display().to_string(), Box::new(BufReader::new(f))))
@@ -122,7 +122,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
     let mut analyses: Vec<(String, Analysis)> = Vec::new();
     for p in &paths {
         let (name, input) = open_input(p)?;
-        let a = analyze(input).with_context(|| name.clone())?;
+        let a = analyze_any(input).with_context(|| name.clone())?;
         analyses.push((name, a));
     }
     let many = analyses.len() > 1;

@@ -13,6 +13,7 @@
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod compare;
 pub mod graph;
+pub mod import;
 pub mod render;
 pub mod summary;
 pub mod unmatched;
@@ -20,7 +21,7 @@ pub mod unmatched;
 use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats};
 use graph::{CriticalPath, GraphBuilder};
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use summary::{Summary, SummaryBuilder};
 use unmatched::{Unmatched, UnmatchedBuilder};
 
@@ -33,6 +34,9 @@ pub enum PerfError {
     /// Two runs could not be compared.
     #[error(transparent)]
     Compare(#[from] compare::CompareError),
+    /// A PICL or SDDF trace could not be read.
+    #[error(transparent)]
+    Import(#[from] import::ImportError),
     /// The input is neither a run record nor a text format cpperf reads.
     #[error("not a run record, PICL or SDDF trace, or statistics CSV")]
     Unknown,
@@ -43,6 +47,10 @@ pub enum PerfError {
 pub enum InputKind {
     /// A binary run record (`cpss -t`).
     Record,
+    /// A PICL 2.0 trace (`cptrace --format picl`).
+    Picl,
+    /// An ASCII SDDF trace (`cptrace --format sddf`).
+    Sddf,
     /// Statistics CSV (`cpperf --format csv`, `cpss --stats csv`).
     Csv,
 }
@@ -53,6 +61,13 @@ pub fn detect(head: &[u8]) -> Option<InputKind> {
         return Some(InputKind::Record);
     }
     let text = String::from_utf8_lossy(head);
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    if first == "SDDFA" {
+        return Some(InputKind::Sddf);
+    }
+    if import::picl::looks_like_picl(first) {
+        return Some(InputKind::Picl);
+    }
     if text.contains("seq_time,") {
         return Some(InputKind::Csv);
     }
@@ -61,10 +76,25 @@ pub fn detect(head: &[u8]) -> Option<InputKind> {
 
 /// Reads and analyses a whole input of any kind [`detect`] knows that holds events.
 pub fn analyze_bytes(bytes: &[u8]) -> Result<Analysis, PerfError> {
-    match detect(bytes) {
-        Some(InputKind::Record) => analyze(bytes),
-        _ => Err(PerfError::Unknown),
+    analyze_any(bytes)
+}
+
+/// Analyses a run record, PICL or SDDF trace, told apart by its first bytes; a record is
+/// read as a stream, a text trace whole.
+pub fn analyze_any<R: BufRead>(mut input: R) -> Result<Analysis, PerfError> {
+    let head = input.fill_buf().map_err(RecordError::Io)?;
+    // A record's magic is 8 bytes; a text trace's first line fits in a buffer.
+    match detect(head) {
+        Some(InputKind::Record) => analyze(input),
+        Some(InputKind::Picl) => Ok(analyze_imported(&import::picl::read(input)?)),
+        Some(InputKind::Sddf) => Ok(analyze_imported(&import::sddf::read(input)?)),
+        Some(InputKind::Csv) | None => Err(PerfError::Unknown),
     }
+}
+
+/// Analyses a trace read by [`import`].
+pub fn analyze_imported(t: &import::Imported) -> Analysis {
+    analyze_events(&t.header, &t.events, &t.stats)
 }
 
 /// The metrics of an input for `cpperf compare`: a statistics CSV, or the analysis of a

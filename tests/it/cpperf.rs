@@ -211,3 +211,40 @@ fn an_unreceived_send_is_reported_with_its_process_channel_and_line() {
     let out = run_in(&dir, "cpperf", &[ring.to_str().unwrap()], b"");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("Unmatched"));
 }
+
+/// Speedup, per-processor utilization and critical path length of `cpperf --format json`.
+fn key_metrics(dir: &Path, input: &Path) -> (f64, String, String) {
+    let out = run_in(dir, "cpperf", &[input.to_str().unwrap(), "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}: {}", input.display(), String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    (j["speedup"].as_f64().unwrap(), j["utilization"].to_string(), j["critical_path"]["length"].to_string())
+}
+
+#[test]
+fn picl_and_sddf_traces_of_a_run_give_the_record_s_speedup_utilization_and_critical_path() {
+    let dir = tempdir("cpperf-import");
+    for fixture in ["ring_token.c", "master_worker.c"] {
+        let (cpt, _) = simulate(&dir, fixture, &[]);
+        let want = key_metrics(&dir, &cpt);
+        for format in ["picl", "sddf"] {
+            let out = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", format, "--stats"], b"");
+            assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+            let trace = dir.join(format!("{fixture}.{format}"));
+            std::fs::write(&trace, &out.stdout).unwrap();
+            assert_eq!(key_metrics(&dir, &trace), want, "{fixture} via {format}");
+        }
+        // Without --stats the sequential time is not in the trace, but the SDDF trace holds
+        // every event: utilization (busy / last event time) may differ from the record's only
+        // by the few ticks the clock runs past the last event, the critical path not at all.
+        let out = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", "sddf"], b"");
+        let trace = dir.join(format!("{fixture}.plain.sddf"));
+        std::fs::write(&trace, &out.stdout).unwrap();
+        assert_eq!(key_metrics(&dir, &trace).2, want.2, "{fixture} via plain SDDF");
+    }
+    // A damaged trace is exit 2 with the file and line named.
+    std::fs::write(dir.join("bad.trf"), "-3 -901 0.000000000 0 0 0\n-3 -21 0.000001000 0 0 4 2 4\n").unwrap();
+    let out = run_in(&dir, "cpperf", &["bad.trf"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.trf") && err.contains("line 2"), "{err}");
+}
