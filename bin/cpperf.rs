@@ -26,6 +26,10 @@ struct Args {
     /// `src,dst,bytes` (the format cpmap --comm reads).
     #[arg(long)]
     comm: bool,
+    /// Write gantt.svg (with the critical path), spacetime.svg and utilization.svg into
+    /// DIR (with several runs, each name prefixed with the run's file stem and a dash).
+    #[arg(long, value_name = "DIR")]
+    svg: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -126,6 +130,16 @@ fn run(args: &Args) -> anyhow::Result<()> {
         analyses.push((name, a));
     }
     let many = analyses.len() > 1;
+    if let Some(dir) = &args.svg {
+        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        for (name, a) in &analyses {
+            let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            for (file, text) in cppe::perf::charts(a, a.summary.pprocs_used) {
+                let file = if many { format!("{stem}-{file}") } else { file.to_string() };
+                cli::write_atomic(&dir.join(file), text.as_bytes())?;
+            }
+        }
+    }
     let mut out = String::new();
     if args.comm {
         for (name, a) in &analyses {

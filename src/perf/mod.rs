@@ -16,6 +16,7 @@ pub mod graph;
 pub mod import;
 pub mod render;
 pub mod summary;
+pub mod svg;
 pub mod unmatched;
 
 use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats};
@@ -106,6 +107,16 @@ pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
     }
 }
 
+/// The three charts of `--svg` as `(file name, SVG text)`.
+pub fn charts(a: &Analysis, pprocs: u32) -> Vec<(&'static str, String)> {
+    let title = if a.program.is_empty() { "run" } else { a.program.as_str() };
+    vec![
+        ("gantt.svg", svg::gantt(&a.timeline, &a.critical, pprocs, title)),
+        ("spacetime.svg", svg::space_time(&a.timeline, pprocs, title)),
+        ("utilization.svg", svg::utilization(&a.timeline, a.summary.pprocs_used.max(1), title)),
+    ]
+}
+
 /// Everything `cpperf` reports about one run.
 #[derive(Debug, Clone)]
 pub struct Analysis {
@@ -119,6 +130,8 @@ pub struct Analysis {
     pub functions: BTreeMap<u32, String>,
     /// Messages never received and receives never completed.
     pub unmatched: Unmatched,
+    /// Busy intervals and messages, for the charts.
+    pub timeline: svg::Timeline,
     /// Number of events read.
     pub events: u64,
 }
@@ -149,6 +162,7 @@ struct Analyzer<'h> {
     summary: SummaryBuilder,
     graph: GraphBuilder,
     unmatched: UnmatchedBuilder,
+    timeline: svg::TimelineBuilder,
     functions: BTreeMap<u32, String>,
     events: u64,
 }
@@ -160,6 +174,7 @@ impl<'h> Analyzer<'h> {
             summary: SummaryBuilder::default(),
             graph: GraphBuilder::default(),
             unmatched: UnmatchedBuilder::default(),
+            timeline: svg::TimelineBuilder::default(),
             functions: BTreeMap::new(),
             events: 0,
         }
@@ -174,6 +189,7 @@ impl<'h> Analyzer<'h> {
         self.summary.event(e);
         self.graph.event(e);
         self.unmatched.event(e);
+        self.timeline.event(e);
     }
 
     fn finish(self, stats: &RunStats) -> Analysis {
@@ -184,6 +200,7 @@ impl<'h> Analyzer<'h> {
             summary,
             critical,
             unmatched: self.unmatched.finish(self.header),
+            timeline: self.timeline.finish(),
             functions: self.functions,
             events: self.events,
         }

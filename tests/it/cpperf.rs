@@ -248,3 +248,98 @@ fn picl_and_sddf_traces_of_a_run_give_the_record_s_speedup_utilization_and_criti
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.trf") && err.contains("line 2"), "{err}");
 }
+
+/// A small XML well-formedness check: one root element, every tag closed in order,
+/// attribute values quoted, no stray `<` or `&` in text. Returns the root's name.
+fn well_formed(xml: &str) -> Result<String, String> {
+    let mut rest = xml.trim_start();
+    if let Some(r) = rest.strip_prefix("<?xml") {
+        rest = &r[r.find("?>").ok_or("unterminated declaration")? + 2..];
+    }
+    let (mut stack, mut root): (Vec<String>, Option<String>) = (Vec::new(), None);
+    while let Some(lt) = rest.find('<') {
+        let text = &rest[..lt];
+        if stack.is_empty() && !text.trim().is_empty() {
+            return Err(format!("text outside the root: {text:?}"));
+        }
+        for (k, _) in text.match_indices('&') {
+            let ent = &text[k..];
+            if !["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"].iter().any(|e| ent.starts_with(e)) {
+                return Err(format!("bare & in {text:?}"));
+            }
+        }
+        let gt = rest[lt..].find('>').ok_or("unterminated tag")? + lt;
+        let tag = &rest[lt + 1..gt];
+        rest = &rest[gt + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack.pop().ok_or(format!("</{name}> closes nothing"))?;
+            if open != name.trim() {
+                return Err(format!("</{name}> closes <{open}>"));
+            }
+            continue;
+        }
+        let self_closing = tag.ends_with('/');
+        let body = tag.trim_end_matches('/');
+        let name: String = body.chars().take_while(|c| !c.is_whitespace()).collect();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == ':' || c == '-' || c == '_') {
+            return Err(format!("bad tag name in <{tag}>"));
+        }
+        // Attributes: name="value" pairs.
+        let mut attrs = body[name.len()..].trim();
+        while !attrs.is_empty() {
+            let eq = attrs.find('=').ok_or(format!("attribute without value in <{tag}>"))?;
+            let v = attrs[eq + 1..].trim_start();
+            let q = v.chars().next().filter(|&c| c == '"' || c == '\'').ok_or(format!("unquoted value in <{tag}>"))?;
+            let close = v[1..].find(q).ok_or(format!("unterminated value in <{tag}>"))? + 1;
+            if v[1..close].contains('<') {
+                return Err(format!("< in an attribute of <{tag}>"));
+            }
+            attrs = v[close + 1..].trim_start();
+        }
+        if stack.is_empty() {
+            if root.is_some() {
+                return Err("two root elements".into());
+            }
+            root = Some(name.clone());
+        }
+        if !self_closing {
+            stack.push(name);
+        }
+    }
+    if !stack.is_empty() || !rest.trim().is_empty() {
+        return Err(format!("unclosed elements {stack:?}"));
+    }
+    root.ok_or_else(|| "no element".into())
+}
+
+#[test]
+fn the_checker_rejects_malformed_xml() {
+    assert_eq!(well_formed("<a x=\"1\"><b/>t &amp; u</a>"), Ok("a".into()));
+    for bad in ["<a><b></a></b>", "<a x=1/>", "<a>", "<a/><b/>", "<a>&</a>", "text<a/>"] {
+        assert!(well_formed(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn svg_charts_are_well_formed_and_deterministic() {
+    let dir = tempdir("cpperf-svg");
+    let (cpt, _) = simulate(&dir, "ring_token.c", &[]);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--svg", "charts"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let first: Vec<String> = ["gantt.svg", "spacetime.svg", "utilization.svg"]
+        .iter()
+        .map(|f| std::fs::read_to_string(dir.join("charts").join(f)).unwrap())
+        .collect();
+    for (f, text) in ["gantt", "spacetime", "utilization"].iter().zip(&first) {
+        assert_eq!(well_formed(text), Ok("svg".into()), "{f}");
+    }
+    // The Gantt chart has a slice per busy interval and the critical path in red; the
+    // space-time diagram a line per message: ring_token sends 27 messages.
+    assert!(first[0].contains("<rect") && first[0].contains("stroke=\"red\""));
+    assert_eq!(first[1].matches("stroke=\"navy\"").count(), 27);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--svg", "again"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    for (f, text) in ["gantt.svg", "spacetime.svg", "utilization.svg"].iter().zip(&first) {
+        assert_eq!(&std::fs::read_to_string(dir.join("again").join(f)).unwrap(), text, "{f} differs between runs");
+    }
+}
