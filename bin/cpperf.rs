@@ -4,6 +4,7 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use cppe::cli::{self, exit};
 use cppe::perf::{analyze_any, render, Analysis};
+use rayon::prelude::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -123,12 +124,15 @@ fn compare(c: &CompareArgs) -> anyhow::Result<i32> {
 
 fn run(args: &Args) -> anyhow::Result<()> {
     let paths: Vec<PathBuf> = if args.runs.is_empty() { vec![PathBuf::from("-")] } else { args.runs.clone() };
-    let mut analyses: Vec<(String, Analysis)> = Vec::new();
-    for p in &paths {
-        let (name, input) = open_input(p)?;
-        let a = analyze_any(input).with_context(|| name.clone())?;
-        analyses.push((name, a));
-    }
+    // Runs are independent: analysed in parallel, reported in the order given.
+    let analyses: Vec<(String, Analysis)> = paths
+        .par_iter()
+        .map(|p| {
+            let (name, input) = open_input(p)?;
+            let a = analyze_any(input).with_context(|| name.clone())?;
+            Ok((name, a))
+        })
+        .collect::<anyhow::Result<_>>()?;
     let many = analyses.len() > 1;
     if let Some(dir) = &args.svg {
         std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;

@@ -343,3 +343,20 @@ fn svg_charts_are_well_formed_and_deterministic() {
         assert_eq!(&std::fs::read_to_string(dir.join("again").join(f)).unwrap(), text, "{f} differs between runs");
     }
 }
+
+#[test]
+fn several_runs_give_one_csv_row_each_in_the_order_given() {
+    let dir = tempdir("cpperf-many");
+    let (ring, ring_csv) = simulate(&dir, "ring_token.c", &[]);
+    let (mw, mw_csv) = simulate(&dir, "master_worker.c", &[]);
+    let args = [ring.to_str().unwrap(), mw.to_str().unwrap(), ring.to_str().unwrap(), "--format", "csv"];
+    let out = run_in(&dir, "cpperf", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    // Each row's par_time (column 2) is that run's cpss par_time.
+    let par = |csv: &str| field(&csv_fields(csv), "par_time").to_string();
+    let col = |l: &str| l.split(',').nth(1).unwrap().to_string();
+    assert_eq!([col(lines[1]), col(lines[2]), col(lines[3])], [par(&ring_csv), par(&mw_csv), par(&ring_csv)]);
+}
