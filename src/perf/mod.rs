@@ -14,6 +14,7 @@
 pub mod compare;
 pub mod graph;
 pub mod import;
+pub mod profile;
 pub mod render;
 pub mod summary;
 pub mod svg;
@@ -132,6 +133,8 @@ pub struct Analysis {
     pub unmatched: Unmatched,
     /// Busy intervals and messages, for the charts.
     pub timeline: svg::Timeline,
+    /// Concurrency and message size histograms, Late Sender wait, critical-path profile.
+    pub profile: profile::Profile,
     /// Number of events read.
     pub events: u64,
 }
@@ -163,6 +166,7 @@ struct Analyzer<'h> {
     graph: GraphBuilder,
     unmatched: UnmatchedBuilder,
     timeline: svg::TimelineBuilder,
+    profile: profile::ProfileBuilder,
     functions: BTreeMap<u32, String>,
     events: u64,
 }
@@ -175,6 +179,7 @@ impl<'h> Analyzer<'h> {
             graph: GraphBuilder::default(),
             unmatched: UnmatchedBuilder::default(),
             timeline: svg::TimelineBuilder::default(),
+            profile: profile::ProfileBuilder::default(),
             functions: BTreeMap::new(),
             events: 0,
         }
@@ -190,17 +195,21 @@ impl<'h> Analyzer<'h> {
         self.graph.event(e);
         self.unmatched.event(e);
         self.timeline.event(e);
+        self.profile.event(e);
     }
 
     fn finish(self, stats: &RunStats) -> Analysis {
         let summary = self.summary.finish(stats);
         let critical = self.graph.finish(summary.pprocs_used);
+        let timeline = self.timeline.finish();
+        let profile = self.profile.finish(&timeline, &critical, summary.par_ticks.max(timeline.end));
         Analysis {
             program: self.header.program.clone(),
             summary,
             critical,
             unmatched: self.unmatched.finish(self.header),
-            timeline: self.timeline.finish(),
+            timeline,
+            profile,
             functions: self.functions,
             events: self.events,
         }

@@ -113,7 +113,43 @@ pub fn text(a: &Analysis) -> String {
             segment_label(a, seg)
         );
     }
+    o.push_str(&profile_text(a));
     o.push_str(&unmatched_text(a));
+    o
+}
+
+/// The distributions: concurrency, message sizes, Late Sender wait, critical-path profile.
+pub fn profile_text(a: &Analysis) -> String {
+    let p = &a.profile;
+    let mut o = String::new();
+    let total: Ticks = p.concurrency.iter().sum();
+    let _ = writeln!(o, "\nConcurrency (share of time with exactly k processors busy)");
+    for (k, &t) in p.concurrency.iter().enumerate() {
+        if t > 0 {
+            let _ = writeln!(o, "  {k:>4}  {:6.2} %  {}", share(t as f64, total as f64), units(t));
+        }
+    }
+    if !p.sizes.is_empty() {
+        let _ = writeln!(o, "\nMessage sizes (bytes up to, messages)");
+        for (b, n) in &p.sizes {
+            let _ = writeln!(o, "  {b:>8}  {n}");
+        }
+    }
+    if !p.late_sender.is_empty() {
+        let _ = writeln!(o, "\nLate Sender wait (arrival - receive call)");
+        for &(pid, w, n) in &p.late_sender {
+            let _ = writeln!(o, "  {:>10}  {n} receives  {}", units(w), who(a, pid));
+        }
+    }
+    let len = a.critical.length as f64;
+    let _ = writeln!(o, "\nCritical path by processor");
+    for &(pp, t) in &p.path_by_pproc {
+        let _ = writeln!(o, "  {pp:>4}  {:6.2} %  {}", share(t as f64, len), units(t));
+    }
+    let _ = writeln!(o, "Critical path by activity");
+    for &(k, t) in &p.path_by_kind {
+        let _ = writeln!(o, "  {k:<8}  {:6.2} %  {}", share(t as f64, len), units(t));
+    }
     o
 }
 
@@ -260,8 +296,20 @@ pub fn json(a: &Analysis) -> String {
             )
         })
         .collect();
+    let p = &a.profile;
+    let conc: Vec<String> = p.concurrency.iter().map(|&t| units(t)).collect();
+    let sizes: Vec<String> = p.sizes.iter().map(|(b, n)| format!("{{\"up_to\":{b},\"messages\":{n}}}")).collect();
+    let late: Vec<String> = p
+        .late_sender
+        .iter()
+        .map(|&(pid, w, n)| format!("{{\"pid\":{pid},\"wait\":{},\"receives\":{n}}}", units(w)))
+        .collect();
+    let by_pproc: Vec<String> =
+        p.path_by_pproc.iter().map(|&(pp, t)| format!("{{\"pproc\":{pp},\"time\":{}}}", units(t))).collect();
+    let by_kind: Vec<String> =
+        p.path_by_kind.iter().map(|&(k, t)| format!("{{\"kind\":\"{k}\",\"time\":{}}}", units(t))).collect();
     format!(
-        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}},\"unmatched_sends\":[{}],\"pending_receives\":[{}]}}\n",
+        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}},\"unmatched_sends\":[{}],\"pending_receives\":[{}],\"concurrency\":[{}],\"message_sizes\":[{}],\"late_sender\":[{}],\"critical_path_by_pproc\":[{}],\"critical_path_by_kind\":[{}]}}\n",
         json_str(&a.program),
         units(s.seq_ticks),
         units(s.par_ticks),
@@ -280,6 +328,11 @@ pub fn json(a: &Analysis) -> String {
         weight_units(c.total_weight),
         segs.join(","),
         unmatched.join(","),
-        pending.join(",")
+        pending.join(","),
+        conc.join(","),
+        sizes.join(","),
+        late.join(","),
+        by_pproc.join(","),
+        by_kind.join(",")
     )
 }

@@ -360,3 +360,28 @@ fn several_runs_give_one_csv_row_each_in_the_order_given() {
     let col = |l: &str| l.split(',').nth(1).unwrap().to_string();
     assert_eq!([col(lines[1]), col(lines[2]), col(lines[3])], [par(&ring_csv), par(&mw_csv), par(&ring_csv)]);
 }
+
+#[test]
+fn distributions_add_up() {
+    let dir = tempdir("cpperf-profile");
+    let (cpt, _) = simulate(&dir, "master_worker.c", &[]);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    // Concurrency: the times with k busy processors cover the run, and Σ k·t_k is the busy
+    // time of all processors (the granularity's computation, Σ Cᵢ = Σ utilization · par).
+    let conc: Vec<f64> = j["concurrency"].as_array().unwrap().iter().map(f).collect();
+    let par = f(&j["par_time"]);
+    assert!((conc.iter().sum::<f64>() - par).abs() < 1e-6, "{conc:?} vs {par}");
+    let busy: f64 = j["utilization"].as_array().unwrap().iter().map(|u| f(&u["percent"]) * par / 100.0).sum();
+    let weighted: f64 = conc.iter().enumerate().map(|(k, t)| k as f64 * t).sum();
+    assert!((weighted - busy).abs() < 1e-3, "{weighted} vs {busy}");
+    // Every message is in one size class; the critical-path profiles each sum to its length.
+    let sizes: f64 = j["message_sizes"].as_array().unwrap().iter().map(|s| f(&s["messages"])).sum();
+    assert_eq!(sizes, f(&j["messages"]));
+    let len = f(&j["critical_path"]["length"]);
+    for key in ["critical_path_by_pproc", "critical_path_by_kind"] {
+        let sum: f64 = j[key].as_array().unwrap().iter().map(|s| f(&s["time"])).sum();
+        assert!((sum - len).abs() < 1e-6, "{key}: {sum} vs {len}");
+    }
+}
