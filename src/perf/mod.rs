@@ -10,6 +10,12 @@
 //!                                        └──▶ GraphBuilder ───┴──▶ Analysis ──▶ text/csv/json
 //! ```
 //!
+//! Besides: [`unmatched`] (sends never received, receives never completed), [`profile`]
+//! (concurrency, message sizes, Late Sender wait, critical-path profile), [`svg`] (the
+//! charts of `--svg`), [`compare`] (`cpperf compare`) and [`import`] (PICL and SDDF
+//! traces as events, so a trace is analysed like a record; [`analyze_any`] tells them
+//! apart by content).
+//!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod compare;
 pub mod graph;
