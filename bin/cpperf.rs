@@ -1,10 +1,11 @@
 //! `cpperf` — analyse run records: speedup, efficiency, utilization, granularity, the
 //! communication matrix, the critical path and the weighted critical path.
 use anyhow::Context;
-use clap::{Parser, ValueEnum};
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use cppe::cli::{self, exit};
-use cppe::perf::{analyze, render, Analysis};
-use std::io::{BufReader, Read, Write};
+use cppe::perf::{analyze_any, render, Analysis};
+use rayon::prelude::*;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Analyse run records written by cpss -t.
@@ -13,8 +14,10 @@ use std::path::{Path, PathBuf};
 /// messages, granularity (computation : communication), the critical path of the
 /// execution graph and the weighted critical path with each segment's share.
 #[derive(Parser, Debug)]
-#[command(name = "cpperf", version, about, long_about = None)]
+#[command(name = "cpperf", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Run records; `-` or none reads standard input.
     runs: Vec<PathBuf>,
     /// Output format.
@@ -24,6 +27,39 @@ struct Args {
     /// `src,dst,bytes` (the format cpmap --comm reads).
     #[arg(long)]
     comm: bool,
+    /// Write gantt.svg (with the critical path), spacetime.svg and utilization.svg into
+    /// DIR (with several runs, each name prefixed with the run's file stem and a dash).
+    #[arg(long, value_name = "DIR")]
+    svg: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compare two runs metric by metric; exit 1 when one regresses beyond the tolerance.
+    Compare(CompareArgs),
+}
+
+/// Compare two runs' statistics (CSV from cpperf --format csv or cpss --stats csv, run
+/// records, PICL or SDDF traces). Times, latency, critical path, messages and bytes
+/// regress when they grow; speedup, efficiency, utilization and granularity when they
+/// shrink.
+#[derive(ClapArgs, Debug)]
+struct CompareArgs {
+    /// The reference run.
+    base: PathBuf,
+    /// The run to check.
+    new: PathBuf,
+    /// Largest change in the bad direction that is not a regression, in percent of the
+    /// base value.
+    #[arg(long, value_name = "P%", default_value = "2%")]
+    tolerance: String,
+    /// Compare only these metrics (comma list); default: every metric both runs have but
+    /// host_seconds.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    metrics: Option<Vec<String>>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -38,8 +74,12 @@ enum FormatArg {
 
 fn main() {
     let args = Args::parse();
-    std::process::exit(match run(&args) {
-        Ok(()) => exit::OK,
+    let result = match &args.command {
+        Some(Command::Compare(c)) => compare(c),
+        None => run(&args).map(|()| exit::OK),
+    };
+    std::process::exit(match result {
+        Ok(code) => code,
         Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
             eprintln!("cpperf: error: {e:#}");
@@ -48,23 +88,62 @@ fn main() {
     });
 }
 
-fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn Read>)> {
+fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn BufRead>)> {
     if path.as_os_str() == "-" {
-        return Ok(("<stdin>".into(), Box::new(std::io::stdin().lock())));
+        return Ok(("<stdin>".into(), Box::new(BufReader::new(std::io::stdin().lock()))));
     }
     let f = std::fs::File::open(path).with_context(|| path.display().to_string())?;
     Ok((path.display().to_string(), Box::new(BufReader::new(f))))
 }
 
+fn read_all(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
+    let (name, mut input) = open_input(path)?;
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes).with_context(|| name.clone())?;
+    Ok((name, bytes))
+}
+
+/// `cpperf compare`: exit 1 on a regression, 0 otherwise.
+fn compare(c: &CompareArgs) -> anyhow::Result<i32> {
+    let tolerance = cppe::perf::compare::parse_tolerance(&c.tolerance).context("--tolerance")?;
+    let (bn, base) = read_all(&c.base)?;
+    let base = cppe::perf::metrics_of_bytes(&base).with_context(|| bn.clone())?;
+    let (nn, new) = read_all(&c.new)?;
+    let new = cppe::perf::metrics_of_bytes(&new).with_context(|| nn.clone())?;
+    let cmp = cppe::perf::compare::compare(&base, &new, tolerance, c.metrics.as_deref())?;
+    let out = match c.format {
+        FormatArg::Text => cmp.text(),
+        FormatArg::Csv => cmp.csv(),
+        FormatArg::Json => cmp.json(),
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(if cmp.regressed() { exit::RUNTIME } else { exit::OK })
+}
+
 fn run(args: &Args) -> anyhow::Result<()> {
     let paths: Vec<PathBuf> = if args.runs.is_empty() { vec![PathBuf::from("-")] } else { args.runs.clone() };
-    let mut analyses: Vec<(String, Analysis)> = Vec::new();
-    for p in &paths {
-        let (name, input) = open_input(p)?;
-        let a = analyze(input).with_context(|| name.clone())?;
-        analyses.push((name, a));
-    }
+    // Runs are independent: analysed in parallel, reported in the order given.
+    let analyses: Vec<(String, Analysis)> = paths
+        .par_iter()
+        .map(|p| {
+            let (name, input) = open_input(p)?;
+            let a = analyze_any(input).with_context(|| name.clone())?;
+            Ok((name, a))
+        })
+        .collect::<anyhow::Result<_>>()?;
     let many = analyses.len() > 1;
+    if let Some(dir) = &args.svg {
+        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        for (name, a) in &analyses {
+            let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            for (file, text) in cppe::perf::charts(a, a.summary.pprocs_used) {
+                let file = if many { format!("{stem}-{file}") } else { file.to_string() };
+                cli::write_atomic(&dir.join(file), text.as_bytes())?;
+            }
+        }
+    }
     let mut out = String::new();
     if args.comm {
         for (name, a) in &analyses {

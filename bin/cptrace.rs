@@ -36,6 +36,10 @@ struct Args {
     /// msg_arr, recv_call, recv_done, hop, probe, label, time_off, time_on, busy).
     #[arg(long, value_name = "KINDS")]
     events: Option<String>,
+    /// Append the run's final statistics (picl and sddf only), so that cpperf on the
+    /// trace reports the simulator's sequential time and speedup.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -113,22 +117,37 @@ fn run(args: &Args) -> anyhow::Result<()> {
         };
         return run_paraver(args, sel, prv);
     }
+    if args.stats && !matches!(format, Format::Picl | Format::Sddf) {
+        anyhow::bail!("--stats needs --format picl or sddf");
+    }
     let (name, input) = open_input(args.run.as_deref())?;
     match output {
         Some(path) => {
             let mut file = AtomicFile::create(path)?;
             let report = convert(input, format, sel, &mut file).with_context(|| name.clone())?;
+            file.write_all(trailer(args, format, &report).as_bytes())?;
             file.commit()?;
             warn(&report);
         }
         None => {
             let mut out = BufWriter::new(std::io::stdout().lock());
             let report = convert(input, format, sel, &mut out).with_context(|| name.clone())?;
+            out.write_all(trailer(args, format, &report).as_bytes())?;
             out.flush()?;
             warn(&report);
         }
     }
     Ok(())
+}
+
+/// The statistics records `--stats` appends (empty without it).
+fn trailer(args: &Args, format: Format, report: &Report) -> String {
+    match format {
+        _ if !args.stats => String::new(),
+        Format::Picl => cppe::trace::picl::stats_record(&report.stats, report.ticks_per_unit),
+        Format::Sddf => cppe::trace::sddf::stats_records(&report.stats, report.ticks_per_unit),
+        _ => String::new(),
+    }
 }
 
 /// Paraver's header holds the final time, known at the end: the records go to a scratch

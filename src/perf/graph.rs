@@ -98,7 +98,7 @@ pub struct Segment {
 }
 
 /// The critical path and its WCPA weights.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CriticalPath {
     /// Length in ticks: end time of the last event minus the start of the path.
     pub length: Ticks,

@@ -10,16 +10,28 @@
 //!                                        └──▶ GraphBuilder ───┴──▶ Analysis ──▶ text/csv/json
 //! ```
 //!
+//! Besides: [`unmatched`] (sends never received, receives never completed), [`profile`]
+//! (concurrency, message sizes, Late Sender wait, critical-path profile), [`svg`] (the
+//! charts of `--svg`), [`compare`] (`cpperf compare`) and [`import`] (PICL and SDDF
+//! traces as events, so a trace is analysed like a record; [`analyze_any`] tells them
+//! apart by content).
+//!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
+pub mod compare;
 pub mod graph;
+pub mod import;
+pub mod profile;
 pub mod render;
 pub mod summary;
+pub mod svg;
+pub mod unmatched;
 
 use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats};
 use graph::{CriticalPath, GraphBuilder};
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use summary::{Summary, SummaryBuilder};
+use unmatched::{Unmatched, UnmatchedBuilder};
 
 /// Why a run could not be analysed.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +39,89 @@ pub enum PerfError {
     /// The run record could not be read.
     #[error(transparent)]
     Record(#[from] RecordError),
+    /// Two runs could not be compared.
+    #[error(transparent)]
+    Compare(#[from] compare::CompareError),
+    /// A PICL or SDDF trace could not be read.
+    #[error(transparent)]
+    Import(#[from] import::ImportError),
+    /// The input is neither a run record nor a text format cpperf reads.
+    #[error("not a run record, PICL or SDDF trace, or statistics CSV")]
+    Unknown,
+}
+
+/// What an input holds, told from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// A binary run record (`cpss -t`).
+    Record,
+    /// A PICL 2.0 trace (`cptrace --format picl`).
+    Picl,
+    /// An ASCII SDDF trace (`cptrace --format sddf`).
+    Sddf,
+    /// Statistics CSV (`cpperf --format csv`, `cpss --stats csv`).
+    Csv,
+}
+
+/// Tells what `head` (the first bytes of an input) starts.
+pub fn detect(head: &[u8]) -> Option<InputKind> {
+    if head.starts_with(&crate::trace::record::MAGIC[..head.len().min(8)]) && !head.is_empty() {
+        return Some(InputKind::Record);
+    }
+    let text = String::from_utf8_lossy(head);
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    if first == "SDDFA" {
+        return Some(InputKind::Sddf);
+    }
+    if import::picl::looks_like_picl(first) {
+        return Some(InputKind::Picl);
+    }
+    if text.contains("seq_time,") {
+        return Some(InputKind::Csv);
+    }
+    None
+}
+
+/// Reads and analyses a whole input of any kind [`detect`] knows that holds events.
+pub fn analyze_bytes(bytes: &[u8]) -> Result<Analysis, PerfError> {
+    analyze_any(bytes)
+}
+
+/// Analyses a run record, PICL or SDDF trace, told apart by its first bytes; a record is
+/// read as a stream, a text trace whole.
+pub fn analyze_any<R: BufRead>(mut input: R) -> Result<Analysis, PerfError> {
+    let head = input.fill_buf().map_err(RecordError::Io)?;
+    // A record's magic is 8 bytes; a text trace's first line fits in a buffer.
+    match detect(head) {
+        Some(InputKind::Record) => analyze(input),
+        Some(InputKind::Picl) => Ok(analyze_imported(&import::picl::read(input)?)),
+        Some(InputKind::Sddf) => Ok(analyze_imported(&import::sddf::read(input)?)),
+        Some(InputKind::Csv) | None => Err(PerfError::Unknown),
+    }
+}
+
+/// Analyses a trace read by [`import`].
+pub fn analyze_imported(t: &import::Imported) -> Analysis {
+    analyze_events(&t.header, &t.events, &t.stats)
+}
+
+/// The metrics of an input for `cpperf compare`: a statistics CSV, or the analysis of a
+/// run record or trace.
+pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
+    match detect(bytes) {
+        Some(InputKind::Csv) => Ok(compare::Metrics::from_csv(&String::from_utf8_lossy(bytes))?),
+        _ => Ok(compare::Metrics::of(&analyze_bytes(bytes)?)),
+    }
+}
+
+/// The three charts of `--svg` as `(file name, SVG text)`.
+pub fn charts(a: &Analysis, pprocs: u32) -> Vec<(&'static str, String)> {
+    let title = if a.program.is_empty() { "run" } else { a.program.as_str() };
+    vec![
+        ("gantt.svg", svg::gantt(&a.timeline, &a.critical, pprocs, title)),
+        ("spacetime.svg", svg::space_time(&a.timeline, pprocs, title)),
+        ("utilization.svg", svg::utilization(&a.timeline, a.summary.pprocs_used.max(1), title)),
+    ]
 }
 
 /// Everything `cpperf` reports about one run.
@@ -40,6 +135,12 @@ pub struct Analysis {
     pub critical: CriticalPath,
     /// The function each process runs, by pid.
     pub functions: BTreeMap<u32, String>,
+    /// Messages never received and receives never completed.
+    pub unmatched: Unmatched,
+    /// Busy intervals and messages, for the charts.
+    pub timeline: svg::Timeline,
+    /// Concurrency and message size histograms, Late Sender wait, critical-path profile.
+    pub profile: profile::Profile,
     /// Number of events read.
     pub events: u64,
 }
@@ -69,6 +170,9 @@ struct Analyzer<'h> {
     header: &'h RunHeader,
     summary: SummaryBuilder,
     graph: GraphBuilder,
+    unmatched: UnmatchedBuilder,
+    timeline: svg::TimelineBuilder,
+    profile: profile::ProfileBuilder,
     functions: BTreeMap<u32, String>,
     events: u64,
 }
@@ -79,6 +183,9 @@ impl<'h> Analyzer<'h> {
             header,
             summary: SummaryBuilder::default(),
             graph: GraphBuilder::default(),
+            unmatched: UnmatchedBuilder::default(),
+            timeline: svg::TimelineBuilder::default(),
+            profile: profile::ProfileBuilder::default(),
             functions: BTreeMap::new(),
             events: 0,
         }
@@ -92,15 +199,23 @@ impl<'h> Analyzer<'h> {
         }
         self.summary.event(e);
         self.graph.event(e);
+        self.unmatched.event(e);
+        self.timeline.event(e);
+        self.profile.event(e);
     }
 
     fn finish(self, stats: &RunStats) -> Analysis {
         let summary = self.summary.finish(stats);
         let critical = self.graph.finish(summary.pprocs_used);
+        let timeline = self.timeline.finish();
+        let profile = self.profile.finish(&timeline, &critical, summary.par_ticks.max(timeline.end));
         Analysis {
             program: self.header.program.clone(),
             summary,
             critical,
+            unmatched: self.unmatched.finish(self.header),
+            timeline,
+            profile,
             functions: self.functions,
             events: self.events,
         }

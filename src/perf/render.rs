@@ -113,17 +113,98 @@ pub fn text(a: &Analysis) -> String {
             segment_label(a, seg)
         );
     }
+    o.push_str(&profile_text(a));
+    o.push_str(&unmatched_text(a));
+    o
+}
+
+/// The distributions: concurrency, message sizes, Late Sender wait, critical-path profile.
+pub fn profile_text(a: &Analysis) -> String {
+    let p = &a.profile;
+    let mut o = String::new();
+    let total: Ticks = p.concurrency.iter().sum();
+    let _ = writeln!(o, "\nConcurrency (share of time with exactly k processors busy)");
+    for (k, &t) in p.concurrency.iter().enumerate() {
+        if t > 0 {
+            let _ = writeln!(o, "  {k:>4}  {:6.2} %  {}", share(t as f64, total as f64), units(t));
+        }
+    }
+    if !p.sizes.is_empty() {
+        let _ = writeln!(o, "\nMessage sizes (bytes up to, messages)");
+        for (b, n) in &p.sizes {
+            let _ = writeln!(o, "  {b:>8}  {n}");
+        }
+    }
+    if !p.late_sender.is_empty() {
+        let _ = writeln!(o, "\nLate Sender wait (arrival - receive call)");
+        for &(pid, w, n) in &p.late_sender {
+            let _ = writeln!(o, "  {:>10}  {n} receives  {}", units(w), who(a, pid));
+        }
+    }
+    let len = a.critical.length as f64;
+    let _ = writeln!(o, "\nCritical path by processor");
+    for &(pp, t) in &p.path_by_pproc {
+        let _ = writeln!(o, "  {pp:>4}  {:6.2} %  {}", share(t as f64, len), units(t));
+    }
+    let _ = writeln!(o, "Critical path by activity");
+    for &(k, t) in &p.path_by_kind {
+        let _ = writeln!(o, "  {k:<8}  {:6.2} %  {}", share(t as f64, len), units(t));
+    }
+    o
+}
+
+fn line_text(line: u32) -> String {
+    if line == 0 {
+        "line unknown".into()
+    } else {
+        format!("line {line}")
+    }
+}
+
+/// The unmatched sends and receives, or nothing when every message was received.
+pub fn unmatched_text(a: &Analysis) -> String {
+    let u = &a.unmatched;
+    let mut o = String::new();
+    if u.sends.is_empty() && u.receives.is_empty() {
+        return o;
+    }
+    let _ = writeln!(o, "\nUnmatched communication");
+    for s in &u.sends {
+        let _ = writeln!(
+            o,
+            "  send never received: {} sent {} bytes on channel {} (channel {}, element {}) at {}, time {}",
+            who(a, s.pid),
+            s.bytes,
+            s.element,
+            s.channel,
+            s.index,
+            line_text(s.line),
+            units(s.time)
+        );
+    }
+    for r in &u.receives {
+        let _ = writeln!(
+            o,
+            "  receive never completed: {} waits on channel {} (channel {}, element {}) at {} since time {}",
+            who(a, r.pid),
+            r.element,
+            r.channel,
+            r.index,
+            line_text(r.line),
+            units(r.time)
+        );
+    }
     o
 }
 
 /// The CSV header of [`csv_row`].
-pub const CSV_HEADER: &str = "seq_time,par_time,speedup,efficiency,pprocs_used,messages,bytes,avg_latency,granularity,critical_path,critical_segments,wcpa_weight";
+pub const CSV_HEADER: &str = "seq_time,par_time,speedup,efficiency,pprocs_used,messages,bytes,avg_latency,granularity,critical_path,critical_segments,wcpa_weight,unmatched_sends";
 
 /// One CSV row of the main metrics (speedup to 4 decimals as `cpss --stats csv`).
 pub fn csv_row(a: &Analysis) -> String {
     let s = &a.summary;
     format!(
-        "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{}\n",
+        "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{},{}\n",
         units(s.seq_ticks),
         units(s.par_ticks),
         s.speedup(),
@@ -135,7 +216,8 @@ pub fn csv_row(a: &Analysis) -> String {
         s.granularity().map(|g| format!("{g:.4}")).unwrap_or_default(),
         units(a.critical.length),
         a.critical.segments.len(),
-        weight_units(a.critical.total_weight)
+        weight_units(a.critical.total_weight),
+        a.unmatched.sends.len()
     )
 }
 
@@ -180,8 +262,54 @@ pub fn json(a: &Analysis) -> String {
             )
         })
         .collect();
+    let unmatched: Vec<String> = a
+        .unmatched
+        .sends
+        .iter()
+        .map(|u| {
+            format!(
+                "{{\"msg\":{},\"time\":{},\"pid\":{},\"channel\":{},\"index\":{},\"element\":{},\"line\":{},\"bytes\":{}}}",
+                u.msg,
+                units(u.time),
+                u.pid,
+                u.channel,
+                u.index,
+                json_str(&u.element),
+                u.line,
+                u.bytes
+            )
+        })
+        .collect();
+    let pending: Vec<String> = a
+        .unmatched
+        .receives
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"time\":{},\"pid\":{},\"channel\":{},\"index\":{},\"element\":{},\"line\":{}}}",
+                units(r.time),
+                r.pid,
+                r.channel,
+                r.index,
+                json_str(&r.element),
+                r.line
+            )
+        })
+        .collect();
+    let p = &a.profile;
+    let conc: Vec<String> = p.concurrency.iter().map(|&t| units(t)).collect();
+    let sizes: Vec<String> = p.sizes.iter().map(|(b, n)| format!("{{\"up_to\":{b},\"messages\":{n}}}")).collect();
+    let late: Vec<String> = p
+        .late_sender
+        .iter()
+        .map(|&(pid, w, n)| format!("{{\"pid\":{pid},\"wait\":{},\"receives\":{n}}}", units(w)))
+        .collect();
+    let by_pproc: Vec<String> =
+        p.path_by_pproc.iter().map(|&(pp, t)| format!("{{\"pproc\":{pp},\"time\":{}}}", units(t))).collect();
+    let by_kind: Vec<String> =
+        p.path_by_kind.iter().map(|&(k, t)| format!("{{\"kind\":\"{k}\",\"time\":{}}}", units(t))).collect();
     format!(
-        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}}}}\n",
+        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}},\"unmatched_sends\":[{}],\"pending_receives\":[{}],\"concurrency\":[{}],\"message_sizes\":[{}],\"late_sender\":[{}],\"critical_path_by_pproc\":[{}],\"critical_path_by_kind\":[{}]}}\n",
         json_str(&a.program),
         units(s.seq_ticks),
         units(s.par_ticks),
@@ -198,6 +326,13 @@ pub fn json(a: &Analysis) -> String {
         c.edges,
         c.processors,
         weight_units(c.total_weight),
-        segs.join(",")
+        segs.join(","),
+        unmatched.join(","),
+        pending.join(","),
+        conc.join(","),
+        sizes.join(","),
+        late.join(","),
+        by_pproc.join(","),
+        by_kind.join(",")
     )
 }

@@ -1414,6 +1414,8 @@ impl<'m> Simulator<'m> {
                 }
             }
             Instr::Send { n } => {
+                // The send's own pc: `charge` moves past it.
+                let pc = self.procs[pid as usize].pc;
                 let data = self.pop_n(pid, n as usize)?;
                 let a = as_int(self.pop(pid)?) as i64;
                 let c = self.chan_index(pid, a)?;
@@ -1443,6 +1445,7 @@ impl<'m> Simulator<'m> {
                     // The arrival after the non-overtaking rule (the last delivery).
                     let known = arrival.map(|t| t.max(now).max(self.chans[c].from[k].last));
                     let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+                    let line = self.module.line_of(pc);
                     if let Some(o) = self.observer.as_mut() {
                         o.event(&SimEvent::Send {
                             time: now,
@@ -1455,6 +1458,7 @@ impl<'m> Simulator<'m> {
                             elem,
                             bytes,
                             arrival: known,
+                            line,
                         });
                     }
                 }

@@ -53,6 +53,8 @@ pub enum SimEvent<'a> {
         elem: u32,
         bytes: u32,
         arrival: Option<Ticks>,
+        /// Source line of the send.
+        line: u32,
     },
     /// A message sent with an unknown arrival time arrived.
     Arrive { time: Ticks, msg: u64 },

@@ -216,7 +216,19 @@ impl<W: Write> Recorder<W> {
                 };
                 self.push(Event::State { time, pid, state, reason });
             }
-            SimEvent::Send { time, msg: id, src_pid, dst_pid, src_pproc, dst_pproc, channel, elem, bytes, arrival } => {
+            SimEvent::Send {
+                time,
+                msg: id,
+                src_pid,
+                dst_pid,
+                src_pproc,
+                dst_pproc,
+                channel,
+                elem,
+                bytes,
+                arrival,
+                line,
+            } => {
                 let msg = self.next_msg;
                 self.next_msg += 1;
                 self.last_send = (id, msg);
@@ -229,7 +241,7 @@ impl<W: Write> Recorder<W> {
                     dst_pproc,
                     purpose: MsgPurpose::Channel { channel, index: elem },
                     bytes,
-                    line: 0,
+                    line,
                 });
                 let pending = Pending { msg, src_pid, bytes };
                 match arrival {

@@ -19,7 +19,7 @@
 //! records of the last few scheduling slices, whatever the length of the trace. If a
 //! record ever falls before what was already written (a case the bound does not foresee),
 //! it is written at the earliest time still possible and counted in [`Report::late`].
-use super::event::{Event, MsgPurpose, ProcState, Reason, RunHeader, Ticks};
+use super::event::{Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks};
 use super::filter::{Filter, Selection};
 use super::record::{RecordError, RunRecordReader};
 use std::collections::BTreeMap;
@@ -63,6 +63,10 @@ pub struct Report {
     pub late: u64,
     /// Companion files as (extension, contents): `pcf` and `row` for Paraver.
     pub extra: Vec<(&'static str, String)>,
+    /// The run's final statistics from the record's footer (for `cptrace --stats`).
+    pub stats: RunStats,
+    /// The record's ticks per time unit.
+    pub ticks_per_unit: Ticks,
 }
 
 /// What a writer sees besides the event: the header, the probe labels defined so far,
@@ -160,6 +164,8 @@ pub fn convert<R: Read>(
     let cx = Context { header: &header, labels: reader.labels(), selection: &selection, horizon: Ticks::MAX };
     report.extra = writer.finish(&cx, end, out)?;
     report.late = writer.late();
+    report.stats = footer.stats;
+    report.ticks_per_unit = header.ticks_per_unit;
     out.flush()?;
     Ok(report)
 }

@@ -26,7 +26,7 @@
 //! seconds and microseconds, written when an idle period ends and at the end), `19` trace
 //! exit (space 0).
 use super::convert::{seconds, Activity, Context, Reorder, TraceWriter};
-use super::event::{Event, MsgPurpose, Ticks};
+use super::event::{Event, MsgPurpose, RunStats, Ticks};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -108,6 +108,26 @@ fn write_new(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec) -> io::Result<(
         }
         Rec::Mark { p, pid, id, label } => writeln!(out, "-2 -911 {s} {p} {pid} 2 2 {id} {label}"),
     }
+}
+
+/// The event type of the run-statistics mark that `cptrace --stats` appends.
+pub const STATS_EVENT: i32 = -990;
+
+/// The run's final statistics as one PICL 2.0 mark record at the parallel time, for
+/// `cptrace --stats`: `-2 -990 T 0 0 7 2 SEQ PAR USED MESSAGES BYTES LATENCY TPU`, times
+/// in ticks (`TPU` ticks per time unit), so that `cpperf` on the trace reports the
+/// sequential time and speedup the simulator measured.
+pub fn stats_record(stats: &RunStats, tpu: Ticks) -> String {
+    format!(
+        "-2 {STATS_EVENT} {} 0 0 7 2 {} {} {} {} {} {} {tpu}\n",
+        seconds(stats.par_ticks, tpu),
+        stats.seq_ticks,
+        stats.par_ticks,
+        stats.pprocs_used,
+        stats.messages,
+        stats.bytes,
+        stats.total_latency_ticks
+    )
 }
 
 /// Whole seconds and microseconds of `ticks` (one time unit = 1 µs).

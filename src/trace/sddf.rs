@@ -8,7 +8,7 @@
 //! end). Times are `double` seconds, one time unit being one microsecond; state, reason,
 //! purpose and class are integer codes listed in the descriptors' attributes.
 use super::convert::{seconds, Context, TraceWriter};
-use super::event::{BusyClass, Event, MsgPurpose, ProcState, Reason, Ticks};
+use super::event::{BusyClass, Event, MsgPurpose, ProcState, Reason, RunStats, Ticks};
 use super::filter::KINDS;
 use std::io::{self, Write};
 
@@ -120,6 +120,44 @@ pub const DESCRIPTORS: [Descriptor; 13] = [
         ],
     ),
 ];
+
+/// The tag of the `run_stats` descriptor that `cptrace --stats` appends (after the
+/// tags of [`DESCRIPTORS`]).
+pub const STATS_TAG: usize = DESCRIPTORS.len() + 1;
+
+/// The fields of the `run_stats` record.
+pub const STATS_FIELDS: [(&str, &str, &str); 8] = [
+    ("double", "time", "Seconds, the parallel time"),
+    ("int", "sequential ticks", "Sequential Execution Time in ticks"),
+    ("int", "parallel ticks", "Parallel Execution Time in ticks"),
+    ("int", "processors used", "Physical processors that ran an instruction"),
+    ("int", "messages", "Messages sent"),
+    ("int", "bytes", "Payload bytes sent"),
+    ("int", "latency ticks", "Sum over messages of arrival minus send time, ticks"),
+    ("int", "ticks per unit", "Ticks per time unit"),
+];
+
+/// The run's final statistics as a `run_stats` descriptor and data record, for
+/// `cptrace --stats`, so that `cpperf` on the trace reports the simulator's sequential
+/// time and speedup.
+pub fn stats_records(stats: &RunStats, tpu: Ticks) -> String {
+    let mut o = format!("#{STATS_TAG}:\n// \"event\" \"run_stats\"\n\"run_stats\" {{\n");
+    for (ty, field, desc) in STATS_FIELDS {
+        o.push_str(&format!("\t// {} {}\n\t{ty} {};\n", quote(field), quote(desc), quote(field)));
+    }
+    o.push_str("};;\n\n");
+    o.push_str(&format!(
+        "\"run_stats\" {{ {}, {}, {}, {}, {}, {}, {}, {tpu} }};;\n",
+        seconds(stats.par_ticks, tpu),
+        stats.seq_ticks,
+        stats.par_ticks,
+        stats.pprocs_used,
+        stats.messages,
+        stats.bytes,
+        stats.total_latency_ticks
+    ));
+    o
+}
 
 /// Writes ASCII SDDF.
 #[derive(Debug, Default)]

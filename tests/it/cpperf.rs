@@ -123,3 +123,265 @@ fn a_truncated_record_is_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cpperf: error:"));
     assert!(out.stdout.is_empty());
 }
+
+/// `text` with the value of CSV column `name` (header line starting `seq_time,`, next
+/// line the values) replaced by `f(old value)`.
+fn edit_csv(text: &str, name: &str, f: impl Fn(f64) -> f64) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let h = lines.iter().rposition(|l| l.starts_with("seq_time,")).expect("a statistics header");
+    let col = lines[h].split(',').position(|k| k == name).expect("the column");
+    let mut cells: Vec<String> = lines[h + 1].split(',').map(String::from).collect();
+    cells[col] = format!("{}", f(cells[col].parse().unwrap()));
+    let mut out: Vec<String> = lines[..=h].iter().map(|l| l.to_string()).collect();
+    out.push(cells.join(","));
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn compare_exits_1_when_the_parallel_time_grows_beyond_the_tolerance() {
+    let dir = tempdir("cpperf-compare");
+    let (cpt, cpss_out) = simulate(&dir, "ring_token.c", &[]);
+    let base = dir.join("base.csv");
+    std::fs::write(&base, &cpss_out).unwrap();
+    // par_time 2720 → ×1.05 = 2856 (+5 %) and ×1.01 = 2747.2 (+1 %), only that column.
+    for (factor, tolerance, code) in [(1.05, "2%", 1), (1.01, "2%", 0), (1.05, "6%", 0)] {
+        let new = dir.join("new.csv");
+        std::fs::write(&new, edit_csv(&cpss_out, "par_time", |t| t * factor)).unwrap();
+        let out = run_in(
+            &dir,
+            "cpperf",
+            &["compare", base.to_str().unwrap(), new.to_str().unwrap(), "--tolerance", tolerance],
+            b"",
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(code), "×{factor} at {tolerance}:\n{text}");
+        let row = text.lines().find(|l| l.starts_with("par_time")).expect("a par_time row");
+        assert_eq!(row.contains("REGRESSION"), code == 1, "{row}");
+    }
+    // Speedup is better when higher: a speedup that shrinks 5 % regresses, one that grows
+    // 5 % does not; --metrics restricts the table to the columns listed.
+    for (factor, code) in [(0.95, 1), (1.05, 0)] {
+        let new = dir.join("speedup.csv");
+        std::fs::write(&new, edit_csv(&cpss_out, "speedup", |s| s * factor)).unwrap();
+        let out = run_in(
+            &dir,
+            "cpperf",
+            &["compare", base.to_str().unwrap(), new.to_str().unwrap(), "--metrics", "speedup", "--format", "csv"],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(code), "{}", String::from_utf8_lossy(&out.stdout));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2, "header and the speedup row");
+    }
+    // A run record against the cpperf CSV of the same run: only the CSV's rounding (speedup to
+    // four decimals) differs.
+    let perf_csv = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "csv"], b"");
+    let p = dir.join("perf.csv");
+    std::fs::write(&p, &perf_csv.stdout).unwrap();
+    let out =
+        run_in(&dir, "cpperf", &["compare", cpt.to_str().unwrap(), p.to_str().unwrap(), "--tolerance", "0.1%"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // Garbage is bad input.
+    std::fs::write(dir.join("junk.csv"), "hello\n").unwrap();
+    let out = run_in(&dir, "cpperf", &["compare", "junk.csv", p.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn an_unreceived_send_is_reported_with_its_process_channel_and_line() {
+    let dir = tempdir("cpperf-unmatched");
+    let (cpt, _) = simulate(&dir, "unreceived_send.c", &[]);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The worker's second send, `answer = x * 3;`, is line 14 of the fixture; the first
+    // (line 13) was read by main.
+    let src = std::fs::read_to_string(fixtures().join("unreceived_send.c")).unwrap();
+    assert_eq!(src.lines().nth(13).unwrap().trim(), "answer = x * 3;");
+    assert!(
+        text.contains(
+            "send never received: process 1 (worker) sent 4 bytes on channel answer (channel 0, element 0) at line 14"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("send never received").count(), 1, "{text}");
+    let csv = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "csv"], b"");
+    assert_eq!(field(&csv_fields(&String::from_utf8_lossy(&csv.stdout)), "unmatched_sends"), "1");
+    // ring_token receives every message it sends.
+    let (ring, _) = simulate(&dir, "ring_token.c", &[]);
+    let out = run_in(&dir, "cpperf", &[ring.to_str().unwrap()], b"");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Unmatched"));
+}
+
+/// Speedup, per-processor utilization and critical path length of `cpperf --format json`.
+fn key_metrics(dir: &Path, input: &Path) -> (f64, String, String) {
+    let out = run_in(dir, "cpperf", &[input.to_str().unwrap(), "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}: {}", input.display(), String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    (j["speedup"].as_f64().unwrap(), j["utilization"].to_string(), j["critical_path"]["length"].to_string())
+}
+
+#[test]
+fn picl_and_sddf_traces_of_a_run_give_the_record_s_speedup_utilization_and_critical_path() {
+    let dir = tempdir("cpperf-import");
+    for fixture in ["ring_token.c", "master_worker.c"] {
+        let (cpt, _) = simulate(&dir, fixture, &[]);
+        let want = key_metrics(&dir, &cpt);
+        for format in ["picl", "sddf"] {
+            let out = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", format, "--stats"], b"");
+            assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+            let trace = dir.join(format!("{fixture}.{format}"));
+            std::fs::write(&trace, &out.stdout).unwrap();
+            assert_eq!(key_metrics(&dir, &trace), want, "{fixture} via {format}");
+        }
+        // Without --stats the sequential time is not in the trace, but the SDDF trace holds
+        // every event: utilization (busy / last event time) may differ from the record's only
+        // by the few ticks the clock runs past the last event, the critical path not at all.
+        let out = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", "sddf"], b"");
+        let trace = dir.join(format!("{fixture}.plain.sddf"));
+        std::fs::write(&trace, &out.stdout).unwrap();
+        assert_eq!(key_metrics(&dir, &trace).2, want.2, "{fixture} via plain SDDF");
+    }
+    // A damaged trace is exit 2 with the file and line named.
+    std::fs::write(dir.join("bad.trf"), "-3 -901 0.000000000 0 0 0\n-3 -21 0.000001000 0 0 4 2 4\n").unwrap();
+    let out = run_in(&dir, "cpperf", &["bad.trf"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.trf") && err.contains("line 2"), "{err}");
+}
+
+/// A small XML well-formedness check: one root element, every tag closed in order,
+/// attribute values quoted, no stray `<` or `&` in text. Returns the root's name.
+fn well_formed(xml: &str) -> Result<String, String> {
+    let mut rest = xml.trim_start();
+    if let Some(r) = rest.strip_prefix("<?xml") {
+        rest = &r[r.find("?>").ok_or("unterminated declaration")? + 2..];
+    }
+    let (mut stack, mut root): (Vec<String>, Option<String>) = (Vec::new(), None);
+    while let Some(lt) = rest.find('<') {
+        let text = &rest[..lt];
+        if stack.is_empty() && !text.trim().is_empty() {
+            return Err(format!("text outside the root: {text:?}"));
+        }
+        for (k, _) in text.match_indices('&') {
+            let ent = &text[k..];
+            if !["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"].iter().any(|e| ent.starts_with(e)) {
+                return Err(format!("bare & in {text:?}"));
+            }
+        }
+        let gt = rest[lt..].find('>').ok_or("unterminated tag")? + lt;
+        let tag = &rest[lt + 1..gt];
+        rest = &rest[gt + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack.pop().ok_or(format!("</{name}> closes nothing"))?;
+            if open != name.trim() {
+                return Err(format!("</{name}> closes <{open}>"));
+            }
+            continue;
+        }
+        let self_closing = tag.ends_with('/');
+        let body = tag.trim_end_matches('/');
+        let name: String = body.chars().take_while(|c| !c.is_whitespace()).collect();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == ':' || c == '-' || c == '_') {
+            return Err(format!("bad tag name in <{tag}>"));
+        }
+        // Attributes: name="value" pairs.
+        let mut attrs = body[name.len()..].trim();
+        while !attrs.is_empty() {
+            let eq = attrs.find('=').ok_or(format!("attribute without value in <{tag}>"))?;
+            let v = attrs[eq + 1..].trim_start();
+            let q = v.chars().next().filter(|&c| c == '"' || c == '\'').ok_or(format!("unquoted value in <{tag}>"))?;
+            let close = v[1..].find(q).ok_or(format!("unterminated value in <{tag}>"))? + 1;
+            if v[1..close].contains('<') {
+                return Err(format!("< in an attribute of <{tag}>"));
+            }
+            attrs = v[close + 1..].trim_start();
+        }
+        if stack.is_empty() {
+            if root.is_some() {
+                return Err("two root elements".into());
+            }
+            root = Some(name.clone());
+        }
+        if !self_closing {
+            stack.push(name);
+        }
+    }
+    if !stack.is_empty() || !rest.trim().is_empty() {
+        return Err(format!("unclosed elements {stack:?}"));
+    }
+    root.ok_or_else(|| "no element".into())
+}
+
+#[test]
+fn the_checker_rejects_malformed_xml() {
+    assert_eq!(well_formed("<a x=\"1\"><b/>t &amp; u</a>"), Ok("a".into()));
+    for bad in ["<a><b></a></b>", "<a x=1/>", "<a>", "<a/><b/>", "<a>&</a>", "text<a/>"] {
+        assert!(well_formed(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn svg_charts_are_well_formed_and_deterministic() {
+    let dir = tempdir("cpperf-svg");
+    let (cpt, _) = simulate(&dir, "ring_token.c", &[]);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--svg", "charts"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let first: Vec<String> = ["gantt.svg", "spacetime.svg", "utilization.svg"]
+        .iter()
+        .map(|f| std::fs::read_to_string(dir.join("charts").join(f)).unwrap())
+        .collect();
+    for (f, text) in ["gantt", "spacetime", "utilization"].iter().zip(&first) {
+        assert_eq!(well_formed(text), Ok("svg".into()), "{f}");
+    }
+    // The Gantt chart has a slice per busy interval and the critical path in red; the
+    // space-time diagram a line per message: ring_token sends 27 messages.
+    assert!(first[0].contains("<rect") && first[0].contains("stroke=\"red\""));
+    assert_eq!(first[1].matches("stroke=\"navy\"").count(), 27);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--svg", "again"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    for (f, text) in ["gantt.svg", "spacetime.svg", "utilization.svg"].iter().zip(&first) {
+        assert_eq!(&std::fs::read_to_string(dir.join("again").join(f)).unwrap(), text, "{f} differs between runs");
+    }
+}
+
+#[test]
+fn several_runs_give_one_csv_row_each_in_the_order_given() {
+    let dir = tempdir("cpperf-many");
+    let (ring, ring_csv) = simulate(&dir, "ring_token.c", &[]);
+    let (mw, mw_csv) = simulate(&dir, "master_worker.c", &[]);
+    let args = [ring.to_str().unwrap(), mw.to_str().unwrap(), ring.to_str().unwrap(), "--format", "csv"];
+    let out = run_in(&dir, "cpperf", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    // Each row's par_time (column 2) is that run's cpss par_time.
+    let par = |csv: &str| field(&csv_fields(csv), "par_time").to_string();
+    let col = |l: &str| l.split(',').nth(1).unwrap().to_string();
+    assert_eq!([col(lines[1]), col(lines[2]), col(lines[3])], [par(&ring_csv), par(&mw_csv), par(&ring_csv)]);
+}
+
+#[test]
+fn distributions_add_up() {
+    let dir = tempdir("cpperf-profile");
+    let (cpt, _) = simulate(&dir, "master_worker.c", &[]);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    // Concurrency: the times with k busy processors cover the run, and Σ k·t_k is the busy
+    // time of all processors (the granularity's computation, Σ Cᵢ = Σ utilization · par).
+    let conc: Vec<f64> = j["concurrency"].as_array().unwrap().iter().map(f).collect();
+    let par = f(&j["par_time"]);
+    assert!((conc.iter().sum::<f64>() - par).abs() < 1e-6, "{conc:?} vs {par}");
+    let busy: f64 = j["utilization"].as_array().unwrap().iter().map(|u| f(&u["percent"]) * par / 100.0).sum();
+    let weighted: f64 = conc.iter().enumerate().map(|(k, t)| k as f64 * t).sum();
+    assert!((weighted - busy).abs() < 1e-3, "{weighted} vs {busy}");
+    // Every message is in one size class; the critical-path profiles each sum to its length.
+    let sizes: f64 = j["message_sizes"].as_array().unwrap().iter().map(|s| f(&s["messages"])).sum();
+    assert_eq!(sizes, f(&j["messages"]));
+    let len = f(&j["critical_path"]["length"]);
+    for key in ["critical_path_by_pproc", "critical_path_by_kind"] {
+        let sum: f64 = j[key].as_array().unwrap().iter().map(|s| f(&s["time"])).sum();
+        assert!((sum - len).abs() < 1e-6, "{key}: {sum} vs {len}");
+    }
+}

@@ -1,0 +1,401 @@
+//! `cpperf compare`: two runs' statistics metric by metric, for regression checks in CI
+//! (SPEC §6, seed 002 §5 "version compare").
+//!
+//! A run's metrics come from CSV written by `cpperf --format csv` or `cpss --stats csv`
+//! (the last line starting with `seq_time,` is the header, the next line the values: cpss
+//! prints the program's output first), or from an [`Analysis`] of a run record or trace.
+//! Each metric has a direction: time-like metrics (times, latency, critical path, WCPA
+//! weight, counts of messages and bytes) regress when they grow; speedup, efficiency,
+//! utilization and granularity regress when they shrink; the rest (processors, processes)
+//! are shown but never regress. A metric regresses when it moves the wrong way by more
+//! than the tolerance, in percent of the base value.
+//!
+//! Depends on [`super::Analysis`] and [`super::render`] only.
+use super::render::units;
+use super::Analysis;
+use std::fmt::Write;
+
+/// Why two runs could not be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// The text has no CSV header line starting with `seq_time,`.
+    #[error("no statistics CSV (no header line starting with `seq_time,`; write it with cpperf --format csv or cpss --stats csv)")]
+    NoHeader,
+    /// The header is not followed by exactly one row.
+    #[error("the statistics CSV has {rows} data rows after its header at line {line}; compare takes one run per file")]
+    Rows {
+        /// Line of the header (1-based).
+        line: usize,
+        /// Rows found.
+        rows: usize,
+    },
+    /// A row with another number of fields than its header.
+    #[error("line {line}: {found} fields, the header has {expected}")]
+    Width {
+        /// Line of the row (1-based).
+        line: usize,
+        /// Fields in the row.
+        found: usize,
+        /// Fields in the header.
+        expected: usize,
+    },
+    /// A value that is not a number.
+    #[error("line {line}: the value {value:?} of {metric} is not a number")]
+    Value {
+        /// Line of the row (1-based).
+        line: usize,
+        /// The column.
+        metric: String,
+        /// The text found.
+        value: String,
+    },
+    /// `--metrics` names a metric neither run has.
+    #[error("metric {name:?} is not in both runs (they share: {shared})")]
+    UnknownMetric {
+        /// The name asked for.
+        name: String,
+        /// The metrics both runs have.
+        shared: String,
+    },
+    /// A tolerance that is not a non-negative percentage.
+    #[error("bad tolerance {0:?}: expected a percentage such as 2% or 0.5")]
+    Tolerance(String),
+}
+
+/// Which way a metric is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    /// Time-like: growing is a regression.
+    Lower,
+    /// Speedup-like: shrinking is a regression.
+    Higher,
+    /// Informational: never a regression.
+    Neither,
+}
+
+/// The direction of metric `name` (see the module documentation).
+pub fn better(name: &str) -> Better {
+    match name {
+        "seq_time" | "par_time" | "avg_latency" | "critical_path" | "wcpa_weight" | "messages" | "bytes"
+        | "instructions" | "remote_reads" | "remote_writes" | "host_seconds" | "unmatched_sends" => Better::Lower,
+        "speedup" | "efficiency" | "utilization" | "granularity" => Better::Higher,
+        _ => Better::Neither,
+    }
+}
+
+/// Metrics compared unless `--metrics` asks for them: host time differs from run to run.
+const NOT_BY_DEFAULT: &[&str] = &["host_seconds"];
+
+/// One run's metrics, in the order of their source.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Metrics {
+    /// `(name, value)`; times in time units.
+    pub values: Vec<(String, f64)>,
+}
+
+impl Metrics {
+    /// The value of `name`, if present.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.values.iter().find(|(k, _)| k == name).map(|&(_, v)| v)
+    }
+
+    /// Parses the statistics CSV of `cpperf --format csv` or `cpss --stats csv` (any text
+    /// before the header, such as the program's output, is skipped). Empty and non-numeric
+    /// cells other than `utilization` are left out (granularity without messages, `alarm`);
+    /// `utilization` in cpss's `p:percent;…` form becomes its mean.
+    pub fn from_csv(text: &str) -> Result<Metrics, CompareError> {
+        let lines: Vec<&str> = text.lines().collect();
+        let h = lines.iter().rposition(|l| l.starts_with("seq_time,")).ok_or(CompareError::NoHeader)?;
+        let rows: Vec<&str> = lines[h + 1..].iter().copied().filter(|l| !l.trim().is_empty()).collect();
+        let [row] = rows[..] else {
+            return Err(CompareError::Rows { line: h + 1, rows: rows.len() });
+        };
+        let keys: Vec<&str> = lines[h].split(',').collect();
+        let cells: Vec<&str> = row.split(',').collect();
+        let line = h + 2;
+        if keys.len() != cells.len() {
+            return Err(CompareError::Width { line, found: cells.len(), expected: keys.len() });
+        }
+        let mut m = Metrics::default();
+        for (&k, &v) in keys.iter().zip(&cells) {
+            let v = v.trim();
+            if k == "utilization" {
+                let mut sum = 0.0;
+                let mut n = 0;
+                for pair in v.split(';').filter(|p| !p.is_empty()) {
+                    let pct = pair.split_once(':').map_or(pair, |(_, u)| u);
+                    sum += pct.parse::<f64>().map_err(|_| CompareError::Value {
+                        line,
+                        metric: k.into(),
+                        value: pair.into(),
+                    })?;
+                    n += 1;
+                }
+                if n > 0 {
+                    m.values.push((k.into(), sum / f64::from(n)));
+                }
+                continue;
+            }
+            if v.is_empty() || v == "true" || v == "false" {
+                continue;
+            }
+            let x: f64 = v.parse().map_err(|_| CompareError::Value { line, metric: k.into(), value: v.into() })?;
+            if x.is_finite() {
+                m.values.push((k.into(), x));
+            }
+        }
+        Ok(m)
+    }
+
+    /// The metrics of an analysis: the columns of `cpperf --format csv`, plus the mean
+    /// utilization, at full precision.
+    pub fn of(a: &Analysis) -> Metrics {
+        let s = &a.summary;
+        let t = |x: crate::trace::Ticks| units(x).parse::<f64>().unwrap_or(0.0);
+        let mut v: Vec<(String, f64)> = vec![
+            ("seq_time".into(), t(s.seq_ticks)),
+            ("par_time".into(), t(s.par_ticks)),
+            ("speedup".into(), s.speedup()),
+            ("efficiency".into(), s.efficiency()),
+            ("pprocs_used".into(), f64::from(s.pprocs_used)),
+            ("messages".into(), s.messages as f64),
+            ("bytes".into(), s.bytes as f64),
+            ("avg_latency".into(), t(s.avg_latency_ticks())),
+        ];
+        if let Some(g) = s.granularity() {
+            v.push(("granularity".into(), g));
+        }
+        v.push(("critical_path".into(), t(a.critical.length)));
+        v.push(("critical_segments".into(), a.critical.segments.len() as f64));
+        v.push(("wcpa_weight".into(), a.critical.total_weight / crate::trace::TICKS_PER_UNIT as f64));
+        v.push(("unmatched_sends".into(), a.unmatched.sends.len() as f64));
+        let util = s.utilization();
+        if !util.is_empty() {
+            v.push(("utilization".into(), util.iter().map(|u| u.1).sum::<f64>() / util.len() as f64));
+        }
+        Metrics { values: v }
+    }
+}
+
+/// Parses a tolerance: `2%`, `2` or `0.5%` (percent of the base value).
+pub fn parse_tolerance(s: &str) -> Result<f64, CompareError> {
+    let t = s.trim();
+    let t = t.strip_suffix('%').unwrap_or(t).trim();
+    match t.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(CompareError::Tolerance(s.into())),
+    }
+}
+
+/// One metric of a comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The metric.
+    pub name: String,
+    /// Its value in the base run.
+    pub base: f64,
+    /// Its value in the new run.
+    pub new: f64,
+    /// (new − base) / base in percent; `None` when the base is 0 and the new value not.
+    pub change: Option<f64>,
+    /// Its direction.
+    pub better: Better,
+    /// Whether it moved the wrong way by more than the tolerance.
+    pub regressed: bool,
+}
+
+/// A comparison of two runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// One row per metric compared.
+    pub rows: Vec<Row>,
+    /// The tolerance in percent.
+    pub tolerance: f64,
+}
+
+/// Compares `new` against `base`: the metrics listed (all that both have when `None`,
+/// host time left out), each regressing when it moves the wrong way by more than
+/// `tolerance` percent of its base value (any amount when the base is 0).
+pub fn compare(
+    base: &Metrics,
+    new: &Metrics,
+    tolerance: f64,
+    metrics: Option<&[String]>,
+) -> Result<Comparison, CompareError> {
+    let shared: Vec<&str> = base.values.iter().map(|(k, _)| k.as_str()).filter(|k| new.get(k).is_some()).collect();
+    let names: Vec<String> = match metrics {
+        Some(list) => {
+            for n in list {
+                if !shared.contains(&n.as_str()) {
+                    return Err(CompareError::UnknownMetric { name: n.clone(), shared: shared.join(",") });
+                }
+            }
+            list.to_vec()
+        }
+        None => shared.iter().filter(|k| !NOT_BY_DEFAULT.contains(k)).map(|k| k.to_string()).collect(),
+    };
+    let mut rows = Vec::new();
+    for name in names {
+        let (Some(b), Some(n)) = (base.get(&name), new.get(&name)) else { continue };
+        let change = if b != 0.0 {
+            Some(100.0 * (n - b) / b.abs())
+        } else if n == 0.0 {
+            Some(0.0)
+        } else {
+            None
+        };
+        let better = better(&name);
+        // A change beyond the tolerance in the bad direction; a new value where the base
+        // had none (base 0) is beyond any tolerance.
+        let worse = match better {
+            Better::Lower => n > b,
+            Better::Higher => n < b,
+            Better::Neither => false,
+        };
+        let regressed = worse && change.is_none_or(|c| c.abs() > tolerance);
+        rows.push(Row { name, base: b, new: n, change, better, regressed });
+    }
+    Ok(Comparison { rows, tolerance })
+}
+
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        let s = format!("{x:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn change_text(c: Option<f64>) -> String {
+    match c {
+        Some(c) => format!("{c:+.2}%"),
+        None => "new".into(),
+    }
+}
+
+impl Comparison {
+    /// Whether any metric regressed (the exit status 1 of `cpperf compare`).
+    pub fn regressed(&self) -> bool {
+        self.rows.iter().any(|r| r.regressed)
+    }
+
+    /// A table: metric, base, new, change, and `REGRESSION` where one is.
+    pub fn text(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "{:<18} {:>14} {:>14} {:>10}", "metric", "base", "new", "change");
+        for r in &self.rows {
+            let flag = if r.regressed { "  REGRESSION" } else { "" };
+            let _ = writeln!(
+                o,
+                "{:<18} {:>14} {:>14} {:>10}{flag}",
+                r.name,
+                num(r.base),
+                num(r.new),
+                change_text(r.change)
+            );
+        }
+        let n = self.rows.iter().filter(|r| r.regressed).count();
+        let _ = writeln!(o, "{n} regression(s) beyond {}%", num(self.tolerance));
+        o
+    }
+
+    /// CSV `metric,base,new,change_percent,regressed`.
+    pub fn csv(&self) -> String {
+        let mut o = String::from("metric,base,new,change_percent,regressed\n");
+        for r in &self.rows {
+            let c = r.change.map(|c| format!("{c:.4}")).unwrap_or_default();
+            let _ = writeln!(o, "{},{},{},{c},{}", r.name, num(r.base), num(r.new), r.regressed);
+        }
+        o
+    }
+
+    /// One JSON object.
+    pub fn json(&self) -> String {
+        let rows: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"metric\":\"{}\",\"base\":{},\"new\":{},\"change_percent\":{},\"regressed\":{}}}",
+                    r.name,
+                    num(r.base),
+                    num(r.new),
+                    r.change.map(|c| format!("{c:.4}")).unwrap_or_else(|| "null".into()),
+                    r.regressed
+                )
+            })
+            .collect();
+        format!(
+            "{{\"tolerance_percent\":{},\"regressed\":{},\"metrics\":[{}]}}\n",
+            num(self.tolerance),
+            self.regressed(),
+            rows.join(",")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CPSS: &str = "lap 1 token 36\nseq_time,par_time,speedup,pprocs_used,processes,instructions,messages,bytes,avg_latency,remote_reads,remote_writes,utilization,host_seconds,alarm\n1000,500,2.0000,2,3,100,4,16,2.5,0,0,0:50.00;1:70.00,0.001000,false\n";
+
+    #[test]
+    fn cpss_csv_after_program_output() {
+        let m = Metrics::from_csv(CPSS).unwrap();
+        assert_eq!(m.get("par_time"), Some(500.0));
+        assert_eq!(m.get("avg_latency"), Some(2.5));
+        // Mean of 50 and 70.
+        assert_eq!(m.get("utilization"), Some(60.0));
+        assert_eq!(m.get("alarm"), None);
+    }
+
+    #[test]
+    fn direction_decides_what_regresses() {
+        let base = Metrics::from_csv(CPSS).unwrap();
+        let new = Metrics::from_csv(&CPSS.replace("1000,500,2.0000", "1000,525,1.9048")).unwrap();
+        let c = compare(&base, &new, 2.0, None).unwrap();
+        // par_time +5 % > 2 %: regression; speedup 2 → 1.9048 is −4.76 %: regression;
+        // seq_time unchanged.
+        let flagged: Vec<&str> = c.rows.iter().filter(|r| r.regressed).map(|r| r.name.as_str()).collect();
+        assert_eq!(flagged, ["par_time", "speedup"]);
+        assert!(c.regressed());
+        // Within 10 % nothing regresses.
+        assert!(!compare(&base, &new, 10.0, None).unwrap().regressed());
+        // Faster is never a regression, however large the change.
+        assert!(!compare(&new, &base, 0.0, None).unwrap().regressed());
+        // Host time is not compared unless asked for.
+        assert!(c.rows.iter().all(|r| r.name != "host_seconds"));
+    }
+
+    #[test]
+    fn chosen_metrics_and_errors() {
+        let base = Metrics::from_csv(CPSS).unwrap();
+        let c = compare(&base, &base, 0.0, Some(&["bytes".to_string()])).unwrap();
+        assert_eq!(c.rows.len(), 1);
+        assert_eq!(c.rows[0].change, Some(0.0));
+        assert!(matches!(compare(&base, &base, 0.0, Some(&["nope".into()])), Err(CompareError::UnknownMetric { .. })));
+        assert!(matches!(Metrics::from_csv("a,b\n1,2\n"), Err(CompareError::NoHeader)));
+        assert!(matches!(Metrics::from_csv("seq_time,par_time\n1\n"), Err(CompareError::Width { line: 2, .. })));
+        assert!(matches!(Metrics::from_csv("seq_time,x\n1,2\n3,4\n"), Err(CompareError::Rows { rows: 2, .. })));
+        assert!(matches!(Metrics::from_csv("seq_time,x\ny,1\n"), Err(CompareError::Value { .. })));
+    }
+
+    #[test]
+    fn tolerance_forms() {
+        assert_eq!(parse_tolerance("2%").unwrap(), 2.0);
+        assert_eq!(parse_tolerance("0.5").unwrap(), 0.5);
+        assert!(parse_tolerance("-1%").is_err());
+        assert!(parse_tolerance("two").is_err());
+    }
+
+    #[test]
+    fn from_zero_any_growth_regresses() {
+        let base = Metrics { values: vec![("messages".into(), 0.0)] };
+        let new = Metrics { values: vec![("messages".into(), 1.0)] };
+        let c = compare(&base, &new, 50.0, None).unwrap();
+        assert_eq!(c.rows[0].change, None);
+        assert!(c.regressed());
+    }
+}

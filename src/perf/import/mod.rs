@@ -1,0 +1,158 @@
+//! Text traces as run-record events, so that `cpperf` analyses a PICL or SDDF trace as
+//! it does a run record (SPEC §1 `cpperf run.trf`): [`picl`] reads the PICL 2.0 records
+//! and [`sddf`] the ASCII SDDF records that `cptrace` writes.
+//!
+//! Both give an [`Imported`] trace: a header (processors, program name when the trace
+//! says), the events in time order and the statistics. A trace written with `cptrace
+//! --stats` carries the simulator's final statistics; without them the parallel time is
+//! the trace's end, the sequential time is the busy time of all processors (so speedup is
+//! the average number of busy processors) and the message totals are counted from the
+//! trace. Times are read exactly: one time unit is one microsecond, so a decimal number of
+//! seconds with up to nine decimals is a whole number of ticks.
+//!
+//! Depends on [`crate::trace`] (the event types) and nom. Errors name the line.
+pub mod picl;
+pub mod sddf;
+
+use crate::trace::{Event, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
+
+/// The largest processor number a trace may use: per-processor tables are allocated
+/// up to it, so a corrupt number must not ask for gigabytes.
+pub const MAX_PPROC: u32 = 1 << 20;
+
+/// Why a text trace could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {reason}")]
+pub struct ImportError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// A trace turned into run-record terms.
+#[derive(Debug, Clone, Default)]
+pub struct Imported {
+    /// What the trace says about the run.
+    pub header: RunHeader,
+    /// The events, sorted by [`Event::time`] (stable).
+    pub events: Vec<Event>,
+    /// The final statistics, from the trace's statistics record or derived (see the
+    /// module documentation).
+    pub stats: RunStats,
+}
+
+/// Parses seconds written with up to nine decimals (`0.000413000`) as ticks, one time unit
+/// being one microsecond: the number of nanoseconds times [`TICKS_PER_UNIT`] / 1000.
+pub fn parse_seconds(s: &str) -> Option<Ticks> {
+    let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
+    if whole.is_empty() && frac.is_empty() {
+        return None;
+    }
+    if !whole.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) || frac.len() > 9 {
+        return None;
+    }
+    let w: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let f: u64 = if frac.is_empty() { 0 } else { format!("{frac:0<9}").parse().ok()? };
+    let ns = w.checked_mul(1_000_000_000)?.checked_add(f)?;
+    Some(ns.checked_mul(TICKS_PER_UNIT)? / 1000)
+}
+
+/// Completes `stats` from the events when the trace had no statistics record: parallel
+/// time = `end`, sequential time = total busy time, processors used = those with busy
+/// time, messages and bytes = the sends, latency from sends to arrivals (or to receive
+/// completions when arrivals are not in the trace).
+fn derive_stats(events: &[Event], end: Ticks, pprocs: u32) -> RunStats {
+    use std::collections::BTreeMap;
+    let mut busy = vec![0; pprocs as usize];
+    let mut sent: BTreeMap<u64, Ticks> = BTreeMap::new();
+    let mut s = RunStats { par_ticks: end, ..RunStats::default() };
+    let mut latency_to: BTreeMap<u64, Ticks> = BTreeMap::new();
+    for e in events {
+        match *e {
+            Event::Busy { pproc, start, end, .. } => {
+                if let Some(b) = busy.get_mut(pproc as usize) {
+                    *b += end.saturating_sub(start);
+                }
+            }
+            Event::MsgSend { time, msg, bytes, .. } => {
+                s.messages += 1;
+                s.bytes += u64::from(bytes);
+                sent.insert(msg, time);
+            }
+            Event::MsgArrive { time, msg, .. } => {
+                latency_to.insert(msg, time);
+            }
+            Event::RecvDone { time, msg, .. } => {
+                latency_to.entry(msg).or_insert(time);
+            }
+            Event::ProcCreate { .. } => s.processes += 1,
+            _ => {}
+        }
+    }
+    for (msg, t) in latency_to {
+        if let Some(&st) = sent.get(&msg) {
+            s.total_latency_ticks += t.saturating_sub(st);
+        }
+    }
+    s.seq_ticks = busy.iter().sum();
+    s.pprocs_used = busy.iter().filter(|&&b| b > 0).count() as u32;
+    s.busy_ticks = busy;
+    s
+}
+
+/// Sorts by time, keeping the order of equal times.
+fn sort(events: &mut [Event]) {
+    events.sort_by_key(Event::time);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_read_exactly() {
+        // 0.000413 s = 413 µs = 413 time units = 413 000 ticks.
+        assert_eq!(parse_seconds("0.000413000"), Some(413_000));
+        assert_eq!(parse_seconds("2.500000001"), Some(2_500_000_001));
+        assert_eq!(parse_seconds("3"), Some(3_000_000_000));
+        assert_eq!(parse_seconds(".5"), Some(500_000_000));
+        assert_eq!(parse_seconds("1.0000000001"), None, "ten decimals are finer than a tick");
+        assert_eq!(parse_seconds("-1"), None);
+        assert_eq!(parse_seconds("1e3"), None);
+        assert_eq!(parse_seconds("."), None);
+    }
+
+    proptest::proptest! {
+        /// No text makes a reader or the analysis of what it read panic: PICL-like lines
+        /// of small numbers, and SDDF lines mutated from a real record.
+        #[test]
+        fn readers_never_panic(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(-1000i64..1000, 0..12), 0..20),
+            cut in 0usize..400,
+            junk in "[ -~]{0,20}",
+        ) {
+            let mut picl = String::new();
+            for l in &lines {
+                let t: Vec<String> = l.iter().enumerate().map(|(k, v)| if k == 2 {
+                    format!("0.{:06}", v.unsigned_abs())
+                } else {
+                    v.to_string()
+                }).collect();
+                picl.push_str(&t.join(" "));
+                picl.push('\n');
+            }
+            if let Ok(t) = picl::read(picl.as_bytes()) {
+                let _ = crate::perf::analyze_imported(&t);
+            }
+            let sddf = "SDDFA\n#2:\n\"proc_exit\" {\n\tdouble \"time\";\n\tint \"process\";\n};;\n\"proc_exit\" { 0.000002500, 3 };;\n";
+            let mut text = sddf[..cut.min(sddf.len())].to_string();
+            text.push_str(&junk);
+            text.push_str(&sddf[cut.min(sddf.len())..]);
+            if let Ok(t) = sddf::read(text.as_bytes()) {
+                let _ = crate::perf::analyze_imported(&t);
+            }
+        }
+    }
+}

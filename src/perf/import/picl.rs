@@ -1,0 +1,287 @@
+//! The PICL 2.0 reader: the records `cptrace --format picl` writes (see
+//! [`crate::trace::picl`]) turned back into run-record events.
+//!
+//! A line is `record event time node process n [format data…]`. What PICL does not hold
+//! is rebuilt: a processor is busy from its trace begin (`-3 -901`) except inside idle
+//! blocks (`-3/-4 -601`), which gives `Busy` intervals (attributed to the last process
+//! seen on the processor); a receive completion is matched to the oldest unmatched send
+//! from its source node to its node with its type (channel element), which is the
+//! simulator's order for one sender; a process ends (PICL has no such record) where its
+//! processor last fell idle after its last event and before another process's next event
+//! there, or at its last event. Records of other kinds are skipped. Depends on
+//! [`super`], [`crate::trace`] and nom.
+use super::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
+use crate::trace::{BusyClass, Event, MsgPurpose, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
+use nom::bytes::complete::take_while1;
+use nom::character::complete::space1;
+use nom::multi::separated_list1;
+use nom::IResult;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::BufRead;
+
+fn tokens(line: &str) -> IResult<&str, Vec<&str>> {
+    separated_list1(space1, take_while1(|c: char| c == '-' || c == '.' || c.is_ascii_digit()))(line)
+}
+
+/// Whether `line` looks like a PICL 2.0 record (a negative record type, an event type and
+/// a time in seconds).
+pub fn looks_like_picl(line: &str) -> bool {
+    let t: Vec<&str> = line.split_whitespace().collect();
+    t.len() >= 6
+        && t[0].starts_with('-')
+        && t[0].parse::<i32>().is_ok()
+        && t[1].parse::<i32>().is_ok()
+        && parse_seconds(t[2]).is_some()
+}
+
+#[derive(Default)]
+struct Node {
+    busy_since: Option<Ticks>,
+    /// Idle starts, in time order.
+    idle_starts: Vec<Ticks>,
+    /// Process events on this node: (time, pid), in time order.
+    activity: Vec<(Ticks, u32)>,
+    current: u32,
+}
+
+/// Reads a PICL 2.0 trace.
+pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
+    let mut events: Vec<Event> = Vec::new();
+    let mut nodes: BTreeMap<u32, Node> = BTreeMap::new();
+    let mut queues: BTreeMap<(u32, u32, i64), VecDeque<(u64, u32)>> = BTreeMap::new();
+    let mut last_of: BTreeMap<u32, (Ticks, u32)> = BTreeMap::new();
+    let mut stats: Option<RunStats> = None;
+    let (mut next_msg, mut end, mut max_node) = (0u64, 0 as Ticks, 0u32);
+    for (i, line) in input.lines().enumerate() {
+        let n = i + 1;
+        let err = |reason: String| ImportError { line: n, reason };
+        let line = line.map_err(|e| err(format!("cannot read: {e}")))?;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let toks = match tokens(line) {
+            Ok(("", t)) => t,
+            _ => return Err(err(format!("not a PICL record: {line:?}"))),
+        };
+        if toks.len() < 6 {
+            return Err(err(format!("a PICL record has at least 6 fields, this one {}", toks.len())));
+        }
+        let int = |k: usize| -> Result<i64, ImportError> {
+            let s = toks.get(k).ok_or_else(|| err(format!("field {} missing", k + 1)))?;
+            s.parse::<i64>().map_err(|_| err(format!("field {} ({s:?}) is not an integer", k + 1)))
+        };
+        let uint = |k: usize| -> Result<u32, ImportError> {
+            let v = int(k)?;
+            u32::try_from(v).map_err(|_| err(format!("field {} ({v}) is out of range", k + 1)))
+        };
+        let (rec, ev) = (int(0)?, int(1)?);
+        let time = parse_seconds(toks[2]).ok_or_else(|| err(format!("bad time {:?}", toks[2])))?;
+        let node = uint(3)?;
+        let pid = uint(4)?;
+        let ndata = uint(5)? as usize;
+        // Data start after the format field when there are any.
+        let d = |k: usize| int(7 + k);
+        if ndata > 0 && toks.len() != 7 + ndata {
+            return Err(err(format!("{ndata} data values announced, {} present", toks.len().saturating_sub(7))));
+        }
+        if node > MAX_PPROC {
+            return Err(err(format!("node {node} is beyond the {MAX_PPROC} processors a trace may have")));
+        }
+        max_node = max_node.max(node);
+        end = end.max(time);
+        let nd = nodes.entry(node).or_default();
+        let process_level = !matches!(ev, -901 | -601 | -990);
+        if process_level {
+            nd.current = pid;
+            nd.activity.push((time, pid));
+            last_of.insert(pid, (time, node));
+        }
+        match (rec, ev) {
+            (-3, -901) | (-4, -601) => nd.busy_since = Some(time),
+            (-3, -601) | (-4, -901) => {
+                let was_busy = nd.busy_since.take();
+                if let Some(s) = was_busy {
+                    if time > s {
+                        let class = BusyClass::Work;
+                        events.push(Event::Busy { pproc: node, pid: nd.current, start: s, end: time, line: 0, class });
+                    }
+                }
+                // The trace's end ends a process too when its processor was busy up to it
+                // (not when it only closes an idle block there).
+                if rec == -3 || was_busy.is_some_and(|s| s < time) {
+                    nd.idle_starts.push(time);
+                }
+            }
+            (-2, -503) => {
+                let parent = d(0)?;
+                let function = u32::try_from(d(1)?).map_err(|_| err("bad function index".into()))?;
+                let parent = u32::try_from(parent).ok();
+                events.push(Event::ProcCreate { time, parent, pid, vproc: None, pproc: node, function, line: 0 });
+            }
+            (-3, -21) => {
+                let (bytes, ty, dst) = (d(0)?, d(1)?, d(2)?);
+                let bytes = u32::try_from(bytes).map_err(|_| err(format!("bad byte count {bytes}")))?;
+                let dst = u32::try_from(dst)
+                    .ok()
+                    .filter(|&d| d <= MAX_PPROC)
+                    .ok_or_else(|| err(format!("bad destination node {dst}")))?;
+                let index = u32::try_from(ty).unwrap_or(0);
+                let msg = next_msg;
+                next_msg += 1;
+                queues.entry((node, dst, ty)).or_default().push_back((msg, pid));
+                events.push(Event::MsgSend {
+                    time,
+                    msg,
+                    src_pid: pid,
+                    src_pproc: node,
+                    dst_pid: None,
+                    dst_pproc: dst,
+                    purpose: MsgPurpose::Channel { channel: 0, index },
+                    bytes,
+                    line: 0,
+                });
+            }
+            (-3, -52) | (-3, -51) => {
+                let index = u32::try_from(d(0)?).unwrap_or(0);
+                events.push(Event::RecvCall { time, pid, pproc: node, channel: 0, index, line: 0 });
+            }
+            (-4, -52) | (-4, -51) => {
+                let (bytes, ty, src) = (d(0)?, d(1)?, d(2)?);
+                let bytes = u32::try_from(bytes).map_err(|_| err(format!("bad byte count {bytes}")))?;
+                let matched = u32::try_from(src).ok().and_then(|s| queues.get_mut(&(s, node, ty))?.pop_front());
+                let (msg, src_pid) = match matched {
+                    Some(m) => m,
+                    None => {
+                        // A receive of a message whose send is not in the trace.
+                        next_msg += 1;
+                        (next_msg - 1, u32::MAX)
+                    }
+                };
+                events.push(Event::RecvDone { time, pid, pproc: node, msg, src_pid, bytes });
+            }
+            (-2, -911) => {
+                let id = i32::try_from(d(0)?).map_err(|_| err("bad probe id".into()))?;
+                let label = u32::try_from(d(1)?).unwrap_or(0);
+                events.push(Event::Probe { time, pid, pproc: node, id, label });
+            }
+            (-2, -990) => {
+                let v: Vec<u64> = (0..7)
+                    .map(|k| d(k).and_then(|x| u64::try_from(x).map_err(|_| err(format!("negative statistic {x}")))))
+                    .collect::<Result<_, _>>()?;
+                let tpu = v[6].max(1);
+                let t = |x: u64| x.saturating_mul(TICKS_PER_UNIT) / tpu;
+                stats = Some(RunStats {
+                    seq_ticks: t(v[0]),
+                    par_ticks: t(v[1]),
+                    pprocs_used: u32::try_from(v[2]).unwrap_or(u32::MAX),
+                    messages: v[3],
+                    bytes: v[4],
+                    total_latency_ticks: t(v[5]),
+                    ..RunStats::default()
+                });
+            }
+            _ => {}
+        }
+    }
+    // Process ends, from the idle blocks (see the module documentation).
+    let mut ends: Vec<(Ticks, u32)> = Vec::new();
+    for (&pid, &(last, node)) in &last_of {
+        let Some(nd) = nodes.get(&node) else { continue };
+        let next_other = nd.activity.iter().find(|&&(t, p)| t > last && p != pid).map_or(Ticks::MAX, |&(t, _)| t);
+        let idle = nd.idle_starts.iter().copied().rfind(|&t| t >= last && t <= next_other);
+        ends.push((idle.unwrap_or(last), pid));
+    }
+    for (time, pid) in ends {
+        events.push(Event::ProcEnd { time, pid });
+    }
+    sort(&mut events);
+    let header = RunHeader { pprocs: max_node + 1, program: String::new(), ..RunHeader::default() };
+    let mut derived = derive_stats(&events, end, header.pprocs);
+    if let Some(s) = stats {
+        derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };
+    }
+    Ok(Imported { header, events, stats: derived })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Node 0 runs process 0 from 0 to 10 µs, spawns process 1 on node 1 at 2 µs, which
+    /// sends 4 bytes of type 3 at 6 µs; process 0 blocks at 5 µs (idle 5..7) and receives
+    /// at 7 µs, then runs to 10 µs.
+    const TRACE: &str = "\
+-3 -901 0.000000000 0 0 0
+-3 -901 0.000000000 1 0 0
+-3 -601 0.000000000 1 0 0
+-2 -503 0.000000000 0 0 2 2 -1 0
+-2 -503 0.000002000 1 1 2 2 0 1
+-4 -601 0.000002000 1 0 0
+-3 -52 0.000005000 0 0 3 2 3 -1 0
+-3 -601 0.000005000 0 0 0
+-3 -21 0.000006000 1 1 4 2 4 3 0 0
+-4 -21 0.000006000 1 1 0
+-3 -601 0.000006000 1 0 0
+-4 -601 0.000007000 0 0 0
+-4 -52 0.000007000 0 0 4 2 4 3 1 0
+-3 -601 0.000010000 0 0 0
+-4 -901 0.000010000 0 0 0
+-4 -901 0.000010000 1 0 0
+";
+
+    #[test]
+    fn a_small_trace_becomes_events() {
+        let t = read(TRACE.as_bytes()).unwrap();
+        assert_eq!(t.header.pprocs, 2);
+        let busy: Vec<(u32, Ticks, Ticks)> = t
+            .events
+            .iter()
+            .filter_map(|e| match *e {
+                Event::Busy { pproc, start, end, .. } => Some((pproc, start, end)),
+                _ => None,
+            })
+            .collect();
+        // Node 0 busy 0..5 and 7..10 µs, node 1 busy 2..6 µs (1 µs = 1000 ticks).
+        assert_eq!(busy, vec![(0, 0, 5000), (1, 2000, 6000), (0, 7000, 10000)]);
+        // The receive completion is matched to the send from node 1 with type 3.
+        let done = t.events.iter().find_map(|e| match *e {
+            Event::RecvDone { msg, src_pid, .. } => Some((msg, src_pid)),
+            _ => None,
+        });
+        assert_eq!(done, Some((0, 1)));
+        // Process 1's last event is its send at 6 µs, its node falls idle then: it ends at
+        // 6 µs; process 0 ends where node 0 last fell idle, 10 µs.
+        let ends: Vec<(u32, Ticks)> = t
+            .events
+            .iter()
+            .filter_map(|e| match *e {
+                Event::ProcEnd { pid, time } => Some((pid, time)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ends, vec![(1, 6000), (0, 10000)]);
+        // Without a statistics record: par = 10 µs, seq = busy 5 + 3 + 4 = 12 µs.
+        assert_eq!((t.stats.par_ticks, t.stats.seq_ticks, t.stats.pprocs_used), (10_000, 12_000, 2));
+        // Latency: arrival is not in PICL, the completion at 7 stands for it: 7 − 6 = 1 µs.
+        assert_eq!(t.stats.total_latency_ticks, 1000);
+    }
+
+    #[test]
+    fn the_statistics_record_wins() {
+        let text = format!("{TRACE}-2 -990 0.000010000 0 0 7 2 9000 10000 2 1 4 1000 1000\n");
+        let t = read(text.as_bytes()).unwrap();
+        assert_eq!((t.stats.seq_ticks, t.stats.par_ticks, t.stats.messages), (9000, 10_000, 1));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = read("-3 -901 0.0 0 0 0\n-3 -21 x 0 0 0\n".as_bytes()).unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = read("-3 -21 0.1 0 0 4 2 1\n".as_bytes()).unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.to_string().contains("4 data values announced, 1 present"), "{e}");
+        assert!(looks_like_picl("-3 -901 0.000000000 0 0 0"));
+        assert!(!looks_like_picl("seq_time,par_time"));
+    }
+}

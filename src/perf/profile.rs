@@ -1,0 +1,157 @@
+//! Distributions of a run (FORMATS.md "What the best analysers report"): the concurrency
+//! histogram (share of time with exactly k processors busy, ParaGraph), the message size
+//! histogram, Late Sender wait per receiving process (Scalasca: arrival − receive call,
+//! when positive) and the critical-path profile per processor and per activity kind.
+//!
+//! Depends on [`super::graph`], [`super::svg::Timeline`] and [`crate::trace`].
+use super::graph::CriticalPath;
+use super::svg::Timeline;
+use crate::trace::{Event, Ticks};
+use std::collections::BTreeMap;
+
+/// The distributions of one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Profile {
+    /// Entry k: ticks of `[0, end)` during which exactly k processors were busy.
+    pub concurrency: Vec<Ticks>,
+    /// Messages by payload size class: `(upper bound in bytes, count)` for the powers of
+    /// two 1, 2, 4, …; a message of b bytes counts in the first class with bound ≥ b.
+    pub sizes: Vec<(u64, u64)>,
+    /// Late Sender wait per receiving process: `(pid, total ticks, receives that waited)`.
+    pub late_sender: Vec<(u32, Ticks, u64)>,
+    /// Ticks of the critical path per physical processor of the process on it (messages,
+    /// spawns and joins charged to the sender, parent or ended child).
+    pub path_by_pproc: Vec<(u32, Ticks)>,
+    /// Ticks of the critical path per activity kind (compute, message, spawn, join).
+    pub path_by_kind: Vec<(&'static str, Ticks)>,
+}
+
+/// Follows the events the distributions need.
+#[derive(Debug, Default)]
+pub struct ProfileBuilder {
+    sizes: BTreeMap<u64, u64>,
+    call: BTreeMap<u32, Ticks>,
+    arrival: BTreeMap<u64, Ticks>,
+    late: BTreeMap<u32, (Ticks, u64)>,
+}
+
+/// The size class of `bytes`: the smallest power of two not below it (1 for 0).
+pub fn size_class(bytes: u64) -> u64 {
+    bytes.max(1).next_power_of_two()
+}
+
+impl ProfileBuilder {
+    /// Takes one event into account.
+    pub fn event(&mut self, e: &Event) {
+        match *e {
+            Event::MsgSend { bytes, .. } => *self.sizes.entry(size_class(u64::from(bytes))).or_insert(0) += 1,
+            Event::MsgArrive { time, msg, .. } => {
+                self.arrival.insert(msg, time);
+            }
+            Event::RecvCall { time, pid, .. } => {
+                self.call.insert(pid, time);
+            }
+            Event::RecvDone { pid, msg, .. } => {
+                // The arrival event precedes the completion in the record; traces without
+                // arrivals (PICL) have no Late Sender figure.
+                if let (Some(c), Some(a)) = (self.call.remove(&pid), self.arrival.remove(&msg)) {
+                    if a > c {
+                        let w = self.late.entry(pid).or_insert((0, 0));
+                        w.0 += a - c;
+                        w.1 += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The distributions, with the timeline's busy intervals over `[0, end)`.
+    pub fn finish(self, timeline: &Timeline, path: &CriticalPath, end: Ticks) -> Profile {
+        Profile {
+            concurrency: concurrency(&timeline.busy, end),
+            sizes: self.sizes.into_iter().collect(),
+            late_sender: self.late.into_iter().map(|(p, (w, n))| (p, w, n)).collect(),
+            path_by_pproc: {
+                let mut m: BTreeMap<u32, Ticks> = BTreeMap::new();
+                for s in &path.segments {
+                    let p = timeline.pproc_of.get(&s.pid).copied().unwrap_or(u32::MAX);
+                    *m.entry(p).or_insert(0) += s.to - s.from;
+                }
+                m.into_iter().collect()
+            },
+            path_by_kind: {
+                let mut m: BTreeMap<&'static str, Ticks> = BTreeMap::new();
+                for s in &path.segments {
+                    *m.entry(s.kind.name()).or_insert(0) += s.to - s.from;
+                }
+                m.into_iter().collect()
+            },
+        }
+    }
+}
+
+/// Ticks of `[0, end)` with exactly k intervals open, for k = 0 up to the most open at
+/// once: a sweep over the sorted interval ends.
+pub fn concurrency(busy: &[(u32, u32, Ticks, Ticks)], end: Ticks) -> Vec<Ticks> {
+    let mut changes: Vec<(Ticks, i64)> = Vec::with_capacity(2 * busy.len());
+    for &(_, _, s, e) in busy {
+        let (s, e) = (s.min(end), e.min(end));
+        if e > s {
+            changes.push((s, 1));
+            changes.push((e, -1));
+        }
+    }
+    changes.sort_unstable();
+    let mut hist: Vec<Ticks> = vec![0];
+    let (mut open, mut last) = (0i64, 0 as Ticks);
+    for (t, d) in changes.into_iter().chain(std::iter::once((end, 0))) {
+        let k = open.max(0) as usize;
+        if hist.len() <= k {
+            hist.resize(k + 1, 0);
+        }
+        hist[k] += t.saturating_sub(last);
+        last = last.max(t);
+        open += d;
+    }
+    hist
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concurrency_counts_time_by_busy_processors() {
+        // [0,10) 1 busy, [10,20) 2, [20,30) 1, [30,40) 0 (end 40): 10, 20, 10 ticks for
+        // k = 0, 1, 2, summing to the end.
+        let h = concurrency(&[(0, 0, 0, 20), (1, 1, 10, 30)], 40);
+        assert_eq!(h, vec![10, 20, 10]);
+        assert_eq!(h.iter().sum::<Ticks>(), 40);
+        assert_eq!(concurrency(&[], 5), vec![5]);
+    }
+
+    #[test]
+    fn size_classes_are_powers_of_two() {
+        assert_eq!([size_class(0), size_class(1), size_class(3), size_class(4), size_class(5)], [1, 1, 4, 4, 8]);
+    }
+
+    #[test]
+    fn late_sender_is_arrival_minus_call_when_positive() {
+        let mut b = ProfileBuilder::default();
+        for e in [
+            // Process 0 calls at 10, the message arrives at 25: 15 ticks of Late Sender.
+            Event::RecvCall { time: 10, pid: 0, pproc: 0, channel: 0, index: 0, line: 0 },
+            Event::MsgArrive { time: 25, msg: 1, dst_pproc: 0 },
+            Event::RecvDone { time: 26, pid: 0, pproc: 0, msg: 1, src_pid: 1, bytes: 4 },
+            // The next message was there before the call: no wait.
+            Event::MsgArrive { time: 30, msg: 2, dst_pproc: 0 },
+            Event::RecvCall { time: 40, pid: 0, pproc: 0, channel: 0, index: 0, line: 0 },
+            Event::RecvDone { time: 41, pid: 0, pproc: 0, msg: 2, src_pid: 1, bytes: 4 },
+        ] {
+            b.event(&e);
+        }
+        let p = b.finish(&Timeline::default(), &CriticalPath::default(), 50);
+        assert_eq!(p.late_sender, vec![(0, 15, 1)]);
+    }
+}

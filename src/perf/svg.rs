@@ -1,0 +1,343 @@
+//! SVG charts of a run (`cpperf --svg DIR`, SPEC §6): a Gantt chart (a row per
+//! processor, a slice per busy interval coloured by process) with the critical path drawn
+//! on it, a space-time diagram (a line per processor, a line per message from its send
+//! to its arrival) and the utilization profile (busy processors over time).
+//!
+//! Plain SVG 1.1 written by hand, deterministic: coordinates are printed with two
+//! decimals, colours follow the process id. The [`Timeline`] the charts need (busy
+//! intervals, messages, where each process ran) is collected during the analysis.
+//! Depends on [`super::graph`] (the critical path) and [`crate::trace`].
+use super::graph::{CriticalPath, EdgeKind};
+use crate::trace::{Event, Ticks};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// What the charts draw, in time order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Timeline {
+    /// Busy intervals `(pproc, pid, start, end)`; touching intervals of one process on one
+    /// processor merged.
+    pub busy: Vec<(u32, u32, Ticks, Ticks)>,
+    /// Messages `(send time, source pproc, arrival time, destination pproc)`.
+    pub messages: Vec<(Ticks, u32, Ticks, u32)>,
+    /// The processor of each process.
+    pub pproc_of: BTreeMap<u32, u32>,
+    /// The last time of any event.
+    pub end: Ticks,
+}
+
+/// Collects a [`Timeline`] one event at a time.
+#[derive(Debug, Default)]
+pub struct TimelineBuilder {
+    t: Timeline,
+    sends: BTreeMap<u64, (Ticks, u32, u32)>,
+    arrivals: BTreeMap<u64, Ticks>,
+}
+
+impl TimelineBuilder {
+    /// Takes one event into account.
+    pub fn event(&mut self, e: &Event) {
+        self.t.end = self.t.end.max(e.time());
+        match *e {
+            Event::ProcCreate { pid, pproc, .. } => {
+                self.t.pproc_of.insert(pid, pproc);
+            }
+            Event::Busy { pproc, pid, start, end, .. } => {
+                if let Some(last) = self.t.busy.iter_mut().rev().take(8).find(|b| b.0 == pproc) {
+                    if last.1 == pid && last.3 == start {
+                        last.3 = end;
+                        return;
+                    }
+                }
+                self.t.busy.push((pproc, pid, start, end));
+            }
+            Event::MsgSend { time, msg, src_pproc, dst_pproc, .. } => {
+                self.sends.insert(msg, (time, src_pproc, dst_pproc));
+            }
+            Event::MsgArrive { time, msg, .. } => {
+                self.arrivals.insert(msg, time);
+            }
+            Event::RecvDone { time, msg, .. } => {
+                // Traces without arrivals (PICL): the receive's completion stands for it.
+                self.arrivals.entry(msg).or_insert(time);
+            }
+            _ => {}
+        }
+    }
+
+    /// The timeline, messages in send order (ties by message id).
+    pub fn finish(mut self) -> Timeline {
+        for (msg, (t, src, dst)) in self.sends {
+            if let Some(&a) = self.arrivals.get(&msg) {
+                self.t.messages.push((t, src, a.max(t), dst));
+            }
+        }
+        self.t.messages.sort_by_key(|m| (m.0, m.1, m.3, m.2));
+        self.t
+    }
+}
+
+const LEFT: f64 = 60.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 30.0;
+const WIDTH: f64 = 1000.0;
+const ROW: f64 = 18.0;
+
+struct Frame {
+    end: Ticks,
+    rows: Vec<u32>,
+}
+
+impl Frame {
+    fn x(&self, t: Ticks) -> f64 {
+        LEFT + (WIDTH - LEFT - RIGHT) * (t as f64 / self.end.max(1) as f64)
+    }
+
+    fn row(&self, pproc: u32) -> Option<f64> {
+        self.rows.binary_search(&pproc).ok().map(|i| TOP + ROW * i as f64)
+    }
+
+    fn height(&self) -> f64 {
+        TOP + ROW * self.rows.len() as f64 + 30.0
+    }
+}
+
+/// A deterministic colour per process: hues spread by the golden angle.
+fn colour(pid: u32) -> String {
+    let hue = (u64::from(pid) * 137_508 / 1000) % 360;
+    format!("hsl({hue},60%,60%)")
+}
+
+fn open(o: &mut String, title: &str, height: f64) {
+    let _ = writeln!(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
+    let _ = writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{WIDTH:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {WIDTH:.0} {height:.0}\" font-family=\"sans-serif\" font-size=\"11\">"
+    );
+    let _ = writeln!(o, "<title>{}</title>", escape(title));
+    let _ = writeln!(o, "<rect x=\"0\" y=\"0\" width=\"{WIDTH:.0}\" height=\"{height:.0}\" fill=\"white\"/>");
+    let _ = writeln!(o, "<text x=\"{LEFT:.0}\" y=\"18\" font-size=\"13\">{}</text>", escape(title));
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+fn units(t: Ticks) -> String {
+    super::render::units(t)
+}
+
+/// Processor labels on the left and a time axis with five ticks below the rows.
+fn axes(o: &mut String, f: &Frame) {
+    for &p in &f.rows {
+        if let Some(y) = f.row(p) {
+            let _ =
+                writeln!(o, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\">P{p}</text>", LEFT - 6.0, y + ROW - 5.0);
+        }
+    }
+    let y = TOP + ROW * f.rows.len() as f64 + 4.0;
+    let _ = writeln!(
+        o,
+        "<line x1=\"{LEFT:.2}\" y1=\"{y:.2}\" x2=\"{:.2}\" y2=\"{y:.2}\" stroke=\"black\"/>",
+        WIDTH - RIGHT
+    );
+    for k in 0..=4u64 {
+        let t = f.end / 4 * k + if k == 4 { f.end % 4 } else { 0 };
+        let x = f.x(t);
+        let _ = writeln!(o, "<line x1=\"{x:.2}\" y1=\"{y:.2}\" x2=\"{x:.2}\" y2=\"{:.2}\" stroke=\"black\"/>", y + 4.0);
+        let _ = writeln!(o, "<text x=\"{x:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>", y + 16.0, units(t));
+    }
+}
+
+fn frame(t: &Timeline, pprocs: u32) -> Frame {
+    let mut rows: Vec<u32> = t.busy.iter().map(|b| b.0).chain(t.pproc_of.values().copied()).collect();
+    rows.extend(t.messages.iter().flat_map(|m| [m.1, m.3]));
+    if rows.is_empty() {
+        rows.extend(0..pprocs.min(1));
+    }
+    rows.sort_unstable();
+    rows.dedup();
+    Frame { end: t.end.max(1), rows }
+}
+
+/// The Gantt chart: a row per processor, a slice per busy interval (coloured by process,
+/// its tooltip naming the process and times), the critical path in red on top: compute
+/// segments along their process's row, other edges as lines between rows.
+pub fn gantt(t: &Timeline, path: &CriticalPath, pprocs: u32, title: &str) -> String {
+    let f = frame(t, pprocs);
+    let mut o = String::new();
+    open(&mut o, &format!("{title}: Gantt chart and critical path"), f.height());
+    for &(p, pid, s, e) in &t.busy {
+        let Some(y) = f.row(p) else { continue };
+        let (x0, x1) = (f.x(s), f.x(e));
+        let _ = writeln!(
+            o,
+            "<rect x=\"{x0:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"{}\"><title>process {pid}: {} .. {}</title></rect>",
+            y + 2.0,
+            (x1 - x0).max(0.5),
+            ROW - 4.0,
+            colour(pid),
+            units(s),
+            units(e)
+        );
+    }
+    let mid = |pid: u32| t.pproc_of.get(&pid).and_then(|&p| f.row(p)).map(|y| y + ROW / 2.0);
+    for s in &path.segments {
+        let Some(y0) = mid(s.pid) else { continue };
+        let y1 = s.to_pid.and_then(mid).unwrap_or(y0);
+        let dash = if s.kind == EdgeKind::Compute { "" } else { " stroke-dasharray=\"4 2\"" };
+        let _ = writeln!(
+            o,
+            "<line x1=\"{:.2}\" y1=\"{y0:.2}\" x2=\"{:.2}\" y2=\"{y1:.2}\" stroke=\"red\" stroke-width=\"3\"{dash}><title>{} {} .. {}</title></line>",
+            f.x(s.from),
+            f.x(s.to),
+            s.kind.name(),
+            units(s.from),
+            units(s.to)
+        );
+    }
+    axes(&mut o, &f);
+    o.push_str("</svg>\n");
+    o
+}
+
+/// The space-time diagram: a line per processor, a line per message from its send on the
+/// sender's row to its arrival on the receiver's.
+pub fn space_time(t: &Timeline, pprocs: u32, title: &str) -> String {
+    let f = frame(t, pprocs);
+    let mut o = String::new();
+    open(&mut o, &format!("{title}: space-time diagram"), f.height());
+    for &p in &f.rows {
+        if let Some(y) = f.row(p) {
+            let y = y + ROW / 2.0;
+            let _ = writeln!(
+                o,
+                "<line x1=\"{LEFT:.2}\" y1=\"{y:.2}\" x2=\"{:.2}\" y2=\"{y:.2}\" stroke=\"#999\"/>",
+                WIDTH - RIGHT
+            );
+        }
+    }
+    for &(s, sp, a, dp) in &t.messages {
+        let (Some(y0), Some(y1)) = (f.row(sp), f.row(dp)) else { continue };
+        let _ = writeln!(
+            o,
+            "<line x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" stroke=\"navy\"><title>P{sp} to P{dp}: {} .. {}</title></line>",
+            f.x(s),
+            y0 + ROW / 2.0,
+            f.x(a),
+            y1 + ROW / 2.0,
+            units(s),
+            units(a)
+        );
+    }
+    axes(&mut o, &f);
+    o.push_str("</svg>\n");
+    o
+}
+
+/// Busy processor-ticks of each of `columns` equal time slices of `[0, end)`.
+pub fn busy_per_column(busy: &[(u32, u32, Ticks, Ticks)], end: Ticks, columns: u64) -> Vec<u128> {
+    let end = end.max(1);
+    let columns = columns.max(1);
+    let mut area = vec![0u128; columns as usize];
+    // Column k covers [k·end/columns, (k+1)·end/columns), in exact integer arithmetic.
+    let lo = |k: u64| (u128::from(k) * u128::from(end) / u128::from(columns)) as Ticks;
+    for &(_, _, s, e) in busy {
+        let (s, e) = (s.min(end), e.min(end));
+        if e <= s {
+            continue;
+        }
+        let first = (u128::from(s) * u128::from(columns) / u128::from(end)) as u64;
+        let mut k = first.min(columns - 1);
+        while k < columns && lo(k) < e {
+            let (a, b) = (lo(k).max(s), lo(k + 1).min(e));
+            if b > a {
+                area[k as usize] += u128::from(b - a);
+            }
+            k += 1;
+        }
+    }
+    area
+}
+
+/// The utilization profile: a bar per time slice, its height the share of the `n`
+/// processors busy in it.
+pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
+    const COLS: u64 = 200;
+    const H: f64 = 200.0;
+    let end = t.end.max(1);
+    let area = busy_per_column(&t.busy, end, COLS);
+    let height = TOP + H + 30.0;
+    let mut o = String::new();
+    open(&mut o, &format!("{title}: utilization profile ({n} processors)"), height);
+    let f = Frame { end, rows: Vec::new() };
+    for (k, &a) in area.iter().enumerate() {
+        let k = k as u64;
+        let lo = (u128::from(k) * u128::from(end) / u128::from(COLS)) as Ticks;
+        let hi = (u128::from(k + 1) * u128::from(end) / u128::from(COLS)) as Ticks;
+        let cap = u128::from(hi - lo) * u128::from(n.max(1));
+        let share = if cap == 0 { 0.0 } else { (a as f64 / cap as f64).min(1.0) };
+        if share <= 0.0 {
+            continue;
+        }
+        let h = H * share;
+        let _ = writeln!(
+            o,
+            "<rect x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{h:.2}\" fill=\"steelblue\"><title>{} .. {}: {:.1} %</title></rect>",
+            f.x(lo),
+            TOP + H - h,
+            (f.x(hi) - f.x(lo)).max(0.5),
+            units(lo),
+            units(hi),
+            100.0 * share
+        );
+    }
+    for (pct, y) in [(100, TOP), (50, TOP + H / 2.0), (0, TOP + H)] {
+        let _ = writeln!(o, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\">{pct} %</text>", LEFT - 6.0, y + 4.0);
+        let _ = writeln!(
+            o,
+            "<line x1=\"{LEFT:.2}\" y1=\"{y:.2}\" x2=\"{:.2}\" y2=\"{y:.2}\" stroke=\"#ccc\"/>",
+            WIDTH - RIGHT
+        );
+    }
+    let y = TOP + H + 4.0;
+    for k in 0..=4u64 {
+        let tk = end / 4 * k + if k == 4 { end % 4 } else { 0 };
+        let _ =
+            writeln!(o, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>", f.x(tk), y + 12.0, units(tk));
+    }
+    o.push_str("</svg>\n");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn busy_area_is_split_exactly_between_columns() {
+        // End 100, 4 columns of 25: an interval 10..60 gives 15, 25, 10, 0.
+        assert_eq!(busy_per_column(&[(0, 0, 10, 60)], 100, 4), vec![15, 25, 10, 0]);
+        // Uneven columns (end 10, 3 columns: [0,3) [3,6) [6,10)): 0..10 gives 3, 3, 4.
+        assert_eq!(busy_per_column(&[(0, 0, 0, 10)], 10, 3), vec![3, 3, 4]);
+    }
+
+    #[test]
+    fn touching_intervals_of_one_process_merge() {
+        let mut b = TimelineBuilder::default();
+        let busy =
+            |pid, start, end| Event::Busy { pproc: 0, pid, start, end, line: 0, class: crate::trace::BusyClass::Work };
+        for e in [busy(1, 0, 10), busy(1, 10, 20), busy(2, 20, 30), busy(1, 35, 40)] {
+            b.event(&e);
+        }
+        assert_eq!(b.finish().busy, vec![(0, 1, 0, 20), (0, 2, 20, 30), (0, 1, 35, 40)]);
+    }
+
+    #[test]
+    fn colours_differ_between_neighbouring_processes() {
+        assert_ne!(colour(0), colour(1));
+        assert_eq!(colour(0), "hsl(0,60%,60%)");
+        // 137.508° apart: process 1 is at hue 137.
+        assert_eq!(colour(1), "hsl(137,60%,60%)");
+    }
+}
