@@ -43,7 +43,7 @@ struct Args {
     #[arg(long, value_name = "FILE", conflicts_with = "mapping")]
     map_file: Option<PathBuf>,
     /// Network model.
-    #[arg(long, value_enum, default_value_t = NetworkModel::ShortestPath)]
+    #[arg(long, value_enum, default_value_t = NetworkModel::Wormhole)]
     network: NetworkModel,
     /// Startup cost per message, time units.
     #[arg(long, value_name = "T", default_value = "5")]

@@ -12,7 +12,8 @@
 # header, so it is 0 here), link delay 5 with the default head-flit ratio 2: a head
 # advances one link per 10-unit quantum, as the seed's network advanced every unblocked
 # packet one link per quantum (seed 000 §4.2.2). On a mesh one lane cannot deadlock
-# (dimension order); on the 4x4 torus every route is one hop.
+# (dimension order); on the torus and the ring it could, and cpss would stop the script
+# with the cycle of blocked packets — these runs have none.
 # Random mapping uses --seed 1. Usage: scripts/tables.sh [> tables.csv]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -62,12 +62,13 @@ pub fn format_time(t: Ticks) -> String {
 /// Which network model runs (`cpss --network`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum NetModel {
-    /// Flit-level wormhole routing with virtual channels ([`Wormhole`]).
+    /// Flit-level wormhole routing with virtual channels ([`Wormhole`]); the default,
+    /// as in the seed's CPSS.
+    #[default]
     Wormhole,
     /// Store-and-forward packet switching, FIFO per link ([`PacketSwitched`]).
     Packet,
     /// Store-and-forward packets, no contention: a closed form ([`ShortestPath`]).
-    #[default]
     ShortestPath,
 }
 

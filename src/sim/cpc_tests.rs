@@ -37,7 +37,9 @@ fn run_cpc_observed(
     input: &str,
     observer: Option<Box<dyn super::Observer>>,
 ) -> (Result<Stats, SimError>, String) {
-    run_cpc_on(name, src, cfg, input, observer, &NetParams::default())
+    // The exact-time tests below are computed with the closed-form network.
+    let net = NetParams { model: NetModel::ShortestPath, ..NetParams::default() };
+    run_cpc_on(name, src, cfg, input, observer, &net)
 }
 
 /// As [`run_cpc_observed`], on the network `net`.

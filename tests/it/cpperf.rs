@@ -375,7 +375,10 @@ fn distributions_add_up() {
     assert!((conc.iter().sum::<f64>() - par).abs() < 1e-6, "{conc:?} vs {par}");
     let busy: f64 = j["utilization"].as_array().unwrap().iter().map(|u| f(&u["percent"]) * par / 100.0).sum();
     let weighted: f64 = conc.iter().enumerate().map(|(k, t)| k as f64 * t).sum();
-    assert!((weighted - busy).abs() < 1e-3, "{weighted} vs {busy}");
+    // Utilizations are printed with 4 decimals of a percent: each processor's busy time
+    // is off by at most 0.00005 % of the parallel time.
+    let slack = 5e-7 * par * j["utilization"].as_array().unwrap().len() as f64;
+    assert!((weighted - busy).abs() <= slack, "{weighted} vs {busy}");
     // Every message is in one size class; the critical-path profiles each sum to its length.
     let sizes: f64 = j["message_sizes"].as_array().unwrap().iter().map(|s| f(&s["messages"])).sum();
     assert_eq!(sizes, f(&j["messages"]));
