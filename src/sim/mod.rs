@@ -95,7 +95,7 @@ pub mod rng;
 pub mod setup;
 mod stats;
 
-pub use cost::{CostError, CostTable};
+pub use cost::{parse_override, CostError, CostTable, TickCosts};
 pub use machine::Simulator;
 pub use observe::{BlockReason, Observer, ProcState, ProcessStatus, SimEvent};
 pub use stats::{units, Stats};
@@ -110,6 +110,10 @@ pub struct SimConfig {
     pub quantum: Ticks,
     /// Instruction costs.
     pub costs: CostTable,
+    /// Per physical processor (by id), its own instruction costs in ticks: the timings of
+    /// its processor type in a machine description, sampled for this run, and scaled by
+    /// `--scale-costs`. Missing entries (all of them when empty) use `costs`.
+    pub proc_costs: Vec<std::sync::Arc<TickCosts>>,
     /// Virtual processor → physical processor. Empty: virtual processor `v` runs on
     /// physical processor `v mod pprocs`.
     pub mapping: Vec<u32>,
@@ -144,6 +148,7 @@ impl Default for SimConfig {
         SimConfig {
             quantum: 10 * TICKS_PER_UNIT,
             costs: CostTable::default(),
+            proc_costs: Vec::new(),
             mapping: Vec::new(),
             pprocs: 16,
             speeds: Vec::new(),
