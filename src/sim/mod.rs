@@ -92,6 +92,7 @@ mod memory;
 pub mod observe;
 pub mod recorder;
 pub mod rng;
+pub mod run;
 pub mod setup;
 mod stats;
 
