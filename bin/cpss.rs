@@ -229,7 +229,11 @@ fn run(args: &Args) -> anyhow::Result<i32> {
                 b
             }
         };
-        return if args.sweep.is_empty() { repeat(args, &module, &opts, &stdin) } else { sweep(args, &module, &opts, &stdin) };
+        return if args.sweep.is_empty() {
+            repeat(args, &module, &opts, &stdin)
+        } else {
+            sweep(args, &module, &opts, &stdin)
+        };
     }
     let s = setup(&module, &opts)?;
     for w in &s.warnings {
