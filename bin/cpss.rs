@@ -1,11 +1,12 @@
 //! `cpss` — simulate a vCode program on a configurable multicomputer.
 use anyhow::Context;
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, Parser, ValueEnum};
 use cppe::cli::{self, exit, parse_units, AtomicFile};
-use cppe::net::{self, NetModel, NetParams};
+use cppe::net::{NetModel, NetParams};
 use cppe::sim::recorder::{exit_status, run_header, run_stats, Recorder};
+use cppe::sim::run::{self as runs, SweepAxis};
 use cppe::sim::setup::{setup, RunOptions};
-use cppe::sim::{Io, SimError, Simulator, Stats};
+use cppe::sim::{Io, Observer, SimError, Stats};
 use cppe::vcode::cod;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -32,6 +33,30 @@ struct Args {
     /// program's phyArch, else mesh:4x4).
     #[arg(long, value_name = "TOPO:SIZES")]
     topology: Option<String>,
+    /// Simulate the machine of a description file: processor types with per-instruction
+    /// timings, a link list with latencies and speeds (man page, MACHINE FILES).
+    #[arg(long, value_name = "FILE", conflicts_with = "topology")]
+    machine: Option<PathBuf>,
+    /// Multiply every instruction cost by F.
+    #[arg(long, value_name = "F")]
+    scale_costs: Option<String>,
+    /// Make every link F times as fast (its time per flit divided by F).
+    #[arg(long, value_name = "F")]
+    scale_link_speed: Option<String>,
+    /// Multiply every link latency by F.
+    #[arg(long, value_name = "F")]
+    scale_latency: Option<String>,
+    /// Repeat the run N times with seeds SEED, SEED+1, ... and report the mean, sd and 95%
+    /// confidence interval of every statistic.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    runs: u32,
+    /// Run every combination of parameter values in parallel, one CSV row each:
+    /// PARAM=v1,v2,... (PARAM is a flag name without --; repeat for a cartesian product).
+    #[arg(long, value_name = "PARAM=VALUES")]
+    sweep: Vec<String>,
+    /// Print a completion script for SHELL and exit.
+    #[arg(long, value_name = "SHELL")]
+    completions: Option<clap_complete::Shell>,
     /// Virtual architecture (default: the program's arch, else the physical one).
     #[arg(long = "virtual", value_name = "TOPO:SIZES")]
     virtual_topology: Option<String>,
@@ -160,6 +185,12 @@ fn read_text(path: &PathBuf) -> anyhow::Result<(String, String)> {
 }
 
 fn run(args: &Args) -> anyhow::Result<i32> {
+    if let Some(shell) = args.completions {
+        let mut out = Vec::new();
+        clap_complete::generate(shell, &mut Args::command(), "cpss", &mut out);
+        cli::write_stdout(&out)?;
+        return Ok(exit::OK);
+    }
     let from_stdin = args.file.as_ref().is_none_or(|f| f.as_os_str() == "-");
     let input = cli::read_input(args.file.as_deref())?;
     let module = cod::decode(&input.bytes).map_err(|e| anyhow::anyhow!("{}: {e}", input.name))?;
@@ -196,9 +227,41 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         max_memory: args.max_memory,
         alarm: args.alarm.as_deref().map(|v| units("alarm", v)).transpose()?,
         profile_step: args.profile.as_deref().map(|v| units("profile", v)).transpose()?,
+        ..RunOptions::default()
     };
+    let mut opts = opts;
+    if let Some(p) = &args.machine {
+        opts.set("machine", &p.display().to_string())?;
+    }
+    for (name, v) in [
+        ("scale-costs", &args.scale_costs),
+        ("scale-link-speed", &args.scale_link_speed),
+        ("scale-latency", &args.scale_latency),
+    ] {
+        if let Some(v) = v {
+            opts.set(name, v)?;
+        }
+    }
     opts.net.validate()?;
-    let s = setup(&module, &opts)?;
+    if !args.sweep.is_empty() || args.runs > 1 {
+        let stdin = match &args.input {
+            Some(p) => std::fs::read(p).with_context(|| format!("--input {}", p.display()))?,
+            None if from_stdin => Vec::new(),
+            None => {
+                let mut b = Vec::new();
+                std::io::Read::read_to_end(&mut std::io::stdin(), &mut b).context("reading standard input")?;
+                b
+            }
+        };
+        return if args.sweep.is_empty() {
+            repeat(args, &module, &opts, &stdin)
+        } else {
+            sweep(args, &module, &opts, &stdin)
+        };
+    }
+    let mut s = setup(&module, &opts)?;
+    s.config.trace_routes = args.trace_routes;
+    s.config.link_stats = args.link_stats;
     for w in &s.warnings {
         eprintln!("cpss: warning: {w}");
     }
@@ -217,11 +280,6 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     } else {
         Box::new(std::io::BufWriter::new(std::io::stdout()))
     };
-    let mut net = net::build(&s.net, &s.physical, &[])?;
-    net.record_hops(args.trace_routes);
-    net.count_links(args.link_stats);
-    let mut sim = Simulator::new(&module, s.config.clone(), net, Io { stdin: program_stdin, stdout: program_stdout })
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let slowest = s.config.speeds.iter().copied().max().unwrap_or(cppe::net::TICKS_PER_UNIT);
     let header = run_header(&module, &s, vec![]);
     enum Sink {
@@ -249,13 +307,11 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         }
         (None, false) => None,
     };
-    if let Some(r) = &recorder {
-        sim.set_observer(Recorder::handle(r));
-    }
+    let observer: Option<Box<dyn Observer>> = recorder.as_ref().map(Recorder::handle);
     let progress = cli::Progress::start("simulating", None);
-    let result = sim.run();
+    let result = runs::simulate(&module, &s, Io { stdin: program_stdin, stdout: program_stdout }, observer);
     progress.finish();
-    drop(sim);
+    let result = result?;
     let pprocs = s.physical.nodes();
     let (stats, code, message): (Option<&Stats>, i32, String) = match &result {
         Ok(st) => (Some(st), exit::OK, String::new()),
@@ -317,5 +373,67 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     } else {
         cli::write_stdout(report.as_bytes())?;
     }
+    Ok(code)
+}
+
+/// `--runs N`: the summary of every statistic over the runs.
+fn repeat(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &[u8]) -> anyhow::Result<i32> {
+    let progress = cli::Progress::start("simulating", None);
+    let results = runs::repeat(module, opts, stdin, args.runs);
+    progress.finish();
+    let mut code = exit::OK;
+    let mut stats = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        let seed = runs::run_seed(opts.seed, i as u32);
+        match r {
+            Err(e) => anyhow::bail!("run {} (seed {seed}): {e}", i + 1),
+            Ok(o) => {
+                if let Err(e) = o {
+                    eprintln!("cpss: run {} (seed {seed}): {e}", i + 1);
+                    code = code.max(e.exit_code());
+                }
+                stats.extend(runs::outcome_stats(o));
+            }
+        }
+    }
+    let rows = runs::summarize(&stats);
+    let report = match args.stats {
+        StatsFormat::Csv => runs::summary_csv(&rows),
+        StatsFormat::None => String::new(),
+        StatsFormat::Text | StatsFormat::Json => runs::summary_text(&rows, stats.len()),
+    };
+    cli::write_stdout(report.as_bytes())?;
+    Ok(code)
+}
+
+/// `--sweep`: one CSV row per configuration of the cartesian product.
+fn sweep(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &[u8]) -> anyhow::Result<i32> {
+    let axes: Vec<SweepAxis> = args.sweep.iter().map(|s| SweepAxis::parse(s)).collect::<Result<_, _>>()?;
+    let configs = runs::sweep_configs(opts, &axes)?;
+    let bar = if cli::stderr_is_terminal() {
+        let bar = indicatif::ProgressBar::new(configs.len() as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} configurations {elapsed}") {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let results = runs::sweep(module, &configs, stdin, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let mut code = exit::OK;
+    for ((vals, _), r) in configs.iter().zip(&results) {
+        let failure = match r {
+            Err(e) => Some((e.to_string(), exit::USAGE)),
+            Ok(Err(e)) => Some((e.to_string(), e.exit_code())),
+            Ok(Ok(_)) => None,
+        };
+        if let Some((message, c)) = failure {
+            let at: Vec<String> = axes.iter().zip(vals).map(|(a, v)| format!("{}={v}", a.name)).collect();
+            eprintln!("cpss: {}: {message}", at.join(" "));
+            code = code.max(c);
+        }
+    }
+    cli::write_stdout(runs::sweep_csv(&axes, &configs, &results).as_bytes())?;
     Ok(code)
 }

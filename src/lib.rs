@@ -32,6 +32,7 @@
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
 //! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics |
+//! | [`machine`] | machine description files (seed 004): processor types with per-instruction timings `mean [sd]`, link-list topologies, expressions with references, per-run sampling |
 //! | [`net`] | network models behind the `Network` trait (shortest-path closed form) |
 //! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader |
 //! | [`perf`] | `cpperf`: summary metrics, granularity, communication matrix, execution graph, critical path and weighted critical path (WCPA) |
@@ -49,6 +50,7 @@ pub mod cli;
 pub mod crc;
 pub mod expr;
 pub mod lang;
+pub mod machine;
 pub mod mapper;
 pub mod net;
 pub mod perf;

@@ -10,7 +10,7 @@ use super::format::{self, ScanValue};
 use super::memory::Memory;
 use super::observe::{BlockReason, Observer, ProcState, ProcessStatus, SimEvent};
 use super::rng::Rng;
-use super::{Io, Limit, RuntimeError, SimConfig, SimError, Stats, Waiter};
+use super::{Io, Limit, RuntimeError, SimConfig, SimError, Stats, TickCosts, Waiter};
 use crate::net::{Network, Ticks, TICKS_PER_UNIT};
 use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
 use std::cmp::Reverse;
@@ -230,10 +230,9 @@ pub struct Simulator<'m> {
     funcs: Vec<FnLite>,
     /// The module's code with each instruction's opcode.
     prog: Vec<Step>,
-    cost: [u64; 256],
-    work: [bool; 256],
-    /// Per distinct processor speed, its `(speed, tick table, sequential-time table)`
-    /// for the interpreter; `table_of[pp]` is processor `pp`'s entry.
+    /// Per distinct pair of processor speed and cost table (processor type), the speed
+    /// and the tick and sequential-time tables for the interpreter and [`Self::charge`];
+    /// `table_of[pp]` is processor `pp`'s entry.
     tables: Vec<(Ticks, Box<Tables>)>,
     table_of: Vec<usize>,
     net: Box<dyn Network>,
@@ -245,7 +244,6 @@ pub struct Simulator<'m> {
     busy: Vec<Ticks>,
     used: Vec<bool>,
     pclock: Vec<Ticks>,
-    speeds: Vec<Ticks>,
     chans: Vec<Chan>,
     chan_at: Vec<u32>,
     lock_waiters: BTreeMap<u32, Vec<u32>>,
@@ -355,10 +353,12 @@ fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32)
 impl<'m> Simulator<'m> {
     /// Prepares a run of `module`: loads the globals and creates process 0 (`main`).
     pub fn new(module: &'m Module, cfg: SimConfig, net: Box<dyn Network>, io: Io) -> Result<Self, SimError> {
-        let mut cost = [0u64; 256];
+        let mut net = net;
+        net.record_hops(cfg.trace_routes);
+        net.count_links(cfg.link_stats);
+        let base = TickCosts::from(&cfg.costs);
         let mut work = [false; 256];
         for &op in Op::ALL {
-            cost[op.opcode() as usize] = cfg.costs.get(op) as u64;
             work[op.opcode() as usize] = op.class() == Class::Work;
         }
         let funcs: Vec<FnLite> = module
@@ -369,18 +369,24 @@ impl<'m> Simulator<'m> {
         let max_depth = module.functions.iter().map(|f| f.depth as usize).max().unwrap_or(1);
         let npp = cfg.pprocs.max(1) as usize;
         let speeds: Vec<Ticks> = (0..npp).map(|i| cfg.speeds.get(i).copied().unwrap_or(TICKS_PER_UNIT)).collect();
+        // One table per distinct (speed, cost table): a homogeneous machine builds one,
+        // whatever its size; the keys are compared by value, a machine has few types.
         let mut tables: Vec<(Ticks, Box<Tables>)> = Vec::new();
+        let mut keys: Vec<(Ticks, &TickCosts)> = Vec::new();
         let mut table_of = Vec::with_capacity(npp);
-        for &sp in &speeds {
-            let k = match tables.iter().position(|t| t.0 == sp) {
+        for (pp, &sp) in speeds.iter().enumerate() {
+            let costs: &TickCosts = cfg.proc_costs.get(pp).map(|c| &**c).unwrap_or(&base);
+            let k = match keys.iter().position(|&(s, c)| s == sp && c == costs) {
                 Some(k) => k,
                 None => {
-                    tables.push((sp, Box::new(tick_tables(&cost, &work, sp))));
+                    tables.push((sp, Box::new(tick_tables(costs.by_opcode(), &work, sp))));
+                    keys.push((sp, costs));
                     tables.len() - 1
                 }
             };
             table_of.push(k);
         }
+        drop(keys);
         let mut mem = Memory::new(cfg.max_memory);
         let p0 = cfg.mapping.first().copied().unwrap_or(0).min(npp as u32 - 1);
         let steps_left = cfg.max_steps.unwrap_or(u64::MAX);
@@ -388,8 +394,6 @@ impl<'m> Simulator<'m> {
             module,
             funcs,
             prog: Step::all(&module.code),
-            cost,
-            work,
             tables,
             table_of,
             net,
@@ -400,7 +404,6 @@ impl<'m> Simulator<'m> {
             busy: vec![0; npp],
             used: vec![false; npp],
             pclock: vec![0; npp],
-            speeds,
             chans: Vec::new(),
             chan_at: vec![NONE; module.globals_words as usize],
             lock_waiters: BTreeMap::new(),
@@ -1160,13 +1163,11 @@ impl<'m> Simulator<'m> {
         let p = &mut self.procs[pid as usize];
         let o = op.opcode() as usize;
         if p.time_on {
-            let c = self.cost[o];
-            let t = c * self.speeds[p.pproc as usize];
-            p.clock += t;
-            self.busy[p.pproc as usize] += t;
-            if self.work[o] {
-                self.stats.seq_ticks += c * TICKS_PER_UNIT;
-            }
+            let pp = p.pproc as usize;
+            let Tables { ticks, seq } = &*self.tables[self.table_of[pp]].1;
+            p.clock += ticks[o];
+            self.busy[pp] += ticks[o];
+            self.stats.seq_ticks += seq[o];
         }
         self.stats.instructions += 1;
         p.pc += 1;

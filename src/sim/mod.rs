@@ -92,10 +92,11 @@ mod memory;
 pub mod observe;
 pub mod recorder;
 pub mod rng;
+pub mod run;
 pub mod setup;
 mod stats;
 
-pub use cost::{CostError, CostTable};
+pub use cost::{parse_override, CostError, CostTable, TickCosts};
 pub use machine::Simulator;
 pub use observe::{BlockReason, Observer, ProcState, ProcessStatus, SimEvent};
 pub use stats::{units, Stats};
@@ -110,6 +111,10 @@ pub struct SimConfig {
     pub quantum: Ticks,
     /// Instruction costs.
     pub costs: CostTable,
+    /// Per physical processor (by id), its own instruction costs in ticks: the timings of
+    /// its processor type in a machine description, sampled for this run, and scaled by
+    /// `--scale-costs`. Missing entries (all of them when empty) use `costs`.
+    pub proc_costs: Vec<std::sync::Arc<TickCosts>>,
     /// Virtual processor → physical processor. Empty: virtual processor `v` runs on
     /// physical processor `v mod pprocs`.
     pub mapping: Vec<u32>,
@@ -137,6 +142,10 @@ pub struct SimConfig {
     pub skip_idle: bool,
     /// Record a utilization profile with rows of this many ticks (`--profile STEP`).
     pub profile_step: Option<Ticks>,
+    /// Have the network record every link crossing for the observer (`--trace-routes`).
+    pub trace_routes: bool,
+    /// Have the network count each link's busy time for the statistics (`--link-stats`).
+    pub link_stats: bool,
 }
 
 impl Default for SimConfig {
@@ -144,6 +153,7 @@ impl Default for SimConfig {
         SimConfig {
             quantum: 10 * TICKS_PER_UNIT,
             costs: CostTable::default(),
+            proc_costs: Vec::new(),
             mapping: Vec::new(),
             pprocs: 16,
             speeds: Vec::new(),
@@ -157,6 +167,8 @@ impl Default for SimConfig {
             alarm: None,
             skip_idle: true,
             profile_step: None,
+            trace_routes: false,
+            link_stats: false,
         }
     }
 }

@@ -3,11 +3,21 @@
 //! the cost table, processor speeds and limits. The `cpss` binary parses flags into
 //! [`RunOptions`] and calls [`setup`]; everything that can go wrong here is a
 //! [`SetupError`] (exit code 2).
-use super::{CostError, CostTable, SimConfig};
-use crate::net::{NetError, NetParams, Ticks, TICKS_PER_UNIT};
+//!
+//! With a machine description ([`crate::machine`]) the physical topology, each
+//! processor's instruction costs and each link's cost come from the file, its timings
+//! drawn from the run's seed; `--cost` and `--cost-file` still override single
+//! instructions on every processor. The group overrides of seed 004 §3.2 then apply:
+//! `--scale-costs F` multiplies every instruction cost by F, `--scale-link-speed F`
+//! makes every link F times as fast (its time per flit divided by F; without a machine
+//! file, `--link-delay` is), and `--scale-latency F` multiplies every link latency by F.
+use super::{parse_override, CostError, CostTable, SimConfig, TickCosts};
+use crate::machine::{Machine, MachineError};
+use crate::net::{LinkCost, NetError, NetParams, Ticks, TICKS_PER_UNIT};
 use crate::rng::Rng;
 use crate::topo::{resolve_mapping, MapError, MapFile, Mapping, TopoError, Topology};
 use crate::vcode::Module;
+use std::sync::Arc;
 
 /// What the user chose; `None` means "the program's declaration, else the default".
 #[derive(Clone, Debug, Default)]
@@ -40,6 +50,14 @@ pub struct RunOptions {
     pub max_memory: Option<u32>,
     pub alarm: Option<Ticks>,
     pub profile_step: Option<Ticks>,
+    /// `--machine`: a parsed machine description (shared by the runs of a sweep).
+    pub machine: Option<Arc<Machine>>,
+    /// `--scale-costs`: factor on every instruction cost (default 1).
+    pub scale_costs: Option<f64>,
+    /// `--scale-link-speed`: factor on every link's speed (default 1).
+    pub scale_link_speed: Option<f64>,
+    /// `--scale-latency`: factor on every link's latency (default 1).
+    pub scale_latency: Option<f64>,
 }
 
 /// A ready configuration.
@@ -50,6 +68,9 @@ pub struct Setup {
     pub virtual_topology: Topology,
     pub mapping: Mapping,
     pub net: NetParams,
+    /// Per directed link (by [`Topology::link_index`]) its cost, for `net::build`; empty
+    /// when every link costs `net.link_delay` per flit.
+    pub links: Vec<LinkCost>,
     /// Warnings to show the user (mapping fall-backs).
     pub warnings: Vec<String>,
 }
@@ -80,11 +101,27 @@ pub enum SetupError {
     UnknownParam(String),
     #[error("{param}: {message}")]
     BadValue { param: String, message: String },
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+    #[error("--topology and --machine both give the physical architecture; use one")]
+    MachineAndTopology,
 }
 
 impl RunOptions {
     /// Names [`RunOptions::set`] accepts besides the network's ([`NetParams::NAMES`]).
-    pub const NAMES: [&'static str; 7] = ["topology", "virtual", "mapping", "quantum", "seed", "vary-speed", "cost"];
+    pub const NAMES: [&'static str; 11] = [
+        "topology",
+        "virtual",
+        "mapping",
+        "quantum",
+        "seed",
+        "vary-speed",
+        "cost",
+        "machine",
+        "scale-costs",
+        "scale-link-speed",
+        "scale-latency",
+    ];
 
     /// Every name [`RunOptions::set`] accepts.
     pub fn names() -> Vec<&'static str> {
@@ -97,6 +134,10 @@ impl RunOptions {
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SetupError> {
         let bad = |message: String| SetupError::BadValue { param: name.to_string(), message };
         let number = |v: &str| v.trim().parse::<u64>().map_err(|_| bad(format!("`{v}` is not a whole number")));
+        let factor = |v: &str| match v.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+            _ => Err(bad(format!("`{v}` is not a positive factor"))),
+        };
         match name {
             "topology" => self.topology = Some(value.to_string()),
             "virtual" => self.virtual_topology = Some(value.to_string()),
@@ -108,6 +149,13 @@ impl RunOptions {
                 CostTable::default().apply(value).map_err(SetupError::Cost)?;
                 self.cost_overrides.push(value.to_string());
             }
+            "machine" => {
+                let text = std::fs::read_to_string(value).map_err(|e| bad(format!("{value}: {e}")))?;
+                self.machine = Some(Arc::new(Machine::parse(value, &text)?));
+            }
+            "scale-costs" => self.scale_costs = Some(factor(value)?),
+            "scale-link-speed" => self.scale_link_speed = Some(factor(value)?),
+            "scale-latency" => self.scale_latency = Some(factor(value)?),
             _ if NetParams::NAMES.contains(&name) => self.net.set(name, value)?,
             _ => return Err(SetupError::UnknownParam(name.to_string())),
         }
@@ -117,9 +165,15 @@ impl RunOptions {
 
 /// Builds the configuration of a run of `module`.
 pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
-    let physical = match &opts.topology {
-        Some(t) => Topology::parse(t).map_err(|source| SetupError::Topology { what: "--topology", source })?,
-        None => match &module.phy_arch {
+    let drawn = match &opts.machine {
+        Some(_) if opts.topology.is_some() => return Err(SetupError::MachineAndTopology),
+        Some(m) => Some(m.sample(opts.seed)?),
+        None => None,
+    };
+    let physical = match (&drawn, &opts.topology) {
+        (Some(run), _) => run.topology.clone(),
+        (None, Some(t)) => Topology::parse(t).map_err(|source| SetupError::Topology { what: "--topology", source })?,
+        (None, None) => match &module.phy_arch {
             Some(a) => Topology::from_arch(a).map_err(|source| SetupError::Declared { what: "phyArch", source })?,
             None => Topology::default(),
         },
@@ -156,20 +210,80 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         }
     };
     mapping.validate(&virtual_topology, &physical)?;
-    let mut costs = CostTable::default();
+    // Overrides in order: the cost file's lines, then the --cost flags.
+    let mut overrides = Vec::new();
     if let Some((file, text)) = &opts.cost_file {
         for (k, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
                 continue;
             }
-            costs.apply(line).map_err(|source| SetupError::CostFile { file: file.clone(), line: k + 1, source })?;
+            let o = parse_override(line).map_err(|source| SetupError::CostFile {
+                file: file.clone(),
+                line: k + 1,
+                source,
+            })?;
+            overrides.push(o);
         }
     }
     for c in &opts.cost_overrides {
-        costs.apply(c).map_err(SetupError::Cost)?;
+        overrides.push(parse_override(c).map_err(SetupError::Cost)?);
+    }
+    let mut costs = CostTable::default();
+    for &(op, c) in &overrides {
+        costs.set(op, c);
     }
     let pprocs = physical.nodes();
+    let scale_costs = opts.scale_costs.unwrap_or(1.0);
+    let adjust = |t: &TickCosts| {
+        let mut t = t.clone();
+        for &(op, c) in &overrides {
+            t.set(op, Ticks::from(c) * TICKS_PER_UNIT);
+        }
+        if scale_costs != 1.0 {
+            t = t.scaled(scale_costs);
+        }
+        Arc::new(t)
+    };
+    let proc_costs: Vec<Arc<TickCosts>> = match &drawn {
+        Some(run) => {
+            // Adjust each type's table once; processors of a type keep sharing it.
+            let mut done: Vec<(*const TickCosts, Arc<TickCosts>)> = Vec::new();
+            run.proc_costs
+                .iter()
+                .map(|t| match done.iter().find(|(p, _)| std::ptr::eq(*p, &**t)) {
+                    Some((_, a)) => Arc::clone(a),
+                    None => {
+                        let a = adjust(t);
+                        done.push((&**t, Arc::clone(&a)));
+                        a
+                    }
+                })
+                .collect()
+        }
+        None if scale_costs != 1.0 => vec![adjust(&TickCosts::from(&CostTable::default())); pprocs as usize],
+        None => Vec::new(),
+    };
+    let mut net = opts.net.clone();
+    let speed = opts.scale_link_speed.unwrap_or(1.0);
+    let latency = opts.scale_latency.unwrap_or(1.0);
+    let ticks = |units: f64| (units * TICKS_PER_UNIT as f64).round() as Ticks;
+    let links: Vec<LinkCost> = match &drawn {
+        Some(run) => run
+            .links
+            .iter()
+            .map(|l| LinkCost {
+                per_flit: ticks(f64::from(net.flit_size) * l.per_byte / speed),
+                latency: ticks(l.latency * latency),
+            })
+            .collect(),
+        None => {
+            if speed != 1.0 {
+                net.link_delay = (net.link_delay as f64 / speed).round() as Ticks;
+            }
+            Vec::new()
+        }
+    };
     // --vary-speed: processor i gets speed factor 1/r_i, r_i in (0,1] (seed 000 §4.2.3):
     // every instruction on it takes 1/r_i times as long.
     let speeds = match opts.vary_speed {
@@ -187,6 +301,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
     let config = SimConfig {
         quantum,
         costs,
+        proc_costs,
         mapping: mapping.table.clone(),
         pprocs,
         speeds,
@@ -200,7 +315,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         ..defaults
     };
     let warnings = mapping.warnings.clone();
-    Ok(Setup { config, physical, virtual_topology, mapping, net: opts.net.clone(), warnings })
+    Ok(Setup { config, physical, virtual_topology, mapping, net, links, warnings })
 }
 
 #[cfg(test)]

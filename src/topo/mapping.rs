@@ -164,7 +164,8 @@ impl BuiltinMapping {
                     );
                 }
                 let mut m = Mapping::new((0..nv).map(|v| jump(v, np)).collect());
-                if !(matches!(virt.kind(), TopoKind::Ring | TopoKind::Line) && phys.kind() == TopoKind::Line) {
+                let line = |t: &Topology| t.kind() == TopoKind::Line && t.graph().is_none();
+                if !(matches!(virt.kind(), TopoKind::Ring | TopoKind::Line) && line(phys)) {
                     m.warnings.push(format!("ring2line is designed for a ring on a line, not {virt} on {phys}"));
                 }
                 m
@@ -183,7 +184,8 @@ impl BuiltinMapping {
                     .collect();
                 let mut m = Mapping::new(table);
                 if !(matches!(virt.kind(), TopoKind::Torus | TopoKind::Ring)
-                    && matches!(phys.kind(), TopoKind::Mesh | TopoKind::Line))
+                    && matches!(phys.kind(), TopoKind::Mesh | TopoKind::Line)
+                    && phys.graph().is_none())
                 {
                     m.warnings.push(format!("torus2mesh is designed for a torus on a mesh, not {virt} on {phys}"));
                 }

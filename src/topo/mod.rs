@@ -17,12 +17,14 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::vcode::{ArchDecl, TopoKind};
 
+pub mod graph;
 pub mod mapfile;
 pub mod mapping;
 pub mod metrics;
 pub mod route;
 pub mod userdef;
 
+pub use graph::{Graph, GraphError, MAX_GRAPH_NODES};
 pub use mapfile::MapFile;
 pub use mapping::{builtin_mapping, BuiltinMapping, MapError, Mapping};
 pub use metrics::{dilation, link_congestion, link_loads, load};
@@ -54,6 +56,9 @@ pub enum TopoError {
     /// More processors than [`MAX_NODES`].
     #[error("topology `{input}`: more than {max} processors", max = MAX_NODES)]
     TooLarge { input: String },
+    /// A `graph:N:EDGES` name whose edges do not make a usable network.
+    #[error("topology `{input}`: {reason}")]
+    Graph { input: String, reason: String },
 }
 
 /// A directed link between two adjacent processors, crossed from `from` to `to`.
@@ -90,6 +95,14 @@ impl fmt::Display for Link {
 /// `dims` holds the sizes as written: one per dimension for `mesh`/`torus`, the node
 /// count for `line`/`ring`/`fullconnect`/`shared`, and the dimension `k` (2^k nodes) for
 /// `hypercube`. Serialized as its `KIND:SIZES` string.
+///
+/// A **graph** topology ([`Topology::from_graph`], machine description files) is any
+/// connected network given as a link list ([`Graph`], whose documentation states the
+/// routing rule). It has one coordinate axis (a processor's coordinate is its id), so
+/// mappings and `$1` work on it; [`Topology::kind`] then reports `line` for the sake of
+/// that one axis only: test [`Topology::graph`] before relying on the kind. Its name is
+/// `graph:N:EDGES` with the edges as `a-b` separated by commas (`graph:3:0-1,1-2`), which
+/// [`Topology::parse`] reads back.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Topology {
@@ -100,6 +113,8 @@ pub struct Topology {
     /// `strides[d]` = product of `shape[d+1..]`.
     strides: Vec<u32>,
     nodes: u32,
+    /// The link list of a graph topology.
+    graph: Option<std::sync::Arc<Graph>>,
 }
 
 impl Default for Topology {
@@ -160,7 +175,35 @@ impl Topology {
         for d in (0..shape.len().saturating_sub(1)).rev() {
             strides[d] = strides[d + 1] * shape[d + 1];
         }
-        Topology { kind, dims, shape, strides, nodes }
+        Topology { kind, dims, shape, strides, nodes, graph: None }
+    }
+
+    /// The topology of an irregular network (see the type's documentation).
+    pub fn from_graph(graph: Graph) -> Topology {
+        let nodes = graph.nodes();
+        let mut t = Topology::from_validated(TopoKind::Line, vec![nodes], nodes);
+        t.graph = Some(std::sync::Arc::new(graph));
+        t
+    }
+
+    /// The link list, for a graph topology.
+    pub fn graph(&self) -> Option<&Graph> {
+        self.graph.as_deref()
+    }
+
+    /// Parses the edge part `a-b,c-d` of a `graph:N:EDGES` name.
+    fn parse_graph(input: &str, rest: &str) -> Result<Topology, TopoError> {
+        let bad = |reason: String| TopoError::Graph { input: input.to_string(), reason };
+        let (count, edges_text) = rest.split_once(':').unwrap_or((rest, ""));
+        let nodes: u32 =
+            count.trim().parse().map_err(|_| bad(format!("`{}` is not a processor count", count.trim())))?;
+        let mut edges = Vec::new();
+        for part in edges_text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let pair = part.split_once('-').and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
+            edges.push(pair.ok_or_else(|| bad(format!("`{part}` is not an edge `a-b`")))?);
+        }
+        let graph = Graph::new(nodes, &edges).map_err(|e| bad(e.to_string()))?;
+        Ok(Topology::from_graph(graph))
     }
 
     /// Parses `KIND:SIZES`: `mesh:8x8`, `torus:4x4x4`, `ring:256`, `line:16`,
@@ -172,6 +215,9 @@ impl Topology {
             return Err(TopoError::MissingColon { input: input.to_string() });
         };
         let kind_text = kind_text.trim().to_ascii_lowercase();
+        if kind_text == "graph" {
+            return Topology::parse_graph(input, sizes);
+        }
         let Some(kind) = TopoKind::from_name(&kind_text) else {
             return Err(TopoError::UnknownKind { input: input.to_string(), kind: kind_text });
         };
@@ -214,7 +260,7 @@ impl Topology {
 
     /// True for kinds whose coordinates wrap around (`ring`, `torus`).
     fn wraps(&self) -> bool {
-        matches!(self.kind, TopoKind::Ring | TopoKind::Torus)
+        self.graph.is_none() && matches!(self.kind, TopoKind::Ring | TopoKind::Torus)
     }
 
     /// Coordinate `d` of node `id` (row-major).
@@ -249,6 +295,9 @@ impl Topology {
     /// both directions reach the same node). On `fullconnect` and `shared` every other
     /// processor is a neighbour.
     pub fn neighbours(&self, id: u32) -> Vec<u32> {
+        if let Some(g) = &self.graph {
+            return g.neighbours(id).to_vec();
+        }
         let mut out = Vec::new();
         match self.kind {
             TopoKind::FullConnect | TopoKind::Shared => out.extend((0..self.nodes).filter(|&v| v != id)),
@@ -287,6 +336,9 @@ impl Topology {
 
     /// The number of neighbours of `id`.
     pub fn degree(&self, id: u32) -> u32 {
+        if let Some(g) = &self.graph {
+            return g.neighbours(id).len() as u32;
+        }
         match self.kind {
             TopoKind::FullConnect | TopoKind::Shared => self.nodes - 1,
             TopoKind::Hypercube => self.shape.len() as u32,
@@ -324,12 +376,17 @@ fn with_input(e: TopoError, typed: &str) -> TopoError {
         TopoError::ZeroSize { .. } => TopoError::ZeroSize { input },
         TopoError::DimCount { kind, expected, found, .. } => TopoError::DimCount { input, kind, expected, found },
         TopoError::TooLarge { .. } => TopoError::TooLarge { input },
+        TopoError::Graph { reason, .. } => TopoError::Graph { input, reason },
     }
 }
 
 impl fmt::Display for Topology {
     /// The `KIND:SIZES` form that [`Topology::parse`] reads.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(g) = &self.graph {
+            let edges: Vec<String> = g.edges().iter().map(|(a, b)| format!("{a}-{b}")).collect();
+            return write!(f, "graph:{}:{}", g.nodes(), edges.join(","));
+        }
         f.write_str(&display_name(self.kind, &self.dims))
     }
 }

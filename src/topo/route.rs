@@ -18,6 +18,10 @@
 //!   link `a → b`, and every such link has index 0 (so per-link statistics collect the
 //!   whole bus in one counter).
 //!
+//! - **graph** (link lists of machine files): shortest routes with the tie-break
+//!   documented in [`super::graph`], which equals the rules above on a mesh or torus
+//!   listed in the natural way.
+//!
 //! A route from a node to itself is empty (distance 0).
 use super::{Link, TopoKind, Topology};
 
@@ -28,6 +32,9 @@ impl Topology {
         debug_assert!(a < self.nodes() && b < self.nodes());
         if a == b {
             return 0;
+        }
+        if let Some(g) = self.graph() {
+            return g.distance(a, b);
         }
         match self.kind() {
             TopoKind::FullConnect | TopoKind::Shared => 1,
@@ -58,6 +65,19 @@ impl Topology {
     pub fn route_into(&self, a: u32, b: u32, out: &mut Vec<Link>) {
         debug_assert!(a < self.nodes() && b < self.nodes());
         if a == b {
+            return;
+        }
+        if let Some(g) = self.graph() {
+            let mut cur = a;
+            // At most n-1 hops: a bound that also stops a corrupt table from looping.
+            for _ in 0..g.nodes() {
+                if cur == b {
+                    break;
+                }
+                let next = g.next_hop(cur, b);
+                out.push(Link { from: cur, to: next });
+                cur = next;
+            }
             return;
         }
         match self.kind() {
@@ -130,7 +150,7 @@ impl Topology {
     /// Every directed link, in order of index: sorted by `(from, to)`, except on `shared`
     /// where the single entry is [`Link::BUS`].
     pub fn links(&self) -> Vec<Link> {
-        if self.kind() == TopoKind::Shared {
+        if self.kind() == TopoKind::Shared && self.graph().is_none() {
             return vec![Link::BUS];
         }
         let mut out = Vec::with_capacity(self.link_count());
@@ -145,6 +165,9 @@ impl Topology {
     /// loop over the dimensions; allocates nothing.
     pub fn link_index(&self, link: Link) -> Option<usize> {
         let n = self.nodes();
+        if let Some(g) = self.graph() {
+            return g.link_index(link.from, link.to);
+        }
         if self.kind() == TopoKind::Shared {
             let pair = link.from < n && link.to < n && link.from != link.to;
             return (pair || link == Link::BUS).then_some(0);
@@ -188,6 +211,9 @@ impl Topology {
 
     /// Sum of the degrees of the nodes `0..x`: the index of node `x`'s first link.
     fn links_before(&self, x: u32) -> usize {
+        if let Some(g) = self.graph() {
+            return g.links_before(x);
+        }
         let x = u64::from(x);
         let total = match self.kind() {
             TopoKind::Shared => return 1,
@@ -365,5 +391,74 @@ mod tests {
         assert_eq!(t("hypercube:3").link_index(l(0, 3)), None);
         assert_eq!(t("fullconnect:3").link_index(l(1, 1)), None);
         assert_eq!(t("shared:3").link_index(l(1, 3)), None);
+    }
+}
+
+#[cfg(test)]
+mod graph_tests {
+    use super::*;
+    use crate::topo::Graph;
+
+    /// The link list of a built-in topology, each link listed from its lower-coordinate
+    /// end: `a → b` where b is a's `+` neighbour in some dimension (so wrap-around links
+    /// go from the last coordinate to the first).
+    fn natural_links(t: &Topology) -> Vec<(u32, u32)> {
+        let shape = t.shape().to_vec();
+        let mut out = Vec::new();
+        for a in 0..t.nodes() {
+            let c = t.coords(a);
+            for d in 0..shape.len() {
+                let n = shape[d];
+                let wraps = matches!(t.kind(), TopoKind::Torus | TopoKind::Ring);
+                if c[d] + 1 < n || (wraps && n > 2) {
+                    let mut c2 = c.clone();
+                    c2[d] = (c[d] + 1) % n;
+                    if let Some(b) = t.id_of(&c2) {
+                        out.push((a, b));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn same_routes(name: &str) {
+        let builtin = Topology::parse(name).unwrap();
+        let g = Topology::from_graph(Graph::new(builtin.nodes(), &natural_links(&builtin)).unwrap());
+        assert_eq!(g.link_count(), builtin.link_count(), "{name}");
+        assert_eq!(g.links(), builtin.links(), "{name}: same link numbering");
+        for a in 0..builtin.nodes() {
+            for b in 0..builtin.nodes() {
+                assert_eq!(g.route(a, b), builtin.route(a, b), "{name}: {a}->{b}");
+                assert_eq!(g.distance(a, b), builtin.distance(a, b));
+            }
+        }
+    }
+
+    #[test]
+    fn graph_of_a_mesh_routes_like_the_mesh() {
+        same_routes("mesh:8x8");
+        same_routes("mesh:3x4x2");
+    }
+
+    #[test]
+    fn graph_of_a_torus_routes_like_the_torus() {
+        // 4x4 has half-way ties in both dimensions (taken in the + direction).
+        same_routes("torus:4x4");
+        same_routes("torus:3x6");
+        same_routes("ring:8");
+    }
+
+    #[test]
+    fn graph_name_round_trips() {
+        let t = Topology::parse("graph:4:0-1,1-2,3-2").unwrap();
+        assert_eq!(t.to_string(), "graph:4:0-1,1-2,3-2");
+        assert_eq!(Topology::parse(&t.to_string()).unwrap(), t);
+        assert_eq!(t.route(0, 3), vec![Link { from: 0, to: 1 }, Link { from: 1, to: 2 }, Link { from: 2, to: 3 }]);
+        assert_eq!(t.neighbours(2), vec![1, 3]);
+        assert_eq!(t.coords(3), vec![3]);
+        let e = Topology::parse("graph:3:0-1").unwrap_err().to_string();
+        assert!(e.contains("not connected"), "{e}");
+        assert!(Topology::parse("graph:3:0-x").is_err());
     }
 }

@@ -8,3 +8,4 @@ mod cptrace;
 mod docs;
 mod fuzz;
 mod harness;
+mod machine;

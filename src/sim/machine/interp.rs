@@ -445,14 +445,17 @@ pub(super) struct Tables {
 }
 
 /// The charges of a processor of `speed` ticks per time unit under the cost table
-/// `cost` (time units per opcode).
+/// `cost` (ticks per opcode at the reference speed of [`crate::net::TICKS_PER_UNIT`]):
+/// `cost * speed / TICKS_PER_UNIT`, rounded to the nearest tick (exact for whole-unit
+/// costs). Sequential time counts the cost at the reference speed.
 pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -> Tables {
+    const U: Ticks = crate::net::TICKS_PER_UNIT;
     let mut t = Tables { ticks: [0; 256], seq: [0; 256] };
     for &op in Op::ALL {
         let o = op as usize;
-        t.ticks[o] = cost[o] * speed;
+        t.ticks[o] = (cost[o] * speed + U / 2) / U;
         if work[o] {
-            t.seq[o] = cost[o] * crate::net::TICKS_PER_UNIT;
+            t.seq[o] = cost[o];
         }
     }
     t

@@ -1,0 +1,989 @@
+//! Machine description files (SPEC §8, after the Parasol I machine model of seed 004 §2
+//! and App. A): processor types with per-instruction timings, a topology given as an
+//! explicit link list with per-link latency and per-byte speed, and expressions with
+//! references to other fields. `cpss --machine FILE` simulates on the machine so
+//! described, whatever its network's shape.
+//!
+//! Depends on [`crate::expr`] (expressions), [`crate::topo`] (the [`Graph`] topology),
+//! [`crate::vcode`] (instruction mnemonics), [`crate::sim`]'s [`TickCosts`] and
+//! [`crate::rng`]; the simulator's setup depends on it.
+//!
+//! # Format
+//!
+//! ```text
+//! begin machine
+//! name = "two T800s"          # fields: id, name, processors (types), topologies
+//! begin processor              # one section per processor type
+//!   id = 1
+//!   name = "T800"
+//!   smallloopspeedup = 1
+//!   begin timings              # vCode mnemonic (as `cpcc -S` prints it) = timing
+//!     ADDI = 1 0.1             # mean [sd], in time units
+//!     MULI = 2 * pt(1).addi    # or an expression (sd 0)
+//!   end timings
+//! end processor
+//! begin topology
+//!   id = 1
+//!   hardware = 1               # the topology simulated
+//!   processors = 2
+//!   links = 1
+//!   begin procid
+//!     p[1] = 1                 # processor 1 (pproc 0) is of type 1
+//!     p[2] = 1
+//!   end procid
+//!   begin linklist
+//!     begin link
+//!       id = 1
+//!       latency = 0            # time units added per packet per crossing
+//!       speed = 0.25 0.01      # time units per byte
+//!       connect = 2 1 2        # count, then the processors joined
+//!     end link
+//!   end linklist
+//! end topology
+//! end machine
+//! ```
+//!
+//! Lines end with a newline, a vertical tab or `;`; `#` starts a comment; keys and
+//! section names are case-insensitive; a field defined twice keeps its last definition
+//! (seed 004 §2.1). Sections `cache` (`size`, `speed`, `speedratio`) and `combinations`
+//! inside a processor, and `machinecombinations`, `pvm`, `express`, `mpi` at the top,
+//! hold `name = expression` lines: they are checked and can be referred to, but do not
+//! change the simulation.
+//!
+//! **Timings** are `mean` or `mean sd` (two numbers, `sd` ≥ 0), or an expression (sd 0).
+//! They are in the simulator's time units, not seconds as in Parasol, so that they
+//! compare with the vCode cost table; instructions a processor type does not list keep
+//! their vCode cost. Processors are numbered from 1 in the file, as in the seed; the
+//! simulator's processor `k-1` is the file's `k`.
+//!
+//! **Links** join two or more processors (`connect = 3 1 2 3` joins every pair of the
+//! three, each pair being a network link of the same cost). A link is listed from its
+//! first processor to the next (this orientation breaks routing ties, see
+//! [`crate::topo::graph`]). The network must be connected and no two links may join the
+//! same pair. Each directed link costs `flit_size × speed` per flit and `latency` per
+//! packet crossing it (the network's [`crate::net::LinkCost`]).
+//!
+//! **The topology simulated** is the one with `hardware = 1` (the first such), else the
+//! only one.
+//!
+//! **References** (seed 004 §2.9), indices being the `id` of the processor type or
+//! topology: `ma.id|processors|topologies`, `pr(i).id|smallloopspeedup`,
+//! `pt(i).MNEMONIC` (an instruction not listed gives its vCode cost),
+//! `pc(i).size|speed|speedratio`, `po(i).NAME`, `mc.maxtotalspd`,
+//! `to(i).id|hardware|creation|processors|links`, `tp(i)(k)` (type of processor k),
+//! `tl(i)(l).id|latency|speed|connect(k)` (`connect(0)` is the count), `pv.NAME`,
+//! `ex.NAME`, `mp.NAME`. A cycle of references is an error.
+//!
+//! # Sampling
+//!
+//! [`Machine::sample`] draws every timing with a non-zero sd once per run, from a
+//! generator ([`crate::rng::Rng`]) seeded with `seed ^ SAMPLE_STREAM`, in file order
+//! (processor sections and their timings, then each topology's creation time and links,
+//! latency before speed): `max(0, mean + sd × z)` with `z` standard normal by the
+//! Box–Muller transform `z = sqrt(-2 ln u1) cos(2π u2)` of two draws (`u1` in (0, 1],
+//! `u2` in [0, 1)). Expressions are then evaluated on the drawn values. With every sd 0
+//! no number is drawn and every run is the same.
+mod parse;
+
+use crate::expr::Expr;
+use crate::net::{Ticks, TICKS_PER_UNIT};
+use crate::rng::Rng;
+use crate::sim::TickCosts;
+use crate::topo::{Graph, Topology};
+use crate::vcode::Op;
+use parse::{Field, Item, Section};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// XORed into the run's seed to seed the timing draws, so that they do not repeat the
+/// stream of `rand()` and of the random mapping.
+pub const SAMPLE_STREAM: u64 = 0x6d61_6368_696e_6573;
+
+/// What is wrong, without the place.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ErrorKind {
+    #[error("expected `begin NAME`, `end NAME` or `KEY = VALUE`, found `{text}`")]
+    BadLine { text: String },
+    #[error("a machine description starts with `begin machine`, found {found}")]
+    NotMachine { found: String },
+    #[error("`end {name}` without a matching `begin`")]
+    UnmatchedEnd { name: String },
+    #[error("expected `end {expected}`, found `end {found}`")]
+    WrongEnd { expected: String, found: String },
+    #[error("`begin {name}` (line {line}) is never ended")]
+    Unclosed { name: String, line: u32 },
+    #[error("text after `end machine`")]
+    AfterEnd,
+    #[error("unknown section `{name}` in {parent} (expected {expected})")]
+    UnknownSection { name: String, parent: String, expected: &'static str },
+    #[error("unknown field `{key}` in {section} (expected {expected})")]
+    UnknownField { key: String, section: String, expected: &'static str },
+    #[error("`{name}` is not a vCode instruction (the mnemonics are those of `cpcc -S`)")]
+    UnknownInstruction { name: String },
+    #[error("{key}: `{value}` is not {what}")]
+    BadValue { key: String, value: String, what: &'static str },
+    #[error("{key}: {message}")]
+    Expr { key: String, message: String },
+    #[error("{what} is missing")]
+    Missing { what: String },
+    #[error("{what} is defined twice (also line {other})")]
+    Duplicate { what: String, other: u32 },
+    #[error("{what} = {given}, but the file defines {found}")]
+    CountMismatch { what: &'static str, given: u64, found: u64 },
+    #[error("connect: {message}")]
+    Connect { message: String },
+    #[error("the network is not usable: {message}")]
+    Network { message: String },
+    #[error("no topology to simulate: {message}")]
+    NoTopology { message: String },
+    #[error("processor {proc} is of type {ty}, which no processor section defines")]
+    UnknownType { proc: u32, ty: i64 },
+    #[error("references form a cycle through `{name}`")]
+    Cycle { name: String },
+    #[error("`{name}`: {message}")]
+    Eval { name: String, message: String },
+}
+
+/// An error in a machine description: the file, the line (0 when it concerns the whole
+/// file) and what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}{}: {kind}", if *.line > 0 { format!(":{}", .line) } else { String::new() })]
+pub struct MachineError {
+    pub file: String,
+    pub line: u32,
+    pub kind: ErrorKind,
+}
+
+/// A value given by a number or by an expression.
+#[derive(Clone, Debug, PartialEq)]
+enum Value {
+    Number(f64),
+    Expr(Expr),
+}
+
+/// A measured value: its mean (a number or an expression) and standard deviation.
+#[derive(Clone, Debug, PartialEq)]
+struct Timing {
+    mean: Value,
+    sd: f64,
+    line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct ProcType {
+    id: i64,
+    name: String,
+    line: u32,
+    timings: Vec<(Op, Timing)>,
+    smallloop: Option<Timing>,
+    /// `pc(i).…` and `po(i).…` fields: (reference prefix, name, value).
+    extra: Vec<(String, Timing)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct LinkDesc {
+    id: i64,
+    line: u32,
+    latency: Timing,
+    speed: Timing,
+    /// 1-based processor numbers as written.
+    connect: Vec<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct TopoDesc {
+    id: i64,
+    name: String,
+    line: u32,
+    hardware: bool,
+    creation: Option<Timing>,
+    processors: u32,
+    links_declared: Option<u64>,
+    /// Type of each processor (index k-1), with the line that set it.
+    types: Vec<Option<(i64, u32)>>,
+    links: Vec<LinkDesc>,
+}
+
+/// A parsed and checked machine description. Cheap to share between runs (put it in an
+/// `Arc`); each run draws its own timings with [`Machine::sample`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Machine {
+    file: String,
+    id: i64,
+    name: String,
+    procs: Vec<ProcType>,
+    topos: Vec<TopoDesc>,
+    /// The topology simulated (index into `topos`).
+    hardware: usize,
+    /// Its network (sampling changes costs, never the shape).
+    topology: Topology,
+    /// Expressions of the sections that do not drive the simulation: (reference, value).
+    other: Vec<(String, Timing)>,
+}
+
+/// One link's drawn timing, in time units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkTiming {
+    /// Time per byte.
+    pub per_byte: f64,
+    /// Added per packet per crossing.
+    pub latency: f64,
+}
+
+/// A machine with its timings drawn for one run.
+#[derive(Clone, Debug)]
+pub struct MachineRun {
+    /// The network of the hardware topology.
+    pub topology: Topology,
+    /// Per processor (by simulator id), the timings of its type in ticks; processors of
+    /// one type share one table.
+    pub proc_costs: Vec<Arc<TickCosts>>,
+    /// Per directed link, indexed by [`Topology::link_index`].
+    pub links: Vec<LinkTiming>,
+}
+
+fn err(file: &str, line: u32, kind: ErrorKind) -> MachineError {
+    MachineError { file: file.to_string(), line, kind }
+}
+
+fn parse_int(f: &Field) -> Result<i64, ErrorKind> {
+    let v = f.value.trim();
+    let parsed = match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        Some(h) => i64::from_str_radix(h, 16).ok(),
+        None => v.parse().ok(),
+    };
+    parsed.ok_or_else(|| ErrorKind::BadValue { key: f.key.clone(), value: v.to_string(), what: "an integer" })
+}
+
+fn parse_string(f: &Field) -> Result<String, ErrorKind> {
+    let v = f.value.trim();
+    match v.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        Some(s) => Ok(s.to_string()),
+        None => Err(ErrorKind::BadValue { key: f.key.clone(), value: v.to_string(), what: "a quoted string" }),
+    }
+}
+
+fn parse_expr(f: &Field) -> Result<Expr, ErrorKind> {
+    Expr::parse(&f.value).map_err(|e| {
+        let col = e.span().col;
+        ErrorKind::Expr { key: f.key.clone(), message: format!("column {col} of the value: {e}") }
+    })
+}
+
+/// `mean`, `mean sd`, or an expression.
+fn parse_timing(f: &Field) -> Result<Timing, ErrorKind> {
+    let words: Vec<&str> = f.value.split_whitespace().collect();
+    let numbers: Option<Vec<f64>> =
+        if (1..=2).contains(&words.len()) { words.iter().map(|w| w.parse::<f64>().ok()).collect() } else { None };
+    match numbers {
+        Some(n) => {
+            let (mean, sd) = (n[0], n.get(1).copied().unwrap_or(0.0));
+            if !mean.is_finite() || mean < 0.0 || !sd.is_finite() || sd < 0.0 {
+                return Err(ErrorKind::BadValue {
+                    key: f.key.clone(),
+                    value: f.value.clone(),
+                    what: "a timing `mean [sd]` of non-negative numbers",
+                });
+            }
+            Ok(Timing { mean: Value::Number(mean), sd, line: f.line })
+        }
+        None => Ok(Timing { mean: Value::Expr(parse_expr(f)?), sd: 0.0, line: f.line }),
+    }
+}
+
+impl Machine {
+    /// Parses and checks the description `text` read from `file` (the name used in
+    /// errors). Everything but the values of expressions is checked here; expressions
+    /// are evaluated (and their errors found) by a first [`Machine::sample`].
+    pub fn parse(file: &str, text: &str) -> Result<Machine, MachineError> {
+        let top = parse::parse(text).map_err(|(line, kind)| err(file, line, kind))?;
+        let mut m = Machine {
+            file: file.to_string(),
+            id: 0,
+            name: String::new(),
+            procs: Vec::new(),
+            topos: Vec::new(),
+            hardware: 0,
+            topology: Topology::default(),
+            other: Vec::new(),
+        };
+        let mut declared_procs = None;
+        let mut declared_topos = None;
+        for item in &top.items {
+            match item {
+                Item::Field(f) => {
+                    let at = |k| err(file, f.line, k);
+                    match f.key.as_str() {
+                        "id" => m.id = parse_int(f).map_err(at)?,
+                        "name" => m.name = parse_string(f).map_err(at)?,
+                        "processors" => declared_procs = Some((parse_int(f).map_err(at)?, f.line)),
+                        "topologies" => declared_topos = Some((parse_int(f).map_err(at)?, f.line)),
+                        _ => {
+                            return Err(at(ErrorKind::UnknownField {
+                                key: f.key.clone(),
+                                section: "machine".into(),
+                                expected: "id, name, processors, topologies",
+                            }))
+                        }
+                    }
+                }
+                Item::Section(s) => match s.name.as_str() {
+                    "processor" => m.procs.push(proc_section(file, s)?),
+                    "topology" => m.topos.push(topo_section(file, s)?),
+                    "machinecombinations" | "pvm" | "express" | "mpi" => {
+                        let prefix = match s.name.as_str() {
+                            "machinecombinations" => "mc",
+                            "pvm" => "pv",
+                            "express" => "ex",
+                            _ => "mp",
+                        };
+                        for f in fields_only(file, s)? {
+                            let value = Value::Expr(parse_expr(f).map_err(|k| err(file, f.line, k))?);
+                            m.other
+                                .push((format!("{prefix}.{}", f.key), Timing { mean: value, sd: 0.0, line: f.line }));
+                        }
+                    }
+                    _ => {
+                        return Err(err(
+                            file,
+                            s.line,
+                            ErrorKind::UnknownSection {
+                                name: s.name.clone(),
+                                parent: "machine".into(),
+                                expected: "processor, topology, machinecombinations, pvm, express, mpi",
+                            },
+                        ))
+                    }
+                },
+            }
+        }
+        for (what, declared, found) in
+            [("processors", declared_procs, m.procs.len()), ("topologies", declared_topos, m.topos.len())]
+        {
+            if let Some((given, line)) = declared {
+                if given != found as i64 {
+                    let kind = ErrorKind::CountMismatch { what, given: given.max(0) as u64, found: found as u64 };
+                    return Err(err(file, line, kind));
+                }
+            }
+        }
+        for (i, p) in m.procs.iter().enumerate() {
+            if let Some(q) = m.procs[..i].iter().find(|q| q.id == p.id) {
+                let what = format!("processor type {}", p.id);
+                return Err(err(file, p.line, ErrorKind::Duplicate { what, other: q.line }));
+            }
+        }
+        for (i, t) in m.topos.iter().enumerate() {
+            if let Some(q) = m.topos[..i].iter().find(|q| q.id == t.id) {
+                let what = format!("topology {}", t.id);
+                return Err(err(file, t.line, ErrorKind::Duplicate { what, other: q.line }));
+            }
+        }
+        m.hardware = match m.topos.iter().position(|t| t.hardware) {
+            Some(k) => k,
+            None if m.topos.len() == 1 => 0,
+            None => {
+                let message = if m.topos.is_empty() {
+                    "the file has no topology section".to_string()
+                } else {
+                    format!("{} topologies and none has `hardware = 1`", m.topos.len())
+                };
+                return Err(err(file, 0, ErrorKind::NoTopology { message }));
+            }
+        };
+        m.topology = m.build_network()?;
+        // Evaluate once with the means, so a bad expression is reported at parse time.
+        m.sample_with(None)?;
+        Ok(m)
+    }
+
+    /// The machine's `name` field.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The file name given to [`Machine::parse`].
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The simulated network (the hardware topology).
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Whether any timing has a non-zero standard deviation (runs then differ by seed).
+    pub fn has_spread(&self) -> bool {
+        self.timings().any(|t| t.sd > 0.0)
+    }
+
+    /// Every timing in sampling order (see the module documentation).
+    fn timings(&self) -> impl Iterator<Item = &Timing> {
+        let procs = self.procs.iter().flat_map(|p| {
+            p.smallloop.iter().chain(p.timings.iter().map(|(_, t)| t)).chain(p.extra.iter().map(|(_, t)| t))
+        });
+        let topos = self
+            .topos
+            .iter()
+            .flat_map(|t| t.creation.iter().chain(t.links.iter().flat_map(|l| [&l.latency, &l.speed])));
+        procs.chain(topos).chain(self.other.iter().map(|(_, t)| t))
+    }
+
+    fn build_network(&self) -> Result<Topology, MachineError> {
+        let t = &self.topos[self.hardware];
+        let file = &self.file;
+        for (k, ty) in t.types.iter().enumerate() {
+            match ty {
+                None => {
+                    let what = format!("the type of processor {} (`p[{}] = TYPE` in procid)", k + 1, k + 1);
+                    return Err(err(file, t.line, ErrorKind::Missing { what }));
+                }
+                Some((id, line)) if !self.procs.iter().any(|p| p.id == *id) => {
+                    return Err(err(file, *line, ErrorKind::UnknownType { proc: k as u32 + 1, ty: *id }));
+                }
+                Some(_) => {}
+            }
+        }
+        let mut edges = Vec::new();
+        let mut seen: BTreeMap<(u32, u32), i64> = BTreeMap::new();
+        for l in &t.links {
+            for (i, &a) in l.connect.iter().enumerate() {
+                for &b in &l.connect[i + 1..] {
+                    let key = (a.min(b), a.max(b));
+                    if let Some(other) = seen.insert(key, l.id) {
+                        let message = format!("processors {a} and {b} are already joined by link {other}");
+                        return Err(err(file, l.line, ErrorKind::Connect { message }));
+                    }
+                    edges.push((a - 1, b - 1));
+                }
+            }
+        }
+        let graph = Graph::new(t.processors, &edges)
+            .map_err(|e| err(file, t.line, ErrorKind::Network { message: renumber(&e.to_string()) }))?;
+        Ok(Topology::from_graph(graph))
+    }
+
+    /// The machine with its timings drawn from `seed` (see the module documentation).
+    pub fn sample(&self, seed: u64) -> Result<MachineRun, MachineError> {
+        self.sample_with(Some(seed))
+    }
+
+    /// `None`: every timing at its mean.
+    fn sample_with(&self, seed: Option<u64>) -> Result<MachineRun, MachineError> {
+        let mut rng = seed.map(|s| Rng::new(s ^ SAMPLE_STREAM));
+        // Draw the numbers in file order; an expression's value comes later.
+        let mut drawn: Vec<Option<f64>> = Vec::new();
+        for t in self.timings() {
+            drawn.push(match &t.mean {
+                Value::Number(mean) => Some(match (&mut rng, t.sd > 0.0) {
+                    (Some(r), true) => (mean + t.sd * normal(r)).max(0.0),
+                    _ => *mean,
+                }),
+                Value::Expr(_) => None,
+            });
+        }
+        let env = Env::new(self, &drawn);
+        let file = &self.file;
+        let value = |name: &str, line: u32| env.get(name).map_err(|kind| err(file, line, kind));
+        let topo = &self.topos[self.hardware];
+        let mut tables: BTreeMap<i64, Arc<TickCosts>> = BTreeMap::new();
+        for p in &self.procs {
+            let mut c = TickCosts::default();
+            for (op, t) in &p.timings {
+                let v = value(&format!("pt({}).{}", p.id, op.mnemonic().to_ascii_lowercase()), t.line)?;
+                c.set(*op, to_ticks(v));
+            }
+            tables.insert(p.id, Arc::new(c));
+        }
+        let mut proc_costs = Vec::with_capacity(topo.types.len());
+        for ty in &topo.types {
+            let c = ty.and_then(|(id, _)| tables.get(&id)).cloned();
+            proc_costs.push(c.unwrap_or_default());
+        }
+        let mut links = vec![LinkTiming { per_byte: 0.0, latency: 0.0 }; self.topology.link_count()];
+        for l in &topo.links {
+            let lat = value(&format!("tl({})({}).latency", topo.id, l.id), l.latency.line)?;
+            let speed = value(&format!("tl({})({}).speed", topo.id, l.id), l.speed.line)?;
+            for &a in &l.connect {
+                for &b in &l.connect {
+                    let link = crate::topo::Link { from: a - 1, to: b - 1 };
+                    if let Some(slot) = self.topology.link_index(link).and_then(|i| links.get_mut(i)) {
+                        *slot = LinkTiming { per_byte: speed, latency: lat };
+                    }
+                }
+            }
+        }
+        // Every other expression too, so that an error anywhere is reported.
+        for name in env.names() {
+            value(&name, env.line_of(&name))?;
+        }
+        Ok(MachineRun { topology: self.topology.clone(), proc_costs, links })
+    }
+}
+
+/// Graph errors count processors from 0; the file counts from 1.
+fn renumber(message: &str) -> String {
+    format!("{message} (processor numbers counted from 0 here: add 1 for the file's)")
+}
+
+/// Time units to ticks, rounded; negative values (from an expression) become 0.
+fn to_ticks(v: f64) -> Ticks {
+    (v.max(0.0) * TICKS_PER_UNIT as f64).round() as Ticks
+}
+
+/// A standard normal draw (Box–Muller, see the module documentation).
+fn normal(r: &mut Rng) -> f64 {
+    let u1 = r.next_f64_nonzero();
+    let u2 = r.next_f64();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// The reference table of one run: each reference's drawn number or expression, and the
+/// values computed so far.
+struct Env<'a> {
+    slots: BTreeMap<String, (Slot<'a>, u32)>,
+    memo: RefCell<BTreeMap<String, f64>>,
+    active: RefCell<BTreeSet<String>>,
+    failure: RefCell<Option<ErrorKind>>,
+}
+
+enum Slot<'a> {
+    Number(f64),
+    Expr(&'a Expr),
+}
+
+impl<'a> Env<'a> {
+    fn new(m: &'a Machine, drawn: &[Option<f64>]) -> Env<'a> {
+        let mut slots: BTreeMap<String, (Slot<'a>, u32)> = BTreeMap::new();
+        let mut k = 0;
+        let mut next = |t: &'a Timing| {
+            let d = drawn.get(k).copied().flatten();
+            k += 1;
+            match (&t.mean, d) {
+                (Value::Expr(e), _) => (Slot::Expr(e), t.line),
+                (Value::Number(v), d) => (Slot::Number(d.unwrap_or(*v)), t.line),
+            }
+        };
+        let mut fixed = |name: String, v: f64| {
+            slots.insert(name, (Slot::Number(v), 0));
+        };
+        // The order of `next` calls is that of `Machine::timings`.
+        let mut timed: Vec<(String, (Slot<'a>, u32))> = Vec::new();
+        for p in &m.procs {
+            if let Some(t) = &p.smallloop {
+                timed.push((format!("pr({}).smallloopspeedup", p.id), next(t)));
+            }
+            for (op, t) in &p.timings {
+                timed.push((format!("pt({}).{}", p.id, op.mnemonic().to_ascii_lowercase()), next(t)));
+            }
+            for (name, t) in &p.extra {
+                timed.push((name.clone(), next(t)));
+            }
+        }
+        for t in &m.topos {
+            if let Some(c) = &t.creation {
+                timed.push((format!("to({}).creation", t.id), next(c)));
+            }
+            for l in &t.links {
+                timed.push((format!("tl({})({}).latency", t.id, l.id), next(&l.latency)));
+                timed.push((format!("tl({})({}).speed", t.id, l.id), next(&l.speed)));
+            }
+        }
+        for (name, t) in &m.other {
+            timed.push((name.clone(), next(t)));
+        }
+        fixed("ma.id".into(), m.id as f64);
+        fixed("ma.processors".into(), m.procs.len() as f64);
+        fixed("ma.topologies".into(), m.topos.len() as f64);
+        for p in &m.procs {
+            fixed(format!("pr({}).id", p.id), p.id as f64);
+            // Instructions a type does not list keep their vCode cost.
+            for &op in Op::ALL {
+                fixed(format!("pt({}).{}", p.id, op.mnemonic().to_ascii_lowercase()), f64::from(op.default_cost()));
+            }
+        }
+        for t in &m.topos {
+            fixed(format!("to({}).id", t.id), t.id as f64);
+            fixed(format!("to({}).hardware", t.id), f64::from(u8::from(t.hardware)));
+            fixed(format!("to({}).processors", t.id), f64::from(t.processors));
+            fixed(format!("to({}).links", t.id), t.links.len() as f64);
+            for (k, ty) in t.types.iter().enumerate() {
+                if let Some((id, _)) = ty {
+                    fixed(format!("tp({})({})", t.id, k + 1), *id as f64);
+                }
+            }
+            for l in &t.links {
+                fixed(format!("tl({})({}).id", t.id, l.id), l.id as f64);
+                fixed(format!("tl({})({}).connect(0)", t.id, l.id), l.connect.len() as f64);
+                for (i, &p) in l.connect.iter().enumerate() {
+                    fixed(format!("tl({})({}).connect({})", t.id, l.id, i + 1), f64::from(p));
+                }
+            }
+        }
+        slots.extend(timed);
+        Env {
+            slots,
+            memo: RefCell::new(BTreeMap::new()),
+            active: RefCell::new(BTreeSet::new()),
+            failure: RefCell::new(None),
+        }
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.slots.iter().filter(|(_, (s, _))| matches!(s, Slot::Expr(_))).map(|(k, _)| k.clone()).collect()
+    }
+
+    fn line_of(&self, name: &str) -> u32 {
+        self.slots.get(name).map(|s| s.1).unwrap_or(0)
+    }
+
+    /// The value of reference `name` (lower case), evaluating expressions on demand.
+    fn get(&self, name: &str) -> Result<f64, ErrorKind> {
+        let v = self.lookup(name);
+        if let Some(k) = self.failure.borrow_mut().take() {
+            return Err(k);
+        }
+        v.ok_or_else(|| ErrorKind::Eval { name: name.to_string(), message: "unknown reference".into() })
+    }
+
+    fn lookup(&self, name: &str) -> Option<f64> {
+        let name = name.to_ascii_lowercase();
+        if let Some(v) = self.memo.borrow().get(&name) {
+            return Some(*v);
+        }
+        let (slot, _) = self.slots.get(&name)?;
+        let v = match slot {
+            Slot::Number(v) => *v,
+            Slot::Expr(e) => {
+                if !self.active.borrow_mut().insert(name.clone()) {
+                    self.fail(ErrorKind::Cycle { name: name.clone() });
+                    return Some(0.0);
+                }
+                let r = e.eval_with(&|n: &str| self.lookup(n));
+                self.active.borrow_mut().remove(&name);
+                match r {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.fail(ErrorKind::Eval { name: name.clone(), message: e.to_string() });
+                        return Some(0.0);
+                    }
+                }
+            }
+        };
+        self.memo.borrow_mut().insert(name, v);
+        Some(v)
+    }
+
+    /// Keeps the first failure (the innermost, which names the real culprit).
+    fn fail(&self, kind: ErrorKind) {
+        let mut f = self.failure.borrow_mut();
+        if f.is_none() {
+            *f = Some(kind);
+        }
+    }
+}
+
+/// The fields of a section that must hold only fields.
+fn fields_only<'a>(file: &str, s: &'a Section) -> Result<Vec<&'a Field>, MachineError> {
+    let mut out = Vec::new();
+    for item in &s.items {
+        match item {
+            Item::Field(f) => out.push(f),
+            Item::Section(sub) => {
+                return Err(err(
+                    file,
+                    sub.line,
+                    ErrorKind::UnknownSection {
+                        name: sub.name.clone(),
+                        parent: s.name.clone(),
+                        expected: "no section",
+                    },
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn proc_section(file: &str, s: &Section) -> Result<ProcType, MachineError> {
+    let mut p =
+        ProcType { id: 1, name: String::new(), line: s.line, timings: Vec::new(), smallloop: None, extra: Vec::new() };
+    let mut id_set = false;
+    let mut sub_sections = Vec::new();
+    for item in &s.items {
+        match item {
+            Item::Field(f) => {
+                let at = |k| err(file, f.line, k);
+                match f.key.as_str() {
+                    "id" => {
+                        p.id = parse_int(f).map_err(at)?;
+                        id_set = true;
+                    }
+                    "name" => p.name = parse_string(f).map_err(at)?,
+                    "smallloopspeedup" => p.smallloop = Some(parse_timing(f).map_err(at)?),
+                    _ => {
+                        return Err(at(ErrorKind::UnknownField {
+                            key: f.key.clone(),
+                            section: "processor".into(),
+                            expected: "id, name, smallloopspeedup",
+                        }))
+                    }
+                }
+            }
+            Item::Section(sub) => sub_sections.push(sub),
+        }
+    }
+    if !id_set {
+        return Err(err(file, s.line, ErrorKind::Missing { what: "the processor's `id`".into() }));
+    }
+    for sub in sub_sections {
+        let fields = fields_only(file, sub)?;
+        match sub.name.as_str() {
+            "timings" => {
+                for f in fields {
+                    let at = |k| err(file, f.line, k);
+                    let op = Op::from_mnemonic(&f.key)
+                        .ok_or_else(|| at(ErrorKind::UnknownInstruction { name: f.key.clone() }))?;
+                    let t = parse_timing(f).map_err(at)?;
+                    // The last definition wins (seed 004 §2.3).
+                    p.timings.retain(|(o, _)| *o != op);
+                    p.timings.push((op, t));
+                }
+            }
+            "cache" => {
+                for f in fields {
+                    if !matches!(f.key.as_str(), "size" | "speed" | "speedratio") {
+                        return Err(err(
+                            file,
+                            f.line,
+                            ErrorKind::UnknownField {
+                                key: f.key.clone(),
+                                section: "cache".into(),
+                                expected: "size, speed, speedratio",
+                            },
+                        ));
+                    }
+                    let t = parse_timing(f).map_err(|k| err(file, f.line, k))?;
+                    p.extra.push((format!("pc({}).{}", p.id, f.key), t));
+                }
+            }
+            "combinations" => {
+                for f in fields {
+                    let e = parse_expr(f).map_err(|k| err(file, f.line, k))?;
+                    p.extra.push((
+                        format!("po({}).{}", p.id, f.key),
+                        Timing { mean: Value::Expr(e), sd: 0.0, line: f.line },
+                    ));
+                }
+            }
+            _ => {
+                return Err(err(
+                    file,
+                    sub.line,
+                    ErrorKind::UnknownSection {
+                        name: sub.name.clone(),
+                        parent: "processor".into(),
+                        expected: "timings, cache, combinations",
+                    },
+                ))
+            }
+        }
+    }
+    Ok(p)
+}
+
+fn topo_section(file: &str, s: &Section) -> Result<TopoDesc, MachineError> {
+    let mut t = TopoDesc {
+        id: 1,
+        name: String::new(),
+        line: s.line,
+        hardware: false,
+        creation: None,
+        processors: 0,
+        links_declared: None,
+        types: Vec::new(),
+        links: Vec::new(),
+    };
+    let mut procids: Vec<&Field> = Vec::new();
+    let mut linklists: Vec<&Section> = Vec::new();
+    for item in &s.items {
+        match item {
+            Item::Field(f) => {
+                let at = |k| err(file, f.line, k);
+                match f.key.as_str() {
+                    "id" => t.id = parse_int(f).map_err(at)?,
+                    "name" => t.name = parse_string(f).map_err(at)?,
+                    "hardware" => {
+                        t.hardware = match parse_int(f).map_err(at)? {
+                            0 => false,
+                            1 => true,
+                            _ => {
+                                return Err(at(ErrorKind::BadValue {
+                                    key: f.key.clone(),
+                                    value: f.value.clone(),
+                                    what: "0 or 1",
+                                }))
+                            }
+                        }
+                    }
+                    "creation" => t.creation = Some(parse_timing(f).map_err(at)?),
+                    "processors" => {
+                        let n = parse_int(f).map_err(at)?;
+                        t.processors = u32::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| {
+                            at(ErrorKind::BadValue {
+                                key: f.key.clone(),
+                                value: f.value.clone(),
+                                what: "a positive processor count",
+                            })
+                        })?;
+                    }
+                    "links" => {
+                        let n = parse_int(f).map_err(at)?;
+                        t.links_declared = Some(u64::try_from(n).map_err(|_| {
+                            at(ErrorKind::BadValue { key: f.key.clone(), value: f.value.clone(), what: "a link count" })
+                        })?);
+                    }
+                    _ => {
+                        return Err(at(ErrorKind::UnknownField {
+                            key: f.key.clone(),
+                            section: "topology".into(),
+                            expected: "id, name, hardware, creation, processors, links",
+                        }))
+                    }
+                }
+            }
+            Item::Section(sub) => match sub.name.as_str() {
+                "procid" => procids.extend(fields_only(file, sub)?),
+                "linklist" => linklists.push(sub),
+                _ => {
+                    return Err(err(
+                        file,
+                        sub.line,
+                        ErrorKind::UnknownSection {
+                            name: sub.name.clone(),
+                            parent: "topology".into(),
+                            expected: "procid, linklist",
+                        },
+                    ))
+                }
+            },
+        }
+    }
+    if t.processors == 0 {
+        return Err(err(file, s.line, ErrorKind::Missing { what: "the topology's `processors` count".into() }));
+    }
+    if u64::from(t.processors) > u64::from(crate::topo::MAX_GRAPH_NODES) {
+        let message = format!("{} processors exceed the limit of {}", t.processors, crate::topo::MAX_GRAPH_NODES);
+        return Err(err(file, s.line, ErrorKind::Network { message }));
+    }
+    t.types = vec![None; t.processors as usize];
+    for f in procids {
+        let at = |k| err(file, f.line, k);
+        let k = f
+            .key
+            .strip_prefix("p[")
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|n| n.parse::<u32>().ok())
+            .ok_or_else(|| {
+                at(ErrorKind::UnknownField { key: f.key.clone(), section: "procid".into(), expected: "p[N] = TYPE" })
+            })?;
+        let slot = k.checked_sub(1).and_then(|i| t.types.get_mut(i as usize)).ok_or_else(|| {
+            at(ErrorKind::BadValue {
+                key: f.key.clone(),
+                value: k.to_string(),
+                what: "a processor number from 1 to `processors`",
+            })
+        })?;
+        *slot = Some((parse_int(f).map_err(at)?, f.line));
+    }
+    for list in linklists {
+        for item in &list.items {
+            let Item::Section(l) = item else {
+                let line = match item {
+                    Item::Field(f) => f.line,
+                    Item::Section(s) => s.line,
+                };
+                return Err(err(
+                    file,
+                    line,
+                    ErrorKind::Missing { what: "`begin link` (a link list holds only links)".into() },
+                ));
+            };
+            if l.name != "link" {
+                return Err(err(
+                    file,
+                    l.line,
+                    ErrorKind::UnknownSection { name: l.name.clone(), parent: "linklist".into(), expected: "link" },
+                ));
+            }
+            t.links.push(link_section(file, l, t.processors)?);
+        }
+    }
+    for (i, l) in t.links.iter().enumerate() {
+        if let Some(o) = t.links[..i].iter().find(|o| o.id == l.id) {
+            return Err(err(file, l.line, ErrorKind::Duplicate { what: format!("link {}", l.id), other: o.line }));
+        }
+    }
+    if let Some(n) = t.links_declared {
+        if n != t.links.len() as u64 {
+            return Err(err(
+                file,
+                s.line,
+                ErrorKind::CountMismatch { what: "links", given: n, found: t.links.len() as u64 },
+            ));
+        }
+    }
+    Ok(t)
+}
+
+fn link_section(file: &str, s: &Section, procs: u32) -> Result<LinkDesc, MachineError> {
+    let (mut id, mut latency, mut speed, mut connect) = (None, None, None, None);
+    for f in fields_only(file, s)? {
+        let at = |k| err(file, f.line, k);
+        match f.key.as_str() {
+            "id" => id = Some(parse_int(f).map_err(at)?),
+            "latency" => latency = Some(parse_timing(f).map_err(at)?),
+            "speed" => speed = Some(parse_timing(f).map_err(at)?),
+            "connect" => {
+                let nums: Option<Vec<u32>> = f.value.split_whitespace().map(|w| w.parse().ok()).collect();
+                let bad = |message: String| at(ErrorKind::Connect { message });
+                let nums = nums.ok_or_else(|| bad(format!("`{}` is not a list of processor numbers", f.value)))?;
+                let (count, list) = nums.split_first().ok_or_else(|| bad("the count is missing".into()))?;
+                if *count < 2 {
+                    return Err(bad(format!("a link joins at least 2 processors, not {count}")));
+                }
+                if list.len() != *count as usize {
+                    return Err(bad(format!("the count says {count} processors but {} follow", list.len())));
+                }
+                if let Some(p) = list.iter().find(|&&p| p == 0 || p > procs) {
+                    return Err(bad(format!("processor {p} is not between 1 and {procs}")));
+                }
+                for (i, p) in list.iter().enumerate() {
+                    if list[..i].contains(p) {
+                        return Err(bad(format!("processor {p} is listed twice")));
+                    }
+                }
+                connect = Some(list.to_vec());
+            }
+            _ => {
+                return Err(at(ErrorKind::UnknownField {
+                    key: f.key.clone(),
+                    section: "link".into(),
+                    expected: "id, latency, speed, connect",
+                }))
+            }
+        }
+    }
+    let missing = |what: &str| err(file, s.line, ErrorKind::Missing { what: format!("the link's `{what}`") });
+    Ok(LinkDesc {
+        id: id.ok_or_else(|| missing("id"))?,
+        line: s.line,
+        latency: latency.ok_or_else(|| missing("latency"))?,
+        speed: speed.ok_or_else(|| missing("speed"))?,
+        connect: connect.ok_or_else(|| missing("connect"))?,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,300 @@
+//! Running configurations: one run to its statistics ([`simulate`], [`run_config`]),
+//! repeated runs with derived seeds summarised by mean, standard deviation and a 95 %
+//! Student-t confidence interval ([`repeat`], [`summarize`]), and parameter sweeps over
+//! the cartesian product of values run in parallel ([`sweep_configs`], [`sweep`],
+//! [`sweep_csv`]). SPEC §8–9.
+//!
+//! Each configuration builds its own [`Simulator`] and network, so runs share nothing
+//! but the program and the parsed machine description, and a configuration gives the
+//! same statistics in a sweep as alone. Rayon spreads independent runs over the cores;
+//! the event loop itself is never parallel. Results come back in configuration order.
+//!
+//! Run `i` of `--runs N` uses seed `seed + i` (wrapping), so run 0 is the single run
+//! with the same seed. The program's output is discarded in repeated runs and sweeps;
+//! each run reads the same standard input bytes.
+use super::setup::{setup, RunOptions, Setup, SetupError};
+use super::{Io, Observer, SimError, Simulator, Stats};
+use crate::net::{self, NetError, TICKS_PER_UNIT};
+use crate::vcode::Module;
+use rayon::prelude::*;
+
+/// Why a configuration could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
+    Net(#[from] NetError),
+    #[error("{0}")]
+    Start(SimError),
+}
+
+/// How a run ended: its statistics, or the error that ended it (deadlocks and limits
+/// carry statistics so far).
+pub type Outcome = Result<Stats, SimError>;
+
+/// The statistics a run produced, if any (complete, or up to a deadlock or limit).
+pub fn outcome_stats(o: &Outcome) -> Option<&Stats> {
+    match o {
+        Ok(s) => Some(s),
+        Err(SimError::Deadlock { stats, .. })
+        | Err(SimError::LimitExceeded { stats, .. })
+        | Err(SimError::NetworkDeadlock { stats, .. }) => Some(stats),
+        Err(SimError::Runtime { .. }) => None,
+    }
+}
+
+/// Runs `module` under the ready configuration `s`.
+pub fn simulate(module: &Module, s: &Setup, io: Io, observer: Option<Box<dyn Observer>>) -> Result<Outcome, RunError> {
+    let network = net::build(&s.net, &s.physical, &s.links)?;
+    let mut sim = Simulator::new(module, s.config.clone(), network, io).map_err(RunError::Start)?;
+    if let Some(o) = observer {
+        sim.set_observer(o);
+    }
+    Ok(sim.run())
+}
+
+/// Sets up and runs one configuration with `stdin` as the program's input and its
+/// output discarded.
+pub fn run_config(module: &Module, opts: &RunOptions, stdin: &[u8]) -> Result<Outcome, RunError> {
+    let s = setup(module, opts)?;
+    let io = Io { stdin: Box::new(std::io::Cursor::new(stdin.to_vec())), stdout: Box::new(std::io::sink()) };
+    simulate(module, &s, io, None)
+}
+
+/// The seed of run `i` of a repetition from `seed`.
+pub fn run_seed(seed: u64, i: u32) -> u64 {
+    seed.wrapping_add(u64::from(i))
+}
+
+/// `runs` runs of `opts`, run `i` with seed [`run_seed`]`(opts.seed, i)`, in parallel;
+/// results in run order.
+pub fn repeat(module: &Module, opts: &RunOptions, stdin: &[u8], runs: u32) -> Vec<Result<Outcome, RunError>> {
+    (0..runs)
+        .into_par_iter()
+        .map(|i| {
+            let mut o = opts.clone();
+            o.seed = run_seed(opts.seed, i);
+            run_config(module, &o, stdin)
+        })
+        .collect()
+}
+
+/// One statistic over repeated runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// The statistic's CSV name (`par_time`, `util_3`, …).
+    pub name: String,
+    pub mean: f64,
+    /// Sample standard deviation (n − 1 in the denominator; 0 for one run).
+    pub sd: f64,
+    /// Half-width of the 95 % confidence interval of the mean: `t(0.975, n−1) · sd / √n`
+    /// (0 for one run).
+    pub half_width: f64,
+}
+
+/// The two-sided 95 % quantile of Student's t with `df` degrees of freedom
+/// (`t(0.975, df)`): the table value for 1–30, 40, 60, 120, interpolated linearly in
+/// `1/df` between them, and 1.960 (the normal quantile) beyond.
+pub fn t_975(df: u32) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    const TAIL: [(f64, f64); 4] = [(30.0, 2.042), (40.0, 2.021), (60.0, 2.000), (120.0, 1.980)];
+    match df {
+        0 => f64::NAN,
+        1..=30 => TABLE[df as usize - 1],
+        _ if df >= 120 => {
+            // Between 120 and infinity (1.960), linear in 1/df.
+            let x = 120.0 / f64::from(df);
+            1.960 + (1.980 - 1.960) * x
+        }
+        _ => {
+            let d = f64::from(df);
+            let k = TAIL.iter().rposition(|&(lo, _)| lo <= d).unwrap_or(0).min(TAIL.len() - 2);
+            let ((d0, t0), (d1, t1)) = (TAIL[k], TAIL[k + 1]);
+            let w = (1.0 / d0 - 1.0 / d) / (1.0 / d0 - 1.0 / d1);
+            t0 + (t1 - t0) * w
+        }
+    }
+}
+
+/// The numeric statistics of a run, in `--stats csv` order, utilization as `util_P`
+/// per processor of `procs`.
+fn values(s: &Stats, procs: &[u32]) -> Vec<(String, f64)> {
+    let units = |t: u64| t as f64 / TICKS_PER_UNIT as f64;
+    let mut v = vec![
+        ("seq_time".to_string(), units(s.seq_ticks)),
+        ("par_time".into(), units(s.par_ticks)),
+        ("speedup".into(), s.speedup()),
+        ("pprocs_used".into(), s.pprocs_used() as f64),
+        ("processes".into(), s.processes as f64),
+        ("instructions".into(), s.instructions as f64),
+        ("messages".into(), s.messages as f64),
+        ("bytes".into(), s.bytes as f64),
+        ("avg_latency".into(), units(s.avg_latency_ticks())),
+        ("remote_reads".into(), s.remote_reads as f64),
+        ("remote_writes".into(), s.remote_writes as f64),
+    ];
+    let util = s.utilization();
+    for &p in procs {
+        let u = util.iter().find(|(q, _)| *q == p).map(|(_, u)| *u).unwrap_or(0.0);
+        v.push((format!("util_{p}"), u));
+    }
+    v.push(("host_seconds".into(), s.host_time.as_secs_f64()));
+    v
+}
+
+/// Mean, sd and 95 % confidence interval of every statistic over `runs` (utilization of
+/// each processor used by any run, 0 in runs that did not use it).
+pub fn summarize(runs: &[&Stats]) -> Vec<Summary> {
+    let mut procs: Vec<u32> = runs.iter().flat_map(|s| s.busy.iter().map(|&(p, _)| p)).collect();
+    procs.sort_unstable();
+    procs.dedup();
+    let table: Vec<Vec<(String, f64)>> = runs.iter().map(|s| values(s, &procs)).collect();
+    let Some(first) = table.first() else { return Vec::new() };
+    let n = table.len() as f64;
+    (0..first.len())
+        .map(|k| {
+            let xs: Vec<f64> = table.iter().map(|row| row[k].1).collect();
+            let mean = xs.iter().sum::<f64>() / n;
+            let (sd, half_width) = if table.len() < 2 {
+                (0.0, 0.0)
+            } else {
+                let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
+                let sd = var.sqrt();
+                (sd, t_975(table.len() as u32 - 1) * sd / n.sqrt())
+            };
+            Summary { name: first[k].0.clone(), mean, sd, half_width }
+        })
+        .collect()
+}
+
+/// The summary as a text table (`statistic mean sd [low, high]`).
+pub fn summary_text(rows: &[Summary], runs: usize) -> String {
+    let mut s = format!("Statistics over {runs} runs (mean, sd, 95% confidence interval of the mean):\n");
+    for r in rows {
+        s.push_str(&format!(
+            "  {:<14} {:>14.4} {:>12.4}  [{:.4}, {:.4}]\n",
+            r.name,
+            r.mean,
+            r.sd,
+            r.mean - r.half_width,
+            r.mean + r.half_width
+        ));
+    }
+    s
+}
+
+/// The summary as CSV: `statistic,mean,sd,ci95_low,ci95_high`.
+pub fn summary_csv(rows: &[Summary]) -> String {
+    let mut s = String::from("statistic,mean,sd,ci95_low,ci95_high\n");
+    for r in rows {
+        s.push_str(&format!(
+            "{},{:.6},{:.6},{:.6},{:.6}\n",
+            r.name,
+            r.mean,
+            r.sd,
+            r.mean - r.half_width,
+            r.mean + r.half_width
+        ));
+    }
+    s
+}
+
+/// One swept parameter: a [`RunOptions::set`] name and its values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SweepAxis {
+    pub name: String,
+    pub values: Vec<String>,
+}
+
+impl SweepAxis {
+    /// Reads `PARAM=v1,v2,…`.
+    pub fn parse(spec: &str) -> Result<SweepAxis, SetupError> {
+        let bad = |message: &str| SetupError::BadValue { param: "--sweep".into(), message: message.to_string() };
+        let (name, values) = spec.split_once('=').ok_or_else(|| bad(&format!("`{spec}` is not PARAM=v1,v2,…")))?;
+        let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+        if values.iter().any(String::is_empty) {
+            return Err(bad(&format!("`{spec}` has an empty value")));
+        }
+        Ok(SweepAxis { name: name.trim().to_string(), values })
+    }
+}
+
+/// Every configuration of the cartesian product of `axes` applied to `base`, the last
+/// axis varying fastest, each with its values in axis order. Every value is checked by
+/// [`RunOptions::set`] before anything runs.
+pub fn sweep_configs(base: &RunOptions, axes: &[SweepAxis]) -> Result<Vec<(Vec<String>, RunOptions)>, SetupError> {
+    let mut out = vec![(Vec::new(), base.clone())];
+    for axis in axes {
+        let mut next = Vec::with_capacity(out.len() * axis.values.len());
+        for (vals, opts) in &out {
+            for v in &axis.values {
+                let mut o = opts.clone();
+                o.set(&axis.name, v)?;
+                let mut vs = vals.clone();
+                vs.push(v.clone());
+                next.push((vs, o));
+            }
+        }
+        out = next;
+    }
+    Ok(out)
+}
+
+/// Runs every configuration in parallel; `done` is called as each one finishes (for a
+/// progress bar). Results in configuration order.
+pub fn sweep(
+    module: &Module,
+    configs: &[(Vec<String>, RunOptions)],
+    stdin: &[u8],
+    done: &(dyn Fn() + Sync),
+) -> Vec<Result<Outcome, RunError>> {
+    configs
+        .par_iter()
+        .map(|(_, opts)| {
+            let r = run_config(module, opts, stdin);
+            done();
+            r
+        })
+        .collect()
+}
+
+/// The statistics row of one configuration, as `--stats csv` prints it (empty fields
+/// when the run ended without statistics).
+pub fn stats_row(o: &Result<Outcome, RunError>) -> String {
+    match o.as_ref().ok().and_then(outcome_stats) {
+        Some(s) => s.to_csv().lines().nth(1).unwrap_or("").to_string(),
+        None => {
+            let columns = Stats::default().to_csv().lines().next().map(|h| h.split(',').count()).unwrap_or(1);
+            ",".repeat(columns - 1)
+        }
+    }
+}
+
+/// One CSV: the axes' names then the `--stats csv` header, and one row per
+/// configuration.
+pub fn sweep_csv(
+    axes: &[SweepAxis],
+    configs: &[(Vec<String>, RunOptions)],
+    results: &[Result<Outcome, RunError>],
+) -> String {
+    let stats_header = Stats::default().to_csv().lines().next().unwrap_or("").to_string();
+    let mut s: String = axes.iter().map(|a| format!("{},", a.name)).collect();
+    s.push_str(&stats_header);
+    s.push('\n');
+    for ((vals, _), r) in configs.iter().zip(results) {
+        for v in vals {
+            s.push_str(v);
+            s.push(',');
+        }
+        s.push_str(&stats_row(r));
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,158 @@
+//! `cpss --machine`, `--runs` and `--sweep` from the command line (SPEC §8–9).
+use crate::harness::*;
+use std::path::{Path, PathBuf};
+
+fn compile(dir: &Path, name: &str) -> PathBuf {
+    let src = fixtures().join(name);
+    let cod = dir.join(name).with_extension("cod");
+    let inc = fixtures().join("include");
+    let out =
+        run_in(dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", cod.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    cod
+}
+
+fn machine(name: &str) -> String {
+    fixtures().join("machines").join(name).to_str().unwrap().to_string()
+}
+
+/// cpss's standard output, checking the exit code.
+fn cpss(dir: &Path, args: &[&str], code: i32) -> String {
+    let out = run_in(dir, "cpss", args, b"");
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A `--stats csv` data row without the host time (the one field two runs never share),
+/// counted from the end since sweep rows have parameter columns in front.
+fn without_host(header: &str, row: &str) -> String {
+    let h: Vec<&str> = header.split(',').collect();
+    let from_end = h.len() - h.iter().position(|k| *k == "host_seconds").unwrap();
+    let fields: Vec<&str> = row.split(',').collect();
+    let skip = fields.len() - from_end;
+    fields.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, v)| *v).collect::<Vec<_>>().join(",")
+}
+
+fn csv_row(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    without_host(lines[lines.len() - 2], lines[lines.len() - 1])
+}
+
+/// Acceptance: an 8x8 mesh given as a link list with uniform links (4-byte flits at 0.25
+/// units per byte = the default link delay of 1, no latency, vCode costs) gives exactly
+/// the statistics of `--topology mesh:8x8`.
+#[test]
+fn uniform_mesh_machine_file_equals_builtin_mesh() {
+    let dir = tempdir("machine-mesh");
+    let cod = compile(&dir, "matmul.c");
+    let cod = cod.to_str().unwrap();
+    let a = cpss(&dir, &[cod, "--machine", &machine("mesh8x8.mach"), "--stats", "csv"], 0);
+    let b = cpss(&dir, &[cod, "--topology", "mesh:8x8", "--stats", "csv"], 0);
+    assert_eq!(csv_row(&a), csv_row(&b));
+    // With other network parameters the two still agree: twice the link delay is twice
+    // the time per byte.
+    let a = cpss(&dir, &[cod, "--machine", &machine("mesh8x8.mach"), "--scale-link-speed", "0.5", "--stats", "csv"], 0);
+    let b = cpss(&dir, &[cod, "--topology", "mesh:8x8", "--link-delay", "2", "--stats", "csv"], 0);
+    assert_eq!(csv_row(&a), csv_row(&b));
+}
+
+#[test]
+fn every_fixture_machine_runs() {
+    let dir = tempdir("machine-fixtures");
+    let cod = compile(&dir, "matmul.c");
+    for m in ["meiko_cs2_fattree16.mach", "hetero_cluster8.mach", "mesh8x8.mach"] {
+        let out = cpss(&dir, &[cod.to_str().unwrap(), "--machine", &machine(m)], 0);
+        assert!(out.contains("Parallel Execution Time"), "{m}: {out}");
+    }
+    // The cylinder's rings of links close cycles of shortest routes: matmul's traffic
+    // deadlocks wormhole routing there (no dateline lanes on a machine file's irregular
+    // network), which cpss detects and reports as a cycle of packets; store-and-forward
+    // packets cannot deadlock.
+    let cyl = machine("transputer_cylinder_8x9.mach");
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--machine", &cyl], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("network deadlock") && err.contains("waits for a lane on link"), "{err}");
+    let out = cpss(&dir, &[cod.to_str().unwrap(), "--machine", &cyl, "--network", "packet"], 0);
+    assert!(out.contains("Parallel Execution Time"), "{out}");
+}
+
+/// `--runs 10` on a machine whose timings have an sd prints mean, sd and confidence
+/// interval, with a non-zero sd; with every sd 0 every run is the same and sd is 0.
+#[test]
+fn runs_report_mean_sd_and_interval() {
+    let dir = tempdir("machine-runs");
+    let cod = compile(&dir, "matmul.c");
+    let cod = cod.to_str().unwrap();
+    let text = cpss(&dir, &[cod, "--machine", &machine("hetero_cluster8.mach"), "--runs", "10"], 0);
+    assert!(text.contains("Statistics over 10 runs (mean, sd, 95% confidence interval"), "{text}");
+    let csv = cpss(&dir, &[cod, "--machine", &machine("hetero_cluster8.mach"), "--runs", "10", "--stats", "csv"], 0);
+    assert!(csv.starts_with("statistic,mean,sd,ci95_low,ci95_high\n"), "{csv}");
+    let field = |csv: &str, name: &str, k: usize| -> f64 {
+        let line = csv.lines().find(|l| l.starts_with(&format!("{name},"))).unwrap();
+        line.split(',').nth(k).unwrap().parse().unwrap()
+    };
+    let (mean, sd, lo, hi) = (
+        field(&csv, "par_time", 1),
+        field(&csv, "par_time", 2),
+        field(&csv, "par_time", 3),
+        field(&csv, "par_time", 4),
+    );
+    assert!(sd > 0.0 && lo < mean && mean < hi, "{csv}");
+    // Half-width = t(0.975, 9) sd / sqrt(10) = 2.262 sd / 3.1623.
+    assert!(((hi - mean) - 2.262 * sd / 10f64.sqrt()).abs() < 1e-3, "{csv}");
+    let fixed = cpss(&dir, &[cod, "--machine", &machine("mesh8x8.mach"), "--runs", "3", "--stats", "csv"], 0);
+    for stat in ["seq_time", "par_time", "messages", "avg_latency"] {
+        assert_eq!(field(&fixed, stat, 2), 0.0, "{stat}: {fixed}");
+    }
+}
+
+/// Acceptance: every sweep row equals the statistics of running its configuration alone.
+#[test]
+fn sweep_rows_equal_single_runs() {
+    let dir = tempdir("machine-sweep");
+    let cod = compile(&dir, "ring_token.c");
+    let cod = cod.to_str().unwrap();
+    let out = cpss(&dir, &[cod, "--sweep", "link-delay=1,3", "--sweep", "packet-size=8,64"], 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "header and 2 × 2 rows: {out}");
+    assert!(lines[0].starts_with("link-delay,packet-size,seq_time,par_time,"), "{out}");
+    let mut i = 1;
+    for ld in ["1", "3"] {
+        for ps in ["8", "64"] {
+            let alone = cpss(&dir, &[cod, "--link-delay", ld, "--packet-size", ps, "--stats", "csv"], 0);
+            let alone: Vec<&str> = alone.lines().collect();
+            let expected = format!("{ld},{ps},{}", alone[alone.len() - 1]);
+            assert_eq!(without_host(lines[0], lines[i]), without_host(lines[0], &expected));
+            i += 1;
+        }
+    }
+    let bad = run_in(&dir, "cpss", &[cod, "--sweep", "link-delay=1,x"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = run_in(&dir, "cpss", &[cod, "--sweep", "lane-count=1,2"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn machine_file_errors_name_file_and_line() {
+    let dir = tempdir("machine-errors");
+    let cod = compile(&dir, "ring_token.c");
+    let bad = dir.join("bad.mach");
+    std::fs::write(
+        &bad,
+        "begin machine\nbegin processor\nid = 1\nbegin timings\nADDX = 1\nend timings\nend processor\nend machine\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--machine", bad.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.mach:5: `addx` is not a vCode instruction"), "{err}");
+}
+
+#[test]
+fn completions_are_generated() {
+    let out = run("cpss", &["--completions", "bash"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("--machine") && text.contains("--sweep"), "{text}");
+}
