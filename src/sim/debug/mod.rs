@@ -720,3 +720,6 @@ fn profile(sim: &mut Simulator<'_>, step: Option<Ticks>) -> Result<String, Strin
     }
     Ok(st.to_profile())
 }
+
+#[cfg(test)]
+mod tests;
