@@ -91,7 +91,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool>(
     // Taken out of `p` so that it can live in registers; put back below.
     let mut stack = std::mem::take(&mut p.stack);
     let mut acc = Acc::default();
-    let mut skip = env.skip_first;
+    let mut skip = DEBUG && env.skip_first;
     let mut traced_hit = false;
 
     let r: Result<Exit, RuntimeError> = 'run: loop {
@@ -462,7 +462,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool>(
     ctr.qend = qend;
     ctr.steps_left = steps;
     ctr.seq += seq;
-    ctr.trace_hit = traced_hit;
+    if DEBUG {
+        ctr.trace_hit = traced_hit;
+    }
     r
 }
 
