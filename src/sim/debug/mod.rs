@@ -692,7 +692,11 @@ fn changed_costs(c: &CostTable) -> String {
 /// (a multiple of the recorded row length).
 fn profile(sim: &mut Simulator<'_>, step: Option<Ticks>) -> Result<String, String> {
     let mut st = sim.stats_so_far();
-    let rec = st.profile_step.max(1);
+    if st.profile_step == 0 {
+        // Recording one costs memory and speed in every quantum: only when asked for.
+        return Err("no profile is being recorded: start cpss with --profile".into());
+    }
+    let rec = st.profile_step;
     let step = step.unwrap_or((10 * crate::net::TICKS_PER_UNIT).max(rec));
     if step % rec != 0 {
         return Err(format!("the profile is recorded in rows of {}: give a multiple of it", format_time(rec)));

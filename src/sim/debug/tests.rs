@@ -8,6 +8,10 @@ use crate::topo::Topology;
 
 /// Runs `commands` on `src` (4 physical processors); returns the transcript and result.
 fn session(src: &str, commands: &str) -> (String, Option<Result<Stats, SimError>>) {
+    session_with(src, commands, SimConfig::default())
+}
+
+fn session_with(src: &str, commands: &str, cfg: SimConfig) -> (String, Option<Result<Stats, SimError>>) {
     let m = compile("t.c", src, &FrontOptions::default()).unwrap_or_else(|e| panic!("{e}")).module;
     let buf: Rc<RefCell<Vec<u8>>> = Rc::default();
     struct Sink(Rc<RefCell<Vec<u8>>>);
@@ -23,7 +27,7 @@ fn session(src: &str, commands: &str) -> (String, Option<Result<Stats, SimError>
     let out = SharedOut::new(Box::new(Sink(Rc::clone(&buf))));
     let net = ShortestPath::new(NetParams::default(), Topology::parse("ring:4").unwrap());
     let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out.clone()) };
-    let mut sim = Simulator::new(&m, SimConfig { pprocs: 4, ..SimConfig::default() }, Box::new(net), io).unwrap();
+    let mut sim = Simulator::new(&m, SimConfig { pprocs: 4, ..cfg }, Box::new(net), io).unwrap();
     let commands = Box::new(std::io::Cursor::new(commands.as_bytes().to_vec()));
     let r = run_session(&mut sim, SessionIo { commands, out, echo: true });
     let text = String::from_utf8_lossy(&buf.borrow()).into_owned();
@@ -135,4 +139,16 @@ fn a_cost_change_applies_to_the_instructions_after_it() {
     let (t, changed) = session(LOOPS, "break 5\nrun\nclear 5\nset cost ADDI=3\ncontinue\n");
     let (plain, changed) = (plain.unwrap().unwrap(), changed.unwrap().unwrap());
     assert_eq!(changed.seq_ticks - plain.seq_ticks, 6 * crate::net::TICKS_PER_UNIT, "{t}");
+}
+
+#[test]
+fn profile_rebins_the_recorded_rows_and_needs_a_recording() {
+    let (t, _) = session(LOOPS, "break 5\nrun\nprofile\n");
+    assert!(t.contains("error: no profile is being recorded: start cpss with --profile"), "{t}");
+    let cfg = SimConfig { profile_step: Some(10 * crate::net::TICKS_PER_UNIT), ..SimConfig::default() };
+    let (t, _) = session_with(LOOPS, "break 5\nrun\nprofile 15\nprofile 20\n", cfg);
+    assert!(t.contains("error: the profile is recorded in rows of 10: give a multiple of it"), "{t}");
+    // One process busy all the time: every row of 20 units is `*` on processor 0.
+    let rows: Vec<&str> = t.lines().skip_while(|l| !l.contains("one row per 20")).skip(2).collect();
+    assert!(!rows.is_empty() && rows.iter().take_while(|l| !l.starts_with("(cpss)")).all(|l| l.ends_with(" *")), "{t}");
 }

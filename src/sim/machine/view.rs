@@ -78,12 +78,8 @@ fn bitset(pcs: &[u32], len: usize) -> Vec<u64> {
 impl<'m> Simulator<'m> {
     /// Installs a debugger: from now on the run checks stop conditions (none until
     /// [`Simulator::set_stops`] / [`Simulator::set_traced`] / [`Simulator::set_alarm`]),
-    /// and an alarm suspends the run instead of ending it. A utilization profile is
-    /// recorded (one row per quantum unless `profile_step` was set) for `profile`.
+    /// and an alarm suspends the run instead of ending it.
     pub fn set_debugger(&mut self, hook: Box<dyn DebugHook>) {
-        if self.cfg.profile_step.is_none() {
-            self.cfg.profile_step = Some(self.cfg.quantum.max(1));
-        }
         self.debug = Some(Box::new(DebugCtl {
             hook: Some(hook),
             stops: Vec::new(),
