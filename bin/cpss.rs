@@ -2,11 +2,12 @@
 use anyhow::Context;
 use clap::{CommandFactory, Parser, ValueEnum};
 use cppe::cli::{self, exit, parse_units, AtomicFile};
-use cppe::net::{NetModel, NetParams};
+use cppe::net::{self, NetModel, NetParams};
+use cppe::sim::debug::{run_session, SessionIo, SharedOut};
 use cppe::sim::recorder::{exit_status, run_header, run_stats, Recorder};
 use cppe::sim::run::{self as runs, SweepAxis};
 use cppe::sim::setup::{setup, RunOptions};
-use cppe::sim::{Io, Observer, SimError, Stats};
+use cppe::sim::{Io, Limit, Observer, SimError, Simulator, Stats};
 use cppe::vcode::cod;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -142,6 +143,12 @@ struct Args {
     /// Size of the memory pool in words (exit code 3 when exhausted).
     #[arg(long, value_name = "WORDS")]
     max_memory: Option<u32>,
+    /// Debug the run: read debugger commands from standard input (`help` lists them).
+    #[arg(long)]
+    debug: bool,
+    /// Debug the run with the commands in FILE and print the session's transcript.
+    #[arg(long, value_name = "FILE")]
+    commands: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -192,6 +199,9 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         return Ok(exit::OK);
     }
     let from_stdin = args.file.as_ref().is_none_or(|f| f.as_os_str() == "-");
+    if args.debug && from_stdin {
+        anyhow::bail!("--debug reads commands from standard input: give the program as a file");
+    }
     let input = cli::read_input(args.file.as_deref())?;
     let module = cod::decode(&input.bytes).map_err(|e| anyhow::anyhow!("{}: {e}", input.name))?;
     let opts = RunOptions {
@@ -268,14 +278,19 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     // Where things go (SPEC §1).
     let record_to_stdout = args.trace.is_none() && from_stdin && !cli::stdout_is_terminal();
     let text_to_stderr = record_to_stdout;
+    // A debugging session's transcript and the program's output share standard output.
+    let debugging = args.debug || args.commands.is_some();
+    let session_out = debugging.then(|| SharedOut::new(Box::new(std::io::BufWriter::new(std::io::stdout()))));
     let program_stdin: Box<dyn BufRead> = match &args.input {
         Some(p) => Box::new(std::io::BufReader::new(
             std::fs::File::open(p).with_context(|| format!("--input {}", p.display()))?,
         )),
-        None if from_stdin => Box::new(std::io::empty()),
+        None if from_stdin || args.debug => Box::new(std::io::empty()),
         None => Box::new(std::io::BufReader::new(std::io::stdin())),
     };
-    let program_stdout: Box<dyn Write> = if text_to_stderr {
+    let program_stdout: Box<dyn Write> = if let Some(o) = &session_out {
+        Box::new(o.clone())
+    } else if text_to_stderr {
         Box::new(std::io::LineWriter::new(std::io::stderr()))
     } else {
         Box::new(std::io::BufWriter::new(std::io::stdout()))
@@ -308,10 +323,30 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         (None, false) => None,
     };
     let observer: Option<Box<dyn Observer>> = recorder.as_ref().map(Recorder::handle);
-    let progress = cli::Progress::start("simulating", None);
-    let result = runs::simulate(&module, &s, Io { stdin: program_stdin, stdout: program_stdout }, observer);
-    progress.finish();
-    let result = result?;
+    let io = Io { stdin: program_stdin, stdout: program_stdout };
+    let result = if let Some(out) = session_out {
+        let network = net::build(&s.net, &s.physical, &s.links)?;
+        let mut sim = Simulator::new(&module, s.config.clone(), network, io).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if let Some(o) = observer {
+            sim.set_observer(o);
+        }
+        let commands: Box<dyn BufRead> = match &args.commands {
+            Some(p) => Box::new(std::io::BufReader::new(
+                std::fs::File::open(p).with_context(|| format!("--commands {}", p.display()))?,
+            )),
+            None => Box::new(std::io::BufReader::new(std::io::stdin())),
+        };
+        let echo = args.commands.is_some();
+        match run_session(&mut sim, SessionIo { commands, out, echo }) {
+            None | Some(Err(SimError::LimitExceeded { limit: Limit::Debugger, .. })) => return Ok(exit::OK),
+            Some(r) => r,
+        }
+    } else {
+        let progress = cli::Progress::start("simulating", None);
+        let result = runs::simulate(&module, &s, io, observer);
+        progress.finish();
+        result?
+    };
     let pprocs = s.physical.nodes();
     let (stats, code, message): (Option<&Stats>, i32, String) = match &result {
         Ok(st) => (Some(st), exit::OK, String::new()),

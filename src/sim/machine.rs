@@ -20,6 +20,8 @@ use std::time::Instant;
 
 mod interp;
 use interp::{interp, tick_tables, Ctr, Env, Step, Tables};
+mod view;
+pub use view::{ChannelView, DebugHook, Quit, Stop};
 
 use crate::net::NEVER;
 /// The cost table while timing is off.
@@ -216,6 +218,10 @@ enum Exit {
     Steps,
     Complex(Instr),
     Remote(Acc),
+    /// A debugger stop before the instruction at the pc.
+    Stop,
+    /// The last instruction referenced a traced address.
+    Traced,
 }
 
 enum Flow {
@@ -272,6 +278,8 @@ pub struct Simulator<'m> {
     due_later: BinaryHeap<Reverse<(Ticks, u32)>>,
     /// The processor being run and the end of the quantum, during a quantum.
     cur: Option<(usize, Ticks)>,
+    /// The debugger's stop conditions and hook ([`view`]).
+    debug: Option<Box<view::DebugCtl>>,
 }
 
 #[inline]
@@ -350,17 +358,40 @@ fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32)
     Ok(())
 }
 
+/// The interpreter's tables for the `npp` processors of `cfg`: one per distinct (speed,
+/// cost table), so a homogeneous machine builds one whatever its size (the keys are
+/// compared by value; a machine has few types), and each processor's entry.
+fn cost_tables(cfg: &SimConfig, npp: usize) -> (Vec<(Ticks, Box<Tables>)>, Vec<usize>) {
+    let base = TickCosts::from(&cfg.costs);
+    let mut work = [false; 256];
+    for &op in Op::ALL {
+        work[op.opcode() as usize] = op.class() == Class::Work;
+    }
+    let mut tables: Vec<(Ticks, Box<Tables>)> = Vec::new();
+    let mut keys: Vec<(Ticks, &TickCosts)> = Vec::new();
+    let mut table_of = Vec::with_capacity(npp);
+    for pp in 0..npp {
+        let sp = cfg.speeds.get(pp).copied().unwrap_or(TICKS_PER_UNIT);
+        let costs: &TickCosts = cfg.proc_costs.get(pp).map(|c| &**c).unwrap_or(&base);
+        let k = match keys.iter().position(|&(s, c)| s == sp && c == costs) {
+            Some(k) => k,
+            None => {
+                tables.push((sp, Box::new(tick_tables(costs.by_opcode(), &work, sp))));
+                keys.push((sp, costs));
+                tables.len() - 1
+            }
+        };
+        table_of.push(k);
+    }
+    (tables, table_of)
+}
+
 impl<'m> Simulator<'m> {
     /// Prepares a run of `module`: loads the globals and creates process 0 (`main`).
     pub fn new(module: &'m Module, cfg: SimConfig, net: Box<dyn Network>, io: Io) -> Result<Self, SimError> {
         let mut net = net;
         net.record_hops(cfg.trace_routes);
         net.count_links(cfg.link_stats);
-        let base = TickCosts::from(&cfg.costs);
-        let mut work = [false; 256];
-        for &op in Op::ALL {
-            work[op.opcode() as usize] = op.class() == Class::Work;
-        }
         let funcs: Vec<FnLite> = module
             .functions
             .iter()
@@ -368,25 +399,7 @@ impl<'m> Simulator<'m> {
             .collect();
         let max_depth = module.functions.iter().map(|f| f.depth as usize).max().unwrap_or(1);
         let npp = cfg.pprocs.max(1) as usize;
-        let speeds: Vec<Ticks> = (0..npp).map(|i| cfg.speeds.get(i).copied().unwrap_or(TICKS_PER_UNIT)).collect();
-        // One table per distinct (speed, cost table): a homogeneous machine builds one,
-        // whatever its size; the keys are compared by value, a machine has few types.
-        let mut tables: Vec<(Ticks, Box<Tables>)> = Vec::new();
-        let mut keys: Vec<(Ticks, &TickCosts)> = Vec::new();
-        let mut table_of = Vec::with_capacity(npp);
-        for (pp, &sp) in speeds.iter().enumerate() {
-            let costs: &TickCosts = cfg.proc_costs.get(pp).map(|c| &**c).unwrap_or(&base);
-            let k = match keys.iter().position(|&(s, c)| s == sp && c == costs) {
-                Some(k) => k,
-                None => {
-                    tables.push((sp, Box::new(tick_tables(costs.by_opcode(), &work, sp))));
-                    keys.push((sp, costs));
-                    tables.len() - 1
-                }
-            };
-            table_of.push(k);
-        }
-        drop(keys);
+        let (tables, table_of) = cost_tables(&cfg, npp);
         let mut mem = Memory::new(cfg.max_memory);
         let p0 = cfg.mapping.first().copied().unwrap_or(0).min(npp as u32 - 1);
         let steps_left = cfg.max_steps.unwrap_or(u64::MAX);
@@ -425,6 +438,7 @@ impl<'m> Simulator<'m> {
             due_now: BTreeSet::new(),
             due_later: BinaryHeap::new(),
             cur: None,
+            debug: None,
             mem: Memory::new(0),
             cfg,
         };
@@ -713,6 +727,11 @@ impl<'m> Simulator<'m> {
                 return Ok(self.snapshot(par));
             }
             self.qstart = qend;
+            if self.debug.is_some() && self.cfg.alarm.is_some_and(|a| self.qstart >= a) {
+                // With a debugger the alarm suspends the run, once.
+                self.cfg.alarm = None;
+                self.debug_stop(Stop::Alarm)?;
+            }
             if let Some(a) = self.cfg.alarm {
                 if self.qstart >= a {
                     let mut s = self.snapshot(self.qstart);
@@ -901,11 +920,18 @@ impl<'m> Simulator<'m> {
             p.pproc as usize
         };
         let q = self.cfg.quantum.max(1);
+        // After a debugger stop before the pc, that instruction runs without stopping again.
+        let mut skip_first = false;
         loop {
             let cross_max = self.cross_max(pp, q);
             let p = &mut self.procs[pid as usize];
             let (time_on, clock0) = (p.time_on, p.clock);
             let Tables { ticks, seq } = &*self.tables[self.table_of[pp]].1;
+            let (stops, traced): (&[u64], &[(u32, u32)]) = match self.debug.as_deref() {
+                Some(d) if d.step_pid == pid => (&d.step_stops, &d.traced),
+                Some(d) => (&d.stops, &d.traced),
+                None => (&[], &[]),
+            };
             let env = Env {
                 code: &self.prog,
                 funcs: &self.funcs,
@@ -914,13 +940,19 @@ impl<'m> Simulator<'m> {
                 max_stack: self.cfg.max_stack_words,
                 q,
                 cross_max,
+                stops,
+                skip_first,
+                traced,
             };
-            let mut ctr = Ctr { seq: 0, steps_left: self.steps_left, qend, crossed: 0, cross_clock: 0 };
-            let r = if self.mem.sole_owner() == Some(p.pproc) {
-                interp::<false>(&env, p, &mut self.mem, &mut ctr)
-            } else {
-                interp::<true>(&env, p, &mut self.mem, &mut ctr)
+            let mut ctr =
+                Ctr { seq: 0, steps_left: self.steps_left, qend, crossed: 0, cross_clock: 0, trace_hit: false };
+            let r = match (self.debug.is_some(), self.mem.sole_owner() == Some(p.pproc)) {
+                (false, true) => interp::<false, false>(&env, p, &mut self.mem, &mut ctr),
+                (false, false) => interp::<true, false>(&env, p, &mut self.mem, &mut ctr),
+                (true, true) => interp::<false, true>(&env, p, &mut self.mem, &mut ctr),
+                (true, false) => interp::<true, true>(&env, p, &mut self.mem, &mut ctr),
             };
+            skip_first = false;
             let clock = p.clock;
             self.stats.seq_ticks += ctr.seq;
             self.busy[pp] += clock - clock0;
@@ -934,8 +966,17 @@ impl<'m> Simulator<'m> {
                 self.qstart = qend - q;
                 self.cur = Some((pp, qend));
             }
+            if ctr.trace_hit && r.is_ok() {
+                self.debug_stop(Stop::Traced { pid })?;
+            }
             match r {
                 Err(k) => return Err(self.rt(pid, k)),
+                Ok(Exit::Stop) => {
+                    let pc = self.procs[pid as usize].pc;
+                    self.debug_stop(Stop::Pc { pid, pc })?;
+                    skip_first = true;
+                }
+                Ok(Exit::Traced) => {}
                 Ok(Exit::Quantum) => {
                     if let Some(e) = self.solo_cross(pid, pp, qend) {
                         qend = e;
@@ -974,7 +1015,7 @@ impl<'m> Simulator<'m> {
                 Ok(Exit::Complex(ins)) => match self.exec_complex(pid, ins)? {
                     // The interpreter's first step ends the turn if the quantum is over.
                     Flow::Continue => {}
-                    Flow::Stop => return Ok(()),
+                    Flow::Stop => return self.debug_after_stop(pid),
                 },
             }
         }

@@ -86,6 +86,7 @@
 //! where `t` is the sender's clock after the `SEND`. `RECV` by the owner takes the first
 //! message whose arrival time has passed, or blocks until it has.
 mod cost;
+pub mod debug;
 pub mod format;
 mod machine;
 mod memory;
@@ -97,7 +98,7 @@ pub mod setup;
 mod stats;
 
 pub use cost::{parse_override, CostError, CostTable, TickCosts};
-pub use machine::Simulator;
+pub use machine::{ChannelView, DebugHook, Quit, Simulator, Stop};
 pub use observe::{BlockReason, Observer, ProcState, ProcessStatus, SimEvent};
 pub use stats::{units, Stats};
 
@@ -244,6 +245,8 @@ pub enum Limit {
     Steps,
     Procs,
     Memory,
+    /// The debugger's `quit` ended the run.
+    Debugger,
 }
 
 /// Error ending a run. Exit codes: 1 for `Runtime` and `Deadlock`, 3 for `Limit`.

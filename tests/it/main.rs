@@ -5,6 +5,7 @@ mod cpmap;
 mod cpperf;
 mod cpss;
 mod cptrace;
+mod debug;
 mod docs;
 mod fuzz;
 mod harness;

@@ -45,6 +45,13 @@ pub(super) struct Env<'a> {
     /// (when its clock is before the next quantum's end): see
     /// [`super::Simulator::solo_cross`], which works out this bound. 0: never.
     pub(super) cross_max: Ticks,
+    /// Debugger stops (read only by `interp::<_, true>`): bit `pc` set means "suspend
+    /// before executing `pc`".
+    pub(super) stops: &'a [u64],
+    /// Do not stop before the first instruction (the one a suspension was at).
+    pub(super) skip_first: bool,
+    /// Traced address ranges `lo..hi`: an instruction referencing one suspends after it.
+    pub(super) traced: &'a [(u32, u32)],
 }
 
 /// Counters of one call of [`interp`].
@@ -58,14 +65,17 @@ pub(super) struct Ctr {
     /// Quantum ends crossed, and the process's clock at the last one.
     pub(super) crossed: u64,
     pub(super) cross_clock: Ticks,
+    /// The last instruction referenced a traced address (debug variant only).
+    pub(super) trace_hit: bool,
 }
 
 /// Runs simple instructions of `p` until the quantum ends (and cannot be crossed), the
 /// step limit is reached, an instruction needs the whole machine, or (with `CHECK`) an
 /// instruction accessed a word of another processor. Every executed instruction is
 /// charged here. `CHECK` false is only allowed when every word of `mem` is owned by
-/// `p.pproc`.
-pub(super) fn interp<const CHECK: bool>(
+/// `p.pproc`. `DEBUG` adds the debugger's stops ([`Env::stops`], [`Env::traced`]); without
+/// it they compile away.
+pub(super) fn interp<const CHECK: bool, const DEBUG: bool>(
     env: &Env<'_>,
     p: &mut Proc,
     mem: &mut Memory,
@@ -81,6 +91,8 @@ pub(super) fn interp<const CHECK: bool>(
     // Taken out of `p` so that it can live in registers; put back below.
     let mut stack = std::mem::take(&mut p.stack);
     let mut acc = Acc::default();
+    let mut skip = DEBUG && env.skip_first;
+    let mut traced_hit = false;
 
     let r: Result<Exit, RuntimeError> = 'run: loop {
         // Defined inside the loop so that they can leave it by its label.
@@ -114,6 +126,9 @@ pub(super) fn interp<const CHECK: bool>(
         macro_rules! rd {
             ($a:expr) => {{
                 let i = index!($a);
+                if DEBUG && env.traced.iter().any(|&(lo, hi)| (lo as usize..hi as usize).contains(&i)) {
+                    traced_hit = true;
+                }
                 if CHECK {
                     let o = mem.owner[i];
                     if o != me {
@@ -126,6 +141,9 @@ pub(super) fn interp<const CHECK: bool>(
         macro_rules! wr {
             ($a:expr, $w:expr) => {{
                 let i = index!($a);
+                if DEBUG && env.traced.iter().any(|&(lo, hi)| (lo as usize..hi as usize).contains(&i)) {
+                    traced_hit = true;
+                }
                 if CHECK {
                     let o = mem.owner[i];
                     if o != me {
@@ -156,6 +174,12 @@ pub(super) fn interp<const CHECK: bool>(
         }
         if steps == 0 {
             break 'run Ok(Exit::Steps);
+        }
+        if DEBUG {
+            if !skip && env.stops.get(pc / 64).is_some_and(|&b| b >> (pc % 64) & 1 == 1) {
+                break 'run Ok(Exit::Stop);
+            }
+            skip = false;
         }
         let Some(&Step { ins, op }) = code.get(pc) else {
             fail!(RuntimeError::BadCode { message: format!("pc {pc} outside the code") });
@@ -428,6 +452,9 @@ pub(super) fn interp<const CHECK: bool>(
         if CHECK && acc.any {
             break 'run Ok(Exit::Remote(acc));
         }
+        if DEBUG && traced_hit {
+            break 'run Ok(Exit::Traced);
+        }
     };
     p.stack = stack;
     p.pc = pc as u32;
@@ -435,6 +462,9 @@ pub(super) fn interp<const CHECK: bool>(
     ctr.qend = qend;
     ctr.steps_left = steps;
     ctr.seq += seq;
+    if DEBUG {
+        ctr.trace_hit = traced_hit;
+    }
     r
 }
 
