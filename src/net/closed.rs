@@ -181,6 +181,26 @@ mod tests {
     }
 
     #[test]
+    fn hop_counts_and_sizes() {
+        // Defaults: 28-byte payloads, F = 8 flits of 1 unit. 4 bytes (one packet) and 28
+        // bytes (one full packet): 5 + 1 + h * 8 = 14, 30, 62 for h = 1, 3, 7; 100 bytes
+        // (4 packets): 5 + 4 + (h + 3) * 8 = 41, 57, 89.
+        let p = NetParams::default();
+        let mut n = ShortestPath::new(p, Topology::parse("line:8").unwrap());
+        for (h, one, full, four) in [(1, 14, 14, 41), (3, 30, 30, 57), (7, 62, 62, 89)] {
+            assert_eq!(n.send(1, 0, h, 4, 0), Some(one * U), "{h} hops, 4 bytes");
+            assert_eq!(n.send(2, 0, h, 28, 0), Some(full * U), "{h} hops, 28 bytes");
+            assert_eq!(n.send(3, 0, h, 100, 0), Some(four * U), "{h} hops, 100 bytes");
+        }
+        // One-flit packets (4 bytes, no header) with link delay 2: 5 + 1 + 3 * 1 * 2 = 12
+        // for one packet over 3 hops; 12 bytes = 3 packets: 5 + 3 + (3 + 2) * 2 = 18.
+        let p = NetParams { packet_size: 4, header_size: 0, link_delay: 2 * U, ..NetParams::default() };
+        let mut n = ShortestPath::new(p, Topology::parse("line:8").unwrap());
+        assert_eq!(n.send(4, 0, 3, 4, 0), Some(12 * U));
+        assert_eq!(n.send(5, 0, 3, 12, 0), Some(18 * U));
+    }
+
+    #[test]
     fn hops_follow_the_pipeline() {
         // 100 bytes = 4 packets of 8 flits over line 0 -> 2, ready at 5 + 4 = 9 units:
         // packet i crosses 0->1 during [9 + 8i, 17 + 8i) and 1->2 8 units later; the

@@ -82,9 +82,18 @@
 //!
 //! Each channel element word has an owner (process 0 unless a `FORK` listed it) and a
 //! queue of messages ordered by (arrival time, send sequence). `SEND` is non-blocking;
-//! the message arrives at `network.send(sender pproc, owner pproc, 4 * msg_words, t)`
-//! where `t` is the sender's clock after the `SEND`. `RECV` by the owner takes the first
-//! message whose arrival time has passed, or blocks until it has.
+//! it hands `4 * msg_words` bytes from the sender's to the owner's processor to the
+//! network at `t`, the sender's clock after the `SEND`. A closed-form network answers
+//! with the arrival time at once; a contention network (`net`) keeps the message and
+//! hands it back, with its arrival time, when it processes the quantum in which it
+//! arrives (at the quantum's end), so the owner can receive it from the next quantum on.
+//! Messages from one sender on one element are delivered in send order, none before the
+//! one sent before it. `RECV` by the owner takes the first message whose arrival time
+//! has passed, or blocks until it has. Remote reads and writes cross the network the
+//! same way (a read's reply leaves when its request arrives). When nothing can run,
+//! the global clock jumps to the earlier of the next wake-up and the network's next
+//! event; messages stuck in the network with nothing moving end the run as a network
+//! deadlock.
 mod cost;
 pub mod debug;
 pub mod format;

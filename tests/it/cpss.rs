@@ -233,3 +233,49 @@ fn bad_inputs_exit_2() {
         assert!(err.contains(msg), "{args:?}: {err}");
     }
 }
+
+/// `--trace-routes` puts every link crossing in the run record (each between neighbours
+/// of the 4x4 mesh, entered before it is left, and of a message the record sent), and
+/// `--link-stats` reports link busy times, on each network model.
+#[test]
+fn routes_and_link_loads_are_recorded() {
+    let dir = tempdir("cpss-routes");
+    let cod = compile_into(&dir, &fixtures().join("ring_token.c"));
+    let topo = cppe::topo::Topology::parse("mesh:4x4").unwrap();
+    for net in ["wormhole", "packet", "shortest-path"] {
+        let rec = dir.join(format!("{net}.cpt"));
+        let args = [
+            cod.to_str().unwrap(),
+            "--topology",
+            "mesh:4x4",
+            "--network",
+            net,
+            "--trace-routes",
+            "--link-stats",
+            "-t",
+            rec.to_str().unwrap(),
+        ];
+        let out = run_in(&dir, "cpss", &args, b"");
+        assert_eq!(out.status.code(), Some(0), "{net}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("Link Utilization:\n  Link "), "{net}: {text}");
+        let bytes = std::fs::read(&rec).unwrap();
+        let mut reader = cppe::trace::RunRecordReader::open(&bytes[..]).unwrap().0;
+        let (mut hops, mut sends) = (0, std::collections::BTreeSet::new());
+        while let Some(e) = reader.next_event().unwrap() {
+            match e {
+                cppe::trace::Event::MsgSend { msg, .. } => {
+                    sends.insert(msg);
+                }
+                cppe::trace::Event::Hop { msg, from, to, enter, leave, .. } => {
+                    hops += 1;
+                    assert!(topo.neighbours(from).contains(&to), "{net}: {from}->{to}");
+                    assert!(enter < leave, "{net}: {enter} {leave}");
+                    assert!(msg == u64::MAX || sends.contains(&msg), "{net}: hop of unsent message {msg}");
+                }
+                _ => {}
+            }
+        }
+        assert!(hops >= 27, "{net}: {hops} crossings for 27 messages");
+    }
+}
