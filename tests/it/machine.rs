@@ -156,3 +156,47 @@ fn completions_are_generated() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("--machine") && text.contains("--sweep"), "{text}");
 }
+
+/// `scripts/sweep.mk`: one row per configuration gathered into the CSV, a baseline kept,
+/// `check` passing against itself and failing on a slower network. The slower network is
+/// `--msg-init 40` instead of the default 5: every message starts 35 units later, so the
+/// ring's parallel time grows far beyond the 2 % tolerance, and `cpperf compare` must
+/// flag it (exit 1), which stops make with a non-zero status.
+#[test]
+fn sweep_makefile_gathers_rows_and_checks_against_a_baseline() {
+    let dir = tempdir("machine-sweep-mk");
+    let make = |args: &[&str]| {
+        std::process::Command::new("make")
+            .arg("-s")
+            .arg("-f")
+            .arg(root().join("scripts/sweep.mk"))
+            .arg(format!("CPCC={}", tool("cpcc").display()))
+            .arg(format!("CPSS={}", tool("cpss").display()))
+            .arg(format!("CPPERF={}", tool("cpperf").display()))
+            .arg(format!("PROGRAM={}", fixtures().join("ring_token.c").display()))
+            .args(["VALUES1=8 64", "VALUES2=1 3"])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("make runs (make is part of the build machine)")
+    };
+    let out = make(&["all"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 5, "header and 2 × 2 configurations: {csv}");
+    assert!(lines[0].starts_with("packet-size,link-delay,seq_time,par_time,"), "{csv}");
+    // Configuration order is the order of `cpss --sweep`: VALUES1 outer, VALUES2 inner.
+    let firsts: Vec<String> = lines[1..].iter().map(|l| l.split(',').take(2).collect::<Vec<_>>().join(",")).collect();
+    assert_eq!(firsts, ["8,1", "8,3", "64,1", "64,3"]);
+
+    assert!(make(&["baseline"]).status.success());
+    let same = make(&["check"]);
+    assert!(same.status.success(), "{}", String::from_utf8_lossy(&same.stdout));
+
+    let slower = make(&["check", "DIR=slow.d", "EXTRA=--msg-init 40"]);
+    assert!(!slower.status.success(), "a slower network must fail the check");
+    let report = String::from_utf8_lossy(&slower.stdout);
+    assert!(report.contains("regression against") && report.contains("REGRESSION"), "{report}");
+    assert!(report.lines().any(|l| l.starts_with("par_time") && l.ends_with("REGRESSION")), "{report}");
+}

@@ -10,3 +10,4 @@ mod docs;
 mod fuzz;
 mod harness;
 mod machine;
+mod tutorial;
