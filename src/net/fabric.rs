@@ -4,7 +4,9 @@
 use super::{LinkCost, Ticks};
 use crate::topo::{Link, Topology};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::hash_map::Entry;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// "No such slot".
 pub(super) const NONE: u32 = u32::MAX;
@@ -36,12 +38,31 @@ pub(super) struct Fabric {
     pub slot_link: Vec<u32>,
     /// The link each slot stands for ([`Link::BUS`] on a shared bus).
     pub slot_ends: Vec<Link>,
+    /// Routes already made, by (src, dst, classes): where they start in `cached` and
+    /// how many hops they have. A route never changes once made (its links got their
+    /// slots then), so a message between the same two processors copies it instead of
+    /// asking the topology again. At most [`ROUTE_CACHE_HOPS`] hops are kept.
+    routes: HashMap<(u32, u32, bool), (u32, u32), BuildHasherDefault<TickHash>>,
+    cached: Vec<RouteHop>,
 }
+
+/// Hops the route cache keeps at most (16 bytes each): beyond that, new routes are
+/// made every time.
+const ROUTE_CACHE_HOPS: usize = 1 << 18;
 
 impl Fabric {
     pub fn new(topo: Topology, costs: Vec<LinkCost>) -> Fabric {
         let n = topo.link_count();
-        Fabric { topo, costs, buf: Vec::new(), slot: vec![NONE; n], slot_link: Vec::new(), slot_ends: Vec::new() }
+        Fabric {
+            topo,
+            costs,
+            buf: Vec::new(),
+            slot: vec![NONE; n],
+            slot_link: Vec::new(),
+            slot_ends: Vec::new(),
+            routes: HashMap::default(),
+            cached: Vec::new(),
+        }
     }
 
     /// The cost of link `index` for a message whose uniform per-flit time is
@@ -81,6 +102,10 @@ impl Fabric {
     /// dimension-order routing orders the dimensions. `fresh` as in [`Fabric::slot_of`].
     pub fn route(&mut self, src: u32, dst: u32, classes: bool, out: &mut Vec<RouteHop>, mut fresh: impl FnMut(u32)) {
         out.clear();
+        if let Some(&(start, len)) = self.routes.get(&(src, dst, classes)) {
+            out.extend_from_slice(&self.cached[start as usize..(start + len) as usize]);
+            return;
+        }
         self.buf.clear();
         self.topo.route_into(src, dst, &mut self.buf);
         let mut dim = usize::MAX;
@@ -102,37 +127,115 @@ impl Fabric {
             let slot = self.slot_of(index, l, &mut fresh);
             out.push(RouteHop { link: slot, from: l.from, to: l.to, class });
         }
+        if self.cached.len() + out.len() <= ROUTE_CACHE_HOPS {
+            self.routes.insert((src, dst, classes), (self.cached.len() as u32, out.len() as u32));
+            self.cached.extend_from_slice(out);
+        }
     }
 }
 
 /// Events ordered by time, then by insertion (so equal times keep a fixed order).
+///
+/// The pending events are grouped by time: a heap of the distinct pending times, each
+/// with a FIFO bucket of its events in insertion order. That is the same order as one
+/// heap of (time, insertion number, event), but the heap holds only the distinct times
+/// (few: processors advance in step and links take one of a few durations), and an
+/// event is pushed and popped in constant time once its time has a bucket. Buckets are
+/// reused, so a long run stops allocating once it has seen its busiest moment.
 #[derive(Default)]
 pub(super) struct Events {
-    heap: BinaryHeap<Reverse<(Ticks, u64, u32)>>,
-    seq: u64,
+    /// Distinct pending times, each with its bucket (times are unique in the heap).
+    times: BinaryHeap<Reverse<(Ticks, u32)>>,
+    /// The bucket of each pending time.
+    bucket_of: HashMap<Ticks, u32, BuildHasherDefault<TickHash>>,
+    /// Events of one time, oldest first; empty buckets are listed in `free`.
+    buckets: Vec<VecDeque<u32>>,
+    free: Vec<u32>,
+    /// The time and bucket of the latest push, while that bucket is pending (most
+    /// pushes in a row share a time).
+    last: Option<(Ticks, u32)>,
 }
 
 impl Events {
     pub fn push(&mut self, t: Ticks, what: u32) {
-        self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, what)));
+        let b = match self.last {
+            Some((lt, b)) if lt == t => b,
+            _ => {
+                let b = match self.bucket_of.entry(t) {
+                    Entry::Occupied(e) => *e.get(),
+                    Entry::Vacant(e) => {
+                        let b = match self.free.pop() {
+                            Some(b) => b,
+                            None => {
+                                self.buckets.push(VecDeque::new());
+                                (self.buckets.len() - 1) as u32
+                            }
+                        };
+                        e.insert(b);
+                        self.times.push(Reverse((t, b)));
+                        b
+                    }
+                };
+                self.last = Some((t, b));
+                b
+            }
+        };
+        self.buckets[b as usize].push_back(what);
     }
 
     /// The earliest event's time.
     pub fn peek(&self) -> Option<Ticks> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
+        self.times.peek().map(|Reverse((t, _))| *t)
     }
 
     /// The earliest event if it is before `until`.
     pub fn pop_before(&mut self, until: Ticks) -> Option<(Ticks, u32)> {
-        match self.heap.peek() {
-            Some(Reverse((t, _, _))) if *t < until => self.heap.pop().map(|Reverse((t, _, w))| (t, w)),
-            _ => None,
+        let &Reverse((t, b)) = self.times.peek()?;
+        if t >= until {
+            return None;
         }
+        let q = &mut self.buckets[b as usize];
+        let what = q.pop_front()?;
+        if q.is_empty() {
+            self.times.pop();
+            self.bucket_of.remove(&t);
+            self.free.push(b);
+            if self.last.is_some_and(|(lt, _)| lt == t) {
+                self.last = None;
+            }
+        }
+        Some((t, what))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.times.is_empty()
+    }
+}
+
+/// A hasher for integer keys (ticks, processor numbers): a multiplication (Fibonacci
+/// hashing) per word, the high half folded into the low one so that keys with equal low
+/// bits (multiples of 1000 ticks) spread. The maps are never iterated, so the order of
+/// their entries does not matter.
+#[derive(Default)]
+pub(super) struct TickHash(u64);
+
+impl Hasher for TickHash {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
     }
 }
 
@@ -173,6 +276,7 @@ impl<T: Default> Slab<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::NEVER;
 
     #[test]
     fn dateline_classes_on_a_torus() {
@@ -194,5 +298,45 @@ mod tests {
         assert_eq!(classes, vec![0, 1, 1]);
         // Slots are handed out in order of first use.
         assert_eq!(r[0].link, 2);
+        // The same route again comes from the cache: the same hops, no new slot.
+        let first = r.clone();
+        let mut fresh = 0;
+        f.route(6, 1, true, &mut r, |_| fresh += 1);
+        assert_eq!((r, fresh), (first, 0));
+    }
+
+    #[test]
+    fn events_come_out_by_time_then_insertion() {
+        // Against the definition (one heap of (time, insertion number, event)): pushes
+        // at a few times with many ties, pops interleaved, times never before the last
+        // pop, as the models use the queue. A fixed LCG makes the sequence.
+        let mut ev = Events::default();
+        let mut want: BinaryHeap<Reverse<(Ticks, u64, u32)>> = BinaryHeap::new();
+        let (mut x, mut seq, mut now) = (12345u64, 0u64, 0 as Ticks);
+        for step in 0..20_000u32 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            if (x >> 33) % 3 != 0 {
+                let t = now + (x >> 40) % 4 * 1000;
+                seq += 1;
+                ev.push(t, step);
+                want.push(Reverse((t, seq, step)));
+            } else {
+                let until = now + (x >> 50) % 3 * 1000;
+                let got = ev.pop_before(until);
+                let exp = match want.peek() {
+                    Some(Reverse((t, _, _))) if *t < until => want.pop().map(|Reverse((t, _, w))| (t, w)),
+                    _ => None,
+                };
+                assert_eq!(got, exp, "step {step}");
+                if let Some((t, _)) = got {
+                    now = t;
+                }
+            }
+            assert_eq!(ev.peek(), want.peek().map(|Reverse((t, _, _))| *t));
+        }
+        while let Some(got) = ev.pop_before(NEVER) {
+            assert_eq!(Some(got), want.pop().map(|Reverse((t, _, w))| (t, w)));
+        }
+        assert!(want.is_empty() && ev.is_empty());
     }
 }

@@ -203,12 +203,14 @@ mod tests {
     #[test]
     fn idle_network_matches_the_closed_form() {
         // line:8, hops 1, 3 and 7; 4 bytes (one packet), 28 (one full packet), 100 (four
-        // packets); default parameters and a second set.
+        // packets); default parameters, a second set, and one-flit packets (4 bytes, no
+        // header: 4 bytes is one flit, 28 bytes 7 packets, 100 bytes 25).
         let mut other = NetParams { msg_init: 2 * U, packet_init: 3 * U, link_delay: 2 * U, ..NetParams::default() };
         other.packet_size = 16;
         other.header_size = 2;
         other.flit_size = 2;
-        for p in [NetParams::default(), other] {
+        let one_flit = NetParams { packet_size: 4, header_size: 0, flit_size: 4, ..NetParams::default() };
+        for p in [NetParams::default(), other, one_flit] {
             for hops in [1u32, 3, 7] {
                 for bytes in [4u32, 28, 100] {
                     let mut n = net("line:8", &p);

@@ -521,7 +521,8 @@ mod tests {
     #[test]
     fn idle_network_matches_the_formula() {
         // Hop counts 1, 3, 7 on a line; one flit (4-byte packets of 4-byte flits, no
-        // header), one packet (4 bytes), several packets (100 bytes = 4 packets);
+        // header), one packet (4 bytes, and 28 = one full packet), several packets
+        // (100 bytes = 4 packets);
         // parameter sets with head ratios 1, 2 and 3 (buffers of at least ceil(ratio)).
         let one_flit =
             NetParams { packet_size: 4, header_size: 0, flit_size: 4, head_flit_ratio: 2.0, ..NetParams::default() };
@@ -537,7 +538,7 @@ mod tests {
         };
         for p in [NetParams::default(), one_flit, ratio1, ratio3] {
             for hops in [1u32, 3, 7] {
-                for bytes in [4u32, 100] {
+                for bytes in [4u32, 28, 100] {
                     let mut n = net("line:8", &p);
                     let got = drive(&mut n, &[(1, 0, hops, bytes, 10 * U)]);
                     let want = 10 * U + formula(&p, hops as u64, bytes);

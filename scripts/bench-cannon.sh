@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Network benchmark: Cannon's algorithm, one element per process on a 16x16 torus, 1000
+# shift-multiply-accumulate steps, under cpss (scripts/bench/cannon.c, wormhole network,
+# the default) and, side by side, the same algorithm in MPI (scripts/bench/cannon_mpi.c)
+# under SimGrid SMPI (Debian libsimgrid-dev, installed when missing) on a 16x16 torus
+# platform (scripts/bench/torus16.xml). SMPI runs with its defaults (computation bursts
+# are measured and simulated) plus --cfg=smpi/host-speed:1Gf (the platform's host speed,
+# so bursts map 1:1 to simulated time).
+# Prints, for each: the checksum of C (both must agree), simulated point-to-point
+# messages, host time (best wall time of RUNS runs, and the user+sys CPU time of that
+# run), messages per host second, and the ratio cpss/SMPI. Target: ratio >= 10.
+# Messages: cpss counts them in its statistics; SMPI's are 2 per rank per step plus the
+# skew, 256 * 2 * 1000 + 2 * 15 * 16 = 512480 (the final MPI_Reduce of the checksum is
+# not counted), the same number cpss reports.
+# Usage: scripts/bench-cannon.sh [ITERS] (default 1000); RUNS=3 by default.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+iters=${1:-1000}
+runs=${RUNS:-3}
+if ! command -v smpicc >/dev/null || ! command -v smpirun >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq libsimgrid-dev) >/dev/null 2>&1 || {
+    echo "cannot install libsimgrid-dev (SimGrid SMPI)" >&2
+    exit 1
+  }
+fi
+cargo build --release --quiet --bins
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sed "s/^#define ITERS 1000$/#define ITERS $iters/" scripts/bench/cannon.c > "$tmp/cannon.c"
+target/release/cpcc "$tmp/cannon.c" -o "$tmp/cannon.cod"
+smpicc -O2 -DITERS="$iters" scripts/bench/cannon_mpi.c -o "$tmp/cannon_mpi" 2> "$tmp/smpicc.err" || {
+  cat "$tmp/smpicc.err" >&2
+  exit 1
+}
+for r in $(seq 0 255); do echo "node-$r"; done > "$tmp/hosts"
+
+# best OUT CMD...: runs CMD RUNS times, output of the fastest in OUT; prints "wall cpu".
+best() {
+  local out=$1 b=999999 c=0 w u s
+  shift
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$@" > "$tmp/run.out" 2> "$tmp/run.err" || {
+      cat "$tmp/run.err" >&2
+      exit 1
+    }
+    read -r w u s < "$tmp/time"
+    if [ "$(echo "$w < $b" | bc -l)" = 1 ]; then
+      b=$w
+      c=$(echo "$u + $s" | bc -l)
+      cp "$tmp/run.out" "$out"
+    fi
+  done
+  echo "$b $c"
+}
+read -r cw cc < <(best "$tmp/cpss.out" target/release/cpss "$tmp/cannon.cod" --stats csv)
+read -r sw sc < <(best "$tmp/smpi.out" smpirun -np 256 -platform scripts/bench/torus16.xml \
+  -hostfile "$tmp/hosts" --cfg=smpi/host-speed:1Gf "$tmp/cannon_mpi")
+
+grep -q '^check ok$' "$tmp/cpss.out" || { echo "cpss: the result check failed" >&2; cat "$tmp/cpss.out" >&2; exit 1; }
+csum=$(sed -n 's/^checksum //p' "$tmp/cpss.out")
+ssum=$(sed -n 's/^checksum //p' "$tmp/smpi.out")
+[ -n "$csum" ] && [ "$csum" = "$ssum" ] || { echo "checksums differ: cpss '$csum' SMPI '$ssum'" >&2; exit 1; }
+cmsg=$(tail -2 "$tmp/cpss.out" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "messages") col = i } NR == 2 { print $col }')
+smsg=$((256 * 2 * iters + 2 * 15 * 16))
+[ "$cmsg" = "$smsg" ] || echo "note: cpss counted $cmsg messages, SMPI's count is $smsg" >&2
+crate=$(echo "$cmsg / $cw" | bc -l)
+srate=$(echo "$smsg / $sw" | bc -l)
+printf 'Cannon 16x16 torus, %s steps; checksum %s (both, and cpss checked every element)\n' "$iters" "$csum"
+printf '%-12s %10s %10s %10s %14s\n' model messages wall_s cpu_s msgs_per_s
+printf '%-12s %10s %10.2f %10.2f %14.0f\n' cpss-wormhole "$cmsg" "$cw" "$cc" "$crate"
+printf '%-12s %10s %10.2f %10.2f %14.0f\n' smpi "$smsg" "$sw" "$sc" "$srate"
+cratio=n/a
+[ "$(echo "$cc > 0 && $sc > 0" | bc -l)" = 1 ] && cratio=$(printf '%.1f' "$(echo "($cmsg / $cc) / ($smsg / $sc)" | bc -l)")
+printf 'ratio cpss/SMPI messages per host second: %.1f by wall time, %s by CPU time (target >= 10)\n' \
+  "$(echo "$crate / $srate" | bc -l)" "$cratio"
