@@ -1,0 +1,209 @@
+//! Critical-path imbalance per process function (Scalasca's critical-path imbalance
+//! indicator, FORMATS.md "What the best analysers report", with the process function as
+//! the activity).
+//!
+//! For each function f that processes ran (`main` for process 0, the function of each
+//! `fork`/`forall` child):
+//!
+//! * **path time** — the critical path's compute time in processes running f;
+//! * **mean busy** and **max busy** — the busy time (processor time, from the `Busy`
+//!   intervals) of the processes running f: their mean and maximum;
+//! * **imbalance** = max(0, path time − mean busy): how much more of f the critical path
+//!   holds than an average process of f computes — the part of the path that balancing
+//!   f's work evenly over its processes could remove;
+//! * **max/mean** — max busy / mean busy, the classic load-imbalance ratio (1 = balanced).
+//!
+//! The total imbalance is the sum over functions, also given as a share of the path's
+//! length. Linear in the events (one counter per process). Depends on [`super::graph`]
+//! and [`crate::trace`].
+use super::graph::{CriticalPath, EdgeKind};
+use super::render::{csv_str, json_str, units};
+use crate::trace::{Event, RunHeader, Ticks};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The imbalance of one function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionImbalance {
+    /// The function's name.
+    pub function: String,
+    /// Processes that ran it.
+    pub processes: u64,
+    /// Critical-path compute ticks in those processes.
+    pub path_time: Ticks,
+    /// Mean busy ticks of those processes.
+    pub mean_busy: f64,
+    /// Largest busy ticks of one of them.
+    pub max_busy: Ticks,
+    /// max(0, path time − mean busy).
+    pub imbalance: f64,
+}
+
+impl FunctionImbalance {
+    /// max busy / mean busy (1 when nothing was busy).
+    pub fn max_over_mean(&self) -> f64 {
+        if self.mean_busy > 0.0 {
+            self.max_busy as f64 / self.mean_busy
+        } else {
+            1.0
+        }
+    }
+}
+
+/// The imbalance of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Imbalance {
+    /// Per function, largest imbalance first (ties by name).
+    pub functions: Vec<FunctionImbalance>,
+    /// Sum of the functions' imbalance, ticks.
+    pub total: f64,
+    /// Total / critical-path length, in percent.
+    pub share: f64,
+}
+
+/// Collects each process's function and busy time.
+#[derive(Debug, Default)]
+pub struct ImbalanceBuilder {
+    /// pid → (function index, busy ticks).
+    procs: BTreeMap<u32, (Option<u32>, Ticks)>,
+    /// The last process seen busy, to skip the map lookup for runs of its intervals.
+    last: Option<(u32, Ticks)>,
+}
+
+impl ImbalanceBuilder {
+    fn flush(&mut self) {
+        if let Some((pid, t)) = self.last.take() {
+            self.procs.entry(pid).or_insert((None, 0)).1 += t;
+        }
+    }
+
+    /// Takes one event into account.
+    pub fn event(&mut self, e: &Event) {
+        match *e {
+            Event::ProcCreate { pid, function, .. } => {
+                self.procs.entry(pid).or_insert((None, 0)).0 = Some(function);
+            }
+            Event::Busy { pid, start, end, .. } => {
+                let t = end.saturating_sub(start);
+                match &mut self.last {
+                    Some((p, acc)) if *p == pid => *acc += t,
+                    _ => {
+                        self.flush();
+                        self.last = Some((pid, t));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The imbalance along `path`, functions named by `header`.
+    pub fn finish(mut self, header: &RunHeader, path: &CriticalPath) -> Imbalance {
+        self.flush();
+        let mut on_path: BTreeMap<u32, Ticks> = BTreeMap::new();
+        for s in path.segments.iter().filter(|s| s.kind == EdgeKind::Compute) {
+            *on_path.entry(s.pid).or_insert(0) += s.to - s.from;
+        }
+        // function name → (processes, path time, busy sum, max busy)
+        let mut by: BTreeMap<String, (u64, Ticks, Ticks, Ticks)> = BTreeMap::new();
+        for (pid, &(f, busy)) in &self.procs {
+            // Processes seen busy but never created (a trace cut short) have no function.
+            let Some(f) = f else { continue };
+            let name = header.function_name(f).map_or_else(|| format!("#{f}"), str::to_string);
+            let r = by.entry(name).or_insert((0, 0, 0, 0));
+            r.0 += 1;
+            r.1 += on_path.get(pid).copied().unwrap_or(0);
+            r.2 += busy;
+            r.3 = r.3.max(busy);
+        }
+        let mut functions: Vec<FunctionImbalance> = by
+            .into_iter()
+            .map(|(function, (n, path_time, sum, max_busy))| {
+                let mean_busy = sum as f64 / n as f64;
+                let imbalance = (path_time as f64 - mean_busy).max(0.0);
+                FunctionImbalance { function, processes: n, path_time, mean_busy, max_busy, imbalance }
+            })
+            .collect();
+        functions.sort_by(|a, b| b.imbalance.total_cmp(&a.imbalance).then(a.function.cmp(&b.function)));
+        let total: f64 = functions.iter().map(|f| f.imbalance).sum();
+        let share = if path.length > 0 { 100.0 * total / path.length as f64 } else { 0.0 };
+        Imbalance { functions, total, share }
+    }
+}
+
+fn ticks(x: f64) -> String {
+    units(x.round().max(0.0) as Ticks)
+}
+
+/// The text section (nothing when no process was created).
+pub fn text(m: &Imbalance) -> String {
+    let mut o = String::new();
+    if m.functions.is_empty() {
+        return o;
+    }
+    let _ = writeln!(
+        o,
+        "\nCritical-path imbalance (path time - mean busy time per function) = {} ({:.2} % of the path)",
+        ticks(m.total),
+        m.share
+    );
+    let _ = writeln!(
+        o,
+        "  {:>12}  {:>12}  {:>12}  {:>12}  {:>8}  {:>9}  function",
+        "imbalance", "path time", "mean busy", "max busy", "max/mean", "processes"
+    );
+    for f in &m.functions {
+        let _ = writeln!(
+            o,
+            "  {:>12}  {:>12}  {:>12}  {:>12}  {:>8.3}  {:>9}  {}",
+            ticks(f.imbalance),
+            units(f.path_time),
+            ticks(f.mean_busy),
+            units(f.max_busy),
+            f.max_over_mean(),
+            f.processes,
+            f.function
+        );
+    }
+    o
+}
+
+/// The JSON object `{total, share, functions: [...]}`.
+pub fn json(m: &Imbalance) -> String {
+    let rows: Vec<String> = m
+        .functions
+        .iter()
+        .map(|f| {
+            format!(
+                "{{\"function\":{},\"processes\":{},\"path_time\":{},\"mean_busy\":{},\"max_busy\":{},\"max_over_mean\":{:.4},\"imbalance\":{}}}",
+                json_str(&f.function),
+                f.processes,
+                units(f.path_time),
+                ticks(f.mean_busy),
+                units(f.max_busy),
+                f.max_over_mean(),
+                ticks(f.imbalance)
+            )
+        })
+        .collect();
+    format!("{{\"total\":{},\"share\":{:.4},\"functions\":[{}]}}", ticks(m.total), m.share, rows.join(","))
+}
+
+/// The CSV table `function,processes,path_time,mean_busy,max_busy,max_over_mean,imbalance`.
+pub fn csv(m: &Imbalance) -> String {
+    let mut o = String::from("function,processes,path_time,mean_busy,max_busy,max_over_mean,imbalance\n");
+    for f in &m.functions {
+        let _ = writeln!(
+            o,
+            "{},{},{},{},{},{:.4},{}",
+            csv_str(&f.function),
+            f.processes,
+            units(f.path_time),
+            ticks(f.mean_busy),
+            units(f.max_busy),
+            f.max_over_mean(),
+            ticks(f.imbalance)
+        );
+    }
+    o
+}
