@@ -5,12 +5,15 @@
 //! For each function f that processes ran (`main` for process 0, the function of each
 //! `fork`/`forall` child):
 //!
-//! * **path time** — the critical path's compute time in processes running f;
+//! * **path time** — the critical path's compute time in processes running f, and
+//!   **path busy**, the part of it their processors were busy running them (the rest is
+//!   time they waited for their processor, remote memory, a lock or `delay()`: wait
+//!   time, which Scalasca subtracts);
 //! * **mean busy** and **max busy** — the busy time (processor time, from the `Busy`
 //!   intervals) of the processes running f: their mean and maximum;
-//! * **imbalance** = max(0, path time − mean busy): how much more of f the critical path
-//!   holds than an average process of f computes — the part of the path that balancing
-//!   f's work evenly over its processes could remove;
+//! * **imbalance** = max(0, path busy − mean busy): how much more of f's computation the
+//!   critical path holds than an average process of f computes — the part of the path
+//!   that balancing f's work evenly over its processes could remove;
 //! * **max/mean** — max busy / mean busy, the classic load-imbalance ratio (1 = balanced).
 //!
 //! The total imbalance is the sum over functions, also given as a share of the path's
@@ -31,11 +34,13 @@ pub struct FunctionImbalance {
     pub processes: u64,
     /// Critical-path compute ticks in those processes.
     pub path_time: Ticks,
+    /// The part of `path_time` during which they were busy.
+    pub path_busy: Ticks,
     /// Mean busy ticks of those processes.
     pub mean_busy: f64,
     /// Largest busy ticks of one of them.
     pub max_busy: Ticks,
-    /// max(0, path time − mean busy).
+    /// max(0, path busy − mean busy).
     pub imbalance: f64,
 }
 
@@ -97,31 +102,56 @@ impl ImbalanceBuilder {
         }
     }
 
-    /// The imbalance along `path`, functions named by `header`.
-    pub fn finish(mut self, header: &RunHeader, path: &CriticalPath) -> Imbalance {
+    /// The imbalance along `path`, functions named by `header`; `busy` are the run's
+    /// busy intervals `(pproc, pid, start, end)`.
+    pub fn finish(mut self, header: &RunHeader, path: &CriticalPath, busy: &[(u32, u32, Ticks, Ticks)]) -> Imbalance {
         self.flush();
-        let mut on_path: BTreeMap<u32, Ticks> = BTreeMap::new();
-        for s in path.segments.iter().filter(|s| s.kind == EdgeKind::Compute) {
-            *on_path.entry(s.pid).or_insert(0) += s.to - s.from;
+        // Each process's busy intervals sorted by start (one process runs on one
+        // processor at a time, so they do not overlap and their ends are sorted too),
+        // with the busy time before each: the busy time inside any span is two searches.
+        let mut iv: Vec<(u32, Ticks, Ticks)> = busy.iter().map(|&(_, pid, s, e)| (pid, s, e)).collect();
+        iv.sort_unstable();
+        let mut cum: Vec<Ticks> = Vec::with_capacity(iv.len() + 1);
+        let mut acc = 0;
+        for &(_, s, e) in &iv {
+            cum.push(acc);
+            acc += e.saturating_sub(s);
         }
-        // function name → (processes, path time, busy sum, max busy)
-        let mut by: BTreeMap<String, (u64, Ticks, Ticks, Ticks)> = BTreeMap::new();
+        cum.push(acc);
+        let busy_before = |lo: usize, hi: usize, t: Ticks| -> Ticks {
+            let j = lo + iv[lo..hi].partition_point(|x| x.2 <= t);
+            let part = if j < hi && iv[j].1 < t { t - iv[j].1 } else { 0 };
+            cum[j] - cum[lo] + part
+        };
+        let mut on_path: BTreeMap<u32, (Ticks, Ticks)> = BTreeMap::new();
+        for s in path.segments.iter().filter(|s| s.kind == EdgeKind::Compute) {
+            let lo = iv.partition_point(|x| x.0 < s.pid);
+            let hi = iv.partition_point(|x| x.0 <= s.pid);
+            let b = busy_before(lo, hi, s.to).saturating_sub(busy_before(lo, hi, s.from));
+            let r = on_path.entry(s.pid).or_insert((0, 0));
+            r.0 += s.to - s.from;
+            r.1 += b;
+        }
+        // function name → (processes, path time, path busy, busy sum, max busy)
+        let mut by: BTreeMap<String, (u64, Ticks, Ticks, Ticks, Ticks)> = BTreeMap::new();
         for (pid, &(f, busy)) in &self.procs {
             // Processes seen busy but never created (a trace cut short) have no function.
             let Some(f) = f else { continue };
             let name = header.function_name(f).map_or_else(|| format!("#{f}"), str::to_string);
-            let r = by.entry(name).or_insert((0, 0, 0, 0));
+            let r = by.entry(name).or_insert((0, 0, 0, 0, 0));
+            let (t, b) = on_path.get(pid).copied().unwrap_or((0, 0));
             r.0 += 1;
-            r.1 += on_path.get(pid).copied().unwrap_or(0);
-            r.2 += busy;
-            r.3 = r.3.max(busy);
+            r.1 += t;
+            r.2 += b;
+            r.3 += busy;
+            r.4 = r.4.max(busy);
         }
         let mut functions: Vec<FunctionImbalance> = by
             .into_iter()
-            .map(|(function, (n, path_time, sum, max_busy))| {
+            .map(|(function, (n, path_time, path_busy, sum, max_busy))| {
                 let mean_busy = sum as f64 / n as f64;
-                let imbalance = (path_time as f64 - mean_busy).max(0.0);
-                FunctionImbalance { function, processes: n, path_time, mean_busy, max_busy, imbalance }
+                let imbalance = (path_busy as f64 - mean_busy).max(0.0);
+                FunctionImbalance { function, processes: n, path_time, path_busy, mean_busy, max_busy, imbalance }
             })
             .collect();
         functions.sort_by(|a, b| b.imbalance.total_cmp(&a.imbalance).then(a.function.cmp(&b.function)));
@@ -143,21 +173,22 @@ pub fn text(m: &Imbalance) -> String {
     }
     let _ = writeln!(
         o,
-        "\nCritical-path imbalance (path time - mean busy time per function) = {} ({:.2} % of the path)",
+        "\nCritical-path imbalance (busy time on the path - mean busy time, per function) = {} ({:.2} % of the path)",
         ticks(m.total),
         m.share
     );
     let _ = writeln!(
         o,
-        "  {:>12}  {:>12}  {:>12}  {:>12}  {:>8}  {:>9}  function",
-        "imbalance", "path time", "mean busy", "max busy", "max/mean", "processes"
+        "  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>8}  {:>9}  function",
+        "imbalance", "path time", "path busy", "mean busy", "max busy", "max/mean", "processes"
     );
     for f in &m.functions {
         let _ = writeln!(
             o,
-            "  {:>12}  {:>12}  {:>12}  {:>12}  {:>8.3}  {:>9}  {}",
+            "  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>8.3}  {:>9}  {}",
             ticks(f.imbalance),
             units(f.path_time),
+            units(f.path_busy),
             ticks(f.mean_busy),
             units(f.max_busy),
             f.max_over_mean(),
@@ -175,10 +206,11 @@ pub fn json(m: &Imbalance) -> String {
         .iter()
         .map(|f| {
             format!(
-                "{{\"function\":{},\"processes\":{},\"path_time\":{},\"mean_busy\":{},\"max_busy\":{},\"max_over_mean\":{:.4},\"imbalance\":{}}}",
+                "{{\"function\":{},\"processes\":{},\"path_time\":{},\"path_busy\":{},\"mean_busy\":{},\"max_busy\":{},\"max_over_mean\":{:.4},\"imbalance\":{}}}",
                 json_str(&f.function),
                 f.processes,
                 units(f.path_time),
+                units(f.path_busy),
                 ticks(f.mean_busy),
                 units(f.max_busy),
                 f.max_over_mean(),
@@ -191,14 +223,15 @@ pub fn json(m: &Imbalance) -> String {
 
 /// The CSV table `function,processes,path_time,mean_busy,max_busy,max_over_mean,imbalance`.
 pub fn csv(m: &Imbalance) -> String {
-    let mut o = String::from("function,processes,path_time,mean_busy,max_busy,max_over_mean,imbalance\n");
+    let mut o = String::from("function,processes,path_time,path_busy,mean_busy,max_busy,max_over_mean,imbalance\n");
     for f in &m.functions {
         let _ = writeln!(
             o,
-            "{},{},{},{},{},{:.4},{}",
+            "{},{},{},{},{},{},{:.4},{}",
             csv_str(&f.function),
             f.processes,
             units(f.path_time),
+            units(f.path_busy),
             ticks(f.mean_busy),
             units(f.max_busy),
             f.max_over_mean(),

@@ -5,7 +5,8 @@
 //! * **packets** — crossings of the link (one per packet of each message);
 //! * **messages** and **bytes** — the messages that crossed it and their payload bytes,
 //!   each message counted once per link (all packets of a message follow its route, so
-//!   its packet 0 crosses every link it uses);
+//!   its packet 0 crosses every link it uses); remote memory traffic, whose size the
+//!   record does not hold, counts as messages without bytes;
 //! * **occupied** — the time during which at least one packet was on the link, from its
 //!   head entering to its tail leaving (time blocked on the link included), i.e. the
 //!   union of the crossings' intervals; **utilization** = occupied / parallel time.

@@ -299,7 +299,7 @@ impl<'h> Analyzer<'h> {
         };
         let lines = self.lines.finish(&self.header.source);
         let links = self.links.finish(summary.par_ticks.max(timeline.end));
-        let imbalance = self.imbalance.finish(self.header, &critical);
+        let imbalance = self.imbalance.finish(self.header, &critical, &timeline.busy);
         Ok(Analysis {
             program: self.header.program.clone(),
             summary,
@@ -448,14 +448,21 @@ mod tests {
         let (h, e, s) = three_processes();
         let m = analyze_events(&h, &e, &s).imbalance;
         // worker: processes 1 and 2, busy 300 and 100 (mean 200, max 300); the path holds
-        // worker 1's compute 100..400 = 300: imbalance 300 − 200 = 100, max/mean 1.5.
-        // main: busy 200; on the path 0..100 and 450..500 = 150 < 200: imbalance 0.
-        let rows: Vec<(&str, u64, Ticks, f64, Ticks, f64)> = m
+        // worker 1's compute 100..400 = 300, all of it busy: imbalance 300 − 200 = 100,
+        // max/mean 1.5. main: busy 200; on the path 0..100 and 450..500 = 150, busy
+        // throughout, < 200: imbalance 0.
+        let rows: Vec<(&str, u64, Ticks, Ticks, f64, Ticks, f64)> = m
             .functions
             .iter()
-            .map(|f| (f.function.as_str(), f.processes, f.path_time, f.mean_busy, f.max_busy, f.imbalance))
+            .map(|f| (f.function.as_str(), f.processes, f.path_time, f.path_busy, f.mean_busy, f.max_busy, f.imbalance))
             .collect();
-        assert_eq!(rows, vec![("worker", 2, 300, 200.0, 300, 100.0), ("main", 1, 150, 200.0, 200, 0.0)]);
+        assert_eq!(rows, vec![("worker", 2, 300, 300, 200.0, 300, 100.0), ("main", 1, 150, 150, 200.0, 200, 0.0)]);
+        // Had worker 1 waited 100..200 for its processor (busy 200..400 only), the path
+        // would hold 200 of its computation: 200 − mean (200 + 100)/2 = 50.
+        let (h, mut e, s) = three_processes();
+        e[12] = Event::Busy { pproc: 1, pid: 1, start: 200, end: 400, line: 1, class: crate::trace::BusyClass::Work };
+        let f = &analyze_events(&h, &e, &s).imbalance.functions[0];
+        assert_eq!((f.function.as_str(), f.path_time, f.path_busy, f.imbalance), ("worker", 300, 200, 50.0));
         assert_eq!(m.functions[0].max_over_mean(), 1.5);
         // Total 100 of a 500-tick path: 20 %.
         assert_eq!((m.total, m.share), (100.0, 20.0));

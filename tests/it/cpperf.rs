@@ -510,7 +510,7 @@ fn tables_print_one_csv_each_and_a_bad_what_if_is_exit_2() {
         ("lines", "line,time,work,overhead,share,relative,text"),
         ("phases", "id,label,occurrences,time,weight,share"),
         ("links", "from,to,packets,messages,bytes,occupied,utilization"),
-        ("imbalance", "function,processes,path_time,mean_busy,max_busy,max_over_mean,imbalance"),
+        ("imbalance", "function,processes,path_time,path_busy,mean_busy,max_busy,max_over_mean,imbalance"),
         ("what-if", "target,length,new_length,saving,saving_percent"),
     ] {
         let out = run_in(&dir, "cpperf", &[c, "--table", table, "--what-if", "function=main"], b"");
