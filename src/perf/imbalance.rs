@@ -17,7 +17,8 @@
 //! * **max/mean** — max busy / mean busy, the classic load-imbalance ratio (1 = balanced).
 //!
 //! The total imbalance is the sum over functions, also given as a share of the path's
-//! length. Linear in the events (one counter per process). Depends on [`super::graph`]
+//! length. Linear in the events (one counter per process, then one pass over the busy
+//! intervals against the path's segments). Depends on [`super::graph`]
 //! and [`crate::trace`].
 use super::graph::{CriticalPath, EdgeKind};
 use super::render::{csv_str, json_str, units};
@@ -106,31 +107,22 @@ impl ImbalanceBuilder {
     /// busy intervals `(pproc, pid, start, end)`.
     pub fn finish(mut self, header: &RunHeader, path: &CriticalPath, busy: &[(u32, u32, Ticks, Ticks)]) -> Imbalance {
         self.flush();
-        // Each process's busy intervals sorted by start (one process runs on one
-        // processor at a time, so they do not overlap and their ends are sorted too),
-        // with the busy time before each: the busy time inside any span is two searches.
-        let mut iv: Vec<(u32, Ticks, Ticks)> = busy.iter().map(|&(_, pid, s, e)| (pid, s, e)).collect();
-        iv.sort_unstable();
-        let mut cum: Vec<Ticks> = Vec::with_capacity(iv.len() + 1);
-        let mut acc = 0;
-        for &(_, s, e) in &iv {
-            cum.push(acc);
-            acc += e.saturating_sub(s);
-        }
-        cum.push(acc);
-        let busy_before = |lo: usize, hi: usize, t: Ticks| -> Ticks {
-            let j = lo + iv[lo..hi].partition_point(|x| x.2 <= t);
-            let part = if j < hi && iv[j].1 < t { t - iv[j].1 } else { 0 };
-            cum[j] - cum[lo] + part
-        };
-        let mut on_path: BTreeMap<u32, (Ticks, Ticks)> = BTreeMap::new();
+        // The compute segments of each process on the path, in time order; then one pass
+        // over the busy intervals adds each one's overlap with its process's segments.
+        let mut segs: BTreeMap<u32, Vec<(Ticks, Ticks)>> = BTreeMap::new();
         for s in path.segments.iter().filter(|s| s.kind == EdgeKind::Compute) {
-            let lo = iv.partition_point(|x| x.0 < s.pid);
-            let hi = iv.partition_point(|x| x.0 <= s.pid);
-            let b = busy_before(lo, hi, s.to).saturating_sub(busy_before(lo, hi, s.from));
-            let r = on_path.entry(s.pid).or_insert((0, 0));
-            r.0 += s.to - s.from;
-            r.1 += b;
+            segs.entry(s.pid).or_default().push((s.from, s.to));
+        }
+        let mut on_path: BTreeMap<u32, (Ticks, Ticks)> =
+            segs.iter().map(|(&pid, v)| (pid, (v.iter().map(|&(a, b)| b - a).sum(), 0))).collect();
+        for &(_, pid, start, end) in busy {
+            let (Some(v), Some(r)) = (segs.get(&pid), on_path.get_mut(&pid)) else { continue };
+            let k = v.partition_point(|x| x.1 <= start);
+            r.1 += v[k..]
+                .iter()
+                .take_while(|x| x.0 < end)
+                .map(|x| x.1.min(end).saturating_sub(x.0.max(start)))
+                .sum::<Ticks>();
         }
         // function name → (processes, path time, path busy, busy sum, max busy)
         let mut by: BTreeMap<String, (u64, Ticks, Ticks, Ticks, Ticks)> = BTreeMap::new();

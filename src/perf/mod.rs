@@ -211,8 +211,7 @@ pub fn analyze_events(header: &RunHeader, events: &[Event], stats: &RunStats) ->
     for e in events {
         a.event(e);
     }
-    // Without what-if targets nothing can fail.
-    a.finish(stats).unwrap_or_else(|_| unreachable!("no --what-if targets"))
+    a.finish_reports(stats)
 }
 
 struct Analyzer<'h> {
@@ -272,35 +271,40 @@ impl<'h> Analyzer<'h> {
         }
     }
 
-    fn finish(self, stats: &RunStats) -> Result<Analysis, PerfError> {
+    /// The analysis, answering the `--what-if` targets (an error when one names nothing).
+    fn finish(mut self, stats: &RunStats) -> Result<Analysis, PerfError> {
+        let (header, opts, what_if) = (self.header, self.opts, self.what_if.take());
+        let mut a = self.finish_reports(stats);
+        if let Some(w) = what_if {
+            // Each label's spans (probes with different ids may share a label).
+            let mut by_label: BTreeMap<&str, Vec<(Ticks, Ticks)>> = BTreeMap::new();
+            for p in a.phases.phases.iter().filter(|p| p.id.is_some()) {
+                by_label.entry(&p.label).or_default().extend_from_slice(&p.spans);
+            }
+            let spans: Vec<(String, Vec<(Ticks, Ticks)>)> = by_label
+                .into_iter()
+                .map(|(l, mut v)| {
+                    v.sort_unstable();
+                    (l.to_string(), v)
+                })
+                .collect();
+            a.what_if = w.finish(&opts.what_if, header, &spans, a.critical.length)?;
+        }
+        Ok(a)
+    }
+
+    /// Every report but the what-if answers.
+    fn finish_reports(self, stats: &RunStats) -> Analysis {
         let summary = self.summary.finish(stats);
         let critical = self.graph.finish(summary.pprocs_used);
         let timeline = self.timeline.finish();
         let profile = self.profile.finish(&timeline, &critical, summary.par_ticks.max(timeline.end));
         let phases =
             self.phases.finish(self.header, &critical, || timeline.busy.iter().map(|&(_, _, s, e)| (s, e)).collect());
-        let what_if = match self.what_if {
-            Some(w) => {
-                // Each label's spans (probes with different ids may share a label).
-                let mut by_label: BTreeMap<&str, Vec<(Ticks, Ticks)>> = BTreeMap::new();
-                for p in phases.phases.iter().filter(|p| p.id.is_some()) {
-                    by_label.entry(&p.label).or_default().extend_from_slice(&p.spans);
-                }
-                let spans: Vec<(String, Vec<(Ticks, Ticks)>)> = by_label
-                    .into_iter()
-                    .map(|(l, mut v)| {
-                        v.sort_unstable();
-                        (l.to_string(), v)
-                    })
-                    .collect();
-                w.finish(&self.opts.what_if, self.header, &spans, critical.length)?
-            }
-            None => Vec::new(),
-        };
         let lines = self.lines.finish(&self.header.source);
         let links = self.links.finish(summary.par_ticks.max(timeline.end));
         let imbalance = self.imbalance.finish(self.header, &critical, &timeline.busy);
-        Ok(Analysis {
+        Analysis {
             program: self.header.program.clone(),
             summary,
             critical,
@@ -311,10 +315,10 @@ impl<'h> Analyzer<'h> {
             lines,
             links,
             imbalance,
-            what_if,
+            what_if: Vec::new(),
             functions: self.functions,
             events: self.events,
-        })
+        }
     }
 }
 

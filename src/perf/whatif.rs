@@ -194,8 +194,8 @@ impl WhatIfBuilder {
         }
     }
 
-    /// The outcome of each target. `functions` names function indices, `phases` gives
-    /// each phase label's spans (sorted, disjoint), `length` is the critical path's.
+    /// The outcome of each target, in order: `header` names the functions, `phases`
+    /// gives each phase label's spans (sorted, disjoint), `length` is the critical path's.
     pub fn finish(
         self,
         targets: &[Target],
