@@ -67,46 +67,44 @@ pub struct Imbalance {
     pub share: f64,
 }
 
+/// Process ids below this are counted in a vector (the simulator numbers processes from
+/// 0); larger ones (a damaged trace) in a map.
+const DENSE: u32 = 1 << 20;
+
 /// Collects each process's function and busy time.
 #[derive(Debug, Default)]
 pub struct ImbalanceBuilder {
-    /// pid → (function index, busy ticks).
-    procs: BTreeMap<u32, (Option<u32>, Ticks)>,
-    /// The last process seen busy, to skip the map lookup for runs of its intervals.
-    last: Option<(u32, Ticks)>,
+    /// By pid: (function index, busy ticks).
+    dense: Vec<(Option<u32>, Ticks)>,
+    sparse: BTreeMap<u32, (Option<u32>, Ticks)>,
 }
 
 impl ImbalanceBuilder {
-    fn flush(&mut self) {
-        if let Some((pid, t)) = self.last.take() {
-            self.procs.entry(pid).or_insert((None, 0)).1 += t;
+    fn slot(&mut self, pid: u32) -> &mut (Option<u32>, Ticks) {
+        if pid < DENSE {
+            let i = pid as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, (None, 0));
+            }
+            &mut self.dense[i]
+        } else {
+            self.sparse.entry(pid).or_insert((None, 0))
         }
     }
 
     /// Takes one event into account.
     pub fn event(&mut self, e: &Event) {
         match *e {
-            Event::ProcCreate { pid, function, .. } => {
-                self.procs.entry(pid).or_insert((None, 0)).0 = Some(function);
-            }
-            Event::Busy { pid, start, end, .. } => {
-                let t = end.saturating_sub(start);
-                match &mut self.last {
-                    Some((p, acc)) if *p == pid => *acc += t,
-                    _ => {
-                        self.flush();
-                        self.last = Some((pid, t));
-                    }
-                }
-            }
+            Event::ProcCreate { pid, function, .. } => self.slot(pid).0 = Some(function),
+            Event::Busy { pid, start, end, .. } => self.slot(pid).1 += end.saturating_sub(start),
             _ => {}
         }
     }
 
     /// The imbalance along `path`, functions named by `header`; `busy` are the run's
     /// busy intervals `(pproc, pid, start, end)`.
-    pub fn finish(mut self, header: &RunHeader, path: &CriticalPath, busy: &[(u32, u32, Ticks, Ticks)]) -> Imbalance {
-        self.flush();
+    pub fn finish(self, header: &RunHeader, path: &CriticalPath, busy: &[(u32, u32, Ticks, Ticks)]) -> Imbalance {
+        let procs = (0u32..).zip(self.dense).chain(self.sparse);
         // The compute segments of each process on the path, in time order; then one pass
         // over the busy intervals adds each one's overlap with its process's segments.
         let mut segs: BTreeMap<u32, Vec<(Ticks, Ticks)>> = BTreeMap::new();
@@ -126,12 +124,13 @@ impl ImbalanceBuilder {
         }
         // function name → (processes, path time, path busy, busy sum, max busy)
         let mut by: BTreeMap<String, (u64, Ticks, Ticks, Ticks, Ticks)> = BTreeMap::new();
-        for (pid, &(f, busy)) in &self.procs {
-            // Processes seen busy but never created (a trace cut short) have no function.
+        for (pid, (f, busy)) in procs {
+            // Processes seen busy but never created (a trace cut short) have no function;
+            // slots of the vector below the largest pid may hold no process at all.
             let Some(f) = f else { continue };
             let name = header.function_name(f).map_or_else(|| format!("#{f}"), str::to_string);
             let r = by.entry(name).or_insert((0, 0, 0, 0, 0));
-            let (t, b) = on_path.get(pid).copied().unwrap_or((0, 0));
+            let (t, b) = on_path.get(&pid).copied().unwrap_or((0, 0));
             r.0 += 1;
             r.1 += t;
             r.2 += b;

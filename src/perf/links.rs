@@ -13,9 +13,11 @@
 //!   (`cpss --link-stats` counts only the time spent moving flits, so it can be lower.)
 //!
 //! A record without hop events (routes not traced) has no link section. Linear in the
-//! events apart from sorting the crossings by link. Depends only on [`crate::trace`].
+//! events (one map look-up per crossing; the crossings of a link come in the order
+//! they end, which is all the union needs). Depends only on [`crate::trace`].
 use super::render::units;
 use crate::trace::{Event, Ticks};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// The load of one directed link.
@@ -56,13 +58,18 @@ impl Links {
     }
 }
 
+/// One crossing of a link: `(enter, leave, message, packet)`.
+type Crossing = (Ticks, Ticks, u64, u32);
+
 /// Collects messages' sizes and the link crossings.
 #[derive(Debug, Default)]
 pub struct LinkBuilder {
     /// `(message, bytes)` of every send, in record order.
     sends: Vec<(u64, u32)>,
-    /// `(from, to, enter, leave, message, packet)` of every crossing.
-    hops: Vec<(u32, u32, Ticks, Ticks, u64, u32)>,
+    /// Index into `crossings` of each link.
+    index: BTreeMap<(u32, u32), usize>,
+    /// Per link, its crossings in record order (that is, by leave time).
+    crossings: Vec<Vec<Crossing>>,
 }
 
 impl LinkBuilder {
@@ -71,7 +78,12 @@ impl LinkBuilder {
         match *e {
             Event::MsgSend { msg, bytes, .. } => self.sends.push((msg, bytes)),
             Event::Hop { msg, packet, from, to, enter, leave } => {
-                self.hops.push((from, to, enter, leave.max(enter), msg, packet))
+                let n = self.crossings.len();
+                let k = *self.index.entry((from, to)).or_insert(n);
+                if k == n {
+                    self.crossings.push(Vec::new());
+                }
+                self.crossings[k].push((enter, leave.max(enter), msg, packet));
             }
             _ => {}
         }
@@ -79,48 +91,43 @@ impl LinkBuilder {
 
     /// The loads, utilization relative to `par_ticks`.
     pub fn finish(mut self, par_ticks: Ticks) -> Links {
-        if self.hops.is_empty() {
+        if self.crossings.is_empty() {
             return Links::default();
         }
         // The simulator numbers messages in send order; sort in case a trace does not.
         if !self.sends.is_sorted_by_key(|s| s.0) {
             self.sends.sort_unstable();
         }
-        let bytes_of = |msg: u64| -> u64 {
-            self.sends.binary_search_by_key(&msg, |s| s.0).map_or(0, |k| u64::from(self.sends[k].1))
-        };
-        self.hops.sort_unstable();
-        let mut links: Vec<LinkLoad> = Vec::new();
-        let mut open: Option<(Ticks, Ticks)> = None;
-        for &(from, to, enter, leave, msg, packet) in &self.hops {
-            let same = links.last().is_some_and(|l| (l.from, l.to) == (from, to));
-            if !same {
-                if let (Some(l), Some((a, b))) = (links.last_mut(), open.take()) {
-                    l.occupied += b - a;
-                }
-                links.push(LinkLoad { from, to, packets: 0, messages: 0, bytes: 0, occupied: 0, utilization: 0.0 });
+        let sends = &self.sends;
+        let bytes_of =
+            |msg: u64| -> u64 { sends.binary_search_by_key(&msg, |s| s.0).map_or(0, |k| u64::from(sends[k].1)) };
+        let mut links: Vec<LinkLoad> = Vec::with_capacity(self.crossings.len());
+        for (&(from, to), &k) in &self.index {
+            let hops = &mut self.crossings[k];
+            let first = hops.iter().filter(|h| h.3 == 0);
+            let (messages, bytes) = first.fold((0, 0), |(n, b), h| (n + 1, b + bytes_of(h.2)));
+            // The union of the crossings: sorted by leave time (the record's order), a
+            // sweep from the last one back merges each into the block it reaches.
+            if !hops.is_sorted_by_key(|h| h.1) {
+                hops.sort_unstable_by_key(|h| h.1);
             }
-            let Some(l) = links.last_mut() else { continue };
-            l.packets += 1;
-            if packet == 0 {
-                l.messages += 1;
-                l.bytes += bytes_of(msg);
+            let mut occupied = 0;
+            let mut block: Option<(Ticks, Ticks)> = None;
+            for &(enter, leave, _, _) in hops.iter().rev() {
+                block = match block {
+                    Some((a, b)) if leave >= a => Some((a.min(enter), b)),
+                    Some((a, b)) => {
+                        occupied += b - a;
+                        Some((enter, leave))
+                    }
+                    None => Some((enter, leave)),
+                };
             }
-            // Crossings sorted by entry: extend the open interval or close it.
-            open = match open {
-                Some((a, b)) if enter <= b => Some((a, b.max(leave))),
-                Some((a, b)) => {
-                    l.occupied += b - a;
-                    Some((enter, leave))
-                }
-                None => Some((enter, leave)),
-            };
-        }
-        if let (Some(l), Some((a, b))) = (links.last_mut(), open) {
-            l.occupied += b - a;
-        }
-        for l in &mut links {
-            l.utilization = if par_ticks > 0 { 100.0 * l.occupied as f64 / par_ticks as f64 } else { 0.0 };
+            if let Some((a, b)) = block {
+                occupied += b - a;
+            }
+            let utilization = if par_ticks > 0 { 100.0 * occupied as f64 / par_ticks as f64 } else { 0.0 };
+            links.push(LinkLoad { from, to, packets: hops.len() as u64, messages, bytes, occupied, utilization });
         }
         Links { traced: true, links }
     }
