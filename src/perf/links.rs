@@ -13,7 +13,7 @@
 //!   (`cpss --link-stats` counts only the time spent moving flits, so it can be lower.)
 //!
 //! A record without hop events (routes not traced) has no link section. Linear in the
-//! events (one map look-up per crossing; the crossings of a link come in the order
+//! events (a scan of the few links of a processor per crossing; the crossings of a link come in the order
 //! they end, which is all the union needs). Depends only on [`crate::trace`].
 use super::render::units;
 use crate::trace::{Event, Ticks};
@@ -66,23 +66,49 @@ type Crossing = (Ticks, Ticks, u64, u32);
 pub struct LinkBuilder {
     /// `(message, bytes)` of every send, in record order.
     sends: Vec<(u64, u32)>,
-    /// Index into `crossings` of each link.
-    index: BTreeMap<(u32, u32), usize>,
+    /// Index into `crossings` of each link, by its `from` then `to`: a processor has few
+    /// links, so a short scan finds one.
+    index: Vec<Vec<(u32, usize)>>,
+    /// The same for `from` beyond [`DENSE`] (a damaged trace).
+    sparse: BTreeMap<(u32, u32), usize>,
     /// Per link, its crossings in record order (that is, by leave time).
     crossings: Vec<Vec<Crossing>>,
 }
 
+/// Processor ids below this index links in a vector; larger ones (a damaged trace) a map.
+const DENSE: u32 = 1 << 16;
+
 impl LinkBuilder {
+    /// The index of link `from -> to` in `crossings`, added when new.
+    fn link(&mut self, from: u32, to: u32) -> usize {
+        let n = self.crossings.len();
+        let k = if from < DENSE {
+            let i = from as usize;
+            if self.index.len() <= i {
+                self.index.resize(i + 1, Vec::new());
+            }
+            match self.index[i].iter().find(|l| l.0 == to) {
+                Some(&(_, k)) => k,
+                None => {
+                    self.index[i].push((to, n));
+                    n
+                }
+            }
+        } else {
+            *self.sparse.entry((from, to)).or_insert(n)
+        };
+        if k == n {
+            self.crossings.push(Vec::new());
+        }
+        k
+    }
+
     /// Takes one event into account.
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::MsgSend { msg, bytes, .. } => self.sends.push((msg, bytes)),
             Event::Hop { msg, packet, from, to, enter, leave } => {
-                let n = self.crossings.len();
-                let k = *self.index.entry((from, to)).or_insert(n);
-                if k == n {
-                    self.crossings.push(Vec::new());
-                }
+                let k = self.link(from, to);
                 self.crossings[k].push((enter, leave.max(enter), msg, packet));
             }
             _ => {}
@@ -101,8 +127,14 @@ impl LinkBuilder {
         let sends = &self.sends;
         let bytes_of =
             |msg: u64| -> u64 { sends.binary_search_by_key(&msg, |s| s.0).map_or(0, |k| u64::from(sends[k].1)) };
+        let mut order: Vec<((u32, u32), usize)> = (0u32..)
+            .zip(&self.index)
+            .flat_map(|(from, v)| v.iter().map(move |&(to, k)| ((from, to), k)))
+            .chain(self.sparse.iter().map(|(&l, &k)| (l, k)))
+            .collect();
+        order.sort_unstable();
         let mut links: Vec<LinkLoad> = Vec::with_capacity(self.crossings.len());
-        for (&(from, to), &k) in &self.index {
+        for ((from, to), k) in order {
             let hops = &mut self.crossings[k];
             let first = hops.iter().filter(|h| h.3 == 0);
             let (messages, bytes) = first.fold((0, 0), |(n, b), h| (n + 1, b + bytes_of(h.2)));
