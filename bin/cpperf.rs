@@ -3,7 +3,7 @@
 use anyhow::Context;
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use cppe::cli::{self, exit};
-use cppe::perf::{analyze_any, render, Analysis};
+use cppe::perf::{analyze_any_with, render, whatif, Analysis, Options};
 use rayon::prelude::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 ///
 /// Reports parallel and sequential time, speedup, efficiency, processor utilization,
 /// messages, granularity (computation : communication), the critical path of the
-/// execution graph and the weighted critical path with each segment's share.
+/// execution graph and the weighted critical path with each segment's share, phases
+/// between probes, critical-path imbalance, link traffic, what-if answers and the cost
+/// of each source line.
 #[derive(Parser, Debug)]
 #[command(name = "cpperf", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Args {
@@ -31,6 +33,35 @@ struct Args {
     /// DIR (with several runs, each name prefixed with the run's file stem and a dash).
     #[arg(long, value_name = "DIR")]
     svg: Option<PathBuf>,
+    /// How much shorter the critical path gets when TARGET takes no time:
+    /// function=NAME (the processes running NAME) or phase=LABEL (the phase opened by the
+    /// probe LABEL); may be repeated.
+    #[arg(long = "what-if", value_name = "TARGET", value_parser = parse_target)]
+    what_if: Vec<whatif::Target>,
+    /// Show only the N most expensive source lines (text, JSON and --table lines).
+    #[arg(long, value_name = "N")]
+    top_lines: Option<usize>,
+    /// Print only one table as CSV: lines, phases, links, imbalance or what-if.
+    #[arg(long, value_enum, value_name = "TABLE", conflicts_with = "comm")]
+    table: Option<Table>,
+}
+
+fn parse_target(s: &str) -> Result<whatif::Target, String> {
+    whatif::Target::parse(s)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Table {
+    /// Cost per source line.
+    Lines,
+    /// Phases between probes.
+    Phases,
+    /// Link traffic from traced routes.
+    Links,
+    /// Critical-path imbalance per function.
+    Imbalance,
+    /// The --what-if answers.
+    WhatIf,
 }
 
 #[derive(Subcommand, Debug)]
@@ -124,12 +155,13 @@ fn compare(c: &CompareArgs) -> anyhow::Result<i32> {
 
 fn run(args: &Args) -> anyhow::Result<()> {
     let paths: Vec<PathBuf> = if args.runs.is_empty() { vec![PathBuf::from("-")] } else { args.runs.clone() };
+    let opts = Options { what_if: args.what_if.clone() };
     // Runs are independent: analysed in parallel, reported in the order given.
     let analyses: Vec<(String, Analysis)> = paths
         .par_iter()
         .map(|p| {
             let (name, input) = open_input(p)?;
-            let a = analyze_any(input).with_context(|| name.clone())?;
+            let a = analyze_any_with(input, &opts).with_context(|| name.clone())?;
             Ok((name, a))
         })
         .collect::<anyhow::Result<_>>()?;
@@ -152,6 +184,19 @@ fn run(args: &Args) -> anyhow::Result<()> {
             }
             out.push_str(&a.summary.comm_csv());
         }
+    } else if let Some(t) = args.table {
+        for (name, a) in &analyses {
+            if many {
+                out.push_str(&format!("# {name}\n"));
+            }
+            out.push_str(&match t {
+                Table::Lines => cppe::perf::lines::csv(&a.lines, args.top_lines),
+                Table::Phases => cppe::perf::phases::csv(&a.phases),
+                Table::Links => cppe::perf::links::csv(&a.links),
+                Table::Imbalance => cppe::perf::imbalance::csv(&a.imbalance),
+                Table::WhatIf => cppe::perf::whatif::csv(&a.what_if),
+            });
+        }
     } else {
         match args.format {
             FormatArg::Text => {
@@ -159,7 +204,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
                     if many {
                         out.push_str(&format!("{}== {name} ==\n", if i > 0 { "\n" } else { "" }));
                     }
-                    out.push_str(&render::text(a));
+                    out.push_str(&render::text_with(a, args.top_lines));
                 }
             }
             FormatArg::Csv => {
@@ -171,7 +216,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
             }
             FormatArg::Json => {
                 for (_, a) in &analyses {
-                    out.push_str(&render::json(a));
+                    out.push_str(&render::json_with(a, args.top_lines));
                 }
             }
         }

@@ -35,7 +35,7 @@
 //! | [`machine`] | machine description files (seed 004): processor types with per-instruction timings `mean [sd]`, link-list topologies, expressions with references, per-run sampling |
 //! | [`net`] | network models behind the `Network` trait: wormhole (flits, lanes, buffers), packet (store-and-forward, FIFO links), shortest-path (closed form); per-link costs, route and link-load records |
 //! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader |
-//! | [`perf`] | `cpperf`: summary metrics, granularity, communication matrix, execution graph, critical path and weighted critical path (WCPA) |
+//! | [`perf`] | `cpperf`: summary metrics, granularity, communication matrix, execution graph, critical path and weighted critical path (WCPA), phases, imbalance, link loads, what-if zeroing, cost per line |
 //! | [`mapper`] | `cpmap`: communication matrices, mapping evaluation and ranking, greedy and annealing search |
 //!
 //! ## Invariants

@@ -5,7 +5,7 @@
 //! (the last line starting with `seq_time,` is the header, the next line the values: cpss
 //! prints the program's output first), or from an [`Analysis`] of a run record or trace.
 //! Each metric has a direction: time-like metrics (times, latency, critical path, WCPA
-//! weight, counts of messages and bytes) regress when they grow; speedup, efficiency,
+//! weight, critical-path imbalance, counts of messages and bytes) regress when they grow; speedup, efficiency,
 //! utilization and granularity regress when they shrink; the rest (processors, processes)
 //! are shown but never regress. A metric regresses when it moves the wrong way by more
 //! than the tolerance, in percent of the base value.
@@ -77,7 +77,9 @@ pub enum Better {
 pub fn better(name: &str) -> Better {
     match name {
         "seq_time" | "par_time" | "avg_latency" | "critical_path" | "wcpa_weight" | "messages" | "bytes"
-        | "instructions" | "remote_reads" | "remote_writes" | "host_seconds" | "unmatched_sends" => Better::Lower,
+        | "instructions" | "remote_reads" | "remote_writes" | "host_seconds" | "unmatched_sends" | "cp_imbalance" => {
+            Better::Lower
+        }
         "speedup" | "efficiency" | "utilization" | "granularity" => Better::Higher,
         _ => Better::Neither,
     }
@@ -169,6 +171,7 @@ impl Metrics {
         v.push(("critical_segments".into(), a.critical.segments.len() as f64));
         v.push(("wcpa_weight".into(), a.critical.total_weight / crate::trace::TICKS_PER_UNIT as f64));
         v.push(("unmatched_sends".into(), a.unmatched.sends.len() as f64));
+        v.push(("cp_imbalance".into(), a.imbalance.total / crate::trace::TICKS_PER_UNIT as f64));
         let util = s.utilization();
         if !util.is_empty() {
             v.push(("utilization".into(), util.iter().map(|u| u.1).sum::<f64>() / util.len() as f64));

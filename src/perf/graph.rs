@@ -425,13 +425,22 @@ mod tests {
 
     #[test]
     fn wcpa_weight_matches_the_seed_worked_checks() {
-        // Seed 003 §3.4, Figure 3.3: an edge of 100 with P = 0 on 100 processors and an
-        // edge of 500 with P = 1. The formula gives 100 + 1·99·100 = 10000, which is the
-        // seed's own "maximized at nΔt" = 100·100; the figure's label 10100 (and SPEC §6's
-        // copy of it) does not follow from the formula, so the formula is what is tested.
+        // Seed 003 §3.4 (Figure 3.3; copied into SPEC §6): an edge of 100 with P = 0 on 100
+        // processors "weighs 10100", an edge of 500 with P = 1 weighs 500.
+        //
+        // 1. P = 1: the second term vanishes whatever n is, w = Δt = 500.
+        assert_eq!(wcpa_weight(500.0, 1.0, 100), 500.0);
+        // 2. P = 0, n = 100: w = 100 + (1 − 0)·(100 − 1)·100 = 100 + 9900 = 10000, which
+        //    is the seed's own statement that the weight "is maximized at nΔt" = 100·100.
         assert_eq!(wcpa_weight(100.0, 0.0, 100), 10000.0);
         assert_eq!(wcpa_weight(100.0, 0.0, 100), 100.0 * 100.0);
-        assert_eq!(wcpa_weight(500.0, 1.0, 100), 500.0);
+        // 3. The seed's figure 10100 is what the same formula gives with n = 101:
+        //    100 + 1·(101 − 1)·100 = 100 + 10000 = 10100. The seed's arithmetic wrote
+        //    (n − 1) with n − 1 = 100, i.e. it counted 101 processors (equivalently it used
+        //    (1 − P)·n·Δt with n = 100). The formula is kept as specified; only the
+        //    processor count differs.
+        assert_eq!(wcpa_weight(100.0, 0.0, 101), 10100.0);
+        assert_ne!(wcpa_weight(100.0, 0.0, 100), 10100.0);
         // One processor: no parallelism to lose, w = Δt whatever P is.
         assert_eq!(wcpa_weight(70.0, 0.0, 1), 70.0);
     }

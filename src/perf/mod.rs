@@ -11,22 +11,30 @@
 //! ```
 //!
 //! Besides: [`unmatched`] (sends never received, receives never completed), [`profile`]
-//! (concurrency, message sizes, Late Sender wait, critical-path profile), [`svg`] (the
-//! charts of `--svg`), [`compare`] (`cpperf compare`) and [`import`] (PICL and SDDF
-//! traces as events, so a trace is analysed like a record; [`analyze_any`] tells them
-//! apart by content).
+//! (concurrency, message sizes, Late Sender wait, critical-path profile), [`phases`]
+//! (the weighted critical path between probes), [`lines`] (cost per source line),
+//! [`links`] (link traffic from traced routes), [`imbalance`] (critical-path imbalance
+//! per function), [`whatif`] (critical-path zeroing, only when [`Options::what_if`]
+//! asks), [`svg`] (the charts of `--svg`), [`compare`] (`cpperf compare`) and [`import`]
+//! (PICL and SDDF traces as events, so a trace is analysed like a record;
+//! [`analyze_any`] tells them apart by content).
 //!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod compare;
 pub mod graph;
+pub mod imbalance;
 pub mod import;
+pub mod lines;
+pub mod links;
+pub mod phases;
 pub mod profile;
 pub mod render;
 pub mod summary;
 pub mod svg;
 pub mod unmatched;
+pub mod whatif;
 
-use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats};
+use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats, Ticks};
 use graph::{CriticalPath, GraphBuilder};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
@@ -48,6 +56,16 @@ pub enum PerfError {
     /// The input is neither a run record nor a text format cpperf reads.
     #[error("not a run record, PICL or SDDF trace, or statistics CSV")]
     Unknown,
+    /// A `--what-if` target names nothing in the run.
+    #[error(transparent)]
+    WhatIf(#[from] whatif::UnknownTarget),
+}
+
+/// What an analysis computes beyond the always-on reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Critical-path zeroing targets (`--what-if`), answered in order.
+    pub what_if: Vec<whatif::Target>,
 }
 
 /// What an input holds, told from its first bytes.
@@ -89,13 +107,18 @@ pub fn analyze_bytes(bytes: &[u8]) -> Result<Analysis, PerfError> {
 
 /// Analyses a run record, PICL or SDDF trace, told apart by its first bytes; a record is
 /// read as a stream, a text trace whole.
-pub fn analyze_any<R: BufRead>(mut input: R) -> Result<Analysis, PerfError> {
+pub fn analyze_any<R: BufRead>(input: R) -> Result<Analysis, PerfError> {
+    analyze_any_with(input, &Options::default())
+}
+
+/// [`analyze_any`] with [`Options`].
+pub fn analyze_any_with<R: BufRead>(mut input: R, opts: &Options) -> Result<Analysis, PerfError> {
     let head = input.fill_buf().map_err(RecordError::Io)?;
     // A record's magic is 8 bytes; a text trace's first line fits in a buffer.
     match detect(head) {
-        Some(InputKind::Record) => analyze(input),
-        Some(InputKind::Picl) => Ok(analyze_imported(&import::picl::read(input)?)),
-        Some(InputKind::Sddf) => Ok(analyze_imported(&import::sddf::read(input)?)),
+        Some(InputKind::Record) => analyze_with(input, opts),
+        Some(InputKind::Picl) => analyze_imported_with(&import::picl::read(input)?, opts),
+        Some(InputKind::Sddf) => analyze_imported_with(&import::sddf::read(input)?, opts),
         Some(InputKind::Csv) | None => Err(PerfError::Unknown),
     }
 }
@@ -103,6 +126,15 @@ pub fn analyze_any<R: BufRead>(mut input: R) -> Result<Analysis, PerfError> {
 /// Analyses a trace read by [`import`].
 pub fn analyze_imported(t: &import::Imported) -> Analysis {
     analyze_events(&t.header, &t.events, &t.stats)
+}
+
+/// [`analyze_imported`] with [`Options`].
+pub fn analyze_imported_with(t: &import::Imported, opts: &Options) -> Result<Analysis, PerfError> {
+    let mut a = Analyzer::new(&t.header, opts);
+    for e in &t.events {
+        a.event(e);
+    }
+    a.finish(&t.stats)
 }
 
 /// The metrics of an input for `cpperf compare`: a statistics CSV, or the analysis of a
@@ -141,6 +173,16 @@ pub struct Analysis {
     pub timeline: svg::Timeline,
     /// Concurrency and message size histograms, Late Sender wait, critical-path profile.
     pub profile: profile::Profile,
+    /// The weighted critical path between probes.
+    pub phases: phases::Phases,
+    /// Busy time per source line.
+    pub lines: lines::LineProfile,
+    /// Link loads from traced routes.
+    pub links: links::Links,
+    /// Critical-path imbalance per function.
+    pub imbalance: imbalance::Imbalance,
+    /// Answers to the `--what-if` targets, in the order asked.
+    pub what_if: Vec<whatif::Outcome>,
     /// Number of events read.
     pub events: u64,
 }
@@ -148,44 +190,62 @@ pub struct Analysis {
 /// Reads a whole run record and analyses it; memory grows with the number of graph
 /// nodes and busy intervals.
 pub fn analyze<R: Read>(input: R) -> Result<Analysis, PerfError> {
+    analyze_with(input, &Options::default())
+}
+
+/// [`analyze`] with [`Options`].
+pub fn analyze_with<R: Read>(input: R, opts: &Options) -> Result<Analysis, PerfError> {
     let (mut reader, header) = RunRecordReader::open(input)?;
-    let mut a = Analyzer::new(&header);
+    let mut a = Analyzer::new(&header, opts);
     while let Some(e) = reader.next_event()? {
         a.event(&e);
     }
     let footer = reader.footer()?;
-    Ok(a.finish(&footer.stats))
+    a.finish(&footer.stats)
 }
 
 /// Analyses events already in memory (used by tests and converters).
 pub fn analyze_events(header: &RunHeader, events: &[Event], stats: &RunStats) -> Analysis {
-    let mut a = Analyzer::new(header);
+    let opts = Options::default();
+    let mut a = Analyzer::new(header, &opts);
     for e in events {
         a.event(e);
     }
-    a.finish(stats)
+    a.finish_reports(stats)
 }
 
 struct Analyzer<'h> {
     header: &'h RunHeader,
+    opts: &'h Options,
     summary: SummaryBuilder,
     graph: GraphBuilder,
     unmatched: UnmatchedBuilder,
     timeline: svg::TimelineBuilder,
     profile: profile::ProfileBuilder,
+    phases: phases::PhaseBuilder,
+    lines: lines::LineBuilder,
+    links: links::LinkBuilder,
+    imbalance: imbalance::ImbalanceBuilder,
+    what_if: Option<whatif::WhatIfBuilder>,
     functions: BTreeMap<u32, String>,
     events: u64,
 }
 
 impl<'h> Analyzer<'h> {
-    fn new(header: &'h RunHeader) -> Self {
+    fn new(header: &'h RunHeader, opts: &'h Options) -> Self {
         Analyzer {
             header,
+            opts,
             summary: SummaryBuilder::default(),
             graph: GraphBuilder::default(),
             unmatched: UnmatchedBuilder::default(),
             timeline: svg::TimelineBuilder::default(),
             profile: profile::ProfileBuilder::default(),
+            phases: phases::PhaseBuilder::default(),
+            lines: lines::LineBuilder::default(),
+            links: links::LinkBuilder::default(),
+            imbalance: imbalance::ImbalanceBuilder::default(),
+            what_if: (!opts.what_if.is_empty()).then(whatif::WhatIfBuilder::default),
             functions: BTreeMap::new(),
             events: 0,
         }
@@ -202,13 +262,48 @@ impl<'h> Analyzer<'h> {
         self.unmatched.event(e);
         self.timeline.event(e);
         self.profile.event(e);
+        self.phases.event(e);
+        self.lines.event(e);
+        self.links.event(e);
+        self.imbalance.event(e);
+        if let Some(w) = &mut self.what_if {
+            w.event(e);
+        }
     }
 
-    fn finish(self, stats: &RunStats) -> Analysis {
+    /// The analysis, answering the `--what-if` targets (an error when one names nothing).
+    fn finish(mut self, stats: &RunStats) -> Result<Analysis, PerfError> {
+        let (header, opts, what_if) = (self.header, self.opts, self.what_if.take());
+        let mut a = self.finish_reports(stats);
+        if let Some(w) = what_if {
+            // Each label's spans (probes with different ids may share a label).
+            let mut by_label: BTreeMap<&str, Vec<(Ticks, Ticks)>> = BTreeMap::new();
+            for p in a.phases.phases.iter().filter(|p| p.id.is_some()) {
+                by_label.entry(&p.label).or_default().extend_from_slice(&p.spans);
+            }
+            let spans: Vec<(String, Vec<(Ticks, Ticks)>)> = by_label
+                .into_iter()
+                .map(|(l, mut v)| {
+                    v.sort_unstable();
+                    (l.to_string(), v)
+                })
+                .collect();
+            a.what_if = w.finish(&opts.what_if, header, &spans, a.critical.length)?;
+        }
+        Ok(a)
+    }
+
+    /// Every report but the what-if answers.
+    fn finish_reports(self, stats: &RunStats) -> Analysis {
         let summary = self.summary.finish(stats);
         let critical = self.graph.finish(summary.pprocs_used);
         let timeline = self.timeline.finish();
         let profile = self.profile.finish(&timeline, &critical, summary.par_ticks.max(timeline.end));
+        let phases =
+            self.phases.finish(self.header, &critical, || timeline.busy.iter().map(|&(_, _, s, e)| (s, e)).collect());
+        let lines = self.lines.finish(&self.header.source);
+        let links = self.links.finish(summary.par_ticks.max(timeline.end));
+        let imbalance = self.imbalance.finish(self.header, &critical, &timeline.busy);
         Analysis {
             program: self.header.program.clone(),
             summary,
@@ -216,6 +311,11 @@ impl<'h> Analyzer<'h> {
             unmatched: self.unmatched.finish(self.header),
             timeline,
             profile,
+            phases,
+            lines,
+            links,
+            imbalance,
+            what_if: Vec::new(),
             functions: self.functions,
             events: self.events,
         }
@@ -250,7 +350,7 @@ mod tests {
     /// 100, computes to 150 and receives twice. Worker 2 computes 100..200 and sends
     /// (arrives 250); worker 1 computes 100..400 and sends (arrives 450). Main finishes
     /// receiving at 250 and 450, computes 450..500 and ends.
-    fn three_processes() -> (RunHeader, Vec<Event>, RunStats) {
+    pub(super) fn three_processes() -> (RunHeader, Vec<Event>, RunStats) {
         let header = RunHeader { pprocs: 3, functions: vec!["main".into(), "worker".into()], ..RunHeader::default() };
         let events = vec![
             Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
@@ -345,6 +445,89 @@ mod tests {
         assert_eq!((g[0].0, g[0].1), (EdgeKind::Compute, 1));
         assert!((g[0].2 - 600.0).abs() < 1e-9);
         assert!((g[1].2 - 350.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn three_process_imbalance() {
+        let (h, e, s) = three_processes();
+        let m = analyze_events(&h, &e, &s).imbalance;
+        // worker: processes 1 and 2, busy 300 and 100 (mean 200, max 300); the path holds
+        // worker 1's compute 100..400 = 300, all of it busy: imbalance 300 − 200 = 100,
+        // max/mean 1.5. main: busy 200; on the path 0..100 and 450..500 = 150, busy
+        // throughout, < 200: imbalance 0.
+        let rows: Vec<(&str, u64, Ticks, Ticks, f64, Ticks, f64)> = m
+            .functions
+            .iter()
+            .map(|f| (f.function.as_str(), f.processes, f.path_time, f.path_busy, f.mean_busy, f.max_busy, f.imbalance))
+            .collect();
+        assert_eq!(rows, vec![("worker", 2, 300, 300, 200.0, 300, 100.0), ("main", 1, 150, 150, 200.0, 200, 0.0)]);
+        // Had worker 1 waited 100..200 for its processor (busy 200..400 only), the path
+        // would hold 200 of its computation: 200 − mean (200 + 100)/2 = 50.
+        let (h, mut e, s) = three_processes();
+        e[12] = Event::Busy { pproc: 1, pid: 1, start: 200, end: 400, line: 1, class: crate::trace::BusyClass::Work };
+        let f = &analyze_events(&h, &e, &s).imbalance.functions[0];
+        assert_eq!((f.function.as_str(), f.path_time, f.path_busy, f.imbalance), ("worker", 300, 200, 50.0));
+        assert_eq!(m.functions[0].max_over_mean(), 1.5);
+        // Total 100 of a 500-tick path: 20 %.
+        assert_eq!((m.total, m.share), (100.0, 20.0));
+    }
+
+    fn what_if(targets: &[&str]) -> Result<Vec<(String, Ticks)>, PerfError> {
+        let (h, e, s) = three_processes();
+        let opts = Options { what_if: targets.iter().map(|t| whatif::Target::parse(t).unwrap()).collect() };
+        let mut a = Analyzer::new(&h, &opts);
+        for x in &e {
+            a.event(x);
+        }
+        Ok(a.finish(&s)?.what_if.iter().map(|o| (o.target.to_string(), o.new_length)).collect())
+    }
+
+    #[test]
+    fn three_process_what_if() {
+        // function=worker: the workers' 300 and 100 of computation vanish; each message
+        // still takes 50 from its send (at the fork, 100) and arrives at 150, when main
+        // calls its first receive anyway. Main's own time is left: 100 + 50 + 50 = 200.
+        // function=main: main's 100 + 50 + 50 vanish, the workers start at 0; worker 1
+        // computes 300 and its message takes 50: 350.
+        let got = what_if(&["function=worker", "function=main"]).unwrap();
+        assert_eq!(got, vec![("function=worker".into(), 200), ("function=main".into(), 350)]);
+        // No probes, so no phases to zero; an unknown function names the known ones.
+        let e = what_if(&["phase=x"]).unwrap_err();
+        assert_eq!(e.to_string(), "--what-if phase=x: no such phase in the run (it has: no probes)");
+        let e = what_if(&["function=nope"]).unwrap_err();
+        assert!(e.to_string().contains("(it has: main, worker)"), "{e}");
+    }
+
+    #[test]
+    fn three_process_phases_between_probes_of_main() {
+        // Probes of main at 100 ("work") and 450 ("finish"), a probe of worker 2 at 150
+        // that is ignored. With the weights of `three_process_critical_path_and_weights`:
+        // before 0..100 = 233.33 (21.21 %), work 100..450 = 600 + 150 = 750 (68.18 %),
+        // finish 450..500 = 116.67 (10.61 %).
+        let (mut h, mut e, s) = three_processes();
+        h.labels = vec!["work".into(), "finish".into()];
+        e.insert(4, Event::Probe { time: 100, pid: 0, pproc: 0, id: 1, label: 0 });
+        e.insert(6, Event::Probe { time: 150, pid: 2, pproc: 2, id: 7, label: 1 });
+        e.insert(17, Event::Probe { time: 450, pid: 0, pproc: 0, id: 2, label: 1 });
+        let p = analyze_events(&h, &e, &s).phases;
+        let rows: Vec<(&str, Ticks)> = p.phases.iter().map(|x| (x.label.as_str(), x.time)).collect();
+        assert_eq!(rows, vec![(phases::BEFORE, 100), ("work", 350), ("finish", 50)]);
+        let want = [100.0 + 400.0 / 3.0, 750.0, 50.0 + 200.0 / 3.0];
+        for (x, w) in p.phases.iter().zip(want) {
+            assert!((x.weight - w).abs() < 1e-9, "{} vs {w}", x.weight);
+            assert!((x.share - 100.0 * w / 1100.0).abs() < 1e-9);
+        }
+        // A probe inside worker 1's compute (at 250) cuts it: 100..250 has busy area
+        // 150 + 100 + 50 = 300 of 450, P = 2/3, w = 150 + (1/3)·2·150 = 250; 250..450 =
+        // 250..400 (P = 1/3, w = 150 + (2/3)·2·150 = 350) + the message 150 = 500.
+        e[17] = Event::Probe { time: 250, pid: 0, pproc: 0, id: 2, label: 1 };
+        e.sort_by_key(Event::time);
+        let p = analyze_events(&h, &e, &s).phases;
+        let w: Vec<f64> = p.phases.iter().map(|x| x.weight).collect();
+        let want = [100.0 + 400.0 / 3.0, 250.0, 350.0 + 150.0 + 50.0 + 200.0 / 3.0];
+        for (x, w) in w.iter().zip(want) {
+            assert!((x - w).abs() < 1e-9, "{x} vs {w}");
+        }
     }
 
     #[test]

@@ -46,8 +46,15 @@ fn share(w: f64, total: f64) -> f64 {
     }
 }
 
-/// The text report: summary, critical path, weighted critical path.
+/// The text report with every line of the per-line profile.
 pub fn text(a: &Analysis) -> String {
+    text_with(a, None)
+}
+
+/// The text report: summary, critical path, weighted critical path, phases, the
+/// distributions, imbalance, links, what-if answers, unmatched communication and the
+/// `top_lines` most expensive source lines (all when `None`).
+pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     let s = &a.summary;
     let mut o = String::new();
     let _ = writeln!(o, "Program: {}", a.program);
@@ -113,8 +120,13 @@ pub fn text(a: &Analysis) -> String {
             segment_label(a, seg)
         );
     }
+    o.push_str(&super::phases::text(&a.phases));
     o.push_str(&profile_text(a));
+    o.push_str(&super::imbalance::text(&a.imbalance));
+    o.push_str(&super::links::text(&a.links, TOP));
+    o.push_str(&super::whatif::text(&a.what_if));
     o.push_str(&unmatched_text(a));
+    o.push_str(&super::lines::text(&a.lines, top_lines, units));
     o
 }
 
@@ -198,13 +210,13 @@ pub fn unmatched_text(a: &Analysis) -> String {
 }
 
 /// The CSV header of [`csv_row`].
-pub const CSV_HEADER: &str = "seq_time,par_time,speedup,efficiency,pprocs_used,messages,bytes,avg_latency,granularity,critical_path,critical_segments,wcpa_weight,unmatched_sends";
+pub const CSV_HEADER: &str = "seq_time,par_time,speedup,efficiency,pprocs_used,messages,bytes,avg_latency,granularity,critical_path,critical_segments,wcpa_weight,unmatched_sends,cp_imbalance,max_link_utilization";
 
 /// One CSV row of the main metrics (speedup to 4 decimals as `cpss --stats csv`).
 pub fn csv_row(a: &Analysis) -> String {
     let s = &a.summary;
     format!(
-        "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{},{}\n",
         units(s.seq_ticks),
         units(s.par_ticks),
         s.speedup(),
@@ -217,11 +229,29 @@ pub fn csv_row(a: &Analysis) -> String {
         units(a.critical.length),
         a.critical.segments.len(),
         weight_units(a.critical.total_weight),
-        a.unmatched.sends.len()
+        a.unmatched.sends.len(),
+        units(a.imbalance.total.round().max(0.0) as Ticks),
+        a.links
+            .links
+            .iter()
+            .map(|l| l.utilization)
+            .max_by(f64::total_cmp)
+            .map(|u| format!("{u:.4}"))
+            .unwrap_or_default()
     )
 }
 
-fn json_str(s: &str) -> String {
+/// `s` as a CSV cell: quoted (quotes doubled) when it holds a comma, quote or line break.
+pub fn csv_str(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// `s` as a JSON string.
+pub fn json_str(s: &str) -> String {
     let mut o = String::from("\"");
     for c in s.chars() {
         match c {
@@ -237,8 +267,14 @@ fn json_str(s: &str) -> String {
     o
 }
 
-/// The whole analysis as one JSON object on one line.
+/// The whole analysis as one JSON object on one line, every source line included.
 pub fn json(a: &Analysis) -> String {
+    json_with(a, None)
+}
+
+/// The whole analysis as one JSON object on one line, with the `top_lines` most
+/// expensive source lines (all when `None`).
+pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
     let s = &a.summary;
     let c = &a.critical;
     let util: Vec<String> =
@@ -309,7 +345,7 @@ pub fn json(a: &Analysis) -> String {
     let by_kind: Vec<String> =
         p.path_by_kind.iter().map(|&(k, t)| format!("{{\"kind\":\"{k}\",\"time\":{}}}", units(t))).collect();
     format!(
-        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}},\"unmatched_sends\":[{}],\"pending_receives\":[{}],\"concurrency\":[{}],\"message_sizes\":[{}],\"late_sender\":[{}],\"critical_path_by_pproc\":[{}],\"critical_path_by_kind\":[{}]}}\n",
+        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}},\"unmatched_sends\":[{}],\"pending_receives\":[{}],\"concurrency\":[{}],\"message_sizes\":[{}],\"late_sender\":[{}],\"critical_path_by_pproc\":[{}],\"critical_path_by_kind\":[{}],\"phase_process\":{},\"phases\":{},\"imbalance\":{},\"links\":{},\"what_if\":{},\"lines\":{}}}\n",
         json_str(&a.program),
         units(s.seq_ticks),
         units(s.par_ticks),
@@ -333,6 +369,12 @@ pub fn json(a: &Analysis) -> String {
         sizes.join(","),
         late.join(","),
         by_pproc.join(","),
-        by_kind.join(",")
+        by_kind.join(","),
+        a.phases.pid.map_or_else(|| "null".to_string(), |p| p.to_string()),
+        super::phases::json(&a.phases),
+        super::imbalance::json(&a.imbalance),
+        super::links::json(&a.links),
+        super::whatif::json(&a.what_if),
+        super::lines::json(&a.lines, top_lines)
     )
 }

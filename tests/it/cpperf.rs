@@ -388,3 +388,141 @@ fn distributions_add_up() {
         assert!((sum - len).abs() < 1e-6, "{key}: {sum} vs {len}");
     }
 }
+
+/// `fixtures/traces/three_procs.trf`, a PICL 2.0 trace written by hand (1 µs = 1 time
+/// unit). Process 0 (node 0) computes 0..20, spawns processes 1 and 2 (nodes 1, 2) at 10,
+/// blocks to receive from process 2 at 20, gets its 8 bytes at 35, computes 35..40,
+/// blocks to receive from process 1 at 40, gets its 8 bytes at 65 and computes 65..80.
+/// Process 1 computes 10..60 and sends at 60; process 2 computes 10..30 and sends at 30.
+#[test]
+fn a_hand_written_three_process_trace_gives_its_hand_computed_metrics() {
+    let dir = tempdir("cpperf-three");
+    let trf = fixtures().join("traces").join("three_procs.trf");
+    let out = run_in(&dir, "cpperf", &[trf.to_str().unwrap(), "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    // Busy (outside the idle blocks): process 0 20 + 5 + 15 = 40, process 1 50, process 2
+    // 20; Σ Cᵢ = 110. Without a statistics record the sequential time is the busy time
+    // and the parallel time the trace's end: 110 and 80.
+    assert_eq!((f(&j["seq_time"]), f(&j["par_time"]), f(&j["pprocs_used"])), (110.0, 80.0, 3.0));
+    // Speedup 110 / 80 = 1.375; efficiency 1.375 / 3 = 0.458333.
+    assert!((f(&j["speedup"]) - 1.375).abs() < 1e-6);
+    assert!((f(&j["efficiency"]) - 1.375 / 3.0).abs() < 1e-6);
+    // PICL has no arrivals, so latency runs to the receive's completion: 35 − 30 = 5 and
+    // 65 − 60 = 5, M = 10; computation : communication = 110 : 10 = 11.
+    assert!((f(&j["granularity"]) - 11.0).abs() < 1e-6);
+    // Critical path: process 0 ends last (80). Its second receive waited for process 1's
+    // message (sent 60, completed 65), which process 1 computed from its creation at 10,
+    // forked by process 0 at 10 after computing from 0: 0..10 on process 0, 10..60 on
+    // process 1, the message 60..65, 65..80 on process 0 = 80, the trace's length.
+    let c = &j["critical_path"];
+    assert_eq!(f(&c["length"]), 80.0);
+    let shape: Vec<(String, u64, f64, f64)> = c["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["kind"].as_str().unwrap().to_string(), s["pid"].as_u64().unwrap(), f(&s["from"]), f(&s["to"])))
+        .collect();
+    let want =
+        [("compute", 0, 0.0, 10.0), ("compute", 1, 10.0, 60.0), ("message", 1, 60.0, 65.0), ("compute", 0, 65.0, 80.0)];
+    assert_eq!(shape, want.iter().map(|&(k, p, a, b)| (k.to_string(), p, a, b)).collect::<Vec<_>>());
+    // WCPA, n = 3, w = 3Δt − (2/3)·busy area: busy processors [0,10) 1, [10,20) 3,
+    // [20,30) 2, [30,35) 1, [35,40) 2, [40,60) 1, [60,65) 0, [65,80) 1.
+    //   0..10: 30 − 20/3 = 23.333;  10..60: area 30+20+5+10+20 = 85, 150 − 170/3 = 93.333;
+    //   60..65: 15;  65..80: 45 − 10 = 35.  Total 166.667.
+    assert!((f(&c["wcpa_weight"]) - 166.667).abs() < 1e-9);
+    // Imbalance: function 1 (processes 1, 2: busy 50 and 20, mean 35) has 50 on the
+    // path, 15 more than its mean; function 0 has 25 on the path and 40 busy: 0.
+    assert_eq!(f(&j["imbalance"]["total"]), 15.0);
+    // No hops in a PICL trace.
+    assert!(j["links"].is_null());
+}
+
+/// Reads a run record and replays its execution graph with nothing zeroed.
+fn baseline_of(cpt: &Path) -> (u64, u64) {
+    let bytes = std::fs::read(cpt).unwrap();
+    let a = cppe::perf::analyze(&bytes[..]).unwrap();
+    let (mut r, _) = cppe::trace::RunRecordReader::open(&bytes[..]).unwrap();
+    let mut w = cppe::perf::whatif::WhatIfBuilder::default();
+    while let Some(e) = r.next_event().unwrap() {
+        w.event(&e);
+    }
+    (a.critical.length, w.baseline(a.critical.length))
+}
+
+#[test]
+fn the_what_if_replay_gives_back_each_fixture_s_critical_path_when_nothing_is_zeroed() {
+    let dir = tempdir("cpperf-baseline");
+    for fixture in ["ring_token.c", "master_worker.c", "jacobi.c", "matmul.c", "hypercube_sum.c"] {
+        let (cpt, _) = simulate(&dir, fixture, &[]);
+        let (length, replay) = baseline_of(&cpt);
+        assert_eq!(replay, length, "{fixture}");
+    }
+}
+
+#[test]
+fn jacobi_phases_links_imbalance_and_what_if() {
+    let dir = tempdir("cpperf-jacobi");
+    let (cpt, _) = simulate(&dir, "jacobi.c", &["--trace-routes"]);
+    let c = cpt.to_str().unwrap();
+    let args = [c, "--format", "json", "--what-if", "phase=sweeps done", "--what-if", "function=block"];
+    let out = run_in(&dir, "cpperf", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    // main probes "start sweeps" then "sweeps done": two phases after the time before
+    // the first probe; their weights add up to the path's total weight (100 %).
+    assert_eq!(j["phase_process"], 0);
+    let phases = j["phases"].as_array().unwrap();
+    let labels: Vec<&str> = phases.iter().map(|p| p["label"].as_str().unwrap()).collect();
+    assert_eq!(&labels[labels.len() - 2..], ["start sweeps", "sweeps done"]);
+    let share: f64 = phases.iter().map(|p| f(&p["share"])).sum();
+    assert!((share - 100.0).abs() < 0.01, "{share}");
+    let time: f64 = phases.iter().map(|p| f(&p["time"])).sum();
+    assert!((time - f(&j["critical_path"]["length"])).abs() < 1e-6);
+    // Routes were traced: every link's utilization is a share of the run, and every
+    // message crossed at least one link unless it stayed on its processor.
+    let links = j["links"].as_array().expect("links traced");
+    assert!(!links.is_empty());
+    assert!(links.iter().all(|l| (0.0..=100.0).contains(&f(&l["utilization"])) && f(&l["packets"]) >= 1.0));
+    // What-if: zeroing can only shorten the path, and zeroing the last phase (all
+    // computation of main between its probe and the end) shortens it by at most that
+    // phase's time.
+    let len = f(&j["critical_path"]["length"]);
+    let w = j["what_if"].as_array().unwrap();
+    assert_eq!(w.len(), 2);
+    let last = phases.iter().find(|p| p["label"] == "sweeps done").unwrap();
+    assert!(f(&w[0]["saving"]) > 0.0 && f(&w[0]["saving"]) <= f(&last["time"]) + 1e-9, "{w:?}");
+    assert!(w.iter().all(|x| f(&x["new_length"]) <= len && f(&x["length"]) == len));
+    // Without --trace-routes there is no link section.
+    let (plain, _) = simulate(&dir, "ring_token.c", &[]);
+    let out = run_in(&dir, "cpperf", &[plain.to_str().unwrap()], b"");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Link traffic: routes not traced"));
+}
+
+#[test]
+fn tables_print_one_csv_each_and_a_bad_what_if_is_exit_2() {
+    let dir = tempdir("cpperf-tables");
+    let (cpt, _) = simulate(&dir, "jacobi.c", &["--trace-routes"]);
+    let c = cpt.to_str().unwrap();
+    for (table, header) in [
+        ("lines", "line,time,work,overhead,share,relative,text"),
+        ("phases", "id,label,occurrences,time,weight,share"),
+        ("links", "from,to,packets,messages,bytes,occupied,utilization"),
+        ("imbalance", "function,processes,path_time,path_busy,mean_busy,max_busy,max_over_mean,imbalance"),
+        ("what-if", "target,length,new_length,saving,saving_percent"),
+    ] {
+        let out = run_in(&dir, "cpperf", &[c, "--table", table, "--what-if", "function=main"], b"");
+        assert_eq!(out.status.code(), Some(0), "{table}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(text.lines().next(), Some(header), "{table}");
+        assert!(text.lines().count() >= 2, "{table}: {text}");
+    }
+    let out = run_in(&dir, "cpperf", &[c, "--what-if", "function=nope"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--what-if function=nope: no such function in the run (it has: block, main)"), "{err}");
+    let out = run_in(&dir, "cpperf", &[c, "--what-if", "worker"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}

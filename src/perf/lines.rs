@@ -1,0 +1,251 @@
+//! Cost per source line (SPEC §6, seed 002 §6): the busy time of every process summed by
+//! the source line its instructions came from (the `line` of [`Event::Busy`]), split into
+//! sequential work and parallel overhead, with the line's text quoted from the record
+//! header and a text bar whose length is the line's share of the most expensive line, as
+//! the performance bars of seed 002's CSDE.
+//!
+//! One counter update per busy interval; lines are kept in a vector indexed by line
+//! number (a map for implausibly large numbers from damaged input). Depends only on
+//! [`crate::trace`].
+use super::render::{csv_str, json_str, units};
+use crate::trace::{BusyClass, Event, Ticks};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Line numbers below this are counted in a vector; larger ones (a damaged record) in a map.
+const DENSE: u32 = 1 << 16;
+
+/// Width of a full bar in characters.
+pub const BAR: usize = 40;
+
+/// The busy time of one source line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineCost {
+    /// Source line (0: unknown, e.g. a PICL trace).
+    pub line: u32,
+    /// Sequential-work busy ticks.
+    pub work: Ticks,
+    /// Parallel-overhead busy ticks (fork, send, receive, …).
+    pub overhead: Ticks,
+    /// The line's text from the record header, trimmed (empty when not available).
+    pub text: String,
+}
+
+impl LineCost {
+    /// Work + overhead.
+    pub fn total(&self) -> Ticks {
+        self.work + self.overhead
+    }
+}
+
+/// Busy time per source line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineProfile {
+    /// Every line with busy time, in line order.
+    pub lines: Vec<LineCost>,
+    /// Total busy ticks over all lines.
+    pub total: Ticks,
+}
+
+impl LineProfile {
+    /// The cost of the most expensive line (0 without lines).
+    pub fn max(&self) -> Ticks {
+        self.lines.iter().map(LineCost::total).max().unwrap_or(0)
+    }
+
+    /// The `top` most expensive lines (all when `top` is `None`), in line order; ties in
+    /// cost keep the lower line.
+    pub fn top(&self, top: Option<usize>) -> Vec<&LineCost> {
+        let Some(n) = top else { return self.lines.iter().collect() };
+        let mut by_cost: Vec<&LineCost> = self.lines.iter().collect();
+        by_cost.sort_by(|a, b| b.total().cmp(&a.total()).then(a.line.cmp(&b.line)));
+        by_cost.truncate(n);
+        by_cost.sort_by_key(|l| l.line);
+        by_cost
+    }
+
+    /// The text bar of `l`: `#` for work and `+` for overhead, [`BAR`] characters for the
+    /// most expensive line, padded with spaces to [`BAR`].
+    pub fn bar(&self, l: &LineCost) -> String {
+        let max = self.max();
+        if max == 0 {
+            return " ".repeat(BAR);
+        }
+        let cells = |t: Ticks| ((t as u128 * BAR as u128 + max as u128 / 2) / max as u128) as usize;
+        let all = cells(l.total()).min(BAR);
+        let work = cells(l.work).min(all);
+        format!("{}{}{}", "#".repeat(work), "+".repeat(all - work), " ".repeat(BAR - all))
+    }
+}
+
+/// Accumulates a [`LineProfile`].
+#[derive(Debug, Default)]
+pub struct LineBuilder {
+    dense: Vec<(Ticks, Ticks)>,
+    sparse: BTreeMap<u32, (Ticks, Ticks)>,
+}
+
+impl LineBuilder {
+    /// Takes one event into account.
+    pub fn event(&mut self, e: &Event) {
+        if let Event::Busy { start, end, line, class, .. } = *e {
+            let t = end.saturating_sub(start);
+            let slot = if line < DENSE {
+                let i = line as usize;
+                if self.dense.len() <= i {
+                    self.dense.resize(i + 1, (0, 0));
+                }
+                &mut self.dense[i]
+            } else {
+                self.sparse.entry(line).or_insert((0, 0))
+            };
+            match class {
+                BusyClass::Work => slot.0 += t,
+                BusyClass::Overhead => slot.1 += t,
+            }
+        }
+    }
+
+    /// The profile, quoting lines of `source` (the record header's main source text).
+    pub fn finish(self, source: &str) -> LineProfile {
+        let text: Vec<&str> = source.lines().collect();
+        let quote = |line: u32| {
+            line.checked_sub(1).and_then(|i| text.get(i as usize)).map(|s| s.trim().to_string()).unwrap_or_default()
+        };
+        let lines: Vec<LineCost> = (0u32..)
+            .zip(self.dense)
+            .chain(self.sparse)
+            .filter(|&(_, (w, o))| w + o > 0)
+            .map(|(line, (work, overhead))| LineCost { line, work, overhead, text: quote(line) })
+            .collect();
+        let total = lines.iter().map(LineCost::total).sum();
+        LineProfile { lines, total }
+    }
+}
+
+/// The text section: one row per line with its time, share of all busy time, bar and text.
+pub fn text(p: &LineProfile, top: Option<usize>, units: impl Fn(Ticks) -> String) -> String {
+    let mut o = String::new();
+    if p.lines.is_empty() {
+        return o;
+    }
+    if p.lines.iter().all(|l| l.line == 0) {
+        let _ = writeln!(o, "\nCost per source line: the record attributes no busy time to source lines");
+        return o;
+    }
+    let shown = p.top(top);
+    let _ = writeln!(
+        o,
+        "\nCost per source line ({} of {} lines; busy time of all processes; bar: share of the most expensive line, # work, + overhead)",
+        shown.len(),
+        p.lines.len()
+    );
+    for l in shown {
+        let share = if p.total > 0 { 100.0 * l.total() as f64 / p.total as f64 } else { 0.0 };
+        let line = if l.line == 0 { "?".to_string() } else { l.line.to_string() };
+        let row = format!("  {line:>5} {:>12} {share:6.2} % |{}| {}", units(l.total()), p.bar(l), l.text);
+        let _ = writeln!(o, "{}", row.trim_end());
+    }
+    o
+}
+
+/// The JSON array of the lines shown (line order); `relative` is the bar's share of the
+/// most expensive line in percent.
+pub fn json(p: &LineProfile, top: Option<usize>) -> String {
+    let max = p.max();
+    let rows: Vec<String> = p
+        .top(top)
+        .iter()
+        .map(|l| {
+            format!(
+                "{{\"line\":{},\"time\":{},\"work\":{},\"overhead\":{},\"share\":{:.4},\"relative\":{:.4},\"text\":{}}}",
+                l.line,
+                units(l.total()),
+                units(l.work),
+                units(l.overhead),
+                pct(l.total(), p.total),
+                pct(l.total(), max),
+                json_str(&l.text)
+            )
+        })
+        .collect();
+    format!("[{}]", rows.join(","))
+}
+
+/// The CSV table `line,time,work,overhead,share,relative,text`.
+pub fn csv(p: &LineProfile, top: Option<usize>) -> String {
+    let max = p.max();
+    let mut o = String::from("line,time,work,overhead,share,relative,text\n");
+    for l in p.top(top) {
+        let _ = writeln!(
+            o,
+            "{},{},{},{},{:.4},{:.4},{}",
+            l.line,
+            units(l.total()),
+            units(l.work),
+            units(l.overhead),
+            pct(l.total(), p.total),
+            pct(l.total(), max),
+            csv_str(&l.text)
+        );
+    }
+    o
+}
+
+fn pct(a: Ticks, b: Ticks) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        100.0 * a as f64 / b as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn busy(pid: u32, start: Ticks, end: Ticks, line: u32, class: BusyClass) -> Event {
+        Event::Busy { pproc: pid, pid, start, end, line, class }
+    }
+
+    #[test]
+    fn lines_sum_over_processes_and_bars_scale_to_the_most_expensive() {
+        let source = "int main() {\n  x = 1;\n  y = f(x);\n}\n";
+        let mut b = LineBuilder::default();
+        for e in [
+            // Line 2: 100 work on process 0 + 100 work on process 1 = 200.
+            busy(0, 0, 100, 2, BusyClass::Work),
+            busy(1, 0, 100, 2, BusyClass::Work),
+            // Line 3: 60 work + 40 overhead = 100, half of line 2.
+            busy(0, 100, 160, 3, BusyClass::Work),
+            busy(0, 160, 200, 3, BusyClass::Overhead),
+            // An empty interval adds nothing; line 4 never appears.
+            busy(1, 100, 100, 4, BusyClass::Work),
+        ] {
+            b.event(&e);
+        }
+        let p = b.finish(source);
+        assert_eq!(p.total, 300);
+        assert_eq!(p.lines.len(), 2);
+        assert_eq!((p.lines[0].line, p.lines[0].total(), p.lines[0].text.as_str()), (2, 200, "x = 1;"));
+        assert_eq!((p.lines[1].line, p.lines[1].work, p.lines[1].overhead), (3, 60, 40));
+        // Line 2 is the most expensive: a full bar of 40 `#`. Line 3 is 100/200 of it:
+        // 20 cells, of which 60/200·40 = 12 work and 8 overhead, then 20 blanks.
+        assert_eq!(p.bar(&p.lines[0]), "#".repeat(40));
+        assert_eq!(p.bar(&p.lines[1]), format!("{}{}{}", "#".repeat(12), "+".repeat(8), " ".repeat(20)));
+        // Top 1 keeps line 2 only.
+        assert_eq!(p.top(Some(1)).iter().map(|l| l.line).collect::<Vec<_>>(), vec![2]);
+        let t = text(&p, None, |t| t.to_string());
+        assert!(t.contains("    2          200  66.67 % |"), "{t}");
+        assert!(t.contains("| y = f(x);"), "{t}");
+    }
+
+    #[test]
+    fn huge_line_numbers_from_damaged_input_do_not_allocate_a_huge_table() {
+        let mut b = LineBuilder::default();
+        b.event(&busy(0, 0, 5, u32::MAX, BusyClass::Work));
+        let p = b.finish("");
+        assert_eq!(p.lines.len(), 1);
+        assert_eq!((p.lines[0].line, p.lines[0].total(), p.lines[0].text.as_str()), (u32::MAX, 5, ""));
+    }
+}
