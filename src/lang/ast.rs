@@ -2,6 +2,10 @@
 //! code generator. Every node carries the [`Loc`] of the token that starts it, pointing
 //! into the original file (macro-expanded tokens carry the location of the macro use).
 
+/// An identifier's spelling, shared: the parser makes one per distinct name and every
+/// use clones the pointer, so the tree holds no per-use string allocations.
+pub type Name = std::rc::Rc<str>;
+
 /// A source location: file (index into the compiler's file list), 1-based line and
 /// column, and length in bytes of the token or construct for the caret.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -74,7 +78,7 @@ pub struct TypeSpec {
 /// `*p`, `&a[N][M]`, `x = 3`, `v[4] = {1, 2, 3, 4}`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Declarator {
-    pub name: String,
+    pub name: Name,
     pub loc: Loc,
     /// Number of `*`.
     pub pointers: u32,
@@ -262,7 +266,7 @@ pub enum ExprKind {
     CharLit(u8),
     /// Bytes of the string (escapes resolved), without the terminating NUL.
     StrLit(Vec<u8>),
-    Ident(String),
+    Ident(Name),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// `a = b` (op `None`) or compound `a op= b`.
@@ -277,7 +281,7 @@ pub enum ExprKind {
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `name(args)`: functions are called by name (built-ins included).
     Call {
-        name: String,
+        name: Name,
         name_loc: Loc,
         args: Vec<Expr>,
     },
@@ -286,7 +290,7 @@ pub enum ExprKind {
     /// `e.field` or `e->field` (`arrow`).
     Member {
         expr: Box<Expr>,
-        field: String,
+        field: Name,
         field_loc: Loc,
         arrow: bool,
     },

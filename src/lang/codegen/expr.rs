@@ -93,7 +93,7 @@ impl Gen<'_> {
                 while let Some((elem, _)) = self.types.array_elem(t) {
                     t = elem;
                 }
-                return self.types.channel_elem(t).map(|el| (name.clone(), el));
+                return self.types.channel_elem(t).map(|el| (name.to_string(), el));
             }
         }
         None
@@ -142,7 +142,7 @@ impl Gen<'_> {
                 // 0 is the null pointer; a file handle from `fopen` may be kept in a `FILE *`.
                 (Some(_), None) => {
                     matches!(e.kind, ExprKind::IntLit(0))
-                        || matches!(&e.kind, ExprKind::Call { name, .. } if name == "fopen" && self.lookup(name).is_none())
+                        || matches!(&e.kind, ExprKind::Call { name, .. } if &**name == "fopen" && self.lookup(name).is_none())
                 }
                 (None, _) => false,
             }

@@ -45,8 +45,9 @@ struct Signature {
     defined: bool,
 }
 
-/// A laid-out function: its table entry, code and source lines (targets relative).
-type FinishedFn = (FunctionInfo, Vec<Instr>, Vec<u32>);
+/// A laid-out function: its table entry and where its code and source lines (jump targets
+/// relative to the function) sit in `Gen::done_code` / `Gen::done_lines`.
+type FinishedFn = (FunctionInfo, std::ops::Range<usize>, std::ops::Range<usize>);
 
 /// The function being generated.
 struct FnCtx {
@@ -72,6 +73,12 @@ pub(crate) struct Gen<'a> {
     sigs: Vec<Signature>,
     /// Finished functions: info + code, indexed like `sigs`.
     bodies: Vec<Option<FinishedFn>>,
+    /// Code and lines of every finished function, one after another in finishing order.
+    done_code: Vec<Instr>,
+    done_lines: Vec<u32>,
+    /// Emptied code/lines buffers of finished functions, reused by the next ones so a
+    /// program of many functions does not grow a fresh pair of vectors for each.
+    spare: Vec<(Vec<Instr>, Vec<u32>)>,
     fns: Vec<FnCtx>,
     idents: Vec<IdentInfo>,
     blocks: Vec<BlockInfo>,
@@ -95,6 +102,9 @@ pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Opt
         scopes: Vec::new(),
         sigs: Vec::new(),
         bodies: Vec::new(),
+        done_code: Vec::new(),
+        done_lines: Vec::new(),
+        spare: Vec::new(),
         fns: Vec::new(),
         idents: Vec::new(),
         blocks: Vec::new(),
@@ -348,7 +358,7 @@ impl<'a> Gen<'a> {
             let Some((ty, dims)) = self.array_dims(chan_ty, &d.dims, false) else { continue };
             if let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Channel, d.loc) {
                 self.channels.push(ChannelInfo {
-                    name: d.name.clone(),
+                    name: d.name.to_string(),
                     elem,
                     msg_words,
                     dims,
@@ -456,11 +466,12 @@ impl<'a> Gen<'a> {
             return;
         }
         let is_main = f.name == "main" && depth == 1;
+        let (code, lines) = self.spare.pop().unwrap_or_default();
         self.fns.push(FnCtx {
             index: idx,
             depth,
-            code: Vec::new(),
-            lines: Vec::new(),
+            code,
+            lines,
             next: 0,
             high: 0,
             ret: sig.ret,
@@ -524,8 +535,14 @@ impl<'a> Gen<'a> {
             line: loc.line,
             is_forall_body,
         };
+        let (code_at, lines_at) = (self.done_code.len(), self.done_lines.len());
+        self.done_code.extend_from_slice(&ctx.code);
+        self.done_lines.extend_from_slice(&ctx.lines);
+        ctx.code.clear();
+        ctx.lines.clear();
+        self.spare.push((ctx.code, ctx.lines));
         if let Some(slot) = self.bodies.get_mut(idx as usize) {
-            *slot = Some((info, ctx.code, ctx.lines));
+            *slot = Some((info, code_at..self.done_code.len(), lines_at..self.done_lines.len()));
         }
     }
 
@@ -544,14 +561,15 @@ impl<'a> Gen<'a> {
             return None;
         }
         let main = self.lookup_global_main()?;
-        let mut code = Vec::new();
-        let mut lines = Vec::new();
-        let mut functions = Vec::new();
+        let mut code = Vec::with_capacity(self.done_code.len());
+        let mut lines = Vec::with_capacity(self.done_lines.len());
+        let mut functions = Vec::with_capacity(self.bodies.len());
         for slot in self.bodies.iter_mut() {
-            let (mut info, fcode, flines) = slot.take()?;
+            let (mut info, code_range, lines_range) = slot.take()?;
             let base = code.len() as u32;
             info.entry = base;
-            for mut i in fcode {
+            let (fcode, flines) = (self.done_code.get(code_range)?, self.done_lines.get(lines_range)?);
+            for mut i in fcode.iter().copied() {
                 match &mut i {
                     Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
                         *target += base
@@ -560,7 +578,7 @@ impl<'a> Gen<'a> {
                 }
                 code.push(i);
             }
-            lines.extend(flines);
+            lines.extend_from_slice(flines);
             info.end = code.len() as u32;
             functions.push(info);
         }

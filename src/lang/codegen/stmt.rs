@@ -333,11 +333,12 @@ impl Gen<'_> {
             return;
         }
         let idx = self.new_forall_body(loc);
+        let (code, lines) = self.spare.pop().unwrap_or_default();
         self.fns.push(FnCtx {
             index: idx,
             depth,
-            code: Vec::new(),
-            lines: Vec::new(),
+            code,
+            lines,
             next: 0,
             high: 0,
             ret: VOID,

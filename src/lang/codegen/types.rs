@@ -294,11 +294,11 @@ impl Gen<'_> {
                     self.error(d.loc, format!("field `{}` cannot have type {}", d.name, self.types.name(ty)));
                     continue;
                 }
-                if fields.iter().any(|x| x.name == d.name) {
+                if fields.iter().any(|x| *x.name == *d.name) {
                     self.error(d.loc, format!("duplicate field `{}`", d.name));
                     continue;
                 }
-                fields.push(FieldInfo { name: d.name.clone(), ty, off });
+                fields.push(FieldInfo { name: d.name.to_string(), ty, off });
                 off = off.saturating_add(self.types.words(ty));
             }
         }
