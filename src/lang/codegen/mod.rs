@@ -30,7 +30,8 @@ enum Symbol {
 }
 
 struct Scope {
-    names: HashMap<String, (Symbol, Loc)>,
+    /// Keyed by the AST's shared names, so declaring allocates no key string.
+    names: HashMap<ast::Name, (Symbol, Loc)>,
     block: u32,
 }
 
@@ -152,7 +153,7 @@ impl<'a> Gen<'a> {
     }
 
     /// Declares `name` in the innermost scope; reports a duplicate definition.
-    fn declare(&mut self, name: &str, sym: Symbol, loc: Loc) -> bool {
+    fn declare(&mut self, name: &ast::Name, sym: Symbol, loc: Loc) -> bool {
         let Some(scope) = self.scopes.last_mut() else { return false };
         if let Some((_, prev)) = scope.names.get(name) {
             let prev = *prev;
@@ -162,7 +163,7 @@ impl<'a> Gen<'a> {
             );
             return false;
         }
-        scope.names.insert(name.to_string(), (sym, loc));
+        scope.names.insert(name.clone(), (sym, loc));
         true
     }
 
@@ -172,7 +173,7 @@ impl<'a> Gen<'a> {
     }
 
     /// Allocates `words` in the current frame (or the global area) and declares a variable.
-    fn declare_var(&mut self, name: &str, ty: TypeId, kind: IdentKind, loc: Loc) -> Option<(u8, u32)> {
+    fn declare_var(&mut self, name: &ast::Name, ty: TypeId, kind: IdentKind, loc: Loc) -> Option<(u8, u32)> {
         let words = if kind == IdentKind::RefParam { 1 } else { self.types.words(ty) };
         let (depth, off) = match self.fns.last_mut() {
             Some(f) => {
@@ -404,7 +405,8 @@ impl<'a> Gen<'a> {
             let ty = self.param_type(base, &p.decl).unwrap_or(ERROR);
             params.push((ty, p.decl.is_ref));
         }
-        if let Some(Symbol::Func(idx)) = self.scopes.last().and_then(|s| s.names.get(&f.name)).map(|(s, _)| *s) {
+        if let Some(Symbol::Func(idx)) = self.scopes.last().and_then(|s| s.names.get(f.name.as_str())).map(|(s, _)| *s)
+        {
             {
                 let prev = self.sigs.get(idx as usize).cloned()?;
                 if prev.ret != ret || prev.params != params {
@@ -431,7 +433,7 @@ impl<'a> Gen<'a> {
             }
         }
         let idx = self.sigs.len() as u32;
-        if !self.declare(&f.name, Symbol::Func(idx), f.loc) {
+        if !self.declare(&ast::Name::from(f.name.as_str()), Symbol::Func(idx), f.loc) {
             return None;
         }
         self.sigs.push(Signature { name: f.name.clone(), ret, params, loc: f.loc, defined: f.body.is_some() });

@@ -348,7 +348,7 @@ impl Gen<'_> {
             continues: Vec::new(),
         });
         let block = self.push_scope(loc);
-        self.declare_var(var, INT, IdentKind::ForallIndex, var_loc);
+        self.declare_var(&crate::lang::ast::Name::from(var), INT, IdentKind::ForallIndex, var_loc);
         self.sub_stmt(body);
         self.emit(Instr::Ret { n: 0 }, loc);
         self.pop_scope(loc);
