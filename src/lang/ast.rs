@@ -268,9 +268,10 @@ pub enum ExprKind {
     StrLit(Vec<u8>),
     Ident(Name),
     Unary(UnOp, Box<Expr>),
-    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a op b`; both operands in one allocation (as for `Assign`, `Index`, `Comma`).
+    Binary(BinOp, Box<(Expr, Expr)>),
     /// `a = b` (op `None`) or compound `a op= b`.
-    Assign(Option<BinOp>, Box<Expr>, Box<Expr>),
+    Assign(Option<BinOp>, Box<(Expr, Expr)>),
     /// `++e`, `e++`, `--e`, `e--`.
     IncDec {
         pre: bool,
@@ -286,7 +287,7 @@ pub enum ExprKind {
         args: Vec<Expr>,
     },
     /// `a[i]`
-    Index(Box<Expr>, Box<Expr>),
+    Index(Box<(Expr, Expr)>),
     /// `e.field` or `e->field` (`arrow`).
     Member {
         expr: Box<Expr>,
@@ -298,5 +299,5 @@ pub enum ExprKind {
     SizeofType(TypeName),
     SizeofExpr(Box<Expr>),
     /// `a, b`
-    Comma(Box<Expr>, Box<Expr>),
+    Comma(Box<(Expr, Expr)>),
 }

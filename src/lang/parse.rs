@@ -1005,15 +1005,15 @@ impl Parser<'_> {
             self.bump();
             let loc = lhs.loc;
             let kind = match op {
-                Infix::Comma => ExprKind::Comma(Box::new(lhs), Box::new(self.expr_bp(prec + 1)?)),
-                Infix::Assign(op) => ExprKind::Assign(op, Box::new(lhs), Box::new(self.expr_bp(prec)?)),
+                Infix::Comma => ExprKind::Comma(Box::new((lhs, self.expr_bp(prec + 1)?))),
+                Infix::Assign(op) => ExprKind::Assign(op, Box::new((lhs, self.expr_bp(prec)?))),
                 Infix::Cond => {
                     let mid = self.expr()?;
                     self.expect(Punct::Colon, "in the conditional expression")?;
                     let els = self.expr_bp(PREC_COND)?;
                     ExprKind::Cond(Box::new(lhs), Box::new(mid), Box::new(els))
                 }
-                Infix::Bin(op) => ExprKind::Binary(op, Box::new(lhs), Box::new(self.expr_bp(prec + 1)?)),
+                Infix::Bin(op) => ExprKind::Binary(op, Box::new((lhs, self.expr_bp(prec + 1)?))),
             };
             lhs = Expr { kind, loc };
         }
@@ -1089,7 +1089,7 @@ impl Parser<'_> {
                     self.bump();
                     let i = self.expr()?;
                     self.expect(Punct::RBracket, "to close the index")?;
-                    ExprKind::Index(Box::new(e), Box::new(i))
+                    ExprKind::Index(Box::new((e, i)))
                 }
                 TokenKind::Punct(Punct::LParen) => {
                     let ExprKind::Ident(name) = e.kind else {

@@ -29,8 +29,8 @@ fn sexp(e: &Expr) -> String {
         ExprKind::StrLit(s) => format!("{:?}", String::from_utf8_lossy(s)),
         ExprKind::Ident(n) => n.to_string(),
         ExprKind::Unary(op, x) => format!("({op:?} {})", sexp(x)),
-        ExprKind::Binary(op, a, b) => format!("({op:?} {} {})", sexp(a), sexp(b)),
-        ExprKind::Assign(op, a, b) => format!("(= {op:?} {} {})", sexp(a), sexp(b)),
+        ExprKind::Binary(op, ab) => format!("({op:?} {} {})", sexp(&ab.0), sexp(&ab.1)),
+        ExprKind::Assign(op, ab) => format!("(= {op:?} {} {})", sexp(&ab.0), sexp(&ab.1)),
         ExprKind::IncDec { pre, inc, expr } => {
             format!("({}{} {})", if *pre { "pre" } else { "post" }, if *inc { "++" } else { "--" }, sexp(expr))
         }
@@ -38,14 +38,14 @@ fn sexp(e: &Expr) -> String {
         ExprKind::Call { name, args, .. } => {
             format!("(call {name}{})", args.iter().map(|a| format!(" {}", sexp(a))).collect::<String>())
         }
-        ExprKind::Index(a, i) => format!("([] {} {})", sexp(a), sexp(i)),
+        ExprKind::Index(ai) => format!("([] {} {})", sexp(&ai.0), sexp(&ai.1)),
         ExprKind::Member { expr, field, arrow, .. } => {
             format!("({} {} {field})", if *arrow { "->" } else { "." }, sexp(expr))
         }
         ExprKind::Cast(t, x) => format!("(cast {:?}{} {})", t.base.base, "*".repeat(t.pointers as usize), sexp(x)),
         ExprKind::SizeofType(t) => format!("(sizeof {:?})", t.base.base),
         ExprKind::SizeofExpr(x) => format!("(sizeof {})", sexp(x)),
-        ExprKind::Comma(a, b) => format!("(, {} {})", sexp(a), sexp(b)),
+        ExprKind::Comma(ab) => format!("(, {} {})", sexp(&ab.0), sexp(&ab.1)),
     }
 }
 

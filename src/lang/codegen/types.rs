@@ -331,8 +331,8 @@ impl Gen<'_> {
                     _ => return None,
                 }
             }
-            ExprKind::Binary(op, a, b) => {
-                let (a, b) = (self.const_value(a)?, self.const_value(b)?);
+            ExprKind::Binary(op, ab) => {
+                let (a, b) = (self.const_value(&ab.0)?, self.const_value(&ab.1)?);
                 match (a, b) {
                     (Const::Int(x), Const::Int(y)) => Const::Int(const_int_op(*op, x, y)?),
                     (x, y) => {
