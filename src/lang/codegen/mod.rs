@@ -661,19 +661,42 @@ fn remove_nops(code: &mut Vec<Instr>, lines: &mut Vec<u32>) {
         }
     }
     new_index.push(n);
-    let mut out = Vec::with_capacity(n as usize);
-    let mut out_lines = Vec::with_capacity(n as usize);
-    for (i, l) in code.iter().zip(lines.iter()) {
-        let mut i = *i;
+    // Compact in place (the write position never passes the read position), so the
+    // buffers keep their capacity for the next function.
+    let len = code.len().min(lines.len());
+    let mut w = 0;
+    for r in 0..len {
+        let mut i = code[r];
         if matches!(i, Instr::Nop {}) {
             continue;
         }
         if let Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } = &mut i {
             *target = new_index.get(*target as usize).copied().unwrap_or(n);
         }
-        out.push(i);
-        out_lines.push(*l);
+        code[w] = i;
+        lines[w] = lines[r];
+        w += 1;
     }
-    *code = out;
-    *lines = out_lines;
+    code.truncate(w);
+    lines.truncate(w);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nops_are_removed_in_place_and_jumps_retargeted() {
+        // Old positions 0..5: PushI, Nop, Jump->3, Nop, Ret. Without the two Nops, old
+        // position 3 (a Nop) maps to the next kept instruction, Ret, now at 2; each line
+        // stays with its instruction.
+        let mut code =
+            vec![Instr::PushI { v: 1 }, Instr::Nop {}, Instr::Jump { target: 3 }, Instr::Nop {}, Instr::Ret { n: 0 }];
+        let mut lines = vec![1, 2, 3, 4, 5];
+        let cap = code.capacity();
+        remove_nops(&mut code, &mut lines);
+        assert_eq!(code, vec![Instr::PushI { v: 1 }, Instr::Jump { target: 2 }, Instr::Ret { n: 0 }]);
+        assert_eq!(lines, vec![1, 3, 5]);
+        assert_eq!(code.capacity(), cap, "the buffer is kept for reuse");
+    }
 }
