@@ -144,6 +144,8 @@ pub struct Stmt {
     pub loc: Loc,
 }
 
+/// The rarer statements keep their expressions boxed so that a `Stmt` (and every
+/// `Vec<Stmt>` slot) stays the size of the common ones (`if`, `while`, expression).
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `;`
@@ -151,7 +153,7 @@ pub enum StmtKind {
     Expr(Expr),
     Decl(VarDecl),
     /// A nested function definition.
-    Func(FuncDef),
+    Func(Box<FuncDef>),
     /// A struct definition inside a function.
     Struct(StructDef),
     Block(Block),
@@ -171,13 +173,13 @@ pub enum StmtKind {
     For {
         /// An expression statement or a declaration.
         init: Option<Box<Stmt>>,
-        cond: Option<Expr>,
-        step: Option<Expr>,
+        cond: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
         body: Box<Stmt>,
     },
     /// `switch (e) { … }`: the body's statements contain `Case`/`Default` labels.
     Switch {
-        expr: Expr,
+        expr: Box<Expr>,
         body: Block,
     },
     /// `case E:` label (the labelled statement follows as its own statement).
@@ -191,16 +193,16 @@ pub enum StmtKind {
     Forall {
         var: String,
         var_loc: Loc,
-        lo: Expr,
-        hi: Expr,
-        grouping: Option<Expr>,
+        lo: Box<Expr>,
+        hi: Box<Expr>,
+        grouping: Option<Box<Expr>>,
         body: Box<Stmt>,
     },
     /// `fork [vproc; chans…] call;` — `call` is what follows (the checker requires a call).
     Fork {
-        vproc: Option<Expr>,
+        vproc: Option<Box<Expr>>,
         chans: Vec<Expr>,
-        call: Expr,
+        call: Box<Expr>,
     },
     /// `join;`
     Join,

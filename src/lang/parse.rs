@@ -738,7 +738,7 @@ impl Parser<'_> {
                 let ty = self.type_spec()?;
                 match self.decl_rest(ty)? {
                     Decl::Var(v) => out.push(Stmt { loc: t.loc, kind: StmtKind::Decl(v) }),
-                    Decl::Func(f) => out.push(Stmt { loc: t.loc, kind: StmtKind::Func(f) }),
+                    Decl::Func(f) => out.push(Stmt { loc: t.loc, kind: StmtKind::Func(Box::new(f)) }),
                     Decl::Nothing => {}
                 }
                 Ok(())
@@ -863,7 +863,7 @@ impl Parser<'_> {
         if !self.at(Punct::LBrace) {
             return Err(self.expected("`{` after `switch (…)`"));
         }
-        Ok(StmtKind::Switch { expr, body: self.block()? })
+        Ok(StmtKind::Switch { expr: Box::new(expr), body: self.block()? })
     }
 
     fn case_label(&mut self) -> PResult<StmtKind> {
@@ -923,7 +923,7 @@ impl Parser<'_> {
         let step = if self.at(Punct::RParen) { None } else { Some(self.expr()?) };
         self.expect(Punct::RParen, "to close the `for` header")?;
         let body = Box::new(self.stmt()?);
-        Ok(StmtKind::For { init, cond, step, body })
+        Ok(StmtKind::For { init, cond: cond.map(Box::new), step: step.map(Box::new), body })
     }
 
     fn expect_word(&mut self, w: super::token::Sym, text: &str) -> PResult<()> {
@@ -950,7 +950,14 @@ impl Parser<'_> {
         };
         self.expect(Punct::RParen, "to close the `forall` header")?;
         let body = Box::new(self.stmt()?);
-        Ok(StmtKind::Forall { var, var_loc, lo, hi, grouping, body })
+        Ok(StmtKind::Forall {
+            var,
+            var_loc,
+            lo: Box::new(lo),
+            hi: Box::new(hi),
+            grouping: grouping.map(Box::new),
+            body,
+        })
     }
 
     fn fork(&mut self) -> PResult<StmtKind> {
@@ -971,7 +978,7 @@ impl Parser<'_> {
         }
         let call = self.expr()?;
         self.expect_semi("`fork` statement")?;
-        Ok(StmtKind::Fork { vproc, chans, call })
+        Ok(StmtKind::Fork { vproc: vproc.map(Box::new), chans, call: Box::new(call) })
     }
 
     // ----- expressions --------------------------------------------------------------

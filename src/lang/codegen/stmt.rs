@@ -157,9 +157,9 @@ impl Gen<'_> {
             }
             StmtKind::Return(e) => self.return_stmt(e.as_ref(), loc),
             StmtKind::Forall { var, var_loc, lo, hi, grouping, body } => {
-                self.forall(var, *var_loc, lo, hi, grouping.as_ref(), body, loc)
+                self.forall(var, *var_loc, lo, hi, grouping.as_deref(), body, loc)
             }
-            StmtKind::Fork { vproc, chans, call } => self.fork(vproc.as_ref(), chans, call, loc),
+            StmtKind::Fork { vproc, chans, call } => self.fork(vproc.as_deref(), chans, call, loc),
             StmtKind::Join => {
                 self.emit(Instr::Join {}, loc);
             }
