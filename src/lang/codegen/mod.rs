@@ -563,27 +563,10 @@ impl<'a> Gen<'a> {
             return None;
         }
         let main = self.lookup_global_main()?;
-        let mut code = Vec::with_capacity(self.done_code.len());
-        let mut lines = Vec::with_capacity(self.done_lines.len());
-        let mut functions = Vec::with_capacity(self.bodies.len());
-        for slot in self.bodies.iter_mut() {
-            let (mut info, code_range, lines_range) = slot.take()?;
-            let base = code.len() as u32;
-            info.entry = base;
-            let (fcode, flines) = (self.done_code.get(code_range)?, self.done_lines.get(lines_range)?);
-            for mut i in fcode.iter().copied() {
-                match &mut i {
-                    Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
-                        *target += base
-                    }
-                    _ => {}
-                }
-                code.push(i);
-            }
-            lines.extend_from_slice(flines);
-            info.end = code.len() as u32;
-            functions.push(info);
-        }
+        let (code, lines, functions) = match self.layout_in_place() {
+            Some(laid_out) => laid_out,
+            None => self.layout_by_copy()?,
+        };
         // src2cod: the first instruction of each line, by line (a table indexed by line).
         let max_line = lines.iter().copied().max().unwrap_or(0) as usize;
         let mut first = vec![u32::MAX; max_line + 1];
@@ -615,6 +598,68 @@ impl<'a> Gen<'a> {
             arch: self.arch.take().map(|(a, _)| a),
             phy_arch: self.phy_arch.take().map(|(a, _)| a),
         })
+    }
+
+    /// The common case of [`Gen::layout_by_copy`]: when the functions were finished in
+    /// index order (no nested function or `forall` body finishing before its parent),
+    /// the finished code already has the final layout, so it is relocated in place and
+    /// moved into the module instead of copied. `None` (nothing changed) when the order
+    /// differs or a body is missing.
+    fn layout_in_place(&mut self) -> Option<(Vec<Instr>, Vec<u32>, Vec<FunctionInfo>)> {
+        let (mut code_at, mut lines_at) = (0, 0);
+        for slot in &self.bodies {
+            let (_, c, l) = slot.as_ref()?;
+            if c.start != code_at || l.start != lines_at {
+                return None;
+            }
+            (code_at, lines_at) = (c.end, l.end);
+        }
+        if code_at != self.done_code.len() || lines_at != self.done_lines.len() {
+            return None;
+        }
+        let mut code = std::mem::take(&mut self.done_code);
+        let lines = std::mem::take(&mut self.done_lines);
+        let mut functions = Vec::with_capacity(self.bodies.len());
+        for slot in self.bodies.iter_mut() {
+            let (mut info, range, _) = slot.take()?;
+            let base = range.start as u32;
+            info.entry = base;
+            info.end = range.end as u32;
+            for i in code.get_mut(range)? {
+                if let Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } = i {
+                    *target += base;
+                }
+            }
+            functions.push(info);
+        }
+        Some((code, lines, functions))
+    }
+
+    /// Lays out the functions in index order, copying each one's code (jump targets
+    /// relocated) and lines.
+    fn layout_by_copy(&mut self) -> Option<(Vec<Instr>, Vec<u32>, Vec<FunctionInfo>)> {
+        let mut code = Vec::with_capacity(self.done_code.len());
+        let mut lines = Vec::with_capacity(self.done_lines.len());
+        let mut functions = Vec::with_capacity(self.bodies.len());
+        for slot in self.bodies.iter_mut() {
+            let (mut info, code_range, lines_range) = slot.take()?;
+            let base = code.len() as u32;
+            info.entry = base;
+            let (fcode, flines) = (self.done_code.get(code_range)?, self.done_lines.get(lines_range)?);
+            for mut i in fcode.iter().copied() {
+                match &mut i {
+                    Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
+                        *target += base
+                    }
+                    _ => {}
+                }
+                code.push(i);
+            }
+            lines.extend_from_slice(flines);
+            info.end = code.len() as u32;
+            functions.push(info);
+        }
+        Some((code, lines, functions))
     }
 
     fn lookup_global_main(&self) -> Option<u32> {
