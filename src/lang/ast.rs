@@ -2,6 +2,10 @@
 //! code generator. Every node carries the [`Loc`] of the token that starts it, pointing
 //! into the original file (macro-expanded tokens carry the location of the macro use).
 
+/// An identifier's spelling, shared: the parser makes one per distinct name and every
+/// use clones the pointer, so the tree holds no per-use string allocations.
+pub type Name = std::rc::Rc<str>;
+
 /// A source location: file (index into the compiler's file list), 1-based line and
 /// column, and length in bytes of the token or construct for the caret.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -74,7 +78,7 @@ pub struct TypeSpec {
 /// `*p`, `&a[N][M]`, `x = 3`, `v[4] = {1, 2, 3, 4}`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Declarator {
-    pub name: String,
+    pub name: Name,
     pub loc: Loc,
     /// Number of `*`.
     pub pointers: u32,
@@ -140,6 +144,8 @@ pub struct Stmt {
     pub loc: Loc,
 }
 
+/// The rarer statements keep their expressions boxed so that a `Stmt` (and every
+/// `Vec<Stmt>` slot) stays the size of the common ones (`if`, `while`, expression).
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `;`
@@ -147,7 +153,7 @@ pub enum StmtKind {
     Expr(Expr),
     Decl(VarDecl),
     /// A nested function definition.
-    Func(FuncDef),
+    Func(Box<FuncDef>),
     /// A struct definition inside a function.
     Struct(StructDef),
     Block(Block),
@@ -167,13 +173,13 @@ pub enum StmtKind {
     For {
         /// An expression statement or a declaration.
         init: Option<Box<Stmt>>,
-        cond: Option<Expr>,
-        step: Option<Expr>,
+        cond: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
         body: Box<Stmt>,
     },
     /// `switch (e) { … }`: the body's statements contain `Case`/`Default` labels.
     Switch {
-        expr: Expr,
+        expr: Box<Expr>,
         body: Block,
     },
     /// `case E:` label (the labelled statement follows as its own statement).
@@ -187,16 +193,16 @@ pub enum StmtKind {
     Forall {
         var: String,
         var_loc: Loc,
-        lo: Expr,
-        hi: Expr,
-        grouping: Option<Expr>,
+        lo: Box<Expr>,
+        hi: Box<Expr>,
+        grouping: Option<Box<Expr>>,
         body: Box<Stmt>,
     },
     /// `fork [vproc; chans…] call;` — `call` is what follows (the checker requires a call).
     Fork {
-        vproc: Option<Expr>,
+        vproc: Option<Box<Expr>>,
         chans: Vec<Expr>,
-        call: Expr,
+        call: Box<Expr>,
     },
     /// `join;`
     Join,
@@ -262,11 +268,12 @@ pub enum ExprKind {
     CharLit(u8),
     /// Bytes of the string (escapes resolved), without the terminating NUL.
     StrLit(Vec<u8>),
-    Ident(String),
+    Ident(Name),
     Unary(UnOp, Box<Expr>),
-    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a op b`; both operands in one allocation (as for `Assign`, `Index`, `Comma`).
+    Binary(BinOp, Box<(Expr, Expr)>),
     /// `a = b` (op `None`) or compound `a op= b`.
-    Assign(Option<BinOp>, Box<Expr>, Box<Expr>),
+    Assign(Option<BinOp>, Box<(Expr, Expr)>),
     /// `++e`, `e++`, `--e`, `e--`.
     IncDec {
         pre: bool,
@@ -277,16 +284,16 @@ pub enum ExprKind {
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `name(args)`: functions are called by name (built-ins included).
     Call {
-        name: String,
+        name: Name,
         name_loc: Loc,
         args: Vec<Expr>,
     },
     /// `a[i]`
-    Index(Box<Expr>, Box<Expr>),
+    Index(Box<(Expr, Expr)>),
     /// `e.field` or `e->field` (`arrow`).
     Member {
         expr: Box<Expr>,
-        field: String,
+        field: Name,
         field_loc: Loc,
         arrow: bool,
     },
@@ -294,5 +301,5 @@ pub enum ExprKind {
     SizeofType(TypeName),
     SizeofExpr(Box<Expr>),
     /// `a, b`
-    Comma(Box<Expr>, Box<Expr>),
+    Comma(Box<(Expr, Expr)>),
 }

@@ -15,7 +15,7 @@
 //! Depends on `token`, `ast` and `diag`.
 use super::ast::*;
 use super::diag::Diagnostic;
-use super::token::{words, Interner, Keyword, Punct, Token, TokenKind};
+use super::token::{words, Interner, Keyword, Punct, Sym, Token, TokenKind};
 
 /// Maximum nesting of statements, blocks, parentheses and prefix operators.
 pub const MAX_DEPTH: u32 = 256;
@@ -35,6 +35,8 @@ pub fn parse_tokens(toks: &[Token], names: &Interner, diags: &mut Vec<Diagnostic
         anon: 0,
         last_err: None,
         gave_up: false,
+        shared: Vec::new(),
+        scratch: Vec::new(),
     };
     p.program()
 }
@@ -57,6 +59,12 @@ struct Parser<'a> {
     last_err: Option<usize>,
     /// Parsing was abandoned (nesting too deep): the rest is skipped silently.
     gave_up: bool,
+    /// The shared [`Name`] of each symbol met so far, by symbol number.
+    shared: Vec<Option<Name>>,
+    /// Emptied statement buffers for [`Parser::block`] to reuse: a block's statements are
+    /// gathered in one and copied out once at the exact size, instead of growing a new
+    /// vector (and one per item) for every block.
+    scratch: Vec<Vec<Stmt>>,
 }
 
 /// What a declaration turned out to be.
@@ -216,6 +224,16 @@ impl Parser<'_> {
             }
             _ => Err(self.expected(what)),
         }
+    }
+
+    /// The shared spelling of symbol `s` (made on first use, then cloned).
+    fn name_of(&mut self, s: Sym) -> Name {
+        let i = s.0 as usize;
+        if i >= self.shared.len() {
+            self.shared.resize(i + 1, None);
+        }
+        let slot = &mut self.shared[i];
+        slot.get_or_insert_with(|| Name::from(self.names.name(s))).clone()
     }
 
     /// The place just after the previous token, where a forgotten `;` belongs.
@@ -546,12 +564,12 @@ impl Parser<'_> {
         let (name, loc) = match self.peek().kind {
             TokenKind::Ident(s) => {
                 let t = self.bump();
-                (self.names.name(s).to_string(), t.loc)
+                (self.name_of(s), t.loc)
             }
             _ if unnamed
                 && matches!(self.peek().kind, TokenKind::Punct(Punct::Comma | Punct::RParen | Punct::LBracket)) =>
             {
-                (String::new(), self.peek().loc)
+                (Name::from(""), self.peek().loc)
             }
             _ => return Err(self.expected("a name")),
         };
@@ -635,7 +653,7 @@ impl Parser<'_> {
             self.expect_semi("function prototype")?;
             None
         };
-        Ok(FuncDef { ret, ret_pointers: d.pointers, name: d.name, loc: d.loc, params, body })
+        Ok(FuncDef { ret, ret_pointers: d.pointers, name: d.name.to_string(), loc: d.loc, params, body })
     }
 
     /// Parameters after `(`, through `)`.
@@ -679,7 +697,8 @@ impl Parser<'_> {
                 return Err(f);
             }
         };
-        let mut stmts = Vec::new();
+        let mut stmts = self.scratch.pop().unwrap_or_default();
+        let mut out = self.scratch.pop().unwrap_or_default();
         let end = loop {
             let t = self.peek();
             match t.kind {
@@ -693,7 +712,6 @@ impl Parser<'_> {
             }
             let start = self.pos;
             let mark = self.hoisted.len();
-            let mut out = Vec::new();
             let r = self.block_item(&mut out);
             stmts.extend(self.hoisted.drain(mark..).map(|s| Stmt { loc: s.loc, kind: StmtKind::Struct(s) }));
             stmts.append(&mut out);
@@ -705,7 +723,11 @@ impl Parser<'_> {
             }
         };
         self.leave();
-        Ok(Block { stmts, loc: open.loc, end })
+        let mut exact = Vec::with_capacity(stmts.len());
+        exact.append(&mut stmts);
+        self.scratch.push(stmts);
+        self.scratch.push(out);
+        Ok(Block { stmts: exact, loc: open.loc, end })
     }
 
     /// A declaration or a statement inside a block.
@@ -716,7 +738,7 @@ impl Parser<'_> {
                 let ty = self.type_spec()?;
                 match self.decl_rest(ty)? {
                     Decl::Var(v) => out.push(Stmt { loc: t.loc, kind: StmtKind::Decl(v) }),
-                    Decl::Func(f) => out.push(Stmt { loc: t.loc, kind: StmtKind::Func(f) }),
+                    Decl::Func(f) => out.push(Stmt { loc: t.loc, kind: StmtKind::Func(Box::new(f)) }),
                     Decl::Nothing => {}
                 }
                 Ok(())
@@ -841,7 +863,7 @@ impl Parser<'_> {
         if !self.at(Punct::LBrace) {
             return Err(self.expected("`{` after `switch (…)`"));
         }
-        Ok(StmtKind::Switch { expr, body: self.block()? })
+        Ok(StmtKind::Switch { expr: Box::new(expr), body: self.block()? })
     }
 
     fn case_label(&mut self) -> PResult<StmtKind> {
@@ -901,7 +923,7 @@ impl Parser<'_> {
         let step = if self.at(Punct::RParen) { None } else { Some(self.expr()?) };
         self.expect(Punct::RParen, "to close the `for` header")?;
         let body = Box::new(self.stmt()?);
-        Ok(StmtKind::For { init, cond, step, body })
+        Ok(StmtKind::For { init, cond: cond.map(Box::new), step: step.map(Box::new), body })
     }
 
     fn expect_word(&mut self, w: super::token::Sym, text: &str) -> PResult<()> {
@@ -928,7 +950,14 @@ impl Parser<'_> {
         };
         self.expect(Punct::RParen, "to close the `forall` header")?;
         let body = Box::new(self.stmt()?);
-        Ok(StmtKind::Forall { var, var_loc, lo, hi, grouping, body })
+        Ok(StmtKind::Forall {
+            var,
+            var_loc,
+            lo: Box::new(lo),
+            hi: Box::new(hi),
+            grouping: grouping.map(Box::new),
+            body,
+        })
     }
 
     fn fork(&mut self) -> PResult<StmtKind> {
@@ -949,7 +978,7 @@ impl Parser<'_> {
         }
         let call = self.expr()?;
         self.expect_semi("`fork` statement")?;
-        Ok(StmtKind::Fork { vproc, chans, call })
+        Ok(StmtKind::Fork { vproc: vproc.map(Box::new), chans, call: Box::new(call) })
     }
 
     // ----- expressions --------------------------------------------------------------
@@ -983,15 +1012,15 @@ impl Parser<'_> {
             self.bump();
             let loc = lhs.loc;
             let kind = match op {
-                Infix::Comma => ExprKind::Comma(Box::new(lhs), Box::new(self.expr_bp(prec + 1)?)),
-                Infix::Assign(op) => ExprKind::Assign(op, Box::new(lhs), Box::new(self.expr_bp(prec)?)),
+                Infix::Comma => ExprKind::Comma(Box::new((lhs, self.expr_bp(prec + 1)?))),
+                Infix::Assign(op) => ExprKind::Assign(op, Box::new((lhs, self.expr_bp(prec)?))),
                 Infix::Cond => {
                     let mid = self.expr()?;
                     self.expect(Punct::Colon, "in the conditional expression")?;
                     let els = self.expr_bp(PREC_COND)?;
                     ExprKind::Cond(Box::new(lhs), Box::new(mid), Box::new(els))
                 }
-                Infix::Bin(op) => ExprKind::Binary(op, Box::new(lhs), Box::new(self.expr_bp(prec + 1)?)),
+                Infix::Bin(op) => ExprKind::Binary(op, Box::new((lhs, self.expr_bp(prec + 1)?))),
             };
             lhs = Expr { kind, loc };
         }
@@ -1067,7 +1096,7 @@ impl Parser<'_> {
                     self.bump();
                     let i = self.expr()?;
                     self.expect(Punct::RBracket, "to close the index")?;
-                    ExprKind::Index(Box::new(e), Box::new(i))
+                    ExprKind::Index(Box::new((e, i)))
                 }
                 TokenKind::Punct(Punct::LParen) => {
                     let ExprKind::Ident(name) = e.kind else {
@@ -1079,7 +1108,11 @@ impl Parser<'_> {
                 }
                 TokenKind::Punct(p @ (Punct::Dot | Punct::Arrow)) => {
                     self.bump();
-                    let (field, field_loc) = self.expect_ident(&format!("a field name after `{}`", p.as_str()))?;
+                    let TokenKind::Ident(s) = self.peek().kind else {
+                        return Err(self.expected(&format!("a field name after `{}`", p.as_str())));
+                    };
+                    let field_loc = self.bump().loc;
+                    let field = self.name_of(s);
                     ExprKind::Member { expr: Box::new(e), field, field_loc, arrow: p == Punct::Arrow }
                 }
                 TokenKind::Punct(p @ (Punct::PlusPlus | Punct::MinusMinus)) => {
@@ -1110,7 +1143,7 @@ impl Parser<'_> {
     fn primary(&mut self) -> PResult<Expr> {
         let t = self.peek();
         let kind = match t.kind {
-            TokenKind::Ident(s) => ExprKind::Ident(self.names.name(s).to_string()),
+            TokenKind::Ident(s) => ExprKind::Ident(self.name_of(s)),
             TokenKind::Int(v) => ExprKind::IntLit(v),
             TokenKind::Float(v) => ExprKind::FloatLit(v),
             TokenKind::Char(c) => ExprKind::CharLit(c),

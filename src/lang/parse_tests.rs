@@ -27,10 +27,10 @@ fn sexp(e: &Expr) -> String {
         ExprKind::FloatLit(v) => format!("{v:?}"),
         ExprKind::CharLit(c) => format!("'{}'", *c as char),
         ExprKind::StrLit(s) => format!("{:?}", String::from_utf8_lossy(s)),
-        ExprKind::Ident(n) => n.clone(),
+        ExprKind::Ident(n) => n.to_string(),
         ExprKind::Unary(op, x) => format!("({op:?} {})", sexp(x)),
-        ExprKind::Binary(op, a, b) => format!("({op:?} {} {})", sexp(a), sexp(b)),
-        ExprKind::Assign(op, a, b) => format!("(= {op:?} {} {})", sexp(a), sexp(b)),
+        ExprKind::Binary(op, ab) => format!("({op:?} {} {})", sexp(&ab.0), sexp(&ab.1)),
+        ExprKind::Assign(op, ab) => format!("(= {op:?} {} {})", sexp(&ab.0), sexp(&ab.1)),
         ExprKind::IncDec { pre, inc, expr } => {
             format!("({}{} {})", if *pre { "pre" } else { "post" }, if *inc { "++" } else { "--" }, sexp(expr))
         }
@@ -38,14 +38,14 @@ fn sexp(e: &Expr) -> String {
         ExprKind::Call { name, args, .. } => {
             format!("(call {name}{})", args.iter().map(|a| format!(" {}", sexp(a))).collect::<String>())
         }
-        ExprKind::Index(a, i) => format!("([] {} {})", sexp(a), sexp(i)),
+        ExprKind::Index(ai) => format!("([] {} {})", sexp(&ai.0), sexp(&ai.1)),
         ExprKind::Member { expr, field, arrow, .. } => {
             format!("({} {} {field})", if *arrow { "->" } else { "." }, sexp(expr))
         }
         ExprKind::Cast(t, x) => format!("(cast {:?}{} {})", t.base.base, "*".repeat(t.pointers as usize), sexp(x)),
         ExprKind::SizeofType(t) => format!("(sizeof {:?})", t.base.base),
         ExprKind::SizeofExpr(x) => format!("(sizeof {})", sexp(x)),
-        ExprKind::Comma(a, b) => format!("(, {} {})", sexp(a), sexp(b)),
+        ExprKind::Comma(ab) => format!("(, {} {})", sexp(&ab.0), sexp(&ab.1)),
     }
 }
 
@@ -76,7 +76,7 @@ fn matmul_figure_28_parses() {
     assert_eq!((l.topo.as_str(), l.dims.len()), ("mesh", 2));
     let Item::Channel(c) = &p.items[2] else { panic!() };
     assert_eq!(c.ty.base, BaseType::Float);
-    let chans: Vec<_> = c.decls.iter().map(|d| (d.name.as_str(), d.dims.len())).collect();
+    let chans: Vec<_> = c.decls.iter().map(|d| (&*d.name, d.dims.len())).collect();
     assert_eq!(chans, [("Achan", 2), ("Bchan", 2)]);
 
     let pm = funcs(&p)[1];
@@ -92,7 +92,7 @@ fn matmul_figure_28_parses() {
     assert_eq!(sexp(v), "(Add (Mul i 8) j)");
     assert_eq!(chans.iter().map(sexp).collect::<Vec<_>>(), ["([] ([] Achan i) j)", "([] ([] Bchan i) j)"]);
     let ExprKind::Call { name, args, .. } = &call.kind else { panic!() };
-    assert_eq!((name.as_str(), args.len()), ("multiply", 5));
+    assert_eq!((&**name, args.len()), ("multiply", 5));
 
     let mul = funcs(&p)[2];
     assert_eq!(mul.params.iter().filter(|q| q.decl.is_ref).count(), 1);
@@ -153,7 +153,7 @@ return;
         .map(|i| match i {
             Item::Struct(s) => format!("struct {}", s.name),
             Item::Var(v) => {
-                format!("var {}", v.decls.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(","))
+                format!("var {}", v.decls.iter().map(|d| &*d.name).collect::<Vec<_>>().join(","))
             }
             Item::Func(f) => format!("func {}{}", f.name, if f.body.is_some() { "{}" } else { ";" }),
             other => format!("{other:?}"),
@@ -164,7 +164,7 @@ return;
     assert_eq!(qs.ty.base, BaseType::Struct("Q".into()));
     assert_eq!(qs.decls[1].pointers, 1);
     let Item::Func(g) = &p.items[6] else { panic!() };
-    let pd: Vec<_> = g.params.iter().map(|q| (q.decl.name.as_str(), q.decl.pointers, q.decl.dims.len())).collect();
+    let pd: Vec<_> = g.params.iter().map(|q| (&*q.decl.name, q.decl.pointers, q.decl.dims.len())).collect();
     assert_eq!(pd, [("", 0, 0), ("", 1, 0), ("a", 0, 1)]);
     let Item::Var(v) = &p.items[4] else { panic!() };
     let Some(Init::List(rows, _)) = &v.decls[0].init else { panic!() };
@@ -278,7 +278,7 @@ fn several_errors_in_one_file_are_all_reported() {
     );
     // Recovery keeps the later good declarations.
     let (p, _) = parse_text(src);
-    assert!(matches!(p.items.last(), Some(Item::Var(v)) if v.decls[0].name == "ok"));
+    assert!(matches!(p.items.last(), Some(Item::Var(v)) if &*v.decls[0].name == "ok"));
     assert_eq!(body(&p, 0).len(), 2, "the `if` and `z = 3;` survive");
 }
 

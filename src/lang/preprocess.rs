@@ -105,8 +105,14 @@ pub fn preprocess(
     };
     let mut out = Vec::with_capacity(pp.files[0].toks.len() + 1);
     let mut ctx = Ctx { segs: Vec::new(), list: None, inherited: Vec::new(), depth: 0 };
-    while let Some(t) = pp.next_expanded(&mut ctx) {
-        out.push(t.tok);
+    loop {
+        if ctx.segs.is_empty() {
+            pp.copy_plain_tokens(&mut out);
+        }
+        match pp.next_expanded(&mut ctx) {
+            Some(t) => out.push(t.tok),
+            None => break,
+        }
     }
     out.push(Token { kind: TokenKind::Eof, loc: end });
     (out, pp.names)
@@ -247,6 +253,31 @@ impl Pre<'_> {
             }
             return Some(PTok { tok: lx.tok, noexpand: false });
         }
+    }
+
+    /// Copies the current file's tokens to `out` up to the first one that needs the
+    /// general path: a directive's `#`, the name of a defined macro, or the end of the
+    /// file. Only for the main stream with no replacement being read; inside an
+    /// inactive `#if` branch it copies nothing. The tokens copied are exactly those
+    /// [`Pre::next_expanded`] would return one by one (a plain token is returned as is),
+    /// without its per-token calls.
+    fn copy_plain_tokens(&mut self, out: &mut Vec<Token>) {
+        let Some(frame) = self.files.last_mut() else { return };
+        if frame.conds.last().is_some_and(|c| !c.active) {
+            return;
+        }
+        let macros = &self.macros;
+        let rest = frame.toks.get(frame.pos..).unwrap_or(&[]);
+        let n = rest
+            .iter()
+            .position(|lx| {
+                (lx.line_start && punct(lx.tok.kind, Punct::Hash))
+                    || Self::word_sym(lx.tok.kind)
+                        .is_some_and(|s| macros.get(s.0 as usize).is_some_and(Option::is_some))
+            })
+            .unwrap_or(rest.len());
+        out.extend(rest[..n].iter().map(|lx| lx.tok));
+        frame.pos += n;
     }
 
     /// Next unexpanded token of a context.

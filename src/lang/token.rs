@@ -195,11 +195,47 @@ impl Hasher for Fnv {
 ///
 /// Keywords are pre-interned first (so `Keyword::sym` is their index), followed by the
 /// contextual and directive words listed in [`words`].
+///
+/// Identifiers are found through an open-addressing table of symbol numbers (linear
+/// probing, at most half full) keyed by a word-at-a-time hash of the spelling: the
+/// lexer interns every identifier it meets, so this lookup is on its hot path.
 #[derive(Debug)]
 pub struct Interner {
-    map: HashMap<Box<str>, Sym, BuildHasherDefault<Fnv>>,
+    /// Symbol number + 1 by hash slot (0: empty); the length is a power of two.
+    slots: Vec<u32>,
+    /// Hash of each symbol's spelling, by symbol number (compared before the bytes, and
+    /// used to rebuild `slots` when it grows).
+    hashes: Vec<u32>,
     names: Vec<Box<str>>,
     strs: Vec<Vec<u8>>,
+}
+
+/// Byte equality inlined for short words (identifiers are mostly a few bytes, where a
+/// call to `memcmp` costs more than the comparison).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// Hash of an identifier's bytes, eight at a time (multiply-rotate, as FxHash); the
+/// high half of the last product is the best-mixed, so that is what is kept.
+fn word_hash(bytes: &[u8]) -> u32 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = 0u64;
+        for (k, &b) in rest.iter().enumerate() {
+            w |= u64::from(b) << (8 * k);
+        }
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    (h >> 32) as u32
 }
 
 /// Pre-interned non-keyword words (contextual keywords and directive names).
@@ -242,7 +278,7 @@ impl Default for Interner {
 impl Interner {
     /// A table holding the keywords and [`words`].
     pub fn new() -> Self {
-        let mut i = Interner { map: HashMap::default(), names: Vec::new(), strs: Vec::new() };
+        let mut i = Interner { slots: vec![0; 64], hashes: Vec::new(), names: Vec::new(), strs: Vec::new() };
         for k in Keyword::ALL {
             i.intern(k.as_str());
         }
@@ -254,13 +290,48 @@ impl Interner {
 
     /// The symbol for `name`, adding it if new.
     pub fn intern(&mut self, name: &str) -> Sym {
-        if let Some(&s) = self.map.get(name) {
-            return s;
+        let h = word_hash(name.as_bytes());
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        // The table is never more than half full, so the probe ends at an empty slot.
+        while let Some(&e) = self.slots.get(i) {
+            if e == 0 {
+                break;
+            }
+            let s = (e - 1) as usize;
+            if self.hashes.get(s) == Some(&h)
+                && self.names.get(s).is_some_and(|n| same_bytes(n.as_bytes(), name.as_bytes()))
+            {
+                return Sym(s as u32);
+            }
+            i = (i + 1) & mask;
         }
-        let s = Sym(self.names.len() as u32);
+        let s = self.names.len() as u32;
         self.names.push(name.into());
-        self.map.insert(name.into(), s);
-        s
+        self.hashes.push(h);
+        if let Some(slot) = self.slots.get_mut(i) {
+            *slot = s + 1;
+        }
+        if self.names.len() * 2 > self.slots.len() {
+            self.grow();
+        }
+        Sym(s)
+    }
+
+    /// Doubles the slot table and re-inserts every symbol by its stored hash.
+    fn grow(&mut self) {
+        let n = self.slots.len() * 2;
+        let mut slots = vec![0u32; n];
+        for (s, &h) in self.hashes.iter().enumerate() {
+            let mut i = h as usize & (n - 1);
+            while slots.get(i).is_some_and(|&e| e != 0) {
+                i = (i + 1) & (n - 1);
+            }
+            if let Some(slot) = slots.get_mut(i) {
+                *slot = s as u32 + 1;
+            }
+        }
+        self.slots = slots;
     }
 
     /// The spelling of `s` (empty for a symbol from another table).
@@ -320,6 +391,26 @@ mod tests {
         assert_eq!(i.intern("to"), words::TO);
         assert_eq!(i.intern("main"), words::MAIN);
         assert_eq!(i.name(words::GROUPING), "grouping");
+    }
+
+    #[test]
+    fn many_names_survive_table_growth() {
+        // 5000 distinct names force several doublings of the 64-slot table; each must
+        // keep the number it got first (numbers are handed out in order after the
+        // pre-interned words) and spell back exactly, including names that share long
+        // prefixes and differ only past the first eight bytes.
+        let mut i = Interner::new();
+        let base = i.len() as u32;
+        let names: Vec<String> = (0..5000).map(|k| format!("identifier_{k}")).collect();
+        for (k, n) in names.iter().enumerate() {
+            assert_eq!(i.intern(n), Sym(base + k as u32));
+        }
+        for (k, n) in names.iter().enumerate() {
+            assert_eq!(i.intern(n), Sym(base + k as u32), "{n}");
+            assert_eq!(i.name(Sym(base + k as u32)), n);
+        }
+        assert_eq!(i.len(), base as usize + 5000);
+        assert_eq!(i.intern("int"), Keyword::Int.sym());
     }
 
     #[test]

@@ -215,44 +215,45 @@ pub use crate::crc::crc32;
 // ---------------------------------------------------------------------------------------
 // Writing
 
-/// Postcard-encodes a section payload.
+/// Postcard-encodes a section payload (tests build files from separate sections).
+#[cfg(test)]
 fn postcard_section<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    // postcard fails only on sequences of unknown length and on full fixed buffers; the
-    // module's types are derived Serialize impls of known-length Vecs written to a Vec.
     postcard::to_allocvec(value).expect("postcard encoding of module tables cannot fail")
 }
 
+#[cfg(test)]
 fn code_section(code: &[Instr]) -> Vec<u8> {
     let mut out = Vec::with_capacity(4 + code.len() * 5);
+    put_code(&mut out, code);
+    out
+}
+
+/// Appends the code section's payload: instruction count, then each instruction.
+fn put_code(out: &mut Vec<u8>, code: &[Instr]) {
     let count = u32::try_from(code.len()).expect("code table longer than u32::MAX instructions");
     out.extend_from_slice(&count.to_le_bytes());
     for i in code {
-        i.encode(&mut out);
+        i.encode(out);
     }
-    out
 }
 
-/// Lays out header, sections and checksum. Separate from [`encode`] so tests can build
-/// files with other versions and extra sections.
+/// Lays out header, sections and checksum from separately encoded payloads, so tests
+/// can build files with other versions and extra sections. [`encode`] writes the same
+/// bytes in one pass.
+#[cfg(test)]
 fn assemble(major: u16, minor: u16, sections: &[(u16, Vec<u8>)]) -> Vec<u8> {
     let size = HEADER_LEN + sections.iter().map(|(_, p)| SECTION_HEADER_LEN + p.len()).sum::<usize>() + CRC_LEN;
     let mut out = Vec::with_capacity(size);
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&major.to_le_bytes());
-    out.extend_from_slice(&minor.to_le_bytes());
-    let count = u32::try_from(sections.len()).expect("section count fits in u32");
-    out.extend_from_slice(&count.to_le_bytes());
+    put_header(&mut out, major, minor, sections.len());
     for (t, payload) in sections {
-        out.extend_from_slice(&t.to_le_bytes());
-        let len = u32::try_from(payload.len()).expect(".cod section larger than 4 GiB");
-        out.extend_from_slice(&len.to_le_bytes());
+        let at = begin_section(&mut out, *t);
         out.extend_from_slice(payload);
+        end_section(&mut out, at);
     }
-    let crc = crc32(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
+    finish(out)
 }
 
+#[cfg(test)]
 fn module_sections(m: &Module) -> Vec<(u16, Vec<u8>)> {
     vec![
         (tag::META, postcard_section(&(&m.source_name, &m.arch, &m.phy_arch, m.main, m.globals_words))),
@@ -268,16 +269,87 @@ fn module_sections(m: &Module) -> Vec<(u16, Vec<u8>)> {
     ]
 }
 
+fn put_header(out: &mut Vec<u8>, major: u16, minor: u16, sections: usize) {
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&major.to_le_bytes());
+    out.extend_from_slice(&minor.to_le_bytes());
+    let count = u32::try_from(sections).expect("section count fits in u32");
+    out.extend_from_slice(&count.to_le_bytes());
+}
+
+/// Writes a section's tag and a length placeholder; returns where the payload starts.
+fn begin_section(out: &mut Vec<u8>, t: u16) -> usize {
+    out.extend_from_slice(&t.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.len()
+}
+
+/// Fills in the length of the section whose payload started at `at`.
+fn end_section(out: &mut [u8], at: usize) {
+    let len = u32::try_from(out.len() - at).expect(".cod section larger than 4 GiB");
+    out[at - 4..at].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Appends the CRC of everything so far.
+fn finish(mut out: Vec<u8>) -> Vec<u8> {
+    let crc = crc32(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// Appends one postcard-encoded section.
+fn put_postcard<T: serde::Serialize + ?Sized>(out: Vec<u8>, t: u16, value: &T) -> Vec<u8> {
+    let mut out = out;
+    let at = begin_section(&mut out, t);
+    // postcard fails only on sequences of unknown length and on full fixed buffers; the
+    // module's types are derived Serialize impls of known-length Vecs written to a Vec.
+    let mut out = postcard::to_extend(value, out).expect("postcard encoding of module tables cannot fail");
+    end_section(&mut out, at);
+    out
+}
+
 /// Encodes a module as a `.cod` file (format [`VERSION_MAJOR`].[`VERSION_MINOR`]).
 ///
 /// The module is written as given; run [`verify`] first if it may be invalid (a reader
-/// rejects an invalid module).
+/// rejects an invalid module). The sections go straight into one buffer sized from the
+/// big tables (source text, code, lines, idents), so a large program is not copied
+/// section by section.
 ///
 /// # Panics
 ///
 /// If one section exceeds 4 GiB, which the u32 length field cannot express.
 pub fn encode(m: &Module) -> Vec<u8> {
-    assemble(VERSION_MAJOR, VERSION_MINOR, &module_sections(m))
+    // An estimate only (a short buffer grows): 5 bytes per instruction and per line
+    // entry, 24 per identifier record, 32 per function record.
+    let guess = HEADER_LEN
+        + 10 * SECTION_HEADER_LEN
+        + m.source.len()
+        + m.source_name.len()
+        + 16
+        + 4
+        + 5 * m.code.len()
+        + 5 * (m.lines.len() + 2 * m.src2cod.len())
+        + 24 * m.idents.len()
+        + 16 * m.blocks.len()
+        + 32 * m.functions.len()
+        + 16 * (m.types.len() + m.channels.len() + m.global_init.len())
+        + 256
+        + CRC_LEN;
+    let mut out = Vec::with_capacity(guess);
+    put_header(&mut out, VERSION_MAJOR, VERSION_MINOR, 10);
+    out = put_postcard(out, tag::META, &(&m.source_name, &m.arch, &m.phy_arch, m.main, m.globals_words));
+    out = put_postcard(out, tag::SOURCE, &m.source);
+    let at = begin_section(&mut out, tag::CODE);
+    put_code(&mut out, &m.code);
+    end_section(&mut out, at);
+    out = put_postcard(out, tag::LINES, &(&m.lines, &m.src2cod));
+    out = put_postcard(out, tag::TYPES, &(&m.types, &m.structs));
+    out = put_postcard(out, tag::IDENTS, &m.idents);
+    out = put_postcard(out, tag::BLOCKS, &m.blocks);
+    out = put_postcard(out, tag::FUNCTIONS, &m.functions);
+    out = put_postcard(out, tag::CHANNELS, &m.channels);
+    out = put_postcard(out, tag::GLOBAL_INIT, &m.global_init);
+    finish(out)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -35,17 +35,17 @@ impl Gen<'_> {
     /// An expression statement: evaluated for its effects, value discarded.
     pub(super) fn expr_stmt(&mut self, e: &Expr) {
         match &e.kind {
-            ExprKind::Assign(op, l, r) => {
-                self.assign(*op, l, r, false, e.loc);
+            ExprKind::Assign(op, lr) => {
+                self.assign(*op, &lr.0, &lr.1, false, e.loc);
             }
             ExprKind::IncDec { pre, inc, expr } => {
                 if self.incdec(*pre, *inc, expr, e.loc) != ERROR {
                     self.emit(Instr::Pop { n: 1 }, e.loc);
                 }
             }
-            ExprKind::Comma(a, b) => {
-                self.expr_stmt(a);
-                self.expr_stmt(b);
+            ExprKind::Comma(ab) => {
+                self.expr_stmt(&ab.0);
+                self.expr_stmt(&ab.1);
             }
             _ => {
                 let t = self.rvalue(e);
@@ -84,8 +84,8 @@ impl Gen<'_> {
     /// The element type if `e` reads a channel element (`C`, `C[i][j]`).
     fn channel_of(&self, e: &Expr) -> Option<(String, TypeId)> {
         let mut cur = e;
-        while let ExprKind::Index(a, _) = &cur.kind {
-            cur = a;
+        while let ExprKind::Index(ai) = &cur.kind {
+            cur = &ai.0;
         }
         if let ExprKind::Ident(name) = &cur.kind {
             if let Some(Symbol::Var { ty, kind: IdentKind::Channel, .. }) = self.lookup(name) {
@@ -93,7 +93,7 @@ impl Gen<'_> {
                 while let Some((elem, _)) = self.types.array_elem(t) {
                     t = elem;
                 }
-                return self.types.channel_elem(t).map(|el| (name.clone(), el));
+                return self.types.channel_elem(t).map(|el| (name.to_string(), el));
             }
         }
         None
@@ -142,7 +142,7 @@ impl Gen<'_> {
                 // 0 is the null pointer; a file handle from `fopen` may be kept in a `FILE *`.
                 (Some(_), None) => {
                     matches!(e.kind, ExprKind::IntLit(0))
-                        || matches!(&e.kind, ExprKind::Call { name, .. } if name == "fopen" && self.lookup(name).is_none())
+                        || matches!(&e.kind, ExprKind::Call { name, .. } if &**name == "fopen" && self.lookup(name).is_none())
                 }
                 (None, _) => false,
             }
@@ -195,7 +195,7 @@ impl Gen<'_> {
                     ERROR
                 }
             },
-            ExprKind::Index(a, i) => self.index(a, i, e.loc),
+            ExprKind::Index(ai) => self.index(&ai.0, &ai.1, e.loc),
             ExprKind::Member { expr, field, field_loc, arrow } => self.member(expr, field, *field_loc, *arrow),
             ExprKind::Unary(UnOp::Deref, p) => {
                 let t = self.rvalue(p);
@@ -411,8 +411,9 @@ impl Gen<'_> {
                 self.types.intern(Type::Pointer(t))
             }
             ExprKind::Unary(op, a) => self.unary(*op, a, loc),
-            ExprKind::Binary(BinOp::And, a, b) | ExprKind::Binary(BinOp::Or, a, b) => {
-                let is_and = matches!(e.kind, ExprKind::Binary(BinOp::And, ..));
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), ab) => {
+                let (a, b) = (&ab.0, &ab.1);
+                let is_and = *op == BinOp::And;
                 self.condition(a);
                 let j1 = self
                     .emit(if is_and { Instr::JumpIfFalse { target: 0 } } else { Instr::JumpIfTrue { target: 0 } }, loc);
@@ -429,8 +430,8 @@ impl Gen<'_> {
                 self.patch(j3, end);
                 INT
             }
-            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, loc),
-            ExprKind::Assign(op, l, r) => self.assign(*op, l, r, true, loc),
+            ExprKind::Binary(op, ab) => self.binary(*op, &ab.0, &ab.1, loc),
+            ExprKind::Assign(op, lr) => self.assign(*op, &lr.0, &lr.1, true, loc),
             ExprKind::IncDec { pre, inc, expr } => self.incdec(*pre, *inc, expr, loc),
             ExprKind::Cond(c, a, b) => {
                 self.condition(c);
@@ -518,9 +519,9 @@ impl Gen<'_> {
                 self.emit(Instr::PushI { v: n as i32 }, loc);
                 INT
             }
-            ExprKind::Comma(a, b) => {
-                self.expr_stmt(a);
-                self.rvalue(b)
+            ExprKind::Comma(ab) => {
+                self.expr_stmt(&ab.0);
+                self.rvalue(&ab.1)
             }
         }
     }

@@ -30,7 +30,8 @@ enum Symbol {
 }
 
 struct Scope {
-    names: HashMap<String, (Symbol, Loc)>,
+    /// Keyed by the AST's shared names, so declaring allocates no key string.
+    names: HashMap<ast::Name, (Symbol, Loc)>,
     block: u32,
 }
 
@@ -45,8 +46,9 @@ struct Signature {
     defined: bool,
 }
 
-/// A laid-out function: its table entry, code and source lines (targets relative).
-type FinishedFn = (FunctionInfo, Vec<Instr>, Vec<u32>);
+/// A laid-out function: its table entry and where its code and source lines (jump targets
+/// relative to the function) sit in `Gen::done_code` / `Gen::done_lines`.
+type FinishedFn = (FunctionInfo, std::ops::Range<usize>, std::ops::Range<usize>);
 
 /// The function being generated.
 struct FnCtx {
@@ -72,6 +74,12 @@ pub(crate) struct Gen<'a> {
     sigs: Vec<Signature>,
     /// Finished functions: info + code, indexed like `sigs`.
     bodies: Vec<Option<FinishedFn>>,
+    /// Code and lines of every finished function, one after another in finishing order.
+    done_code: Vec<Instr>,
+    done_lines: Vec<u32>,
+    /// Emptied code/lines buffers of finished functions, reused by the next ones so a
+    /// program of many functions does not grow a fresh pair of vectors for each.
+    spare: Vec<(Vec<Instr>, Vec<u32>)>,
     fns: Vec<FnCtx>,
     idents: Vec<IdentInfo>,
     blocks: Vec<BlockInfo>,
@@ -95,6 +103,9 @@ pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Opt
         scopes: Vec::new(),
         sigs: Vec::new(),
         bodies: Vec::new(),
+        done_code: Vec::new(),
+        done_lines: Vec::new(),
+        spare: Vec::new(),
         fns: Vec::new(),
         idents: Vec::new(),
         blocks: Vec::new(),
@@ -142,7 +153,7 @@ impl<'a> Gen<'a> {
     }
 
     /// Declares `name` in the innermost scope; reports a duplicate definition.
-    fn declare(&mut self, name: &str, sym: Symbol, loc: Loc) -> bool {
+    fn declare(&mut self, name: &ast::Name, sym: Symbol, loc: Loc) -> bool {
         let Some(scope) = self.scopes.last_mut() else { return false };
         if let Some((_, prev)) = scope.names.get(name) {
             let prev = *prev;
@@ -152,7 +163,7 @@ impl<'a> Gen<'a> {
             );
             return false;
         }
-        scope.names.insert(name.to_string(), (sym, loc));
+        scope.names.insert(name.clone(), (sym, loc));
         true
     }
 
@@ -162,7 +173,7 @@ impl<'a> Gen<'a> {
     }
 
     /// Allocates `words` in the current frame (or the global area) and declares a variable.
-    fn declare_var(&mut self, name: &str, ty: TypeId, kind: IdentKind, loc: Loc) -> Option<(u8, u32)> {
+    fn declare_var(&mut self, name: &ast::Name, ty: TypeId, kind: IdentKind, loc: Loc) -> Option<(u8, u32)> {
         let words = if kind == IdentKind::RefParam { 1 } else { self.types.words(ty) };
         let (depth, off) = match self.fns.last_mut() {
             Some(f) => {
@@ -348,7 +359,7 @@ impl<'a> Gen<'a> {
             let Some((ty, dims)) = self.array_dims(chan_ty, &d.dims, false) else { continue };
             if let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Channel, d.loc) {
                 self.channels.push(ChannelInfo {
-                    name: d.name.clone(),
+                    name: d.name.to_string(),
                     elem,
                     msg_words,
                     dims,
@@ -394,7 +405,8 @@ impl<'a> Gen<'a> {
             let ty = self.param_type(base, &p.decl).unwrap_or(ERROR);
             params.push((ty, p.decl.is_ref));
         }
-        if let Some(Symbol::Func(idx)) = self.scopes.last().and_then(|s| s.names.get(&f.name)).map(|(s, _)| *s) {
+        if let Some(Symbol::Func(idx)) = self.scopes.last().and_then(|s| s.names.get(f.name.as_str())).map(|(s, _)| *s)
+        {
             {
                 let prev = self.sigs.get(idx as usize).cloned()?;
                 if prev.ret != ret || prev.params != params {
@@ -421,7 +433,7 @@ impl<'a> Gen<'a> {
             }
         }
         let idx = self.sigs.len() as u32;
-        if !self.declare(&f.name, Symbol::Func(idx), f.loc) {
+        if !self.declare(&ast::Name::from(f.name.as_str()), Symbol::Func(idx), f.loc) {
             return None;
         }
         self.sigs.push(Signature { name: f.name.clone(), ret, params, loc: f.loc, defined: f.body.is_some() });
@@ -456,11 +468,12 @@ impl<'a> Gen<'a> {
             return;
         }
         let is_main = f.name == "main" && depth == 1;
+        let (code, lines) = self.spare.pop().unwrap_or_default();
         self.fns.push(FnCtx {
             index: idx,
             depth,
-            code: Vec::new(),
-            lines: Vec::new(),
+            code,
+            lines,
             next: 0,
             high: 0,
             ret: sig.ret,
@@ -524,8 +537,14 @@ impl<'a> Gen<'a> {
             line: loc.line,
             is_forall_body,
         };
+        let (code_at, lines_at) = (self.done_code.len(), self.done_lines.len());
+        self.done_code.extend_from_slice(&ctx.code);
+        self.done_lines.extend_from_slice(&ctx.lines);
+        ctx.code.clear();
+        ctx.lines.clear();
+        self.spare.push((ctx.code, ctx.lines));
         if let Some(slot) = self.bodies.get_mut(idx as usize) {
-            *slot = Some((info, ctx.code, ctx.lines));
+            *slot = Some((info, code_at..self.done_code.len(), lines_at..self.done_lines.len()));
         }
     }
 
@@ -544,26 +563,10 @@ impl<'a> Gen<'a> {
             return None;
         }
         let main = self.lookup_global_main()?;
-        let mut code = Vec::new();
-        let mut lines = Vec::new();
-        let mut functions = Vec::new();
-        for slot in self.bodies.iter_mut() {
-            let (mut info, fcode, flines) = slot.take()?;
-            let base = code.len() as u32;
-            info.entry = base;
-            for mut i in fcode {
-                match &mut i {
-                    Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
-                        *target += base
-                    }
-                    _ => {}
-                }
-                code.push(i);
-            }
-            lines.extend(flines);
-            info.end = code.len() as u32;
-            functions.push(info);
-        }
+        let (code, lines, functions) = match self.layout_in_place() {
+            Some(laid_out) => laid_out,
+            None => self.layout_by_copy()?,
+        };
         // src2cod: the first instruction of each line, by line (a table indexed by line).
         let max_line = lines.iter().copied().max().unwrap_or(0) as usize;
         let mut first = vec![u32::MAX; max_line + 1];
@@ -595,6 +598,68 @@ impl<'a> Gen<'a> {
             arch: self.arch.take().map(|(a, _)| a),
             phy_arch: self.phy_arch.take().map(|(a, _)| a),
         })
+    }
+
+    /// The common case of [`Gen::layout_by_copy`]: when the functions were finished in
+    /// index order (no nested function or `forall` body finishing before its parent),
+    /// the finished code already has the final layout, so it is relocated in place and
+    /// moved into the module instead of copied. `None` (nothing changed) when the order
+    /// differs or a body is missing.
+    fn layout_in_place(&mut self) -> Option<(Vec<Instr>, Vec<u32>, Vec<FunctionInfo>)> {
+        let (mut code_at, mut lines_at) = (0, 0);
+        for slot in &self.bodies {
+            let (_, c, l) = slot.as_ref()?;
+            if c.start != code_at || l.start != lines_at {
+                return None;
+            }
+            (code_at, lines_at) = (c.end, l.end);
+        }
+        if code_at != self.done_code.len() || lines_at != self.done_lines.len() {
+            return None;
+        }
+        let mut code = std::mem::take(&mut self.done_code);
+        let lines = std::mem::take(&mut self.done_lines);
+        let mut functions = Vec::with_capacity(self.bodies.len());
+        for slot in self.bodies.iter_mut() {
+            let (mut info, range, _) = slot.take()?;
+            let base = range.start as u32;
+            info.entry = base;
+            info.end = range.end as u32;
+            for i in code.get_mut(range)? {
+                if let Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } = i {
+                    *target += base;
+                }
+            }
+            functions.push(info);
+        }
+        Some((code, lines, functions))
+    }
+
+    /// Lays out the functions in index order, copying each one's code (jump targets
+    /// relocated) and lines.
+    fn layout_by_copy(&mut self) -> Option<(Vec<Instr>, Vec<u32>, Vec<FunctionInfo>)> {
+        let mut code = Vec::with_capacity(self.done_code.len());
+        let mut lines = Vec::with_capacity(self.done_lines.len());
+        let mut functions = Vec::with_capacity(self.bodies.len());
+        for slot in self.bodies.iter_mut() {
+            let (mut info, code_range, lines_range) = slot.take()?;
+            let base = code.len() as u32;
+            info.entry = base;
+            let (fcode, flines) = (self.done_code.get(code_range)?, self.done_lines.get(lines_range)?);
+            for mut i in fcode.iter().copied() {
+                match &mut i {
+                    Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } => {
+                        *target += base
+                    }
+                    _ => {}
+                }
+                code.push(i);
+            }
+            lines.extend_from_slice(flines);
+            info.end = code.len() as u32;
+            functions.push(info);
+        }
+        Some((code, lines, functions))
     }
 
     fn lookup_global_main(&self) -> Option<u32> {
@@ -641,19 +706,42 @@ fn remove_nops(code: &mut Vec<Instr>, lines: &mut Vec<u32>) {
         }
     }
     new_index.push(n);
-    let mut out = Vec::with_capacity(n as usize);
-    let mut out_lines = Vec::with_capacity(n as usize);
-    for (i, l) in code.iter().zip(lines.iter()) {
-        let mut i = *i;
+    // Compact in place (the write position never passes the read position), so the
+    // buffers keep their capacity for the next function.
+    let len = code.len().min(lines.len());
+    let mut w = 0;
+    for r in 0..len {
+        let mut i = code[r];
         if matches!(i, Instr::Nop {}) {
             continue;
         }
         if let Instr::Jump { target } | Instr::JumpIfFalse { target } | Instr::JumpIfTrue { target } = &mut i {
             *target = new_index.get(*target as usize).copied().unwrap_or(n);
         }
-        out.push(i);
-        out_lines.push(*l);
+        code[w] = i;
+        lines[w] = lines[r];
+        w += 1;
     }
-    *code = out;
-    *lines = out_lines;
+    code.truncate(w);
+    lines.truncate(w);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nops_are_removed_in_place_and_jumps_retargeted() {
+        // Old positions 0..5: PushI, Nop, Jump->3, Nop, Ret. Without the two Nops, old
+        // position 3 (a Nop) maps to the next kept instruction, Ret, now at 2; each line
+        // stays with its instruction.
+        let mut code =
+            vec![Instr::PushI { v: 1 }, Instr::Nop {}, Instr::Jump { target: 3 }, Instr::Nop {}, Instr::Ret { n: 0 }];
+        let mut lines = vec![1, 2, 3, 4, 5];
+        let cap = code.capacity();
+        remove_nops(&mut code, &mut lines);
+        assert_eq!(code, vec![Instr::PushI { v: 1 }, Instr::Jump { target: 2 }, Instr::Ret { n: 0 }]);
+        assert_eq!(lines, vec![1, 3, 5]);
+        assert_eq!(code.capacity(), cap, "the buffer is kept for reuse");
+    }
 }

@@ -157,9 +157,9 @@ impl Gen<'_> {
             }
             StmtKind::Return(e) => self.return_stmt(e.as_ref(), loc),
             StmtKind::Forall { var, var_loc, lo, hi, grouping, body } => {
-                self.forall(var, *var_loc, lo, hi, grouping.as_ref(), body, loc)
+                self.forall(var, *var_loc, lo, hi, grouping.as_deref(), body, loc)
             }
-            StmtKind::Fork { vproc, chans, call } => self.fork(vproc.as_ref(), chans, call, loc),
+            StmtKind::Fork { vproc, chans, call } => self.fork(vproc.as_deref(), chans, call, loc),
             StmtKind::Join => {
                 self.emit(Instr::Join {}, loc);
             }
@@ -333,11 +333,12 @@ impl Gen<'_> {
             return;
         }
         let idx = self.new_forall_body(loc);
+        let (code, lines) = self.spare.pop().unwrap_or_default();
         self.fns.push(FnCtx {
             index: idx,
             depth,
-            code: Vec::new(),
-            lines: Vec::new(),
+            code,
+            lines,
             next: 0,
             high: 0,
             ret: VOID,
@@ -347,7 +348,7 @@ impl Gen<'_> {
             continues: Vec::new(),
         });
         let block = self.push_scope(loc);
-        self.declare_var(var, INT, IdentKind::ForallIndex, var_loc);
+        self.declare_var(&crate::lang::ast::Name::from(var), INT, IdentKind::ForallIndex, var_loc);
         self.sub_stmt(body);
         self.emit(Instr::Ret { n: 0 }, loc);
         self.pop_scope(loc);

@@ -294,11 +294,11 @@ impl Gen<'_> {
                     self.error(d.loc, format!("field `{}` cannot have type {}", d.name, self.types.name(ty)));
                     continue;
                 }
-                if fields.iter().any(|x| x.name == d.name) {
+                if fields.iter().any(|x| *x.name == *d.name) {
                     self.error(d.loc, format!("duplicate field `{}`", d.name));
                     continue;
                 }
-                fields.push(FieldInfo { name: d.name.clone(), ty, off });
+                fields.push(FieldInfo { name: d.name.to_string(), ty, off });
                 off = off.saturating_add(self.types.words(ty));
             }
         }
@@ -331,8 +331,8 @@ impl Gen<'_> {
                     _ => return None,
                 }
             }
-            ExprKind::Binary(op, a, b) => {
-                let (a, b) = (self.const_value(a)?, self.const_value(b)?);
+            ExprKind::Binary(op, ab) => {
+                let (a, b) = (self.const_value(&ab.0)?, self.const_value(&ab.1)?);
                 match (a, b) {
                     (Const::Int(x), Const::Int(y)) => Const::Int(const_int_op(*op, x, y)?),
                     (x, y) => {
