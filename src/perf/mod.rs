@@ -18,6 +18,7 @@
 //!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod compare;
+mod dense;
 pub mod graph;
 pub mod import;
 pub mod profile;
