@@ -28,12 +28,24 @@ pub struct Profile {
 }
 
 /// Follows the events the distributions need.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ProfileBuilder {
     sizes: BTreeMap<u64, u64>,
     call: DenseMap<Ticks>,
     arrival: DenseMap<Ticks>,
     late: BTreeMap<u32, (Ticks, u64)>,
+}
+
+impl Default for ProfileBuilder {
+    fn default() -> Self {
+        ProfileBuilder {
+            sizes: BTreeMap::new(),
+            call: DenseMap::default(),
+            // Messages are numbered in sending order and mostly received in it.
+            arrival: DenseMap::sliding(),
+            late: BTreeMap::new(),
+        }
+    }
 }
 
 /// The size class of `bytes`: the smallest power of two not below it (1 for 0).
