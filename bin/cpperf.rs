@@ -3,7 +3,8 @@
 use anyhow::Context;
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use cppe::cli::{self, exit};
-use cppe::perf::{analyze_any_with, render, whatif, Analysis, Options};
+use cppe::perf::summary::{self, Summary};
+use cppe::perf::{analyze_any, analyze_any_with, detect, render, whatif, Analysis, InputKind, Options};
 use rayon::prelude::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -153,9 +154,41 @@ fn compare(c: &CompareArgs) -> anyhow::Result<i32> {
     Ok(if cmp.regressed() { exit::RUNTIME } else { exit::OK })
 }
 
+/// `--comm` without `--svg`: only the summary is needed, so run records are read in one
+/// streaming pass whose memory does not grow with the number of events.
+fn comm_only(paths: &[PathBuf]) -> anyhow::Result<()> {
+    let summaries: Vec<(String, Summary)> = paths
+        .par_iter()
+        .map(|p| {
+            let (name, mut input) = open_input(p)?;
+            let head = input.fill_buf().with_context(|| name.clone())?;
+            let s = if detect(head) == Some(InputKind::Record) {
+                summary::summarize(input).with_context(|| name.clone())?
+            } else {
+                analyze_any(input).with_context(|| name.clone())?.summary
+            };
+            Ok((name, s))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut out = String::new();
+    for (name, s) in &summaries {
+        if summaries.len() > 1 {
+            out.push_str(&format!("# {name}\n"));
+        }
+        out.push_str(&s.comm_csv());
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
+}
+
 fn run(args: &Args) -> anyhow::Result<()> {
     let paths: Vec<PathBuf> = if args.runs.is_empty() { vec![PathBuf::from("-")] } else { args.runs.clone() };
     let opts = Options { what_if: args.what_if.clone() };
+    if args.comm && args.svg.is_none() {
+        return comm_only(&paths);
+    }
     // Runs are independent: analysed in parallel, reported in the order given.
     let analyses: Vec<(String, Analysis)> = paths
         .par_iter()

@@ -17,6 +17,7 @@
 //! during the edge: time spent while most processors idle is what parallelism lost.
 //!
 //! Depends only on [`crate::trace`]. Linear in the events apart from sorting.
+use super::dense::DenseMap;
 use crate::trace::{Event, ProcState, Reason, Ticks};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -118,6 +119,73 @@ pub fn wcpa_weight(dt: f64, p: f64, n: u32) -> f64 {
     dt + (1.0 - p) * f64::from(n.saturating_sub(1)) * dt
 }
 
+/// The change points of the nonempty intervals among `intervals` (`(start, end)`): `(t,
+/// +1)` at each start and `(t, −1)` at each end, in the order of sorting the pairs (by
+/// time, ends before starts at equal times). Starts and ends are sorted apart, as plain
+/// numbers, and merged: a record lists busy intervals by their end, so the ends are
+/// usually sorted already and the starts nearly so.
+pub fn change_points(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> Vec<(Ticks, i64)> {
+    let (mut starts, mut ends): (Vec<Ticks>, Vec<Ticks>) = intervals.filter(|&(s, e)| e > s).unzip();
+    for v in [&mut starts, &mut ends] {
+        if !v.is_sorted() {
+            radix_sort(v);
+        }
+    }
+    let mut changes: Vec<(Ticks, i64)> = Vec::with_capacity(starts.len() + ends.len());
+    let (mut i, mut j) = (0, 0);
+    while i < starts.len() && j < ends.len() {
+        if ends[j] <= starts[i] {
+            changes.push((ends[j], -1));
+            j += 1;
+        } else {
+            changes.push((starts[i], 1));
+            i += 1;
+        }
+    }
+    changes.extend(starts[i..].iter().map(|&t| (t, 1)));
+    changes.extend(ends[j..].iter().map(|&t| (t, -1)));
+    changes
+}
+
+/// Sorts `v` by value, for the hundreds of thousands of times a record's busy intervals
+/// give (a comparison sort spent most of the analysis on them): least significant digit
+/// first, 11-bit digits of the distance from the minimum, as many passes as the span
+/// between minimum and maximum needs (3 for spans below 2³³ ticks), the digit counts of
+/// all passes taken in one sweep.
+fn radix_sort(v: &mut Vec<Ticks>) {
+    const BITS: u32 = 11;
+    const MASK: u64 = (1 << BITS) - 1;
+    let (Some(&lo), Some(&hi)) = (v.iter().min(), v.iter().max()) else { return };
+    if v.len() < 1024 {
+        v.sort_unstable();
+        return;
+    }
+    let passes = (u64::BITS - (hi - lo).leading_zeros()).div_ceil(BITS) as usize;
+    let mut counts = vec![[0usize; 1 << BITS]; passes];
+    for &x in v.iter() {
+        let d = x - lo;
+        for (p, c) in counts.iter_mut().enumerate() {
+            c[((d >> (BITS as usize * p)) & MASK) as usize] += 1;
+        }
+    }
+    let mut other: Vec<Ticks> = vec![0; v.len()];
+    for (p, count) in counts.iter_mut().enumerate() {
+        let shift = BITS as usize * p;
+        let mut at = 0;
+        for c in count.iter_mut() {
+            let n = *c;
+            *c = at;
+            at += n;
+        }
+        for &x in v.iter() {
+            let d = (((x - lo) >> shift) & MASK) as usize;
+            other[count[d]] = x;
+            count[d] += 1;
+        }
+        std::mem::swap(v, &mut other);
+    }
+}
+
 /// How many processors were busy over time: a sweep over the sorted change points of the
 /// `Busy` intervals, with the busy area (processor-ticks) accumulated at each point, so
 /// that the busy area of any interval costs two binary searches.
@@ -133,14 +201,7 @@ pub struct BusyProfile {
 impl BusyProfile {
     /// Builds the profile from `(start, end)` busy intervals.
     pub fn new(intervals: &[(Ticks, Ticks)]) -> BusyProfile {
-        let mut changes: Vec<(Ticks, i64)> = Vec::with_capacity(2 * intervals.len());
-        for &(s, e) in intervals {
-            if e > s {
-                changes.push((s, 1));
-                changes.push((e, -1));
-            }
-        }
-        changes.sort_unstable();
+        let changes = change_points(intervals.iter().copied());
         let mut p = BusyProfile::default();
         let (mut count, mut area, mut last) = (0i64, 0u128, 0 as Ticks);
         for (t, d) in changes {
@@ -201,10 +262,10 @@ pub struct GraphBuilder {
     /// The end nodes of each parent's children.
     child_ends: BTreeMap<u32, Vec<usize>>,
     /// Processes waiting for their children, with the time the wait began.
-    waiting_for_children: BTreeMap<u32, Ticks>,
-    last_of: BTreeMap<u32, usize>,
-    send_of: BTreeMap<u64, usize>,
-    arrival: BTreeMap<u64, Ticks>,
+    waiting_for_children: DenseMap<Ticks>,
+    last_of: DenseMap<usize>,
+    send_of: DenseMap<usize>,
+    arrival: DenseMap<Ticks>,
     busy: Vec<(Ticks, Ticks)>,
 }
 
@@ -217,16 +278,16 @@ impl GraphBuilder {
         }
         let i = self.nodes.len();
         self.nodes.push(Node { pid, time, kind });
-        self.vertical.push(self.last_of.insert(pid, i));
+        self.vertical.push(self.last_of.insert(u64::from(pid), i));
         self.other.push(None);
         i
     }
 
     /// Ends `pid`'s wait for its children, if it was waiting, with a `Wake` node at `time`.
     fn wake(&mut self, pid: u32, time: Ticks) {
-        if self.waiting_for_children.remove(&pid).is_some() {
+        if self.waiting_for_children.remove(u64::from(pid)).is_some() {
             // Not before the process's previous event (its wait began there).
-            let last = self.last_of.get(&pid).map_or(0, |&l| self.nodes[l].time);
+            let last = self.last_of.get(u64::from(pid)).map_or(0, |&l| self.nodes[l].time);
             let i = self.push(pid, time.max(last), NodeKind::Wake);
             self.joins.push((i, pid));
         }
@@ -252,7 +313,7 @@ impl GraphBuilder {
             Event::State { time, pid, state, reason } => {
                 let waits = matches!(reason, Reason::Join | Reason::Forall | Reason::Children);
                 if state == ProcState::Blocked && waits {
-                    self.waiting_for_children.insert(pid, time);
+                    self.waiting_for_children.insert(u64::from(pid), time);
                 } else {
                     self.wake(pid, time);
                 }
@@ -275,7 +336,7 @@ impl GraphBuilder {
                 // A busy interval is recorded at its end, so the one that led up to the
                 // wait may come after it; one that starts at or after the wait's beginning
                 // is the process running again, and its start is when it resumed.
-                if self.waiting_for_children.get(&pid).is_some_and(|&since| start >= since && end > since) {
+                if self.waiting_for_children.get(u64::from(pid)).is_some_and(|&since| start >= since && end > since) {
                     self.wake(pid, start);
                 }
                 self.busy.push((start, end));
@@ -288,12 +349,12 @@ impl GraphBuilder {
     /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`.
     pub fn finish(mut self, processors: u32) -> CriticalPath {
         for &(i, msg) in &self.pending {
-            let Some(&s) = self.send_of.get(&msg) else { continue };
+            let Some(&s) = self.send_of.get(msg) else { continue };
             // A message edge must go forward in time; a malformed record may say otherwise.
             if self.nodes[s].time > self.nodes[i].time || s == i {
                 continue;
             }
-            let arrived = self.arrival.get(&msg).copied().unwrap_or(self.nodes[i].time);
+            let arrived = self.arrival.get(msg).copied().unwrap_or(self.nodes[i].time);
             let before = self.vertical[i].map(|v| self.nodes[v].time);
             // The receiver waited for the message when it arrived after the receiver's
             // previous event: then the message, not the receiver, set the completion time.
@@ -333,22 +394,15 @@ impl GraphBuilder {
         }
         let n = self.nodes.len();
         // Path start time of the longest path into each node (longest = earliest start),
-        // computed in a topological order: Kahn's algorithm, ready nodes by (time, index).
-        let mut indeg = vec![0usize; n];
-        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (i, d) in indeg.iter_mut().enumerate() {
-            for p in self.vertical[i].into_iter().chain(self.other[i].map(|(p, _)| p)) {
-                *d += 1;
-                succ[p].push(i);
-            }
-        }
-        let mut heap: BinaryHeap<Reverse<(Ticks, usize)>> =
-            (0..n).filter(|&i| indeg[i] == 0).map(|i| Reverse((self.nodes[i].time, i))).collect();
+        // computed in a topological order.
         let mut start: Vec<Ticks> = self.nodes.iter().map(|x| x.time).collect();
         let mut best: Vec<Option<(usize, EdgeKind)>> = vec![None; n];
         let mut done = vec![false; n];
-        while let Some(Reverse((_, i))) = heap.pop() {
-            done[i] = true;
+        // Vertical edges always come from an earlier node; when every other edge does too
+        // (as in any record cpss writes), the node order is a topological order and each
+        // node's predecessors are final when it is reached: one pass, no extra memory.
+        let forward = self.other.iter().enumerate().all(|(i, o)| o.is_none_or(|(p, _)| p < i));
+        let mut relax = |i: usize, done: &[bool], start: &mut [Ticks]| {
             // Preference at equal start: the message or spawn edge, when one was kept.
             if let Some(v) = self.vertical[i] {
                 if done[v] && start[v] <= start[i] {
@@ -362,10 +416,33 @@ impl GraphBuilder {
                     best[i] = Some((o, k));
                 }
             }
-            for &s in &succ[i] {
-                indeg[s] -= 1;
-                if indeg[s] == 0 {
-                    heap.push(Reverse((self.nodes[s].time, s)));
+        };
+        if forward {
+            for i in 0..n {
+                relax(i, &done, &mut start);
+                done[i] = true;
+            }
+        } else {
+            // Otherwise Kahn's algorithm, ready nodes by (time, index); nodes on a cycle
+            // (possible only in a malformed record) are never done.
+            let mut indeg = vec![0usize; n];
+            let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+            for (i, d) in indeg.iter_mut().enumerate() {
+                for p in self.vertical[i].into_iter().chain(self.other[i].map(|(p, _)| p)) {
+                    *d += 1;
+                    succ[p].push(i);
+                }
+            }
+            let mut heap: BinaryHeap<Reverse<(Ticks, usize)>> =
+                (0..n).filter(|&i| indeg[i] == 0).map(|i| Reverse((self.nodes[i].time, i))).collect();
+            while let Some(Reverse((_, i))) = heap.pop() {
+                done[i] = true;
+                relax(i, &done, &mut start);
+                for &s in &succ[i] {
+                    indeg[s] -= 1;
+                    if indeg[s] == 0 {
+                        heap.push(Reverse((self.nodes[s].time, s)));
+                    }
                 }
             }
         }
@@ -443,6 +520,43 @@ mod tests {
         assert_ne!(wcpa_weight(100.0, 0.0, 100), 10100.0);
         // One processor: no parallelism to lose, w = Δt whatever P is.
         assert_eq!(wcpa_weight(70.0, 0.0, 1), 70.0);
+    }
+
+    #[test]
+    fn radix_sort_sorts() {
+        // The reference is the standard sort; sizes on both sides of the small-input
+        // cut-off, values with equal and differing bytes in every position.
+        for n in [0usize, 5, 1023, 1024, 5000] {
+            let mut x: u64 = 99;
+            let v: Vec<Ticks> = (0..n)
+                .map(|i| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    if i % 3 == 0 {
+                        x >> 40
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            let mut got = v.clone();
+            radix_sort(&mut got);
+            let mut want = v;
+            want.sort_unstable();
+            assert_eq!(got, want, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn change_points_are_the_sorted_pairs() {
+        // The reference is the definition: both points of every nonempty interval, sorted
+        // as pairs. The intervals come by end, starts out of order, an empty one left out,
+        // equal times at 10 and 30 (ends first).
+        let iv = [(0u64, 10u64), (5, 10), (10, 20), (3, 30), (30, 30), (12, 40), (30, 45)];
+        let mut want: Vec<(Ticks, i64)> =
+            iv.iter().filter(|(s, e)| e > s).flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
+        want.sort_unstable();
+        assert_eq!(change_points(iv.iter().copied()), want);
+        assert_eq!(change_points(iv.iter().rev().copied()), want);
     }
 
     #[test]

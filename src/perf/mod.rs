@@ -21,6 +21,7 @@
 //!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod compare;
+mod dense;
 pub mod graph;
 pub mod imbalance;
 pub mod import;

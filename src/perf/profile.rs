@@ -4,6 +4,7 @@
 //! when positive) and the critical-path profile per processor and per activity kind.
 //!
 //! Depends on [`super::graph`], [`super::svg::Timeline`] and [`crate::trace`].
+use super::dense::DenseMap;
 use super::graph::CriticalPath;
 use super::svg::Timeline;
 use crate::trace::{Event, Ticks};
@@ -27,12 +28,24 @@ pub struct Profile {
 }
 
 /// Follows the events the distributions need.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ProfileBuilder {
     sizes: BTreeMap<u64, u64>,
-    call: BTreeMap<u32, Ticks>,
-    arrival: BTreeMap<u64, Ticks>,
+    call: DenseMap<Ticks>,
+    arrival: DenseMap<Ticks>,
     late: BTreeMap<u32, (Ticks, u64)>,
+}
+
+impl Default for ProfileBuilder {
+    fn default() -> Self {
+        ProfileBuilder {
+            sizes: BTreeMap::new(),
+            call: DenseMap::default(),
+            // Messages are numbered in sending order and mostly received in it.
+            arrival: DenseMap::sliding(),
+            late: BTreeMap::new(),
+        }
+    }
 }
 
 /// The size class of `bytes`: the smallest power of two not below it (1 for 0).
@@ -49,12 +62,12 @@ impl ProfileBuilder {
                 self.arrival.insert(msg, time);
             }
             Event::RecvCall { time, pid, .. } => {
-                self.call.insert(pid, time);
+                self.call.insert(u64::from(pid), time);
             }
             Event::RecvDone { pid, msg, .. } => {
                 // The arrival event precedes the completion in the record; traces without
                 // arrivals (PICL) have no Late Sender figure.
-                if let (Some(c), Some(a)) = (self.call.remove(&pid), self.arrival.remove(&msg)) {
+                if let (Some(c), Some(a)) = (self.call.remove(u64::from(pid)), self.arrival.remove(msg)) {
                     if a > c {
                         let w = self.late.entry(pid).or_insert((0, 0));
                         w.0 += a - c;
@@ -94,15 +107,7 @@ impl ProfileBuilder {
 /// Ticks of `[0, end)` with exactly k intervals open, for k = 0 up to the most open at
 /// once: a sweep over the sorted interval ends.
 pub fn concurrency(busy: &[(u32, u32, Ticks, Ticks)], end: Ticks) -> Vec<Ticks> {
-    let mut changes: Vec<(Ticks, i64)> = Vec::with_capacity(2 * busy.len());
-    for &(_, _, s, e) in busy {
-        let (s, e) = (s.min(end), e.min(end));
-        if e > s {
-            changes.push((s, 1));
-            changes.push((e, -1));
-        }
-    }
-    changes.sort_unstable();
+    let changes = super::graph::change_points(busy.iter().map(|&(_, _, s, e)| (s.min(end), e.min(end))));
     let mut hist: Vec<Ticks> = vec![0];
     let (mut open, mut last) = (0i64, 0 as Ticks);
     for (t, d) in changes.into_iter().chain(std::iter::once((end, 0))) {

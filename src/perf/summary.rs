@@ -6,8 +6,10 @@
 //! `cpperf` and `cpss --stats` agree); per-processor busy time is summed from the
 //! `Busy` events and the communication matrix from `ProcCreate` and `MsgSend` events.
 //! Depends only on [`crate::trace`].
-use crate::trace::{Event, RunStats, Ticks};
+use super::dense::DenseMap;
+use crate::trace::{Event, RecordError, RunRecordReader, RunStats, Ticks};
 use std::collections::BTreeMap;
+use std::io::Read;
 
 /// The program-level metrics of one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -92,11 +94,24 @@ fn ratio(a: Ticks, b: Ticks) -> f64 {
     }
 }
 
-/// Accumulates a [`Summary`] one event at a time.
+/// The summary of a run record read as a stream, without the execution graph and the
+/// timeline of a full analysis: memory does not grow with the number of events
+/// (`cpperf --comm`).
+pub fn summarize<R: Read>(input: R) -> Result<Summary, RecordError> {
+    let (mut reader, _) = RunRecordReader::open(input)?;
+    let mut b = SummaryBuilder::default();
+    while let Some(e) = reader.next_event()? {
+        b.event(&e);
+    }
+    Ok(b.finish(&reader.footer()?.stats))
+}
+
+/// Accumulates a [`Summary`] one event at a time, in memory that grows with the number
+/// of processors, processes and communicating pairs but not with the number of events.
 #[derive(Debug, Default)]
 pub struct SummaryBuilder {
-    busy: BTreeMap<u32, Ticks>,
-    vproc_of: BTreeMap<u32, u32>,
+    busy: DenseMap<Ticks>,
+    vproc_of: DenseMap<u32>,
     comm: BTreeMap<(u32, u32), u64>,
 }
 
@@ -105,13 +120,14 @@ impl SummaryBuilder {
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::Busy { pproc, start, end, .. } => {
-                *self.busy.entry(pproc).or_insert(0) += end.saturating_sub(start);
+                *self.busy.get_or_insert_with(u64::from(pproc), || 0) += end.saturating_sub(start);
             }
             Event::ProcCreate { pid, vproc: Some(v), .. } => {
-                self.vproc_of.insert(pid, v);
+                self.vproc_of.insert(u64::from(pid), v);
             }
             Event::MsgSend { src_pid, dst_pid: Some(dst), bytes, .. } => {
-                if let (Some(&s), Some(&d)) = (self.vproc_of.get(&src_pid), self.vproc_of.get(&dst)) {
+                if let (Some(&s), Some(&d)) = (self.vproc_of.get(u64::from(src_pid)), self.vproc_of.get(u64::from(dst)))
+                {
                     *self.comm.entry((s, d)).or_insert(0) += u64::from(bytes);
                 }
             }
@@ -125,11 +141,67 @@ impl SummaryBuilder {
             seq_ticks: stats.seq_ticks,
             par_ticks: stats.par_ticks,
             pprocs_used: stats.pprocs_used,
-            busy: self.busy.into_iter().filter(|&(_, b)| b > 0).collect(),
+            // Keys came from u32 processor numbers.
+            busy: self.busy.iter().filter(|&(_, &b)| b > 0).map(|(p, &b)| (p as u32, b)).collect(),
             messages: stats.messages,
             bytes: stats.bytes,
             total_latency_ticks: stats.total_latency_ticks,
             comm: self.comm,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{BusyClass, ChannelDecl, MsgPurpose, RunHeader, RunRecordWriter};
+
+    #[test]
+    fn the_streaming_summary_is_the_full_analysis_summary() {
+        // Workers 1 and 2 (virtual processors 0 and 1, physical 0 and 1) exchange 8 and 4
+        // bytes; processor 0 is busy 0..30 and processor 1 5..25, so busy = 30 and 20.
+        let header = RunHeader {
+            pprocs: 2,
+            functions: vec!["main".into()],
+            channels: vec![ChannelDecl { name: "c".into(), dims: vec![] }],
+            ..RunHeader::default()
+        };
+        let create =
+            |pid, parent, vproc, pproc| Event::ProcCreate { time: 0, parent, pid, vproc, pproc, function: 0, line: 0 };
+        let send = |time, msg, src: u32, dst: u32, bytes| Event::MsgSend {
+            time,
+            msg,
+            src_pid: src,
+            src_pproc: src - 1,
+            dst_pid: Some(dst),
+            dst_pproc: dst - 1,
+            purpose: MsgPurpose::Channel { channel: 0, index: 0 },
+            bytes,
+            line: 1,
+        };
+        let busy =
+            |pproc, start, end| Event::Busy { pproc, pid: pproc + 1, start, end, line: 1, class: BusyClass::Work };
+        let events = [
+            create(0, None, None, 0),
+            create(1, Some(0), Some(0), 0),
+            create(2, Some(0), Some(1), 1),
+            send(10, 1, 1, 2, 8),
+            send(12, 2, 2, 1, 4),
+            busy(1, 5, 25),
+            busy(0, 0, 30),
+        ];
+        let stats =
+            RunStats { par_ticks: 30, seq_ticks: 50, pprocs_used: 2, messages: 2, bytes: 12, ..RunStats::default() };
+        let mut w = RunRecordWriter::new(Vec::new(), &header).unwrap();
+        for e in &events {
+            w.event(e);
+        }
+        let bytes = w.finish(&stats).unwrap();
+        let s = summarize(&bytes[..]).unwrap();
+        assert_eq!(s, crate::perf::analyze(&bytes[..]).unwrap().summary);
+        assert_eq!(s.busy, vec![(0, 30), (1, 20)]);
+        assert_eq!(s.comm_csv(), "src,dst,bytes\n0,1,8\n1,0,4\n");
+        // A damaged record is an error, as for the full analysis.
+        assert!(summarize(&bytes[..bytes.len() - 1]).is_err());
     }
 }

@@ -7,6 +7,7 @@
 //! decimals, colours follow the process id. The [`Timeline`] the charts need (busy
 //! intervals, messages, where each process ran) is collected during the analysis.
 //! Depends on [`super::graph`] (the critical path) and [`crate::trace`].
+use super::dense::DenseMap;
 use super::graph::{CriticalPath, EdgeKind};
 use crate::trace::{Event, Ticks};
 use std::collections::BTreeMap;
@@ -30,8 +31,8 @@ pub struct Timeline {
 #[derive(Debug, Default)]
 pub struct TimelineBuilder {
     t: Timeline,
-    sends: BTreeMap<u64, (Ticks, u32, u32)>,
-    arrivals: BTreeMap<u64, Ticks>,
+    sends: DenseMap<(Ticks, u32, u32)>,
+    arrivals: DenseMap<Ticks>,
 }
 
 impl TimelineBuilder {
@@ -59,7 +60,7 @@ impl TimelineBuilder {
             }
             Event::RecvDone { time, msg, .. } => {
                 // Traces without arrivals (PICL): the receive's completion stands for it.
-                self.arrivals.entry(msg).or_insert(time);
+                self.arrivals.get_or_insert_with(msg, || time);
             }
             _ => {}
         }
@@ -67,12 +68,14 @@ impl TimelineBuilder {
 
     /// The timeline, messages in send order (ties by message id).
     pub fn finish(mut self) -> Timeline {
-        for (msg, (t, src, dst)) in self.sends {
-            if let Some(&a) = self.arrivals.get(&msg) {
+        for (msg, &(t, src, dst)) in self.sends.iter() {
+            if let Some(&a) = self.arrivals.get(msg) {
                 self.t.messages.push((t, src, a.max(t), dst));
             }
         }
-        self.t.messages.sort_by_key(|m| (m.0, m.1, m.3, m.2));
+        // The key is the whole tuple, so equal keys are equal messages and an unstable
+        // sort gives the same order as a stable one.
+        self.t.messages.sort_unstable_by_key(|m| (m.0, m.1, m.3, m.2));
         self.t
     }
 }

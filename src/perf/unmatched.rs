@@ -4,8 +4,8 @@
 //!
 //! Matching is by message id: a `RecvDone` names the message it consumed. Remote memory
 //! traffic has no receive and is not considered. Depends only on [`crate::trace`].
+use super::dense::DenseMap;
 use crate::trace::{ChannelDecl, Event, MsgPurpose, RunHeader, Ticks};
-use std::collections::BTreeMap;
 
 /// A channel message no receive consumed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,12 +80,19 @@ pub fn element_name(decl: Option<&ChannelDecl>, channel: u32, index: u32) -> Str
 }
 
 /// Follows sends, receive calls and completions.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct UnmatchedBuilder {
     /// Messages not yet received (their element name is filled in at the end).
-    sends: BTreeMap<u64, UnmatchedSend>,
+    sends: DenseMap<UnmatchedSend>,
     /// Receive calls not yet completed, by process.
-    waiting: BTreeMap<u32, PendingReceive>,
+    waiting: DenseMap<PendingReceive>,
+}
+
+impl Default for UnmatchedBuilder {
+    fn default() -> Self {
+        // Messages are numbered in sending order and mostly received in it.
+        UnmatchedBuilder { sends: DenseMap::sliding(), waiting: DenseMap::default() }
+    }
 }
 
 impl UnmatchedBuilder {
@@ -116,11 +123,12 @@ impl UnmatchedBuilder {
                 self.sends.insert(msg, s);
             }
             Event::RecvCall { time, pid, channel, index, line, .. } => {
-                self.waiting.insert(pid, PendingReceive { time, pid, channel, index, element: String::new(), line });
+                self.waiting
+                    .insert(u64::from(pid), PendingReceive { time, pid, channel, index, element: String::new(), line });
             }
             Event::RecvDone { pid, msg, .. } => {
-                self.sends.remove(&msg);
-                self.waiting.remove(&pid);
+                self.sends.remove(msg);
+                self.waiting.remove(u64::from(pid));
             }
             _ => {}
         }
@@ -130,7 +138,8 @@ impl UnmatchedBuilder {
     pub fn finish(self, header: &RunHeader) -> Unmatched {
         let mut sends: Vec<UnmatchedSend> = self
             .sends
-            .into_values()
+            .iter()
+            .map(|(_, s)| s.clone())
             .map(|mut s| {
                 s.element = element_name(header.channel(s.channel), s.channel, s.index);
                 s
@@ -139,7 +148,8 @@ impl UnmatchedBuilder {
         sends.sort_by_key(|s| (s.time, s.msg));
         let mut receives: Vec<PendingReceive> = self
             .waiting
-            .into_values()
+            .iter()
+            .map(|(_, r)| r.clone())
             .map(|mut r| {
                 r.element = element_name(header.channel(r.channel), r.channel, r.index);
                 r

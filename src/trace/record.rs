@@ -51,7 +51,7 @@
 //! [`RunRecordWriter::finish`] without writing a footer.
 use super::event::{Event, Footer, MsgPurpose, Reason, RunHeader, RunStats, Ticks};
 use crate::crc::Crc32;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 
 /// The eight bytes every run record starts with.
 pub const MAGIC: [u8; 8] = *b"CPPE\0RUN";
@@ -641,18 +641,56 @@ impl<R: Read> RunRecordReader<R> {
         result
     }
 
+    /// An event record wholly in the input buffer, decoded in place (no copy, and one
+    /// checksum update for the whole record): the path nearly every event takes. `None`
+    /// (nothing consumed) for anything else, which [`Self::read_record`] then reads and
+    /// judges, errors included.
+    fn buffered_event(&mut self) -> Option<(Result<Event, RecordError>, u64)> {
+        let buffered = self.input.buffer();
+        let (&k, rest) = buffered.split_first()?;
+        if k != kind::EVENT {
+            return None;
+        }
+        // The length: at most 5 LEB128 bytes, no redundant zero, within the limit.
+        let mut len: u32 = 0;
+        let mut head = 0;
+        for (i, &b) in rest.iter().take(MAX_VARINT_LEN).enumerate() {
+            let bits = u32::from(b & 0x7F);
+            if i == MAX_VARINT_LEN - 1 && bits > 0x0F {
+                return None;
+            }
+            len |= bits << (7 * i);
+            if b & 0x80 == 0 {
+                if b == 0 && i > 0 {
+                    return None;
+                }
+                head = 1 + i + 1;
+                break;
+            }
+        }
+        if head == 0 || len > MAX_RECORD_LEN {
+            return None;
+        }
+        let end = head + len as usize;
+        let record = buffered.get(..end)?;
+        let at = self.offset;
+        self.crc.update(record);
+        let e = decode(&record[head..], "event", at);
+        self.input.consume(end);
+        self.offset += end as u64;
+        Some((e, at))
+    }
+
     fn read_next(&mut self) -> Result<Option<Event>, RecordError> {
         loop {
+            if let Some((e, at)) = self.buffered_event() {
+                return self.accept(e?, at).map(Some);
+            }
             let (k, at) = self.read_record()?;
             match k {
                 kind::EVENT => {
                     let e: Event = decode(&self.buf, "event", at)?;
-                    self.checker.check(&e).map_err(|reason| corrupt(at, reason))?;
-                    if let Event::Label { text, .. } = &e {
-                        self.labels.push(text.clone());
-                    }
-                    self.events += 1;
-                    return Ok(Some(e));
+                    return self.accept(e, at).map(Some);
                 }
                 kind::FOOTER => {
                     self.read_footer(at)?;
@@ -664,6 +702,16 @@ impl<R: Read> RunRecordReader<R> {
                 k => return Err(corrupt(at, format!("unknown record kind {k} (written by a newer cpss?)"))),
             }
         }
+    }
+
+    /// Checks a decoded event against the header and the events before it.
+    fn accept(&mut self, e: Event, at: u64) -> Result<Event, RecordError> {
+        self.checker.check(&e).map_err(|reason| corrupt(at, reason))?;
+        if let Event::Label { text, .. } = &e {
+            self.labels.push(text.clone());
+        }
+        self.events += 1;
+        Ok(e)
     }
 
     fn read_footer(&mut self, at: u64) -> Result<(), RecordError> {

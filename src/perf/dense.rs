@@ -1,0 +1,203 @@
+//! [`DenseMap`]: a map from integer keys that are mostly small and dense (process ids,
+//! processor numbers, message ids, all numbered from 0 by the simulator) to values, for
+//! the per-event work of the analysis builders: a window of slots indexed by the key, so
+//! that a look-up costs one index and a new key at the end no allocation beyond the
+//! window's amortised growth, with an ordered map for keys outside the window (a foreign
+//! trace's stray huge id costs no memory). A [`sliding`](DenseMap::sliding) map also
+//! drops the empty slots at the window's start, so a map of messages in flight, removed
+//! roughly in the order they were added, holds only the span between the oldest and the
+//! newest. Iteration is in key order, as a `BTreeMap`'s. Depends on nothing.
+use std::collections::{BTreeMap, VecDeque};
+
+/// The window may grow to hold a key up to twice its length plus this beyond its end.
+const MIN_DENSE: u64 = 4096;
+
+/// A map from `u64` keys to `V`, dense where the keys are.
+#[derive(Debug, Clone)]
+pub struct DenseMap<V> {
+    /// Slot `k` holds key `base + k`.
+    slots: VecDeque<Option<V>>,
+    base: u64,
+    /// Keys outside `base..base + slots.len()`.
+    sparse: BTreeMap<u64, V>,
+    /// Whether empty slots at the start are dropped.
+    sliding: bool,
+}
+
+impl<V> Default for DenseMap<V> {
+    fn default() -> Self {
+        DenseMap { slots: VecDeque::new(), base: 0, sparse: BTreeMap::new(), sliding: false }
+    }
+}
+
+impl<V> DenseMap<V> {
+    /// A map whose window moves past keys once they are removed; for keys added in
+    /// increasing order and removed roughly in the same order.
+    pub fn sliding() -> Self {
+        DenseMap { sliding: true, ..DenseMap::default() }
+    }
+
+    /// The slot of `key` when it is in the window.
+    #[inline]
+    fn slot(&self, key: u64) -> Option<usize> {
+        let off = key.wrapping_sub(self.base);
+        (off < self.slots.len() as u64).then_some(off as usize)
+    }
+
+    /// Grows the window to hold `key` when `key` lies after it, within twice its length
+    /// (plus [`MIN_DENSE`]), moving the sparse entries the growth covers; the slot of
+    /// `key` if it now has one.
+    fn reach(&mut self, key: u64) -> Option<usize> {
+        let len = self.slots.len() as u64;
+        let off = key.checked_sub(self.base)?;
+        if off >= len.saturating_mul(2).saturating_add(MIN_DENSE) {
+            return None;
+        }
+        let end = key.checked_add(1)?;
+        let new_len = usize::try_from(off + 1).ok()?;
+        self.slots.resize_with(new_len, || None);
+        let lo = self.base + len;
+        if self.sparse.range(lo..end).next().is_some() {
+            let mut covered = self.sparse.split_off(&lo);
+            let above = covered.split_off(&end);
+            self.sparse.extend(above);
+            for (k, v) in covered {
+                // base + len <= k <= key: within the grown window.
+                self.slots[(k - self.base) as usize] = Some(v);
+            }
+        }
+        Some(new_len - 1)
+    }
+
+    /// The value of `key`.
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<&V> {
+        match self.slot(key) {
+            Some(k) => self.slots[k].as_ref(),
+            None => self.sparse.get(&key),
+        }
+    }
+
+    /// Sets the value of `key`, returning the previous one.
+    #[inline]
+    pub fn insert(&mut self, key: u64, value: V) -> Option<V> {
+        match self.slot(key).or_else(|| self.reach(key)) {
+            Some(k) => self.slots[k].replace(value),
+            None => self.sparse.insert(key, value),
+        }
+    }
+
+    /// Removes `key`, returning its value.
+    #[inline]
+    pub fn remove(&mut self, key: u64) -> Option<V> {
+        match self.slot(key) {
+            Some(k) => {
+                let v = self.slots[k].take();
+                if self.sliding && k == 0 {
+                    while let Some(None) = self.slots.front() {
+                        self.slots.pop_front();
+                        self.base += 1;
+                    }
+                }
+                v
+            }
+            None => self.sparse.remove(&key),
+        }
+    }
+
+    /// The value of `key`, inserted with `make` when absent.
+    #[inline]
+    pub fn get_or_insert_with(&mut self, key: u64, make: impl FnOnce() -> V) -> &mut V {
+        match self.slot(key).or_else(|| self.reach(key)) {
+            Some(k) => self.slots[k].get_or_insert_with(make),
+            None => self.sparse.entry(key).or_insert_with(make),
+        }
+    }
+
+    /// The entries in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
+        let base = self.base;
+        let end = base + self.slots.len() as u64;
+        let below = self.sparse.range(..base);
+        let window = self.slots.iter().enumerate().filter_map(move |(k, v)| v.as_ref().map(|v| (base + k as u64, v)));
+        let above = self.sparse.range(end..);
+        below.map(|(&k, v)| (k, v)).chain(window).chain(above.map(|(&k, v)| (k, v)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs a pseudo-random mix of inserts, removes and look-ups on `d` and on a
+    /// `BTreeMap`, the reference, and checks every answer and the final order.
+    fn agrees_with_btreemap(mut d: DenseMap<u32>, key: impl Fn(u64, u64) -> u64) {
+        let mut b: BTreeMap<u64, u32> = BTreeMap::new();
+        let mut x: u64 = 12345;
+        for i in 0..20_000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let k = key(i, x >> 33);
+            match (x >> 20) % 4 {
+                0 | 1 => assert_eq!(d.insert(k, i as u32), b.insert(k, i as u32), "insert {k}"),
+                2 => assert_eq!(d.remove(k), b.remove(&k), "remove {k}"),
+                _ => assert_eq!(d.get(k), b.get(&k), "get {k}"),
+            }
+        }
+        let got: Vec<(u64, u32)> = d.iter().map(|(k, &v)| (k, v)).collect();
+        let want: Vec<(u64, u32)> = b.iter().map(|(&k, &v)| (k, v)).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn behaves_as_an_ordered_map() {
+        // Keys near a growing counter (as message ids), small keys (as process ids), and
+        // keys anywhere (stray ids), in both kinds of map.
+        for sliding in [false, true] {
+            let make = || if sliding { DenseMap::sliding() } else { DenseMap::default() };
+            agrees_with_btreemap(make(), |i, r| (i / 2).saturating_sub(r % 64));
+            agrees_with_btreemap(make(), |_, r| r % 300);
+            agrees_with_btreemap(make(), |i, r| if r % 7 == 0 { r << 20 } else { i + r % 9000 });
+            agrees_with_btreemap(make(), |_, r| u64::MAX - r % 3);
+        }
+        let mut d: DenseMap<u32> = DenseMap::default();
+        *d.get_or_insert_with(8, || 100) += 1;
+        *d.get_or_insert_with(8, || 100) += 1;
+        assert_eq!(d.get(8), Some(&102));
+    }
+
+    #[test]
+    fn stray_keys_take_no_slots_and_growth_takes_them_in() {
+        let mut d: DenseMap<u8> = DenseMap::default();
+        // 10_000 is beyond 2·0 + 4096: sparse. 4000 is not: the window grows to 4001.
+        d.insert(u64::MAX, 0);
+        d.insert(10_000, 1);
+        assert!(d.slots.is_empty());
+        d.insert(4000, 2);
+        assert_eq!(d.slots.len(), 4001);
+        // 10_500 is within 2·4001 + 4096 = 12_098: the window grows to 10_501 and takes
+        // in 10_000; u64::MAX stays sparse.
+        d.insert(10_500, 3);
+        assert_eq!(d.sparse.len(), 1);
+        assert_eq!(d.get(10_000), Some(&1));
+        assert_eq!(d.iter().map(|(k, _)| k).collect::<Vec<_>>(), vec![4000, 10_000, 10_500, u64::MAX]);
+    }
+
+    #[test]
+    fn a_sliding_window_holds_only_the_keys_in_flight() {
+        // Keys added in order and removed in order, at most 10 apart: the window never
+        // holds more than the 10 in flight, however many went through.
+        let mut d: DenseMap<u64> = DenseMap::sliding();
+        for k in 0..100_000u64 {
+            d.insert(k, k);
+            if k >= 10 {
+                assert_eq!(d.remove(k - 10), Some(k - 10));
+            }
+            assert!(d.slots.len() <= 11);
+        }
+        assert!(d.sparse.is_empty());
+        // A key behind the window goes to the ordered map and is found there.
+        d.insert(5, 5);
+        assert_eq!(d.get(5), Some(&5));
+        assert_eq!(d.iter().next(), Some((5, &5)));
+    }
+}
