@@ -1,6 +1,9 @@
 //! Cost per source line (SPEC §6, seed 002 §6): the busy time of every process summed by
-//! the source line its instructions came from (the `line` of [`Event::Busy`]), split into
-//! sequential work and parallel overhead, with the line's text quoted from the record
+//! the source line its instructions came from, split into sequential work and parallel
+//! overhead. A run record of cpss carries the exact totals as [`Event::LineCost`] events
+//! (its [`Event::Busy`] intervals are one per turn of a process and say no line); a
+//! trace without them (SDDF written by other tools) is summed from the `line` of its busy
+//! intervals. The report quotes each line's text with the line's text quoted from the record
 //! header and a text bar whose length is the line's share of the most expensive line, as
 //! the performance bars of seed 002's CSDE.
 //!
@@ -78,43 +81,69 @@ impl LineProfile {
     }
 }
 
+/// Work and overhead ticks per line: a vector indexed by line number, a map for
+/// implausibly large numbers.
+#[derive(Debug, Default)]
+struct Counts {
+    dense: Vec<(Ticks, Ticks)>,
+    sparse: BTreeMap<u32, (Ticks, Ticks)>,
+}
+
+impl Counts {
+    fn add(&mut self, line: u32, work: Ticks, overhead: Ticks) {
+        let slot = if line < DENSE {
+            let i = line as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, (0, 0));
+            }
+            &mut self.dense[i]
+        } else {
+            self.sparse.entry(line).or_insert((0, 0))
+        };
+        slot.0 = slot.0.saturating_add(work);
+        slot.1 = slot.1.saturating_add(overhead);
+    }
+}
+
 /// Accumulates a [`LineProfile`].
 #[derive(Debug, Default)]
 pub struct LineBuilder {
-    dense: Vec<(Ticks, Ticks)>,
-    sparse: BTreeMap<u32, (Ticks, Ticks)>,
+    /// From the busy intervals' lines.
+    busy: Counts,
+    /// From [`Event::LineCost`]; when the input has any, they are the profile.
+    totals: Counts,
+    has_totals: bool,
 }
 
 impl LineBuilder {
     /// Takes one event into account.
     pub fn event(&mut self, e: &Event) {
-        if let Event::Busy { start, end, line, class, .. } = *e {
-            let t = end.saturating_sub(start);
-            let slot = if line < DENSE {
-                let i = line as usize;
-                if self.dense.len() <= i {
-                    self.dense.resize(i + 1, (0, 0));
+        match *e {
+            Event::Busy { start, end, line, class, .. } => {
+                let t = end.saturating_sub(start);
+                match class {
+                    BusyClass::Work => self.busy.add(line, t, 0),
+                    BusyClass::Overhead => self.busy.add(line, 0, t),
                 }
-                &mut self.dense[i]
-            } else {
-                self.sparse.entry(line).or_insert((0, 0))
-            };
-            match class {
-                BusyClass::Work => slot.0 += t,
-                BusyClass::Overhead => slot.1 += t,
             }
+            Event::LineCost { line, work, overhead, .. } => {
+                self.has_totals = true;
+                self.totals.add(line, work, overhead);
+            }
+            _ => {}
         }
     }
 
     /// The profile, quoting lines of `source` (the record header's main source text).
     pub fn finish(self, source: &str) -> LineProfile {
+        let counts = if self.has_totals { self.totals } else { self.busy };
         let text: Vec<&str> = source.lines().collect();
         let quote = |line: u32| {
             line.checked_sub(1).and_then(|i| text.get(i as usize)).map(|s| s.trim().to_string()).unwrap_or_default()
         };
         let lines: Vec<LineCost> = (0u32..)
-            .zip(self.dense)
-            .chain(self.sparse)
+            .zip(counts.dense)
+            .chain(counts.sparse)
             .filter(|&(_, (w, o))| w + o > 0)
             .map(|(line, (work, overhead))| LineCost { line, work, overhead, text: quote(line) })
             .collect();
@@ -247,5 +276,21 @@ mod tests {
         let p = b.finish("");
         assert_eq!(p.lines.len(), 1);
         assert_eq!((p.lines[0].line, p.lines[0].total(), p.lines[0].text.as_str()), (u32::MAX, 5, ""));
+    }
+
+    #[test]
+    fn line_totals_replace_the_busy_intervals_lines() {
+        // A cpss record: busy intervals without lines (line 0), then the exact totals.
+        // Line 2: 70 work; line 3: 20 work + 10 overhead; the busy intervals' 100 ticks
+        // (70 + 30) must not be counted a second time as line 0.
+        let mut b = LineBuilder::default();
+        b.event(&busy(0, 0, 100, 0, BusyClass::Work));
+        b.event(&Event::LineCost { time: 100, line: 2, work: 70, overhead: 0 });
+        b.event(&Event::LineCost { time: 100, line: 3, work: 20, overhead: 10 });
+        let p = b.finish("a\nb\nc\n");
+        assert_eq!(p.total, 100);
+        let rows: Vec<(u32, Ticks, Ticks, &str)> =
+            p.lines.iter().map(|l| (l.line, l.work, l.overhead, l.text.as_str())).collect();
+        assert_eq!(rows, vec![(2, 70, 0, "b"), (3, 20, 10, "c")]);
     }
 }

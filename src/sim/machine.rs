@@ -268,6 +268,9 @@ pub struct Simulator<'m> {
     profile: Vec<Vec<Ticks>>,
     profile_prev: Vec<Ticks>,
     observer: Option<Box<dyn Observer>>,
+    /// Busy ticks charged to each instruction since the last report to the observer
+    /// (empty without an observer: the interpreter then keeps no account).
+    pc_ticks: Vec<Ticks>,
     /// Per physical processor, a lower bound of its processes' wake times: a processor
     /// whose bound is past the quantum is skipped without looking at its queue.
     pmin: Vec<Ticks>,
@@ -434,6 +437,7 @@ impl<'m> Simulator<'m> {
             profile: Vec::new(),
             profile_prev: vec![0; npp],
             observer: None,
+            pc_ticks: Vec::new(),
             pmin: vec![NEVER; npp],
             due_now: BTreeSet::new(),
             due_later: BinaryHeap::new(),
@@ -483,6 +487,7 @@ impl<'m> Simulator<'m> {
             observer.event(&SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function });
         }
         self.observer = Some(observer);
+        self.pc_ticks = vec![0; self.prog.len()];
     }
 
     /// The global clock: the start of the next quantum to run.
@@ -666,6 +671,7 @@ impl<'m> Simulator<'m> {
     pub fn run(&mut self) -> Result<Stats, SimError> {
         let t0 = Instant::now();
         let r = self.run_inner();
+        self.flush_line_costs();
         let _ = self.io.stdout.flush();
         for f in self.files.iter_mut().flatten() {
             if let FileSlot::Write(w) = f {
@@ -691,6 +697,28 @@ impl<'m> Simulator<'m> {
                 Err(SimError::NetworkDeadlock { cycle, stats })
             }
             Err(e) => Err(e),
+        }
+    }
+
+    /// Tells the observer the busy time per source line since the last report (work and
+    /// overhead by the class of each instruction), in line order, and starts a new account.
+    fn flush_line_costs(&mut self) {
+        let Some(o) = self.observer.as_mut() else { return };
+        let mut by_line: BTreeMap<u32, (Ticks, Ticks)> = BTreeMap::new();
+        for (pc, t) in self.pc_ticks.iter_mut().enumerate() {
+            if *t == 0 {
+                continue;
+            }
+            let slot = by_line.entry(self.module.line_of(pc as u32)).or_insert((0, 0));
+            match Op::from_opcode(self.prog[pc].op).map(Op::class) {
+                Some(Class::Work) => slot.0 += *t,
+                _ => slot.1 += *t,
+            }
+            *t = 0;
+        }
+        let lines: Vec<(u32, Ticks, Ticks)> = by_line.into_iter().map(|(l, (w, v))| (l, w, v)).collect();
+        if !lines.is_empty() {
+            o.event(&SimEvent::LineCosts { lines: &lines });
         }
     }
 
@@ -946,11 +974,14 @@ impl<'m> Simulator<'m> {
             };
             let mut ctr =
                 Ctr { seq: 0, steps_left: self.steps_left, qend, crossed: 0, cross_clock: 0, trace_hit: false };
-            let r = match (self.debug.is_some(), self.mem.sole_owner() == Some(p.pproc)) {
-                (false, true) => interp::<false, false>(&env, p, &mut self.mem, &mut ctr),
-                (false, false) => interp::<true, false>(&env, p, &mut self.mem, &mut ctr),
-                (true, true) => interp::<false, true>(&env, p, &mut self.mem, &mut ctr),
-                (true, false) => interp::<true, true>(&env, p, &mut self.mem, &mut ctr),
+            let (mem, pc_ticks) = (&mut self.mem, &mut self.pc_ticks[..]);
+            let r = match (self.debug.is_some(), mem.sole_owner() == Some(p.pproc), !pc_ticks.is_empty()) {
+                (false, true, false) => interp::<false, false, false>(&env, p, mem, &mut ctr, pc_ticks),
+                (false, false, false) => interp::<true, false, false>(&env, p, mem, &mut ctr, pc_ticks),
+                (false, true, true) => interp::<false, false, true>(&env, p, mem, &mut ctr, pc_ticks),
+                (false, false, true) => interp::<true, false, true>(&env, p, mem, &mut ctr, pc_ticks),
+                (true, true, _) => interp::<false, true, true>(&env, p, mem, &mut ctr, pc_ticks),
+                (true, false, _) => interp::<true, true, true>(&env, p, mem, &mut ctr, pc_ticks),
             };
             skip_first = false;
             let clock = p.clock;
@@ -1209,6 +1240,9 @@ impl<'m> Simulator<'m> {
             p.clock += ticks[o];
             self.busy[pp] += ticks[o];
             self.stats.seq_ticks += seq[o];
+            if let Some(t) = self.pc_ticks.get_mut(p.pc as usize) {
+                *t += ticks[o];
+            }
         }
         self.stats.instructions += 1;
         p.pc += 1;

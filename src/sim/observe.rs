@@ -67,6 +67,9 @@ pub enum SimEvent<'a> {
     Probe { time: Ticks, pid: u32, id: i32, label: &'a str },
     /// `timeOn()` (`on`) or `timeOff()`.
     Timing { time: Ticks, pid: u32, on: bool },
+    /// Busy ticks per source line since the previous report, `(line, work, overhead)` in
+    /// line order; reported when a run stops, to observers that asked for events.
+    LineCosts { lines: &'a [(u32, Ticks, Ticks)] },
 }
 
 /// Receives the simulator's events.

@@ -192,6 +192,14 @@ impl<W: Write> Recorder<W> {
                 self.push(Event::ProcCreate { time, parent, pid, vproc: Some(vproc), pproc, function, line: 0 });
             }
             SimEvent::ProcessEnd { time, pid } => self.push(Event::ProcEnd { time, pid }),
+            SimEvent::LineCosts { lines } => {
+                // Stamped with the latest event so far: after everything already written
+                // and never past the run's last real event.
+                let time = self.newest;
+                for &(line, work, overhead) in lines {
+                    self.push(Event::LineCost { time, line, work, overhead });
+                }
+            }
             SimEvent::Run { pid, pproc, start, busy, .. } => {
                 if busy > 0 {
                     self.push(Event::Busy { pproc, pid, start, end: start + busy, line: 0, class: BusyClass::Work });

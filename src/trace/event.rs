@@ -402,6 +402,20 @@ pub enum Event {
         /// Sequential work or parallel overhead.
         class: BusyClass,
     },
+    /// The busy time of one source line over the whole run (every process, every
+    /// processor), written once per line with busy time at the end of the run, in line
+    /// order (record minor version 1). Per-line totals are exact where [`Event::Busy`]
+    /// intervals, one per turn of a process, cannot say which lines a turn ran.
+    LineCost {
+        /// The end of the run.
+        time: Ticks,
+        /// Source line (1-based) of the main source file.
+        line: u32,
+        /// Busy ticks of the line's sequential-work instructions.
+        work: Ticks,
+        /// Busy ticks of the line's parallel-overhead instructions.
+        overhead: Ticks,
+    },
 }
 
 impl Event {
@@ -418,7 +432,8 @@ impl Event {
             | Event::Probe { time, .. }
             | Event::Label { time, .. }
             | Event::TimeOff { time, .. }
-            | Event::TimeOn { time, .. } => time,
+            | Event::TimeOn { time, .. }
+            | Event::LineCost { time, .. } => time,
             Event::Hop { leave, .. } => leave,
             Event::Busy { end, .. } => end,
         }
@@ -440,6 +455,7 @@ impl Event {
             Event::TimeOff { .. } => "time_off",
             Event::TimeOn { .. } => "time_on",
             Event::Busy { .. } => "busy",
+            Event::LineCost { .. } => "line_cost",
         }
     }
 }

@@ -9,7 +9,7 @@ use super::event::{Event, Ticks};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The event kind names of [`Event::kind_name`], in the order of the [`Event`] variants.
-pub const KINDS: [&str; 13] = [
+pub const KINDS: [&str; 14] = [
     "proc_init",
     "proc_exit",
     "state",
@@ -23,6 +23,7 @@ pub const KINDS: [&str; 13] = [
     "time_off",
     "time_on",
     "busy",
+    "line_cost",
 ];
 
 /// Why a filter argument was rejected.
@@ -156,7 +157,8 @@ impl Filter {
 
     /// The event as kept, or `None` when it is dropped. A busy interval that overlaps the
     /// window is clipped to it; a label definition is kept whatever the processors and
-    /// times, so later probes can be named.
+    /// times, so later probes can be named; a line's cost only when neither processors
+    /// nor times are selected.
     pub fn apply(&mut self, e: &Event) -> Option<Event> {
         let pproc = match *e {
             Event::ProcCreate { pid, pproc, .. } => {
@@ -172,13 +174,19 @@ impl Filter {
             Event::RecvCall { pproc, .. } | Event::RecvDone { pproc, .. } | Event::Probe { pproc, .. } => Some(pproc),
             Event::Busy { pproc, .. } => Some(pproc),
             Event::Hop { from, to, .. } => Some(if self.sel.proc(from) { from } else { to }),
-            Event::Label { .. } => None,
+            Event::Label { .. } | Event::LineCost { .. } => None,
         };
         if self.sel.kinds.as_ref().is_some_and(|k| !k.contains(e.kind_name())) {
             return None;
         }
         if let Event::Label { .. } = e {
             return Some(e.clone());
+        }
+        // A line's cost is a total over every processor and the whole run: it cannot be
+        // cut to a processor range or a time window, so it is kept only without them.
+        if let Event::LineCost { .. } = e {
+            let whole = self.sel.from.is_none() && self.sel.to.is_none() && self.sel.procs.is_none();
+            return whole.then(|| e.clone());
         }
         if !pproc.is_some_and(|p| self.sel.proc(p)) {
             return None;

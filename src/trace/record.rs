@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `43 50 50 45 00 52 55 4E` = `b"CPPE\0RUN"` ([`MAGIC`]) |
 //! | 8 | 2 | format major version, u16 ([`VERSION_MAJOR`] = 1) |
-//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 0) |
+//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 1) |
 //! | 12 | … | records, each: kind u8, payload length L (unsigned LEB128, at most 5 bytes, no redundant trailing zero byte), L payload bytes |
 //!
 //! Record kinds ([`kind`]) are append-only numbers:
@@ -35,6 +35,7 @@
 //! [`Event`] variants at the end of the enum (older readers then fail with a clear
 //! [`RecordError::Corrupt`] naming the record, rather than misreading it) and optional
 //! record kinds (older readers skip them). Anything else needs a new major version.
+//! Minor version 1 added [`Event::LineCost`].
 //!
 //! # Streaming and trust
 //!
@@ -58,7 +59,7 @@ pub const MAGIC: [u8; 8] = *b"CPPE\0RUN";
 /// The format major version this module writes and reads.
 pub const VERSION_MAJOR: u16 = 1;
 /// The format minor version this module writes.
-pub const VERSION_MINOR: u16 = 0;
+pub const VERSION_MINOR: u16 = 1;
 /// The largest payload a record may have (16 MiB): the bound that keeps a corrupt length
 /// from making a reader allocate without limit.
 pub const MAX_RECORD_LEN: u32 = 16 << 20;
@@ -222,7 +223,11 @@ impl Checker {
                     return Err(format!("busy interval starts at tick {start}, after its end at tick {end}"));
                 }
             }
-            Event::State { .. } | Event::ProcEnd { .. } | Event::TimeOff { .. } | Event::TimeOn { .. } => {}
+            Event::State { .. }
+            | Event::ProcEnd { .. }
+            | Event::TimeOff { .. }
+            | Event::TimeOn { .. }
+            | Event::LineCost { .. } => {}
         }
         if matches!(e, Event::Label { .. }) {
             self.labels += 1;

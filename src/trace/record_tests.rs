@@ -107,6 +107,7 @@ fn events() -> Vec<Event> {
         Event::ProcEnd { time: 30, pid: 1 },
         Event::State { time: 30, pid: 1, state: ProcState::Ended, reason: Reason::None },
         Event::Busy { pproc: 3, pid: 1, start: 7, end: 30, line: 12, class: BusyClass::Work },
+        Event::LineCost { time: 30, line: 12, work: 23, overhead: 0 },
         Event::ProcEnd { time: u64::MAX, pid: 0 },
     ]
 }
@@ -193,14 +194,14 @@ fn round_trip_of_every_event_kind() {
     // The stored checksum is the one-shot CRC of everything but the last four bytes.
     assert_eq!(footer.crc, crc32(&bytes[..bytes.len() - 4]));
     let kinds: std::collections::BTreeSet<_> = evs.iter().map(Event::kind_name).collect();
-    assert_eq!(kinds.len(), 13, "all 13 event kinds are exercised: {kinds:?}");
+    assert_eq!(kinds.len(), 14, "all 14 event kinds are exercised: {kinds:?}");
 }
 
 #[test]
 fn byte_layout_is_as_documented() {
     let bytes = sample();
     assert_eq!(&bytes[..8], b"CPPE\0RUN");
-    assert_eq!(&bytes[8..12], &[1, 0, 0, 0], "major 1, minor 0, little-endian u16s");
+    assert_eq!(&bytes[8..12], &[1, 0, 1, 0], "major 1, minor 1, little-endian u16s");
     assert_eq!(bytes[12], kind::HEADER);
     let stored = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().unwrap());
     assert_eq!(stored, crc32(&bytes[..bytes.len() - 4]));
@@ -266,7 +267,7 @@ fn magic_and_version_errors() {
     let mut bytes = sample();
     bytes[8] = 2;
     match read_all(&bytes) {
-        Err(RecordError::UnsupportedVersion { found: (2, 0), supported: (1, 0) }) => {}
+        Err(RecordError::UnsupportedVersion { found: (2, 1), supported: (1, 1) }) => {}
         other => panic!("{other:?}"),
     }
     // A newer minor version of the same major is accepted, and the checksum (which

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 type Descriptor = (&'static str, &'static [(&'static str, &'static str, &'static str)]);
 
 /// The descriptors, in the order of [`KINDS`]; the tag of `KINDS[i]` is `i + 1`.
-pub const DESCRIPTORS: [Descriptor; 13] = [
+pub const DESCRIPTORS: [Descriptor; 14] = [
     (
         "proc_init",
         &[
@@ -117,6 +117,15 @@ pub const DESCRIPTORS: [Descriptor; 13] = [
             ("int", "process", "Process id"),
             ("int", "line", "Source line"),
             ("int", "class", "0 work 1 overhead"),
+        ],
+    ),
+    (
+        "line_cost",
+        &[
+            ("double", "time", "Seconds, end of the run"),
+            ("int", "line", "Source line"),
+            ("double", "work", "Seconds of sequential work on the line"),
+            ("double", "overhead", "Seconds of parallel overhead on the line"),
         ],
     ),
 ];
@@ -313,6 +322,7 @@ impl TraceWriter for SddfWriter {
                 }
                 .to_string(),
             ],
+            Event::LineCost { time, line, work, overhead } => vec![s(*time), line.to_string(), s(*work), s(*overhead)],
         };
         writeln!(out, "{} {{ {} }};;", quote(e.kind_name()), values.join(", "))
     }

@@ -526,3 +526,33 @@ fn tables_print_one_csv_each_and_a_bad_what_if_is_exit_2() {
     let out = run_in(&dir, "cpperf", &[c, "--what-if", "worker"], b"");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Cost per source line from a cpss record: every instruction's cost is charged to its
+/// line, so over all lines the work equals the Sequential Execution Time (the sum of the
+/// costs of work instructions while time is on) and work + overhead equals the total
+/// busy time (the computation side of the granularity line), for programs with forks,
+/// channels, remote memory and forall.
+#[test]
+fn line_costs_add_up_to_sequential_and_busy_time() {
+    let dir = tempdir("cpperf-lines");
+    for fixture in ["master_worker.c", "ring_token.c", "jacobi.c", "hypercube_sum.c", "matmul.c"] {
+        let (cpt, _) = simulate(&dir, fixture, &[]);
+        let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+        assert_eq!(out.status.code(), Some(0), "{fixture}");
+        let json: serde_json::Value =
+            serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+        let lines = json["lines"].as_array().unwrap();
+        assert!(lines.len() > 5, "{fixture}: {lines:?}");
+        assert!(lines.iter().all(|l| l["line"].as_u64().unwrap() > 0), "{fixture}: every line known");
+        let sum = |k: &str| lines.iter().map(|l| l[k].as_f64().unwrap()).sum::<f64>();
+        let seq = json["seq_time"].as_f64().unwrap();
+        assert!((sum("work") - seq).abs() < 1e-6, "{fixture}: work {} seq {seq}", sum("work"));
+
+        let text = run_in(&dir, "cpperf", &[cpt.to_str().unwrap()], b"");
+        let text = String::from_utf8_lossy(&text.stdout);
+        let gran = text.lines().find(|l| l.starts_with("Granularity")).unwrap();
+        let busy: f64 = gran.split(" = ").nth(1).unwrap().split(" : ").next().unwrap().trim().parse().unwrap();
+        assert!((sum("time") - busy).abs() < 1e-6, "{fixture}: lines {} busy {busy}", sum("time"));
+        assert!(text.contains("Cost per source line ("), "{fixture}");
+    }
+}

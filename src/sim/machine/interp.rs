@@ -75,11 +75,15 @@ pub(super) struct Ctr {
 /// charged here. `CHECK` false is only allowed when every word of `mem` is owned by
 /// `p.pproc`. `DEBUG` adds the debugger's stops ([`Env::stops`], [`Env::traced`]); without
 /// it they compile away.
-pub(super) fn interp<const CHECK: bool, const DEBUG: bool>(
+/// With `LINES`, the clock advance of every step (an instruction, or a fused sequence,
+/// charged to its first instruction) is added to `pc_ticks[pc]`, so that the ticks per
+/// instruction sum to the busy time the turn adds; only run records ask for it.
+pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
     env: &Env<'_>,
     p: &mut Proc,
     mem: &mut Memory,
     ctr: &mut Ctr,
+    pc_ticks: &mut [Ticks],
 ) -> Result<Exit, RuntimeError> {
     let me = p.pproc;
     let (ticks, seqt, code) = (env.ticks, env.seq, env.code);
@@ -93,6 +97,8 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool>(
     let mut acc = Acc::default();
     let mut skip = DEBUG && env.skip_first;
     let mut traced_hit = false;
+    // The step whose clock advance is not charged to its instruction yet.
+    let (mut line_pc, mut line_clock) = (pc, clock);
 
     let r: Result<Exit, RuntimeError> = 'run: loop {
         // Defined inside the loop so that they can leave it by its label.
@@ -162,6 +168,12 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool>(
             };
         }
 
+        if LINES {
+            if let Some(t) = pc_ticks.get_mut(line_pc) {
+                *t += clock - line_clock;
+            }
+            (line_pc, line_clock) = (pc, clock);
+        }
         if clock >= qend {
             // Cheap: reached once per quantum.
             if qend <= env.cross_max && clock < qend + env.q {
@@ -456,6 +468,11 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool>(
             break 'run Ok(Exit::Traced);
         }
     };
+    if LINES {
+        if let Some(t) = pc_ticks.get_mut(line_pc) {
+            *t += clock - line_clock;
+        }
+    }
     p.stack = stack;
     p.pc = pc as u32;
     p.clock = clock;
