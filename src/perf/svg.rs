@@ -130,7 +130,28 @@ fn units(t: Ticks) -> String {
     super::render::units(t)
 }
 
-/// Processor labels on the left and a time axis with five ticks below the rows.
+/// Tick times of an axis from 0 to `end`: multiples of a round step (1, 2 or 5 times a
+/// power of ten ticks, so round in time units too) giving three to six ticks, then `end`
+/// itself unless it would crowd the last one (closer than a third of a step).
+fn axis_ticks(end: Ticks) -> Vec<Ticks> {
+    if end == 0 {
+        return vec![0];
+    }
+    let raw = (end / 5).max(1);
+    let mut mag: Ticks = 1;
+    while mag <= raw / 10 {
+        mag *= 10;
+    }
+    let step = [1, 2, 5, 10].iter().map(|m| m * mag).find(|&s| s >= raw).unwrap_or(10 * mag);
+    let mut ticks: Vec<Ticks> = (0..=end / step).map(|k| k * step).collect();
+    let last = ticks.last().copied().unwrap_or(0);
+    if end > last && 3 * (end - last) >= step {
+        ticks.push(end);
+    }
+    ticks
+}
+
+/// Processor labels on the left and a time axis with round ticks below the rows.
 fn axes(o: &mut String, f: &Frame) {
     for &p in &f.rows {
         if let Some(y) = f.row(p) {
@@ -144,8 +165,7 @@ fn axes(o: &mut String, f: &Frame) {
         "<line x1=\"{LEFT:.2}\" y1=\"{y:.2}\" x2=\"{:.2}\" y2=\"{y:.2}\" stroke=\"black\"/>",
         WIDTH - RIGHT
     );
-    for k in 0..=4u64 {
-        let t = f.end / 4 * k + if k == 4 { f.end % 4 } else { 0 };
+    for t in axis_ticks(f.end) {
         let x = f.x(t);
         let _ = writeln!(o, "<line x1=\"{x:.2}\" y1=\"{y:.2}\" x2=\"{x:.2}\" y2=\"{:.2}\" stroke=\"black\"/>", y + 4.0);
         let _ = writeln!(o, "<text x=\"{x:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>", y + 16.0, units(t));
@@ -304,8 +324,7 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
         );
     }
     let y = TOP + H + 4.0;
-    for k in 0..=4u64 {
-        let tk = end / 4 * k + if k == 4 { end % 4 } else { 0 };
+    for tk in axis_ticks(end) {
         let _ =
             writeln!(o, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>", f.x(tk), y + 12.0, units(tk));
     }
@@ -316,6 +335,19 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_ticks_are_round() {
+        // 2321 units = 2 321 000 ticks: a fifth is 464 200, the round step above it is
+        // 500 000 (500 units); 2321 is 321 units past 2000, more than a third of a step.
+        assert_eq!(axis_ticks(2_321_000), vec![0, 500_000, 1_000_000, 1_500_000, 2_000_000, 2_321_000]);
+        // 1000 units: step 200 units, and the end is a tick itself.
+        assert_eq!(axis_ticks(1_000_000), vec![0, 200_000, 400_000, 600_000, 800_000, 1_000_000]);
+        // 2050: step 500, 50 past the last tick is too close to label.
+        assert_eq!(axis_ticks(2_050_000), vec![0, 500_000, 1_000_000, 1_500_000, 2_000_000]);
+        assert_eq!(axis_ticks(0), vec![0]);
+        assert_eq!(axis_ticks(3), vec![0, 1, 2, 3]);
+    }
 
     #[test]
     fn busy_area_is_split_exactly_between_columns() {
