@@ -219,11 +219,14 @@ pub use crate::crc::crc32;
 fn postcard_section<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
     // postcard fails only on sequences of unknown length and on full fixed buffers; the
     // module's types are derived Serialize impls of known-length Vecs written to a Vec.
+    // cannot fail: see above; no user data can make a derived encoder fail.
     postcard::to_allocvec(value).expect("postcard encoding of module tables cannot fail")
 }
 
 fn code_section(code: &[Instr]) -> Vec<u8> {
     let mut out = Vec::with_capacity(4 + code.len() * 5);
+    // cannot fail: `try_encode` refuses more than u32::MAX instructions before this runs,
+    // and `encode` documents the panic for modules it is not given by a reader.
     let count = u32::try_from(code.len()).expect("code table longer than u32::MAX instructions");
     out.extend_from_slice(&count.to_le_bytes());
     for i in code {
@@ -240,10 +243,13 @@ fn assemble(major: u16, minor: u16, sections: &[(u16, Vec<u8>)]) -> Vec<u8> {
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&major.to_le_bytes());
     out.extend_from_slice(&minor.to_le_bytes());
+    // cannot fail: a fixed list of at most a dozen sections (tests add one or two).
     let count = u32::try_from(sections.len()).expect("section count fits in u32");
     out.extend_from_slice(&count.to_le_bytes());
     for (t, payload) in sections {
         out.extend_from_slice(&t.to_le_bytes());
+        // cannot fail: `try_encode` refuses sections beyond 4 GiB before this runs, and
+        // `encode` documents the panic.
         let len = u32::try_from(payload.len()).expect(".cod section larger than 4 GiB");
         out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(payload);
@@ -275,9 +281,23 @@ fn module_sections(m: &Module) -> Vec<(u16, Vec<u8>)> {
 ///
 /// # Panics
 ///
-/// If one section exceeds 4 GiB, which the u32 length field cannot express.
+/// If one section exceeds 4 GiB, which the u32 length field cannot express: use
+/// [`try_encode`] for a module of unknown size (a compiler's output).
 pub fn encode(m: &Module) -> Vec<u8> {
     assemble(VERSION_MAJOR, VERSION_MINOR, &module_sections(m))
+}
+
+/// Encodes a module as [`encode`] does, or says why the format cannot hold it (more
+/// than 2^32 − 1 instructions, or a section beyond 4 GiB, such as a huge source text).
+pub fn try_encode(m: &Module) -> Result<Vec<u8>, CodError> {
+    if u32::try_from(m.code.len()).is_err() {
+        return Err(invalid("more than 2^32 - 1 instructions: too large for the .cod format"));
+    }
+    let sections = module_sections(m);
+    if let Some((t, p)) = sections.iter().find(|(_, p)| u32::try_from(p.len()).is_err()) {
+        return Err(bad_section(*t, format!("{} bytes: more than the .cod format's 4 GiB per section", p.len())));
+    }
+    Ok(assemble(VERSION_MAJOR, VERSION_MINOR, &sections))
 }
 
 // ---------------------------------------------------------------------------------------

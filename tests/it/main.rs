@@ -8,5 +8,7 @@ mod cptrace;
 mod debug;
 mod docs;
 mod fuzz;
+mod fuzz_readers;
+mod harden;
 mod harness;
 mod machine;
