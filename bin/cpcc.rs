@@ -72,7 +72,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         Sink::from_arg(args.output.as_deref()).write(listing::listing(&compiled.module).as_bytes())?;
         return Ok(exit::OK);
     }
-    let bytes = cod::encode(&compiled.module);
+    let bytes = cod::try_encode(&compiled.module)?;
     let sink = match &args.output {
         Some(p) => Sink::from_arg(Some(p)),
         None if cli::stdout_is_terminal() => match &input.path {

@@ -143,6 +143,9 @@ struct Args {
     /// Size of the memory pool in words (exit code 3 when exhausted).
     #[arg(long, value_name = "WORDS")]
     max_memory: Option<u32>,
+    /// Stop with exit code 3 when more than N messages are sent and not yet received.
+    #[arg(long, value_name = "N")]
+    max_messages: Option<u64>,
     /// Debug the run: read debugger commands from standard input (`help` lists them).
     #[arg(long)]
     debug: bool,
@@ -235,6 +238,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         max_steps: args.max_steps,
         max_procs: args.max_procs,
         max_memory: args.max_memory,
+        max_messages: args.max_messages,
         alarm: args.alarm.as_deref().map(|v| units("alarm", v)).transpose()?,
         profile_step: args.profile.as_deref().map(|v| units("profile", v)).transpose()?,
         ..RunOptions::default()

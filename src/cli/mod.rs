@@ -3,6 +3,10 @@
 //! (a failed or interrupted run never leaves a truncated file that looks complete), the
 //! documented exit codes, and quiet handling of broken pipes.
 //!
+//! Interrupts: while a temporary output file exists, SIGINT, SIGTERM and SIGHUP remove it
+//! before the process ends by the signal (see [`interrupt`]), so `^C` during a long run
+//! leaves neither the output nor its temporary behind.
+//!
 //! Invariant: this module knows nothing of the domain; the binaries call it.
 use std::fs;
 use std::io::{self, IsTerminal, Read, Write};
@@ -70,6 +74,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a file name", path.display())))?;
     let tmp = dir.join(format!(".{}.tmp{}", file_name.to_string_lossy(), std::process::id()));
+    let guard = interrupt::remove_on_signal(&tmp);
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -79,6 +84,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
+    drop(guard);
     result.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
@@ -129,6 +135,7 @@ pub struct AtomicFile {
     target: PathBuf,
     tmp: PathBuf,
     file: Option<io::BufWriter<fs::File>>,
+    _guard: interrupt::Guard,
 }
 
 impl AtomicFile {
@@ -140,9 +147,10 @@ impl AtomicFile {
         };
         let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+        let guard = interrupt::remove_on_signal(&tmp);
         let file =
             fs::File::create(&tmp).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))?;
-        Ok(AtomicFile { target: target.to_path_buf(), tmp, file: Some(io::BufWriter::new(file)) })
+        Ok(AtomicFile { target: target.to_path_buf(), tmp, file: Some(io::BufWriter::new(file)), _guard: guard })
     }
 
     /// Flushes, syncs and renames the temporary over the target.
@@ -234,6 +242,128 @@ impl Progress {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// Removal of temporary output files when the process is interrupted.
+///
+/// A temporary is registered by [`remove_on_signal`] for as long as its [`Guard`] lives.
+/// The first registration installs a handler for SIGINT, SIGTERM and SIGHUP (unless the
+/// signal was ignored when the process started, as under `nohup`) that unlinks every
+/// registered temporary, restores the default action and raises the signal again, so
+/// the process ends as interrupted (a shell reports status 130 for `^C`). The handler
+/// only reads pre-built C strings from atomic slots and calls `unlink`, `signal` and
+/// `raise`, which are async-signal-safe.
+pub mod interrupt {
+    use std::path::Path;
+
+    /// Keeps a temporary registered; dropping it unregisters (the file itself is left to
+    /// its owner).
+    pub struct Guard(Option<usize>);
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if let Some(slot) = self.0 {
+                imp::unregister(slot);
+            }
+        }
+    }
+
+    /// Registers `tmp` for removal on SIGINT, SIGTERM or SIGHUP until the guard drops.
+    /// With more temporaries alive than there are slots (16), the extra ones are not
+    /// registered (the tools hold at most a few).
+    pub fn remove_on_signal(tmp: &Path) -> Guard {
+        Guard(imp::register(tmp))
+    }
+
+    #[cfg(unix)]
+    mod imp {
+        use std::ffi::{c_char, c_int, CString};
+        use std::os::unix::ffi::OsStrExt;
+        use std::path::Path;
+        use std::ptr::null_mut;
+        use std::sync::atomic::{AtomicPtr, Ordering};
+        use std::sync::Once;
+
+        const SIGHUP: c_int = 1;
+        const SIGINT: c_int = 2;
+        const SIGTERM: c_int = 15;
+        const SIG_DFL: usize = 0;
+        const SIG_IGN: usize = 1;
+        const SIG_ERR: usize = usize::MAX;
+
+        extern "C" {
+            fn signal(signum: c_int, handler: usize) -> usize;
+            fn raise(sig: c_int) -> c_int;
+            fn unlink(path: *const c_char) -> c_int;
+        }
+
+        static SLOTS: [AtomicPtr<c_char>; 16] = [const { AtomicPtr::new(null_mut()) }; 16];
+
+        extern "C" fn on_signal(sig: c_int) {
+            for slot in &SLOTS {
+                let p = slot.swap(null_mut(), Ordering::SeqCst);
+                if !p.is_null() {
+                    // SAFETY: `p` came from `CString::into_raw` in `register` and was taken
+                    // out of its slot by this swap, so nothing frees it meanwhile (it is
+                    // leaked: the process is ending).
+                    unsafe { unlink(p) };
+                }
+            }
+            // SAFETY: plain libc calls with valid arguments; both are async-signal-safe.
+            unsafe {
+                signal(sig, SIG_DFL);
+                raise(sig);
+            }
+        }
+
+        fn install() {
+            static ONCE: Once = Once::new();
+            ONCE.call_once(|| {
+                for sig in [SIGINT, SIGTERM, SIGHUP] {
+                    let handler = on_signal as extern "C" fn(c_int) as usize;
+                    // SAFETY: installs a handler that only does async-signal-safe work
+                    // (see the module documentation).
+                    let old = unsafe { signal(sig, handler) };
+                    if old == SIG_IGN || old == SIG_ERR {
+                        // Ignored on entry (`nohup`, background jobs): keep it ignored.
+                        // SAFETY: restores the disposition `signal` just returned.
+                        unsafe { signal(sig, old) };
+                    }
+                }
+            });
+        }
+
+        pub fn register(tmp: &Path) -> Option<usize> {
+            let c = CString::new(tmp.as_os_str().as_bytes()).ok()?;
+            install();
+            let p = c.into_raw();
+            for (k, slot) in SLOTS.iter().enumerate() {
+                if slot.compare_exchange(null_mut(), p, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+                    return Some(k);
+                }
+            }
+            // SAFETY: `p` came from `into_raw` above and was stored nowhere.
+            drop(unsafe { CString::from_raw(p) });
+            None
+        }
+
+        pub fn unregister(slot: usize) {
+            let p = SLOTS.get(slot).map_or(null_mut(), |s| s.swap(null_mut(), Ordering::SeqCst));
+            if !p.is_null() {
+                // SAFETY: `p` came from `into_raw` in `register`; the swap took it out of
+                // the slot, so the handler can no longer see it.
+                drop(unsafe { CString::from_raw(p) });
+            }
+        }
+    }
+
+    #[cfg(not(unix))]
+    mod imp {
+        pub fn register(_tmp: &std::path::Path) -> Option<usize> {
+            None
+        }
+        pub fn unregister(_slot: usize) {}
     }
 }
 

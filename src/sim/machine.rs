@@ -257,6 +257,8 @@ pub struct Simulator<'m> {
     files: Vec<Option<FileSlot>>,
     stats: Stats,
     msg_seq: u64,
+    /// Messages sent on channels and not yet received (bounded by `cfg.max_messages`).
+    unreceived: u64,
     /// Messages in a contention network, by id.
     in_flight: HashMap<u64, InFlight>,
     hop_buf: Vec<crate::net::Hop>,
@@ -427,6 +429,7 @@ impl<'m> Simulator<'m> {
             files: Vec::new(),
             stats: Stats::default(),
             msg_seq: 0,
+            unreceived: 0,
             in_flight: HashMap::new(),
             hop_buf: Vec::new(),
             max_depth,
@@ -1496,6 +1499,10 @@ impl<'m> Simulator<'m> {
                 let a = as_int(self.pop(pid)?) as i64;
                 let c = self.chan_index(pid, a)?;
                 self.charge(pid, op)?;
+                if self.unreceived >= self.cfg.max_messages {
+                    return Err(self.limit(Limit::Messages));
+                }
+                self.unreceived += 1;
                 let owner = self.chans[c].owner;
                 let src = self.procs[pid as usize].pproc;
                 let now = self.procs[pid as usize].clock;
@@ -1562,6 +1569,7 @@ impl<'m> Simulator<'m> {
                 match self.chans[c].queue.peek().map(|m| m.arrival) {
                     Some(t) if t <= clock => {
                         let m = self.chans[c].queue.pop().map(|m| m.data).unwrap_or_default();
+                        self.unreceived = self.unreceived.saturating_sub(1);
                         let p = &mut self.procs[pid as usize];
                         p.stack.pop();
                         p.stack.extend_from_slice(&m);

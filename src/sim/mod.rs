@@ -142,6 +142,9 @@ pub struct SimConfig {
     pub max_procs: u32,
     /// Most words in the memory pool.
     pub max_memory: u32,
+    /// Most messages sent and not yet received at once (each holds host memory; beyond:
+    /// [`Limit::Messages`]).
+    pub max_messages: u64,
     /// Most frame words of one process (beyond: stack overflow).
     pub max_stack_words: u32,
     /// Smallest frame segment allocated for a process, in words.
@@ -170,8 +173,11 @@ impl Default for SimConfig {
             seed: 0,
             max_time: None,
             max_steps: None,
-            max_procs: 1 << 20,
+            // A process costs about 12 KB of host memory: 65536 of them stay near 1 GB.
+            max_procs: 1 << 16,
             max_memory: 1 << 28,
+            // About 100 bytes of host memory each: 4 Mi messages stay near 400 MB.
+            max_messages: 1 << 22,
             max_stack_words: 1 << 22,
             segment_words: 1024,
             alarm: None,
@@ -254,18 +260,34 @@ pub enum Limit {
     Steps,
     Procs,
     Memory,
+    /// Too many messages sent and not received.
+    Messages,
     /// The debugger's `quit` ended the run.
     Debugger,
 }
 
-/// Error ending a run. Exit codes: 1 for `Runtime` and `Deadlock`, 3 for `Limit`.
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Limit::Time => "simulated time passed --max-time",
+            Limit::Steps => "instruction count passed --max-steps",
+            Limit::Procs => "too many processes alive at once (--max-procs; unbounded forking?)",
+            Limit::Memory => "memory pool exhausted (--max-memory; unbounded allocation?)",
+            Limit::Messages => "too many messages sent and not yet received (unbounded sending?)",
+            Limit::Debugger => "the debugger's quit",
+        })
+    }
+}
+
+/// Error ending a run. Exit codes: 1 for `Runtime` and `Deadlock`, 3 for `Limit` and a
+/// stack overflow.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     #[error("runtime error in process {pid} ({function}, line {line}): {kind}")]
     Runtime { pid: u32, function: String, line: u32, kind: RuntimeError },
     #[error("deadlock: {}", .waiters.iter().map(|w| w.to_string()).collect::<Vec<_>>().join("; "))]
     Deadlock { waiters: Vec<Waiter>, stats: Box<Stats> },
-    #[error("limit exceeded: {limit:?}")]
+    #[error("limit exceeded: {limit}")]
     LimitExceeded { limit: Limit, stats: Box<Stats> },
     /// Messages are stuck in the network: a cycle of packets each waiting for a lane
     /// another one holds (wormhole routing without deadlock-free lanes).
@@ -277,6 +299,8 @@ impl SimError {
     /// The documented exit code.
     pub fn exit_code(&self) -> i32 {
         match self {
+            // Unbounded recursion is a limit hit, like unbounded forking or allocation.
+            SimError::Runtime { kind: RuntimeError::StackOverflow { .. }, .. } => 3,
             SimError::Runtime { .. } | SimError::Deadlock { .. } | SimError::NetworkDeadlock { .. } => 1,
             SimError::LimitExceeded { .. } => 3,
         }

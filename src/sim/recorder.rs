@@ -305,6 +305,7 @@ impl<W: Write> Recorder<W> {
 pub fn exit_status(r: &Result<Stats, super::SimError>) -> ExitStatus {
     match r {
         Ok(_) => ExitStatus::Ok,
+        Err(super::SimError::Runtime { kind: super::RuntimeError::StackOverflow { .. }, .. }) => ExitStatus::Limit,
         Err(super::SimError::Runtime { .. }) => ExitStatus::RuntimeError,
         Err(super::SimError::Deadlock { .. } | super::SimError::NetworkDeadlock { .. }) => ExitStatus::Deadlock,
         Err(super::SimError::LimitExceeded { .. }) => ExitStatus::Limit,

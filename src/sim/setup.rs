@@ -48,6 +48,7 @@ pub struct RunOptions {
     pub max_steps: Option<u64>,
     pub max_procs: Option<u32>,
     pub max_memory: Option<u32>,
+    pub max_messages: Option<u64>,
     pub alarm: Option<Ticks>,
     pub profile_step: Option<Ticks>,
     /// `--machine`: a parsed machine description (shared by the runs of a sweep).
@@ -310,6 +311,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         max_steps: opts.max_steps,
         max_procs: opts.max_procs.unwrap_or(defaults.max_procs),
         max_memory: opts.max_memory.unwrap_or(defaults.max_memory),
+        max_messages: opts.max_messages.unwrap_or(defaults.max_messages),
         alarm: opts.alarm,
         profile_step: opts.profile_step,
         ..defaults

@@ -44,10 +44,10 @@ pub enum Format {
 #[derive(Debug, thiserror::Error)]
 pub enum ConvertError {
     /// The run record is unreadable, truncated or corrupt.
-    #[error("{0}")]
+    #[error(transparent)]
     Record(#[from] RecordError),
     /// Writing the output failed.
-    #[error("writing the output: {0}")]
+    #[error("writing the output")]
     Io(#[from] io::Error),
 }
 

@@ -230,6 +230,7 @@ fn code_section(code: &[Instr]) -> Vec<u8> {
 
 /// Appends the code section's payload: instruction count, then each instruction.
 fn put_code(out: &mut Vec<u8>, code: &[Instr]) {
+    // cannot fail: `try_encode` refuses more than u32::MAX instructions before this runs.
     let count = u32::try_from(code.len()).expect("code table longer than u32::MAX instructions");
     out.extend_from_slice(&count.to_le_bytes());
     for i in code {
@@ -248,7 +249,8 @@ fn assemble(major: u16, minor: u16, sections: &[(u16, Vec<u8>)]) -> Vec<u8> {
     for (t, payload) in sections {
         let at = begin_section(&mut out, *t);
         out.extend_from_slice(payload);
-        end_section(&mut out, at);
+        // cannot fail: tests assemble small sections.
+        end_section(&mut out, *t, at).expect("test sections are small");
     }
     finish(out)
 }
@@ -273,6 +275,7 @@ fn put_header(out: &mut Vec<u8>, major: u16, minor: u16, sections: usize) {
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&major.to_le_bytes());
     out.extend_from_slice(&minor.to_le_bytes());
+    // cannot fail: a fixed list of at most a dozen sections (tests add one or two).
     let count = u32::try_from(sections).expect("section count fits in u32");
     out.extend_from_slice(&count.to_le_bytes());
 }
@@ -284,10 +287,14 @@ fn begin_section(out: &mut Vec<u8>, t: u16) -> usize {
     out.len()
 }
 
-/// Fills in the length of the section whose payload started at `at`.
-fn end_section(out: &mut [u8], at: usize) {
-    let len = u32::try_from(out.len() - at).expect(".cod section larger than 4 GiB");
+/// Fills in the length of the section with tag `t` whose payload started at `at`, or
+/// says that the u32 length field cannot express it.
+fn end_section(out: &mut [u8], t: u16, at: usize) -> Result<(), CodError> {
+    let n = out.len() - at;
+    let len = u32::try_from(n)
+        .map_err(|_| bad_section(t, format!("{n} bytes: more than the .cod format's 4 GiB per section")))?;
     out[at - 4..at].copy_from_slice(&len.to_le_bytes());
+    Ok(())
 }
 
 /// Appends the CRC of everything so far.
@@ -298,14 +305,15 @@ fn finish(mut out: Vec<u8>) -> Vec<u8> {
 }
 
 /// Appends one postcard-encoded section.
-fn put_postcard<T: serde::Serialize + ?Sized>(out: Vec<u8>, t: u16, value: &T) -> Vec<u8> {
+fn put_postcard<T: serde::Serialize + ?Sized>(out: Vec<u8>, t: u16, value: &T) -> Result<Vec<u8>, CodError> {
     let mut out = out;
     let at = begin_section(&mut out, t);
     // postcard fails only on sequences of unknown length and on full fixed buffers; the
     // module's types are derived Serialize impls of known-length Vecs written to a Vec.
+    // cannot fail: see above; no user data can make a derived encoder fail.
     let mut out = postcard::to_extend(value, out).expect("postcard encoding of module tables cannot fail");
-    end_section(&mut out, at);
-    out
+    end_section(&mut out, t, at)?;
+    Ok(out)
 }
 
 /// Encodes a module as a `.cod` file (format [`VERSION_MAJOR`].[`VERSION_MINOR`]).
@@ -317,8 +325,20 @@ fn put_postcard<T: serde::Serialize + ?Sized>(out: Vec<u8>, t: u16, value: &T) -
 ///
 /// # Panics
 ///
-/// If one section exceeds 4 GiB, which the u32 length field cannot express.
+/// If one section exceeds 4 GiB, which the u32 length field cannot express: use
+/// [`try_encode`] for a module of unknown size (a compiler's output).
 pub fn encode(m: &Module) -> Vec<u8> {
+    // cannot fail on what a reader produced: every section of a decoded module had a u32
+    // length; a compiler's output goes through `try_encode`.
+    try_encode(m).expect(".cod section larger than 4 GiB")
+}
+
+/// Encodes a module as [`encode`] does, or says why the format cannot hold it (more
+/// than 2^32 − 1 instructions, or a section beyond 4 GiB, such as a huge source text).
+pub fn try_encode(m: &Module) -> Result<Vec<u8>, CodError> {
+    if u32::try_from(m.code.len()).is_err() {
+        return Err(invalid("more than 2^32 - 1 instructions: too large for the .cod format"));
+    }
     // An estimate only (a short buffer grows): 5 bytes per instruction and per line
     // entry, 24 per identifier record, 32 per function record.
     let guess = HEADER_LEN
@@ -337,19 +357,19 @@ pub fn encode(m: &Module) -> Vec<u8> {
         + CRC_LEN;
     let mut out = Vec::with_capacity(guess);
     put_header(&mut out, VERSION_MAJOR, VERSION_MINOR, 10);
-    out = put_postcard(out, tag::META, &(&m.source_name, &m.arch, &m.phy_arch, m.main, m.globals_words));
-    out = put_postcard(out, tag::SOURCE, &m.source);
+    out = put_postcard(out, tag::META, &(&m.source_name, &m.arch, &m.phy_arch, m.main, m.globals_words))?;
+    out = put_postcard(out, tag::SOURCE, &m.source)?;
     let at = begin_section(&mut out, tag::CODE);
     put_code(&mut out, &m.code);
-    end_section(&mut out, at);
-    out = put_postcard(out, tag::LINES, &(&m.lines, &m.src2cod));
-    out = put_postcard(out, tag::TYPES, &(&m.types, &m.structs));
-    out = put_postcard(out, tag::IDENTS, &m.idents);
-    out = put_postcard(out, tag::BLOCKS, &m.blocks);
-    out = put_postcard(out, tag::FUNCTIONS, &m.functions);
-    out = put_postcard(out, tag::CHANNELS, &m.channels);
-    out = put_postcard(out, tag::GLOBAL_INIT, &m.global_init);
-    finish(out)
+    end_section(&mut out, tag::CODE, at)?;
+    out = put_postcard(out, tag::LINES, &(&m.lines, &m.src2cod))?;
+    out = put_postcard(out, tag::TYPES, &(&m.types, &m.structs))?;
+    out = put_postcard(out, tag::IDENTS, &m.idents)?;
+    out = put_postcard(out, tag::BLOCKS, &m.blocks)?;
+    out = put_postcard(out, tag::FUNCTIONS, &m.functions)?;
+    out = put_postcard(out, tag::CHANNELS, &m.channels)?;
+    out = put_postcard(out, tag::GLOBAL_INIT, &m.global_init)?;
+    Ok(finish(out))
 }
 
 // ---------------------------------------------------------------------------------------

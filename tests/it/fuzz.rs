@@ -8,16 +8,16 @@ use cppe::lang::{compile, FrontOptions};
 use std::time::{Duration, Instant};
 
 /// A small deterministic generator (SplitMix64) so a failure can be replayed by seed.
-struct Gen(u64);
+pub struct Gen(pub u64);
 impl Gen {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             0
         } else {
@@ -81,7 +81,7 @@ const INTERESTING: &[&str] = &[
     "%",
 ];
 
-fn mutate(g: &mut Gen, src: &str) -> String {
+pub fn mutate_source(g: &mut Gen, src: &str) -> String {
     let mut s: Vec<u8> = src.as_bytes().to_vec();
     for _ in 0..1 + g.below(8) {
         if s.is_empty() {
@@ -139,7 +139,7 @@ fn campaign(seconds: u64, seed: u64) -> u64 {
     let opts = FrontOptions { include_dirs: vec![fixtures().join("include")], env_dirs: vec![] };
     while start.elapsed() < Duration::from_secs(seconds) {
         let base = &corpus[g.below(corpus.len())];
-        let input = mutate(&mut g, base);
+        let input = mutate_source(&mut g, base);
         let t = Instant::now();
         if let Ok(c) = compile("fuzz.c", &input, &opts) {
             let bytes = cppe::vcode::cod::encode(&c.module);
@@ -175,7 +175,7 @@ fn fuzz_compiler() {
 // process and memory limits. Any outcome but a panic is fine (a runtime error is the
 // expected one).
 
-fn random_instr(g: &mut Gen, m: &cppe::vcode::Module) -> cppe::vcode::Instr {
+pub fn random_instr(g: &mut Gen, m: &cppe::vcode::Module) -> cppe::vcode::Instr {
     use cppe::vcode::{Instr, MathFn, Scalar};
     let small = |g: &mut Gen| (g.next() % 40) as u32;
     let int = |g: &mut Gen| match g.below(4) {

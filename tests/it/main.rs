@@ -8,6 +8,8 @@ mod cptrace;
 mod debug;
 mod docs;
 mod fuzz;
+mod fuzz_readers;
+mod harden;
 mod harness;
 mod machine;
 mod tutorial;

@@ -1,0 +1,365 @@
+//! Hardening: damaged inputs (truncated `.cod` files and run records, a flipped byte),
+//! closed pipes, interrupts, programs that fork, recurse or send without bound, and a
+//! huge source file. Each must end with its documented exit code and a clear message,
+//! never a panic, a hang or a partial output file.
+use crate::harness::*;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Compiles `src` (CPC text) to `dir/NAME.cod`.
+fn compile_text(dir: &Path, name: &str, src: &str) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, src).unwrap();
+    let cod = dir.join(format!("{name}.cod"));
+    let out = run_in(dir, "cpcc", &[c.to_str().unwrap(), "-o", cod.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    cod
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn no_panic(o: &std::process::Output) {
+    let e = stderr(o);
+    assert!(!e.contains("panicked") && !e.contains("RUST_BACKTRACE"), "{e}");
+}
+
+/// The files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// The ring program's `.cod` and run record in `dir`.
+fn ring(dir: &Path) -> (PathBuf, PathBuf) {
+    let cod = dir.join("ring.cod");
+    let out = run_in(dir, "cpcc", &[fixtures().join("ring_token.c").to_str().unwrap(), "-o", "ring.cod"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_in(dir, "cpss", &["ring.cod", "--stats", "none", "-t", "ring.cpt"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    (cod, dir.join("ring.cpt"))
+}
+
+/// Cut points: inside the magic, just after it, inside the first section or record,
+/// the middle, and one byte short of the end (the CRC or the footer's last byte).
+fn cuts(len: usize) -> [usize; 6] {
+    [0, 3, 12, 20, len / 2, len - 1]
+}
+
+#[test]
+fn truncated_cod_files_are_refused_at_every_cut() {
+    let dir = tempdir("harden-cod-cut");
+    let (cod, _) = ring(&dir);
+    let bytes = std::fs::read(&cod).unwrap();
+    for cut in cuts(bytes.len()) {
+        std::fs::write(dir.join("cut.cod"), &bytes[..cut]).unwrap();
+        let o = run_in(&dir, "cpss", &["cut.cod", "--stats", "none"], b"");
+        assert_eq!(o.status.code(), Some(2), "cut at {cut}: {}", stderr(&o));
+        no_panic(&o);
+        let e = stderr(&o);
+        // Below 4 bytes the magic itself is incomplete; beyond, something runs past the
+        // end (or the CRC no longer matches when the cut lands exactly after a section).
+        assert!(e.contains("cut.cod") && (e.contains("not a .cod file") || e.contains("truncated")), "{cut}: {e}");
+    }
+}
+
+#[test]
+fn truncated_run_records_are_reported_as_such_at_every_cut() {
+    let dir = tempdir("harden-cpt-cut");
+    let (_, cpt) = ring(&dir);
+    let bytes = std::fs::read(&cpt).unwrap();
+    for cut in cuts(bytes.len()) {
+        std::fs::write(dir.join("cut.cpt"), &bytes[..cut]).unwrap();
+        for tool in ["cpperf", "cptrace"] {
+            let args: &[&str] =
+                if tool == "cptrace" { &["cut.cpt", "--format", "picl", "-o", "out.txt"] } else { &["cut.cpt"] };
+            let o = run_in(&dir, tool, args, b"");
+            assert_eq!(o.status.code(), Some(2), "{tool} cut at {cut}: {}", stderr(&o));
+            no_panic(&o);
+            let e = stderr(&o);
+            assert!(e.contains("cut.cpt"), "{tool} cut at {cut}: {e}");
+            // From the magic on the record is recognised, and its end is missing. (Fewer
+            // than 8 bytes: cpperf cannot tell a record from a PICL or SDDF trace.)
+            if tool == "cptrace" || cut >= 8 {
+                assert!(e.contains("run record ends without a footer"), "{tool} cut at {cut}: {e}");
+                assert_eq!(e.matches("without a footer").count(), 1, "said once: {e}");
+            }
+            assert!(o.stdout.is_empty(), "{tool} cut at {cut} wrote a partial report");
+            assert!(!dir.join("out.txt").exists(), "{tool} cut at {cut} left an output file");
+        }
+    }
+}
+
+#[test]
+fn a_flipped_byte_in_a_run_record_is_detected() {
+    let dir = tempdir("harden-cpt-flip");
+    let (_, cpt) = ring(&dir);
+    let bytes = std::fs::read(&cpt).unwrap();
+    // Inside the version, an event, the middle, and the footer's statistics.
+    for at in [9, 40, bytes.len() / 2, bytes.len() - 10] {
+        let mut b = bytes.clone();
+        b[at] ^= 0x10;
+        std::fs::write(dir.join("flip.cpt"), &b).unwrap();
+        let o = run_in(&dir, "cpperf", &["flip.cpt", "--format", "csv"], b"");
+        assert_eq!(o.status.code(), Some(2), "flip at {at}: {}", stderr(&o));
+        no_panic(&o);
+        let e = stderr(&o);
+        assert!(e.contains("corrupt") || e.contains("unsupported run record format"), "flip at {at}: {e}");
+        assert!(o.stdout.is_empty(), "a failed analysis printed a partial CSV");
+    }
+}
+
+/// Reads one line of `cmd`'s standard output, closes the pipe (as `head -1` does) and
+/// returns the exit status and standard error.
+fn head_1(mut cmd: Command) -> (Option<i32>, String, String) {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    // The reader is dropped here: the tool's next write fails with EPIPE.
+    let out = child.wait_with_output().unwrap();
+    (out.status.code(), line, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn closing_the_pipe_early_ends_every_tool_quietly_with_141() {
+    let dir = tempdir("harden-head");
+    // Every output below is well over a pipe buffer (64 KiB), so the writer meets the
+    // closed pipe: 200000 printed lines; the listing of 20000 statements; the PICL
+    // trace of 20000 messages (two lines each).
+    let chatty = compile_text(
+        &dir,
+        "chatty",
+        "void main() {\n int i;\n for (i = 0; i < 200000; i++) printf(\"%d\\n\", i);\n}\n",
+    );
+    let long_src = format!("void main() {{\n int x;\n{}}}\n", " x = x + 1;\n".repeat(20000));
+    std::fs::write(dir.join("long.c"), long_src).unwrap();
+    let pingpong = compile_text(
+        &dir,
+        "pingpong",
+        "arch line L[2];\nphyArch line P[2];\nchannel int c;\nvoid w(int n) {\n int i;\n for (i = 0; i < n; i++) c = i;\n}\nvoid main() {\n int i, s;\n fork [1] w(20000);\n for (i = 0; i < 20000; i++) s = c;\n join;\n}\n",
+    );
+    let out = run_in(&dir, "cpss", &[pingpong.to_str().unwrap(), "--stats", "none", "-t", "pp.cpt"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let cases: Vec<(&str, Vec<String>)> = vec![
+        ("cpss", vec![chatty.display().to_string(), "--stats".into(), "none".into()]),
+        ("cpcc", vec!["-S".into(), "long.c".into()]),
+        ("cptrace", vec!["pp.cpt".into(), "--format".into(), "picl".into()]),
+    ];
+    for (tool, args) in cases {
+        let mut cmd = Command::new(crate::harness::tool(tool));
+        cmd.args(&args).current_dir(&dir);
+        let (code, line, err) = head_1(cmd);
+        assert!(!line.is_empty(), "{tool} {args:?} printed nothing");
+        // 141 = 128 + SIGPIPE, what a shell reports for a writer ended by the pipe.
+        assert_eq!(code, Some(141), "{tool} {args:?}: {err}");
+        assert!(err.is_empty(), "{tool} {args:?} wrote to stderr: {err}");
+    }
+}
+
+#[test]
+fn a_fork_bomb_stops_at_the_process_limit_with_exit_3() {
+    let dir = tempdir("harden-forkbomb");
+    let cod = compile_text(
+        &dir,
+        "bomb",
+        "void bomb(int n) {\n    fork bomb(n + 1);\n    fork bomb(n + 1);\n    join;\n    join;\n}\nvoid main() {\n    bomb(0);\n}\n",
+    );
+    // A small limit keeps the test fast; the default (65536) is reached the same way.
+    let o = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--max-procs", "2000"], b"");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    no_panic(&o);
+    assert!(stderr(&o).contains("too many processes alive at once (--max-procs"), "{}", stderr(&o));
+}
+
+#[test]
+fn unbounded_recursion_stops_with_a_stack_overflow_and_exit_3() {
+    let dir = tempdir("harden-recursion");
+    let cod = compile_text(
+        &dir,
+        "deep",
+        "int down(int n) {\n    int pad[1000];\n    pad[0] = n;\n    return down(n + 1) + pad[0];\n}\nvoid main() {\n    printf(\"%d\\n\", down(0));\n}\n",
+    );
+    // Default limits: each frame holds 1000 words, so the 4194304-word stack overflows
+    // after about 4194 calls.
+    let o = run_in(&dir, "cpss", &[cod.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    no_panic(&o);
+    let e = stderr(&o);
+    assert!(e.contains("(down, line 4): stack overflow"), "{e}");
+}
+
+#[test]
+fn sending_without_bound_stops_at_the_message_limit_with_exit_3() {
+    let dir = tempdir("harden-flood");
+    let cod = compile_text(
+        &dir,
+        "flood",
+        "arch line L[2];\nphyArch line P[2];\nchannel int sink;\nvoid worker(int x) {\n    int i;\n    for (i = 0; ; i++) sink = i;\n}\nvoid main() {\n    fork [1] worker(0);\n    join;\n}\n",
+    );
+    let o = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--max-messages", "10000"], b"");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    no_panic(&o);
+    assert!(stderr(&o).contains("too many messages sent and not yet received"), "{}", stderr(&o));
+    // The statistics so far: exactly the 10000 messages the limit allowed (none is
+    // received; the 10001st send is refused before it counts).
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(all.contains("Messages Sent = 10000\n"), "{all}");
+}
+
+#[test]
+fn a_10_mb_source_of_random_tokens_is_a_clear_error() {
+    let dir = tempdir("harden-10mb");
+    const TOKENS: &[&str] = &[
+        "int", "x", "y", "(", ")", "{", "}", "[", "]", ";", ",", "=", "+", "*", "42", "while", "if", "else", "forall",
+        "channel", "\"s\"", "3.5", "->", ".", "return", "fork", "join", "&", "!", "<", "\n",
+    ];
+    let mut g = crate::fuzz::Gen(2026);
+    let mut src = String::with_capacity(10 << 20);
+    while src.len() < 10 << 20 {
+        src.push_str(TOKENS[g.below(TOKENS.len())]);
+        src.push(' ');
+    }
+    std::fs::write(dir.join("big.c"), &src).unwrap();
+    let t = Instant::now();
+    let o = run_in(&dir, "cpcc", &["big.c", "-o", "big.cod"], b"");
+    let took = t.elapsed();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    no_panic(&o);
+    let e = stderr(&o);
+    assert!(e.starts_with("big.c:") && e.contains("error"), "{}", &e[..e.len().min(2000)]);
+    assert!(!dir.join("big.cod").exists());
+    eprintln!("10 MB of random tokens: exit 2 after {took:?}");
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_record_and_no_temporary() {
+    let dir = tempdir("harden-sigint");
+    let cod = compile_text(&dir, "spin", "void main() {\n    int i;\n    for (i = 0; ; i++) i = i - 1 + 1;\n}\n");
+    let child = Command::new(crate::harness::tool("cpss"))
+        .args([cod.to_str().unwrap(), "-t", "out.cpt"])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the temporary record exists (the run is under way), then interrupt.
+    let start = Instant::now();
+    while !listing(&dir).iter().any(|f| f.starts_with(".out.cpt.tmp")) {
+        assert!(start.elapsed() < Duration::from_secs(60), "no temporary appeared: {:?}", listing(&dir));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    // Ended by the signal itself (a shell shows 130), as an interrupted tool should.
+    assert_eq!(out.status.signal(), Some(2), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(listing(&dir), ["spin.c", "spin.cod"]);
+}
+
+#[test]
+fn failed_runs_leave_no_trace_file_and_no_cod() {
+    let dir = tempdir("harden-atomic");
+    let (_, cpt) = ring(&dir);
+    // A record cut short: cptrace fails and leaves no SDDF file (nor a temporary).
+    let bytes = std::fs::read(&cpt).unwrap();
+    std::fs::write(dir.join("cut.cpt"), &bytes[..bytes.len() - 5]).unwrap();
+    let o = run_in(&dir, "cptrace", &["cut.cpt", "--format", "sddf", "-o", "out.sddf"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A source with an error: cpcc writes no .cod, and an old one is left as it was.
+    std::fs::write(dir.join("bad.c"), "void main() { int x = ; }\n").unwrap();
+    std::fs::write(dir.join("bad.cod"), b"old").unwrap();
+    let o = run_in(&dir, "cpcc", &["bad.c", "-o", "bad.cod"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(dir.join("bad.cod")).unwrap(), b"old");
+    assert_eq!(listing(&dir), ["bad.c", "bad.cod", "cut.cpt", "ring.cod", "ring.cpt"]);
+}
+
+/// The lines of `text` outside `#[cfg(test)]` items (a test module, a test helper, a
+/// `#[path]` test file declaration), with their 1-based numbers.
+fn non_test_lines(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim_start().starts_with("#[cfg(test)]") {
+            i += 1;
+            while i < lines.len() && lines[i].trim_start().starts_with("#[") {
+                i += 1;
+            }
+            // The item: one line ending in `;`, or up to its balanced closing brace.
+            let (mut depth, mut opened) = (0i64, false);
+            while i < lines.len() {
+                let l = lines[i];
+                depth += l.matches('{').count() as i64 - l.matches('}').count() as i64;
+                opened |= l.contains('{');
+                i += 1;
+                if (!opened && l.trim_end().ends_with(';')) || (opened && depth <= 0) {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push((i + 1, lines[i]));
+        i += 1;
+    }
+    out
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Outside tests, every `unwrap()` and `expect(` in `src/` carries a `cannot fail:`
+/// comment on its line or the three before, proving that it cannot fail on data from a
+/// file or a user. The parsers' own `expect` methods (`self.expect(…)?`, `p.expect(…)?`:
+/// "expect this token", returning a `Result`) are not `Option`/`Result::expect`.
+#[test]
+fn every_unwrap_in_src_is_proven_safe() {
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    files.sort();
+    let mut bad = Vec::new();
+    let mut proven = 0;
+    for f in files {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        let all: Vec<&str> = text.lines().collect();
+        for (n, line) in non_test_lines(&text) {
+            let code = line.split("//").next().unwrap_or("");
+            if !code.contains("unwrap()") && !code.contains("expect(") {
+                continue;
+            }
+            let parser_method =
+                code.contains("self.expect(") || code.contains(" p.expect(") || code.contains("fn expect(");
+            if parser_method && !code.contains("unwrap()") {
+                continue;
+            }
+            let context = all[n.saturating_sub(4)..n].join("\n");
+            if context.contains("cannot fail") {
+                proven += 1;
+            } else {
+                bad.push(format!("{}:{n}: {}", f.strip_prefix(root()).unwrap().display(), line.trim()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "unwrap/expect without a `cannot fail:` proof:\n{}", bad.join("\n"));
+    // The four of the .cod writer, at least (sizes checked by try_encode).
+    assert!(proven >= 4, "{proven}");
+}
