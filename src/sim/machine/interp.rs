@@ -32,9 +32,7 @@ pub(super) struct Step {
 impl Step {
     /// The steps of `code`, in order.
     pub(super) fn all(code: &[Instr]) -> Vec<Step> {
-        (0..code.len())
-            .map(|pc| Step { ins: code[pc], op: code[pc].op() as u8, fused: Fused::at(&code[pc..]) })
-            .collect()
+        (0..code.len()).map(|pc| Step { ins: code[pc], op: code[pc].op() as u8, fused: Fused::at(code, pc) }).collect()
     }
 }
 
@@ -145,15 +143,73 @@ pub(super) enum Fused {
     MulAdd,
     /// `MULI; ADDI; STORE int 0` (3): `v = s + x * y;`.
     MulAddStore,
+    /// `IncVar` with its `JMP back` (4) and the `CmpJump` at `back` (4): the end of a
+    /// `for` loop's body, its `i++` and its test (8 instructions).
+    IncTest {
+        depth: u8,
+        off: u32,
+        delta: i32,
+        back: u32,
+        test: Test,
+    },
+    /// `AddrVal` and the `Elem2` after it (8): `s = s + a[i][j] ...`.
+    AddrElem2 {
+        depth: u8,
+        off: u32,
+        depth1: u8,
+        off1: u32,
+        elem: Elem,
+    },
 }
 
-/// The most instructions a [`Fused`] stands for, and the most words it grows the working
-/// stack by on the way (`Elem2`: 3).
-const FUSED_MAX: usize = 6;
+/// The operands of a `CmpJump` in a bigger superinstruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Test {
+    depth: u8,
+    off: u32,
+    rhs: Rhs,
+    cmp: Cmp,
+    target: u32,
+}
+
+/// The operands of an `Elem2` in a bigger superinstruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Elem {
+    depth: u8,
+    off: u32,
+    i: Ix,
+    j: Ix,
+}
+
+/// The most instructions a [`Fused`] stands for, and more than the most words it grows
+/// the working stack by on the way (`AddrElem2`: 5).
+const FUSED_MAX: usize = 8;
 
 impl Fused {
-    /// The superinstruction starting at `code[0]`, if any.
-    fn at(code: &[Instr]) -> Fused {
+    /// The superinstruction starting at `code[pc]`, if any.
+    fn at(code: &[Instr], pc: usize) -> Fused {
+        match Fused::simple(code.get(pc..).unwrap_or(&[])) {
+            Fused::IncVar { depth, off, delta, jump: Some(back) } => {
+                match Fused::simple(code.get(back as usize..).unwrap_or(&[])) {
+                    Fused::CmpJump { depth: d, off: o, rhs, cmp, target } => {
+                        let test = Test { depth: d, off: o, rhs, cmp, target };
+                        Fused::IncTest { depth, off, delta, back, test }
+                    }
+                    _ => Fused::IncVar { depth, off, delta, jump: Some(back) },
+                }
+            }
+            Fused::AddrVal { depth, off, depth1, off1 } => match Fused::simple(code.get(pc + 2..).unwrap_or(&[])) {
+                Fused::Elem2 { depth: d, off: o, i, j } => {
+                    Fused::AddrElem2 { depth, off, depth1, off1, elem: Elem { depth: d, off: o, i, j } }
+                }
+                _ => Fused::AddrVal { depth, off, depth1, off1 },
+            },
+            f => f,
+        }
+    }
+
+    /// The superinstruction of consecutive instructions starting at `code[0]`, if any.
+    fn simple(code: &[Instr]) -> Fused {
         use Instr as I;
         let ix = |v: &Instr, x: &Instr| match (*v, *x) {
             (I::LdVal { depth, off }, I::Index { size, len }) => Some(Ix { depth, off, size, len }),
@@ -209,7 +265,17 @@ impl Fused {
             Fused::Elem1 { .. } => 4,
             Fused::MulAddStore => 3,
             Fused::AddrVal { .. } | Fused::MulAdd => 2,
+            Fused::IncTest { .. } | Fused::AddrElem2 { .. } => 8,
         }
+    }
+
+    /// The pcs of the instructions it stands for, starting at `pc`, in execution order.
+    fn pcs(self, pc: usize) -> impl Iterator<Item = usize> {
+        let (first, back) = match self {
+            Fused::IncTest { back, .. } => (4, back as usize),
+            f => (f.len(), pc),
+        };
+        (pc..pc + first).chain(back..back + (self.len() - first))
     }
 }
 
@@ -223,6 +289,14 @@ fn var(p: &Proc, depth: u8, off: u32) -> Option<i64> {
 #[inline(always)]
 fn load(mem: &Memory, a: i64) -> Option<Word> {
     mem.words.get(usize::try_from(a).ok()?).copied()
+}
+
+/// `a[i][j]` as `Elem2` computes it.
+#[inline(always)]
+fn elem2(p: &Proc, mem: &Memory, depth: u8, off: u32, i: Ix, j: Ix) -> Option<Word> {
+    let base = var(p, depth, off)? as i32;
+    let a = index_by(p, mem, index_by(p, mem, base, i)?, j)?;
+    load(mem, a as i64)
 }
 
 /// `base + i * size` after the checks of `INDEX`, `i` read from its variable.
@@ -263,10 +337,33 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
             })
         }
         Fused::Elem2 { depth, off, i, j } => {
-            let base = var(p, depth, off)? as i32;
-            let a = index_by(p, mem, index_by(p, mem, base, i)?, j)?;
-            stack.push(load(mem, a as i64)?);
+            stack.push(elem2(p, mem, depth, off, i, j)?);
             Some(pc + 6)
+        }
+        Fused::AddrElem2 { depth, off, depth1, off1, elem: e } => {
+            let a = var(p, depth, off)? as i32;
+            let w = load(mem, var(p, depth1, off1)?)?;
+            let x = elem2(p, mem, e.depth, e.off, e.i, e.j)?;
+            stack.extend_from_slice(&[Word::Int(a), w, x]);
+            Some(pc + 8)
+        }
+        Fused::IncTest { depth, off, delta, back, test: t } => {
+            // Every address is checked before the increment is written, so that a
+            // failure changes nothing; the test reads the values after it.
+            let a = var(p, depth, off)? as i32 as i64;
+            let i = usize::try_from(a).ok().filter(|&i| i < mem.words.len())?;
+            let ta = usize::try_from(var(p, t.depth, t.off)?).ok().filter(|&i| i < mem.words.len())?;
+            let tb = match t.rhs {
+                Rhs::Const(_) => 0,
+                Rhs::Var(d, o) => usize::try_from(var(p, d, o)?).ok().filter(|&i| i < mem.words.len())?,
+            };
+            mem.words[i] = Word::Int(as_int(mem.words[i]).wrapping_add(delta));
+            let x = as_int(mem.words[ta]);
+            let y = match t.rhs {
+                Rhs::Const(v) => v,
+                Rhs::Var(..) => as_int(mem.words[tb]),
+            };
+            Some(if t.cmp.test(x, y) { back as usize + 4 } else { t.target as usize })
         }
         Fused::Elem1 { depth, off, i } => {
             let base = var(p, depth, off)? as i32;
@@ -485,16 +582,33 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool>(
                         // Quantum ends inside: each must be one the loop top would cross.
                         let (mut qe, mut crossed, mut cc) = (qend, 0, 0);
                         let mut ok = true;
-                        for &t in fc.pre.iter().take(k - 1) {
-                            let c = clock + t;
-                            if c >= qe {
-                                if qe <= env.cross_max && c < qe + env.q {
-                                    crossed += 1;
-                                    cc = c;
-                                    qe += env.q;
-                                } else {
-                                    ok = false;
-                                    break;
+                        if fc.tmax <= env.q && qend.saturating_add(FUSED_MAX as Ticks * env.q) <= env.cross_max {
+                            // Every end it reaches may be crossed (they are at most
+                            // `qend + (FUSED_MAX - 2) * q`), and no instruction steps over a
+                            // whole quantum, so the loop top crosses each end once, at the
+                            // first instruction that starts at or after it: the ends up to
+                            // the start of the last instruction, `clock + inner`.
+                            let over = fc.inner - (qend - clock);
+                            let m = if over < env.q { 1 } else { over / env.q + 1 };
+                            qe = qend + m * env.q;
+                            crossed = m;
+                            // The last crossing is at the first start at or after `qe - q`
+                            // (`pre` is non-decreasing up to `inner`, which is past it, and
+                            // 0 after the last instruction).
+                            let th = qe - env.q - clock;
+                            cc = clock + fc.pre.iter().copied().find(|&t| t >= th).unwrap_or(fc.inner);
+                        } else {
+                            for &t in fc.pre.iter().take(k - 1) {
+                                let c = clock + t;
+                                if c >= qe {
+                                    if qe <= env.cross_max && c < qe + env.q {
+                                        crossed += 1;
+                                        cc = c;
+                                        qe += env.q;
+                                    } else {
+                                        ok = false;
+                                        break;
+                                    }
                                 }
                             }
                         }
@@ -820,6 +934,8 @@ pub(super) struct FusedCost {
     pub(super) seq: Ticks,
     /// `pre[j]`: the ticks of its first `j + 1` instructions (0 past its length).
     pub(super) pre: [Ticks; FUSED_MAX],
+    /// The most ticks of one of its instructions but the last.
+    pub(super) tmax: Ticks,
 }
 
 /// The charges of a processor of `speed` ticks per time unit under the cost table
@@ -838,16 +954,20 @@ pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks, p
         }
     }
     for pc in 0..prog.len() {
-        let run = prog.get(pc..pc + prog[pc].fused.len()).unwrap_or(&[]);
         let mut c = FusedCost::default();
         let mut sum = 0;
-        for (j, s) in run.iter().enumerate() {
+        let run = prog[pc].fused.pcs(pc).map_while(|k| prog.get(k));
+        // The ticks of the instruction before the current one (all but the last count).
+        let mut before = 0;
+        for (j, s) in run.enumerate() {
             c.inner = sum;
-            sum += t.ticks[s.op as usize];
+            c.tmax = c.tmax.max(before);
+            before = t.ticks[s.op as usize];
+            sum += before;
             c.pre[j] = sum;
             c.seq += t.seq[s.op as usize];
         }
-        c.len = run.len();
+        c.len = prog[pc].fused.len();
         c.total = sum;
         t.fused.push(c);
     }
@@ -856,7 +976,7 @@ pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks, p
 
 #[cfg(test)]
 mod tests {
-    use super::{Cmp, Fused, Ix, Rhs};
+    use super::{Cmp, Elem, Fused, Ix, Rhs, Test};
     use crate::vcode::{Instr::*, Scalar};
 
     #[test]
@@ -888,9 +1008,9 @@ mod tests {
             LdAddr { depth: 1, off: 2 },
             IncDec { ty: Scalar::Int, delta: 1, pre: false },
             Pop { n: 1 },
-            Jump { target: 64 },
+            Jump { target: 0 },
         ];
-        let at = |pc: usize| Fused::at(&code[pc..]);
+        let at = |pc: usize| Fused::simple(&code[pc..]);
         assert_eq!(at(0), Fused::CmpJump { depth: 1, off: 2, rhs: Rhs::Const(200), cmp: Cmp::Lt, target: 89 });
         assert_eq!(at(4), Fused::AddrVal { depth: 1, off: 3, depth1: 1, off1: 3 });
         let i = Ix { depth: 1, off: 0, size: 200, len: 200 };
@@ -901,11 +1021,26 @@ mod tests {
         assert_eq!(at(12), Fused::Elem2 { depth: 0, off: 40000, i, j });
         assert_eq!(at(18), Fused::MulAddStore);
         assert_eq!(at(19), Fused::None, "ADDI; STORE is not a superinstruction");
-        assert_eq!(at(21), Fused::IncVar { depth: 1, off: 2, delta: 1, jump: Some(64) });
+        assert_eq!(at(21), Fused::IncVar { depth: 1, off: 2, delta: 1, jump: Some(0) });
         // Cut short, the same instructions give the shorter forms or none.
-        assert_eq!(Fused::at(&code[21..24]), Fused::IncVar { depth: 1, off: 2, delta: 1, jump: None });
-        assert_eq!(Fused::at(&code[18..20]), Fused::MulAdd);
-        assert_eq!(Fused::at(&code[0..3]), Fused::None);
+        assert_eq!(Fused::simple(&code[21..24]), Fused::IncVar { depth: 1, off: 2, delta: 1, jump: None });
+        assert_eq!(Fused::simple(&code[18..20]), Fused::MulAdd);
+        assert_eq!(Fused::simple(&code[0..3]), Fused::None);
+        // With the jump back to the test (at pc 0 here), and with the array load after
+        // `LDADDR; LDVal`, the bigger forms: 25 instructions in 4 dispatches.
+        let test = Test { depth: 1, off: 2, rhs: Rhs::Const(200), cmp: Cmp::Lt, target: 89 };
+        assert_eq!(Fused::at(&code, 21), Fused::IncTest { depth: 1, off: 2, delta: 1, back: 0, test });
+        let elem = Elem {
+            depth: 0,
+            off: 0,
+            i: Ix { depth: 1, off: 0, size: 200, len: 200 },
+            j: Ix { depth: 1, off: 2, size: 1, len: 200 },
+        };
+        assert_eq!(Fused::at(&code, 4), Fused::AddrElem2 { depth: 1, off: 3, depth1: 1, off1: 3, elem });
+        assert_eq!(Fused::at(&code, 21).pcs(21).collect::<Vec<_>>(), vec![21, 22, 23, 24, 0, 1, 2, 3]);
+        let lens: usize = [4, 12, 18, 21].iter().map(|&pc| Fused::at(&code, pc).len()).sum();
+        // An iteration after the first: the test at 0..4 runs inside IncTest.
+        assert_eq!(lens, code.len());
         // 25 instructions in 6 dispatches: 4 + 2 + 6 + 6 + 3 + 4.
         let lens: usize = [0, 4, 6, 12, 18, 21].iter().map(|&pc| at(pc).len()).sum();
         assert_eq!(lens, code.len());
