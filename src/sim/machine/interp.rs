@@ -152,6 +152,10 @@ pub(super) enum Fused {
         back: u32,
         test: Test,
     },
+    /// `Elem2` and the `MulAddStore` after it (9): `... + x * a[i][j];`.
+    Elem2MulAddStore {
+        elem: Elem,
+    },
     /// `AddrVal` and the `Elem2` after it (8): `s = s + a[i][j] ...`.
     AddrElem2 {
         depth: u8,
@@ -183,7 +187,7 @@ pub(super) struct Elem {
 
 /// The most instructions a [`Fused`] stands for, and more than the most words it grows
 /// the working stack by on the way (`AddrElem2`: 5).
-const FUSED_MAX: usize = 8;
+const FUSED_MAX: usize = 9;
 
 impl Fused {
     /// The superinstruction starting at `code[pc]`, if any.
@@ -203,6 +207,10 @@ impl Fused {
                     Fused::AddrElem2 { depth, off, depth1, off1, elem: Elem { depth: d, off: o, i, j } }
                 }
                 _ => Fused::AddrVal { depth, off, depth1, off1 },
+            },
+            Fused::Elem2 { depth, off, i, j } => match Fused::simple(code.get(pc + 6..).unwrap_or(&[])) {
+                Fused::MulAddStore => Fused::Elem2MulAddStore { elem: Elem { depth, off, i, j } },
+                _ => Fused::Elem2 { depth, off, i, j },
             },
             f => f,
         }
@@ -266,6 +274,7 @@ impl Fused {
             Fused::MulAddStore => 3,
             Fused::AddrVal { .. } | Fused::MulAdd => 2,
             Fused::IncTest { .. } | Fused::AddrElem2 { .. } => 8,
+            Fused::Elem2MulAddStore { .. } => 9,
         }
     }
 
@@ -339,6 +348,20 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
         Fused::Elem2 { depth, off, i, j } => {
             stack.push(elem2(p, mem, depth, off, i, j)?);
             Some(pc + 6)
+        }
+        Fused::Elem2MulAddStore { elem: e } => {
+            let y = as_int(elem2(p, mem, e.depth, e.off, e.i, e.j)?);
+            let l = stack.len();
+            if l < 3 {
+                return None;
+            }
+            let (s, x) = (as_int(stack[l - 2]), as_int(stack[l - 1]));
+            // STORE pops the value, then the address (an int word, widened).
+            let a = as_int(stack[l - 3]) as i64;
+            let w = mem.words.get_mut(usize::try_from(a).ok()?)?;
+            *w = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            stack.truncate(l - 3);
+            Some(pc + 9)
         }
         Fused::AddrElem2 { depth, off, depth1, off1, elem: e } => {
             let a = var(p, depth, off)? as i32;
@@ -1026,8 +1049,8 @@ mod tests {
         assert_eq!(Fused::simple(&code[21..24]), Fused::IncVar { depth: 1, off: 2, delta: 1, jump: None });
         assert_eq!(Fused::simple(&code[18..20]), Fused::MulAdd);
         assert_eq!(Fused::simple(&code[0..3]), Fused::None);
-        // With the jump back to the test (at pc 0 here), and with the array load after
-        // `LDADDR; LDVal`, the bigger forms: 25 instructions in 4 dispatches.
+        // With the jump back to the test (at pc 0 here), and with the array loads next to
+        // `LDADDR; LDVal` and to `MULI; ADDI; STORE`, the bigger forms.
         let test = Test { depth: 1, off: 2, rhs: Rhs::Const(200), cmp: Cmp::Lt, target: 89 };
         assert_eq!(Fused::at(&code, 21), Fused::IncTest { depth: 1, off: 2, delta: 1, back: 0, test });
         let elem = Elem {
@@ -1038,7 +1061,9 @@ mod tests {
         };
         assert_eq!(Fused::at(&code, 4), Fused::AddrElem2 { depth: 1, off: 3, depth1: 1, off1: 3, elem });
         assert_eq!(Fused::at(&code, 21).pcs(21).collect::<Vec<_>>(), vec![21, 22, 23, 24, 0, 1, 2, 3]);
-        let lens: usize = [4, 12, 18, 21].iter().map(|&pc| Fused::at(&code, pc).len()).sum();
+        assert_eq!(Fused::at(&code, 12), Fused::Elem2MulAddStore { elem: Elem { depth: 0, off: 40000, i, j } });
+        // An iteration after the first is 3 dispatches: IncTest, AddrElem2, Elem2MulAddStore.
+        let lens: usize = [4, 12, 21].iter().map(|&pc| Fused::at(&code, pc).len()).sum();
         // An iteration after the first: the test at 0..4 runs inside IncTest.
         assert_eq!(lens, code.len());
         // 25 instructions in 6 dispatches: 4 + 2 + 6 + 6 + 3 + 4.

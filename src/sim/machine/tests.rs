@@ -717,7 +717,7 @@ fn run_fusing(m: &Module, cfg: SimConfig, fuse: bool) -> (Option<Stats>, String,
 
 /// A CPC program made of the sequences the superinstructions stand for (loop tests
 /// against a constant and a variable, `i++`, `a[i][j]`, `a[i]`, `s = s + x * y`), ending
-/// in an out-of-bounds `a[i]` when `n` is past 8.
+/// in an out-of-bounds `v[i]` (line 14) when `n` is past 8.
 const FUSED_SRC: &str = "int a[8][8], v[8];
 void main() {
     int i, j, k, s, n;
@@ -725,8 +725,10 @@ void main() {
     for (i = 0; i < 8; i++) { v[i] = i; for (j = 0; j < n; j++) a[i][j] = i * 3 + j; }
     s = 0;
     for (i = 0; i < n; i++)
-        for (k = 0; k < 8; k++)
+        for (k = 0; k < 8; k++) {
             s = s + a[i][k] * v[k];
+            s = s + a[k][i] * a[i][k];
+        }
     printf(\"%d\\n\", s);
     n = 9;
     for (i = 0; i < n; i++) s = s + v[i];
@@ -792,8 +794,9 @@ fn superinstructions_change_no_result() {
         let plain = run_fusing(&m, cfg, false);
         assert_eq!(fused, plain, "{what}");
     }
-    // The program's own result: sum over i, k < 8 of (3i + k) * k = 3 * 28 * 28 + 8 * 140.
+    // The program's own result: the sum over i, k < 8 of (3i + k) * k, 3 * 28 * 28 + 8 * 140,
+    // plus that of (3k + i) * (3i + k) = 10ik + 3k^2 + 3i^2, 10 * 28 * 28 + 2 * 3 * 8 * 140.
     let (s, out, err) = run_fusing(&m, SimConfig::default(), true);
-    assert_eq!(out, format!("{}\n", 3 * 28 * 28 + 8 * 140));
-    assert!(s.is_none() && err.contains("index 8") && err.contains("line 12"), "{err}");
+    assert_eq!(out, format!("{}\n", 3 * 28 * 28 + 8 * 140 + 10 * 28 * 28 + 2 * 3 * 8 * 140));
+    assert!(s.is_none() && err.contains("index 8") && err.contains("line 14"), "{err}");
 }
