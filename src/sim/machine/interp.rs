@@ -11,7 +11,7 @@
 //! and when every word of the pool belongs to the running process's processor (always
 //! so on one processor) the remote-access bookkeeping is compiled out (`CHECK`). In that
 //! case, and without the debugger, the common instruction sequences of compiled CPC run
-//! as superinstructions decoded at load time ([`Fused`]: one dispatch for up to six
+//! as superinstructions decoded at load time ([`Fused`]: one dispatch for up to 17
 //! instructions, with exactly the charges, quantum ends and failures of the unfused
 //! run); the `.cod` code itself is unchanged.
 use super::{as_float, as_int, convert, math, push_frame, truthy, Acc, Exit, FnLite, Proc, MAX_WORKING_STACK};
@@ -152,6 +152,15 @@ pub(super) enum Fused {
         back: u32,
         test: Test,
     },
+    /// `AddrElem2` and the `Elem2MulAddStore` after it (17): `s = s + a[i][k] * b[k][j];`.
+    DotStep {
+        depth: u8,
+        off: u32,
+        depth1: u8,
+        off1: u32,
+        a: Elem,
+        b: Elem,
+    },
     /// `Elem2` and the `MulAddStore` after it (9): `... + x * a[i][j];`.
     Elem2MulAddStore {
         elem: Elem,
@@ -187,7 +196,7 @@ pub(super) struct Elem {
 
 /// The most instructions a [`Fused`] stands for, and more than the most words it grows
 /// the working stack by on the way (`AddrElem2`: 5).
-const FUSED_MAX: usize = 9;
+const FUSED_MAX: usize = 17;
 
 impl Fused {
     /// The superinstruction starting at `code[pc]`, if any.
@@ -204,7 +213,11 @@ impl Fused {
             }
             Fused::AddrVal { depth, off, depth1, off1 } => match Fused::simple(code.get(pc + 2..).unwrap_or(&[])) {
                 Fused::Elem2 { depth: d, off: o, i, j } => {
-                    Fused::AddrElem2 { depth, off, depth1, off1, elem: Elem { depth: d, off: o, i, j } }
+                    let a = Elem { depth: d, off: o, i, j };
+                    match Fused::at(code, pc + 8) {
+                        Fused::Elem2MulAddStore { elem: b } => Fused::DotStep { depth, off, depth1, off1, a, b },
+                        _ => Fused::AddrElem2 { depth, off, depth1, off1, elem: a },
+                    }
                 }
                 _ => Fused::AddrVal { depth, off, depth1, off1 },
             },
@@ -275,6 +288,7 @@ impl Fused {
             Fused::AddrVal { .. } | Fused::MulAdd => 2,
             Fused::IncTest { .. } | Fused::AddrElem2 { .. } => 8,
             Fused::Elem2MulAddStore { .. } => 9,
+            Fused::DotStep { .. } => 17,
         }
     }
 
@@ -348,6 +362,16 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
         Fused::Elem2 { depth, off, i, j } => {
             stack.push(elem2(p, mem, depth, off, i, j)?);
             Some(pc + 6)
+        }
+        Fused::DotStep { depth, off, depth1, off1, a, b } => {
+            // The address passes through an int word; STORE widens it back.
+            let t = var(p, depth, off)? as i32 as i64;
+            let s = as_int(load(mem, var(p, depth1, off1)?)?);
+            let x = as_int(elem2(p, mem, a.depth, a.off, a.i, a.j)?);
+            let y = as_int(elem2(p, mem, b.depth, b.off, b.i, b.j)?);
+            let w = mem.words.get_mut(usize::try_from(t).ok()?)?;
+            *w = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            Some(pc + 17)
         }
         Fused::Elem2MulAddStore { elem: e } => {
             let y = as_int(elem2(p, mem, e.depth, e.off, e.i, e.j)?);
@@ -1059,11 +1083,20 @@ mod tests {
             i: Ix { depth: 1, off: 0, size: 200, len: 200 },
             j: Ix { depth: 1, off: 2, size: 1, len: 200 },
         };
-        assert_eq!(Fused::at(&code, 4), Fused::AddrElem2 { depth: 1, off: 3, depth1: 1, off1: 3, elem });
+        assert_eq!(Fused::at(&code[..12], 4), Fused::AddrElem2 { depth: 1, off: 3, depth1: 1, off1: 3, elem });
         assert_eq!(Fused::at(&code, 21).pcs(21).collect::<Vec<_>>(), vec![21, 22, 23, 24, 0, 1, 2, 3]);
         assert_eq!(Fused::at(&code, 12), Fused::Elem2MulAddStore { elem: Elem { depth: 0, off: 40000, i, j } });
-        // An iteration after the first is 3 dispatches: IncTest, AddrElem2, Elem2MulAddStore.
-        let lens: usize = [4, 12, 21].iter().map(|&pc| Fused::at(&code, pc).len()).sum();
+        // The whole statement `s = s + a[i][k] * b[k][j];` is one step; an iteration after
+        // the first is 2 dispatches: IncTest and DotStep.
+        let a = Elem {
+            depth: 0,
+            off: 0,
+            i: Ix { depth: 1, off: 0, size: 200, len: 200 },
+            j: Ix { depth: 1, off: 2, size: 1, len: 200 },
+        };
+        let b = Elem { depth: 0, off: 40000, i, j };
+        assert_eq!(Fused::at(&code, 4), Fused::DotStep { depth: 1, off: 3, depth1: 1, off1: 3, a, b });
+        let lens: usize = [4, 21].iter().map(|&pc| Fused::at(&code, pc).len()).sum();
         // An iteration after the first: the test at 0..4 runs inside IncTest.
         assert_eq!(lens, code.len());
         // 25 instructions in 6 dispatches: 4 + 2 + 6 + 6 + 3 + 4.
