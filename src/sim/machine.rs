@@ -19,7 +19,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::time::Instant;
 
 mod interp;
-use interp::{interp, tick_tables, Ctr, Env, Step, Tables};
+use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables};
 mod view;
 pub use view::{ChannelView, DebugHook, Quit, Stop};
 
@@ -29,6 +29,8 @@ static ZERO_TABLE: [Ticks; 256] = [0; 256];
 const NONE: u32 = u32::MAX;
 /// Most words on one process's working stack.
 const MAX_WORKING_STACK: usize = 1 << 22;
+/// The most distinct per-processor cost tables that get superinstruction charges.
+const MAX_FUSED_TABLES: usize = 64;
 
 /// What a process waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -376,12 +378,21 @@ fn cost_tables(cfg: &SimConfig, npp: usize, prog: &[Step]) -> (Vec<(Ticks, Box<T
         let k = match keys.iter().position(|&(s, c)| s == sp && c == costs) {
             Some(k) => k,
             None => {
-                tables.push((sp, Box::new(tick_tables(costs.by_opcode(), &work, sp, prog))));
+                tables.push((sp, Box::new(tick_tables(costs.by_opcode(), &work, sp))));
                 keys.push((sp, costs));
                 tables.len() - 1
             }
         };
         table_of.push(k);
+    }
+    // The superinstructions' charges take about 180 bytes per instruction and table: with
+    // a speed per processor (--vary-speed) on a big machine they would outweigh the rest
+    // of the run. Without them the interpreter runs every instruction alone, with the
+    // same results.
+    if tables.len() <= MAX_FUSED_TABLES {
+        for (_, t) in tables.iter_mut() {
+            t.fused = fused_costs(t, prog);
+        }
     }
     (tables, table_of)
 }

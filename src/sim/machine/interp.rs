@@ -965,7 +965,8 @@ pub(super) struct Tables {
     pub(super) ticks: [Ticks; 256],
     pub(super) seq: [Ticks; 256],
     /// Per pc of the program, the charges of the superinstruction starting there
-    /// ([`Step::fused`]; one instruction for none).
+    /// ([`Step::fused`]; one instruction for none). Empty (no superinstructions) on
+    /// machines with many processor types, where it would take too much memory.
     pub(super) fused: Vec<FusedCost>,
 }
 
@@ -988,11 +989,11 @@ pub(super) struct FusedCost {
 /// The charges of a processor of `speed` ticks per time unit under the cost table
 /// `cost` (ticks per opcode at the reference speed of [`crate::net::TICKS_PER_UNIT`]):
 /// `cost * speed / TICKS_PER_UNIT`, rounded to the nearest tick (exact for whole-unit
-/// costs). Sequential time counts the cost at the reference speed. `prog` is the
-/// program, for [`Tables::fused`].
-pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks, prog: &[Step]) -> Tables {
+/// costs). Sequential time counts the cost at the reference speed. [`Tables::fused`] is
+/// left empty: see [`fused_costs`].
+pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -> Tables {
     const U: Ticks = crate::net::TICKS_PER_UNIT;
-    let mut t = Tables { ticks: [0; 256], seq: [0; 256], fused: Vec::with_capacity(prog.len()) };
+    let mut t = Tables { ticks: [0; 256], seq: [0; 256], fused: Vec::new() };
     for &op in Op::ALL {
         let o = op as usize;
         t.ticks[o] = (cost[o] * speed + U / 2) / U;
@@ -1000,6 +1001,12 @@ pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks, p
             t.seq[o] = cost[o];
         }
     }
+    t
+}
+
+/// [`Tables::fused`] of the tables `t` for the program `prog`.
+pub(super) fn fused_costs(t: &Tables, prog: &[Step]) -> Vec<FusedCost> {
+    let mut out = Vec::with_capacity(prog.len());
     for pc in 0..prog.len() {
         let mut c = FusedCost::default();
         let mut sum = 0;
@@ -1016,9 +1023,9 @@ pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks, p
         }
         c.len = prog[pc].fused.len();
         c.total = sum;
-        t.fused.push(c);
+        out.push(c);
     }
-    t
+    out
 }
 
 #[cfg(test)]
