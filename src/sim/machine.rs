@@ -19,7 +19,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::time::Instant;
 
 mod interp;
-use interp::{interp, tick_tables, Ctr, Env, Step, Tables};
+use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables};
 mod view;
 pub use view::{ChannelView, DebugHook, Quit, Stop};
 
@@ -29,6 +29,8 @@ static ZERO_TABLE: [Ticks; 256] = [0; 256];
 const NONE: u32 = u32::MAX;
 /// Most words on one process's working stack.
 const MAX_WORKING_STACK: usize = 1 << 22;
+/// The most distinct per-processor cost tables that get superinstruction charges.
+const MAX_FUSED_TABLES: usize = 64;
 
 /// What a process waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -366,7 +368,7 @@ fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32)
 /// The interpreter's tables for the `npp` processors of `cfg`: one per distinct (speed,
 /// cost table), so a homogeneous machine builds one whatever its size (the keys are
 /// compared by value; a machine has few types), and each processor's entry.
-fn cost_tables(cfg: &SimConfig, npp: usize) -> (Vec<(Ticks, Box<Tables>)>, Vec<usize>) {
+fn cost_tables(cfg: &SimConfig, npp: usize, prog: &[Step]) -> (Vec<(Ticks, Box<Tables>)>, Vec<usize>) {
     let base = TickCosts::from(&cfg.costs);
     let mut work = [false; 256];
     for &op in Op::ALL {
@@ -388,6 +390,15 @@ fn cost_tables(cfg: &SimConfig, npp: usize) -> (Vec<(Ticks, Box<Tables>)>, Vec<u
         };
         table_of.push(k);
     }
+    // The superinstructions' charges take about 180 bytes per instruction and table: with
+    // a speed per processor (--vary-speed) on a big machine they would outweigh the rest
+    // of the run. Without them the interpreter runs every instruction alone, with the
+    // same results.
+    if tables.len() <= MAX_FUSED_TABLES {
+        for (_, t) in tables.iter_mut() {
+            t.fused = fused_costs(t, prog);
+        }
+    }
     (tables, table_of)
 }
 
@@ -404,14 +415,15 @@ impl<'m> Simulator<'m> {
             .collect();
         let max_depth = module.functions.iter().map(|f| f.depth as usize).max().unwrap_or(1);
         let npp = cfg.pprocs.max(1) as usize;
-        let (tables, table_of) = cost_tables(&cfg, npp);
+        let prog = Step::all(&module.code);
+        let (tables, table_of) = cost_tables(&cfg, npp, &prog);
         let mut mem = Memory::new(cfg.max_memory);
         let p0 = cfg.mapping.first().copied().unwrap_or(0).min(npp as u32 - 1);
         let steps_left = cfg.max_steps.unwrap_or(u64::MAX);
         let mut sim = Simulator {
             module,
             funcs,
-            prog: Step::all(&module.code),
+            prog,
             tables,
             table_of,
             net,
@@ -957,7 +969,7 @@ impl<'m> Simulator<'m> {
             let cross_max = self.cross_max(pp, q);
             let p = &mut self.procs[pid as usize];
             let (time_on, clock0) = (p.time_on, p.clock);
-            let Tables { ticks, seq } = &*self.tables[self.table_of[pp]].1;
+            let Tables { ticks, seq, fused } = &*self.tables[self.table_of[pp]].1;
             let (stops, traced): (&[u64], &[(u32, u32)]) = match self.debug.as_deref() {
                 Some(d) if d.step_pid == pid => (&d.step_stops, &d.traced),
                 Some(d) => (&d.stops, &d.traced),
@@ -968,6 +980,7 @@ impl<'m> Simulator<'m> {
                 funcs: &self.funcs,
                 ticks: if time_on { ticks } else { &ZERO_TABLE },
                 seq: if time_on { seq } else { &ZERO_TABLE },
+                fused: if time_on { fused } else { &[] },
                 max_stack: self.cfg.max_stack_words,
                 q,
                 cross_max,
@@ -1239,7 +1252,7 @@ impl<'m> Simulator<'m> {
         let o = op.opcode() as usize;
         if p.time_on {
             let pp = p.pproc as usize;
-            let Tables { ticks, seq } = &*self.tables[self.table_of[pp]].1;
+            let Tables { ticks, seq, .. } = &*self.tables[self.table_of[pp]].1;
             p.clock += ticks[o];
             self.busy[pp] += ticks[o];
             self.stats.seq_ticks += seq[o];

@@ -9,24 +9,446 @@
 //! in locals and are written back once, when the loop ends; the cost of every
 //! instruction kind is looked up in ticks already multiplied by the processor's speed;
 //! and when every word of the pool belongs to the running process's processor (always
-//! so on one processor) the remote-access bookkeeping is compiled out (`CHECK`).
+//! so on one processor) the remote-access bookkeeping is compiled out (`CHECK`). In that
+//! case, and without the debugger, the common instruction sequences of compiled CPC run
+//! as superinstructions decoded at load time ([`Fused`]: one dispatch for up to 17
+//! instructions, with exactly the charges, quantum ends and failures of the unfused
+//! run); the `.cod` code itself is unchanged.
 use super::{as_float, as_int, convert, math, push_frame, truthy, Acc, Exit, FnLite, Proc, MAX_WORKING_STACK};
 use crate::net::Ticks;
 use crate::sim::memory::Memory;
 use crate::sim::RuntimeError;
 use crate::vcode::{Instr, Op, Scalar, Word};
 
-/// One instruction of the code with its opcode, so charging it needs no decoding.
+/// One instruction of the code with its opcode, so charging it needs no decoding, and
+/// the superinstruction that starts at it ([`Fused`]), decoded when the program is loaded.
 #[derive(Clone, Copy)]
 pub(super) struct Step {
     pub(super) ins: Instr,
     pub(super) op: u8,
+    pub(super) fused: Fused,
 }
 
 impl Step {
     /// The steps of `code`, in order.
     pub(super) fn all(code: &[Instr]) -> Vec<Step> {
-        code.iter().map(|&ins| Step { ins, op: ins.op() as u8 }).collect()
+        (0..code.len()).map(|pc| Step { ins: code[pc], op: code[pc].op() as u8, fused: Fused::at(code, pc) }).collect()
+    }
+}
+
+/// An `*I` comparison, as the comparison instructions compute it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    fn of(ins: Instr) -> Option<Cmp> {
+        Some(match ins {
+            Instr::EqI {} => Cmp::Eq,
+            Instr::NeI {} => Cmp::Ne,
+            Instr::LtI {} => Cmp::Lt,
+            Instr::LeI {} => Cmp::Le,
+            Instr::GtI {} => Cmp::Gt,
+            Instr::GeI {} => Cmp::Ge,
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn test(self, a: i32, b: i32) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+        }
+    }
+}
+
+/// The right operand of a fused comparison: `PUSHI v`, or `LDVal depth off`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Rhs {
+    Const(i32),
+    Var(u8, u32),
+}
+
+/// `LDVal depth off; INDEX size len`: an index taken from a variable.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Ix {
+    depth: u8,
+    off: u32,
+    size: u32,
+    len: u32,
+}
+
+/// A superinstruction: a run of consecutive instructions that the compiler emits often,
+/// executed in one dispatch. It only replaces the dispatch: [`interp`] runs it only when
+/// the unfused instructions would all run in this call (no quantum end, step limit or
+/// working stack limit between them, which it checks conservatively beforehand) and, in
+/// [`run_fused`], only when none of them fails; otherwise it runs the first instruction
+/// alone, as always. It is charged the sum of its instructions' costs ([`Tables::fused`]),
+/// so clocks, statistics and run records are the same with or without it. It is used
+/// only without remote-access bookkeeping and without the debugger (`CHECK`, `DEBUG`
+/// false), where no instruction can leave the loop early. Jumps may land on any of its
+/// instructions: each pc has its own [`Step`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Fused {
+    None,
+    /// `LDVal depth off; PUSHI c | LDVal; <cmp>I; JPF target` (4 instructions): a loop test.
+    CmpJump {
+        depth: u8,
+        off: u32,
+        rhs: Rhs,
+        cmp: Cmp,
+        target: u32,
+    },
+    /// `LDADDR depth off; INCDEC int delta _; POP 1` (3), and `JMP target` (4) when
+    /// `jump` is set: `i++;` (closing a loop).
+    IncVar {
+        depth: u8,
+        off: u32,
+        delta: i32,
+        jump: Option<u32>,
+    },
+    /// `LDADDR depth off; LDVal; INDEX; LDVal; INDEX; Dereference` (6): `a[i][j]` of a
+    /// variable array.
+    Elem2 {
+        depth: u8,
+        off: u32,
+        i: Ix,
+        j: Ix,
+    },
+    /// `LDADDR depth off; LDVal; INDEX; Dereference` (4): `a[i]`.
+    Elem1 {
+        depth: u8,
+        off: u32,
+        i: Ix,
+    },
+    /// `LDADDR depth off; LDVal depth1 off1` (2): the start of `x = x ...`.
+    AddrVal {
+        depth: u8,
+        off: u32,
+        depth1: u8,
+        off1: u32,
+    },
+    /// `MULI; ADDI` (2): `s + x * y`.
+    MulAdd,
+    /// `MULI; ADDI; STORE int 0` (3): `v = s + x * y;`.
+    MulAddStore,
+    /// `IncVar` with its `JMP back` (4) and the `CmpJump` at `back` (4): the end of a
+    /// `for` loop's body, its `i++` and its test (8 instructions).
+    IncTest {
+        depth: u8,
+        off: u32,
+        delta: i32,
+        back: u32,
+        test: Test,
+    },
+    /// `AddrElem2` and the `Elem2MulAddStore` after it (17): `s = s + a[i][k] * b[k][j];`.
+    DotStep {
+        depth: u8,
+        off: u32,
+        depth1: u8,
+        off1: u32,
+        a: Elem,
+        b: Elem,
+    },
+    /// `Elem2` and the `MulAddStore` after it (9): `... + x * a[i][j];`.
+    Elem2MulAddStore {
+        elem: Elem,
+    },
+    /// `AddrVal` and the `Elem2` after it (8): `s = s + a[i][j] ...`.
+    AddrElem2 {
+        depth: u8,
+        off: u32,
+        depth1: u8,
+        off1: u32,
+        elem: Elem,
+    },
+}
+
+/// The operands of a `CmpJump` in a bigger superinstruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Test {
+    depth: u8,
+    off: u32,
+    rhs: Rhs,
+    cmp: Cmp,
+    target: u32,
+}
+
+/// The operands of an `Elem2` in a bigger superinstruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Elem {
+    depth: u8,
+    off: u32,
+    i: Ix,
+    j: Ix,
+}
+
+/// The most instructions a [`Fused`] stands for, and more than the most words it grows
+/// the working stack by on the way (`AddrElem2`: 5).
+const FUSED_MAX: usize = 17;
+
+impl Fused {
+    /// The superinstruction starting at `code[pc]`, if any.
+    fn at(code: &[Instr], pc: usize) -> Fused {
+        match Fused::simple(code.get(pc..).unwrap_or(&[])) {
+            Fused::IncVar { depth, off, delta, jump: Some(back) } => {
+                match Fused::simple(code.get(back as usize..).unwrap_or(&[])) {
+                    Fused::CmpJump { depth: d, off: o, rhs, cmp, target } => {
+                        let test = Test { depth: d, off: o, rhs, cmp, target };
+                        Fused::IncTest { depth, off, delta, back, test }
+                    }
+                    _ => Fused::IncVar { depth, off, delta, jump: Some(back) },
+                }
+            }
+            Fused::AddrVal { depth, off, depth1, off1 } => match Fused::simple(code.get(pc + 2..).unwrap_or(&[])) {
+                Fused::Elem2 { depth: d, off: o, i, j } => {
+                    let a = Elem { depth: d, off: o, i, j };
+                    match Fused::at(code, pc + 8) {
+                        Fused::Elem2MulAddStore { elem: b } => Fused::DotStep { depth, off, depth1, off1, a, b },
+                        _ => Fused::AddrElem2 { depth, off, depth1, off1, elem: a },
+                    }
+                }
+                _ => Fused::AddrVal { depth, off, depth1, off1 },
+            },
+            Fused::Elem2 { depth, off, i, j } => match Fused::simple(code.get(pc + 6..).unwrap_or(&[])) {
+                Fused::MulAddStore => Fused::Elem2MulAddStore { elem: Elem { depth, off, i, j } },
+                _ => Fused::Elem2 { depth, off, i, j },
+            },
+            f => f,
+        }
+    }
+
+    /// The superinstruction of consecutive instructions starting at `code[0]`, if any.
+    fn simple(code: &[Instr]) -> Fused {
+        use Instr as I;
+        let ix = |v: &Instr, x: &Instr| match (*v, *x) {
+            (I::LdVal { depth, off }, I::Index { size, len }) => Some(Ix { depth, off, size, len }),
+            _ => None,
+        };
+        match code {
+            [I::LdAddr { depth, off }, v1, x1, v2, x2, I::Dereference {}, ..]
+                if ix(v1, x1).is_some() && ix(v2, x2).is_some() =>
+            {
+                match (ix(v1, x1), ix(v2, x2)) {
+                    (Some(i), Some(j)) => Fused::Elem2 { depth: *depth, off: *off, i, j },
+                    _ => Fused::None,
+                }
+            }
+            [I::LdAddr { depth, off }, v1, x1, I::Dereference {}, ..] if ix(v1, x1).is_some() => match ix(v1, x1) {
+                Some(i) => Fused::Elem1 { depth: *depth, off: *off, i },
+                None => Fused::None,
+            },
+            [I::LdVal { depth, off }, r, c, I::JumpIfFalse { target }, ..] if Cmp::of(*c).is_some() => {
+                let rhs = match *r {
+                    I::PushI { v } => Rhs::Const(v),
+                    I::LdVal { depth, off } => Rhs::Var(depth, off),
+                    _ => return Fused::None,
+                };
+                match Cmp::of(*c) {
+                    Some(cmp) => Fused::CmpJump { depth: *depth, off: *off, rhs, cmp, target: *target },
+                    None => Fused::None,
+                }
+            }
+            [I::LdAddr { depth, off }, I::IncDec { ty: Scalar::Int, delta, .. }, I::Pop { n: 1 }, rest @ ..] => {
+                let jump = match rest.first() {
+                    Some(I::Jump { target }) => Some(*target),
+                    _ => None,
+                };
+                Fused::IncVar { depth: *depth, off: *off, delta: *delta, jump }
+            }
+            [I::LdAddr { depth, off }, I::LdVal { depth: depth1, off: off1 }, ..] => {
+                Fused::AddrVal { depth: *depth, off: *off, depth1: *depth1, off1: *off1 }
+            }
+            [I::MulI {}, I::AddI {}, I::Store { ty: Scalar::Int, keep: false }, ..] => Fused::MulAddStore,
+            [I::MulI {}, I::AddI {}, ..] => Fused::MulAdd,
+            _ => Fused::None,
+        }
+    }
+
+    /// The number of instructions it stands for (1 for `None`).
+    pub(super) fn len(self) -> usize {
+        match self {
+            Fused::None => 1,
+            Fused::CmpJump { .. } => 4,
+            Fused::IncVar { jump, .. } => 3 + jump.is_some() as usize,
+            Fused::Elem2 { .. } => 6,
+            Fused::Elem1 { .. } => 4,
+            Fused::MulAddStore => 3,
+            Fused::AddrVal { .. } | Fused::MulAdd => 2,
+            Fused::IncTest { .. } | Fused::AddrElem2 { .. } => 8,
+            Fused::Elem2MulAddStore { .. } => 9,
+            Fused::DotStep { .. } => 17,
+        }
+    }
+
+    /// The pcs of the instructions it stands for, starting at `pc`, in execution order.
+    fn pcs(self, pc: usize) -> impl Iterator<Item = usize> {
+        let (first, back) = match self {
+            Fused::IncTest { back, .. } => (4, back as usize),
+            f => (f.len(), pc),
+        };
+        (pc..pc + first).chain(back..back + (self.len() - first))
+    }
+}
+
+/// The address of variable `(depth, off)`, as `LDVal` computes it.
+#[inline(always)]
+fn var(p: &Proc, depth: u8, off: u32) -> Option<i64> {
+    p.display.get(depth as usize).map(|&b| b as i64 + off as i64)
+}
+
+/// The word at `a`, if `a` is inside the pool.
+#[inline(always)]
+fn load(mem: &Memory, a: i64) -> Option<Word> {
+    mem.words.get(usize::try_from(a).ok()?).copied()
+}
+
+/// `a[i][j]` as `Elem2` computes it.
+#[inline(always)]
+fn elem2(p: &Proc, mem: &Memory, depth: u8, off: u32, i: Ix, j: Ix) -> Option<Word> {
+    let base = var(p, depth, off)? as i32;
+    let a = index_by(p, mem, index_by(p, mem, base, i)?, j)?;
+    load(mem, a as i64)
+}
+
+/// `base + i * size` after the checks of `INDEX`, `i` read from its variable.
+#[inline(always)]
+fn index_by(p: &Proc, mem: &Memory, base: i32, x: Ix) -> Option<i32> {
+    let i = as_int(load(mem, var(p, x.depth, x.off)?)?);
+    if x.len > 0 && (i < 0 || i as u32 >= x.len) {
+        return None;
+    }
+    Some(base.wrapping_add(i.wrapping_mul(x.size as i32)))
+}
+
+/// Runs superinstruction `f` at `pc` (see [`Fused`]) and returns the next pc; `None`,
+/// having changed nothing, when one of its instructions would fail (the caller then runs
+/// the first one alone, which reports the failure as usual). The values are computed as
+/// the unfused instructions compute them, step by step (addresses pass through `int`
+/// words, so `LDADDR` truncates to 32 bits).
+#[inline(always)]
+fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: usize) -> Option<usize> {
+    match f {
+        Fused::None => None,
+        Fused::CmpJump { depth, off, rhs, cmp, target } => {
+            let a = as_int(load(mem, var(p, depth, off)?)?);
+            let b = match rhs {
+                Rhs::Const(v) => v,
+                Rhs::Var(d, o) => as_int(load(mem, var(p, d, o)?)?),
+            };
+            Some(if cmp.test(a, b) { pc + 4 } else { target as usize })
+        }
+        Fused::IncVar { depth, off, delta, jump } => {
+            let a = var(p, depth, off)? as i32 as i64;
+            let i = usize::try_from(a).ok()?;
+            let old = *mem.words.get(i)?;
+            mem.words[i] = Word::Int(as_int(old).wrapping_add(delta));
+            Some(match jump {
+                Some(t) => t as usize,
+                None => pc + 3,
+            })
+        }
+        Fused::Elem2 { depth, off, i, j } => {
+            stack.push(elem2(p, mem, depth, off, i, j)?);
+            Some(pc + 6)
+        }
+        Fused::DotStep { depth, off, depth1, off1, a, b } => {
+            // The address passes through an int word; STORE widens it back.
+            let t = var(p, depth, off)? as i32 as i64;
+            let s = as_int(load(mem, var(p, depth1, off1)?)?);
+            let x = as_int(elem2(p, mem, a.depth, a.off, a.i, a.j)?);
+            let y = as_int(elem2(p, mem, b.depth, b.off, b.i, b.j)?);
+            let w = mem.words.get_mut(usize::try_from(t).ok()?)?;
+            *w = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            Some(pc + 17)
+        }
+        Fused::Elem2MulAddStore { elem: e } => {
+            let y = as_int(elem2(p, mem, e.depth, e.off, e.i, e.j)?);
+            let l = stack.len();
+            if l < 3 {
+                return None;
+            }
+            let (s, x) = (as_int(stack[l - 2]), as_int(stack[l - 1]));
+            // STORE pops the value, then the address (an int word, widened).
+            let a = as_int(stack[l - 3]) as i64;
+            let w = mem.words.get_mut(usize::try_from(a).ok()?)?;
+            *w = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            stack.truncate(l - 3);
+            Some(pc + 9)
+        }
+        Fused::AddrElem2 { depth, off, depth1, off1, elem: e } => {
+            let a = var(p, depth, off)? as i32;
+            let w = load(mem, var(p, depth1, off1)?)?;
+            let x = elem2(p, mem, e.depth, e.off, e.i, e.j)?;
+            stack.extend_from_slice(&[Word::Int(a), w, x]);
+            Some(pc + 8)
+        }
+        Fused::IncTest { depth, off, delta, back, test: t } => {
+            // Every address is checked before the increment is written, so that a
+            // failure changes nothing; the test reads the values after it.
+            let a = var(p, depth, off)? as i32 as i64;
+            let i = usize::try_from(a).ok().filter(|&i| i < mem.words.len())?;
+            let ta = usize::try_from(var(p, t.depth, t.off)?).ok().filter(|&i| i < mem.words.len())?;
+            let tb = match t.rhs {
+                Rhs::Const(_) => 0,
+                Rhs::Var(d, o) => usize::try_from(var(p, d, o)?).ok().filter(|&i| i < mem.words.len())?,
+            };
+            mem.words[i] = Word::Int(as_int(mem.words[i]).wrapping_add(delta));
+            let x = as_int(mem.words[ta]);
+            let y = match t.rhs {
+                Rhs::Const(v) => v,
+                Rhs::Var(..) => as_int(mem.words[tb]),
+            };
+            Some(if t.cmp.test(x, y) { back as usize + 4 } else { t.target as usize })
+        }
+        Fused::Elem1 { depth, off, i } => {
+            let base = var(p, depth, off)? as i32;
+            let a = index_by(p, mem, base, i)?;
+            stack.push(load(mem, a as i64)?);
+            Some(pc + 4)
+        }
+        Fused::AddrVal { depth, off, depth1, off1 } => {
+            let a = var(p, depth, off)? as i32;
+            let w = load(mem, var(p, depth1, off1)?)?;
+            stack.push(Word::Int(a));
+            stack.push(w);
+            Some(pc + 2)
+        }
+        Fused::MulAdd => {
+            let l = stack.len();
+            if l < 3 {
+                return None;
+            }
+            let (s, x, y) = (as_int(stack[l - 3]), as_int(stack[l - 2]), as_int(stack[l - 1]));
+            stack.truncate(l - 2);
+            stack[l - 3] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            Some(pc + 2)
+        }
+        Fused::MulAddStore => {
+            let l = stack.len();
+            if l < 4 {
+                return None;
+            }
+            let (s, x, y) = (as_int(stack[l - 3]), as_int(stack[l - 2]), as_int(stack[l - 1]));
+            // STORE pops the value, then the address (an int word, widened).
+            let a = as_int(stack[l - 4]) as i64;
+            let i = usize::try_from(a).ok()?;
+            let w = mem.words.get_mut(i)?;
+            *w = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            stack.truncate(l - 4);
+            Some(pc + 3)
+        }
     }
 }
 
@@ -38,6 +460,9 @@ pub(super) struct Env<'a> {
     pub(super) ticks: &'a [Ticks; 256],
     /// Ticks of sequential time per opcode (0 for overhead, or while timing is off).
     pub(super) seq: &'a [Ticks; 256],
+    /// Per pc, the ticks and sequential ticks of the superinstruction starting there
+    /// ([`Tables::fused`]); empty: no superinstructions (while timing is off).
+    pub(super) fused: &'a [FusedCost],
     pub(super) max_stack: u32,
     /// The quantum length.
     pub(super) q: Ticks,
@@ -193,9 +618,76 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             }
             skip = false;
         }
-        let Some(&Step { ins, op }) = code.get(pc) else {
+        let Some(step) = code.get(pc) else {
             fail!(RuntimeError::BadCode { message: format!("pc {pc} outside the code") });
         };
+        if !CHECK && !DEBUG && step.fused != Fused::None {
+            if let Some(fc) = env.fused.get(pc) {
+                // The top of the loop checked the quantum and the step limit before the
+                // first instruction (`clock < qend` holds); the checks before the others
+                // follow. The one after the last is the next round's.
+                if steps > FUSED_MAX as u64 && stack.len() + FUSED_MAX < MAX_WORKING_STACK {
+                    let k = fc.len;
+                    if fc.inner < qend - clock {
+                        // No quantum end before the last instruction: the common case.
+                        if let Some(n) = run_fused(step.fused, p, mem, &mut stack, pc) {
+                            pc = n;
+                            clock += fc.total;
+                            seq += fc.seq;
+                            steps -= k as u64;
+                            continue;
+                        }
+                    } else {
+                        // Quantum ends inside: each must be one the loop top would cross.
+                        let (mut qe, mut crossed, mut cc) = (qend, 0, 0);
+                        let mut ok = true;
+                        if fc.tmax <= env.q && qend.saturating_add(FUSED_MAX as Ticks * env.q) <= env.cross_max {
+                            // Every end it reaches may be crossed (they are at most
+                            // `qend + (FUSED_MAX - 2) * q`), and no instruction steps over a
+                            // whole quantum, so the loop top crosses each end once, at the
+                            // first instruction that starts at or after it: the ends up to
+                            // the start of the last instruction, `clock + inner`.
+                            let over = fc.inner - (qend - clock);
+                            let m = if over < env.q { 1 } else { over / env.q + 1 };
+                            qe = qend + m * env.q;
+                            crossed = m;
+                            // The last crossing is at the first start at or after `qe - q`
+                            // (`pre` is non-decreasing up to `inner`, which is past it, and
+                            // 0 after the last instruction).
+                            let th = qe - env.q - clock;
+                            cc = clock + fc.pre.iter().copied().find(|&t| t >= th).unwrap_or(fc.inner);
+                        } else {
+                            for &t in fc.pre.iter().take(k - 1) {
+                                let c = clock + t;
+                                if c >= qe {
+                                    if qe <= env.cross_max && c < qe + env.q {
+                                        crossed += 1;
+                                        cc = c;
+                                        qe += env.q;
+                                    } else {
+                                        ok = false;
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                        if ok {
+                            if let Some(n) = run_fused(step.fused, p, mem, &mut stack, pc) {
+                                pc = n;
+                                clock += fc.total;
+                                seq += fc.seq;
+                                steps -= k as u64;
+                                qend = qe;
+                                ctr.crossed += crossed;
+                                ctr.cross_clock = cc;
+                                continue;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let (ins, op) = (step.ins, step.op);
         let mut next = pc + 1;
         match ins {
             Instr::Nop {} => {}
@@ -489,15 +981,36 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
 pub(super) struct Tables {
     pub(super) ticks: [Ticks; 256],
     pub(super) seq: [Ticks; 256],
+    /// Per pc of the program, the charges of the superinstruction starting there
+    /// ([`Step::fused`]; one instruction for none). Empty (no superinstructions) on
+    /// machines with many processor types, where it would take too much memory.
+    pub(super) fused: Vec<FusedCost>,
+}
+
+/// The charges of a superinstruction ([`Fused`]) on one processor.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct FusedCost {
+    /// Its number of instructions ([`Fused::len`]).
+    pub(super) len: usize,
+    /// The ticks of all its instructions but the last, and of all.
+    pub(super) inner: Ticks,
+    pub(super) total: Ticks,
+    /// Its sequential ticks.
+    pub(super) seq: Ticks,
+    /// `pre[j]`: the ticks of its first `j + 1` instructions (0 past its length).
+    pub(super) pre: [Ticks; FUSED_MAX],
+    /// The most ticks of one of its instructions but the last.
+    pub(super) tmax: Ticks,
 }
 
 /// The charges of a processor of `speed` ticks per time unit under the cost table
 /// `cost` (ticks per opcode at the reference speed of [`crate::net::TICKS_PER_UNIT`]):
 /// `cost * speed / TICKS_PER_UNIT`, rounded to the nearest tick (exact for whole-unit
-/// costs). Sequential time counts the cost at the reference speed.
+/// costs). Sequential time counts the cost at the reference speed. [`Tables::fused`] is
+/// left empty: see [`fused_costs`].
 pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -> Tables {
     const U: Ticks = crate::net::TICKS_PER_UNIT;
-    let mut t = Tables { ticks: [0; 256], seq: [0; 256] };
+    let mut t = Tables { ticks: [0; 256], seq: [0; 256], fused: Vec::new() };
     for &op in Op::ALL {
         let o = op as usize;
         t.ticks[o] = (cost[o] * speed + U / 2) / U;
@@ -506,4 +1019,112 @@ pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -
         }
     }
     t
+}
+
+/// [`Tables::fused`] of the tables `t` for the program `prog`.
+pub(super) fn fused_costs(t: &Tables, prog: &[Step]) -> Vec<FusedCost> {
+    let mut out = Vec::with_capacity(prog.len());
+    for pc in 0..prog.len() {
+        let mut c = FusedCost::default();
+        let mut sum = 0;
+        let run = prog[pc].fused.pcs(pc).map_while(|k| prog.get(k));
+        // The ticks of the instruction before the current one (all but the last count).
+        let mut before = 0;
+        for (j, s) in run.enumerate() {
+            c.inner = sum;
+            c.tmax = c.tmax.max(before);
+            before = t.ticks[s.op as usize];
+            sum += before;
+            c.pre[j] = sum;
+            c.seq += t.seq[s.op as usize];
+        }
+        c.len = prog[pc].fused.len();
+        c.total = sum;
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Cmp, Elem, Fused, Ix, Rhs, Test};
+    use crate::vcode::{Instr::*, Scalar};
+
+    #[test]
+    fn the_compiler_sequences_decode_to_superinstructions() {
+        // The inner loop of scripts/bench/matmul_seq.c as cpcc emits it (pcs 64..=88):
+        // `for (k = 0; k < N; k++) s = s + a[i][k] * b[k][j];`.
+        let code = [
+            LdVal { depth: 1, off: 2 },
+            PushI { v: 200 },
+            LtI {},
+            JumpIfFalse { target: 89 },
+            LdAddr { depth: 1, off: 3 },
+            LdVal { depth: 1, off: 3 },
+            LdAddr { depth: 0, off: 0 },
+            LdVal { depth: 1, off: 0 },
+            Index { size: 200, len: 200 },
+            LdVal { depth: 1, off: 2 },
+            Index { size: 1, len: 200 },
+            Dereference {},
+            LdAddr { depth: 0, off: 40000 },
+            LdVal { depth: 1, off: 2 },
+            Index { size: 200, len: 200 },
+            LdVal { depth: 1, off: 1 },
+            Index { size: 1, len: 200 },
+            Dereference {},
+            MulI {},
+            AddI {},
+            Store { ty: Scalar::Int, keep: false },
+            LdAddr { depth: 1, off: 2 },
+            IncDec { ty: Scalar::Int, delta: 1, pre: false },
+            Pop { n: 1 },
+            Jump { target: 0 },
+        ];
+        let at = |pc: usize| Fused::simple(&code[pc..]);
+        assert_eq!(at(0), Fused::CmpJump { depth: 1, off: 2, rhs: Rhs::Const(200), cmp: Cmp::Lt, target: 89 });
+        assert_eq!(at(4), Fused::AddrVal { depth: 1, off: 3, depth1: 1, off1: 3 });
+        let i = Ix { depth: 1, off: 0, size: 200, len: 200 };
+        let j = Ix { depth: 1, off: 2, size: 1, len: 200 };
+        assert_eq!(at(6), Fused::Elem2 { depth: 0, off: 0, i, j });
+        let i = Ix { depth: 1, off: 2, size: 200, len: 200 };
+        let j = Ix { depth: 1, off: 1, size: 1, len: 200 };
+        assert_eq!(at(12), Fused::Elem2 { depth: 0, off: 40000, i, j });
+        assert_eq!(at(18), Fused::MulAddStore);
+        assert_eq!(at(19), Fused::None, "ADDI; STORE is not a superinstruction");
+        assert_eq!(at(21), Fused::IncVar { depth: 1, off: 2, delta: 1, jump: Some(0) });
+        // Cut short, the same instructions give the shorter forms or none.
+        assert_eq!(Fused::simple(&code[21..24]), Fused::IncVar { depth: 1, off: 2, delta: 1, jump: None });
+        assert_eq!(Fused::simple(&code[18..20]), Fused::MulAdd);
+        assert_eq!(Fused::simple(&code[0..3]), Fused::None);
+        // With the jump back to the test (at pc 0 here), and with the array loads next to
+        // `LDADDR; LDVal` and to `MULI; ADDI; STORE`, the bigger forms.
+        let test = Test { depth: 1, off: 2, rhs: Rhs::Const(200), cmp: Cmp::Lt, target: 89 };
+        assert_eq!(Fused::at(&code, 21), Fused::IncTest { depth: 1, off: 2, delta: 1, back: 0, test });
+        let elem = Elem {
+            depth: 0,
+            off: 0,
+            i: Ix { depth: 1, off: 0, size: 200, len: 200 },
+            j: Ix { depth: 1, off: 2, size: 1, len: 200 },
+        };
+        assert_eq!(Fused::at(&code[..12], 4), Fused::AddrElem2 { depth: 1, off: 3, depth1: 1, off1: 3, elem });
+        assert_eq!(Fused::at(&code, 21).pcs(21).collect::<Vec<_>>(), vec![21, 22, 23, 24, 0, 1, 2, 3]);
+        assert_eq!(Fused::at(&code, 12), Fused::Elem2MulAddStore { elem: Elem { depth: 0, off: 40000, i, j } });
+        // The whole statement `s = s + a[i][k] * b[k][j];` is one step; an iteration after
+        // the first is 2 dispatches: IncTest and DotStep.
+        let a = Elem {
+            depth: 0,
+            off: 0,
+            i: Ix { depth: 1, off: 0, size: 200, len: 200 },
+            j: Ix { depth: 1, off: 2, size: 1, len: 200 },
+        };
+        let b = Elem { depth: 0, off: 40000, i, j };
+        assert_eq!(Fused::at(&code, 4), Fused::DotStep { depth: 1, off: 3, depth1: 1, off1: 3, a, b });
+        let lens: usize = [4, 21].iter().map(|&pc| Fused::at(&code, pc).len()).sum();
+        // An iteration after the first: the test at 0..4 runs inside IncTest.
+        assert_eq!(lens, code.len());
+        // 25 instructions in 6 dispatches: 4 + 2 + 6 + 6 + 3 + 4.
+        let lens: usize = [0, 4, 6, 12, 18, 21].iter().map(|&pc| at(pc).len()).sum();
+        assert_eq!(lens, code.len());
+    }
 }

@@ -693,3 +693,110 @@ fn process_table_shows_blocked_states_after_a_deadlock() {
     let st: Vec<_> = sim.processes().iter().map(|p| (p.pid, p.state, p.line)).collect();
     assert_eq!(st, vec![(0, ProcState::Blocked(BlockReason::Join), 2), (1, ProcState::Spinning, 21)]);
 }
+
+/// Runs `m` under `cfg` with the interpreter's superinstructions, or (`fuse` false) with
+/// every instruction dispatched alone; the statistics without host time, the output and
+/// the error message.
+fn run_fusing(m: &Module, cfg: SimConfig, fuse: bool) -> (Option<Stats>, String, String) {
+    let out = Out::default();
+    let io = Io { stdin: Box::new(std::io::Cursor::new(Vec::new())), stdout: Box::new(out.clone()) };
+    let r = Simulator::new(m, cfg, Box::new(Fixed(20, NetParams::default())), io).and_then(|mut s| {
+        if !fuse {
+            for st in &mut s.prog {
+                st.fused = super::interp::Fused::None;
+            }
+        }
+        s.run()
+    });
+    let text = String::from_utf8(out.0.borrow().clone()).unwrap();
+    match r {
+        Ok(s) => (Some(key(&s)), text, String::new()),
+        Err(e) => (None, text, e.to_string()),
+    }
+}
+
+/// A CPC program made of the sequences the superinstructions stand for (loop tests
+/// against a constant and a variable, `i++`, `a[i][j]`, `a[i]`, `s = s + x * y`), ending
+/// in an out-of-bounds `v[i]` (line 14) when `n` is past 8.
+const FUSED_SRC: &str = "int a[8][8], v[8];
+void main() {
+    int i, j, k, s, n;
+    n = 8;
+    for (i = 0; i < 8; i++) { v[i] = i; for (j = 0; j < n; j++) a[i][j] = i * 3 + j; }
+    s = 0;
+    for (i = 0; i < n; i++)
+        for (k = 0; k < 8; k++) {
+            s = s + a[i][k] * v[k];
+            s = s + a[k][i] * a[i][k];
+        }
+    printf(\"%d\\n\", s);
+    n = 9;
+    for (i = 0; i < n; i++) s = s + v[i];
+}";
+
+/// Three processes time-sliced on one processor, racing on `order` and `pos`: the
+/// output shows where each quantum ended.
+const FUSED_RACE_SRC: &str = "int order[90], pos;
+void worker(int id) {
+    int r, k, s;
+    for (r = 0; r < 30; r++) {
+        s = 0;
+        for (k = 0; k < 5; k++)
+            s = s + k * id;
+        order[pos] = id;
+        pos++;
+    }
+}
+void main() {
+    int k;
+    for (k = 0; k < 3; k++)
+        fork worker(k + 1);
+    for (k = 0; k < 3; k++)
+        join;
+    for (k = 0; k < 90; k++)
+        printf(\"%d\", order[k]);
+}";
+
+#[test]
+fn superinstructions_change_no_result() {
+    // The reference is the same program with every instruction dispatched alone: the
+    // superinstructions must give identical statistics, output and errors whatever the
+    // quantum (ends falling inside them: 1 tick, 1..=13 units), step limit (reached
+    // inside them), alarm and time limit.
+    let c = crate::lang::compile("fused.c", FUSED_SRC, &crate::lang::FrontOptions::default()).unwrap();
+    let m = c.module;
+    let mut cfgs = Vec::new();
+    for q in [1, 7 * U / 10, U, 2 * U, 3 * U, 5 * U, 7 * U, 10 * U, 11 * U, 13 * U] {
+        cfgs.push(SimConfig { quantum: q, ..SimConfig::default() });
+    }
+    for n in [1, 5, 100, 1001, 1002, 1003, 1004, 1005] {
+        cfgs.push(SimConfig { max_steps: Some(n), ..SimConfig::default() });
+    }
+    for t in [37 * U, 1234 * U + 1] {
+        cfgs.push(SimConfig { alarm: Some(t), ..SimConfig::default() });
+        cfgs.push(SimConfig { max_time: Some(t), ..SimConfig::default() });
+    }
+    let race = crate::lang::compile("race.c", FUSED_RACE_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
+    for q in [1, U, 2 * U, 3 * U, 7 * U, 10 * U, 11 * U] {
+        let cfg = SimConfig { quantum: q, pprocs: 1, ..SimConfig::default() };
+        let fused = run_fusing(&race, cfg.clone(), true);
+        let plain = run_fusing(&race, cfg, false);
+        assert_eq!(fused, plain, "race, quantum {q}");
+    }
+    // One instance checked by hand: with a quantum of 1 tick every instruction ends
+    // one and the three workers take turns (1, 2, 3 in fork order).
+    let one = run_fusing(&race, SimConfig { quantum: 1, pprocs: 1, ..SimConfig::default() }, true);
+    assert_eq!(one.1, "123".repeat(30));
+    for cfg in cfgs {
+        let what =
+            format!("quantum {} steps {:?} alarm {:?} time {:?}", cfg.quantum, cfg.max_steps, cfg.alarm, cfg.max_time);
+        let fused = run_fusing(&m, cfg.clone(), true);
+        let plain = run_fusing(&m, cfg, false);
+        assert_eq!(fused, plain, "{what}");
+    }
+    // The program's own result: the sum over i, k < 8 of (3i + k) * k, 3 * 28 * 28 + 8 * 140,
+    // plus that of (3k + i) * (3i + k) = 10ik + 3k^2 + 3i^2, 10 * 28 * 28 + 2 * 3 * 8 * 140.
+    let (s, out, err) = run_fusing(&m, SimConfig::default(), true);
+    assert_eq!(out, format!("{}\n", 3 * 28 * 28 + 8 * 140 + 10 * 28 * 28 + 2 * 3 * 8 * 140));
+    assert!(s.is_none() && err.contains("index 8") && err.contains("line 14"), "{err}");
+}

@@ -215,7 +215,7 @@ impl<'m> Simulator<'m> {
             }
         }
         self.cfg.costs = costs;
-        let (tables, table_of) = super::cost_tables(&self.cfg, self.table_of.len());
+        let (tables, table_of) = super::cost_tables(&self.cfg, self.table_of.len(), &self.prog);
         self.tables = tables;
         self.table_of = table_of;
     }
