@@ -531,12 +531,16 @@ fn tables_print_one_csv_each_and_a_bad_what_if_is_exit_2() {
 /// line, so over all lines the work equals the Sequential Execution Time (the sum of the
 /// costs of work instructions while time is on) and work + overhead equals the total
 /// busy time (the computation side of the granularity line), for programs with forks,
-/// channels, remote memory and forall.
+/// channels, remote memory and forall, and for sequential ones (control.c, recursion.c),
+/// whose loops the simulator runs as fused superinstructions, at a quantum of 7 that
+/// ends quanta inside them.
 #[test]
 fn line_costs_add_up_to_sequential_and_busy_time() {
     let dir = tempdir("cpperf-lines");
-    for fixture in ["master_worker.c", "ring_token.c", "jacobi.c", "hypercube_sum.c", "matmul.c"] {
-        let (cpt, _) = simulate(&dir, fixture, &[]);
+    for fixture in
+        ["master_worker.c", "ring_token.c", "jacobi.c", "hypercube_sum.c", "matmul.c", "control.c", "recursion.c"]
+    {
+        let (cpt, _) = simulate(&dir, fixture, &["--quantum", "7"]);
         let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
         assert_eq!(out.status.code(), Some(0), "{fixture}");
         let json: serde_json::Value =
