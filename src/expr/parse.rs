@@ -167,7 +167,7 @@ impl<'t, T: Literal> Parser<'t, T> {
         ExprError::Syntax { span: found.span, expected: expected.into(), found: found.describe() }
     }
 
-    fn expect(&mut self, punct: &str, expected: &str) -> Result<Token<'t>, ExprError> {
+    fn expect_punct(&mut self, punct: &str, expected: &str) -> Result<Token<'t>, ExprError> {
         if self.peek().is(punct) {
             Ok(self.bump())
         } else {
@@ -242,7 +242,7 @@ impl<'t, T: Literal> Parser<'t, T> {
             let base = self.sp.saturating_sub(1);
             let to_else = self.jump(Op::JumpIfFalse(0), 1);
             self.expr()?;
-            self.expect(":", "`:` of the `?:` operator")?;
+            self.expect_punct(":", "`:` of the `?:` operator")?;
             let to_end = self.jump(Op::Jump(0), 0);
             self.patch(to_else);
             // Both branches start from the stack as it was below the condition.
@@ -331,7 +331,7 @@ impl<'t, T: Literal> Parser<'t, T> {
             TokKind::Punct if tok.is("(") => {
                 self.bump();
                 self.expr()?;
-                self.expect(")", "`)`")?;
+                self.expect_punct(")", "`)`")?;
                 Ok(())
             }
             _ => Err(self.syntax("expression")),
@@ -367,7 +367,7 @@ impl<'t, T: Literal> Parser<'t, T> {
         if !func.is_some_and(T::has_func) {
             return Err(ExprError::RealFunction { span: name.span, name: name.text.to_string() });
         }
-        self.expect("(", "`(`")?;
+        self.expect_punct("(", "`(`")?;
         self.enter()?;
         let mut args = 0usize;
         if !self.peek().is(")") {
@@ -380,7 +380,7 @@ impl<'t, T: Literal> Parser<'t, T> {
                 self.bump();
             }
         }
-        let close = self.expect(")", "`,` or `)`")?;
+        let close = self.expect_punct(")", "`,` or `)`")?;
         self.leave();
         if args != arity {
             return Err(ExprError::FunctionArity {
@@ -441,7 +441,7 @@ impl<'t, T: Literal> Parser<'t, T> {
                 };
                 let Some(value) = value else { return Err(self.syntax("integer index of the reference")) };
                 self.bump();
-                last = self.expect(")", "`)`")?.span;
+                last = self.expect_punct(")", "`)`")?.span;
                 name.push('(');
                 name.push_str(&value.to_string());
                 name.push(')');
@@ -477,7 +477,7 @@ pub(crate) struct ParsedMapping {
 pub(crate) fn parse_mapping(text: &str) -> Result<ParsedMapping, ExprError> {
     let mut p: Parser<'_, i64> = Parser::new(text, true)?;
     let name = p.ident("mapping name")?.text.to_string();
-    let open = p.expect("(", "`(` after the mapping name")?;
+    let open = p.expect_punct("(", "`(` after the mapping name")?;
     let mut params: Vec<String> = Vec::new();
     let close = loop {
         let tok = p.ident("parameter name")?;
@@ -491,12 +491,12 @@ pub(crate) fn parse_mapping(text: &str) -> Result<ParsedMapping, ExprError> {
         if p.peek().is(",") {
             p.bump();
         } else {
-            break p.expect(")", "`,` or `)`")?;
+            break p.expect_punct(")", "`,` or `)`")?;
         }
     };
     p.params = params.clone();
-    p.expect("=", "`=`")?;
-    let bracket = p.expect("[", "`[`")?;
+    p.expect_punct("=", "`=`")?;
+    let bracket = p.expect_punct("[", "`[`")?;
     let mut coords = Vec::new();
     let end = loop {
         if coords.len() == MAX_DIMS {
@@ -507,10 +507,10 @@ pub(crate) fn parse_mapping(text: &str) -> Result<ParsedMapping, ExprError> {
         if p.peek().is(",") {
             p.bump();
         } else {
-            break p.expect("]", "`,` or `]`")?;
+            break p.expect_punct("]", "`,` or `]`")?;
         }
     };
-    p.expect(".", "`.` at the end of the mapping")?;
+    p.expect_punct(".", "`.` at the end of the mapping")?;
     if p.peek().kind != TokKind::End {
         return Err(p.syntax("end of input after the mapping's final `.`"));
     }

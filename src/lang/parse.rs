@@ -209,7 +209,7 @@ impl Parser<'_> {
         self.error(t.loc, msg)
     }
 
-    fn expect(&mut self, p: Punct, context: &str) -> PResult<Token> {
+    fn expect_punct(&mut self, p: Punct, context: &str) -> PResult<Token> {
         if self.at(p) {
             return Ok(self.bump());
         }
@@ -427,7 +427,7 @@ impl Parser<'_> {
         let mut dims = Vec::new();
         while self.eat(Punct::LBracket) {
             dims.push(self.cond_expr()?);
-            self.expect(Punct::RBracket, "to close the dimension")?;
+            self.expect_punct(Punct::RBracket, "to close the dimension")?;
         }
         self.expect_semi("architecture declaration")?;
         Ok(ArchDecl { topo, topo_loc, name, dims, loc: kw.loc })
@@ -580,7 +580,7 @@ impl Parser<'_> {
                 continue;
             }
             dims.push(Some(self.cond_expr()?));
-            self.expect(Punct::RBracket, "to close the array dimension")?;
+            self.expect_punct(Punct::RBracket, "to close the array dimension")?;
         }
         Ok(Declarator { name, loc, pointers, is_ref, dims, init: None })
     }
@@ -635,7 +635,7 @@ impl Parser<'_> {
             }
             items.push(self.init()?);
             if !self.eat(Punct::Comma) {
-                self.expect(Punct::RBrace, "to close the initialiser list")?;
+                self.expect_punct(Punct::RBrace, "to close the initialiser list")?;
                 return Ok(Init::List(items, loc));
             }
         }
@@ -678,7 +678,7 @@ impl Parser<'_> {
             }
             params.push(Param { ty, decl });
             if !self.eat(Punct::Comma) {
-                self.expect(Punct::RParen, "to close the parameter list")?;
+                self.expect_punct(Punct::RParen, "to close the parameter list")?;
                 return Ok(params);
             }
         }
@@ -690,7 +690,7 @@ impl Parser<'_> {
         // Enter before taking the `{` so that, when too deep, the enclosing block skips
         // this one whole (braces balanced).
         self.enter()?;
-        let open = match self.expect(Punct::LBrace, "to open a block") {
+        let open = match self.expect_punct(Punct::LBrace, "to open a block") {
             Ok(t) => t,
             Err(f) => {
                 self.leave();
@@ -770,9 +770,9 @@ impl Parser<'_> {
 
     /// `( expr )` after a keyword; `after` is the message context ("after `if`").
     fn paren_expr(&mut self, after: &str) -> PResult<Expr> {
-        self.expect(Punct::LParen, after)?;
+        self.expect_punct(Punct::LParen, after)?;
         let e = self.expr()?;
-        self.expect(Punct::RParen, "to close the condition")?;
+        self.expect_punct(Punct::RParen, "to close the condition")?;
         Ok(e)
     }
 
@@ -810,7 +810,7 @@ impl Parser<'_> {
 
     fn default_label(&mut self) -> PResult<StmtKind> {
         self.bump();
-        self.expect(Punct::Colon, "after `default`")?;
+        self.expect_punct(Punct::Colon, "after `default`")?;
         Ok(StmtKind::Default)
     }
 
@@ -869,7 +869,7 @@ impl Parser<'_> {
     fn case_label(&mut self) -> PResult<StmtKind> {
         self.bump();
         let e = self.cond_expr()?;
-        self.expect(Punct::Colon, "after the `case` value")?;
+        self.expect_punct(Punct::Colon, "after the `case` value")?;
         Ok(StmtKind::Case(e))
     }
 
@@ -902,7 +902,7 @@ impl Parser<'_> {
 
     fn for_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
-        self.expect(Punct::LParen, "after `for`")?;
+        self.expect_punct(Punct::LParen, "after `for`")?;
         let t = self.peek();
         let init = if self.eat(Punct::Semi) {
             None
@@ -915,13 +915,13 @@ impl Parser<'_> {
             }
         } else {
             let e = self.expr()?;
-            self.expect(Punct::Semi, "after the `for` initialiser")?;
+            self.expect_punct(Punct::Semi, "after the `for` initialiser")?;
             Some(Box::new(Stmt { loc: t.loc, kind: StmtKind::Expr(e) }))
         };
         let cond = if self.at(Punct::Semi) { None } else { Some(self.expr()?) };
-        self.expect(Punct::Semi, "after the `for` condition")?;
+        self.expect_punct(Punct::Semi, "after the `for` condition")?;
         let step = if self.at(Punct::RParen) { None } else { Some(self.expr()?) };
-        self.expect(Punct::RParen, "to close the `for` header")?;
+        self.expect_punct(Punct::RParen, "to close the `for` header")?;
         let body = Box::new(self.stmt()?);
         Ok(StmtKind::For { init, cond: cond.map(Box::new), step: step.map(Box::new), body })
     }
@@ -936,7 +936,7 @@ impl Parser<'_> {
 
     fn forall(&mut self) -> PResult<StmtKind> {
         self.bump();
-        self.expect(Punct::LParen, "after `forall`")?;
+        self.expect_punct(Punct::LParen, "after `forall`")?;
         let (var, var_loc) = self.expect_ident("the index variable of `forall`")?;
         self.expect_word(words::FROM, "from")?;
         let lo = self.assign_expr()?;
@@ -948,7 +948,7 @@ impl Parser<'_> {
         } else {
             None
         };
-        self.expect(Punct::RParen, "to close the `forall` header")?;
+        self.expect_punct(Punct::RParen, "to close the `forall` header")?;
         let body = Box::new(self.stmt()?);
         Ok(StmtKind::Forall {
             var,
@@ -974,7 +974,7 @@ impl Parser<'_> {
                     }
                 }
             }
-            self.expect(Punct::RBracket, "to close `fork [`")?;
+            self.expect_punct(Punct::RBracket, "to close `fork [`")?;
         }
         let call = self.expr()?;
         self.expect_semi("`fork` statement")?;
@@ -1016,7 +1016,7 @@ impl Parser<'_> {
                 Infix::Assign(op) => ExprKind::Assign(op, Box::new((lhs, self.expr_bp(prec)?))),
                 Infix::Cond => {
                     let mid = self.expr()?;
-                    self.expect(Punct::Colon, "in the conditional expression")?;
+                    self.expect_punct(Punct::Colon, "in the conditional expression")?;
                     let els = self.expr_bp(PREC_COND)?;
                     ExprKind::Cond(Box::new(lhs), Box::new(mid), Box::new(els))
                 }
@@ -1070,7 +1070,7 @@ impl Parser<'_> {
                 if self.at(Punct::LParen) && is_type_start(self.peek_at(1).kind) {
                     self.bump();
                     let tn = self.type_name()?;
-                    self.expect(Punct::RParen, "after the type in `sizeof`")?;
+                    self.expect_punct(Punct::RParen, "after the type in `sizeof`")?;
                     ExprKind::SizeofType(tn)
                 } else {
                     ExprKind::SizeofExpr(Box::new(self.unary()?))
@@ -1079,7 +1079,7 @@ impl Parser<'_> {
             _ => {
                 // `(type) operand`
                 let tn = self.type_name()?;
-                self.expect(Punct::RParen, "after the type in a cast")?;
+                self.expect_punct(Punct::RParen, "after the type in a cast")?;
                 ExprKind::Cast(tn, Box::new(self.unary()?))
             }
         };
@@ -1095,7 +1095,7 @@ impl Parser<'_> {
                 TokenKind::Punct(Punct::LBracket) => {
                     self.bump();
                     let i = self.expr()?;
-                    self.expect(Punct::RBracket, "to close the index")?;
+                    self.expect_punct(Punct::RBracket, "to close the index")?;
                     ExprKind::Index(Box::new((e, i)))
                 }
                 TokenKind::Punct(Punct::LParen) => {
@@ -1134,7 +1134,7 @@ impl Parser<'_> {
         loop {
             args.push(self.assign_expr()?);
             if !self.eat(Punct::Comma) {
-                self.expect(Punct::RParen, "to close the argument list")?;
+                self.expect_punct(Punct::RParen, "to close the argument list")?;
                 return Ok(args);
             }
         }
@@ -1159,7 +1159,7 @@ impl Parser<'_> {
             TokenKind::Punct(Punct::LParen) => {
                 self.bump();
                 let e = self.expr()?;
-                self.expect(Punct::RParen, "to close the parenthesis")?;
+                self.expect_punct(Punct::RParen, "to close the parenthesis")?;
                 return Ok(e);
             }
             _ => return Err(self.expected("an expression")),

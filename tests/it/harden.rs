@@ -346,11 +346,6 @@ fn every_unwrap_in_src_is_proven_safe() {
             if !code.contains("unwrap()") && !code.contains("expect(") {
                 continue;
             }
-            let parser_method =
-                code.contains("self.expect(") || code.contains(" p.expect(") || code.contains("fn expect(");
-            if parser_method && !code.contains("unwrap()") {
-                continue;
-            }
             let context = all[n.saturating_sub(4)..n].join("\n");
             if context.contains("cannot fail") {
                 proven += 1;
