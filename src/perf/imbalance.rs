@@ -21,7 +21,7 @@
 //! intervals against the path's segments). Depends on [`super::graph`]
 //! and [`crate::trace`].
 use super::graph::{CriticalPath, EdgeKind};
-use super::render::{csv_str, json_str, units};
+use super::render::{table_csv, table_json, units, Cell};
 use crate::trace::{Event, RunHeader, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -190,44 +190,30 @@ pub fn text(m: &Imbalance) -> String {
     o
 }
 
-/// The JSON object `{total, share, functions: [...]}`.
-pub fn json(m: &Imbalance) -> String {
-    let rows: Vec<String> = m
-        .functions
-        .iter()
-        .map(|f| {
-            format!(
-                "{{\"function\":{},\"processes\":{},\"path_time\":{},\"path_busy\":{},\"mean_busy\":{},\"max_busy\":{},\"max_over_mean\":{:.4},\"imbalance\":{}}}",
-                json_str(&f.function),
-                f.processes,
-                units(f.path_time),
-                units(f.path_busy),
-                ticks(f.mean_busy),
-                units(f.max_busy),
-                f.max_over_mean(),
-                ticks(f.imbalance)
-            )
-        })
-        .collect();
-    format!("{{\"total\":{},\"share\":{:.4},\"functions\":[{}]}}", ticks(m.total), m.share, rows.join(","))
+/// The columns of the per-function table, in CSV and JSON alike.
+const COLUMNS: [&str; 8] =
+    ["function", "processes", "path_time", "path_busy", "mean_busy", "max_busy", "max_over_mean", "imbalance"];
+
+fn cells(f: &FunctionImbalance) -> [Cell; 8] {
+    [
+        Cell::Text(f.function.clone()),
+        Cell::Num(f.processes.to_string()),
+        Cell::Num(units(f.path_time)),
+        Cell::Num(units(f.path_busy)),
+        Cell::Num(ticks(f.mean_busy)),
+        Cell::Num(units(f.max_busy)),
+        Cell::Num(format!("{:.4}", f.max_over_mean())),
+        Cell::Num(ticks(f.imbalance)),
+    ]
 }
 
-/// The CSV table `function,processes,path_time,mean_busy,max_busy,max_over_mean,imbalance`.
+/// The JSON object `{total, share, functions: [...]}`.
+pub fn json(m: &Imbalance) -> String {
+    let functions = table_json(&COLUMNS, m.functions.iter().map(cells));
+    format!("{{\"total\":{},\"share\":{:.4},\"functions\":{functions}}}", ticks(m.total), m.share)
+}
+
+/// The CSV table `function,processes,path_time,path_busy,mean_busy,max_busy,max_over_mean,imbalance`.
 pub fn csv(m: &Imbalance) -> String {
-    let mut o = String::from("function,processes,path_time,path_busy,mean_busy,max_busy,max_over_mean,imbalance\n");
-    for f in &m.functions {
-        let _ = writeln!(
-            o,
-            "{},{},{},{},{},{},{:.4},{}",
-            csv_str(&f.function),
-            f.processes,
-            units(f.path_time),
-            units(f.path_busy),
-            ticks(f.mean_busy),
-            units(f.max_busy),
-            f.max_over_mean(),
-            ticks(f.imbalance)
-        );
-    }
-    o
+    table_csv(&COLUMNS, m.functions.iter().map(cells))
 }

@@ -10,7 +10,7 @@
 //! One counter update per busy interval; lines are kept in a vector indexed by line
 //! number (a map for implausibly large numbers from damaged input). Depends only on
 //! [`crate::trace`].
-use super::render::{csv_str, json_str, units};
+use super::render::{table_csv, table_json, units, Cell};
 use crate::trace::{BusyClass, Event, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -178,47 +178,32 @@ pub fn text(p: &LineProfile, top: Option<usize>, units: impl Fn(Ticks) -> String
     o
 }
 
-/// The JSON array of the lines shown (line order); `relative` is the bar's share of the
-/// most expensive line in percent.
+/// The columns of the per-line table, in CSV and JSON alike.
+const COLUMNS: [&str; 7] = ["line", "time", "work", "overhead", "share", "relative", "text"];
+
+/// One line's cells; `relative` is the bar's share of the most expensive line in percent.
+fn cells(p: &LineProfile, max: Ticks, l: &LineCost) -> [Cell; 7] {
+    [
+        Cell::Num(l.line.to_string()),
+        Cell::Num(units(l.total())),
+        Cell::Num(units(l.work)),
+        Cell::Num(units(l.overhead)),
+        Cell::Num(format!("{:.4}", pct(l.total(), p.total))),
+        Cell::Num(format!("{:.4}", pct(l.total(), max))),
+        Cell::Text(l.text.clone()),
+    ]
+}
+
+/// The JSON array of the lines shown (line order).
 pub fn json(p: &LineProfile, top: Option<usize>) -> String {
     let max = p.max();
-    let rows: Vec<String> = p
-        .top(top)
-        .iter()
-        .map(|l| {
-            format!(
-                "{{\"line\":{},\"time\":{},\"work\":{},\"overhead\":{},\"share\":{:.4},\"relative\":{:.4},\"text\":{}}}",
-                l.line,
-                units(l.total()),
-                units(l.work),
-                units(l.overhead),
-                pct(l.total(), p.total),
-                pct(l.total(), max),
-                json_str(&l.text)
-            )
-        })
-        .collect();
-    format!("[{}]", rows.join(","))
+    table_json(&COLUMNS, p.top(top).into_iter().map(|l| cells(p, max, l)))
 }
 
 /// The CSV table `line,time,work,overhead,share,relative,text`.
 pub fn csv(p: &LineProfile, top: Option<usize>) -> String {
     let max = p.max();
-    let mut o = String::from("line,time,work,overhead,share,relative,text\n");
-    for l in p.top(top) {
-        let _ = writeln!(
-            o,
-            "{},{},{},{},{:.4},{:.4},{}",
-            l.line,
-            units(l.total()),
-            units(l.work),
-            units(l.overhead),
-            pct(l.total(), p.total),
-            pct(l.total(), max),
-            csv_str(&l.text)
-        );
-    }
-    o
+    table_csv(&COLUMNS, p.top(top).into_iter().map(|l| cells(p, max, l)))
 }
 
 fn pct(a: Ticks, b: Ticks) -> f64 {

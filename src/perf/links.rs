@@ -15,7 +15,7 @@
 //! A record without hop events (routes not traced) has no link section. Linear in the
 //! events (a scan of the few links of a processor per crossing; the crossings of a link come in the order
 //! they end, which is all the union needs). Depends only on [`crate::trace`].
-use super::render::units;
+use super::render::{table_csv, table_json, units, Cell};
 use crate::trace::{Event, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -194,48 +194,33 @@ pub fn text(l: &Links, top: usize) -> String {
     o
 }
 
+/// The columns of the link table, in CSV and JSON alike.
+const COLUMNS: [&str; 7] = ["from", "to", "packets", "messages", "bytes", "occupied", "utilization"];
+
+fn cells(x: &LinkLoad) -> [Cell; 7] {
+    [
+        Cell::Num(x.from.to_string()),
+        Cell::Num(x.to.to_string()),
+        Cell::Num(x.packets.to_string()),
+        Cell::Num(x.messages.to_string()),
+        Cell::Num(x.bytes.to_string()),
+        Cell::Num(units(x.occupied)),
+        Cell::Num(format!("{:.4}", x.utilization)),
+    ]
+}
+
 /// The JSON value: `null` when routes were not traced, else an array of every link.
 pub fn json(l: &Links) -> String {
     if !l.traced {
         return "null".into();
     }
-    let rows: Vec<String> = l
-        .links
-        .iter()
-        .map(|x| {
-            format!(
-                "{{\"from\":{},\"to\":{},\"packets\":{},\"messages\":{},\"bytes\":{},\"occupied\":{},\"utilization\":{:.4}}}",
-                x.from,
-                x.to,
-                x.packets,
-                x.messages,
-                x.bytes,
-                units(x.occupied),
-                x.utilization
-            )
-        })
-        .collect();
-    format!("[{}]", rows.join(","))
+    table_json(&COLUMNS, l.links.iter().map(cells))
 }
 
 /// The CSV table `from,to,packets,messages,bytes,occupied,utilization` (header only when
 /// routes were not traced).
 pub fn csv(l: &Links) -> String {
-    let mut o = String::from("from,to,packets,messages,bytes,occupied,utilization\n");
-    for x in &l.links {
-        let _ = writeln!(
-            o,
-            "{},{},{},{},{},{},{:.4}",
-            x.from,
-            x.to,
-            x.packets,
-            x.messages,
-            x.bytes,
-            units(x.occupied),
-            x.utilization
-        );
-    }
-    o
+    table_csv(&COLUMNS, l.links.iter().map(cells))
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@
 //! busy profile for cut segments is built only when there are probes. Depends on
 //! [`super::graph`] and [`crate::trace`].
 use super::graph::{wcpa_weight, BusyProfile, CriticalPath};
-use super::render::{csv_str, json_str, units};
+use super::render::{table_csv, table_json, units, Cell};
 use crate::trace::{Event, RunHeader, Ticks, TICKS_PER_UNIT};
 use std::fmt::Write;
 
@@ -181,42 +181,29 @@ pub fn text(p: &Phases) -> String {
     o
 }
 
+/// The columns of the phase table, in CSV and JSON alike (`id` is empty or `null` for
+/// the stretch before the first probe).
+const COLUMNS: [&str; 6] = ["id", "label", "occurrences", "time", "weight", "share"];
+
+fn cells(ph: &Phase) -> [Cell; 6] {
+    [
+        ph.id.map_or(Cell::Null, |i| Cell::Num(i.to_string())),
+        Cell::Text(ph.label.clone()),
+        Cell::Num(ph.occurrences.to_string()),
+        Cell::Num(units(ph.time)),
+        Cell::Num(format!("{:.3}", ph.weight / TICKS_PER_UNIT as f64)),
+        Cell::Num(format!("{:.4}", ph.share)),
+    ]
+}
+
 /// The JSON array of the phases.
 pub fn json(p: &Phases) -> String {
-    let rows: Vec<String> = p
-        .phases
-        .iter()
-        .map(|ph| {
-            format!(
-                "{{\"id\":{},\"label\":{},\"occurrences\":{},\"time\":{},\"weight\":{:.3},\"share\":{:.4}}}",
-                ph.id.map_or_else(|| "null".to_string(), |i| i.to_string()),
-                json_str(&ph.label),
-                ph.occurrences,
-                units(ph.time),
-                ph.weight / TICKS_PER_UNIT as f64,
-                ph.share
-            )
-        })
-        .collect();
-    format!("[{}]", rows.join(","))
+    table_json(&COLUMNS, p.phases.iter().map(cells))
 }
 
 /// The CSV table `id,label,occurrences,time,weight,share`.
 pub fn csv(p: &Phases) -> String {
-    let mut o = String::from("id,label,occurrences,time,weight,share\n");
-    for ph in &p.phases {
-        let _ = writeln!(
-            o,
-            "{},{},{},{},{:.3},{:.4}",
-            ph.id.map(|i| i.to_string()).unwrap_or_default(),
-            csv_str(&ph.label),
-            ph.occurrences,
-            units(ph.time),
-            ph.weight / TICKS_PER_UNIT as f64,
-            ph.share
-        );
-    }
-    o
+    table_csv(&COLUMNS, p.phases.iter().map(cells))
 }
 
 #[cfg(test)]

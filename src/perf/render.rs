@@ -241,6 +241,61 @@ pub fn csv_row(a: &Analysis) -> String {
     )
 }
 
+/// One cell of a report table: a number (written alike in CSV and JSON), a text (quoted
+/// each format's way) or nothing (empty in CSV, `null` in JSON).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// A number, already formatted.
+    Num(String),
+    /// A text.
+    Text(String),
+    /// No value.
+    Null,
+}
+
+/// A report table as CSV: the header, then one line per row. `columns` and each row's
+/// cells come from one list per table, so CSV and JSON ([`table_json`]) cannot drift.
+pub fn table_csv<const N: usize>(columns: &[&str; N], rows: impl IntoIterator<Item = [Cell; N]>) -> String {
+    let mut o = columns.join(",");
+    o.push('\n');
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| match c {
+                Cell::Num(v) => v.clone(),
+                Cell::Text(t) => csv_str(t),
+                Cell::Null => String::new(),
+            })
+            .collect();
+        o.push_str(&cells.join(","));
+        o.push('\n');
+    }
+    o
+}
+
+/// A report table as a JSON array of objects, one per row, keyed by `columns`.
+pub fn table_json<const N: usize>(columns: &[&str; N], rows: impl IntoIterator<Item = [Cell; N]>) -> String {
+    let objects: Vec<String> = rows
+        .into_iter()
+        .map(|row| {
+            let fields: Vec<String> = columns
+                .iter()
+                .zip(row.iter())
+                .map(|(k, c)| {
+                    let v = match c {
+                        Cell::Num(v) => v.clone(),
+                        Cell::Text(t) => json_str(t),
+                        Cell::Null => "null".to_string(),
+                    };
+                    format!("\"{k}\":{v}")
+                })
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        })
+        .collect();
+    format!("[{}]", objects.join(","))
+}
+
 /// `s` as a CSV cell: quoted (quotes doubled) when it holds a comma, quote or line break.
 pub fn csv_str(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
