@@ -14,11 +14,12 @@ use super::{Io, Limit, RuntimeError, SimConfig, SimError, Stats, TickCosts, Wait
 use crate::net::{Network, Ticks, TICKS_PER_UNIT};
 use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::time::Instant;
 
 mod interp;
+mod procset;
 use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables};
 mod view;
 pub use view::{ChannelView, DebugHook, Quit, Stop};
@@ -279,7 +280,7 @@ pub struct Simulator<'m> {
     /// whose bound is past the quantum is skipped without looking at its queue.
     pmin: Vec<Ticks>,
     /// Processors to visit in this quantum, in id order.
-    due_now: BTreeSet<u32>,
+    due_now: procset::ProcSet,
     /// `(pmin, processor)` of processors with something to do in a later quantum (stale
     /// entries only cost a look at the processor).
     due_later: BinaryHeap<Reverse<(Ticks, u32)>>,
@@ -454,7 +455,7 @@ impl<'m> Simulator<'m> {
             observer: None,
             pc_ticks: Vec::new(),
             pmin: vec![NEVER; npp],
-            due_now: BTreeSet::new(),
+            due_now: procset::ProcSet::new(npp),
             due_later: BinaryHeap::new(),
             cur: None,
             debug: None,
