@@ -96,6 +96,33 @@ pub struct Segment {
     pub parallelism: f64,
     /// WCPA weight, the sum of its edges' weights.
     pub weight: f64,
+    /// For a compute segment, the process's own busy time inside it; the rest of its
+    /// length the process waited (for a remote read, a lock, `delay`, its processor).
+    /// 0 for the other kinds. Filled by [`fill_busy`].
+    pub busy: Ticks,
+}
+
+/// Sets the busy time of every compute segment of `path` from the run's busy intervals
+/// `(pproc, pid, start, end)`: one pass over the intervals, each adding its overlap with
+/// its process's compute segments (which are disjoint and in time order).
+pub fn fill_busy(path: &mut CriticalPath, busy: &[(u32, u32, Ticks, Ticks)]) {
+    let mut segs: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, s) in path.segments.iter().enumerate() {
+        if s.kind == EdgeKind::Compute {
+            segs.entry(s.pid).or_default().push(i);
+        }
+    }
+    for &(_, pid, start, end) in busy {
+        let Some(v) = segs.get(&pid) else { continue };
+        let k = v.partition_point(|&i| path.segments[i].to <= start);
+        for &i in &v[k..] {
+            let s = &mut path.segments[i];
+            if s.from >= end {
+                break;
+            }
+            s.busy += s.to.min(end).saturating_sub(s.from.max(start));
+        }
+    }
 }
 
 /// The critical path and its WCPA weights.
@@ -477,7 +504,16 @@ impl GraphBuilder {
                     continue;
                 }
             }
-            segments.push(Segment { kind, pid: na.pid, to_pid, from: na.time, to: nb.time, parallelism: p, weight: w });
+            segments.push(Segment {
+                kind,
+                pid: na.pid,
+                to_pid,
+                from: na.time,
+                to: nb.time,
+                parallelism: p,
+                weight: w,
+                busy: 0,
+            });
         }
         let total_weight = segments.iter().map(|s| s.weight).sum();
         CriticalPath { length, edges: edges.len(), segments, total_weight, processors }
@@ -499,6 +535,29 @@ pub fn group_weights(path: &CriticalPath) -> Vec<(EdgeKind, u32, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Busy time per compute segment, by hand: process 1 computes in 0..100 and 200..300,
+    /// process 2 in 110..200, a message in between. Process 1 was busy 0..40 and 60..100
+    /// (80 of the first segment; it waited 20) and 250..400 (50 of the last, clipped at
+    /// its end); process 2 all of 110..200 (90); process 3 is not on the path; the message
+    /// gets none.
+    #[test]
+    fn compute_segments_get_their_process_s_busy_time() {
+        let seg =
+            |kind, pid, from, to| Segment { kind, pid, to_pid: None, from, to, parallelism: 0.0, weight: 0.0, busy: 0 };
+        let mut path = CriticalPath {
+            segments: vec![
+                seg(EdgeKind::Compute, 1, 0, 100),
+                seg(EdgeKind::Message, 1, 100, 110),
+                seg(EdgeKind::Compute, 2, 110, 200),
+                seg(EdgeKind::Compute, 1, 200, 300),
+            ],
+            ..CriticalPath::default()
+        };
+        fill_busy(&mut path, &[(0, 1, 0, 40), (0, 1, 60, 100), (1, 2, 110, 200), (0, 1, 250, 400), (2, 3, 0, 300)]);
+        let busy: Vec<Ticks> = path.segments.iter().map(|s| s.busy).collect();
+        assert_eq!(busy, vec![80, 0, 90, 50]);
+    }
 
     #[test]
     fn wcpa_weight_matches_the_seed_worked_checks() {

@@ -101,26 +101,16 @@ impl ImbalanceBuilder {
         }
     }
 
-    /// The imbalance along `path`, functions named by `header`; `busy` are the run's
-    /// busy intervals `(pproc, pid, start, end)`.
-    pub fn finish(self, header: &RunHeader, path: &CriticalPath, busy: &[(u32, u32, Ticks, Ticks)]) -> Imbalance {
+    /// The imbalance along `path` (whose segments' busy times are filled in, see
+    /// [`super::graph::fill_busy`]), functions named by `header`.
+    pub fn finish(self, header: &RunHeader, path: &CriticalPath) -> Imbalance {
         let procs = (0u32..).zip(self.dense).chain(self.sparse);
-        // The compute segments of each process on the path, in time order; then one pass
-        // over the busy intervals adds each one's overlap with its process's segments.
-        let mut segs: BTreeMap<u32, Vec<(Ticks, Ticks)>> = BTreeMap::new();
+        // Each process's time and busy time in its compute segments on the path.
+        let mut on_path: BTreeMap<u32, (Ticks, Ticks)> = BTreeMap::new();
         for s in path.segments.iter().filter(|s| s.kind == EdgeKind::Compute) {
-            segs.entry(s.pid).or_default().push((s.from, s.to));
-        }
-        let mut on_path: BTreeMap<u32, (Ticks, Ticks)> =
-            segs.iter().map(|(&pid, v)| (pid, (v.iter().map(|&(a, b)| b - a).sum(), 0))).collect();
-        for &(_, pid, start, end) in busy {
-            let (Some(v), Some(r)) = (segs.get(&pid), on_path.get_mut(&pid)) else { continue };
-            let k = v.partition_point(|x| x.1 <= start);
-            r.1 += v[k..]
-                .iter()
-                .take_while(|x| x.0 < end)
-                .map(|x| x.1.min(end).saturating_sub(x.0.max(start)))
-                .sum::<Ticks>();
+            let r = on_path.entry(s.pid).or_insert((0, 0));
+            r.0 += s.to - s.from;
+            r.1 += s.busy;
         }
         // function name → (processes, path time, path busy, busy sum, max busy)
         let mut by: BTreeMap<String, (u64, Ticks, Ticks, Ticks, Ticks)> = BTreeMap::new();

@@ -297,14 +297,15 @@ impl<'h> Analyzer<'h> {
     /// Every report but the what-if answers.
     fn finish_reports(self, stats: &RunStats) -> Analysis {
         let summary = self.summary.finish(stats);
-        let critical = self.graph.finish(summary.pprocs_used);
+        let mut critical = self.graph.finish(summary.pprocs_used);
         let timeline = self.timeline.finish();
+        graph::fill_busy(&mut critical, &timeline.busy);
         let profile = self.profile.finish(&timeline, &critical, summary.par_ticks.max(timeline.end));
         let phases =
             self.phases.finish(self.header, &critical, || timeline.busy.iter().map(|&(_, _, s, e)| (s, e)).collect());
         let lines = self.lines.finish(&self.header.source);
         let links = self.links.finish(summary.par_ticks.max(timeline.end));
-        let imbalance = self.imbalance.finish(self.header, &critical, &timeline.busy);
+        let imbalance = self.imbalance.finish(self.header, &critical);
         Analysis {
             program: self.header.program.clone(),
             summary,

@@ -212,7 +212,7 @@ mod tests {
     use crate::perf::graph::{EdgeKind, Segment};
 
     fn seg(from: Ticks, to: Ticks, weight: f64) -> Segment {
-        Segment { kind: EdgeKind::Compute, pid: 0, to_pid: None, from, to, parallelism: 0.0, weight }
+        Segment { kind: EdgeKind::Compute, pid: 0, to_pid: None, from, to, parallelism: 0.0, weight, busy: 0 }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (1000 ticks), exactly as `cpss --stats` writes them, so the two can be compared.
 //!
 //! Depends on [`super`] (the analysis) and [`crate::trace`] (the tick unit).
-use super::graph::{group_weights, Segment};
+use super::graph::{group_weights, EdgeKind, Segment};
 use super::Analysis;
 use crate::trace::{Ticks, TICKS_PER_UNIT};
 use std::fmt::Write;
@@ -31,9 +31,18 @@ fn who(a: &Analysis, pid: u32) -> String {
     }
 }
 
+/// What a segment is: kind and processes; a compute segment during which its process
+/// also waited (remote reads, a lock, `delay`, its processor) says how much of it was busy.
 fn segment_label(a: &Analysis, s: &Segment) -> String {
     match s.to_pid {
         Some(to) => format!("{} {} -> {}", s.kind.name(), who(a, s.pid), who(a, to)),
+        None if s.kind == EdgeKind::Compute && s.busy < s.to - s.from => format!(
+            "{} {}: busy {}, waiting {}",
+            s.kind.name(),
+            who(a, s.pid),
+            units(s.busy),
+            units(s.to - s.from - s.busy)
+        ),
         None => format!("{} {}", s.kind.name(), who(a, s.pid)),
     }
 }
@@ -341,12 +350,13 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
         .iter()
         .map(|g| {
             format!(
-                "{{\"kind\":\"{}\",\"pid\":{},\"to_pid\":{},\"from\":{},\"to\":{},\"parallelism\":{:.6},\"weight\":{},\"share\":{:.4}}}",
+                "{{\"kind\":\"{}\",\"pid\":{},\"to_pid\":{},\"from\":{},\"to\":{},\"busy\":{},\"parallelism\":{:.6},\"weight\":{},\"share\":{:.4}}}",
                 g.kind.name(),
                 g.pid,
                 g.to_pid.map(|p| p.to_string()).unwrap_or_else(|| "null".into()),
                 units(g.from),
                 units(g.to),
+                if g.kind == EdgeKind::Compute { units(g.busy) } else { "null".into() },
                 g.parallelism,
                 weight_units(g.weight),
                 share(g.weight, c.total_weight)

@@ -49,6 +49,15 @@ fn tutorial_steps_hold() {
     assert_eq!(heaviest["from"], 0, "{heaviest}");
     assert!(heaviest["parallelism"].as_f64().unwrap() < 0.1, "{heaviest}");
     assert!(heaviest["share"].as_f64().unwrap() > 50.0, "{heaviest}");
+    // The next one is the last worker's compute segment, mostly spent waiting for its
+    // remote reads: busy less than a fifth of its length ("four fifths ... waiting").
+    let worker = segments
+        .iter()
+        .filter(|s| s["kind"] == "compute" && s["pid"] != 0)
+        .max_by(|a, b| a["share"].as_f64().unwrap().total_cmp(&b["share"].as_f64().unwrap()))
+        .unwrap();
+    let length = worker["to"].as_f64().unwrap() - worker["from"].as_f64().unwrap();
+    assert!(worker["busy"].as_f64().unwrap() < 0.2 * length, "{worker}");
 
     // compare: the change is an improvement (exit 0); undone, it regresses (exit 1).
     let better = run_in(&dir, "cpperf", &["compare", "before.cpt", "after.cpt"], b"");
