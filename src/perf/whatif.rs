@@ -26,7 +26,7 @@
 //! Messages, spawns and joins keep their time, so zeroing may move the critical path to
 //! other processes. Only built when asked for: memory grows with the graph's nodes.
 //! Linear in the events apart from map look-ups by message id. Depends on [`crate::trace`].
-use super::render::{csv_str, json_str, units};
+use super::render::{table_csv, table_json, units, Cell};
 use crate::trace::{Event, ProcState, Reason, RunHeader, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -357,39 +357,27 @@ pub fn text(out: &[Outcome]) -> String {
     o
 }
 
+/// The columns of the what-if table, in CSV and JSON alike.
+const COLUMNS: [&str; 5] = ["target", "length", "new_length", "saving", "saving_percent"];
+
+fn cells(w: &Outcome) -> [Cell; 5] {
+    [
+        Cell::Text(w.target.to_string()),
+        Cell::Num(units(w.length)),
+        Cell::Num(units(w.new_length)),
+        Cell::Num(units(w.saving())),
+        Cell::Num(format!("{:.4}", w.saving_percent())),
+    ]
+}
+
 /// The JSON array of the outcomes.
 pub fn json(out: &[Outcome]) -> String {
-    let rows: Vec<String> = out
-        .iter()
-        .map(|w| {
-            format!(
-                "{{\"target\":{},\"length\":{},\"new_length\":{},\"saving\":{},\"saving_percent\":{:.4}}}",
-                json_str(&w.target.to_string()),
-                units(w.length),
-                units(w.new_length),
-                units(w.saving()),
-                w.saving_percent()
-            )
-        })
-        .collect();
-    format!("[{}]", rows.join(","))
+    table_json(&COLUMNS, out.iter().map(cells))
 }
 
 /// The CSV table `target,length,new_length,saving,saving_percent`.
 pub fn csv(out: &[Outcome]) -> String {
-    let mut o = String::from("target,length,new_length,saving,saving_percent\n");
-    for w in out {
-        let _ = writeln!(
-            o,
-            "{},{},{},{},{:.4}",
-            csv_str(&w.target.to_string()),
-            units(w.length),
-            units(w.new_length),
-            units(w.saving()),
-            w.saving_percent()
-        );
-    }
-    o
+    table_csv(&COLUMNS, out.iter().map(cells))
 }
 
 #[cfg(test)]

@@ -311,7 +311,7 @@ fn var(p: &Proc, depth: u8, off: u32) -> Option<i64> {
 /// The word at `a`, if `a` is inside the pool.
 #[inline(always)]
 fn load(mem: &Memory, a: i64) -> Option<Word> {
-    mem.words.get(usize::try_from(a).ok()?).copied()
+    mem.index(a).map(|i| mem.words[i])
 }
 
 /// `a[i][j]` as `Elem2` computes it.
@@ -351,9 +351,8 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
         }
         Fused::IncVar { depth, off, delta, jump } => {
             let a = var(p, depth, off)? as i32 as i64;
-            let i = usize::try_from(a).ok()?;
-            let old = *mem.words.get(i)?;
-            mem.words[i] = Word::Int(as_int(old).wrapping_add(delta));
+            let i = mem.index(a)?;
+            mem.words[i] = Word::Int(as_int(mem.words[i]).wrapping_add(delta));
             Some(match jump {
                 Some(t) => t as usize,
                 None => pc + 3,
@@ -369,8 +368,8 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
             let s = as_int(load(mem, var(p, depth1, off1)?)?);
             let x = as_int(elem2(p, mem, a.depth, a.off, a.i, a.j)?);
             let y = as_int(elem2(p, mem, b.depth, b.off, b.i, b.j)?);
-            let w = mem.words.get_mut(usize::try_from(t).ok()?)?;
-            *w = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            let i = mem.index(t)?;
+            mem.words[i] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
             Some(pc + 17)
         }
         Fused::Elem2MulAddStore { elem: e } => {
@@ -382,8 +381,8 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
             let (s, x) = (as_int(stack[l - 2]), as_int(stack[l - 1]));
             // STORE pops the value, then the address (an int word, widened).
             let a = as_int(stack[l - 3]) as i64;
-            let w = mem.words.get_mut(usize::try_from(a).ok()?)?;
-            *w = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            let i = mem.index(a)?;
+            mem.words[i] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
             stack.truncate(l - 3);
             Some(pc + 9)
         }
@@ -398,11 +397,11 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
             // Every address is checked before the increment is written, so that a
             // failure changes nothing; the test reads the values after it.
             let a = var(p, depth, off)? as i32 as i64;
-            let i = usize::try_from(a).ok().filter(|&i| i < mem.words.len())?;
-            let ta = usize::try_from(var(p, t.depth, t.off)?).ok().filter(|&i| i < mem.words.len())?;
+            let i = mem.index(a)?;
+            let ta = mem.index(var(p, t.depth, t.off)?)?;
             let tb = match t.rhs {
                 Rhs::Const(_) => 0,
-                Rhs::Var(d, o) => usize::try_from(var(p, d, o)?).ok().filter(|&i| i < mem.words.len())?,
+                Rhs::Var(d, o) => mem.index(var(p, d, o)?)?,
             };
             mem.words[i] = Word::Int(as_int(mem.words[i]).wrapping_add(delta));
             let x = as_int(mem.words[ta]);
@@ -443,9 +442,8 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
             let (s, x, y) = (as_int(stack[l - 3]), as_int(stack[l - 2]), as_int(stack[l - 1]));
             // STORE pops the value, then the address (an int word, widened).
             let a = as_int(stack[l - 4]) as i64;
-            let i = usize::try_from(a).ok()?;
-            let w = mem.words.get_mut(i)?;
-            *w = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            let i = mem.index(a)?;
+            mem.words[i] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
             stack.truncate(l - 4);
             Some(pc + 3)
         }
