@@ -282,8 +282,16 @@ pub struct Simulator<'m> {
     /// Processors to visit in this quantum, in id order.
     due_now: procset::ProcSet,
     /// `(pmin, processor)` of processors with something to do in a later quantum (stale
-    /// entries only cost a look at the processor).
+    /// entries only cost a look at the processor), except those that go in `due_next`.
     due_later: BinaryHeap<Reverse<(Ticks, u32)>>,
+    /// Processors due before `due_next_bound`, which is never after the end of the next
+    /// quantum: the next quantum visits them all, as it would take them out of
+    /// `due_later`. A busy processor is due again in the next quantum at almost every
+    /// turn, so this spares the heap a push and a pop per turn.
+    due_next: procset::ProcSet,
+    /// The least time an entry of `due_next` was put there with (NEVER: none).
+    due_next_min: Ticks,
+    due_next_bound: Ticks,
     /// The processor being run and the end of the quantum, during a quantum.
     cur: Option<(usize, Ticks)>,
     /// The debugger's stop conditions and hook ([`view`]).
@@ -457,6 +465,9 @@ impl<'m> Simulator<'m> {
             pmin: vec![NEVER; npp],
             due_now: procset::ProcSet::new(npp),
             due_later: BinaryHeap::new(),
+            due_next: procset::ProcSet::new(npp),
+            due_next_min: NEVER,
+            due_next_bound: 0,
             cur: None,
             debug: None,
             mem: Memory::new(0),
@@ -743,6 +754,8 @@ impl<'m> Simulator<'m> {
         loop {
             let qend = self.qstart + q;
             let mut active = false;
+            self.due_now.absorb(&mut self.due_next);
+            self.due_next_min = NEVER;
             while let Some(&Reverse((t, pp))) = self.due_later.peek() {
                 if t >= qend {
                     break;
@@ -750,6 +763,8 @@ impl<'m> Simulator<'m> {
                 self.due_later.pop();
                 self.due_now.insert(pp);
             }
+            // Every later quantum ends at `qend + q` or after.
+            self.due_next_bound = qend + q;
             // A solo run may carry the quantum forward (see `solo_cross`): its end is
             // kept in `self.cur` while the processors run.
             let mut qend = qend;
@@ -911,7 +926,7 @@ impl<'m> Simulator<'m> {
                     // Exact again: every process of this processor was just looked at.
                     self.pmin[pp] = min_wake;
                     if min_wake != NEVER {
-                        self.due_later.push(Reverse((min_wake, pp as u32)));
+                        self.due_at(min_wake, pp as u32);
                     }
                     break;
                 }
@@ -1097,7 +1112,7 @@ impl<'m> Simulator<'m> {
         }
         // Quantum end `e` may be crossed when no processor is due before `e + q`, the
         // alarm is after `e` and the time limit not before it.
-        let due = self.due_later.peek().map_or(NEVER, |Reverse((t, _))| *t).saturating_sub(q);
+        let due = self.due_min().saturating_sub(q);
         let alarm = self.cfg.alarm.map_or(NEVER, |a| a.saturating_sub(1));
         // The network is advanced at every quantum end it has an event before.
         due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER)).min(self.net.next_event())
@@ -1111,7 +1126,7 @@ impl<'m> Simulator<'m> {
             && self.program_end.is_none()
             && self.queues[pp].len() == 1
             && self.due_now.is_empty()
-            && self.due_later.peek().is_none_or(|Reverse((t, _))| *t >= next)
+            && self.due_min() >= next
             && self.net.next_event() >= qend;
         let stops = self.cfg.alarm.is_some_and(|a| qend >= a) || self.cfg.max_time.is_some_and(|m| qend > m);
         if !alone || stops || clock >= next {
@@ -1137,8 +1152,25 @@ impl<'m> Simulator<'m> {
             Some((cur, qend)) if pp > cur && t < qend => {
                 self.due_now.insert(pp as u32);
             }
-            _ => self.due_later.push(Reverse((t, pp as u32))),
+            _ => self.due_at(t, pp as u32),
         }
+    }
+
+    /// Notes that processor `pp` is due in the quantum containing `t` (or later).
+    #[inline]
+    fn due_at(&mut self, t: Ticks, pp: u32) {
+        if t < self.due_next_bound {
+            self.due_next.insert(pp);
+            self.due_next_min = self.due_next_min.min(t);
+        } else {
+            self.due_later.push(Reverse((t, pp)));
+        }
+    }
+
+    /// The least time a processor is due at after this quantum (as far as noted).
+    #[inline]
+    fn due_min(&self) -> Ticks {
+        self.due_later.peek().map_or(NEVER, |Reverse((t, _))| *t).min(self.due_next_min)
     }
 
     /// Sends the reply of a remote read whose request reached `owner` at `t`; returns

@@ -45,6 +45,26 @@ impl ProcSet {
         None
     }
 
+    /// Moves every id of `other` into this set, leaving `other` empty.
+    pub(super) fn absorb(&mut self, other: &mut ProcSet) {
+        if other.len == 0 {
+            return;
+        }
+        if self.words.len() < other.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        let mut len = 0;
+        for (w, o) in self.words.iter_mut().zip(other.words.iter_mut()) {
+            *w |= std::mem::take(o);
+            len += w.count_ones() as usize;
+        }
+        for w in &self.words[other.words.len()..] {
+            len += w.count_ones() as usize;
+        }
+        self.len = len;
+        other.len = 0;
+    }
+
     /// No id in the set.
     pub(super) fn is_empty(&self) -> bool {
         self.len == 0
@@ -79,5 +99,27 @@ mod tests {
             assert_eq!(s.pop_first(), Some(id));
         }
         assert_eq!(s.pop_first(), None);
+    }
+
+    /// `absorb` is a union that empties its argument: ids of both sets (one in a word
+    /// the other set does not have) come out once each, in order.
+    #[test]
+    fn absorb_is_a_union() {
+        let mut a = ProcSet::new(64);
+        let mut b = ProcSet::new(200);
+        for id in [3, 70] {
+            a.insert(id);
+        }
+        for id in [3, 5, 150] {
+            b.insert(id);
+        }
+        a.absorb(&mut b);
+        assert!(b.is_empty());
+        assert_eq!(b.pop_first(), None);
+        let mut got = Vec::new();
+        while let Some(id) = a.pop_first() {
+            got.push(id);
+        }
+        assert_eq!(got, [3, 5, 70, 150]);
     }
 }
