@@ -932,8 +932,16 @@ impl<'m> Simulator<'m> {
                 }
             };
             let Some((k, _)) = best else { break };
-            let Some(pid) = self.queues[pp].remove(k) else { break };
-            self.queues[pp].push_back(pid);
+            // The chosen process goes to the back of the queue (nothing to move when
+            // it is the only one).
+            let queue = &mut self.queues[pp];
+            let pid = if queue.len() == 1 {
+                queue[0]
+            } else {
+                let Some(pid) = queue.remove(k) else { break };
+                queue.push_back(pid);
+                pid
+            };
             active = true;
             self.turn(pid, start, qend)?;
             let c = self.procs[pid as usize].clock;

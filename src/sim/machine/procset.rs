@@ -17,19 +17,29 @@ impl ProcSet {
     }
 
     /// Adds `id` (ids past the size given to [`ProcSet::new`] make the set grow).
+    #[inline]
     pub(super) fn insert(&mut self, id: u32) {
-        let (w, b) = ((id / 64) as usize, id % 64);
-        if w >= self.words.len() {
-            self.words.resize(w + 1, 0);
-        }
-        let bit = 1u64 << b;
-        if self.words[w] & bit == 0 {
-            self.words[w] |= bit;
-            self.len += 1;
+        let (w, bit) = ((id / 64) as usize, 1u64 << (id % 64));
+        match self.words.get_mut(w) {
+            Some(word) => {
+                if *word & bit == 0 {
+                    *word |= bit;
+                    self.len += 1;
+                }
+            }
+            None => self.grow_insert(w, bit),
         }
     }
 
+    #[cold]
+    fn grow_insert(&mut self, w: usize, bit: u64) {
+        self.words.resize(w + 1, 0);
+        self.words[w] = bit;
+        self.len += 1;
+    }
+
     /// Takes out and returns the lowest id.
+    #[inline]
     pub(super) fn pop_first(&mut self) -> Option<u32> {
         if self.len == 0 {
             return None;
