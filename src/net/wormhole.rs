@@ -234,10 +234,8 @@ impl Wormhole {
     /// use it.
     fn release_lane(&mut self, slot: u32, v: u32) {
         *self.lane(slot, v) = FREE;
-        let waiting = std::mem::take(&mut self.links[slot as usize].waiting);
-        let mut waiting = waiting;
         let mut granted = None;
-        for (i, &q) in waiting.iter().enumerate() {
+        for (i, &q) in self.links[slot as usize].waiting.iter().enumerate() {
             let p = &self.pkts.items[q as usize];
             let class = self.msgs.items[p.msg as usize].route[p.want as usize].class;
             if self.lane_range(class).contains(&v) {
@@ -246,11 +244,13 @@ impl Wormhole {
             }
         }
         if let Some((i, q, j)) = granted {
-            waiting.remove(i);
-            self.links[slot as usize].waiting = waiting;
+            let waiting = &mut self.links[slot as usize].waiting;
+            if i == 0 {
+                waiting.pop_front();
+            } else {
+                waiting.remove(i);
+            }
             self.grant(q, j, slot, v);
-        } else {
-            self.links[slot as usize].waiting = waiting;
         }
     }
 

@@ -263,7 +263,7 @@ pub struct Simulator<'m> {
     /// Messages sent on channels and not yet received (bounded by `cfg.max_messages`).
     unreceived: u64,
     /// Messages in a contention network, by id.
-    in_flight: HashMap<u64, InFlight>,
+    in_flight: HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
     hop_buf: Vec<crate::net::Hop>,
     max_depth: usize,
     program_end: Option<Ticks>,
@@ -451,7 +451,7 @@ impl<'m> Simulator<'m> {
             stats: Stats::default(),
             msg_seq: 0,
             unreceived: 0,
-            in_flight: HashMap::new(),
+            in_flight: HashMap::default(),
             hop_buf: Vec::new(),
             max_depth,
             program_end: None,
