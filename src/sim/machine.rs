@@ -933,10 +933,13 @@ impl<'m> Simulator<'m> {
             };
             let Some((k, _)) = best else { break };
             // The chosen process goes to the back of the queue (nothing to move when
-            // it is the only one).
+            // it is the last one; a rotation when it is the first).
             let queue = &mut self.queues[pp];
-            let pid = if queue.len() == 1 {
-                queue[0]
+            let pid = if k + 1 == queue.len() {
+                queue[k]
+            } else if k == 0 {
+                queue.rotate_left(1);
+                queue[queue.len() - 1]
             } else {
                 let Some(pid) = queue.remove(k) else { break };
                 queue.push_back(pid);
