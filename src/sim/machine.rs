@@ -83,8 +83,6 @@ struct Proc {
     /// Returned from its bottom frame (or halted): waiting for forked children to end.
     ending: bool,
     wait: Wait,
-    /// Earliest time it can run (`NEVER`: waiting for an event with no known time).
-    wake: Ticks,
     clock: Ticks,
     pc: u32,
     stack: Vec<Word>,
@@ -248,6 +246,10 @@ pub struct Simulator<'m> {
     io: Io,
     mem: Memory,
     procs: Vec<Proc>,
+    /// Per process, the earliest time it can run (`NEVER`: waiting for an event with no
+    /// known time); apart from [`Proc`] so the scheduler's look at a processor's
+    /// queue reads one table.
+    wake: Vec<Ticks>,
     queues: Vec<VecDeque<u32>>,
     live: Vec<u32>,
     busy: Vec<Ticks>,
@@ -438,6 +440,7 @@ impl<'m> Simulator<'m> {
             net,
             io,
             procs: Vec::new(),
+            wake: Vec::new(),
             queues: vec![VecDeque::new(); npp],
             live: vec![0; npp],
             busy: vec![0; npp],
@@ -649,7 +652,6 @@ impl<'m> Simulator<'m> {
             ended: false,
             ending: false,
             wait: Wait::None,
-            wake: start,
             clock: start,
             pc: f.entry,
             stack: args.to_vec(),
@@ -669,6 +671,7 @@ impl<'m> Simulator<'m> {
         let fl = FnLite { params: args.len() as u32, ..f };
         push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
         self.procs.push(p);
+        self.wake.push(start);
         self.queues[pproc as usize].push_back(pid);
         self.lower_pmin(pproc as usize, start);
         self.live[pproc as usize] += 1;
@@ -846,7 +849,7 @@ impl<'m> Simulator<'m> {
         let mut next = NEVER;
         for (pp, q) in self.queues.iter().enumerate() {
             for &pid in q {
-                let w = self.procs[pid as usize].wake;
+                let w = self.wake[pid as usize];
                 if w != NEVER {
                     next = next.min(w.max(self.pclock[pp]));
                 }
@@ -910,7 +913,7 @@ impl<'m> Simulator<'m> {
             let mut best: Option<(usize, Ticks)> = None;
             let mut min_wake = NEVER;
             for (k, &pid) in self.queues[pp].iter().enumerate() {
-                let w = self.procs[pid as usize].wake;
+                let w = self.wake[pid as usize];
                 if w == NEVER {
                     continue;
                 }
@@ -974,9 +977,9 @@ impl<'m> Simulator<'m> {
 
     fn turn_inner(&mut self, pid: u32, start: Ticks, mut qend: Ticks) -> Result<(), SimError> {
         let pp = {
+            self.wake[pid as usize] = NEVER;
             let p = &mut self.procs[pid as usize];
             p.clock = start;
-            p.wake = NEVER;
             p.wait = Wait::None;
             if p.ending {
                 if p.forked_live == 0 {
@@ -1056,8 +1059,7 @@ impl<'m> Simulator<'m> {
                         qend = e;
                         continue;
                     }
-                    let p = &mut self.procs[pid as usize];
-                    p.wake = p.clock;
+                    self.wake[pid as usize] = self.procs[pid as usize].clock;
                     return Ok(());
                 }
                 Ok(Exit::Steps) => return Err(self.limit(Limit::Steps)),
@@ -1221,7 +1223,8 @@ impl<'m> Simulator<'m> {
             }
             if let Some(o) = self.procs.get_mut(owner as usize) {
                 if o.wait == Wait::Recv(addr) {
-                    o.wake = o.wake.min(arrival);
+                    let w = &mut self.wake[owner as usize];
+                    *w = (*w).min(arrival);
                     let opp = o.pproc as usize;
                     self.lower_pmin(opp, arrival);
                 }
@@ -1257,8 +1260,8 @@ impl<'m> Simulator<'m> {
 
     /// The reply of `pid`'s remote read arrives at `t`.
     fn wake_reader(&mut self, pid: u32, t: Ticks) {
-        if let Some(p) = self.procs.get_mut(pid as usize) {
-            p.wake = t;
+        if let Some(p) = self.procs.get(pid as usize) {
+            self.wake[pid as usize] = t;
             let pp = p.pproc as usize;
             self.lower_pmin(pp, t);
         }
@@ -1266,9 +1269,9 @@ impl<'m> Simulator<'m> {
 
     /// Puts `pid` to wait for `wait` until `wake` and tells the observer.
     fn block(&mut self, pid: u32, wait: Wait, wake: Ticks) {
+        self.wake[pid as usize] = wake;
         let p = &mut self.procs[pid as usize];
         p.wait = wait;
-        p.wake = wake;
         let time = p.clock;
         let pp = p.pproc as usize;
         self.lower_pmin(pp, wake);
@@ -1362,7 +1365,7 @@ impl<'m> Simulator<'m> {
         let (parent, kind, pp, segs) = {
             let p = &mut self.procs[pid as usize];
             p.ended = true;
-            p.wake = NEVER;
+            self.wake[pid as usize] = NEVER;
             p.wait = Wait::None;
             (p.parent, p.kind, p.pproc as usize, std::mem::take(&mut p.segs))
         };
@@ -1388,7 +1391,7 @@ impl<'m> Simulator<'m> {
                 par.forall_pending = par.forall_pending.saturating_sub(1);
                 par.forall_end = par.forall_end.max(t);
                 if par.forall_pending == 0 && par.wait == Wait::Forall {
-                    par.wake = par.forall_end;
+                    self.wake[parent as usize] = par.forall_end;
                 }
             }
             Kind::Fork => {
@@ -1396,14 +1399,14 @@ impl<'m> Simulator<'m> {
                 par.ended_children.push(t);
                 par.children_end = par.children_end.max(t);
                 match par.wait {
-                    Wait::Join => par.wake = par.wake.min(t),
-                    Wait::Children if par.forked_live == 0 => par.wake = par.children_end,
+                    Wait::Join => self.wake[parent as usize] = self.wake[parent as usize].min(t),
+                    Wait::Children if par.forked_live == 0 => self.wake[parent as usize] = par.children_end,
                     _ => {}
                 }
             }
             Kind::Main => {}
         }
-        let w = par.wake;
+        let w = self.wake[parent as usize];
         self.lower_pmin(ppar, w);
     }
 
@@ -1666,8 +1669,8 @@ impl<'m> Simulator<'m> {
                 let now = self.procs[pid as usize].clock;
                 if let Some(ws) = self.lock_waiters.remove(&(i as u32)) {
                     for w in ws {
-                        if let Some(p) = self.procs.get_mut(w as usize) {
-                            p.wake = p.wake.min(now);
+                        if let Some(p) = self.procs.get(w as usize) {
+                            self.wake[w as usize] = self.wake[w as usize].min(now);
                             let wpp = p.pproc as usize;
                             self.lower_pmin(wpp, now);
                         }
