@@ -38,12 +38,17 @@ pub(super) struct Fabric {
     pub slot_link: Vec<u32>,
     /// The link each slot stands for ([`Link::BUS`] on a shared bus).
     pub slot_ends: Vec<Link>,
-    /// Routes already made, by (src, dst, classes): where they start in `cached` and
+    /// Routes already made, by [`route_key`]`(src, dst, classes)`: where they start in `cached` and
     /// how many hops they have. A route never changes once made (its links got their
     /// slots then), so a message between the same two processors copies it instead of
     /// asking the topology again. At most [`ROUTE_CACHE_HOPS`] hops are kept.
-    routes: HashMap<(u32, u32, bool), (u32, u32), BuildHasherDefault<TickHash>>,
+    routes: HashMap<u64, (u32, u32), BuildHasherDefault<TickHash>>,
     cached: Vec<RouteHop>,
+}
+
+/// One word for the route cache's key (one multiplication to hash).
+fn route_key(src: u32, dst: u32, classes: bool) -> u64 {
+    (u64::from(src) << 33) | (u64::from(dst) << 1) | u64::from(classes)
 }
 
 /// Hops the route cache keeps at most (16 bytes each): beyond that, new routes are
@@ -102,7 +107,7 @@ impl Fabric {
     /// dimension-order routing orders the dimensions. `fresh` as in [`Fabric::slot_of`].
     pub fn route(&mut self, src: u32, dst: u32, classes: bool, out: &mut Vec<RouteHop>, mut fresh: impl FnMut(u32)) {
         out.clear();
-        if let Some(&(start, len)) = self.routes.get(&(src, dst, classes)) {
+        if let Some(&(start, len)) = self.routes.get(&route_key(src, dst, classes)) {
             out.extend_from_slice(&self.cached[start as usize..(start + len) as usize]);
             return;
         }
@@ -128,7 +133,7 @@ impl Fabric {
             out.push(RouteHop { link: slot, from: l.from, to: l.to, class });
         }
         if self.cached.len() + out.len() <= ROUTE_CACHE_HOPS {
-            self.routes.insert((src, dst, classes), (self.cached.len() as u32, out.len() as u32));
+            self.routes.insert(route_key(src, dst, classes), (self.cached.len() as u32, out.len() as u32));
             self.cached.extend_from_slice(out);
         }
     }
@@ -217,7 +222,7 @@ impl Events {
 /// bits (multiples of 1000 ticks) spread. The maps are never iterated, so the order of
 /// their entries does not matter.
 #[derive(Default)]
-pub(super) struct TickHash(u64);
+pub(crate) struct TickHash(u64);
 
 impl Hasher for TickHash {
     fn finish(&self) -> u64 {

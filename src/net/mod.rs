@@ -19,6 +19,7 @@
 //! afterwards.
 mod closed;
 mod fabric;
+pub(crate) use fabric::TickHash;
 mod packet;
 mod wormhole;
 

@@ -113,13 +113,26 @@ struct Pkt {
     index: u32,
     /// The hop whose lane the head waits for (NONE: not waiting).
     want: u32,
-    /// Per hop: the lane held (NONE before the head gets one), flits started over the
-    /// hop's link, flits that finished crossing it, when the head started over it.
-    lane: Vec<u32>,
-    sent: Vec<u32>,
-    arrived: Vec<u32>,
-    enter: Vec<Ticks>,
+    /// The message's flits per packet and hop count, read at every flit.
+    flits: u32,
+    hops: u32,
+    /// Per hop of the route.
+    hop: Vec<HopState>,
 }
+
+/// A packet on one hop of its route.
+#[derive(Clone, Copy)]
+struct HopState {
+    /// The lane held (NONE before the head gets one).
+    lane: u32,
+    /// Flits started over the hop's link, flits that finished crossing it.
+    sent: u32,
+    arrived: u32,
+    /// When the head started over the link.
+    enter: Ticks,
+}
+
+const UNSTARTED: HopState = HopState { lane: NONE, sent: 0, arrived: 0, enter: 0 };
 
 #[derive(Default)]
 struct Msg {
@@ -180,7 +193,7 @@ impl Wormhole {
     /// link.
     fn release_packet(&mut self, m: u32) {
         let msg = &mut self.msgs.items[m as usize];
-        let (index, hops) = (msg.released, msg.route.len());
+        let (index, hops, flits) = (msg.released, msg.route.len(), msg.flits);
         msg.released += 1;
         let k = self.pkts.alloc();
         let p = &mut self.pkts.items[k as usize];
@@ -188,13 +201,10 @@ impl Wormhole {
         p.msg = m;
         p.index = index;
         p.want = NONE;
-        for v in [&mut p.lane, &mut p.sent, &mut p.arrived] {
-            v.clear();
-            v.resize(hops, 0);
-        }
-        p.lane.fill(NONE);
-        p.enter.clear();
-        p.enter.resize(hops, 0);
+        p.flits = flits;
+        p.hops = hops as u32;
+        p.hop.clear();
+        p.hop.resize(hops, UNSTARTED);
         self.request_lane(k, 0);
     }
 
@@ -215,7 +225,7 @@ impl Wormhole {
     fn grant(&mut self, k: u32, j: u32, slot: u32, v: u32) {
         *self.lane(slot, v) = Lane { owner: k, hop: j, buf: 0 };
         let p = &mut self.pkts.items[k as usize];
-        p.lane[j as usize] = v;
+        p.hop[j as usize].lane = v;
         p.want = NONE;
         self.work.push_back(slot);
     }
@@ -224,10 +234,8 @@ impl Wormhole {
     /// use it.
     fn release_lane(&mut self, slot: u32, v: u32) {
         *self.lane(slot, v) = FREE;
-        let waiting = std::mem::take(&mut self.links[slot as usize].waiting);
-        let mut waiting = waiting;
         let mut granted = None;
-        for (i, &q) in waiting.iter().enumerate() {
+        for (i, &q) in self.links[slot as usize].waiting.iter().enumerate() {
             let p = &self.pkts.items[q as usize];
             let class = self.msgs.items[p.msg as usize].route[p.want as usize].class;
             if self.lane_range(class).contains(&v) {
@@ -236,11 +244,13 @@ impl Wormhole {
             }
         }
         if let Some((i, q, j)) = granted {
-            waiting.remove(i);
-            self.links[slot as usize].waiting = waiting;
+            let waiting = &mut self.links[slot as usize].waiting;
+            if i == 0 {
+                waiting.pop_front();
+            } else {
+                waiting.remove(i);
+            }
             self.grant(q, j, slot, v);
-        } else {
-            self.links[slot as usize].waiting = waiting;
         }
     }
 
@@ -249,40 +259,41 @@ impl Wormhole {
         if self.links[slot as usize].transit.is_some() {
             return;
         }
-        let (width, start) = (self.width, self.links[slot as usize].rr);
-        for r in 0..width {
-            let v = (start + r) % width;
-            let lane = self.lanes[(slot * width + v) as usize];
-            if lane.owner == NONE {
-                continue;
+        let (width, mut v) = (self.width, self.links[slot as usize].rr);
+        let base = (slot * width) as usize;
+        for _ in 0..width {
+            let lane = self.lanes[base + v as usize];
+            let next = if v + 1 == width { 0 } else { v + 1 };
+            if lane.owner != NONE {
+                let p = &self.pkts.items[lane.owner as usize];
+                let j = lane.hop as usize;
+                let ready = if j == 0 { p.flits - p.hop[0].sent } else { p.hop[j - 1].arrived - p.hop[j].sent };
+                let last = j + 1 == p.hops as usize;
+                if ready != 0 && (last || lane.buf < self.params.buffer_size) {
+                    self.links[slot as usize].rr = next;
+                    self.start_flit(slot, v, lane.owner, lane.hop);
+                    return;
+                }
             }
-            let p = &self.pkts.items[lane.owner as usize];
-            let m = &self.msgs.items[p.msg as usize];
-            let j = lane.hop as usize;
-            let ready = if j == 0 { m.flits - p.sent[0] } else { p.arrived[j - 1] - p.sent[j] };
-            let last = j + 1 == m.route.len();
-            if ready == 0 || (!last && lane.buf >= self.params.buffer_size) {
-                continue;
-            }
-            self.links[slot as usize].rr = (v + 1) % width;
-            self.start_flit(slot, v, lane.owner, lane.hop);
-            return;
+            v = next;
         }
     }
 
     fn start_flit(&mut self, slot: u32, v: u32, k: u32, j: u32) {
         let now = self.now;
-        let (m, flit) = {
+        let (m, flit, flits, hops, uv) = {
             let p = &mut self.pkts.items[k as usize];
-            let flit = p.sent[j as usize];
-            p.sent[j as usize] += 1;
+            let h = &mut p.hop[j as usize];
+            let flit = h.sent;
+            h.sent += 1;
             if flit == 0 {
-                p.enter[j as usize] = now;
+                h.enter = now;
             }
-            (p.msg, flit)
+            let uv = if j > 0 { p.hop[j as usize - 1].lane } else { NONE };
+            (p.msg, flit, p.flits, p.hops, uv)
         };
         let msg = &self.msgs.items[m as usize];
-        let (flits, hops, ratio, link_delay) = (msg.flits, msg.route.len() as u32, msg.ratio, msg.link_delay);
+        let (ratio, link_delay) = (msg.ratio, msg.link_delay);
         let up = if j > 0 { Some(msg.route[j as usize - 1].link) } else { None };
         let LinkCost { per_flit, latency } = self.fabric.cost(self.fabric.slot_link[slot as usize], link_delay);
         let dur = if flit == 0 { (per_flit as f64 * ratio).round() as Ticks + latency } else { per_flit };
@@ -290,7 +301,6 @@ impl Wormhole {
             self.lane(slot, v).buf += 1;
         }
         if let Some(up) = up {
-            let uv = self.pkts.items[k as usize].lane[j as usize - 1];
             self.lane(up, uv).buf -= 1;
             self.work.push_back(up);
             if flit + 1 == flits {
@@ -309,10 +319,11 @@ impl Wormhole {
         let Some((k, j, flit)) = self.links[slot as usize].transit.take() else { return };
         let now = self.now;
         let p = &mut self.pkts.items[k as usize];
-        p.arrived[j as usize] += 1;
-        let (m, index, lane, enter) = (p.msg, p.index, p.lane[j as usize], p.enter[j as usize]);
+        let h = &mut p.hop[j as usize];
+        h.arrived += 1;
+        let (m, index, lane, enter) = (p.msg, p.index, h.lane, h.enter);
+        let (hops, tail) = (p.hops, flit + 1 == p.flits);
         let msg = &self.msgs.items[m as usize];
-        let (hops, tail) = (msg.route.len() as u32, flit + 1 == msg.flits);
         if tail && self.record {
             let h = msg.route[j as usize];
             self.hops.push(Hop { msg: msg.id, packet: index, from: h.from, to: h.to, enter, leave: now });

@@ -83,8 +83,6 @@ struct Proc {
     /// Returned from its bottom frame (or halted): waiting for forked children to end.
     ending: bool,
     wait: Wait,
-    /// Earliest time it can run (`NEVER`: waiting for an event with no known time).
-    wake: Ticks,
     clock: Ticks,
     pc: u32,
     stack: Vec<Word>,
@@ -248,6 +246,10 @@ pub struct Simulator<'m> {
     io: Io,
     mem: Memory,
     procs: Vec<Proc>,
+    /// Per process, the earliest time it can run (`NEVER`: waiting for an event with no
+    /// known time); apart from [`Proc`] so the scheduler's look at a processor's
+    /// queue reads one table.
+    wake: Vec<Ticks>,
     queues: Vec<VecDeque<u32>>,
     live: Vec<u32>,
     busy: Vec<Ticks>,
@@ -263,7 +265,7 @@ pub struct Simulator<'m> {
     /// Messages sent on channels and not yet received (bounded by `cfg.max_messages`).
     unreceived: u64,
     /// Messages in a contention network, by id.
-    in_flight: HashMap<u64, InFlight>,
+    in_flight: HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
     hop_buf: Vec<crate::net::Hop>,
     max_depth: usize,
     program_end: Option<Ticks>,
@@ -282,8 +284,16 @@ pub struct Simulator<'m> {
     /// Processors to visit in this quantum, in id order.
     due_now: procset::ProcSet,
     /// `(pmin, processor)` of processors with something to do in a later quantum (stale
-    /// entries only cost a look at the processor).
+    /// entries only cost a look at the processor), except those that go in `due_next`.
     due_later: BinaryHeap<Reverse<(Ticks, u32)>>,
+    /// Processors due before `due_next_bound`, which is never after the end of the next
+    /// quantum: the next quantum visits them all, as it would take them out of
+    /// `due_later`. A busy processor is due again in the next quantum at almost every
+    /// turn, so this spares the heap a push and a pop per turn.
+    due_next: procset::ProcSet,
+    /// The least time an entry of `due_next` was put there with (NEVER: none).
+    due_next_min: Ticks,
+    due_next_bound: Ticks,
     /// The processor being run and the end of the quantum, during a quantum.
     cur: Option<(usize, Ticks)>,
     /// The debugger's stop conditions and hook ([`view`]).
@@ -430,6 +440,7 @@ impl<'m> Simulator<'m> {
             net,
             io,
             procs: Vec::new(),
+            wake: Vec::new(),
             queues: vec![VecDeque::new(); npp],
             live: vec![0; npp],
             busy: vec![0; npp],
@@ -443,7 +454,7 @@ impl<'m> Simulator<'m> {
             stats: Stats::default(),
             msg_seq: 0,
             unreceived: 0,
-            in_flight: HashMap::new(),
+            in_flight: HashMap::default(),
             hop_buf: Vec::new(),
             max_depth,
             program_end: None,
@@ -457,6 +468,9 @@ impl<'m> Simulator<'m> {
             pmin: vec![NEVER; npp],
             due_now: procset::ProcSet::new(npp),
             due_later: BinaryHeap::new(),
+            due_next: procset::ProcSet::new(npp),
+            due_next_min: NEVER,
+            due_next_bound: 0,
             cur: None,
             debug: None,
             mem: Memory::new(0),
@@ -638,7 +652,6 @@ impl<'m> Simulator<'m> {
             ended: false,
             ending: false,
             wait: Wait::None,
-            wake: start,
             clock: start,
             pc: f.entry,
             stack: args.to_vec(),
@@ -658,6 +671,7 @@ impl<'m> Simulator<'m> {
         let fl = FnLite { params: args.len() as u32, ..f };
         push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
         self.procs.push(p);
+        self.wake.push(start);
         self.queues[pproc as usize].push_back(pid);
         self.lower_pmin(pproc as usize, start);
         self.live[pproc as usize] += 1;
@@ -743,6 +757,8 @@ impl<'m> Simulator<'m> {
         loop {
             let qend = self.qstart + q;
             let mut active = false;
+            self.due_now.absorb(&mut self.due_next);
+            self.due_next_min = NEVER;
             while let Some(&Reverse((t, pp))) = self.due_later.peek() {
                 if t >= qend {
                     break;
@@ -750,6 +766,8 @@ impl<'m> Simulator<'m> {
                 self.due_later.pop();
                 self.due_now.insert(pp);
             }
+            // Every later quantum ends at `qend + q` or after.
+            self.due_next_bound = qend + q;
             // A solo run may carry the quantum forward (see `solo_cross`): its end is
             // kept in `self.cur` while the processors run.
             let mut qend = qend;
@@ -831,7 +849,7 @@ impl<'m> Simulator<'m> {
         let mut next = NEVER;
         for (pp, q) in self.queues.iter().enumerate() {
             for &pid in q {
-                let w = self.procs[pid as usize].wake;
+                let w = self.wake[pid as usize];
                 if w != NEVER {
                     next = next.min(w.max(self.pclock[pp]));
                 }
@@ -895,7 +913,7 @@ impl<'m> Simulator<'m> {
             let mut best: Option<(usize, Ticks)> = None;
             let mut min_wake = NEVER;
             for (k, &pid) in self.queues[pp].iter().enumerate() {
-                let w = self.procs[pid as usize].wake;
+                let w = self.wake[pid as usize];
                 if w == NEVER {
                     continue;
                 }
@@ -911,14 +929,25 @@ impl<'m> Simulator<'m> {
                     // Exact again: every process of this processor was just looked at.
                     self.pmin[pp] = min_wake;
                     if min_wake != NEVER {
-                        self.due_later.push(Reverse((min_wake, pp as u32)));
+                        self.due_at(min_wake, pp as u32);
                     }
                     break;
                 }
             };
             let Some((k, _)) = best else { break };
-            let Some(pid) = self.queues[pp].remove(k) else { break };
-            self.queues[pp].push_back(pid);
+            // The chosen process goes to the back of the queue (nothing to move when
+            // it is the last one; a rotation when it is the first).
+            let queue = &mut self.queues[pp];
+            let pid = if k + 1 == queue.len() {
+                queue[k]
+            } else if k == 0 {
+                queue.rotate_left(1);
+                queue[queue.len() - 1]
+            } else {
+                let Some(pid) = queue.remove(k) else { break };
+                queue.push_back(pid);
+                pid
+            };
             active = true;
             self.turn(pid, start, qend)?;
             let c = self.procs[pid as usize].clock;
@@ -948,9 +977,9 @@ impl<'m> Simulator<'m> {
 
     fn turn_inner(&mut self, pid: u32, start: Ticks, mut qend: Ticks) -> Result<(), SimError> {
         let pp = {
+            self.wake[pid as usize] = NEVER;
             let p = &mut self.procs[pid as usize];
             p.clock = start;
-            p.wake = NEVER;
             p.wait = Wait::None;
             if p.ending {
                 if p.forked_live == 0 {
@@ -1030,8 +1059,7 @@ impl<'m> Simulator<'m> {
                         qend = e;
                         continue;
                     }
-                    let p = &mut self.procs[pid as usize];
-                    p.wake = p.clock;
+                    self.wake[pid as usize] = self.procs[pid as usize].clock;
                     return Ok(());
                 }
                 Ok(Exit::Steps) => return Err(self.limit(Limit::Steps)),
@@ -1097,7 +1125,7 @@ impl<'m> Simulator<'m> {
         }
         // Quantum end `e` may be crossed when no processor is due before `e + q`, the
         // alarm is after `e` and the time limit not before it.
-        let due = self.due_later.peek().map_or(NEVER, |Reverse((t, _))| *t).saturating_sub(q);
+        let due = self.due_min().saturating_sub(q);
         let alarm = self.cfg.alarm.map_or(NEVER, |a| a.saturating_sub(1));
         // The network is advanced at every quantum end it has an event before.
         due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER)).min(self.net.next_event())
@@ -1111,7 +1139,7 @@ impl<'m> Simulator<'m> {
             && self.program_end.is_none()
             && self.queues[pp].len() == 1
             && self.due_now.is_empty()
-            && self.due_later.peek().is_none_or(|Reverse((t, _))| *t >= next)
+            && self.due_min() >= next
             && self.net.next_event() >= qend;
         let stops = self.cfg.alarm.is_some_and(|a| qend >= a) || self.cfg.max_time.is_some_and(|m| qend > m);
         if !alone || stops || clock >= next {
@@ -1137,8 +1165,25 @@ impl<'m> Simulator<'m> {
             Some((cur, qend)) if pp > cur && t < qend => {
                 self.due_now.insert(pp as u32);
             }
-            _ => self.due_later.push(Reverse((t, pp as u32))),
+            _ => self.due_at(t, pp as u32),
         }
+    }
+
+    /// Notes that processor `pp` is due in the quantum containing `t` (or later).
+    #[inline]
+    fn due_at(&mut self, t: Ticks, pp: u32) {
+        if t < self.due_next_bound {
+            self.due_next.insert(pp);
+            self.due_next_min = self.due_next_min.min(t);
+        } else {
+            self.due_later.push(Reverse((t, pp)));
+        }
+    }
+
+    /// The least time a processor is due at after this quantum (as far as noted).
+    #[inline]
+    fn due_min(&self) -> Ticks {
+        self.due_later.peek().map_or(NEVER, |Reverse((t, _))| *t).min(self.due_next_min)
     }
 
     /// Sends the reply of a remote read whose request reached `owner` at `t`; returns
@@ -1178,7 +1223,8 @@ impl<'m> Simulator<'m> {
             }
             if let Some(o) = self.procs.get_mut(owner as usize) {
                 if o.wait == Wait::Recv(addr) {
-                    o.wake = o.wake.min(arrival);
+                    let w = &mut self.wake[owner as usize];
+                    *w = (*w).min(arrival);
                     let opp = o.pproc as usize;
                     self.lower_pmin(opp, arrival);
                 }
@@ -1214,8 +1260,8 @@ impl<'m> Simulator<'m> {
 
     /// The reply of `pid`'s remote read arrives at `t`.
     fn wake_reader(&mut self, pid: u32, t: Ticks) {
-        if let Some(p) = self.procs.get_mut(pid as usize) {
-            p.wake = t;
+        if let Some(p) = self.procs.get(pid as usize) {
+            self.wake[pid as usize] = t;
             let pp = p.pproc as usize;
             self.lower_pmin(pp, t);
         }
@@ -1223,9 +1269,9 @@ impl<'m> Simulator<'m> {
 
     /// Puts `pid` to wait for `wait` until `wake` and tells the observer.
     fn block(&mut self, pid: u32, wait: Wait, wake: Ticks) {
+        self.wake[pid as usize] = wake;
         let p = &mut self.procs[pid as usize];
         p.wait = wait;
-        p.wake = wake;
         let time = p.clock;
         let pp = p.pproc as usize;
         self.lower_pmin(pp, wake);
@@ -1319,7 +1365,7 @@ impl<'m> Simulator<'m> {
         let (parent, kind, pp, segs) = {
             let p = &mut self.procs[pid as usize];
             p.ended = true;
-            p.wake = NEVER;
+            self.wake[pid as usize] = NEVER;
             p.wait = Wait::None;
             (p.parent, p.kind, p.pproc as usize, std::mem::take(&mut p.segs))
         };
@@ -1345,7 +1391,7 @@ impl<'m> Simulator<'m> {
                 par.forall_pending = par.forall_pending.saturating_sub(1);
                 par.forall_end = par.forall_end.max(t);
                 if par.forall_pending == 0 && par.wait == Wait::Forall {
-                    par.wake = par.forall_end;
+                    self.wake[parent as usize] = par.forall_end;
                 }
             }
             Kind::Fork => {
@@ -1353,14 +1399,14 @@ impl<'m> Simulator<'m> {
                 par.ended_children.push(t);
                 par.children_end = par.children_end.max(t);
                 match par.wait {
-                    Wait::Join => par.wake = par.wake.min(t),
-                    Wait::Children if par.forked_live == 0 => par.wake = par.children_end,
+                    Wait::Join => self.wake[parent as usize] = self.wake[parent as usize].min(t),
+                    Wait::Children if par.forked_live == 0 => self.wake[parent as usize] = par.children_end,
                     _ => {}
                 }
             }
             Kind::Main => {}
         }
-        let w = par.wake;
+        let w = self.wake[parent as usize];
         self.lower_pmin(ppar, w);
     }
 
@@ -1623,8 +1669,8 @@ impl<'m> Simulator<'m> {
                 let now = self.procs[pid as usize].clock;
                 if let Some(ws) = self.lock_waiters.remove(&(i as u32)) {
                     for w in ws {
-                        if let Some(p) = self.procs.get_mut(w as usize) {
-                            p.wake = p.wake.min(now);
+                        if let Some(p) = self.procs.get(w as usize) {
+                            self.wake[w as usize] = self.wake[w as usize].min(now);
                             let wpp = p.pproc as usize;
                             self.lower_pmin(wpp, now);
                         }

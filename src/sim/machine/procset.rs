@@ -17,19 +17,29 @@ impl ProcSet {
     }
 
     /// Adds `id` (ids past the size given to [`ProcSet::new`] make the set grow).
+    #[inline]
     pub(super) fn insert(&mut self, id: u32) {
-        let (w, b) = ((id / 64) as usize, id % 64);
-        if w >= self.words.len() {
-            self.words.resize(w + 1, 0);
-        }
-        let bit = 1u64 << b;
-        if self.words[w] & bit == 0 {
-            self.words[w] |= bit;
-            self.len += 1;
+        let (w, bit) = ((id / 64) as usize, 1u64 << (id % 64));
+        match self.words.get_mut(w) {
+            Some(word) => {
+                if *word & bit == 0 {
+                    *word |= bit;
+                    self.len += 1;
+                }
+            }
+            None => self.grow_insert(w, bit),
         }
     }
 
+    #[cold]
+    fn grow_insert(&mut self, w: usize, bit: u64) {
+        self.words.resize(w + 1, 0);
+        self.words[w] = bit;
+        self.len += 1;
+    }
+
     /// Takes out and returns the lowest id.
+    #[inline]
     pub(super) fn pop_first(&mut self) -> Option<u32> {
         if self.len == 0 {
             return None;
@@ -43,6 +53,26 @@ impl ProcSet {
             }
         }
         None
+    }
+
+    /// Moves every id of `other` into this set, leaving `other` empty.
+    pub(super) fn absorb(&mut self, other: &mut ProcSet) {
+        if other.len == 0 {
+            return;
+        }
+        if self.words.len() < other.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        let mut len = 0;
+        for (w, o) in self.words.iter_mut().zip(other.words.iter_mut()) {
+            *w |= std::mem::take(o);
+            len += w.count_ones() as usize;
+        }
+        for w in &self.words[other.words.len()..] {
+            len += w.count_ones() as usize;
+        }
+        self.len = len;
+        other.len = 0;
     }
 
     /// No id in the set.
@@ -79,5 +109,27 @@ mod tests {
             assert_eq!(s.pop_first(), Some(id));
         }
         assert_eq!(s.pop_first(), None);
+    }
+
+    /// `absorb` is a union that empties its argument: ids of both sets (one in a word
+    /// the other set does not have) come out once each, in order.
+    #[test]
+    fn absorb_is_a_union() {
+        let mut a = ProcSet::new(64);
+        let mut b = ProcSet::new(200);
+        for id in [3, 70] {
+            a.insert(id);
+        }
+        for id in [3, 5, 150] {
+            b.insert(id);
+        }
+        a.absorb(&mut b);
+        assert!(b.is_empty());
+        assert_eq!(b.pop_first(), None);
+        let mut got = Vec::new();
+        while let Some(id) = a.pop_first() {
+            got.push(id);
+        }
+        assert_eq!(got, [3, 5, 70, 150]);
     }
 }
