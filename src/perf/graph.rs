@@ -146,34 +146,6 @@ pub fn wcpa_weight(dt: f64, p: f64, n: u32) -> f64 {
     dt + (1.0 - p) * f64::from(n.saturating_sub(1)) * dt
 }
 
-/// The change points of the nonempty intervals among `intervals` (`(start, end)`): `(t,
-/// +1)` at each start and `(t, −1)` at each end, in the order of sorting the pairs (by
-/// time, ends before starts at equal times). Starts and ends are sorted apart, as plain
-/// numbers, and merged: a record lists busy intervals by their end, so the ends are
-/// usually sorted already and the starts nearly so.
-pub fn change_points(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> Vec<(Ticks, i64)> {
-    let (mut starts, mut ends): (Vec<Ticks>, Vec<Ticks>) = intervals.filter(|&(s, e)| e > s).unzip();
-    for v in [&mut starts, &mut ends] {
-        if !v.is_sorted() {
-            radix_sort(v);
-        }
-    }
-    let mut changes: Vec<(Ticks, i64)> = Vec::with_capacity(starts.len() + ends.len());
-    let (mut i, mut j) = (0, 0);
-    while i < starts.len() && j < ends.len() {
-        if ends[j] <= starts[i] {
-            changes.push((ends[j], -1));
-            j += 1;
-        } else {
-            changes.push((starts[i], 1));
-            i += 1;
-        }
-    }
-    changes.extend(starts[i..].iter().map(|&t| (t, 1)));
-    changes.extend(ends[j..].iter().map(|&t| (t, -1)));
-    changes
-}
-
 /// Sorts `v` by value, for the hundreds of thousands of times a record's busy intervals
 /// give (a comparison sort spent most of the analysis on them): least significant digit
 /// first, 11-bit digits of the distance from the minimum, as many passes as the span
@@ -213,39 +185,83 @@ fn radix_sort(v: &mut Vec<Ticks>) {
     }
 }
 
-/// How many processors were busy over time: a sweep over the sorted change points of the
-/// `Busy` intervals, with the busy area (processor-ticks) accumulated at each point, so
-/// that the busy area of any interval costs two binary searches.
+/// Points of a [`BusyProfile`] per stored running total of the busy area.
+const AREA_STEP: usize = 32;
+
+/// How many processors were busy over time: the sorted change points of the `Busy`
+/// intervals with the number of intervals open from each to the next, and the busy area
+/// (processor-ticks) from time 0 to every [`AREA_STEP`]-th point, so that the busy area
+/// of any interval costs two binary searches and at most [`AREA_STEP`] steps each. 12
+/// bytes a point (the run's one copy of this, shared by the critical path, the phases and
+/// the concurrency histogram, holds up to two points per busy interval).
 #[derive(Debug, Default, Clone)]
 pub struct BusyProfile {
     times: Vec<Ticks>,
-    /// Busy area from time 0 to `times[k]`.
+    /// Busy intervals open from `times[k]` to the next point (saturated at u32::MAX,
+    /// beyond any record that fits in memory).
+    count: Vec<u32>,
+    /// Busy area from time 0 to `times[AREA_STEP·j]`.
     area: Vec<u128>,
-    /// Busy processors from `times[k]` to the next point.
-    count: Vec<i64>,
 }
 
 impl BusyProfile {
     /// Builds the profile from `(start, end)` busy intervals.
     pub fn new(intervals: &[(Ticks, Ticks)]) -> BusyProfile {
-        let changes = change_points(intervals.iter().copied());
-        let mut p = BusyProfile::default();
-        let (mut count, mut area, mut last) = (0i64, 0u128, 0 as Ticks);
-        for (t, d) in changes {
-            area += count.max(0) as u128 * u128::from(t - last);
-            count += d;
-            last = t;
-            if p.times.last() == Some(&t) {
-                if let Some(c) = p.count.last_mut() {
-                    *c = count;
-                }
-            } else {
-                p.times.push(t);
-                p.area.push(area);
-                p.count.push(count);
+        BusyProfile::from_intervals(intervals.iter().copied())
+    }
+
+    /// Builds the profile from `(start, end)` busy intervals in any order; empty ones do
+    /// not count. Starts and ends are sorted apart, as plain numbers, and merged (ends
+    /// before starts at equal times): a record lists busy intervals by their end, so the
+    /// ends are usually sorted already and the starts nearly so.
+    pub fn from_intervals(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> BusyProfile {
+        let (mut starts, mut ends): (Vec<Ticks>, Vec<Ticks>) = intervals.filter(|&(s, e)| e > s).unzip();
+        for v in [&mut starts, &mut ends] {
+            if !v.is_sorted() {
+                radix_sort(v);
             }
         }
+        let points = starts.len() + ends.len();
+        let mut p = BusyProfile {
+            times: Vec::with_capacity(points),
+            count: Vec::with_capacity(points),
+            area: Vec::with_capacity(points / AREA_STEP + 1),
+        };
+        let (mut open, mut area, mut last) = (0u64, 0u128, 0 as Ticks);
+        let (mut i, mut j) = (0, 0);
+        // Every start precedes its interval's end, so the starts run out first and the
+        // open count never goes below 0.
+        while j < ends.len() {
+            let t = if i < starts.len() && starts[i] < ends[j] { starts[i] } else { ends[j] };
+            area += u128::from(open) * u128::from(t - last);
+            if i < starts.len() && starts[i] < ends[j] {
+                open += 1;
+                i += 1;
+            } else {
+                open = open.saturating_sub(1);
+                j += 1;
+            }
+            last = t;
+            p.push(t, area, open);
+        }
         p
+    }
+
+    /// Appends the point `t` with the busy `area` up to it and `open` intervals after it;
+    /// a second change at the same time only updates the count.
+    fn push(&mut self, t: Ticks, area: u128, open: u64) {
+        let open = u32::try_from(open).unwrap_or(u32::MAX);
+        if self.times.last() == Some(&t) {
+            if let Some(c) = self.count.last_mut() {
+                *c = open;
+            }
+        } else {
+            if self.times.len() % AREA_STEP == 0 {
+                self.area.push(area);
+            }
+            self.times.push(t);
+            self.count.push(open);
+        }
     }
 
     /// Busy processor-ticks from time 0 to `t`.
@@ -255,7 +271,12 @@ impl BusyProfile {
             return 0;
         }
         let i = k - 1;
-        self.area[i] + self.count[i].max(0) as u128 * u128::from(t - self.times[i])
+        let from = i / AREA_STEP * AREA_STEP;
+        let mut area = self.area[i / AREA_STEP];
+        for x in from..i {
+            area += u128::from(self.count[x]) * u128::from(self.times[x + 1] - self.times[x]);
+        }
+        area + u128::from(self.count[i]) * u128::from(t - self.times[i])
     }
 
     /// Busy processor-ticks in `[a, b]`.
@@ -271,8 +292,31 @@ impl BusyProfile {
         let p = self.busy_area(a, b) as f64 / (f64::from(n) * (b - a) as f64);
         p.min(1.0)
     }
-}
 
+    /// The concurrency histogram over `[0, end]`: entry k is the time during which
+    /// exactly k intervals were open (ParaGraph's concurrency profile); its entries sum
+    /// to `end`. Time after `end` is left out.
+    pub fn concurrency(&self, end: Ticks) -> Vec<Ticks> {
+        let mut hist: Vec<Ticks> = vec![0];
+        let mut add = |open: u32, dt: Ticks| {
+            let k = open as usize;
+            if hist.len() <= k {
+                hist.resize(k + 1, 0);
+            }
+            hist[k] += dt;
+        };
+        let (mut from, mut open) = (0 as Ticks, 0u32);
+        for (&t, &c) in self.times.iter().zip(&self.count) {
+            if t >= end {
+                break;
+            }
+            add(open, t - from);
+            (from, open) = (t, c);
+        }
+        add(open, end.saturating_sub(from));
+        hist
+    }
+}
 /// The execution graph, built one event at a time.
 #[derive(Debug, Default)]
 pub struct GraphBuilder {
@@ -293,7 +337,6 @@ pub struct GraphBuilder {
     last_of: DenseMap<usize>,
     send_of: DenseMap<usize>,
     arrival: DenseMap<Ticks>,
-    busy: Vec<(Ticks, Ticks)>,
 }
 
 impl GraphBuilder {
@@ -321,6 +364,7 @@ impl GraphBuilder {
     }
 
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::ProcCreate { time, parent, pid, .. } => {
@@ -359,22 +403,25 @@ impl GraphBuilder {
                 let i = self.push(pid, time, NodeKind::RecvDone);
                 self.pending.push((i, msg));
             }
-            Event::Busy { pid, start, end, .. } => {
-                // A busy interval is recorded at its end, so the one that led up to the
-                // wait may come after it; one that starts at or after the wait's beginning
-                // is the process running again, and its start is when it resumed.
-                if self.waiting_for_children.get(u64::from(pid)).is_some_and(|&since| start >= since && end > since) {
-                    self.wake(pid, start);
-                }
-                self.busy.push((start, end));
+            // A busy interval is recorded at its end, so the one that led up to the wait
+            // may come after it; one that starts at or after the wait's beginning is the
+            // process running again, and its start is when it resumed.
+            Event::Busy { pid, start, end, .. }
+                if self
+                    .waiting_for_children
+                    .get(u64::from(pid))
+                    .is_some_and(|&since| start >= since && end > since) =>
+            {
+                self.wake(pid, start);
             }
             _ => {}
         }
     }
 
     /// Resolves the message edges and finds the critical path ending at the last event
-    /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`.
-    pub fn finish(mut self, processors: u32) -> CriticalPath {
+    /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`
+    /// busy as `profile` says (the run's busy intervals).
+    pub fn finish(mut self, processors: u32, profile: &BusyProfile) -> CriticalPath {
         for &(i, msg) in &self.pending {
             let Some(&s) = self.send_of.get(msg) else { continue };
             // A message edge must go forward in time; a malformed record may say otherwise.
@@ -473,7 +520,6 @@ impl GraphBuilder {
                 }
             }
         }
-        let profile = BusyProfile::new(&self.busy);
         let processors = processors.max(1);
         let Some(end) = (0..n).filter(|&i| done[i]).max_by_key(|&i| (self.nodes[i].time, Reverse(i))) else {
             return CriticalPath { length: 0, edges: 0, segments: Vec::new(), total_weight: 0.0, processors };
@@ -606,16 +652,42 @@ mod tests {
     }
 
     #[test]
-    fn change_points_are_the_sorted_pairs() {
-        // The reference is the definition: both points of every nonempty interval, sorted
-        // as pairs. The intervals come by end, starts out of order, an empty one left out,
-        // equal times at 10 and 30 (ends first).
-        let iv = [(0u64, 10u64), (5, 10), (10, 20), (3, 30), (30, 30), (12, 40), (30, 45)];
-        let mut want: Vec<(Ticks, i64)> =
-            iv.iter().filter(|(s, e)| e > s).flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
-        want.sort_unstable();
-        assert_eq!(change_points(iv.iter().copied()), want);
-        assert_eq!(change_points(iv.iter().rev().copied()), want);
+    fn busy_profile_agrees_with_summing_overlaps() {
+        // The reference is the definition: the busy area of [a, b] is the sum of each
+        // interval's overlap with it, and concurrency bucket k the time with exactly k
+        // intervals open, counted tick by tick. Pseudo-random intervals (empty ones and
+        // equal times among them), in record order (by end) and reversed, enough of them
+        // for several stored area totals.
+        let mut x: u64 = 7;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut iv: Vec<(Ticks, Ticks)> = (0..300)
+            .map(|_| {
+                let s = next(400);
+                (s, s + next(40))
+            })
+            .collect();
+        iv.sort_by_key(|&(_, e)| e);
+        let end = 450;
+        let open_at = |t: Ticks| iv.iter().filter(|&&(s, e)| s <= t && t < e).count();
+        let mut want_hist = vec![0 as Ticks; iv.len() + 1];
+        for t in 0..end {
+            want_hist[open_at(t)] += 1;
+        }
+        let used = want_hist.iter().rposition(|&n| n > 0).unwrap_or(0);
+        want_hist.truncate(used + 1);
+        for order in [iv.clone(), iv.iter().rev().copied().collect()] {
+            let p = BusyProfile::new(&order);
+            for _ in 0..200 {
+                let a = next(460);
+                let b = a + next(100);
+                let want: u64 = iv.iter().map(|&(s, e)| e.min(b).saturating_sub(s.max(a))).sum();
+                assert_eq!(p.busy_area(a, b), u128::from(want), "[{a}, {b}]");
+            }
+            assert_eq!(p.concurrency(end), want_hist);
+        }
     }
 
     #[test]
@@ -662,7 +734,7 @@ mod tests {
         for e in &evs {
             g.event(e);
         }
-        let path = g.finish(2);
+        let path = g.finish(2, &BusyProfile::default());
         assert_eq!(path.length, 70);
         assert_eq!(path.edges, 4);
         assert!(path.segments.iter().all(|s| s.kind == EdgeKind::Compute && s.pid == 0));
@@ -700,7 +772,7 @@ mod tests {
         for e in &evs {
             g.event(e);
         }
-        let path = g.finish(2);
+        let path = g.finish(2, &BusyProfile::default());
         assert_eq!(path.length, 60);
         assert_eq!(path.edges, 5);
         let shape: Vec<(EdgeKind, u32, Ticks, Ticks)> =

@@ -117,6 +117,7 @@ pub struct SummaryBuilder {
 
 impl SummaryBuilder {
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::Busy { pproc, start, end, .. } => {

@@ -37,6 +37,7 @@ pub struct TimelineBuilder {
 
 impl TimelineBuilder {
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         self.t.end = self.t.end.max(e.time());
         match *e {

@@ -97,6 +97,7 @@ impl Default for UnmatchedBuilder {
 
 impl UnmatchedBuilder {
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::MsgSend {

@@ -518,6 +518,190 @@ fn decode<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str, offset: u6
     }
 }
 
+/// Decodes an event payload: [`fast_event`] for the payloads a writer produces, postcard
+/// for anything it declines (so a damaged payload gets postcard's own error message).
+#[inline]
+fn decode_event(bytes: &[u8], offset: u64) -> Result<Event, RecordError> {
+    match fast_event(bytes) {
+        Some(e) => Ok(e),
+        None => decode(bytes, "event", offset),
+    }
+}
+
+/// A read position in an event payload, decoding postcard's primitives: LEB128 varints
+/// with postcard's bounds (at most 5 bytes for a u32, 10 for a u64, no bits beyond the
+/// type in the last byte; longer-than-needed forms are accepted, as postcard does),
+/// zigzag for signed integers, a 0/1 tag byte for an option.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    #[inline]
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    #[inline]
+    fn u32(&mut self) -> Option<u32> {
+        let b = self.byte()?;
+        if b < 0x80 {
+            return Some(u32::from(b));
+        }
+        let mut out = u32::from(b & 0x7F);
+        for i in 1..5 {
+            let b = self.byte()?;
+            out |= u32::from(b & 0x7F) << (7 * i);
+            if b & 0x80 == 0 {
+                return (i < 4 || b <= 0x0F).then_some(out);
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn u64(&mut self) -> Option<u64> {
+        let b = self.byte()?;
+        if b < 0x80 {
+            return Some(u64::from(b));
+        }
+        let mut out = u64::from(b & 0x7F);
+        for i in 1..10 {
+            let b = self.byte()?;
+            out |= u64::from(b & 0x7F) << (7 * i);
+            if b & 0x80 == 0 {
+                return (i < 9 || b <= 0x01).then_some(out);
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn i32(&mut self) -> Option<i32> {
+        let n = self.u32()?;
+        Some(((n >> 1) as i32) ^ -((n & 1) as i32))
+    }
+
+    #[inline]
+    fn opt_u32(&mut self) -> Option<Option<u32>> {
+        match self.byte()? {
+            0 => Some(None),
+            1 => self.u32().map(Some),
+            _ => None,
+        }
+    }
+}
+
+/// Decodes an event payload without serde: the same value postcard gives for every
+/// payload it accepts, in a fraction of the instructions (the record's events are read
+/// by the million). `None` for anything else (an unknown variant, a bad option tag, a
+/// short payload, bytes left over) and for the rare [`Event::Label`], which the caller
+/// then hands to postcard.
+fn fast_event(bytes: &[u8]) -> Option<Event> {
+    use super::event::{BusyClass, ProcState};
+    let mut c = Cursor { bytes, at: 0 };
+    let e = match c.u32()? {
+        0 => Event::ProcCreate {
+            time: c.u64()?,
+            parent: c.opt_u32()?,
+            pid: c.u32()?,
+            vproc: c.opt_u32()?,
+            pproc: c.u32()?,
+            function: c.u32()?,
+            line: c.u32()?,
+        },
+        1 => Event::ProcEnd { time: c.u64()?, pid: c.u32()? },
+        2 => Event::State {
+            time: c.u64()?,
+            pid: c.u32()?,
+            state: match c.u32()? {
+                0 => ProcState::Ready,
+                1 => ProcState::Running,
+                2 => ProcState::Blocked,
+                3 => ProcState::Delayed,
+                4 => ProcState::Spinning,
+                5 => ProcState::Ended,
+                _ => return None,
+            },
+            reason: match c.u32()? {
+                0 => Reason::None,
+                1 => Reason::Channel { channel: c.u32()?, index: c.u32()? },
+                2 => Reason::Join,
+                3 => Reason::Forall,
+                4 => Reason::Lock { lock: c.u32()? },
+                5 => Reason::RemoteRead { owner: c.u32()? },
+                6 => Reason::Delay { until: c.u64()? },
+                7 => Reason::Quantum,
+                8 => Reason::Children,
+                _ => return None,
+            },
+        },
+        3 => Event::MsgSend {
+            time: c.u64()?,
+            msg: c.u64()?,
+            src_pid: c.u32()?,
+            src_pproc: c.u32()?,
+            dst_pid: c.opt_u32()?,
+            dst_pproc: c.u32()?,
+            purpose: match c.u32()? {
+                0 => MsgPurpose::Channel { channel: c.u32()?, index: c.u32()? },
+                1 => MsgPurpose::RemoteRead { addr: c.u32()? },
+                2 => MsgPurpose::RemoteReply { addr: c.u32()? },
+                3 => MsgPurpose::RemoteWrite { addr: c.u32()? },
+                _ => return None,
+            },
+            bytes: c.u32()?,
+            line: c.u32()?,
+        },
+        4 => Event::MsgArrive { time: c.u64()?, msg: c.u64()?, dst_pproc: c.u32()? },
+        5 => Event::RecvCall {
+            time: c.u64()?,
+            pid: c.u32()?,
+            pproc: c.u32()?,
+            channel: c.u32()?,
+            index: c.u32()?,
+            line: c.u32()?,
+        },
+        6 => Event::RecvDone {
+            time: c.u64()?,
+            pid: c.u32()?,
+            pproc: c.u32()?,
+            msg: c.u64()?,
+            src_pid: c.u32()?,
+            bytes: c.u32()?,
+        },
+        7 => Event::Hop {
+            msg: c.u64()?,
+            packet: c.u32()?,
+            from: c.u32()?,
+            to: c.u32()?,
+            enter: c.u64()?,
+            leave: c.u64()?,
+        },
+        8 => Event::Probe { time: c.u64()?, pid: c.u32()?, pproc: c.u32()?, id: c.i32()?, label: c.u32()? },
+        10 => Event::TimeOff { time: c.u64()?, pid: c.u32()? },
+        11 => Event::TimeOn { time: c.u64()?, pid: c.u32()? },
+        12 => Event::Busy {
+            pproc: c.u32()?,
+            pid: c.u32()?,
+            start: c.u64()?,
+            end: c.u64()?,
+            line: c.u32()?,
+            class: match c.u32()? {
+                0 => BusyClass::Work,
+                1 => BusyClass::Overhead,
+                _ => return None,
+            },
+        },
+        13 => Event::LineCost { time: c.u64()?, line: c.u32()?, work: c.u64()?, overhead: c.u64()? },
+        _ => return None,
+    };
+    (c.at == bytes.len()).then_some(e)
+}
+
 impl<R: Read> RunRecordReader<R> {
     /// Checks magic and version and reads the header.
     pub fn open(r: R) -> Result<(Self, RunHeader), RecordError> {
@@ -680,7 +864,7 @@ impl<R: Read> RunRecordReader<R> {
         let record = buffered.get(..end)?;
         let at = self.offset;
         self.crc.update(record);
-        let e = decode(&record[head..], "event", at);
+        let e = decode_event(&record[head..], at);
         self.input.consume(end);
         self.offset += end as u64;
         Some((e, at))
@@ -694,7 +878,7 @@ impl<R: Read> RunRecordReader<R> {
             let (k, at) = self.read_record()?;
             match k {
                 kind::EVENT => {
-                    let e: Event = decode(&self.buf, "event", at)?;
+                    let e = decode_event(&self.buf, at)?;
                     return self.accept(e, at).map(Some);
                 }
                 kind::FOOTER => {

@@ -474,7 +474,74 @@ fn a_million_events() {
     stream(1_000_000);
 }
 
+/// What postcard makes of a whole payload (the reference the fast decoder must match).
+fn postcard_event(bytes: &[u8]) -> Option<Event> {
+    match postcard::take_from_bytes::<Event>(bytes) {
+        Ok((e, [])) => Some(e),
+        _ => None,
+    }
+}
+
+#[test]
+fn fast_decoding_gives_postcard_s_value_for_every_kind() {
+    // The reference is postcard itself: every kind, reason and purpose of `events()`, and
+    // the extremes of each field type (varints of 1, 5 and 10 bytes, negative zigzag).
+    let mut all = events();
+    all.push(Event::Probe { time: u64::MAX, pid: u32::MAX, pproc: 0, id: i32::MIN, label: 0 });
+    all.push(Event::Probe { time: 0, pid: 0, pproc: 0, id: i32::MAX, label: u32::MAX });
+    all.push(Event::State {
+        time: 1 << 35,
+        pid: 1,
+        state: ProcState::Delayed,
+        reason: Reason::Delay { until: u64::MAX },
+    });
+    for e in &all {
+        let bytes = postcard::to_allocvec(e).unwrap();
+        assert_eq!(postcard_event(&bytes).as_ref(), Some(e));
+        // Labels carry text and are left to postcard.
+        let want = if matches!(e, Event::Label { .. }) { None } else { Some(e) };
+        assert_eq!(fast_event(&bytes).as_ref(), want, "{e:?}");
+        assert_eq!(&decode_event(&bytes, 0).unwrap(), e);
+    }
+    // Longer-than-needed varints are accepted by postcard, so by the fast path too:
+    // ProcEnd (variant 1) with time 5 written as 0x85 0x00 and pid 7.
+    let overlong = [1, 0x85, 0x00, 7];
+    assert_eq!(postcard_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
+    assert_eq!(fast_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
+    // A u32 whose fifth byte has bits beyond 32 (0x10) is refused by both; a trailing
+    // byte, an unknown variant (14) and a bad option tag (2) by the fast path, and
+    // decode_event then reports postcard's error.
+    for bad in [&[1, 5, 0xFF, 0xFF, 0xFF, 0xFF, 0x10][..], &[1, 5, 7, 0], &[14, 0], &[0, 0, 2, 0, 0, 0, 0, 0]] {
+        assert_eq!(postcard_event(bad), None);
+        assert_eq!(fast_event(bad), None);
+        let err = decode_event(bad, 40).unwrap_err().to_string();
+        assert!(err.starts_with("corrupt run record at byte 40: "), "{err}");
+    }
+}
+
 proptest! {
+    #[test]
+    fn fast_decoding_never_disagrees_with_postcard(
+        pick in any::<prop::sample::Index>(),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+        cut in any::<prop::sample::Index>(),
+        extra in proptest::collection::vec(any::<u8>(), 0..3),
+    ) {
+        // A damaged encoding of a real event: whatever the fast path accepts, postcard
+        // accepts as the same event; whatever it declines goes to postcard anyway.
+        let all = events();
+        let mut b = postcard::to_allocvec(&all[pick.index(all.len())]).unwrap();
+        for (at, v) in edits {
+            let i = at.index(b.len());
+            b[i] = v;
+        }
+        b.truncate(cut.index(b.len() + 1));
+        b.extend_from_slice(&extra);
+        if let Some(e) = fast_event(&b) {
+            prop_assert_eq!(Some(e), postcard_event(&b));
+        }
+    }
+
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
         let _ = read_all(&bytes);
