@@ -194,15 +194,62 @@ pub fn analyze<R: Read>(input: R) -> Result<Analysis, PerfError> {
     analyze_with(input, &Options::default())
 }
 
+/// Events per batch handed from the reading thread to the analysing one.
+const BATCH: usize = 4096;
+/// Batches in flight between the two threads (bounds the memory of the hand-over).
+const BATCHES: usize = 4;
+
 /// [`analyze`] with [`Options`].
+///
+/// Two threads share the work: this one reads and checks the record (framing, checksum,
+/// decoding, the header's invariants), a second one feeds the builders, the two joined by
+/// a bounded channel of event batches that are handed back empty for reuse. The
+/// builders see the events in record order whatever the timing, so the analysis is the
+/// same as on one thread.
 pub fn analyze_with<R: Read>(input: R, opts: &Options) -> Result<Analysis, PerfError> {
     let (mut reader, header) = RunRecordReader::open(input)?;
-    let mut a = Analyzer::new(&header, opts);
-    while let Some(e) = reader.next_event()? {
-        a.event(&e);
-    }
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<Event>>(BATCHES);
+    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<Event>>();
+    let (analyzer, read) = std::thread::scope(|s| {
+        let header = &header;
+        let worker = s.spawn(move || {
+            let mut a = Analyzer::new(header, opts);
+            for mut batch in full_rx {
+                for e in &batch {
+                    a.event(e);
+                }
+                batch.clear();
+                // The reader may have stopped; an unused batch is simply dropped.
+                let _ = empty_tx.send(batch);
+            }
+            a
+        });
+        let read = (|| -> Result<(), RecordError> {
+            loop {
+                let mut batch = empty_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                while batch.len() < BATCH {
+                    match reader.next_event()? {
+                        Some(e) => batch.push(e),
+                        None => break,
+                    }
+                }
+                let last = batch.len() < BATCH;
+                if !batch.is_empty() && full_tx.send(batch).is_err() {
+                    // Only a worker that panicked hangs up; its join below says so.
+                    return Ok(());
+                }
+                if last {
+                    return Ok(());
+                }
+            }
+        })();
+        drop(full_tx);
+        let analyzer = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (analyzer, read)
+    });
+    read?;
     let footer = reader.footer()?;
-    a.finish(&footer.stats)
+    analyzer.finish(&footer.stats)
 }
 
 /// Analyses events already in memory (used by tests and converters).
@@ -634,6 +681,40 @@ mod tests {
         let (a, b) = (a.finish_reports(&s), b.finish_reports(&s));
         assert!(a.links.traced && a.phases.pid == Some(0) && a.lines.lines[0].overhead == 7);
         assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    }
+
+    #[test]
+    fn the_two_thread_reading_gives_the_one_thread_analysis() {
+        // More events than fit in a few batches: the record read by two threads
+        // (analyze) and the same events fed on one (analyze_events) give the same
+        // analysis; a record cut in the middle is an error (the reader stops, the
+        // analysing thread drains what it got, nothing hangs).
+        let (mut h, mut e, s) = three_processes();
+        h.channels = vec![crate::trace::ChannelDecl { name: "c".into(), dims: vec![] }];
+        e.pop();
+        let mut t = 500;
+        for k in 0..3 * BATCH as u64 {
+            e.push(Event::Busy {
+                pproc: (k % 3) as u32,
+                pid: 0,
+                start: t,
+                end: t + 7,
+                line: 1,
+                class: crate::trace::BusyClass::Work,
+            });
+            t += 7;
+        }
+        e.push(Event::ProcEnd { time: t, pid: 0 });
+        let mut w = crate::trace::RunRecordWriter::new(Vec::new(), &h).unwrap();
+        for x in &e {
+            w.event(x);
+        }
+        let bytes = w.finish(&s).unwrap();
+        let a = analyze(&bytes[..]).unwrap();
+        assert_eq!(a.events, e.len() as u64);
+        assert_eq!(format!("{a:?}"), format!("{:?}", analyze_events(&h, &e, &s)));
+        let err = analyze(&bytes[..bytes.len() / 2]).unwrap_err().to_string();
+        assert!(err.contains("ends without a footer"), "{err}");
     }
 
     #[test]

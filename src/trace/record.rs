@@ -538,19 +538,49 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
-    #[inline]
+    #[inline(always)]
     fn byte(&mut self) -> Option<u8> {
         let b = *self.bytes.get(self.at)?;
         self.at += 1;
         Some(b)
     }
 
-    #[inline]
+    /// A varint of at most eight bytes read as one little-endian word: the first byte
+    /// without its continuation bit ends it, and its 7-bit groups are packed together
+    /// in three steps. `None` when fewer than eight bytes remain or none of the eight
+    /// ends the varint (then the byte loop decides).
+    #[inline(always)]
+    fn word_varint(&mut self) -> Option<(u64, usize)> {
+        let word = u64::from_le_bytes(*self.bytes.get(self.at..)?.first_chunk::<8>()?);
+        let stops = !word & 0x8080_8080_8080_8080;
+        if stops == 0 {
+            return None;
+        }
+        let len = (stops.trailing_zeros() / 8 + 1) as usize;
+        let mut x = if len == 8 { word } else { word & ((1u64 << (8 * len)) - 1) };
+        x &= 0x7F7F_7F7F_7F7F_7F7F;
+        x = ((x & 0x7F00_7F00_7F00_7F00) >> 1) | (x & 0x007F_007F_007F_007F);
+        x = ((x & 0x3FFF_0000_3FFF_0000) >> 2) | (x & 0x0000_3FFF_0000_3FFF);
+        x = ((x & 0x0FFF_FFFF_0000_0000) >> 4) | (x & 0x0000_0000_0FFF_FFFF);
+        Some((x, len))
+    }
+
+    #[inline(always)]
     fn u32(&mut self) -> Option<u32> {
-        let b = self.byte()?;
+        let b = *self.bytes.get(self.at)?;
         if b < 0x80 {
+            self.at += 1;
             return Some(u32::from(b));
         }
+        if let Some((x, len)) = self.word_varint() {
+            // At most 5 bytes, the fifth with no bits beyond the 32nd.
+            if len > 5 || (len == 5 && x >> 32 != 0) {
+                return None;
+            }
+            self.at += len;
+            return Some(x as u32);
+        }
+        self.at += 1;
         let mut out = u32::from(b & 0x7F);
         for i in 1..5 {
             let b = self.byte()?;
@@ -562,12 +592,18 @@ impl Cursor<'_> {
         None
     }
 
-    #[inline]
+    #[inline(always)]
     fn u64(&mut self) -> Option<u64> {
-        let b = self.byte()?;
+        let b = *self.bytes.get(self.at)?;
         if b < 0x80 {
+            self.at += 1;
             return Some(u64::from(b));
         }
+        if let Some((x, len)) = self.word_varint() {
+            self.at += len;
+            return Some(x);
+        }
+        self.at += 1;
         let mut out = u64::from(b & 0x7F);
         for i in 1..10 {
             let b = self.byte()?;
@@ -579,13 +615,13 @@ impl Cursor<'_> {
         None
     }
 
-    #[inline]
+    #[inline(always)]
     fn i32(&mut self) -> Option<i32> {
         let n = self.u32()?;
         Some(((n >> 1) as i32) ^ -((n & 1) as i32))
     }
 
-    #[inline]
+    #[inline(always)]
     fn opt_u32(&mut self) -> Option<Option<u32>> {
         match self.byte()? {
             0 => Some(None),

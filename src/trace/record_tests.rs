@@ -503,11 +503,33 @@ fn fast_decoding_gives_postcard_s_value_for_every_kind() {
         assert_eq!(fast_event(&bytes).as_ref(), want, "{e:?}");
         assert_eq!(&decode_event(&bytes, 0).unwrap(), e);
     }
+    // Varints of every length, read word-wise (eight bytes remain) or byte by byte
+    // (near the end): values with 1 to 64 significant bits, and u32 fields of 1 to 32.
+    for bits in 1..=64u32 {
+        let v = u64::MAX >> (64 - bits);
+        let w = (v & u64::from(u32::MAX)) as u32;
+        for e in [
+            Event::MsgArrive { time: v, msg: v, dst_pproc: w },
+            Event::MsgArrive { time: 1 << (bits - 1), msg: 0, dst_pproc: 0 },
+            Event::RecvCall { time: 0, pid: w, pproc: w >> 1, channel: 1, index: w, line: w },
+            Event::Probe { time: v, pid: 0, pproc: 0, id: w as i32, label: w },
+        ] {
+            let bytes = postcard::to_allocvec(&e).unwrap();
+            assert_eq!(fast_event(&bytes), Some(e));
+        }
+    }
     // Longer-than-needed varints are accepted by postcard, so by the fast path too:
     // ProcEnd (variant 1) with time 5 written as 0x85 0x00 and pid 7.
     let overlong = [1, 0x85, 0x00, 7];
     assert_eq!(postcard_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
     assert_eq!(fast_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
+    // The same inside a word (time 5 in four bytes, pid 7 in three), and a pid of six
+    // bytes, which no u32 may have.
+    let overlong = [1, 0x85, 0x80, 0x80, 0x00, 0x87, 0x80, 0x00];
+    assert_eq!(postcard_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
+    assert_eq!(fast_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
+    let six = [1, 5, 0x87, 0x80, 0x80, 0x80, 0x80, 0x00, 0, 0];
+    assert_eq!((postcard_event(&six), fast_event(&six)), (None, None));
     // A u32 whose fifth byte has bits beyond 32 (0x10) is refused by both; a trailing
     // byte, an unknown variant (14) and a bad option tag (2) by the fast path, and
     // decode_event then reports postcard's error.
