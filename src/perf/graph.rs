@@ -318,25 +318,67 @@ impl BusyProfile {
     }
 }
 /// The execution graph, built one event at a time.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct GraphBuilder {
     nodes: Vec<Node>,
     /// Previous node of the same process.
-    vertical: Vec<Option<usize>>,
+    vertical: Vec<Link>,
     /// Other predecessor: (node, edge kind).
-    other: Vec<Option<(usize, EdgeKind)>>,
+    other: Vec<Option<(u32, EdgeKind)>>,
     /// Receive completions waiting for their message: (node, message id).
-    pending: Vec<(usize, u64)>,
+    pending: Vec<(u32, u64)>,
     /// Resumptions after a wait for children: (node, the waiting parent).
-    joins: Vec<(usize, u32)>,
+    joins: Vec<(u32, u32)>,
     parent_of: BTreeMap<u32, u32>,
     /// The end nodes of each parent's children.
-    child_ends: BTreeMap<u32, Vec<usize>>,
+    child_ends: BTreeMap<u32, Vec<u32>>,
     /// Processes waiting for their children, with the time the wait began.
     waiting_for_children: DenseMap<Ticks>,
-    last_of: DenseMap<usize>,
-    send_of: DenseMap<usize>,
+    last_of: DenseMap<u32>,
+    send_of: DenseMap<u32>,
     arrival: DenseMap<Ticks>,
+    /// The most nodes the graph takes ([`MAX_NODES`]; smaller in tests).
+    limit: usize,
+    /// Whether an event was left out because the graph was full.
+    full: bool,
+}
+
+/// The most nodes an execution graph holds: node indices are stored in 32 bits (4 bytes
+/// instead of 8 for each of a node's links, a third of the graph's memory), `u32::MAX`
+/// meaning none. An event adds at most 4 nodes, so about a billion events fit; a
+/// larger record is refused ([`GraphBuilder::is_full`]).
+pub const MAX_NODES: usize = u32::MAX as usize;
+
+/// A node's vertical predecessor in 4 bytes: its index, or `u32::MAX` for none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Link(u32);
+
+impl Link {
+    const NONE: Link = Link(u32::MAX);
+
+    fn get(self) -> Option<usize> {
+        (self != Link::NONE).then_some(self.0 as usize)
+    }
+}
+
+impl Default for GraphBuilder {
+    fn default() -> Self {
+        GraphBuilder {
+            nodes: Vec::new(),
+            vertical: Vec::new(),
+            other: Vec::new(),
+            pending: Vec::new(),
+            joins: Vec::new(),
+            parent_of: BTreeMap::new(),
+            child_ends: BTreeMap::new(),
+            waiting_for_children: DenseMap::default(),
+            last_of: DenseMap::default(),
+            send_of: DenseMap::default(),
+            arrival: DenseMap::default(),
+            limit: MAX_NODES,
+            full: false,
+        }
+    }
 }
 
 impl GraphBuilder {
@@ -348,37 +390,59 @@ impl GraphBuilder {
         }
         let i = self.nodes.len();
         self.nodes.push(Node { pid, time, kind });
-        self.vertical.push(self.last_of.insert(u64::from(pid), i));
+        let before = self.last_of.insert(u64::from(pid), i as u32);
+        self.vertical.push(before.map_or(Link::NONE, Link));
         self.other.push(None);
         i
+    }
+
+    /// Whether the graph reached its limit of nodes ([`MAX_NODES`]) and left events
+    /// out: its critical path is then not the run's.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// The most nodes this graph takes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    #[cfg(test)]
+    pub(crate) fn with_limit(limit: usize) -> GraphBuilder {
+        GraphBuilder { limit, ..GraphBuilder::default() }
     }
 
     /// Ends `pid`'s wait for its children, if it was waiting, with a `Wake` node at `time`.
     fn wake(&mut self, pid: u32, time: Ticks) {
         if self.waiting_for_children.remove(u64::from(pid)).is_some() {
             // Not before the process's previous event (its wait began there).
-            let last = self.last_of.get(u64::from(pid)).map_or(0, |&l| self.nodes[l].time);
+            let last = self.last_of.get(u64::from(pid)).map_or(0, |&l| self.nodes[l as usize].time);
             let i = self.push(pid, time.max(last), NodeKind::Wake);
-            self.joins.push((i, pid));
+            self.joins.push((i as u32, pid));
         }
     }
 
     /// Takes one event into account.
     #[inline]
     pub fn event(&mut self, e: &Event) {
+        // An event adds at most 4 nodes (a fork and an init, each after a wake-up).
+        if self.full || self.nodes.len() + 4 > self.limit {
+            self.full = true;
+            return;
+        }
         match *e {
             Event::ProcCreate { time, parent, pid, .. } => {
                 let fork = parent.map(|p| self.push(p, time, NodeKind::Fork));
                 let init = self.push(pid, time, NodeKind::Init);
                 if let (Some(f), Some(p)) = (fork, parent) {
-                    self.other[init] = Some((f, EdgeKind::Spawn));
+                    self.other[init] = Some((f as u32, EdgeKind::Spawn));
                     self.parent_of.insert(pid, p);
                 }
             }
             Event::ProcEnd { time, pid } => {
                 let i = self.push(pid, time, NodeKind::Exit);
                 if let Some(&p) = self.parent_of.get(&pid) {
-                    self.child_ends.entry(p).or_default().push(i);
+                    self.child_ends.entry(p).or_default().push(i as u32);
                 }
             }
             Event::State { time, pid, state, reason } => {
@@ -391,7 +455,7 @@ impl GraphBuilder {
             }
             Event::MsgSend { time, msg, src_pid, .. } => {
                 let i = self.push(src_pid, time, NodeKind::Send);
-                self.send_of.insert(msg, i);
+                self.send_of.insert(msg, i as u32);
             }
             Event::MsgArrive { time, msg, .. } => {
                 self.arrival.insert(msg, time);
@@ -401,7 +465,7 @@ impl GraphBuilder {
             }
             Event::RecvDone { time, pid, msg, .. } => {
                 let i = self.push(pid, time, NodeKind::RecvDone);
-                self.pending.push((i, msg));
+                self.pending.push((i as u32, msg));
             }
             // A busy interval is recorded at its end, so the one that led up to the wait
             // may come after it; one that starts at or after the wait's beginning is the
@@ -423,46 +487,49 @@ impl GraphBuilder {
     /// busy as `profile` says (the run's busy intervals).
     pub fn finish(mut self, processors: u32, profile: &BusyProfile) -> CriticalPath {
         for &(i, msg) in &self.pending {
+            let i = i as usize;
             let Some(&s) = self.send_of.get(msg) else { continue };
+            let s = s as usize;
             // A message edge must go forward in time; a malformed record may say otherwise.
             if self.nodes[s].time > self.nodes[i].time || s == i {
                 continue;
             }
             let arrived = self.arrival.get(msg).copied().unwrap_or(self.nodes[i].time);
-            let before = self.vertical[i].map(|v| self.nodes[v].time);
+            let before = self.vertical[i].get().map(|v| self.nodes[v].time);
             // The receiver waited for the message when it arrived after the receiver's
             // previous event: then the message, not the receiver, set the completion time.
             let waited = before.is_none_or(|b| arrived > b);
             if waited {
-                self.other[i] = Some((s, EdgeKind::Message));
+                self.other[i] = Some((s as u32, EdgeKind::Message));
             }
         }
         for &(i, parent) in &self.joins {
+            let i = i as usize;
             let t = self.nodes[i].time;
             let ends = self.child_ends.get(&parent).map(Vec::as_slice).unwrap_or_default();
             // The latest child end not after the resumption (ties: the first recorded).
             let Some(c) = ends
                 .iter()
-                .copied()
+                .map(|&c| c as usize)
                 .filter(|&c| self.nodes[c].time <= t)
                 .max_by_key(|&c| (self.nodes[c].time, Reverse(c)))
             else {
                 continue;
             };
-            let (end, before) = (self.nodes[c].time, self.vertical[i].map(|v| self.nodes[v].time));
+            let (end, before) = (self.nodes[c].time, self.vertical[i].get().map(|v| self.nodes[v].time));
             // As for messages: the child's end is critical when the parent waited for it.
             if end <= self.nodes[i].time && before.is_none_or(|b| end > b) {
-                self.other[i] = Some((c, EdgeKind::Join));
+                self.other[i] = Some((c as u32, EdgeKind::Join));
             }
         }
         // A malformed record may put a process's events out of time order: such edges would
         // run backwards in time and are dropped rather than trusted.
         for i in 0..self.nodes.len() {
             let t = self.nodes[i].time;
-            if self.vertical[i].is_some_and(|v| self.nodes[v].time > t) {
-                self.vertical[i] = None;
+            if self.vertical[i].get().is_some_and(|v| self.nodes[v].time > t) {
+                self.vertical[i] = Link::NONE;
             }
-            if self.other[i].is_some_and(|(o, _)| self.nodes[o].time > t) {
+            if self.other[i].is_some_and(|(o, _)| self.nodes[o as usize].time > t) {
                 self.other[i] = None;
             }
         }
@@ -470,24 +537,25 @@ impl GraphBuilder {
         // Path start time of the longest path into each node (longest = earliest start),
         // computed in a topological order.
         let mut start: Vec<Ticks> = self.nodes.iter().map(|x| x.time).collect();
-        let mut best: Vec<Option<(usize, EdgeKind)>> = vec![None; n];
+        let mut best: Vec<Option<(u32, EdgeKind)>> = vec![None; n];
         let mut done = vec![false; n];
         // Vertical edges always come from an earlier node; when every other edge does too
         // (as in any record cpss writes), the node order is a topological order and each
         // node's predecessors are final when it is reached: one pass, no extra memory.
-        let forward = self.other.iter().enumerate().all(|(i, o)| o.is_none_or(|(p, _)| p < i));
+        let forward = self.other.iter().enumerate().all(|(i, o)| o.is_none_or(|(p, _)| (p as usize) < i));
         let mut relax = |i: usize, done: &[bool], start: &mut [Ticks]| {
             // Preference at equal start: the message or spawn edge, when one was kept.
-            if let Some(v) = self.vertical[i] {
+            if let Some(v) = self.vertical[i].get() {
                 if done[v] && start[v] <= start[i] {
                     start[i] = start[v];
-                    best[i] = Some((v, EdgeKind::Compute));
+                    best[i] = Some((v as u32, EdgeKind::Compute));
                 }
             }
             if let Some((o, k)) = self.other[i] {
+                let o = o as usize;
                 if done[o] && start[o] <= start[i] {
                     start[i] = start[o];
-                    best[i] = Some((o, k));
+                    best[i] = Some((o as u32, k));
                 }
             }
         };
@@ -502,7 +570,7 @@ impl GraphBuilder {
             let mut indeg = vec![0usize; n];
             let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
             for (i, d) in indeg.iter_mut().enumerate() {
-                for p in self.vertical[i].into_iter().chain(self.other[i].map(|(p, _)| p)) {
+                for p in self.vertical[i].get().into_iter().chain(self.other[i].map(|(p, _)| p as usize)) {
                     *d += 1;
                     succ[p].push(i);
                 }
@@ -527,6 +595,7 @@ impl GraphBuilder {
         let mut edges: Vec<(usize, usize, EdgeKind)> = Vec::new();
         let mut cur = end;
         while let Some((p, k)) = best[cur] {
+            let p = p as usize;
             edges.push((p, cur, k));
             cur = p;
         }

@@ -60,6 +60,16 @@ pub enum PerfError {
     /// A `--what-if` target names nothing in the run.
     #[error(transparent)]
     WhatIf(#[from] whatif::UnknownTarget),
+    /// The execution graph would exceed [`graph::MAX_NODES`] nodes.
+    #[error(
+        "the run's execution graph ({events} events) exceeds {limit} nodes, the most cpperf analyses; cpperf --comm reads a record of any size"
+    )]
+    TooLarge {
+        /// The limit of nodes.
+        limit: usize,
+        /// The run's events.
+        events: u64,
+    },
 }
 
 /// What an analysis computes beyond the always-on reports.
@@ -366,6 +376,9 @@ impl<'h> Analyzer<'h> {
 
     /// The analysis, answering the `--what-if` targets (an error when one names nothing).
     fn finish(mut self, stats: &RunStats) -> Result<Analysis, PerfError> {
+        if self.graph.is_full() {
+            return Err(PerfError::TooLarge { limit: self.graph.limit(), events: self.events });
+        }
         let (header, opts, what_if) = (self.header, self.opts, self.what_if.take());
         let mut a = self.finish_reports(stats);
         if let Some(w) = what_if {
@@ -715,6 +728,28 @@ mod tests {
         assert_eq!(format!("{a:?}"), format!("{:?}", analyze_events(&h, &e, &s)));
         let err = analyze(&bytes[..bytes.len() / 2]).unwrap_err().to_string();
         assert!(err.contains("ends without a footer"), "{err}");
+    }
+
+    #[test]
+    fn a_graph_beyond_its_node_limit_is_an_error() {
+        // The three-process run makes 14 nodes: 3 inits, 2 forks, 2 receive calls, 2
+        // sends, 2 completions, 3 exits. An event is taken only while 4 more nodes (the
+        // most one adds) fit: the last event comes with 13 nodes, so a limit of 17 takes
+        // every event and 14 does not; then the analysis is an error, not a wrong path.
+        let (h, e, s) = three_processes();
+        let opts = Options::default();
+        for (limit, full) in [(14, true), (16, true), (17, false)] {
+            let mut a = Analyzer::new(&h, &opts);
+            a.graph = GraphBuilder::with_limit(limit);
+            for x in &e {
+                a.event(x);
+            }
+            match a.finish(&s) {
+                Err(PerfError::TooLarge { limit: l, events: 19 }) => assert!(full && l == limit),
+                Ok(a) => assert!(!full && a.critical.length == 500),
+                Err(e) => panic!("{e}"),
+            }
+        }
     }
 
     #[test]
