@@ -106,14 +106,14 @@ pub struct Segment {
 /// `(pproc, pid, start, end)`: one pass over the intervals, each adding its overlap with
 /// its process's compute segments (which are disjoint and in time order).
 pub fn fill_busy(path: &mut CriticalPath, busy: &[(u32, u32, Ticks, Ticks)]) {
-    let mut segs: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut segs: DenseMap<Vec<usize>> = DenseMap::default();
     for (i, s) in path.segments.iter().enumerate() {
         if s.kind == EdgeKind::Compute {
-            segs.entry(s.pid).or_default().push(i);
+            segs.get_or_insert_with(u64::from(s.pid), Vec::new).push(i);
         }
     }
     for &(_, pid, start, end) in busy {
-        let Some(v) = segs.get(&pid) else { continue };
+        let Some(v) = segs.get(u64::from(pid)) else { continue };
         let k = v.partition_point(|&i| path.segments[i].to <= start);
         for &i in &v[k..] {
             let s = &mut path.segments[i];
@@ -144,6 +144,13 @@ pub struct CriticalPath {
 /// average fraction `p` of `n` processors was busy (seed 003 §3.4).
 pub fn wcpa_weight(dt: f64, p: f64, n: u32) -> f64 {
     dt + (1.0 - p) * f64::from(n.saturating_sub(1)) * dt
+}
+
+/// Sorts `v` by value unless it is sorted already.
+pub fn sort_ticks(v: &mut Vec<Ticks>) {
+    if !v.is_sorted() {
+        radix_sort(v);
+    }
 }
 
 /// Sorts `v` by value, for the hundreds of thousands of times a record's busy intervals
@@ -215,12 +222,20 @@ impl BusyProfile {
     /// before starts at equal times): a record lists busy intervals by their end, so the
     /// ends are usually sorted already and the starts nearly so.
     pub fn from_intervals(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> BusyProfile {
-        let (mut starts, mut ends): (Vec<Ticks>, Vec<Ticks>) = intervals.filter(|&(s, e)| e > s).unzip();
-        for v in [&mut starts, &mut ends] {
-            if !v.is_sorted() {
-                radix_sort(v);
-            }
-        }
+        let (mut starts, mut ends) = Self::bounds(intervals);
+        sort_ticks(&mut starts);
+        sort_ticks(&mut ends);
+        Self::from_sorted(&starts, &ends)
+    }
+
+    /// The starts and the ends of the nonempty intervals, unsorted.
+    pub fn bounds(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> (Vec<Ticks>, Vec<Ticks>) {
+        intervals.filter(|&(s, e)| e > s).unzip()
+    }
+
+    /// The profile of the intervals whose starts and ends, each sorted, are given (both
+    /// from [`Self::bounds`], then [`sort_ticks`]).
+    pub fn from_sorted(starts: &[Ticks], ends: &[Ticks]) -> BusyProfile {
         let points = starts.len() + ends.len();
         let mut p = BusyProfile {
             times: Vec::with_capacity(points),
@@ -485,7 +500,15 @@ impl GraphBuilder {
     /// Resolves the message edges and finds the critical path ending at the last event
     /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`
     /// busy as `profile` says (the run's busy intervals).
-    pub fn finish(mut self, processors: u32, profile: &BusyProfile) -> CriticalPath {
+    pub fn finish(self, processors: u32, profile: &BusyProfile) -> CriticalPath {
+        self.path().weigh(processors, profile)
+    }
+
+    /// Resolves the message edges and finds the critical path ending at the last event
+    /// (ties: the lowest node index, i.e. the first recorded), unweighed: the part of
+    /// [`finish`](Self::finish) that needs no busy profile, so the two can be computed
+    /// at the same time.
+    pub fn path(mut self) -> PathEdges {
         for &(i, msg) in &self.pending {
             let i = i as usize;
             let Some(&s) = self.send_of.get(msg) else { continue };
@@ -588,22 +611,42 @@ impl GraphBuilder {
                 }
             }
         }
-        let processors = processors.max(1);
         let Some(end) = (0..n).filter(|&i| done[i]).max_by_key(|&i| (self.nodes[i].time, Reverse(i))) else {
-            return CriticalPath { length: 0, edges: 0, segments: Vec::new(), total_weight: 0.0, processors };
+            return PathEdges::default();
         };
-        let mut edges: Vec<(usize, usize, EdgeKind)> = Vec::new();
+        let mut edges: Vec<(Node, Node, EdgeKind)> = Vec::new();
         let mut cur = end;
         while let Some((p, k)) = best[cur] {
             let p = p as usize;
-            edges.push((p, cur, k));
+            edges.push((self.nodes[p], self.nodes[cur], k));
             cur = p;
         }
         edges.reverse();
-        let length = self.nodes[end].time - start[end];
+        PathEdges { length: self.nodes[end].time - start[end], edges, found: true }
+    }
+}
+
+/// The critical path's edges in time order, before weighing: what
+/// [`GraphBuilder::path`] finds.
+#[derive(Debug, Clone, Default)]
+pub struct PathEdges {
+    /// Length in ticks.
+    length: Ticks,
+    /// `(from, to, kind)` for every edge, zero-length ones included.
+    edges: Vec<(Node, Node, EdgeKind)>,
+    /// Whether the graph had a node to end at.
+    found: bool,
+}
+
+impl PathEdges {
+    /// The critical path with the WCPA weights of `processors` busy as `profile` says.
+    pub fn weigh(&self, processors: u32, profile: &BusyProfile) -> CriticalPath {
+        let processors = processors.max(1);
+        if !self.found {
+            return CriticalPath { length: 0, edges: 0, segments: Vec::new(), total_weight: 0.0, processors };
+        }
         let mut segments: Vec<Segment> = Vec::new();
-        for &(a, b, kind) in &edges {
-            let (na, nb) = (self.nodes[a], self.nodes[b]);
+        for &(na, nb, kind) in &self.edges {
             if nb.time == na.time {
                 continue;
             }
@@ -631,7 +674,7 @@ impl GraphBuilder {
             });
         }
         let total_weight = segments.iter().map(|s| s.weight).sum();
-        CriticalPath { length, edges: edges.len(), segments, total_weight, processors }
+        CriticalPath { length: self.length, edges: self.edges.len(), segments, total_weight, processors }
     }
 }
 

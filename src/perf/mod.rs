@@ -402,11 +402,24 @@ impl<'h> Analyzer<'h> {
     /// Every report but the what-if answers.
     fn finish_reports(self, stats: &RunStats) -> Analysis {
         let summary = self.summary.finish(stats);
-        let timeline = self.timeline.finish();
         // One profile of the busy intervals serves the weights, the phases and the
-        // concurrency histogram.
-        let busy = graph::BusyProfile::from_intervals(timeline.busy.iter().map(|&(_, _, s, e)| (s, e)));
-        let mut critical = self.graph.finish(summary.pprocs_used, &busy);
+        // concurrency histogram. Sorting its change points, finding the critical path
+        // and ordering the messages are independent: done side by side (rayon joins, so
+        // on one core they simply run in turn), each with the same result as alone.
+        let (timeline, graph) = (self.timeline, self.graph);
+        let ((starts, ends), (path, messages)) = rayon::join(
+            || {
+                let (mut starts, mut ends) =
+                    graph::BusyProfile::bounds(timeline.busy().iter().map(|&(_, _, s, e)| (s, e)));
+                rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
+                (starts, ends)
+            },
+            || rayon::join(|| graph.path(), || timeline.messages()),
+        );
+        let busy = graph::BusyProfile::from_sorted(&starts, &ends);
+        drop((starts, ends));
+        let timeline = timeline.finish_with(messages);
+        let mut critical = path.weigh(summary.pprocs_used, &busy);
         graph::fill_busy(&mut critical, &timeline.busy);
         let profile = self.profile.finish(&timeline, &busy, &critical, summary.par_ticks.max(timeline.end));
         let phases = self.phases.finish(self.header, &critical, &busy);

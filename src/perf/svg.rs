@@ -68,15 +68,35 @@ impl TimelineBuilder {
     }
 
     /// The timeline, messages in send order (ties by message id).
-    pub fn finish(mut self) -> Timeline {
+    pub fn finish(self) -> Timeline {
+        let messages = self.messages();
+        self.finish_with(messages)
+    }
+
+    /// The busy intervals collected so far.
+    pub fn busy(&self) -> &[(u32, u32, Ticks, Ticks)] {
+        &self.t.busy
+    }
+
+    /// The messages that arrived, `(send time, source pproc, arrival time, destination
+    /// pproc)` in send order: the part of [`finish`](Self::finish) that may run beside
+    /// other work on the busy intervals.
+    pub fn messages(&self) -> Vec<(Ticks, u32, Ticks, u32)> {
+        let mut messages = Vec::new();
         for (msg, &(t, src, dst)) in self.sends.iter() {
             if let Some(&a) = self.arrivals.get(msg) {
-                self.t.messages.push((t, src, a.max(t), dst));
+                messages.push((t, src, a.max(t), dst));
             }
         }
         // The key is the whole tuple, so equal keys are equal messages and an unstable
         // sort gives the same order as a stable one.
-        self.t.messages.sort_unstable_by_key(|m| (m.0, m.1, m.3, m.2));
+        messages.sort_unstable_by_key(|m| (m.0, m.1, m.3, m.2));
+        messages
+    }
+
+    /// The timeline with `messages` from [`messages`](Self::messages).
+    pub fn finish_with(mut self, messages: Vec<(Ticks, u32, Ticks, u32)>) -> Timeline {
+        self.t.messages = messages;
         self.t
     }
 }
