@@ -237,13 +237,7 @@ pub fn analyze_with<R: Read>(input: R, opts: &Options) -> Result<Analysis, PerfE
         let read = (|| -> Result<(), RecordError> {
             loop {
                 let mut batch = empty_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
-                while batch.len() < BATCH {
-                    match reader.next_event()? {
-                        Some(e) => batch.push(e),
-                        None => break,
-                    }
-                }
-                let last = batch.len() < BATCH;
+                let last = reader.read_batch(&mut batch, BATCH)?;
                 if !batch.is_empty() && full_tx.send(batch).is_err() {
                     // Only a worker that panicked hangs up; its join below says so.
                     return Ok(());

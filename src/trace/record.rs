@@ -931,12 +931,52 @@ impl<R: Read> RunRecordReader<R> {
 
     /// Checks a decoded event against the header and the events before it.
     fn accept(&mut self, e: Event, at: u64) -> Result<Event, RecordError> {
-        self.checker.check(&e).map_err(|reason| corrupt(at, reason))?;
-        if let Event::Label { text, .. } = &e {
+        self.admit(&e, at)?;
+        Ok(e)
+    }
+
+    /// [`Self::accept`] of an event the caller keeps.
+    #[inline]
+    fn admit(&mut self, e: &Event, at: u64) -> Result<(), RecordError> {
+        self.checker.check(e).map_err(|reason| corrupt(at, reason))?;
+        if let Event::Label { text, .. } = e {
             self.labels.push(text.clone());
         }
         self.events += 1;
-        Ok(e)
+        Ok(())
+    }
+
+    /// Appends up to `max` events to `out`, as that many calls of
+    /// [`next_event`](Self::next_event) would (same checks, same errors, and after an
+    /// error no more events); `true` once the footer has been read and verified. The
+    /// events wholly in the input buffer go straight into `out`, which saves moving each
+    /// through the layers of results of a call per event.
+    pub fn read_batch(&mut self, out: &mut Vec<Event>, max: usize) -> Result<bool, RecordError> {
+        let target = out.len().saturating_add(max);
+        while out.len() < target {
+            if self.phase == Phase::Events {
+                match self.buffered_event() {
+                    Some((Ok(e), at)) => {
+                        if let Err(err) = self.admit(&e, at) {
+                            self.phase = Phase::Failed;
+                            return Err(err);
+                        }
+                        out.push(e);
+                        continue;
+                    }
+                    Some((Err(err), _)) => {
+                        self.phase = Phase::Failed;
+                        return Err(err);
+                    }
+                    None => {}
+                }
+            }
+            match self.next_event()? {
+                Some(e) => out.push(e),
+                None => return Ok(true),
+            }
+        }
+        Ok(false)
     }
 
     fn read_footer(&mut self, at: u64) -> Result<(), RecordError> {

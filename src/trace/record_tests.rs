@@ -541,6 +541,61 @@ fn fast_decoding_gives_postcard_s_value_for_every_kind() {
     }
 }
 
+/// What [`RunRecordReader::read_batch`] makes of `bytes`, `max` events at a time: the
+/// events, and the error that stopped it (as text) or the footer.
+fn read_batches(bytes: &[u8], max: usize) -> (Vec<Event>, Result<Footer, String>) {
+    let mut evs = Vec::new();
+    let (mut r, _) = match RunRecordReader::open(bytes) {
+        Ok(x) => x,
+        Err(e) => return (evs, Err(e.to_string())),
+    };
+    loop {
+        match r.read_batch(&mut evs, max) {
+            Ok(true) => return (evs, r.footer().map_err(|e| e.to_string())),
+            Ok(false) => {}
+            Err(e) => return (evs, Err(e.to_string())),
+        }
+    }
+}
+
+/// The same through [`RunRecordReader::next_event`], the reference.
+fn read_one_by_one(bytes: &[u8]) -> (Vec<Event>, Result<Footer, String>) {
+    let mut evs = Vec::new();
+    let (mut r, _) = match RunRecordReader::open(bytes) {
+        Ok(x) => x,
+        Err(e) => return (evs, Err(e.to_string())),
+    };
+    loop {
+        match r.next_event() {
+            Ok(Some(e)) => evs.push(e),
+            Ok(None) => return (evs, r.footer().map_err(|e| e.to_string())),
+            Err(e) => return (evs, Err(e.to_string())),
+        }
+    }
+}
+
+#[test]
+fn batches_read_what_single_events_read() {
+    // Every batch size from 1 to past the record's length, on the sample record and on
+    // records damaged at every 7th byte or cut short: the same events, then the same
+    // footer or error.
+    let good = sample();
+    let mut inputs = vec![good.clone()];
+    for at in (12..good.len()).step_by(7) {
+        let mut b = good.clone();
+        b[at] ^= 0x55;
+        inputs.push(b);
+        inputs.push(good[..at].to_vec());
+    }
+    for bytes in &inputs {
+        let want = read_one_by_one(bytes);
+        for max in [1, 2, 3, 5, events().len() + 1] {
+            assert_eq!(read_batches(bytes, max), want);
+        }
+    }
+    assert_eq!(read_batches(&good, 4).0, events());
+}
+
 proptest! {
     #[test]
     fn fast_decoding_never_disagrees_with_postcard(
