@@ -192,23 +192,44 @@ fn radix_sort(v: &mut Vec<Ticks>) {
     }
 }
 
-/// Points of a [`BusyProfile`] per stored running total of the busy area.
-const AREA_STEP: usize = 32;
+/// Starts (ends) of a [`BusyProfile`] per stored running sum of them.
+const SUM_STEP: usize = 32;
 
-/// How many processors were busy over time: the sorted change points of the `Busy`
-/// intervals with the number of intervals open from each to the next, and the busy area
-/// (processor-ticks) from time 0 to every [`AREA_STEP`]-th point, so that the busy area
-/// of any interval costs two binary searches and at most [`AREA_STEP`] steps each. 12
-/// bytes a point (the run's one copy of this, shared by the critical path, the phases and
-/// the concurrency histogram, holds up to two points per busy interval).
+/// How many processors were busy over time, from the sorted starts and the sorted ends of
+/// the `Busy` intervals and running sums of each every [`SUM_STEP`] of them. The busy area
+/// (processor-ticks) from time 0 to t is Σ over starts before t of (t − start) minus Σ
+/// over ends before t of (t − end): two binary searches and at most [`SUM_STEP`] steps
+/// each. About 17 bytes an interval; the run's one copy of this is shared by the
+/// critical path, the phases and the concurrency histogram.
 #[derive(Debug, Default, Clone)]
 pub struct BusyProfile {
-    times: Vec<Ticks>,
-    /// Busy intervals open from `times[k]` to the next point (saturated at u32::MAX,
-    /// beyond any record that fits in memory).
-    count: Vec<u32>,
-    /// Busy area from time 0 to `times[AREA_STEP·j]`.
-    area: Vec<u128>,
+    starts: Vec<Ticks>,
+    ends: Vec<Ticks>,
+    /// Σ `starts[..SUM_STEP·j]`.
+    start_sums: Vec<u128>,
+    /// Σ `ends[..SUM_STEP·j]`.
+    end_sums: Vec<u128>,
+}
+
+/// The running sums of `v` every [`SUM_STEP`] values, from the empty one.
+fn step_sums(v: &[Ticks]) -> Vec<u128> {
+    let mut sums = Vec::with_capacity(v.len() / SUM_STEP + 1);
+    let mut sum = 0u128;
+    sums.push(0);
+    for chunk in v.chunks_exact(SUM_STEP) {
+        sum += chunk.iter().map(|&x| u128::from(x)).sum::<u128>();
+        sums.push(sum);
+    }
+    sums
+}
+
+/// Σ over the values of sorted `v` below `t` of (t − value), with the running sums of
+/// [`step_sums`].
+fn below(v: &[Ticks], sums: &[u128], t: Ticks) -> u128 {
+    let k = v.partition_point(|&x| x < t);
+    let from = k / SUM_STEP * SUM_STEP;
+    let sum = sums.get(k / SUM_STEP).copied().unwrap_or(0) + v[from..k].iter().map(|&x| u128::from(x)).sum::<u128>();
+    k as u128 * u128::from(t) - sum
 }
 
 impl BusyProfile {
@@ -218,14 +239,12 @@ impl BusyProfile {
     }
 
     /// Builds the profile from `(start, end)` busy intervals in any order; empty ones do
-    /// not count. Starts and ends are sorted apart, as plain numbers, and merged (ends
-    /// before starts at equal times): a record lists busy intervals by their end, so the
-    /// ends are usually sorted already and the starts nearly so.
+    /// not count.
     pub fn from_intervals(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> BusyProfile {
         let (mut starts, mut ends) = Self::bounds(intervals);
         sort_ticks(&mut starts);
         sort_ticks(&mut ends);
-        Self::from_sorted(&starts, &ends)
+        Self::from_sorted(starts, ends)
     }
 
     /// The starts and the ends of the nonempty intervals, unsorted.
@@ -234,64 +253,17 @@ impl BusyProfile {
     }
 
     /// The profile of the intervals whose starts and ends, each sorted, are given (both
-    /// from [`Self::bounds`], then [`sort_ticks`]).
-    pub fn from_sorted(starts: &[Ticks], ends: &[Ticks]) -> BusyProfile {
-        let points = starts.len() + ends.len();
-        let mut p = BusyProfile {
-            times: Vec::with_capacity(points),
-            count: Vec::with_capacity(points),
-            area: Vec::with_capacity(points / AREA_STEP + 1),
-        };
-        let (mut open, mut area, mut last) = (0u64, 0u128, 0 as Ticks);
-        let (mut i, mut j) = (0, 0);
-        // Every start precedes its interval's end, so the starts run out first and the
-        // open count never goes below 0.
-        while j < ends.len() {
-            let t = if i < starts.len() && starts[i] < ends[j] { starts[i] } else { ends[j] };
-            area += u128::from(open) * u128::from(t - last);
-            if i < starts.len() && starts[i] < ends[j] {
-                open += 1;
-                i += 1;
-            } else {
-                open = open.saturating_sub(1);
-                j += 1;
-            }
-            last = t;
-            p.push(t, area, open);
-        }
-        p
+    /// from [`Self::bounds`], then [`sort_ticks`]: a record lists busy intervals by their
+    /// end, so the ends are usually sorted already and the starts nearly so).
+    pub fn from_sorted(starts: Vec<Ticks>, ends: Vec<Ticks>) -> BusyProfile {
+        let (start_sums, end_sums) = (step_sums(&starts), step_sums(&ends));
+        BusyProfile { starts, ends, start_sums, end_sums }
     }
 
-    /// Appends the point `t` with the busy `area` up to it and `open` intervals after it;
-    /// a second change at the same time only updates the count.
-    fn push(&mut self, t: Ticks, area: u128, open: u64) {
-        let open = u32::try_from(open).unwrap_or(u32::MAX);
-        if self.times.last() == Some(&t) {
-            if let Some(c) = self.count.last_mut() {
-                *c = open;
-            }
-        } else {
-            if self.times.len() % AREA_STEP == 0 {
-                self.area.push(area);
-            }
-            self.times.push(t);
-            self.count.push(open);
-        }
-    }
-
-    /// Busy processor-ticks from time 0 to `t`.
+    /// Busy processor-ticks from time 0 to `t`: every interval that started before `t`
+    /// counts from its start to `t`, less what lies after its end for those that ended.
     fn area_to(&self, t: Ticks) -> u128 {
-        let k = self.times.partition_point(|&x| x <= t);
-        if k == 0 {
-            return 0;
-        }
-        let i = k - 1;
-        let from = i / AREA_STEP * AREA_STEP;
-        let mut area = self.area[i / AREA_STEP];
-        for x in from..i {
-            area += u128::from(self.count[x]) * u128::from(self.times[x + 1] - self.times[x]);
-        }
-        area + u128::from(self.count[i]) * u128::from(t - self.times[i])
+        below(&self.starts, &self.start_sums, t).saturating_sub(below(&self.ends, &self.end_sums, t))
     }
 
     /// Busy processor-ticks in `[a, b]`.
@@ -310,28 +282,45 @@ impl BusyProfile {
 
     /// The concurrency histogram over `[0, end]`: entry k is the time during which
     /// exactly k intervals were open (ParaGraph's concurrency profile); its entries sum
-    /// to `end`. Time after `end` is left out.
+    /// to `end`. Time after `end` is left out. One sweep over the change points (ends
+    /// before starts at equal times; a time's changes all apply before the next stretch).
     pub fn concurrency(&self, end: Ticks) -> Vec<Ticks> {
         let mut hist: Vec<Ticks> = vec![0];
-        let mut add = |open: u32, dt: Ticks| {
-            let k = open as usize;
+        let mut add = |open: u64, dt: Ticks| {
+            let k = usize::try_from(open).unwrap_or(usize::MAX - 1);
             if hist.len() <= k {
                 hist.resize(k + 1, 0);
             }
             hist[k] += dt;
         };
-        let (mut from, mut open) = (0 as Ticks, 0u32);
-        for (&t, &c) in self.times.iter().zip(&self.count) {
+        let (starts, ends) = (&self.starts, &self.ends);
+        let (mut i, mut j) = (0, 0);
+        let (mut from, mut open) = (0 as Ticks, 0u64);
+        while j < ends.len() {
+            let t = match starts.get(i) {
+                Some(&s) if s < ends[j] => s,
+                _ => ends[j],
+            };
             if t >= end {
                 break;
             }
             add(open, t - from);
-            (from, open) = (t, c);
+            // Every start precedes its interval's end, so the count never goes below 0.
+            while j < ends.len() && ends[j] == t {
+                open = open.saturating_sub(1);
+                j += 1;
+            }
+            while i < starts.len() && starts[i] == t {
+                open += 1;
+                i += 1;
+            }
+            from = t;
         }
         add(open, end.saturating_sub(from));
         hist
     }
 }
+
 /// The execution graph, built one event at a time.
 #[derive(Debug)]
 pub struct GraphBuilder {

@@ -410,8 +410,7 @@ impl<'h> Analyzer<'h> {
             },
             || rayon::join(|| graph.path(), || timeline.messages()),
         );
-        let busy = graph::BusyProfile::from_sorted(&starts, &ends);
-        drop((starts, ends));
+        let busy = graph::BusyProfile::from_sorted(starts, ends);
         let timeline = timeline.finish_with(messages);
         let mut critical = path.weigh(summary.pprocs_used, &busy);
         graph::fill_busy(&mut critical, &timeline.busy);
