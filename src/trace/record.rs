@@ -509,6 +509,32 @@ fn corrupt(offset: u64, reason: impl Into<String>) -> RecordError {
     RecordError::Corrupt { offset, reason: reason.into() }
 }
 
+/// The header length and the payload length of the event record at the start of
+/// `bytes`, when its kind is an event and its length is valid (at most 5 LEB128 bytes,
+/// no redundant zero, within the limit); `None` for anything else.
+#[inline]
+fn event_frame(bytes: &[u8]) -> Option<(usize, usize)> {
+    let (&k, rest) = bytes.split_first()?;
+    if k != kind::EVENT {
+        return None;
+    }
+    let mut len: u32 = 0;
+    for (i, &b) in rest.iter().take(MAX_VARINT_LEN).enumerate() {
+        let bits = u32::from(b & 0x7F);
+        if i == MAX_VARINT_LEN - 1 && bits > 0x0F {
+            return None;
+        }
+        len |= bits << (7 * i);
+        if b & 0x80 == 0 {
+            if (b == 0 && i > 0) || len > MAX_RECORD_LEN {
+                return None;
+            }
+            return Some((1 + i + 1, len as usize));
+        }
+    }
+    None
+}
+
 /// Decodes a whole payload as `T`; bytes left over are corruption, not padding.
 fn decode<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str, offset: u64) -> Result<T, RecordError> {
     match postcard::take_from_bytes::<T>(bytes) {
@@ -557,8 +583,8 @@ impl Cursor<'_> {
             return None;
         }
         let len = (stops.trailing_zeros() / 8 + 1) as usize;
-        let mut x = if len == 8 { word } else { word & ((1u64 << (8 * len)) - 1) };
-        x &= 0x7F7F_7F7F_7F7F_7F7F;
+        // The bits up to the lowest stop bit: the varint's bytes.
+        let mut x = word & (stops ^ (stops - 1)) & 0x7F7F_7F7F_7F7F_7F7F;
         x = ((x & 0x7F00_7F00_7F00_7F00) >> 1) | (x & 0x007F_007F_007F_007F);
         x = ((x & 0x3FFF_0000_3FFF_0000) >> 2) | (x & 0x0000_3FFF_0000_3FFF);
         x = ((x & 0x0FFF_FFFF_0000_0000) >> 4) | (x & 0x0000_0000_0FFF_FFFF);
@@ -872,31 +898,8 @@ impl<R: Read> RunRecordReader<R> {
     /// judges, errors included.
     fn buffered_event(&mut self) -> Option<(Result<Event, RecordError>, u64)> {
         let buffered = self.input.buffer();
-        let (&k, rest) = buffered.split_first()?;
-        if k != kind::EVENT {
-            return None;
-        }
-        // The length: at most 5 LEB128 bytes, no redundant zero, within the limit.
-        let mut len: u32 = 0;
-        let mut head = 0;
-        for (i, &b) in rest.iter().take(MAX_VARINT_LEN).enumerate() {
-            let bits = u32::from(b & 0x7F);
-            if i == MAX_VARINT_LEN - 1 && bits > 0x0F {
-                return None;
-            }
-            len |= bits << (7 * i);
-            if b & 0x80 == 0 {
-                if b == 0 && i > 0 {
-                    return None;
-                }
-                head = 1 + i + 1;
-                break;
-            }
-        }
-        if head == 0 || len > MAX_RECORD_LEN {
-            return None;
-        }
-        let end = head + len as usize;
+        let (head, len) = event_frame(buffered)?;
+        let end = head + len;
         let record = buffered.get(..end)?;
         let at = self.offset;
         self.crc.update(record);
@@ -904,6 +907,43 @@ impl<R: Read> RunRecordReader<R> {
         self.input.consume(end);
         self.offset += end as u64;
         Some((e, at))
+    }
+
+    /// Decodes and checks the event records wholly in the input buffer into `out`, up
+    /// to `target` events in it: the loop of [`Self::buffered_event`] and
+    /// [`Self::admit`] with one checksum update and one `consume` for the whole stretch.
+    /// Stops before any other record; a bad event is consumed and its error returned, as
+    /// one at a time.
+    fn buffered_events(&mut self, out: &mut Vec<Event>, target: usize) -> Result<(), RecordError> {
+        let buffered = self.input.buffer();
+        let mut pos = 0;
+        let mut result = Ok(());
+        while out.len() < target {
+            let Some((head, len)) = buffered.get(pos..).and_then(event_frame) else { break };
+            let Some(payload) = buffered.get(pos + head..pos + head + len) else { break };
+            let at = self.offset + pos as u64;
+            pos += head + len;
+            let e = match decode_event(payload, at) {
+                Ok(e) => e,
+                Err(err) => {
+                    result = Err(err);
+                    break;
+                }
+            };
+            if let Err(reason) = self.checker.check(&e) {
+                result = Err(corrupt(at, reason));
+                break;
+            }
+            if let Event::Label { text, .. } = &e {
+                self.labels.push(text.clone());
+            }
+            self.events += 1;
+            out.push(e);
+        }
+        self.crc.update(&buffered[..pos]);
+        self.input.consume(pos);
+        self.offset += pos as u64;
+        result
     }
 
     fn read_next(&mut self) -> Result<Option<Event>, RecordError> {
@@ -955,20 +995,13 @@ impl<R: Read> RunRecordReader<R> {
         let target = out.len().saturating_add(max);
         while out.len() < target {
             if self.phase == Phase::Events {
-                match self.buffered_event() {
-                    Some((Ok(e), at)) => {
-                        if let Err(err) = self.admit(&e, at) {
-                            self.phase = Phase::Failed;
-                            return Err(err);
-                        }
-                        out.push(e);
-                        continue;
-                    }
-                    Some((Err(err), _)) => {
-                        self.phase = Phase::Failed;
-                        return Err(err);
-                    }
-                    None => {}
+                let before = out.len();
+                if let Err(err) = self.buffered_events(out, target) {
+                    self.phase = Phase::Failed;
+                    return Err(err);
+                }
+                if out.len() > before {
+                    continue;
                 }
             }
             match self.next_event()? {
