@@ -400,11 +400,10 @@ impl<'h> Analyzer<'h> {
         // concurrency histogram. Sorting its change points, finding the critical path
         // and ordering the messages are independent: done side by side (rayon joins, so
         // on one core they simply run in turn), each with the same result as alone.
-        let (timeline, graph) = (self.timeline, self.graph);
+        let (mut timeline, graph) = (self.timeline, self.graph);
+        let (mut starts, mut ends) = timeline.take_bounds();
         let ((starts, ends), (path, messages)) = rayon::join(
             || {
-                let (mut starts, mut ends) =
-                    graph::BusyProfile::bounds(timeline.busy().iter().map(|&(_, _, s, e)| (s, e)));
                 rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
                 (starts, ends)
             },

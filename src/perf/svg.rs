@@ -33,6 +33,10 @@ pub struct TimelineBuilder {
     t: Timeline,
     sends: DenseMap<(Ticks, u32, u32)>,
     arrivals: DenseMap<Ticks>,
+    /// The starts and the ends of the nonempty busy intervals as recorded, before
+    /// merging (see [`Self::take_bounds`]).
+    starts: Vec<Ticks>,
+    ends: Vec<Ticks>,
 }
 
 impl TimelineBuilder {
@@ -45,6 +49,10 @@ impl TimelineBuilder {
                 self.t.pproc_of.insert(pid, pproc);
             }
             Event::Busy { pproc, pid, start, end, .. } => {
+                if end > start {
+                    self.starts.push(start);
+                    self.ends.push(end);
+                }
                 if let Some(last) = self.t.busy.iter_mut().rev().take(8).find(|b| b.0 == pproc) {
                     if last.1 == pid && last.3 == start {
                         last.3 = end;
@@ -71,6 +79,14 @@ impl TimelineBuilder {
     pub fn finish(self) -> Timeline {
         let messages = self.messages();
         self.finish_with(messages)
+    }
+
+    /// The starts and the ends of the nonempty busy intervals as recorded (not merged;
+    /// merging touching intervals changes no one's busy area or count of open intervals
+    /// over time), taken out. A record lists intervals by their end, so the ends come
+    /// sorted and the starts nearly so, which merging would spoil.
+    pub fn take_bounds(&mut self) -> (Vec<Ticks>, Vec<Ticks>) {
+        (std::mem::take(&mut self.starts), std::mem::take(&mut self.ends))
     }
 
     /// The busy intervals collected so far.
