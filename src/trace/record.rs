@@ -923,12 +923,15 @@ impl<R: Read> RunRecordReader<R> {
             let Some(payload) = buffered.get(pos + head..pos + head + len) else { break };
             let at = self.offset + pos as u64;
             pos += head + len;
-            let e = match decode_event(payload, at) {
-                Ok(e) => e,
-                Err(err) => {
-                    result = Err(err);
-                    break;
-                }
+            let e = match fast_event(payload) {
+                Some(e) => e,
+                None => match decode(payload, "event", at) {
+                    Ok(e) => e,
+                    Err(err) => {
+                        result = Err(err);
+                        break;
+                    }
+                },
             };
             if let Err(reason) = self.checker.check(&e) {
                 result = Err(corrupt(at, reason));
