@@ -19,6 +19,13 @@
 //! (PICL and SDDF traces as events, so a trace is analysed like a record;
 //! [`analyze_any`] tells them apart by content).
 //!
+//! Throughput: a run record is read and checked on the calling thread while a second one
+//! feeds the builders, batches of events passing through a bounded channel in record
+//! order ([`analyze_with`]); each event goes only to the builders that use its kind; at
+//! the end the independent steps (sorting the busy intervals' bounds, finding the
+//! critical path, ordering the messages) run as rayon joins. Every step computes what it
+//! would alone, so the analysis does not depend on the threads' timing.
+//!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod compare;
 mod dense;
