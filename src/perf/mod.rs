@@ -332,13 +332,7 @@ impl<'h> Analyzer<'h> {
                 self.profile.event(e);
                 self.links.event(e);
             }
-            Event::MsgArrive { .. } | Event::RecvDone { .. } => {
-                self.graph.event(e);
-                self.unmatched.event(e);
-                self.timeline.event(e);
-                self.profile.event(e);
-            }
-            Event::RecvCall { .. } => {
+            Event::MsgArrive { .. } | Event::RecvCall { .. } | Event::RecvDone { .. } => {
                 self.graph.event(e);
                 self.unmatched.event(e);
                 self.timeline.event(e);
