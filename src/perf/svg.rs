@@ -41,6 +41,8 @@ pub struct TimelineBuilder {
     /// merging (see [`Self::take_bounds`]).
     starts: Vec<Ticks>,
     ends: Vec<Ticks>,
+    /// The index in `t.busy` of each processor's latest interval.
+    last_busy: DenseMap<usize>,
 }
 
 impl TimelineBuilder {
@@ -57,12 +59,18 @@ impl TimelineBuilder {
                     self.starts.push(start);
                     self.ends.push(end);
                 }
-                if let Some(last) = self.t.busy.iter_mut().rev().take(8).find(|b| b.0 == pproc) {
-                    if last.1 == pid && last.3 == start {
-                        last.3 = end;
-                        return;
+                // The processor's latest interval, if among the last 8, is extended by one
+                // of the same process that starts where it ends.
+                let n = self.t.busy.len();
+                if let Some(&i) = self.last_busy.get(u64::from(pproc)) {
+                    if let Some(last) = self.t.busy.get_mut(i).filter(|_| n - i <= 8) {
+                        if last.1 == pid && last.3 == start {
+                            last.3 = end;
+                            return;
+                        }
                     }
                 }
+                self.last_busy.insert(u64::from(pproc), n);
                 self.t.busy.push((pproc, pid, start, end));
             }
             Event::MsgSend { time, msg, src_pproc, dst_pproc, .. } => {
