@@ -4,7 +4,7 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use cppe::cli::{self, exit};
 use cppe::perf::summary::{self, Summary};
-use cppe::perf::{analyze_any, analyze_any_with, detect, render, whatif, Analysis, InputKind, Options};
+use cppe::perf::{analyze_any, analyze_any_with, detect, render, whatif, Analysis, InputKind, Options, PerfError};
 use rayon::prelude::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -115,7 +115,11 @@ fn main() {
         Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
             eprintln!("cpperf: error: {e:#}");
-            exit::USAGE
+            if matches!(e.downcast_ref::<PerfError>(), Some(PerfError::TooLarge { .. })) {
+                exit::LIMIT
+            } else {
+                exit::USAGE
+            }
         }
     });
 }

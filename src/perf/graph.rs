@@ -106,14 +106,14 @@ pub struct Segment {
 /// `(pproc, pid, start, end)`: one pass over the intervals, each adding its overlap with
 /// its process's compute segments (which are disjoint and in time order).
 pub fn fill_busy(path: &mut CriticalPath, busy: &[(u32, u32, Ticks, Ticks)]) {
-    let mut segs: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut segs: DenseMap<Vec<usize>> = DenseMap::default();
     for (i, s) in path.segments.iter().enumerate() {
         if s.kind == EdgeKind::Compute {
-            segs.entry(s.pid).or_default().push(i);
+            segs.get_or_insert_with(u64::from(s.pid), Vec::new).push(i);
         }
     }
     for &(_, pid, start, end) in busy {
-        let Some(v) = segs.get(&pid) else { continue };
+        let Some(v) = segs.get(u64::from(pid)) else { continue };
         let k = v.partition_point(|&i| path.segments[i].to <= start);
         for &i in &v[k..] {
             let s = &mut path.segments[i];
@@ -146,32 +146,11 @@ pub fn wcpa_weight(dt: f64, p: f64, n: u32) -> f64 {
     dt + (1.0 - p) * f64::from(n.saturating_sub(1)) * dt
 }
 
-/// The change points of the nonempty intervals among `intervals` (`(start, end)`): `(t,
-/// +1)` at each start and `(t, −1)` at each end, in the order of sorting the pairs (by
-/// time, ends before starts at equal times). Starts and ends are sorted apart, as plain
-/// numbers, and merged: a record lists busy intervals by their end, so the ends are
-/// usually sorted already and the starts nearly so.
-pub fn change_points(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> Vec<(Ticks, i64)> {
-    let (mut starts, mut ends): (Vec<Ticks>, Vec<Ticks>) = intervals.filter(|&(s, e)| e > s).unzip();
-    for v in [&mut starts, &mut ends] {
-        if !v.is_sorted() {
-            radix_sort(v);
-        }
+/// Sorts `v` by value unless it is sorted already.
+pub fn sort_ticks(v: &mut Vec<Ticks>) {
+    if !v.is_sorted() {
+        radix_sort(v);
     }
-    let mut changes: Vec<(Ticks, i64)> = Vec::with_capacity(starts.len() + ends.len());
-    let (mut i, mut j) = (0, 0);
-    while i < starts.len() && j < ends.len() {
-        if ends[j] <= starts[i] {
-            changes.push((ends[j], -1));
-            j += 1;
-        } else {
-            changes.push((starts[i], 1));
-            i += 1;
-        }
-    }
-    changes.extend(starts[i..].iter().map(|&t| (t, 1)));
-    changes.extend(ends[j..].iter().map(|&t| (t, -1)));
-    changes
 }
 
 /// Sorts `v` by value, for the hundreds of thousands of times a record's busy intervals
@@ -213,49 +192,78 @@ fn radix_sort(v: &mut Vec<Ticks>) {
     }
 }
 
-/// How many processors were busy over time: a sweep over the sorted change points of the
-/// `Busy` intervals, with the busy area (processor-ticks) accumulated at each point, so
-/// that the busy area of any interval costs two binary searches.
+/// Starts (ends) of a [`BusyProfile`] per stored running sum of them.
+const SUM_STEP: usize = 32;
+
+/// How many processors were busy over time, from the sorted starts and the sorted ends of
+/// the `Busy` intervals and running sums of each every [`SUM_STEP`] of them. The busy area
+/// (processor-ticks) from time 0 to t is Σ over starts before t of (t − start) minus Σ
+/// over ends before t of (t − end): two binary searches and at most [`SUM_STEP`] steps
+/// each. About 17 bytes an interval; the run's one copy of this is shared by the
+/// critical path, the phases and the concurrency histogram.
 #[derive(Debug, Default, Clone)]
 pub struct BusyProfile {
-    times: Vec<Ticks>,
-    /// Busy area from time 0 to `times[k]`.
-    area: Vec<u128>,
-    /// Busy processors from `times[k]` to the next point.
-    count: Vec<i64>,
+    starts: Vec<Ticks>,
+    ends: Vec<Ticks>,
+    /// Σ `starts[..SUM_STEP·j]`.
+    start_sums: Vec<u128>,
+    /// Σ `ends[..SUM_STEP·j]`.
+    end_sums: Vec<u128>,
+}
+
+/// The running sums of `v` every [`SUM_STEP`] values, from the empty one.
+fn step_sums(v: &[Ticks]) -> Vec<u128> {
+    let mut sums = Vec::with_capacity(v.len() / SUM_STEP + 1);
+    let mut sum = 0u128;
+    sums.push(0);
+    for chunk in v.chunks_exact(SUM_STEP) {
+        sum += chunk.iter().map(|&x| u128::from(x)).sum::<u128>();
+        sums.push(sum);
+    }
+    sums
+}
+
+/// Σ over the values of sorted `v` below `t` of (t − value), with the running sums of
+/// [`step_sums`].
+fn below(v: &[Ticks], sums: &[u128], t: Ticks) -> u128 {
+    let k = v.partition_point(|&x| x < t);
+    let from = k / SUM_STEP * SUM_STEP;
+    let sum = sums.get(k / SUM_STEP).copied().unwrap_or(0) + v[from..k].iter().map(|&x| u128::from(x)).sum::<u128>();
+    k as u128 * u128::from(t) - sum
 }
 
 impl BusyProfile {
     /// Builds the profile from `(start, end)` busy intervals.
     pub fn new(intervals: &[(Ticks, Ticks)]) -> BusyProfile {
-        let changes = change_points(intervals.iter().copied());
-        let mut p = BusyProfile::default();
-        let (mut count, mut area, mut last) = (0i64, 0u128, 0 as Ticks);
-        for (t, d) in changes {
-            area += count.max(0) as u128 * u128::from(t - last);
-            count += d;
-            last = t;
-            if p.times.last() == Some(&t) {
-                if let Some(c) = p.count.last_mut() {
-                    *c = count;
-                }
-            } else {
-                p.times.push(t);
-                p.area.push(area);
-                p.count.push(count);
-            }
-        }
-        p
+        BusyProfile::from_intervals(intervals.iter().copied())
     }
 
-    /// Busy processor-ticks from time 0 to `t`.
+    /// Builds the profile from `(start, end)` busy intervals in any order; empty ones do
+    /// not count.
+    pub fn from_intervals(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> BusyProfile {
+        let (mut starts, mut ends) = Self::bounds(intervals);
+        sort_ticks(&mut starts);
+        sort_ticks(&mut ends);
+        Self::from_sorted(starts, ends)
+    }
+
+    /// The starts and the ends of the nonempty intervals, unsorted.
+    pub fn bounds(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> (Vec<Ticks>, Vec<Ticks>) {
+        intervals.filter(|&(s, e)| e > s).unzip()
+    }
+
+    /// The profile of the intervals whose starts and ends, each sorted, are given (both
+    /// from [`Self::bounds`], then [`sort_ticks`]: a record lists busy intervals by their
+    /// end, so the ends are usually sorted already and the starts nearly so).
+    pub fn from_sorted(starts: Vec<Ticks>, ends: Vec<Ticks>) -> BusyProfile {
+        let (start_sums, end_sums) = (step_sums(&starts), step_sums(&ends));
+        BusyProfile { starts, ends, start_sums, end_sums }
+    }
+
+    /// Busy processor-ticks from time 0 to `t`: every interval that started before `t`
+    /// counts from its start to `t`, less what lies after its end for those that ended.
     fn area_to(&self, t: Ticks) -> u128 {
-        let k = self.times.partition_point(|&x| x <= t);
-        if k == 0 {
-            return 0;
-        }
-        let i = k - 1;
-        self.area[i] + self.count[i].max(0) as u128 * u128::from(t - self.times[i])
+        below(&self.starts, &self.start_sums, t).saturating_sub(below(&self.ends, &self.end_sums, t))
     }
 
     /// Busy processor-ticks in `[a, b]`.
@@ -271,29 +279,110 @@ impl BusyProfile {
         let p = self.busy_area(a, b) as f64 / (f64::from(n) * (b - a) as f64);
         p.min(1.0)
     }
+
+    /// The concurrency histogram over `[0, end]`: entry k is the time during which
+    /// exactly k intervals were open (ParaGraph's concurrency profile); its entries sum
+    /// to `end`. Time after `end` is left out. One sweep over the change points (ends
+    /// before starts at equal times; a time's changes all apply before the next stretch).
+    pub fn concurrency(&self, end: Ticks) -> Vec<Ticks> {
+        let mut hist: Vec<Ticks> = vec![0];
+        let mut add = |open: u64, dt: Ticks| {
+            let k = usize::try_from(open).unwrap_or(usize::MAX - 1);
+            if hist.len() <= k {
+                hist.resize(k + 1, 0);
+            }
+            hist[k] += dt;
+        };
+        let (starts, ends) = (&self.starts, &self.ends);
+        let (mut i, mut j) = (0, 0);
+        let (mut from, mut open) = (0 as Ticks, 0u64);
+        while j < ends.len() {
+            let t = match starts.get(i) {
+                Some(&s) if s < ends[j] => s,
+                _ => ends[j],
+            };
+            if t >= end {
+                break;
+            }
+            add(open, t - from);
+            // Every start precedes its interval's end, so the count never goes below 0.
+            while j < ends.len() && ends[j] == t {
+                open = open.saturating_sub(1);
+                j += 1;
+            }
+            while i < starts.len() && starts[i] == t {
+                open += 1;
+                i += 1;
+            }
+            from = t;
+        }
+        add(open, end.saturating_sub(from));
+        hist
+    }
 }
 
 /// The execution graph, built one event at a time.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct GraphBuilder {
     nodes: Vec<Node>,
     /// Previous node of the same process.
-    vertical: Vec<Option<usize>>,
+    vertical: Vec<Link>,
     /// Other predecessor: (node, edge kind).
-    other: Vec<Option<(usize, EdgeKind)>>,
+    other: Vec<Option<(u32, EdgeKind)>>,
     /// Receive completions waiting for their message: (node, message id).
-    pending: Vec<(usize, u64)>,
+    pending: Vec<(u32, u64)>,
     /// Resumptions after a wait for children: (node, the waiting parent).
-    joins: Vec<(usize, u32)>,
+    joins: Vec<(u32, u32)>,
     parent_of: BTreeMap<u32, u32>,
     /// The end nodes of each parent's children.
-    child_ends: BTreeMap<u32, Vec<usize>>,
+    child_ends: BTreeMap<u32, Vec<u32>>,
     /// Processes waiting for their children, with the time the wait began.
     waiting_for_children: DenseMap<Ticks>,
-    last_of: DenseMap<usize>,
-    send_of: DenseMap<usize>,
+    last_of: DenseMap<u32>,
+    send_of: DenseMap<u32>,
     arrival: DenseMap<Ticks>,
-    busy: Vec<(Ticks, Ticks)>,
+    /// The most nodes the graph takes ([`MAX_NODES`]; smaller in tests).
+    limit: usize,
+    /// Whether an event was left out because the graph was full.
+    full: bool,
+}
+
+/// The most nodes an execution graph holds: node indices are stored in 32 bits (4 bytes
+/// instead of 8 for each of a node's links, a third of the graph's memory), `u32::MAX`
+/// meaning none. An event adds at most 4 nodes, so about a billion events fit; a
+/// larger record is refused ([`GraphBuilder::is_full`]).
+pub const MAX_NODES: usize = u32::MAX as usize;
+
+/// A node's vertical predecessor in 4 bytes: its index, or `u32::MAX` for none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Link(u32);
+
+impl Link {
+    const NONE: Link = Link(u32::MAX);
+
+    fn get(self) -> Option<usize> {
+        (self != Link::NONE).then_some(self.0 as usize)
+    }
+}
+
+impl Default for GraphBuilder {
+    fn default() -> Self {
+        GraphBuilder {
+            nodes: Vec::new(),
+            vertical: Vec::new(),
+            other: Vec::new(),
+            pending: Vec::new(),
+            joins: Vec::new(),
+            parent_of: BTreeMap::new(),
+            child_ends: BTreeMap::new(),
+            waiting_for_children: DenseMap::default(),
+            last_of: DenseMap::default(),
+            send_of: DenseMap::default(),
+            arrival: DenseMap::default(),
+            limit: MAX_NODES,
+            full: false,
+        }
+    }
 }
 
 impl GraphBuilder {
@@ -305,36 +394,59 @@ impl GraphBuilder {
         }
         let i = self.nodes.len();
         self.nodes.push(Node { pid, time, kind });
-        self.vertical.push(self.last_of.insert(u64::from(pid), i));
+        let before = self.last_of.insert(u64::from(pid), i as u32);
+        self.vertical.push(before.map_or(Link::NONE, Link));
         self.other.push(None);
         i
+    }
+
+    /// Whether the graph reached its limit of nodes ([`MAX_NODES`]) and left events
+    /// out: its critical path is then not the run's.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// The most nodes this graph takes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    #[cfg(test)]
+    pub(crate) fn with_limit(limit: usize) -> GraphBuilder {
+        GraphBuilder { limit, ..GraphBuilder::default() }
     }
 
     /// Ends `pid`'s wait for its children, if it was waiting, with a `Wake` node at `time`.
     fn wake(&mut self, pid: u32, time: Ticks) {
         if self.waiting_for_children.remove(u64::from(pid)).is_some() {
             // Not before the process's previous event (its wait began there).
-            let last = self.last_of.get(u64::from(pid)).map_or(0, |&l| self.nodes[l].time);
+            let last = self.last_of.get(u64::from(pid)).map_or(0, |&l| self.nodes[l as usize].time);
             let i = self.push(pid, time.max(last), NodeKind::Wake);
-            self.joins.push((i, pid));
+            self.joins.push((i as u32, pid));
         }
     }
 
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
+        // An event adds at most 4 nodes (a fork and an init, each after a wake-up).
+        if self.full || self.nodes.len() + 4 > self.limit {
+            self.full = true;
+            return;
+        }
         match *e {
             Event::ProcCreate { time, parent, pid, .. } => {
                 let fork = parent.map(|p| self.push(p, time, NodeKind::Fork));
                 let init = self.push(pid, time, NodeKind::Init);
                 if let (Some(f), Some(p)) = (fork, parent) {
-                    self.other[init] = Some((f, EdgeKind::Spawn));
+                    self.other[init] = Some((f as u32, EdgeKind::Spawn));
                     self.parent_of.insert(pid, p);
                 }
             }
             Event::ProcEnd { time, pid } => {
                 let i = self.push(pid, time, NodeKind::Exit);
                 if let Some(&p) = self.parent_of.get(&pid) {
-                    self.child_ends.entry(p).or_default().push(i);
+                    self.child_ends.entry(p).or_default().push(i as u32);
                 }
             }
             Event::State { time, pid, state, reason } => {
@@ -347,7 +459,7 @@ impl GraphBuilder {
             }
             Event::MsgSend { time, msg, src_pid, .. } => {
                 let i = self.push(src_pid, time, NodeKind::Send);
-                self.send_of.insert(msg, i);
+                self.send_of.insert(msg, i as u32);
             }
             Event::MsgArrive { time, msg, .. } => {
                 self.arrival.insert(msg, time);
@@ -357,65 +469,79 @@ impl GraphBuilder {
             }
             Event::RecvDone { time, pid, msg, .. } => {
                 let i = self.push(pid, time, NodeKind::RecvDone);
-                self.pending.push((i, msg));
+                self.pending.push((i as u32, msg));
             }
-            Event::Busy { pid, start, end, .. } => {
-                // A busy interval is recorded at its end, so the one that led up to the
-                // wait may come after it; one that starts at or after the wait's beginning
-                // is the process running again, and its start is when it resumed.
-                if self.waiting_for_children.get(u64::from(pid)).is_some_and(|&since| start >= since && end > since) {
-                    self.wake(pid, start);
-                }
-                self.busy.push((start, end));
+            // A busy interval is recorded at its end, so the one that led up to the wait
+            // may come after it; one that starts at or after the wait's beginning is the
+            // process running again, and its start is when it resumed.
+            Event::Busy { pid, start, end, .. }
+                if self
+                    .waiting_for_children
+                    .get(u64::from(pid))
+                    .is_some_and(|&since| start >= since && end > since) =>
+            {
+                self.wake(pid, start);
             }
             _ => {}
         }
     }
 
     /// Resolves the message edges and finds the critical path ending at the last event
-    /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`.
-    pub fn finish(mut self, processors: u32) -> CriticalPath {
+    /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`
+    /// busy as `profile` says (the run's busy intervals).
+    pub fn finish(self, processors: u32, profile: &BusyProfile) -> CriticalPath {
+        self.path().weigh(processors, profile)
+    }
+
+    /// Resolves the message edges and finds the critical path ending at the last event
+    /// (ties: the lowest node index, i.e. the first recorded), unweighed: the part of
+    /// [`finish`](Self::finish) that needs no busy profile, so the two can be computed
+    /// at the same time.
+    pub fn path(mut self) -> PathEdges {
         for &(i, msg) in &self.pending {
+            let i = i as usize;
             let Some(&s) = self.send_of.get(msg) else { continue };
+            let s = s as usize;
             // A message edge must go forward in time; a malformed record may say otherwise.
             if self.nodes[s].time > self.nodes[i].time || s == i {
                 continue;
             }
             let arrived = self.arrival.get(msg).copied().unwrap_or(self.nodes[i].time);
-            let before = self.vertical[i].map(|v| self.nodes[v].time);
+            let before = self.vertical[i].get().map(|v| self.nodes[v].time);
             // The receiver waited for the message when it arrived after the receiver's
             // previous event: then the message, not the receiver, set the completion time.
             let waited = before.is_none_or(|b| arrived > b);
             if waited {
-                self.other[i] = Some((s, EdgeKind::Message));
+                self.other[i] = Some((s as u32, EdgeKind::Message));
             }
         }
         for &(i, parent) in &self.joins {
+            let i = i as usize;
             let t = self.nodes[i].time;
             let ends = self.child_ends.get(&parent).map(Vec::as_slice).unwrap_or_default();
             // The latest child end not after the resumption (ties: the first recorded).
             let Some(c) = ends
                 .iter()
-                .copied()
+                .map(|&c| c as usize)
                 .filter(|&c| self.nodes[c].time <= t)
                 .max_by_key(|&c| (self.nodes[c].time, Reverse(c)))
             else {
                 continue;
             };
-            let (end, before) = (self.nodes[c].time, self.vertical[i].map(|v| self.nodes[v].time));
+            let (end, before) = (self.nodes[c].time, self.vertical[i].get().map(|v| self.nodes[v].time));
             // As for messages: the child's end is critical when the parent waited for it.
             if end <= self.nodes[i].time && before.is_none_or(|b| end > b) {
-                self.other[i] = Some((c, EdgeKind::Join));
+                self.other[i] = Some((c as u32, EdgeKind::Join));
             }
         }
         // A malformed record may put a process's events out of time order: such edges would
         // run backwards in time and are dropped rather than trusted.
         for i in 0..self.nodes.len() {
             let t = self.nodes[i].time;
-            if self.vertical[i].is_some_and(|v| self.nodes[v].time > t) {
-                self.vertical[i] = None;
+            if self.vertical[i].get().is_some_and(|v| self.nodes[v].time > t) {
+                self.vertical[i] = Link::NONE;
             }
-            if self.other[i].is_some_and(|(o, _)| self.nodes[o].time > t) {
+            if self.other[i].is_some_and(|(o, _)| self.nodes[o as usize].time > t) {
                 self.other[i] = None;
             }
         }
@@ -423,24 +549,25 @@ impl GraphBuilder {
         // Path start time of the longest path into each node (longest = earliest start),
         // computed in a topological order.
         let mut start: Vec<Ticks> = self.nodes.iter().map(|x| x.time).collect();
-        let mut best: Vec<Option<(usize, EdgeKind)>> = vec![None; n];
+        let mut best: Vec<Option<(u32, EdgeKind)>> = vec![None; n];
         let mut done = vec![false; n];
         // Vertical edges always come from an earlier node; when every other edge does too
         // (as in any record cpss writes), the node order is a topological order and each
         // node's predecessors are final when it is reached: one pass, no extra memory.
-        let forward = self.other.iter().enumerate().all(|(i, o)| o.is_none_or(|(p, _)| p < i));
+        let forward = self.other.iter().enumerate().all(|(i, o)| o.is_none_or(|(p, _)| (p as usize) < i));
         let mut relax = |i: usize, done: &[bool], start: &mut [Ticks]| {
             // Preference at equal start: the message or spawn edge, when one was kept.
-            if let Some(v) = self.vertical[i] {
+            if let Some(v) = self.vertical[i].get() {
                 if done[v] && start[v] <= start[i] {
                     start[i] = start[v];
-                    best[i] = Some((v, EdgeKind::Compute));
+                    best[i] = Some((v as u32, EdgeKind::Compute));
                 }
             }
             if let Some((o, k)) = self.other[i] {
+                let o = o as usize;
                 if done[o] && start[o] <= start[i] {
                     start[i] = start[o];
-                    best[i] = Some((o, k));
+                    best[i] = Some((o as u32, k));
                 }
             }
         };
@@ -455,7 +582,7 @@ impl GraphBuilder {
             let mut indeg = vec![0usize; n];
             let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
             for (i, d) in indeg.iter_mut().enumerate() {
-                for p in self.vertical[i].into_iter().chain(self.other[i].map(|(p, _)| p)) {
+                for p in self.vertical[i].get().into_iter().chain(self.other[i].map(|(p, _)| p as usize)) {
                     *d += 1;
                     succ[p].push(i);
                 }
@@ -473,22 +600,42 @@ impl GraphBuilder {
                 }
             }
         }
-        let profile = BusyProfile::new(&self.busy);
-        let processors = processors.max(1);
         let Some(end) = (0..n).filter(|&i| done[i]).max_by_key(|&i| (self.nodes[i].time, Reverse(i))) else {
-            return CriticalPath { length: 0, edges: 0, segments: Vec::new(), total_weight: 0.0, processors };
+            return PathEdges::default();
         };
-        let mut edges: Vec<(usize, usize, EdgeKind)> = Vec::new();
+        let mut edges: Vec<(Node, Node, EdgeKind)> = Vec::new();
         let mut cur = end;
         while let Some((p, k)) = best[cur] {
-            edges.push((p, cur, k));
+            let p = p as usize;
+            edges.push((self.nodes[p], self.nodes[cur], k));
             cur = p;
         }
         edges.reverse();
-        let length = self.nodes[end].time - start[end];
+        PathEdges { length: self.nodes[end].time - start[end], edges, found: true }
+    }
+}
+
+/// The critical path's edges in time order, before weighing: what
+/// [`GraphBuilder::path`] finds.
+#[derive(Debug, Clone, Default)]
+pub struct PathEdges {
+    /// Length in ticks.
+    length: Ticks,
+    /// `(from, to, kind)` for every edge, zero-length ones included.
+    edges: Vec<(Node, Node, EdgeKind)>,
+    /// Whether the graph had a node to end at.
+    found: bool,
+}
+
+impl PathEdges {
+    /// The critical path with the WCPA weights of `processors` busy as `profile` says.
+    pub fn weigh(&self, processors: u32, profile: &BusyProfile) -> CriticalPath {
+        let processors = processors.max(1);
+        if !self.found {
+            return CriticalPath { length: 0, edges: 0, segments: Vec::new(), total_weight: 0.0, processors };
+        }
         let mut segments: Vec<Segment> = Vec::new();
-        for &(a, b, kind) in &edges {
-            let (na, nb) = (self.nodes[a], self.nodes[b]);
+        for &(na, nb, kind) in &self.edges {
             if nb.time == na.time {
                 continue;
             }
@@ -516,7 +663,7 @@ impl GraphBuilder {
             });
         }
         let total_weight = segments.iter().map(|s| s.weight).sum();
-        CriticalPath { length, edges: edges.len(), segments, total_weight, processors }
+        CriticalPath { length: self.length, edges: self.edges.len(), segments, total_weight, processors }
     }
 }
 
@@ -606,16 +753,42 @@ mod tests {
     }
 
     #[test]
-    fn change_points_are_the_sorted_pairs() {
-        // The reference is the definition: both points of every nonempty interval, sorted
-        // as pairs. The intervals come by end, starts out of order, an empty one left out,
-        // equal times at 10 and 30 (ends first).
-        let iv = [(0u64, 10u64), (5, 10), (10, 20), (3, 30), (30, 30), (12, 40), (30, 45)];
-        let mut want: Vec<(Ticks, i64)> =
-            iv.iter().filter(|(s, e)| e > s).flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
-        want.sort_unstable();
-        assert_eq!(change_points(iv.iter().copied()), want);
-        assert_eq!(change_points(iv.iter().rev().copied()), want);
+    fn busy_profile_agrees_with_summing_overlaps() {
+        // The reference is the definition: the busy area of [a, b] is the sum of each
+        // interval's overlap with it, and concurrency bucket k the time with exactly k
+        // intervals open, counted tick by tick. Pseudo-random intervals (empty ones and
+        // equal times among them), in record order (by end) and reversed, enough of them
+        // for several stored area totals.
+        let mut x: u64 = 7;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut iv: Vec<(Ticks, Ticks)> = (0..300)
+            .map(|_| {
+                let s = next(400);
+                (s, s + next(40))
+            })
+            .collect();
+        iv.sort_by_key(|&(_, e)| e);
+        let end = 450;
+        let open_at = |t: Ticks| iv.iter().filter(|&&(s, e)| s <= t && t < e).count();
+        let mut want_hist = vec![0 as Ticks; iv.len() + 1];
+        for t in 0..end {
+            want_hist[open_at(t)] += 1;
+        }
+        let used = want_hist.iter().rposition(|&n| n > 0).unwrap_or(0);
+        want_hist.truncate(used + 1);
+        for order in [iv.clone(), iv.iter().rev().copied().collect()] {
+            let p = BusyProfile::new(&order);
+            for _ in 0..200 {
+                let a = next(460);
+                let b = a + next(100);
+                let want: u64 = iv.iter().map(|&(s, e)| e.min(b).saturating_sub(s.max(a))).sum();
+                assert_eq!(p.busy_area(a, b), u128::from(want), "[{a}, {b}]");
+            }
+            assert_eq!(p.concurrency(end), want_hist);
+        }
     }
 
     #[test]
@@ -662,7 +835,7 @@ mod tests {
         for e in &evs {
             g.event(e);
         }
-        let path = g.finish(2);
+        let path = g.finish(2, &BusyProfile::default());
         assert_eq!(path.length, 70);
         assert_eq!(path.edges, 4);
         assert!(path.segments.iter().all(|s| s.kind == EdgeKind::Compute && s.pid == 0));
@@ -700,7 +873,7 @@ mod tests {
         for e in &evs {
             g.event(e);
         }
-        let path = g.finish(2);
+        let path = g.finish(2, &BusyProfile::default());
         assert_eq!(path.length, 60);
         assert_eq!(path.edges, 5);
         let shape: Vec<(EdgeKind, u32, Ticks, Ticks)> =

@@ -93,6 +93,7 @@ impl ImbalanceBuilder {
     }
 
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::ProcCreate { pid, function, .. } => self.slot(pid).0 = Some(function),

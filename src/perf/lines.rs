@@ -117,6 +117,7 @@ pub struct LineBuilder {
 
 impl LineBuilder {
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::Busy { start, end, line, class, .. } => {

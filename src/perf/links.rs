@@ -104,6 +104,7 @@ impl LinkBuilder {
     }
 
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::MsgSend { msg, bytes, .. } => self.sends.push((msg, bytes)),

@@ -19,6 +19,13 @@
 //! (PICL and SDDF traces as events, so a trace is analysed like a record;
 //! [`analyze_any`] tells them apart by content).
 //!
+//! Throughput: a run record is read and checked on the calling thread while a second one
+//! feeds the builders, batches of events passing through a bounded channel in record
+//! order ([`analyze_with`]); each event goes only to the builders that use its kind; at
+//! the end the independent steps (sorting the busy intervals' bounds, finding the
+//! critical path, ordering the messages) run as rayon joins. Every step computes what it
+//! would alone, so the analysis does not depend on the threads' timing.
+//!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod compare;
 mod dense;
@@ -60,6 +67,16 @@ pub enum PerfError {
     /// A `--what-if` target names nothing in the run.
     #[error(transparent)]
     WhatIf(#[from] whatif::UnknownTarget),
+    /// The execution graph would exceed [`graph::MAX_NODES`] nodes.
+    #[error(
+        "the run's execution graph ({events} events) exceeds {limit} nodes, the most cpperf analyses; cpperf --comm reads a record of any size"
+    )]
+    TooLarge {
+        /// The limit of nodes.
+        limit: usize,
+        /// The run's events.
+        events: u64,
+    },
 }
 
 /// What an analysis computes beyond the always-on reports.
@@ -194,15 +211,56 @@ pub fn analyze<R: Read>(input: R) -> Result<Analysis, PerfError> {
     analyze_with(input, &Options::default())
 }
 
+/// Events per batch handed from the reading thread to the analysing one.
+const BATCH: usize = 4096;
+/// Batches in flight between the two threads (bounds the memory of the hand-over).
+const BATCHES: usize = 4;
+
 /// [`analyze`] with [`Options`].
+///
+/// Two threads share the work: this one reads and checks the record (framing, checksum,
+/// decoding, the header's invariants), a second one feeds the builders, the two joined by
+/// a bounded channel of event batches that are handed back empty for reuse. The
+/// builders see the events in record order whatever the timing, so the analysis is the
+/// same as on one thread.
 pub fn analyze_with<R: Read>(input: R, opts: &Options) -> Result<Analysis, PerfError> {
     let (mut reader, header) = RunRecordReader::open(input)?;
-    let mut a = Analyzer::new(&header, opts);
-    while let Some(e) = reader.next_event()? {
-        a.event(&e);
-    }
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<Event>>(BATCHES);
+    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<Event>>();
+    let (analyzer, read) = std::thread::scope(|s| {
+        let header = &header;
+        let worker = s.spawn(move || {
+            let mut a = Analyzer::new(header, opts);
+            for mut batch in full_rx {
+                for e in &batch {
+                    a.event(e);
+                }
+                batch.clear();
+                // The reader may have stopped; an unused batch is simply dropped.
+                let _ = empty_tx.send(batch);
+            }
+            a
+        });
+        let read = (|| -> Result<(), RecordError> {
+            loop {
+                let mut batch = empty_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                let last = reader.read_batch(&mut batch, BATCH)?;
+                if !batch.is_empty() && full_tx.send(batch).is_err() {
+                    // Only a worker that panicked hangs up; its join below says so.
+                    return Ok(());
+                }
+                if last {
+                    return Ok(());
+                }
+            }
+        })();
+        drop(full_tx);
+        let analyzer = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (analyzer, read)
+    });
+    read?;
     let footer = reader.footer()?;
-    a.finish(&footer.stats)
+    analyzer.finish(&footer.stats)
 }
 
 /// Analyses events already in memory (used by tests and converters).
@@ -252,21 +310,60 @@ impl<'h> Analyzer<'h> {
         }
     }
 
+    /// Hands `e` to the builders that use its kind, and only to them: one dispatch on the
+    /// kind here instead of one in each of ten builders (the builders' `event` methods
+    /// are inlined, so their own match on the kind folds away). The timeline takes every
+    /// event (it tracks the last time).
     fn event(&mut self, e: &Event) {
         self.events += 1;
-        if let Event::ProcCreate { pid, function, .. } = *e {
-            let name = self.header.function_name(function).unwrap_or("?").to_string();
-            self.functions.insert(pid, name);
+        match *e {
+            Event::Busy { .. } => {
+                self.summary.event(e);
+                self.graph.event(e);
+                self.timeline.event(e);
+                self.lines.event(e);
+                self.imbalance.event(e);
+            }
+            Event::MsgSend { .. } => {
+                self.summary.event(e);
+                self.graph.event(e);
+                self.unmatched.event(e);
+                self.timeline.event(e);
+                self.profile.event(e);
+                self.links.event(e);
+            }
+            Event::MsgArrive { .. } | Event::RecvCall { .. } | Event::RecvDone { .. } => {
+                self.graph.event(e);
+                self.unmatched.event(e);
+                self.timeline.event(e);
+                self.profile.event(e);
+            }
+            Event::ProcCreate { pid, function, .. } => {
+                let name = self.header.function_name(function).unwrap_or("?").to_string();
+                self.functions.insert(pid, name);
+                self.summary.event(e);
+                self.graph.event(e);
+                self.timeline.event(e);
+                self.imbalance.event(e);
+            }
+            Event::ProcEnd { .. } | Event::State { .. } => {
+                self.graph.event(e);
+                self.timeline.event(e);
+            }
+            Event::Hop { .. } => {
+                self.timeline.event(e);
+                self.links.event(e);
+            }
+            Event::Probe { .. } | Event::Label { .. } => {
+                self.timeline.event(e);
+                self.phases.event(e);
+            }
+            Event::LineCost { .. } => {
+                self.timeline.event(e);
+                self.lines.event(e);
+            }
+            Event::TimeOff { .. } | Event::TimeOn { .. } => self.timeline.event(e),
         }
-        self.summary.event(e);
-        self.graph.event(e);
-        self.unmatched.event(e);
-        self.timeline.event(e);
-        self.profile.event(e);
-        self.phases.event(e);
-        self.lines.event(e);
-        self.links.event(e);
-        self.imbalance.event(e);
         if let Some(w) = &mut self.what_if {
             w.event(e);
         }
@@ -274,6 +371,9 @@ impl<'h> Analyzer<'h> {
 
     /// The analysis, answering the `--what-if` targets (an error when one names nothing).
     fn finish(mut self, stats: &RunStats) -> Result<Analysis, PerfError> {
+        if self.graph.is_full() {
+            return Err(PerfError::TooLarge { limit: self.graph.limit(), events: self.events });
+        }
         let (header, opts, what_if) = (self.header, self.opts, self.what_if.take());
         let mut a = self.finish_reports(stats);
         if let Some(w) = what_if {
@@ -297,12 +397,26 @@ impl<'h> Analyzer<'h> {
     /// Every report but the what-if answers.
     fn finish_reports(self, stats: &RunStats) -> Analysis {
         let summary = self.summary.finish(stats);
-        let mut critical = self.graph.finish(summary.pprocs_used);
-        let timeline = self.timeline.finish();
+        // One profile of the busy intervals serves the weights, the phases and the
+        // concurrency histogram. Sorting its change points, finding the critical path
+        // and ordering the messages are independent: done side by side (rayon joins, so
+        // on one core they simply run in turn), each with the same result as alone.
+        let (mut timeline, graph) = (self.timeline, self.graph);
+        let (mut starts, mut ends) = timeline.take_bounds();
+        let ((starts, ends), (path, messages)) = rayon::join(
+            || {
+                rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
+                (starts, ends)
+            },
+            || rayon::join(|| graph.path(), || timeline.messages()),
+        );
+        let busy = graph::BusyProfile::from_sorted(starts, ends);
+        let timeline = timeline.finish_with(messages);
+        let mut critical = path.weigh(summary.pprocs_used, &busy);
         graph::fill_busy(&mut critical, &timeline.busy);
-        let profile = self.profile.finish(&timeline, &critical, summary.par_ticks.max(timeline.end));
-        let phases =
-            self.phases.finish(self.header, &critical, || timeline.busy.iter().map(|&(_, _, s, e)| (s, e)).collect());
+        let profile = self.profile.finish(&timeline, &busy, &critical, summary.par_ticks.max(timeline.end));
+        let phases = self.phases.finish(self.header, &critical, &busy);
+        drop(busy);
         let lines = self.lines.finish(&self.header.source);
         let links = self.links.finish(summary.par_ticks.max(timeline.end));
         let imbalance = self.imbalance.finish(self.header, &critical);
@@ -328,7 +442,7 @@ impl<'h> Analyzer<'h> {
 mod tests {
     use super::*;
     use crate::perf::graph::EdgeKind;
-    use crate::trace::MsgPurpose;
+    use crate::trace::{MsgPurpose, Reason};
 
     fn send(time: u64, msg: u64, src: u32, dst: u32, bytes: u32) -> Event {
         Event::MsgSend {
@@ -547,6 +661,101 @@ mod tests {
         ];
         let a = analyze_events(&h, &e, &RunStats::default());
         assert_eq!(a.summary.comm_csv(), "src,dst,bytes\n0,1,16\n1,0,4\n");
+    }
+
+    #[test]
+    fn the_dispatch_on_kind_feeds_each_builder_what_it_uses() {
+        // The reference: every builder sees every event (each ignores the kinds it does
+        // not use), as before the dispatch. Events of every kind, so a builder left out
+        // of a kind's arm changes some report and the Debug text of the analyses differs.
+        let (mut h, mut e, s) = three_processes();
+        h.labels = vec!["work".into()];
+        e.insert(4, Event::Probe { time: 100, pid: 0, pproc: 0, id: 1, label: 0 });
+        e.insert(5, Event::Label { time: 100, index: 1, text: "more".into() });
+        e.insert(6, Event::Probe { time: 100, pid: 0, pproc: 0, id: 2, label: 1 });
+        e.insert(7, Event::State { time: 100, pid: 0, state: crate::trace::ProcState::Running, reason: Reason::None });
+        e.insert(8, Event::TimeOff { time: 100, pid: 0 });
+        e.insert(9, Event::TimeOn { time: 100, pid: 0 });
+        e.insert(10, Event::Hop { msg: 2, packet: 0, from: 2, to: 0, enter: 100, leave: 120 });
+        e.push(Event::LineCost { time: 500, line: 1, work: 600, overhead: 7 });
+        let opts = Options::default();
+        let mut a = Analyzer::new(&h, &opts);
+        let mut b = Analyzer::new(&h, &opts);
+        for x in &e {
+            a.event(x);
+            b.events += 1;
+            if let Event::ProcCreate { pid, function, .. } = *x {
+                b.functions.insert(pid, h.function_name(function).unwrap_or("?").to_string());
+            }
+            b.summary.event(x);
+            b.graph.event(x);
+            b.unmatched.event(x);
+            b.timeline.event(x);
+            b.profile.event(x);
+            b.phases.event(x);
+            b.lines.event(x);
+            b.links.event(x);
+            b.imbalance.event(x);
+        }
+        let (a, b) = (a.finish_reports(&s), b.finish_reports(&s));
+        assert!(a.links.traced && a.phases.pid == Some(0) && a.lines.lines[0].overhead == 7);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    }
+
+    #[test]
+    fn the_two_thread_reading_gives_the_one_thread_analysis() {
+        // More events than fit in a few batches: the record read by two threads
+        // (analyze) and the same events fed on one (analyze_events) give the same
+        // analysis; a record cut in the middle is an error (the reader stops, the
+        // analysing thread drains what it got, nothing hangs).
+        let (mut h, mut e, s) = three_processes();
+        h.channels = vec![crate::trace::ChannelDecl { name: "c".into(), dims: vec![] }];
+        e.pop();
+        let mut t = 500;
+        for k in 0..3 * BATCH as u64 {
+            e.push(Event::Busy {
+                pproc: (k % 3) as u32,
+                pid: 0,
+                start: t,
+                end: t + 7,
+                line: 1,
+                class: crate::trace::BusyClass::Work,
+            });
+            t += 7;
+        }
+        e.push(Event::ProcEnd { time: t, pid: 0 });
+        let mut w = crate::trace::RunRecordWriter::new(Vec::new(), &h).unwrap();
+        for x in &e {
+            w.event(x);
+        }
+        let bytes = w.finish(&s).unwrap();
+        let a = analyze(&bytes[..]).unwrap();
+        assert_eq!(a.events, e.len() as u64);
+        assert_eq!(format!("{a:?}"), format!("{:?}", analyze_events(&h, &e, &s)));
+        let err = analyze(&bytes[..bytes.len() / 2]).unwrap_err().to_string();
+        assert!(err.contains("ends without a footer"), "{err}");
+    }
+
+    #[test]
+    fn a_graph_beyond_its_node_limit_is_an_error() {
+        // The three-process run makes 14 nodes: 3 inits, 2 forks, 2 receive calls, 2
+        // sends, 2 completions, 3 exits. An event is taken only while 4 more nodes (the
+        // most one adds) fit: the last event comes with 13 nodes, so a limit of 17 takes
+        // every event and 14 does not; then the analysis is an error, not a wrong path.
+        let (h, e, s) = three_processes();
+        let opts = Options::default();
+        for (limit, full) in [(14, true), (16, true), (17, false)] {
+            let mut a = Analyzer::new(&h, &opts);
+            a.graph = GraphBuilder::with_limit(limit);
+            for x in &e {
+                a.event(x);
+            }
+            match a.finish(&s) {
+                Err(PerfError::TooLarge { limit: l, events: 19 }) => assert!(full && l == limit),
+                Ok(a) => assert!(!full && a.critical.length == 500),
+                Err(e) => panic!("{e}"),
+            }
+        }
     }
 
     #[test]

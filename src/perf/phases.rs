@@ -20,8 +20,8 @@
 //!   path's total). Its **share** is the weight over the path's total weight; its
 //!   **time** the critical-path time inside it.
 //!
-//! Linear in the events and the path's segments (a merge of two time-ordered lists); the
-//! busy profile for cut segments is built only when there are probes. Depends on
+//! Linear in the events and the path's segments (a merge of two time-ordered lists); cut
+//! segments are weighed with the run's busy profile, shared with the critical path. Depends on
 //! [`super::graph`] and [`crate::trace`].
 use super::graph::{wcpa_weight, BusyProfile, CriticalPath};
 use super::render::{table_csv, table_json, units, Cell};
@@ -70,6 +70,7 @@ pub struct PhaseBuilder {
 
 impl PhaseBuilder {
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         match e {
             Event::Probe { time, pid, id, label, .. } => self.probes.push((*time, *pid, *id, *label)),
@@ -80,7 +81,7 @@ impl PhaseBuilder {
 
     /// The phases on `path`; `busy` are the run's busy intervals `(start, end)` (for the P
     /// of a segment a probe cuts).
-    pub fn finish(self, header: &RunHeader, path: &CriticalPath, busy: impl Fn() -> Vec<(Ticks, Ticks)>) -> Phases {
+    pub fn finish(self, header: &RunHeader, path: &CriticalPath, profile: &BusyProfile) -> Phases {
         let Some(pid) = self.probes.iter().map(|p| p.1).min() else { return Phases::default() };
         let label = |i: u32| -> String {
             header
@@ -137,7 +138,6 @@ impl PhaseBuilder {
         let mut spans: Vec<(Ticks, Ticks, usize)> =
             phases.iter().enumerate().flat_map(|(k, p)| p.spans.iter().map(move |&(a, b)| (a, b, k))).collect();
         spans.sort_unstable();
-        let profile = BusyProfile::new(&busy());
         let n = path.processors.max(1);
         let mut weights = vec![0.0; phases.len()];
         let mut j = 0;
@@ -239,8 +239,8 @@ mod tests {
         ] {
             b.event(&e);
         }
-        let busy = || vec![(0, 300), (100, 200)];
-        let ph = b.finish(&header, &path, busy);
+        let busy = BusyProfile::new(&[(0, 300), (100, 200)]);
+        let ph = b.finish(&header, &path, &busy);
         assert_eq!(ph.pid, Some(0));
         let rows: Vec<(Option<i32>, &str, Ticks)> =
             ph.phases.iter().map(|p| (p.id, p.label.as_str(), p.time)).collect();
@@ -266,10 +266,10 @@ mod tests {
         for (t, id, l) in [(0, 1, 0), (20, 1, 0), (30, 2, 1)] {
             b.event(&Event::Probe { time: t, pid: 0, pproc: 0, id, label: l });
         }
-        let ph = b.finish(&header, &path, || vec![(0, 40)]);
+        let ph = b.finish(&header, &path, &BusyProfile::new(&[(0, 40)]));
         let rows: Vec<(&str, u64, Ticks, f64)> =
             ph.phases.iter().map(|p| (p.label.as_str(), p.occurrences, p.time, p.weight)).collect();
         assert_eq!(rows, vec![("step", 2, 30, 30.0), ("tail", 1, 10, 10.0)]);
-        assert_eq!(PhaseBuilder::default().finish(&header, &path, Vec::new), Phases::default());
+        assert_eq!(PhaseBuilder::default().finish(&header, &path, &BusyProfile::default()), Phases::default());
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! Depends on [`super::graph`], [`super::svg::Timeline`] and [`crate::trace`].
 use super::dense::DenseMap;
-use super::graph::CriticalPath;
+use super::graph::{BusyProfile, CriticalPath};
 use super::svg::Timeline;
 use crate::trace::{Event, Ticks};
 use std::collections::BTreeMap;
@@ -55,6 +55,7 @@ pub fn size_class(bytes: u64) -> u64 {
 
 impl ProfileBuilder {
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::MsgSend { bytes, .. } => *self.sizes.entry(size_class(u64::from(bytes))).or_insert(0) += 1,
@@ -80,9 +81,9 @@ impl ProfileBuilder {
     }
 
     /// The distributions, with the timeline's busy intervals over `[0, end)`.
-    pub fn finish(self, timeline: &Timeline, path: &CriticalPath, end: Ticks) -> Profile {
+    pub fn finish(self, timeline: &Timeline, busy: &BusyProfile, path: &CriticalPath, end: Ticks) -> Profile {
         Profile {
-            concurrency: concurrency(&timeline.busy, end),
+            concurrency: busy.concurrency(end),
             sizes: self.sizes.into_iter().collect(),
             late_sender: self.late.into_iter().map(|(p, (w, n))| (p, w, n)).collect(),
             path_by_pproc: {
@@ -107,19 +108,7 @@ impl ProfileBuilder {
 /// Ticks of `[0, end)` with exactly k intervals open, for k = 0 up to the most open at
 /// once: a sweep over the sorted interval ends.
 pub fn concurrency(busy: &[(u32, u32, Ticks, Ticks)], end: Ticks) -> Vec<Ticks> {
-    let changes = super::graph::change_points(busy.iter().map(|&(_, _, s, e)| (s.min(end), e.min(end))));
-    let mut hist: Vec<Ticks> = vec![0];
-    let (mut open, mut last) = (0i64, 0 as Ticks);
-    for (t, d) in changes.into_iter().chain(std::iter::once((end, 0))) {
-        let k = open.max(0) as usize;
-        if hist.len() <= k {
-            hist.resize(k + 1, 0);
-        }
-        hist[k] += t.saturating_sub(last);
-        last = last.max(t);
-        open += d;
-    }
-    hist
+    BusyProfile::from_intervals(busy.iter().map(|&(_, _, s, e)| (s, e))).concurrency(end)
 }
 
 #[cfg(test)]
@@ -156,7 +145,7 @@ mod tests {
         ] {
             b.event(&e);
         }
-        let p = b.finish(&Timeline::default(), &CriticalPath::default(), 50);
+        let p = b.finish(&Timeline::default(), &BusyProfile::default(), &CriticalPath::default(), 50);
         assert_eq!(p.late_sender, vec![(0, 15, 1)]);
     }
 }

@@ -112,11 +112,20 @@ pub fn summarize<R: Read>(input: R) -> Result<Summary, RecordError> {
 pub struct SummaryBuilder {
     busy: DenseMap<Ticks>,
     vproc_of: DenseMap<u32>,
-    comm: BTreeMap<(u32, u32), u64>,
+    /// Bytes by source and destination virtual processor: for each source (by number)
+    /// its first [`ROW`] destinations in order of first message, searched from the
+    /// latest (a process sends to few others in most programs), the others in `wide`.
+    /// Sorted into the matrix at the end.
+    comm: DenseMap<Vec<(u32, u64)>>,
+    wide: BTreeMap<(u32, u32), u64>,
 }
+
+/// Destinations of a source kept in its row of [`SummaryBuilder`]'s matrix.
+const ROW: usize = 16;
 
 impl SummaryBuilder {
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::Busy { pproc, start, end, .. } => {
@@ -128,7 +137,14 @@ impl SummaryBuilder {
             Event::MsgSend { src_pid, dst_pid: Some(dst), bytes, .. } => {
                 if let (Some(&s), Some(&d)) = (self.vproc_of.get(u64::from(src_pid)), self.vproc_of.get(u64::from(dst)))
                 {
-                    *self.comm.entry((s, d)).or_insert(0) += u64::from(bytes);
+                    let row = self.comm.get_or_insert_with(u64::from(s), Vec::new);
+                    if let Some(c) = row.iter_mut().rev().find(|c| c.0 == d) {
+                        c.1 += u64::from(bytes);
+                    } else if row.len() < ROW {
+                        row.push((d, u64::from(bytes)));
+                    } else {
+                        *self.wide.entry((s, d)).or_insert(0) += u64::from(bytes);
+                    }
                 }
             }
             _ => {}
@@ -146,7 +162,14 @@ impl SummaryBuilder {
             messages: stats.messages,
             bytes: stats.bytes,
             total_latency_ticks: stats.total_latency_ticks,
-            comm: self.comm,
+            // Keys came from u32 virtual processor numbers; a pair is in a row or in
+            // `wide`, never both.
+            comm: self
+                .comm
+                .iter()
+                .flat_map(|(s, row)| row.iter().map(move |&(d, n)| ((s as u32, d), n)))
+                .chain(self.wide)
+                .collect(),
         }
     }
 }
@@ -155,6 +178,45 @@ impl SummaryBuilder {
 mod tests {
     use super::*;
     use crate::trace::{BusyClass, ChannelDecl, MsgPurpose, RunHeader, RunRecordWriter};
+
+    #[test]
+    fn a_source_with_many_destinations_keeps_every_pair() {
+        // Virtual processor 0 sends k + 1 bytes to each k of 1..=40 (more than a row
+        // holds), twice; 3 sends 5 to 0. The matrix: 0 → k = 2(k + 1), 3 → 0 = 5.
+        let mut b = SummaryBuilder::default();
+        for v in 0..=40u32 {
+            b.event(&Event::ProcCreate {
+                time: 0,
+                parent: None,
+                pid: v,
+                vproc: Some(v),
+                pproc: 0,
+                function: 0,
+                line: 0,
+            });
+        }
+        let send = |src: u32, dst: u32, bytes: u32| Event::MsgSend {
+            time: 1,
+            msg: 0,
+            src_pid: src,
+            src_pproc: 0,
+            dst_pid: Some(dst),
+            dst_pproc: 0,
+            purpose: MsgPurpose::Channel { channel: 0, index: 0 },
+            bytes,
+            line: 1,
+        };
+        for _ in 0..2 {
+            for k in 1..=40u32 {
+                b.event(&send(0, k, k + 1));
+            }
+        }
+        b.event(&send(3, 0, 5));
+        let s = b.finish(&RunStats::default());
+        let mut want: BTreeMap<(u32, u32), u64> = (1..=40u32).map(|k| ((0, k), 2 * u64::from(k + 1))).collect();
+        want.insert((3, 0), 5);
+        assert_eq!(s.comm, want);
+    }
 
     #[test]
     fn the_streaming_summary_is_the_full_analysis_summary() {

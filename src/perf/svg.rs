@@ -31,12 +31,23 @@ pub struct Timeline {
 #[derive(Debug, Default)]
 pub struct TimelineBuilder {
     t: Timeline,
-    sends: DenseMap<(Ticks, u32, u32)>,
+    /// Each message's latest send `(time, source pproc, destination pproc, place in
+    /// send_order)`.
+    sends: DenseMap<(Ticks, u32, u32, u64)>,
+    /// Message ids in the order of their send events.
+    send_order: Vec<u64>,
     arrivals: DenseMap<Ticks>,
+    /// The starts and the ends of the nonempty busy intervals as recorded, before
+    /// merging (see [`Self::take_bounds`]).
+    starts: Vec<Ticks>,
+    ends: Vec<Ticks>,
+    /// The index in `t.busy` of each processor's latest interval.
+    last_busy: DenseMap<usize>,
 }
 
 impl TimelineBuilder {
     /// Takes one event into account.
+    #[inline]
     pub fn event(&mut self, e: &Event) {
         self.t.end = self.t.end.max(e.time());
         match *e {
@@ -44,16 +55,27 @@ impl TimelineBuilder {
                 self.t.pproc_of.insert(pid, pproc);
             }
             Event::Busy { pproc, pid, start, end, .. } => {
-                if let Some(last) = self.t.busy.iter_mut().rev().take(8).find(|b| b.0 == pproc) {
-                    if last.1 == pid && last.3 == start {
-                        last.3 = end;
-                        return;
+                if end > start {
+                    self.starts.push(start);
+                    self.ends.push(end);
+                }
+                // The processor's latest interval, if among the last 8, is extended by one
+                // of the same process that starts where it ends.
+                let n = self.t.busy.len();
+                if let Some(&i) = self.last_busy.get(u64::from(pproc)) {
+                    if let Some(last) = self.t.busy.get_mut(i).filter(|_| n - i <= 8) {
+                        if last.1 == pid && last.3 == start {
+                            last.3 = end;
+                            return;
+                        }
                     }
                 }
+                self.last_busy.insert(u64::from(pproc), n);
                 self.t.busy.push((pproc, pid, start, end));
             }
             Event::MsgSend { time, msg, src_pproc, dst_pproc, .. } => {
-                self.sends.insert(msg, (time, src_pproc, dst_pproc));
+                self.sends.insert(msg, (time, src_pproc, dst_pproc, self.send_order.len() as u64));
+                self.send_order.push(msg);
             }
             Event::MsgArrive { time, msg, .. } => {
                 self.arrivals.insert(msg, time);
@@ -67,15 +89,56 @@ impl TimelineBuilder {
     }
 
     /// The timeline, messages in send order (ties by message id).
-    pub fn finish(mut self) -> Timeline {
-        for (msg, &(t, src, dst)) in self.sends.iter() {
+    pub fn finish(self) -> Timeline {
+        let messages = self.messages();
+        self.finish_with(messages)
+    }
+
+    /// The starts and the ends of the nonempty busy intervals as recorded (not merged;
+    /// merging touching intervals changes no one's busy area or count of open intervals
+    /// over time), taken out. A record lists intervals by their end, so the ends come
+    /// sorted and the starts nearly so, which merging would spoil.
+    pub fn take_bounds(&mut self) -> (Vec<Ticks>, Vec<Ticks>) {
+        (std::mem::take(&mut self.starts), std::mem::take(&mut self.ends))
+    }
+
+    /// The busy intervals collected so far.
+    pub fn busy(&self) -> &[(u32, u32, Ticks, Ticks)] {
+        &self.t.busy
+    }
+
+    /// The messages that arrived, `(send time, source pproc, arrival time, destination
+    /// pproc)` in send order: the part of [`finish`](Self::finish) that may run beside
+    /// other work on the busy intervals.
+    pub fn messages(&self) -> Vec<(Ticks, u32, Ticks, u32)> {
+        let mut messages = Vec::with_capacity(self.send_order.len());
+        // Each message once, at its latest send, in the order of the send events.
+        for (place, &msg) in self.send_order.iter().enumerate() {
+            let Some(&(t, src, dst, p)) = self.sends.get(msg) else { continue };
+            if p != place as u64 {
+                continue;
+            }
             if let Some(&a) = self.arrivals.get(msg) {
-                self.t.messages.push((t, src, a.max(t), dst));
+                messages.push((t, src, a.max(t), dst));
             }
         }
-        // The key is the whole tuple, so equal keys are equal messages and an unstable
-        // sort gives the same order as a stable one.
-        self.t.messages.sort_unstable_by_key(|m| (m.0, m.1, m.3, m.2));
+        // Sorted by the whole tuple, so equal keys are equal messages and the order is
+        // the same however it is reached. A record's sends come in time order: then only
+        // the sends of one tick are put in order among themselves.
+        let key = |m: &(Ticks, u32, Ticks, u32)| (m.0, m.1, m.3, m.2);
+        if messages.is_sorted_by_key(|m| m.0) {
+            for group in messages.chunk_by_mut(|a, b| a.0 == b.0) {
+                group.sort_unstable_by_key(key);
+            }
+        } else {
+            messages.sort_unstable_by_key(key);
+        }
+        messages
+    }
+
+    /// The timeline with `messages` from [`messages`](Self::messages).
+    pub fn finish_with(mut self, messages: Vec<(Ticks, u32, Ticks, u32)>) -> Timeline {
+        self.t.messages = messages;
         self.t
     }
 }
@@ -335,6 +398,56 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::MsgPurpose;
+
+    fn send(time: Ticks, msg: u64, src: u32, dst: u32) -> Event {
+        Event::MsgSend {
+            time,
+            msg,
+            src_pid: src,
+            src_pproc: src,
+            dst_pid: Some(dst),
+            dst_pproc: dst,
+            purpose: MsgPurpose::Channel { channel: 0, index: 0 },
+            bytes: 4,
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn messages_come_sorted_by_send_time_then_processors() {
+        // By hand: message 1 (3 → 0 at 10) arrives at 15; 2 (1 → 2 at 10) at 12; 3 (0 →
+        // 1 at 10) at 30; 4 (2 → 3 at 20) never arrives; 5 is sent at 20 (0 → 3) and
+        // again at 25 (1 → 2; the later send counts, as for any id seen twice) and only
+        // completes at 40 (no arrival event: the completion stands for it). Sorted by
+        // (send time, source, destination, arrival): 3, 2, 1 at 10, then 5 at 25.
+        let want = vec![(10, 0, 30, 1), (10, 1, 12, 2), (10, 3, 15, 0), (25, 1, 40, 2)];
+        let events = [
+            send(10, 1, 3, 0),
+            send(10, 2, 1, 2),
+            send(10, 3, 0, 1),
+            Event::MsgArrive { time: 12, msg: 2, dst_pproc: 2 },
+            Event::MsgArrive { time: 15, msg: 1, dst_pproc: 0 },
+            send(20, 4, 2, 3),
+            send(20, 5, 0, 3),
+            send(25, 5, 1, 2),
+            Event::MsgArrive { time: 30, msg: 3, dst_pproc: 1 },
+            Event::RecvDone { time: 40, pid: 2, pproc: 2, msg: 5, src_pid: 1, bytes: 4 },
+        ];
+        let mut b = TimelineBuilder::default();
+        for e in &events {
+            b.event(e);
+        }
+        assert_eq!(b.messages(), want);
+        // Sends out of time order (a trace not sorted by time) give the same list.
+        let mut b = TimelineBuilder::default();
+        for e in events.iter().rev() {
+            b.event(e);
+        }
+        // Reversed, message 5's later send is the one at 20 (0 → 3).
+        let want_rev = vec![(10, 0, 30, 1), (10, 1, 12, 2), (10, 3, 15, 0), (20, 0, 40, 3)];
+        assert_eq!(b.messages(), want_rev);
+    }
 
     #[test]
     fn axis_ticks_are_round() {

@@ -509,6 +509,32 @@ fn corrupt(offset: u64, reason: impl Into<String>) -> RecordError {
     RecordError::Corrupt { offset, reason: reason.into() }
 }
 
+/// The header length and the payload length of the event record at the start of
+/// `bytes`, when its kind is an event and its length is valid (at most 5 LEB128 bytes,
+/// no redundant zero, within the limit); `None` for anything else.
+#[inline]
+fn event_frame(bytes: &[u8]) -> Option<(usize, usize)> {
+    let (&k, rest) = bytes.split_first()?;
+    if k != kind::EVENT {
+        return None;
+    }
+    let mut len: u32 = 0;
+    for (i, &b) in rest.iter().take(MAX_VARINT_LEN).enumerate() {
+        let bits = u32::from(b & 0x7F);
+        if i == MAX_VARINT_LEN - 1 && bits > 0x0F {
+            return None;
+        }
+        len |= bits << (7 * i);
+        if b & 0x80 == 0 {
+            if (b == 0 && i > 0) || len > MAX_RECORD_LEN {
+                return None;
+            }
+            return Some((1 + i + 1, len as usize));
+        }
+    }
+    None
+}
+
 /// Decodes a whole payload as `T`; bytes left over are corruption, not padding.
 fn decode<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str, offset: u64) -> Result<T, RecordError> {
     match postcard::take_from_bytes::<T>(bytes) {
@@ -516,6 +542,226 @@ fn decode<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], what: &str, offset: u6
         Ok((_, rest)) => Err(corrupt(offset, format!("{} unexpected bytes at the end of the {what}", rest.len()))),
         Err(e) => Err(corrupt(offset, format!("undecodable {what}: {e}"))),
     }
+}
+
+/// Decodes an event payload: [`fast_event`] for the payloads a writer produces, postcard
+/// for anything it declines (so a damaged payload gets postcard's own error message).
+#[inline]
+fn decode_event(bytes: &[u8], offset: u64) -> Result<Event, RecordError> {
+    match fast_event(bytes) {
+        Some(e) => Ok(e),
+        None => decode(bytes, "event", offset),
+    }
+}
+
+/// A read position in an event payload, decoding postcard's primitives: LEB128 varints
+/// with postcard's bounds (at most 5 bytes for a u32, 10 for a u64, no bits beyond the
+/// type in the last byte; longer-than-needed forms are accepted, as postcard does),
+/// zigzag for signed integers, a 0/1 tag byte for an option.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    #[inline(always)]
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    /// A varint of at most eight bytes read as one little-endian word: the first byte
+    /// without its continuation bit ends it, and its 7-bit groups are packed together
+    /// in three steps. `None` when fewer than eight bytes remain or none of the eight
+    /// ends the varint (then the byte loop decides).
+    #[inline(always)]
+    fn word_varint(&mut self) -> Option<(u64, usize)> {
+        let word = u64::from_le_bytes(*self.bytes.get(self.at..)?.first_chunk::<8>()?);
+        let stops = !word & 0x8080_8080_8080_8080;
+        if stops == 0 {
+            return None;
+        }
+        let len = (stops.trailing_zeros() / 8 + 1) as usize;
+        // The bits up to the lowest stop bit: the varint's bytes.
+        let mut x = word & (stops ^ (stops - 1)) & 0x7F7F_7F7F_7F7F_7F7F;
+        x = ((x & 0x7F00_7F00_7F00_7F00) >> 1) | (x & 0x007F_007F_007F_007F);
+        x = ((x & 0x3FFF_0000_3FFF_0000) >> 2) | (x & 0x0000_3FFF_0000_3FFF);
+        x = ((x & 0x0FFF_FFFF_0000_0000) >> 4) | (x & 0x0000_0000_0FFF_FFFF);
+        Some((x, len))
+    }
+
+    #[inline(always)]
+    fn u32(&mut self) -> Option<u32> {
+        let b = *self.bytes.get(self.at)?;
+        if b < 0x80 {
+            self.at += 1;
+            return Some(u32::from(b));
+        }
+        if let Some((x, len)) = self.word_varint() {
+            // At most 5 bytes, the fifth with no bits beyond the 32nd.
+            if len > 5 || (len == 5 && x >> 32 != 0) {
+                return None;
+            }
+            self.at += len;
+            return Some(x as u32);
+        }
+        self.at += 1;
+        let mut out = u32::from(b & 0x7F);
+        for i in 1..5 {
+            let b = self.byte()?;
+            out |= u32::from(b & 0x7F) << (7 * i);
+            if b & 0x80 == 0 {
+                return (i < 4 || b <= 0x0F).then_some(out);
+            }
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn u64(&mut self) -> Option<u64> {
+        let b = *self.bytes.get(self.at)?;
+        if b < 0x80 {
+            self.at += 1;
+            return Some(u64::from(b));
+        }
+        if let Some((x, len)) = self.word_varint() {
+            self.at += len;
+            return Some(x);
+        }
+        self.at += 1;
+        let mut out = u64::from(b & 0x7F);
+        for i in 1..10 {
+            let b = self.byte()?;
+            out |= u64::from(b & 0x7F) << (7 * i);
+            if b & 0x80 == 0 {
+                return (i < 9 || b <= 0x01).then_some(out);
+            }
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn i32(&mut self) -> Option<i32> {
+        let n = self.u32()?;
+        Some(((n >> 1) as i32) ^ -((n & 1) as i32))
+    }
+
+    #[inline(always)]
+    fn opt_u32(&mut self) -> Option<Option<u32>> {
+        match self.byte()? {
+            0 => Some(None),
+            1 => self.u32().map(Some),
+            _ => None,
+        }
+    }
+}
+
+/// Decodes an event payload without serde: the same value postcard gives for every
+/// payload it accepts, in a fraction of the instructions (the record's events are read
+/// by the million). `None` for anything else (an unknown variant, a bad option tag, a
+/// short payload, bytes left over) and for the rare [`Event::Label`], which the caller
+/// then hands to postcard.
+fn fast_event(bytes: &[u8]) -> Option<Event> {
+    use super::event::{BusyClass, ProcState};
+    let mut c = Cursor { bytes, at: 0 };
+    let e = match c.u32()? {
+        0 => Event::ProcCreate {
+            time: c.u64()?,
+            parent: c.opt_u32()?,
+            pid: c.u32()?,
+            vproc: c.opt_u32()?,
+            pproc: c.u32()?,
+            function: c.u32()?,
+            line: c.u32()?,
+        },
+        1 => Event::ProcEnd { time: c.u64()?, pid: c.u32()? },
+        2 => Event::State {
+            time: c.u64()?,
+            pid: c.u32()?,
+            state: match c.u32()? {
+                0 => ProcState::Ready,
+                1 => ProcState::Running,
+                2 => ProcState::Blocked,
+                3 => ProcState::Delayed,
+                4 => ProcState::Spinning,
+                5 => ProcState::Ended,
+                _ => return None,
+            },
+            reason: match c.u32()? {
+                0 => Reason::None,
+                1 => Reason::Channel { channel: c.u32()?, index: c.u32()? },
+                2 => Reason::Join,
+                3 => Reason::Forall,
+                4 => Reason::Lock { lock: c.u32()? },
+                5 => Reason::RemoteRead { owner: c.u32()? },
+                6 => Reason::Delay { until: c.u64()? },
+                7 => Reason::Quantum,
+                8 => Reason::Children,
+                _ => return None,
+            },
+        },
+        3 => Event::MsgSend {
+            time: c.u64()?,
+            msg: c.u64()?,
+            src_pid: c.u32()?,
+            src_pproc: c.u32()?,
+            dst_pid: c.opt_u32()?,
+            dst_pproc: c.u32()?,
+            purpose: match c.u32()? {
+                0 => MsgPurpose::Channel { channel: c.u32()?, index: c.u32()? },
+                1 => MsgPurpose::RemoteRead { addr: c.u32()? },
+                2 => MsgPurpose::RemoteReply { addr: c.u32()? },
+                3 => MsgPurpose::RemoteWrite { addr: c.u32()? },
+                _ => return None,
+            },
+            bytes: c.u32()?,
+            line: c.u32()?,
+        },
+        4 => Event::MsgArrive { time: c.u64()?, msg: c.u64()?, dst_pproc: c.u32()? },
+        5 => Event::RecvCall {
+            time: c.u64()?,
+            pid: c.u32()?,
+            pproc: c.u32()?,
+            channel: c.u32()?,
+            index: c.u32()?,
+            line: c.u32()?,
+        },
+        6 => Event::RecvDone {
+            time: c.u64()?,
+            pid: c.u32()?,
+            pproc: c.u32()?,
+            msg: c.u64()?,
+            src_pid: c.u32()?,
+            bytes: c.u32()?,
+        },
+        7 => Event::Hop {
+            msg: c.u64()?,
+            packet: c.u32()?,
+            from: c.u32()?,
+            to: c.u32()?,
+            enter: c.u64()?,
+            leave: c.u64()?,
+        },
+        8 => Event::Probe { time: c.u64()?, pid: c.u32()?, pproc: c.u32()?, id: c.i32()?, label: c.u32()? },
+        10 => Event::TimeOff { time: c.u64()?, pid: c.u32()? },
+        11 => Event::TimeOn { time: c.u64()?, pid: c.u32()? },
+        12 => Event::Busy {
+            pproc: c.u32()?,
+            pid: c.u32()?,
+            start: c.u64()?,
+            end: c.u64()?,
+            line: c.u32()?,
+            class: match c.u32()? {
+                0 => BusyClass::Work,
+                1 => BusyClass::Overhead,
+                _ => return None,
+            },
+        },
+        13 => Event::LineCost { time: c.u64()?, line: c.u32()?, work: c.u64()?, overhead: c.u64()? },
+        _ => return None,
+    };
+    (c.at == bytes.len()).then_some(e)
 }
 
 impl<R: Read> RunRecordReader<R> {
@@ -652,38 +898,55 @@ impl<R: Read> RunRecordReader<R> {
     /// judges, errors included.
     fn buffered_event(&mut self) -> Option<(Result<Event, RecordError>, u64)> {
         let buffered = self.input.buffer();
-        let (&k, rest) = buffered.split_first()?;
-        if k != kind::EVENT {
-            return None;
-        }
-        // The length: at most 5 LEB128 bytes, no redundant zero, within the limit.
-        let mut len: u32 = 0;
-        let mut head = 0;
-        for (i, &b) in rest.iter().take(MAX_VARINT_LEN).enumerate() {
-            let bits = u32::from(b & 0x7F);
-            if i == MAX_VARINT_LEN - 1 && bits > 0x0F {
-                return None;
-            }
-            len |= bits << (7 * i);
-            if b & 0x80 == 0 {
-                if b == 0 && i > 0 {
-                    return None;
-                }
-                head = 1 + i + 1;
-                break;
-            }
-        }
-        if head == 0 || len > MAX_RECORD_LEN {
-            return None;
-        }
-        let end = head + len as usize;
+        let (head, len) = event_frame(buffered)?;
+        let end = head + len;
         let record = buffered.get(..end)?;
         let at = self.offset;
         self.crc.update(record);
-        let e = decode(&record[head..], "event", at);
+        let e = decode_event(&record[head..], at);
         self.input.consume(end);
         self.offset += end as u64;
         Some((e, at))
+    }
+
+    /// Decodes and checks the event records wholly in the input buffer into `out`, up
+    /// to `target` events in it: the loop of [`Self::buffered_event`] and
+    /// [`Self::admit`] with one checksum update and one `consume` for the whole stretch.
+    /// Stops before any other record; a bad event is consumed and its error returned, as
+    /// one at a time.
+    fn buffered_events(&mut self, out: &mut Vec<Event>, target: usize) -> Result<(), RecordError> {
+        let buffered = self.input.buffer();
+        let mut pos = 0;
+        let mut result = Ok(());
+        while out.len() < target {
+            let Some((head, len)) = buffered.get(pos..).and_then(event_frame) else { break };
+            let Some(payload) = buffered.get(pos + head..pos + head + len) else { break };
+            let at = self.offset + pos as u64;
+            pos += head + len;
+            let e = match fast_event(payload) {
+                Some(e) => e,
+                None => match decode(payload, "event", at) {
+                    Ok(e) => e,
+                    Err(err) => {
+                        result = Err(err);
+                        break;
+                    }
+                },
+            };
+            if let Err(reason) = self.checker.check(&e) {
+                result = Err(corrupt(at, reason));
+                break;
+            }
+            if let Event::Label { text, .. } = &e {
+                self.labels.push(text.clone());
+            }
+            self.events += 1;
+            out.push(e);
+        }
+        self.crc.update(&buffered[..pos]);
+        self.input.consume(pos);
+        self.offset += pos as u64;
+        result
     }
 
     fn read_next(&mut self) -> Result<Option<Event>, RecordError> {
@@ -694,7 +957,7 @@ impl<R: Read> RunRecordReader<R> {
             let (k, at) = self.read_record()?;
             match k {
                 kind::EVENT => {
-                    let e: Event = decode(&self.buf, "event", at)?;
+                    let e = decode_event(&self.buf, at)?;
                     return self.accept(e, at).map(Some);
                 }
                 kind::FOOTER => {
@@ -711,12 +974,45 @@ impl<R: Read> RunRecordReader<R> {
 
     /// Checks a decoded event against the header and the events before it.
     fn accept(&mut self, e: Event, at: u64) -> Result<Event, RecordError> {
-        self.checker.check(&e).map_err(|reason| corrupt(at, reason))?;
-        if let Event::Label { text, .. } = &e {
+        self.admit(&e, at)?;
+        Ok(e)
+    }
+
+    /// [`Self::accept`] of an event the caller keeps.
+    #[inline]
+    fn admit(&mut self, e: &Event, at: u64) -> Result<(), RecordError> {
+        self.checker.check(e).map_err(|reason| corrupt(at, reason))?;
+        if let Event::Label { text, .. } = e {
             self.labels.push(text.clone());
         }
         self.events += 1;
-        Ok(e)
+        Ok(())
+    }
+
+    /// Appends up to `max` events to `out`, as that many calls of
+    /// [`next_event`](Self::next_event) would (same checks, same errors, and after an
+    /// error no more events); `true` once the footer has been read and verified. The
+    /// events wholly in the input buffer go straight into `out`, which saves moving each
+    /// through the layers of results of a call per event.
+    pub fn read_batch(&mut self, out: &mut Vec<Event>, max: usize) -> Result<bool, RecordError> {
+        let target = out.len().saturating_add(max);
+        while out.len() < target {
+            if self.phase == Phase::Events {
+                let before = out.len();
+                if let Err(err) = self.buffered_events(out, target) {
+                    self.phase = Phase::Failed;
+                    return Err(err);
+                }
+                if out.len() > before {
+                    continue;
+                }
+            }
+            match self.next_event()? {
+                Some(e) => out.push(e),
+                None => return Ok(true),
+            }
+        }
+        Ok(false)
     }
 
     fn read_footer(&mut self, at: u64) -> Result<(), RecordError> {

@@ -474,7 +474,151 @@ fn a_million_events() {
     stream(1_000_000);
 }
 
+/// What postcard makes of a whole payload (the reference the fast decoder must match).
+fn postcard_event(bytes: &[u8]) -> Option<Event> {
+    match postcard::take_from_bytes::<Event>(bytes) {
+        Ok((e, [])) => Some(e),
+        _ => None,
+    }
+}
+
+#[test]
+fn fast_decoding_gives_postcard_s_value_for_every_kind() {
+    // The reference is postcard itself: every kind, reason and purpose of `events()`, and
+    // the extremes of each field type (varints of 1, 5 and 10 bytes, negative zigzag).
+    let mut all = events();
+    all.push(Event::Probe { time: u64::MAX, pid: u32::MAX, pproc: 0, id: i32::MIN, label: 0 });
+    all.push(Event::Probe { time: 0, pid: 0, pproc: 0, id: i32::MAX, label: u32::MAX });
+    all.push(Event::State {
+        time: 1 << 35,
+        pid: 1,
+        state: ProcState::Delayed,
+        reason: Reason::Delay { until: u64::MAX },
+    });
+    for e in &all {
+        let bytes = postcard::to_allocvec(e).unwrap();
+        assert_eq!(postcard_event(&bytes).as_ref(), Some(e));
+        // Labels carry text and are left to postcard.
+        let want = if matches!(e, Event::Label { .. }) { None } else { Some(e) };
+        assert_eq!(fast_event(&bytes).as_ref(), want, "{e:?}");
+        assert_eq!(&decode_event(&bytes, 0).unwrap(), e);
+    }
+    // Varints of every length, read word-wise (eight bytes remain) or byte by byte
+    // (near the end): values with 1 to 64 significant bits, and u32 fields of 1 to 32.
+    for bits in 1..=64u32 {
+        let v = u64::MAX >> (64 - bits);
+        let w = (v & u64::from(u32::MAX)) as u32;
+        for e in [
+            Event::MsgArrive { time: v, msg: v, dst_pproc: w },
+            Event::MsgArrive { time: 1 << (bits - 1), msg: 0, dst_pproc: 0 },
+            Event::RecvCall { time: 0, pid: w, pproc: w >> 1, channel: 1, index: w, line: w },
+            Event::Probe { time: v, pid: 0, pproc: 0, id: w as i32, label: w },
+        ] {
+            let bytes = postcard::to_allocvec(&e).unwrap();
+            assert_eq!(fast_event(&bytes), Some(e));
+        }
+    }
+    // Longer-than-needed varints are accepted by postcard, so by the fast path too:
+    // ProcEnd (variant 1) with time 5 written as 0x85 0x00 and pid 7.
+    let overlong = [1, 0x85, 0x00, 7];
+    assert_eq!(postcard_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
+    assert_eq!(fast_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
+    // The same inside a word (time 5 in four bytes, pid 7 in three), and a pid of six
+    // bytes, which no u32 may have.
+    let overlong = [1, 0x85, 0x80, 0x80, 0x00, 0x87, 0x80, 0x00];
+    assert_eq!(postcard_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
+    assert_eq!(fast_event(&overlong), Some(Event::ProcEnd { time: 5, pid: 7 }));
+    let six = [1, 5, 0x87, 0x80, 0x80, 0x80, 0x80, 0x00, 0, 0];
+    assert_eq!((postcard_event(&six), fast_event(&six)), (None, None));
+    // A u32 whose fifth byte has bits beyond 32 (0x10) is refused by both; a trailing
+    // byte, an unknown variant (14) and a bad option tag (2) by the fast path, and
+    // decode_event then reports postcard's error.
+    for bad in [&[1, 5, 0xFF, 0xFF, 0xFF, 0xFF, 0x10][..], &[1, 5, 7, 0], &[14, 0], &[0, 0, 2, 0, 0, 0, 0, 0]] {
+        assert_eq!(postcard_event(bad), None);
+        assert_eq!(fast_event(bad), None);
+        let err = decode_event(bad, 40).unwrap_err().to_string();
+        assert!(err.starts_with("corrupt run record at byte 40: "), "{err}");
+    }
+}
+
+/// What [`RunRecordReader::read_batch`] makes of `bytes`, `max` events at a time: the
+/// events, and the error that stopped it (as text) or the footer.
+fn read_batches(bytes: &[u8], max: usize) -> (Vec<Event>, Result<Footer, String>) {
+    let mut evs = Vec::new();
+    let (mut r, _) = match RunRecordReader::open(bytes) {
+        Ok(x) => x,
+        Err(e) => return (evs, Err(e.to_string())),
+    };
+    loop {
+        match r.read_batch(&mut evs, max) {
+            Ok(true) => return (evs, r.footer().map_err(|e| e.to_string())),
+            Ok(false) => {}
+            Err(e) => return (evs, Err(e.to_string())),
+        }
+    }
+}
+
+/// The same through [`RunRecordReader::next_event`], the reference.
+fn read_one_by_one(bytes: &[u8]) -> (Vec<Event>, Result<Footer, String>) {
+    let mut evs = Vec::new();
+    let (mut r, _) = match RunRecordReader::open(bytes) {
+        Ok(x) => x,
+        Err(e) => return (evs, Err(e.to_string())),
+    };
+    loop {
+        match r.next_event() {
+            Ok(Some(e)) => evs.push(e),
+            Ok(None) => return (evs, r.footer().map_err(|e| e.to_string())),
+            Err(e) => return (evs, Err(e.to_string())),
+        }
+    }
+}
+
+#[test]
+fn batches_read_what_single_events_read() {
+    // Every batch size from 1 to past the record's length, on the sample record and on
+    // records damaged at every 7th byte or cut short: the same events, then the same
+    // footer or error.
+    let good = sample();
+    let mut inputs = vec![good.clone()];
+    for at in (12..good.len()).step_by(7) {
+        let mut b = good.clone();
+        b[at] ^= 0x55;
+        inputs.push(b);
+        inputs.push(good[..at].to_vec());
+    }
+    for bytes in &inputs {
+        let want = read_one_by_one(bytes);
+        for max in [1, 2, 3, 5, events().len() + 1] {
+            assert_eq!(read_batches(bytes, max), want);
+        }
+    }
+    assert_eq!(read_batches(&good, 4).0, events());
+}
+
 proptest! {
+    #[test]
+    fn fast_decoding_never_disagrees_with_postcard(
+        pick in any::<prop::sample::Index>(),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+        cut in any::<prop::sample::Index>(),
+        extra in proptest::collection::vec(any::<u8>(), 0..3),
+    ) {
+        // A damaged encoding of a real event: whatever the fast path accepts, postcard
+        // accepts as the same event; whatever it declines goes to postcard anyway.
+        let all = events();
+        let mut b = postcard::to_allocvec(&all[pick.index(all.len())]).unwrap();
+        for (at, v) in edits {
+            let i = at.index(b.len());
+            b[i] = v;
+        }
+        b.truncate(cut.index(b.len() + 1));
+        b.extend_from_slice(&extra);
+        if let Some(e) = fast_event(&b) {
+            prop_assert_eq!(Some(e), postcard_event(&b));
+        }
+    }
+
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
         let _ = read_all(&bytes);
