@@ -33,7 +33,7 @@ struct Args {
     #[arg(long, value_name = "T")]
     to: Option<String>,
     /// Keep only these event kinds (comma list: proc_init, proc_exit, state, msg_send,
-    /// msg_arr, recv_call, recv_done, hop, probe, label, time_off, time_on, busy).
+    /// msg_arr, recv_call, recv_done, hop, probe, label, time_off, time_on, busy, line_cost).
     #[arg(long, value_name = "KINDS")]
     events: Option<String>,
     /// Append the run's final statistics (picl and sddf only), so that cpperf on the

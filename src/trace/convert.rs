@@ -22,7 +22,8 @@
 use super::event::{Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks};
 use super::filter::{Filter, Selection};
 use super::record::{RecordError, RunRecordReader};
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::io::{self, Read, Write};
 
 /// The output formats of `cptrace`.
@@ -261,22 +262,48 @@ struct Proc {
     /// Ended at this time.
     ended: Option<Ticks>,
     children: u32,
+    /// Which creation of this pid it is (entries of an earlier one are stale).
+    gen: u64,
+    /// The bound its live entry in [`Horizon::bounds`] was pushed with (None: no entry).
+    entry: Option<Ticks>,
 }
 
 /// The earliest time a future busy interval can start, from the events read so far (see
 /// the module documentation).
+///
+/// The horizon is `min(now, min over the live processes not blocked before now of
+/// max(end of the last interval on its processor, its wake time))`. Both terms of a
+/// process's bound only grow while it runs, so the bounds are kept in a heap of entries
+/// that may be lower than the bound they stand for: [`Horizon::get`] raises a stale top
+/// entry to its process's present bound and drops the entries of blocked and removed
+/// processes, and an event that lowers a bound or makes a process runnable again pushes
+/// a new entry. Each event then costs a few heap steps instead of a look at every live
+/// process.
 #[derive(Debug, Clone)]
 pub struct Horizon {
     now: Ticks,
     last_end: Vec<Ticks>,
     procs: BTreeMap<u32, Proc>,
     inflight: BTreeMap<u64, (u32, u32, u32)>,
+    /// `(end, pid, gen)` of ended processes, removed once `now` has passed their end.
+    ends: BinaryHeap<Reverse<(Ticks, u32, u64)>>,
+    /// `(bound, pid, gen)`; an entry counts while it is its process's `entry`.
+    bounds: BinaryHeap<Reverse<(Ticks, u32, u64)>>,
+    gens: u64,
 }
 
 impl Horizon {
     /// A horizon for `pprocs` processors.
     pub fn new(pprocs: u32) -> Horizon {
-        Horizon { now: 0, last_end: vec![0; pprocs as usize], procs: BTreeMap::new(), inflight: BTreeMap::new() }
+        Horizon {
+            now: 0,
+            last_end: vec![0; pprocs as usize],
+            procs: BTreeMap::new(),
+            inflight: BTreeMap::new(),
+            ends: BinaryHeap::new(),
+            bounds: BinaryHeap::new(),
+            gens: 0,
+        }
     }
 
     /// Follows one event of the unfiltered stream.
@@ -286,30 +313,54 @@ impl Horizon {
         // A process that ended or blocked strictly before now has had its last interval
         // read: intervals are recorded at their end, so one ending at that time precedes
         // every event after it.
-        self.procs.retain(|_, p| p.ended.is_none_or(|t| t >= now));
+        while let Some(&Reverse((t, pid, gen))) = self.ends.peek() {
+            if t >= now {
+                break;
+            }
+            self.ends.pop();
+            if self.procs.get(&pid).is_some_and(|p| p.gen == gen && p.ended == Some(t)) {
+                self.procs.remove(&pid);
+            }
+        }
         match *e {
             Event::ProcCreate { time, parent, pid, pproc, .. } => {
                 if let Some(pp) = parent.and_then(|p| self.procs.get_mut(&p)) {
                     pp.children += 1;
                 }
-                self.procs.insert(pid, Proc { pproc, parent, blocked: None, wake: time, ended: None, children: 0 });
+                self.gens += 1;
+                let p = Proc {
+                    pproc,
+                    parent,
+                    blocked: None,
+                    wake: time,
+                    ended: None,
+                    children: 0,
+                    gen: self.gens,
+                    entry: None,
+                };
+                self.procs.insert(pid, p);
+                self.queue(pid);
             }
             Event::ProcEnd { time, pid } => {
                 let parent = self.procs.get_mut(&pid).and_then(|p| {
                     p.ended = Some(time);
+                    self.ends.push(Reverse((time, pid, p.gen)));
                     p.parent
                 });
-                if let Some(pp) = parent.and_then(|p| self.procs.get_mut(&p)) {
-                    pp.children = pp.children.saturating_sub(1);
-                    let wakes = match pp.blocked {
-                        Some((_, Wait::Child)) => true,
-                        Some((_, Wait::Children)) => pp.children == 0,
-                        _ => false,
-                    };
-                    if wakes {
-                        pp.blocked = None;
-                        pp.wake = time;
+                if let Some(ppid) = parent {
+                    if let Some(pp) = self.procs.get_mut(&ppid) {
+                        pp.children = pp.children.saturating_sub(1);
+                        let wakes = match pp.blocked {
+                            Some((_, Wait::Child)) => true,
+                            Some((_, Wait::Children)) => pp.children == 0,
+                            _ => false,
+                        };
+                        if wakes {
+                            pp.blocked = None;
+                            pp.wake = time;
+                        }
                     }
+                    self.queue(ppid);
                 }
             }
             Event::State { time, pid, state, reason } => {
@@ -325,6 +376,7 @@ impl Horizon {
                     // The wake time is left alone: a state change at `time` may end an
                     // interval that is recorded after it.
                     p.blocked = wait.map(|w| (time, w));
+                    self.queue(pid);
                 }
             }
             Event::MsgSend { msg, dst_pid: Some(dst), purpose: MsgPurpose::Channel { channel, index }, .. } => {
@@ -337,6 +389,7 @@ impl Horizon {
                             p.blocked = None;
                             p.wake = time;
                         }
+                        self.queue(dst);
                     }
                 }
             }
@@ -345,6 +398,7 @@ impl Horizon {
                 // an interval not yet read: the wake time stays that of the arrival.
                 if let Some(p) = self.procs.get_mut(&pid) {
                     p.blocked = None;
+                    self.queue(pid);
                 }
             }
             Event::Busy { pproc, pid, start, end, .. } => {
@@ -356,24 +410,62 @@ impl Horizon {
                     if p.blocked.is_some_and(|(b, _)| start >= b && end > b) {
                         p.blocked = None;
                     }
+                    self.queue(pid);
                 }
             }
             _ => {}
         }
     }
 
+    /// Process `p`'s bound: no interval of it read later starts before this.
+    fn bound(last_end: &[Ticks], p: &Proc) -> Ticks {
+        last_end.get(p.pproc as usize).copied().unwrap_or(0).max(p.wake)
+    }
+
+    /// Gives `pid` an entry at its present bound if it counts for the horizon (not
+    /// blocked before now) and has none at or below that bound.
+    fn queue(&mut self, pid: u32) {
+        let Some(p) = self.procs.get_mut(&pid) else { return };
+        if p.blocked.is_some_and(|(b, _)| b < self.now) {
+            return;
+        }
+        let b = Self::bound(&self.last_end, p);
+        if p.entry.is_none_or(|e| b < e) {
+            p.entry = Some(b);
+            self.bounds.push(Reverse((b, pid, p.gen)));
+        }
+        // Stale entries pile up behind the live ones: drop them now and then.
+        if self.bounds.len() > 2 * self.procs.len() + 64 {
+            let procs = &self.procs;
+            self.bounds
+                .retain(|&Reverse((b, pid, gen))| procs.get(&pid).is_some_and(|p| p.gen == gen && p.entry == Some(b)));
+        }
+    }
+
     /// The horizon: no busy interval read later starts before it.
-    pub fn get(&self) -> Ticks {
-        let mut h = self.now;
-        for p in self.procs.values() {
+    pub fn get(&mut self) -> Ticks {
+        let now = self.now;
+        while let Some(&Reverse((b, pid, gen))) = self.bounds.peek() {
+            let Some(p) = self.procs.get_mut(&pid).filter(|p| p.gen == gen && p.entry == Some(b)) else {
+                self.bounds.pop();
+                continue;
+            };
             // Blocked strictly before now: its interval up to the block has been read.
-            if p.blocked.is_some_and(|(b, _)| b < self.now) {
+            if p.blocked.is_some_and(|(t, _)| t < now) {
+                p.entry = None;
+                self.bounds.pop();
                 continue;
             }
-            let last = self.last_end.get(p.pproc as usize).copied().unwrap_or(0);
-            h = h.min(last.max(p.wake));
+            let cur = Self::bound(&self.last_end, p);
+            if cur != b {
+                p.entry = Some(cur);
+                self.bounds.pop();
+                self.bounds.push(Reverse((cur, pid, gen)));
+                continue;
+            }
+            return now.min(b);
         }
-        h
+        now
     }
 }
 
@@ -476,6 +568,209 @@ mod tests {
         })
         .unwrap();
         assert_eq!(got, vec![(20, "late"), (30, "c")]);
+    }
+
+    // The horizon as first written, a look at every live process per event: the
+    // definition the incremental [`Horizon`] must agree with.
+    #[derive(Debug, Clone)]
+    struct RefProc {
+        pproc: u32,
+        parent: Option<u32>,
+        /// Blocked since this time, waiting for this.
+        blocked: Option<(Ticks, Wait)>,
+        /// When it last became runnable.
+        wake: Ticks,
+        /// Ended at this time.
+        ended: Option<Ticks>,
+        children: u32,
+    }
+
+    /// The earliest time a future busy interval can start, from the events read so far (see
+    /// the module documentation).
+    #[derive(Debug, Clone)]
+    struct RefHorizon {
+        now: Ticks,
+        last_end: Vec<Ticks>,
+        procs: BTreeMap<u32, RefProc>,
+        inflight: BTreeMap<u64, (u32, u32, u32)>,
+    }
+
+    impl RefHorizon {
+        /// A horizon for `pprocs` processors.
+        fn new(pprocs: u32) -> RefHorizon {
+            RefHorizon { now: 0, last_end: vec![0; pprocs as usize], procs: BTreeMap::new(), inflight: BTreeMap::new() }
+        }
+
+        /// Follows one event of the unfiltered stream.
+        fn observe(&mut self, e: &Event) {
+            self.now = self.now.max(e.time());
+            let now = self.now;
+            // A process that ended or blocked strictly before now has had its last interval
+            // read: intervals are recorded at their end, so one ending at that time precedes
+            // every event after it.
+            self.procs.retain(|_, p| p.ended.is_none_or(|t| t >= now));
+            match *e {
+                Event::ProcCreate { time, parent, pid, pproc, .. } => {
+                    if let Some(pp) = parent.and_then(|p| self.procs.get_mut(&p)) {
+                        pp.children += 1;
+                    }
+                    self.procs
+                        .insert(pid, RefProc { pproc, parent, blocked: None, wake: time, ended: None, children: 0 });
+                }
+                Event::ProcEnd { time, pid } => {
+                    let parent = self.procs.get_mut(&pid).and_then(|p| {
+                        p.ended = Some(time);
+                        p.parent
+                    });
+                    if let Some(pp) = parent.and_then(|p| self.procs.get_mut(&p)) {
+                        pp.children = pp.children.saturating_sub(1);
+                        let wakes = match pp.blocked {
+                            Some((_, Wait::Child)) => true,
+                            Some((_, Wait::Children)) => pp.children == 0,
+                            _ => false,
+                        };
+                        if wakes {
+                            pp.blocked = None;
+                            pp.wake = time;
+                        }
+                    }
+                }
+                Event::State { time, pid, state, reason } => {
+                    if let Some(p) = self.procs.get_mut(&pid) {
+                        let wait = match (state, reason) {
+                            (ProcState::Blocked, Reason::Channel { channel, index }) => {
+                                Some(Wait::Channel(channel, index))
+                            }
+                            (ProcState::Blocked, Reason::Join) => Some(Wait::Child),
+                            (ProcState::Blocked, Reason::Forall | Reason::Children) => Some(Wait::Children),
+                            // Delays, remote reads and spinning end without an event of
+                            // their own: the process is treated as runnable.
+                            _ => None,
+                        };
+                        // The wake time is left alone: a state change at `time` may end an
+                        // interval that is recorded after it.
+                        p.blocked = wait.map(|w| (time, w));
+                    }
+                }
+                Event::MsgSend { msg, dst_pid: Some(dst), purpose: MsgPurpose::Channel { channel, index }, .. } => {
+                    self.inflight.insert(msg, (dst, channel, index));
+                }
+                Event::MsgArrive { time, msg, .. } => {
+                    if let Some((dst, channel, index)) = self.inflight.remove(&msg) {
+                        if let Some(p) = self.procs.get_mut(&dst) {
+                            if p.blocked.is_some_and(|(_, w)| w == Wait::Channel(channel, index)) {
+                                p.blocked = None;
+                                p.wake = time;
+                            }
+                        }
+                    }
+                }
+                Event::RecvDone { pid, .. } => {
+                    // A receive completes once its process runs again, possibly at the end of
+                    // an interval not yet read: the wake time stays that of the arrival.
+                    if let Some(p) = self.procs.get_mut(&pid) {
+                        p.blocked = None;
+                    }
+                }
+                Event::Busy { pproc, pid, start, end, .. } => {
+                    if let Some(l) = self.last_end.get_mut(pproc as usize) {
+                        *l = (*l).max(end);
+                    }
+                    if let Some(p) = self.procs.get_mut(&pid) {
+                        // It ran after it blocked, so something woke it.
+                        if p.blocked.is_some_and(|(b, _)| start >= b && end > b) {
+                            p.blocked = None;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        /// The horizon: no busy interval read later starts before it.
+        fn get(&self) -> Ticks {
+            let mut h = self.now;
+            for p in self.procs.values() {
+                // Blocked strictly before now: its interval up to the block has been read.
+                if p.blocked.is_some_and(|(b, _)| b < self.now) {
+                    continue;
+                }
+                let last = self.last_end.get(p.pproc as usize).copied().unwrap_or(0);
+                h = h.min(last.max(p.wake));
+            }
+            h
+        }
+    }
+
+    /// The incremental horizon equals the definition after every event of random
+    /// streams: processes created under parents, blocking on channels, joins and
+    /// children, woken by arrivals, ends and runs, on few processors (so that many
+    /// processes share one), with times that mostly grow and sometimes step back.
+    #[test]
+    fn incremental_horizon_equals_the_definition() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m.max(1)
+        };
+        for round in 0..40u64 {
+            let pprocs = 1 + (round % 4) as u32;
+            let (mut h, mut r) = (Horizon::new(pprocs), RefHorizon::new(pprocs));
+            let (mut now, mut pids, mut msg) = (0 as Ticks, 0u32, 0u64);
+            for step in 0..3000 {
+                if next(10) < 7 {
+                    now += next(30);
+                }
+                let time = now.saturating_sub(if next(5) == 0 { next(50) } else { 0 });
+                let pid = next(u64::from(pids.max(1))) as u32;
+                let pproc = next(u64::from(pprocs) + 1) as u32;
+                let e = match next(9) {
+                    0 => {
+                        pids += 1;
+                        let parent = (pids > 1).then(|| next(u64::from(pids - 1)) as u32);
+                        Event::ProcCreate { time, parent, pid: pids - 1, vproc: None, pproc, function: 0, line: 0 }
+                    }
+                    1 => Event::ProcEnd { time, pid },
+                    2 | 3 => {
+                        let reason = match next(6) {
+                            0 => Reason::Channel { channel: next(2) as u32, index: 0 },
+                            1 => Reason::Join,
+                            2 => Reason::Forall,
+                            3 => Reason::Children,
+                            4 => Reason::Delay { until: time + 5 },
+                            _ => Reason::None,
+                        };
+                        let state = if next(3) == 0 { ProcState::Running } else { ProcState::Blocked };
+                        Event::State { time, pid, state, reason }
+                    }
+                    4 => {
+                        msg += 1;
+                        Event::MsgSend {
+                            time,
+                            msg,
+                            src_pid: 0,
+                            src_pproc: 0,
+                            dst_pid: Some(pid),
+                            dst_pproc: pproc,
+                            purpose: MsgPurpose::Channel { channel: next(2) as u32, index: 0 },
+                            bytes: 4,
+                            line: 0,
+                        }
+                    }
+                    5 => Event::MsgArrive { time, msg: next(msg + 1), dst_pproc: pproc },
+                    6 => Event::RecvDone { time, pid, pproc, msg: next(msg + 1), src_pid: 0, bytes: 4 },
+                    _ => {
+                        let start = time.saturating_sub(next(40));
+                        Event::Busy { pproc, pid, start, end: time, line: 0, class: BusyClass::Work }
+                    }
+                };
+                h.observe(&e);
+                r.observe(&e);
+                assert_eq!(h.get(), r.get(), "round {round} step {step}: {e:?}");
+            }
+        }
     }
 
     #[test]
