@@ -24,7 +24,7 @@ use std::path::PathBuf;
 struct Args {
     /// The .cod file; `-` or none reads standard input.
     file: Option<PathBuf>,
-    /// Write the run record to FILE.
+    /// Write the run record to FILE (`-`: standard output; the program's output and the statistics then go to standard error).
     #[arg(short = 't', long = "trace", value_name = "FILE")]
     trace: Option<PathBuf>,
     /// The program's standard input (default: cpss's own, unless the program came from it).
@@ -205,6 +205,11 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     if args.debug && from_stdin {
         anyhow::bail!("--debug reads commands from standard input: give the program as a file");
     }
+    // `-t -`: the run record on standard output, as `-` means for the other tools.
+    let trace_to_stdout = args.trace.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    if trace_to_stdout && (args.debug || args.commands.is_some()) {
+        anyhow::bail!("-t -: the run record and the debugger's transcript cannot both go to standard output");
+    }
     let input = cli::read_input(args.file.as_deref())?;
     let module = cod::decode(&input.bytes).map_err(|e| anyhow::anyhow!("{}: {e}", input.name))?;
     let opts = RunOptions {
@@ -280,7 +285,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         eprintln!("cpss: warning: {w}");
     }
     // Where things go (SPEC §1).
-    let record_to_stdout = args.trace.is_none() && from_stdin && !cli::stdout_is_terminal();
+    let record_to_stdout = trace_to_stdout || (args.trace.is_none() && from_stdin && !cli::stdout_is_terminal());
     let text_to_stderr = record_to_stdout;
     // A debugging session's transcript and the program's output share standard output.
     let debugging = args.debug || args.commands.is_some();
@@ -320,10 +325,10 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         }
     }
     let recorder = match (&args.trace, record_to_stdout) {
-        (Some(p), _) => Some(Recorder::new(Sink::File(AtomicFile::create(p)?), &header, &module, slowest)?),
-        (None, true) => {
+        (_, true) => {
             Some(Recorder::new(Sink::Stdout(std::io::BufWriter::new(std::io::stdout())), &header, &module, slowest)?)
         }
+        (Some(p), false) => Some(Recorder::new(Sink::File(AtomicFile::create(p)?), &header, &module, slowest)?),
         (None, false) => None,
     };
     let observer: Option<Box<dyn Observer>> = recorder.as_ref().map(Recorder::handle);

@@ -173,6 +173,29 @@ fn pipeline_rule() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("lap 1 token 36\n"));
 }
 
+/// `-t -` puts the run record on standard output, as `-` means for every tool, even
+/// with the program given as a file: the record there is the same as `-t FILE` writes
+/// (byte for byte: runs are deterministic), no file named `-` appears, and the program's
+/// output and statistics move to standard error. With the debugger, whose transcript
+/// uses standard output, it is a usage error (exit 2).
+#[test]
+fn trace_to_standard_output() {
+    let dir = tempdir("cpss-trace-stdout");
+    let cod = compile_into(&dir, &fixtures().join("ring_token.c"));
+    let cod = cod.to_str().unwrap();
+    let out = run_in(&dir, "cpss", &[cod, "-t", "-"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("lap 3 token 108") && err.contains("Speedup"), "{err}");
+    assert!(!dir.join("-").exists(), "no file named -");
+    let file = run_in(&dir, "cpss", &[cod, "-t", "run.cpt"], b"");
+    assert_eq!(file.status.code(), Some(0));
+    assert_eq!(out.stdout, std::fs::read(dir.join("run.cpt")).unwrap(), "same record as -t FILE");
+    let dbg = run_in(&dir, "cpss", &[cod, "-t", "-", "--debug"], b"quit\n");
+    assert_eq!(dbg.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&dbg.stderr).contains("-t -"), "{}", String::from_utf8_lossy(&dbg.stderr));
+}
+
 /// A two-process deadlock exits 1 and names both processes, their lines and channels.
 #[test]
 fn deadlock_report() {
