@@ -296,6 +296,11 @@ pub struct Simulator<'m> {
     due_next_bound: Ticks,
     /// The processor being run and the end of the quantum, during a quantum.
     cur: Option<(usize, Ticks)>,
+    /// Set by [`Self::lower_pmin`], through which every change of a process's wake time
+    /// goes except those of the running process by its own turn, and with it every change
+    /// of a queue (a process created, or ended: its parent is told). The scheduler clears
+    /// it before a turn: still clear after it, the other processes are as they were.
+    woken: bool,
     /// The debugger's stop conditions and hook ([`view`]).
     debug: Option<Box<view::DebugCtl>>,
 }
@@ -472,6 +477,7 @@ impl<'m> Simulator<'m> {
             due_next_min: NEVER,
             due_next_bound: 0,
             cur: None,
+            woken: false,
             debug: None,
             mem: Memory::new(0),
             cfg,
@@ -912,12 +918,21 @@ impl<'m> Simulator<'m> {
             let floor = self.pclock[pp].max(self.qstart);
             let mut best: Option<(usize, Ticks)> = None;
             let mut min_wake = NEVER;
+            // The least wake time (and the queue index of its first holder) and the least
+            // of the others: the least of all but the chosen process is one of them.
+            let (mut min_at, mut min2) = (usize::MAX, NEVER);
             for (k, &pid) in self.queues[pp].iter().enumerate() {
                 let w = self.wake[pid as usize];
                 if w == NEVER {
                     continue;
                 }
-                min_wake = min_wake.min(w);
+                if w < min_wake {
+                    min2 = min_wake;
+                    min_wake = w;
+                    min_at = k;
+                } else if w < min2 {
+                    min2 = w;
+                }
                 let s = w.max(floor);
                 if best.is_none_or(|(_, b)| s < b) {
                     best = Some((k, s));
@@ -949,14 +964,38 @@ impl<'m> Simulator<'m> {
                 pid
             };
             active = true;
+            let others_min = if k == min_at { min2 } else { min_wake };
+            self.woken = false;
             self.turn(pid, start, qend)?;
             let c = self.procs[pid as usize].clock;
             self.pclock[pp] = self.pclock[pp].max(c);
             if self.program_end.is_some() {
                 break;
             }
+            if !self.woken && self.debug.is_none() {
+                // Nothing but the turn's own process changed a wake time or the queue
+                // (see `woken`): the others' wakes are those of the scan above, so when
+                // no process can start before the quantum's end, the scan the loop would
+                // do next finds just that, and its outcome is computed here.
+                let min_wake = others_min.min(self.wake[pid as usize]);
+                let qend = self.cur.map_or(NEVER, |(_, e)| e);
+                let floor = self.pclock[pp].max(self.qstart);
+                if min_wake == NEVER || min_wake.max(floor) >= qend {
+                    debug_assert_eq!(self.scan_min_wake(pp), min_wake);
+                    self.pmin[pp] = min_wake;
+                    if min_wake != NEVER {
+                        self.due_at(min_wake, pp as u32);
+                    }
+                    break;
+                }
+            }
         }
         Ok(active)
+    }
+
+    /// The least wake time of processor `pp`'s processes (NEVER: none), by a look at each.
+    fn scan_min_wake(&self, pp: usize) -> Ticks {
+        self.queues[pp].iter().map(|&pid| self.wake[pid as usize]).min().unwrap_or(NEVER)
     }
 
     /// One turn of process `pid` starting at `start`, reported to the observer.
@@ -1157,6 +1196,7 @@ impl<'m> Simulator<'m> {
     /// in this quantum if it comes later in the id order and `t` is before the quantum's
     /// end, else in the quantum containing `t` (or later).
     fn lower_pmin(&mut self, pp: usize, t: Ticks) {
+        self.woken = true;
         if t >= self.pmin[pp] {
             return;
         }
