@@ -1038,6 +1038,19 @@ impl<'m> Simulator<'m> {
             let cross_max = self.cross_max(pp, q);
             let p = &mut self.procs[pid as usize];
             let (time_on, clock0) = (p.time_on, p.clock);
+            if clock0 >= qend && !(qend <= cross_max && clock0 < qend + q) {
+                // The interpreter's first check would end the turn before any instruction
+                // (after a complex instruction that reached the quantum's end): its exit,
+                // without the call.
+                skip_first = false;
+                match self.quantum_over(pid, pp, qend) {
+                    Some(e) => {
+                        qend = e;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
             let Tables { ticks, seq, fused } = &*self.tables[self.table_of[pp]].1;
             let (stops, traced): (&[u64], &[(u32, u32)]) = match self.debug.as_deref() {
                 Some(d) if d.step_pid == pid => (&d.step_stops, &d.traced),
@@ -1093,14 +1106,13 @@ impl<'m> Simulator<'m> {
                     skip_first = true;
                 }
                 Ok(Exit::Traced) => {}
-                Ok(Exit::Quantum) => {
-                    if let Some(e) = self.solo_cross(pid, pp, qend) {
+                Ok(Exit::Quantum) => match self.quantum_over(pid, pp, qend) {
+                    Some(e) => {
                         qend = e;
                         continue;
                     }
-                    self.wake[pid as usize] = self.procs[pid as usize].clock;
-                    return Ok(());
-                }
+                    None => return Ok(()),
+                },
                 Ok(Exit::Steps) => return Err(self.limit(Limit::Steps)),
                 Ok(Exit::Remote(acc)) => {
                     let p = &self.procs[pid as usize];
@@ -1134,6 +1146,18 @@ impl<'m> Simulator<'m> {
                 },
             }
         }
+    }
+
+    /// `pid`'s turn reached the end `qend` of the quantum: the next quantum's end when the
+    /// turn goes on ([`Self::solo_cross`]), else `None` and the process waits for the
+    /// scheduler from its clock.
+    #[inline]
+    fn quantum_over(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
+        let e = self.solo_cross(pid, pp, qend);
+        if e.is_none() {
+            self.wake[pid as usize] = self.procs[pid as usize].clock;
+        }
+        e
     }
 
     /// Called when `pid` (running on `pp`) reaches the end `qend` of the current quantum:
