@@ -113,7 +113,46 @@ struct FnLite {
 struct Msg {
     arrival: Ticks,
     seq: u64,
-    data: Vec<Word>,
+    data: Payload,
+}
+
+/// The words of a message: up to [`Payload::INLINE`] in place (a scalar send, the common
+/// case, costs no allocation), more on the heap.
+enum Payload {
+    Inline(u8, [Word; Payload::INLINE]),
+    Heap(Vec<Word>),
+}
+
+impl Payload {
+    const INLINE: usize = 2;
+
+    /// A copy of `words`.
+    fn new(words: &[Word]) -> Payload {
+        match words.len() {
+            n if n <= Payload::INLINE => {
+                let mut a = [Word::Int(0); Payload::INLINE];
+                a[..n].copy_from_slice(words);
+                Payload::Inline(n as u8, a)
+            }
+            _ => Payload::Heap(words.to_vec()),
+        }
+    }
+}
+
+impl Default for Payload {
+    fn default() -> Payload {
+        Payload::Inline(0, [Word::Int(0); Payload::INLINE])
+    }
+}
+
+impl std::ops::Deref for Payload {
+    type Target = [Word];
+    fn deref(&self) -> &[Word] {
+        match self {
+            Payload::Inline(n, a) => &a[..*n as usize],
+            Payload::Heap(v) => v,
+        }
+    }
 }
 impl PartialEq for Msg {
     fn eq(&self, o: &Self) -> bool {
@@ -161,7 +200,7 @@ struct Sent {
     /// Arrival time (NEVER while in a contention network).
     arrival: Ticks,
     sent: Ticks,
-    data: Vec<Word>,
+    data: Payload,
     /// Its arrival time was not known at the send: the observer hears of it.
     deferred: bool,
 }
@@ -1394,6 +1433,17 @@ impl<'m> Simulator<'m> {
         Ok(st.split_off(at))
     }
 
+    /// The top `n` words of `pid`'s working stack, taken off it, as a message's words.
+    fn pop_payload(&mut self, pid: u32, n: usize) -> Result<Payload, SimError> {
+        let st = &mut self.procs[pid as usize].stack;
+        let Some(at) = st.len().checked_sub(n) else {
+            return Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() }));
+        };
+        let data = Payload::new(&st[at..]);
+        st.truncate(at);
+        Ok(data)
+    }
+
     fn peek(&self, pid: u32) -> Result<Word, SimError> {
         match self.procs[pid as usize].stack.last() {
             Some(&w) => Ok(w),
@@ -1621,7 +1671,7 @@ impl<'m> Simulator<'m> {
             Instr::Send { n } => {
                 // The send's own pc: `charge` moves past it.
                 let pc = self.procs[pid as usize].pc;
-                let data = self.pop_n(pid, n as usize)?;
+                let data = self.pop_payload(pid, n as usize)?;
                 let a = as_int(self.pop(pid)?) as i64;
                 let c = self.chan_index(pid, a)?;
                 self.charge(pid, op)?;
