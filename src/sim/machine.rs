@@ -256,7 +256,8 @@ impl Acc {
 enum Exit {
     Quantum,
     Steps,
-    Complex(Instr),
+    /// The instruction at the pc needs the whole machine ([`Simulator::exec_complex`]).
+    Complex,
     Remote(Acc),
     /// A debugger stop before the instruction at the pc.
     Stop,
@@ -1178,11 +1179,18 @@ impl<'m> Simulator<'m> {
                         return Ok(());
                     }
                 }
-                Ok(Exit::Complex(ins)) => match self.exec_complex(pid, ins)? {
-                    // The interpreter's first step ends the turn if the quantum is over.
-                    Flow::Continue => {}
-                    Flow::Stop => return self.debug_after_stop(pid),
-                },
+                Ok(Exit::Complex) => {
+                    let pc = self.procs[pid as usize].pc;
+                    let Some(ins) = self.prog.get(pc as usize).map(|s| s.ins) else {
+                        let message = format!("pc {pc} outside the code");
+                        return Err(self.rt(pid, RuntimeError::BadCode { message }));
+                    };
+                    match self.exec_complex(pid, ins)? {
+                        // The interpreter's first step ends the turn if the quantum is over.
+                        Flow::Continue => {}
+                        Flow::Stop => return self.debug_after_stop(pid),
+                    }
+                }
             }
         }
     }
