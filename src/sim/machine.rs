@@ -113,7 +113,46 @@ struct FnLite {
 struct Msg {
     arrival: Ticks,
     seq: u64,
-    data: Vec<Word>,
+    data: Payload,
+}
+
+/// The words of a message: up to [`Payload::INLINE`] in place (a scalar send, the common
+/// case, costs no allocation), more on the heap.
+enum Payload {
+    Inline(u8, [Word; Payload::INLINE]),
+    Heap(Vec<Word>),
+}
+
+impl Payload {
+    const INLINE: usize = 2;
+
+    /// A copy of `words`.
+    fn new(words: &[Word]) -> Payload {
+        match words.len() {
+            n if n <= Payload::INLINE => {
+                let mut a = [Word::Int(0); Payload::INLINE];
+                a[..n].copy_from_slice(words);
+                Payload::Inline(n as u8, a)
+            }
+            _ => Payload::Heap(words.to_vec()),
+        }
+    }
+}
+
+impl Default for Payload {
+    fn default() -> Payload {
+        Payload::Inline(0, [Word::Int(0); Payload::INLINE])
+    }
+}
+
+impl std::ops::Deref for Payload {
+    type Target = [Word];
+    fn deref(&self) -> &[Word] {
+        match self {
+            Payload::Inline(n, a) => &a[..*n as usize],
+            Payload::Heap(v) => v,
+        }
+    }
 }
 impl PartialEq for Msg {
     fn eq(&self, o: &Self) -> bool {
@@ -161,7 +200,7 @@ struct Sent {
     /// Arrival time (NEVER while in a contention network).
     arrival: Ticks,
     sent: Ticks,
-    data: Vec<Word>,
+    data: Payload,
     /// Its arrival time was not known at the send: the observer hears of it.
     deferred: bool,
 }
@@ -217,7 +256,8 @@ impl Acc {
 enum Exit {
     Quantum,
     Steps,
-    Complex(Instr),
+    /// The instruction at the pc needs the whole machine ([`Simulator::exec_complex`]).
+    Complex,
     Remote(Acc),
     /// A debugger stop before the instruction at the pc.
     Stop,
@@ -296,6 +336,11 @@ pub struct Simulator<'m> {
     due_next_bound: Ticks,
     /// The processor being run and the end of the quantum, during a quantum.
     cur: Option<(usize, Ticks)>,
+    /// Set by [`Self::lower_pmin`], through which every change of a process's wake time
+    /// goes except those of the running process by its own turn, and with it every change
+    /// of a queue (a process created, or ended: its parent is told). The scheduler clears
+    /// it before a turn: still clear after it, the other processes are as they were.
+    woken: bool,
     /// The debugger's stop conditions and hook ([`view`]).
     debug: Option<Box<view::DebugCtl>>,
 }
@@ -472,6 +517,7 @@ impl<'m> Simulator<'m> {
             due_next_min: NEVER,
             due_next_bound: 0,
             cur: None,
+            woken: false,
             debug: None,
             mem: Memory::new(0),
             cfg,
@@ -912,12 +958,21 @@ impl<'m> Simulator<'m> {
             let floor = self.pclock[pp].max(self.qstart);
             let mut best: Option<(usize, Ticks)> = None;
             let mut min_wake = NEVER;
+            // The least wake time (and the queue index of its first holder) and the least
+            // of the others: the least of all but the chosen process is one of them.
+            let (mut min_at, mut min2) = (usize::MAX, NEVER);
             for (k, &pid) in self.queues[pp].iter().enumerate() {
                 let w = self.wake[pid as usize];
                 if w == NEVER {
                     continue;
                 }
-                min_wake = min_wake.min(w);
+                if w < min_wake {
+                    min2 = min_wake;
+                    min_wake = w;
+                    min_at = k;
+                } else if w < min2 {
+                    min2 = w;
+                }
                 let s = w.max(floor);
                 if best.is_none_or(|(_, b)| s < b) {
                     best = Some((k, s));
@@ -949,14 +1004,38 @@ impl<'m> Simulator<'m> {
                 pid
             };
             active = true;
+            let others_min = if k == min_at { min2 } else { min_wake };
+            self.woken = false;
             self.turn(pid, start, qend)?;
             let c = self.procs[pid as usize].clock;
             self.pclock[pp] = self.pclock[pp].max(c);
             if self.program_end.is_some() {
                 break;
             }
+            if !self.woken && self.debug.is_none() {
+                // Nothing but the turn's own process changed a wake time or the queue
+                // (see `woken`): the others' wakes are those of the scan above, so when
+                // no process can start before the quantum's end, the scan the loop would
+                // do next finds just that, and its outcome is computed here.
+                let min_wake = others_min.min(self.wake[pid as usize]);
+                let qend = self.cur.map_or(NEVER, |(_, e)| e);
+                let floor = self.pclock[pp].max(self.qstart);
+                if min_wake == NEVER || min_wake.max(floor) >= qend {
+                    debug_assert_eq!(self.scan_min_wake(pp), min_wake);
+                    self.pmin[pp] = min_wake;
+                    if min_wake != NEVER {
+                        self.due_at(min_wake, pp as u32);
+                    }
+                    break;
+                }
+            }
         }
         Ok(active)
+    }
+
+    /// The least wake time of processor `pp`'s processes (NEVER: none), by a look at each.
+    fn scan_min_wake(&self, pp: usize) -> Ticks {
+        self.queues[pp].iter().map(|&pid| self.wake[pid as usize]).min().unwrap_or(NEVER)
     }
 
     /// One turn of process `pid` starting at `start`, reported to the observer.
@@ -999,6 +1078,19 @@ impl<'m> Simulator<'m> {
             let cross_max = self.cross_max(pp, q);
             let p = &mut self.procs[pid as usize];
             let (time_on, clock0) = (p.time_on, p.clock);
+            if clock0 >= qend && !(qend <= cross_max && clock0 < qend + q) {
+                // The interpreter's first check would end the turn before any instruction
+                // (after a complex instruction that reached the quantum's end): its exit,
+                // without the call.
+                skip_first = false;
+                match self.quantum_over(pid, pp, qend) {
+                    Some(e) => {
+                        qend = e;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
             let Tables { ticks, seq, fused } = &*self.tables[self.table_of[pp]].1;
             let (stops, traced): (&[u64], &[(u32, u32)]) = match self.debug.as_deref() {
                 Some(d) if d.step_pid == pid => (&d.step_stops, &d.traced),
@@ -1054,14 +1146,13 @@ impl<'m> Simulator<'m> {
                     skip_first = true;
                 }
                 Ok(Exit::Traced) => {}
-                Ok(Exit::Quantum) => {
-                    if let Some(e) = self.solo_cross(pid, pp, qend) {
+                Ok(Exit::Quantum) => match self.quantum_over(pid, pp, qend) {
+                    Some(e) => {
                         qend = e;
                         continue;
                     }
-                    self.wake[pid as usize] = self.procs[pid as usize].clock;
-                    return Ok(());
-                }
+                    None => return Ok(()),
+                },
                 Ok(Exit::Steps) => return Err(self.limit(Limit::Steps)),
                 Ok(Exit::Remote(acc)) => {
                     let p = &self.procs[pid as usize];
@@ -1088,13 +1179,34 @@ impl<'m> Simulator<'m> {
                         return Ok(());
                     }
                 }
-                Ok(Exit::Complex(ins)) => match self.exec_complex(pid, ins)? {
-                    // The interpreter's first step ends the turn if the quantum is over.
-                    Flow::Continue => {}
-                    Flow::Stop => return self.debug_after_stop(pid),
-                },
+                Ok(Exit::Complex) => {
+                    let pc = self.procs[pid as usize].pc;
+                    let Some(ins) = self.prog.get(pc as usize).map(|s| s.ins) else {
+                        let message = format!("pc {pc} outside the code");
+                        return Err(self.rt(pid, RuntimeError::BadCode { message }));
+                    };
+                    match self.exec_complex(pid, ins)? {
+                        // The interpreter's first step ends the turn if the quantum is over.
+                        Flow::Continue => {}
+                        Flow::Stop => return self.debug_after_stop(pid),
+                    }
+                }
             }
         }
+    }
+
+    /// `pid`'s turn reached the end `qend` of the quantum: the next quantum's end when the
+    /// turn goes on ([`Self::solo_cross`]), else `None` and the process waits for the
+    /// scheduler from its clock.
+    #[inline(always)]
+    fn quantum_over(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
+        // A process not alone on its processor never goes on (the common case, tested
+        // here without a call).
+        let e = if self.queues[pp].len() == 1 { self.solo_cross(pid, pp, qend) } else { None };
+        if e.is_none() {
+            self.wake[pid as usize] = self.procs[pid as usize].clock;
+        }
+        e
     }
 
     /// Called when `pid` (running on `pp`) reaches the end `qend` of the current quantum:
@@ -1157,6 +1269,7 @@ impl<'m> Simulator<'m> {
     /// in this quantum if it comes later in the id order and `t` is before the quantum's
     /// end, else in the quantum containing `t` (or later).
     fn lower_pmin(&mut self, pp: usize, t: Ticks) {
+        self.woken = true;
         if t >= self.pmin[pp] {
             return;
         }
@@ -1326,6 +1439,17 @@ impl<'m> Simulator<'m> {
         }
         let at = st.len() - n;
         Ok(st.split_off(at))
+    }
+
+    /// The top `n` words of `pid`'s working stack, taken off it, as a message's words.
+    fn pop_payload(&mut self, pid: u32, n: usize) -> Result<Payload, SimError> {
+        let st = &mut self.procs[pid as usize].stack;
+        let Some(at) = st.len().checked_sub(n) else {
+            return Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() }));
+        };
+        let data = Payload::new(&st[at..]);
+        st.truncate(at);
+        Ok(data)
     }
 
     fn peek(&self, pid: u32) -> Result<Word, SimError> {
@@ -1555,7 +1679,7 @@ impl<'m> Simulator<'m> {
             Instr::Send { n } => {
                 // The send's own pc: `charge` moves past it.
                 let pc = self.procs[pid as usize].pc;
-                let data = self.pop_n(pid, n as usize)?;
+                let data = self.pop_payload(pid, n as usize)?;
                 let a = as_int(self.pop(pid)?) as i64;
                 let c = self.chan_index(pid, a)?;
                 self.charge(pid, op)?;

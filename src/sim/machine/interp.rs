@@ -897,7 +897,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                     fail!(RuntimeError::StackOverflow { limit: env.max_stack });
                 }
                 let Some(seg) = p.segs.last_mut().filter(|s| s.top + n <= s.len) else {
-                    break 'run Ok(Exit::Complex(ins));
+                    break 'run Ok(Exit::Complex);
                 };
                 let base = seg.base + seg.top;
                 seg.top += n;
@@ -915,9 +915,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             }
             Instr::Ret { n } => {
                 if p.frames.len() <= 1 {
-                    break 'run Ok(Exit::Complex(ins));
+                    break 'run Ok(Exit::Complex);
                 }
-                let Some(fr) = p.frames.pop() else { break 'run Ok(Exit::Complex(ins)) };
+                let Some(fr) = p.frames.pop() else { break 'run Ok(Exit::Complex) };
                 let l = stack.len();
                 let n = n as usize;
                 let sb = fr.stack_base as usize;
@@ -942,7 +942,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             }
             Instr::Vproc {} => stack.push(Word::Int(p.vproc as i32)),
             Instr::Pid {} => stack.push(Word::Int(p.pid as i32)),
-            _ => break 'run Ok(Exit::Complex(ins)),
+            _ => break 'run Ok(Exit::Complex),
         }
         if stack.len() > MAX_WORKING_STACK {
             fail!(RuntimeError::StackOverflow { limit: env.max_stack });

@@ -8,18 +8,22 @@
 pub(super) struct ProcSet {
     words: Vec<u64>,
     len: usize,
+    /// No id below `64 * first` is in the set: where [`ProcSet::pop_first`] starts looking
+    /// (a quantum takes its processors out in id order, so the words before it are empty).
+    first: usize,
 }
 
 impl ProcSet {
     /// An empty set for ids `0..n`.
     pub(super) fn new(n: usize) -> ProcSet {
-        ProcSet { words: vec![0; n.div_ceil(64)], len: 0 }
+        ProcSet { words: vec![0; n.div_ceil(64)], len: 0, first: 0 }
     }
 
     /// Adds `id` (ids past the size given to [`ProcSet::new`] make the set grow).
     #[inline]
     pub(super) fn insert(&mut self, id: u32) {
         let (w, bit) = ((id / 64) as usize, 1u64 << (id % 64));
+        self.first = self.first.min(w);
         match self.words.get_mut(w) {
             Some(word) => {
                 if *word & bit == 0 {
@@ -44,11 +48,12 @@ impl ProcSet {
         if self.len == 0 {
             return None;
         }
-        for (w, word) in self.words.iter_mut().enumerate() {
+        for (w, word) in self.words.iter_mut().enumerate().skip(self.first) {
             if *word != 0 {
                 let b = word.trailing_zeros();
                 *word &= *word - 1;
                 self.len -= 1;
+                self.first = w;
                 return Some(w as u32 * 64 + b);
             }
         }
@@ -72,6 +77,7 @@ impl ProcSet {
             len += w.count_ones() as usize;
         }
         self.len = len;
+        self.first = self.first.min(other.first);
         other.len = 0;
     }
 
@@ -108,6 +114,27 @@ mod tests {
         while let Some(id) = t.pop_first() {
             assert_eq!(s.pop_first(), Some(id));
         }
+        assert_eq!(s.pop_first(), None);
+    }
+
+    /// The look for the lowest id starts past the words emptied by earlier takes; an id
+    /// put back below them (by `insert` or `absorb`) is still the next one out.
+    #[test]
+    fn takes_the_lowest_after_emptied_words() {
+        let mut s = ProcSet::new(256);
+        for id in [5, 130, 200] {
+            s.insert(id);
+        }
+        // 5 leaves word 0 empty; 130 is in word 2.
+        assert_eq!(s.pop_first(), Some(5));
+        assert_eq!(s.pop_first(), Some(130));
+        s.insert(64);
+        assert_eq!(s.pop_first(), Some(64));
+        let mut other = ProcSet::new(256);
+        other.insert(3);
+        s.absorb(&mut other);
+        assert_eq!(s.pop_first(), Some(3));
+        assert_eq!(s.pop_first(), Some(200));
         assert_eq!(s.pop_first(), None);
     }
 

@@ -800,3 +800,18 @@ fn superinstructions_change_no_result() {
     assert_eq!(out, format!("{}\n", 3 * 28 * 28 + 8 * 140 + 10 * 28 * 28 + 2 * 3 * 8 * 140));
     assert!(s.is_none() && err.contains("index 8") && err.contains("line 14"), "{err}");
 }
+
+/// A message's words read back as they were sent, whether kept in place (up to
+/// `Payload::INLINE` = 2 words: 0, 1, 2 here) or on the heap (3 and 5 words).
+#[test]
+fn message_payload_keeps_its_words() {
+    use super::Payload;
+    for n in [0usize, 1, 2, 3, 5] {
+        let words: Vec<Word> =
+            (0..n).map(|i| if i % 2 == 0 { Word::Int(7 * i as i32 - 3) } else { Word::Float(0.5) }).collect();
+        let p = Payload::new(&words);
+        assert_eq!(&*p, &words[..], "{n} words");
+        assert_eq!(matches!(p, Payload::Heap(_)), n > Payload::INLINE, "{n} words");
+    }
+    assert!(Payload::default().is_empty());
+}

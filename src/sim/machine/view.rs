@@ -181,9 +181,9 @@ impl<'m> Simulator<'m> {
         let c = *self.chan_at.get(addr as usize).filter(|&&c| c != NONE)?;
         let ch = self.chans.get(c as usize)?;
         let mut queued: Vec<(Ticks, u64, Vec<Word>)> =
-            ch.queue.iter().map(|m| (m.arrival, m.seq, m.data.clone())).collect();
+            ch.queue.iter().map(|m| (m.arrival, m.seq, m.data.to_vec())).collect();
         queued.sort_by_key(|&(t, s, _)| (t, s));
-        let in_network = ch.from.iter().flat_map(|f| f.pending.iter().map(|m| (m.sent, m.data.clone()))).collect();
+        let in_network = ch.from.iter().flat_map(|f| f.pending.iter().map(|m| (m.sent, m.data.to_vec()))).collect();
         Some(ChannelView { owner: ch.owner, queued: queued.into_iter().map(|(t, _, d)| (t, d)).collect(), in_network })
     }
 
