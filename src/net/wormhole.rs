@@ -51,7 +51,7 @@
 //! can move, [`Network::blocked`] describes the cycle of waiting packets and the
 //! simulator ends the run with it.
 use super::fabric::{Events, Fabric, RouteHop, Slab, NONE};
-use super::{Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Ticks, NEVER};
+use super::{Ahead, Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Ticks, NEVER};
 use crate::topo::{TopoKind, Topology};
 use std::collections::VecDeque;
 
@@ -371,7 +371,7 @@ impl Network for Wormhole {
         }
         let packets = p.packets(bytes).min(u32::MAX as u64) as u32;
         let flits = p.flits().min(u32::MAX as u64) as u32;
-        let ready = now + p.msg_init + packets as u64 * p.packet_init;
+        let ready = p.ready(bytes, now);
         let (link_delay, ratio) = (p.link_delay, p.head_flit_ratio);
         let m = self.msgs.alloc();
         let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
@@ -440,6 +440,20 @@ impl Network for Wormhole {
 
     fn record_hops(&mut self, on: bool) {
         self.record = on;
+    }
+
+    /// A send changes nothing before its message is ready, `msg_init + packet_init`
+    /// or more after it (routes and link slots it adds are used by nothing before).
+    fn lookahead(&self) -> Option<Ticks> {
+        Some(self.params.msg_init + self.params.packet_init)
+    }
+
+    fn ahead(&mut self, step: Ahead) {
+        match step {
+            Ahead::Begin(from) => self.events.ahead_begin(from),
+            Ahead::Insert => self.events.ahead_insert(),
+            Ahead::End => self.events.ahead_end(),
+        }
     }
 
     fn take_hops(&mut self, out: &mut Vec<Hop>) {
