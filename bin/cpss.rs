@@ -7,7 +7,7 @@ use cppe::sim::debug::{run_session, SessionIo, SharedOut};
 use cppe::sim::recorder::{exit_status, run_header, run_stats, Recorder};
 use cppe::sim::run::{self as runs, SweepAxis};
 use cppe::sim::setup::{setup, RunOptions};
-use cppe::sim::{Io, Limit, Observer, SimError, Simulator, Stats};
+use cppe::sim::{Io, Limit, NetThread, Observer, SimError, Simulator, Stats};
 use cppe::vcode::cod;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -146,6 +146,10 @@ struct Args {
     /// Stop with exit code 3 when more than N messages are sent and not yet received.
     #[arg(long, value_name = "N")]
     max_messages: Option<u64>,
+    /// Host threads for a single run: 2 runs the wormhole network on a second thread,
+    /// ahead of the processors (same results); 1 runs everything on one.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    threads: u32,
     /// Debug the run: read debugger commands from standard input (`help` lists them).
     #[arg(long)]
     debug: bool,
@@ -281,6 +285,11 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     let mut s = setup(&module, &opts)?;
     s.config.trace_routes = args.trace_routes;
     s.config.link_stats = args.link_stats;
+    s.config.net_thread = match (args.threads, std::env::var("CPSS_NET_THREAD").as_deref()) {
+        (1, _) => NetThread::Off,
+        (_, Ok("always")) => NetThread::Always,
+        _ => NetThread::Auto,
+    };
     for w in &s.warnings {
         eprintln!("cpss: warning: {w}");
     }

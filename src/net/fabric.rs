@@ -159,6 +159,14 @@ pub(super) struct Events {
     /// The time and bucket of the latest push, while that bucket is pending (most
     /// pushes in a row share a time).
     last: Option<(Ticks, u32)>,
+    /// Running ahead ([`Events::ahead_begin`]): pushes at or after this time are noted.
+    ahead_from: Option<Ticks>,
+    /// Entering the deferred pushes ([`Events::ahead_insert`]).
+    inserting: bool,
+    /// Per bucket, where the deferred pushes go (`NONE`: at the end); `marked` lists the
+    /// buckets with a mark.
+    mark: Vec<u32>,
+    marked: Vec<u32>,
 }
 
 impl Events {
@@ -185,7 +193,59 @@ impl Events {
                 b
             }
         };
-        self.buckets[b as usize].push_back(what);
+        if self.ahead_from.is_some() || self.inserting {
+            self.push_marked(t, b, what);
+        } else {
+            self.buckets[b as usize].push_back(what);
+        }
+    }
+
+    /// [`Events::push`] while running ahead or entering the deferred pushes.
+    fn push_marked(&mut self, t: Ticks, b: u32, what: u32) {
+        if self.mark.len() < self.buckets.len() {
+            self.mark.resize(self.buckets.len(), NONE);
+        }
+        let q = &mut self.buckets[b as usize];
+        let m = &mut self.mark[b as usize];
+        if self.inserting {
+            if *m == NONE {
+                q.push_back(what);
+            } else {
+                q.insert(*m as usize, what);
+                *m += 1;
+            }
+            return;
+        }
+        if self.ahead_from.is_some_and(|from| t >= from) && *m == NONE {
+            *m = q.len() as u32;
+            self.marked.push(b);
+        }
+        q.push_back(what);
+    }
+
+    /// Starts running ahead of pushes that are deferred: until [`Events::ahead_insert`],
+    /// events are popped only before `from` and the pushes made meanwhile at or after
+    /// `from` are noted, so that the deferred pushes, all at or after `from`, can later
+    /// go before them in their buckets, where they would have been had they been made
+    /// before the running ahead.
+    pub fn ahead_begin(&mut self, from: Ticks) {
+        self.ahead_from = Some(from);
+    }
+
+    /// The deferred pushes follow ([`Events::push`] puts each before the pushes made
+    /// while running ahead at its time), until [`Events::ahead_end`].
+    pub fn ahead_insert(&mut self) {
+        self.ahead_from = None;
+        self.inserting = true;
+    }
+
+    /// Back to plain pushes.
+    pub fn ahead_end(&mut self) {
+        self.ahead_from = None;
+        self.inserting = false;
+        for b in self.marked.drain(..) {
+            self.mark[b as usize] = NONE;
+        }
     }
 
     /// The earliest event's time.
@@ -199,6 +259,7 @@ impl Events {
         if t >= until {
             return None;
         }
+        debug_assert!(self.ahead_from.is_none_or(|from| t < from) && !self.inserting);
         let q = &mut self.buckets[b as usize];
         let what = q.pop_front()?;
         if q.is_empty() {

@@ -182,6 +182,12 @@ impl NetParams {
         (bytes as u64).div_ceil(self.payload()).max(1)
     }
 
+    /// When a message of `bytes` bytes sent at `now` is ready to leave, in the
+    /// wormhole model: `now + msg_init + P * packet_init`.
+    pub fn ready(&self, bytes: u32, now: Ticks) -> Ticks {
+        now + self.msg_init + self.packets(bytes).min(u32::MAX as u64) * self.packet_init
+    }
+
     /// Flits per packet: `ceil(packet_size / flit_size)` (packets are padded to full
     /// size).
     pub fn flits(&self) -> u64 {
@@ -283,7 +289,7 @@ pub struct LinkCost {
 }
 
 /// A network model.
-pub trait Network {
+pub trait Network: Send {
     /// Sends message `id` of `bytes` bytes from physical processor `src` to `dst`, the
     /// sender's clock being `now`. A model that knows the arrival time at once returns
     /// it (>= `now`); a model with contention returns `None` and hands the message back
@@ -344,6 +350,37 @@ pub trait Network {
     fn blocked(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Whether the model can run ahead of the senders ([`Ahead`]): then the least time
+    /// from a send at `now` to the first change it makes to the network's state, so that
+    /// the events before `now + lookahead` do not depend on it. `None`: it cannot.
+    fn lookahead(&self) -> Option<Ticks> {
+        None
+    }
+
+    /// Steps of running ahead (only called when [`Network::lookahead`] is `Some`).
+    fn ahead(&mut self, step: Ahead) {
+        let _ = step;
+    }
+}
+
+/// Running the network ahead of the senders (the simulator does it on a second thread
+/// while the processors run a quantum). With `l` the model's [`Network::lookahead`] and
+/// `t0` the earliest time a send of the quantum can be made:
+///
+/// 1. [`Ahead::Begin`]`(t0 + l)`; then [`Network::next_arrival`] is called with `until`
+///    at most `t0 + l`, while the sends of the quantum are held back: none of them can
+///    change an event before `t0 + l`, so those events come out as they would have with
+///    the sends made first.
+/// 2. [`Ahead::Insert`]; the held-back sends are made, in their order. Each event they
+///    make goes before the events made in step 1 at the same time (where it would have
+///    been had it been made first), after those made before step 1.
+/// 3. [`Ahead::End`]; everything is as if the sends had been made before step 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ahead {
+    Begin(Ticks),
+    Insert,
+    End,
 }
 
 /// The time one directed link spent carrying flits (`--link-stats`).

@@ -51,7 +51,7 @@
 //! can move, [`Network::blocked`] describes the cycle of waiting packets and the
 //! simulator ends the run with it.
 use super::fabric::{Events, Fabric, RouteHop, Slab, NONE};
-use super::{Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Ticks, NEVER};
+use super::{Ahead, Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Ticks, NEVER};
 use crate::topo::{TopoKind, Topology};
 use std::collections::VecDeque;
 
@@ -117,7 +117,55 @@ struct Pkt {
     flits: u32,
     hops: u32,
     /// Per hop of the route.
-    hop: Vec<HopState>,
+    hop: Hops,
+}
+
+/// Hop states kept in the packet's own record for routes of up to this many hops.
+const INLINE_HOPS: usize = 2;
+
+/// A packet's per-hop states: in the record itself for short routes (every neighbour
+/// message; one memory access less per flit), on the heap for longer ones.
+#[derive(Default)]
+struct Hops {
+    long: bool,
+    inline: [HopState; INLINE_HOPS],
+    spill: Vec<HopState>,
+}
+
+impl Hops {
+    /// `n` hops, none started.
+    fn reset(&mut self, n: usize) {
+        self.long = n > INLINE_HOPS;
+        self.spill.clear();
+        if self.long {
+            self.spill.resize(n, UNSTARTED);
+        } else {
+            self.inline = [UNSTARTED; INLINE_HOPS];
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Hops {
+    type Output = HopState;
+    #[inline]
+    fn index(&self, j: usize) -> &HopState {
+        if self.long {
+            &self.spill[j]
+        } else {
+            &self.inline[j]
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for Hops {
+    #[inline]
+    fn index_mut(&mut self, j: usize) -> &mut HopState {
+        if self.long {
+            &mut self.spill[j]
+        } else {
+            &mut self.inline[j]
+        }
+    }
 }
 
 /// A packet on one hop of its route.
@@ -133,6 +181,12 @@ struct HopState {
 }
 
 const UNSTARTED: HopState = HopState { lane: NONE, sent: 0, arrived: 0, enter: 0 };
+
+impl Default for HopState {
+    fn default() -> Self {
+        UNSTARTED
+    }
+}
 
 #[derive(Default)]
 struct Msg {
@@ -203,8 +257,7 @@ impl Wormhole {
         p.want = NONE;
         p.flits = flits;
         p.hops = hops as u32;
-        p.hop.clear();
-        p.hop.resize(hops, UNSTARTED);
+        p.hop.reset(hops);
         self.request_lane(k, 0);
     }
 
@@ -371,7 +424,7 @@ impl Network for Wormhole {
         }
         let packets = p.packets(bytes).min(u32::MAX as u64) as u32;
         let flits = p.flits().min(u32::MAX as u64) as u32;
-        let ready = now + p.msg_init + packets as u64 * p.packet_init;
+        let ready = p.ready(bytes, now);
         let (link_delay, ratio) = (p.link_delay, p.head_flit_ratio);
         let m = self.msgs.alloc();
         let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
@@ -440,6 +493,20 @@ impl Network for Wormhole {
 
     fn record_hops(&mut self, on: bool) {
         self.record = on;
+    }
+
+    /// A send changes nothing before its message is ready, `msg_init + packet_init`
+    /// or more after it (routes and link slots it adds are used by nothing before).
+    fn lookahead(&self) -> Option<Ticks> {
+        Some(self.params.msg_init + self.params.packet_init)
+    }
+
+    fn ahead(&mut self, step: Ahead) {
+        match step {
+            Ahead::Begin(from) => self.events.ahead_begin(from),
+            Ahead::Insert => self.events.ahead_insert(),
+            Ahead::End => self.events.ahead_end(),
+        }
     }
 
     fn take_hops(&mut self, out: &mut Vec<Hop>) {

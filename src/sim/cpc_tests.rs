@@ -455,3 +455,101 @@ fn solo_turns_match_scheduled_turns() {
         }
     }
 }
+
+/// Keeps every event, in order.
+struct FullLog(Rc<RefCell<Vec<String>>>);
+impl super::Observer for FullLog {
+    fn event(&mut self, e: &super::SimEvent<'_>) {
+        self.0.borrow_mut().push(format!("{e:?}"));
+    }
+}
+
+/// The network running ahead on its own thread changes nothing: every fixture, on the
+/// wormhole network under several parameter sets (contention, one lane, small buffers,
+/// quanta shorter and longer than the lookahead, an alarm, a time limit), gives the same
+/// output, statistics (or error) and sequence of events with it as without it. The
+/// network-bound fixtures must actually have run ahead, else the test proves nothing.
+#[test]
+fn network_thread_changes_nothing() {
+    use super::NetThread;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let worm = NetParams::default();
+    let nets = [
+        (SimConfig::default(), worm.clone()),
+        (SimConfig { quantum: 3 * U, ..SimConfig::default() }, worm.clone()),
+        (SimConfig { quantum: 37 * U, ..SimConfig::default() }, NetParams { lanes: 1, ..worm.clone() }),
+        (SimConfig::default(), NetParams { packet_size: 8, buffer_size: 1, head_flit_ratio: 3.0, ..worm.clone() }),
+        (SimConfig { quantum: 5 * U, ..SimConfig::default() }, NetParams { msg_init: 20 * U, ..worm.clone() }),
+        (SimConfig { alarm: Some(150 * U), ..SimConfig::default() }, worm.clone()),
+        (SimConfig { max_time: Some(200 * U), ..SimConfig::default() }, NetParams { lanes: 4, ..worm.clone() }),
+    ];
+    let mut ahead_total = 0;
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    names.sort();
+    for path in names {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let input = std::fs::read_to_string(path.with_extension("in")).unwrap_or_default();
+        for (i, (cfg, net)) in nets.iter().enumerate() {
+            let run = |mode: NetThread| {
+                let log = Rc::new(RefCell::new(Vec::new()));
+                let cfg = SimConfig { net_thread: mode, ..cfg.clone() };
+                let (r, out, ahead) =
+                    run_cpc_counted(&path.to_string_lossy(), &src, cfg, &input, Box::new(FullLog(log.clone())), net);
+                let key = match r {
+                    Ok(s) => format!("{:?}", no_host(&s)),
+                    Err(SimError::LimitExceeded { limit, stats }) => format!("{limit:?} {:?}", no_host(&stats)),
+                    Err(e) => e.to_string(),
+                };
+                let events = log.borrow().clone();
+                (key, out, events, ahead)
+            };
+            let (k1, o1, e1, a1) = run(NetThread::Off);
+            let (k2, o2, e2, a2) = run(NetThread::Always);
+            assert_eq!(a1, 0);
+            assert_eq!(o1, o2, "{name}");
+            assert_eq!(k1, k2, "{name}, quantum {}", cfg.quantum);
+            assert!(e1 == e2, "{name}, quantum {}: the events differ", cfg.quantum);
+            if i == 0 && ["matmul.c", "jacobi.c", "ring_token.c", "oddeven_sort.c"].contains(&name.as_str()) {
+                assert!(a2 > 0, "{name}: the network never ran ahead");
+            }
+            ahead_total += a2;
+        }
+    }
+    assert!(ahead_total > 1000, "{ahead_total}");
+}
+
+/// As [`run_cpc_on`], also returning how many quanta the network ran ahead.
+fn run_cpc_counted(
+    name: &str,
+    src: &str,
+    cfg: SimConfig,
+    input: &str,
+    observer: Box<dyn super::Observer>,
+    net: &NetParams,
+) -> (Result<Stats, SimError>, String, u64) {
+    let c = compile(name, src, &FrontOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let m = c.module;
+    let phys = match &m.phy_arch {
+        Some(a) => Topology::from_arch(a).unwrap(),
+        None => Topology::parse("mesh:4x4").unwrap(),
+    };
+    let mut cfg = SimConfig { pprocs: phys.nodes(), ..cfg };
+    if let Some(a) = &m.arch {
+        let virt = Topology::from_arch(a).unwrap();
+        let map = builtin_mapping("default", &virt, &phys, 0).unwrap();
+        cfg.mapping = (0..virt.nodes()).map(|v| map.pproc(v).unwrap()).collect();
+    }
+    let net = crate::net::build(net, &phys, &[]).unwrap();
+    let out = Out::default();
+    let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
+    let mut sim = Simulator::new(&m, cfg, net, io).unwrap_or_else(|e| panic!("{e}"));
+    sim.set_observer(observer);
+    let r = sim.run();
+    let text = String::from_utf8_lossy(&out.0.borrow()).into_owned();
+    (r, text, sim.quanta_ahead())
+}

@@ -10,14 +10,16 @@ use super::format::{self, ScanValue};
 use super::memory::Memory;
 use super::observe::{BlockReason, Observer, ProcState, ProcessStatus, SimEvent};
 use super::rng::Rng;
-use super::{Io, Limit, RuntimeError, SimConfig, SimError, Stats, TickCosts, Waiter};
+use super::{Io, Limit, NetThread, RuntimeError, SimConfig, SimError, Stats, TickCosts, Waiter};
 use crate::net::{Network, Ticks, TICKS_PER_UNIT};
 use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
+use ahead::Ahead;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::time::Instant;
 
+mod ahead;
 mod interp;
 mod procset;
 use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables};
@@ -343,6 +345,12 @@ pub struct Simulator<'m> {
     woken: bool,
     /// The debugger's stop conditions and hook ([`view`]).
     debug: Option<Box<view::DebugCtl>>,
+    /// The network's thread, when it runs ahead of the processors ([`ahead`]).
+    ahead: Option<Box<Ahead>>,
+    /// Remote-read requests in a contention network.
+    reads_pending: u32,
+    /// Quanta in which the network ran ahead.
+    quanta_ahead: u64,
 }
 
 #[inline]
@@ -519,6 +527,9 @@ impl<'m> Simulator<'m> {
             cur: None,
             woken: false,
             debug: None,
+            ahead: None,
+            reads_pending: 0,
+            quanta_ahead: 0,
             mem: Memory::new(0),
             cfg,
         };
@@ -551,6 +562,11 @@ impl<'m> Simulator<'m> {
         let display = vec![0u32; sim.max_depth + 1];
         sim.spawn(NONE, Kind::Main, module.main, 0, p0, &[], &display, 0, (0, -1))?;
         Ok(sim)
+    }
+
+    /// The quanta in which the network ran ahead on its own thread ([`SimConfig::net_thread`]).
+    pub fn quanta_ahead(&self) -> u64 {
+        self.quanta_ahead
     }
 
     /// Sends every later event to `observer`; the processes that exist already (process
@@ -746,7 +762,21 @@ impl<'m> Simulator<'m> {
     /// Runs the program to its end (or an alarm) and returns the statistics.
     pub fn run(&mut self) -> Result<Stats, SimError> {
         let t0 = Instant::now();
+        // The network runs ahead on a second thread when asked, as long as nothing looks
+        // at it while the processors run: no debugger (it may change the network), no
+        // route records (they go to the observer between arrivals) and no link loads
+        // (an error's statistics would see the network part-way through the quantum).
+        if self.cfg.net_thread != NetThread::Off
+            && self.debug.is_none()
+            && !self.cfg.trace_routes
+            && !self.cfg.link_stats
+            && self.net.lookahead().is_some()
+        {
+            let always = self.cfg.net_thread == NetThread::Always;
+            self.ahead = Ahead::start(self.net.params().clone(), always).map(Box::new);
+        }
         let r = self.run_inner();
+        self.ahead = None;
         self.flush_line_costs();
         let _ = self.io.stdout.flush();
         for f in self.files.iter_mut().flatten() {
@@ -818,16 +848,13 @@ impl<'m> Simulator<'m> {
             // kept in `self.cur` while the processors run.
             let mut qend = qend;
             self.cur = Some((0, qend));
-            while let Some(pp) = self.due_now.pop_first() {
-                let pp = pp as usize;
-                self.cur = Some((pp, qend));
-                active |= self.run_pproc(pp)?;
-                qend = self.cur.map_or(qend, |(_, e)| e);
-                if self.program_end.is_some() {
-                    break;
-                }
-            }
+            let ahead = self.ahead_begin(qend);
+            let r = self.run_processors(&mut qend, &mut active);
             self.cur = None;
+            if ahead {
+                self.ahead_end(r.is_ok());
+            }
+            r?;
             self.advance_network(qend);
             self.record_profile();
             if let Some(t) = self.program_end {
@@ -874,6 +901,101 @@ impl<'m> Simulator<'m> {
                     self.qstart = target.max(self.qstart);
                 }
             }
+        }
+    }
+
+    /// Runs the due processors in id order for the quantum ending at `qend` (a solo run
+    /// may move it on); `active` becomes true if anything ran.
+    fn run_processors(&mut self, qend: &mut Ticks, active: &mut bool) -> Result<(), SimError> {
+        while let Some(pp) = self.due_now.pop_first() {
+            let pp = pp as usize;
+            self.cur = Some((pp, *qend));
+            *active |= self.run_pproc(pp)?;
+            *qend = self.cur.map_or(*qend, |(_, e)| e);
+            if self.program_end.is_some() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the network to its thread to process, while the processors run the quantum
+    /// ending at `qend`, the events that no send of the quantum can change: those before
+    /// `qstart + lookahead` (and before `qend`). Returns whether it did (there are such
+    /// events); [`Self::ahead_end`] takes it back.
+    fn ahead_begin(&mut self, qend: Ticks) -> bool {
+        let Some(a) = self.ahead.as_mut() else { return false };
+        if !a.wanted() {
+            return false;
+        }
+        let Some(l) = self.net.lookahead() else { return false };
+        let until = self.qstart.saturating_add(l).min(qend);
+        let next0 = self.net.next_event();
+        if next0 >= until {
+            return false;
+        }
+        let Some(spare) = a.spare.take() else { return false };
+        self.net.ahead(crate::net::Ahead::Begin(until));
+        let net = std::mem::replace(&mut self.net, spare);
+        let stops = self
+            .in_flight
+            .iter()
+            .filter(|_| self.reads_pending > 0)
+            .filter(|(_, f)| matches!(f, InFlight::ReadRequest { .. }))
+            .map(|(&id, _)| id);
+        a.give(net, until, next0, stops);
+        self.quanta_ahead += 1;
+        true
+    }
+
+    /// Takes the network back from its thread; unless the quantum failed (`ok` false:
+    /// the run ends), makes the sends held back and hands the simulation the messages
+    /// the network delivered meanwhile, all as if the network had stayed here.
+    fn ahead_end(&mut self, ok: bool) {
+        let Some(a) = self.ahead.as_mut() else { return };
+        let (net, arrivals) = a.take();
+        a.spare = Some(std::mem::replace(&mut self.net, net));
+        if !ok {
+            a.reuse(arrivals);
+            return;
+        }
+        self.net.ahead(crate::net::Ahead::Insert);
+        for &(id, src, dst, bytes, now) in &a.held {
+            let r = self.net.send(id, src, dst, bytes, now);
+            debug_assert!(r.is_none());
+        }
+        self.net.ahead(crate::net::Ahead::End);
+        for &(id, t) in &arrivals {
+            self.arrive(id, t);
+        }
+        if let Some(a) = self.ahead.as_mut() {
+            a.reuse(arrivals);
+        }
+    }
+
+    /// Sends a message into the network (held back while the network runs ahead: see
+    /// [`Self::ahead_begin`]).
+    fn net_send(&mut self, id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) -> Option<Ticks> {
+        match self.ahead.as_mut() {
+            Some(a) if a.active => {
+                // A model that runs ahead delivers a message to the sender's own
+                // processor at once, without the network ([`Network::lookahead`]).
+                if src == dst {
+                    return Some(now + a.params.local_cost);
+                }
+                a.min_ready = a.min_ready.min(a.params.ready(bytes, now));
+                a.held.push((id, src, dst, bytes, now));
+                None
+            }
+            _ => self.net.send(id, src, dst, bytes, now),
+        }
+    }
+
+    /// The network's next event, as it would be with the held-back sends made.
+    fn net_next_event(&self) -> Ticks {
+        match self.ahead.as_deref() {
+            Some(a) if a.active => a.next0.min(a.min_ready),
+            _ => self.net.next_event(),
         }
     }
 
@@ -1159,18 +1281,19 @@ impl<'m> Simulator<'m> {
                     let (me, now) = (p.pproc, p.clock);
                     if let Some((o, w)) = acc.write {
                         self.msg_seq += 1;
-                        if self.net.send(self.msg_seq, me, o, 4 + 4 * w, now).is_none() {
+                        if self.net_send(self.msg_seq, me, o, 4 + 4 * w, now).is_none() {
                             self.in_flight.insert(self.msg_seq, InFlight::Load);
                         }
                         self.stats.remote_writes += 1;
                     }
                     if let Some((o, w, a)) = acc.read {
                         self.msg_seq += 1;
-                        let wake = match self.net.send(self.msg_seq, me, o, 4, now) {
+                        let wake = match self.net_send(self.msg_seq, me, o, 4, now) {
                             Some(t1) => self.read_reply(pid, me, o, w, t1),
                             None => {
                                 let req = InFlight::ReadRequest { pid, reader: me, owner: o, words: w };
                                 self.in_flight.insert(self.msg_seq, req);
+                                self.reads_pending += 1;
                                 NEVER
                             }
                         };
@@ -1240,7 +1363,7 @@ impl<'m> Simulator<'m> {
         let due = self.due_min().saturating_sub(q);
         let alarm = self.cfg.alarm.map_or(NEVER, |a| a.saturating_sub(1));
         // The network is advanced at every quantum end it has an event before.
-        due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER)).min(self.net.next_event())
+        due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER)).min(self.net_next_event())
     }
 
     fn solo_cross(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
@@ -1252,7 +1375,7 @@ impl<'m> Simulator<'m> {
             && self.queues[pp].len() == 1
             && self.due_now.is_empty()
             && self.due_min() >= next
-            && self.net.next_event() >= qend;
+            && self.net_next_event() >= qend;
         let stops = self.cfg.alarm.is_some_and(|a| qend >= a) || self.cfg.max_time.is_some_and(|m| qend > m);
         if !alone || stops || clock >= next {
             return None;
@@ -1303,7 +1426,7 @@ impl<'m> Simulator<'m> {
     /// when the reply reaches the reader (NEVER while it is in a contention network).
     fn read_reply(&mut self, pid: u32, reader: u32, owner: u32, words: u32, t: Ticks) -> Ticks {
         self.msg_seq += 1;
-        match self.net.send(self.msg_seq, owner, reader, 4 * words, t) {
+        match self.net_send(self.msg_seq, owner, reader, 4 * words, t) {
             Some(t2) => t2.max(t),
             None => {
                 self.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
@@ -1348,27 +1471,33 @@ impl<'m> Simulator<'m> {
     /// Hands the simulation every message the network delivers before `until`.
     fn advance_network(&mut self, until: Ticks) {
         while let Some((id, t)) = self.net.next_arrival(until) {
-            self.flush_hops();
-            match self.in_flight.remove(&id) {
-                Some(InFlight::Chan { chan, sender }) => {
-                    let c = chan as usize;
-                    let Some(k) = self.chans[c].from.iter().position(|f| f.pid == sender) else { continue };
-                    if let Some(e) = self.chans[c].from[k].pending.iter_mut().find(|e| e.id == id) {
-                        e.arrival = t;
-                    }
-                    self.deliver_ready(c, k);
-                }
-                Some(InFlight::ReadRequest { pid, reader, owner, words }) => {
-                    let wake = self.read_reply(pid, reader, owner, words, t);
-                    if wake != NEVER {
-                        self.wake_reader(pid, wake);
-                    }
-                }
-                Some(InFlight::ReadReply { pid }) => self.wake_reader(pid, t),
-                Some(InFlight::Load) | None => {}
-            }
+            self.arrive(id, t);
         }
         self.flush_hops();
+    }
+
+    /// Message `id` arrived at `t`.
+    fn arrive(&mut self, id: u64, t: Ticks) {
+        self.flush_hops();
+        match self.in_flight.remove(&id) {
+            Some(InFlight::Chan { chan, sender }) => {
+                let c = chan as usize;
+                let Some(k) = self.chans[c].from.iter().position(|f| f.pid == sender) else { return };
+                if let Some(e) = self.chans[c].from[k].pending.iter_mut().find(|e| e.id == id) {
+                    e.arrival = t;
+                }
+                self.deliver_ready(c, k);
+            }
+            Some(InFlight::ReadRequest { pid, reader, owner, words }) => {
+                self.reads_pending -= 1;
+                let wake = self.read_reply(pid, reader, owner, words, t);
+                if wake != NEVER {
+                    self.wake_reader(pid, wake);
+                }
+            }
+            Some(InFlight::ReadReply { pid }) => self.wake_reader(pid, t),
+            Some(InFlight::Load) | None => {}
+        }
     }
 
     /// The reply of `pid`'s remote read arrives at `t`.
@@ -1694,7 +1823,7 @@ impl<'m> Simulator<'m> {
                 let bytes = 4 * n;
                 self.msg_seq += 1;
                 let id = self.msg_seq;
-                let arrival = self.net.send(id, src, dst, bytes, now);
+                let arrival = self.net_send(id, src, dst, bytes, now);
                 self.stats.messages += 1;
                 self.stats.bytes += bytes as u64;
                 let chan = &mut self.chans[c];

@@ -159,6 +159,9 @@ pub struct SimConfig {
     pub trace_routes: bool,
     /// Have the network count each link's busy time for the statistics (`--link-stats`).
     pub link_stats: bool,
+    /// Whether to run a contention network ahead of the processors on a second thread
+    /// (`--threads`); the results are the same either way.
+    pub net_thread: NetThread,
 }
 
 impl Default for SimConfig {
@@ -185,8 +188,22 @@ impl Default for SimConfig {
             profile_step: None,
             trace_routes: false,
             link_stats: false,
+            net_thread: NetThread::Off,
         }
     }
+}
+
+/// The network's own thread ([`SimConfig::net_thread`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NetThread {
+    /// Everything on one thread.
+    #[default]
+    Off,
+    /// When the host has two processors or more, in the quanta where it is measured to
+    /// be faster.
+    Auto,
+    /// In every quantum where the network has work ahead (to test that it changes nothing).
+    Always,
 }
 
 /// The program's standard input and output.
