@@ -513,7 +513,16 @@ fn network_thread_changes_nothing() {
             assert_eq!(a1, 0);
             assert_eq!(o1, o2, "{name}");
             assert_eq!(k1, k2, "{name}, quantum {}", cfg.quantum);
-            assert!(e1 == e2, "{name}, quantum {}: the events differ", cfg.quantum);
+            if e1 != e2 {
+                let i = e1.iter().zip(&e2).position(|(a, b)| a != b).unwrap_or(e1.len().min(e2.len()));
+                panic!(
+                    "{name}, quantum {}: the events differ at {i}:\n{:?}\n{:?}\n{:?}",
+                    cfg.quantum,
+                    &e1[i.saturating_sub(3)..(i + 3).min(e1.len())],
+                    &e2[i.saturating_sub(3)..(i + 3).min(e2.len())],
+                    (e1.len(), e2.len())
+                );
+            }
             if i == 0 && ["matmul.c", "jacobi.c", "ring_token.c", "oddeven_sort.c"].contains(&name.as_str()) {
                 assert!(a2 > 0, "{name}: the network never ran ahead");
             }

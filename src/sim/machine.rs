@@ -852,7 +852,7 @@ impl<'m> Simulator<'m> {
             let r = self.run_processors(&mut qend, &mut active);
             self.cur = None;
             if ahead {
-                self.ahead_end(r.is_ok());
+                self.ahead_end(r.is_ok(), qend);
             }
             r?;
             self.advance_network(qend);
@@ -948,28 +948,52 @@ impl<'m> Simulator<'m> {
         true
     }
 
-    /// Takes the network back from its thread; unless the quantum failed (`ok` false:
-    /// the run ends), makes the sends held back and hands the simulation the messages
-    /// the network delivered meanwhile, all as if the network had stayed here.
-    fn ahead_end(&mut self, ok: bool) {
+    /// Finishes a quantum that ran ahead: unless it failed (`ok` false: the run ends),
+    /// the network's thread makes the held-back sends and processes the events up to
+    /// the quantum's end `qend` while the arrivals of its first step are delivered here
+    /// (they touch no network state: the first step stops at a remote-read request,
+    /// whose reply is a send), then the network comes back with the later arrivals,
+    /// which are delivered too. Everything happens as if the network had stayed here.
+    fn ahead_end(&mut self, ok: bool, qend: Ticks) {
         let Some(a) = self.ahead.as_mut() else { return };
-        let (net, arrivals) = a.take();
-        a.spare = Some(std::mem::replace(&mut self.net, net));
         if !ok {
+            let (net, arrivals, _) = a.take();
+            a.spare = Some(std::mem::replace(&mut self.net, net));
             a.reuse(arrivals);
             return;
         }
-        self.net.ahead(crate::net::Ahead::Insert);
-        for &(id, src, dst, bytes, now) in &a.held {
-            let r = self.net.send(id, src, dst, bytes, now);
-            debug_assert!(r.is_none());
-        }
-        self.net.ahead(crate::net::Ahead::End);
-        for &(id, t) in &arrivals {
+        let (first, stopped) = a.first();
+        let second = if stopped {
+            // The reply of the request is made here, after the held-back sends.
+            let (net, none, _) = a.take();
+            a.reuse(none);
+            a.spare = Some(std::mem::replace(&mut self.net, net));
+            ahead::enter(&mut *self.net, &a.held);
+            false
+        } else {
+            let stops = self
+                .in_flight
+                .iter()
+                .filter(|_| self.reads_pending > 0)
+                .filter(|(_, f)| matches!(f, InFlight::ReadRequest { .. }))
+                .map(|(&id, _)| id);
+            a.second(qend, stops);
+            true
+        };
+        for &(id, t) in &first {
             self.arrive(id, t);
         }
-        if let Some(a) = self.ahead.as_mut() {
-            a.reuse(arrivals);
+        let Some(a) = self.ahead.as_mut() else { return };
+        a.reuse(first);
+        if second {
+            let (net, arrivals, _) = a.take();
+            a.spare = Some(std::mem::replace(&mut self.net, net));
+            for &(id, t) in &arrivals {
+                self.arrive(id, t);
+            }
+            if let Some(a) = self.ahead.as_mut() {
+                a.reuse(arrivals);
+            }
         }
     }
 

@@ -4,42 +4,71 @@
 //! the network's events before `qstart + lookahead` (a message changes nothing before it
 //! is ready to leave). So the simulator hands the network to a worker thread that
 //! processes those events, collecting the arrivals, while the processors' sends of the
-//! quantum are held back. After the quantum the network comes back, the held-back sends
-//! are entered where they would have been had they been made first, the collected
-//! arrivals are delivered in order, and the network goes on to the quantum's end as
-//! usual. The results are the same as without the worker, byte for byte: the order of
-//! every event, arrival and message id is unchanged (see `Simulator::run_quantum`).
+//! quantum are held back (first step). After the quantum, the worker enters the
+//! held-back sends where they would have been had they been made first and processes
+//! the events up to the quantum's end (second step), while the simulator delivers the
+//! arrivals of the first step; then the network comes back with the arrivals of the
+//! second step, which are delivered in turn. The network's state stays in the worker's
+//! cache, and the results are the same as without the worker, byte for byte: the order
+//! of every event, arrival and message id is unchanged.
 //!
-//! The worker stops early at the arrival of a remote-read request: its reply is a send
-//! the simulator makes when it handles the arrival, before the network goes on.
+//! Each step stops early at the arrival of a remote-read request: its reply is a send
+//! the simulator makes when it handles the arrival, before the network goes on, so the
+//! simulator takes the network back there and goes on as without the worker.
 //!
-//! The threads hand the network over twice a quantum. Each side waits by spinning for a
-//! short while (a quantum takes tens of microseconds), then by parking.
+//! Each side waits for the other by spinning for a short while (a quantum takes tens of
+//! microseconds), then by yielding its processor, then by parking.
 use crate::net::{NetError, NetParams, Network, Ticks, NEVER};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
-/// The work of one quantum: the network, how far to go, and what came out.
-pub(super) struct Job {
-    pub net: Box<dyn Network>,
-    pub until: Ticks,
+/// The work of one step: the network, how far to go, and what came out.
+struct Job {
+    net: Box<dyn Network>,
+    until: Ticks,
+    /// The second step of a quantum: first enter `sends` (the held-back ones) before
+    /// the events made in the first step at the same times.
+    late: bool,
+    sends: Vec<Held>,
     /// Ids of the remote-read requests in the network: the worker stops after one arrives.
-    pub stops: Vec<u64>,
-    /// The arrivals, in the order the network gave them.
-    pub arrivals: Vec<(u64, Ticks)>,
+    stops: Vec<u64>,
+    /// The arrivals, in the order the network gave them, and whether the last one is a
+    /// remote-read request the worker stopped at.
+    arrivals: Vec<(u64, Ticks)>,
+    stopped: bool,
 }
+
+/// A send held back: (id, src, dst, bytes, now).
+pub(super) type Held = (u64, u32, u32, u32, Ticks);
 
 impl Job {
     fn run(&mut self) {
+        if self.late {
+            enter(&mut *self.net, &self.sends);
+            self.late = false;
+        }
+        self.stopped = false;
         while let Some((id, t)) = self.net.next_arrival(self.until) {
             self.arrivals.push((id, t));
             if self.stops.contains(&id) {
+                self.stopped = true;
                 break;
             }
         }
     }
+}
+
+/// Makes the sends held back while `net` ran ahead, where they would have been
+/// ([`crate::net::Ahead`] steps 2 and 3).
+pub(super) fn enter(net: &mut dyn Network, sends: &[Held]) {
+    net.ahead(crate::net::Ahead::Insert);
+    for &(id, src, dst, bytes, now) in sends {
+        let r = net.send(id, src, dst, bytes, now);
+        debug_assert!(r.is_none());
+    }
+    net.ahead(crate::net::Ahead::End);
 }
 
 const IDLE: u32 = 0;
@@ -162,20 +191,23 @@ pub(super) struct Ahead {
     worker: Option<JoinHandle<()>>,
     /// Whether the network is with the worker (the current quantum runs ahead).
     pub active: bool,
+    /// Whether the worker has a step to finish.
+    running: bool,
     /// The parameters of the network (for the sends held back).
     pub params: NetParams,
     /// The network's next event when the quantum started; the least time a held-back
     /// send is ready: together, what the network's next event would be now.
     pub next0: Ticks,
     pub min_ready: Ticks,
-    /// Sends held back: (id, src, dst, bytes, now).
-    pub held: Vec<(u64, u32, u32, u32, Ticks)>,
+    /// Sends held back.
+    pub held: Vec<Held>,
     /// What stands in for the network while the worker has it.
     pub spare: Option<Box<dyn Network>>,
     policy: Policy,
     /// Reused buffers of the job.
     stops: Vec<u64>,
-    arrivals: Vec<(u64, Ticks)>,
+    pool: Vec<Vec<(u64, Ticks)>>,
+    held_spare: Vec<Held>,
 }
 
 impl Ahead {
@@ -194,6 +226,7 @@ impl Ahead {
             shared,
             worker: Some(worker),
             active: false,
+            running: false,
             params,
             next0: NEVER,
             min_ready: NEVER,
@@ -201,7 +234,8 @@ impl Ahead {
             spare: Some(Box::new(Away(params_copy))),
             policy: Policy::new(always),
             stops: Vec::new(),
-            arrivals: Vec::new(),
+            pool: Vec::new(),
+            held_spare: Vec::new(),
         })
     }
 
@@ -216,37 +250,88 @@ impl Ahead {
         let mut st = std::mem::take(&mut self.stops);
         st.clear();
         st.extend(stops);
-        let mut arrivals = std::mem::take(&mut self.arrivals);
-        arrivals.clear();
-        *self.shared.job.lock().unwrap_or_else(PoisonError::into_inner) = Some(Job { net, until, stops: st, arrivals });
+        let arrivals = self.fresh();
+        let sends = std::mem::take(&mut self.held_spare);
+        *self.shared.job.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some(Job { net, until, late: false, sends, stops: st, arrivals, stopped: false });
         self.active = true;
         self.next0 = next0;
         self.min_ready = NEVER;
         self.held.clear();
+        self.running = true;
         self.shared.state.store(GO, Ordering::Release);
         if let Some(w) = &self.worker {
             w.thread().unpark();
         }
     }
 
-    /// Waits for the worker and takes the network back with the arrivals it collected
-    /// (hand the vector back with [`Ahead::reuse`]).
-    pub fn take(&mut self) -> (Box<dyn Network>, Vec<(u64, Ticks)>) {
-        self.active = false;
-        let s = wait_for(&self.shared.state, |s| s != GO);
-        let job = self.shared.job.lock().unwrap_or_else(PoisonError::into_inner).take();
-        let Some(job) = job.filter(|_| s == DONE) else {
+    /// Waits for the worker to finish its step (if one runs).
+    fn wait(&mut self) {
+        if !std::mem::take(&mut self.running) {
+            return;
+        }
+        if wait_for(&self.shared.state, |s| s != GO) != DONE {
             // The model panicked on the worker: the same panic as without it.
             panic!("the network thread stopped");
-        };
+        }
         self.shared.state.store(IDLE, Ordering::Release);
-        self.stops = job.stops;
-        (job.net, job.arrivals)
     }
 
-    /// Keeps the arrivals' vector for the next quantum.
-    pub fn reuse(&mut self, arrivals: Vec<(u64, Ticks)>) {
-        self.arrivals = arrivals;
+    /// Waits for the worker's first step and returns its arrivals (hand the vector back
+    /// with [`Ahead::reuse`]) and whether it stopped at a remote-read request; the
+    /// network stays with the worker.
+    pub fn first(&mut self) -> (Vec<(u64, Ticks)>, bool) {
+        self.active = false;
+        self.wait();
+        let fresh = self.fresh();
+        let mut guard = self.shared.job.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(job) = guard.as_mut() else { panic!("the network thread lost its job") };
+        (std::mem::replace(&mut job.arrivals, fresh), job.stopped)
+    }
+
+    /// Starts the worker's second step: make the held-back sends, then process the
+    /// events before `until` (the quantum's end); `stops` are the remote-read requests
+    /// in flight now (the held-back sends among them).
+    pub fn second(&mut self, until: Ticks, stops: impl Iterator<Item = u64>) {
+        {
+            let mut guard = self.shared.job.lock().unwrap_or_else(PoisonError::into_inner);
+            let Some(job) = guard.as_mut() else { panic!("the network thread lost its job") };
+            job.until = until;
+            job.late = true;
+            job.stops.clear();
+            job.stops.extend(stops);
+            job.sends.clear();
+            std::mem::swap(&mut job.sends, &mut self.held);
+        }
+        self.running = true;
+        self.shared.state.store(GO, Ordering::Release);
+        if let Some(w) = &self.worker {
+            w.thread().unpark();
+        }
+    }
+
+    /// Waits for the worker and takes the network back with the arrivals of its last
+    /// step (hand the vector back with [`Ahead::reuse`]) and whether it stopped at a
+    /// remote-read request.
+    pub fn take(&mut self) -> (Box<dyn Network>, Vec<(u64, Ticks)>, bool) {
+        self.active = false;
+        self.wait();
+        let job = self.shared.job.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let Some(mut job) = job else { panic!("the network thread lost its job") };
+        self.stops = job.stops;
+        job.sends.clear();
+        self.held_spare = job.sends;
+        (job.net, job.arrivals, job.stopped)
+    }
+
+    /// Keeps an arrivals' vector for the next quantum.
+    pub fn reuse(&mut self, mut arrivals: Vec<(u64, Ticks)>) {
+        arrivals.clear();
+        self.pool.push(arrivals);
+    }
+
+    fn fresh(&mut self) -> Vec<(u64, Ticks)> {
+        self.pool.pop().unwrap_or_default()
     }
 }
 
