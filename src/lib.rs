@@ -31,9 +31,9 @@
 //! | [`crc`] | the CRC-32 of `.cod` files and run records |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
-//! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics; `sim::run` (repetitions, sweeps), `sim::debug` (the debugger) |
+//! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics, the network's own thread that runs a contention network ahead of the processors with identical results; `sim::run` (repetitions, sweeps), `sim::debug` (the debugger) |
 //! | [`machine`] | machine description files (seed 004): processor types with per-instruction timings `mean [sd]`, link-list topologies, expressions with references, per-run sampling |
-//! | [`net`] | network models behind the `Network` trait: wormhole (flits, lanes, buffers), packet (store-and-forward, FIFO links), shortest-path (closed form); per-link costs, route and link-load records |
+//! | [`net`] | network models behind the `Network` trait: wormhole (flits, lanes, buffers), packet (store-and-forward, FIFO links), shortest-path (closed form); per-link costs, route and link-load records; running ahead of the senders (`net::Ahead`) |
 //! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader |
 //! | [`perf`] | `cpperf`: summary metrics, granularity, communication matrix, execution graph, critical path and weighted critical path (WCPA), phases, imbalance, link loads, what-if zeroing, cost per line |
 //! | [`mapper`] | `cpmap`: communication matrices, mapping evaluation and ranking, greedy and annealing search |

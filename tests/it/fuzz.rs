@@ -216,7 +216,7 @@ pub fn random_instr(g: &mut Gen, m: &cppe::vcode::Module) -> cppe::vcode::Instr 
 
 fn sim_campaign(seconds: u64, seed: u64) -> (u64, u64) {
     use cppe::net::{NetParams, ShortestPath};
-    use cppe::sim::{Io, SimConfig, Simulator};
+    use cppe::sim::{Io, NetThread, SimConfig, Simulator, Stats};
     let opts = FrontOptions { include_dirs: vec![fixtures().join("include")], env_dirs: vec![] };
     let mut modules = Vec::new();
     for f in files_with_ext(&fixtures(), "c") {
@@ -249,11 +249,31 @@ fn sim_campaign(seconds: u64, seed: u64) -> (u64, u64) {
             max_stack_words: 1 << 14,
             ..SimConfig::default()
         };
-        let net = ShortestPath::new(NetParams::default(), cppe::topo::Topology::parse("line:16").unwrap());
-        let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()) };
         let t = Instant::now();
-        if let Ok(mut sim) = Simulator::new(&m, cfg, Box::new(net), io) {
-            let _ = sim.run();
+        if runs % 2 == 0 {
+            let net = ShortestPath::new(NetParams::default(), cppe::topo::Topology::parse("line:16").unwrap());
+            let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()) };
+            if let Ok(mut sim) = Simulator::new(&m, cfg, Box::new(net), io) {
+                let _ = sim.run();
+            }
+        } else {
+            // Every other mutant runs on the wormhole network with and without the
+            // network's own thread: the two runs must end the same way.
+            let run = |thread: NetThread| {
+                let topo = cppe::topo::Topology::parse("mesh:4x4").unwrap();
+                let net = cppe::net::build(&NetParams::default(), &topo, &[]).unwrap();
+                let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()) };
+                let cfg = SimConfig { net_thread: thread, ..cfg.clone() };
+                Simulator::new(&m, cfg, net, io).map(|mut sim| match sim.run() {
+                    Ok(s) => format!("{:?}", Stats { host_time: Default::default(), ..s }),
+                    Err(e) => e.to_string(),
+                })
+            };
+            let (a, b) = (run(NetThread::Off), run(NetThread::Always));
+            assert_eq!(a.is_ok(), b.is_ok());
+            if let (Ok(a), Ok(b)) = (a, b) {
+                assert_eq!(a, b, "the network thread changed the run");
+            }
         }
         assert!(t.elapsed() < Duration::from_secs(5), "simulation took {:?}", t.elapsed());
     }
