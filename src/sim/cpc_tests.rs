@@ -51,6 +51,20 @@ fn run_cpc_on(
     observer: Option<Box<dyn super::Observer>>,
     net: &NetParams,
 ) -> (Result<Stats, SimError>, String) {
+    let (r, out, _) = run_cpc_full(name, src, cfg, input, observer, net);
+    (r, out)
+}
+
+/// As [`run_cpc_on`], also returning how many quanta the network ran ahead on its
+/// own thread.
+fn run_cpc_full(
+    name: &str,
+    src: &str,
+    cfg: SimConfig,
+    input: &str,
+    observer: Option<Box<dyn super::Observer>>,
+    net: &NetParams,
+) -> (Result<Stats, SimError>, String, u64) {
     let c = compile(name, src, &FrontOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let m = c.module;
     let phys = match &m.phy_arch {
@@ -66,14 +80,17 @@ fn run_cpc_on(
     let net = crate::net::build(net, &phys, &[]).unwrap();
     let out = Out::default();
     let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
+    let mut ahead = 0;
     let r = Simulator::new(&m, cfg, net, io).and_then(|mut s| {
         if let Some(o) = observer {
             s.set_observer(o);
         }
-        s.run()
+        let r = s.run();
+        ahead = s.quanta_ahead();
+        r
     });
     let text = String::from_utf8_lossy(&out.0.borrow()).into_owned();
-    (r, text)
+    (r, text, ahead)
 }
 
 fn run_ok(src: &str) -> (Stats, String) {
@@ -499,7 +516,7 @@ fn network_thread_changes_nothing() {
                 let log = Rc::new(RefCell::new(Vec::new()));
                 let cfg = SimConfig { net_thread: mode, ..cfg.clone() };
                 let (r, out, ahead) =
-                    run_cpc_counted(&path.to_string_lossy(), &src, cfg, &input, Box::new(FullLog(log.clone())), net);
+                    run_cpc_full(&path.to_string_lossy(), &src, cfg, &input, Some(Box::new(FullLog(log.clone()))), net);
                 let key = match r {
                     Ok(s) => format!("{:?}", no_host(&s)),
                     Err(SimError::LimitExceeded { limit, stats }) => format!("{limit:?} {:?}", no_host(&stats)),
@@ -530,35 +547,4 @@ fn network_thread_changes_nothing() {
         }
     }
     assert!(ahead_total > 1000, "{ahead_total}");
-}
-
-/// As [`run_cpc_on`], also returning how many quanta the network ran ahead.
-fn run_cpc_counted(
-    name: &str,
-    src: &str,
-    cfg: SimConfig,
-    input: &str,
-    observer: Box<dyn super::Observer>,
-    net: &NetParams,
-) -> (Result<Stats, SimError>, String, u64) {
-    let c = compile(name, src, &FrontOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    let m = c.module;
-    let phys = match &m.phy_arch {
-        Some(a) => Topology::from_arch(a).unwrap(),
-        None => Topology::parse("mesh:4x4").unwrap(),
-    };
-    let mut cfg = SimConfig { pprocs: phys.nodes(), ..cfg };
-    if let Some(a) = &m.arch {
-        let virt = Topology::from_arch(a).unwrap();
-        let map = builtin_mapping("default", &virt, &phys, 0).unwrap();
-        cfg.mapping = (0..virt.nodes()).map(|v| map.pproc(v).unwrap()).collect();
-    }
-    let net = crate::net::build(net, &phys, &[]).unwrap();
-    let out = Out::default();
-    let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
-    let mut sim = Simulator::new(&m, cfg, net, io).unwrap_or_else(|e| panic!("{e}"));
-    sim.set_observer(observer);
-    let r = sim.run();
-    let text = String::from_utf8_lossy(&out.0.borrow()).into_owned();
-    (r, text, sim.quanta_ahead())
 }

@@ -221,6 +221,19 @@ enum InFlight {
     ReadReply { pid: u32 },
 }
 
+/// The ids of the remote-read requests in `in_flight` (`pending` of them: none to look
+/// for when 0).
+fn read_requests(
+    in_flight: &HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
+    pending: u32,
+) -> impl Iterator<Item = u64> + '_ {
+    in_flight
+        .iter()
+        .take(if pending > 0 { usize::MAX } else { 0 })
+        .filter(|(_, f)| matches!(f, InFlight::ReadRequest { .. }))
+        .map(|(&id, _)| id)
+}
+
 enum FileSlot {
     Read(BufReader<std::fs::File>),
     Write(BufWriter<std::fs::File>),
@@ -937,13 +950,7 @@ impl<'m> Simulator<'m> {
         let Some(spare) = a.spare.take() else { return false };
         self.net.ahead(crate::net::Ahead::Begin(until));
         let net = std::mem::replace(&mut self.net, spare);
-        let stops = self
-            .in_flight
-            .iter()
-            .filter(|_| self.reads_pending > 0)
-            .filter(|(_, f)| matches!(f, InFlight::ReadRequest { .. }))
-            .map(|(&id, _)| id);
-        a.give(net, until, next0, stops);
+        a.give(net, until, next0, read_requests(&self.in_flight, self.reads_pending));
         self.quanta_ahead += 1;
         true
     }
@@ -971,13 +978,7 @@ impl<'m> Simulator<'m> {
             ahead::enter(&mut *self.net, &a.held);
             false
         } else {
-            let stops = self
-                .in_flight
-                .iter()
-                .filter(|_| self.reads_pending > 0)
-                .filter(|(_, f)| matches!(f, InFlight::ReadRequest { .. }))
-                .map(|(&id, _)| id);
-            a.second(qend, stops);
+            a.second(qend, read_requests(&self.in_flight, self.reads_pending));
             true
         };
         for &(id, t) in &first {
