@@ -6,6 +6,9 @@
 # platform (scripts/bench/torus16.xml). SMPI runs with its defaults (computation bursts
 # are measured and simulated) plus --cfg=smpi/host-speed:1Gf (the platform's host speed,
 # so bursts map 1:1 to simulated time).
+# cpss runs with its defaults, the network on a second thread (--threads 2): its CPU time
+# counts that thread's waiting too, so the ratio by CPU time is the lower one. (SMPI's
+# own parallel mode, --cfg=contexts/nthreads:2, aborts on this program here.)
 # Prints, for each: the checksum of C (both must agree), simulated point-to-point
 # messages, host time (best wall time of RUNS runs, and the user+sys CPU time of that
 # run), messages per host second, and the ratio cpss/SMPI; then the median wall times
