@@ -127,17 +127,16 @@ const INLINE_HOPS: usize = 2;
 /// message; one memory access less per flit), on the heap for longer ones.
 #[derive(Default)]
 struct Hops {
-    long: bool,
     inline: [HopState; INLINE_HOPS],
+    /// Every hop's state for a longer route (empty for a short one).
     spill: Vec<HopState>,
 }
 
 impl Hops {
     /// `n` hops, none started.
     fn reset(&mut self, n: usize) {
-        self.long = n > INLINE_HOPS;
         self.spill.clear();
-        if self.long {
+        if n > INLINE_HOPS {
             self.spill.resize(n, UNSTARTED);
         } else {
             self.inline = [UNSTARTED; INLINE_HOPS];
@@ -149,10 +148,10 @@ impl std::ops::Index<usize> for Hops {
     type Output = HopState;
     #[inline]
     fn index(&self, j: usize) -> &HopState {
-        if self.long {
-            &self.spill[j]
-        } else {
+        if self.spill.is_empty() {
             &self.inline[j]
+        } else {
+            &self.spill[j]
         }
     }
 }
@@ -160,10 +159,10 @@ impl std::ops::Index<usize> for Hops {
 impl std::ops::IndexMut<usize> for Hops {
     #[inline]
     fn index_mut(&mut self, j: usize) -> &mut HopState {
-        if self.long {
-            &mut self.spill[j]
-        } else {
+        if self.spill.is_empty() {
             &mut self.inline[j]
+        } else {
+            &mut self.spill[j]
         }
     }
 }

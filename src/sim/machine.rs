@@ -964,7 +964,7 @@ impl<'m> Simulator<'m> {
     fn ahead_end(&mut self, ok: bool, qend: Ticks) {
         let Some(a) = self.ahead.as_mut() else { return };
         if !ok {
-            let (net, arrivals, _) = a.take();
+            let (net, arrivals) = a.take();
             a.spare = Some(std::mem::replace(&mut self.net, net));
             a.reuse(arrivals);
             return;
@@ -972,7 +972,7 @@ impl<'m> Simulator<'m> {
         let (first, stopped) = a.first();
         let second = if stopped {
             // The reply of the request is made here, after the held-back sends.
-            let (net, none, _) = a.take();
+            let (net, none) = a.take();
             a.reuse(none);
             a.spare = Some(std::mem::replace(&mut self.net, net));
             ahead::enter(&mut *self.net, &a.held);
@@ -987,7 +987,7 @@ impl<'m> Simulator<'m> {
         let Some(a) = self.ahead.as_mut() else { return };
         a.reuse(first);
         if second {
-            let (net, arrivals, _) = a.take();
+            let (net, arrivals) = a.take();
             a.spare = Some(std::mem::replace(&mut self.net, net));
             for &(id, t) in &arrivals {
                 self.arrive(id, t);
@@ -1586,21 +1586,24 @@ impl<'m> Simulator<'m> {
         }
     }
 
-    fn pop_n(&mut self, pid: u32, n: usize) -> Result<Vec<Word>, SimError> {
-        let st = &mut self.procs[pid as usize].stack;
-        if st.len() < n {
-            return Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() }));
+    /// Where the top `n` words of `pid`'s working stack start (a runtime error when it
+    /// holds fewer).
+    fn stack_top(&self, pid: u32, n: usize) -> Result<usize, SimError> {
+        match self.procs[pid as usize].stack.len().checked_sub(n) {
+            Some(at) => Ok(at),
+            None => Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() })),
         }
-        let at = st.len() - n;
-        Ok(st.split_off(at))
+    }
+
+    fn pop_n(&mut self, pid: u32, n: usize) -> Result<Vec<Word>, SimError> {
+        let at = self.stack_top(pid, n)?;
+        Ok(self.procs[pid as usize].stack.split_off(at))
     }
 
     /// The top `n` words of `pid`'s working stack, taken off it, as a message's words.
     fn pop_payload(&mut self, pid: u32, n: usize) -> Result<Payload, SimError> {
+        let at = self.stack_top(pid, n)?;
         let st = &mut self.procs[pid as usize].stack;
-        let Some(at) = st.len().checked_sub(n) else {
-            return Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() }));
-        };
         let data = Payload::new(&st[at..]);
         st.truncate(at);
         Ok(data)

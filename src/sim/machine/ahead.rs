@@ -311,9 +311,10 @@ impl Ahead {
     }
 
     /// Waits for the worker and takes the network back with the arrivals of its last
-    /// step (hand the vector back with [`Ahead::reuse`]) and whether it stopped at a
-    /// remote-read request.
-    pub fn take(&mut self) -> (Box<dyn Network>, Vec<(u64, Ticks)>, bool) {
+    /// step (hand the vector back with [`Ahead::reuse`]); when the step stopped at a
+    /// remote-read request, the network gives the rest of the quantum's arrivals from
+    /// where it stopped.
+    pub fn take(&mut self) -> (Box<dyn Network>, Vec<(u64, Ticks)>) {
         self.active = false;
         self.wait();
         let job = self.shared.job.lock().unwrap_or_else(PoisonError::into_inner).take();
@@ -321,7 +322,7 @@ impl Ahead {
         self.stops = job.stops;
         job.sends.clear();
         self.held_spare = job.sends;
-        (job.net, job.arrivals, job.stopped)
+        (job.net, job.arrivals)
     }
 
     /// Keeps an arrivals' vector for the next quantum.
