@@ -2,7 +2,7 @@
 use anyhow::Context;
 use clap::{CommandFactory, Parser, ValueEnum};
 use cppe::cli::{self, exit, parse_units, AtomicFile};
-use cppe::net::{self, NetModel, NetParams};
+use cppe::net::{self, DeadlockMode, NetModel, NetParams};
 use cppe::sim::debug::{run_session, SessionIo, SharedOut};
 use cppe::sim::recorder::{exit_status, run_header, run_stats, Recorder};
 use cppe::sim::run::{self as runs, SweepAxis};
@@ -78,16 +78,16 @@ struct Args {
     #[arg(long, value_name = "T", default_value = "1")]
     packet_init: String,
     /// Packet size in bytes, header included (the last packet is padded).
-    #[arg(long, value_name = "BYTES", default_value_t = 32)]
+    #[arg(long, value_name = "BYTES", default_value_t = 4)]
     packet_size: u32,
     /// Header bytes per packet.
-    #[arg(long, value_name = "BYTES", default_value_t = 4)]
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
     header_size: u32,
     /// Flit size in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 4)]
+    #[arg(long, value_name = "BYTES", default_value_t = 1)]
     flit_size: u32,
-    /// Time for one flit to cross one link, time units.
-    #[arg(long, value_name = "T", default_value = "1")]
+    /// Time for one data flit to cross one link, time units (a head flit: times --head-flit-ratio).
+    #[arg(long, value_name = "T", default_value = "5")]
     link_delay: String,
     /// Cost of a message between processes on the same physical processor, time units.
     #[arg(long, value_name = "T", default_value = "1")]
@@ -101,6 +101,9 @@ struct Args {
     /// Time of a head flit over a link divided by a data flit's (wormhole, >= 1).
     #[arg(long, value_name = "R", default_value_t = 2.0)]
     head_flit_ratio: f64,
+    /// A cycle of blocked packets in the wormhole network: resolve it (counted in the statistics) or end the run with it (exit 1).
+    #[arg(long, value_enum, default_value_t = DeadlockArg::Resolve)]
+    deadlock: DeadlockArg,
     /// Record every link crossing of every packet in the run record.
     #[arg(long)]
     trace_routes: bool,
@@ -166,6 +169,14 @@ enum NetworkModel {
     Packet,
     /// Store-and-forward packets without contention, closed form (man page).
     ShortestPath,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DeadlockArg {
+    /// Take the youngest packet of the cycle out to the recovery channel and go on.
+    Resolve,
+    /// Stop with exit 1 and describe the cycle.
+    Report,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -237,6 +248,10 @@ fn run(args: &Args) -> anyhow::Result<i32> {
             lanes: args.lanes,
             buffer_size: args.buffer_size,
             head_flit_ratio: args.head_flit_ratio,
+            deadlock: match args.deadlock {
+                DeadlockArg::Resolve => DeadlockMode::Resolve,
+                DeadlockArg::Report => DeadlockMode::Report,
+            },
         },
         quantum: Some(units("quantum", &args.quantum)?),
         cost_overrides: args.cost.clone(),

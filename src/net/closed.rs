@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn closed_form() {
-        let p = NetParams::default();
+        let p = crate::net::classic();
         // 4 bytes, 3 hops: P = 1, F = 32/4 = 8; 5 + 1 + (3 + 0) * 8 * 1 = 30 units.
         assert_eq!(ShortestPath::latency(&p, 3, 4), 30 * U);
         // 100 bytes: P = ceil(100/28) = 4; 5 + 4 + (3 + 3) * 8 = 57 units.
@@ -185,7 +185,7 @@ mod tests {
         // Defaults: 28-byte payloads, F = 8 flits of 1 unit. 4 bytes (one packet) and 28
         // bytes (one full packet): 5 + 1 + h * 8 = 14, 30, 62 for h = 1, 3, 7; 100 bytes
         // (4 packets): 5 + 4 + (h + 3) * 8 = 41, 57, 89.
-        let p = NetParams::default();
+        let p = crate::net::classic();
         let mut n = ShortestPath::new(p, Topology::parse("line:8").unwrap());
         for (h, one, full, four) in [(1, 14, 14, 41), (3, 30, 30, 57), (7, 62, 62, 89)] {
             assert_eq!(n.send(1, 0, h, 4, 0), Some(one * U), "{h} hops, 4 bytes");
@@ -194,7 +194,7 @@ mod tests {
         }
         // One-flit packets (4 bytes, no header) with link delay 2: 5 + 1 + 3 * 1 * 2 = 12
         // for one packet over 3 hops; 12 bytes = 3 packets: 5 + 3 + (3 + 2) * 2 = 18.
-        let p = NetParams { packet_size: 4, header_size: 0, link_delay: 2 * U, ..NetParams::default() };
+        let p = NetParams { packet_size: 4, header_size: 0, link_delay: 2 * U, ..crate::net::classic() };
         let mut n = ShortestPath::new(p, Topology::parse("line:8").unwrap());
         assert_eq!(n.send(4, 0, 3, 4, 0), Some(12 * U));
         assert_eq!(n.send(5, 0, 3, 12, 0), Some(18 * U));
@@ -205,7 +205,7 @@ mod tests {
         // 100 bytes = 4 packets of 8 flits over line 0 -> 2, ready at 5 + 4 = 9 units:
         // packet i crosses 0->1 during [9 + 8i, 17 + 8i) and 1->2 8 units later; the
         // last leaves 1->2 at 9 + 8 * 5 = 49 = the closed form 5 + 4 + (2 + 3) * 8.
-        let p = NetParams::default();
+        let p = crate::net::classic();
         let mut n = ShortestPath::new(p.clone(), Topology::parse("line:4").unwrap());
         n.record_hops(true);
         n.count_links(true);
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn per_link_costs() {
-        let p = NetParams::default();
+        let p = crate::net::classic();
         let topo = Topology::parse("line:4").unwrap();
         // Uniform links of link_delay and no latency: the plain closed form.
         let uniform = vec![LinkCost { per_flit: U, latency: 0 }; topo.link_count()];

@@ -47,8 +47,8 @@ pub(super) struct Fabric {
 }
 
 /// One word for the route cache's key (one multiplication to hash).
-fn route_key(src: u32, dst: u32, classes: bool) -> u64 {
-    (u64::from(src) << 33) | (u64::from(dst) << 1) | u64::from(classes)
+fn route_key(src: u32, dst: u32, classes: u32) -> u64 {
+    (u64::from(src) << 37) | (u64::from(dst) << 5) | u64::from(classes.min(31))
 }
 
 /// Hops the route cache keeps at most (16 bytes each): beyond that, new routes are
@@ -99,13 +99,16 @@ impl Fabric {
     }
 
     /// The route from `src` to `dst` (SPEC §4 routing, [`Topology::route`]) into `out`,
-    /// each hop with its link's slot. With `classes`, on a ring or torus a hop is of
-    /// class 1 from the wraparound link of a dimension on until the route changes
-    /// dimension ("dateline" virtual channels): the class-0 lanes of a ring then never
-    /// carry a packet across the wraparound and the class-1 lanes never carry one back
-    /// to it, so neither class has a cycle of lanes waiting on each other, and
-    /// dimension-order routing orders the dimensions. `fresh` as in [`Fabric::slot_of`].
-    pub fn route(&mut self, src: u32, dst: u32, classes: bool, out: &mut Vec<RouteHop>, mut fresh: impl FnMut(u32)) {
+    /// each hop with its link's slot and lane class, for a network of `classes` lane
+    /// classes (1: every lane serves every packet). On a ring or torus with two or more,
+    /// a hop is of class 1 from the wraparound link of a dimension on until the route
+    /// changes dimension ("dateline" virtual channels): the class-0 lanes of a ring then
+    /// never carry a packet across the wraparound and the class-1 lanes never carry one
+    /// back to it, so neither class has a cycle of lanes waiting on each other, and
+    /// dimension-order routing orders the dimensions. On a link list a hop's class is
+    /// the number of down-then-up turns before it ([`crate::topo::Graph::turn_class`]),
+    /// at most `classes - 1`. `fresh` as in [`Fabric::slot_of`].
+    pub fn route(&mut self, src: u32, dst: u32, classes: u32, out: &mut Vec<RouteHop>, mut fresh: impl FnMut(u32)) {
         out.clear();
         if let Some(&(start, len)) = self.routes.get(&route_key(src, dst, classes)) {
             out.extend_from_slice(&self.cached[start as usize..(start + len) as usize]);
@@ -115,12 +118,18 @@ impl Fabric {
         self.topo.route_into(src, dst, &mut self.buf);
         let mut dim = usize::MAX;
         let mut crossed = false;
+        let mut turn = 0u32;
+        let top = classes.saturating_sub(1);
         for k in 0..self.buf.len() {
             let l = self.buf[k];
             let index = self.topo.link_index(l).map_or(NONE, |i| i as u32);
             let mut class = 0;
-            if classes {
-                if let Some((d, wrap)) = self.topo.wrap_hop(l) {
+            if top > 0 {
+                if let Some(g) = self.topo.graph() {
+                    let prev = if k == 0 { l.from } else { self.buf[k - 1].from };
+                    turn = g.turn_class(prev, l.from, l.to, turn);
+                    class = turn.min(top) as u8;
+                } else if let Some((d, wrap)) = self.topo.wrap_hop(l) {
                     if d != dim {
                         dim = d;
                         crossed = false;
@@ -351,15 +360,15 @@ mod tests {
         // class 1 again after the dimension change resets it).
         let mut f = Fabric::new(Topology::parse("torus:4x4").unwrap(), Vec::new());
         let mut r = Vec::new();
-        f.route(0, 15, true, &mut r, |_| {});
+        f.route(0, 15, 2, &mut r, |_| {});
         let hops: Vec<_> = r.iter().map(|h| (h.from, h.to, h.class)).collect();
         assert_eq!(hops, vec![(0, 3, 1), (3, 15, 1)]);
         // 1 -> 3 on a ring of 8 goes +1 twice without wrapping: class 0.
         let mut f = Fabric::new(Topology::parse("ring:8").unwrap(), Vec::new());
-        f.route(1, 3, true, &mut r, |_| {});
+        f.route(1, 3, 2, &mut r, |_| {});
         assert!(r.iter().all(|h| h.class == 0));
         // 6 -> 1: 6 -> 7 (class 0), 7 -> 0 (the wraparound: class 1), 0 -> 1 (class 1).
-        f.route(6, 1, true, &mut r, |_| {});
+        f.route(6, 1, 2, &mut r, |_| {});
         let classes: Vec<_> = r.iter().map(|h| h.class).collect();
         assert_eq!(classes, vec![0, 1, 1]);
         // Slots are handed out in order of first use.
@@ -367,7 +376,7 @@ mod tests {
         // The same route again comes from the cache: the same hops, no new slot.
         let first = r.clone();
         let mut fresh = 0;
-        f.route(6, 1, true, &mut r, |_| fresh += 1);
+        f.route(6, 1, 2, &mut r, |_| fresh += 1);
         assert_eq!((r, fresh), (first, 0));
     }
 

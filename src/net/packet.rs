@@ -83,7 +83,7 @@ impl Network for PacketSwitched {
         let m = self.msgs.alloc();
         let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
         let (free_at, busy) = (&mut self.free_at, &mut self.busy);
-        self.fabric.route(src, dst, false, &mut route, |_| {
+        self.fabric.route(src, dst, 1, &mut route, |_| {
             free_at.push(0);
             busy.push(0);
         });
@@ -205,12 +205,12 @@ mod tests {
         // line:8, hops 1, 3 and 7; 4 bytes (one packet), 28 (one full packet), 100 (four
         // packets); default parameters, a second set, and one-flit packets (4 bytes, no
         // header: 4 bytes is one flit, 28 bytes 7 packets, 100 bytes 25).
-        let mut other = NetParams { msg_init: 2 * U, packet_init: 3 * U, link_delay: 2 * U, ..NetParams::default() };
+        let mut other = NetParams { msg_init: 2 * U, packet_init: 3 * U, link_delay: 2 * U, ..crate::net::classic() };
         other.packet_size = 16;
         other.header_size = 2;
         other.flit_size = 2;
-        let one_flit = NetParams { packet_size: 4, header_size: 0, flit_size: 4, ..NetParams::default() };
-        for p in [NetParams::default(), other, one_flit] {
+        let one_flit = NetParams { packet_size: 4, header_size: 0, flit_size: 4, ..crate::net::classic() };
+        for p in [crate::net::classic(), other, one_flit] {
             for hops in [1u32, 3, 7] {
                 for bytes in [4u32, 28, 100] {
                     let mut n = net("line:8", &p);
@@ -231,7 +231,7 @@ mod tests {
         //   reaches it too; message 1's packet queued first (its event was made
         //   first), so message 2 crosses 1->2 during [22, 30) and 2->3 during
         //   [30, 38): arrives 38 instead of 14 + 16 = 30 — 8 units of contention.
-        let p = NetParams::default();
+        let p = crate::net::classic();
         let mut n = net("line:4", &p);
         let got = drive(&mut n, &[(1, 0, 2, 4, 0), (2, 1, 3, 4, 8 * U)]);
         assert_eq!(got, vec![(1, 22 * U), (2, 38 * U)]);
@@ -246,7 +246,7 @@ mod tests {
         // Three single-packet messages 0 -> 1 sent at 0, 0 and 1: ready at 6, 6, 7; the
         // link serves them during [6,14), [14,22), [22,30): each waits for the ones
         // ahead (0, 8 and 15 units of contention).
-        let p = NetParams::default();
+        let p = crate::net::classic();
         let mut n = net("line:2", &p);
         let got = drive(&mut n, &[(1, 0, 1, 4, 0), (2, 0, 1, 4, 0), (3, 0, 1, 4, U)]);
         assert_eq!(got, vec![(1, 14 * U), (2, 22 * U), (3, 30 * U)]);
@@ -254,7 +254,7 @@ mod tests {
 
     #[test]
     fn hops_are_recorded() {
-        let p = NetParams::default();
+        let p = crate::net::classic();
         let mut n = net("line:4", &p);
         n.record_hops(true);
         drive(&mut n, &[(7, 0, 2, 4, 0)]);

@@ -40,24 +40,43 @@
 //!
 //! # Deadlock
 //!
-//! Dimension-order routing on a ring or torus has cyclic lane dependencies around the
-//! wraparound links. With two or more lanes the model **prevents** deadlock with
-//! dateline virtual channels: the lanes of each link are split into two classes (the
-//! lower half and the upper half), and a packet uses class 1 from the wraparound link of
-//! a dimension until it changes dimension, class 0 elsewhere (see `Fabric::route`).
-//! Meshes, lines and hypercubes (e-cube) have no cycles, so every lane serves every
-//! packet there. With one lane on a ring or torus, or on an irregular network,
-//! deadlock is possible and is **detected**: when messages are in flight and nothing
-//! can move, [`Network::blocked`] describes the cycle of waiting packets and the
-//! simulator ends the run with it.
+//! Lanes are split into classes so that routing cannot deadlock where that is
+//! possible. Dimension-order routing on a ring or torus has cyclic lane dependencies
+//! around the wraparound links: with two or more lanes the model **prevents** deadlock
+//! with dateline virtual channels (two classes, the lower half and the upper half of a
+//! link's lanes; a packet uses class 1 from the wraparound link of a dimension until it
+//! changes dimension, class 0 elsewhere, see `Fabric::route`). On a link list (machine
+//! files) a hop's class counts the down-then-up turns of its route before it
+//! (up*/down* classes, [`crate::topo::Graph`]); with as many lanes as the graph needs
+//! classes, deadlock is impossible there too. Meshes, lines and hypercubes (e-cube)
+//! have no cycles, so every lane serves every packet. Class `c` of `k` uses lanes
+//! `c*W/k .. (c+1)*W/k` of the `W`.
+//!
+//! Where the user takes that freedom away (`--lanes 1` on a torus, fewer lanes than a
+//! link list needs), packets can still wait for each other in a cycle. The network
+//! **detects** it the moment no flit crosses any link while packets are in the network
+//! (then none of them can ever move again: only a moving flit frees a lane or a buffer
+//! slot) and, with `--deadlock resolve` (the default), **resolves** it as the seed's
+//! network manager does: it follows "waits for a lane held by" from the first waiting
+//! packet to the cycle, takes the packet of the cycle with the highest message id (the
+//! youngest) out of every lane it holds, and delivers it over the recovery channel, a
+//! path of its own that nothing else uses (as in Disha-style recovery), from the node
+//! where its head waits: the rest of its route costs its head crossings plus the
+//! serialisation of its other flits on the last link, `sum(hd) + (F - 1) * ld`. Freed
+//! lanes go to the heads waiting for them. Each resolution is counted and reported to
+//! the simulator ([`Network::take_resolutions`]). With `--deadlock report` the packets
+//! stay blocked and [`Network::blocked`] describes the cycle; the simulator ends the
+//! run with it when nothing else can happen.
 use super::fabric::{Events, Fabric, RouteHop, Slab, NONE};
-use super::{Ahead, Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Ticks, NEVER};
+use super::{Ahead, DeadlockMode, Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Resolution, Ticks, NEVER};
 use crate::topo::{TopoKind, Topology};
 use std::collections::VecDeque;
 
-/// Events: a link finishing a flit (the link's slot), or a message's first packet
-/// being released (`RELEASE | message`).
+/// Events: a link finishing a flit (the link's slot), a message's first packet
+/// being released (`RELEASE | message`), or a packet of a message reaching its
+/// destination over the recovery channel (`RECOVERED | message`).
 const RELEASE: u32 = 1 << 31;
+const RECOVERED: u32 = 1 << 30;
 
 /// Flit-level wormhole routing with virtual channels.
 pub struct Wormhole {
@@ -65,8 +84,12 @@ pub struct Wormhole {
     fabric: Fabric,
     /// Lanes per link the tables are built for.
     width: u32,
-    /// Dateline classes in use (two or more lanes on a ring or torus).
-    classes: bool,
+    /// Lane classes in use (1: every lane serves every packet; module docs).
+    classes: u32,
+    /// Links with a flit crossing them.
+    in_transit: u32,
+    /// Deadlocks resolved and not yet taken by the simulator.
+    resolved: Vec<Resolution>,
     /// `slot * width + lane`.
     lanes: Vec<Lane>,
     links: Vec<LinkState>,
@@ -206,12 +229,14 @@ impl Wormhole {
     /// The model on `topo`, with per-link costs `links` (empty: uniform).
     pub fn new(params: NetParams, topo: Topology, links: Vec<LinkCost>) -> Wormhole {
         let width = params.lanes.max(1);
-        let classes = width >= 2 && matches!(topo.kind(), TopoKind::Ring | TopoKind::Torus);
+        let classes = lane_classes(&topo, width);
         Wormhole {
             params,
             fabric: Fabric::new(topo, links),
             width,
             classes,
+            in_transit: 0,
+            resolved: Vec::new(),
             lanes: Vec::new(),
             links: Vec::new(),
             busy: Vec::new(),
@@ -229,13 +254,8 @@ impl Wormhole {
 
     /// The lanes a packet of `class` may take.
     fn lane_range(&self, class: u8) -> std::ops::Range<u32> {
-        if !self.classes {
-            0..self.width
-        } else if class == 0 {
-            0..self.width / 2
-        } else {
-            self.width / 2..self.width
-        }
+        let (c, k, w) = (u32::from(class).min(self.classes - 1), self.classes, self.width);
+        c * w / k..(c + 1) * w / k
     }
 
     fn lane(&mut self, slot: u32, v: u32) -> &mut Lane {
@@ -362,6 +382,7 @@ impl Wormhole {
             self.release_packet(m);
         }
         self.links[slot as usize].transit = Some((k, j, flit));
+        self.in_transit += 1;
         self.busy[slot as usize] += dur;
         self.events.push(now + dur, slot);
     }
@@ -369,6 +390,7 @@ impl Wormhole {
     /// Link `slot` finished carrying a flit.
     fn flit_done(&mut self, slot: u32) {
         let Some((k, j, flit)) = self.links[slot as usize].transit.take() else { return };
+        self.in_transit -= 1;
         let now = self.now;
         let p = &mut self.pkts.items[k as usize];
         let h = &mut p.hop[j as usize];
@@ -385,13 +407,7 @@ impl Wormhole {
                 self.release_lane(slot, lane);
                 self.pkts.items[k as usize].live = false;
                 self.pkts.release(k);
-                let msg = &mut self.msgs.items[m as usize];
-                msg.left -= 1;
-                msg.last = msg.last.max(now);
-                if msg.left == 0 {
-                    self.done.push_back((msg.id, msg.last));
-                    self.msgs.release(m);
-                }
+                self.packet_arrived(m);
             }
         } else if flit == 0 {
             self.request_lane(k, j + 1);
@@ -408,11 +424,127 @@ impl Wormhole {
         }
     }
 
+    /// A packet of message `m` reached its destination at `self.now`.
+    fn packet_arrived(&mut self, m: u32) {
+        let now = self.now;
+        let msg = &mut self.msgs.items[m as usize];
+        msg.left -= 1;
+        msg.last = msg.last.max(now);
+        if msg.left == 0 {
+            self.done.push_back((msg.id, msg.last));
+            self.msgs.release(m);
+        }
+    }
+
+    /// With `--deadlock resolve`: while no flit crosses any link and packets are in the
+    /// network (all of them blocked for good), resolves one cycle after the other
+    /// (module docs).
+    fn resolve_deadlocks(&mut self) {
+        while self.in_transit == 0 && self.pkts.live() > 0 && self.params.deadlock == DeadlockMode::Resolve {
+            let cycle = self.cycle();
+            let Some(victim) = cycle.iter().map(|&(k, _)| k).max_by_key(|&k| {
+                let p = &self.pkts.items[k as usize];
+                (self.msgs.items[p.msg as usize].id, p.index)
+            }) else {
+                return;
+            };
+            self.recover(victim);
+            self.run_work();
+        }
+    }
+
+    /// Takes packet `k` (its head waiting) out of its lanes and sends it on over the
+    /// recovery channel.
+    fn recover(&mut self, k: u32) {
+        let (m, want, hops, index, flits) = {
+            let p = &self.pkts.items[k as usize];
+            (p.msg, p.want, p.hops, p.index, p.flits)
+        };
+        let route_at = |w: &Wormhole, j: u32| w.msgs.items[m as usize].route[j as usize];
+        let wait_link = route_at(self, want).link;
+        self.links[wait_link as usize].waiting.retain(|&q| q != k);
+        let (id, link_delay, ratio) = {
+            let msg = &self.msgs.items[m as usize];
+            (msg.id, msg.link_delay, msg.ratio)
+        };
+        self.resolved.push(Resolution { time: self.now, msg: id, packet: index, at: route_at(self, want).from });
+        // The rest of the route: the head's crossings, then the other flits behind it.
+        let mut delay = 0;
+        let mut ld = link_delay;
+        for j in want..hops {
+            let hop = route_at(self, j);
+            let c = self.fabric.cost(self.fabric.slot_link[hop.link as usize], link_delay);
+            delay += (c.per_flit as f64 * ratio).round() as Ticks + c.latency;
+            ld = c.per_flit;
+        }
+        delay += u64::from(flits.saturating_sub(1)) * ld;
+        let first_done = self.pkts.items[k as usize].hop[0].sent == flits;
+        for j in 0..want {
+            let (lane, link) = (self.pkts.items[k as usize].hop[j as usize].lane, route_at(self, j).link);
+            if lane != NONE && self.lane(link, lane).owner == k {
+                self.release_lane(link, lane);
+                self.work.push_back(link);
+            }
+        }
+        self.pkts.items[k as usize].live = false;
+        self.pkts.release(k);
+        // Its flits left the source with it: the message's next packet may go.
+        let msg = &self.msgs.items[m as usize];
+        if !first_done && msg.released < msg.packets {
+            self.release_packet(m);
+        }
+        self.events.push(self.now + delay, RECOVERED | m);
+    }
+
+    /// From the first waiting packet, "waits for a lane held by" until a packet
+    /// repeats: the repeated part, as (packet, holder) pairs; a chain that ends at a
+    /// packet that does not wait (holder NONE) when there is no cycle.
+    fn cycle(&self) -> Vec<(u32, u32)> {
+        let waiting = (0..self.pkts.items.len() as u32)
+            .find(|&k| self.pkts.items[k as usize].live && self.pkts.items[k as usize].want != NONE);
+        let Some(first) = waiting else { return Vec::new() };
+        let mut chain: Vec<(u32, u32)> = Vec::new();
+        let mut k = first;
+        loop {
+            if let Some(pos) = chain.iter().position(|&(p, _)| p == k) {
+                chain.drain(..pos);
+                break;
+            }
+            let p = &self.pkts.items[k as usize];
+            if p.want == NONE {
+                break;
+            }
+            let hop = self.msgs.items[p.msg as usize].route[p.want as usize];
+            let holder = self
+                .lane_range(hop.class)
+                .map(|v| self.lanes[(hop.link * self.width + v) as usize].owner)
+                .find(|&o| o != NONE)
+                .unwrap_or(NONE);
+            chain.push((k, holder));
+            if holder == NONE {
+                break;
+            }
+            k = holder;
+        }
+        chain
+    }
+
     /// (src, dst) of message slot `m`.
     fn ends(&self, m: u32) -> (u32, u32) {
         let r = &self.msgs.items[m as usize].route;
         (r.first().map_or(0, |h| h.from), r.last().map_or(0, |h| h.to))
     }
+}
+
+/// The lane classes of `width` lanes per link on `topo` (module docs): 2 on a ring or
+/// torus, what the routes need on a link list, as far as the lanes go; else 1.
+fn lane_classes(topo: &Topology, width: u32) -> u32 {
+    let want = match topo.graph() {
+        Some(g) => g.classes(),
+        None if matches!(topo.kind(), TopoKind::Ring | TopoKind::Torus) => 2,
+        None => 1,
+    };
+    want.min(width).clamp(1, 32)
 }
 
 impl Network for Wormhole {
@@ -448,10 +580,13 @@ impl Network for Wormhole {
             self.now = t;
             if what & RELEASE != 0 {
                 self.release_packet(what & !RELEASE);
+            } else if what & RECOVERED != 0 {
+                self.packet_arrived(what & !RECOVERED);
             } else {
                 self.flit_done(what);
             }
             self.run_work();
+            self.resolve_deadlocks();
         }
     }
 
@@ -480,7 +615,7 @@ impl Network for Wormhole {
                 });
             }
             self.width = params.lanes;
-            self.classes = self.width >= 2 && matches!(self.fabric.topo.kind(), TopoKind::Ring | TopoKind::Torus);
+            self.classes = lane_classes(&self.fabric.topo, self.width);
             self.lanes = vec![FREE; self.links.len() * self.width as usize];
             for l in &mut self.links {
                 l.rr = 0;
@@ -512,6 +647,10 @@ impl Network for Wormhole {
         out.append(&mut self.hops);
     }
 
+    fn take_resolutions(&mut self, out: &mut Vec<Resolution>) {
+        out.append(&mut self.resolved);
+    }
+
     fn count_links(&mut self, on: bool) {
         self.count = on;
     }
@@ -528,35 +667,7 @@ impl Network for Wormhole {
         if !self.events.is_empty() || self.msgs.live() == 0 {
             return Vec::new();
         }
-        // Follow "waits for a lane held by" from the first waiting packet until a
-        // packet repeats: the repeated part is the cycle.
-        let waiting: Vec<u32> = (0..self.pkts.items.len() as u32)
-            .filter(|&k| self.pkts.items[k as usize].live && self.pkts.items[k as usize].want != NONE)
-            .collect();
-        let Some(&first) = waiting.first() else { return Vec::new() };
-        let mut chain: Vec<(u32, u32)> = Vec::new(); // (packet, holder)
-        let mut k = first;
-        loop {
-            if let Some(pos) = chain.iter().position(|&(p, _)| p == k) {
-                chain.drain(..pos);
-                break;
-            }
-            let p = &self.pkts.items[k as usize];
-            if p.want == NONE {
-                break;
-            }
-            let hop = self.msgs.items[p.msg as usize].route[p.want as usize];
-            let holder = self
-                .lane_range(hop.class)
-                .map(|v| self.lanes[(hop.link * self.width + v) as usize].owner)
-                .find(|&o| o != NONE)
-                .unwrap_or(NONE);
-            chain.push((k, holder));
-            if holder == NONE {
-                break;
-            }
-            k = holder;
-        }
+        let chain = self.cycle();
         chain
             .iter()
             .map(|&(k, holder)| {
@@ -602,8 +713,8 @@ mod tests {
         // (100 bytes = 4 packets);
         // parameter sets with head ratios 1, 2 and 3 (buffers of at least ceil(ratio)).
         let one_flit =
-            NetParams { packet_size: 4, header_size: 0, flit_size: 4, head_flit_ratio: 2.0, ..NetParams::default() };
-        let ratio1 = NetParams { head_flit_ratio: 1.0, lanes: 1, buffer_size: 1, ..NetParams::default() };
+            NetParams { packet_size: 4, header_size: 0, flit_size: 4, head_flit_ratio: 2.0, ..crate::net::classic() };
+        let ratio1 = NetParams { head_flit_ratio: 1.0, lanes: 1, buffer_size: 1, ..crate::net::classic() };
         let ratio3 = NetParams {
             head_flit_ratio: 3.0,
             buffer_size: 3,
@@ -611,9 +722,9 @@ mod tests {
             msg_init: 2 * U,
             packet_init: 0,
             link_delay: 2 * U,
-            ..NetParams::default()
+            ..crate::net::classic()
         };
-        for p in [NetParams::default(), one_flit, ratio1, ratio3] {
+        for p in [crate::net::classic(), one_flit, ratio1, ratio3] {
             for hops in [1u32, 3, 7] {
                 for bytes in [4u32, 28, 100] {
                     let mut n = net("line:8", &p);
@@ -629,7 +740,7 @@ mod tests {
     fn worked_example() {
         // Default parameters, 4 bytes over 3 hops: P = 1, F = 8, hd = 2, ld = 1:
         // 5 + 1 + 3 * 2 + 7 * 1 = 19 units.
-        let p = NetParams::default();
+        let p = crate::net::classic();
         assert_eq!(formula(&p, 3, 4), 19 * U);
         // 100 bytes: P = 4: 5 + 4 + (4 + 2) * 2 + 4 * 7 = 49 units.
         assert_eq!(formula(&p, 3, 100), 49 * U);
@@ -646,7 +757,7 @@ mod tests {
                 for lanes in [1u32, 2, 4] {
                     for hops in [1u32, 2, 3, 7] {
                         for bytes in [4u32, 60, 100] {
-                            let p = NetParams { head_flit_ratio: ratio, buffer_size, lanes, ..NetParams::default() };
+                            let p = NetParams { head_flit_ratio: ratio, buffer_size, lanes, ..crate::net::classic() };
                             let got = drive(&mut net("line:8", &p), &[(1, 0, hops, bytes, 0)])[0].1;
                             let want = formula(&p, hops as u64, bytes);
                             let exact = p.packets(bytes) == 1
@@ -672,7 +783,7 @@ mod tests {
         // Ratio 3, 1-flit buffers, 100 bytes (4 packets) over 3 hops: data flits
         // cannot bunch behind each head, the first link idles, the next packet leaves
         // later: 67 units against the formula's 5 + 4 + (4 + 2) * 3 + 4 * 7 = 55.
-        let p = NetParams { head_flit_ratio: 3.0, buffer_size: 1, ..NetParams::default() };
+        let p = NetParams { head_flit_ratio: 3.0, buffer_size: 1, ..crate::net::classic() };
         assert_eq!(formula(&p, 3, 100), 55 * U);
         assert_eq!(drive(&mut net("line:8", &p), &[(1, 0, 3, 100, 0)]), vec![(1, 67 * U)]);
     }
@@ -686,7 +797,7 @@ mod tests {
         //   A holds until A's tail arrives at 15. B then crosses 1->2 [15,16) and 2->3
         //   [16,17); its tail arrives at 24 instead of 8 + 2 + 7 = 17: 7 units of
         //   contention.
-        let p = NetParams { head_flit_ratio: 1.0, lanes: 1, ..NetParams::default() };
+        let p = NetParams { head_flit_ratio: 1.0, lanes: 1, ..crate::net::classic() };
         let mut n = net("line:4", &p);
         let got = drive(&mut n, &[(1, 0, 2, 4, 0), (2, 1, 3, 4, 2 * U)]);
         assert_eq!(got, vec![(1, 15 * U), (2, 24 * U)]);
@@ -707,7 +818,7 @@ mod tests {
         // 0) reaches processor 1; B's release was scheduled first (at its send), so B
         // takes the one lane of 1->2: B arrives at 7 + 2 + 7 = 16, A waits until B's tail
         // leaves processor 2's buffer at 15 and arrives at 15 + 1 + 7 = 23.
-        let p = NetParams { head_flit_ratio: 1.0, lanes: 1, ..NetParams::default() };
+        let p = NetParams { head_flit_ratio: 1.0, lanes: 1, ..crate::net::classic() };
         let mut n = net("line:4", &p);
         let got = drive(&mut n, &[(1, 0, 2, 4, 0), (2, 1, 3, 4, U)]);
         assert_eq!(got, vec![(1, 23 * U), (2, 16 * U)]);
@@ -717,7 +828,7 @@ mod tests {
     fn three_messages_contend_for_one_lane() {
         // line:2, ratio 1, one lane, single-packet messages 0 -> 1 at 0, 0 and 0: all
         // ready at 6; each holds the lane for 8 flits: arrivals 14, 22, 30.
-        let p = NetParams { head_flit_ratio: 1.0, lanes: 1, ..NetParams::default() };
+        let p = NetParams { head_flit_ratio: 1.0, lanes: 1, ..crate::net::classic() };
         let mut n = net("line:2", &p);
         let got = drive(&mut n, &[(1, 0, 1, 4, 0), (2, 0, 1, 4, 0), (3, 0, 1, 4, 0)]);
         assert_eq!(got, vec![(1, 14 * U), (2, 22 * U), (3, 30 * U)]);
@@ -728,7 +839,13 @@ mod tests {
         // ring:4 with one lane, each processor sends a long message two hops clockwise
         // at the same time: every head takes its first link and waits for the next,
         // which the neighbour's packet holds — the textbook cycle.
-        let p = NetParams { lanes: 1, head_flit_ratio: 1.0, buffer_size: 1, ..NetParams::default() };
+        let p = NetParams {
+            lanes: 1,
+            head_flit_ratio: 1.0,
+            buffer_size: 1,
+            deadlock: DeadlockMode::Report,
+            ..crate::net::classic()
+        };
         let mut n = net("ring:4", &p);
         for s in 0..4u32 {
             assert_eq!(n.send(s as u64, s, (s + 2) % 4, 4000, 0), None);
@@ -747,8 +864,30 @@ mod tests {
     }
 
     #[test]
+    fn one_lane_ring_cycle_is_resolved() {
+        // ring:4, one lane, 1-flit buffers, head ratio 1; each processor sends one packet
+        // (28 bytes: 8 flits) two hops clockwise at 0. Ready at 0 + 5 + 1 = 6; each head
+        // crosses its first link in 1 and waits at 7 for the next link, whose only lane
+        // the neighbour's packet holds, and its data flits wait for the full buffer: no
+        // flit moves at 7, a cycle. The youngest message, 3 (3 -> 1), head waiting at
+        // processor 0 for its last hop, leaves for the recovery channel: one head
+        // crossing (1) plus 7 data flits (1 each) behind it: it arrives at 7 + 8 = 15. Its
+        // lane on 3 -> 0 goes to message 2, and the rest unwinds without another cycle.
+        let p = NetParams { lanes: 1, head_flit_ratio: 1.0, buffer_size: 1, ..crate::net::classic() };
+        let mut n = net("ring:4", &p);
+        let sends: Vec<_> = (0..4u32).map(|s| (s as u64, s, (s + 2) % 4, 28, 0)).collect();
+        let got = drive(&mut n, &sends);
+        assert_eq!(got.len(), 4, "{got:?}");
+        assert!(got.contains(&(3, 15 * U)), "{got:?}");
+        let mut r = Vec::new();
+        n.take_resolutions(&mut r);
+        assert_eq!(r, vec![Resolution { time: 7 * U, msg: 3, packet: 0, at: 0 }]);
+        assert_eq!(n.in_flight(), 0);
+    }
+
+    #[test]
     fn hops_and_link_busy() {
-        let p = NetParams { head_flit_ratio: 1.0, ..NetParams::default() };
+        let p = NetParams { head_flit_ratio: 1.0, ..crate::net::classic() };
         let mut n = net("line:4", &p);
         n.record_hops(true);
         drive(&mut n, &[(9, 0, 2, 4, 0)]);

@@ -362,7 +362,7 @@ impl<'h> Analyzer<'h> {
                 self.timeline.event(e);
                 self.lines.event(e);
             }
-            Event::TimeOff { .. } | Event::TimeOn { .. } => self.timeline.event(e),
+            Event::TimeOff { .. } | Event::TimeOn { .. } | Event::Deadlock { .. } => self.timeline.event(e),
         }
         if let Some(w) = &mut self.what_if {
             w.event(e);

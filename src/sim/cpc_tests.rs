@@ -38,7 +38,7 @@ fn run_cpc_observed(
     observer: Option<Box<dyn super::Observer>>,
 ) -> (Result<Stats, SimError>, String) {
     // The exact-time tests below are computed with the closed-form network.
-    let net = NetParams { model: NetModel::ShortestPath, ..NetParams::default() };
+    let net = NetParams { model: NetModel::ShortestPath, ..crate::net::classic() };
     run_cpc_on(name, src, cfg, input, observer, &net)
 }
 
@@ -214,7 +214,8 @@ void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); jo
     assert_eq!(s.avg_latency_ticks(), 30 * U);
     // main (pproc 0): PUSHI 1, LDADDR 1, FORK 20 → 22; LDADDR, PUSHI, SEND 10 → 34
     // (arrives at 64); LDADDR, LDADDR → 36, RECV blocks.
-    // b (pproc 3) starts at 22: LDADDR, LDADDR → 24, RECV waits for 64; RECV 10 → 74,
+    // b (pproc 3) is made at 22; its frame (b has no parameters: one word, 4 bytes) takes
+    // the same 30 units: b starts at 52: LDADDR, LDADDR → 54, RECV waits for 64; RECV 10 → 74,
     // STORE 2, LDADDR 1, LDVal 2, PUSHI 1, ADDI 1 → 81, SEND 10 → 91 (arrives at 121),
     // RET 3 → 94: b ends.
     // main wakes at 121: RECV 10 → 131, STORE 2, LDADDR 1, LDVal 2, PRINTF 10 → 146,
@@ -408,7 +409,7 @@ void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); jo
     let c = compile("t.c", src, &FrontOptions::default()).unwrap();
     let run = |observe: bool| {
         let phys = Topology::parse("line:4").unwrap();
-        let net = crate::net::ShortestPath::new(NetParams::default(), phys.clone());
+        let net = crate::net::ShortestPath::new(crate::net::classic(), phys.clone());
         let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(Out::default()) };
         let cfg = SimConfig { pprocs: 4, mapping: vec![0, 1, 2, 3], ..SimConfig::default() };
         let mut sim = Simulator::new(&c.module, cfg, Box::new(net), io).unwrap();

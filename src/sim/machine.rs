@@ -219,6 +219,8 @@ enum InFlight {
     ReadRequest { pid: u32, reader: u32, owner: u32, words: u32 },
     /// The reply of a remote read: `pid` wakes when it arrives.
     ReadReply { pid: u32 },
+    /// The first frame of the new process `pid`: it starts when the block arrives.
+    Frame { pid: u32 },
 }
 
 /// The ids of the remote-read requests in `in_flight` (`pending` of them: none to look
@@ -322,6 +324,8 @@ pub struct Simulator<'m> {
     /// Messages in a contention network, by id.
     in_flight: HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
     hop_buf: Vec<crate::net::Hop>,
+    /// Deadlocks the network resolved, between [`Self::flush_hops`] calls.
+    resolved: Vec<crate::net::Resolution>,
     max_depth: usize,
     program_end: Option<Ticks>,
     steps_left: u64,
@@ -522,6 +526,7 @@ impl<'m> Simulator<'m> {
             unreceived: 0,
             in_flight: HashMap::default(),
             hop_buf: Vec::new(),
+            resolved: Vec::new(),
             max_depth,
             program_end: None,
             steps_left,
@@ -650,8 +655,17 @@ impl<'m> Simulator<'m> {
         s
     }
 
-    /// Tells the observer of the link crossings the network recorded.
+    /// Counts the deadlocks the network resolved and tells the observer of them and of
+    /// the link crossings the network recorded.
     fn flush_hops(&mut self) {
+        self.net.take_resolutions(&mut self.resolved);
+        self.stats.deadlocks_resolved += self.resolved.len() as u64;
+        if let Some(o) = self.observer.as_mut() {
+            for r in &self.resolved {
+                o.event(&SimEvent::Deadlock { time: r.time, msg: r.msg, packet: r.packet, at: r.at });
+            }
+        }
+        self.resolved.clear();
         let Some(o) = self.observer.as_mut() else { return };
         self.net.take_hops(&mut self.hop_buf);
         for h in self.hop_buf.drain(..) {
@@ -1520,7 +1534,7 @@ impl<'m> Simulator<'m> {
                     self.wake_reader(pid, wake);
                 }
             }
-            Some(InFlight::ReadReply { pid }) => self.wake_reader(pid, t),
+            Some(InFlight::ReadReply { pid } | InFlight::Frame { pid }) => self.wake_reader(pid, t),
             Some(InFlight::Load) | None => {}
         }
     }
@@ -1691,6 +1705,60 @@ impl<'m> Simulator<'m> {
         self.lower_pmin(ppar, w);
     }
 
+    /// FORK and FORALLFORK: pops the arguments, the channels and the virtual processor,
+    /// charges the instruction and creates the child as `kind`. The arguments were
+    /// evaluated here, on the parent's processor (seed 000 Fig. 13, `altPhyProcessor`);
+    /// the child's first frame is one block of its argument words (`CopyToNewBlock`)
+    /// sent to the child's processor, and the child starts when it arrives: after
+    /// `local_cost` on the parent's own processor, after the network's latency for a
+    /// message of `4 * max(1, words)` bytes elsewhere.
+    fn fork(&mut self, pid: u32, op: Op, func: u32, chans: u32, vproc: bool, kind: Kind) -> Result<u32, SimError> {
+        let nparams = self.funcs.get(func as usize).map_or(0, |f| f.params) as usize;
+        let args = self.pop_n(pid, nparams)?;
+        let chan_addrs = self.pop_n(pid, chans as usize)?;
+        let (v, pp) = if vproc {
+            let v = as_int(self.pop(pid)?) as i64;
+            let npp = self.queues.len() as u32;
+            let count = if self.cfg.mapping.is_empty() { u32::MAX } else { self.cfg.mapping.len() as u32 };
+            let pp = match u32::try_from(v) {
+                Ok(v) if self.cfg.mapping.is_empty() => Some(v % npp),
+                Ok(v) => self.cfg.mapping.get(v as usize).copied().filter(|&p| p < npp),
+                Err(_) => None,
+            };
+            let Some(pp) = pp else {
+                return Err(self.rt(pid, RuntimeError::BadVproc { vproc: v, count }));
+            };
+            (v as u32, pp)
+        } else {
+            let pp = self.default_pproc();
+            (pp, pp)
+        };
+        let mut cidx = Vec::with_capacity(chan_addrs.len());
+        for w in &chan_addrs {
+            cidx.push(self.chan_index(pid, as_int(*w) as i64)?);
+        }
+        self.charge(pid, op)?;
+        let (start, display, src) = {
+            let p = &self.procs[pid as usize];
+            (p.clock, p.display.clone(), p.pproc)
+        };
+        let child = self.spawn(pid, kind, func, v, pp, &args, &display, start, (0, -1))?;
+        for c in cidx {
+            self.chans[c].owner = child;
+        }
+        self.msg_seq += 1;
+        let id = self.msg_seq;
+        let words = args.len().max(1) as u32;
+        self.wake[child as usize] = match self.net_send(id, src, pp, 4 * words, start) {
+            Some(t) => t.max(start),
+            None => {
+                self.in_flight.insert(id, InFlight::Frame { pid: child });
+                NEVER
+            }
+        };
+        Ok(child)
+    }
+
     /// Executes an instruction that needs more than the running process and the pool.
     fn exec_complex(&mut self, pid: u32, ins: Instr) -> Result<Flow, SimError> {
         let op = ins.op();
@@ -1750,40 +1818,28 @@ impl<'m> Simulator<'m> {
                 Ok(Flow::Continue)
             }
             Instr::Fork { func, chans, vproc } => {
-                let nparams = self.funcs.get(func as usize).map_or(0, |f| f.params) as usize;
-                let args = self.pop_n(pid, nparams)?;
-                let chan_addrs = self.pop_n(pid, chans as usize)?;
-                let (v, pp) = if vproc {
-                    let v = as_int(self.pop(pid)?) as i64;
-                    let npp = self.queues.len() as u32;
-                    let count = if self.cfg.mapping.is_empty() { u32::MAX } else { self.cfg.mapping.len() as u32 };
-                    let pp = match u32::try_from(v) {
-                        Ok(v) if self.cfg.mapping.is_empty() => Some(v % npp),
-                        Ok(v) => self.cfg.mapping.get(v as usize).copied().filter(|&p| p < npp),
-                        Err(_) => None,
-                    };
-                    let Some(pp) = pp else {
-                        return Err(self.rt(pid, RuntimeError::BadVproc { vproc: v, count }));
-                    };
-                    (v as u32, pp)
-                } else {
-                    let pp = self.default_pproc();
-                    (pp, pp)
-                };
-                let mut cidx = Vec::with_capacity(chan_addrs.len());
-                for w in &chan_addrs {
-                    cidx.push(self.chan_index(pid, as_int(*w) as i64)?);
-                }
-                self.charge(pid, op)?;
-                let (start, display) = {
-                    let p = &self.procs[pid as usize];
-                    (p.clock, p.display.clone())
-                };
-                let child = self.spawn(pid, Kind::Fork, func, v, pp, &args, &display, start, (0, -1))?;
-                for c in cidx {
-                    self.chans[c].owner = child;
-                }
+                self.fork(pid, op, func, chans, vproc, Kind::Fork)?;
                 self.procs[pid as usize].forked_live += 1;
+                Ok(Flow::Continue)
+            }
+            Instr::ForallFork { func, chans, vproc } => {
+                self.fork(pid, op, func, chans, vproc, Kind::Forall)?;
+                self.procs[pid as usize].forall_pending += 1;
+                Ok(Flow::Continue)
+            }
+            Instr::ForallWait {} => {
+                let p = &mut self.procs[pid as usize];
+                if p.forall_pending > 0 {
+                    self.block(pid, Wait::Forall, NEVER);
+                    return Ok(Flow::Stop);
+                }
+                if p.forall_end > p.clock {
+                    let t = p.forall_end;
+                    self.block(pid, Wait::Forall, t);
+                    return Ok(Flow::Stop);
+                }
+                p.forall_end = 0;
+                self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
             Instr::Forall { func, grouping } => {

@@ -70,6 +70,9 @@ pub enum SimEvent<'a> {
     /// Busy ticks per source line since the previous report, `(line, work, overhead)` in
     /// line order; reported when a run stops, to observers that asked for events.
     LineCosts { lines: &'a [(u32, Ticks, Ticks)] },
+    /// The network resolved a cycle of blocked packets at `time` by taking packet
+    /// `packet` of message `msg` (waiting at processor `at`) to the recovery channel.
+    Deadlock { time: Ticks, msg: u64, packet: u32, at: u32 },
 }
 
 /// Receives the simulator's events.

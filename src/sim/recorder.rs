@@ -294,6 +294,13 @@ impl<W: Write> Recorder<W> {
                 };
                 self.push(Event::Probe { time, pid, pproc, id, label: index });
             }
+            SimEvent::Deadlock { time, msg, packet, at } => {
+                let msg = match self.last_send {
+                    (sim, rec) if sim == msg => rec,
+                    _ => self.in_network.get(&msg).map_or(u64::MAX, |e| e.2.msg),
+                };
+                self.push(Event::Deadlock { time, msg, packet, pproc: at });
+            }
             SimEvent::Timing { time, pid, on } => {
                 self.push(if on { Event::TimeOn { time, pid } } else { Event::TimeOff { time, pid } })
             }

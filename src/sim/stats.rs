@@ -44,6 +44,8 @@ pub struct Stats {
     pub profile: Vec<Vec<Ticks>>,
     /// With `--link-stats`: the busy time of every link that carried flits, by link.
     pub links: Vec<LinkLoad>,
+    /// Cycles of blocked packets the network resolved (`--deadlock resolve`).
+    pub deadlocks_resolved: u64,
 }
 
 pub use crate::net::format_time as units;
@@ -95,6 +97,9 @@ impl Stats {
         let _ = writeln!(s, "Remote Writes = {}", self.remote_writes);
         if self.undelivered > 0 {
             let _ = writeln!(s, "Undelivered Messages = {}", self.undelivered);
+        }
+        if self.deadlocks_resolved > 0 {
+            let _ = writeln!(s, "Network Deadlocks Resolved = {}", self.deadlocks_resolved);
         }
         let _ = writeln!(s, "Utilization:");
         for (p, u) in self.utilization() {
@@ -177,8 +182,12 @@ impl Stats {
     }
 
     /// The fields after `utilization`.
-    fn tail_fields(&self) -> [(&'static str, String); 2] {
-        [("host_seconds", format!("{:.6}", self.host_time.as_secs_f64())), ("alarm", self.stopped_by_alarm.to_string())]
+    fn tail_fields(&self) -> [(&'static str, String); 3] {
+        [
+            ("host_seconds", format!("{:.6}", self.host_time.as_secs_f64())),
+            ("alarm", self.stopped_by_alarm.to_string()),
+            ("deadlocks_resolved", self.deadlocks_resolved.to_string()),
+        ]
     }
 
     /// One header line and one data row; utilization as `p:percent` pairs separated by `;`.

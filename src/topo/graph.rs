@@ -27,6 +27,21 @@
 //! rank of `y` in `x`'s sorted neighbour list. The same link list as a built-in mesh
 //! therefore has the same link numbers.
 //!
+//! # Lane classes (deadlock freedom)
+//!
+//! Shortest routes on a graph with cycles can wait on each other in a circle. The
+//! nodes are ranked by hop distance from processor 0, then by id; a link toward a
+//! lower rank is *up*, the others *down*. A route that never takes an up link after a
+//! down link (up*/down* routing) cannot be part of a cycle of waiting packets, because
+//! along such routes ranks first fall, then rise. Routes here stay shortest; instead a
+//! route's hop belongs to *class* c when c down-then-up turns come before it
+//! ([`Graph::turn_class`]). Within a class every stretch of route is up*/down*, and a
+//! packet only moves to higher classes, so with a lane class per turn count
+//! ([`Graph::classes`] of them) no cycle of waiting lanes exists. When the routes'
+//! channel dependencies (link `x` then link `y` on some route) have no cycle at all, as
+//! for a mesh given as a link list, one class serves every packet, as on a built-in
+//! mesh.
+//!
 //! Memory is quadratic in the node count (a next-hop and a distance table of `u16`), so
 //! graphs are limited to [`MAX_GRAPH_NODES`] processors.
 use std::collections::VecDeque;
@@ -65,6 +80,10 @@ pub struct Graph {
     next: Vec<u16>,
     /// `dist[a * n + b]`: hops from `a` to `b`.
     dist: Vec<u16>,
+    /// Each node's rank by (hops from node 0, id): links toward a lower rank are up.
+    rank: Vec<u32>,
+    /// One more than the most down-then-up turns on any route.
+    classes: u32,
 }
 
 impl PartialEq for Graph {
@@ -126,8 +145,18 @@ impl Graph {
             total += l.len();
         }
         first.push(total);
-        let mut g = Graph { nodes, edges: sorted, adj, first, next: vec![0; n * n], dist: vec![0; n * n] };
+        let mut g = Graph {
+            nodes,
+            edges: sorted,
+            adj,
+            first,
+            next: vec![0; n * n],
+            dist: vec![0; n * n],
+            rank: Vec::new(),
+            classes: 1,
+        };
         g.route_all()?;
+        g.rank_and_classes();
         Ok(g)
     }
 
@@ -191,6 +220,98 @@ impl Graph {
             }
         }
         Ok(())
+    }
+
+    /// Ranks the nodes (from the routing table's distances to node 0) and counts the
+    /// lane classes the routes need (module docs): per destination, each node's route
+    /// turns as often as its next node's, plus one when it goes down into an up link.
+    fn rank_and_classes(&mut self) {
+        let n = self.nodes as usize;
+        let acyclic = self.dependencies_acyclic();
+        let mut order: Vec<u32> = (0..self.nodes).collect();
+        order.sort_by_key(|&v| (self.dist[v as usize * n], v));
+        self.rank = vec![0; n];
+        for (r, &v) in order.iter().enumerate() {
+            self.rank[v as usize] = r as u32;
+        }
+        let mut most = 0u32;
+        let mut turns = vec![0u32; n];
+        let mut by_dist: Vec<u32> = Vec::with_capacity(n);
+        for b in 0..n {
+            by_dist.clear();
+            by_dist.extend(0..self.nodes);
+            by_dist.sort_by_key(|&v| self.dist[v as usize * n + b]);
+            for &v in &by_dist {
+                let vi = v as usize;
+                if vi == b {
+                    turns[vi] = 0;
+                    continue;
+                }
+                let u = self.next[vi * n + b] as usize;
+                let down = self.rank[u] > self.rank[vi];
+                let then_up = u != b && self.rank[self.next[u * n + b] as usize] < self.rank[u];
+                turns[vi] = turns[u] + u32::from(down && then_up);
+                most = most.max(turns[vi]);
+            }
+        }
+        self.classes = if acyclic { 1 } else { most + 1 };
+    }
+
+    /// Whether no cycle runs through the routes' channel dependencies: link `a → u`
+    /// followed by `u → next(u, b)` on the route from `a` to `b` (Kahn's algorithm over
+    /// the directed links).
+    fn dependencies_acyclic(&self) -> bool {
+        let n = self.nodes as usize;
+        let links = self.first[n];
+        let mut deps: Vec<(u32, u32)> = Vec::new();
+        for a in 0..n {
+            for b in 0..n {
+                let u = self.next[a * n + b] as usize;
+                if a == b || u == b {
+                    continue;
+                }
+                let w = self.next[u * n + b] as u32;
+                if let (Some(x), Some(y)) = (self.link_index(a as u32, u as u32), self.link_index(u as u32, w)) {
+                    deps.push((x as u32, y as u32));
+                }
+            }
+        }
+        deps.sort_unstable();
+        deps.dedup();
+        let mut indegree = vec![0u32; links];
+        let mut start = vec![0usize; links + 1];
+        for &(x, y) in &deps {
+            indegree[y as usize] += 1;
+            start[x as usize + 1] += 1;
+        }
+        for i in 0..links {
+            start[i + 1] += start[i];
+        }
+        let mut ready: Vec<usize> = (0..links).filter(|&l| indegree[l] == 0).collect();
+        let mut seen = 0;
+        while let Some(x) = ready.pop() {
+            seen += 1;
+            for &(_, y) in &deps[start[x]..start[x + 1]] {
+                indegree[y as usize] -= 1;
+                if indegree[y as usize] == 0 {
+                    ready.push(y as usize);
+                }
+            }
+        }
+        seen == links
+    }
+
+    /// The lane classes this graph's routes need to be free of deadlock (module docs).
+    pub fn classes(&self) -> u32 {
+        self.classes
+    }
+
+    /// The class of a hop over `from → to` that follows a hop over `prev → from` of
+    /// class `class` (`prev == from`: the route's first hop, class 0).
+    pub fn turn_class(&self, prev: u32, from: u32, to: u32, class: u32) -> u32 {
+        let r = |x: u32| self.rank.get(x as usize).copied().unwrap_or(0);
+        let down_before = prev != from && r(from) > r(prev);
+        class + u32::from(down_before && r(to) < r(from))
     }
 
     /// The number of processors.

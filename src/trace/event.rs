@@ -416,6 +416,19 @@ pub enum Event {
         /// Busy ticks of the line's parallel-overhead instructions.
         overhead: Ticks,
     },
+    /// The network resolved a cycle of blocked packets (record minor version 2): packet
+    /// `packet` of message `msg`, whose head waited at processor `pproc`, left the lanes
+    /// for the recovery channel (`cpss --deadlock resolve`, man page).
+    Deadlock {
+        /// When the cycle was found.
+        time: Ticks,
+        /// The message (its [`Event::MsgSend`] id; `u64::MAX` for memory or process-creation traffic).
+        msg: u64,
+        /// The packet's number within the message.
+        packet: u32,
+        /// Where its head waited.
+        pproc: u32,
+    },
 }
 
 impl Event {
@@ -433,7 +446,8 @@ impl Event {
             | Event::Label { time, .. }
             | Event::TimeOff { time, .. }
             | Event::TimeOn { time, .. }
-            | Event::LineCost { time, .. } => time,
+            | Event::LineCost { time, .. }
+            | Event::Deadlock { time, .. } => time,
             Event::Hop { leave, .. } => leave,
             Event::Busy { end, .. } => end,
         }
@@ -456,6 +470,7 @@ impl Event {
             Event::TimeOn { .. } => "time_on",
             Event::Busy { .. } => "busy",
             Event::LineCost { .. } => "line_cost",
+            Event::Deadlock { .. } => "deadlock",
         }
     }
 }

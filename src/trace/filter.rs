@@ -9,7 +9,7 @@ use super::event::{Event, Ticks};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The event kind names of [`Event::kind_name`], in the order of the [`Event`] variants.
-pub const KINDS: [&str; 14] = [
+pub const KINDS: [&str; 15] = [
     "proc_init",
     "proc_exit",
     "state",
@@ -24,6 +24,7 @@ pub const KINDS: [&str; 14] = [
     "time_on",
     "busy",
     "line_cost",
+    "deadlock",
 ];
 
 /// Why a filter argument was rejected.
@@ -174,6 +175,7 @@ impl Filter {
             Event::RecvCall { pproc, .. } | Event::RecvDone { pproc, .. } | Event::Probe { pproc, .. } => Some(pproc),
             Event::Busy { pproc, .. } => Some(pproc),
             Event::Hop { from, to, .. } => Some(if self.sel.proc(from) { from } else { to }),
+            Event::Deadlock { pproc, .. } => Some(pproc),
             Event::Label { .. } | Event::LineCost { .. } => None,
         };
         if self.sel.kinds.as_ref().is_some_and(|k| !k.contains(e.kind_name())) {

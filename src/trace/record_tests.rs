@@ -201,7 +201,7 @@ fn round_trip_of_every_event_kind() {
 fn byte_layout_is_as_documented() {
     let bytes = sample();
     assert_eq!(&bytes[..8], b"CPPE\0RUN");
-    assert_eq!(&bytes[8..12], &[1, 0, 1, 0], "major 1, minor 1, little-endian u16s");
+    assert_eq!(&bytes[8..12], &[1, 0, 2, 0], "major 1, minor 2, little-endian u16s");
     assert_eq!(bytes[12], kind::HEADER);
     let stored = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().unwrap());
     assert_eq!(stored, crc32(&bytes[..bytes.len() - 4]));
@@ -267,7 +267,7 @@ fn magic_and_version_errors() {
     let mut bytes = sample();
     bytes[8] = 2;
     match read_all(&bytes) {
-        Err(RecordError::UnsupportedVersion { found: (2, 1), supported: (1, 1) }) => {}
+        Err(RecordError::UnsupportedVersion { found: (2, 2), supported: (1, 2) }) => {}
         other => panic!("{other:?}"),
     }
     // A newer minor version of the same major is accepted, and the checksum (which

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 type Descriptor = (&'static str, &'static [(&'static str, &'static str, &'static str)]);
 
 /// The descriptors, in the order of [`KINDS`]; the tag of `KINDS[i]` is `i + 1`.
-pub const DESCRIPTORS: [Descriptor; 14] = [
+pub const DESCRIPTORS: [Descriptor; 15] = [
     (
         "proc_init",
         &[
@@ -126,6 +126,15 @@ pub const DESCRIPTORS: [Descriptor; 14] = [
             ("int", "line", "Source line"),
             ("double", "work", "Seconds of sequential work on the line"),
             ("double", "overhead", "Seconds of parallel overhead on the line"),
+        ],
+    ),
+    (
+        "deadlock",
+        &[
+            ("double", "time", "Seconds, when the cycle of blocked packets was resolved"),
+            ("int", "message", "Message id"),
+            ("int", "packet", "Packet of the message taken out of the lanes"),
+            ("int", "processor", "Where its head waited"),
         ],
     ),
 ];
@@ -323,6 +332,9 @@ impl TraceWriter for SddfWriter {
                 .to_string(),
             ],
             Event::LineCost { time, line, work, overhead } => vec![s(*time), line.to_string(), s(*work), s(*overhead)],
+            Event::Deadlock { time, msg, packet, pproc } => {
+                vec![s(*time), msg.to_string(), packet.to_string(), pproc.to_string()]
+            }
         };
         writeln!(out, "{} {{ {} }};;", quote(e.kind_name()), values.join(", "))
     }

@@ -452,6 +452,11 @@ isa! {
     0x61 Forall "FORALL" { func: u32, grouping: bool } 20 Overhead;
     /// Wait for one forked child to end.
     0x62 Join "JOIN" {} 5 Overhead;
+    /// One process of a `forall … fork` statement (seed 000 ch. 6): as FORK, but the
+    /// child counts as a forall child of the running process, which FORALLWAIT waits for.
+    0x63 ForallFork "FORALLFORK" { func: u32, chans: u32, vproc: bool } 20 Overhead;
+    /// Wait until every child made by FORALLFORK since the last FORALLWAIT has ended.
+    0x64 ForallWait "FORALLWAIT" {} 5 Overhead;
 
     // ---- channels (overhead) ----
     /// Pop `n` value words, pop a channel element address; send the message to the
@@ -522,7 +527,10 @@ impl Instr {
     /// The function index referred to, if any.
     pub fn func_ref(&self) -> Option<u32> {
         match *self {
-            Instr::Call { func } | Instr::Fork { func, .. } | Instr::Forall { func, .. } => Some(func),
+            Instr::Call { func }
+            | Instr::Fork { func, .. }
+            | Instr::ForallFork { func, .. }
+            | Instr::Forall { func, .. } => Some(func),
             _ => None,
         }
     }

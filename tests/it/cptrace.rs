@@ -87,7 +87,7 @@ fn picl1_records_have_their_field_counts() {
         sends += usize::from(key == 4);
     }
     assert_eq!(sends, 27);
-    // The last compstats record of each node is its idle time: the run's 2720 units minus
+    // The last compstats record of each node is its idle time: the run's 3010 units minus
     // the node's busy time, summed here from the SDDF busy records (end - start).
     let sddf = cptrace(&dir, &[rec.to_str().unwrap(), "--format", "sddf", "--events", "busy"]);
     let mut busy_us = [0f64; 8];
@@ -96,9 +96,9 @@ fn picl1_records_have_their_field_counts() {
         busy_us[v[2] as usize] += (v[0] - v[1]) * 1e6;
     }
     for (node, busy) in busy_us.iter().enumerate() {
-        let last = text.lines().rfind(|l| l.starts_with(&format!("11 0 2720 {node} "))).unwrap();
+        let last = text.lines().rfind(|l| l.starts_with(&format!("11 0 3010 {node} "))).unwrap();
         let idle: f64 = last.rsplit(' ').next().unwrap().parse().unwrap();
-        assert!((idle - (2720.0 - busy)).abs() < 0.5, "node {node}: {last} vs busy {busy}");
+        assert!((idle - (3010.0 - busy)).abs() < 0.5, "node {node}: {last} vs busy {busy}");
     }
 }
 
@@ -153,12 +153,12 @@ fn sddf_records_match_their_descriptors() {
             data += 1;
         }
     }
-    assert_eq!(fields.len(), 14, "one descriptor per event kind");
-    // Every event of the record is written: 494 events for ring_token (run-record dump:
-    // 320 busy, 27 each of msg_send, msg_arr, recv_call, recv_done, state, 9 each of
+    assert_eq!(fields.len(), 15, "one descriptor per event kind");
+    // Every event of the record is written: 496 events for ring_token (run-record dump:
+    // 322 busy, 27 each of msg_send, msg_arr, recv_call, recv_done, state, 9 each of
     // proc_init, proc_exit, and 21 line_cost: lines 20-27, 29 and 34-45, those whose
     // instructions ran).
-    assert_eq!(data, 494);
+    assert_eq!(data, 496);
 }
 
 fn num(v: &serde_json::Value, key: &str) -> f64 {
@@ -211,10 +211,10 @@ fn paraver_writes_three_files_with_counted_fields() {
     cptrace(&dir, &[rec.to_str().unwrap(), "--format", "paraver", "-o", prv.to_str().unwrap()]);
     let text = std::fs::read_to_string(&prv).unwrap();
     let mut lines = text.lines();
-    // 2720 time units = 2 720 000 ns; 8 processors, one task each.
+    // 3010 time units = 3 010 000 ns; 8 processors, one task each.
     assert_eq!(
         lines.next().unwrap(),
-        "#Paraver (01/01/2026 at 00:00):2720000_ns:1(8):1:8(1:1,1:1,1:1,1:1,1:1,1:1,1:1,1:1)"
+        "#Paraver (01/01/2026 at 00:00):3010000_ns:1(8):1:8(1:1,1:1,1:1,1:1,1:1,1:1,1:1,1:1)"
     );
     let mut comms = 0;
     let mut last = 0u64;
@@ -262,7 +262,7 @@ fn filters_drop_what_they_should() {
     // Only busy records.
     let text = cptrace(&dir, &[r, "--format", "sddf", "--events", "busy"]);
     let data: Vec<&str> = text.lines().filter(|l| l.ends_with("};;") && l.starts_with('"')).collect();
-    assert_eq!(data.len(), 320);
+    assert_eq!(data.len(), 322);
     assert!(data.iter().all(|l| l.starts_with("\"busy\" {")));
     assert_eq!(text.matches("\n#").count(), 1, "one descriptor");
     for bad in [["--events", "sends"], ["--procs", "3-1"], ["--from", "x"]] {

@@ -3,7 +3,7 @@
 //! addresses and arguments, then `FORK`).
 use super::{FnCtx, Gen, Symbol, ERROR, INT, VOID};
 use crate::lang::ast::{self, ExprKind, Loc, StmtKind};
-use crate::vcode::{IdentKind, Instr};
+use crate::vcode::{IdentKind, Instr, Scalar};
 
 impl Gen<'_> {
     /// The statements of a function body or block, in a scope already pushed by the caller.
@@ -159,7 +159,7 @@ impl Gen<'_> {
             StmtKind::Forall { var, var_loc, lo, hi, grouping, body } => {
                 self.forall(var, *var_loc, lo, hi, grouping.as_deref(), body, loc)
             }
-            StmtKind::Fork { vproc, chans, call } => self.fork(vproc.as_deref(), chans, call, loc),
+            StmtKind::Fork { vproc, chans, call } => self.fork(vproc.as_deref(), chans, call, loc, false),
             StmtKind::Join => {
                 self.emit(Instr::Join {}, loc);
             }
@@ -299,8 +299,24 @@ impl Gen<'_> {
         }
     }
 
+    /// Reports a forall index that is not a declared int variable.
+    fn check_forall_index(&mut self, var: &str, var_loc: Loc) {
+        match self.lookup(var) {
+            Some(Symbol::Var { ty, .. }) if ty == INT => {}
+            Some(Symbol::Var { ty, .. }) if ty == ERROR => {}
+            Some(Symbol::Var { ty, .. }) => {
+                let n = self.types.name(ty);
+                self.error(var_loc, format!("forall index `{var}` must be an int variable, found {n}"));
+            }
+            Some(Symbol::Func(_)) => self.error(var_loc, format!("forall index `{var}` is a function")),
+            None => self.error(var_loc, format!("undeclared name `{var}`")),
+        }
+    }
+
     /// `forall (i from lo to hi [grouping g]) body`: the body is compiled as a nested
     /// function one static level down whose first frame word is the child's copy of `i`.
+    /// A chain of foralls without grouping whose innermost body is one `fork` is the
+    /// seed's three-part statement instead ([`Self::forall_fork`]).
     #[allow(clippy::too_many_arguments)]
     fn forall(
         &mut self,
@@ -312,16 +328,25 @@ impl Gen<'_> {
         body: &ast::Stmt,
         loc: Loc,
     ) {
-        match self.lookup(var) {
-            Some(Symbol::Var { ty, .. }) if ty == INT => {}
-            Some(Symbol::Var { ty, .. }) if ty == ERROR => {}
-            Some(Symbol::Var { ty, .. }) => {
-                let n = self.types.name(ty);
-                self.error(var_loc, format!("forall index `{var}` must be an int variable, found {n}"));
+        if grouping.is_none() {
+            let mut levels = vec![(var, var_loc, lo, hi)];
+            let mut inner = body;
+            loop {
+                inner = single_stmt(inner);
+                match &inner.kind {
+                    StmtKind::Forall { var, var_loc, lo, hi, grouping: None, body } => {
+                        levels.push((var.as_str(), *var_loc, lo.as_ref(), hi.as_ref()));
+                        inner = body;
+                    }
+                    StmtKind::Fork { vproc, chans, call } => {
+                        self.forall_fork(&levels, vproc.as_deref(), chans, call, inner.loc, loc);
+                        return;
+                    }
+                    _ => break,
+                }
             }
-            Some(Symbol::Func(_)) => self.error(var_loc, format!("forall index `{var}` is a function")),
-            None => self.error(var_loc, format!("undeclared name `{var}`")),
         }
+        self.check_forall_index(var, var_loc);
         if let Some(g) = grouping {
             self.int_value(g);
         }
@@ -357,8 +382,67 @@ impl Gen<'_> {
         self.emit(Instr::Forall { func: idx, grouping: grouping.is_some() }, loc);
     }
 
-    /// `fork [v; ch…] f(args);`
-    fn fork(&mut self, vproc: Option<&ast::Expr>, chans: &[ast::Expr], call: &ast::Expr, loc: Loc) {
+    /// `forall (i from lo to hi) … forall (j …) fork [V; chans] f(args);` as seed 000
+    /// ch. 6 reads it: one statement whose index bounds, virtual processor, channels and
+    /// arguments the running process evaluates itself, in nested loops over fresh copies
+    /// of the indices in its own frame, making each child with FORALLFORK (no process in
+    /// between); FORALLWAIT then waits for all of them, as a forall does.
+    fn forall_fork(
+        &mut self,
+        levels: &[(&str, Loc, &ast::Expr, &ast::Expr)],
+        vproc: Option<&ast::Expr>,
+        chans: &[ast::Expr],
+        call: &ast::Expr,
+        fork_loc: Loc,
+        loc: Loc,
+    ) {
+        let saved = self.fns.last().map_or(0, |f| f.next);
+        self.push_scope(loc);
+        // Per level: the loop's top, its exit jump and the index's slot.
+        let mut loops = Vec::with_capacity(levels.len());
+        for &(var, var_loc, lo, hi) in levels {
+            self.check_forall_index(var, var_loc);
+            // The bounds see the indices of the levels outside this one only.
+            let (id, io) = self.temp();
+            self.emit(Instr::LdAddr { depth: id, off: io }, lo.loc);
+            self.int_value(lo);
+            self.emit(Instr::Store { ty: Scalar::Int, keep: false }, lo.loc);
+            let (hd, ho) = self.temp();
+            self.emit(Instr::LdAddr { depth: hd, off: ho }, hi.loc);
+            self.int_value(hi);
+            self.emit(Instr::Store { ty: Scalar::Int, keep: false }, hi.loc);
+            self.push_scope(var_loc);
+            let sym = Symbol::Var { ty: INT, depth: id, off: io, kind: IdentKind::ForallIndex };
+            if self.declare(&crate::lang::ast::Name::from(var), sym, var_loc) {
+                self.record_ident(var, IdentKind::ForallIndex, INT, id, io, var_loc);
+            }
+            let top = self.here();
+            self.emit(Instr::LdVal { depth: id, off: io }, loc);
+            self.emit(Instr::LdVal { depth: hd, off: ho }, loc);
+            self.emit(Instr::LeI {}, loc);
+            let exit = self.emit(Instr::JumpIfFalse { target: 0 }, loc);
+            loops.push((top, exit, id, io));
+        }
+        self.fork(vproc, chans, call, fork_loc, true);
+        for &(top, exit, id, io) in loops.iter().rev() {
+            self.emit(Instr::LdAddr { depth: id, off: io }, loc);
+            self.emit(Instr::IncDec { ty: Scalar::Int, delta: 1, pre: true }, loc);
+            self.emit(Instr::Pop { n: 1 }, loc);
+            self.emit(Instr::Jump { target: top as u32 }, loc);
+            let end = self.here();
+            self.patch(exit, end);
+            self.pop_scope(loc);
+        }
+        self.emit(Instr::ForallWait {}, loc);
+        self.pop_scope(loc);
+        if let Some(f) = self.fns.last_mut() {
+            f.next = saved;
+        }
+    }
+
+    /// `fork [v; ch…] f(args);` (FORALLFORK when `in_forall`: one process of
+    /// [`Self::forall_fork`]).
+    fn fork(&mut self, vproc: Option<&ast::Expr>, chans: &[ast::Expr], call: &ast::Expr, loc: Loc, in_forall: bool) {
         let ExprKind::Call { name, name_loc, args } = &call.kind else {
             self.error(call.loc, "`fork` needs a function call (`fork f(args);`)");
             return;
@@ -388,7 +472,21 @@ impl Gen<'_> {
             }
         }
         if self.call_args(func, name, *name_loc, args) {
-            self.emit(Instr::Fork { func, chans: chans.len() as u32, vproc: vproc.is_some() }, loc);
+            let (chans, vproc) = (chans.len() as u32, vproc.is_some());
+            if in_forall {
+                self.emit(Instr::ForallFork { func, chans, vproc }, loc);
+            } else {
+                self.emit(Instr::Fork { func, chans, vproc }, loc);
+            }
         }
+    }
+}
+
+/// The statement a body stands for: itself, or the one statement of a block that holds
+/// nothing else (`{ fork … }` reads as `fork …`).
+fn single_stmt(s: &ast::Stmt) -> &ast::Stmt {
+    match &s.kind {
+        StmtKind::Block(b) if b.stmts.len() == 1 => single_stmt(&b.stmts[0]),
+        _ => s,
     }
 }

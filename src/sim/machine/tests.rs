@@ -485,10 +485,11 @@ fn remote_read_blocks_for_the_round_trip() {
     let (s, _) = run(&m);
     assert_eq!(s.remote_reads, 1);
     assert_eq!(s.remote_writes, 1);
-    // main: PUSHI 1 + FORK 20 = 21. Child starts at 21: LDADDR 1, LDVal 2 → 24, blocks
-    // for 20 + 20 units → 64; STORE 2 → 66 (posted write); RET 3 → 69, ends at 69.
-    // main: JOIN at 21 blocks; wakes at 69 (quantum [60,70)): JOIN 5 → 74, HALT 1 → 75.
-    assert_eq!(s.par_ticks, 80 * U);
+    // main: PUSHI 1 + FORK 20 = 21. The child's frame takes the network's 20 units: it
+    // starts at 41: LDADDR 1, LDVal 2 → 44, blocks for 20 + 20 units → 84; STORE 2 → 86
+    // (posted write); RET 3 → 89, ends at 89.
+    // main: JOIN at 21 blocks; wakes at 89 (quantum [80,90)): JOIN 5 → 94, HALT 1 → 95.
+    assert_eq!(s.par_ticks, 100 * U);
 }
 
 #[test]

@@ -129,8 +129,8 @@ pub(crate) fn mesh_machine(r: u32, c: u32, speed: &str, extra_timing: &str) -> S
 #[test]
 fn uniform_mesh_machine_equals_builtin_mesh() {
     let m = module(RING);
-    // 4-byte flits at 0.25 units per byte: 1 unit per flit, the default link delay.
-    let text = mesh_machine(2, 4, "0.25", "");
+    // 1-byte flits at 5 units per byte: 5 units per flit, the default link delay.
+    let text = mesh_machine(2, 4, "5", "");
     let machine = Arc::new(Machine::parse("mesh.mach", &text).unwrap());
     let with_machine = RunOptions { machine: Some(machine), ..RunOptions::default() };
     let builtin = RunOptions { topology: Some("mesh:2x4".into()), ..RunOptions::default() };
