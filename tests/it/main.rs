@@ -12,4 +12,5 @@ mod fuzz_readers;
 mod harden;
 mod harness;
 mod machine;
+mod network;
 mod tutorial;
