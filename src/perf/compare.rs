@@ -169,7 +169,7 @@ impl Metrics {
         }
         v.push(("critical_path".into(), t(a.critical.length)));
         v.push(("critical_segments".into(), a.critical.segments.len() as f64));
-        v.push(("wcpa_weight".into(), a.critical.total_weight / crate::trace::TICKS_PER_UNIT as f64));
+        v.push(("wcpa_weight".into(), a.weighted.total_weight / crate::trace::TICKS_PER_UNIT as f64));
         v.push(("unmatched_sends".into(), a.unmatched.sends.len() as f64));
         v.push(("cp_imbalance".into(), a.imbalance.total / crate::trace::TICKS_PER_UNIT as f64));
         let util = s.utilization();

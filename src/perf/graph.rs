@@ -1,20 +1,30 @@
 //! The execution graph of seed 003 §3.2, its critical path and the weighted critical
 //! path analysis (WCPA, seed 003 §3.4).
 //!
-//! Nodes are the events of each process in time order: `proc_init`, a fork in the parent,
-//! `msg_send`, `recv_call`, the completion of a receive, `proc_exit`. Vertical edges join
-//! consecutive events of one process; diagonal edges join a message's send to the
-//! completion of its receive; spawn edges join a fork to the child's `proc_init`; join
-//! edges join the latest ended child to its parent's resumption from `join`, `forall` or
-//! the wait for children at its end (a `Wake` node, from the record's state changes). Every
-//! edge weighs the time that elapses along it, so a path's length is its end time minus
-//! its start time and the longest path ending at the program's last event, which starts
-//! at process 0's creation, is as long as the run. Which path that is depends on the
-//! choice at each receive (and each resumption): the message (the child's end) is the
-//! critical predecessor when it came after the receiver's previous event (the receiver
-//! waited for it); otherwise the receiver's own previous event is. The WCPA weight of an edge of Δt is
-//! w = Δt + (1 − P)(n − 1)Δt, where P is the average fraction of the n processors busy
-//! during the edge: time spent while most processors idle is what parallelism lost.
+//! Nodes are the events of each process in time order: `proc_init` (where the process
+//! began running, when the record says so), a fork in the parent, `msg_send`,
+//! `recv_call`, the completion of a receive, a suspension's beginning and end (a remote
+//! read, a lock, `delay`), the resumption after waiting for children, `proc_exit`.
+//! Vertical edges join consecutive events of one process and carry its computation;
+//! a suspension is no computation: the process's vertical edge stops where it was
+//! suspended ("no edge exists between a recv_call event and the following msg_arr event
+//! because the process is suspended") and the event that released it is reached by its
+//! own edge — the message (diagonal, from its send), the child's end (join), or the
+//! suspension's own edge for a remote read's round trip, a lock or a delay (the record
+//! names no releasing event for those). Spawn edges join a fork to the child's
+//! `proc_init` and carry the creation's cost.
+//!
+//! Two paths are found. The **critical path** is the longest by elapsed time: the path
+//! ending at the program's last event, choosing at each receive (and resumption) the
+//! message (the child's end) when the receiver waited for it, its own previous event
+//! otherwise; its length is the run's. The **weighted critical path** is the longest
+//! path by WCPA weight (seed 003 §3.4: "the longest weighted path in the execution
+//! graph"), over every edge of the graph: an edge of Δt weighs
+//! w = Δt + (1 − P)(n − 1)Δt, P the average fraction of the n processors busy during it,
+//! n the machine's processors; Δt of a vertical edge is the process's CPU time (the
+//! seed's relabelling when processes share a processor, Fig. 3.2 B). Time spent while
+//! most processors idle is what parallelism lost, so the weighted path can be a short
+//! sequential stretch rather than the long, well-parallelised one.
 //!
 //! Depends only on [`crate::trace`]. Linear in the events apart from sorting.
 use super::dense::DenseMap;
@@ -39,6 +49,10 @@ pub enum NodeKind {
     Exit,
     /// The process resumed after waiting for its children (`join`, `forall`, the end).
     Wake,
+    /// The process suspended itself: a remote read, a lock, a `delay`.
+    Block,
+    /// The process resumed after the suspension its vertical edge names.
+    Resume(EdgeKind),
 }
 
 /// One node of the execution graph.
@@ -63,6 +77,12 @@ pub enum EdgeKind {
     Spawn,
     /// A child's end to its parent's resumption from a wait for children.
     Join,
+    /// A suspension for a remote read's round trip (request and reply).
+    RemoteRead,
+    /// A suspension for a spinlock held by another process.
+    Lock,
+    /// A suspension in `delay`.
+    Delay,
 }
 
 impl EdgeKind {
@@ -73,7 +93,15 @@ impl EdgeKind {
             EdgeKind::Message => "message",
             EdgeKind::Spawn => "spawn",
             EdgeKind::Join => "join",
+            EdgeKind::RemoteRead => "remote read",
+            EdgeKind::Lock => "lock",
+            EdgeKind::Delay => "delay",
         }
+    }
+
+    /// Whether the edge is a suspension of one process (no computation along it).
+    pub fn is_wait(self) -> bool {
+        matches!(self, EdgeKind::RemoteRead | EdgeKind::Lock | EdgeKind::Delay)
     }
 }
 
@@ -98,31 +126,8 @@ pub struct Segment {
     pub weight: f64,
     /// For a compute segment, the process's own busy time inside it; the rest of its
     /// length the process waited (for a remote read, a lock, `delay`, its processor).
-    /// 0 for the other kinds. Filled by [`fill_busy`].
+    /// 0 for the other kinds. Filled by [`PathEdges::weigh`] from [`CpuTime`].
     pub busy: Ticks,
-}
-
-/// Sets the busy time of every compute segment of `path` from the run's busy intervals
-/// `(pproc, pid, start, end)`: one pass over the intervals, each adding its overlap with
-/// its process's compute segments (which are disjoint and in time order).
-pub fn fill_busy(path: &mut CriticalPath, busy: &[(u32, u32, Ticks, Ticks)]) {
-    let mut segs: DenseMap<Vec<usize>> = DenseMap::default();
-    for (i, s) in path.segments.iter().enumerate() {
-        if s.kind == EdgeKind::Compute {
-            segs.get_or_insert_with(u64::from(s.pid), Vec::new).push(i);
-        }
-    }
-    for &(_, pid, start, end) in busy {
-        let Some(v) = segs.get(u64::from(pid)) else { continue };
-        let k = v.partition_point(|&i| path.segments[i].to <= start);
-        for &i in &v[k..] {
-            let s = &mut path.segments[i];
-            if s.from >= end {
-                break;
-            }
-            s.busy += s.to.min(end).saturating_sub(s.from.max(start));
-        }
-    }
 }
 
 /// The critical path and its WCPA weights.
@@ -232,6 +237,80 @@ fn below(v: &[Ticks], sums: &[u128], t: Ticks) -> u128 {
     k as u128 * u128::from(t) - sum
 }
 
+/// A cursor in sorted values and their [`step_sums`]: [`below`] for times that mostly
+/// increase, in amortised constant time.
+struct Sweep<'a> {
+    v: &'a [Ticks],
+    sums: &'a [u128],
+    /// The number of values below the last time asked.
+    k: usize,
+    /// Their sum.
+    sum: u128,
+}
+
+impl Sweep<'_> {
+    /// Σ over the values below `t` of (t − value), as [`below`]. The new position is
+    /// found by galloping from the old one (a few steps near it when the times come
+    /// nearly in order); the sum is kept by walking when it moved little, or taken from
+    /// the step sums.
+    fn below(&mut self, t: Ticks) -> u128 {
+        let v = self.v;
+        let k = gallop(v, self.k, t);
+        if k.abs_diff(self.k) < SUM_STEP {
+            while self.k < k {
+                self.sum += u128::from(v[self.k]);
+                self.k += 1;
+            }
+            while self.k > k {
+                self.k -= 1;
+                self.sum -= u128::from(v[self.k]);
+            }
+        } else {
+            let from = k / SUM_STEP * SUM_STEP;
+            self.sum = self.sums[k / SUM_STEP] + v[from..k].iter().map(|&x| u128::from(x)).sum::<u128>();
+            self.k = k;
+        }
+        k as u128 * u128::from(t) - self.sum
+    }
+}
+
+/// `v.partition_point(|x| x < t)` for sorted `v`, searched outwards from `k`: steps of
+/// 1, 2, 4, … then a binary search inside the last step, so a nearby answer costs a few
+/// comparisons near `k`.
+fn gallop(v: &[Ticks], k: usize, t: Ticks) -> usize {
+    let k = k.min(v.len());
+    if k < v.len() && v[k] < t {
+        // Forward: v[lo] < t.
+        let (mut lo, mut step) = (k, 1);
+        loop {
+            let hi = lo + step;
+            if hi >= v.len() || v[hi] >= t {
+                let hi = hi.min(v.len());
+                return lo + 1 + v[lo + 1..hi].partition_point(|&x| x < t);
+            }
+            lo = hi;
+            step *= 2;
+        }
+    }
+    // Backward: every value from k on is >= t.
+    if k == 0 || v[k - 1] < t {
+        return k;
+    }
+    let (mut hi, mut step) = (k - 1, 1);
+    loop {
+        // v[hi] >= t.
+        if hi < step {
+            return v[..hi].partition_point(|&x| x < t);
+        }
+        let lo = hi - step;
+        if v[lo] < t {
+            return lo + 1 + v[lo + 1..hi].partition_point(|&x| x < t);
+        }
+        hi = lo;
+        step *= 2;
+    }
+}
+
 impl BusyProfile {
     /// Builds the profile from `(start, end)` busy intervals.
     pub fn new(intervals: &[(Ticks, Ticks)]) -> BusyProfile {
@@ -264,6 +343,15 @@ impl BusyProfile {
     /// counts from its start to `t`, less what lies after its end for those that ended.
     fn area_to(&self, t: Ticks) -> u128 {
         below(&self.starts, &self.start_sums, t).saturating_sub(below(&self.ends, &self.end_sums, t))
+    }
+
+    /// [`Self::area_to`] of every time of `times`, in one sweep when the times mostly
+    /// increase (a cursor in the starts and one in the ends, each jumping by binary
+    /// search when a time lies far from it).
+    pub fn areas_at(&self, times: impl Iterator<Item = Ticks>) -> Vec<u128> {
+        let mut s = Sweep { v: &self.starts, sums: &self.start_sums, k: 0, sum: 0 };
+        let mut e = Sweep { v: &self.ends, sums: &self.end_sums, k: 0, sum: 0 };
+        times.map(|t| s.below(t).saturating_sub(e.below(t))).collect()
     }
 
     /// Busy processor-ticks in `[a, b]`.
@@ -338,6 +426,19 @@ pub struct GraphBuilder {
     child_ends: BTreeMap<u32, Vec<u32>>,
     /// Processes waiting for their children, with the time the wait began.
     waiting_for_children: DenseMap<Ticks>,
+    /// Created processes that have not run yet: the fork node that created them. Their
+    /// `Init` node is where they began (seed 003's `proc_init`, which the process itself
+    /// records): the spawn edge spans the creation's cost (the frame's transfer).
+    unstarted: DenseMap<u32>,
+    /// Whether the record says when processes start running (a `Running` state change,
+    /// which cpss records at every start and resumption). Without them (older records,
+    /// PICL and SDDF traces) a process begins where it was created.
+    running_states: bool,
+    /// Processes suspended in a remote read, a lock or `delay`: since when, and which.
+    suspended: DenseMap<(Ticks, EdgeKind)>,
+    /// Message edges the receiver did not wait for, `(receive completion, send)`, in
+    /// the order of their completions; filled by [`GraphBuilder::path`].
+    weak: Vec<(u32, u32)>,
     last_of: DenseMap<u32>,
     send_of: DenseMap<u32>,
     arrival: DenseMap<Ticks>,
@@ -349,7 +450,7 @@ pub struct GraphBuilder {
 
 /// The most nodes an execution graph holds: node indices are stored in 32 bits (4 bytes
 /// instead of 8 for each of a node's links, a third of the graph's memory), `u32::MAX`
-/// meaning none. An event adds at most 4 nodes, so about a billion events fit; a
+/// meaning none. An event adds at most 6 nodes, so hundreds of millions of events fit; a
 /// larger record is refused ([`GraphBuilder::is_full`]).
 pub const MAX_NODES: usize = u32::MAX as usize;
 
@@ -376,6 +477,10 @@ impl Default for GraphBuilder {
             parent_of: BTreeMap::new(),
             child_ends: BTreeMap::new(),
             waiting_for_children: DenseMap::default(),
+            suspended: DenseMap::default(),
+            unstarted: DenseMap::default(),
+            running_states: false,
+            weak: Vec::new(),
             last_of: DenseMap::default(),
             send_of: DenseMap::default(),
             arrival: DenseMap::default(),
@@ -389,8 +494,10 @@ impl GraphBuilder {
     fn push(&mut self, pid: u32, time: Ticks, kind: NodeKind) -> usize {
         // The record has no wake-up event: a process waiting for its children resumed by
         // its next event at the latest.
-        if kind != NodeKind::Wake {
+        if !matches!(kind, NodeKind::Init | NodeKind::Wake | NodeKind::Block | NodeKind::Resume(_)) {
+            self.start(pid, time);
             self.wake(pid, time);
+            self.resume(pid, time);
         }
         let i = self.nodes.len();
         self.nodes.push(Node { pid, time, kind });
@@ -426,23 +533,50 @@ impl GraphBuilder {
         }
     }
 
+    /// Starts `pid`, if it was created and has not run yet: its `Init` node at `time`,
+    /// reached from its creator's fork by a spawn edge.
+    fn start(&mut self, pid: u32, time: Ticks) {
+        if let Some(fork) = self.unstarted.remove(u64::from(pid)) {
+            let time = time.max(self.nodes[fork as usize].time);
+            let init = self.push(pid, time, NodeKind::Init);
+            self.other[init] = Some((fork, EdgeKind::Spawn));
+        }
+    }
+
+    /// Ends `pid`'s suspension, if it was suspended, with a `Block` node where it began
+    /// and a `Resume` node at `time`, joined by the suspension's own edge.
+    fn resume(&mut self, pid: u32, time: Ticks) {
+        if let Some((since, kind)) = self.suspended.remove(u64::from(pid)) {
+            let last = self.last_of.get(u64::from(pid)).map_or(0, |&l| self.nodes[l as usize].time);
+            let since = since.max(last);
+            self.push(pid, since, NodeKind::Block);
+            self.push(pid, time.max(since), NodeKind::Resume(kind));
+        }
+    }
+
     /// Takes one event into account.
     #[inline]
     pub fn event(&mut self, e: &Event) {
-        // An event adds at most 4 nodes (a fork and an init, each after a wake-up).
-        if self.full || self.nodes.len() + 4 > self.limit {
+        // An event adds at most 6 nodes (its own after a start, a wake-up and the two of
+        // a resumption).
+        if self.full || self.nodes.len() + 6 > self.limit {
             self.full = true;
             return;
         }
         match *e {
-            Event::ProcCreate { time, parent, pid, .. } => {
-                let fork = parent.map(|p| self.push(p, time, NodeKind::Fork));
-                let init = self.push(pid, time, NodeKind::Init);
-                if let (Some(f), Some(p)) = (fork, parent) {
-                    self.other[init] = Some((f as u32, EdgeKind::Spawn));
+            Event::ProcCreate { time, parent, pid, .. } => match parent {
+                Some(p) => {
+                    let fork = self.push(p, time, NodeKind::Fork);
+                    self.unstarted.insert(u64::from(pid), fork as u32);
                     self.parent_of.insert(pid, p);
+                    if !self.running_states {
+                        self.start(pid, time);
+                    }
                 }
-            }
+                None => {
+                    self.push(pid, time, NodeKind::Init);
+                }
+            },
             Event::ProcEnd { time, pid } => {
                 let i = self.push(pid, time, NodeKind::Exit);
                 if let Some(&p) = self.parent_of.get(&pid) {
@@ -450,11 +584,24 @@ impl GraphBuilder {
                 }
             }
             Event::State { time, pid, state, reason } => {
+                self.running_states |= state == ProcState::Running;
+                self.start(pid, time);
                 let waits = matches!(reason, Reason::Join | Reason::Forall | Reason::Children);
+                let suspension = match (state, reason) {
+                    (ProcState::Blocked, Reason::RemoteRead { .. }) => Some(EdgeKind::RemoteRead),
+                    (ProcState::Spinning | ProcState::Blocked, Reason::Lock { .. }) => Some(EdgeKind::Lock),
+                    (ProcState::Delayed, _) => Some(EdgeKind::Delay),
+                    _ => None,
+                };
                 if state == ProcState::Blocked && waits {
                     self.waiting_for_children.insert(u64::from(pid), time);
+                } else if let Some(kind) = suspension {
+                    self.wake(pid, time);
+                    self.resume(pid, time);
+                    self.suspended.insert(u64::from(pid), (time, kind));
                 } else {
                     self.wake(pid, time);
+                    self.resume(pid, time);
                 }
             }
             Event::MsgSend { time, msg, src_pid, .. } => {
@@ -474,13 +621,16 @@ impl GraphBuilder {
             // A busy interval is recorded at its end, so the one that led up to the wait
             // may come after it; one that starts at or after the wait's beginning is the
             // process running again, and its start is when it resumed.
-            Event::Busy { pid, start, end, .. }
-                if self
-                    .waiting_for_children
-                    .get(u64::from(pid))
-                    .is_some_and(|&since| start >= since && end > since) =>
-            {
-                self.wake(pid, start);
+            Event::Busy { pid, start, end, .. } => {
+                if self.unstarted.get(u64::from(pid)).is_some() {
+                    self.start(pid, start);
+                }
+                if self.waiting_for_children.get(u64::from(pid)).is_some_and(|&since| start >= since && end > since) {
+                    self.wake(pid, start);
+                }
+                if self.suspended.get(u64::from(pid)).is_some_and(|&(since, _)| start >= since && end > since) {
+                    self.resume(pid, start);
+                }
             }
             _ => {}
         }
@@ -489,15 +639,15 @@ impl GraphBuilder {
     /// Resolves the message edges and finds the critical path ending at the last event
     /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`
     /// busy as `profile` says (the run's busy intervals).
-    pub fn finish(self, processors: u32, profile: &BusyProfile) -> CriticalPath {
-        self.path().weigh(processors, profile)
+    pub fn finish(mut self, processors: u32, profile: &BusyProfile) -> CriticalPath {
+        self.path().weigh(processors, profile, &CpuTime::default())
     }
 
     /// Resolves the message edges and finds the critical path ending at the last event
     /// (ties: the lowest node index, i.e. the first recorded), unweighed: the part of
     /// [`finish`](Self::finish) that needs no busy profile, so the two can be computed
     /// at the same time.
-    pub fn path(mut self) -> PathEdges {
+    pub fn path(&mut self) -> PathEdges {
         for &(i, msg) in &self.pending {
             let i = i as usize;
             let Some(&s) = self.send_of.get(msg) else { continue };
@@ -510,9 +660,19 @@ impl GraphBuilder {
             let before = self.vertical[i].get().map(|v| self.nodes[v].time);
             // The receiver waited for the message when it arrived after the receiver's
             // previous event: then the message, not the receiver, set the completion time.
+            // Then the receiver was suspended from its receive call on: no vertical edge
+            // (seed 003 §3.2: "No edge exists between a recv_call event and the following
+            // msg_arr event because the process is suspended"). A message the receiver
+            // did not wait for is still an edge of the graph, but not the completion's
+            // critical predecessor.
             let waited = before.is_none_or(|b| arrived > b);
             if waited {
                 self.other[i] = Some((s as u32, EdgeKind::Message));
+                if self.vertical[i].get().is_some_and(|v| self.nodes[v].kind == NodeKind::RecvCall) {
+                    self.vertical[i] = Link::NONE;
+                }
+            } else {
+                self.weak.push((i as u32, s as u32));
             }
         }
         for &(i, parent) in &self.joins {
@@ -532,6 +692,8 @@ impl GraphBuilder {
             // As for messages: the child's end is critical when the parent waited for it.
             if end <= self.nodes[i].time && before.is_none_or(|b| end > b) {
                 self.other[i] = Some((c as u32, EdgeKind::Join));
+                // The parent was suspended from the start of its wait.
+                self.vertical[i] = Link::NONE;
             }
         }
         // A malformed record may put a process's events out of time order: such edges would
@@ -545,22 +707,20 @@ impl GraphBuilder {
                 self.other[i] = None;
             }
         }
+        self.weak.retain(|&(i, s)| self.nodes[s as usize].time <= self.nodes[i as usize].time);
+        self.weak.sort_unstable();
         let n = self.nodes.len();
         // Path start time of the longest path into each node (longest = earliest start),
         // computed in a topological order.
         let mut start: Vec<Ticks> = self.nodes.iter().map(|x| x.time).collect();
         let mut best: Vec<Option<(u32, EdgeKind)>> = vec![None; n];
         let mut done = vec![false; n];
-        // Vertical edges always come from an earlier node; when every other edge does too
-        // (as in any record cpss writes), the node order is a topological order and each
-        // node's predecessors are final when it is reached: one pass, no extra memory.
-        let forward = self.other.iter().enumerate().all(|(i, o)| o.is_none_or(|(p, _)| (p as usize) < i));
-        let mut relax = |i: usize, done: &[bool], start: &mut [Ticks]| {
+        for i in self.topological() {
             // Preference at equal start: the message or spawn edge, when one was kept.
             if let Some(v) = self.vertical[i].get() {
                 if done[v] && start[v] <= start[i] {
                     start[i] = start[v];
-                    best[i] = Some((v as u32, EdgeKind::Compute));
+                    best[i] = Some((v as u32, self.vertical_kind(i)));
                 }
             }
             if let Some((o, k)) = self.other[i] {
@@ -570,35 +730,7 @@ impl GraphBuilder {
                     best[i] = Some((o as u32, k));
                 }
             }
-        };
-        if forward {
-            for i in 0..n {
-                relax(i, &done, &mut start);
-                done[i] = true;
-            }
-        } else {
-            // Otherwise Kahn's algorithm, ready nodes by (time, index); nodes on a cycle
-            // (possible only in a malformed record) are never done.
-            let mut indeg = vec![0usize; n];
-            let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
-            for (i, d) in indeg.iter_mut().enumerate() {
-                for p in self.vertical[i].get().into_iter().chain(self.other[i].map(|(p, _)| p as usize)) {
-                    *d += 1;
-                    succ[p].push(i);
-                }
-            }
-            let mut heap: BinaryHeap<Reverse<(Ticks, usize)>> =
-                (0..n).filter(|&i| indeg[i] == 0).map(|i| Reverse((self.nodes[i].time, i))).collect();
-            while let Some(Reverse((_, i))) = heap.pop() {
-                done[i] = true;
-                relax(i, &done, &mut start);
-                for &s in &succ[i] {
-                    indeg[s] -= 1;
-                    if indeg[s] == 0 {
-                        heap.push(Reverse((self.nodes[s].time, s)));
-                    }
-                }
-            }
+            done[i] = true;
         }
         let Some(end) = (0..n).filter(|&i| done[i]).max_by_key(|&i| (self.nodes[i].time, Reverse(i))) else {
             return PathEdges::default();
@@ -615,6 +747,326 @@ impl GraphBuilder {
     }
 }
 
+impl GraphBuilder {
+    /// The kind of node `i`'s vertical edge: computation, or the suspension it ends.
+    fn vertical_kind(&self, i: usize) -> EdgeKind {
+        match self.nodes[i].kind {
+            NodeKind::Resume(k) => k,
+            _ => EdgeKind::Compute,
+        }
+    }
+
+    /// The sends of the messages the receive completion `i` did not wait for.
+    fn weak_of(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let k = self.weak.partition_point(|w| (w.0 as usize) < i);
+        self.weak[k..].iter().take_while(move |w| w.0 as usize == i).map(|w| w.1 as usize)
+    }
+
+    /// The nodes in a topological order of every edge (vertical, the kept other edge, the
+    /// weak message edges). Vertical edges always come from an earlier node; when every
+    /// other edge does too (as in any record cpss writes), that is the node order. Otherwise
+    /// Kahn's algorithm, ready nodes by (time, index); nodes on a cycle (possible only in a
+    /// malformed record) are left out.
+    fn topological(&self) -> Box<dyn Iterator<Item = usize>> {
+        let n = self.nodes.len();
+        let forward = self.other.iter().enumerate().all(|(i, o)| o.is_none_or(|(p, _)| (p as usize) < i))
+            && self.weak.iter().all(|w| w.1 < w.0);
+        if forward {
+            return Box::new(0..n);
+        }
+        let mut indeg = vec![0usize; n];
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, d) in indeg.iter_mut().enumerate() {
+            let weak = self.weak_of(i);
+            for p in self.vertical[i].get().into_iter().chain(self.other[i].map(|(p, _)| p as usize)).chain(weak) {
+                *d += 1;
+                succ[p].push(i);
+            }
+        }
+        let mut heap: BinaryHeap<Reverse<(Ticks, usize)>> =
+            (0..n).filter(|&i| indeg[i] == 0).map(|i| Reverse((self.nodes[i].time, i))).collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(Reverse((_, i))) = heap.pop() {
+            order.push(i);
+            for &s in &succ[i] {
+                indeg[s] -= 1;
+                if indeg[s] == 0 {
+                    heap.push(Reverse((self.nodes[s].time, s)));
+                }
+            }
+        }
+        Box::new(order.into_iter())
+    }
+
+    /// The weighted critical path (seed 003 §3.4): the longest path by WCPA weight in the
+    /// execution graph, `processors` = n, busy as `profile` says. Call after
+    /// [`path`](Self::path), which resolves the message and join edges. An edge weighs
+    /// w = Δt + (1 − P)(n − 1)Δt with P the busy fraction of the n processors during the
+    /// edge; Δt is the process's CPU time for a vertical edge of computation (seed 003's
+    /// relabelling, Fig. 3.2 B: time spent waiting for its processor is not its
+    /// computation) and the elapsed time for every other edge: spawns, joins,
+    /// suspensions, and messages from send to the receive's completion (the seed's
+    /// msg_arr is recorded when the receive returns), including the messages the
+    /// receiver did not wait for, which are edges of the graph too ("there is always an
+    /// edge from a msg_send event to a corresponding msg_arr event"). One pass in
+    /// topological order, each edge weighed in constant time.
+    pub fn weighted(&self, processors: u32, profile: &BusyProfile, cpu: &CpuTime) -> CriticalPath {
+        let processors = processors.max(1);
+        let n = self.nodes.len();
+        // The busy area up to each node and its process's CPU time up to it, each in one
+        // sweep over the nodes (in record order, hence nearly in time order; the two side
+        // by side), kept with the node's time and heaviest-path weight in one record, so
+        // that an edge reads one record of its source.
+        let (area, cum) = rayon::join(
+            || profile.areas_at(self.nodes.iter().map(|x| x.time)),
+            || cpu.cumulative(self.nodes.iter().map(|x| (x.pid, x.time))),
+        );
+        let mut at: Vec<At> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, x)| At {
+                time: x.time,
+                cpu: cum.as_ref().map_or(0, |c| c[i]),
+                area: [area[i] as u64, (area[i] >> 64) as u64],
+                total: 0.0,
+            })
+            .collect();
+        drop((area, cum));
+        let elapsed_cpu = cpu.is_empty();
+        let nf = f64::from(processors);
+        let w = |p: &At, i: &At, kind: EdgeKind| -> f64 {
+            let (a, b) = (p.time, i.time);
+            if b <= a {
+                return 0.0;
+            }
+            let dt = if kind == EdgeKind::Compute && !elapsed_cpu { i.cpu.saturating_sub(p.cpu) } else { b - a };
+            let busy = i.area().saturating_sub(p.area());
+            let par = (busy as f64 / (nf * (b - a) as f64)).min(1.0);
+            wcpa_weight(dt as f64, par, processors)
+        };
+        // The last edge of the heaviest path into each node: 1 vertical, 2 the other
+        // edge, 3 a weak message edge (whose send is in `weak_best`), 0 none.
+        let mut choice: Vec<u8> = vec![0; n];
+        let mut weak_best: Vec<(u32, u32)> = Vec::new();
+        let mut done = vec![false; n];
+        let mut wk: usize = 0;
+        for i in self.topological() {
+            let me = at[i];
+            let mut best: Option<f64> = None;
+            if let Some(v) = self.vertical[i].get().filter(|&v| done[v]) {
+                best = Some(at[v].total + w(&at[v], &me, self.vertical_kind(i)));
+                choice[i] = 1;
+            }
+            if let Some((o, k)) = self.other[i].filter(|&(o, _)| done[o as usize]) {
+                let x = at[o as usize].total + w(&at[o as usize], &me, k);
+                if best.is_none_or(|b| x > b) {
+                    best = Some(x);
+                    choice[i] = 2;
+                }
+            }
+            // The weak edges into i: a cursor that walks while the order is the node
+            // order, a binary search otherwise.
+            if wk.checked_sub(1).is_some_and(|k| self.weak[k].0 as usize >= i) {
+                wk = self.weak.partition_point(|x| (x.0 as usize) < i);
+            }
+            while wk < self.weak.len() && (self.weak[wk].0 as usize) < i {
+                wk += 1;
+            }
+            let mut weak = None;
+            for &(_, s) in self.weak[wk..].iter().take_while(|x| x.0 as usize == i) {
+                let s = s as usize;
+                if done[s] {
+                    let x = at[s].total + w(&at[s], &me, EdgeKind::Message);
+                    if best.is_none_or(|b| x > b) {
+                        best = Some(x);
+                        choice[i] = 3;
+                        weak = Some(s as u32);
+                    }
+                }
+            }
+            if let Some(s) = weak.filter(|_| choice[i] == 3) {
+                weak_best.push((i as u32, s));
+            }
+            at[i].total = best.unwrap_or(0.0);
+            done[i] = true;
+        }
+        weak_best.sort_unstable();
+        // The heaviest node; ties: the latest, then the first recorded.
+        let Some(end) = (0..n)
+            .filter(|&i| done[i])
+            .max_by(|&x, &y| at[x].total.total_cmp(&at[y].total).then(at[x].time.cmp(&at[y].time)).then(y.cmp(&x)))
+        else {
+            return PathEdges::default().weigh(processors, profile, cpu);
+        };
+        drop(at);
+        let mut edges: Vec<(Node, Node, EdgeKind)> = Vec::new();
+        let mut cur = end;
+        loop {
+            let (p, kind) = match choice[cur] {
+                1 => (self.vertical[cur].0 as usize, self.vertical_kind(cur)),
+                2 => match self.other[cur] {
+                    Some((o, k)) => (o as usize, k),
+                    None => break,
+                },
+                3 => match weak_best.get(weak_best.partition_point(|x| x.0 < cur as u32)) {
+                    Some(&(_, s)) => (s as usize, EdgeKind::Message),
+                    None => break,
+                },
+                _ => break,
+            };
+            edges.push((self.nodes[p], self.nodes[cur], kind));
+            cur = p;
+        }
+        edges.reverse();
+        let length = self.nodes[end].time - self.nodes[cur].time;
+        PathEdges { length, edges, found: true }.weigh(processors, profile, cpu)
+    }
+}
+
+/// What the weighted critical path needs of a node, in one record (40 bytes).
+#[derive(Debug, Clone, Copy)]
+struct At {
+    time: Ticks,
+    /// Its process's CPU time before it.
+    cpu: Ticks,
+    /// The busy area before it ([`BusyProfile::area_to`]), low and high 64 bits.
+    area: [u64; 2],
+    /// The weight of the heaviest path into it.
+    total: f64,
+}
+
+impl At {
+    fn area(&self) -> u128 {
+        u128::from(self.area[0]) | (u128::from(self.area[1]) << 64)
+    }
+}
+
+/// The WCPA weight of one edge of the execution graph from `a` to `b`, leaving process
+/// `pid` (see [`GraphBuilder::weighted`]).
+fn edge_weight(kind: EdgeKind, pid: u32, a: Ticks, b: Ticks, n: u32, profile: &BusyProfile, cpu: &CpuTime) -> f64 {
+    if b <= a {
+        return 0.0;
+    }
+    let dt = if kind == EdgeKind::Compute { cpu.between(pid, a, b) } else { b - a };
+    wcpa_weight(dt as f64, profile.parallelism(a, b, n), n)
+}
+
+/// Each process's CPU time over any interval, from the run's busy intervals: the
+/// intervals sorted by (process, start) with running sums, two binary searches a query.
+#[derive(Debug, Default, Clone)]
+pub struct CpuTime {
+    /// `(pid, start, end)`, nonempty, sorted; one process's intervals never overlap.
+    intervals: Vec<(u32, Ticks, Ticks)>,
+    /// `sums[k]` = the lengths of `intervals[..k]`.
+    sums: Vec<Ticks>,
+}
+
+impl CpuTime {
+    /// From busy intervals `(pproc, pid, start, end)`. With none at all (a trace that
+    /// records no busy time), every query answers the elapsed time. A record lists each
+    /// process's intervals in time order, so a stable counting sort by process sorts
+    /// them in linear time (any process whose intervals are not in order is sorted).
+    pub fn new(busy: &[(u32, u32, Ticks, Ticks)]) -> CpuTime {
+        let nonempty = || busy.iter().filter(|b| b.3 > b.2);
+        let max_pid = nonempty().map(|b| b.1 as usize).max().unwrap_or(0);
+        let count = nonempty().count();
+        let mut intervals: Vec<(u32, Ticks, Ticks)> = Vec::with_capacity(count);
+        if max_pid <= 2 * count + 1024 {
+            let mut at = vec![0usize; max_pid + 2];
+            for b in nonempty() {
+                at[b.1 as usize + 1] += 1;
+            }
+            for k in 1..at.len() {
+                at[k] += at[k - 1];
+            }
+            let bounds = at.clone();
+            intervals.resize(count, (0, 0, 0));
+            for &(_, pid, s, e) in nonempty() {
+                intervals[at[pid as usize]] = (pid, s, e);
+                at[pid as usize] += 1;
+            }
+            for w in bounds.windows(2) {
+                let slice = &mut intervals[w[0]..w[1]];
+                if !slice.is_sorted() {
+                    slice.sort_unstable();
+                }
+            }
+        } else {
+            intervals.extend(nonempty().map(|&(_, pid, s, e)| (pid, s, e)));
+            intervals.sort_unstable();
+        }
+        let mut sums = Vec::with_capacity(intervals.len() + 1);
+        let mut sum = 0;
+        sums.push(0);
+        for &(_, s, e) in &intervals {
+            sum += e - s;
+            sums.push(sum);
+        }
+        CpuTime { intervals, sums }
+    }
+
+    /// For each `(pid, t)`, `pid`'s busy time before `t`; `None` when there are no busy
+    /// intervals at all (then a compute edge weighs its elapsed time). One cursor per
+    /// process: linear when each process's times come in order, as its nodes do.
+    pub fn cumulative(&self, at: impl Iterator<Item = (u32, Ticks)>) -> Option<Vec<Ticks>> {
+        if self.intervals.is_empty() {
+            return None;
+        }
+        let v = &self.intervals;
+        // Per process: its first interval, the cursor, the last time asked.
+        let mut cursors: DenseMap<(usize, usize, Ticks)> = DenseMap::default();
+        let out = at
+            .map(|(pid, t)| {
+                let c = cursors.get_or_insert_with(u64::from(pid), || {
+                    let first = v.partition_point(|x| x.0 < pid);
+                    (first, first, 0)
+                });
+                let first = c.0;
+                if t < c.2 {
+                    c.1 = first + v[first..].partition_point(|x| x.0 == pid && x.2 <= t);
+                } else {
+                    while c.1 < v.len() && v[c.1].0 == pid && v[c.1].2 <= t {
+                        c.1 += 1;
+                    }
+                }
+                c.2 = t;
+                let part = match v.get(c.1) {
+                    Some(&(p, s, _)) if p == pid && s < t => t - s,
+                    _ => 0,
+                };
+                self.sums[c.1] - self.sums[first] + part
+            })
+            .collect();
+        Some(out)
+    }
+
+    /// Whether there are no busy intervals (queries answer the elapsed time).
+    pub fn is_empty(&self) -> bool {
+        self.intervals.is_empty()
+    }
+
+    /// `pid`'s busy time before `t`.
+    fn before(&self, pid: u32, first: usize, t: Ticks) -> Ticks {
+        let v = &self.intervals;
+        let k = first + v[first..].partition_point(|x| x.0 == pid && x.2 <= t);
+        let part = match v.get(k) {
+            Some(&(p, s, _)) if p == pid && s < t => t - s,
+            _ => 0,
+        };
+        self.sums[k] - self.sums[first] + part
+    }
+
+    /// `pid`'s busy time in `[a, b]`.
+    pub fn between(&self, pid: u32, a: Ticks, b: Ticks) -> Ticks {
+        if self.intervals.is_empty() {
+            return b.saturating_sub(a);
+        }
+        let first = self.intervals.partition_point(|x| x.0 < pid);
+        self.before(pid, first, b).saturating_sub(self.before(pid, first, a))
+    }
+}
+
 /// The critical path's edges in time order, before weighing: what
 /// [`GraphBuilder::path`] finds.
 #[derive(Debug, Clone, Default)]
@@ -628,24 +1080,30 @@ pub struct PathEdges {
 }
 
 impl PathEdges {
-    /// The critical path with the WCPA weights of `processors` busy as `profile` says.
-    pub fn weigh(&self, processors: u32, profile: &BusyProfile) -> CriticalPath {
+    /// The path with the WCPA weights of `processors` busy as `profile` says, compute
+    /// edges weighed by their process's CPU time (`cpu`), as [`GraphBuilder::weighted`]
+    /// weighs every edge.
+    pub fn weigh(&self, processors: u32, profile: &BusyProfile, cpu: &CpuTime) -> CriticalPath {
         let processors = processors.max(1);
         if !self.found {
             return CriticalPath { length: 0, edges: 0, segments: Vec::new(), total_weight: 0.0, processors };
         }
         let mut segments: Vec<Segment> = Vec::new();
         for &(na, nb, kind) in &self.edges {
-            if nb.time == na.time {
+            if nb.time <= na.time {
                 continue;
             }
-            let dt = (nb.time - na.time) as f64;
-            let p = profile.parallelism(na.time, nb.time, processors);
-            let w = wcpa_weight(dt, p, processors);
-            let to_pid = (kind != EdgeKind::Compute).then_some(nb.pid);
+            let w = edge_weight(kind, na.pid, na.time, nb.time, processors, profile, cpu);
+            let busy = if kind == EdgeKind::Compute { cpu.between(na.pid, na.time, nb.time) } else { 0 };
+            let to_pid = (!(kind == EdgeKind::Compute || kind.is_wait())).then_some(nb.pid);
             if let Some(last) = segments.last_mut() {
-                if kind == EdgeKind::Compute && last.kind == kind && last.pid == na.pid && last.to == na.time {
+                if kind == last.kind
+                    && (kind == EdgeKind::Compute || kind.is_wait())
+                    && last.pid == na.pid
+                    && last.to == na.time
+                {
                     last.weight += w;
+                    last.busy += busy;
                     last.to = nb.time;
                     last.parallelism = profile.parallelism(last.from, last.to, processors);
                     continue;
@@ -657,9 +1115,9 @@ impl PathEdges {
                 to_pid,
                 from: na.time,
                 to: nb.time,
-                parallelism: p,
+                parallelism: profile.parallelism(na.time, nb.time, processors),
                 weight: w,
-                busy: 0,
+                busy,
             });
         }
         let total_weight = segments.iter().map(|s| s.weight).sum();
@@ -683,27 +1141,21 @@ pub fn group_weights(path: &CriticalPath) -> Vec<(EdgeKind, u32, f64)> {
 mod tests {
     use super::*;
 
-    /// Busy time per compute segment, by hand: process 1 computes in 0..100 and 200..300,
-    /// process 2 in 110..200, a message in between. Process 1 was busy 0..40 and 60..100
-    /// (80 of the first segment; it waited 20) and 250..400 (50 of the last, clipped at
-    /// its end); process 2 all of 110..200 (90); process 3 is not on the path; the message
-    /// gets none.
+    /// CPU time per process by hand: process 1 busy 0..40, 60..100 and 250..400,
+    /// process 2 110..200, process 3 0..300. Process 1 in [0, 100] computed 80 (it waited
+    /// 20), in [200, 300] 50, in [30, 70] 10 + 10 = 20; process 2 in [100, 110] nothing;
+    /// a process with no intervals never computed; with no intervals at all, a query
+    /// answers the elapsed time.
     #[test]
-    fn compute_segments_get_their_process_s_busy_time() {
-        let seg =
-            |kind, pid, from, to| Segment { kind, pid, to_pid: None, from, to, parallelism: 0.0, weight: 0.0, busy: 0 };
-        let mut path = CriticalPath {
-            segments: vec![
-                seg(EdgeKind::Compute, 1, 0, 100),
-                seg(EdgeKind::Message, 1, 100, 110),
-                seg(EdgeKind::Compute, 2, 110, 200),
-                seg(EdgeKind::Compute, 1, 200, 300),
-            ],
-            ..CriticalPath::default()
-        };
-        fill_busy(&mut path, &[(0, 1, 0, 40), (0, 1, 60, 100), (1, 2, 110, 200), (0, 1, 250, 400), (2, 3, 0, 300)]);
-        let busy: Vec<Ticks> = path.segments.iter().map(|s| s.busy).collect();
-        assert_eq!(busy, vec![80, 0, 90, 50]);
+    fn cpu_time_sums_a_process_s_busy_intervals() {
+        let cpu = CpuTime::new(&[(0, 1, 0, 40), (0, 1, 60, 100), (1, 2, 110, 200), (0, 1, 250, 400), (2, 3, 0, 300)]);
+        assert_eq!(cpu.between(1, 0, 100), 80);
+        assert_eq!(cpu.between(1, 200, 300), 50);
+        assert_eq!(cpu.between(1, 30, 70), 20);
+        assert_eq!(cpu.between(2, 100, 110), 0);
+        assert_eq!(cpu.between(2, 100, 500), 90);
+        assert_eq!(cpu.between(9, 0, 500), 0);
+        assert_eq!(CpuTime::default().between(1, 10, 35), 25);
     }
 
     #[test]
@@ -788,6 +1240,94 @@ mod tests {
                 assert_eq!(p.busy_area(a, b), u128::from(want), "[{a}, {b}]");
             }
             assert_eq!(p.concurrency(end), want_hist);
+        }
+    }
+
+    #[test]
+    fn sweeps_answer_as_the_direct_queries() {
+        // The reference is the direct query (binary searches): areas at times in order,
+        // nearly in order (small steps back) and at random; CPU time before each time
+        // per process, in order and out of order.
+        let mut x: u64 = 11;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let iv: Vec<(Ticks, Ticks)> = (0..3000)
+            .map(|_| {
+                let s = next(100_000);
+                (s, s + next(500))
+            })
+            .collect();
+        let p = BusyProfile::new(&iv);
+        let mut sorted: Vec<Ticks> = (0..2000).map(|_| next(101_000)).collect();
+        sorted.sort_unstable();
+        let nearly: Vec<Ticks> = sorted.iter().map(|&t| t.saturating_sub(next(300))).collect();
+        let random: Vec<Ticks> = (0..2000).map(|_| next(101_000)).collect();
+        for times in [sorted, nearly, random] {
+            let want: Vec<u128> = times.iter().map(|&t| p.area_to(t)).collect();
+            assert_eq!(p.areas_at(times.iter().copied()), want);
+        }
+        // Busy intervals of 5 processes, disjoint per process, listed by end.
+        let mut busy: Vec<(u32, u32, Ticks, Ticks)> = Vec::new();
+        for pid in 0..5u32 {
+            let mut t = 0;
+            for _ in 0..200 {
+                let s = t + next(50);
+                let e = s + 1 + next(50);
+                busy.push((pid, pid, s, e));
+                t = e;
+            }
+        }
+        busy.sort_by_key(|b| b.3);
+        let cpu = CpuTime::new(&busy);
+        let queries: Vec<(u32, Ticks)> = (0..3000).map(|_| (next(6) as u32, next(25_000))).collect();
+        let mut ordered = queries.clone();
+        ordered.sort_by_key(|q| q.1);
+        for q in [queries, ordered] {
+            let want: Vec<Ticks> = q.iter().map(|&(pid, t)| cpu.between(pid, 0, t)).collect();
+            assert_eq!(cpu.cumulative(q.iter().copied()), Some(want));
+        }
+        assert_eq!(CpuTime::new(&[]).cumulative([(0, 5)].into_iter()), None);
+    }
+
+    #[test]
+    fn a_remote_read_is_its_own_edge_not_computation() {
+        // Process 0 computes 0..10, blocks in a remote read at 10, runs again at 40 and
+        // ends at 50: its path is compute 0..10, the read's round trip 10..40 (no CPU
+        // time), compute 40..50. With n = 1 every edge weighs its Δt: CPU 10 + elapsed
+        // 30 + CPU 10 = 50.
+        let evs = vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
+            Event::State { time: 0, pid: 0, state: ProcState::Running, reason: Reason::None },
+            Event::State { time: 10, pid: 0, state: ProcState::Blocked, reason: Reason::RemoteRead { owner: 1 } },
+            Event::Busy { pproc: 0, pid: 0, start: 0, end: 10, line: 1, class: crate::trace::BusyClass::Work },
+            Event::State { time: 40, pid: 0, state: ProcState::Running, reason: Reason::None },
+            Event::Busy { pproc: 0, pid: 0, start: 40, end: 50, line: 1, class: crate::trace::BusyClass::Work },
+            Event::ProcEnd { time: 50, pid: 0 },
+        ];
+        let mut g = GraphBuilder::default();
+        for e in &evs {
+            g.event(e);
+        }
+        let busy = [(0, 0, 0, 10), (0, 0, 40, 50)];
+        let profile = BusyProfile::new(&[(0, 10), (40, 50)]);
+        let cpu = CpuTime::new(&busy);
+        let edges = g.path();
+        let critical = edges.weigh(1, &profile, &cpu);
+        let weighted = g.weighted(1, &profile, &cpu);
+        for c in [critical, weighted] {
+            let shape: Vec<(EdgeKind, Ticks, Ticks, Ticks)> =
+                c.segments.iter().map(|s| (s.kind, s.from, s.to, s.busy)).collect();
+            assert_eq!(
+                shape,
+                vec![
+                    (EdgeKind::Compute, 0, 10, 10),
+                    (EdgeKind::RemoteRead, 10, 40, 0),
+                    (EdgeKind::Compute, 40, 50, 10)
+                ]
+            );
+            assert_eq!(c.total_weight, 50.0);
         }
     }
 

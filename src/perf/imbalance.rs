@@ -102,8 +102,8 @@ impl ImbalanceBuilder {
         }
     }
 
-    /// The imbalance along `path` (whose segments' busy times are filled in, see
-    /// [`super::graph::fill_busy`]), functions named by `header`.
+    /// The imbalance along `path` (whose compute segments carry their busy times, see
+    /// [`super::graph::PathEdges::weigh`]), functions named by `header`.
     pub fn finish(self, header: &RunHeader, path: &CriticalPath) -> Imbalance {
         let procs = (0u32..).zip(self.dense).chain(self.sparse);
         // Each process's time and busy time in its compute segments on the path.

@@ -181,8 +181,10 @@ pub struct Analysis {
     pub program: String,
     /// Program-level metrics.
     pub summary: Summary,
-    /// The critical path with its WCPA weights.
+    /// The elapsed-time critical path (its length is the run's), with WCPA weights.
     pub critical: CriticalPath,
+    /// The weighted critical path: the longest path by WCPA weight (seed 003 §3.4).
+    pub weighted: CriticalPath,
     /// The function each process runs, by pid.
     pub functions: BTreeMap<u32, String>,
     /// Messages never received and receives never completed.
@@ -401,21 +403,35 @@ impl<'h> Analyzer<'h> {
         // concurrency histogram. Sorting its change points, finding the critical path
         // and ordering the messages are independent: done side by side (rayon joins, so
         // on one core they simply run in turn), each with the same result as alone.
-        let (mut timeline, graph) = (self.timeline, self.graph);
+        let (mut timeline, mut graph) = (self.timeline, self.graph);
         let (mut starts, mut ends) = timeline.take_bounds();
         let ((starts, ends), (path, messages)) = rayon::join(
             || {
                 rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
                 (starts, ends)
             },
-            || rayon::join(|| graph.path(), || timeline.messages()),
+            || {
+                rayon::join(
+                    || {
+                        let p = graph.path();
+                        (graph, p)
+                    },
+                    || timeline.messages(),
+                )
+            },
         );
+        let ((graph, path), messages) = (path, messages);
         let busy = graph::BusyProfile::from_sorted(starts, ends);
         let timeline = timeline.finish_with(messages);
-        let mut critical = path.weigh(summary.pprocs_used, &busy);
-        graph::fill_busy(&mut critical, &timeline.busy);
+        // n of the weights: the machine's processors (SPEC §6), or those the trace shows
+        // in use when it does not say (PICL and SDDF).
+        let n = self.header.pprocs.max(summary.pprocs_used);
+        let cpu = graph::CpuTime::new(&timeline.busy);
+        let critical = path.weigh(n, &busy, &cpu);
+        let weighted = graph.weighted(n, &busy, &cpu);
+        drop((graph, cpu));
         let profile = self.profile.finish(&timeline, &busy, &critical, summary.par_ticks.max(timeline.end));
-        let phases = self.phases.finish(self.header, &critical, &busy);
+        let phases = self.phases.finish(self.header, &weighted, &busy);
         drop(busy);
         let lines = self.lines.finish(&self.header.source);
         let links = self.links.finish(summary.par_ticks.max(timeline.end));
@@ -424,6 +440,7 @@ impl<'h> Analyzer<'h> {
             program: self.header.program.clone(),
             summary,
             critical,
+            weighted,
             unmatched: self.unmatched.finish(self.header),
             timeline,
             profile,
@@ -524,6 +541,82 @@ mod tests {
         assert_eq!(m.comm_csv(), "src,dst,bytes\n");
     }
 
+    /// The seed's relabelling (seed 003 Fig. 3.2 B) on a hand-built run, n = 2
+    /// processors. Main (pid 0, pproc 0) forks B (pid 1) and A (pid 2), both on its own
+    /// processor, at 0, and waits for its children. Processor 0 runs B 0..10, then A
+    /// 10..110 (A ends), then B 110..160; at 110 B forks pid 3 onto processor 1, which
+    /// runs 110..160. Busy processors: [0,110) 1 (P = 1/2), [110,160) 2 (P = 1).
+    ///
+    /// The elapsed-time critical path ends at the last event (B's end at 160): B's
+    /// computation 0..160, 160 long; B computed only 10 + 50 of it (it waited 100 for its
+    /// processor), so it weighs w(10, P ½) + w(50, P 1) = (10 + ½·1·10) + 50 = 65.
+    /// The heaviest path ends at A's end instead: the spawn 0..10 (A waited for its
+    /// processor before it first ran), w = 10 + ½·10 = 15, then A's computation 10..110,
+    /// 100 of CPU at P = ½, w = 100 + ½·100 = 150: 165 in all. Every other path weighs
+    /// 65 (through pid 3: 15 + 50) or less. (The record says when each process starts
+    /// running, as cpss's do: a process begins there, not where it was created.)
+    #[test]
+    fn the_weighted_critical_path_is_the_heaviest_not_the_longest() {
+        let header =
+            RunHeader { pprocs: 2, functions: vec!["main".into(), "b".into(), "a".into()], ..RunHeader::default() };
+        let create = |time, parent, pid, pproc, function| Event::ProcCreate {
+            time,
+            parent,
+            pid,
+            vproc: None,
+            pproc,
+            function,
+            line: 0,
+        };
+        let run = |time, pid| Event::State { time, pid, state: crate::trace::ProcState::Running, reason: Reason::None };
+        let busy = |pproc, pid, start, end| Event::Busy {
+            pproc,
+            pid,
+            start,
+            end,
+            line: 1,
+            class: crate::trace::BusyClass::Work,
+        };
+        let events = vec![
+            create(0, None, 0, 0, 0),
+            run(0, 0),
+            create(0, Some(0), 1, 0, 1),
+            create(0, Some(0), 2, 0, 2),
+            Event::State { time: 0, pid: 0, state: crate::trace::ProcState::Blocked, reason: Reason::Children },
+            run(0, 1),
+            busy(0, 1, 0, 10),
+            run(10, 2),
+            busy(0, 2, 10, 110),
+            Event::ProcEnd { time: 110, pid: 2 },
+            create(110, Some(1), 3, 1, 1),
+            run(110, 3),
+            busy(0, 1, 110, 160),
+            Event::ProcEnd { time: 160, pid: 1 },
+            busy(1, 3, 110, 160),
+            Event::ProcEnd { time: 160, pid: 3 },
+            Event::ProcEnd { time: 160, pid: 0 },
+        ];
+        let stats = RunStats { seq_ticks: 210, par_ticks: 160, pprocs_used: 2, processes: 4, ..RunStats::default() };
+        let a = analyze_events(&header, &events, &stats);
+        let shape = |c: &CriticalPath| -> Vec<(EdgeKind, u32, u64, u64, u64)> {
+            c.segments.iter().map(|g| (g.kind, g.pid, g.from, g.to, g.busy)).collect()
+        };
+        assert_eq!(a.critical.length, 160);
+        assert_eq!(shape(&a.critical), vec![(EdgeKind::Compute, 1, 0, 160, 60)]);
+        assert!((a.critical.total_weight - 65.0).abs() < 1e-9, "{}", a.critical.total_weight);
+        assert_eq!(a.weighted.processors, 2);
+        assert_eq!(shape(&a.weighted), vec![(EdgeKind::Spawn, 0, 0, 10, 0), (EdgeKind::Compute, 2, 10, 110, 100)]);
+        let w: Vec<f64> = a.weighted.segments.iter().map(|g| g.weight).collect();
+        assert_eq!(w, vec![15.0, 150.0]);
+        assert_eq!(a.weighted.total_weight, 165.0);
+        // The report says they differ.
+        assert!(
+            render::text(&a).contains("Not the elapsed-time critical path (which weighs 0.065)"),
+            "{}",
+            render::text(&a)
+        );
+    }
+
     #[test]
     fn three_process_critical_path_and_weights() {
         let (h, e, s) = three_processes();
@@ -578,7 +671,8 @@ mod tests {
             .collect();
         assert_eq!(rows, vec![("worker", 2, 300, 300, 200.0, 300, 100.0), ("main", 1, 150, 150, 200.0, 200, 0.0)]);
         // Had worker 1 waited 100..200 for its processor (busy 200..400 only), the path
-        // would hold 200 of its computation: 200 − mean (200 + 100)/2 = 50.
+        // would hold 200 of its computation: 200 − mean (200 + 100)/2 = 50. (The record
+        // has no `Running` states, so the worker began where it was created, at 100.)
         let (h, mut e, s) = three_processes();
         e[12] = Event::Busy { pproc: 1, pid: 1, start: 200, end: 400, line: 1, class: crate::trace::BusyClass::Work };
         let f = &analyze_events(&h, &e, &s).imbalance.functions[0];
@@ -739,12 +833,12 @@ mod tests {
     #[test]
     fn a_graph_beyond_its_node_limit_is_an_error() {
         // The three-process run makes 14 nodes: 3 inits, 2 forks, 2 receive calls, 2
-        // sends, 2 completions, 3 exits. An event is taken only while 4 more nodes (the
-        // most one adds) fit: the last event comes with 13 nodes, so a limit of 17 takes
-        // every event and 14 does not; then the analysis is an error, not a wrong path.
+        // sends, 2 completions, 3 exits. An event is taken only while 6 more nodes (the
+        // most one adds) fit: the last event comes with 13 nodes, so a limit of 19 takes
+        // every event and 18 does not; then the analysis is an error, not a wrong path.
         let (h, e, s) = three_processes();
         let opts = Options::default();
-        for (limit, full) in [(14, true), (16, true), (17, false)] {
+        for (limit, full) in [(14, true), (18, true), (19, false)] {
             let mut a = Analyzer::new(&h, &opts);
             a.graph = GraphBuilder::with_limit(limit);
             for x in &e {

@@ -23,7 +23,7 @@
 //! Linear in the events and the path's segments (a merge of two time-ordered lists); cut
 //! segments are weighed with the run's busy profile, shared with the critical path. Depends on
 //! [`super::graph`] and [`crate::trace`].
-use super::graph::{wcpa_weight, BusyProfile, CriticalPath};
+use super::graph::{wcpa_weight, BusyProfile, CriticalPath, EdgeKind};
 use super::render::{table_csv, table_json, units, Cell};
 use crate::trace::{Event, RunHeader, Ticks, TICKS_PER_UNIT};
 use std::fmt::Write;
@@ -140,21 +140,41 @@ impl PhaseBuilder {
         spans.sort_unstable();
         let n = path.processors.max(1);
         let mut weights = vec![0.0; phases.len()];
+        // Each segment's weight is shared among the spans it overlaps: a whole segment
+        // gives its weight; a cut one gives each piece its share of the segment's weight
+        // in proportion to the piece's own WCPA weight (its CPU time for a compute
+        // segment taken in proportion, P over the piece), so the phases add up to the
+        // path's total weight.
         let mut j = 0;
-        for &(a, b, k) in &spans {
-            while j < path.segments.len() && path.segments[j].to <= a {
+        let mut pieces: Vec<(usize, f64)> = Vec::new();
+        for s in &path.segments {
+            while j < spans.len() && spans[j].1 <= s.from {
                 j += 1;
             }
+            pieces.clear();
             let mut i = j;
-            while i < path.segments.len() && path.segments[i].from < b {
-                let s = &path.segments[i];
+            while i < spans.len() && spans[i].0 < s.to {
+                let (a, b, k) = spans[i];
                 let (x, y) = (s.from.max(a), s.to.min(b));
-                weights[k] += if x == s.from && y == s.to {
-                    s.weight
-                } else {
-                    wcpa_weight((y - x) as f64, profile.parallelism(x, y, n), n)
-                };
+                if y > x {
+                    let dt = if s.kind == EdgeKind::Compute {
+                        (y - x) as f64 * s.busy as f64 / (s.to - s.from) as f64
+                    } else {
+                        (y - x) as f64
+                    };
+                    pieces.push((k, wcpa_weight(dt, profile.parallelism(x, y, n), n)));
+                }
                 i += 1;
+            }
+            let raw: f64 = pieces.iter().map(|p| p.1).sum();
+            match pieces.as_slice() {
+                [(k, _)] => weights[*k] += s.weight,
+                _ if raw > 0.0 => {
+                    for &(k, w) in &pieces {
+                        weights[k] += s.weight * w / raw;
+                    }
+                }
+                _ => {}
             }
         }
         for (p, w) in phases.iter_mut().zip(weights) {
@@ -212,7 +232,7 @@ mod tests {
     use crate::perf::graph::{EdgeKind, Segment};
 
     fn seg(from: Ticks, to: Ticks, weight: f64) -> Segment {
-        Segment { kind: EdgeKind::Compute, pid: 0, to_pid: None, from, to, parallelism: 0.0, weight, busy: 0 }
+        Segment { kind: EdgeKind::Compute, pid: 0, to_pid: None, from, to, parallelism: 0.0, weight, busy: to - from }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (1000 ticks), exactly as `cpss --stats` writes them, so the two can be compared.
 //!
 //! Depends on [`super`] (the analysis) and [`crate::trace`] (the tick unit).
-use super::graph::{group_weights, EdgeKind, Segment};
+use super::graph::{group_weights, CriticalPath, EdgeKind, Segment};
 use super::Analysis;
 use crate::trace::{Ticks, TICKS_PER_UNIT};
 use std::fmt::Write;
@@ -109,8 +109,21 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
             segment_label(a, seg)
         );
     }
-    let _ = writeln!(o, "\nWeighted critical path (n = {})", c.processors);
+    let c = &a.weighted;
+    let _ = writeln!(o, "\nWeighted critical path (the longest path by WCPA weight, n = {})", c.processors);
     let _ = writeln!(o, "  Total weight = {}", weight_units(c.total_weight));
+    if same_path(&a.critical, c) {
+        let _ = writeln!(o, "  The same path as the elapsed-time critical path.");
+    } else {
+        let _ = writeln!(
+            o,
+            "  Not the elapsed-time critical path (which weighs {}): {} .. {}, {} segments",
+            weight_units(a.critical.total_weight),
+            units(c.segments.first().map_or(0, |s| s.from)),
+            units(c.segments.last().map_or(0, |s| s.to)),
+            c.segments.len()
+        );
+    }
     let _ = writeln!(o, "  By process:");
     for (kind, pid, w) in group_weights(c).iter().take(TOP) {
         let _ = writeln!(o, "    {:6.2} %  {} {}", share(*w, c.total_weight), kind.name(), who(a, *pid));
@@ -169,7 +182,7 @@ pub fn profile_text(a: &Analysis) -> String {
     }
     let _ = writeln!(o, "Critical path by activity");
     for &(k, t) in &p.path_by_kind {
-        let _ = writeln!(o, "  {k:<8}  {:6.2} %  {}", share(t as f64, len), units(t));
+        let _ = writeln!(o, "  {k:<11}  {:6.2} %  {}", share(t as f64, len), units(t));
     }
     o
 }
@@ -237,7 +250,7 @@ pub fn csv_row(a: &Analysis) -> String {
         s.granularity().map(|g| format!("{g:.4}")).unwrap_or_default(),
         units(a.critical.length),
         a.critical.segments.len(),
-        weight_units(a.critical.total_weight),
+        weight_units(a.weighted.total_weight),
         a.unmatched.sends.len(),
         units(a.imbalance.total.round().max(0.0) as Ticks),
         a.links
@@ -331,20 +344,8 @@ pub fn json_str(s: &str) -> String {
     o
 }
 
-/// The whole analysis as one JSON object on one line, every source line included.
-pub fn json(a: &Analysis) -> String {
-    json_with(a, None)
-}
-
-/// The whole analysis as one JSON object on one line, with the `top_lines` most
-/// expensive source lines (all when `None`).
-pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
-    let s = &a.summary;
-    let c = &a.critical;
-    let util: Vec<String> =
-        s.utilization().iter().map(|(p, u)| format!("{{\"pproc\":{p},\"percent\":{u:.4}}}")).collect();
-    let comm: Vec<String> =
-        s.comm.iter().map(|(&(x, y), &b)| format!("{{\"src\":{x},\"dst\":{y},\"bytes\":{b}}}")).collect();
+/// A path as JSON: length, edges, n, total weight and the segments.
+fn path_json(c: &CriticalPath) -> String {
     let segs: Vec<String> = c
         .segments
         .iter()
@@ -363,6 +364,38 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
             )
         })
         .collect();
+    format!(
+        "{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}}",
+        units(c.length),
+        c.edges,
+        c.processors,
+        weight_units(c.total_weight),
+        segs.join(",")
+    )
+}
+
+/// Whether two paths are the same sequence of segments.
+pub fn same_path(x: &CriticalPath, y: &CriticalPath) -> bool {
+    x.segments.len() == y.segments.len()
+        && x.segments
+            .iter()
+            .zip(&y.segments)
+            .all(|(p, q)| (p.kind, p.pid, p.to_pid, p.from, p.to) == (q.kind, q.pid, q.to_pid, q.from, q.to))
+}
+
+/// The whole analysis as one JSON object on one line, every source line included.
+pub fn json(a: &Analysis) -> String {
+    json_with(a, None)
+}
+
+/// The whole analysis as one JSON object on one line, with the `top_lines` most
+/// expensive source lines (all when `None`).
+pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
+    let s = &a.summary;
+    let util: Vec<String> =
+        s.utilization().iter().map(|(p, u)| format!("{{\"pproc\":{p},\"percent\":{u:.4}}}")).collect();
+    let comm: Vec<String> =
+        s.comm.iter().map(|(&(x, y), &b)| format!("{{\"src\":{x},\"dst\":{y},\"bytes\":{b}}}")).collect();
     let unmatched: Vec<String> = a
         .unmatched
         .sends
@@ -410,7 +443,7 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
     let by_kind: Vec<String> =
         p.path_by_kind.iter().map(|&(k, t)| format!("{{\"kind\":\"{k}\",\"time\":{}}}", units(t))).collect();
     format!(
-        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}},\"unmatched_sends\":[{}],\"pending_receives\":[{}],\"concurrency\":[{}],\"message_sizes\":[{}],\"late_sender\":[{}],\"critical_path_by_pproc\":[{}],\"critical_path_by_kind\":[{}],\"phase_process\":{},\"phases\":{},\"imbalance\":{},\"links\":{},\"what_if\":{},\"lines\":{}}}\n",
+        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{},\"weighted_path\":{},\"same_path\":{},\"unmatched_sends\":[{}],\"pending_receives\":[{}],\"concurrency\":[{}],\"message_sizes\":[{}],\"late_sender\":[{}],\"critical_path_by_pproc\":[{}],\"critical_path_by_kind\":[{}],\"phase_process\":{},\"phases\":{},\"imbalance\":{},\"links\":{},\"what_if\":{},\"lines\":{}}}\n",
         json_str(&a.program),
         units(s.seq_ticks),
         units(s.par_ticks),
@@ -423,11 +456,9 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
         s.granularity().map(|g| format!("{g:.6}")).unwrap_or_else(|| "null".into()),
         util.join(","),
         comm.join(","),
-        units(c.length),
-        c.edges,
-        c.processors,
-        weight_units(c.total_weight),
-        segs.join(","),
+        path_json(&a.critical),
+        path_json(&a.weighted),
+        same_path(&a.critical, &a.weighted),
         unmatched.join(","),
         pending.join(","),
         conc.join(","),

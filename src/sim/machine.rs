@@ -1206,6 +1206,9 @@ impl<'m> Simulator<'m> {
         }
         let pp = self.procs[pid as usize].pproc;
         let busy0 = self.busy[pp as usize];
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&SimEvent::Start { time: start, pid });
+        }
         let r = self.turn_inner(pid, start, qend);
         let end = self.procs[pid as usize].clock;
         let busy = self.busy[pp as usize] - busy0;

@@ -38,6 +38,8 @@ pub enum SimEvent<'a> {
     Run { pid: u32, pproc: u32, start: Ticks, end: Ticks, busy: Ticks },
     /// A process blocked.
     Block { time: Ticks, pid: u32, reason: BlockReason },
+    /// A process begins a turn on its processor (before the turn's other events).
+    Start { time: Ticks, pid: u32 },
     /// A message was sent on a channel element; it arrives at `arrival`, or, when the
     /// network has contention (`None`), at the time of a later [`SimEvent::Arrive`].
     Send {

@@ -92,6 +92,9 @@ pub struct Recorder<W: Write> {
     queues: HashMap<(u32, u32), BTreeMap<(Ticks, u64), Pending>>,
     /// Processes blocked in a receive whose call was already recorded.
     waiting_receive: HashMap<u32, ()>,
+    /// Processes created or blocked since their last turn: their next turn start is
+    /// recorded as a `Running` state change (when they resumed).
+    stopped: HashMap<u32, ()>,
     labels: HashMap<String, u32>,
     functions: HashMap<String, u32>,
     pproc_of: HashMap<u32, u32>,
@@ -132,6 +135,7 @@ impl<W: Write> Recorder<W> {
             in_network: HashMap::new(),
             last_send: (u64::MAX, 0),
             waiting_receive: HashMap::new(),
+            stopped: HashMap::new(),
             labels: HashMap::new(),
             functions: header.functions.iter().enumerate().map(|(i, f)| (f.clone(), i as u32)).collect(),
             pproc_of: HashMap::new(),
@@ -188,10 +192,14 @@ impl<W: Write> Recorder<W> {
         match *e {
             SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function } => {
                 self.pproc_of.insert(pid, pproc);
+                self.stopped.insert(pid, ());
                 let function = self.functions.get(function).copied().unwrap_or(0);
                 self.push(Event::ProcCreate { time, parent, pid, vproc: Some(vproc), pproc, function, line: 0 });
             }
-            SimEvent::ProcessEnd { time, pid } => self.push(Event::ProcEnd { time, pid }),
+            SimEvent::ProcessEnd { time, pid } => {
+                self.stopped.remove(&pid);
+                self.push(Event::ProcEnd { time, pid })
+            }
             SimEvent::LineCosts { lines } => {
                 // Stamped with the latest event so far: after everything already written
                 // and never past the run's last real event.
@@ -205,7 +213,13 @@ impl<W: Write> Recorder<W> {
                     self.push(Event::Busy { pproc, pid, start, end: start + busy, line: 0, class: BusyClass::Work });
                 }
             }
+            SimEvent::Start { time, pid } => {
+                if self.stopped.remove(&pid).is_some() {
+                    self.push(Event::State { time, pid, state: ProcState::Running, reason: Reason::None });
+                }
+            }
             SimEvent::Block { time, pid, reason } => {
+                self.stopped.insert(pid, ());
                 let (state, reason) = match reason {
                     BlockReason::Receive { addr } => {
                         let (channel, index) = self.channel_at(addr);

@@ -35,26 +35,32 @@ fn tutorial_steps_hold() {
         }
     }
 
-    // The heaviest segment of the weighted critical path of the first version is the last
-    // worker's compute segment, mostly spent waiting for its remote reads (busy less
-    // than a tenth of its length, fewer than 1 in 10 processors busy meanwhile); the
-    // next one is main's compute from time 0 (the fill loop).
+    // The weighted critical path of the first version, grouped by process and activity:
+    // the heaviest group is the last worker's remote reads (a worker, more than half the
+    // weight, every read a round trip at fewer than 1 in 10 processors busy), the next
+    // main's computation from time 0 (the fill loop) with fewer than 1 in 10 busy.
     let out = run_in(&dir, "cpperf", &["before.cpt", "--format", "json"], b"");
     assert_eq!(out.status.code(), Some(0));
     let json: serde_json::Value =
         serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
-    let segments = json["critical_path"]["segments"].as_array().unwrap();
-    let mut by_share: Vec<&serde_json::Value> = segments.iter().collect();
-    by_share.sort_by(|a, b| b["share"].as_f64().unwrap().total_cmp(&a["share"].as_f64().unwrap()));
-    let (worker, main) = (by_share[0], by_share[1]);
-    assert_eq!(worker["kind"], "compute", "{worker}");
-    assert_ne!(worker["pid"], 0, "{worker}");
-    assert!(worker["parallelism"].as_f64().unwrap() < 0.1, "{worker}");
-    assert!(worker["share"].as_f64().unwrap() > 50.0, "{worker}");
-    let length = worker["to"].as_f64().unwrap() - worker["from"].as_f64().unwrap();
-    assert!(worker["busy"].as_f64().unwrap() < 0.1 * length, "{worker}");
-    assert_eq!(main["kind"], "compute", "{main}");
-    assert_eq!(main["pid"], 0, "{main}");
+    let path = &json["weighted_path"];
+    let total = path["wcpa_weight"].as_f64().unwrap();
+    let segments = path["segments"].as_array().unwrap();
+    let mut groups: std::collections::BTreeMap<(String, u64), f64> = Default::default();
+    for s in segments {
+        let key = (s["kind"].as_str().unwrap().to_string(), s["pid"].as_u64().unwrap());
+        *groups.entry(key).or_default() += s["weight"].as_f64().unwrap();
+    }
+    let mut by_weight: Vec<((String, u64), f64)> = groups.into_iter().collect();
+    by_weight.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let ((kind, pid), w) = &by_weight[0];
+    assert_eq!((kind.as_str(), *pid != 0), ("remote read", true), "{by_weight:?}");
+    assert!(*w > 0.5 * total, "{by_weight:?}");
+    let reads: Vec<&serde_json::Value> = segments.iter().filter(|s| s["kind"] == "remote read").collect();
+    let p = reads.iter().map(|s| s["parallelism"].as_f64().unwrap()).sum::<f64>() / reads.len() as f64;
+    assert!(p < 0.1, "mean P of the reads {p}");
+    assert_eq!(by_weight[1].0, ("compute".to_string(), 0), "{by_weight:?}");
+    let main = segments.iter().find(|s| s["pid"] == 0 && s["kind"] == "compute").unwrap();
     assert_eq!(main["from"], 0, "{main}");
     assert!(main["parallelism"].as_f64().unwrap() < 0.1, "{main}");
 
