@@ -199,6 +199,9 @@ fn run(args: &Args) -> anyhow::Result<()> {
         .map(|p| {
             let (name, input) = open_input(p)?;
             let a = analyze_any_with(input, &opts).with_context(|| name.clone())?;
+            for note in &a.notes {
+                eprintln!("cpperf: {name}: note: {note}");
+            }
             Ok((name, a))
         })
         .collect::<anyhow::Result<_>>()?;
@@ -209,7 +212,9 @@ fn run(args: &Args) -> anyhow::Result<()> {
             let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             for (file, text) in cppe::perf::charts(a, a.summary.pprocs_used) {
                 let file = if many { format!("{stem}-{file}") } else { file.to_string() };
-                cli::write_atomic(&dir.join(file), text.as_bytes())?;
+                let path = dir.join(file);
+                cli::write_atomic(&path, text.as_bytes())?;
+                eprintln!("cpperf: wrote {}", path.display());
             }
         }
     }

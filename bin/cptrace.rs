@@ -36,10 +36,15 @@ struct Args {
     /// msg_arr, recv_call, recv_done, hop, probe, label, time_off, time_on, busy, line_cost).
     #[arg(long, value_name = "KINDS")]
     events: Option<String>,
-    /// Append the run's final statistics (picl and sddf only), so that cpperf on the
-    /// trace reports the simulator's sequential time and speedup.
-    #[arg(long)]
+    /// Append the run's final statistics (picl and sddf), so that cpperf on the trace
+    /// reports the simulator's sequential time and speedup. The default for a whole
+    /// run; a trace cut by --procs, --from, --to or --events gets them only when asked,
+    /// as they are the whole run's.
+    #[arg(long, conflicts_with = "no_stats")]
     stats: bool,
+    /// Leave the statistics out, even for a whole run.
+    #[arg(long)]
+    no_stats: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -120,19 +125,21 @@ fn run(args: &Args) -> anyhow::Result<()> {
     if args.stats && !matches!(format, Format::Picl | Format::Sddf) {
         anyhow::bail!("--stats needs --format picl or sddf");
     }
+    let whole = sel.procs.is_none() && sel.from.is_none() && sel.to.is_none() && sel.kinds.is_none();
+    let with_stats = args.stats || (whole && !args.no_stats);
     let (name, input) = open_input(args.run.as_deref())?;
     match output {
         Some(path) => {
             let mut file = AtomicFile::create(path)?;
             let report = convert(input, format, sel, &mut file).with_context(|| name.clone())?;
-            file.write_all(trailer(args, format, &report).as_bytes())?;
+            file.write_all(trailer(with_stats, format, &report).as_bytes())?;
             file.commit()?;
             warn(&report);
         }
         None => {
             let mut out = BufWriter::new(std::io::stdout().lock());
             let report = convert(input, format, sel, &mut out).with_context(|| name.clone())?;
-            out.write_all(trailer(args, format, &report).as_bytes())?;
+            out.write_all(trailer(with_stats, format, &report).as_bytes())?;
             out.flush()?;
             warn(&report);
         }
@@ -140,10 +147,10 @@ fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The statistics records `--stats` appends (empty without it).
-fn trailer(args: &Args, format: Format, report: &Report) -> String {
+/// The statistics records appended to a PICL or SDDF trace (empty without them).
+fn trailer(with_stats: bool, format: Format, report: &Report) -> String {
     match format {
-        _ if !args.stats => String::new(),
+        _ if !with_stats => String::new(),
         Format::Picl => cppe::trace::picl::stats_record(&report.stats, report.ticks_per_unit),
         Format::Sddf => cppe::trace::sddf::stats_records(&report.stats, report.ticks_per_unit),
         _ => String::new(),

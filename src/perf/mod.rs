@@ -152,7 +152,9 @@ pub fn analyze_imported_with(t: &import::Imported, opts: &Options) -> Result<Ana
     for e in &t.events {
         a.event(e);
     }
-    a.finish(&t.stats)
+    let mut a = a.finish(&t.stats)?;
+    a.notes.clone_from(&t.missing);
+    Ok(a)
 }
 
 /// The metrics of an input for `cpperf compare`: a statistics CSV, or the analysis of a
@@ -168,7 +170,10 @@ pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
 pub fn charts(a: &Analysis, pprocs: u32) -> Vec<(&'static str, String)> {
     let title = if a.program.is_empty() { "run" } else { a.program.as_str() };
     vec![
-        ("gantt.svg", svg::gantt(&a.timeline, &a.critical, pprocs, title)),
+        ("gantt.svg", {
+            let other = (!render::same_path(&a.critical, &a.weighted)).then_some(&a.weighted);
+            svg::gantt(&a.timeline, &a.critical, other, pprocs, title)
+        }),
         ("spacetime.svg", svg::space_time(&a.timeline, pprocs, title)),
         ("utilization.svg", svg::utilization(&a.timeline, a.summary.pprocs_used.max(1), title)),
     ]
@@ -185,6 +190,9 @@ pub struct Analysis {
     pub critical: CriticalPath,
     /// The weighted critical path: the longest path by WCPA weight (seed 003 §3.4).
     pub weighted: CriticalPath,
+    /// What the input did not hold and how it was made up (traces without a statistics
+    /// record or a program name); empty for a run record.
+    pub notes: Vec<String>,
     /// The function each process runs, by pid.
     pub functions: BTreeMap<u32, String>,
     /// Messages never received and receives never completed.
@@ -441,6 +449,7 @@ impl<'h> Analyzer<'h> {
             summary,
             critical,
             weighted,
+            notes: Vec::new(),
             unmatched: self.unmatched.finish(self.header),
             timeline,
             profile,

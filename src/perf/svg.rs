@@ -246,43 +246,168 @@ fn frame(t: &Timeline, pprocs: u32) -> Frame {
     Frame { end: t.end.max(1), rows }
 }
 
-/// The Gantt chart: a row per processor, a slice per busy interval (coloured by process,
-/// its tooltip naming the process and times), the critical path in red on top: compute
-/// segments along their process's row, other edges as lines between rows.
-pub fn gantt(t: &Timeline, path: &CriticalPath, pprocs: u32, title: &str) -> String {
+/// Busy coverage of one pixel column of a processor's row: busy ticks in it, and the
+/// process that ran most of them.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pixel {
+    busy: Ticks,
+    pid: u32,
+    most: Ticks,
+}
+
+/// The Gantt chart: a row per processor, one pixel column per 1/920 of the run. A column
+/// its processor was busy throughout is drawn in the colour of the process that ran
+/// there, runs of them by one process as one slice with a tooltip; a column it was busy
+/// in part is shaded in proportion (opacity = the busy share of the column, colour of
+/// the process that ran most of it): busy intervals are aggregated by coverage, never
+/// widened, so the ink of a row is its processor's utilization. On top, the critical
+/// path in red (compute segments along their process's row, other edges as dashed lines
+/// between rows) and, when it is another path, the weighted critical path in purple.
+/// Axis titles and a legend below.
+pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>, pprocs: u32, title: &str) -> String {
     let f = frame(t, pprocs);
-    let mut o = String::new();
-    open(&mut o, &format!("{title}: Gantt chart and critical path"), f.height());
+    let cols = (WIDTH - LEFT - RIGHT) as u64;
+    let end = f.end;
+    // Column k covers [lo(k), lo(k + 1)), exact integers.
+    let lo = |k: u64| (u128::from(k) * u128::from(end) / u128::from(cols)) as Ticks;
+    let mut rows: Vec<Vec<Pixel>> = vec![vec![Pixel::default(); cols as usize]; f.rows.len()];
     for &(p, pid, s, e) in &t.busy {
-        let Some(y) = f.row(p) else { continue };
-        let (x0, x1) = (f.x(s), f.x(e));
-        let _ = writeln!(
-            o,
-            "<rect x=\"{x0:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"{}\"><title>process {pid}: {} .. {}</title></rect>",
-            y + 2.0,
-            (x1 - x0).max(0.5),
-            ROW - 4.0,
-            colour(pid),
-            units(s),
-            units(e)
-        );
+        let Ok(r) = f.rows.binary_search(&p) else { continue };
+        let (s, e) = (s.min(end), e.min(end));
+        let mut k = (u128::from(s) * u128::from(cols) / u128::from(end)) as u64;
+        while k < cols && lo(k) < e {
+            let (a, b) = (lo(k).max(s), lo(k + 1).min(e));
+            if b > a {
+                let px = &mut rows[r][k as usize];
+                px.busy += b - a;
+                if b - a > px.most {
+                    px.most = b - a;
+                    px.pid = pid;
+                }
+            }
+            k += 1;
+        }
+    }
+    let mut o = String::new();
+    let height = f.height() + 40.0;
+    open(&mut o, &format!("{title}: Gantt chart and critical path"), height);
+    let _ = writeln!(o, "<desc>time 0 .. {}, {cols} columns of {} each</desc>", units(end), units(end / cols));
+    for (r, row) in rows.iter().enumerate() {
+        let p = f.rows[r];
+        let y = TOP + ROW * r as f64 + 2.0;
+        let _ = writeln!(o, "<g id=\"P{p}\">");
+        let mut k = 0usize;
+        while k < row.len() {
+            let px = row[k];
+            let width = lo(k as u64 + 1) - lo(k as u64);
+            if px.busy == 0 || width == 0 {
+                k += 1;
+                continue;
+            }
+            if px.busy >= width {
+                // A run of full columns of one process.
+                let mut j = k + 1;
+                while j < row.len()
+                    && row[j].pid == px.pid
+                    && row[j].busy >= lo(j as u64 + 1) - lo(j as u64)
+                    && row[j].busy > 0
+                {
+                    j += 1;
+                }
+                let _ = writeln!(
+                    o,
+                    "<rect x=\"{:.0}\" y=\"{y:.2}\" width=\"{}\" height=\"{:.2}\" fill=\"{}\"><title>P{p}, process {}: busy {} .. {}</title></rect>",
+                    LEFT + k as f64,
+                    j - k,
+                    ROW - 4.0,
+                    colour(px.pid),
+                    px.pid,
+                    units(lo(k as u64)),
+                    units(lo(j as u64))
+                );
+                k = j;
+            } else {
+                let share = px.busy as f64 / width as f64;
+                let _ = writeln!(
+                    o,
+                    "<rect x=\"{:.0}\" y=\"{y:.2}\" width=\"1\" height=\"{:.2}\" fill=\"{}\" fill-opacity=\"{share:.4}\"><title>P{p}: busy {:.1} % of {} .. {} (mostly process {})</title></rect>",
+                    LEFT + k as f64,
+                    ROW - 4.0,
+                    colour(px.pid),
+                    100.0 * share,
+                    units(lo(k as u64)),
+                    units(lo(k as u64 + 1)),
+                    px.pid
+                );
+                k += 1;
+            }
+        }
+        let _ = writeln!(o, "</g>");
     }
     let mid = |pid: u32| t.pproc_of.get(&pid).and_then(|&p| f.row(p)).map(|y| y + ROW / 2.0);
-    for s in &path.segments {
-        let Some(y0) = mid(s.pid) else { continue };
-        let y1 = s.to_pid.and_then(mid).unwrap_or(y0);
-        let dash = if s.kind == EdgeKind::Compute { "" } else { " stroke-dasharray=\"4 2\"" };
-        let _ = writeln!(
-            o,
-            "<line x1=\"{:.2}\" y1=\"{y0:.2}\" x2=\"{:.2}\" y2=\"{y1:.2}\" stroke=\"red\" stroke-width=\"3\"{dash}><title>{} {} .. {}</title></line>",
-            f.x(s.from),
-            f.x(s.to),
-            s.kind.name(),
-            units(s.from),
-            units(s.to)
-        );
+    let mut draw = |c: &CriticalPath, stroke: &str, width: f64, name: &str| {
+        for s in &c.segments {
+            let Some(y0) = mid(s.pid) else { continue };
+            let y1 = s.to_pid.and_then(mid).unwrap_or(y0);
+            let dash = if s.kind == EdgeKind::Compute { "" } else { " stroke-dasharray=\"4 2\"" };
+            let _ = writeln!(
+                o,
+                "<line x1=\"{:.2}\" y1=\"{y0:.2}\" x2=\"{:.2}\" y2=\"{y1:.2}\" stroke=\"{stroke}\" stroke-width=\"{width}\"{dash}><title>{name}: {} {} .. {}</title></line>",
+                f.x(s.from),
+                f.x(s.to),
+                s.kind.name(),
+                units(s.from),
+                units(s.to)
+            );
+        }
+    };
+    draw(path, "red", 3.0, "critical path");
+    if let Some(w) = weighted {
+        draw(w, "purple", 2.0, "weighted critical path");
     }
     axes(&mut o, &f);
+    // Axis titles and the legend.
+    let base = TOP + ROW * f.rows.len() as f64;
+    let _ = writeln!(
+        o,
+        "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\">time (time units)</text>",
+        (LEFT + WIDTH - RIGHT) / 2.0,
+        base + 34.0
+    );
+    let _ = writeln!(
+        o,
+        "<text x=\"12\" y=\"{:.2}\" transform=\"rotate(-90 12 {:.2})\" text-anchor=\"middle\">physical processor</text>",
+        TOP + ROW * f.rows.len() as f64 / 2.0,
+        TOP + ROW * f.rows.len() as f64 / 2.0
+    );
+    let ly = base + 52.0;
+    let _ = writeln!(
+        o,
+        "<g id=\"legend\"><rect x=\"{LEFT:.0}\" y=\"{:.2}\" width=\"14\" height=\"10\" fill=\"{}\"/><text x=\"{:.0}\" y=\"{ly:.2}\">busy (colour: process; paler: busy part of the pixel)</text><rect x=\"{:.0}\" y=\"{:.2}\" width=\"14\" height=\"10\" fill=\"white\" stroke=\"#999\"/><text x=\"{:.0}\" y=\"{ly:.2}\">idle</text><line x1=\"{:.0}\" y1=\"{:.2}\" x2=\"{:.0}\" y2=\"{:.2}\" stroke=\"red\" stroke-width=\"3\"/><text x=\"{:.0}\" y=\"{ly:.2}\">critical path (dashed: message, spawn, join, wait)</text>{}</g>",
+        ly - 9.0,
+        colour(1),
+        LEFT + 18.0,
+        LEFT + 330.0,
+        ly - 9.0,
+        LEFT + 348.0,
+        LEFT + 390.0,
+        ly - 4.0,
+        LEFT + 410.0,
+        ly - 4.0,
+        LEFT + 414.0,
+        if weighted.is_some() {
+            format!(
+                "<line x1=\"{:.0}\" y1=\"{:.2}\" x2=\"{:.0}\" y2=\"{:.2}\" stroke=\"purple\" stroke-width=\"2\"/><text x=\"{:.0}\" y=\"{ly:.2}\">weighted critical path</text>",
+                LEFT + 700.0,
+                ly - 4.0,
+                LEFT + 720.0,
+                ly - 4.0,
+                LEFT + 724.0
+            )
+        } else {
+            String::new()
+        }
+    );
     o.push_str("</svg>\n");
     o
 }

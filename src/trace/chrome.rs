@@ -54,7 +54,12 @@ pub struct ChromeWriter {
     sent: BTreeMap<u64, Sent>,
     buf: Reorder<(u32, bool)>,
     activity: Activity,
+    /// The selected processors busy at the instant being accumulated. Every processor
+    /// starts busy; [`Activity`] marks it idle from the trace's start unless an
+    /// interval starts there.
     busy: BTreeMap<u32, ()>,
+    /// The selected processors: the counter counts only those.
+    selected: BTreeMap<u32, ()>,
     at: Option<Ticks>,
     shown: Option<usize>,
 }
@@ -76,6 +81,7 @@ impl ChromeWriter {
             buf: Reorder::default(),
             activity: Activity::default(),
             busy: BTreeMap::new(),
+            selected: BTreeMap::new(),
             at: None,
             shown: None,
         }
@@ -121,6 +127,9 @@ impl ChromeWriter {
                 self.flush_counter(out)?;
                 self.at = Some(t);
             }
+            if !self.selected.contains_key(&p) {
+                continue;
+            }
             if idle {
                 self.busy.remove(&p);
             } else {
@@ -151,13 +160,15 @@ impl TraceWriter for ChromeWriter {
                 format!(r#"{{"ph":"M","name":"thread_sort_index","pid":0,"tid":{p},"args":{{"sort_index":{p}}}}}"#);
             self.emit(out, &json)?;
         }
+        self.selected = procs.iter().map(|&p| (p, ())).collect();
+        self.busy = self.selected.clone();
         self.activity.begin(procs.into_iter(), cx.selection.from.unwrap_or(0), &mut self.buf, |p, i| (p, i));
         Ok(())
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
         match *e {
-            Event::Busy { pproc, pid, start, end, line, class } => {
+            Event::Busy { pproc, pid, start, end, line, class } if self.selected.contains_key(&pproc) => {
                 let class = match class {
                     BusyClass::Work => "work",
                     BusyClass::Overhead => "overhead",
@@ -223,6 +234,12 @@ impl TraceWriter for ChromeWriter {
     ) -> io::Result<Vec<(&'static str, String)>> {
         self.activity.close(end, &mut self.buf, |p, i| (p, i));
         self.release(Ticks::MAX, out)?;
+        // Nothing runs after the end (the idle blocks closed there are no busy time).
+        if self.at.is_none_or(|t| t < end) {
+            self.flush_counter(out)?;
+            self.at = Some(end);
+        }
+        self.busy.clear();
         self.flush_counter(out)?;
         writeln!(out, "]}}")?;
         Ok(Vec::new())

@@ -110,6 +110,10 @@ fn write_new(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec) -> io::Result<(
     }
 }
 
+/// The event type of the mark that names the program (`-2 -991 0 0 0 N 2 BYTES…`),
+/// written first.
+pub const PROGRAM_EVENT: i32 = -991;
+
 /// The event type of the run-statistics mark that `cptrace --stats` appends.
 pub const STATS_EVENT: i32 = -990;
 
@@ -169,9 +173,15 @@ fn write_old(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec, idle: &mut Idle
 }
 
 impl TraceWriter for PiclWriter {
-    fn begin(&mut self, cx: &Context<'_>, _out: &mut dyn Write) -> io::Result<()> {
+    fn begin(&mut self, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
         self.tpu = cx.header.ticks_per_unit;
+        // The program's name first, as a mark whose integer data are its bytes (PICL
+        // data are integers), up to 255 of them.
         let start = cx.selection.from.unwrap_or(0);
+        let name: Vec<String> = cx.header.program.bytes().take(255).map(|b| b.to_string()).collect();
+        if !self.old && !name.is_empty() {
+            writeln!(out, "-2 {PROGRAM_EVENT} {} 0 0 {} 2 {}", seconds(start, self.tpu), name.len(), name.join(" "))?;
+        }
         for p in cx.procs() {
             self.buf.push(start, Rec::Begin(p));
         }

@@ -153,13 +153,14 @@ fn sddf_records_match_their_descriptors() {
             data += 1;
         }
     }
-    assert_eq!(fields.len(), 15, "one descriptor per event kind");
+    // One descriptor per event kind, and the run's statistics (a whole run's trace).
+    assert_eq!(fields.len(), 16, "one descriptor per event kind and run_stats");
     // Every event of the record is written: 532 events for ring_token (run-record dump:
     // 322 busy, 27 each of msg_send, msg_arr, recv_call, recv_done, 63 state (27 blocks
     // in a receive, 27 resumptions after them and the 9 processes' starts), 9 each of
     // proc_init, proc_exit, and 21 line_cost: lines 20-27, 29 and 34-45, those whose
-    // instructions ran).
-    assert_eq!(data, 532);
+    // instructions ran), and the run_stats record.
+    assert_eq!(data, 533);
 }
 
 fn num(v: &serde_json::Value, key: &str) -> f64 {

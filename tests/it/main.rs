@@ -13,4 +13,5 @@ mod harden;
 mod harness;
 mod machine;
 mod network;
+mod truth;
 mod tutorial;

@@ -40,6 +40,25 @@ pub struct Imported {
     /// The final statistics, from the trace's statistics record or derived (see the
     /// module documentation).
     pub stats: RunStats,
+    /// What the trace did not hold and how it was made up, one sentence each (no
+    /// statistics record, no program name): `cpperf` prints them as notes.
+    pub missing: Vec<String>,
+}
+
+/// The notes of a trace without a statistics record and without a program name.
+pub fn missing(stats: bool, program: bool) -> Vec<String> {
+    let mut v = Vec::new();
+    if !stats {
+        v.push(
+            "no statistics record: the sequential time is the busy time in the trace, the parallel time its end, \
+             the latency runs to each receive's completion (cptrace writes the record unless told --no-stats)"
+                .to_string(),
+        );
+    }
+    if !program {
+        v.push("no program name in the trace".to_string());
+    }
+    v
 }
 
 /// Parses seconds written with up to nine decimals (`0.000413000`) as ticks, one time unit

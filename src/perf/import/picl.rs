@@ -51,6 +51,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let mut queues: BTreeMap<(u32, u32, i64), VecDeque<(u64, u32)>> = BTreeMap::new();
     let mut last_of: BTreeMap<u32, (Ticks, u32)> = BTreeMap::new();
     let mut stats: Option<RunStats> = None;
+    let mut program = String::new();
     let (mut next_msg, mut end, mut max_node) = (0u64, 0 as Ticks, 0u32);
     for (i, line) in input.lines().enumerate() {
         let n = i + 1;
@@ -91,7 +92,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
         max_node = max_node.max(node);
         end = end.max(time);
         let nd = nodes.entry(node).or_default();
-        let process_level = !matches!(ev, -901 | -601 | -990);
+        let process_level = !matches!(ev, -901 | -601 | -990 | -991);
         if process_level {
             nd.current = pid;
             nd.activity.push((time, pid));
@@ -165,6 +166,12 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                 let label = u32::try_from(d(1)?).unwrap_or(0);
                 events.push(Event::Probe { time, pid, pproc: node, id, label });
             }
+            (-2, -991) => {
+                // The program's name, one byte per datum.
+                let bytes: Vec<u8> =
+                    (0..ndata).map(|k| d(k).map(|x| x.clamp(0, 255) as u8)).collect::<Result<_, _>>()?;
+                program = String::from_utf8_lossy(&bytes).into_owned();
+            }
             (-2, -990) => {
                 let v: Vec<u64> = (0..7)
                     .map(|k| d(k).and_then(|x| u64::try_from(x).map_err(|_| err(format!("negative statistic {x}")))))
@@ -196,12 +203,13 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
         events.push(Event::ProcEnd { time, pid });
     }
     sort(&mut events);
-    let header = RunHeader { pprocs: max_node + 1, program: String::new(), ..RunHeader::default() };
+    let header = RunHeader { pprocs: max_node + 1, program, ..RunHeader::default() };
     let mut derived = derive_stats(&events, end, header.pprocs);
+    let missing = super::missing(stats.is_some(), !header.program.is_empty());
     if let Some(s) = stats {
         derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };
     }
-    Ok(Imported { header, events, stats: derived })
+    Ok(Imported { header, events, stats: derived, missing })
 }
 
 #[cfg(test)]

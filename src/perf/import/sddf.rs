@@ -337,10 +337,11 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     sort(&mut events);
     header.pprocs = pprocs_attr.unwrap_or(max_pproc + 1).max(max_pproc + 1);
     let mut derived = derive_stats(&events, end, header.pprocs);
+    let missing = super::missing(stats.is_some(), !header.program.is_empty());
     if let Some(s) = stats {
         derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };
     }
-    Ok(Imported { header, events, stats: derived })
+    Ok(Imported { header, events, stats: derived, missing })
 }
 
 #[cfg(test)]

@@ -1,0 +1,176 @@
+//! The pictures and exports tell the truth about every fixture program: the Chrome
+//! trace's busy counter is the number of processors with a busy slice at each sample,
+//! and the Gantt chart's busy coverage per processor is that processor's utilization.
+use crate::harness::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Every fixture program that runs to completion, with its run record: (name, record).
+/// Simulated once per test process.
+fn records() -> &'static [(String, PathBuf)] {
+    static RECORDS: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
+    RECORDS.get_or_init(|| {
+        let dir = tempdir("truth-records");
+        let inc = fixtures().join("include");
+        let mut v = Vec::new();
+        for src in files_with_ext(&fixtures(), "c") {
+            let name = src.file_stem().unwrap().to_string_lossy().into_owned();
+            let cod = dir.join(&name).with_extension("cod");
+            let args = ["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", cod.to_str().unwrap()];
+            if run_in(&dir, "cpcc", &args, b"").status.code() != Some(0) {
+                continue;
+            }
+            let cpt = dir.join(&name).with_extension("cpt");
+            let mut args = vec![cod.to_str().unwrap().to_string(), "--stats".into(), "none".into()];
+            args.extend(["-t".to_string(), cpt.to_str().unwrap().to_string()]);
+            let input = src.with_extension("in");
+            if input.exists() {
+                args.extend(["--input".to_string(), input.to_str().unwrap().to_string()]);
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            if run_in(&dir, "cpss", &args, b"").status.code() == Some(0) {
+                v.push((name, cpt));
+            }
+        }
+        assert!(v.len() >= 18, "only {} fixtures ran", v.len());
+        v
+    })
+}
+
+/// A Chrome timestamp (microseconds, three decimals) in ticks (nanoseconds).
+fn ticks(v: &serde_json::Value) -> u64 {
+    (v.as_f64().unwrap() * 1000.0).round() as u64
+}
+
+/// Checks the counter of one Chrome trace against its slices: at every sample time t,
+/// the value is the number of threads (processors) with an `X` slice s ≤ t < s + dur.
+fn check_counter(path: &Path, what: &str) {
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).expect("JSON");
+    let events = j["traceEvents"].as_array().unwrap();
+    let mut slices: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "X") {
+        let s = ticks(&e["ts"]);
+        slices.entry(e["tid"].as_u64().unwrap()).or_default().push((s, s + ticks(&e["dur"])));
+    }
+    for v in slices.values_mut() {
+        v.sort_unstable();
+    }
+    let mut samples = 0;
+    for c in events.iter().filter(|e| e["ph"] == "C") {
+        let t = ticks(&c["ts"]);
+        let busy = slices
+            .values()
+            .filter(|v| {
+                let k = v.partition_point(|&(s, _)| s <= t);
+                k > 0 && v[k - 1].1 > t
+            })
+            .count();
+        assert_eq!(c["args"]["busy"].as_u64().unwrap(), busy as u64, "{what}: counter at {t}");
+        samples += 1;
+    }
+    assert!(samples >= 2, "{what}: {samples} counter samples");
+}
+
+#[test]
+fn the_chrome_counter_counts_the_busy_slices_of_every_fixture() {
+    let dir = tempdir("truth-chrome");
+    for (name, cpt) in records() {
+        for (tag, extra) in [("all", vec![]), ("window", vec!["--procs", "0-1", "--from", "5", "--to", "400"])] {
+            let out = dir.join(format!("{name}-{tag}.json"));
+            let mut args = vec![cpt.to_str().unwrap(), "--format", "chrome", "-o", out.to_str().unwrap()];
+            args.extend(extra.iter().copied());
+            let r = run_in(&dir, "cptrace", &args, b"");
+            assert_eq!(r.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&r.stderr));
+            check_counter(&out, &format!("{name} ({tag})"));
+        }
+    }
+}
+
+/// The busy coverage of each processor's row of a Gantt chart: the rectangles' widths
+/// (pixels), each times its fill opacity (1 when none), summed per `<g id="P…">` row.
+fn gantt_coverage(svg: &str) -> BTreeMap<u64, f64> {
+    let attr = |tag: &str, name: &str| -> Option<f64> {
+        let k = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[k..].split('"').next()?.parse().ok()
+    };
+    let mut cover: BTreeMap<u64, f64> = BTreeMap::new();
+    let mut row: Option<u64> = None;
+    for line in svg.lines() {
+        if let Some(rest) = line.strip_prefix("<g id=\"P") {
+            row = rest.split('"').next().and_then(|p| p.parse().ok());
+            cover.insert(row.unwrap(), 0.0);
+        } else if line.starts_with("</g>") {
+            row = None;
+        } else if let (Some(p), true) = (row, line.starts_with("<rect ")) {
+            let w = attr(line, "width").unwrap();
+            *cover.get_mut(&p).unwrap() += w * attr(line, "fill-opacity").unwrap_or(1.0);
+        }
+    }
+    cover
+}
+
+#[test]
+fn the_gantt_chart_s_ink_is_each_processor_s_utilization() {
+    let dir = tempdir("truth-gantt");
+    for (name, cpt) in records() {
+        let charts = dir.join(name);
+        let args = [cpt.to_str().unwrap(), "--format", "json", "--svg", charts.to_str().unwrap()];
+        let out = run_in(&dir, "cpperf", &args, b"");
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let svg = std::fs::read_to_string(charts.join("gantt.svg")).unwrap();
+        // The chart spans 0 .. its end (the last event); utilization is busy time over
+        // the parallel time (the clock at the end, a few ticks later at most).
+        let end: f64 = svg
+            .split("<desc>time 0 .. ")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .and_then(|e| e.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: no time span in the chart"));
+        let par = j["par_time"].as_f64().unwrap();
+        let cover = gantt_coverage(&svg);
+        for u in j["utilization"].as_array().unwrap() {
+            let p = u["pproc"].as_u64().unwrap();
+            let busy = u["percent"].as_f64().unwrap() / 100.0 * par;
+            let want = busy / end;
+            let got = cover.get(&p).copied().unwrap_or(0.0) / 920.0;
+            assert!((got - want).abs() <= 0.01, "{name}: P{p} ink {got:.4}, utilization over the chart {want:.4}");
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("gantt.svg") && err.contains("utilization.svg"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn picl_and_sddf_written_with_defaults_give_the_record_s_speedup() {
+    // cptrace puts the run's statistics and the program's name into a whole run's PICL
+    // and SDDF traces by default: cpperf then reads the same program, sequential and
+    // parallel time and speedup from the trace as from the record, with no note.
+    let dir = tempdir("truth-picl");
+    for (name, cpt) in records() {
+        let summary = |input: &Path| -> (serde_json::Value, String) {
+            let out = run_in(&dir, "cpperf", &[input.to_str().unwrap(), "--format", "json"], b"");
+            assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+            (serde_json::from_slice(&out.stdout).expect("JSON"), String::from_utf8_lossy(&out.stderr).into_owned())
+        };
+        let (want, _) = summary(cpt);
+        for format in ["picl", "sddf"] {
+            let trace = dir.join(format!("{name}.{format}"));
+            let args = [cpt.to_str().unwrap(), "--format", format, "-o", trace.to_str().unwrap()];
+            assert_eq!(run_in(&dir, "cptrace", &args, b"").status.code(), Some(0), "{name} {format}");
+            let (got, notes) = summary(&trace);
+            for key in ["program", "seq_time", "par_time", "speedup"] {
+                assert_eq!(got[key], want[key], "{name} {format}: {key}");
+            }
+            assert!(!notes.contains("note:"), "{name} {format}: {notes}");
+        }
+    }
+    // Without the statistics, cpperf says what it made up.
+    let (_, cpt) = &records()[0];
+    let trace = dir.join("bare.trf");
+    let args = [cpt.to_str().unwrap(), "--format", "picl", "--no-stats", "-o", trace.to_str().unwrap()];
+    assert_eq!(run_in(&dir, "cptrace", &args, b"").status.code(), Some(0));
+    let out = run_in(&dir, "cpperf", &[trace.to_str().unwrap()], b"");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("note: no statistics record"), "{out:?}");
+}
