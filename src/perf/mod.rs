@@ -42,6 +42,7 @@ pub mod svg;
 pub mod unmatched;
 pub mod whatif;
 
+use crate::trace::states::{PState, ProcessorStates};
 use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats, Ticks};
 use graph::{CriticalPath, GraphBuilder};
 use std::collections::BTreeMap;
@@ -193,6 +194,9 @@ pub struct Analysis {
     /// What the input did not hold and how it was made up (traces without a statistics
     /// record or a program name); empty for a run record.
     pub notes: Vec<String>,
+    /// Each processor's time in each state of [`PState::ALL`] ([`crate::trace::states`]:
+    /// running, and while idle what its processes wait for), from 0 to the end.
+    pub states: Vec<(u32, [Ticks; 7])>,
     /// The function each process runs, by pid.
     pub functions: BTreeMap<u32, String>,
     /// Messages never received and receives never completed.
@@ -283,6 +287,13 @@ pub fn analyze_events(header: &RunHeader, events: &[Event], stats: &RunStats) ->
     a.finish_reports(stats)
 }
 
+/// Adds the stretch `[a, b)` of processor `p` in state `st` to `time`.
+fn add_state(time: &mut BTreeMap<u32, [Ticks; 7]>, p: u32, a: Ticks, b: Ticks, st: PState) {
+    if let Some(k) = PState::ALL.iter().position(|&x| x == st) {
+        time.entry(p).or_default()[k] += b.saturating_sub(a);
+    }
+}
+
 struct Analyzer<'h> {
     header: &'h RunHeader,
     opts: &'h Options,
@@ -298,6 +309,9 @@ struct Analyzer<'h> {
     what_if: Option<whatif::WhatIfBuilder>,
     functions: BTreeMap<u32, String>,
     events: u64,
+    states: ProcessorStates,
+    /// Time per processor in each of [`PState::ALL`].
+    state_time: BTreeMap<u32, [Ticks; 7]>,
 }
 
 impl<'h> Analyzer<'h> {
@@ -317,6 +331,8 @@ impl<'h> Analyzer<'h> {
             what_if: (!opts.what_if.is_empty()).then(whatif::WhatIfBuilder::default),
             functions: BTreeMap::new(),
             events: 0,
+            states: ProcessorStates::default(),
+            state_time: BTreeMap::new(),
         }
     }
 
@@ -326,6 +342,17 @@ impl<'h> Analyzer<'h> {
     /// event (it tracks the last time).
     fn event(&mut self, e: &Event) {
         self.events += 1;
+        if matches!(
+            e,
+            Event::Busy { .. }
+                | Event::ProcCreate { .. }
+                | Event::ProcEnd { .. }
+                | Event::State { .. }
+                | Event::RecvDone { .. }
+        ) {
+            let time = &mut self.state_time;
+            self.states.event(e, |p, a, b, st| add_state(time, p, a, b, st));
+        }
         match *e {
             Event::Busy { .. } => {
                 self.summary.event(e);
@@ -405,7 +432,7 @@ impl<'h> Analyzer<'h> {
     }
 
     /// Every report but the what-if answers.
-    fn finish_reports(self, stats: &RunStats) -> Analysis {
+    fn finish_reports(mut self, stats: &RunStats) -> Analysis {
         let summary = self.summary.finish(stats);
         // One profile of the busy intervals serves the weights, the phases and the
         // concurrency histogram. Sorting its change points, finding the critical path
@@ -441,6 +468,11 @@ impl<'h> Analyzer<'h> {
         let profile = self.profile.finish(&timeline, &busy, &critical, summary.par_ticks.max(timeline.end));
         let phases = self.phases.finish(self.header, &weighted, &busy);
         drop(busy);
+        let end = summary.par_ticks.max(timeline.end);
+        let mut state_time = self.state_time;
+        self.states.finish(end, 0..self.header.pprocs.max(summary.pprocs_used), |p, a, b, st| {
+            add_state(&mut state_time, p, a, b, st)
+        });
         let lines = self.lines.finish(&self.header.source);
         let links = self.links.finish(summary.par_ticks.max(timeline.end));
         let imbalance = self.imbalance.finish(self.header, &critical);
@@ -450,6 +482,7 @@ impl<'h> Analyzer<'h> {
             critical,
             weighted,
             notes: Vec::new(),
+            states: state_time.into_iter().collect(),
             unmatched: self.unmatched.finish(self.header),
             timeline,
             profile,
@@ -799,6 +832,8 @@ mod tests {
             b.lines.event(x);
             b.links.event(x);
             b.imbalance.event(x);
+            let time = &mut b.state_time;
+            b.states.event(x, |p, s0, s1, st| add_state(time, p, s0, s1, st));
         }
         let (a, b) = (a.finish_reports(&s), b.finish_reports(&s));
         assert!(a.links.traced && a.phases.pid == Some(0) && a.lines.lines[0].overhead == 7);

@@ -143,6 +143,7 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
         );
     }
     o.push_str(&super::phases::text(&a.phases));
+    o.push_str(&states_text(a));
     o.push_str(&profile_text(a));
     o.push_str(&super::imbalance::text(&a.imbalance));
     o.push_str(&super::links::text(&a.links, TOP));
@@ -150,6 +151,49 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     o.push_str(&unmatched_text(a));
     o.push_str(&super::lines::text(&a.lines, top_lines, units));
     o
+}
+
+/// Processor time by state, summed over the processors (JSON has each processor's).
+fn states_text(a: &Analysis) -> String {
+    use crate::trace::states::PState;
+    let mut o = String::new();
+    let mut total = [0 as Ticks; 7];
+    for (_, t) in &a.states {
+        for (k, x) in t.iter().enumerate() {
+            total[k] += x;
+        }
+    }
+    let all: Ticks = total.iter().sum();
+    if all == 0 {
+        return o;
+    }
+    let _ = writeln!(
+        o,
+        "\nProcessor time by state (all {} processors; idle: what their processes wait for)",
+        a.states.len()
+    );
+    for (k, st) in PState::ALL.iter().enumerate() {
+        if total[k] > 0 {
+            let _ =
+                writeln!(o, "  {:<26} {:6.2} %  {}", st.name(), share(total[k] as f64, all as f64), units(total[k]));
+        }
+    }
+    o
+}
+
+/// Each processor's time by state as a JSON array.
+fn states_json(a: &Analysis) -> String {
+    use crate::trace::states::PState;
+    let rows: Vec<String> = a
+        .states
+        .iter()
+        .map(|(p, t)| {
+            let fields: Vec<String> =
+                PState::ALL.iter().zip(t).map(|(st, x)| format!("\"{}\":{}", st.key(), units(*x))).collect();
+            format!("{{\"pproc\":{p},{}}}", fields.join(","))
+        })
+        .collect();
+    format!("[{}]", rows.join(","))
 }
 
 /// The distributions: concurrency, message sizes, Late Sender wait, critical-path profile.
@@ -443,7 +487,7 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
     let by_kind: Vec<String> =
         p.path_by_kind.iter().map(|&(k, t)| format!("{{\"kind\":\"{k}\",\"time\":{}}}", units(t))).collect();
     format!(
-        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{},\"weighted_path\":{},\"same_path\":{},\"unmatched_sends\":[{}],\"pending_receives\":[{}],\"concurrency\":[{}],\"message_sizes\":[{}],\"late_sender\":[{}],\"critical_path_by_pproc\":[{}],\"critical_path_by_kind\":[{}],\"phase_process\":{},\"phases\":{},\"imbalance\":{},\"links\":{},\"what_if\":{},\"lines\":{}}}\n",
+        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{},\"weighted_path\":{},\"same_path\":{},\"states\":{},\"unmatched_sends\":[{}],\"pending_receives\":[{}],\"concurrency\":[{}],\"message_sizes\":[{}],\"late_sender\":[{}],\"critical_path_by_pproc\":[{}],\"critical_path_by_kind\":[{}],\"phase_process\":{},\"phases\":{},\"imbalance\":{},\"links\":{},\"what_if\":{},\"lines\":{}}}\n",
         json_str(&a.program),
         units(s.seq_ticks),
         units(s.par_ticks),
@@ -459,6 +503,7 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
         path_json(&a.critical),
         path_json(&a.weighted),
         same_path(&a.critical, &a.weighted),
+        states_json(a),
         unmatched.join(","),
         pending.join(","),
         conc.join(","),

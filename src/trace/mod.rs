@@ -51,6 +51,7 @@ pub mod paraver;
 pub mod picl;
 pub mod record;
 pub mod sddf;
+pub mod states;
 
 pub use event::{
     BusyClass, ChannelDecl, Event, ExitStatus, Footer, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks,

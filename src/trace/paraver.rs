@@ -9,8 +9,10 @@
 //! record: [`ParaverWriter`] writes the records only and returns the header line in
 //! [`super::convert::Report::extra`] as `prv-header`; `cptrace` writes it in front.
 //!
-//! Records: `1:cpu:1:task:1:begin:end:1` Running for every busy interval (idle time is
-//! left without a state, which Paraver shows as Idle); `2:…:time:70000004:pid+1` when a
+//! Records: `1:cpu:1:task:1:begin:end:state` for every stretch of every processor's time:
+//! Running (1) for its busy intervals, and between them the state of its waiting
+//! processes ([`super::states`]: 3 waiting a message, 20 waiting for a remote read, 5
+//! for a lock, 7 for children, 21 delayed) or Idle (0), named in the `.pcf`; `2:…:time:70000004:pid+1` when a
 //! process starts and `…:70000004:0` when it ends; `2:…:time:70000003:1` when a process
 //! starts waiting in a receive and `…:70000003:0` when the receive completes;
 //! `2:…:time:70000001:id:70000002:label+1` for a probe; and
@@ -19,7 +21,8 @@
 //! at its receive. Records are sorted by time (a state by its begin).
 use super::convert::{nanos, Context, Reorder, TraceWriter};
 use super::event::{Event, MsgPurpose, Reason, Ticks};
-use std::collections::BTreeMap;
+use super::states::{PState, ProcessorStates};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 /// The fixed date of every header.
@@ -36,7 +39,19 @@ pub struct ParaverWriter {
     arrived: BTreeMap<u64, Ticks>,
     call: BTreeMap<u32, Ticks>,
     waiting: BTreeMap<u32, ()>,
+    states: ProcessorStates,
+    /// The start of the selected window.
+    from: Ticks,
+    /// `(start, processor)` of every selected processor's open stretch: a state record
+    /// begins there once its end is known, so nothing after the earliest may be written
+    /// yet (records are sorted by their begin).
+    open: BTreeSet<(Ticks, u32)>,
+    /// Each processor's key in `open`.
+    open_of: BTreeMap<u32, Ticks>,
 }
+
+/// The records held before open stretches are cut to let them go (bounded memory).
+const HOLD: usize = 1 << 16;
 
 impl ParaverWriter {
     /// A new writer.
@@ -46,6 +61,26 @@ impl ParaverWriter {
 
     fn ns(&self, t: Ticks) -> u64 {
         nanos(t, self.tpu)
+    }
+
+    /// Moves processor `p`'s key in `open` to its open stretch's start.
+    fn reopen(&mut self, p: u32) {
+        let Some(&old) = self.open_of.get(&p) else { return };
+        let Some((start, _)) = self.states.open(p) else { return };
+        if start != old {
+            self.open.remove(&(old, p));
+            self.open.insert((start, p));
+            self.open_of.insert(p, start);
+        }
+    }
+
+    /// A state record for processor `p` over `[a, b)` (clipped to the window's start).
+    fn state_record(&mut self, p: u32, a: Ticks, b: Ticks, st: PState) {
+        let a = a.max(self.from);
+        if b > a {
+            let s = format!("1:{}:1:{}:1:{}:{}:{}", p + 1, p + 1, self.ns(a), self.ns(b), st.paraver());
+            self.buf.push(a, s);
+        }
     }
 
     fn event_record(&mut self, t: Ticks, p: u32, pairs: &[(u32, i64)]) {
@@ -60,10 +95,43 @@ impl ParaverWriter {
 /// The `.pcf` file: states, colours and event types, with the probe labels as values.
 pub fn pcf(labels: &[String]) -> String {
     let mut s = String::from(
-        "DEFAULT_OPTIONS\n\nLEVEL               CPU\nUNITS               NANOSEC\nLOOK_BACK           100\nSPEED               1\nFLAG_ICONS          ENABLED\nNUM_OF_STATE_COLORS 1000\nYMAX_SCALE          37\n\n\nDEFAULT_SEMANTIC\n\nTHREAD_FUNC          State As Is\n\n\nSTATES\n0    Idle\n1    Running\n2    Not created\n3    Waiting a message\n\n\nSTATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n2    {255,255,255}\n3    {255,0,0}\n\n\nEVENT_TYPE\n0    70000001    Probe id\n\n\nEVENT_TYPE\n0    70000002    Probe label\nVALUES\n",
+        "DEFAULT_OPTIONS\n\nLEVEL               CPU\nUNITS               NANOSEC\nLOOK_BACK           100\nSPEED               1\nFLAG_ICONS          ENABLED\nNUM_OF_STATE_COLORS 1000\nYMAX_SCALE          37\n\n\nDEFAULT_SEMANTIC\n\nTHREAD_FUNC          State As Is\n\n\nSTATES\n",
     );
-    for (i, l) in labels.iter().enumerate() {
-        s.push_str(&format!("{}      {}\n", i + 1, l.replace('\n', " ")));
+    let mut states: Vec<PState> = PState::ALL.to_vec();
+    states.sort_by_key(|s| s.paraver());
+    for st in &states {
+        let name = match st {
+            PState::Idle => "Idle".to_string(),
+            PState::Running => "Running".to_string(),
+            PState::Message => "Waiting a message".to_string(),
+            other => {
+                let n = other.name();
+                n[..1].to_uppercase() + &n[1..]
+            }
+        };
+        s.push_str(&format!("{:<4} {name}\n", st.paraver()));
+    }
+    s.push_str("\n\nSTATES_COLOR\n");
+    for st in &states {
+        let rgb = match st {
+            PState::Idle => "{117,195,255}",
+            PState::Running => "{0,0,255}",
+            PState::Message => "{255,0,0}",
+            PState::Lock => "{255,0,174}",
+            PState::Children => "{179,0,0}",
+            PState::RemoteRead => "{255,145,0}",
+            PState::Delay => "{172,174,41}",
+        };
+        s.push_str(&format!("{:<4} {rgb}\n", st.paraver()));
+    }
+    s.push_str("\n\nEVENT_TYPE\n0    70000001    Probe id\n");
+    // A VALUES block needs at least one value: the labels, when there are any.
+    s.push_str("\n\nEVENT_TYPE\n0    70000002    Probe label\n");
+    if !labels.is_empty() {
+        s.push_str("VALUES\n");
+        for (i, l) in labels.iter().enumerate() {
+            s.push_str(&format!("{}      {}\n", i + 1, l.replace('\n', " ")));
+        }
     }
     s.push_str("\n\nEVENT_TYPE\n0    70000003    Waiting in a receive\nVALUES\n0      No\n1      Yes\n");
     s.push_str("\n\nEVENT_TYPE\n0    70000004    Process (id + 1)\nVALUES\n0      None\n");
@@ -85,15 +153,24 @@ pub fn header_line(final_ns: u64, pprocs: u32) -> String {
 impl TraceWriter for ParaverWriter {
     fn begin(&mut self, cx: &Context<'_>, _out: &mut dyn Write) -> io::Result<()> {
         self.tpu = cx.header.ticks_per_unit;
+        self.from = cx.selection.from.unwrap_or(0);
+        for p in cx.procs() {
+            self.states.begin(p, self.from);
+            self.open.insert((self.from, p));
+            self.open_of.insert(p, self.from);
+        }
         Ok(())
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
+        let mut stretches = Vec::new();
+        self.states.event(e, |p, a, b, st| stretches.push((p, a, b, st)));
+        stretches.retain(|s| self.open_of.contains_key(&s.0));
+        for (p, a, b, st) in stretches {
+            self.state_record(p, a, b, st);
+            self.reopen(p);
+        }
         match *e {
-            Event::Busy { pproc, start, end, .. } => {
-                let s = format!("1:{}:1:{}:1:{}:{}:1", pproc + 1, pproc + 1, self.ns(start), self.ns(end));
-                self.buf.push(start, s);
-            }
             Event::ProcCreate { time, pid, pproc, .. } => {
                 self.pproc_of.insert(pid, pproc);
                 self.event_record(time, pproc, &[(70000004, i64::from(pid) + 1)]);
@@ -146,10 +223,28 @@ impl TraceWriter for ParaverWriter {
             }
             _ => {}
         }
-        self.buf.release(cx.horizon, |_, s| writeln!(out, "{s}"))
+        // Held back to the earliest open stretch; when too much is held, the open
+        // stretches before the horizon are cut there and written in two records.
+        if self.buf.len() > HOLD {
+            let cut: Vec<(Ticks, u32)> = self.open.range(..(cx.horizon, 0)).copied().collect();
+            for (a, p) in cut {
+                if let Some((_, st)) = self.states.open(p) {
+                    self.state_record(p, a, cx.horizon, st);
+                }
+                self.states.cut(p, cx.horizon);
+                self.reopen(p);
+            }
+        }
+        let hold = self.open.first().map_or(Ticks::MAX, |&(t, _)| t);
+        self.buf.release(cx.horizon.min(hold), |_, s| writeln!(out, "{s}"))
     }
 
     fn finish(&mut self, cx: &Context<'_>, end: Ticks, out: &mut dyn Write) -> io::Result<Vec<(&'static str, String)>> {
+        let mut stretches = Vec::new();
+        self.states.finish(end, cx.procs(), |p, a, b, st| stretches.push((p, a, b, st)));
+        for (p, a, b, st) in stretches {
+            self.state_record(p, a, b, st);
+        }
         self.buf.release(Ticks::MAX, |_, s| writeln!(out, "{s}"))?;
         Ok(vec![
             ("prv-header", header_line(self.ns(end), cx.header.pprocs)),
@@ -183,6 +278,8 @@ mod tests {
     fn pcf_lists_labels_from_one() {
         let p = pcf(&["phase A".into()]);
         assert!(p.contains("70000002    Probe label\nVALUES\n1      phase A\n"), "{p}");
-        assert!(p.contains("STATES\n0    Idle\n1    Running\n"));
+        assert!(p.contains("STATES\n0    Idle\n1    Running\n3    Waiting a message\n"), "{p}");
+        // No labels, no VALUES block for them (an empty one is ill-formed).
+        assert!(!pcf(&[]).contains("Probe label\nVALUES"));
     }
 }

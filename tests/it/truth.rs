@@ -174,3 +174,63 @@ fn picl_and_sddf_written_with_defaults_give_the_record_s_speedup() {
     let out = run_in(&dir, "cpperf", &[trace.to_str().unwrap()], b"");
     assert!(String::from_utf8_lossy(&out.stderr).contains("note: no statistics record"), "{out:?}");
 }
+
+/// The bin directory of the readers' virtual environment (scripts/readers.sh installs
+/// it on first use).
+fn readers() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let out = std::process::Command::new(root().join("scripts/readers.sh")).output().expect("scripts/readers.sh");
+        assert!(out.status.success(), "scripts/readers.sh: {}", String::from_utf8_lossy(&out.stderr));
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    })
+}
+
+#[test]
+fn paraver_of_every_fixture_passes_bsc_s_checker_and_its_states_are_cpperf_s() {
+    let dir = tempdir("truth-paraver");
+    let ptd = readers().join("ptd");
+    let mut probes = 0;
+    for (name, cpt) in records() {
+        let prv = dir.join(format!("{name}.prv"));
+        let args = [cpt.to_str().unwrap(), "--format", "paraver", "-o", prv.to_str().unwrap()];
+        let out = run_in(&dir, "cptrace", &args, b"");
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        // Records stay sorted without moving any (no warning).
+        assert!(out.stderr.is_empty(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let check = std::process::Command::new(&ptd).args(["comprovar", "-e"]).arg(&prv).output().unwrap();
+        let said = format!("{}{}", String::from_utf8_lossy(&check.stdout), String::from_utf8_lossy(&check.stderr));
+        assert!(check.status.success() && said.trim().is_empty(), "{name}: pertalde: {said}");
+        let pcf = std::fs::read_to_string(prv.with_extension("pcf")).unwrap();
+        probes += usize::from(pcf.contains("Probe label\nVALUES"));
+        // Time per state per processor in the .prv (ns = ticks) against cpperf's.
+        let text = std::fs::read_to_string(&prv).unwrap();
+        let mut got: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+        for l in text.lines().filter(|l| l.starts_with("1:")) {
+            let f: Vec<u64> = l.split(':').map(|x| x.parse().unwrap()).collect();
+            *got.entry((f[1] - 1, f[7])).or_default() += f[6] - f[5];
+        }
+        let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        // Paraver's state numbers of cpperf's keys (the .pcf names them).
+        let codes = [
+            ("running", 1),
+            ("message", 3),
+            ("remote_read", 20),
+            ("lock", 5),
+            ("children", 7),
+            ("delay", 21),
+            ("idle", 0),
+        ];
+        for row in j["states"].as_array().unwrap() {
+            let p = row["pproc"].as_u64().unwrap();
+            for (key, code) in codes {
+                let want = (row[key].as_f64().unwrap() * 1000.0).round() as u64;
+                let have = got.get(&(p, code)).copied().unwrap_or(0);
+                assert_eq!(have, want, "{name}: P{p} {key}");
+                assert!(want == 0 || pcf.contains(&format!("\n{code:<4} ")), "{name}: state {code} not named");
+            }
+        }
+    }
+    assert!(probes >= 1, "no fixture with probes");
+}

@@ -1,0 +1,257 @@
+//! What each physical processor is doing when it is not running a process: why its
+//! processes wait. One state machine, shared by the Paraver writer (its state records)
+//! and `cpperf` (time per state per processor), so the two always agree.
+//!
+//! A processor runs (state [`PState::Running`]) during its busy intervals. Between them
+//! it is idle, and the idle stretch takes the state of the processes placed on it at
+//! the moment it fell idle (the end of the busy interval before): waiting for a message
+//! if one of them waits in a receive, else for a remote read's reply, else for a lock,
+//! else for children (`join`, `forall`, the end of a parent), else delayed, else idle
+//! (none alive, or all ended). A processor's processes change state only when one of
+//! them runs (it blocks at the end of its turn; it resumes at the start of a turn), so
+//! the state at the start of an idle stretch holds through it. The state changes come
+//! before the busy interval they end in a run record (a turn's events are recorded
+//! before its busy interval), so the state at an interval's end is known when the
+//! interval is read. Streaming: memory per live process and per processor.
+//!
+//! Depends on [`super::event`].
+use super::event::{Event, ProcState, Reason, Ticks};
+use std::collections::BTreeMap;
+
+/// A processor's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PState {
+    /// No process placed on it is alive and waiting.
+    Idle,
+    /// Running a process.
+    Running,
+    /// A process on it waits in a channel receive.
+    Message,
+    /// A process on it waits for a remote read's reply.
+    RemoteRead,
+    /// A process on it waits for a spinlock.
+    Lock,
+    /// A process on it waits for its children (`join`, `forall`, its end).
+    Children,
+    /// A process on it sleeps in `delay`.
+    Delay,
+}
+
+impl PState {
+    /// Every state, in the order reports list them.
+    pub const ALL: [PState; 7] = [
+        PState::Running,
+        PState::Message,
+        PState::RemoteRead,
+        PState::Lock,
+        PState::Children,
+        PState::Delay,
+        PState::Idle,
+    ];
+
+    /// The waiting states, strongest first: an idle processor shows the first one any of
+    /// its processes is in.
+    const WAITS: [PState; 5] = [PState::Message, PState::RemoteRead, PState::Lock, PState::Children, PState::Delay];
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            PState::Idle => "idle",
+            PState::Running => "running",
+            PState::Message => "waiting for a message",
+            PState::RemoteRead => "waiting for a remote read",
+            PState::Lock => "waiting for a lock",
+            PState::Children => "waiting for children",
+            PState::Delay => "delayed",
+        }
+    }
+
+    /// Its short name (CSV and JSON keys).
+    pub fn key(self) -> &'static str {
+        match self {
+            PState::Idle => "idle",
+            PState::Running => "running",
+            PState::Message => "message",
+            PState::RemoteRead => "remote_read",
+            PState::Lock => "lock",
+            PState::Children => "children",
+            PState::Delay => "delay",
+        }
+    }
+
+    /// Its Paraver state number: Paraver's own where one means the same (0 Idle, 1
+    /// Running, 3 Waiting a message, 5 Synchronization, 7 Scheduling and Fork/Join),
+    /// numbers of our own above Paraver's table for the others.
+    pub fn paraver(self) -> u32 {
+        match self {
+            PState::Idle => 0,
+            PState::Running => 1,
+            PState::Message => 3,
+            PState::Lock => 5,
+            PState::Children => 7,
+            PState::RemoteRead => 20,
+            PState::Delay => 21,
+        }
+    }
+
+    fn wait_index(self) -> Option<usize> {
+        Self::WAITS.iter().position(|&w| w == self)
+    }
+}
+
+/// The state a process enters with a state change, if it is a wait.
+fn wait_of(state: ProcState, reason: Reason) -> Option<PState> {
+    match (state, reason) {
+        (ProcState::Blocked, Reason::Channel { .. }) => Some(PState::Message),
+        (ProcState::Blocked, Reason::RemoteRead { .. }) => Some(PState::RemoteRead),
+        (_, Reason::Lock { .. }) => Some(PState::Lock),
+        (ProcState::Blocked, Reason::Join | Reason::Forall | Reason::Children) => Some(PState::Children),
+        (ProcState::Delayed, _) => Some(PState::Delay),
+        _ => None,
+    }
+}
+
+/// Follows the run record and reports each processor's idle stretches with their state.
+#[derive(Debug, Default, Clone)]
+pub struct ProcessorStates {
+    /// Each live process: its processor, and its wait with when it began, if waiting.
+    procs: BTreeMap<u32, (u32, Option<(PState, Ticks)>)>,
+    /// Per processor: its processes waiting in each of [`PState::WAITS`].
+    waiting: BTreeMap<u32, [u32; 5]>,
+    /// Per processor: the end of its last busy interval and its state from then on.
+    last: BTreeMap<u32, (Ticks, PState)>,
+}
+
+impl ProcessorStates {
+    /// The state an idle processor `p` shows now.
+    fn idle_state(&self, p: u32) -> PState {
+        let w = self.waiting.get(&p).copied().unwrap_or_default();
+        PState::WAITS.iter().zip(w).find(|&(_, n)| n > 0).map_or(PState::Idle, |(&s, _)| s)
+    }
+
+    fn set_wait(&mut self, pid: u32, wait: Option<(PState, Ticks)>) {
+        let Some(entry) = self.procs.get_mut(&pid) else { return };
+        let (p, old) = *entry;
+        entry.1 = wait;
+        let counts = self.waiting.entry(p).or_default();
+        if let Some(i) = old.and_then(|w| w.0.wait_index()) {
+            counts[i] = counts[i].saturating_sub(1);
+        }
+        if let Some(i) = wait.and_then(|w| w.0.wait_index()) {
+            counts[i] += 1;
+        }
+    }
+
+    /// Takes one event into account; `stretch(pproc, from, to, state)` receives every
+    /// idle stretch a busy interval closes (nonempty, state [`PState::Idle`] included),
+    /// and every busy interval as [`PState::Running`].
+    pub fn event(&mut self, e: &Event, mut stretch: impl FnMut(u32, Ticks, Ticks, PState)) {
+        match *e {
+            Event::ProcCreate { pid, pproc, .. } => {
+                self.procs.insert(pid, (pproc, None));
+            }
+            Event::ProcEnd { pid, .. } => {
+                self.set_wait(pid, None);
+                self.procs.remove(&pid);
+            }
+            Event::State { time, pid, state, reason } => self.set_wait(pid, wait_of(state, reason).map(|w| (w, time))),
+            Event::RecvDone { pid, .. } => self.set_wait(pid, None),
+            Event::Busy { pproc, pid, start, end, .. } if end > start => {
+                // A process that ran was not waiting from then on (records without
+                // `Running` state changes say so only this way).
+                if self.procs.get(&pid).and_then(|e| e.1).is_some_and(|(_, since)| since < start) {
+                    self.set_wait(pid, None);
+                }
+                let (from, state) = self.last.get(&pproc).copied().unwrap_or((0, PState::Idle));
+                if start > from {
+                    stretch(pproc, from, start, state);
+                }
+                stretch(pproc, start, end, PState::Running);
+                let now = self.idle_state(pproc);
+                self.last.insert(pproc, (end.max(from), now));
+            }
+            _ => {}
+        }
+    }
+
+    /// Processor `p`'s open stretch (since the end of its last busy interval, or the
+    /// start of the trace): its start and state.
+    pub fn open(&self, p: u32) -> Option<(Ticks, PState)> {
+        self.last.get(&p).copied()
+    }
+
+    /// Opens processor `p`'s stretch at `from` with the idle state (at the start).
+    pub fn begin(&mut self, p: u32, from: Ticks) {
+        self.last.insert(p, (from, PState::Idle));
+    }
+
+    /// Cuts processor `p`'s open stretch at `at` (its part before `at` was reported):
+    /// the rest goes on in the same state.
+    pub fn cut(&mut self, p: u32, at: Ticks) {
+        if let Some(l) = self.last.get_mut(&p) {
+            l.0 = l.0.max(at);
+        }
+    }
+
+    /// Closes every processor's last idle stretch at `end`; `procs` are the processors
+    /// to report (those never busy are idle throughout).
+    pub fn finish(
+        &mut self,
+        end: Ticks,
+        procs: impl Iterator<Item = u32>,
+        mut stretch: impl FnMut(u32, Ticks, Ticks, PState),
+    ) {
+        for p in procs {
+            let (from, state) = self.last.get(&p).copied().unwrap_or((0, PState::Idle));
+            if end > from {
+                stretch(p, from, end, state);
+            }
+        }
+        self.last.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::BusyClass;
+
+    fn busy(pproc: u32, pid: u32, start: Ticks, end: Ticks) -> Event {
+        Event::Busy { pproc, pid, start, end, line: 1, class: BusyClass::Work }
+    }
+
+    /// By hand: processor 0 runs process 0 0..10, which then waits for a message until
+    /// 30 and runs 30..40; process 1 (also on 0) is created at 5 and sleeps in delay from
+    /// the start. Idle 10..30 shows the message (stronger than the delay); after 40
+    /// (process 0 ended) the delay shows until the end, 50. Processor 1 never runs: idle.
+    #[test]
+    fn an_idle_processor_shows_its_strongest_wait() {
+        let chan = Reason::Channel { channel: 0, index: 0 };
+        let evs = vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
+            Event::ProcCreate { time: 5, parent: Some(0), pid: 1, vproc: None, pproc: 0, function: 0, line: 0 },
+            Event::State { time: 5, pid: 1, state: ProcState::Delayed, reason: Reason::Delay { until: 90 } },
+            Event::State { time: 10, pid: 0, state: ProcState::Blocked, reason: chan },
+            busy(0, 0, 0, 10),
+            Event::State { time: 30, pid: 0, state: ProcState::Running, reason: Reason::None },
+            Event::ProcEnd { time: 40, pid: 0 },
+            busy(0, 0, 30, 40),
+        ];
+        let mut s = ProcessorStates::default();
+        let mut got = Vec::new();
+        for e in &evs {
+            s.event(e, |p, a, b, st| got.push((p, a, b, st)));
+        }
+        s.finish(50, [0, 1].into_iter(), |p, a, b, st| got.push((p, a, b, st)));
+        assert_eq!(
+            got,
+            vec![
+                (0, 0, 10, PState::Running),
+                (0, 10, 30, PState::Message),
+                (0, 30, 40, PState::Running),
+                (0, 40, 50, PState::Delay),
+                (1, 0, 50, PState::Idle),
+            ]
+        );
+    }
+}
