@@ -594,7 +594,7 @@ impl<'m> Simulator<'m> {
             let function = self.module.functions.get(p.func as usize).map_or("?", |f| f.name.as_str());
             let parent = if p.parent == NONE { None } else { Some(p.parent) };
             let (pid, vproc, pproc, time) = (p.pid, p.vproc, p.pproc, p.clock);
-            observer.event(&SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function });
+            observer.event(&SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function, line: 0 });
         }
         self.observer = Some(observer);
         self.pc_ticks = vec![0; self.prog.len()];
@@ -769,8 +769,10 @@ impl<'m> Simulator<'m> {
         self.stats.processes += 1;
         if let Some(o) = self.observer.as_mut() {
             let function = self.module.functions.get(func as usize).map_or("?", |f| f.name.as_str());
+            // The line of the parent's fork (its pc is at the creating instruction).
+            let line = self.procs.get(parent as usize).map_or(0, |p| self.module.line_of(p.pc));
             let parent = if parent == NONE { None } else { Some(parent) };
-            o.event(&SimEvent::ProcessCreate { time: start, parent, pid, vproc, pproc, function });
+            o.event(&SimEvent::ProcessCreate { time: start, parent, pid, vproc, pproc, function, line });
         }
         Ok(pid)
     }
@@ -1213,7 +1215,12 @@ impl<'m> Simulator<'m> {
         let end = self.procs[pid as usize].clock;
         let busy = self.busy[pp as usize] - busy0;
         if let Some(o) = self.observer.as_mut() {
-            o.event(&SimEvent::Run { pid, pproc: pp, start, end, busy });
+            // The line the turn ended on (the last instruction's, for a process that ended).
+            let pc = self.procs[pid as usize].pc;
+            // (Code the compiler added, as a function's closing return, has no line: the
+            // nearest line before it, within a few instructions.)
+            let line = (0..8).map(|k| self.module.line_of(pc.saturating_sub(k))).find(|&l| l > 0).unwrap_or(0);
+            o.event(&SimEvent::Run { pid, pproc: pp, start, end, busy, line });
         }
         r
     }
@@ -1558,6 +1565,7 @@ impl<'m> Simulator<'m> {
         p.wait = wait;
         let time = p.clock;
         let pp = p.pproc as usize;
+        let line = self.module.line_of(p.pc);
         self.lower_pmin(pp, wake);
         if let Some(o) = self.observer.as_mut() {
             let reason = match wait {
@@ -1569,7 +1577,7 @@ impl<'m> Simulator<'m> {
                 Wait::Lock(addr) => BlockReason::Lock { addr },
                 Wait::Children | Wait::None => BlockReason::Children,
             };
-            o.event(&SimEvent::Block { time, pid, reason });
+            o.event(&SimEvent::Block { time, pid, reason, line });
         }
     }
 
@@ -1974,10 +1982,13 @@ impl<'m> Simulator<'m> {
                         p.stack.pop();
                         p.stack.extend_from_slice(&m);
                         self.charge(pid, op)?;
-                        if let Some(o) = self.observer.as_mut() {
-                            let time = self.procs[pid as usize].clock;
+                        if self.observer.is_some() {
+                            let (time, line) =
+                                (self.procs[pid as usize].clock, self.module.line_of(self.procs[pid as usize].pc));
                             let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
-                            o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t });
+                            if let Some(o) = self.observer.as_mut() {
+                                o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t, line });
+                            }
                         }
                         Ok(Flow::Continue)
                     }

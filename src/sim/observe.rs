@@ -30,14 +30,14 @@ pub enum BlockReason {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SimEvent<'a> {
     /// A process was created (process 0 has no parent).
-    ProcessCreate { time: Ticks, parent: Option<u32>, pid: u32, vproc: u32, pproc: u32, function: &'a str },
+    ProcessCreate { time: Ticks, parent: Option<u32>, pid: u32, vproc: u32, pproc: u32, function: &'a str, line: u32 },
     /// A process ended.
     ProcessEnd { time: Ticks, pid: u32 },
     /// A process ran on its processor from `start` to `end` (its busy time in that turn
     /// is `busy`, less than `end - start` only while time was off or it waited).
-    Run { pid: u32, pproc: u32, start: Ticks, end: Ticks, busy: Ticks },
+    Run { pid: u32, pproc: u32, start: Ticks, end: Ticks, busy: Ticks, line: u32 },
     /// A process blocked.
-    Block { time: Ticks, pid: u32, reason: BlockReason },
+    Block { time: Ticks, pid: u32, reason: BlockReason, line: u32 },
     /// A process begins a turn on its processor (before the turn's other events).
     Start { time: Ticks, pid: u32 },
     /// A message was sent on a channel element; it arrives at `arrival`, or, when the
@@ -64,7 +64,7 @@ pub enum SimEvent<'a> {
     /// Remote-memory traffic has ids that no `Send` announced.
     Hop { msg: u64, packet: u32, from: u32, to: u32, enter: Ticks, leave: Ticks },
     /// A message was received (the `RECV` completed at `time`).
-    Receive { time: Ticks, pid: u32, channel: u32, elem: u32, arrival: Ticks },
+    Receive { time: Ticks, pid: u32, channel: u32, elem: u32, arrival: Ticks, line: u32 },
     /// `probe(id, label)`.
     Probe { time: Ticks, pid: u32, id: i32, label: &'a str },
     /// `timeOn()` (`on`) or `timeOff()`.

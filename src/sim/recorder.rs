@@ -190,11 +190,11 @@ impl<W: Write> Recorder<W> {
 
     fn event(&mut self, e: &SimEvent<'_>) {
         match *e {
-            SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function } => {
+            SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function, line } => {
                 self.pproc_of.insert(pid, pproc);
                 self.stopped.insert(pid, ());
                 let function = self.functions.get(function).copied().unwrap_or(0);
-                self.push(Event::ProcCreate { time, parent, pid, vproc: Some(vproc), pproc, function, line: 0 });
+                self.push(Event::ProcCreate { time, parent, pid, vproc: Some(vproc), pproc, function, line });
             }
             SimEvent::ProcessEnd { time, pid } => {
                 self.stopped.remove(&pid);
@@ -208,9 +208,9 @@ impl<W: Write> Recorder<W> {
                     self.push(Event::LineCost { time, line, work, overhead });
                 }
             }
-            SimEvent::Run { pid, pproc, start, busy, .. } => {
+            SimEvent::Run { pid, pproc, start, busy, line, .. } => {
                 if busy > 0 {
-                    self.push(Event::Busy { pproc, pid, start, end: start + busy, line: 0, class: BusyClass::Work });
+                    self.push(Event::Busy { pproc, pid, start, end: start + busy, line, class: BusyClass::Work });
                 }
             }
             SimEvent::Start { time, pid } => {
@@ -218,14 +218,14 @@ impl<W: Write> Recorder<W> {
                     self.push(Event::State { time, pid, state: ProcState::Running, reason: Reason::None });
                 }
             }
-            SimEvent::Block { time, pid, reason } => {
+            SimEvent::Block { time, pid, reason, line } => {
                 self.stopped.insert(pid, ());
                 let (state, reason) = match reason {
                     BlockReason::Receive { addr } => {
                         let (channel, index) = self.channel_at(addr);
                         let pproc = self.pproc_of.get(&pid).copied().unwrap_or(0);
                         self.waiting_receive.insert(pid, ());
-                        self.push(Event::RecvCall { time, pid, pproc, channel, index, line: 0 });
+                        self.push(Event::RecvCall { time, pid, pproc, channel, index, line });
                         (ProcState::Blocked, Reason::Channel { channel, index })
                     }
                     BlockReason::Join => (ProcState::Blocked, Reason::Join),
@@ -285,10 +285,10 @@ impl<W: Write> Recorder<W> {
                     self.arrived(channel, elem, time, pending, dst_pproc);
                 }
             }
-            SimEvent::Receive { time, pid, channel, elem, .. } => {
+            SimEvent::Receive { time, pid, channel, elem, line, .. } => {
                 let pproc = self.pproc_of.get(&pid).copied().unwrap_or(0);
                 if self.waiting_receive.remove(&pid).is_none() {
-                    self.push(Event::RecvCall { time, pid, pproc, channel, index: elem, line: 0 });
+                    self.push(Event::RecvCall { time, pid, pproc, channel, index: elem, line });
                 }
                 let first = self.queues.get_mut(&(channel, elem)).and_then(|q| q.pop_first());
                 if let Some((_, p)) = first {

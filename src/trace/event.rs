@@ -397,7 +397,8 @@ pub enum Event {
         start: Ticks,
         /// End of the interval; the event's time.
         end: Ticks,
-        /// Source line.
+        /// Source line (of the main source file; 0 in an included file) of the
+        /// instruction the turn ended on ([`Event::LineCost`] has exact per-line times).
         line: u32,
         /// Sequential work or parallel overhead.
         class: BusyClass,
