@@ -4,8 +4,10 @@
 //! Depends on [`super::convert`]. Layout: one process (`pid` 0, named after the program)
 //! with one thread per selected physical processor (`tid` = processor, named `P<n>` by
 //! `thread_name` metadata and ordered by `thread_sort_index`); an `X` slice per busy
-//! interval (name: the function the process runs, args: process, line, class) — a
-//! processor's intervals never overlap, so slices never need nesting; `i` instants for
+//! interval (name: the function the process runs, category `busy`, args: process, line,
+//! class) and one per idle stretch in which the processor's processes wait (category
+//! `state`, named by what they wait for: [`super::states`]) — a processor's intervals
+//! and stretches never overlap, so slices never need nesting; `i` instants for
 //! process creation and end and for probes; a `C` counter "busy processors" that steps at
 //! every change; and a flow per message (`s` at the send on the sender's track, `f` with
 //! `"bp":"e"` at the receive — the arrival for remote-memory traffic — on the receiver's
@@ -13,6 +15,7 @@
 //! microseconds with three decimals: one time unit is one microsecond.
 use super::convert::{units, Activity, Context, Reorder, TraceWriter};
 use super::event::{BusyClass, Event, MsgPurpose, Ticks};
+use super::states::{PState, ProcessorStates};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -62,6 +65,8 @@ pub struct ChromeWriter {
     selected: BTreeMap<u32, ()>,
     at: Option<Ticks>,
     shown: Option<usize>,
+    states: ProcessorStates,
+    from: Ticks,
 }
 
 impl Default for ChromeWriter {
@@ -84,6 +89,8 @@ impl ChromeWriter {
             selected: BTreeMap::new(),
             at: None,
             shown: None,
+            states: ProcessorStates::default(),
+            from: 0,
         }
     }
 
@@ -161,12 +168,21 @@ impl TraceWriter for ChromeWriter {
             self.emit(out, &json)?;
         }
         self.selected = procs.iter().map(|&p| (p, ())).collect();
+        self.from = cx.selection.from.unwrap_or(0);
+        for &p in &procs {
+            self.states.begin(p, self.from);
+        }
         self.busy = self.selected.clone();
         self.activity.begin(procs.into_iter(), cx.selection.from.unwrap_or(0), &mut self.buf, |p, i| (p, i));
         Ok(())
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
+        let mut stretches = Vec::new();
+        self.states.event(e, |p, a, b, st| stretches.push((p, a, b, st)));
+        for (p, a, b, st) in stretches {
+            self.state_slice(p, a, b, st, out)?;
+        }
         match *e {
             Event::Busy { pproc, pid, start, end, line, class } if self.selected.contains_key(&pproc) => {
                 let class = match class {
@@ -232,6 +248,12 @@ impl TraceWriter for ChromeWriter {
         end: Ticks,
         out: &mut dyn Write,
     ) -> io::Result<Vec<(&'static str, String)>> {
+        let mut stretches = Vec::new();
+        let procs: Vec<u32> = self.selected.keys().copied().collect();
+        self.states.finish(end, procs.into_iter(), |p, a, b, st| stretches.push((p, a, b, st)));
+        for (p, a, b, st) in stretches {
+            self.state_slice(p, a, b, st, out)?;
+        }
         self.activity.close(end, &mut self.buf, |p, i| (p, i));
         self.release(Ticks::MAX, out)?;
         // Nothing runs after the end (the idle blocks closed there are no busy time).
@@ -251,6 +273,24 @@ impl TraceWriter for ChromeWriter {
 }
 
 impl ChromeWriter {
+    /// A slice for an idle stretch of a selected processor in a waiting state (category
+    /// `state`, named by the state; idle stretches and busy ones, which have their own
+    /// slices, are left out), clipped to the window's start.
+    fn state_slice(&mut self, p: u32, a: Ticks, b: Ticks, st: PState, out: &mut dyn Write) -> io::Result<()> {
+        let a = a.max(self.from);
+        if b <= a || matches!(st, PState::Running | PState::Idle) || !self.selected.contains_key(&p) {
+            return Ok(());
+        }
+        let json = format!(
+            r#"{{"ph":"X","name":"{}","cat":"state","pid":0,"tid":{p},"ts":{},"dur":{},"args":{{"state":"{}"}}}}"#,
+            st.name(),
+            self.ts(a),
+            self.ts(b - a),
+            st.key()
+        );
+        self.emit(out, &json)
+    }
+
     /// Ends message `msg`'s flow on processor `pproc` at `time`, if the send was kept and
     /// this is the event that ends this kind of message (`by_receive` for channel traffic).
     fn flow(&mut self, msg: u64, pproc: u32, time: Ticks, by_receive: bool, out: &mut dyn Write) -> io::Result<()> {

@@ -51,7 +51,7 @@ fn check_counter(path: &Path, what: &str, includes: bool) {
     let j: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).expect("JSON");
     let events = j["traceEvents"].as_array().unwrap();
     let mut slices: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
-    for e in events.iter().filter(|e| e["ph"] == "X") {
+    for e in events.iter().filter(|e| e["ph"] == "X" && e["cat"] == "busy") {
         // Every slice names its source line (the line its turn ended on), unless that
         // was in a header the program included (lines are the main source file's).
         assert!(e["args"]["line"].as_u64().is_some_and(|l| l > 0) || includes, "{what}: {e}");
@@ -60,6 +60,12 @@ fn check_counter(path: &Path, what: &str, includes: bool) {
     }
     for v in slices.values_mut() {
         v.sort_unstable();
+    }
+    // Waiting stretches (category "state") lie between a processor's busy slices.
+    for e in events.iter().filter(|e| e["ph"] == "X" && e["cat"] == "state") {
+        let (s, t) = (ticks(&e["ts"]), ticks(&e["ts"]) + ticks(&e["dur"]));
+        let v = slices.get(&e["tid"].as_u64().unwrap()).map(Vec::as_slice).unwrap_or_default();
+        assert!(v.iter().all(|&(a, b)| b <= s || a >= t), "{what}: {e} overlaps a busy slice");
     }
     let mut samples = 0;
     for c in events.iter().filter(|e| e["ph"] == "C") {
