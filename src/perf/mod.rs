@@ -287,11 +287,17 @@ pub fn analyze_events(header: &RunHeader, events: &[Event], stats: &RunStats) ->
     a.finish_reports(stats)
 }
 
-/// Adds the stretch `[a, b)` of processor `p` in state `st` to `time`.
-fn add_state(time: &mut BTreeMap<u32, [Ticks; 7]>, p: u32, a: Ticks, b: Ticks, st: PState) {
-    if let Some(k) = PState::ALL.iter().position(|&x| x == st) {
-        time.entry(p).or_default()[k] += b.saturating_sub(a);
+/// Adds the stretch `[a, b)` of processor `p` in state `st` to `time` (processors of a
+/// trace are below [`import::MAX_PPROC`], of a record below its header's count).
+fn add_state(time: &mut Vec<[Ticks; 7]>, p: u32, a: Ticks, b: Ticks, st: PState) {
+    let Some(k) = PState::ALL.iter().position(|&x| x == st) else { return };
+    if p as usize >= time.len() {
+        if p > import::MAX_PPROC {
+            return;
+        }
+        time.resize(p as usize + 1, [0; 7]);
     }
+    time[p as usize][k] += b.saturating_sub(a);
 }
 
 struct Analyzer<'h> {
@@ -310,8 +316,8 @@ struct Analyzer<'h> {
     functions: BTreeMap<u32, String>,
     events: u64,
     states: ProcessorStates,
-    /// Time per processor in each of [`PState::ALL`].
-    state_time: BTreeMap<u32, [Ticks; 7]>,
+    /// Time per processor in each of [`PState::ALL`], by processor.
+    state_time: Vec<[Ticks; 7]>,
 }
 
 impl<'h> Analyzer<'h> {
@@ -332,7 +338,7 @@ impl<'h> Analyzer<'h> {
             functions: BTreeMap::new(),
             events: 0,
             states: ProcessorStates::default(),
-            state_time: BTreeMap::new(),
+            state_time: Vec::new(),
         }
     }
 
@@ -482,7 +488,7 @@ impl<'h> Analyzer<'h> {
             critical,
             weighted,
             notes: Vec::new(),
-            states: state_time.into_iter().collect(),
+            states: (0u32..).zip(state_time).collect(),
             unmatched: self.unmatched.finish(self.header),
             timeline,
             profile,

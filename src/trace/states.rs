@@ -111,29 +111,92 @@ fn wait_of(state: ProcState, reason: Reason) -> Option<PState> {
     }
 }
 
+/// Values by small integer keys (process and processor ids): a vector for keys below
+/// [`Slots::DENSE`], a map above (ids from a damaged record cannot make it huge).
+#[derive(Debug, Clone)]
+struct Slots<V> {
+    dense: Vec<Option<V>>,
+    sparse: BTreeMap<u32, V>,
+}
+
+impl<V> Default for Slots<V> {
+    fn default() -> Self {
+        Slots { dense: Vec::new(), sparse: BTreeMap::new() }
+    }
+}
+
+impl<V> Slots<V> {
+    const DENSE: u32 = 1 << 22;
+
+    fn get(&self, k: u32) -> Option<&V> {
+        if k < Self::DENSE {
+            self.dense.get(k as usize).and_then(Option::as_ref)
+        } else {
+            self.sparse.get(&k)
+        }
+    }
+
+    fn get_mut(&mut self, k: u32) -> Option<&mut V> {
+        if k < Self::DENSE {
+            self.dense.get_mut(k as usize).and_then(Option::as_mut)
+        } else {
+            self.sparse.get_mut(&k)
+        }
+    }
+
+    fn insert(&mut self, k: u32, v: V) {
+        if k < Self::DENSE {
+            if self.dense.len() <= k as usize {
+                self.dense.resize_with(k as usize + 1, || None);
+            }
+            self.dense[k as usize] = Some(v);
+        } else {
+            self.sparse.insert(k, v);
+        }
+    }
+
+    fn remove(&mut self, k: u32) {
+        if k < Self::DENSE {
+            if let Some(x) = self.dense.get_mut(k as usize) {
+                *x = None;
+            }
+        } else {
+            self.sparse.remove(&k);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.dense.clear();
+        self.sparse.clear();
+    }
+}
+
 /// Follows the run record and reports each processor's idle stretches with their state.
 #[derive(Debug, Default, Clone)]
 pub struct ProcessorStates {
     /// Each live process: its processor, and its wait with when it began, if waiting.
-    procs: BTreeMap<u32, (u32, Option<(PState, Ticks)>)>,
+    procs: Slots<(u32, Option<(PState, Ticks)>)>,
     /// Per processor: its processes waiting in each of [`PState::WAITS`].
-    waiting: BTreeMap<u32, [u32; 5]>,
+    waiting: Slots<[u32; 5]>,
     /// Per processor: the end of its last busy interval and its state from then on.
-    last: BTreeMap<u32, (Ticks, PState)>,
+    last: Slots<(Ticks, PState)>,
 }
 
 impl ProcessorStates {
     /// The state an idle processor `p` shows now.
     fn idle_state(&self, p: u32) -> PState {
-        let w = self.waiting.get(&p).copied().unwrap_or_default();
+        let w = self.waiting.get(p).copied().unwrap_or_default();
         PState::WAITS.iter().zip(w).find(|&(_, n)| n > 0).map_or(PState::Idle, |(&s, _)| s)
     }
 
     fn set_wait(&mut self, pid: u32, wait: Option<(PState, Ticks)>) {
-        let Some(entry) = self.procs.get_mut(&pid) else { return };
+        let Some(entry) = self.procs.get_mut(pid) else { return };
         let (p, old) = *entry;
         entry.1 = wait;
-        let counts = self.waiting.entry(p).or_default();
+        if self.waiting.get(p).is_none() {
+            self.waiting.insert(p, [0; 5]);
+        }
+        let Some(counts) = self.waiting.get_mut(p) else { return };
         if let Some(i) = old.and_then(|w| w.0.wait_index()) {
             counts[i] = counts[i].saturating_sub(1);
         }
@@ -152,17 +215,17 @@ impl ProcessorStates {
             }
             Event::ProcEnd { pid, .. } => {
                 self.set_wait(pid, None);
-                self.procs.remove(&pid);
+                self.procs.remove(pid);
             }
             Event::State { time, pid, state, reason } => self.set_wait(pid, wait_of(state, reason).map(|w| (w, time))),
             Event::RecvDone { pid, .. } => self.set_wait(pid, None),
             Event::Busy { pproc, pid, start, end, .. } if end > start => {
                 // A process that ran was not waiting from then on (records without
                 // `Running` state changes say so only this way).
-                if self.procs.get(&pid).and_then(|e| e.1).is_some_and(|(_, since)| since < start) {
+                if self.procs.get(pid).and_then(|e| e.1).is_some_and(|(_, since)| since < start) {
                     self.set_wait(pid, None);
                 }
-                let (from, state) = self.last.get(&pproc).copied().unwrap_or((0, PState::Idle));
+                let (from, state) = self.last.get(pproc).copied().unwrap_or((0, PState::Idle));
                 if start > from {
                     stretch(pproc, from, start, state);
                 }
@@ -177,7 +240,7 @@ impl ProcessorStates {
     /// Processor `p`'s open stretch (since the end of its last busy interval, or the
     /// start of the trace): its start and state.
     pub fn open(&self, p: u32) -> Option<(Ticks, PState)> {
-        self.last.get(&p).copied()
+        self.last.get(p).copied()
     }
 
     /// Opens processor `p`'s stretch at `from` with the idle state (at the start).
@@ -188,7 +251,7 @@ impl ProcessorStates {
     /// Cuts processor `p`'s open stretch at `at` (its part before `at` was reported):
     /// the rest goes on in the same state.
     pub fn cut(&mut self, p: u32, at: Ticks) {
-        if let Some(l) = self.last.get_mut(&p) {
+        if let Some(l) = self.last.get_mut(p) {
             l.0 = l.0.max(at);
         }
     }
@@ -202,7 +265,7 @@ impl ProcessorStates {
         mut stretch: impl FnMut(u32, Ticks, Ticks, PState),
     ) {
         for p in procs {
-            let (from, state) = self.last.get(&p).copied().unwrap_or((0, PState::Idle));
+            let (from, state) = self.last.get(p).copied().unwrap_or((0, PState::Idle));
             if end > from {
                 stretch(p, from, end, state);
             }
