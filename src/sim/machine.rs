@@ -1573,7 +1573,7 @@ impl<'m> Simulator<'m> {
                 Wait::Join => BlockReason::Join,
                 Wait::Forall => BlockReason::Forall,
                 Wait::RemoteRead(addr) => BlockReason::RemoteRead { addr },
-                Wait::Delay => BlockReason::Delay,
+                Wait::Delay => BlockReason::Delay { until: wake },
                 Wait::Lock(addr) => BlockReason::Lock { addr },
                 Wait::Children | Wait::None => BlockReason::Children,
             };

@@ -18,8 +18,8 @@ pub enum BlockReason {
     Forall,
     /// Waiting for the reply of a remote read of this address.
     RemoteRead { addr: u32 },
-    /// `delay`.
-    Delay,
+    /// `delay` until the given time.
+    Delay { until: Ticks },
     /// Spinning on the spinlock at this address.
     Lock { addr: u32 },
     /// Ended its code, waiting for its forked children before it ends.

@@ -232,7 +232,7 @@ impl<W: Write> Recorder<W> {
                     BlockReason::Forall => (ProcState::Blocked, Reason::Forall),
                     // The owner of the word is not in the event; u32::MAX says "not recorded".
                     BlockReason::RemoteRead { .. } => (ProcState::Blocked, Reason::RemoteRead { owner: u32::MAX }),
-                    BlockReason::Delay => (ProcState::Delayed, Reason::Delay { until: time }),
+                    BlockReason::Delay { until } => (ProcState::Delayed, Reason::Delay { until }),
                     BlockReason::Lock { addr } => (ProcState::Spinning, Reason::Lock { lock: addr }),
                     BlockReason::Children => (ProcState::Blocked, Reason::Children),
                 };

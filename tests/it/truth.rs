@@ -247,3 +247,31 @@ fn paraver_of_every_fixture_passes_bsc_s_checker_and_its_states_are_cpperf_s() {
     }
     assert!(probes >= 1, "no fixture with probes");
 }
+
+#[test]
+fn a_delay_records_when_it_ends_and_the_process_resumes_then() {
+    // forall_mesh.c sleeps delay(40 - 10k): each Delayed state says when it ends (after
+    // its start), and the process starts running again at that time or later.
+    let (_, cpt) = records().iter().find(|(n, _)| n == "forall_mesh").expect("forall_mesh ran");
+    let bytes = std::fs::read(cpt).unwrap();
+    let (mut r, _) = cppe::trace::RunRecordReader::open(&bytes[..]).unwrap();
+    let mut until: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut delays = 0;
+    while let Some(e) = r.next_event().unwrap() {
+        let cppe::trace::Event::State { time, pid, state, reason } = e else { continue };
+        match (state, reason) {
+            (cppe::trace::ProcState::Delayed, cppe::trace::Reason::Delay { until: u }) => {
+                assert!(u > time, "delay of process {pid} at {time} ends at {u}");
+                until.insert(pid, u);
+                delays += 1;
+            }
+            (cppe::trace::ProcState::Running, _) => {
+                if let Some(u) = until.remove(&pid) {
+                    assert!(time >= u, "process {pid} ran at {time}, before its delay ended at {u}");
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(delays >= 4, "{delays} delays");
+}

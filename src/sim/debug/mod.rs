@@ -670,7 +670,7 @@ fn state_text(m: &Module, s: ProcState) -> String {
             R::Join => "blocked (join)".into(),
             R::Forall => "blocked (forall children)".into(),
             R::RemoteRead { addr } => format!("blocked (remote read {addr})"),
-            R::Delay => "delayed".into(),
+            R::Delay { .. } => "delayed".into(),
             R::Lock { addr } => format!("spinning (lock {addr})"),
             R::Children => "blocked (children)".into(),
         },
