@@ -436,9 +436,9 @@ pub struct GraphBuilder {
     running_states: bool,
     /// Processes suspended in a remote read, a lock or `delay`: since when, and which.
     suspended: DenseMap<(Ticks, EdgeKind)>,
-    /// Message edges the receiver did not wait for, `(receive completion, send)`, in
+    /// Message edges the receiver did not wait for, `(receive completion, send, arrival)`, in
     /// the order of their completions; filled by [`GraphBuilder::path`].
-    weak: Vec<(u32, u32)>,
+    weak: Vec<(u32, u32, Ticks)>,
     last_of: DenseMap<u32>,
     send_of: DenseMap<u32>,
     arrival: DenseMap<Ticks>,
@@ -672,7 +672,7 @@ impl GraphBuilder {
                     self.vertical[i] = Link::NONE;
                 }
             } else {
-                self.weak.push((i as u32, s as u32));
+                self.weak.push((i as u32, s as u32, arrived));
             }
         }
         for &(i, parent) in &self.joins {
@@ -707,7 +707,7 @@ impl GraphBuilder {
                 self.other[i] = None;
             }
         }
-        self.weak.retain(|&(i, s)| self.nodes[s as usize].time <= self.nodes[i as usize].time);
+        self.weak.retain(|&(i, s, _)| self.nodes[s as usize].time <= self.nodes[i as usize].time);
         self.weak.sort_unstable();
         let n = self.nodes.len();
         // Path start time of the longest path into each node (longest = earliest start),
@@ -805,11 +805,14 @@ impl GraphBuilder {
     /// edge; Δt is the process's CPU time for a vertical edge of computation (seed 003's
     /// relabelling, Fig. 3.2 B: time spent waiting for its processor is not its
     /// computation) and the elapsed time for every other edge: spawns, joins,
-    /// suspensions, and messages from send to the receive's completion (the seed's
-    /// msg_arr is recorded when the receive returns), including the messages the
-    /// receiver did not wait for, which are edges of the graph too ("there is always an
-    /// edge from a msg_send event to a corresponding msg_arr event"). One pass in
-    /// topological order, each edge weighed in constant time.
+    /// suspensions, and messages from send to the receive's completion. The messages the
+    /// receiver did not wait for are edges of the graph too ("there is always an edge
+    /// from a msg_send event to a corresponding msg_arr event"), weighed by their
+    /// transfer, from send to arrival: the time such a message then waited in the
+    /// receiver's queue is no activity (weighed as elapsed time it would make a message
+    /// sent early to a process created late the heaviest activity of a run). One pass in
+    /// topological order, each edge weighed in constant time but those messages (two
+    /// binary searches).
     pub fn weighted(&self, processors: u32, profile: &BusyProfile, cpu: &CpuTime) -> CriticalPath {
         let processors = processors.max(1);
         let n = self.nodes.len();
@@ -848,7 +851,7 @@ impl GraphBuilder {
         // The last edge of the heaviest path into each node: 1 vertical, 2 the other
         // edge, 3 a weak message edge (whose send is in `weak_best`), 0 none.
         let mut choice: Vec<u8> = vec![0; n];
-        let mut weak_best: Vec<(u32, u32)> = Vec::new();
+        let mut weak_best: Vec<(u32, u32, Ticks)> = Vec::new();
         let mut done = vec![false; n];
         let mut wk: usize = 0;
         for i in self.topological() {
@@ -874,19 +877,23 @@ impl GraphBuilder {
                 wk += 1;
             }
             let mut weak = None;
-            for &(_, s) in self.weak[wk..].iter().take_while(|x| x.0 as usize == i) {
+            for &(_, s, arrived) in self.weak[wk..].iter().take_while(|x| x.0 as usize == i) {
                 let s = s as usize;
                 if done[s] {
-                    let x = at[s].total + w(&at[s], &me, EdgeKind::Message);
+                    // The message's transfer, from its send to its arrival: the time it
+                    // then waited in the receiver's queue is no activity.
+                    let until = arrived.clamp(at[s].time, me.time);
+                    let (a, pid) = (at[s].time, self.nodes[s].pid);
+                    let x = at[s].total + edge_weight(EdgeKind::Message, pid, a, until, processors, profile, cpu);
                     if best.is_none_or(|b| x > b) {
                         best = Some(x);
                         choice[i] = 3;
-                        weak = Some(s as u32);
+                        weak = Some((s as u32, until));
                     }
                 }
             }
-            if let Some(s) = weak.filter(|_| choice[i] == 3) {
-                weak_best.push((i as u32, s));
+            if let Some((s, until)) = weak.filter(|_| choice[i] == 3) {
+                weak_best.push((i as u32, s, until));
             }
             at[i].total = best.unwrap_or(0.0);
             done[i] = true;
@@ -903,19 +910,21 @@ impl GraphBuilder {
         let mut edges: Vec<(Node, Node, EdgeKind)> = Vec::new();
         let mut cur = end;
         loop {
-            let (p, kind) = match choice[cur] {
-                1 => (self.vertical[cur].0 as usize, self.vertical_kind(cur)),
+            let node = self.nodes[cur];
+            let (p, kind, until) = match choice[cur] {
+                1 => (self.vertical[cur].0 as usize, self.vertical_kind(cur), node.time),
                 2 => match self.other[cur] {
-                    Some((o, k)) => (o as usize, k),
+                    Some((o, k)) => (o as usize, k, node.time),
                     None => break,
                 },
+                // A weak message's segment ends at its arrival.
                 3 => match weak_best.get(weak_best.partition_point(|x| x.0 < cur as u32)) {
-                    Some(&(_, s)) => (s as usize, EdgeKind::Message),
+                    Some(&(_, s, until)) => (s as usize, EdgeKind::Message, until),
                     None => break,
                 },
                 _ => break,
             };
-            edges.push((self.nodes[p], self.nodes[cur], kind));
+            edges.push((self.nodes[p], Node { time: until, ..node }, kind));
             cur = p;
         }
         edges.reverse();
@@ -1329,6 +1338,52 @@ mod tests {
             );
             assert_eq!(c.total_weight, 50.0);
         }
+    }
+
+    #[test]
+    fn a_message_that_waited_in_the_queue_weighs_its_transfer_only() {
+        // n = 2. Process 0 computes 0..20 and sends (arrives 30); process 1 begins at 90
+        // (a source of its own), computes 90..100 and reads the message at 100, which
+        // had been there since 30: a weak edge. Busy: [0,20) 1, [20,90) 0, [90,100) 1.
+        // Process 1's own chain weighs w(10, ½) = 15; through the message: 0's computation
+        // w(20, ½) = 30, plus the transfer 20..30 at P = 0: 10 + 10 = 20, total 50. (Weighed
+        // to the read at 100, the message would weigh 80 + (15/16)·80 = 155.)
+        let evs = vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
+            Event::State { time: 0, pid: 0, state: ProcState::Running, reason: Reason::None },
+            Event::MsgSend {
+                time: 20,
+                msg: 1,
+                src_pid: 0,
+                src_pproc: 0,
+                dst_pid: Some(1),
+                dst_pproc: 1,
+                purpose: crate::trace::MsgPurpose::Channel { channel: 0, index: 0 },
+                bytes: 4,
+                line: 1,
+            },
+            Event::Busy { pproc: 0, pid: 0, start: 0, end: 20, line: 1, class: crate::trace::BusyClass::Work },
+            Event::ProcEnd { time: 20, pid: 0 },
+            Event::MsgArrive { time: 30, msg: 1, dst_pproc: 1 },
+            Event::ProcCreate { time: 90, parent: None, pid: 1, vproc: None, pproc: 1, function: 0, line: 0 },
+            Event::State { time: 90, pid: 1, state: ProcState::Running, reason: Reason::None },
+            Event::RecvCall { time: 100, pid: 1, pproc: 1, channel: 0, index: 0, line: 2 },
+            Event::RecvDone { time: 100, pid: 1, pproc: 1, msg: 1, src_pid: 0, bytes: 4 },
+            Event::Busy { pproc: 1, pid: 1, start: 90, end: 100, line: 2, class: crate::trace::BusyClass::Work },
+            Event::ProcEnd { time: 100, pid: 1 },
+        ];
+        let mut g = GraphBuilder::default();
+        for e in &evs {
+            g.event(e);
+        }
+        let profile = BusyProfile::new(&[(0, 20), (90, 100)]);
+        let cpu = CpuTime::new(&[(0, 0, 0, 20), (1, 1, 90, 100)]);
+        let _ = g.path();
+        let w = g.weighted(2, &profile, &cpu);
+        let shape: Vec<(EdgeKind, Ticks, Ticks, f64)> =
+            w.segments.iter().map(|s| (s.kind, s.from, s.to, s.weight)).collect();
+        assert_eq!(shape, vec![(EdgeKind::Compute, 0, 20, 30.0), (EdgeKind::Message, 20, 30, 20.0)]);
+        assert_eq!(w.total_weight, 50.0);
     }
 
     #[test]
