@@ -15,9 +15,11 @@
 //! (the weighted critical path between probes), [`lines`] (cost per source line),
 //! [`links`] (link traffic from traced routes), [`imbalance`] (critical-path imbalance
 //! per function), [`whatif`] (critical-path zeroing, only when [`Options::what_if`]
-//! asks), [`svg`] (the charts of `--svg`), [`compare`] (`cpperf compare`) and [`import`]
-//! (PICL and SDDF traces as events, so a trace is analysed like a record;
-//! [`analyze_any`] tells them apart by content).
+//! asks), [`svg`] (the charts of `--svg`), [`compare`] (`cpperf compare`), [`busy`]
+//! (busy processors and each process's CPU time over any interval, for the weights) and
+//! [`import`] (PICL and SDDF traces as events, so a trace is analysed like a record;
+//! [`analyze_any`] tells them apart by content). Each processor's time by state comes
+//! from [`crate::trace::states`], the machine the Paraver writer uses too.
 //!
 //! Throughput: a run record is read and checked on the calling thread while a second one
 //! feeds the builders, batches of events passing through a bounded channel in record
@@ -27,6 +29,7 @@
 //! would alone, so the analysis does not depend on the threads' timing.
 //!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
+pub mod busy;
 pub mod compare;
 mod dense;
 pub mod graph;

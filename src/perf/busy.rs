@@ -1,0 +1,530 @@
+//! The run's busy time as the analyses query it: [`BusyProfile`] (how many processors
+//! were busy over any interval, and the concurrency histogram) and [`CpuTime`] (each
+//! process's CPU time over any interval), with the sorting and sweeping that keep those
+//! queries cheap: two binary searches each, or amortised constant time when the times
+//! come nearly in order, as an execution graph's nodes do.
+//!
+//! Depends only on [`crate::trace`] (its tick type).
+use super::dense::DenseMap;
+use crate::trace::Ticks;
+
+/// Sorts `v` by value unless it is sorted already.
+pub fn sort_ticks(v: &mut Vec<Ticks>) {
+    if !v.is_sorted() {
+        radix_sort(v);
+    }
+}
+
+/// Sorts `v` by value, for the hundreds of thousands of times a record's busy intervals
+/// give (a comparison sort spent most of the analysis on them): least significant digit
+/// first, 11-bit digits of the distance from the minimum, as many passes as the span
+/// between minimum and maximum needs (3 for spans below 2³³ ticks), the digit counts of
+/// all passes taken in one sweep.
+fn radix_sort(v: &mut Vec<Ticks>) {
+    const BITS: u32 = 11;
+    const MASK: u64 = (1 << BITS) - 1;
+    let (Some(&lo), Some(&hi)) = (v.iter().min(), v.iter().max()) else { return };
+    if v.len() < 1024 {
+        v.sort_unstable();
+        return;
+    }
+    let passes = (u64::BITS - (hi - lo).leading_zeros()).div_ceil(BITS) as usize;
+    let mut counts = vec![[0usize; 1 << BITS]; passes];
+    for &x in v.iter() {
+        let d = x - lo;
+        for (p, c) in counts.iter_mut().enumerate() {
+            c[((d >> (BITS as usize * p)) & MASK) as usize] += 1;
+        }
+    }
+    let mut other: Vec<Ticks> = vec![0; v.len()];
+    for (p, count) in counts.iter_mut().enumerate() {
+        let shift = BITS as usize * p;
+        let mut at = 0;
+        for c in count.iter_mut() {
+            let n = *c;
+            *c = at;
+            at += n;
+        }
+        for &x in v.iter() {
+            let d = (((x - lo) >> shift) & MASK) as usize;
+            other[count[d]] = x;
+            count[d] += 1;
+        }
+        std::mem::swap(v, &mut other);
+    }
+}
+
+/// Starts (ends) of a [`BusyProfile`] per stored running sum of them.
+const SUM_STEP: usize = 32;
+
+/// How many processors were busy over time, from the sorted starts and the sorted ends of
+/// the `Busy` intervals and running sums of each every [`SUM_STEP`] of them. The busy area
+/// (processor-ticks) from time 0 to t is Σ over starts before t of (t − start) minus Σ
+/// over ends before t of (t − end): two binary searches and at most [`SUM_STEP`] steps
+/// each. About 17 bytes an interval; the run's one copy of this is shared by the
+/// critical path, the phases and the concurrency histogram.
+#[derive(Debug, Default, Clone)]
+pub struct BusyProfile {
+    starts: Vec<Ticks>,
+    ends: Vec<Ticks>,
+    /// Σ `starts[..SUM_STEP·j]`.
+    start_sums: Vec<u128>,
+    /// Σ `ends[..SUM_STEP·j]`.
+    end_sums: Vec<u128>,
+}
+
+/// The running sums of `v` every [`SUM_STEP`] values, from the empty one.
+fn step_sums(v: &[Ticks]) -> Vec<u128> {
+    let mut sums = Vec::with_capacity(v.len() / SUM_STEP + 1);
+    let mut sum = 0u128;
+    sums.push(0);
+    for chunk in v.chunks_exact(SUM_STEP) {
+        sum += chunk.iter().map(|&x| u128::from(x)).sum::<u128>();
+        sums.push(sum);
+    }
+    sums
+}
+
+/// Σ over the values of sorted `v` below `t` of (t − value), with the running sums of
+/// [`step_sums`].
+fn below(v: &[Ticks], sums: &[u128], t: Ticks) -> u128 {
+    let k = v.partition_point(|&x| x < t);
+    let from = k / SUM_STEP * SUM_STEP;
+    let sum = sums.get(k / SUM_STEP).copied().unwrap_or(0) + v[from..k].iter().map(|&x| u128::from(x)).sum::<u128>();
+    k as u128 * u128::from(t) - sum
+}
+
+/// A cursor in sorted values and their [`step_sums`]: [`below`] for times that mostly
+/// increase, in amortised constant time.
+struct Sweep<'a> {
+    v: &'a [Ticks],
+    sums: &'a [u128],
+    /// The number of values below the last time asked.
+    k: usize,
+    /// Their sum.
+    sum: u128,
+}
+
+impl Sweep<'_> {
+    /// Σ over the values below `t` of (t − value), as [`below`]. The new position is
+    /// found by galloping from the old one (a few steps near it when the times come
+    /// nearly in order); the sum is kept by walking when it moved little, or taken from
+    /// the step sums.
+    fn below(&mut self, t: Ticks) -> u128 {
+        let v = self.v;
+        let k = gallop(v, self.k, t);
+        if k.abs_diff(self.k) < SUM_STEP {
+            while self.k < k {
+                self.sum += u128::from(v[self.k]);
+                self.k += 1;
+            }
+            while self.k > k {
+                self.k -= 1;
+                self.sum -= u128::from(v[self.k]);
+            }
+        } else {
+            let from = k / SUM_STEP * SUM_STEP;
+            self.sum = self.sums[k / SUM_STEP] + v[from..k].iter().map(|&x| u128::from(x)).sum::<u128>();
+            self.k = k;
+        }
+        k as u128 * u128::from(t) - self.sum
+    }
+}
+
+/// `v.partition_point(|x| x < t)` for sorted `v`, searched outwards from `k`: steps of
+/// 1, 2, 4, … then a binary search inside the last step, so a nearby answer costs a few
+/// comparisons near `k`.
+fn gallop(v: &[Ticks], k: usize, t: Ticks) -> usize {
+    let k = k.min(v.len());
+    if k < v.len() && v[k] < t {
+        // Forward: v[lo] < t.
+        let (mut lo, mut step) = (k, 1);
+        loop {
+            let hi = lo + step;
+            if hi >= v.len() || v[hi] >= t {
+                let hi = hi.min(v.len());
+                return lo + 1 + v[lo + 1..hi].partition_point(|&x| x < t);
+            }
+            lo = hi;
+            step *= 2;
+        }
+    }
+    // Backward: every value from k on is >= t.
+    if k == 0 || v[k - 1] < t {
+        return k;
+    }
+    let (mut hi, mut step) = (k - 1, 1);
+    loop {
+        // v[hi] >= t.
+        if hi < step {
+            return v[..hi].partition_point(|&x| x < t);
+        }
+        let lo = hi - step;
+        if v[lo] < t {
+            return lo + 1 + v[lo + 1..hi].partition_point(|&x| x < t);
+        }
+        hi = lo;
+        step *= 2;
+    }
+}
+
+impl BusyProfile {
+    /// Builds the profile from `(start, end)` busy intervals.
+    pub fn new(intervals: &[(Ticks, Ticks)]) -> BusyProfile {
+        BusyProfile::from_intervals(intervals.iter().copied())
+    }
+
+    /// Builds the profile from `(start, end)` busy intervals in any order; empty ones do
+    /// not count.
+    pub fn from_intervals(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> BusyProfile {
+        let (mut starts, mut ends) = Self::bounds(intervals);
+        sort_ticks(&mut starts);
+        sort_ticks(&mut ends);
+        Self::from_sorted(starts, ends)
+    }
+
+    /// The starts and the ends of the nonempty intervals, unsorted.
+    pub fn bounds(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> (Vec<Ticks>, Vec<Ticks>) {
+        intervals.filter(|&(s, e)| e > s).unzip()
+    }
+
+    /// The profile of the intervals whose starts and ends, each sorted, are given (both
+    /// from [`Self::bounds`], then [`sort_ticks`]: a record lists busy intervals by their
+    /// end, so the ends are usually sorted already and the starts nearly so).
+    pub fn from_sorted(starts: Vec<Ticks>, ends: Vec<Ticks>) -> BusyProfile {
+        let (start_sums, end_sums) = (step_sums(&starts), step_sums(&ends));
+        BusyProfile { starts, ends, start_sums, end_sums }
+    }
+
+    /// Busy processor-ticks from time 0 to `t`: every interval that started before `t`
+    /// counts from its start to `t`, less what lies after its end for those that ended.
+    fn area_to(&self, t: Ticks) -> u128 {
+        below(&self.starts, &self.start_sums, t).saturating_sub(below(&self.ends, &self.end_sums, t))
+    }
+
+    /// [`Self::area_to`] of every time of `times`, in one sweep when the times mostly
+    /// increase (a cursor in the starts and one in the ends, each jumping by binary
+    /// search when a time lies far from it).
+    pub fn areas_at(&self, times: impl Iterator<Item = Ticks>) -> Vec<u128> {
+        let mut s = Sweep { v: &self.starts, sums: &self.start_sums, k: 0, sum: 0 };
+        let mut e = Sweep { v: &self.ends, sums: &self.end_sums, k: 0, sum: 0 };
+        times.map(|t| s.below(t).saturating_sub(e.below(t))).collect()
+    }
+
+    /// Busy processor-ticks in `[a, b]`.
+    pub fn busy_area(&self, a: Ticks, b: Ticks) -> u128 {
+        self.area_to(b).saturating_sub(self.area_to(a))
+    }
+
+    /// Average fraction P of `n` processors busy during `[a, b]` (0 for an empty interval).
+    pub fn parallelism(&self, a: Ticks, b: Ticks, n: u32) -> f64 {
+        if b <= a || n == 0 {
+            return 0.0;
+        }
+        let p = self.busy_area(a, b) as f64 / (f64::from(n) * (b - a) as f64);
+        p.min(1.0)
+    }
+
+    /// The concurrency histogram over `[0, end]`: entry k is the time during which
+    /// exactly k intervals were open (ParaGraph's concurrency profile); its entries sum
+    /// to `end`. Time after `end` is left out. One sweep over the change points (ends
+    /// before starts at equal times; a time's changes all apply before the next stretch).
+    pub fn concurrency(&self, end: Ticks) -> Vec<Ticks> {
+        let mut hist: Vec<Ticks> = vec![0];
+        let mut add = |open: u64, dt: Ticks| {
+            let k = usize::try_from(open).unwrap_or(usize::MAX - 1);
+            if hist.len() <= k {
+                hist.resize(k + 1, 0);
+            }
+            hist[k] += dt;
+        };
+        let (starts, ends) = (&self.starts, &self.ends);
+        let (mut i, mut j) = (0, 0);
+        let (mut from, mut open) = (0 as Ticks, 0u64);
+        while j < ends.len() {
+            let t = match starts.get(i) {
+                Some(&s) if s < ends[j] => s,
+                _ => ends[j],
+            };
+            if t >= end {
+                break;
+            }
+            add(open, t - from);
+            // Every start precedes its interval's end, so the count never goes below 0.
+            while j < ends.len() && ends[j] == t {
+                open = open.saturating_sub(1);
+                j += 1;
+            }
+            while i < starts.len() && starts[i] == t {
+                open += 1;
+                i += 1;
+            }
+            from = t;
+        }
+        add(open, end.saturating_sub(from));
+        hist
+    }
+}
+
+/// Each process's CPU time over any interval, from the run's busy intervals: the
+/// intervals sorted by (process, start) with running sums, two binary searches a query.
+#[derive(Debug, Default, Clone)]
+pub struct CpuTime {
+    /// `(pid, start, end)`, nonempty, sorted; one process's intervals never overlap.
+    intervals: Vec<(u32, Ticks, Ticks)>,
+    /// `sums[k]` = the lengths of `intervals[..k]`.
+    sums: Vec<Ticks>,
+}
+
+impl CpuTime {
+    /// From busy intervals `(pproc, pid, start, end)`. With none at all (a trace that
+    /// records no busy time), every query answers the elapsed time. A record lists each
+    /// process's intervals in time order, so a stable counting sort by process sorts
+    /// them in linear time (any process whose intervals are not in order is sorted).
+    pub fn new(busy: &[(u32, u32, Ticks, Ticks)]) -> CpuTime {
+        let nonempty = || busy.iter().filter(|b| b.3 > b.2);
+        let max_pid = nonempty().map(|b| b.1 as usize).max().unwrap_or(0);
+        let count = nonempty().count();
+        let mut intervals: Vec<(u32, Ticks, Ticks)> = Vec::with_capacity(count);
+        if max_pid <= 2 * count + 1024 {
+            let mut at = vec![0usize; max_pid + 2];
+            for b in nonempty() {
+                at[b.1 as usize + 1] += 1;
+            }
+            for k in 1..at.len() {
+                at[k] += at[k - 1];
+            }
+            let bounds = at.clone();
+            intervals.resize(count, (0, 0, 0));
+            for &(_, pid, s, e) in nonempty() {
+                intervals[at[pid as usize]] = (pid, s, e);
+                at[pid as usize] += 1;
+            }
+            for w in bounds.windows(2) {
+                let slice = &mut intervals[w[0]..w[1]];
+                if !slice.is_sorted() {
+                    slice.sort_unstable();
+                }
+            }
+        } else {
+            intervals.extend(nonempty().map(|&(_, pid, s, e)| (pid, s, e)));
+            intervals.sort_unstable();
+        }
+        let mut sums = Vec::with_capacity(intervals.len() + 1);
+        let mut sum = 0;
+        sums.push(0);
+        for &(_, s, e) in &intervals {
+            sum += e - s;
+            sums.push(sum);
+        }
+        CpuTime { intervals, sums }
+    }
+
+    /// For each `(pid, t)`, `pid`'s busy time before `t`; `None` when there are no busy
+    /// intervals at all (then a compute edge weighs its elapsed time). One cursor per
+    /// process: linear when each process's times come in order, as its nodes do.
+    pub fn cumulative(&self, at: impl Iterator<Item = (u32, Ticks)>) -> Option<Vec<Ticks>> {
+        if self.intervals.is_empty() {
+            return None;
+        }
+        let v = &self.intervals;
+        // Per process: its first interval, the cursor, the last time asked.
+        let mut cursors: DenseMap<(usize, usize, Ticks)> = DenseMap::default();
+        let out = at
+            .map(|(pid, t)| {
+                let c = cursors.get_or_insert_with(u64::from(pid), || {
+                    let first = v.partition_point(|x| x.0 < pid);
+                    (first, first, 0)
+                });
+                let first = c.0;
+                if t < c.2 {
+                    c.1 = first + v[first..].partition_point(|x| x.0 == pid && x.2 <= t);
+                } else {
+                    while c.1 < v.len() && v[c.1].0 == pid && v[c.1].2 <= t {
+                        c.1 += 1;
+                    }
+                }
+                c.2 = t;
+                let part = match v.get(c.1) {
+                    Some(&(p, s, _)) if p == pid && s < t => t - s,
+                    _ => 0,
+                };
+                self.sums[c.1] - self.sums[first] + part
+            })
+            .collect();
+        Some(out)
+    }
+
+    /// Whether there are no busy intervals (queries answer the elapsed time).
+    pub fn is_empty(&self) -> bool {
+        self.intervals.is_empty()
+    }
+
+    /// `pid`'s busy time before `t`.
+    fn before(&self, pid: u32, first: usize, t: Ticks) -> Ticks {
+        let v = &self.intervals;
+        let k = first + v[first..].partition_point(|x| x.0 == pid && x.2 <= t);
+        let part = match v.get(k) {
+            Some(&(p, s, _)) if p == pid && s < t => t - s,
+            _ => 0,
+        };
+        self.sums[k] - self.sums[first] + part
+    }
+
+    /// `pid`'s busy time in `[a, b]`.
+    pub fn between(&self, pid: u32, a: Ticks, b: Ticks) -> Ticks {
+        if self.intervals.is_empty() {
+            return b.saturating_sub(a);
+        }
+        let first = self.intervals.partition_point(|x| x.0 < pid);
+        self.before(pid, first, b).saturating_sub(self.before(pid, first, a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CPU time per process by hand: process 1 busy 0..40, 60..100 and 250..400,
+    /// process 2 110..200, process 3 0..300. Process 1 in [0, 100] computed 80 (it waited
+    /// 20), in [200, 300] 50, in [30, 70] 10 + 10 = 20; process 2 in [100, 110] nothing;
+    /// a process with no intervals never computed; with no intervals at all, a query
+    /// answers the elapsed time.
+    #[test]
+    fn cpu_time_sums_a_process_s_busy_intervals() {
+        let cpu = CpuTime::new(&[(0, 1, 0, 40), (0, 1, 60, 100), (1, 2, 110, 200), (0, 1, 250, 400), (2, 3, 0, 300)]);
+        assert_eq!(cpu.between(1, 0, 100), 80);
+        assert_eq!(cpu.between(1, 200, 300), 50);
+        assert_eq!(cpu.between(1, 30, 70), 20);
+        assert_eq!(cpu.between(2, 100, 110), 0);
+        assert_eq!(cpu.between(2, 100, 500), 90);
+        assert_eq!(cpu.between(9, 0, 500), 0);
+        assert_eq!(CpuTime::default().between(1, 10, 35), 25);
+    }
+
+    #[test]
+    fn radix_sort_sorts() {
+        // The reference is the standard sort; sizes on both sides of the small-input
+        // cut-off, values with equal and differing bytes in every position.
+        for n in [0usize, 5, 1023, 1024, 5000] {
+            let mut x: u64 = 99;
+            let v: Vec<Ticks> = (0..n)
+                .map(|i| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    if i % 3 == 0 {
+                        x >> 40
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            let mut got = v.clone();
+            radix_sort(&mut got);
+            let mut want = v;
+            want.sort_unstable();
+            assert_eq!(got, want, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn busy_profile_agrees_with_summing_overlaps() {
+        // The reference is the definition: the busy area of [a, b] is the sum of each
+        // interval's overlap with it, and concurrency bucket k the time with exactly k
+        // intervals open, counted tick by tick. Pseudo-random intervals (empty ones and
+        // equal times among them), in record order (by end) and reversed, enough of them
+        // for several stored area totals.
+        let mut x: u64 = 7;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut iv: Vec<(Ticks, Ticks)> = (0..300)
+            .map(|_| {
+                let s = next(400);
+                (s, s + next(40))
+            })
+            .collect();
+        iv.sort_by_key(|&(_, e)| e);
+        let end = 450;
+        let open_at = |t: Ticks| iv.iter().filter(|&&(s, e)| s <= t && t < e).count();
+        let mut want_hist = vec![0 as Ticks; iv.len() + 1];
+        for t in 0..end {
+            want_hist[open_at(t)] += 1;
+        }
+        let used = want_hist.iter().rposition(|&n| n > 0).unwrap_or(0);
+        want_hist.truncate(used + 1);
+        for order in [iv.clone(), iv.iter().rev().copied().collect()] {
+            let p = BusyProfile::new(&order);
+            for _ in 0..200 {
+                let a = next(460);
+                let b = a + next(100);
+                let want: u64 = iv.iter().map(|&(s, e)| e.min(b).saturating_sub(s.max(a))).sum();
+                assert_eq!(p.busy_area(a, b), u128::from(want), "[{a}, {b}]");
+            }
+            assert_eq!(p.concurrency(end), want_hist);
+        }
+    }
+
+    #[test]
+    fn sweeps_answer_as_the_direct_queries() {
+        // The reference is the direct query (binary searches): areas at times in order,
+        // nearly in order (small steps back) and at random; CPU time before each time
+        // per process, in order and out of order.
+        let mut x: u64 = 11;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let iv: Vec<(Ticks, Ticks)> = (0..3000)
+            .map(|_| {
+                let s = next(100_000);
+                (s, s + next(500))
+            })
+            .collect();
+        let p = BusyProfile::new(&iv);
+        let mut sorted: Vec<Ticks> = (0..2000).map(|_| next(101_000)).collect();
+        sorted.sort_unstable();
+        let nearly: Vec<Ticks> = sorted.iter().map(|&t| t.saturating_sub(next(300))).collect();
+        let random: Vec<Ticks> = (0..2000).map(|_| next(101_000)).collect();
+        for times in [sorted, nearly, random] {
+            let want: Vec<u128> = times.iter().map(|&t| p.area_to(t)).collect();
+            assert_eq!(p.areas_at(times.iter().copied()), want);
+        }
+        // Busy intervals of 5 processes, disjoint per process, listed by end.
+        let mut busy: Vec<(u32, u32, Ticks, Ticks)> = Vec::new();
+        for pid in 0..5u32 {
+            let mut t = 0;
+            for _ in 0..200 {
+                let s = t + next(50);
+                let e = s + 1 + next(50);
+                busy.push((pid, pid, s, e));
+                t = e;
+            }
+        }
+        busy.sort_by_key(|b| b.3);
+        let cpu = CpuTime::new(&busy);
+        let queries: Vec<(u32, Ticks)> = (0..3000).map(|_| (next(6) as u32, next(25_000))).collect();
+        let mut ordered = queries.clone();
+        ordered.sort_by_key(|q| q.1);
+        for q in [queries, ordered] {
+            let want: Vec<Ticks> = q.iter().map(|&(pid, t)| cpu.between(pid, 0, t)).collect();
+            assert_eq!(cpu.cumulative(q.iter().copied()), Some(want));
+        }
+        assert_eq!(CpuTime::new(&[]).cumulative([(0, 5)].into_iter()), None);
+    }
+
+    #[test]
+    fn busy_profile_integrates_overlapping_intervals() {
+        // Busy count: [0,10) 1, [10,20) 2, [20,30) 1, [30,40) 0, [40,50) 1.
+        let p = BusyProfile::new(&[(0, 20), (10, 30), (40, 50)]);
+        assert_eq!(p.busy_area(0, 50), 20 + 20 + 10);
+        // [5,15]: 5·1 + 5·2 = 15.
+        assert_eq!(p.busy_area(5, 15), 15);
+        // [30,40] idle.
+        assert_eq!(p.busy_area(30, 40), 0);
+        // P over [10,20] on 2 processors: area 20 / (2·10) = 1.
+        assert_eq!(p.parallelism(10, 20, 2), 1.0);
+        // Beyond the last change point nothing is busy.
+        assert_eq!(p.busy_area(50, 90), 0);
+    }
+}
