@@ -214,6 +214,23 @@ fn axis_ticks(end: Ticks) -> Vec<Ticks> {
     ticks
 }
 
+/// The titles of the time axis (below the ticks) and of the processor rows (rotated, on
+/// the left); the chart leaves 14 pixels below its frame for the first.
+fn axis_titles(o: &mut String, f: &Frame) {
+    let base = TOP + ROW * f.rows.len() as f64;
+    let mid = TOP + ROW * f.rows.len() as f64 / 2.0;
+    let _ = writeln!(
+        o,
+        "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\">time (time units)</text>",
+        (LEFT + WIDTH - RIGHT) / 2.0,
+        base + 34.0
+    );
+    let _ = writeln!(
+        o,
+        "<text x=\"12\" y=\"{mid:.2}\" transform=\"rotate(-90 12 {mid:.2})\" text-anchor=\"middle\">physical processor</text>"
+    );
+}
+
 /// Processor labels on the left and a time axis with round ticks below the rows.
 fn axes(o: &mut String, f: &Frame) {
     for &p in &f.rows {
@@ -366,20 +383,9 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
         draw(w, "purple", 2.0, "weighted critical path");
     }
     axes(&mut o, &f);
-    // Axis titles and the legend.
+    axis_titles(&mut o, &f);
+    // The legend.
     let base = TOP + ROW * f.rows.len() as f64;
-    let _ = writeln!(
-        o,
-        "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\">time (time units)</text>",
-        (LEFT + WIDTH - RIGHT) / 2.0,
-        base + 34.0
-    );
-    let _ = writeln!(
-        o,
-        "<text x=\"12\" y=\"{:.2}\" transform=\"rotate(-90 12 {:.2})\" text-anchor=\"middle\">physical processor</text>",
-        TOP + ROW * f.rows.len() as f64 / 2.0,
-        TOP + ROW * f.rows.len() as f64 / 2.0
-    );
     let ly = base + 52.0;
     let _ = writeln!(
         o,
@@ -417,7 +423,7 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
 pub fn space_time(t: &Timeline, pprocs: u32, title: &str) -> String {
     let f = frame(t, pprocs);
     let mut o = String::new();
-    open(&mut o, &format!("{title}: space-time diagram"), f.height());
+    open(&mut o, &format!("{title}: space-time diagram"), f.height() + 14.0);
     for &p in &f.rows {
         if let Some(y) = f.row(p) {
             let y = y + ROW / 2.0;
@@ -442,6 +448,7 @@ pub fn space_time(t: &Timeline, pprocs: u32, title: &str) -> String {
         );
     }
     axes(&mut o, &f);
+    axis_titles(&mut o, &f);
     o.push_str("</svg>\n");
     o
 }
@@ -478,7 +485,7 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
     const H: f64 = 200.0;
     let end = t.end.max(1);
     let area = busy_per_column(&t.busy, end, COLS);
-    let height = TOP + H + 30.0;
+    let height = TOP + H + 44.0;
     let mut o = String::new();
     open(&mut o, &format!("{title}: utilization profile ({n} processors)"), height);
     let f = Frame { end, rows: Vec::new() };
@@ -516,6 +523,17 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
         let _ =
             writeln!(o, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>", f.x(tk), y + 12.0, units(tk));
     }
+    let _ = writeln!(
+        o,
+        "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\">time (time units)</text>",
+        (LEFT + WIDTH - RIGHT) / 2.0,
+        TOP + H + 34.0
+    );
+    let mid = TOP + H / 2.0;
+    let _ = writeln!(
+        o,
+        "<text x=\"12\" y=\"{mid:.2}\" transform=\"rotate(-90 12 {mid:.2})\" text-anchor=\"middle\">processors busy</text>"
+    );
     o.push_str("</svg>\n");
     o
 }
