@@ -381,8 +381,10 @@ impl GraphBuilder {
 
     /// Resolves the message edges and finds the critical path ending at the last event
     /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`
-    /// busy as `profile` says (the run's busy intervals).
-    pub fn finish(mut self, processors: u32, profile: &BusyProfile) -> CriticalPath {
+    /// busy as `profile` says, compute edges by their elapsed time (no CPU times: the
+    /// tests' shortcut; the analysis weighs with [`PathEdges::weigh`]).
+    #[cfg(test)]
+    pub(crate) fn finish(mut self, processors: u32, profile: &BusyProfile) -> CriticalPath {
         self.path().weigh(processors, profile, &CpuTime::default())
     }
 

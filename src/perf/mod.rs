@@ -359,8 +359,9 @@ impl<'h> Analyzer<'h> {
                 | Event::State { .. }
                 | Event::RecvDone { .. }
         ) {
-            let time = &mut self.state_time;
-            self.states.event(e, |p, a, b, st| add_state(time, p, a, b, st));
+            for (p, a, b, st) in self.states.event(e) {
+                add_state(&mut self.state_time, p, a, b, st);
+            }
         }
         match *e {
             Event::Busy { .. } => {
@@ -841,8 +842,9 @@ mod tests {
             b.lines.event(x);
             b.links.event(x);
             b.imbalance.event(x);
-            let time = &mut b.state_time;
-            b.states.event(x, |p, s0, s1, st| add_state(time, p, s0, s1, st));
+            for (p, s0, s1, st) in b.states.event(x) {
+                add_state(&mut b.state_time, p, s0, s1, st);
+            }
         }
         let (a, b) = (a.finish_reports(&s), b.finish_reports(&s));
         assert!(a.links.traced && a.phases.pid == Some(0) && a.lines.lines[0].overhead == 7);

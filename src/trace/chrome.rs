@@ -178,9 +178,7 @@ impl TraceWriter for ChromeWriter {
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
-        let mut stretches = Vec::new();
-        self.states.event(e, |p, a, b, st| stretches.push((p, a, b, st)));
-        for (p, a, b, st) in stretches {
+        for (p, a, b, st) in self.states.event(e) {
             self.state_slice(p, a, b, st, out)?;
         }
         match *e {

@@ -163,12 +163,11 @@ impl TraceWriter for ParaverWriter {
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
-        let mut stretches = Vec::new();
-        self.states.event(e, |p, a, b, st| stretches.push((p, a, b, st)));
-        stretches.retain(|s| self.open_of.contains_key(&s.0));
-        for (p, a, b, st) in stretches {
-            self.state_record(p, a, b, st);
-            self.reopen(p);
+        for (p, a, b, st) in self.states.event(e) {
+            if self.open_of.contains_key(&p) {
+                self.state_record(p, a, b, st);
+                self.reopen(p);
+            }
         }
         match *e {
             Event::ProcCreate { time, pid, pproc, .. } => {

@@ -171,6 +171,9 @@ impl<V> Slots<V> {
     }
 }
 
+/// A stretch of one processor's time: `(pproc, from, to, state)`.
+pub type Stretch = (u32, Ticks, Ticks, PState);
+
 /// Follows the run record and reports each processor's idle stretches with their state.
 #[derive(Debug, Default, Clone)]
 pub struct ProcessorStates {
@@ -205,10 +208,12 @@ impl ProcessorStates {
         }
     }
 
-    /// Takes one event into account; `stretch(pproc, from, to, state)` receives every
-    /// idle stretch a busy interval closes (nonempty, state [`PState::Idle`] included),
-    /// and every busy interval as [`PState::Running`].
-    pub fn event(&mut self, e: &Event, mut stretch: impl FnMut(u32, Ticks, Ticks, PState)) {
+    /// Takes one event into account; returns the stretches `(pproc, from, to, state)` it
+    /// closes: for a busy interval, the idle stretch before it (when nonempty, state
+    /// [`PState::Idle`] included) and the interval itself as [`PState::Running`]; none
+    /// for other events. No allocation: at most two, in an array.
+    pub fn event(&mut self, e: &Event) -> impl Iterator<Item = Stretch> {
+        let mut out: [Option<Stretch>; 2] = [None, None];
         match *e {
             Event::ProcCreate { pid, pproc, .. } => {
                 self.procs.insert(pid, (pproc, None));
@@ -227,14 +232,15 @@ impl ProcessorStates {
                 }
                 let (from, state) = self.last.get(pproc).copied().unwrap_or((0, PState::Idle));
                 if start > from {
-                    stretch(pproc, from, start, state);
+                    out[0] = Some((pproc, from, start, state));
                 }
-                stretch(pproc, start, end, PState::Running);
+                out[1] = Some((pproc, start, end, PState::Running));
                 let now = self.idle_state(pproc);
                 self.last.insert(pproc, (end.max(from), now));
             }
             _ => {}
         }
+        out.into_iter().flatten()
     }
 
     /// Processor `p`'s open stretch (since the end of its last busy interval, or the
@@ -303,7 +309,7 @@ mod tests {
         let mut s = ProcessorStates::default();
         let mut got = Vec::new();
         for e in &evs {
-            s.event(e, |p, a, b, st| got.push((p, a, b, st)));
+            got.extend(s.event(e));
         }
         s.finish(50, [0, 1].into_iter(), |p, a, b, st| got.push((p, a, b, st)));
         assert_eq!(
