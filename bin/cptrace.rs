@@ -7,7 +7,8 @@ use cppe::trace::filter::{ProcSet, Selection};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Convert a run record (from cpss -t) to PICL, SDDF, Chrome Trace Event JSON or Paraver.
+/// Convert a run record (from cpss -t) to PICL, SDDF, Chrome Trace Event JSON, Paraver or
+/// OTF2.
 ///
 /// One simulated time unit is written as one microsecond. The conversion streams: memory
 /// does not grow with the length of the trace.
@@ -19,8 +20,8 @@ struct Args {
     /// Output format.
     #[arg(long, value_enum)]
     format: FormatArg,
-    /// Output file (for paraver, the .prv; the .pcf and .row go beside it). Default:
-    /// standard output.
+    /// Output file (for paraver, the .prv; the .pcf and .row go beside it; for otf2, the
+    /// anchor NAME.otf2; NAME.def and NAME/ go beside it). Default: standard output.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
     /// Keep only these physical processors, e.g. 0-3,7.
@@ -59,6 +60,8 @@ enum FormatArg {
     Chrome,
     /// Paraver .prv/.pcf/.row (needs -o).
     Paraver,
+    /// OTF2 archive: NAME.otf2, NAME.def and NAME/ (needs -o NAME.otf2).
+    Otf2,
 }
 
 fn main() {
@@ -108,14 +111,24 @@ fn warn(report: &Report) {
 
 fn run(args: &Args) -> anyhow::Result<()> {
     let sel = selection(args)?;
+    let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
+    if args.format == FormatArg::Otf2 {
+        let Some(anchor) = output else {
+            anyhow::bail!("--format otf2 writes an archive of several files: name its anchor with -o NAME.otf2");
+        };
+        if args.stats {
+            anyhow::bail!("--stats needs --format picl or sddf");
+        }
+        return run_otf2(args, sel, anchor);
+    }
     let format = match args.format {
         FormatArg::Picl => Format::Picl,
         FormatArg::Picl1 => Format::Picl1,
         FormatArg::Sddf => Format::Sddf,
         FormatArg::Chrome => Format::Chrome,
         FormatArg::Paraver => Format::Paraver,
+        FormatArg::Otf2 => unreachable!("handled above"),
     };
-    let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
     if format == Format::Paraver {
         let Some(prv) = output else {
             anyhow::bail!("--format paraver writes three files: name the .prv with -o");
@@ -184,5 +197,39 @@ fn run_paraver(args: &Args, sel: Selection, prv: &Path) -> anyhow::Result<()> {
         Ok(())
     })();
     let _ = std::fs::remove_file(&scratch);
+    result
+}
+
+/// OTF2 is a directory of files: they are written into a scratch directory beside the
+/// anchor, then moved into place (an existing archive of the same name is replaced),
+/// so a failed conversion leaves no half-written archive.
+fn run_otf2(args: &Args, sel: Selection, anchor: &Path) -> anyhow::Result<()> {
+    use cppe::trace::otf2::Otf2Writer;
+    let (name, input) = open_input(args.run.as_deref())?;
+    let dir = match anchor.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let stem = match (anchor.file_stem(), anchor.extension()) {
+        (Some(s), Some(e)) if e == "otf2" => s.to_string_lossy().into_owned(),
+        _ => anyhow::bail!("{}: the OTF2 anchor file must be named NAME.otf2", anchor.display()),
+    };
+    let scratch = dir.join(format!(".{stem}.otf2-partial{}", std::process::id()));
+    let result = (|| -> anyhow::Result<()> {
+        std::fs::create_dir_all(&scratch).with_context(|| scratch.display().to_string())?;
+        let mut writer = Otf2Writer::new(&scratch, &stem);
+        let report = cppe::trace::convert::convert_with(input, &mut writer, sel, &mut std::io::sink())
+            .with_context(|| name.clone())?;
+        for part in Otf2Writer::parts(&stem) {
+            let target = dir.join(&part);
+            if target.is_dir() {
+                std::fs::remove_dir_all(&target).with_context(|| target.display().to_string())?;
+            }
+            std::fs::rename(scratch.join(&part), &target).with_context(|| target.display().to_string())?;
+        }
+        warn(&report);
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
     result
 }

@@ -34,7 +34,7 @@
 //! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics, the network's own thread that runs a contention network ahead of the processors with identical results; `sim::run` (repetitions, sweeps), `sim::debug` (the debugger) |
 //! | [`machine`] | machine description files (seed 004): processor types with per-instruction timings `mean [sd]`, link-list topologies, expressions with references, per-run sampling |
 //! | [`net`] | network models behind the `Network` trait: wormhole (flits, lanes, buffers), packet (store-and-forward, FIFO links), shortest-path (closed form); per-link costs, route and link-load records; running ahead of the senders (`net::Ahead`) |
-//! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader; the trace writers (PICL, SDDF, Chrome, Paraver) and the processor states they and `cpperf` share |
+//! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader; the trace writers (PICL, SDDF, Chrome, Paraver, OTF2) and the processor states they and `cpperf` share |
 //! | [`perf`] | `cpperf`: summary metrics, granularity, communication matrix, execution graph, critical path and weighted critical path (WCPA, the longest weighted path), processor time by state, phases, imbalance, link loads, what-if zeroing, cost per line |
 //! | [`mapper`] | `cpmap`: communication matrices, mapping evaluation and ranking, greedy and annealing search |
 //!

@@ -127,7 +127,6 @@ pub fn convert<R: Read>(
     selection: Selection,
     out: &mut dyn Write,
 ) -> Result<Report, ConvertError> {
-    let (mut reader, header) = RunRecordReader::open(input)?;
     let mut writer: Box<dyn TraceWriter> = match format {
         Format::Picl => Box::new(super::picl::PiclWriter::new(false)),
         Format::Picl1 => Box::new(super::picl::PiclWriter::new(true)),
@@ -135,6 +134,19 @@ pub fn convert<R: Read>(
         Format::Chrome => Box::new(super::chrome::ChromeWriter::new()),
         Format::Paraver => Box::new(super::paraver::ParaverWriter::new()),
     };
+    convert_with(input, writer.as_mut(), selection, out)
+}
+
+/// Converts the run record read from `input` with `writer` (a writer whose output is
+/// not one stream, such as [`super::otf2::Otf2Writer`], writes its own files and
+/// ignores `out`).
+pub fn convert_with<R: Read>(
+    input: R,
+    writer: &mut dyn TraceWriter,
+    selection: Selection,
+    out: &mut dyn Write,
+) -> Result<Report, ConvertError> {
+    let (mut reader, header) = RunRecordReader::open(input)?;
     let mut filter = Filter::new(selection.clone());
     let mut horizon = Horizon::new(header.pprocs);
     let mut report = Report::default();

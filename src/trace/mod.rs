@@ -47,6 +47,7 @@ pub mod chrome;
 pub mod convert;
 pub mod event;
 pub mod filter;
+pub mod otf2;
 pub mod paraver;
 pub mod picl;
 pub mod record;

@@ -275,3 +275,163 @@ fn a_delay_records_when_it_ends_and_the_process_resumes_then() {
     }
     assert!(delays >= 4, "{delays} delays");
 }
+
+/// `otf2-print` from Debian's otf2-tools (scripts/readers.sh installs it).
+fn otf2_print() -> PathBuf {
+    let _ = readers();
+    let which = std::process::Command::new("sh").args(["-c", "command -v otf2-print"]).output().unwrap();
+    assert!(which.status.success(), "otf2-print is not installed: run scripts/readers.sh");
+    PathBuf::from(String::from_utf8_lossy(&which.stdout).trim())
+}
+
+/// Runs otf2-print on an archive; asserts it read it without a warning or an error and
+/// returns its event lines split into fields.
+fn otf2_events(anchor: &Path, what: &str) -> Vec<Vec<String>> {
+    let out = std::process::Command::new(otf2_print()).arg(anchor).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.trim().is_empty(), "{what}: otf2-print: {err}");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!text.contains("ERROR"), "{what}: {text}");
+    text.lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()) && !l.starts_with("Event"))
+        .map(|l| {
+            // KIND LOCATION TIME, then the attributes: a region's quoted name as one field.
+            let mut f: Vec<String> = l.split_whitespace().take(3).map(str::to_string).collect();
+            let rest = l.split_once("Region: ").map_or("", |(_, r)| r);
+            f.push(String::new());
+            f.push(rest.rsplit_once(" <").map_or(rest, |(name, _)| name).to_string());
+            f
+        })
+        .collect()
+}
+
+#[test]
+fn otf2_of_every_fixture_reads_in_otf2_print_with_the_record_s_counts_and_states() {
+    // Every archive reads without a warning; its MPI_SEND / MPI_RECV events are the
+    // record's channel sends and completed receives, one ENTER of a function region per
+    // busy interval, regions nest on every location, and the time inside each region
+    // per processor is cpperf's time in that state (ticks = OTF2 timer ticks).
+    let dir = tempdir("truth-otf2");
+    for (name, cpt) in records() {
+        let anchor = dir.join(format!("{name}.otf2"));
+        let args = [cpt.to_str().unwrap(), "--format", "otf2", "-o", anchor.to_str().unwrap()];
+        let out = run_in(&dir, "cptrace", &args, b"");
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let events = otf2_events(&anchor, name);
+
+        let bytes = std::fs::read(cpt).unwrap();
+        let (mut r, header) = cppe::trace::RunRecordReader::open(&bytes[..]).unwrap();
+        let (mut sends, mut recvs, mut busy) = (0usize, 0usize, 0usize);
+        let mut channel_msgs = std::collections::BTreeSet::new();
+        while let Some(e) = r.next_event().unwrap() {
+            match e {
+                cppe::trace::Event::MsgSend { msg, purpose: cppe::trace::MsgPurpose::Channel { .. }, .. } => {
+                    sends += 1;
+                    channel_msgs.insert(msg);
+                }
+                cppe::trace::Event::RecvDone { msg, .. } if channel_msgs.contains(&msg) => recvs += 1,
+                cppe::trace::Event::Busy { start, end, .. } if end > start => busy += 1,
+                _ => {}
+            }
+        }
+        let count = |kind: &str| events.iter().filter(|f| f[0] == kind).count();
+        assert_eq!(count("MPI_SEND"), sends, "{name}: sends");
+        assert_eq!(count("MPI_RECV"), recvs, "{name}: receives");
+        let functions: Vec<String> = header.functions.iter().map(|f| format!("\"{f}\"")).collect();
+        let function_enters = events.iter().filter(|f| f[0] == "ENTER" && functions.contains(&f[4])).count();
+        assert_eq!(function_enters, busy, "{name}: busy intervals");
+
+        // Time per (location, region), with nesting checked.
+        let mut stack: BTreeMap<u64, Vec<(String, u64)>> = BTreeMap::new();
+        let mut inside: BTreeMap<(u64, String), u64> = BTreeMap::new();
+        for f in &events {
+            let (loc, t): (u64, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+            match f[0].as_str() {
+                "ENTER" => stack.entry(loc).or_default().push((f[4].clone(), t)),
+                "LEAVE" => {
+                    let (region, since) = stack.get_mut(&loc).and_then(Vec::pop).expect("leave without enter");
+                    assert_eq!(region, f[4], "{name}: location {loc} leaves {} inside {region}", f[4]);
+                    let key = if functions.contains(&region) { "running".to_string() } else { region };
+                    *inside.entry((loc, key)).or_default() += t - since;
+                }
+                "MPI_SEND" | "MPI_RECV" => {
+                    let top = stack.get(&loc).and_then(|s| s.last()).map(|(r, _)| r.clone());
+                    assert!(top.is_some_and(|r| functions.contains(&r)), "{name}: {f:?} outside a busy interval");
+                }
+                other => panic!("{name}: unexpected event {other}"),
+            }
+        }
+        assert!(stack.values().all(Vec::is_empty), "{name}: regions left open");
+        let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let regions = [
+            ("running", "running"),
+            ("message", "\"waiting for a message\""),
+            ("remote_read", "\"waiting for a remote read\""),
+            ("lock", "\"waiting for a lock\""),
+            ("children", "\"waiting for children\""),
+            ("delay", "\"delayed\""),
+        ];
+        for row in j["states"].as_array().unwrap() {
+            let p = row["pproc"].as_u64().unwrap();
+            for (key, region) in regions {
+                let want = (row[key].as_f64().unwrap() * 1000.0).round() as u64;
+                let have = inside.get(&(p, region.to_string())).copied().unwrap_or(0);
+                assert_eq!(have, want, "{name}: P{p} {key}");
+            }
+        }
+    }
+}
+
+#[test]
+fn otf2_with_a_processor_filter_keeps_only_those_locations() {
+    let dir = tempdir("truth-otf2-procs");
+    let (name, cpt) = records().iter().find(|(n, _)| n == "matmul").expect("matmul ran");
+    let anchor = dir.join("part.otf2");
+    let args = [cpt.to_str().unwrap(), "--format", "otf2", "--procs", "0-1", "-o", anchor.to_str().unwrap()];
+    assert_eq!(run_in(&dir, "cptrace", &args, b"").status.code(), Some(0));
+    let events = otf2_events(&anchor, name);
+    assert!(!events.is_empty());
+    assert!(events.iter().all(|f| f[1] == "0" || f[1] == "1"), "{name}: events outside 0-1");
+    // Written twice, the archive is byte-identical, and no scratch directory is left.
+    let first = std::fs::read(dir.join("part/0.evt")).unwrap();
+    assert_eq!(run_in(&dir, "cptrace", &args, b"").status.code(), Some(0));
+    assert_eq!(std::fs::read(dir.join("part/0.evt")).unwrap(), first);
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left.len(), 3, "{left:?}");
+    // Without -o NAME.otf2, a clear error.
+    let out = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", "otf2"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-o NAME.otf2"));
+}
+
+#[test]
+fn otf2_of_a_long_run_spans_several_chunks_and_still_reads() {
+    // matmul at n = 4 with its shift loop run 500·n times: processor 0's event file is
+    // larger than one 256 KiB chunk, so the reader crosses chunk boundaries; it sees
+    // every event the location definition announces.
+    let dir = tempdir("truth-otf2-long");
+    let src = std::fs::read_to_string(fixtures().join("matmul.c")).unwrap();
+    let src = src.replace("#define n 8", "#define n 4").replace("iter<n;", "iter<500*n;");
+    assert!(src.contains("iter<500*n;"), "fixtures/matmul.c changed: no shift loop to scale");
+    std::fs::write(dir.join("long.c"), src).unwrap();
+    assert_eq!(run_in(&dir, "cpcc", &["long.c", "-o", "long.cod"], b"").status.code(), Some(0));
+    let out = run_in(&dir, "cpss", &["long.cod", "--stats", "none", "-t", "long.cpt"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let args = ["long.cpt", "--format", "otf2", "-o", "long.otf2"];
+    assert_eq!(run_in(&dir, "cptrace", &args, b"").status.code(), Some(0));
+    let size = std::fs::metadata(dir.join("long/0.evt")).unwrap().len();
+    assert!(size > 256 * 1024, "only {size} bytes: one chunk");
+    let events = otf2_events(&dir.join("long.otf2"), "long");
+    let on0 = events.iter().filter(|f| f[1] == "0").count() as u64;
+    let g = std::process::Command::new(otf2_print()).arg("-G").arg(dir.join("long.otf2")).output().unwrap();
+    let defs = String::from_utf8_lossy(&g.stdout).into_owned();
+    let announced = defs
+        .lines()
+        .find(|l| l.starts_with("LOCATION ") && l.split_whitespace().nth(1) == Some("0"))
+        .and_then(|l| l.split("# Events: ").nth(1))
+        .and_then(|r| r.split(',').next())
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .expect("location 0's definition");
+    assert_eq!(on0, announced);
+}
