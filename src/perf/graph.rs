@@ -347,7 +347,9 @@ impl GraphBuilder {
                     self.resume(pid, time);
                 }
             }
-            Event::MsgSend { time, msg, src_pid, .. } => {
+            // Remote-memory traffic is not an edge: the wait it causes is (a remote
+            // read's suspension, ended when the reader resumes).
+            Event::MsgSend { time, msg, src_pid, purpose: crate::trace::MsgPurpose::Channel { .. }, .. } => {
                 let i = self.push(src_pid, time, NodeKind::Send);
                 self.send_of.insert(msg, i as u32);
             }

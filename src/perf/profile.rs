@@ -58,7 +58,9 @@ impl ProfileBuilder {
     #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
-            Event::MsgSend { bytes, .. } => *self.sizes.entry(size_class(u64::from(bytes))).or_insert(0) += 1,
+            Event::MsgSend { bytes, purpose: crate::trace::MsgPurpose::Channel { .. }, .. } => {
+                *self.sizes.entry(size_class(u64::from(bytes))).or_insert(0) += 1
+            }
             Event::MsgArrive { time, msg, .. } => {
                 self.arrival.insert(msg, time);
             }

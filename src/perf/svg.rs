@@ -9,7 +9,7 @@
 //! Depends on [`super::graph`] (the critical path) and [`crate::trace`].
 use super::dense::DenseMap;
 use super::graph::{CriticalPath, EdgeKind};
-use crate::trace::{Event, Ticks};
+use crate::trace::{Event, MsgPurpose, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -19,21 +19,53 @@ pub struct Timeline {
     /// Busy intervals `(pproc, pid, start, end)`; touching intervals of one process on one
     /// processor merged.
     pub busy: Vec<(u32, u32, Ticks, Ticks)>,
-    /// Messages `(send time, source pproc, arrival time, destination pproc)`.
-    pub messages: Vec<(Ticks, u32, Ticks, u32)>,
+    /// Messages that arrived, in send order.
+    pub messages: Vec<Message>,
     /// The processor of each process.
     pub pproc_of: BTreeMap<u32, u32>,
     /// The last time of any event.
     pub end: Ticks,
 }
 
+/// One message of the space-time diagram. Fields in sort order: send time, source,
+/// destination, arrival, size, kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Message {
+    pub send: Ticks,
+    pub src: u32,
+    pub dst: u32,
+    pub arrival: Ticks,
+    pub bytes: u32,
+    pub kind: MsgKind,
+}
+
+/// What a message carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MsgKind {
+    /// A channel message.
+    Channel,
+    /// A remote read's request or reply.
+    RemoteRead,
+    /// A remote write.
+    RemoteWrite,
+}
+
+impl MsgKind {
+    fn of(p: MsgPurpose) -> MsgKind {
+        match p {
+            MsgPurpose::Channel { .. } => MsgKind::Channel,
+            MsgPurpose::RemoteRead { .. } | MsgPurpose::RemoteReply { .. } => MsgKind::RemoteRead,
+            MsgPurpose::RemoteWrite { .. } => MsgKind::RemoteWrite,
+        }
+    }
+}
+
 /// Collects a [`Timeline`] one event at a time.
 #[derive(Debug, Default)]
 pub struct TimelineBuilder {
     t: Timeline,
-    /// Each message's latest send `(time, source pproc, destination pproc, place in
-    /// send_order)`.
-    sends: DenseMap<(Ticks, u32, u32, u64)>,
+    /// Each message's latest send (arrival unknown yet) and its place in `send_order`.
+    sends: DenseMap<(Message, u64)>,
     /// Message ids in the order of their send events.
     send_order: Vec<u64>,
     arrivals: DenseMap<Ticks>,
@@ -73,8 +105,16 @@ impl TimelineBuilder {
                 self.last_busy.insert(u64::from(pproc), n);
                 self.t.busy.push((pproc, pid, start, end));
             }
-            Event::MsgSend { time, msg, src_pproc, dst_pproc, .. } => {
-                self.sends.insert(msg, (time, src_pproc, dst_pproc, self.send_order.len() as u64));
+            Event::MsgSend { time, msg, src_pproc, dst_pproc, bytes, purpose, .. } => {
+                let m = Message {
+                    send: time,
+                    src: src_pproc,
+                    dst: dst_pproc,
+                    arrival: 0,
+                    bytes,
+                    kind: MsgKind::of(purpose),
+                };
+                self.sends.insert(msg, (m, self.send_order.len() as u64));
                 self.send_order.push(msg);
             }
             Event::MsgArrive { time, msg, .. } => {
@@ -107,37 +147,35 @@ impl TimelineBuilder {
         &self.t.busy
     }
 
-    /// The messages that arrived, `(send time, source pproc, arrival time, destination
-    /// pproc)` in send order: the part of [`finish`](Self::finish) that may run beside
-    /// other work on the busy intervals.
-    pub fn messages(&self) -> Vec<(Ticks, u32, Ticks, u32)> {
+    /// The messages that arrived, in send order: the part of [`finish`](Self::finish)
+    /// that may run beside other work on the busy intervals.
+    pub fn messages(&self) -> Vec<Message> {
         let mut messages = Vec::with_capacity(self.send_order.len());
         // Each message once, at its latest send, in the order of the send events.
         for (place, &msg) in self.send_order.iter().enumerate() {
-            let Some(&(t, src, dst, p)) = self.sends.get(msg) else { continue };
+            let Some(&(m, p)) = self.sends.get(msg) else { continue };
             if p != place as u64 {
                 continue;
             }
             if let Some(&a) = self.arrivals.get(msg) {
-                messages.push((t, src, a.max(t), dst));
+                messages.push(Message { arrival: a.max(m.send), ..m });
             }
         }
-        // Sorted by the whole tuple, so equal keys are equal messages and the order is
+        // Sorted by the whole message, so equal keys are equal messages and the order is
         // the same however it is reached. A record's sends come in time order: then only
         // the sends of one tick are put in order among themselves.
-        let key = |m: &(Ticks, u32, Ticks, u32)| (m.0, m.1, m.3, m.2);
-        if messages.is_sorted_by_key(|m| m.0) {
-            for group in messages.chunk_by_mut(|a, b| a.0 == b.0) {
-                group.sort_unstable_by_key(key);
+        if messages.is_sorted_by_key(|m| m.send) {
+            for group in messages.chunk_by_mut(|a, b| a.send == b.send) {
+                group.sort_unstable();
             }
         } else {
-            messages.sort_unstable_by_key(key);
+            messages.sort_unstable();
         }
         messages
     }
 
     /// The timeline with `messages` from [`messages`](Self::messages).
-    pub fn finish_with(mut self, messages: Vec<(Ticks, u32, Ticks, u32)>) -> Timeline {
+    pub fn finish_with(mut self, messages: Vec<Message>) -> Timeline {
         self.t.messages = messages;
         self.t
     }
@@ -254,7 +292,7 @@ fn axes(o: &mut String, f: &Frame) {
 
 fn frame(t: &Timeline, pprocs: u32) -> Frame {
     let mut rows: Vec<u32> = t.busy.iter().map(|b| b.0).chain(t.pproc_of.values().copied()).collect();
-    rows.extend(t.messages.iter().flat_map(|m| [m.1, m.3]));
+    rows.extend(t.messages.iter().flat_map(|m| [m.src, m.dst]));
     if rows.is_empty() {
         rows.extend(0..pprocs.min(1));
     }
@@ -418,14 +456,43 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
     o
 }
 
-/// The space-time diagram: a line per processor, a line per message from its send on the
-/// sender's row to its arrival on the receiver's.
+/// The size classes of channel messages in the space-time diagram: upper bounds in
+/// bytes (the last one open) and colours, light to dark.
+const SIZE_CLASSES: [(u32, &str); 4] = [(8, "#6baed6"), (64, "#2171b5"), (512, "#08306b"), (u32::MAX, "#000000")];
+/// The colours of remote reads (request and reply) and remote writes.
+const REMOTE_READ: &str = "#e66101";
+const REMOTE_WRITE: &str = "#5e3c99";
+
+/// A message's colour and dash in the space-time diagram.
+fn message_style(m: &Message) -> (&'static str, bool) {
+    match m.kind {
+        MsgKind::Channel => (SIZE_CLASSES.iter().find(|c| m.bytes <= c.0).map_or("#000000", |c| c.1), false),
+        MsgKind::RemoteRead => (REMOTE_READ, true),
+        MsgKind::RemoteWrite => (REMOTE_WRITE, true),
+    }
+}
+
+/// The space-time diagram: a line per processor (rows shaded in alternation), a line per
+/// message from its send on the sender's row to its arrival on the receiver's, coloured
+/// by kind and size: channel messages blue, darker when larger (classes up to 8, 64, 512
+/// bytes and above), remote reads (request and reply) dashed orange, remote writes
+/// dashed purple; a legend below counts each class. Messages drawn at the same pixels
+/// (same rows, send and arrival in the same pixel columns, same style) are drawn once,
+/// their tooltip giving their number and time span, so the file stays small and the
+/// chart readable however many messages a run sends.
 pub fn space_time(t: &Timeline, pprocs: u32, title: &str) -> String {
     let f = frame(t, pprocs);
     let mut o = String::new();
-    open(&mut o, &format!("{title}: space-time diagram"), f.height() + 14.0);
-    for &p in &f.rows {
+    open(&mut o, &format!("{title}: space-time diagram"), f.height() + 34.0);
+    for (i, &p) in f.rows.iter().enumerate() {
         if let Some(y) = f.row(p) {
+            if i % 2 == 1 {
+                let _ = writeln!(
+                    o,
+                    "<rect x=\"{LEFT:.2}\" y=\"{y:.2}\" width=\"{:.2}\" height=\"{ROW:.2}\" fill=\"#f3f3f3\"/>",
+                    WIDTH - LEFT - RIGHT
+                );
+            }
             let y = y + ROW / 2.0;
             let _ = writeln!(
                 o,
@@ -434,21 +501,82 @@ pub fn space_time(t: &Timeline, pprocs: u32, title: &str) -> String {
             );
         }
     }
-    for &(s, sp, a, dp) in &t.messages {
-        let (Some(y0), Some(y1)) = (f.row(sp), f.row(dp)) else { continue };
+    // (send pixel, source row, arrival pixel, destination row, style) → (count, first
+    // send, last arrival, smallest and largest size).
+    type Key = (i64, usize, i64, usize, &'static str, bool);
+    let mut lines: BTreeMap<Key, (u64, Ticks, Ticks, u32, u32)> = BTreeMap::new();
+    let mut classes: BTreeMap<(&'static str, bool), u64> = BTreeMap::new();
+    for m in &t.messages {
+        let (Ok(r0), Ok(r1)) = (f.rows.binary_search(&m.src), f.rows.binary_search(&m.dst)) else { continue };
+        let (colour, dashed) = message_style(m);
+        *classes.entry((colour, dashed)).or_insert(0) += 1;
+        let key = (f.x(m.send).floor() as i64, r0, f.x(m.arrival).floor() as i64, r1, colour, dashed);
+        let e = lines.entry(key).or_insert((0, m.send, m.arrival, m.bytes, m.bytes));
+        e.0 += 1;
+        e.1 = e.1.min(m.send);
+        e.2 = e.2.max(m.arrival);
+        e.3 = e.3.min(m.bytes);
+        e.4 = e.4.max(m.bytes);
+    }
+    let mut ordered: Vec<_> = lines.into_iter().collect();
+    // Remote traffic above channel messages, larger classes above smaller ones.
+    ordered.sort_by_key(|((x0, r0, x1, r1, colour, dashed), _)| {
+        (*dashed, SIZE_CLASSES.iter().position(|c| c.1 == *colour), *x0, *r0, *x1, *r1)
+    });
+    for ((_, r0, _, r1, colour, dashed), (n, first, last, small, large)) in ordered {
+        let (p0, p1) = (f.rows[r0], f.rows[r1]);
+        let (Some(y0), Some(y1)) = (f.row(p0), f.row(p1)) else { continue };
+        let dash = if dashed { " stroke-dasharray=\"3,2\"" } else { "" };
+        let what = if n == 1 { "1 message".to_string() } else { format!("{n} messages") };
+        let size = if small == large { format!("{small} B") } else { format!("{small}..{large} B") };
         let _ = writeln!(
             o,
-            "<line x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" stroke=\"navy\"><title>P{sp} to P{dp}: {} .. {}</title></line>",
-            f.x(s),
+            "<line x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" stroke=\"{colour}\" stroke-opacity=\"0.8\"{dash}><title>{what} P{p0} to P{p1}, {size}: sent {} .. arrived {}</title></line>",
+            f.x(first),
             y0 + ROW / 2.0,
-            f.x(a),
+            f.x(last),
             y1 + ROW / 2.0,
-            units(s),
-            units(a)
+            units(first),
+            units(last)
         );
     }
     axes(&mut o, &f);
     axis_titles(&mut o, &f);
+    // The legend: every class present, with its count.
+    let ly = TOP + ROW * f.rows.len() as f64 + 62.0;
+    let mut x = LEFT;
+    let mut legend = String::new();
+    let mut bound = 0u32;
+    let mut entries: Vec<(&str, bool, String)> = Vec::new();
+    for (max, colour) in SIZE_CLASSES {
+        let label = if max == u32::MAX {
+            format!("channel, > {bound} B")
+        } else {
+            format!("channel, {}..{max} B", bound + u32::from(bound > 0))
+        };
+        bound = max;
+        entries.push((colour, false, label));
+    }
+    entries.push((REMOTE_READ, true, "remote read (request, reply)".to_string()));
+    entries.push((REMOTE_WRITE, true, "remote write".to_string()));
+    for (colour, dashed, label) in entries {
+        let Some(&n) = classes.get(&(colour, dashed)) else { continue };
+        let dash = if dashed { " stroke-dasharray=\"3,2\"" } else { "" };
+        let text = format!("{label}: {n}");
+        let _ = write!(
+            legend,
+            "<line x1=\"{x:.0}\" y1=\"{:.2}\" x2=\"{:.0}\" y2=\"{:.2}\" stroke=\"{colour}\" stroke-width=\"2\"{dash}/><text x=\"{:.0}\" y=\"{ly:.2}\">{}</text>",
+            ly - 4.0,
+            x + 16.0,
+            ly - 4.0,
+            x + 20.0,
+            escape(&text)
+        );
+        x += 28.0 + 6.2 * text.len() as f64;
+    }
+    if !legend.is_empty() {
+        let _ = writeln!(o, "<g id=\"legend\">{legend}</g>");
+    }
     o.push_str("</svg>\n");
     o
 }
@@ -541,7 +669,6 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::MsgPurpose;
 
     fn send(time: Ticks, msg: u64, src: u32, dst: u32) -> Event {
         Event::MsgSend {
@@ -577,11 +704,14 @@ mod tests {
             Event::MsgArrive { time: 30, msg: 3, dst_pproc: 1 },
             Event::RecvDone { time: 40, pid: 2, pproc: 2, msg: 5, src_pid: 1, bytes: 4 },
         ];
+        let tuples = |b: &TimelineBuilder| -> Vec<(Ticks, u32, Ticks, u32)> {
+            b.messages().iter().map(|m| (m.send, m.src, m.arrival, m.dst)).collect()
+        };
         let mut b = TimelineBuilder::default();
         for e in &events {
             b.event(e);
         }
-        assert_eq!(b.messages(), want);
+        assert_eq!(tuples(&b), want);
         // Sends out of time order (a trace not sorted by time) give the same list.
         let mut b = TimelineBuilder::default();
         for e in events.iter().rev() {
@@ -589,7 +719,7 @@ mod tests {
         }
         // Reversed, message 5's later send is the one at 20 (0 → 3).
         let want_rev = vec![(10, 0, 30, 1), (10, 1, 12, 2), (10, 3, 15, 0), (20, 0, 40, 3)];
-        assert_eq!(b.messages(), want_rev);
+        assert_eq!(tuples(&b), want_rev);
     }
 
     #[test]

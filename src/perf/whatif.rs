@@ -171,7 +171,9 @@ impl WhatIfBuilder {
                     self.wake(pid, time);
                 }
             }
-            Event::MsgSend { time, msg, src_pid, .. } => {
+            // Remote-memory traffic is not an edge: the wait it causes is (a remote
+            // read's suspension, ended when the reader resumes).
+            Event::MsgSend { time, msg, src_pid, purpose: crate::trace::MsgPurpose::Channel { .. }, .. } => {
                 let i = self.push(src_pid, time, false);
                 self.send_of.insert(msg, i);
             }

@@ -8,7 +8,7 @@
 //! loop and is executed by [`Simulator::exec_complex`] with access to the whole machine.
 use super::format::{self, ScanValue};
 use super::memory::Memory;
-use super::observe::{BlockReason, Observer, ProcState, ProcessStatus, SimEvent};
+use super::observe::{BlockReason, Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
 use super::rng::Rng;
 use super::{Io, Limit, NetThread, RuntimeError, SimConfig, SimError, Stats, TickCosts, Waiter};
 use crate::net::{Network, Ticks, TICKS_PER_UNIT};
@@ -216,7 +216,7 @@ enum InFlight {
     Load,
     /// The request of a remote read by `pid` (on `reader`) of `words` words owned by
     /// `owner`: the reply leaves when it arrives.
-    ReadRequest { pid: u32, reader: u32, owner: u32, words: u32 },
+    ReadRequest { pid: u32, addr: u32, reader: u32, owner: u32, words: u32 },
     /// The reply of a remote read: `pid` wakes when it arrives.
     ReadReply { pid: u32 },
     /// The first frame of the new process `pid`: it starts when the block arrives.
@@ -246,7 +246,7 @@ enum FileSlot {
 struct Acc {
     any: bool,
     read: Option<(u32, u32, u32)>,
-    write: Option<(u32, u32)>,
+    write: Option<(u32, u32, u32)>,
 }
 
 impl Acc {
@@ -260,12 +260,12 @@ impl Acc {
         }
     }
     #[inline]
-    fn write(&mut self, owner: u32) {
+    fn write(&mut self, owner: u32, addr: usize) {
         self.any = true;
         match &mut self.write {
-            Some((o, w)) if *o == owner => *w += 1,
+            Some((o, w, _)) if *o == owner => *w += 1,
             Some(_) => {}
-            None => self.write = Some((owner, 1)),
+            None => self.write = Some((owner, 1, addr as u32)),
         }
     }
 }
@@ -1328,19 +1328,19 @@ impl<'m> Simulator<'m> {
                 Ok(Exit::Remote(acc)) => {
                     let p = &self.procs[pid as usize];
                     let (me, now) = (p.pproc, p.clock);
-                    if let Some((o, w)) = acc.write {
+                    if let Some((o, w, a)) = acc.write {
                         self.msg_seq += 1;
-                        if self.net_send(self.msg_seq, me, o, 4 + 4 * w, now).is_none() {
+                        if self.remote_send(RemoteKind::Write, pid, a, me, o, 4 + 4 * w, now).is_none() {
                             self.in_flight.insert(self.msg_seq, InFlight::Load);
                         }
                         self.stats.remote_writes += 1;
                     }
                     if let Some((o, w, a)) = acc.read {
                         self.msg_seq += 1;
-                        let wake = match self.net_send(self.msg_seq, me, o, 4, now) {
-                            Some(t1) => self.read_reply(pid, me, o, w, t1),
+                        let wake = match self.remote_send(RemoteKind::Read, pid, a, me, o, 4, now) {
+                            Some(t1) => self.read_reply(pid, a, me, o, w, t1),
                             None => {
-                                let req = InFlight::ReadRequest { pid, reader: me, owner: o, words: w };
+                                let req = InFlight::ReadRequest { pid, addr: a, reader: me, owner: o, words: w };
                                 self.in_flight.insert(self.msg_seq, req);
                                 self.reads_pending += 1;
                                 NEVER
@@ -1473,14 +1473,57 @@ impl<'m> Simulator<'m> {
 
     /// Sends the reply of a remote read whose request reached `owner` at `t`; returns
     /// when the reply reaches the reader (NEVER while it is in a contention network).
-    fn read_reply(&mut self, pid: u32, reader: u32, owner: u32, words: u32, t: Ticks) -> Ticks {
+    fn read_reply(&mut self, pid: u32, addr: u32, reader: u32, owner: u32, words: u32, t: Ticks) -> Ticks {
         self.msg_seq += 1;
-        match self.net_send(self.msg_seq, owner, reader, 4 * words, t) {
+        match self.remote_send(RemoteKind::Reply, pid, addr, owner, reader, 4 * words, t) {
             Some(t2) => t2.max(t),
             None => {
                 self.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
                 NEVER
             }
+        }
+    }
+
+    /// Sends remote-memory traffic (message `self.msg_seq`) of `kind` on behalf of
+    /// process `pid` about address `addr`, and tells the observer; returns the arrival
+    /// time when the network knows it now.
+    #[allow(clippy::too_many_arguments)]
+    fn remote_send(
+        &mut self,
+        kind: RemoteKind,
+        pid: u32,
+        addr: u32,
+        src: u32,
+        dst: u32,
+        bytes: u32,
+        now: Ticks,
+    ) -> Option<Ticks> {
+        let id = self.msg_seq;
+        let arrival = self.net_send(id, src, dst, bytes, now);
+        if let Some(o) = self.observer.as_mut() {
+            let arrival = arrival.map(|a| a.max(now));
+            let line = self.module.line_of(self.procs[pid as usize].pc);
+            let (src_pproc, dst_pproc) = (src, dst);
+            o.event(&SimEvent::Remote {
+                time: now,
+                msg: id,
+                kind,
+                pid,
+                addr,
+                src_pproc,
+                dst_pproc,
+                bytes,
+                arrival,
+                line,
+            });
+        }
+        arrival
+    }
+
+    /// Remote-memory message `id`, sent with an unknown arrival, arrived at `t`.
+    fn remote_arrived(&mut self, id: u64, t: Ticks) {
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&SimEvent::Arrive { time: t, msg: id });
         }
     }
 
@@ -1537,15 +1580,21 @@ impl<'m> Simulator<'m> {
                 }
                 self.deliver_ready(c, k);
             }
-            Some(InFlight::ReadRequest { pid, reader, owner, words }) => {
+            Some(InFlight::ReadRequest { pid, addr, reader, owner, words }) => {
+                self.remote_arrived(id, t);
                 self.reads_pending -= 1;
-                let wake = self.read_reply(pid, reader, owner, words, t);
+                let wake = self.read_reply(pid, addr, reader, owner, words, t);
                 if wake != NEVER {
                     self.wake_reader(pid, wake);
                 }
             }
-            Some(InFlight::ReadReply { pid } | InFlight::Frame { pid }) => self.wake_reader(pid, t),
-            Some(InFlight::Load) | None => {}
+            Some(InFlight::ReadReply { pid }) => {
+                self.remote_arrived(id, t);
+                self.wake_reader(pid, t);
+            }
+            Some(InFlight::Frame { pid }) => self.wake_reader(pid, t),
+            Some(InFlight::Load) => self.remote_arrived(id, t),
+            None => {}
         }
     }
 

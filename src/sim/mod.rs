@@ -108,7 +108,7 @@ mod stats;
 
 pub use cost::{parse_override, CostError, CostTable, TickCosts};
 pub use machine::{ChannelView, DebugHook, Quit, Simulator, Stop};
-pub use observe::{BlockReason, Observer, ProcState, ProcessStatus, SimEvent};
+pub use observe::{BlockReason, Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
 pub use stats::{units, Stats};
 
 use crate::net::{Ticks, TICKS_PER_UNIT};

@@ -26,6 +26,17 @@ pub enum BlockReason {
     Children,
 }
 
+/// The kinds of remote-memory traffic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemoteKind {
+    /// A remote read's request.
+    Read,
+    /// A remote read's reply.
+    Reply,
+    /// A remote write.
+    Write,
+}
+
 /// One simulator event.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SimEvent<'a> {
@@ -58,10 +69,27 @@ pub enum SimEvent<'a> {
         /// Source line of the send.
         line: u32,
     },
+    /// Remote-memory traffic: a remote read's request (reader to owner) or reply (owner
+    /// to reader), or a remote write (writer to owner), on behalf of process `pid`
+    /// (the reader or writer) about address `addr`. It arrives at `arrival`, or at the
+    /// time of a later [`SimEvent::Arrive`] when the network has contention (`None`).
+    Remote {
+        time: Ticks,
+        /// The simulator's message id (unique in the run).
+        msg: u64,
+        kind: RemoteKind,
+        pid: u32,
+        addr: u32,
+        src_pproc: u32,
+        dst_pproc: u32,
+        bytes: u32,
+        arrival: Option<Ticks>,
+        /// Source line of the access.
+        line: u32,
+    },
     /// A message sent with an unknown arrival time arrived.
     Arrive { time: Ticks, msg: u64 },
     /// A packet of message `msg` crossed the link `from -> to` (`--trace-routes`).
-    /// Remote-memory traffic has ids that no `Send` announced.
     Hop { msg: u64, packet: u32, from: u32, to: u32, enter: Ticks, leave: Ticks },
     /// A message was received (the `RECV` completed at `time`).
     Receive { time: Ticks, pid: u32, channel: u32, elem: u32, arrival: Ticks, line: u32 },

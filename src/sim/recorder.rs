@@ -7,7 +7,7 @@
 //! so events of different processors come out of time order by at most one quantum plus
 //! the longest instruction; message arrivals are announced ahead of their time. Events
 //! older than the newest seen minus [`Recorder`]'s window are final and are written.
-use super::observe::{BlockReason, Observer, SimEvent};
+use super::observe::{BlockReason, Observer, RemoteKind, SimEvent};
 use super::setup::Setup;
 use super::Stats;
 use crate::net::Ticks;
@@ -85,6 +85,9 @@ pub struct Recorder<W: Write> {
     /// Messages in a contention network, by the simulator's id: channel, element,
     /// the message and its destination processor.
     in_network: HashMap<u64, (u32, u32, Pending, u32)>,
+    /// Remote-memory messages in a contention network, by the simulator's id: the
+    /// record's id and the destination processor.
+    remote_in_network: HashMap<u64, (u64, u32)>,
     /// The simulator's and the record's id of the latest message sent (its hops follow
     /// its send when the network knows them at once).
     last_send: (u64, u64),
@@ -133,6 +136,7 @@ impl<W: Write> Recorder<W> {
             next_msg: 0,
             queues: HashMap::new(),
             in_network: HashMap::new(),
+            remote_in_network: HashMap::new(),
             last_send: (u64::MAX, 0),
             waiting_receive: HashMap::new(),
             stopped: HashMap::new(),
@@ -173,6 +177,14 @@ impl<W: Write> Recorder<W> {
         let msg = p.msg;
         self.queues.entry((channel, elem)).or_default().insert((arrival, msg), p);
         self.push(Event::MsgArrive { time: arrival, msg, dst_pproc });
+    }
+
+    /// The record's id of the simulator's message `id` while it is in the network.
+    fn record_id(&self, id: u64) -> u64 {
+        match self.in_network.get(&id) {
+            Some(e) => e.2.msg,
+            None => self.remote_in_network.get(&id).map_or(u64::MAX, |e| e.0),
+        }
     }
 
     fn push(&mut self, e: Event) {
@@ -276,13 +288,43 @@ impl<W: Write> Recorder<W> {
             SimEvent::Hop { msg, packet, from, to, enter, leave } => {
                 let msg = match self.last_send {
                     (sim, rec) if sim == msg => rec,
-                    _ => self.in_network.get(&msg).map_or(u64::MAX, |e| e.2.msg),
+                    _ => self.record_id(msg),
                 };
                 self.push(Event::Hop { msg, packet, from, to, enter, leave });
             }
             SimEvent::Arrive { time, msg } => {
                 if let Some((channel, elem, pending, dst_pproc)) = self.in_network.remove(&msg) {
                     self.arrived(channel, elem, time, pending, dst_pproc);
+                } else if let Some((msg, dst_pproc)) = self.remote_in_network.remove(&msg) {
+                    self.push(Event::MsgArrive { time, msg, dst_pproc });
+                }
+            }
+            SimEvent::Remote { time, msg: id, kind, pid, addr, src_pproc, dst_pproc, bytes, arrival, line } => {
+                let msg = self.next_msg;
+                self.next_msg += 1;
+                self.last_send = (id, msg);
+                let purpose = match kind {
+                    RemoteKind::Read => MsgPurpose::RemoteRead { addr },
+                    RemoteKind::Reply => MsgPurpose::RemoteReply { addr },
+                    RemoteKind::Write => MsgPurpose::RemoteWrite { addr },
+                };
+                // Sent on behalf of the reader or writer; no process receives it.
+                self.push(Event::MsgSend {
+                    time,
+                    msg,
+                    src_pid: pid,
+                    src_pproc,
+                    dst_pid: None,
+                    dst_pproc,
+                    purpose,
+                    bytes,
+                    line,
+                });
+                match arrival {
+                    Some(time) => self.push(Event::MsgArrive { time, msg, dst_pproc }),
+                    None => {
+                        self.remote_in_network.insert(id, (msg, dst_pproc));
+                    }
                 }
             }
             SimEvent::Receive { time, pid, channel, elem, line, .. } => {
@@ -311,7 +353,7 @@ impl<W: Write> Recorder<W> {
             SimEvent::Deadlock { time, msg, packet, at } => {
                 let msg = match self.last_send {
                     (sim, rec) if sim == msg => rec,
-                    _ => self.in_network.get(&msg).map_or(u64::MAX, |e| e.2.msg),
+                    _ => self.record_id(msg),
                 };
                 self.push(Event::Deadlock { time, msg, packet, pproc: at });
             }

@@ -334,9 +334,28 @@ fn svg_charts_are_well_formed_and_deterministic() {
         assert_eq!(well_formed(text), Ok("svg".into()), "{f}");
     }
     // The Gantt chart has a slice per busy interval and the critical path in red; the
-    // space-time diagram a line per message: ring_token sends 27 messages.
+    // space-time diagram every message: ring_token sends 27 channel messages of 4 bytes
+    // (the lightest blue, up to 8 bytes) and makes 7 remote writes (stage k stores into
+    // main's where[k]; dashed purple), each line's tooltip counting the messages it
+    // stands for; the legend counts them too.
     assert!(first[0].contains("<rect") && first[0].contains("stroke=\"red\""));
-    assert_eq!(first[1].matches("stroke=\"navy\"").count(), 27);
+    let drawn = |colour: &str| -> usize {
+        first[1]
+            .lines()
+            .filter(|l| l.starts_with("<line") && l.contains(&format!("stroke=\"{colour}\"")))
+            .map(|l| {
+                let t = l.split("<title>").nth(1).unwrap();
+                if t.starts_with("1 message ") {
+                    1
+                } else {
+                    t.split(' ').next().unwrap().parse().unwrap()
+                }
+            })
+            .sum()
+    };
+    assert_eq!(drawn("#6baed6"), 27);
+    assert_eq!(drawn("#5e3c99"), 7);
+    assert!(first[1].contains("channel, 0..8 B: 27") && first[1].contains("remote write: 7"), "legend");
     let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--svg", "again"], b"");
     assert_eq!(out.status.code(), Some(0));
     for (f, text) in ["gantt.svg", "spacetime.svg", "utilization.svg"].iter().zip(&first) {

@@ -155,12 +155,14 @@ fn sddf_records_match_their_descriptors() {
     }
     // One descriptor per event kind, and the run's statistics (a whole run's trace).
     assert_eq!(fields.len(), 16, "one descriptor per event kind and run_stats");
-    // Every event of the record is written: 532 events for ring_token (run-record dump:
-    // 322 busy, 27 each of msg_send, msg_arr, recv_call, recv_done, 63 state (27 blocks
-    // in a receive, 27 resumptions after them and the 9 processes' starts), 9 each of
-    // proc_init, proc_exit, and 21 line_cost: lines 20-27, 29 and 34-45, those whose
-    // instructions ran), and the run_stats record.
-    assert_eq!(data, 533);
+    // Every event of the record is written: 546 events for ring_token (run-record dump:
+    // 322 busy, 34 each of msg_send and msg_arr (27 channel messages and 7 remote
+    // writes: each stage stores into main's where[k] through its reference parameter,
+    // line 21), 27 each of recv_call, recv_done, 63 state (27 blocks in a receive, 27
+    // resumptions after them and the 9 processes' starts), 9 each of proc_init,
+    // proc_exit, and 21 line_cost: lines 20-27, 29 and 34-45, those whose instructions
+    // ran), and the run_stats record.
+    assert_eq!(data, 547);
 }
 
 fn num(v: &serde_json::Value, key: &str) -> f64 {
@@ -194,8 +196,9 @@ fn chrome_json_parses_with_one_track_per_processor_and_paired_flows() {
     }
     assert_eq!(names, 8);
     assert!(counters > 0);
-    // 27 channel messages, each one `s` and one `f`.
-    assert_eq!(flows.len(), 27);
+    // 27 channel messages and 7 remote writes (stage k stores into main's where[k]),
+    // each one `s` and one `f`.
+    assert_eq!(flows.len(), 34);
     assert!(flows.values().all(|&c| c == (1, 1)), "{flows:?}");
     for (tid, mut v) in slices {
         v.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -576,7 +576,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if CHECK {
                     let o = mem.owner[i];
                     if o != me {
-                        acc.write(o);
+                        acc.write(o, i);
                     }
                 }
                 mem.words[i] = $w;
