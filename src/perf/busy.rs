@@ -270,10 +270,22 @@ impl BusyProfile {
 /// intervals sorted by (process, start) with running sums, two binary searches a query.
 #[derive(Debug, Default, Clone)]
 pub struct CpuTime {
-    /// `(pid, start, end)`, nonempty, sorted; one process's intervals never overlap.
-    intervals: Vec<(u32, Ticks, Ticks)>,
-    /// `sums[k]` = the lengths of `intervals[..k]`.
-    sums: Vec<Ticks>,
+    /// Every nonempty interval, sorted by process then time (one process's intervals
+    /// never overlap), each with the lengths of the intervals before it in this order:
+    /// what a query needs of an interval is in one record (one cache line).
+    intervals: Vec<Iv>,
+    /// The lengths of all intervals.
+    total: Ticks,
+}
+
+/// One busy interval of [`CpuTime`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Iv {
+    pid: u32,
+    start: Ticks,
+    end: Ticks,
+    /// The lengths of the intervals before it.
+    before: Ticks,
 }
 
 impl CpuTime {
@@ -285,7 +297,8 @@ impl CpuTime {
         let nonempty = || busy.iter().filter(|b| b.3 > b.2);
         let max_pid = nonempty().map(|b| b.1 as usize).max().unwrap_or(0);
         let count = nonempty().count();
-        let mut intervals: Vec<(u32, Ticks, Ticks)> = Vec::with_capacity(count);
+        let iv = |pid, start, end| Iv { pid, start, end, before: 0 };
+        let mut intervals: Vec<Iv> = Vec::with_capacity(count);
         if max_pid <= 2 * count + 1024 {
             let mut at = vec![0usize; max_pid + 2];
             for b in nonempty() {
@@ -295,9 +308,9 @@ impl CpuTime {
                 at[k] += at[k - 1];
             }
             let bounds = at.clone();
-            intervals.resize(count, (0, 0, 0));
+            intervals.resize(count, Iv::default());
             for &(_, pid, s, e) in nonempty() {
-                intervals[at[pid as usize]] = (pid, s, e);
+                intervals[at[pid as usize]] = iv(pid, s, e);
                 at[pid as usize] += 1;
             }
             for w in bounds.windows(2) {
@@ -307,17 +320,20 @@ impl CpuTime {
                 }
             }
         } else {
-            intervals.extend(nonempty().map(|&(_, pid, s, e)| (pid, s, e)));
+            intervals.extend(nonempty().map(|&(_, pid, s, e)| iv(pid, s, e)));
             intervals.sort_unstable();
         }
-        let mut sums = Vec::with_capacity(intervals.len() + 1);
-        let mut sum = 0;
-        sums.push(0);
-        for &(_, s, e) in &intervals {
-            sum += e - s;
-            sums.push(sum);
+        let mut total = 0;
+        for x in &mut intervals {
+            x.before = total;
+            total += x.end - x.start;
         }
-        CpuTime { intervals, sums }
+        CpuTime { intervals, total }
+    }
+
+    /// The lengths of the intervals before index `k` (all of them past the end).
+    fn sum_before(&self, k: usize) -> Ticks {
+        self.intervals.get(k).map_or(self.total, |x| x.before)
     }
 
     /// For each `(pid, t)`, `pid`'s busy time before `t`; `None` when there are no busy
@@ -328,28 +344,28 @@ impl CpuTime {
             return None;
         }
         let v = &self.intervals;
-        // Per process: its first interval, the cursor, the last time asked.
-        let mut cursors: DenseMap<(usize, usize, Ticks)> = DenseMap::default();
+        // Per process: its first interval, the cursor, the last time asked, and the
+        // lengths before its first interval.
+        let mut cursors: DenseMap<(usize, usize, Ticks, Ticks)> = DenseMap::default();
         let out = at
             .map(|(pid, t)| {
                 let c = cursors.get_or_insert_with(u64::from(pid), || {
-                    let first = v.partition_point(|x| x.0 < pid);
-                    (first, first, 0)
+                    let first = v.partition_point(|x| x.pid < pid);
+                    (first, first, 0, self.sum_before(first))
                 });
                 let first = c.0;
                 if t < c.2 {
-                    c.1 = first + v[first..].partition_point(|x| x.0 == pid && x.2 <= t);
+                    c.1 = first + v[first..].partition_point(|x| x.pid == pid && x.end <= t);
                 } else {
-                    while c.1 < v.len() && v[c.1].0 == pid && v[c.1].2 <= t {
+                    while c.1 < v.len() && v[c.1].pid == pid && v[c.1].end <= t {
                         c.1 += 1;
                     }
                 }
                 c.2 = t;
-                let part = match v.get(c.1) {
-                    Some(&(p, s, _)) if p == pid && s < t => t - s,
-                    _ => 0,
-                };
-                self.sums[c.1] - self.sums[first] + part
+                match v.get(c.1) {
+                    Some(x) if x.pid == pid => x.before - c.3 + t.saturating_sub(x.start),
+                    _ => self.sum_before(c.1) - c.3,
+                }
             })
             .collect();
         Some(out)
@@ -363,12 +379,12 @@ impl CpuTime {
     /// `pid`'s busy time before `t`.
     fn before(&self, pid: u32, first: usize, t: Ticks) -> Ticks {
         let v = &self.intervals;
-        let k = first + v[first..].partition_point(|x| x.0 == pid && x.2 <= t);
+        let k = first + v[first..].partition_point(|x| x.pid == pid && x.end <= t);
         let part = match v.get(k) {
-            Some(&(p, s, _)) if p == pid && s < t => t - s,
+            Some(x) if x.pid == pid && x.start < t => t - x.start,
             _ => 0,
         };
-        self.sums[k] - self.sums[first] + part
+        self.sum_before(k) - self.sum_before(first) + part
     }
 
     /// `pid`'s busy time in `[a, b]`.
@@ -376,7 +392,7 @@ impl CpuTime {
         if self.intervals.is_empty() {
             return b.saturating_sub(a);
         }
-        let first = self.intervals.partition_point(|x| x.0 < pid);
+        let first = self.intervals.partition_point(|x| x.pid < pid);
         self.before(pid, first, b).saturating_sub(self.before(pid, first, a))
     }
 }

@@ -567,8 +567,31 @@ impl GraphBuilder {
         // sweep over the nodes (in record order, hence nearly in time order; the two side
         // by side), kept with the node's time and heaviest-path weight in one record, so
         // that an edge reads one record of its source.
-        let (area, cum) = rayon::join(
-            || profile.areas_at(self.nodes.iter().map(|x| x.time)),
+        // A message the receiver did not wait for weighs its transfer, from its send to
+        // its arrival (clamped between its two nodes): the busy area up to each arrival
+        // in a third sweep.
+        let weak_until: Vec<Ticks> = self
+            .weak
+            .iter()
+            .map(|&(i, s, arrived)| arrived.clamp(self.nodes[s as usize].time, self.nodes[i as usize].time))
+            .collect();
+        let ((area, weak_area), cum) = rayon::join(
+            || {
+                rayon::join(
+                    || profile.areas_at(self.nodes.iter().map(|x| x.time)),
+                    || {
+                        // Arrivals are in receiver order, not time order: swept sorted.
+                        let mut order: Vec<(Ticks, u32)> = weak_until.iter().copied().zip(0u32..).collect();
+                        order.sort_unstable();
+                        let sorted = profile.areas_at(order.iter().map(|x| x.0));
+                        let mut areas = vec![0u128; order.len()];
+                        for (&(_, k), a) in order.iter().zip(sorted) {
+                            areas[k as usize] = a;
+                        }
+                        areas
+                    },
+                )
+            },
             || cpu.cumulative(self.nodes.iter().map(|x| (x.pid, x.time))),
         );
         let mut at: Vec<At> = self
@@ -624,14 +647,15 @@ impl GraphBuilder {
                 wk += 1;
             }
             let mut weak = None;
-            for &(_, s, arrived) in self.weak[wk..].iter().take_while(|x| x.0 as usize == i) {
+            for (k, &(_, s, _)) in self.weak.iter().enumerate().skip(wk).take_while(|(_, x)| x.0 as usize == i) {
                 let s = s as usize;
                 if done[s] {
                     // The message's transfer, from its send to its arrival: the time it
                     // then waited in the receiver's queue is no activity.
-                    let until = arrived.clamp(at[s].time, me.time);
-                    let (a, pid) = (at[s].time, self.nodes[s].pid);
-                    let x = at[s].total + edge_weight(EdgeKind::Message, pid, a, until, processors, profile, cpu);
+                    let until = weak_until[k];
+                    let a = weak_area[k];
+                    let arrival = At { time: until, cpu: 0, area: [a as u64, (a >> 64) as u64], total: 0.0 };
+                    let x = at[s].total + w(&at[s], &arrival, EdgeKind::Message);
                     if best.is_none_or(|b| x > b) {
                         best = Some(x);
                         choice[i] = 3;

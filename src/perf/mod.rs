@@ -450,28 +450,21 @@ impl<'h> Analyzer<'h> {
         // on one core they simply run in turn), each with the same result as alone.
         let (mut timeline, mut graph) = (self.timeline, self.graph);
         let (mut starts, mut ends) = timeline.take_bounds();
-        let ((starts, ends), (path, messages)) = rayon::join(
+        let ((starts, ends, messages), (graph, path, cpu)) = rayon::join(
             || {
                 rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
-                (starts, ends)
+                (starts, ends, timeline.messages())
             },
             || {
-                rayon::join(
-                    || {
-                        let p = graph.path();
-                        (graph, p)
-                    },
-                    || timeline.messages(),
-                )
+                let (p, cpu) = rayon::join(|| graph.path(), || graph::CpuTime::new(timeline.busy()));
+                (graph, p, cpu)
             },
         );
-        let ((graph, path), messages) = (path, messages);
         let busy = graph::BusyProfile::from_sorted(starts, ends);
         let timeline = timeline.finish_with(messages);
         // n of the weights: the machine's processors (SPEC §6), or those the trace shows
         // in use when it does not say (PICL and SDDF).
         let n = self.header.pprocs.max(summary.pprocs_used);
-        let cpu = graph::CpuTime::new(&timeline.busy);
         let critical = path.weigh(n, &busy, &cpu);
         let weighted = graph.weighted(n, &busy, &cpu);
         drop((graph, cpu));
