@@ -34,6 +34,11 @@ struct Args {
     /// DIR (with several runs, each name prefixed with the run's file stem and a dash).
     #[arg(long, value_name = "DIR")]
     svg: Option<PathBuf>,
+    /// Write the visual report: one self-contained HTML file (data, script and styles
+    /// inside; no network) with the timeline, utilization, communication matrix,
+    /// topology, WCPA, phases, statistics and source views. One run only.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// How much shorter the critical path gets when TARGET takes no time:
     /// function=NAME (the processes running NAME) or phase=LABEL (the phase opened by the
     /// probe LABEL); may be repeated.
@@ -193,18 +198,38 @@ fn run(args: &Args) -> anyhow::Result<()> {
     if args.comm && args.svg.is_none() {
         return comm_only(&paths);
     }
+    let mut page = None;
+    if let Some(html) = &args.html {
+        if paths.len() != 1 {
+            anyhow::bail!("--html writes the report of one run: give one");
+        }
+        let (name, bytes) = read_all(&paths[0])?;
+        let (a, text) = cppe::perf::html_report(&bytes, &opts).with_context(|| name.clone())?;
+        for note in &a.notes {
+            eprintln!("cpperf: {name}: note: {note}");
+        }
+        page = Some((name, a, text, html.clone()));
+    }
+    if let Some((_, _, text, path)) = &page {
+        cli::write_atomic(path, text.as_bytes())?;
+        eprintln!("cpperf: wrote {}", path.display());
+    }
     // Runs are independent: analysed in parallel, reported in the order given.
-    let analyses: Vec<(String, Analysis)> = paths
-        .par_iter()
-        .map(|p| {
-            let (name, input) = open_input(p)?;
-            let a = analyze_any_with(input, &opts).with_context(|| name.clone())?;
-            for note in &a.notes {
-                eprintln!("cpperf: {name}: note: {note}");
-            }
-            Ok((name, a))
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let analyses: Vec<(String, Analysis)> = if let Some((name, a, _, _)) = page {
+        vec![(name, a)]
+    } else {
+        paths
+            .par_iter()
+            .map(|p| {
+                let (name, input) = open_input(p)?;
+                let a = analyze_any_with(input, &opts).with_context(|| name.clone())?;
+                for note in &a.notes {
+                    eprintln!("cpperf: {name}: note: {note}");
+                }
+                Ok((name, a))
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
     let many = analyses.len() > 1;
     if let Some(dir) = &args.svg {
         std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the trace readers the tests check our outputs with, written by others:
-# BSC's pertalde (Paraver checker, PyPI) into target/readers-venv, and otf2-print
-# (Debian's otf2-tools, the OTF2 reference library's printer) with apt-get.
+# BSC's pertalde (Paraver checker, PyPI) into target/readers-venv, and with apt-get
+# otf2-print (Debian's otf2-tools, the OTF2 reference library's printer) and Debian's
+# chromium (the HTML reports are opened in it headless).
 # Idempotent: does nothing when they are there. Prints the venv's bin directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,12 +13,15 @@ if [ ! -x "$venv/bin/ptd" ] || ! cmp -s "$req" "$venv/requirements.txt"; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" >&2
   cp "$req" "$venv/requirements.txt"
 fi
-if ! command -v otf2-print >/dev/null 2>&1; then
+missing=""
+command -v otf2-print >/dev/null 2>&1 || missing="$missing otf2-tools"
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+if [ -n "$missing" ]; then
   sudo=""
   if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
-  if ! $sudo apt-get install -y -q otf2-tools >&2; then
+  if ! $sudo apt-get install -y -q $missing >&2; then
     $sudo apt-get update -q >&2
-    $sudo apt-get install -y -q otf2-tools >&2
+    $sudo apt-get install -y -q $missing >&2
   fi
 fi
 echo "$PWD/$venv/bin"

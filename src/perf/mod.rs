@@ -33,6 +33,7 @@ pub mod busy;
 pub mod compare;
 mod dense;
 pub mod graph;
+pub mod html;
 pub mod imbalance;
 pub mod import;
 pub mod lines;
@@ -168,6 +169,40 @@ pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
         Some(InputKind::Csv) => Ok(compare::Metrics::from_csv(&String::from_utf8_lossy(bytes))?),
         _ => Ok(compare::Metrics::of(&analyze_bytes(bytes)?)),
     }
+}
+
+/// The HTML report (`--html`, [`html`]) of the run record or trace `bytes`, analysed with
+/// `opts`: the events are read twice, once for the analysis and once for the timeline.
+pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), PerfError> {
+    let a = analyze_any_with(bytes, opts)?;
+    let page = match detect(bytes) {
+        Some(InputKind::Record) => {
+            let (mut r, header) = crate::trace::RunRecordReader::open(bytes)?;
+            let mut failed = None;
+            let iter = std::iter::from_fn(|| match r.next_event() {
+                Ok(e) => e,
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            });
+            let page = html::report(&a, &header, iter);
+            if let Some(e) = failed {
+                return Err(e.into());
+            }
+            page
+        }
+        Some(InputKind::Picl) => {
+            let t = import::picl::read(bytes)?;
+            html::report(&a, &t.header, t.events.into_iter())
+        }
+        Some(InputKind::Sddf) => {
+            let t = import::sddf::read(bytes)?;
+            html::report(&a, &t.header, t.events.into_iter())
+        }
+        Some(InputKind::Csv) | None => return Err(PerfError::Unknown),
+    };
+    Ok((a, page))
 }
 
 /// The three charts of `--svg` as `(file name, SVG text)`.

@@ -435,3 +435,137 @@ fn otf2_of_a_long_run_spans_several_chunks_and_still_reads() {
         .expect("location 0's definition");
     assert_eq!(on0, announced);
 }
+
+/// Debian's chromium (scripts/readers.sh installs it).
+fn chromium() -> PathBuf {
+    let _ = readers();
+    let which = std::process::Command::new("sh").args(["-c", "command -v chromium"]).output().unwrap();
+    assert!(which.status.success(), "chromium is not installed: run scripts/readers.sh");
+    PathBuf::from(String::from_utf8_lossy(&which.stdout).trim())
+}
+
+/// Headless Chromium with the network cut off (every host name fails to resolve) and a
+/// profile of its own; `extra` says what to do with the page.
+fn headless(tag: &str, extra: &[&str], url: &str) -> std::process::Output {
+    let profile = tempdir(&format!("chromium-{tag}"));
+    let mut cmd = std::process::Command::new(chromium());
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--enable-logging=stderr",
+        "--v=0",
+    ]);
+    cmd.arg(format!("--user-data-dir={}", profile.display()));
+    cmd.args(extra).arg(url);
+    cmd.output().expect("chromium")
+}
+
+/// Busy ticks of each processor in [a, b) from the record's busy intervals.
+fn busy_in(cpt: &Path, n: usize, a: u64, b: u64) -> Vec<u64> {
+    let bytes = std::fs::read(cpt).unwrap();
+    let (mut r, _) = cppe::trace::RunRecordReader::open(&bytes[..]).unwrap();
+    let mut busy = vec![0u64; n];
+    while let Some(e) = r.next_event().unwrap() {
+        if let cppe::trace::Event::Busy { pproc, start, end, .. } = e {
+            let (s, t) = (start.max(a), end.min(b));
+            if t > s && (pproc as usize) < n {
+                busy[pproc as usize] += t - s;
+            }
+        }
+    }
+    busy
+}
+
+#[test]
+fn every_fixture_s_html_report_loads_offline_and_draws_the_record_s_figures() {
+    // Each report opens in headless Chromium with the network cut off and no console
+    // message; it references nothing outside itself; its self-check (#selfcheck) finds
+    // every view, the figures of cpperf --format json, and per processor a drawn busy
+    // fraction equal to the record's busy time over the window (within 1 %), at the
+    // default zoom and at a 100× zoom into the middle of the run.
+    let dir = tempdir("truth-html");
+    for (name, cpt) in records() {
+        let html = dir.join(format!("{name}.html"));
+        let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--html", html.to_str().unwrap()], b"");
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let page = std::fs::read_to_string(&html).unwrap();
+        for outside in ["src=\"http", "href=\"http", "url(http", "@import", "<link"] {
+            assert!(!page.contains(outside), "{name}: the report refers to something outside it ({outside})");
+        }
+        let url = format!("file://{}#selfcheck", html.display());
+        let out = headless(name, &["--virtual-time-budget=5000", "--dump-dom"], &url);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("CONSOLE") && !err.contains("Uncaught"), "{name}: console: {err}");
+        let dom = String::from_utf8_lossy(&out.stdout);
+        let check = dom
+            .split("<pre id=\"selfcheck\">")
+            .nth(1)
+            .and_then(|r| r.split("</pre>").next())
+            .unwrap_or_else(|| panic!("{name}: no self-check in the page: {err}"));
+        let check: serde_json::Value = serde_json::from_str(&check.replace("&quot;", "\"")).expect("self-check JSON");
+        assert_eq!(check["errors"].as_array().map(Vec::len), Some(0), "{name}: script errors {}", check["errors"]);
+        let views: Vec<&str> = check["views"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        assert_eq!(views, ["timeline", "profile", "per-processor", "topology", "wcpa", "stats", "source"], "{name}");
+
+        let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let figs = &check["figures"];
+        for (id, key) in
+            [("fig-par", "par_time"), ("fig-seq", "seq_time"), ("fig-speedup", "speedup"), ("fig-procs", "pprocs_used")]
+        {
+            assert_eq!(figs[id].as_f64(), j[key].as_f64(), "{name}: {key}");
+        }
+        let heaviest = j["weighted_path"]["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["weight"].as_f64().unwrap(), s["share"].as_f64().unwrap()))
+            .fold(None, |m: Option<(f64, f64)>, x| if m.is_none_or(|m| x.0 > m.0) { Some(x) } else { m });
+        if let Some((_, share)) = heaviest {
+            assert_eq!(figs["fig-wcpa"].as_f64(), Some(share), "{name}: heaviest WCPA segment");
+        }
+
+        let n = check["processors"].as_u64().unwrap() as usize;
+        let end = check["end"].as_u64().unwrap();
+        let full = busy_in(cpt, n, 0, end);
+        let (z0, z1) = (check["zoom"]["t0"].as_f64().unwrap(), check["zoom"]["t1"].as_f64().unwrap());
+        let zoom = busy_in(cpt, n, z0.ceil() as u64, z1.floor() as u64);
+        for p in 0..n {
+            let drawn = check["full"][p].as_f64().unwrap();
+            let want = full[p] as f64 / end as f64;
+            assert!((drawn - want).abs() <= 0.01, "{name}: P{p} drawn {drawn:.4}, busy {want:.4}");
+            let drawn = check["zoom"]["busy"][p].as_f64().unwrap();
+            let want = zoom[p] as f64 / (z1.floor() - z0.ceil()).max(1.0);
+            assert!((drawn - want).abs() <= 0.01, "{name}: P{p} at 100x drawn {drawn:.4}, busy {want:.4}");
+        }
+    }
+}
+
+#[test]
+fn the_matmul_report_has_a_screenshot() {
+    // The seed's matrix multiplication's report rendered by Chromium: a nonempty PNG
+    // (the README shows it; target/report/matmul.png is the one to look at).
+    let (_, cpt) = records().iter().find(|(n, _)| n == "matmul").expect("matmul ran");
+    let dir = root().join("target/report");
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = dir.join("matmul.html");
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--html", html.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let png = dir.join("matmul.png");
+    let _ = std::fs::remove_file(&png);
+    let shot = format!("--screenshot={}", png.display());
+    let out = headless(
+        "shot",
+        &[&shot, "--window-size=1280,1600", "--hide-scrollbars"],
+        &format!("file://{}", html.display()),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bytes = std::fs::read(&png).expect("screenshot");
+    assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 50_000, "{} bytes", bytes.len());
+}
