@@ -14,15 +14,18 @@
 //! The timeline carries every stretch of every processor (busy with its process, or idle
 //! in a waiting state) while there are at most [`MAX_STRETCHES`] of them. A longer run is
 //! pre-aggregated: each processor's time is cut into equal bins (as many as fit in
-//! [`MAX_BIN_VALUES`] numbers over all processors and states, at most [`MAX_BINS`] each),
+//! [`MAX_BIN_VALUES`] numbers over all processors and states, at most [`MAX_BINS`] and at
+//! least one each),
 //! and a bin holds the ticks spent in each state, so the page still draws every pixel by
 //! coverage (a bin's shade is its busy share), only no finer than a bin. Messages: at most
 //! [`MAX_MESSAGES`], the first ones in send order (the page says how many it left out).
-//! The data is then at most about 25 MB whatever the run's length.
+//! The timeline and messages are then at most about 20 MB whatever the run's length (on
+//! machines of up to 428 571 processors, where one bin each fits); the process tables
+//! (processor and function of each process) add a few tens of bytes a process.
 use super::render::json;
 use super::Analysis;
 use crate::trace::states::{PState, ProcessorStates};
-use crate::trace::{Event, RunHeader, Ticks};
+use crate::trace::{Event, ProcState, Reason, RunHeader, Ticks};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -52,7 +55,8 @@ struct Pass {
     /// `(pproc, start, end, state code, pid, line)`; pid `u32::MAX` and line 0 for
     /// waiting stretches; the line a busy interval's turn ended on.
     stretches: Vec<(u32, Ticks, Ticks, u8, u32, u32)>,
-    /// Per source line: ticks processes waited in a receive called there.
+    /// Per source line: ticks processes waited there: in a receive called on the line,
+    /// or suspended (remote read, lock, join, delay) by the line their turn ended on.
     wait_by_line: BTreeMap<u32, Ticks>,
 }
 
@@ -66,6 +70,12 @@ pub fn report(a: &Analysis, header: &RunHeader, events: impl Iterator<Item = Eve
         states.begin(p, 0);
     }
     let mut called: BTreeMap<u32, (u32, Ticks)> = BTreeMap::new();
+    // Per process: the line its latest busy interval ended on, and since when it has
+    // been suspended (other than in a receive). A turn's busy interval is recorded after
+    // the state change that ends it and before the process runs again, so when it
+    // resumes, its latest line is the one it blocked on.
+    let mut last_line: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut suspended: BTreeMap<u32, Ticks> = BTreeMap::new();
     for e in events {
         let (pid_of, line_of) = match e {
             Event::Busy { pid, line, .. } => (pid, line),
@@ -86,9 +96,29 @@ pub fn report(a: &Analysis, header: &RunHeader, events: impl Iterator<Item = Eve
                     *pass.wait_by_line.entry(line).or_insert(0) += time.saturating_sub(since);
                 }
             }
+            Event::Busy { pid, line, .. } => {
+                last_line.insert(pid, line);
+            }
+            Event::State { time, pid, state, reason } => match state {
+                ProcState::Running => {
+                    if let Some(since) = suspended.remove(&pid) {
+                        let line = last_line.get(&pid).copied().unwrap_or(0);
+                        *pass.wait_by_line.entry(line).or_insert(0) += time.saturating_sub(since);
+                    }
+                }
+                ProcState::Blocked | ProcState::Delayed if !matches!(reason, Reason::Channel { .. }) => {
+                    suspended.insert(pid, time);
+                }
+                _ => {}
+            },
+            Event::ProcEnd { pid, .. } => {
+                last_line.remove(&pid);
+                suspended.remove(&pid);
+            }
             _ => {}
         }
     }
+    pass.wait_by_line.remove(&0);
     states.finish(end, 0..n, |p, s, t, st| {
         if st != PState::Idle && t > s {
             pass.stretches.push((p, s, t, code(st), u32::MAX, 0));
@@ -186,7 +216,7 @@ fn timeline(stretches: &mut [(u32, Ticks, Ticks, u8, u32, u32)], n: u32, end: Ti
         }
         json!({ "mode": "stretches", "rows": rows })
     } else {
-        let per = (MAX_BIN_VALUES / (STATES.len() * n as usize)).clamp(16, MAX_BINS);
+        let per = (MAX_BIN_VALUES / (STATES.len() * n.max(1) as usize)).clamp(1, MAX_BINS);
         let bins = per as u64;
         let mut rows: Vec<Vec<u64>> = vec![vec![0; per * STATES.len()]; n as usize];
         // Bin k covers [k·end/bins, (k+1)·end/bins): exact integer edges.

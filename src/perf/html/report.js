@@ -554,6 +554,18 @@
   // ---- Critical paths, phases, statistics -------------------------------------------------
   function paths() {
     const s = section("Weighted critical path (WCPA)", A.same_path ? "The weighted critical path is the elapsed-time critical path." : "The weighted critical path (purple on the timeline) is not the elapsed-time critical path (red).");
+    // By activity: the segments of one kind and process together (as cpperf's text).
+    const groups = {};
+    for (const g of (A.weighted_path && A.weighted_path.segments) || []) {
+      const key = g.kind + " process " + g.pid + " (" + fnOf(g.pid) + ")";
+      groups[key] = (groups[key] || 0) + g.share;
+    }
+    const gt = el("table", { id: "wcpa-groups" });
+    gt.appendChild(el("tr", {}, el("th", { class: "l", text: "activity" }), el("th", { text: "share %" })));
+    for (const [k, v] of Object.entries(groups).sort((a, b) => b[1] - a[1]).slice(0, 10))
+      gt.appendChild(el("tr", {}, el("td", { class: "l", text: k }), el("td", { text: (Math.round(v * 100) / 100).toFixed(2) })));
+    s.appendChild(gt);
+    s.appendChild(el("div", { class: "hint", text: "By activity (the 10 heaviest); then the heaviest segments:" }));
     const t = el("table", { id: "wcpa" });
     t.appendChild(el("tr", {}, el("th", { class: "l", text: "segment" }), el("th", { text: "from" }), el("th", { text: "to" }), el("th", { text: "weight" }), el("th", { text: "share %" })));
     const segs = ((A.weighted_path && A.weighted_path.segments) || []).slice().sort((x, y) => y.weight - x.weight).slice(0, 30);
@@ -591,7 +603,7 @@
 
   // ---- Source -----------------------------------------------------------------------------
   function source() {
-    const s = section("Source", (D.source_name || "") + ": busy time per line (blue: work, grey: overhead) and time processes waited in a receive called on the line (red); bars relative to the costliest line.");
+    const s = section("Source", (D.source_name || "") + ": busy time per line (blue: work, grey: overhead) and time processes waited on the line (red: in a receive called there, or suspended — remote read, lock, join, delay — by the line they blocked on); bars relative to the costliest line.");
     const order = el("button", { type: "button", text: "heaviest first" });
     s.appendChild(order);
     const text = (D.source || "").split("\n");
