@@ -381,28 +381,32 @@
   // ---- Communication matrix ---------------------------------------------------------------
   function matrix(parent) {
     const s = section("Communication matrix", "Bytes sent from each virtual processor (row) to each (column), or messages from each physical processor to each; darker for more (log scale).");
-    const pick = el("select", {}, el("option", { value: "v", text: "virtual processors, bytes" }), el("option", { value: "p", text: "physical processors, messages" }));
+    const pick = el("select", {}, el("option", { value: "v", text: "virtual processors, bytes" }), el("option", { value: "pb", text: "physical processors, bytes" }), el("option", { value: "p", text: "physical processors, messages" }));
     s.appendChild(pick);
     const box = el("div", {});
     s.appendChild(box);
     parent.appendChild(s);
-    const physical = [];
+    // Channel messages between physical processors: count and bytes.
+    const physical = [], physicalBytes = [];
     {
-      const count = {};
+      const count = {}, bytes = {};
       for (const m of D.messages) {
         if (m[5] !== 0) continue;
         const k = m[1] + "," + m[3];
         count[k] = (count[k] || 0) + 1;
+        bytes[k] = (bytes[k] || 0) + m[4];
       }
       for (const [k, v] of Object.entries(count)) {
         const [a, b] = k.split(",").map(Number);
         physical.push({ src: a, dst: b, bytes: v });
+        physicalBytes.push({ src: a, dst: b, bytes: bytes[k] });
       }
     }
     const draw = () => {
       box.textContent = "";
-      heat(box, pick.value === "v" ? A.comm || [] : physical, pick.value === "v" ? "V" : "P", pick.value === "v" ? " bytes" : " messages");
-      if (pick.value === "p" && D.messages_total > D.messages.length)
+      const v = pick.value;
+      heat(box, v === "v" ? A.comm || [] : v === "pb" ? physicalBytes : physical, v === "v" ? "V" : "P", v === "p" ? " messages" : " bytes");
+      if (v !== "v" && D.messages_total > D.messages.length)
         box.appendChild(el("div", { class: "hint", text: "Counted over the first " + D.messages.length + " of " + D.messages_total + " messages." }));
     };
     pick.addEventListener("change", draw);
