@@ -241,8 +241,8 @@ fn preprocessor_errors_through_the_whole_front_end() {
     assert_eq!(
         diags("int a;\n#else\nint b;\n#endif\n"),
         [
-            (2, 2, "`#else` without `#ifdef` or `#ifndef`".to_string()),
-            (4, 2, "`#endif` without `#ifdef` or `#ifndef`".to_string())
+            (2, 2, "`#else` without `#if`, `#ifdef` or `#ifndef`".to_string()),
+            (4, 2, "`#endif` without `#if`, `#ifdef` or `#ifndef`".to_string())
         ]
     );
 }

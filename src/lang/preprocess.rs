@@ -155,12 +155,16 @@ enum BodyTok {
 struct Macro {
     /// `Some` for a function-like macro.
     params: Option<Vec<Sym>>,
+    /// A variadic macro (`...` last): its last parameter is `__VA_ARGS__`, the
+    /// arguments from there on with their commas.
+    variadic: bool,
     body: Vec<BodyTok>,
 }
 
 impl Macro {
     fn same_as(&self, other: &Macro) -> bool {
         self.params == other.params
+            && self.variadic == other.variadic
             && self.body.len() == other.body.len()
             && self.body.iter().zip(&other.body).all(|(a, b)| match (a, b) {
                 (BodyTok::Tok(x), BodyTok::Tok(y)) => x == y,
@@ -190,6 +194,128 @@ struct Ctx {
 impl Ctx {
     fn is_active(&self, s: Sym) -> bool {
         self.inherited.contains(&s) || self.segs.iter().any(|g| g.name == s)
+    }
+}
+
+/// An `#if` expression being evaluated: precedence climbing over macro-expanded tokens.
+struct CondExpr<'t> {
+    toks: &'t [Token],
+    pos: usize,
+    /// Where to point when the expression ends early (the directive).
+    end: Loc,
+}
+
+type CondResult = Result<i64, (Loc, String)>;
+
+impl CondExpr<'_> {
+    fn peek(&self) -> Option<TokenKind> {
+        self.toks.get(self.pos).map(|t| t.kind)
+    }
+
+    fn eat(&mut self, p: Punct) -> bool {
+        let yes = self.peek().is_some_and(|k| punct(k, p));
+        self.pos += usize::from(yes);
+        yes
+    }
+
+    fn here(&self) -> Loc {
+        self.toks.get(self.pos).map_or(self.end, |t| t.loc)
+    }
+
+    fn ternary(&mut self) -> CondResult {
+        let c = self.binary(0)?;
+        if !self.eat(Punct::Question) {
+            return Ok(c);
+        }
+        let a = self.ternary()?;
+        if !self.eat(Punct::Colon) {
+            return Err((self.here(), "expected `:` in the `#if` expression".into()));
+        }
+        let b = self.ternary()?;
+        Ok(if c != 0 { a } else { b })
+    }
+
+    /// Binary operators of precedence `min` and above (C's table, `||` lowest).
+    fn binary(&mut self, min: u8) -> CondResult {
+        let mut lhs = self.unary()?;
+        loop {
+            let Some(TokenKind::Punct(p)) = self.peek() else { return Ok(lhs) };
+            let prec = match p {
+                Punct::PipePipe => 1,
+                Punct::AmpAmp => 2,
+                Punct::Pipe => 3,
+                Punct::Caret => 4,
+                Punct::Amp => 5,
+                Punct::EqEq | Punct::Ne => 6,
+                Punct::Lt | Punct::Gt | Punct::Le | Punct::Ge => 7,
+                Punct::Shl | Punct::Shr => 8,
+                Punct::Plus | Punct::Minus => 9,
+                Punct::Star | Punct::Slash | Punct::Percent => 10,
+                _ => return Ok(lhs),
+            };
+            if prec < min.max(1) {
+                return Ok(lhs);
+            }
+            let at = self.here();
+            self.pos += 1;
+            let rhs = self.binary(prec + 1)?;
+            lhs = match p {
+                Punct::PipePipe => i64::from(lhs != 0 || rhs != 0),
+                Punct::AmpAmp => i64::from(lhs != 0 && rhs != 0),
+                Punct::Pipe => lhs | rhs,
+                Punct::Caret => lhs ^ rhs,
+                Punct::Amp => lhs & rhs,
+                Punct::EqEq => i64::from(lhs == rhs),
+                Punct::Ne => i64::from(lhs != rhs),
+                Punct::Lt => i64::from(lhs < rhs),
+                Punct::Gt => i64::from(lhs > rhs),
+                Punct::Le => i64::from(lhs <= rhs),
+                Punct::Ge => i64::from(lhs >= rhs),
+                Punct::Shl => lhs.wrapping_shl(rhs as u32),
+                Punct::Shr => lhs.wrapping_shr(rhs as u32),
+                Punct::Plus => lhs.wrapping_add(rhs),
+                Punct::Minus => lhs.wrapping_sub(rhs),
+                Punct::Star => lhs.wrapping_mul(rhs),
+                Punct::Slash | Punct::Percent if rhs == 0 => {
+                    return Err((at, "division by zero in the `#if` expression".into()));
+                }
+                Punct::Slash => lhs.wrapping_div(rhs),
+                _ => lhs.wrapping_rem(rhs),
+            };
+        }
+    }
+
+    fn unary(&mut self) -> CondResult {
+        let at = self.here();
+        let Some(k) = self.peek() else {
+            return Err((at, "expected an expression in `#if`".into()));
+        };
+        self.pos += 1;
+        match k {
+            TokenKind::Int(v) => Ok(v),
+            TokenKind::Char(c) => Ok(i64::from(c as i8)),
+            // An identifier left after expansion (keywords too) is 0 (C11 6.10.1p4).
+            TokenKind::Ident(_) | TokenKind::Kw(_) => {
+                if self.peek().is_some_and(|k| punct(k, Punct::LParen)) {
+                    return Err((at, "function-like macro call or function in `#if`: not a constant".into()));
+                }
+                Ok(0)
+            }
+            TokenKind::Punct(Punct::Minus) => Ok(self.unary()?.wrapping_neg()),
+            TokenKind::Punct(Punct::Plus) => self.unary(),
+            TokenKind::Punct(Punct::Tilde) => Ok(!self.unary()?),
+            TokenKind::Punct(Punct::Bang) => Ok(i64::from(self.unary()? == 0)),
+            TokenKind::Punct(Punct::LParen) => {
+                let v = self.ternary()?;
+                if !self.eat(Punct::RParen) {
+                    return Err((self.here(), "expected `)` in the `#if` expression".into()));
+                }
+                Ok(v)
+            }
+            TokenKind::Float(_) => Err((at, "`#if` needs an integer constant expression, not a floating one".into())),
+            TokenKind::Str(_) => Err((at, "a string cannot appear in an `#if` expression".into())),
+            _ => Err((at, "expected an expression in `#if`".into())),
+        }
     }
 }
 
@@ -359,7 +485,29 @@ impl Pre<'_> {
                         return Some(t);
                     }
                     self.raw_next(ctx);
-                    let args = self.collect_args(ctx, sym, use_loc)?;
+                    let mut args = self.collect_args(ctx, sym, use_loc)?;
+                    if m.variadic {
+                        // The arguments from the last parameter on, with their commas,
+                        // are `__VA_ARGS__` (empty when there are none).
+                        let named = params.len() - 1;
+                        if args.len() > named {
+                            let rest = args.split_off(named);
+                            let comma = PTok {
+                                tok: Token { kind: TokenKind::Punct(Punct::Comma), loc: use_loc },
+                                noexpand: false,
+                            };
+                            let mut joined = Vec::new();
+                            for (k, a) in rest.into_iter().enumerate() {
+                                if k > 0 {
+                                    joined.push(comma);
+                                }
+                                joined.extend(a);
+                            }
+                            args.push(joined);
+                        } else if args.len() == named {
+                            args.push(Vec::new());
+                        }
+                    }
                     let n_args =
                         if params.is_empty() && args.len() == 1 && args[0].is_empty() { 0 } else { args.len() };
                     if n_args != params.len() {
@@ -494,17 +642,12 @@ impl Pre<'_> {
                 self.push_cond(head.loc, if name == "ifdef" { "ifdef" } else { "ifndef" }, active, taken);
             }
             "if" => {
-                if active {
-                    self.error(head.loc, "`#if` is not supported: use `#ifdef` or `#ifndef`");
-                }
-                self.push_cond(head.loc, "if", active, false);
+                let taken = active && self.condition(head.loc, rest);
+                self.push_cond(head.loc, "if", active, taken);
             }
             "else" | "elif" => {
-                if name == "elif" && active {
-                    self.error(head.loc, "`#elif` is not supported: use `#else` with `#ifdef`");
-                }
                 let Some(c) = self.files.last_mut().and_then(|f| f.conds.last_mut()) else {
-                    self.error(head.loc, format!("`#{name}` without `#ifdef` or `#ifndef`"));
+                    self.error(head.loc, format!("`#{name}` without `#if`, `#ifdef` or `#ifndef`"));
                     return;
                 };
                 if c.in_else {
@@ -512,17 +655,27 @@ impl Pre<'_> {
                     self.error(loc, format!("`#{name}` after `#else`"));
                     return;
                 }
+                if name == "elif" {
+                    // Evaluated only when no branch before was taken (C11 6.10.1p6).
+                    let evaluate = c.parent_active && !c.taken;
+                    let v = evaluate && self.condition(head.loc, rest);
+                    if let Some(c) = self.files.last_mut().and_then(|f| f.conds.last_mut()) {
+                        c.active = v;
+                        c.taken |= v;
+                    }
+                    return;
+                }
                 c.in_else = true;
                 c.active = c.parent_active && !c.taken;
                 c.taken = true;
-                if name == "else" && c.parent_active {
+                if c.parent_active {
                     self.extra_tokens(rest, "else");
                 }
             }
             "endif" => match self.files.last_mut().and_then(|f| f.conds.pop()) {
                 Some(c) if c.parent_active => self.extra_tokens(rest, "endif"),
                 Some(_) => {}
-                None => self.error(head.loc, "`#endif` without `#ifdef` or `#ifndef`"),
+                None => self.error(head.loc, "`#endif` without `#if`, `#ifdef` or `#ifndef`"),
             },
             _ if !active => {}
             "define" => self.define(head, rest, spaces.get(1..).unwrap_or(&[])),
@@ -544,6 +697,52 @@ impl Pre<'_> {
                 };
                 let loc = if matches!(head.kind, TokenKind::Ident(_) | TokenKind::Kw(_)) { head.loc } else { hash.loc };
                 self.error(loc, msg);
+            }
+        }
+    }
+
+    /// The value of the condition of an `#if` or `#elif` at `loc`: `defined NAME` and
+    /// `defined(NAME)` become 1 or 0, the rest is macro-expanded, identifiers left over
+    /// are 0, and the integer constant expression is evaluated in 64-bit signed
+    /// arithmetic (C11 6.10.1). A malformed expression is an error and counts as false.
+    fn condition(&mut self, loc: Loc, rest: &[Token]) -> bool {
+        let mut toks: Vec<PTok> = Vec::with_capacity(rest.len());
+        let mut i = 0;
+        while i < rest.len() {
+            let t = rest[i];
+            if Self::word_sym(t.kind) == Some(words::DEFINED) {
+                let paren = rest.get(i + 1).is_some_and(|x| punct(x.kind, Punct::LParen));
+                let at = if paren { i + 2 } else { i + 1 };
+                let Some(name) = rest.get(at).and_then(|x| Self::word_sym(x.kind)) else {
+                    self.error(t.loc, "expected a macro name after `defined`");
+                    return false;
+                };
+                if paren && !rest.get(at + 1).is_some_and(|x| punct(x.kind, Punct::RParen)) {
+                    self.error(t.loc, "expected `)` after `defined(NAME`");
+                    return false;
+                }
+                let is = self.macros.get(name.0 as usize).is_some_and(Option::is_some);
+                toks.push(PTok { tok: Token { kind: TokenKind::Int(i64::from(is)), loc: t.loc }, noexpand: true });
+                i = at + 1 + usize::from(paren);
+                continue;
+            }
+            toks.push(PTok { tok: t, noexpand: false });
+            i += 1;
+        }
+        let mut ctx = Ctx { segs: Vec::new(), list: Some((toks, 0)), inherited: Vec::new(), depth: 0 };
+        let mut expanded = Vec::new();
+        while let Some(t) = self.next_expanded(&mut ctx) {
+            expanded.push(t.tok);
+        }
+        let mut e = CondExpr { toks: &expanded, pos: 0, end: loc };
+        match e.ternary().and_then(|v| match e.toks.get(e.pos) {
+            None => Ok(v),
+            Some(t) => Err((t.loc, "unexpected token after the `#if` expression".to_string())),
+        }) {
+            Ok(v) => v != 0,
+            Err((at, msg)) => {
+                self.error(at, msg);
+                false
             }
         }
     }
@@ -574,6 +773,7 @@ impl Pre<'_> {
         let function_like =
             rest.get(1).is_some_and(|t| punct(t.kind, Punct::LParen)) && !spaces.get(1).copied().unwrap_or(true);
         let mut params = None;
+        let mut variadic = false;
         if function_like {
             i = 2;
             let mut ps: Vec<Sym> = Vec::new();
@@ -584,7 +784,19 @@ impl Pre<'_> {
                     return;
                 };
                 i += 1;
+                let ellipsis = (i..i + 2).all(|k| rest.get(k).is_some_and(|x| punct(x.kind, Punct::Dot)));
                 match t.kind {
+                    // `...` (three dots): the variable arguments, last.
+                    TokenKind::Punct(Punct::Dot) if expect_name && !variadic && ellipsis => {
+                        i += 2;
+                        ps.push(self.names.intern("__VA_ARGS__"));
+                        variadic = true;
+                        expect_name = false;
+                        if !rest.get(i).is_some_and(|x| punct(x.kind, Punct::RParen)) {
+                            self.error(t.loc, "`...` must be the last parameter of a macro");
+                            return;
+                        }
+                    }
                     TokenKind::Punct(Punct::RParen) if !expect_name || ps.is_empty() => break,
                     TokenKind::Punct(Punct::Comma) if !expect_name => expect_name = true,
                     TokenKind::Ident(s) if expect_name => {
@@ -621,7 +833,7 @@ impl Pre<'_> {
                 None => BodyTok::Tok(t.kind),
             });
         }
-        let m = Macro { params, body };
+        let m = Macro { params, variadic, body };
         let idx = name.0 as usize;
         if self.macros.len() <= idx {
             self.macros.resize(idx + 1, None);
@@ -812,13 +1024,58 @@ mod tests {
     }
 
     #[test]
+    fn if_and_elif_evaluate_integer_constant_expressions() {
+        // Each line's expected branch worked by hand with C's rules: `defined` with and
+        // without parentheses, macros expanded (N = 4, so N*N-1 = 15), leftover names
+        // are 0, precedence (1 + 2 * 3 == 7; 1 << 2 + 1 == 8), unary !, ~, -, the
+        // conditional operator, character constants, and #elif tried only while no
+        // branch before was taken.
+        let src = "#define N 4\n#define SQ(x) ((x) * (x))\n\
+            #if defined N && defined(SQ)\na\n#endif\n\
+            #if N*N-1 == 15 && SQ(N) == 16\nb\n#else\nx\n#endif\n\
+            #if UNDEFINED_NAME\nx\n#elif 1 + 2 * 3 == 7 && (1 << 2 + 1) == 8\nc\n#elif 1\nx\n#else\nx\n#endif\n\
+            #if !0 && ~0 == -1 && -N < 0 && (N > 3 ? 5 : 6) == 5 && 'A' == 65\nd\n#endif\n\
+            #if 0\n#if 1/0\n#endif\nx\n#elif 0\nx\n#else\ne\n#endif\n";
+        let (s, d) = run(src);
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s, "a b c d e EOF");
+        // Errors name what is wrong and where; the branch counts as not taken.
+        let (s, d) = run(
+            "#if 1 /\nx\n#endif\n#if 2 / 0\ny\n#endif\n#if defined\nz\n#endif\n#if (1\nw\n#endif\n#if 1.5\nv\n#endif\n",
+        );
+        assert_eq!(s, "EOF");
+        assert_eq!(
+            msgs(&d),
+            vec![
+                (1, 2, "expected an expression in `#if`"),
+                (4, 7, "division by zero in the `#if` expression"),
+                (7, 5, "expected a macro name after `defined`"),
+                (10, 2, "expected `)` in the `#if` expression"),
+                (13, 5, "`#if` needs an integer constant expression, not a floating one"),
+            ]
+        );
+    }
+
+    #[test]
+    fn variadic_macros_take_the_remaining_arguments() {
+        // F(a, ...) → the rest with its commas; none → empty; `...` must be last.
+        let (s, d) = run(
+            "#define F(a, ...) a [ __VA_ARGS__ ]\n#define G(...) < __VA_ARGS__ >\nF(1, 2, 3) F(4) G() G(x, (y, z))\n",
+        );
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s, "1 [ 2 , 3 ] 4 [ ] < > < x , ( y , z ) > EOF");
+        let (_, d) = run("#define H(..., b) b\n");
+        assert_eq!(msgs(&d), vec![(1, 11, "`...` must be the last parameter of a macro")]);
+    }
+
+    #[test]
     fn unbalanced_conditionals() {
         let (_, d) = run("a\n#endif\n#else\n#ifdef Z\n#else\n#else\n");
         assert_eq!(
             msgs(&d),
             vec![
-                (2, 2, "`#endif` without `#ifdef` or `#ifndef`"),
-                (3, 2, "`#else` without `#ifdef` or `#ifndef`"),
+                (2, 2, "`#endif` without `#if`, `#ifdef` or `#ifndef`"),
+                (3, 2, "`#else` without `#if`, `#ifdef` or `#ifndef`"),
                 (6, 2, "`#else` after `#else`"),
                 (4, 2, "unterminated `#ifdef`"),
             ]

@@ -243,8 +243,9 @@ pub mod words {
     use super::Sym;
     const BASE: u32 = super::Keyword::ALL.len() as u32;
     /// The spellings, in the order of the constants below.
-    pub const TEXTS: &[&str] =
-        &["from", "to", "grouping", "define", "undef", "include", "ifdef", "ifndef", "endif", "elif", "main"];
+    pub const TEXTS: &[&str] = &[
+        "from", "to", "grouping", "define", "undef", "include", "ifdef", "ifndef", "endif", "elif", "main", "defined",
+    ];
     /// `from` (forall header).
     pub const FROM: Sym = Sym(BASE);
     /// `to` (forall header).
@@ -267,6 +268,8 @@ pub mod words {
     pub const ELIF: Sym = Sym(BASE + 9);
     /// `main`.
     pub const MAIN: Sym = Sym(BASE + 10);
+    /// `defined` (in `#if`).
+    pub const DEFINED: Sym = Sym(BASE + 11);
 }
 
 impl Default for Interner {
