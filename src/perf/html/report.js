@@ -60,6 +60,18 @@
   const BINS = binned ? D.timeline.bins : 0;
   const binLo = (k) => Math.floor((k * END) / BINS);
 
+  // A row's stretches [s, t, state, pid, line] are sorted by start and disjoint: the
+  // index of the first one ending after t, by binary search.
+  function firstEndingAfter(r, t) {
+    let lo = 0, hi = r.length / 5;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (r[5 * m + 1] <= t) lo = m + 1;
+      else hi = m;
+    }
+    return lo;
+  }
+
   // Adds to cov (W columns × 7 states, column-major by state) the fraction of each column
   // of [t0, t1) that processor p spent in each state.
   function coverage(p, t0, t1, W, cov) {
@@ -78,16 +90,8 @@
       }
     };
     if (!binned) {
-      // Stretches [s, t, state, pid, line] sorted by start and disjoint: the first one
-      // that may reach t0 is found by binary search.
       const n = r.length / 5;
-      let lo = 0, hi = n;
-      while (lo < hi) {
-        const m = (lo + hi) >> 1;
-        if (r[5 * m + 1] <= t0) lo = m + 1;
-        else hi = m;
-      }
-      for (let i = lo; i < n && r[5 * i] < t1; i++) add(r[5 * i], r[5 * i + 1], r[5 * i + 2], 1);
+      for (let i = firstEndingAfter(r, t0); i < n && r[5 * i] < t1; i++) add(r[5 * i], r[5 * i + 1], r[5 * i + 2], 1);
     } else {
       const k0 = Math.max(0, Math.floor((t0 * BINS) / END) - 1);
       for (let k = k0; k < BINS; k++) {
@@ -299,12 +303,7 @@
     const r = rows[p] || [];
     if (!binned) {
       const n = r.length / 5;
-      let lo = 0, hi = n;
-      while (lo < hi) {
-        const m = (lo + hi) >> 1;
-        if (r[5 * m + 1] <= t) lo = m + 1;
-        else hi = m;
-      }
+      const lo = firstEndingAfter(r, t);
       if (lo < n && r[5 * lo] <= t) {
         const [s, e, st, pid, line] = r.slice(5 * lo, 5 * lo + 5);
         const text = line > 0 ? ((D.source || "").split("\n")[line - 1] || "").trim() : "";
