@@ -499,6 +499,7 @@ impl<'m> Simulator<'m> {
         let prog = Step::all(&module.code);
         let (tables, table_of) = cost_tables(&cfg, npp, &prog);
         let mut mem = Memory::new(cfg.max_memory);
+        mem.null_reserved = module.null_reserved;
         let p0 = cfg.mapping.first().copied().unwrap_or(0).min(npp as u32 - 1);
         let steps_left = cfg.max_steps.unwrap_or(u64::MAX);
         let mut sim = Simulator {

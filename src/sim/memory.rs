@@ -11,11 +11,13 @@ pub(crate) struct Memory {
     /// `Some(p)` while every word has been given to processor `p` (as far as allocation
     /// knows: a segment given back and reused by another processor counts as mixed).
     sole_owner: Option<u32>,
+    /// Whether address 0 is the null pointer (no word of the pool is reachable there).
+    pub(crate) null_reserved: bool,
 }
 
 impl Memory {
     pub(crate) fn new(limit: u32) -> Memory {
-        Memory { words: Vec::new(), owner: Vec::new(), free: Vec::new(), limit, sole_owner: None }
+        Memory { words: Vec::new(), owner: Vec::new(), free: Vec::new(), limit, sole_owner: None, null_reserved: false }
     }
 
     /// Allocates `n` zeroed words owned by `pproc`; `None` when the pool limit is reached.
@@ -60,7 +62,7 @@ impl Memory {
     /// The pool index of an address, if it is inside the pool.
     #[inline]
     pub(crate) fn index(&self, addr: i64) -> Option<usize> {
-        usize::try_from(addr).ok().filter(|&i| i < self.words.len())
+        usize::try_from(addr).ok().filter(|&i| i < self.words.len() && (i > 0 || !self.null_reserved))
     }
 
     /// The bytes of the NUL-ended string at `addr` (at most 1 MiB).

@@ -228,6 +228,8 @@ pub enum RuntimeError {
     IndexOutOfBounds { index: i32, len: u32 },
     #[error("bad address {addr}")]
     BadAddress { addr: i64 },
+    #[error("null pointer dereference")]
+    NullPointer,
     #[error("stack overflow (more than {limit} frame words)")]
     StackOverflow { limit: u32 },
     #[error("process {reader} reads channel {channel} owned by process {owner}")]

@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `43 50 50 45 00 43 4F 44` = `b"CPPE\0COD"` ([`MAGIC`]) |
 //! | 8 | 2 | format major version, u16 ([`VERSION_MAJOR`] = 1) |
-//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 1) |
+//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 2) |
 //! | 12 | 4 | section count N, u32 |
 //! | 16 | … | N sections, each: tag u16, payload length L u32, then L payload bytes |
 //! | end − 4 | 4 | CRC-32 (IEEE, as zlib/PNG; see [`crc32`]) of every byte before it, u32 |
@@ -43,7 +43,9 @@
 //! * A reader accepts a file whose major version equals its own, whatever the minor
 //!   version; any other major version is [`CodError::UnsupportedVersion`].
 //! * A minor version may only add sections and opcodes (1.1 added FORALLFORK and
-//!   FORALLWAIT; a 1.0 reader reports them as unknown opcodes). A tag with the high bit set
+//!   FORALLWAIT; a 1.0 reader reports them as unknown opcodes), or promise something of
+//!   the code: 1.2 files place no object at global address 0, the null pointer
+//!   ([`Module::null_reserved`]; files before 1.2 run as they always did). A tag with the high bit set
 //!   ([`OPTIONAL_SECTION`], `0x8000`) marks a section that readers which do not know it
 //!   skip; an unknown tag without that bit is an error naming the tag (the file needs a
 //!   newer reader). Sections 1–10 are all required.
@@ -69,7 +71,7 @@ pub const MAGIC: [u8; 8] = *b"CPPE\0COD";
 /// The format major version written and accepted by this reader.
 pub const VERSION_MAJOR: u16 = 1;
 /// The format minor version written by this writer.
-pub const VERSION_MINOR: u16 = 1;
+pub const VERSION_MINOR: u16 = 2;
 /// High bit of a section tag: readers that do not know the section may skip it.
 pub const OPTIONAL_SECTION: u16 = 0x8000;
 /// Deepest type nesting (arrays, struct fields, pointer chains) the verifier accepts.
@@ -317,7 +319,8 @@ fn put_postcard<T: serde::Serialize + ?Sized>(out: Vec<u8>, t: u16, value: &T) -
     Ok(out)
 }
 
-/// Encodes a module as a `.cod` file (format [`VERSION_MAJOR`].[`VERSION_MINOR`]).
+/// Encodes a module as a `.cod` file (format [`VERSION_MAJOR`].[`VERSION_MINOR`]; 1.1 for a
+/// module without [`Module::null_reserved`]).
 ///
 /// The module is written as given; run [`verify`] first if it may be invalid (a reader
 /// rejects an invalid module). The sections go straight into one buffer sized from the
@@ -357,7 +360,8 @@ pub fn try_encode(m: &Module) -> Result<Vec<u8>, CodError> {
         + 256
         + CRC_LEN;
     let mut out = Vec::with_capacity(guess);
-    put_header(&mut out, VERSION_MAJOR, VERSION_MINOR, 10);
+    // A module that still places an object at address 0 is written as 1.1, which says so.
+    put_header(&mut out, VERSION_MAJOR, if m.null_reserved { VERSION_MINOR } else { 1 }, 10);
     out = put_postcard(out, tag::META, &(&m.source_name, &m.arch, &m.phy_arch, m.main, m.globals_words))?;
     out = put_postcard(out, tag::SOURCE, &m.source)?;
     let at = begin_section(&mut out, tag::CODE);
@@ -491,6 +495,8 @@ type Meta = (String, Option<ArchDecl>, Option<ArchDecl>, u32, u32);
 /// Never panics, whatever the bytes; the error says what is wrong and where.
 pub fn decode(bytes: &[u8]) -> Result<Module, CodError> {
     let sections = parse_container(bytes)?;
+    // The container checked the header: the minor version is there.
+    let minor = read_u16(bytes, 10).unwrap_or(0);
     let mut found: [Option<&Section<'_>>; tag::REQUIRED.len()] = [None; tag::REQUIRED.len()];
     let mut optional_seen: Vec<u16> = Vec::new();
     for s in &sections {
@@ -541,6 +547,7 @@ pub fn decode(bytes: &[u8]) -> Result<Module, CodError> {
         functions,
         channels,
         globals_words,
+        null_reserved: minor >= 2,
         global_init,
         main,
         arch,

@@ -113,6 +113,7 @@ pub(crate) fn sample_module() -> Module {
         functions: vec![func("worker", 0, 6, 1, 4, 0, 0, 1, 4), func("main", 6, 20, 0, 0, 1, 1, 2, 7)],
         channels: vec![ChannelInfo { name: "c".into(), elem: 1, msg_words: 1, dims: vec![2], base: 0, line: 2 }],
         globals_words: 6,
+        null_reserved: true,
         global_init: vec![(3, Word::Char(b'h')), (4, Word::Char(b'i'))],
         main: 1,
         arch: Some(ArchDecl { kind: TopoKind::Torus, name: "T".into(), dims: vec![2, 2] }),
@@ -183,7 +184,7 @@ fn round_trip_preserves_every_table() {
 fn layout_header_is_as_documented() {
     let bytes = encode(&sample_module());
     assert_eq!(&bytes[0..8], b"CPPE\0COD");
-    assert_eq!(&bytes[8..12], &[1, 0, 1, 0], "version 1.1, two u16 LE");
+    assert_eq!(&bytes[8..12], &[1, 0, 2, 0], "version 1.2, two u16 LE");
     assert_eq!(&bytes[12..16], &[10, 0, 0, 0], "ten sections");
     assert_eq!(&bytes[16..18], &[1, 0], "the meta section comes first");
     // Code section: count 20 then the first instruction LDADDR 0 0 = opcode 0x10,
@@ -209,7 +210,7 @@ fn major_version_2_is_rejected() {
     let m = sample_module();
     let bytes = assemble(2, 0, &module_sections(&m));
     let e = decode(&bytes).unwrap_err();
-    assert!(matches!(e, CodError::UnsupportedVersion { found: (2, 0), supported: (1, 1) }), "{e:?}");
+    assert!(matches!(e, CodError::UnsupportedVersion { found: (2, 0), supported: (1, 2) }), "{e:?}");
     assert_eq!(e.to_string(), "unsupported .cod format version 2.0 (this reader supports 1.x)");
 }
 
@@ -248,7 +249,11 @@ fn sections_in_another_order_are_read() {
     let m = sample_module();
     let mut sections = module_sections(&m);
     sections.reverse();
-    assert_eq!(decode(&assemble(1, 0, &sections)).unwrap(), m);
+    assert_eq!(decode(&assemble(1, 2, &sections)).unwrap(), m);
+    // A 1.0 or 1.1 file promised nothing about address 0: it runs as it always did.
+    let old = decode(&assemble(1, 0, &sections)).unwrap();
+    assert!(!old.null_reserved);
+    assert_eq!(Module { null_reserved: true, ..old }, m);
 }
 
 #[test]

@@ -223,6 +223,11 @@ pub struct Module {
     pub arch: Option<ArchDecl>,
     /// The default physical architecture (`phyArch`).
     pub phy_arch: Option<ArchDecl>,
+    /// Word 0 of the globals holds no object: address 0 is the null pointer, and the
+    /// simulator stops a process that reads or writes through it. Set by this compiler
+    /// and by `.cod` files of format 1.2 on; older files placed an object there.
+    #[serde(default)]
+    pub null_reserved: bool,
 }
 
 impl Module {

@@ -368,3 +368,23 @@ fn every_unwrap_in_src_is_proven_safe() {
     // The four of the .cod writer, at least (sizes checked by try_encode).
     assert!(proven >= 4, "{proven}");
 }
+
+#[test]
+fn the_null_pointer_is_no_object_s_address_and_dereferencing_it_stops_the_process() {
+    // A string literal (the first object the program places) is not at address 0, so
+    // it compares unequal to a null pointer; writing through a null pointer stops the
+    // run with exit 1 and a message naming the process, function and line, instead of
+    // silently overwriting that string.
+    let dir = tempdir("harden-null");
+    let src = "#include <stdio.h>\nvoid main() {\n    char *s = \"hi\";\n    int *p = 0;\n    printf(\"%d\\n\", s == 0);\n    *p = 5;\n    printf(\"%d\\n\", *p);\n}\n";
+    let cod = compile_text(&dir, "null", src);
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none"], b"");
+    no_panic(&out);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("runtime error in process 0 (main, line 6): null pointer dereference"),
+        "{}",
+        stderr(&out)
+    );
+}

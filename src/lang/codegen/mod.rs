@@ -110,7 +110,8 @@ pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Opt
         idents: Vec::new(),
         blocks: Vec::new(),
         channels: Vec::new(),
-        globals_words: 0,
+        // Word 0 is no object's: address 0 is the null pointer.
+        globals_words: 1,
         global_init: Vec::new(),
         strings: HashMap::default(),
         arch: None,
@@ -593,6 +594,7 @@ impl<'a> Gen<'a> {
             functions,
             channels: std::mem::take(&mut self.channels),
             globals_words: self.globals_words,
+            null_reserved: true,
             global_init: std::mem::take(&mut self.global_init),
             main,
             arch: self.arch.take().map(|(a, _)| a),

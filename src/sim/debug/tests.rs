@@ -121,11 +121,12 @@ fn mem_prints_values_with_their_owner_and_rejects_bad_ranges() {
 float f = 1.5;
 void main() { g[0] = 6; }
 ";
-    let (t, _) = session(src, "mem 0 2\nmem 99999 100000\nmem 2 1\n");
-    // Globals are at 0.. and owned by process 0's processor 0.
-    assert!(t.contains("     0  4             0\n     1  5             0\n     2  1.5           0\n"), "{t}");
-    // The pool: 3 global words and process 0's first segment of 1024 words.
-    assert!(t.contains("error: address 99999 is outside the memory pool (0..1027)"), "{t}");
+    let (t, _) = session(src, "mem 1 3\nmem 99999 100000\nmem 2 1\n");
+    // Globals are at 1.. (word 0 is the null pointer's, no object's) and owned by
+    // process 0's processor 0.
+    assert!(t.contains("     1  4             0\n     2  5             0\n     3  1.5           0\n"), "{t}");
+    // The pool: 4 global words and process 0's first segment of 1024 words.
+    assert!(t.contains("error: address 99999 is outside the memory pool (0..1028)"), "{t}");
     assert!(t.contains("error: bad range `2 1`: FROM is after TO"), "{t}");
 }
 

@@ -548,6 +548,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 let a: i64 = $a;
                 match mem.index(a) {
                     Some(i) => i,
+                    None if a == 0 && mem.null_reserved => fail!(RuntimeError::NullPointer),
                     None => fail!(RuntimeError::BadAddress { addr: a }),
                 }
             }};

@@ -79,6 +79,7 @@ fn module(fs: Vec<F>, globals_before: u32, strings: &[&str], channels: Vec<Chann
         functions,
         channels,
         globals_words: g,
+        null_reserved: false,
         global_init,
         main: 0,
         arch: None,
