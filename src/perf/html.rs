@@ -23,6 +23,7 @@
 //! machines of up to 428 571 processors, where one bin each fits); the process tables
 //! (processor and function of each process) add a few tens of bytes a process.
 use super::render::json;
+use super::svg::escape;
 use super::Analysis;
 use crate::trace::states::{PState, ProcessorStates};
 use crate::trace::{Event, ProcState, Reason, RunHeader, Ticks};
@@ -137,10 +138,6 @@ pub fn report(a: &Analysis, header: &RunHeader, events: impl Iterator<Item = Eve
     page.push_str(SCRIPT);
     page.push_str("</script>\n</body>\n</html>\n");
     page
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// The page's data as one JSON document.

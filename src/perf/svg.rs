@@ -223,7 +223,8 @@ fn open(o: &mut String, title: &str, height: f64) {
     let _ = writeln!(o, "<text x=\"{LEFT:.0}\" y=\"18\" font-size=\"13\">{}</text>", escape(title));
 }
 
-fn escape(s: &str) -> String {
+/// `s` with the characters markup gives a meaning to escaped (SVG and HTML text).
+pub(super) fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 

@@ -180,13 +180,16 @@ impl Rec {
                 put_u32(b, region);
             }
             Rec::Send { to: peer, comm, tag, bytes, .. } | Rec::Recv { from: peer, comm, tag, bytes, .. } => {
-                let kind = if matches!(self, Rec::Send { .. }) { EVT_MPI_SEND } else { EVT_MPI_RECV };
-                let mut data = Vec::with_capacity(24);
-                put_u32(&mut data, peer);
-                put_u32(&mut data, comm);
-                put_u32(&mut data, tag);
-                put_u64(&mut data, u64::from(bytes));
-                put_record(b, kind, &data);
+                // Type, one length byte (the data is at most 3 · 5 + 9 = 24 bytes), data:
+                // written in place, the length patched after (no buffer per message).
+                b.push(if matches!(self, Rec::Send { .. }) { EVT_MPI_SEND } else { EVT_MPI_RECV });
+                let at = b.len();
+                b.push(0);
+                put_u32(b, peer);
+                put_u32(b, comm);
+                put_u32(b, tag);
+                put_u64(b, u64::from(bytes));
+                b[at] = (b.len() - at - 1) as u8;
             }
         }
     }
@@ -333,7 +336,9 @@ impl Otf2Writer {
         if !self.files.contains_key(&rec.loc()) {
             return None;
         }
-        let t = t.clamp(self.from, self.to);
+        // Into the window (`max` then `min`: no panic even for a window the caller did
+        // not check).
+        let t = t.max(self.from).min(self.to);
         Some(self.buf.push(Self::key(t) + rec.rank(), rec))
     }
 
@@ -678,6 +683,15 @@ mod tests {
         assert_eq!(enc(5, u64::MAX), [1, 5]);
         assert_eq!(enc(0x1234, u64::MAX), [2, 0x34, 0x12]);
         assert_eq!(enc(1 << 32, u64::MAX), [5, 0, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn message_records_encode_as_type_length_data() {
+        // MpiSend to rank 3, communicator 0, tag 300, 4 bytes: type 14, length 8, then
+        // [1 3] [0] [2 0x2c 0x01] [1 4] = 2 + 1 + 3 + 2 = 8 bytes of data.
+        let mut b = Vec::new();
+        Rec::Send { loc: 0, to: 3, comm: 0, tag: 300, bytes: 4 }.encode(&mut b);
+        assert_eq!(b, [EVT_MPI_SEND, 8, 1, 3, 0, 2, 0x2c, 0x01, 1, 4]);
     }
 
     #[test]
