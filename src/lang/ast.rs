@@ -20,6 +20,10 @@ pub struct Loc {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Program {
     pub items: Vec<Item>,
+    /// Identifiers inside the constructs the parser skipped after a syntax error: the
+    /// checker does not report them as undeclared, since their declaration may be what
+    /// was skipped.
+    pub poisoned: Vec<Name>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +40,10 @@ pub enum Item {
     Func(FuncDef),
     /// `struct Name { fields };` (also hoisted out of `struct Name {…} var;`).
     Struct(StructDef),
+    /// `enum Name { A, B = 2 };` (also hoisted out of `enum {…} var;`).
+    Enum(EnumDef),
+    /// `typedef T Name…;`: each declarator names a type.
+    Typedef(VarDecl),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -66,11 +74,43 @@ pub enum BaseType {
     Spinlock,
     /// `struct Name` (the parser gives anonymous structs a generated name `<anon N>`).
     Struct(String),
+    /// `enum Name`: an `int` (C: an integer type able to hold every enumerator).
+    Enum,
+    /// A name declared by `typedef`.
+    Typedef(Name),
+}
+
+/// The storage class of a declaration (C99 6.7.1). Qualifiers (`const`, `volatile`,
+/// `restrict`) and `inline` are accepted and have no effect on the generated code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Storage {
+    #[default]
+    None,
+    Typedef,
+    Extern,
+    Static,
+    Auto,
+    Register,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeSpec {
     pub base: BaseType,
+    pub loc: Loc,
+    pub storage: Storage,
+}
+
+impl TypeSpec {
+    /// A type with no storage class.
+    pub fn new(base: BaseType, loc: Loc) -> Self {
+        TypeSpec { base, loc, storage: Storage::None }
+    }
+}
+
+/// An enumeration: its constants in order, each with its optional value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumDef {
+    pub items: Vec<(Name, Loc, Option<Expr>)>,
     pub loc: Loc,
 }
 
@@ -156,6 +196,14 @@ pub enum StmtKind {
     Func(Box<FuncDef>),
     /// A struct definition inside a function.
     Struct(StructDef),
+    /// An enumeration inside a function.
+    Enum(EnumDef),
+    /// `typedef` inside a function.
+    Typedef(VarDecl),
+    /// `name:` (the labelled statement follows as its own statement).
+    Label(Name),
+    /// `goto name;`
+    Goto(Name),
     Block(Block),
     If {
         cond: Expr,

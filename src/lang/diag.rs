@@ -106,3 +106,42 @@ mod tests {
         assert_eq!(sm.render(&d), "p.c:2:3: error: undeclared name `y`\n 2 |   y = 3;\n   |   ^\n");
     }
 }
+
+/// Levenshtein distance with adjacent transpositions counted as one edit (`pritnf` is one
+/// edit from `printf`), by characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev2 = vec![0usize; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0usize; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(prev2[j - 2] + 1);
+            }
+            cur[j] = v;
+        }
+        std::mem::swap(&mut prev2, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::edit_distance;
+
+    #[test]
+    fn transposition_is_one_edit() {
+        // `pritnf` swaps two neighbours of `printf`: one edit, not two.
+        assert_eq!(edit_distance("pritnf", "printf"), 1);
+        assert_eq!(edit_distance("retrun", "return"), 1);
+        assert_eq!(edit_distance("cout", "count"), 1);
+        assert_eq!(edit_distance("abc", "xyz"), 3);
+        assert_eq!(edit_distance("", "ab"), 2);
+    }
+}

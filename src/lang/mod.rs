@@ -45,11 +45,25 @@ pub fn parse_with_loader(
     sources: &mut SourceMap,
     loader: &mut dyn preprocess::IncludeLoader,
 ) -> (ast::Program, Vec<Diagnostic>) {
+    let (program, diags, _) = front(name, text, opts, sources, loader);
+    (program, diags)
+}
+
+/// Preprocess and parse; also says whether the preprocessor or lexer found an error
+/// (then the token stream itself is uncertain and nothing more is checked).
+fn front(
+    name: &str,
+    text: &str,
+    opts: &FrontOptions,
+    sources: &mut SourceMap,
+    loader: &mut dyn preprocess::IncludeLoader,
+) -> (ast::Program, Vec<Diagnostic>, bool) {
     let mut diags = Vec::new();
     let (toks, names) = preprocess::preprocess(name, text, opts, sources, loader, &mut diags);
+    let pre_errors = diags.iter().any(Diagnostic::is_error);
     let program = parse::parse_tokens(&toks, &names, &mut diags);
     diags.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.col));
-    (program, diags)
+    (program, diags, pre_errors)
 }
 
 /// Parses `text` as file `<input>` with no include files available (only the built-in
@@ -94,16 +108,22 @@ impl fmt::Display for CompileError {
 impl std::error::Error for CompileError {}
 
 /// Compiles CPC source text: preprocess, parse, check and generate vCode. Semantic
-/// checking runs only when the program parsed without errors, so one mistake does not
-/// cascade into many.
+/// checking runs on what parsed even when something did not (the parser skips a bad
+/// statement or declaration whole), so a syntax error does not hide the type errors of
+/// the rest of the file; names inside the skipped text are never reported undeclared, so
+/// one mistake does not cascade into many. After a preprocessor or lexical error the
+/// tokens themselves are in doubt, and only those errors and the syntax errors are given.
 pub fn compile(name: &str, text: &str, opts: &FrontOptions) -> Result<Compiled, CompileError> {
     let mut sources = SourceMap::default();
-    let (program, mut diags) = parse_source(name, text, opts, &mut sources);
+    let (program, mut diags, pre_errors) = front(name, text, opts, &mut sources, &mut preprocess::FsLoader);
     let mut module = None;
-    if !diags.iter().any(|d| d.is_error()) {
+    if !pre_errors {
         let (m, more) = codegen::generate(&program, name, text);
         module = m;
         diags.extend(more);
+    }
+    if diags.iter().any(|d| d.is_error()) {
+        module = None;
     }
     diags.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.col));
     match module {

@@ -32,13 +32,21 @@ pub fn parse_tokens(toks: &[Token], names: &Interner, diags: &mut Vec<Diagnostic
         diags,
         depth: 0,
         hoisted: Vec::new(),
+        typedefs: Vec::new(),
+        is_typedef: Vec::new(),
+        last_decl_sym: None,
+        poisoned: Vec::new(),
         anon: 0,
         last_err: None,
         gave_up: false,
         shared: Vec::new(),
         scratch: Vec::new(),
     };
-    p.program()
+    let program = p.program();
+    let mut poisoned = p.poisoned;
+    poisoned.sort_unstable();
+    poisoned.dedup();
+    Program { poisoned: poisoned.into_iter().map(|s| Name::from(names.name(s))).collect(), ..program }
 }
 
 /// The parse failed at a point already reported; the caller resynchronises.
@@ -52,8 +60,18 @@ struct Parser<'a> {
     names: &'a Interner,
     diags: &'a mut Vec<Diagnostic>,
     depth: u32,
-    /// Struct definitions waiting to be placed before the declaration that made them.
-    hoisted: Vec<StructDef>,
+    /// Struct and enum definitions waiting to be placed before the declaration that
+    /// made them.
+    hoisted: Vec<Hoisted>,
+    /// Typedef names in scope, innermost last (a block truncates it on exit).
+    typedefs: Vec<Sym>,
+    /// By symbol number: how many entries of `typedefs` name it (so a lookup is O(1)).
+    is_typedef: Vec<u32>,
+    /// The symbol of the name read by the last [`Parser::declarator`].
+    last_decl_sym: Option<Sym>,
+    /// Identifiers inside constructs skipped after a syntax error: the checker does not
+    /// report them as undeclared (the declaration may be what was skipped).
+    poisoned: Vec<Sym>,
     anon: u32,
     /// Token index of the last error, so one bad token is reported once.
     last_err: Option<usize>,
@@ -67,10 +85,17 @@ struct Parser<'a> {
     scratch: Vec<Vec<Stmt>>,
 }
 
+/// A definition met inside a declaration and placed before it.
+enum Hoisted {
+    Struct(StructDef),
+    Enum(EnumDef),
+}
+
 /// What a declaration turned out to be.
 enum Decl {
     Var(VarDecl),
     Func(FuncDef),
+    Typedef(VarDecl),
     /// `struct S {…};`: only the (hoisted) struct.
     Nothing,
 }
@@ -125,13 +150,59 @@ fn infix(k: TokenKind) -> Option<(u8, Infix)> {
     })
 }
 
+/// A keyword that can begin a declaration: a type, a storage class, a qualifier, or a
+/// type keyword that is reported as not supported.
 fn is_type_start(k: TokenKind) -> bool {
+    use Keyword::*;
     matches!(
         k,
         TokenKind::Kw(
-            Keyword::Int | Keyword::Float | Keyword::Char | Keyword::Void | Keyword::Struct | Keyword::Spinlock
+            Int | Float
+                | Char
+                | Void
+                | Struct
+                | Spinlock
+                | Typedef
+                | Enum
+                | Union
+                | Const
+                | Volatile
+                | Restrict
+                | Register
+                | Auto
+                | Static
+                | Extern
+                | Inline
+                | Signed
+                | Unsigned
+                | Short
+                | Long
+                | Double
+                | Bool
+                | Complex
+                | Atomic
+                | Alignas
+                | ThreadLocal
+                | Noreturn
         )
     )
+}
+
+/// For a C keyword this compiler does not implement: the reason given in its error.
+fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
+    use Keyword::*;
+    Some(match k {
+        Union => ": unions are not implemented yet (a struct with one field per member works where the members are not reinterpreted)",
+        Unsigned | Short | Long => ": every integer is a 32-bit `int` here (C's integer widths are not implemented yet)",
+        Double => ": floating point is IEEE binary32 `float` here (binary64 `double` is not implemented yet)",
+        Bool => ": use `int` (`_Bool` is not implemented yet)",
+        Complex => ": complex arithmetic is outside CPC",
+        Atomic | ThreadLocal => ": CPC processes share no memory implicitly; use channels, spinlocks or remote references",
+        Alignas | Alignof => ": memory is made of words here, every object is word-aligned",
+        Generic => ": type-generic selection is not implemented",
+        StaticAssert => ": static assertions are not implemented",
+        _ => return None,
+    })
 }
 
 fn is_stmt_start(k: TokenKind) -> bool {
@@ -140,7 +211,19 @@ fn is_stmt_start(k: TokenKind) -> bool {
         || matches!(
             k,
             TokenKind::Kw(
-                If | While | Do | For | Switch | Return | Break | Continue | Forall | Fork | Join | Case | Default
+                If | While
+                    | Do
+                    | For
+                    | Switch
+                    | Return
+                    | Break
+                    | Continue
+                    | Forall
+                    | Fork
+                    | Join
+                    | Case
+                    | Default
+                    | Goto
             )
         )
 }
@@ -338,6 +421,15 @@ impl Parser<'_> {
         }
     }
 
+    /// Records the identifiers of the tokens skipped since `start` (see `poisoned`).
+    fn poison(&mut self, start: usize) {
+        for t in self.toks.get(start..self.pos).unwrap_or(&[]) {
+            if let TokenKind::Ident(s) = t.kind {
+                self.poisoned.push(s);
+            }
+        }
+    }
+
     /// Braces opened and not yet closed by the bad construct that began at `start`
     /// (an initialiser list abandoned half-way), so recovery skips to their end.
     fn open_braces_since(&self, start: usize) -> u32 {
@@ -365,17 +457,23 @@ impl Parser<'_> {
             let start = self.pos;
             let mark = self.hoisted.len();
             let item = self.item();
-            items.extend(self.hoisted.drain(mark..).map(Item::Struct));
+            items.extend(self.hoisted.drain(mark..).map(|h| match h {
+                Hoisted::Struct(s) => Item::Struct(s),
+                Hoisted::Enum(e) => Item::Enum(e),
+            }));
             match item {
                 Ok(Some(i)) => items.push(i),
                 Ok(None) => {}
-                Err(Fail) => self.sync_item(start),
+                Err(Fail) => {
+                    self.sync_item(start);
+                    self.poison(start);
+                }
             }
             if self.pos == start {
                 self.bump();
             }
         }
-        Program { items }
+        Program { items, poisoned: Vec::new() }
     }
 
     fn item(&mut self) -> PResult<Option<Item>> {
@@ -388,20 +486,23 @@ impl Parser<'_> {
                 self.bump();
                 Ok(None)
             }
-            k if is_type_start(k) => {
+            _ if self.starts_type(t) => {
                 let ty = self.type_spec()?;
                 Ok(match self.decl_rest(ty)? {
                     Decl::Var(v) => Some(Item::Var(v)),
                     Decl::Func(f) => Some(Item::Func(f)),
+                    Decl::Typedef(v) => Some(Item::Typedef(v)),
                     Decl::Nothing => None,
                 })
             }
+            TokenKind::Kw(k) if unsupported_keyword(k).is_some() => Err(self.unsupported(t, k)),
             // Old-style `main() {…}`: the return type defaults to int.
             TokenKind::Ident(_) if self.peek_at(1).kind == TokenKind::Punct(Punct::LParen) => {
-                let ty = TypeSpec { base: BaseType::Int, loc: t.loc };
+                let ty = TypeSpec::new(BaseType::Int, t.loc);
                 Ok(match self.decl_rest(ty)? {
                     Decl::Func(f) => Some(Item::Func(f)),
                     Decl::Var(v) => Some(Item::Var(v)),
+                    Decl::Typedef(v) => Some(Item::Typedef(v)),
                     Decl::Nothing => None,
                 })
             }
@@ -456,22 +557,153 @@ impl Parser<'_> {
 
     // ----- declarations -------------------------------------------------------------
 
-    fn type_spec(&mut self) -> PResult<TypeSpec> {
-        let t = self.peek();
-        let base = match t.kind {
-            TokenKind::Kw(Keyword::Int) => BaseType::Int,
-            TokenKind::Kw(Keyword::Float) => BaseType::Float,
-            TokenKind::Kw(Keyword::Char) => BaseType::Char,
-            TokenKind::Kw(Keyword::Void) => BaseType::Void,
-            TokenKind::Kw(Keyword::Spinlock) => BaseType::Spinlock,
-            TokenKind::Kw(Keyword::Struct) => {
-                self.bump();
-                return self.struct_spec(t.loc);
+    /// Whether `t` begins a declaration: a declaration keyword or a typedef name.
+    fn starts_type(&self, t: Token) -> bool {
+        match t.kind {
+            TokenKind::Ident(s) => self.is_typedef.get(s.0 as usize).is_some_and(|&n| n > 0),
+            k => is_type_start(k),
+        }
+    }
+
+    /// Declares `s` a typedef name in the current block.
+    fn add_typedef(&mut self, s: Sym) {
+        let i = s.0 as usize;
+        if i >= self.is_typedef.len() {
+            self.is_typedef.resize(i + 1, 0);
+        }
+        self.is_typedef[i] += 1;
+        self.typedefs.push(s);
+    }
+
+    /// Forgets the typedef names declared since the scope mark `mark`.
+    fn drop_typedefs(&mut self, mark: usize) {
+        while self.typedefs.len() > mark {
+            if let Some(s) = self.typedefs.pop() {
+                if let Some(n) = self.is_typedef.get_mut(s.0 as usize) {
+                    *n = n.saturating_sub(1);
+                }
             }
-            _ => return Err(self.expected("a type")),
-        };
+        }
+    }
+
+    /// "`X` is not supported" for a C keyword this compiler does not implement yet.
+    fn unsupported(&mut self, t: Token, k: Keyword) -> Fail {
+        let why = unsupported_keyword(k).unwrap_or("");
+        self.error(t.loc, format!("`{}` is not supported{why}", k.as_str()))
+    }
+
+    /// The declaration specifiers: storage class, qualifiers and one type, in any order
+    /// (`static const int`, `int const`, `signed`).
+    fn type_spec(&mut self) -> PResult<TypeSpec> {
+        let mut storage = Storage::None;
+        let mut base: Option<(BaseType, Loc)> = None;
+        let mut signed = None;
+        loop {
+            let t = self.peek();
+            let class = match t.kind {
+                TokenKind::Kw(Keyword::Typedef) => Some(Storage::Typedef),
+                TokenKind::Kw(Keyword::Extern) => Some(Storage::Extern),
+                TokenKind::Kw(Keyword::Static) => Some(Storage::Static),
+                TokenKind::Kw(Keyword::Auto) => Some(Storage::Auto),
+                TokenKind::Kw(Keyword::Register) => Some(Storage::Register),
+                _ => None,
+            };
+            if let Some(c) = class {
+                if storage != Storage::None {
+                    return Err(self.error(t.loc, "a declaration has at most one storage class"));
+                }
+                storage = c;
+                self.bump();
+                continue;
+            }
+            let b = match t.kind {
+                TokenKind::Kw(Keyword::Const | Keyword::Volatile | Keyword::Restrict | Keyword::Inline) => {
+                    self.bump();
+                    continue;
+                }
+                TokenKind::Kw(Keyword::Noreturn) => {
+                    self.bump();
+                    continue;
+                }
+                TokenKind::Kw(Keyword::Signed) => {
+                    self.bump();
+                    signed = Some(t);
+                    continue;
+                }
+                TokenKind::Kw(k) if unsupported_keyword(k).is_some() => return Err(self.unsupported(t, k)),
+                _ if base.is_some() => break,
+                TokenKind::Kw(Keyword::Int) => BaseType::Int,
+                TokenKind::Kw(Keyword::Float) => BaseType::Float,
+                TokenKind::Kw(Keyword::Char) => BaseType::Char,
+                TokenKind::Kw(Keyword::Void) => BaseType::Void,
+                TokenKind::Kw(Keyword::Spinlock) => BaseType::Spinlock,
+                TokenKind::Kw(Keyword::Struct) => {
+                    self.bump();
+                    let ts = self.struct_spec(t.loc)?;
+                    base = Some((ts.base, t.loc));
+                    continue;
+                }
+                TokenKind::Kw(Keyword::Enum) => {
+                    self.bump();
+                    self.enum_spec(t.loc)?;
+                    base = Some((BaseType::Enum, t.loc));
+                    continue;
+                }
+                TokenKind::Ident(s) if self.starts_type(t) => BaseType::Typedef(self.name_of(s)),
+                _ => break,
+            };
+            self.bump();
+            base = Some((b, t.loc));
+        }
+        let (base, loc) =
+            match (base, signed) {
+                (Some((BaseType::Int, loc)), _) => (BaseType::Int, loc),
+                (Some((BaseType::Char, loc)), Some(_)) => return Err(self.error(
+                    loc,
+                    "`signed char` is not supported: `char` holds 0..255 here (integer widths are not supported yet)",
+                )),
+                (Some((_, loc)), Some(_)) => {
+                    return Err(self.error(loc, "`signed` applies only to integer types"));
+                }
+                (Some(b), None) => b,
+                (None, Some(t)) => (BaseType::Int, t.loc),
+                (None, None) => return Err(self.expected("a type")),
+            };
+        Ok(TypeSpec { base, loc, storage })
+    }
+
+    /// After `enum`: a name, a body, or both. A body is hoisted as an [`EnumDef`].
+    fn enum_spec(&mut self, loc: Loc) -> PResult<()> {
+        let named = matches!(self.peek().kind, TokenKind::Ident(_));
+        if named {
+            self.bump();
+        }
+        if !self.at(Punct::LBrace) {
+            return if named { Ok(()) } else { Err(self.expected("an enum name or `{`")) };
+        }
         self.bump();
-        Ok(TypeSpec { base, loc: t.loc })
+        let mut items = Vec::new();
+        loop {
+            if self.eat(Punct::RBrace) {
+                break;
+            }
+            let TokenKind::Ident(s) = self.peek().kind else {
+                return Err(self.expected("an enumerator name"));
+            };
+            let t = self.bump();
+            let name = self.name_of(s);
+            let value = if self.eat(Punct::Assign) { Some(self.cond_expr()?) } else { None };
+            items.push((name, t.loc, value));
+            if !self.eat(Punct::Comma) {
+                self.expect_punct(Punct::RBrace, "to close the enum")?;
+                break;
+            }
+        }
+        if items.is_empty() {
+            return Err(self.error(loc, "an enum needs at least one enumerator"));
+        }
+        self.hoisted.push(Hoisted::Enum(EnumDef { items, loc }));
+        Ok(())
     }
 
     /// After `struct`: a name, a body, or both. A body is hoisted as a [`StructDef`].
@@ -485,7 +717,7 @@ impl Parser<'_> {
         };
         if !self.at(Punct::LBrace) {
             return match name {
-                Some(n) => Ok(TypeSpec { base: BaseType::Struct(n), loc }),
+                Some(n) => Ok(TypeSpec::new(BaseType::Struct(n), loc)),
                 None => Err(self.expected("a struct name or `{`")),
             };
         }
@@ -496,8 +728,8 @@ impl Parser<'_> {
         self.enter()?;
         let fields = self.struct_fields();
         self.leave();
-        self.hoisted.push(StructDef { name: name.clone(), fields: fields?, loc });
-        Ok(TypeSpec { base: BaseType::Struct(name), loc })
+        self.hoisted.push(Hoisted::Struct(StructDef { name: name.clone(), fields: fields?, loc }));
+        Ok(TypeSpec::new(BaseType::Struct(name), loc))
     }
 
     fn struct_fields(&mut self) -> PResult<Vec<VarDecl>> {
@@ -541,6 +773,9 @@ impl Parser<'_> {
         let mut decls = Vec::new();
         loop {
             let d = self.declarator(false)?;
+            if self.at(Punct::Colon) {
+                return Err(self.error(self.peek().loc, "bit-fields are not supported: give the field its own `int`"));
+            }
             if self.at(Punct::Assign) || self.at(Punct::LParen) {
                 return Err(self.expected("`,` or `;` in a struct field"));
             }
@@ -559,11 +794,19 @@ impl Parser<'_> {
         let mut pointers = 0;
         while self.eat(Punct::Star) {
             pointers += 1;
+            self.skip_qualifiers();
         }
         let is_ref = self.eat(Punct::Amp);
+        if self.at(Punct::LParen) && self.peek_at(1).kind == TokenKind::Punct(Punct::Star) {
+            return Err(self.error(
+                self.peek().loc,
+                "function pointers are not supported yet: call the function by name (a `switch` can choose it)",
+            ));
+        }
         let (name, loc) = match self.peek().kind {
             TokenKind::Ident(s) => {
                 let t = self.bump();
+                self.last_decl_sym = Some(s);
                 (self.name_of(s), t.loc)
             }
             _ if unnamed
@@ -585,11 +828,38 @@ impl Parser<'_> {
         Ok(Declarator { name, loc, pointers, is_ref, dims, init: None })
     }
 
+    /// Skips `const`, `volatile` and `restrict` (after a `*`): they do not change the
+    /// generated code.
+    fn skip_qualifiers(&mut self) {
+        while matches!(self.peek().kind, TokenKind::Kw(Keyword::Const | Keyword::Volatile | Keyword::Restrict)) {
+            self.bump();
+        }
+    }
+
     /// The declarators after a type: variables, or one function (definition or
     /// prototype). Consumes the final `;` (or the function body).
     fn decl_rest(&mut self, ty: TypeSpec) -> PResult<Decl> {
-        if matches!(ty.base, BaseType::Struct(_)) && self.eat(Punct::Semi) {
+        if matches!(ty.base, BaseType::Struct(_) | BaseType::Enum) && self.eat(Punct::Semi) {
             return Ok(Decl::Nothing);
+        }
+        if ty.storage == Storage::Typedef {
+            let mut decls = Vec::new();
+            loop {
+                self.last_decl_sym = None;
+                let d = self.declarator(false)?;
+                if d.is_ref || self.at(Punct::Assign) || self.at(Punct::LParen) {
+                    return Err(self.error(d.loc, "a typedef names a type: no `&`, initialiser or parameters"));
+                }
+                if let Some(s) = self.last_decl_sym {
+                    self.add_typedef(s);
+                }
+                decls.push(d);
+                if !self.eat(Punct::Comma) {
+                    break;
+                }
+            }
+            self.expect_semi("typedef")?;
+            return Ok(Decl::Typedef(VarDecl { loc: ty.loc, ty, decls }));
         }
         let first = self.declarator(false)?;
         if self.at(Punct::LParen) {
@@ -633,6 +903,12 @@ impl Parser<'_> {
             if self.eat(Punct::RBrace) {
                 return Ok(Init::List(items, loc));
             }
+            if self.at(Punct::Dot) || self.at(Punct::LBracket) {
+                return Err(self.error(
+                    self.peek().loc,
+                    "designated initialisers (`.field =`, `[i] =`) are not supported yet: list the values in order",
+                ));
+            }
             items.push(self.init()?);
             if !self.eat(Punct::Comma) {
                 self.expect_punct(Punct::RBrace, "to close the initialiser list")?;
@@ -668,7 +944,13 @@ impl Parser<'_> {
             return Ok(params);
         }
         loop {
-            if !is_type_start(self.peek().kind) {
+            if self.at(Punct::Dot) {
+                return Err(self.error(
+                    self.peek().loc,
+                    "variadic functions (`...`) are not supported yet: only the built-in printf family takes a variable number of arguments",
+                ));
+            }
+            if !self.starts_type(self.peek()) {
                 return Err(self.expected("a parameter type"));
             }
             let ty = self.type_spec()?;
@@ -697,6 +979,7 @@ impl Parser<'_> {
                 return Err(f);
             }
         };
+        let typedef_mark = self.typedefs.len();
         let mut stmts = self.scratch.pop().unwrap_or_default();
         let mut out = self.scratch.pop().unwrap_or_default();
         let end = loop {
@@ -713,16 +996,21 @@ impl Parser<'_> {
             let start = self.pos;
             let mark = self.hoisted.len();
             let r = self.block_item(&mut out);
-            stmts.extend(self.hoisted.drain(mark..).map(|s| Stmt { loc: s.loc, kind: StmtKind::Struct(s) }));
+            stmts.extend(self.hoisted.drain(mark..).map(|h| match h {
+                Hoisted::Struct(s) => Stmt { loc: s.loc, kind: StmtKind::Struct(s) },
+                Hoisted::Enum(e) => Stmt { loc: e.loc, kind: StmtKind::Enum(e) },
+            }));
             stmts.append(&mut out);
             if r.is_err() {
                 self.sync_stmt(start);
+                self.poison(start);
             }
             if self.pos == start {
                 self.bump();
             }
         };
         self.leave();
+        self.drop_typedefs(typedef_mark);
         let mut exact = Vec::with_capacity(stmts.len());
         exact.append(&mut stmts);
         self.scratch.push(stmts);
@@ -734,11 +1022,16 @@ impl Parser<'_> {
     fn block_item(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
         let t = self.peek();
         match t.kind {
-            k if is_type_start(k) => {
+            TokenKind::Ident(_) if self.peek_at(1).kind == TokenKind::Punct(Punct::Colon) => {
+                out.push(self.stmt()?);
+                Ok(())
+            }
+            _ if self.starts_type(t) => {
                 let ty = self.type_spec()?;
                 match self.decl_rest(ty)? {
                     Decl::Var(v) => out.push(Stmt { loc: t.loc, kind: StmtKind::Decl(v) }),
                     Decl::Func(f) => out.push(Stmt { loc: t.loc, kind: StmtKind::Func(Box::new(f)) }),
+                    Decl::Typedef(v) => out.push(Stmt { loc: t.loc, kind: StmtKind::Typedef(v) }),
                     Decl::Nothing => {}
                 }
                 Ok(())
@@ -796,11 +1089,34 @@ impl Parser<'_> {
             TokenKind::Kw(Keyword::Return) => Self::return_stmt,
             TokenKind::Kw(Keyword::Forall) => Self::forall,
             TokenKind::Kw(Keyword::Fork) => Self::fork,
-            k if is_type_start(k) => return self.decl_stmt(loc),
+            TokenKind::Kw(Keyword::Goto) => Self::goto_stmt,
+            TokenKind::Ident(_) if self.peek_at(1).kind == TokenKind::Punct(Punct::Colon) => Self::label,
+            _ if self.starts_type(t) => return self.decl_stmt(loc),
             _ => Self::expr_stmt,
         };
         let kind = f(self)?;
         Ok(Stmt { kind, loc })
+    }
+
+    /// `goto name;`
+    fn goto_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let TokenKind::Ident(s) = self.peek().kind else {
+            return Err(self.expected("a label name after `goto`"));
+        };
+        self.bump();
+        let name = self.name_of(s);
+        self.expect_semi("`goto`")?;
+        Ok(StmtKind::Goto(name))
+    }
+
+    /// `name:`
+    fn label(&mut self) -> PResult<StmtKind> {
+        let TokenKind::Ident(s) = self.bump().kind else {
+            return Err(self.expected("a label"));
+        };
+        self.bump();
+        Ok(StmtKind::Label(self.name_of(s)))
     }
 
     fn empty_stmt(&mut self) -> PResult<StmtKind> {
@@ -882,7 +1198,27 @@ impl Parser<'_> {
 
     fn expr_stmt(&mut self) -> PResult<StmtKind> {
         let e = self.expr()?;
-        self.expect_semi("expression")?;
+        let before = self.diags.len();
+        let r = self.expect_semi("expression");
+        // `retrun 0;`: a lone name where a keyword was meant.
+        if let (ExprKind::Ident(n), Some(d)) = (&e.kind, self.diags.get_mut(before)) {
+            let close =
+                [Keyword::Return, Keyword::Goto, Keyword::Break, Keyword::Continue, Keyword::Struct, Keyword::Typedef]
+                    .into_iter()
+                    .chain([
+                        Keyword::Int,
+                        Keyword::Float,
+                        Keyword::Char,
+                        Keyword::Void,
+                        Keyword::Static,
+                        Keyword::Const,
+                    ])
+                    .find(|k| super::diag::edit_distance(n, k.as_str()) == 1);
+            if let Some(k) = close {
+                d.notes.push(format!("did you mean `{}`?", k.as_str()));
+            }
+        }
+        r?;
         Ok(StmtKind::Expr(e))
     }
 
@@ -906,10 +1242,11 @@ impl Parser<'_> {
         let t = self.peek();
         let init = if self.eat(Punct::Semi) {
             None
-        } else if is_type_start(t.kind) {
+        } else if self.starts_type(t) {
             let ty = self.type_spec()?;
             match self.decl_rest(ty)? {
                 Decl::Var(v) => Some(Box::new(Stmt { loc: t.loc, kind: StmtKind::Decl(v) })),
+                Decl::Typedef(_) => return Err(self.error(t.loc, "a typedef cannot be declared in a `for` header")),
                 Decl::Func(f) => return Err(self.error(f.loc, "a function cannot be declared in a `for` header")),
                 Decl::Nothing => None,
             }
@@ -1029,9 +1366,19 @@ impl Parser<'_> {
 
     fn type_name(&mut self) -> PResult<TypeName> {
         let base = self.type_spec()?;
+        if base.storage != Storage::None {
+            return Err(self.error(base.loc, "a storage class cannot appear in a type name"));
+        }
         let mut pointers = 0;
         while self.eat(Punct::Star) {
             pointers += 1;
+            self.skip_qualifiers();
+        }
+        if self.at(Punct::LParen) || self.at(Punct::LBracket) {
+            return Err(self.error(
+                self.peek().loc,
+                "only `T` and `T *…` are supported as type names (no array or function type names)",
+            ));
         }
         Ok(TypeName { base, pointers })
     }
@@ -1049,7 +1396,7 @@ impl Parser<'_> {
         };
         let prefix = op.is_some()
             || matches!(t.kind, TokenKind::Punct(Punct::PlusPlus | Punct::MinusMinus) | TokenKind::Kw(Keyword::Sizeof))
-            || (t.kind == TokenKind::Punct(Punct::LParen) && is_type_start(self.peek_at(1).kind));
+            || (t.kind == TokenKind::Punct(Punct::LParen) && self.starts_type(self.peek_at(1)));
         if !prefix {
             return self.postfix();
         }
@@ -1067,7 +1414,7 @@ impl Parser<'_> {
                 ExprKind::IncDec { pre: true, inc: p == Punct::PlusPlus, expr: Box::new(self.unary()?) }
             }
             TokenKind::Kw(Keyword::Sizeof) => {
-                if self.at(Punct::LParen) && is_type_start(self.peek_at(1).kind) {
+                if self.at(Punct::LParen) && self.starts_type(self.peek_at(1)) {
                     self.bump();
                     let tn = self.type_name()?;
                     self.expect_punct(Punct::RParen, "after the type in `sizeof`")?;
@@ -1080,6 +1427,9 @@ impl Parser<'_> {
                 // `(type) operand`
                 let tn = self.type_name()?;
                 self.expect_punct(Punct::RParen, "after the type in a cast")?;
+                if self.at(Punct::LBrace) {
+                    return Err(self.error(t.loc, "compound literals (`(T){…}`) are not supported yet"));
+                }
                 ExprKind::Cast(tn, Box::new(self.unary()?))
             }
         };
@@ -1162,6 +1512,7 @@ impl Parser<'_> {
                 self.expect_punct(Punct::RParen, "to close the parenthesis")?;
                 return Ok(e);
             }
+            TokenKind::Kw(k) if unsupported_keyword(k).is_some() => return Err(self.unsupported(t, k)),
             _ => return Err(self.expected("an expression")),
         };
         self.bump();

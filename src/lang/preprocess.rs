@@ -102,7 +102,9 @@ pub fn preprocess(
         macros: Vec::new(),
         budget: MIN_EXPANDED_TOKENS.saturating_add(toks_len.saturating_mul(EXPANDED_TOKENS_PER_TOKEN)),
         budget_reported: false,
+        once: Vec::new(),
     };
+    pp.predefine();
     let mut out = Vec::with_capacity(pp.files[0].toks.len() + 1);
     let mut ctx = Ctx { segs: Vec::new(), list: None, inherited: Vec::new(), depth: 0 };
     loop {
@@ -150,6 +152,17 @@ struct Cond {
 enum BodyTok {
     Tok(TokenKind),
     Param(usize),
+    /// `#param`: the argument's spelling as a string literal.
+    Stringize(usize),
+    /// `##`: the tokens on either side become one.
+    Paste,
+}
+
+/// Macros whose replacement depends on where they are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dynamic {
+    Line,
+    File,
 }
 
 struct Macro {
@@ -159,6 +172,8 @@ struct Macro {
     /// arguments from there on with their commas.
     variadic: bool,
     body: Vec<BodyTok>,
+    /// `__LINE__` and `__FILE__`.
+    dynamic: Option<Dynamic>,
 }
 
 impl Macro {
@@ -168,7 +183,8 @@ impl Macro {
             && self.body.len() == other.body.len()
             && self.body.iter().zip(&other.body).all(|(a, b)| match (a, b) {
                 (BodyTok::Tok(x), BodyTok::Tok(y)) => x == y,
-                (BodyTok::Param(x), BodyTok::Param(y)) => x == y,
+                (BodyTok::Param(x), BodyTok::Param(y)) | (BodyTok::Stringize(x), BodyTok::Stringize(y)) => x == y,
+                (BodyTok::Paste, BodyTok::Paste) => true,
                 _ => false,
             })
     }
@@ -332,6 +348,8 @@ struct Pre<'a> {
     macros: Vec<Option<Rc<Macro>>>,
     budget: usize,
     budget_reported: bool,
+    /// Files that said `#pragma once`.
+    once: Vec<PathBuf>,
 }
 
 fn punct(k: TokenKind, p: Punct) -> bool {
@@ -339,6 +357,96 @@ fn punct(k: TokenKind, p: Punct) -> bool {
 }
 
 impl Pre<'_> {
+    /// The predefined macros: `__LINE__`, `__FILE__`, `__STDC__` (1),
+    /// `__STDC_VERSION__` (199901, C99), `__STDC_HOSTED__` (1) and `__CPPE__` (1).
+    fn predefine(&mut self) {
+        let set = |pp: &mut Self, name: &str, body: Vec<BodyTok>, dynamic: Option<Dynamic>| {
+            let s = pp.names.intern(name);
+            let i = s.0 as usize;
+            if pp.macros.len() <= i {
+                pp.macros.resize(i + 1, None);
+            }
+            pp.macros[i] = Some(Rc::new(Macro { params: None, variadic: false, body, dynamic }));
+        };
+        set(self, "__LINE__", Vec::new(), Some(Dynamic::Line));
+        set(self, "__FILE__", Vec::new(), Some(Dynamic::File));
+        set(self, "__STDC__", vec![BodyTok::Tok(TokenKind::Int(1))], None);
+        set(self, "__STDC_VERSION__", vec![BodyTok::Tok(TokenKind::Int(199_901))], None);
+        set(self, "__STDC_HOSTED__", vec![BodyTok::Tok(TokenKind::Int(1))], None);
+        set(self, "__CPPE__", vec![BodyTok::Tok(TokenKind::Int(1))], None);
+    }
+
+    /// The source text a token was read from, when `loc` points at text of its length.
+    fn source_text(&self, loc: Loc) -> Option<&str> {
+        let line = self.sources.line_text(loc.file, loc.line)?;
+        let start = (loc.col as usize).checked_sub(1)?;
+        line.get(start..start + loc.len as usize)
+    }
+
+    /// How a token is written: identifiers, keywords and punctuators by their text,
+    /// literals as in the source when the location still shows them (so `0x10` stays
+    /// `0x10`), else rebuilt from the value.
+    fn spell(&mut self, t: Token) -> String {
+        match t.kind {
+            TokenKind::Ident(s) => self.names.name(s).to_string(),
+            TokenKind::Kw(k) => k.as_str().to_string(),
+            TokenKind::Punct(p) => p.as_str().to_string(),
+            TokenKind::Eof => String::new(),
+            kind => {
+                if let Some(text) = self.source_text(t.loc).map(str::to_string) {
+                    let mut sink = Vec::new();
+                    let (toks, _) = lex(&text, t.loc.file, &mut self.names, &mut sink);
+                    if sink.is_empty() && toks.len() == 1 && toks[0].tok.kind == kind {
+                        return text;
+                    }
+                }
+                match kind {
+                    TokenKind::Int(v) => v.to_string(),
+                    TokenKind::Float(v) => format!("{v:?}"),
+                    TokenKind::Char(c) => format!("'{}'", escape_c(&[c], b'\'')),
+                    TokenKind::Str(id) | TokenKind::HeaderName(id) => {
+                        format!("\"{}\"", escape_c(self.names.str_bytes(id), b'"'))
+                    }
+                    _ => String::new(),
+                }
+            }
+        }
+    }
+
+    /// `#x`: the argument's spelling as one string literal, one space where the source
+    /// had white space between tokens (C11 6.10.3.2).
+    fn stringize(&mut self, arg: &[PTok], loc: Loc) -> PTok {
+        let mut text = String::new();
+        let mut prev: Option<Loc> = None;
+        for t in arg {
+            let l = t.tok.loc;
+            if let Some(p) = prev {
+                let adjacent = p.file == l.file && p.line == l.line && p.col + p.len == l.col;
+                if !adjacent {
+                    text.push(' ');
+                }
+            }
+            text.push_str(&self.spell(t.tok));
+            prev = Some(l);
+        }
+        let id = self.names.add_str(text.into_bytes());
+        PTok { tok: Token { kind: TokenKind::Str(id), loc }, noexpand: false }
+    }
+
+    /// `a ## b`: one token spelt as both together, or an error when that is not a token.
+    fn paste(&mut self, a: PTok, b: PTok, loc: Loc) -> Option<PTok> {
+        let text = format!("{}{}", self.spell(a.tok), self.spell(b.tok));
+        let mut sink = Vec::new();
+        let (toks, _) = lex(&text, loc.file, &mut self.names, &mut sink);
+        match toks.as_slice() {
+            [one] if sink.is_empty() => Some(PTok { tok: Token { kind: one.tok.kind, loc }, noexpand: false }),
+            _ => {
+                self.error(loc, format!("pasting gives `{text}`, which is not one token"));
+                None
+            }
+        }
+    }
+
     fn error(&mut self, loc: Loc, msg: impl Into<String>) {
         self.diags.push(Diagnostic::error(loc, msg));
     }
@@ -466,6 +574,17 @@ impl Pre<'_> {
                 return Some(t);
             }
             let use_loc = t.tok.loc;
+            if let Some(d) = m.dynamic {
+                let kind = match d {
+                    Dynamic::Line => TokenKind::Int(i64::from(use_loc.line)),
+                    Dynamic::File => {
+                        let name = self.sources.files.get(use_loc.file as usize).map_or("", |f| f.name.as_str());
+                        let bytes = name.as_bytes().to_vec();
+                        TokenKind::Str(self.names.add_str(bytes))
+                    }
+                };
+                return Some(PTok { tok: Token { kind, loc: use_loc }, noexpand: true });
+            }
             // Fast path for the common `#define N 8`: a one-token body that cannot expand
             // further needs no replacement segment.
             if let (None, [BodyTok::Tok(kind)]) = (&m.params, m.body.as_slice()) {
@@ -530,7 +649,7 @@ impl Pre<'_> {
                     let mut inherited = ctx.inherited.clone();
                     inherited.extend(ctx.segs.iter().map(|g| g.name));
                     let mut expanded = Vec::with_capacity(args.len());
-                    for a in args {
+                    for a in args.iter().cloned() {
                         let mut sub = Ctx {
                             segs: Vec::new(),
                             list: Some((a, 0)),
@@ -546,13 +665,43 @@ impl Pre<'_> {
                         }
                         expanded.push(v);
                     }
-                    let mut out = Vec::new();
-                    for b in &m.body {
+                    let mut out: Vec<PTok> = Vec::new();
+                    // Where the right operand of a pending `##` starts in `out`.
+                    let mut paste_at: Option<usize> = None;
+                    for (k, b) in m.body.iter().enumerate() {
+                        let start = out.len();
                         match b {
                             BodyTok::Tok(kind) => {
                                 out.push(PTok { tok: Token { kind: *kind, loc: use_loc }, noexpand: false })
                             }
-                            BodyTok::Param(i) => out.extend(expanded.get(*i).into_iter().flatten().copied()),
+                            BodyTok::Param(i) => {
+                                // An operand of `##` is the argument as written, unexpanded.
+                                let pasted = paste_at.is_some() || matches!(m.body.get(k + 1), Some(BodyTok::Paste));
+                                let src = if pasted { args.get(*i) } else { expanded.get(*i) };
+                                out.extend(src.into_iter().flatten().copied());
+                            }
+                            BodyTok::Stringize(i) => {
+                                let arg = args.get(*i).cloned().unwrap_or_default();
+                                let st = self.stringize(&arg, use_loc);
+                                out.push(st);
+                            }
+                            BodyTok::Paste => {
+                                paste_at = Some(start);
+                                continue;
+                            }
+                        }
+                        if let Some(at) = paste_at.take() {
+                            // An empty operand leaves the other one alone (C11 6.10.3.3).
+                            if at > 0 && at < out.len() {
+                                let (a, b) = (out[at - 1], out[at]);
+                                match self.paste(a, b, use_loc) {
+                                    Some(t) => {
+                                        out[at - 1] = t;
+                                        out.remove(at);
+                                    }
+                                    None => out.truncate(at - 1),
+                                }
+                            }
                         }
                     }
                     out
@@ -622,6 +771,13 @@ impl Pre<'_> {
             TokenKind::Ident(s) if s == words::DEFINE => "define",
             TokenKind::Ident(s) if s == words::UNDEF => "undef",
             TokenKind::Ident(s) if s == words::INCLUDE => "include",
+            TokenKind::Ident(s) => match self.names.name(s) {
+                "error" => "error",
+                "warning" => "warning",
+                "pragma" => "pragma",
+                "line" => "line",
+                _ => "",
+            },
             _ => "",
         };
         match name {
@@ -689,6 +845,33 @@ impl Pre<'_> {
                 None => self.error(head.loc, "expected a macro name after `#undef`"),
             },
             "include" => self.include(head, rest),
+            "error" | "warning" => {
+                let text: Vec<String> = rest.iter().map(|t| self.spell(*t)).collect();
+                let msg = format!("#{name} {}", text.join(" "));
+                if name == "error" {
+                    self.error(head.loc, msg);
+                } else {
+                    self.diags.push(Diagnostic::warning(head.loc, msg));
+                }
+            }
+            // `#pragma once` is honoured; other pragmas (e.g. OpenMP's) are ignored, as C
+            // allows for pragmas an implementation does not recognise.
+            "pragma" => {
+                let once =
+                    rest.first().is_some_and(|t| matches!(t.kind, TokenKind::Ident(s) if self.names.name(s) == "once"));
+                if once {
+                    if let Some(key) = self.files.last().and_then(|f| f.key.clone()) {
+                        self.once.push(key);
+                    }
+                }
+            }
+            // `#line N "file"` renames positions for diagnostics only; positions here
+            // always stay those of the real file, so it is read and ignored.
+            "line" => {
+                if !matches!(rest.first().map(|t| t.kind), Some(TokenKind::Int(_))) {
+                    self.error(head.loc, "expected a line number after `#line`");
+                }
+            }
             _ => {
                 let msg = match head.kind {
                     TokenKind::Ident(s) => format!("unknown preprocessor directive `#{}`", self.names.name(s)),
@@ -819,21 +1002,41 @@ impl Pre<'_> {
             params = Some(ps);
         }
         let mut body = Vec::with_capacity(rest.len().saturating_sub(i));
-        for t in rest.get(i..).unwrap_or(&[]) {
-            if punct(t.kind, Punct::Hash) || punct(t.kind, Punct::HashHash) {
-                self.error(t.loc, "the `#` and `##` macro operators are not supported");
-                return;
+        let toks = rest.get(i..).unwrap_or(&[]);
+        let param_of = |t: Option<&Token>| match (t.map(|t| t.kind), &params) {
+            (Some(TokenKind::Ident(s)), Some(ps)) => ps.iter().position(|p| *p == s),
+            _ => None,
+        };
+        let mut k = 0;
+        while let Some(t) = toks.get(k) {
+            k += 1;
+            if punct(t.kind, Punct::HashHash) {
+                if body.is_empty() || k == toks.len() {
+                    self.error(t.loc, "`##` cannot be at either end of a macro's replacement");
+                    return;
+                }
+                body.push(BodyTok::Paste);
+                continue;
             }
-            let param = match (t.kind, &params) {
-                (TokenKind::Ident(s), Some(ps)) => ps.iter().position(|p| *p == s),
-                _ => None,
-            };
-            body.push(match param {
+            if punct(t.kind, Punct::Hash) && params.is_some() {
+                match param_of(toks.get(k)) {
+                    Some(p) => {
+                        body.push(BodyTok::Stringize(p));
+                        k += 1;
+                    }
+                    None => {
+                        self.error(t.loc, "`#` in a function-like macro must be followed by a parameter name");
+                        return;
+                    }
+                }
+                continue;
+            }
+            body.push(match param_of(Some(t)) {
                 Some(p) => BodyTok::Param(p),
                 None => BodyTok::Tok(t.kind),
             });
         }
-        let m = Macro { params, variadic, body };
+        let m = Macro { params, variadic, body, dynamic: None };
         let idx = name.0 as usize;
         if self.macros.len() <= idx {
             self.macros.resize(idx + 1, None);
@@ -892,6 +1095,9 @@ impl Pre<'_> {
             }
             return;
         };
+        if self.once.contains(&path) {
+            return;
+        }
         if self.files.iter().any(|f| f.key.as_deref() == Some(path.as_path())) {
             self.error(name_tok.loc, format!("`#include` cycle: `{}` is already being included", path.display()));
             return;
@@ -914,6 +1120,27 @@ impl Pre<'_> {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         self.files.push(Frame { toks, pos: 0, dir, key: Some(path), conds: Vec::new() });
     }
+}
+
+/// C escapes for the bytes of a literal delimited by `quote`.
+fn escape_c(bytes: &[u8], quote: u8) -> String {
+    let mut out = String::new();
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            0 => out.push_str("\\0"),
+            _ if b == quote => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -1084,8 +1311,8 @@ mod tests {
 
     #[test]
     fn unknown_directive() {
-        let (s, d) = run("int a;\n  #  pragma once\nint b;\n");
-        assert_eq!(msgs(&d), vec![(2, 6, "unknown preprocessor directive `#pragma`")]);
+        let (s, d) = run("int a;\n  #  pragmas once\nint b;\n#pragma omp parallel for\n");
+        assert_eq!(msgs(&d), vec![(2, 6, "unknown preprocessor directive `#pragmas`")]);
         assert_eq!(s, "int a ; int b ; EOF");
     }
 
@@ -1170,9 +1397,22 @@ mod tests {
     }
 
     #[test]
-    fn hash_operators_are_rejected_not_crashed_on() {
-        let (_, d) = run("#define S(x) #x\n#define C(a,b) a##b\nS(1) C(1,2)\n");
-        assert_eq!(d.len(), 2);
-        assert!(d[0].message.contains("not supported"));
+    fn stringizing_and_pasting() {
+        // C11 6.10.3.2-3: `#x` spells the argument as written (white space runs become
+        // one space), `a##b` makes one token, and a pasted operand is not expanded first.
+        let (s, d) = run("#define S(x) #x\n#define C(a,b) a##b\n#define N 4\nS( p  +  q ) C(x, y) C(1,2) C(N,N)\n");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s, "Str(StrId(0)) xy 12 NN EOF");
+        let (_, d) = run("#define C(a,b) a##b\nC(+,-)\n");
+        assert_eq!(msgs(&d), vec![(2, 1, "pasting gives `+-`, which is not one token")]);
+        let (_, d) = run("#define B(a) ##a\n#define H(a) #b\n");
+        assert_eq!(d.len(), 2, "{d:?}");
+    }
+
+    #[test]
+    fn line_and_file_macros() {
+        let (s, d) = run("int a = __LINE__;\n\nint b = __LINE__ + __STDC__;\n");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s, "int a = 1 ; int b = 3 + 1 ; EOF");
     }
 }

@@ -17,6 +17,11 @@ const BUILTINS: &[&str] = &[
     "unlock",
 ];
 
+/// Every built-in name (for "did you mean" suggestions).
+pub(super) fn builtin_names() -> &'static [&'static str] {
+    BUILTINS
+}
+
 pub(super) fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
 }
@@ -190,8 +195,16 @@ impl Gen<'_> {
                     self.error(e.loc, format!("`{name}` is a function, not a variable"));
                     ERROR
                 }
+                Some(Symbol::Type(_)) => {
+                    self.error(e.loc, format!("`{name}` is a type name, not a variable"));
+                    ERROR
+                }
+                Some(Symbol::Const(_)) => {
+                    self.error(e.loc, format!("`{name}` is an enumeration constant, not a variable"));
+                    ERROR
+                }
                 None => {
-                    self.error(e.loc, format!("undeclared name `{name}`"));
+                    self.undeclared(e.loc, "name", name);
                     ERROR
                 }
             },
@@ -389,6 +402,10 @@ impl Gen<'_> {
                 Some(Symbol::Func(_)) => {
                     self.error(loc, format!("`{name}` is a function: call it with `{name}(…)`"));
                     ERROR
+                }
+                Some(Symbol::Const(v)) => {
+                    self.emit(Instr::PushI { v }, loc);
+                    INT
                 }
                 _ => {
                     let t = self.lvalue(e);
@@ -708,7 +725,7 @@ impl Gen<'_> {
         if !self.is_lvalue_expr(l) {
             if let ExprKind::Ident(n) = &l.kind {
                 if self.lookup(n).is_none() {
-                    self.error(l.loc, format!("undeclared name `{n}`"));
+                    self.undeclared(l.loc, "name", n);
                     self.rvalue_discard(r);
                     return ERROR;
                 }
@@ -906,13 +923,13 @@ impl Gen<'_> {
                     ERROR
                 }
             }
-            Some(Symbol::Var { .. }) => {
-                self.error(name_loc, format!("`{name}` is a variable, not a function"));
+            Some(Symbol::Var { .. } | Symbol::Type(_) | Symbol::Const(_)) => {
+                self.error(name_loc, format!("`{name}` is not a function"));
                 ERROR
             }
             None if is_builtin(name) => self.builtin(name, name_loc, args, loc),
             None => {
-                self.error(name_loc, format!("undeclared function `{name}`"));
+                self.undeclared(name_loc, "function", name);
                 ERROR
             }
         }

@@ -27,6 +27,10 @@ enum Symbol {
     Var { ty: TypeId, depth: u8, off: u32, kind: IdentKind },
     /// A user function (index into `Gen::funcs`).
     Func(u32),
+    /// A typedef name.
+    Type(TypeId),
+    /// An enumeration constant.
+    Const(i32),
 }
 
 struct Scope {
@@ -65,6 +69,9 @@ struct FnCtx {
     /// Pending `break` / `continue` patch lists for enclosing loops/switches.
     breaks: Vec<Vec<usize>>,
     continues: Vec<Option<Vec<usize>>>,
+    /// Labels defined so far (code position and place) and `goto`s to patch at the end.
+    labels: HashMap<ast::Name, (usize, Loc)>,
+    gotos: Vec<(ast::Name, usize, Loc)>,
 }
 
 pub(crate) struct Gen<'a> {
@@ -92,6 +99,13 @@ pub(crate) struct Gen<'a> {
     main_file: u32,
     source_name: &'a str,
     source: &'a str,
+    /// Names the parser skipped over after a syntax error (never reported undeclared).
+    poisoned: std::collections::HashSet<ast::Name>,
+    /// Global objects declared `extern` or without an initialiser (tentative): a later
+    /// declaration of the same name and type is the same object (C99 6.9.2).
+    tentative: HashMap<ast::Name, bool>,
+    /// Static locals get hidden global names: `<name>#<n>`.
+    statics: u32,
 }
 
 /// Compiles a parsed program. Returns the module when there are no errors; the
@@ -119,6 +133,9 @@ pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Opt
         main_file: 0,
         source_name,
         source,
+        poisoned: program.poisoned.iter().cloned().collect(),
+        tentative: HashMap::default(),
+        statics: 0,
     };
     g.program(program);
     let module = g.finish();
@@ -246,6 +263,61 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// Points every `goto` of the current function at its label; reports the missing.
+    fn resolve_gotos(&mut self) {
+        let Some(f) = self.fns.last_mut() else { return };
+        let gotos = std::mem::take(&mut f.gotos);
+        for (name, at, loc) in gotos {
+            let target = self.fns.last().and_then(|f| f.labels.get(&name)).map(|l| l.0);
+            match target {
+                Some(t) => self.patch(at, t),
+                None => self.error(loc, format!("label `{name}` is not defined in this function")),
+            }
+        }
+    }
+
+    /// "undeclared …" for `name`, with the closest declared name when one is near, and
+    /// nothing when the parser skipped over `name` after a syntax error.
+    pub(crate) fn undeclared(&mut self, loc: Loc, what: &str, name: &str) {
+        if self.poisoned.contains(name) {
+            return;
+        }
+        let mut d = Diagnostic::error(loc, format!("undeclared {what} `{name}`"));
+        if let Some(best) = self.closest_name(name) {
+            d = d.with_note(format!("did you mean `{best}`?"));
+        }
+        self.diags.push(d);
+    }
+
+    /// The declared or built-in name closest to `name` by edit distance (at most one
+    /// edit per three characters; none for names shorter than three), ties to the first found from the
+    /// innermost scope outwards.
+    fn closest_name(&self, name: &str) -> Option<String> {
+        let len = name.chars().count();
+        if len < 3 {
+            // One- and two-letter names are too short for a suggestion to mean anything.
+            return None;
+        }
+        let limit = len / 3;
+        let mut best: Option<(usize, &str)> = None;
+        let candidates = self
+            .scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.names.keys().map(|k| &**k))
+            .chain(expr::builtin_names().iter().copied());
+        for c in candidates {
+            if c == name || c.starts_with('<') || c.contains('#') {
+                continue;
+            }
+            let d = crate::lang::diag::edit_distance(name, c);
+            if d <= limit && best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, c));
+            }
+        }
+        best.map(|(_, c)| c.to_string())
+    }
+
     fn cur_depth(&self) -> u8 {
         self.fns.last().map_or(0, |f| f.depth)
     }
@@ -259,6 +331,8 @@ impl<'a> Gen<'a> {
         for item in &p.items {
             match item {
                 ast::Item::Struct(s) => self.struct_def(s),
+                ast::Item::Enum(e) => self.enum_def(e),
+                ast::Item::Typedef(v) => self.typedef(v),
                 ast::Item::Arch(a) => self.arch_decl(a, false),
                 ast::Item::PhyArch(a) => self.arch_decl(a, true),
                 ast::Item::Channel(c) => self.channel_decl(c),
@@ -281,12 +355,14 @@ impl<'a> Gen<'a> {
             }
         }
         for (i, s) in self.sigs.clone().iter().enumerate() {
-            if !s.defined && self.bodies.get(i).is_some_and(|b| b.is_none()) {
+            if !s.defined && self.bodies.get(i).is_some_and(|b| b.is_none()) && !self.poisoned.contains(s.name.as_str())
+            {
                 self.error(s.loc, format!("function `{}` is declared but never defined", s.name));
             }
         }
         match self.lookup("main") {
             Some(Symbol::Func(_)) => {}
+            _ if self.poisoned.contains("main") => {}
             _ => self.error(Loc { file: 0, line: 1, col: 1, len: 0 }, "the program has no `main` function"),
         }
         self.pop_scope(Loc::default());
@@ -371,6 +447,89 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// `static T x = init;` inside a function: one object in the global area, initialised
+    /// once before the program starts, visible by name only in its block.
+    fn static_local(&mut self, d: &ast::Declarator, ty: TypeId) {
+        let off = self.globals_words;
+        self.globals_words = self.globals_words.saturating_add(self.types.words(ty));
+        self.statics += 1;
+        if !self.declare(&d.name, Symbol::Var { ty, depth: 0, off, kind: IdentKind::Var }, d.loc) {
+            return;
+        }
+        self.record_ident(&d.name, IdentKind::Var, ty, 0, off, d.loc);
+        if let Some(init) = &d.init {
+            self.global_init_value(ty, off, init);
+        }
+    }
+
+    /// `extern T x;` inside a function: the file-scope object `x` (declared here first if
+    /// the file has not declared it yet).
+    fn extern_local(&mut self, d: &ast::Declarator, ty: TypeId) {
+        if d.init.is_some() {
+            self.error(d.loc, format!("`extern` variable `{}` cannot be initialised inside a function", d.name));
+            return;
+        }
+        let global = self.scopes.first().and_then(|s| s.names.get(&d.name)).map(|(s, _)| *s);
+        let sym = match global {
+            Some(Symbol::Var { ty: gty, depth: 0, off, kind }) if gty == ty => Symbol::Var { ty, depth: 0, off, kind },
+            Some(Symbol::Var { ty: gty, .. }) => {
+                let (a, b) = (self.types.name(ty), self.types.name(gty));
+                self.error(d.loc, format!("`{}` declared {a} here but {b} at file scope", d.name));
+                return;
+            }
+            Some(_) => {
+                self.error(d.loc, format!("`{}` is not a variable at file scope", d.name));
+                return;
+            }
+            None => {
+                let off = self.globals_words;
+                self.globals_words = self.globals_words.saturating_add(self.types.words(ty));
+                let sym = Symbol::Var { ty, depth: 0, off, kind: IdentKind::Var };
+                if let Some(s) = self.scopes.first_mut() {
+                    s.names.insert(d.name.clone(), (sym, d.loc));
+                }
+                self.tentative.insert(d.name.clone(), false);
+                sym
+            }
+        };
+        self.declare(&d.name, sym, d.loc);
+    }
+
+    /// A file-scope declaration of a name already declared there: `extern int x;` then
+    /// `int x = 1;`, or `int x; int x;` (C99 6.9.2: one object). Returns whether it was
+    /// handled here.
+    fn redeclare_global(&mut self, d: &ast::Declarator, ty: TypeId, is_extern: bool) -> bool {
+        if self.fns.last().is_some() || self.scopes.len() != 1 {
+            return false;
+        }
+        let Some(&had_init) = self.tentative.get(&d.name) else { return false };
+        let Some((Symbol::Var { ty: gty, off, .. }, prev)) =
+            self.scopes.first().and_then(|s| s.names.get(&d.name)).copied()
+        else {
+            return false;
+        };
+        if gty != ty {
+            self.diags.push(
+                Diagnostic::error(d.loc, format!("duplicate definition of `{}`", d.name))
+                    .with_note(format!("previous definition at line {}:{}", prev.line, prev.col)),
+            );
+            return true;
+        }
+        if let Some(init) = &d.init {
+            if had_init {
+                self.diags.push(
+                    Diagnostic::error(d.loc, format!("`{}` is initialised twice", d.name))
+                        .with_note(format!("previous declaration at line {}", prev.line)),
+                );
+                return true;
+            }
+            self.global_init_value(ty, off, init);
+            self.tentative.insert(d.name.clone(), true);
+        }
+        let _ = is_extern;
+        true
+    }
+
     fn global_var(&mut self, v: &ast::VarDecl) {
         let base = self.base_type(&v.ty);
         if base == ERROR {
@@ -387,7 +546,12 @@ impl<'a> Gen<'a> {
                 self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
                 continue;
             }
+            let is_extern = v.ty.storage == ast::Storage::Extern;
+            if self.redeclare_global(d, ty, is_extern) {
+                continue;
+            }
             let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Var, d.loc) else { continue };
+            self.tentative.insert(d.name.clone(), d.init.is_some());
             if let Some(init) = &d.init {
                 self.global_init_value(ty, off, init);
             }
@@ -482,6 +646,8 @@ impl<'a> Gen<'a> {
             is_forall_body: false,
             breaks: Vec::new(),
             continues: Vec::new(),
+            labels: HashMap::default(),
+            gotos: Vec::new(),
         });
         let block = self.push_scope(body.loc);
         for (p, (ty, is_ref)) in f.params.iter().zip(sig.params.iter()) {
@@ -521,6 +687,7 @@ impl<'a> Gen<'a> {
         loc: Loc,
         is_forall_body: bool,
     ) {
+        self.resolve_gotos();
         let Some(mut ctx) = self.fns.pop() else { return };
         remove_nops(&mut ctx.code, &mut ctx.lines);
         let parent = self.fns.last().map(|f| f.index);

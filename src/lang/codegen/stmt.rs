@@ -3,6 +3,7 @@
 //! addresses and arguments, then `FORK`).
 use super::{FnCtx, Gen, Symbol, ERROR, INT, VOID};
 use crate::lang::ast::{self, ExprKind, Loc, StmtKind};
+use crate::lang::token::FastMap as HashMap;
 use crate::vcode::{IdentKind, Instr, Scalar};
 
 impl Gen<'_> {
@@ -65,6 +66,28 @@ impl Gen<'_> {
                 self.scoped_block(&b);
             }
             StmtKind::Struct(sd) => self.struct_def(sd),
+            StmtKind::Enum(e) => self.enum_def(e),
+            StmtKind::Typedef(v) => self.typedef(v),
+            StmtKind::Label(name) => {
+                let here = self.here();
+                if let Some(f) = self.fns.last_mut() {
+                    if let Some((_, prev)) = f.labels.get(name) {
+                        let prev = *prev;
+                        self.diags.push(
+                            crate::lang::diag::Diagnostic::error(loc, format!("duplicate label `{name}`"))
+                                .with_note(format!("previous definition at line {}:{}", prev.line, prev.col)),
+                        );
+                    } else {
+                        f.labels.insert(name.clone(), (here, loc));
+                    }
+                }
+            }
+            StmtKind::Goto(name) => {
+                let at = self.emit(Instr::Jump { target: 0 }, loc);
+                if let Some(f) = self.fns.last_mut() {
+                    f.gotos.push((name.clone(), at, loc));
+                }
+            }
             StmtKind::Block(b) => self.scoped_block(b),
             StmtKind::If { cond, then, els } => {
                 self.condition(cond);
@@ -308,8 +331,10 @@ impl Gen<'_> {
                 let n = self.types.name(ty);
                 self.error(var_loc, format!("forall index `{var}` must be an int variable, found {n}"));
             }
-            Some(Symbol::Func(_)) => self.error(var_loc, format!("forall index `{var}` is a function")),
-            None => self.error(var_loc, format!("undeclared name `{var}`")),
+            Some(Symbol::Func(_) | Symbol::Type(_) | Symbol::Const(_)) => {
+                self.error(var_loc, format!("forall index `{var}` is not a variable"))
+            }
+            None => self.undeclared(var_loc, "name", var),
         }
     }
 
@@ -371,6 +396,8 @@ impl Gen<'_> {
             is_forall_body: true,
             breaks: Vec::new(),
             continues: Vec::new(),
+            labels: HashMap::default(),
+            gotos: Vec::new(),
         });
         let block = self.push_scope(loc);
         self.declare_var(&crate::lang::ast::Name::from(var), INT, IdentKind::ForallIndex, var_loc);
@@ -449,7 +476,7 @@ impl Gen<'_> {
         };
         let func = match self.lookup(name) {
             Some(Symbol::Func(f)) => f,
-            Some(Symbol::Var { .. }) => {
+            Some(Symbol::Var { .. } | Symbol::Type(_) | Symbol::Const(_)) => {
                 self.error(*name_loc, format!("`{name}` is not a function"));
                 return;
             }
@@ -458,7 +485,7 @@ impl Gen<'_> {
                 return;
             }
             None => {
-                self.error(*name_loc, format!("undeclared function `{name}`"));
+                self.undeclared(*name_loc, "function", name);
                 return;
             }
         };

@@ -1,7 +1,7 @@
 //! The type table of a compilation (interned [`Type`]s with their sizes) and the typing of
 //! declarations: base types, declarators, parameters, array dimensions, struct
 //! definitions, constant expressions and global initialisers.
-use super::Gen;
+use super::{Gen, Symbol};
 use crate::lang::ast::{self, BinOp, ExprKind, Init, UnOp};
 use crate::lang::diag::Diagnostic;
 use crate::lang::token::FastMap as HashMap;
@@ -22,8 +22,13 @@ pub(crate) struct Types {
     types: Vec<Type>,
     index: HashMap<TypeKey, TypeId>,
     structs: Vec<StructInfo>,
-    /// Struct name → index; `None` while a struct is being defined (not yet complete).
-    struct_names: HashMap<String, Option<u32>>,
+    /// Struct name → index. A struct gets its index when first named, so `struct S *`
+    /// works inside S's own definition and before it.
+    struct_names: HashMap<String, u32>,
+    /// By struct index: whether its definition has been completed.
+    complete: Vec<bool>,
+    /// Structs whose fields are being read (innermost last).
+    defining: Vec<u32>,
 }
 
 #[derive(Hash, PartialEq, Eq)]
@@ -42,6 +47,8 @@ impl Types {
             index: HashMap::default(),
             structs: Vec::new(),
             struct_names: HashMap::default(),
+            complete: Vec::new(),
+            defining: Vec::new(),
         }
     }
 
@@ -116,6 +123,27 @@ impl Types {
             _ => None,
         }
     }
+    /// The incomplete struct `t` is, or holds as array elements (by value), if any.
+    pub(crate) fn incomplete_struct(&self, t: TypeId) -> Option<u32> {
+        match self.get(t) {
+            Type::Struct(s) if !self.complete.get(*s as usize).copied().unwrap_or(true) => Some(*s),
+            Type::Array { elem, .. } => self.incomplete_struct(*elem),
+            _ => None,
+        }
+    }
+
+    /// The index of struct `name`, made (incomplete) if it was never named before.
+    fn struct_index(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.struct_names.get(name) {
+            return i;
+        }
+        let i = self.structs.len() as u32;
+        self.structs.push(StructInfo { name: name.to_string(), fields: Vec::new(), words: 0 });
+        self.complete.push(false);
+        self.struct_names.insert(name.to_string(), i);
+        i
+    }
+
     pub(crate) fn struct_info(&self, t: TypeId) -> Option<&StructInfo> {
         match self.get(t) {
             Type::Struct(s) => self.structs.get(*s as usize),
@@ -163,25 +191,44 @@ impl Gen<'_> {
             ast::BaseType::Char => CHAR,
             ast::BaseType::Void => VOID,
             ast::BaseType::Spinlock => SPINLOCK,
-            ast::BaseType::Struct(name) => match self.types.struct_names.get(name) {
-                Some(Some(s)) => {
-                    let s = *s;
-                    self.types.intern(Type::Struct(s))
-                }
-                Some(None) => {
-                    self.error(t.loc, format!("struct `{name}` cannot contain itself"));
-                    ERROR
-                }
-                None => {
-                    self.error(t.loc, format!("unknown struct `{name}`"));
+            ast::BaseType::Struct(name) => {
+                let s = self.types.struct_index(name);
+                self.types.intern(Type::Struct(s))
+            }
+            ast::BaseType::Enum => INT,
+            ast::BaseType::Typedef(name) => match self.lookup(name) {
+                Some(Symbol::Type(t)) => t,
+                _ => {
+                    self.error(t.loc, format!("`{name}` is not a type name here"));
                     ERROR
                 }
             },
         }
     }
 
-    /// Applies pointers and array dimensions of a declarator to a base type.
+    /// Applies pointers and array dimensions of a declarator to a base type; an object
+    /// of incomplete struct type (not through a pointer) is an error.
     pub(super) fn declarator_type(&mut self, base: TypeId, d: &ast::Declarator, allow_open: bool) -> Option<TypeId> {
+        let t = self.declarator_type_any(base, d, allow_open)?;
+        if let Some(s) = self.types.incomplete_struct(t) {
+            let name = self.types.structs.get(s as usize).map_or(String::new(), |s| s.name.clone());
+            let msg = if self.types.defining.contains(&s) {
+                format!("struct `{name}` cannot contain itself (a pointer `struct {name} *` can)")
+            } else {
+                format!(
+                    "`{}` has incomplete type struct `{name}` (the struct is not defined before this point)",
+                    d.name
+                )
+            };
+            self.error(d.loc, msg);
+            return None;
+        }
+        Some(t)
+    }
+
+    /// [`Gen::declarator_type`] without the completeness check (typedefs may name an
+    /// incomplete struct).
+    fn declarator_type_any(&mut self, base: TypeId, d: &ast::Declarator, allow_open: bool) -> Option<TypeId> {
         let mut t = base;
         for _ in 0..d.pointers {
             t = self.types.intern(Type::Pointer(t));
@@ -272,11 +319,12 @@ impl Gen<'_> {
     }
 
     pub(super) fn struct_def(&mut self, s: &ast::StructDef) {
-        if self.types.struct_names.contains_key(&s.name) {
+        let idx = self.types.struct_index(&s.name);
+        if self.types.complete.get(idx as usize).copied().unwrap_or(false) || self.types.defining.contains(&idx) {
             self.error(s.loc, format!("duplicate definition of struct `{}`", s.name));
             return;
         }
-        self.types.struct_names.insert(s.name.clone(), None);
+        self.types.defining.push(idx);
         let mut fields: Vec<FieldInfo> = Vec::new();
         let mut off = 0u32;
         for f in &s.fields {
@@ -302,9 +350,56 @@ impl Gen<'_> {
                 off = off.saturating_add(self.types.words(ty));
             }
         }
-        let idx = self.types.structs.len() as u32;
-        self.types.structs.push(StructInfo { name: s.name.clone(), fields, words: off });
-        self.types.struct_names.insert(s.name.clone(), Some(idx));
+        self.types.defining.pop();
+        if let Some(info) = self.types.structs.get_mut(idx as usize) {
+            *info = StructInfo { name: s.name.clone(), fields, words: off };
+        }
+        if let Some(c) = self.types.complete.get_mut(idx as usize) {
+            *c = true;
+        }
+    }
+
+    /// `enum {A, B = 5, C}`: declares each enumerator as an `int` constant (one more
+    /// than the previous, the first 0, unless given).
+    pub(super) fn enum_def(&mut self, e: &ast::EnumDef) {
+        let mut next: i64 = 0;
+        for (name, loc, value) in &e.items {
+            let v = match value {
+                Some(x) => match self.const_int(x) {
+                    Some(v) => v,
+                    None => {
+                        self.error(x.loc, "an enumerator's value must be a constant integer expression");
+                        next
+                    }
+                },
+                None => next,
+            };
+            let Ok(v32) = i32::try_from(v) else {
+                self.error(*loc, format!("enumerator `{name}` = {v} does not fit in an int"));
+                continue;
+            };
+            self.declare(name, Symbol::Const(v32), *loc);
+            next = v + 1;
+        }
+    }
+
+    /// `typedef T name…;`: each declarator names its type in the current scope. The
+    /// same typedef may be repeated with the same type (C11).
+    pub(super) fn typedef(&mut self, v: &ast::VarDecl) {
+        let base = self.base_type(&v.ty);
+        if base == ERROR {
+            return;
+        }
+        for d in &v.decls {
+            let Some(ty) = self.declarator_type_any(base, d, false) else { continue };
+            let same = self.scopes.last().and_then(|s| s.names.get(&d.name)).map(|(s, _)| *s);
+            if let Some(Symbol::Type(prev)) = same {
+                if prev == ty {
+                    continue;
+                }
+            }
+            self.declare(&d.name, Symbol::Type(ty), d.loc);
+        }
     }
 
     /// Evaluates an integer constant expression (array sizes, case labels, arch sizes).
@@ -318,6 +413,10 @@ impl Gen<'_> {
     fn const_value(&mut self, e: &ast::Expr) -> Option<Const> {
         Some(match &e.kind {
             ExprKind::IntLit(v) => Const::Int(*v),
+            ExprKind::Ident(n) => match self.lookup(n) {
+                Some(Symbol::Const(v)) => Const::Int(v as i64),
+                _ => return None,
+            },
             ExprKind::CharLit(c) => Const::Int(*c as i64),
             ExprKind::FloatLit(f) => Const::Float(*f),
             ExprKind::Unary(op, a) => {
@@ -362,9 +461,13 @@ impl Gen<'_> {
             }
             ExprKind::Cast(tn, a) => {
                 let v = self.const_value(a)?;
-                match (&tn.base.base, tn.pointers) {
-                    (ast::BaseType::Float, 0) => Const::Float(v.as_f64()),
-                    (ast::BaseType::Int | ast::BaseType::Char, 0) => Const::Int(v.as_f64() as i64),
+                if tn.pointers > 0 {
+                    return None;
+                }
+                match self.base_type(&tn.base) {
+                    FLOAT => Const::Float(v.as_f64()),
+                    INT => Const::Int(v.as_f64() as i64),
+                    CHAR => Const::Int(v.as_f64() as i64 & 0xff),
                     _ => return None,
                 }
             }
@@ -461,6 +564,17 @@ impl Gen<'_> {
             if ty == VOID {
                 self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
                 continue;
+            }
+            match v.ty.storage {
+                ast::Storage::Static => {
+                    self.static_local(d, ty);
+                    continue;
+                }
+                ast::Storage::Extern => {
+                    self.extern_local(d, ty);
+                    continue;
+                }
+                _ => {}
             }
             // The initialiser is evaluated before the name is visible (`int x = x;` sees
             // the outer `x`), as the compiler resolves it in order.
