@@ -356,7 +356,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         (None, false) => None,
     };
     let observer: Option<Box<dyn Observer>> = recorder.as_ref().map(Recorder::handle);
-    let io = Io { stdin: program_stdin, stdout: program_stdout };
+    let io = Io { stdin: program_stdin, stdout: program_stdout, stderr: Box::new(std::io::stderr()) };
     let result = if let Some(out) = session_out {
         let network = net::build(&s.net, &s.physical, &s.links)?;
         let mut sim = Simulator::new(&module, s.config.clone(), network, io).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -8,6 +8,7 @@
 pub mod ast;
 pub mod codegen;
 pub mod diag;
+pub mod headers;
 pub mod lex;
 pub mod parse;
 pub mod preprocess;

@@ -60,11 +60,9 @@ impl IncludeLoader for MemLoader {
     }
 }
 
-/// Headers that are accepted in `<…>` form and ignored: their functions are built in.
-const SYSTEM_HEADERS: &[&str] = &["stdio.h", "math.h", "stdlib.h"];
-/// The CPC header, built in (empty: every CPC construct is known to the compiler) unless
-/// a file of that name is found on the search path.
-const CPC_HEADER: &str = "cpc.h";
+/// The folder name under which built-in headers are keyed (never a real path: it is not
+/// a valid file name on the systems we run on, and nothing is read from it).
+const BUILTIN_DIR: &str = "<built-in>";
 /// Nested `#include` limit.
 const MAX_INCLUDE_DEPTH: usize = 64;
 /// Limit on nested macro calls inside macro arguments.
@@ -846,8 +844,16 @@ impl Pre<'_> {
             },
             "include" => self.include(head, rest),
             "error" | "warning" => {
-                let text: Vec<String> = rest.iter().map(|t| self.spell(*t)).collect();
-                let msg = format!("#{name} {}", text.join(" "));
+                // The message as written (from the first token to the end of the line).
+                let text = match rest.first() {
+                    Some(t) => self
+                        .sources
+                        .line_text(t.loc.file, t.loc.line)
+                        .and_then(|l| l.get((t.loc.col as usize).saturating_sub(1)..))
+                        .map_or_else(String::new, |l| l.trim_end().to_string()),
+                    None => String::new(),
+                };
+                let msg = format!("#{name} {text}");
                 if name == "error" {
                     self.error(head.loc, msg);
                 } else {
@@ -1068,9 +1074,7 @@ impl Pre<'_> {
         };
         self.extra_tokens(&rest[1..], "include");
         let file_name = String::from_utf8_lossy(self.names.str_bytes(id)).into_owned();
-        if angle && SYSTEM_HEADERS.contains(&file_name.as_str()) {
-            return;
-        }
+        let builtin = super::headers::builtin(&file_name);
         let mut dirs: Vec<PathBuf> = Vec::new();
         if !angle {
             dirs.extend(self.files.last().map(|f| f.dir.clone()));
@@ -1078,7 +1082,12 @@ impl Pre<'_> {
         dirs.extend(self.opts.include_dirs.iter().cloned());
         dirs.extend(self.opts.env_dirs.iter().cloned());
         let mut found = None;
-        for d in &dirs {
+        // `<stdio.h>` and the other standard headers are always the built-in ones; a
+        // `"name"` include finds a file on the search path first.
+        if let (true, Some(text)) = (angle, builtin) {
+            found = Some(self.builtin_header(&file_name, text));
+        }
+        for d in dirs.iter().filter(|_| found.is_none()) {
             let path = d.join(&file_name);
             if let Some(toks) = self.cache.get(&path) {
                 found = Some((path, Ok(Rc::clone(toks))));
@@ -1089,10 +1098,11 @@ impl Pre<'_> {
                 break;
             }
         }
+        if let (None, Some(text)) = (&found, builtin) {
+            found = Some(self.builtin_header(&file_name, text));
+        }
         let Some((path, content)) = found else {
-            if file_name != CPC_HEADER {
-                self.error(name_tok.loc, format!("cannot find include file `{file_name}`"));
-            }
+            self.error(name_tok.loc, format!("cannot find include file `{file_name}`"));
             return;
         };
         if self.once.contains(&path) {
@@ -1109,7 +1119,12 @@ impl Pre<'_> {
         let toks = match content {
             Ok(toks) => toks,
             Err(text) => {
-                let file = self.sources.add(path.display().to_string(), text);
+                let shown = if path.starts_with(BUILTIN_DIR) {
+                    format!("<{}>", path.strip_prefix(BUILTIN_DIR).unwrap_or(&path).display())
+                } else {
+                    path.display().to_string()
+                };
+                let file = self.sources.add(shown, text);
                 let text = self.sources.files.last().map(|f| f.text.as_str()).unwrap_or("");
                 let (t, _) = lex(text, file, &mut self.names, self.diags);
                 let t = Rc::new(t);
@@ -1119,6 +1134,18 @@ impl Pre<'_> {
         };
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         self.files.push(Frame { toks, pos: 0, dir, key: Some(path), conds: Vec::new() });
+    }
+}
+
+impl Pre<'_> {
+    /// A built-in header (see [`super::headers`]): its key, and its tokens when lexed
+    /// already, else its text.
+    fn builtin_header(&self, name: &str, text: &str) -> (PathBuf, Result<Rc<Vec<Lexed>>, String>) {
+        let path = Path::new(BUILTIN_DIR).join(name);
+        match self.cache.get(&path) {
+            Some(t) => (path, Ok(Rc::clone(t))),
+            None => (path, Err(text.to_string())),
+        }
     }
 }
 
@@ -1326,13 +1353,21 @@ mod tests {
         fs.files.insert(PathBuf::from("env/c.h"), "#include \"d.h\"\nfrom_env_c".into());
         fs.files.insert(PathBuf::from("env/d.h"), "d_beside_c".into());
         let opts = FrontOptions { include_dirs: vec!["inc".into()], env_dirs: vec!["env".into()] };
-        let src = "#include \"a.h\"\n#include \"b.h\"\n#include \"c.h\"\n#include <stdio.h>\n#include \"cpc.h\"\n#include <a.h>\n";
+        let src = "#include \"a.h\"\n#include \"b.h\"\n#include \"c.h\"\n#include <ctype.h>\n#include \"cpc.h\"\n#include <a.h>\n";
         let (s, d, sm) = run_with(src, &mut fs, &opts);
         assert!(d.is_empty(), "{d:?}");
         // `<a.h>` skips the including file's folder, so it finds inc/a.h.
         assert_eq!(s, "from_dir from_inc_b d_beside_c from_env_c from_inc EOF");
         assert_eq!(sm.files[1].name, "dir/a.h");
         assert_eq!(sm.files[3].name, "env/c.h");
+        assert_eq!(sm.files[5].name, "<ctype.h>");
+        // The standard headers are built in and never read from disk.
+        let (s, d, _) = run_with("#include <stdio.h>\nEOF\n", &mut MemLoader::default(), &opts);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(s.starts_with("typedef int size_t ;"), "{s}");
+        assert!(s.contains("typedef struct __cppe_file FILE ;"), "{s}");
+        let (_, d, _) = run_with("#include <stdarg.h>\n", &mut MemLoader::default(), &opts);
+        assert!(d[0].message.starts_with("#error <stdarg.h>: variadic functions are not supported yet"), "{d:?}");
     }
 
     #[test]

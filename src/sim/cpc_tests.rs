@@ -79,7 +79,11 @@ fn run_cpc_full(
     }
     let net = crate::net::build(net, &phys, &[]).unwrap();
     let out = Out::default();
-    let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
+    let io = Io {
+        stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())),
+        stdout: Box::new(out.clone()),
+        stderr: Box::new(std::io::sink()),
+    };
     let mut ahead = 0;
     let r = Simulator::new(&m, cfg, net, io).and_then(|mut s| {
         if let Some(o) = observer {
@@ -410,7 +414,11 @@ void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); jo
     let run = |observe: bool| {
         let phys = Topology::parse("line:4").unwrap();
         let net = crate::net::ShortestPath::new(crate::net::classic(), phys.clone());
-        let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(Out::default()) };
+        let io = Io {
+            stdin: Box::new(std::io::empty()),
+            stdout: Box::new(Out::default()),
+            stderr: Box::new(std::io::sink()),
+        };
         let cfg = SimConfig { pprocs: 4, mapping: vec![0, 1, 2, 3], ..SimConfig::default() };
         let mut sim = Simulator::new(&c.module, cfg, Box::new(net), io).unwrap();
         let log = Rc::new(RefCell::new(Vec::new()));

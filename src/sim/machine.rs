@@ -27,6 +27,12 @@ mod view;
 pub use view::{ChannelView, DebugHook, Quit, Stop};
 
 use crate::net::NEVER;
+
+/// `stdin`, `stdout` and `stderr` of `<stdio.h>`: handles no `fopen` returns (those are
+/// 1, 2, …; 0 is failure).
+const STDIN_HANDLE: i64 = -1;
+const STDOUT_HANDLE: i64 = -2;
+const STDERR_HANDLE: i64 = -3;
 /// The cost table while timing is off.
 static ZERO_TABLE: [Ticks; 256] = [0; 256];
 const NONE: u32 = u32::MAX;
@@ -317,6 +323,8 @@ pub struct Simulator<'m> {
     lock_waiters: BTreeMap<u32, Vec<u32>>,
     rng: Rng,
     files: Vec<Option<FileSlot>>,
+    /// Blocks made by MALLOC/REALLOC and not yet freed: base → words.
+    heap: BTreeMap<u32, u32>,
     stats: Stats,
     msg_seq: u64,
     /// Messages sent on channels and not yet received (bounded by `cfg.max_messages`).
@@ -522,6 +530,7 @@ impl<'m> Simulator<'m> {
             lock_waiters: BTreeMap::new(),
             rng: Rng::new(cfg.seed),
             files: Vec::new(),
+            heap: BTreeMap::new(),
             stats: Stats::default(),
             msg_seq: 0,
             unreceived: 0,
@@ -1633,6 +1642,11 @@ impl<'m> Simulator<'m> {
 
     /// Charges the current instruction of `pid` and advances its pc.
     fn charge(&mut self, pid: u32, op: Op) -> Result<(), SimError> {
+        self.charge_n(pid, op, 1)
+    }
+
+    /// Charges `op` `n` times over as one step (the library's per-word routines).
+    fn charge_n(&mut self, pid: u32, op: Op, n: u64) -> Result<(), SimError> {
         if self.steps_left == 0 {
             return Err(self.limit(Limit::Steps));
         }
@@ -1642,11 +1656,12 @@ impl<'m> Simulator<'m> {
         if p.time_on {
             let pp = p.pproc as usize;
             let Tables { ticks, seq, .. } = &*self.tables[self.table_of[pp]].1;
-            p.clock += ticks[o];
-            self.busy[pp] += ticks[o];
-            self.stats.seq_ticks += seq[o];
+            let (dt, ds) = (ticks[o].saturating_mul(n), seq[o].saturating_mul(n));
+            p.clock += dt;
+            self.busy[pp] += dt;
+            self.stats.seq_ticks += ds;
             if let Some(t) = self.pc_ticks.get_mut(p.pc as usize) {
-                *t += ticks[o];
+                *t += dt;
             }
         }
         self.stats.instructions += 1;
@@ -2141,7 +2156,8 @@ impl<'m> Simulator<'m> {
                 )
                 .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))?;
                 let res = match file {
-                    None => self.io.stdout.write_all(&out),
+                    None | Some(STDOUT_HANDLE) => self.io.stdout.write_all(&out),
+                    Some(STDERR_HANDLE) => self.io.stderr.write_all(&out),
                     Some(h) => match self.file(h) {
                         Some(FileSlot::Write(w)) => w.write_all(&out),
                         _ => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
@@ -2158,7 +2174,7 @@ impl<'m> Simulator<'m> {
                 let file = if matches!(ins, Instr::Fscanf { .. }) { Some(as_int(self.pop(pid)?) as i64) } else { None };
                 let fmt = self.string_at(pid, fmt_addr)?;
                 let scan = match file {
-                    None => format::scanf(&fmt, &mut *self.io.stdin),
+                    None | Some(STDIN_HANDLE) => format::scanf(&fmt, &mut *self.io.stdin),
                     Some(h) => match self.file(h) {
                         Some(FileSlot::Read(r)) => format::scanf(&fmt, r as &mut dyn BufRead),
                         _ => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
@@ -2215,7 +2231,9 @@ impl<'m> Simulator<'m> {
             }
             Instr::Fclose {} => {
                 let h = as_int(self.pop(pid)?) as i64;
+                let standard = matches!(h, STDIN_HANDLE | STDOUT_HANDLE | STDERR_HANDLE);
                 let r = match usize::try_from(h - 1).ok().and_then(|k| self.files.get_mut(k)).and_then(|s| s.take()) {
+                    _ if standard => 0,
                     Some(FileSlot::Write(mut w)) => w.flush().map_or(-1, |_| 0),
                     Some(FileSlot::Read(_)) => 0,
                     None => -1,
@@ -2224,11 +2242,156 @@ impl<'m> Simulator<'m> {
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
+            Instr::Sprintf { argc } => {
+                let args = self.pop_n(pid, argc as usize)?;
+                let fmt_addr = as_int(self.pop(pid)?) as i64;
+                let size = as_int(self.pop(pid)?) as i64;
+                let dest = as_int(self.pop(pid)?) as i64;
+                let fmt = self.string_at(pid, fmt_addr)?;
+                let mut out = Vec::new();
+                let mem = &self.mem;
+                format::printf(
+                    &fmt,
+                    &args,
+                    &mut |a| mem.read_c_string(a as i64).ok_or(format::FormatError::BadString { addr: a }),
+                    &mut out,
+                )
+                .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))?;
+                let keep = if size < 0 { out.len() } else { out.len().min(size.saturating_sub(1) as usize) };
+                if size != 0 {
+                    let bytes = out[..keep].iter().copied().chain([0u8]);
+                    for (k, b) in bytes.enumerate() {
+                        let i = self.word_index(pid, dest + k as i64)?;
+                        self.mem.words[i] = Word::Char(b);
+                    }
+                }
+                self.procs[pid as usize].stack.push(Word::Int(i32::try_from(out.len()).unwrap_or(i32::MAX)));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Malloc {} => {
+                let n = as_int(self.pop(pid)?);
+                let pp = self.procs[pid as usize].pproc;
+                let base = match u32::try_from(n) {
+                    Ok(n) if n > 0 => match self.mem.alloc(n, pp) {
+                        Some(b) => {
+                            self.heap.insert(b, n);
+                            b
+                        }
+                        None => 0,
+                    },
+                    _ => 0,
+                };
+                self.procs[pid as usize].stack.push(Word::Int(base as i32));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Free {} => {
+                let a = as_int(self.pop(pid)?);
+                if a != 0 {
+                    let len = u32::try_from(a).ok().and_then(|b| self.heap.remove(&b));
+                    let Some(len) = len else { return Err(self.rt(pid, RuntimeError::BadFree { addr: a as i64 })) };
+                    self.mem.free(a as u32, len);
+                }
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Realloc {} => {
+                let n = as_int(self.pop(pid)?);
+                let a = as_int(self.pop(pid)?);
+                let old = if a == 0 {
+                    0
+                } else {
+                    match u32::try_from(a).ok().and_then(|b| self.heap.get(&b).copied()) {
+                        Some(len) => len,
+                        None => return Err(self.rt(pid, RuntimeError::BadFree { addr: a as i64 })),
+                    }
+                };
+                let pp = self.procs[pid as usize].pproc;
+                let new = match u32::try_from(n) {
+                    Ok(n) if n > 0 => self.mem.alloc(n, pp).map(|b| (b, n)),
+                    _ => None,
+                };
+                let moved = match new {
+                    Some((b, n)) => {
+                        let keep = old.min(n);
+                        for k in 0..keep {
+                            self.mem.words[(b + k) as usize] = self.mem.words[(a as u32 + k) as usize];
+                        }
+                        self.heap.insert(b, n);
+                        if a != 0 {
+                            self.heap.remove(&(a as u32));
+                            self.mem.free(a as u32, old);
+                        }
+                        self.procs[pid as usize].stack.push(Word::Int(b as i32));
+                        keep
+                    }
+                    // C: a failed realloc leaves the block alone and returns NULL.
+                    None => {
+                        self.procs[pid as usize].stack.push(Word::Int(0));
+                        0
+                    }
+                };
+                self.charge_n(pid, op, u64::from(moved).max(1))?;
+                Ok(Flow::Continue)
+            }
+            Instr::MemCopy {} => {
+                let n = as_int(self.pop(pid)?).max(0) as i64;
+                let src = as_int(self.pop(pid)?) as i64;
+                let dst = as_int(self.pop(pid)?) as i64;
+                if n > 0 {
+                    let s0 = self.word_index(pid, src)?;
+                    let s1 = self.word_index(pid, src + n - 1)?;
+                    let d0 = self.word_index(pid, dst)?;
+                    self.word_index(pid, dst + n - 1)?;
+                    self.mem.words.copy_within(s0..=s1, d0);
+                }
+                self.procs[pid as usize].stack.push(Word::Int(dst as i32));
+                self.charge_n(pid, op, n.max(1) as u64)?;
+                Ok(Flow::Continue)
+            }
+            Instr::MemSet {} => {
+                let n = as_int(self.pop(pid)?).max(0) as i64;
+                let v = as_int(self.pop(pid)?) as u8;
+                let dst = as_int(self.pop(pid)?) as i64;
+                if n > 0 {
+                    let d0 = self.word_index(pid, dst)?;
+                    let d1 = self.word_index(pid, dst + n - 1)?;
+                    let w = if v == 0 { Word::Int(0) } else { Word::Char(v) };
+                    self.mem.words[d0..=d1].fill(w);
+                }
+                self.procs[pid as usize].stack.push(Word::Int(dst as i32));
+                self.charge_n(pid, op, n.max(1) as u64)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Exit {} => {
+                let status = as_int(self.pop(pid)?);
+                self.charge(pid, op)?;
+                if status != 0 {
+                    return Err(self.rt(pid, RuntimeError::Exit { status }));
+                }
+                let t = self.procs[pid as usize].clock;
+                if pid != 0 {
+                    self.finish(pid, t);
+                }
+                self.program_end = Some(t);
+                Ok(Flow::Stop)
+            }
             other => Err(self.rt(pid, RuntimeError::BadCode { message: format!("unexpected instruction {other}") })),
         }
     }
 
+    /// The pool index of `addr` for a library routine: a null pointer or an address
+    /// outside the pool is a runtime error.
+    fn word_index(&self, pid: u32, addr: i64) -> Result<usize, SimError> {
+        if addr == 0 && self.mem.null_reserved {
+            return Err(self.rt(pid, RuntimeError::NullPointer));
+        }
+        self.mem.index(addr).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
+    }
+
     fn file(&mut self, h: i64) -> Option<&mut FileSlot> {
+        // The standard streams are no file-table slot.
         usize::try_from(h - 1).ok().and_then(|k| self.files.get_mut(k)).and_then(|s| s.as_mut())
     }
 }

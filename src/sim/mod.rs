@@ -210,12 +210,18 @@ pub enum NetThread {
 pub struct Io {
     pub stdin: Box<dyn BufRead>,
     pub stdout: Box<dyn Write>,
+    /// What the program writes to `stderr`.
+    pub stderr: Box<dyn Write>,
 }
 
 impl Io {
-    /// The host's standard input and output.
+    /// The host's standard input, output and error.
     pub fn std() -> Io {
-        Io { stdin: Box::new(std::io::BufReader::new(std::io::stdin())), stdout: Box::new(std::io::stdout()) }
+        Io {
+            stdin: Box::new(std::io::BufReader::new(std::io::stdin())),
+            stdout: Box::new(std::io::stdout()),
+            stderr: Box::new(std::io::stderr()),
+        }
     }
 }
 
@@ -248,6 +254,10 @@ pub enum RuntimeError {
     Format { message: String },
     #[error("malformed code: {message}")]
     BadCode { message: String },
+    #[error("free or realloc of address {addr}, which malloc did not return (or was freed already)")]
+    BadFree { addr: i64 },
+    #[error("the program called exit({status})")]
+    Exit { status: i32 },
 }
 
 /// What a blocked process waits for (for deadlock reports).

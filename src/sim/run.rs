@@ -58,7 +58,11 @@ pub fn simulate(module: &Module, s: &Setup, io: Io, observer: Option<Box<dyn Obs
 /// output discarded.
 pub fn run_config(module: &Module, opts: &RunOptions, stdin: &[u8]) -> Result<Outcome, RunError> {
     let s = setup(module, opts)?;
-    let io = Io { stdin: Box::new(std::io::Cursor::new(stdin.to_vec())), stdout: Box::new(std::io::sink()) };
+    let io = Io {
+        stdin: Box::new(std::io::Cursor::new(stdin.to_vec())),
+        stdout: Box::new(std::io::sink()),
+        stderr: Box::new(std::io::sink()),
+    };
     simulate(module, &s, io, None)
 }
 

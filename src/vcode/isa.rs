@@ -503,6 +503,29 @@ isa! {
     0x84 Fopen "FOPEN" {} 10 Work;
     /// Pop a file handle; close it; push 0.
     0x85 Fclose "FCLOSE" {} 10 Work;
+    /// `sprintf`/`snprintf`: pop `argc` argument words, the format address, a size (-1:
+    /// unbounded) and the destination address; write at most size-1 chars and a NUL
+    /// there; push the length the whole text has (C's result).
+    0x86 Sprintf "SPRINTF" { argc: u32 } 10 Work;
+
+    // ---- the C library's memory routines (.cod 1.3) ----
+    /// Pop a word count n; push the address of n new zeroed words owned by the caller's
+    /// processor (0, the null pointer, when n < 1 or the pool is full).
+    0x88 Malloc "MALLOC" {} 5 Work;
+    /// Pop an address returned by MALLOC or REALLOC (or 0: nothing); give its words back.
+    0x89 Free "FREE" {} 5 Work;
+    /// Pop a word count n, pop an address p (0 or from MALLOC); push the address of n
+    /// words holding p's first min(n, old) words (p is freed). The cost is per word moved.
+    0x8A Realloc "REALLOC" {} 1 Work;
+    /// Pop n, pop a source and a destination address; copy n words as they are (overlap
+    /// allowed, as memmove); push the destination. The cost is per word.
+    0x8B MemCopy "MEMCOPY" {} 2 Work;
+    /// Pop n, pop a byte value, pop a destination; set n words to it (0 sets every type's
+    /// zero); push the destination. The cost is per word.
+    0x8C MemSet "MEMSET" {} 1 Work;
+    /// Pop a status; end the program (C's `exit`): status 0 as when `main` returns, any
+    /// other value as a runtime error naming the status.
+    0x8D Exit "EXIT" {} 1 Work;
 }
 
 impl fmt::Display for Instr {

@@ -252,7 +252,11 @@ fn sim_campaign(seconds: u64, seed: u64) -> (u64, u64) {
         let t = Instant::now();
         if runs % 2 == 0 {
             let net = ShortestPath::new(NetParams::default(), cppe::topo::Topology::parse("line:16").unwrap());
-            let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()) };
+            let io = Io {
+                stdin: Box::new(std::io::empty()),
+                stdout: Box::new(std::io::sink()),
+                stderr: Box::new(std::io::sink()),
+            };
             if let Ok(mut sim) = Simulator::new(&m, cfg, Box::new(net), io) {
                 let _ = sim.run();
             }
@@ -262,7 +266,11 @@ fn sim_campaign(seconds: u64, seed: u64) -> (u64, u64) {
             let run = |thread: NetThread| {
                 let topo = cppe::topo::Topology::parse("mesh:4x4").unwrap();
                 let net = cppe::net::build(&NetParams::default(), &topo, &[]).unwrap();
-                let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()) };
+                let io = Io {
+                    stdin: Box::new(std::io::empty()),
+                    stdout: Box::new(std::io::sink()),
+                    stderr: Box::new(std::io::sink()),
+                };
                 let cfg = SimConfig { net_thread: thread, ..cfg.clone() };
                 Simulator::new(&m, cfg, net, io).map(|mut sim| match sim.run() {
                     Ok(s) => format!("{:?}", Stats { host_time: Default::default(), ..s }),

@@ -434,7 +434,7 @@ fn debug_session(input: &[u8]) {
     let out = SharedOut::new(Box::new(std::io::sink()));
     // cannot fail: a fixed, valid topology string.
     let net = ShortestPath::new(NetParams::default(), cppe::topo::Topology::parse("ring:4").expect("valid"));
-    let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out.clone()) };
+    let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out.clone()), stderr: Box::new(std::io::sink()) };
     if let Ok(mut sim) = Simulator::new(m, limits(), Box::new(net), io) {
         let commands = Box::new(std::io::Cursor::new(input.to_vec()));
         let _ = run_session(&mut sim, SessionIo { commands, out, echo: true });
@@ -463,7 +463,8 @@ fn simulate_mutant(input: &[u8]) {
     }
     // cannot fail: a fixed, valid topology string.
     let net = ShortestPath::new(NetParams::default(), cppe::topo::Topology::parse("line:16").expect("valid"));
-    let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()) };
+    let io =
+        Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()), stderr: Box::new(std::io::sink()) };
     let cfg = cppe::sim::SimConfig { pprocs: 16, max_steps: Some(20_000), max_time: Some(2_000_000), ..limits() };
     if let Ok(mut sim) = Simulator::new(&m, cfg, Box::new(net), io) {
         let _ = sim.run();

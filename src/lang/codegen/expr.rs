@@ -14,7 +14,7 @@ use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
 const BUILTINS: &[&str] = &[
     "printf", "fprintf", "scanf", "fscanf", "fopen", "fclose", "sqrt", "sin", "cos", "tan", "exp", "log", "pow",
     "fabs", "floor", "ceil", "abs", "rand", "srand", "timeOn", "timeOff", "delay", "probe", "vproc", "pid", "lock",
-    "unlock",
+    "unlock", "sprintf", "snprintf", "malloc", "calloc", "realloc", "free", "memcpy", "memmove", "memset", "exit",
 ];
 
 /// Every built-in name (for "did you mean" suggestions).
@@ -928,10 +928,21 @@ impl Gen<'_> {
                 ERROR
             }
             None if is_builtin(name) => self.builtin(name, name_loc, args, loc),
-            None => {
-                self.undeclared(name_loc, "function", name);
-                ERROR
-            }
+            None => match self.link_library(name) {
+                Some(func) => {
+                    let ret = self.sigs.get(func as usize).map_or(ERROR, |s| s.ret);
+                    if self.call_args(func, name, name_loc, args) {
+                        self.emit(Instr::Call { func }, loc);
+                        ret
+                    } else {
+                        ERROR
+                    }
+                }
+                None => {
+                    self.undeclared(name_loc, "function", name);
+                    ERROR
+                }
+            },
         }
     }
 
@@ -951,15 +962,138 @@ impl Gen<'_> {
     }
 
     fn pointer_arg(&mut self, e: &Expr, what: &str) -> bool {
+        self.pointer_arg_type(e, what).is_some()
+    }
+
+    /// Pushes a pointer argument; returns its type (`None` after an error).
+    fn pointer_arg_type(&mut self, e: &Expr, what: &str) -> Option<TypeId> {
         let t = self.rvalue(e);
         if t == ERROR {
-            return false;
+            return None;
         }
         if !self.types.is_pointer(t) {
             self.error(e.loc, format!("type mismatch: {what} must be a pointer, found {}", self.types.name(t)));
-            return false;
+            return None;
         }
-        true
+        Some(t)
+    }
+
+    /// The C library's memory routines and `sprintf`, `snprintf`, `exit`. Sizes are in
+    /// words, as `sizeof` counts them.
+    fn library(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+        let void_ptr = self.types.intern(Type::Pointer(VOID));
+        match name {
+            "sprintf" | "snprintf" => {
+                let fixed = if name == "sprintf" { 2 } else { 3 };
+                if args.len() < fixed {
+                    self.error(name_loc, format!("wrong number of arguments: `{name}` needs at least {fixed}"));
+                    return ERROR;
+                }
+                if !self.pointer_arg(&args[0], "the destination") {
+                    return ERROR;
+                }
+                if name == "sprintf" {
+                    self.emit(Instr::PushI { v: -1 }, loc);
+                } else if self.int_value(&args[1]) == ERROR {
+                    return ERROR;
+                }
+                let fmt = &args[fixed - 1];
+                if !self.pointer_arg(fmt, "the format") {
+                    return ERROR;
+                }
+                self.check_format(fmt, args.len() - fixed, name);
+                for a in &args[fixed..] {
+                    let t = self.rvalue(a);
+                    if t == ERROR {
+                        return ERROR;
+                    }
+                    if !self.types.is_scalar(t) {
+                        self.error(a.loc, format!("cannot print a value of type {}", self.types.name(t)));
+                        return ERROR;
+                    }
+                }
+                self.emit(Instr::Sprintf { argc: (args.len() - fixed) as u32 }, loc);
+                INT
+            }
+            "malloc" => {
+                if !self.arity(name, name_loc, args, 1) || self.int_value(&args[0]) == ERROR {
+                    return ERROR;
+                }
+                self.emit(Instr::Malloc {}, loc);
+                void_ptr
+            }
+            "calloc" => {
+                if !self.arity(name, name_loc, args, 2)
+                    || self.int_value(&args[0]) == ERROR
+                    || self.int_value(&args[1]) == ERROR
+                {
+                    return ERROR;
+                }
+                // MALLOC's words are zeroed already.
+                self.emit(Instr::MulI {}, loc);
+                self.emit(Instr::Malloc {}, loc);
+                void_ptr
+            }
+            "realloc" => {
+                if !self.arity(name, name_loc, args, 2)
+                    || !self.pointer_arg(&args[0], "the block")
+                    || self.int_value(&args[1]) == ERROR
+                {
+                    return ERROR;
+                }
+                self.emit(Instr::Realloc {}, loc);
+                void_ptr
+            }
+            "free" => {
+                if !self.arity(name, name_loc, args, 1) || !self.pointer_arg(&args[0], "the block") {
+                    return ERROR;
+                }
+                self.emit(Instr::Free {}, loc);
+                VOID
+            }
+            "memcpy" | "memmove" => {
+                if !self.arity(name, name_loc, args, 3)
+                    || !self.pointer_arg(&args[0], "the destination")
+                    || !self.pointer_arg(&args[1], "the source")
+                    || self.int_value(&args[2]) == ERROR
+                {
+                    return ERROR;
+                }
+                self.emit(Instr::MemCopy {}, loc);
+                void_ptr
+            }
+            "memset" => {
+                if !self.arity(name, name_loc, args, 3) {
+                    return ERROR;
+                }
+                let Some(t) = self.pointer_arg_type(&args[0], "the destination") else { return ERROR };
+                let zero = matches!(args[1].kind, ExprKind::IntLit(0) | ExprKind::CharLit(0));
+                let pointee = self.types.pointee(t).unwrap_or(VOID);
+                if !zero && pointee != CHAR {
+                    self.error(
+                        args[1].loc,
+                        format!(
+                            "`memset` with a value other than 0 is exact only on char memory here, and the \
+                             destination is {}: memory holds one value per word, not bytes (assign in a loop)",
+                            self.types.name(t)
+                        ),
+                    );
+                    return ERROR;
+                }
+                if self.int_value(&args[1]) == ERROR || self.int_value(&args[2]) == ERROR {
+                    return ERROR;
+                }
+                self.emit(Instr::MemSet {}, loc);
+                void_ptr
+            }
+            _ => {
+                if !self.arity(name, name_loc, args, 1) || self.int_value(&args[0]) == ERROR {
+                    return ERROR;
+                }
+                self.emit(Instr::Exit {}, loc);
+                VOID
+            }
+        }
     }
 
     /// A file handle argument: an `int` from `fopen`, or a `FILE *` holding one.
@@ -1088,6 +1222,8 @@ impl Gen<'_> {
                 self.emit(Instr::Fclose {}, loc);
                 INT
             }
+            "sprintf" | "snprintf" | "malloc" | "calloc" | "realloc" | "free" | "memcpy" | "memmove" | "memset"
+            | "exit" => self.library(name, name_loc, args, loc),
             "abs" => {
                 if !self.arity(name, name_loc, args, 1) || self.int_value(&args[0]) == ERROR {
                     return ERROR;

@@ -9,6 +9,7 @@
 //! Errors are collected, not thrown: an ill-typed expression yields the `Error` pseudo type
 //! and no further diagnostics are reported about it, so one mistake gives one message.
 mod expr;
+mod library;
 mod stmt;
 mod types;
 
@@ -104,8 +105,12 @@ pub(crate) struct Gen<'a> {
     /// Global objects declared `extern` or without an initialiser (tentative): a later
     /// declaration of the same name and type is the same object (C99 6.9.2).
     tentative: HashMap<ast::Name, bool>,
-    /// Static locals get hidden global names: `<name>#<n>`.
+    /// Static locals declared (a count, for the module's statistics of declarations).
     statics: u32,
+    /// Library functions declared and waiting for their bodies (see `library`).
+    pending_library: Vec<(u32, ast::FuncDef)>,
+    /// Above 0 while a library function is compiled: its code has no source line.
+    in_library: u32,
 }
 
 /// Compiles a parsed program. Returns the module when there are no errors; the
@@ -136,6 +141,8 @@ pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Opt
         poisoned: program.poisoned.iter().cloned().collect(),
         tentative: HashMap::default(),
         statics: 0,
+        pending_library: Vec::new(),
+        in_library: 0,
     };
     g.program(program);
     let module = g.finish();
@@ -217,7 +224,7 @@ impl<'a> Gen<'a> {
     // ---------------------------------------------------------------- code emission
 
     pub(crate) fn emit(&mut self, i: Instr, loc: Loc) -> usize {
-        let line = if loc.file == self.main_file { loc.line } else { 0 };
+        let line = if loc.file == self.main_file && self.in_library == 0 { loc.line } else { 0 };
         match self.fns.last_mut() {
             Some(f) => {
                 f.code.push(i);
@@ -290,8 +297,8 @@ impl<'a> Gen<'a> {
     }
 
     /// The declared or built-in name closest to `name` by edit distance (at most one
-    /// edit per three characters; none for names shorter than three), ties to the first found from the
-    /// innermost scope outwards.
+    /// edit per three characters; none for names shorter than three), ties to the
+    /// alphabetically first.
     fn closest_name(&self, name: &str) -> Option<String> {
         let len = name.chars().count();
         if len < 3 {
@@ -299,21 +306,23 @@ impl<'a> Gen<'a> {
             return None;
         }
         let limit = len / 3;
-        let mut best: Option<(usize, &str)> = None;
-        let candidates = self
-            .scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.names.keys().map(|k| &**k))
-            .chain(expr::builtin_names().iter().copied());
-        for c in candidates {
-            if c == name || c.starts_with('<') || c.contains('#') {
-                continue;
+        let mut best: Option<(usize, String)> = None;
+        let mut consider = |c: &str| {
+            if c == name || c.starts_with('<') {
+                return;
             }
             let d = crate::lang::diag::edit_distance(name, c);
-            if d <= limit && best.is_none_or(|(b, _)| d < b) {
-                best = Some((d, c));
+            if d <= limit && best.as_ref().is_none_or(|(b, n)| (d, c) < (*b, n.as_str())) {
+                best = Some((d, c.to_string()));
             }
+        };
+        for s in self.scopes.iter().rev() {
+            for k in s.names.keys() {
+                consider(k);
+            }
+        }
+        for c in expr::builtin_names().iter().copied().chain(library::names()) {
+            consider(c);
         }
         best.map(|(_, c)| c.to_string())
     }
@@ -354,8 +363,12 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        self.link_pending();
         for (i, s) in self.sigs.clone().iter().enumerate() {
-            if !s.defined && self.bodies.get(i).is_some_and(|b| b.is_none()) && !self.poisoned.contains(s.name.as_str())
+            if !s.defined
+                && self.bodies.get(i).is_some_and(|b| b.is_none())
+                && !self.poisoned.contains(s.name.as_str())
+                && !self.link_declared(&s.name)
             {
                 self.error(s.loc, format!("function `{}` is declared but never defined", s.name));
             }
@@ -702,7 +715,7 @@ impl<'a> Gen<'a> {
             ret_ty: ret,
             parent,
             block,
-            line: loc.line,
+            line: if self.in_library > 0 { 0 } else { loc.line },
             is_forall_body,
         };
         let (code_at, lines_at) = (self.done_code.len(), self.done_lines.len());

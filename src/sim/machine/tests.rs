@@ -116,7 +116,11 @@ impl Network for Fixed {
 
 fn run_with(m: &Module, cfg: SimConfig, input: &str) -> (Result<Stats, SimError>, String) {
     let out = Out::default();
-    let io = Io { stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())), stdout: Box::new(out.clone()) };
+    let io = Io {
+        stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())),
+        stdout: Box::new(out.clone()),
+        stderr: Box::new(std::io::sink()),
+    };
     let r = Simulator::new(m, cfg, Box::new(Fixed(20, NetParams::default())), io).and_then(|mut s| s.run());
     let text = String::from_utf8(out.0.borrow().clone()).unwrap();
     (r, text)
@@ -688,7 +692,7 @@ fn process_table_shows_blocked_states_after_a_deadlock() {
     // The spinlock at global 0 is held by a process that does not exist: pid 41 + 1.
     m.global_init.push((0, Word::Int(42)));
     let out = Out::default();
-    let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out) };
+    let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out), stderr: Box::new(std::io::sink()) };
     let mut sim = Simulator::new(&m, SimConfig::default(), Box::new(Fixed(20, NetParams::default())), io).unwrap();
     assert!(matches!(sim.run(), Err(SimError::Deadlock { .. })));
     use super::super::{BlockReason, ProcState};
@@ -701,7 +705,11 @@ fn process_table_shows_blocked_states_after_a_deadlock() {
 /// the error message.
 fn run_fusing(m: &Module, cfg: SimConfig, fuse: bool) -> (Option<Stats>, String, String) {
     let out = Out::default();
-    let io = Io { stdin: Box::new(std::io::Cursor::new(Vec::new())), stdout: Box::new(out.clone()) };
+    let io = Io {
+        stdin: Box::new(std::io::Cursor::new(Vec::new())),
+        stdout: Box::new(out.clone()),
+        stderr: Box::new(std::io::sink()),
+    };
     let r = Simulator::new(m, cfg, Box::new(Fixed(20, NetParams::default())), io).and_then(|mut s| {
         if !fuse {
             for st in &mut s.prog {

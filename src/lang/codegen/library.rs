@@ -1,0 +1,133 @@
+//! The C library functions written in CPC, linked on demand: a call to one of these names
+//! that the program does not define compiles the function from the source below, once,
+//! after the program's own functions (as a linker pulls only the archive members a
+//! program uses). Their code counts like any other function's (they are named in
+//! profiles and the debugger, with no source line of the program), so a `strlen` costs
+//! what its loop costs.
+//!
+//! Characters are one word each (see `man cpss`, MEMORY), so these loops are exact C.
+//! Routines that must copy words of any type as they are (`memcpy`, `memset`, `malloc`…)
+//! are instructions instead (`expr.rs`).
+use super::{Gen, Symbol};
+use crate::lang::ast;
+
+/// Name and CPC source of each library function.
+const LIBRARY: &[(&str, &str)] = &[
+    ("strlen", "int strlen(const char *s) { int n = 0; while (s[n]) n++; return n; }"),
+    ("strcpy", "char *strcpy(char *d, const char *s) { int i = 0; while ((d[i] = s[i]) != 0) i++; return d; }"),
+    (
+        "strncpy",
+        "char *strncpy(char *d, const char *s, int n) { int i = 0; while (i < n && s[i]) { d[i] = s[i]; i++; } \
+         while (i < n) { d[i] = 0; i++; } return d; }",
+    ),
+    ("strcmp", "int strcmp(const char *a, const char *b) { int i = 0; while (a[i] && a[i] == b[i]) i++; return a[i] - b[i]; }"),
+    (
+        "strncmp",
+        "int strncmp(const char *a, const char *b, int n) { int i = 0; if (n <= 0) return 0; \
+         while (i < n - 1 && a[i] && a[i] == b[i]) i++; return a[i] - b[i]; }",
+    ),
+    ("strcat", "char *strcat(char *d, const char *s) { int n = strlen(d); strcpy(d + n, s); return d; }"),
+    (
+        "strncat",
+        "char *strncat(char *d, const char *s, int m) { int n = strlen(d); int i = 0; \
+         while (i < m && s[i]) { d[n + i] = s[i]; i++; } d[n + i] = 0; return d; }",
+    ),
+    (
+        "strchr",
+        "char *strchr(const char *s, int c) { int i = 0; while (s[i] != (char)c) { if (!s[i]) return 0; i++; } return s + i; }",
+    ),
+    (
+        "strrchr",
+        "char *strrchr(const char *s, int c) { char *r = 0; int i = 0; while (1) { if (s[i] == (char)c) r = s + i; \
+         if (!s[i]) return r; i++; } }",
+    ),
+    (
+        "strstr",
+        "char *strstr(const char *h, const char *n) { int i = 0; if (!n[0]) return h; while (h[i]) { int k = 0; \
+         while (n[k] && h[i + k] == n[k]) k++; if (!n[k]) return h + i; i++; } return 0; }",
+    ),
+    (
+        "memcmp",
+        "int memcmp(const void *a, const void *b, int n) { const char *x = a; const char *y = b; int i = 0; \
+         for (i = 0; i < n; i++) if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1; return 0; }",
+    ),
+    (
+        "atoi",
+        "int atoi(const char *s) { int i = 0; int sign = 1; int v = 0; \
+         while (s[i] == ' ' || s[i] == '\\t' || s[i] == '\\n') i++; \
+         if (s[i] == '-') { sign = -1; i++; } else if (s[i] == '+') i++; \
+         while (s[i] >= '0' && s[i] <= '9') { v = v * 10 + (s[i] - '0'); i++; } return sign * v; }",
+    ),
+    ("puts", "int puts(const char *s) { printf(\"%s\\n\", s); return 0; }"),
+    ("putchar", "int putchar(int c) { printf(\"%c\", c); return c; }"),
+    ("fputs", "int fputs(const char *s, void *f) { fprintf(f, \"%s\", s); return 0; }"),
+    ("fputc", "int fputc(int c, void *f) { fprintf(f, \"%c\", c); return c; }"),
+    ("putc", "int putc(int c, void *f) { fprintf(f, \"%c\", c); return c; }"),
+    ("getchar", "int getchar(void) { char c; if (scanf(\"%c\", &c) != 1) return -1; return c; }"),
+    ("isdigit", "int isdigit(int c) { return c >= '0' && c <= '9'; }"),
+    ("isalpha", "int isalpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }"),
+    ("isalnum", "int isalnum(int c) { return isalpha(c) || isdigit(c); }"),
+    ("isupper", "int isupper(int c) { return c >= 'A' && c <= 'Z'; }"),
+    ("islower", "int islower(int c) { return c >= 'a' && c <= 'z'; }"),
+    ("isspace", "int isspace(int c) { return c == ' ' || (c >= '\\t' && c <= '\\r'); }"),
+    ("isxdigit", "int isxdigit(int c) { return isdigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }"),
+    ("ispunct", "int ispunct(int c) { return c > ' ' && c < 127 && !isalnum(c); }"),
+    ("isprint", "int isprint(int c) { return c >= ' ' && c < 127; }"),
+    ("toupper", "int toupper(int c) { if (c >= 'a' && c <= 'z') return c - 'a' + 'A'; return c; }"),
+    ("tolower", "int tolower(int c) { if (c >= 'A' && c <= 'Z') return c - 'A' + 'a'; return c; }"),
+];
+
+/// Every library name (for "did you mean" suggestions).
+pub(super) fn names() -> impl Iterator<Item = &'static str> + 'static {
+    LIBRARY.iter().map(|(n, _)| *n)
+}
+
+impl Gen<'_> {
+    /// Declares library function `name` (its body is compiled by [`Gen::link_pending`]).
+    /// Returns its index, or `None` if `name` is not a library function.
+    pub(super) fn link_library(&mut self, name: &str) -> Option<u32> {
+        let (_, src) = LIBRARY.iter().find(|(n, _)| *n == name)?;
+        let (program, diags) = crate::lang::parse_text(src);
+        debug_assert!(diags.is_empty(), "library source of {name}: {diags:?}");
+        let f = program.items.into_iter().find_map(|i| match i {
+            ast::Item::Func(f) => Some(f),
+            _ => None,
+        })?;
+        // Declared at file scope, whatever scope the call is in.
+        let saved = self.scopes.split_off(1);
+        let idx = self.declare_signature(&f);
+        self.scopes.extend(saved);
+        let idx = idx?;
+        self.pending_library.push((idx, f));
+        Some(idx)
+    }
+
+    /// Compiles the bodies of the library functions linked so far (and those they call).
+    pub(super) fn link_pending(&mut self) {
+        while let Some((idx, f)) = self.pending_library.pop() {
+            self.in_library += 1;
+            self.function_body(idx, &f);
+            self.in_library -= 1;
+        }
+    }
+
+    /// For a prototype the program declared but never defined: the library's definition.
+    pub(super) fn link_declared(&mut self, name: &str) -> bool {
+        let Some((_, src)) = LIBRARY.iter().find(|(n, _)| *n == name) else { return false };
+        let (program, _) = crate::lang::parse_text(src);
+        let Some(f) = program.items.into_iter().find_map(|i| match i {
+            ast::Item::Func(f) => Some(f),
+            _ => None,
+        }) else {
+            return false;
+        };
+        match self.declare_signature(&f) {
+            Some(idx) if matches!(self.lookup(name), Some(Symbol::Func(i)) if i == idx) => {
+                self.pending_library.push((idx, f));
+                self.link_pending();
+                true
+            }
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The standard headers, built in: `#include <stdio.h>` and the others below read these
+//! texts, never the host's `/usr/include`. They hold macros and types only; the library
+//! functions themselves are compiler built-ins or are linked on demand from CPC source
+//! (`codegen::library`), so a program pays only for what it calls.
+//!
+//! What C's headers have and these leave out follows from the machine model (see
+//! `man cpcc`, C SCOPE): every integer is a 32-bit `int`, floating point is `float`, and
+//! characters hold 0..255.
+
+/// The text of built-in header `name`, if there is one.
+pub fn builtin(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "cpc.h" => "",
+        "stddef.h" => STDDEF,
+        "stdio.h" => STDIO,
+        "stdlib.h" => STDLIB,
+        "string.h" => STRING,
+        "strings.h" => STRING,
+        "math.h" => MATH,
+        "ctype.h" => "",
+        "stdbool.h" => STDBOOL,
+        "stdint.h" => STDINT,
+        "limits.h" => LIMITS,
+        "assert.h" => ASSERT,
+        "stdarg.h" => STDARG,
+        "float.h" => FLOAT,
+        "time.h" | "errno.h" | "signal.h" | "setjmp.h" | "locale.h" | "wchar.h" | "complex.h" | "tgmath.h"
+        | "threads.h" | "stdatomic.h" | "inttypes.h" | "iso646.h" => return unsupported(name),
+        _ => return None,
+    })
+}
+
+/// Headers a C program may include that this compiler does not provide: each text is
+/// an `#error` naming it, so the message says what is missing instead of "cannot find".
+fn unsupported(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "time.h" => "#error <time.h> is not provided: simulated time is the program's only clock (see man cpss)\n",
+        "iso646.h" => ISO646,
+        "inttypes.h" => "#error <inttypes.h> is not provided: every integer is a 32-bit int here\n",
+        _ => "#error this standard header is not provided (man cpcc lists what is)\n",
+    })
+}
+
+const STDDEF: &str = "#ifndef __CPPE_STDDEF_H
+#define __CPPE_STDDEF_H
+#define NULL ((void *)0)
+typedef int size_t;
+typedef int ptrdiff_t;
+#endif
+";
+
+const STDIO: &str = "#ifndef __CPPE_STDIO_H
+#define __CPPE_STDIO_H
+#include <stddef.h>
+typedef struct __cppe_file FILE;
+#define EOF (-1)
+#define stdin ((FILE *)-1)
+#define stdout ((FILE *)-2)
+#define stderr ((FILE *)-3)
+#endif
+";
+
+const STDLIB: &str = "#ifndef __CPPE_STDLIB_H
+#define __CPPE_STDLIB_H
+#include <stddef.h>
+#define EXIT_SUCCESS 0
+#define EXIT_FAILURE 1
+#endif
+";
+
+const STRING: &str = "#ifndef __CPPE_STRING_H
+#define __CPPE_STRING_H
+#include <stddef.h>
+#endif
+";
+
+const MATH: &str = "#ifndef __CPPE_MATH_H
+#define __CPPE_MATH_H
+#define M_PI 3.14159265358979323846
+#define M_E 2.7182818284590452354
+#define M_SQRT2 1.41421356237309504880
+#endif
+";
+
+/// `bool` is an `int` here: `true`, `false` and every comparison or logical operator
+/// give 0 or 1 as C's `_Bool` would; storing another value keeps it (man cpcc).
+const STDBOOL: &str = "#ifndef __CPPE_STDBOOL_H
+#define __CPPE_STDBOOL_H
+#define bool int
+#define true 1
+#define false 0
+#define __bool_true_false_are_defined 1
+#endif
+";
+
+const STDINT: &str = "#ifndef __CPPE_STDINT_H
+#define __CPPE_STDINT_H
+typedef int int32_t;
+typedef int int_least32_t;
+typedef int int_fast32_t;
+typedef int intptr_t;
+typedef int intmax_t;
+#define INT32_MIN (-2147483647 - 1)
+#define INT32_MAX 2147483647
+#define INTPTR_MIN INT32_MIN
+#define INTPTR_MAX INT32_MAX
+#define INTMAX_MIN INT32_MIN
+#define INTMAX_MAX INT32_MAX
+#endif
+";
+
+const LIMITS: &str = "#ifndef __CPPE_LIMITS_H
+#define __CPPE_LIMITS_H
+#define CHAR_BIT 8
+#define CHAR_MIN 0
+#define CHAR_MAX 255
+#define UCHAR_MAX 255
+#define INT_MIN (-2147483647 - 1)
+#define INT_MAX 2147483647
+#endif
+";
+
+const FLOAT: &str = "#ifndef __CPPE_FLOAT_H
+#define __CPPE_FLOAT_H
+#define FLT_RADIX 2
+#define FLT_MANT_DIG 24
+#define FLT_DIG 6
+#define FLT_EPSILON 1.19209290e-7f
+#define FLT_MIN 1.17549435e-38f
+#define FLT_MAX 3.40282347e+38f
+#endif
+";
+
+/// C's `assert` (abort becomes `exit(1)`, a runtime error naming the line).
+const ASSERT: &str = "#undef assert
+#ifdef NDEBUG
+#define assert(e) ((void)0)
+#else
+#define assert(e) do { if (!(e)) { fprintf(stderr, \"%s:%d: assertion `%s' failed\\n\", __FILE__, __LINE__, #e); exit(1); } } while (0)
+#endif
+";
+
+const STDARG: &str = "#error <stdarg.h>: variadic functions are not supported yet (only the built-in printf family takes a variable number of arguments)\n";
+
+const ISO646: &str = "#define and &&
+#define and_eq &=
+#define bitand &
+#define bitor |
+#define compl ~
+#define not !
+#define not_eq !=
+#define or ||
+#define or_eq |=
+#define xor ^
+#define xor_eq ^=
+";
