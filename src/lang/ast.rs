@@ -24,6 +24,9 @@ pub struct Program {
     /// checker does not report them as undeclared, since their declaration may be what
     /// was skipped.
     pub poisoned: Vec<Name>,
+    /// Macro names the preprocessor left unexpanded inside their own expansion (C's
+    /// rule): an "undeclared" one is explained as a recursive macro expansion.
+    pub self_referenced: Vec<Name>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -60,9 +60,10 @@ fn front(
     loader: &mut dyn preprocess::IncludeLoader,
 ) -> (ast::Program, Vec<Diagnostic>, bool) {
     let mut diags = Vec::new();
-    let (toks, names) = preprocess::preprocess(name, text, opts, sources, loader, &mut diags);
+    let (toks, names, left) = preprocess::preprocess(name, text, opts, sources, loader, &mut diags);
     let pre_errors = diags.iter().any(Diagnostic::is_error);
-    let program = parse::parse_tokens(&toks, &names, &mut diags);
+    let mut program = parse::parse_tokens(&toks, &names, &mut diags);
+    program.self_referenced = left.into_iter().map(|s| ast::Name::from(names.name(s))).collect();
     diags.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.col));
     (program, diags, pre_errors)
 }

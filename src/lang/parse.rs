@@ -473,7 +473,7 @@ impl Parser<'_> {
                 self.bump();
             }
         }
-        Program { items, poisoned: Vec::new() }
+        Program { items, poisoned: Vec::new(), self_referenced: Vec::new() }
     }
 
     fn item(&mut self) -> PResult<Option<Item>> {

@@ -144,15 +144,14 @@ impl Gen<'_> {
         } else if self.types.is_pointer(to) {
             match (self.types.pointee(to), self.types.pointee(from)) {
                 (Some(a), Some(b)) => a == b || a == VOID || b == VOID || self.same_array_elem(a, b),
-                // 0 is the null pointer; a file handle from `fopen` may be kept in a `FILE *`.
-                (Some(_), None) => {
-                    matches!(e.kind, ExprKind::IntLit(0))
-                        || matches!(&e.kind, ExprKind::Call { name, .. } if &**name == "fopen" && self.lookup(name).is_none())
-                }
+                // 0 is the null pointer.
+                (Some(_), None) => matches!(e.kind, ExprKind::IntLit(0)),
                 (None, _) => false,
             }
         } else {
-            false
+            // `fopen` gives a `FILE *`; CPC programs may keep the handle in an `int`.
+            self.types.is_integral(to)
+                && matches!(&e.kind, ExprKind::Call { name, .. } if &**name == "fopen" && self.lookup(name).is_none())
         };
         if !ok {
             let (f, t) = (self.types.name(from), self.types.name(to));
@@ -1213,7 +1212,8 @@ impl Gen<'_> {
                     return ERROR;
                 }
                 self.emit(Instr::Fopen {}, loc);
-                INT
+                // A `FILE *` (the handle is the pointer's value; see `convert_to` for `int`).
+                self.types.intern(Type::Pointer(VOID))
             }
             "fclose" => {
                 if !self.arity(name, name_loc, args, 1) || !self.file_arg(&args[0]) {

@@ -102,6 +102,8 @@ pub(crate) struct Gen<'a> {
     source: &'a str,
     /// Names the parser skipped over after a syntax error (never reported undeclared).
     poisoned: std::collections::HashSet<ast::Name>,
+    /// Macro names left unexpanded inside their own expansion.
+    self_referenced: Vec<ast::Name>,
     /// Global objects declared `extern` or without an initialiser (tentative): a later
     /// declaration of the same name and type is the same object (C99 6.9.2).
     tentative: HashMap<ast::Name, bool>,
@@ -139,6 +141,7 @@ pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Opt
         source_name,
         source,
         poisoned: program.poisoned.iter().cloned().collect(),
+        self_referenced: program.self_referenced.clone(),
         tentative: HashMap::default(),
         statics: 0,
         pending_library: Vec::new(),
@@ -287,6 +290,16 @@ impl<'a> Gen<'a> {
     /// nothing when the parser skipped over `name` after a syntax error.
     pub(crate) fn undeclared(&mut self, loc: Loc, what: &str, name: &str) {
         if self.poisoned.contains(name) {
+            return;
+        }
+        if self.self_referenced.iter().any(|n| &**n == name) {
+            self.error(
+                loc,
+                format!(
+                    "undeclared {what} `{name}`: the recursive macro expansion of `{name}` stops at `{name}` \
+                     (C does not expand a macro inside itself)"
+                ),
+            );
             return;
         }
         let mut d = Diagnostic::error(loc, format!("undeclared {what} `{name}`"));

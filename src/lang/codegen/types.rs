@@ -491,6 +491,24 @@ impl Gen<'_> {
                 self.error(e.loc, format!("cannot initialise {} from a single value", self.types.name(lty)));
                 continue;
             }
+            if self.types.is_pointer(lty) && !matches!(e.kind, ExprKind::IntLit(0)) {
+                match self.const_address(e) {
+                    Some((addr, pty)) => {
+                        let (want, have) = (self.types.pointee(lty), self.types.pointee(pty));
+                        if want == have || want == Some(VOID) || have == Some(VOID) {
+                            self.global_init.push((off + at, Word::Int(addr as i32)));
+                        } else {
+                            let (t, f) = (self.types.name(lty), self.types.name(pty));
+                            self.error(e.loc, format!("type mismatch: expected {t}, found {f}"));
+                        }
+                    }
+                    None => self.error(
+                        e.loc,
+                        "a global pointer's initialiser must be a constant address (`&global`, an array, a string)",
+                    ),
+                }
+                continue;
+            }
             match self.const_value(e) {
                 Some(c) => match c.to_word(lty) {
                     Word::Int(0) => {}
@@ -498,6 +516,67 @@ impl Gen<'_> {
                 },
                 None => self.error(e.loc, "a global initialiser must be a constant expression"),
             }
+        }
+    }
+
+    /// The address an address constant designates (C11 6.6p9) and its pointer type:
+    /// a string literal, a global array, `&` of a global object, a member or an element
+    /// of one with constant indices, plus or minus a constant.
+    fn const_address(&mut self, e: &ast::Expr) -> Option<(i64, TypeId)> {
+        match &e.kind {
+            ExprKind::StrLit(b) => {
+                let a = self.string_literal(b);
+                Some((i64::from(a), self.types.intern(Type::Pointer(CHAR))))
+            }
+            ExprKind::Cast(tn, inner) if tn.pointers > 0 => {
+                let (a, _) = self.const_address(inner)?;
+                let mut t = self.base_type(&tn.base);
+                for _ in 0..tn.pointers {
+                    t = self.types.intern(Type::Pointer(t));
+                }
+                Some((a, t))
+            }
+            ExprKind::Unary(UnOp::Addr, x) => {
+                let (a, t) = self.const_lvalue(x)?;
+                Some((a, self.types.intern(Type::Pointer(t))))
+            }
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), lr) => {
+                let (a, t) = self.const_address(&lr.0)?;
+                let k = self.const_int(&lr.1)?;
+                let w = i64::from(self.types.words(self.types.pointee(t)?).max(1));
+                Some((if *op == BinOp::Add { a + k * w } else { a - k * w }, t))
+            }
+            ExprKind::Ident(_) => {
+                let (a, t) = self.const_lvalue(e)?;
+                let (elem, _) = self.types.array_elem(t)?;
+                Some((a, self.types.intern(Type::Pointer(elem))))
+            }
+            _ => None,
+        }
+    }
+
+    /// A global object designated by constants only: its address and type.
+    fn const_lvalue(&mut self, e: &ast::Expr) -> Option<(i64, TypeId)> {
+        match &e.kind {
+            ExprKind::Ident(n) => match self.lookup(n) {
+                Some(Symbol::Var { ty, depth: 0, off, kind: IdentKind::Var }) => Some((i64::from(off), ty)),
+                _ => None,
+            },
+            ExprKind::Index(ai) => {
+                let (a, t) = self.const_lvalue(&ai.0)?;
+                let (elem, len) = self.types.array_elem(t)?;
+                let i = self.const_int(&ai.1)?;
+                if i < 0 || i > i64::from(len) {
+                    return None;
+                }
+                Some((a + i * i64::from(self.types.words(elem)), elem))
+            }
+            ExprKind::Member { expr, field, arrow: false, .. } => {
+                let (a, t) = self.const_lvalue(expr)?;
+                let f = self.types.struct_info(t)?.fields.iter().find(|f| *f.name == **field)?;
+                Some((a + i64::from(f.off), f.ty))
+            }
+            _ => None,
         }
     }
 

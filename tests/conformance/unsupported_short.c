@@ -1,0 +1,2 @@
+/* short is named as not supported */
+int main(void) { short s = 5; return 0; }

@@ -1,0 +1,3 @@
+/* a standard header that is not provided says so */
+#include <time.h>
+int main(void) { return 0; }
