@@ -79,6 +79,31 @@ const INTERESTING: &[&str] = &[
     "##",
     "#",
     "%",
+    "typedef int T;\n",
+    "T ",
+    "enum { A, B = 3 }",
+    "goto L;",
+    "L:",
+    "static ",
+    "extern ",
+    "const ",
+    "union",
+    "unsigned",
+    "double",
+    "...",
+    "#define S(x) #x\n",
+    "#define C(a, b) a ## b\n",
+    "__LINE__",
+    "#pragma once\n",
+    "#include <stdio.h>\n",
+    "#include <string.h>\n",
+    "malloc(",
+    "free(",
+    "strlen(",
+    "memset(",
+    "NULL",
+    "(int (*)(int))",
+    "{ .x = 1 }",
 ];
 
 pub fn mutate_source(g: &mut Gen, src: &str) -> String {
@@ -122,7 +147,8 @@ pub fn mutate_source(g: &mut Gen, src: &str) -> String {
 
 fn corpus() -> Vec<String> {
     let mut v = Vec::new();
-    for dir in [fixtures(), fixtures().join("diagnostics"), fixtures().join("listings")] {
+    let conformance = root().join("tests").join("conformance");
+    for dir in [fixtures(), fixtures().join("diagnostics"), fixtures().join("listings"), conformance] {
         for f in files_with_ext(&dir, "c") {
             v.push(std::fs::read_to_string(f).unwrap());
         }
