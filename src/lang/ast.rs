@@ -79,6 +79,8 @@ pub enum BaseType {
     Struct(String),
     /// `enum Name`: an `int` (C: an integer type able to hold every enumerator).
     Enum,
+    /// `_Bool`
+    Bool,
     /// A name declared by `typedef`.
     Typedef(Name),
 }
@@ -137,6 +139,17 @@ pub enum Init {
     Expr(Expr),
     /// `{ a, b, { c } }`
     List(Vec<Init>, Loc),
+    /// An item of a list with designators: `.field = v`, `[2] = v`, `.a[1].b = v`.
+    Designated(Vec<Designator>, Box<Init>),
+}
+
+/// One step of a designation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Designator {
+    /// `.name`
+    Field(Name, Loc),
+    /// `[constant]`
+    Index(Expr),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -351,6 +364,8 @@ pub enum ExprKind {
     Cast(TypeName, Box<Expr>),
     SizeofType(TypeName),
     SizeofExpr(Box<Expr>),
+    /// `(T){ … }`: an unnamed object of type T in the enclosing block.
+    Compound(Box<(TypeName, Init)>),
     /// `a, b`
     Comma(Box<(Expr, Expr)>),
 }

@@ -82,11 +82,9 @@ const MATH: &str = "#ifndef __CPPE_MATH_H
 #endif
 ";
 
-/// `bool` is an `int` here: `true`, `false` and every comparison or logical operator
-/// give 0 or 1 as C's `_Bool` would; storing another value keeps it (man cpcc).
 const STDBOOL: &str = "#ifndef __CPPE_STDBOOL_H
 #define __CPPE_STDBOOL_H
-#define bool int
+#define bool _Bool
 #define true 1
 #define false 0
 #define __bool_true_false_are_defined 1

@@ -195,7 +195,6 @@ fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
         Union => ": unions are not implemented yet (a struct with one field per member works where the members are not reinterpreted)",
         Unsigned | Short | Long => ": every integer is a 32-bit `int` here (C's integer widths are not implemented yet)",
         Double => ": floating point is IEEE binary32 `float` here (binary64 `double` is not implemented yet)",
-        Bool => ": use `int` (`_Bool` is not implemented yet)",
         Complex => ": complex arithmetic is outside CPC",
         Atomic | ThreadLocal => ": CPC processes share no memory implicitly; use channels, spinlocks or remote references",
         Alignas | Alignof => ": memory is made of words here, every object is word-aligned",
@@ -637,6 +636,7 @@ impl Parser<'_> {
                 TokenKind::Kw(Keyword::Char) => BaseType::Char,
                 TokenKind::Kw(Keyword::Void) => BaseType::Void,
                 TokenKind::Kw(Keyword::Spinlock) => BaseType::Spinlock,
+                TokenKind::Kw(Keyword::Bool) => BaseType::Bool,
                 TokenKind::Kw(Keyword::Struct) => {
                     self.bump();
                     let ts = self.struct_spec(t.loc)?;
@@ -904,12 +904,26 @@ impl Parser<'_> {
                 return Ok(Init::List(items, loc));
             }
             if self.at(Punct::Dot) || self.at(Punct::LBracket) {
-                return Err(self.error(
-                    self.peek().loc,
-                    "designated initialisers (`.field =`, `[i] =`) are not supported yet: list the values in order",
-                ));
+                let mut path = Vec::new();
+                loop {
+                    if self.eat(Punct::Dot) {
+                        let TokenKind::Ident(s) = self.peek().kind else {
+                            return Err(self.expected("a field name after `.` in a designator"));
+                        };
+                        let t = self.bump();
+                        path.push(Designator::Field(self.name_of(s), t.loc));
+                    } else if self.eat(Punct::LBracket) {
+                        path.push(Designator::Index(self.cond_expr()?));
+                        self.expect_punct(Punct::RBracket, "to close the designator")?;
+                    } else {
+                        break;
+                    }
+                }
+                self.expect_punct(Punct::Assign, "after the designator")?;
+                items.push(Init::Designated(path, Box::new(self.init()?)));
+            } else {
+                items.push(self.init()?);
             }
-            items.push(self.init()?);
             if !self.eat(Punct::Comma) {
                 self.expect_punct(Punct::RBrace, "to close the initialiser list")?;
                 return Ok(Init::List(items, loc));
@@ -1428,7 +1442,9 @@ impl Parser<'_> {
                 let tn = self.type_name()?;
                 self.expect_punct(Punct::RParen, "after the type in a cast")?;
                 if self.at(Punct::LBrace) {
-                    return Err(self.error(t.loc, "compound literals (`(T){…}`) are not supported yet"));
+                    let init = self.init()?;
+                    let e = Expr { kind: ExprKind::Compound(Box::new((tn, init))), loc: t.loc };
+                    return self.postfix_of(e);
                 }
                 ExprKind::Cast(tn, Box::new(self.unary()?))
             }
@@ -1437,7 +1453,12 @@ impl Parser<'_> {
     }
 
     fn postfix(&mut self) -> PResult<Expr> {
-        let mut e = self.primary()?;
+        let e = self.primary()?;
+        self.postfix_of(e)
+    }
+
+    /// The postfix operators (`[i]`, `(args)`, `.f`, `->f`, `++`, `--`) after `e`.
+    fn postfix_of(&mut self, mut e: Expr) -> PResult<Expr> {
         loop {
             let t = self.peek();
             let loc = e.loc;

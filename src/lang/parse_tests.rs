@@ -46,6 +46,7 @@ fn sexp(e: &Expr) -> String {
         ExprKind::SizeofType(t) => format!("(sizeof {:?})", t.base.base),
         ExprKind::SizeofExpr(x) => format!("(sizeof {})", sexp(x)),
         ExprKind::Comma(ab) => format!("(, {} {})", sexp(&ab.0), sexp(&ab.1)),
+        ExprKind::Compound(ti) => format!("(compound {:?})", ti.0.base.base),
     }
 }
 
@@ -488,7 +489,7 @@ fn unsupported_constructs_are_named() {
         ("int (*fp)(int);", "function pointers are not supported yet"),
         ("int f(int n, ...);", "variadic functions (`...`) are not supported yet"),
         ("struct S { int a : 3; };", "bit-fields are not supported"),
-        ("int a[2] = { [1] = 5 };", "designated initialisers"),
+        ("int a[2] = (int[2]){1, 2};", "only `T` and `T *…` are supported as type names"),
         ("int x = _Generic(1, int: 2);", "`_Generic` is not supported"),
     ];
     for (src, want) in cases {

@@ -648,7 +648,7 @@ fn verify_types(m: &Module) -> Result<Vec<u32>, CodError> {
                     contains[i].push(ty_ok(f.ty, &|| format!("field {} of struct {}", f.name, st.name))?);
                 }
             }
-            Type::Void | Type::Int | Type::Float | Type::Char | Type::Spinlock => {}
+            Type::Void | Type::Int | Type::Float | Type::Char | Type::Spinlock | Type::Bool => {}
         }
     }
     for st in &m.structs {

@@ -42,6 +42,9 @@ pub enum Type {
     Struct(u32),
     /// A channel element carrying messages of the given type.
     Channel(TypeId),
+    /// C's `_Bool`: an `int` word that is always 0 or 1 (conversions to it compare with
+    /// zero). Added in `.cod` 1.3.
+    Bool,
 }
 
 /// A struct definition.

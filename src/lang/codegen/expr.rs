@@ -5,7 +5,7 @@
 //! Where an operand needs a conversion that is only known after the other operand was
 //! typed, a `NOP` placeholder is emitted and later replaced by `CONV` or removed when the
 //! function is laid out.
-use super::types::{CHAR, SPINLOCK};
+use super::types::{BOOL, CHAR, SPINLOCK};
 use super::{Gen, Symbol, ERROR, FLOAT, INT, VOID};
 use crate::lang::ast::{BinOp, Expr, ExprKind, Loc, UnOp};
 use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
@@ -136,7 +136,10 @@ impl Gen<'_> {
         if from == to {
             return true;
         }
-        let ok = if self.types.is_arith(from) && self.types.is_arith(to) {
+        let ok = if to == BOOL && (self.types.is_arith(from) || self.types.is_pointer(from)) {
+            self.emit_to_bool(from, e.loc);
+            true
+        } else if self.types.is_arith(from) && self.types.is_arith(to) {
             if scalar_of(from) != scalar_of(to) {
                 self.emit(Instr::Convert { to: scalar_of(to) }, e.loc);
             }
@@ -160,6 +163,21 @@ impl Gen<'_> {
         ok
     }
 
+    /// Converts the value on top (of type `from`) to `_Bool`: 1 unless it compares equal
+    /// to zero (C11 6.3.1.2).
+    fn emit_to_bool(&mut self, from: TypeId, loc: Loc) {
+        if from == BOOL {
+            return;
+        }
+        if from == FLOAT {
+            self.emit(Instr::PushF { v: 0.0 }, loc);
+            self.emit(Instr::NeF {}, loc);
+        } else {
+            self.emit(Instr::PushI { v: 0 }, loc);
+            self.emit(Instr::NeI {}, loc);
+        }
+    }
+
     /// `T[0]` (open array) and `T[n]` are compatible through pointers.
     fn same_array_elem(&self, a: TypeId, b: TypeId) -> bool {
         match (self.types.array_elem(a), self.types.array_elem(b)) {
@@ -171,7 +189,9 @@ impl Gen<'_> {
     fn is_lvalue_expr(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Ident(n) => matches!(self.lookup(n), Some(Symbol::Var { .. })),
-            ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Unary(UnOp::Deref, _) => true,
+            ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Compound(_) => {
+                true
+            }
             _ => false,
         }
     }
@@ -209,6 +229,7 @@ impl Gen<'_> {
             },
             ExprKind::Index(ai) => self.index(&ai.0, &ai.1, e.loc),
             ExprKind::Member { expr, field, field_loc, arrow } => self.member(expr, field, *field_loc, *arrow),
+            ExprKind::Compound(ti) => self.compound_literal(&ti.0, &ti.1, e.loc),
             ExprKind::Unary(UnOp::Deref, p) => {
                 let t = self.rvalue(p);
                 if t == ERROR {
@@ -336,7 +357,7 @@ impl Gen<'_> {
             return ERROR;
         }
         match self.types.get(t).clone() {
-            Type::Int | Type::Float | Type::Char | Type::Pointer(_) => {
+            Type::Int | Type::Float | Type::Char | Type::Bool | Type::Pointer(_) => {
                 self.emit(Instr::Dereference {}, loc);
                 t
             }
@@ -411,7 +432,7 @@ impl Gen<'_> {
                     self.load(t, loc)
                 }
             },
-            ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Unary(UnOp::Deref, _) => {
+            ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Compound(_) => {
                 let t = self.lvalue(e);
                 self.load(t, loc)
             }
@@ -500,6 +521,10 @@ impl Gen<'_> {
                         self.emit(Instr::Pop { n }, loc);
                     }
                     return VOID;
+                }
+                if to == BOOL && (self.types.is_arith(t) || self.types.is_pointer(t)) {
+                    self.emit_to_bool(t, loc);
+                    return BOOL;
                 }
                 if self.types.is_arith(to) && self.types.is_arith(t) {
                     if scalar_of(to) != scalar_of(t) {
@@ -788,6 +813,9 @@ impl Gen<'_> {
                     self.error(loc, "type mismatch in compound assignment to a pointer");
                     return ERROR;
                 }
+                if t == BOOL {
+                    self.emit_to_bool(res, loc);
+                }
                 self.emit(Instr::Store { ty: scalar_of(t), keep: want }, loc);
                 t
             }
@@ -848,6 +876,24 @@ impl Gen<'_> {
             );
             return ERROR;
         };
+        if t == BOOL {
+            // C: `b++` stores 1 and `b--` stores !b (b ± 1 compared with zero).
+            if !pre {
+                self.emit(Instr::Dup {}, loc);
+                self.emit(Instr::Dereference {}, loc);
+                self.emit(Instr::Swap {}, loc);
+            }
+            if inc {
+                self.emit(Instr::PushI { v: 1 }, loc);
+            } else {
+                self.emit(Instr::Dup {}, loc);
+                self.emit(Instr::Dereference {}, loc);
+                self.emit(Instr::PushI { v: 0 }, loc);
+                self.emit(Instr::EqI {}, loc);
+            }
+            self.emit(Instr::Store { ty: Scalar::Int, keep: pre }, loc);
+            return BOOL;
+        }
         let delta = if inc { step } else { -step };
         self.emit(Instr::IncDec { ty: scalar_of(t), delta, pre }, loc);
         t
@@ -1093,6 +1139,34 @@ impl Gen<'_> {
                 VOID
             }
         }
+    }
+
+    /// `(T){…}`: initialises hidden frame words of the current function (a new object
+    /// each time the expression runs, as an automatic object of the block) and pushes
+    /// their address.
+    fn compound_literal(&mut self, tn: &crate::lang::ast::TypeName, init: &crate::lang::ast::Init, loc: Loc) -> TypeId {
+        let mut ty = self.base_type(&tn.base);
+        if ty == ERROR {
+            return ERROR;
+        }
+        for _ in 0..tn.pointers {
+            ty = self.types.intern(Type::Pointer(ty));
+        }
+        if ty == VOID {
+            self.error(loc, "a compound literal cannot have type void");
+            return ERROR;
+        }
+        let words = self.types.words(ty);
+        let Some(f) = self.fns.last_mut() else {
+            self.error(loc, "compound literals at file scope are not supported: declare a named object");
+            return ERROR;
+        };
+        let (depth, off) = (f.depth, f.next);
+        f.next += words;
+        f.high = f.high.max(f.next);
+        self.local_init(ty, depth, off, init);
+        self.emit(Instr::LdAddr { depth, off }, loc);
+        ty
     }
 
     /// A file handle argument: an `int` from `fopen`, or a `FILE *` holding one.

@@ -566,7 +566,7 @@ impl<'a> Gen<'a> {
                 self.error(d.loc, "only parameters can be references");
                 continue;
             }
-            let d = &types::with_inferred_size(d);
+            let d = &self.with_inferred_size(base, d);
             let Some(ty) = self.declarator_type(base, d, false) else { continue };
             if ty == VOID {
                 self.error(d.loc, format!("variable `{}` cannot have type void", d.name));

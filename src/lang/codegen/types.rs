@@ -2,7 +2,7 @@
 //! declarations: base types, declarators, parameters, array dimensions, struct
 //! definitions, constant expressions and global initialisers.
 use super::{Gen, Symbol};
-use crate::lang::ast::{self, BinOp, ExprKind, Init, UnOp};
+use crate::lang::ast::{self, BinOp, ExprKind, Init, Loc, UnOp};
 use crate::lang::diag::Diagnostic;
 use crate::lang::token::FastMap as HashMap;
 use crate::vcode::{FieldInfo, IdentKind, StructInfo, Type, TypeId, Word};
@@ -14,6 +14,8 @@ pub(crate) const CHAR: TypeId = 3;
 pub(crate) const SPINLOCK: TypeId = 4;
 /// Pseudo type of an expression that already produced a diagnostic.
 pub(crate) const ERROR: TypeId = 5;
+/// C's `_Bool`.
+pub(crate) const BOOL: TypeId = 6;
 
 /// Largest object in words (4 Mi words): larger declarations are errors, not memory bombs.
 const MAX_WORDS: u64 = 1 << 22;
@@ -43,7 +45,7 @@ impl Types {
     pub(crate) fn new() -> Self {
         Types {
             // ERROR is stored as Void so an exported table stays valid.
-            types: vec![Type::Void, Type::Int, Type::Float, Type::Char, Type::Spinlock, Type::Void],
+            types: vec![Type::Void, Type::Int, Type::Float, Type::Char, Type::Spinlock, Type::Void, Type::Bool],
             index: HashMap::default(),
             structs: Vec::new(),
             struct_names: HashMap::default(),
@@ -59,6 +61,7 @@ impl Types {
             Type::Float => return FLOAT,
             Type::Char => return CHAR,
             Type::Spinlock => return SPINLOCK,
+            Type::Bool => return BOOL,
             Type::Pointer(e) => TypeKey::Pointer(*e),
             Type::Array { elem, len } => TypeKey::Array(*elem, *len),
             Type::Struct(s) => TypeKey::Struct(*s),
@@ -88,10 +91,10 @@ impl Types {
     }
 
     pub(crate) fn is_arith(&self, t: TypeId) -> bool {
-        matches!(t, INT | FLOAT | CHAR)
+        matches!(t, INT | FLOAT | CHAR | BOOL)
     }
     pub(crate) fn is_integral(&self, t: TypeId) -> bool {
-        matches!(t, INT | CHAR)
+        matches!(t, INT | CHAR | BOOL)
     }
     pub(crate) fn is_pointer(&self, t: TypeId) -> bool {
         matches!(self.get(t), Type::Pointer(_))
@@ -162,6 +165,7 @@ impl Types {
             Type::Float => "float".into(),
             Type::Char => "char".into(),
             Type::Spinlock => "spinlock".into(),
+            Type::Bool => "_Bool".into(),
             Type::Pointer(e) => format!("{}*", self.name(*e)),
             Type::Array { elem, len } => {
                 let mut dims = format!("[{len}]");
@@ -196,6 +200,7 @@ impl Gen<'_> {
                 self.types.intern(Type::Struct(s))
             }
             ast::BaseType::Enum => INT,
+            ast::BaseType::Bool => BOOL,
             ast::BaseType::Typedef(name) => match self.lookup(name) {
                 Some(Symbol::Type(t)) => t,
                 _ => {
@@ -583,32 +588,267 @@ impl Gen<'_> {
     /// Flattens an initialiser into leaves (type, word offset, expression), walking
     /// braces over arrays and struct fields; reports lists that do not fit the type.
     fn init_leaves<'i>(&mut self, ty: TypeId, at: u32, init: &'i Init, out: &mut Vec<(TypeId, u32, &'i ast::Expr)>) {
-        let (items, loc) = match init {
-            Init::Expr(e) => return out.push((ty, at, e)),
-            Init::List(items, loc) => (items, *loc),
-        };
+        match init {
+            Init::Expr(e) => out.push((ty, at, e)),
+            Init::List(items, loc) => self.init_list(ty, at, items, *loc, out),
+            Init::Designated(_, inner) => {
+                self.error(Self::init_loc(inner), "a designator is only allowed inside braces");
+            }
+        }
+    }
+
+    fn init_loc(i: &Init) -> Loc {
+        match i {
+            Init::Expr(e) => e.loc,
+            Init::List(_, l) => *l,
+            Init::Designated(_, inner) => Self::init_loc(inner),
+        }
+    }
+
+    /// The subobjects of an aggregate in order (type and word offset), `None` for a
+    /// scalar.
+    fn subobjects(&self, ty: TypeId) -> Option<Vec<(TypeId, u32)>> {
         if let Some((elem, len)) = self.types.array_elem(ty) {
-            if items.len() as u32 > len {
-                self.error(loc, format!("too many initialisers for {} ({} given)", self.types.name(ty), items.len()));
-                return;
-            }
             let w = self.types.words(elem);
-            for (k, it) in items.iter().enumerate() {
-                self.init_leaves(elem, at + k as u32 * w, it, out);
+            return Some((0..len).map(|k| (elem, k * w)).collect());
+        }
+        self.types.struct_info(ty).map(|info| info.fields.iter().map(|f| (f.ty, f.off)).collect())
+    }
+
+    /// Whether expression `e` initialises a whole object of type `ty` by itself (a scalar,
+    /// or a string for a char array) rather than the first scalar inside it.
+    fn takes_whole(&self, ty: TypeId, e: &ast::Expr) -> bool {
+        self.subobjects(ty).is_none()
+            || (matches!(e.kind, ExprKind::StrLit(_)) && matches!(self.types.array_elem(ty), Some((CHAR, _))))
+    }
+
+    /// A braced list for `ty` (C11 6.7.9): items fill the subobjects in order; a
+    /// designator moves to the subobject it names; an expression for an aggregate
+    /// subobject fills that subobject's scalars from the items that follow (brace
+    /// elision).
+    fn init_list<'i>(
+        &mut self,
+        ty: TypeId,
+        at: u32,
+        items: &'i [Init],
+        loc: Loc,
+        out: &mut Vec<(TypeId, u32, &'i ast::Expr)>,
+    ) {
+        let Some(subs) = self.subobjects(ty) else {
+            // `int x = {5};`
+            match items {
+                [Init::Expr(e)] => out.push((ty, at, e)),
+                [single @ Init::List(..)] => self.init_leaves(ty, at, single, out),
+                _ => self.error(loc, format!("cannot initialise {} from a list", self.types.name(ty))),
             }
-        } else if let Some(info) = self.types.struct_info(ty) {
-            let fields: Vec<(TypeId, u32)> = info.fields.iter().map(|f| (f.ty, f.off)).collect();
-            if items.len() > fields.len() {
-                self.error(loc, format!("too many initialisers for {}", self.types.name(ty)));
+            return;
+        };
+        let mut pos = 0;
+        let mut cursor = 0usize;
+        while let Some(mut item) = items.get(pos) {
+            pos += 1;
+            if let Init::Designated(path, inner) = item {
+                let Some((k, rest)) = self.designate(ty, path) else { return };
+                cursor = k;
+                if !rest.is_empty() {
+                    let (st, off) = subs[k];
+                    self.designated(st, at + off, rest, inner, items, &mut pos, out);
+                    cursor += 1;
+                    continue;
+                }
+                item = inner;
+            }
+            let Some(&(st, off)) = subs.get(cursor) else {
+                self.error(Self::init_loc(item), format!("too many initialisers for {}", self.types.name(ty)));
                 return;
+            };
+            self.init_sub(st, at + off, item, items, &mut pos, out);
+            cursor += 1;
+        }
+    }
+
+    /// Initialises subobject `ty` from `item`: whole, or (an expression for an
+    /// aggregate) with brace elision, taking more of `items`.
+    fn init_sub<'i>(
+        &mut self,
+        ty: TypeId,
+        at: u32,
+        item: &'i Init,
+        items: &'i [Init],
+        pos: &mut usize,
+        out: &mut Vec<(TypeId, u32, &'i ast::Expr)>,
+    ) {
+        match item {
+            Init::Expr(e) if !self.takes_whole(ty, e) => self.elide(ty, at, Some(item), items, pos, out),
+            _ => self.init_leaves(ty, at, item, out),
+        }
+    }
+
+    /// Fills aggregate `ty` without braces of its own: from `first`, then from
+    /// `items[*pos..]`, up to its last scalar, the end of the items or a designated item.
+    fn elide<'i>(
+        &mut self,
+        ty: TypeId,
+        at: u32,
+        mut first: Option<&'i Init>,
+        items: &'i [Init],
+        pos: &mut usize,
+        out: &mut Vec<(TypeId, u32, &'i ast::Expr)>,
+    ) {
+        let subs = self.subobjects(ty).unwrap_or_default();
+        for (st, off) in subs {
+            let item = match first.take() {
+                Some(i) => i,
+                None => match items.get(*pos) {
+                    None | Some(Init::Designated(..)) => return,
+                    Some(i) => {
+                        *pos += 1;
+                        i
+                    }
+                },
+            };
+            self.init_sub(st, at + off, item, items, pos, out);
+        }
+    }
+
+    /// The subobject index the first designator of `path` names in `ty`, and the rest.
+    fn designate<'p>(&mut self, ty: TypeId, path: &'p [ast::Designator]) -> Option<(usize, &'p [ast::Designator])> {
+        let (first, rest) = path.split_first()?;
+        let k = match first {
+            ast::Designator::Index(e) => {
+                let Some((_, len)) = self.types.array_elem(ty) else {
+                    self.error(e.loc, format!("`[…]` designator for {}, which is not an array", self.types.name(ty)));
+                    return None;
+                };
+                match self.const_int(e) {
+                    Some(v) if v >= 0 && v < i64::from(len) => v as usize,
+                    Some(v) => {
+                        self.error(e.loc, format!("designator index {v} is outside {}", self.types.name(ty)));
+                        return None;
+                    }
+                    None => {
+                        self.error(e.loc, "a designator index must be a constant integer expression");
+                        return None;
+                    }
+                }
             }
-            for (it, (fty, foff)) in items.iter().zip(fields) {
-                self.init_leaves(fty, at + foff, it, out);
+            ast::Designator::Field(name, loc) => {
+                let found = self.types.struct_info(ty).map(|i| i.fields.iter().position(|f| *f.name == **name));
+                match found {
+                    Some(Some(k)) => k,
+                    Some(None) => {
+                        self.error(*loc, format!("{} has no field `{name}`", self.types.name(ty)));
+                        return None;
+                    }
+                    None => {
+                        self.error(
+                            *loc,
+                            format!("`.{name}` designator for {}, which is not a struct", self.types.name(ty)),
+                        );
+                        return None;
+                    }
+                }
             }
-        } else if let [single] = items.as_slice() {
-            self.init_leaves(ty, at, single, out);
+        };
+        Some((k, rest))
+    }
+
+    /// `.a.b[2] = init` below the first step: walks the rest of the path, initialises the
+    /// subobject reached, then goes on with the subobjects after it in each aggregate on
+    /// the way back up (C11 6.7.9p17: the next item follows the designated one).
+    #[allow(clippy::too_many_arguments)]
+    fn designated<'i>(
+        &mut self,
+        ty: TypeId,
+        at: u32,
+        path: &[ast::Designator],
+        init: &'i Init,
+        items: &'i [Init],
+        pos: &mut usize,
+        out: &mut Vec<(TypeId, u32, &'i ast::Expr)>,
+    ) {
+        let Some((k, rest)) = self.designate(ty, path) else { return };
+        let Some(subs) = self.subobjects(ty) else { return };
+        let (st, off) = subs[k];
+        if rest.is_empty() {
+            self.init_sub(st, at + off, init, items, pos, out);
         } else {
-            self.error(loc, format!("cannot initialise {} from a list", self.types.name(ty)));
+            self.designated(st, at + off, rest, init, items, pos, out);
+        }
+        for &(st, off) in &subs[k + 1..] {
+            let item = match items.get(*pos) {
+                None | Some(Init::Designated(..)) => return,
+                Some(i) => {
+                    *pos += 1;
+                    i
+                }
+            };
+            self.init_sub(st, at + off, item, items, pos, out);
+        }
+    }
+
+    /// The length an array declared `T a[] = {…}` gets: one past the last element the
+    /// list initialises, counting designators and brace elision.
+    pub(super) fn inferred_length(&mut self, elem: TypeId, items: &[Init]) -> i64 {
+        let per = self.scalar_count(elem).max(1);
+        let (mut cursor, mut max) = (0i64, 0i64);
+        let mut pos = 0;
+        while pos < items.len() {
+            let mut item = &items[pos];
+            if let Init::Designated(path, inner) = item {
+                if let Some(ast::Designator::Index(e)) = path.first() {
+                    cursor = self.const_int(e).unwrap_or(cursor);
+                }
+                item = inner;
+            }
+            pos += 1;
+            if let Init::Expr(e) = item {
+                if !self.takes_whole(elem, e) {
+                    // Elided braces: this element takes up to `per` items.
+                    let mut taken = 1;
+                    while taken < per && matches!(items.get(pos), Some(Init::Expr(_))) {
+                        pos += 1;
+                        taken += 1;
+                    }
+                }
+            }
+            cursor += 1;
+            max = max.max(cursor);
+        }
+        max
+    }
+
+    /// `T a[] = {…}` and `char s[] = "…"`: the open first dimension takes its size from
+    /// the initialiser, as in C.
+    pub(super) fn with_inferred_size<'d>(
+        &mut self,
+        base: TypeId,
+        d: &'d ast::Declarator,
+    ) -> std::borrow::Cow<'d, ast::Declarator> {
+        let len = match (d.dims.first(), &d.init) {
+            (Some(None), Some(Init::List(items, _))) => {
+                // The element type: the declarator without its first dimension.
+                let mut inner = d.clone();
+                inner.dims.remove(0);
+                inner.init = None;
+                match self.declarator_type_any(base, &inner, false) {
+                    Some(elem) => self.inferred_length(elem, items),
+                    None => items.len() as i64,
+                }
+            }
+            (Some(None), Some(Init::Expr(ast::Expr { kind: ExprKind::StrLit(b), .. }))) => b.len() as i64 + 1,
+            _ => return std::borrow::Cow::Borrowed(d),
+        };
+        let mut d = d.clone();
+        d.dims[0] = Some(ast::Expr { kind: ExprKind::IntLit(len), loc: d.loc });
+        std::borrow::Cow::Owned(d)
+    }
+
+    /// How many scalars an object of type `ty` holds (1 for a scalar).
+    fn scalar_count(&self, ty: TypeId) -> usize {
+        match self.subobjects(ty) {
+            None => 1,
+            Some(subs) => subs.iter().map(|(t, _)| self.scalar_count(*t)).sum(),
         }
     }
 
@@ -638,7 +878,7 @@ impl Gen<'_> {
                 self.error(d.loc, "only parameters can be references");
                 continue;
             }
-            let d = &with_inferred_size(d);
+            let d = &self.with_inferred_size(base, d);
             let Some(ty) = self.declarator_type(base, d, false) else { continue };
             if ty == VOID {
                 self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
@@ -665,10 +905,29 @@ impl Gen<'_> {
     }
 
     /// Generates the stores of a local initialiser.
-    fn local_init(&mut self, ty: TypeId, depth: u8, off: u32, init: &Init) {
+    pub(super) fn local_init(&mut self, ty: TypeId, depth: u8, off: u32, init: &Init) {
         use crate::vcode::{Instr, Scalar};
         let mut leaves = Vec::new();
         self.init_leaves(ty, off, init, &mut leaves);
+        // C11 6.7.9p21: what a list leaves out is zero, at every execution of the
+        // declaration (the frame word may hold an earlier iteration's value).
+        if let (Init::List(_, loc), Some(_)) = (init, self.subobjects(ty)) {
+            let words = self.types.words(ty);
+            let mut covered = vec![false; words as usize];
+            for (lty, at, _) in &leaves {
+                let n = if self.types.array_elem(*lty).is_some() { self.types.words(*lty) } else { 1 };
+                for k in at - off..(at - off + n).min(words) {
+                    covered[k as usize] = true;
+                }
+            }
+            if covered.iter().any(|c| !c) {
+                self.emit(Instr::LdAddr { depth, off }, *loc);
+                self.emit(Instr::PushI { v: 0 }, *loc);
+                self.emit(Instr::PushI { v: words as i32 }, *loc);
+                self.emit(Instr::MemSet {}, *loc);
+                self.emit(Instr::Pop { n: 1 }, *loc);
+            }
+        }
         for (lty, at, e) in leaves {
             match self.char_array_string(lty, e) {
                 Some(bytes) => {
@@ -742,17 +1001,4 @@ fn const_int_op(op: BinOp, x: i64, y: i64) -> Option<i64> {
         BinOp::And => (a != 0 && b != 0) as i64,
         BinOp::Or => (a != 0 || b != 0) as i64,
     })
-}
-
-/// `T a[] = {…}` and `char s[] = "…"`: the open first dimension takes its size from the
-/// initialiser, as in C.
-pub(super) fn with_inferred_size(d: &ast::Declarator) -> std::borrow::Cow<'_, ast::Declarator> {
-    let len = match (d.dims.first(), &d.init) {
-        (Some(None), Some(Init::List(items, _))) => items.len() as i64,
-        (Some(None), Some(Init::Expr(ast::Expr { kind: ExprKind::StrLit(b), .. }))) => b.len() as i64 + 1,
-        _ => return std::borrow::Cow::Borrowed(d),
-    };
-    let mut d = d.clone();
-    d.dims[0] = Some(ast::Expr { kind: ExprKind::IntLit(len), loc: d.loc });
-    std::borrow::Cow::Owned(d)
 }
