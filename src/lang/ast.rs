@@ -81,6 +81,8 @@ pub enum BaseType {
     Enum,
     /// `_Bool`
     Bool,
+    /// `unsigned` / `unsigned int`
+    UInt,
     /// A name declared by `typedef`.
     Typedef(Name),
 }
@@ -328,6 +330,8 @@ pub struct TypeName {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     IntLit(i64),
+    /// An `unsigned int` constant.
+    UIntLit(u32),
     FloatLit(f64),
     CharLit(u8),
     /// Bytes of the string (escapes resolved), without the terminating NUL.

@@ -557,6 +557,10 @@ fn parse_number(text: &[u8]) -> Result<TokenKind, &'static str> {
         }
         v = v.checked_mul(radix).and_then(|v| v.checked_add(dv)).ok_or("too large")?;
     }
+    let unsigned = suffix.iter().any(|b| matches!(b, b'u' | b'U'));
+    if unsigned || (radix != 10 && v > i32::MAX as u64 && v <= u64::from(u32::MAX)) {
+        return u32::try_from(v).map(TokenKind::UInt).map_err(|_| "too large for unsigned int (long is not supported)");
+    }
     Ok(TokenKind::Int(v as i64))
 }
 
@@ -573,15 +577,18 @@ mod tests {
 
     #[test]
     fn numbers_in_all_bases_and_float_forms() {
-        let (k, d, _) = kinds("10 0x1F 017 5u 7L 1.5 1e3 .5 2.f 1.5e-3f");
+        let (k, d, _) = kinds("10 0x1F 017 5u 7L 0xFFFFFFFF 2147483648 1.5 1e3 .5 2.f 1.5e-3f");
         assert!(d.is_empty(), "{d:?}");
-        // 0x1F = 31, 017 = 8 + 7 = 15.
+        // 0x1F = 31, 017 = 8 + 7 = 15; a `u` suffix, or a hex constant above INT_MAX that
+        // fits 32 bits, is unsigned int (C11 6.4.4.1); a decimal one stays signed.
         let want = [
             TokenKind::Int(10),
             TokenKind::Int(31),
             TokenKind::Int(15),
-            TokenKind::Int(5),
+            TokenKind::UInt(5),
             TokenKind::Int(7),
+            TokenKind::UInt(u32::MAX),
+            TokenKind::Int(1 << 31),
             TokenKind::Float(1.5),
             TokenKind::Float(1000.0),
             TokenKind::Float(0.5),

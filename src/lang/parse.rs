@@ -193,7 +193,7 @@ fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
         Union => ": unions are not implemented yet (a struct with one field per member works where the members are not reinterpreted)",
-        Unsigned | Short | Long => ": every integer is a 32-bit `int` here (C's integer widths are not implemented yet)",
+        Short | Long => ": integers are 32-bit `int` and `unsigned int` here (C's other widths are not implemented yet)",
         Double => ": floating point is IEEE binary32 `float` here (binary64 `double` is not implemented yet)",
         Complex => ": complex arithmetic is outside CPC",
         Atomic | ThreadLocal => ": CPC processes share no memory implicitly; use channels, spinlocks or remote references",
@@ -624,9 +624,12 @@ impl Parser<'_> {
                     self.bump();
                     continue;
                 }
-                TokenKind::Kw(Keyword::Signed) => {
+                TokenKind::Kw(k @ (Keyword::Signed | Keyword::Unsigned)) => {
                     self.bump();
-                    signed = Some(t);
+                    if signed.is_some() {
+                        return Err(self.error(t.loc, "`signed` or `unsigned` given twice"));
+                    }
+                    signed = Some((k == Keyword::Unsigned, t));
                     continue;
                 }
                 TokenKind::Kw(k) if unsupported_keyword(k).is_some() => return Err(self.unsupported(t, k)),
@@ -657,16 +660,19 @@ impl Parser<'_> {
         }
         let (base, loc) =
             match (base, signed) {
-                (Some((BaseType::Int, loc)), _) => (BaseType::Int, loc),
-                (Some((BaseType::Char, loc)), Some(_)) => return Err(self.error(
+                (Some((BaseType::Int, loc)), None | Some((false, _))) => (BaseType::Int, loc),
+                (Some((BaseType::Int, loc)), Some((true, _))) => (BaseType::UInt, loc),
+                (None, Some((unsigned, t))) => (if unsigned { BaseType::UInt } else { BaseType::Int }, t.loc),
+                // `char` holds 0..255 here: it is `unsigned char`.
+                (Some((BaseType::Char, loc)), Some((true, _))) => (BaseType::Char, loc),
+                (Some((BaseType::Char, loc)), Some((false, _))) => return Err(self.error(
                     loc,
-                    "`signed char` is not supported: `char` holds 0..255 here (integer widths are not supported yet)",
+                    "`signed char` is not supported: `char` holds 0..255 here (C's other integer widths are not implemented yet)",
                 )),
                 (Some((_, loc)), Some(_)) => {
-                    return Err(self.error(loc, "`signed` applies only to integer types"));
+                    return Err(self.error(loc, "`signed` and `unsigned` apply only to integer types"));
                 }
                 (Some(b), None) => b,
-                (None, Some(t)) => (BaseType::Int, t.loc),
                 (None, None) => return Err(self.expected("a type")),
             };
         Ok(TypeSpec { base, loc, storage })
@@ -1516,6 +1522,7 @@ impl Parser<'_> {
         let kind = match t.kind {
             TokenKind::Ident(s) => ExprKind::Ident(self.name_of(s)),
             TokenKind::Int(v) => ExprKind::IntLit(v),
+            TokenKind::UInt(v) => ExprKind::UIntLit(v),
             TokenKind::Float(v) => ExprKind::FloatLit(v),
             TokenKind::Char(c) => ExprKind::CharLit(c),
             TokenKind::Str(_) => {

@@ -24,6 +24,7 @@ fn funcs(p: &Program) -> Vec<&FuncDef> {
 fn sexp(e: &Expr) -> String {
     match &e.kind {
         ExprKind::IntLit(v) => v.to_string(),
+        ExprKind::UIntLit(v) => format!("{v}u"),
         ExprKind::FloatLit(v) => format!("{v:?}"),
         ExprKind::CharLit(c) => format!("'{}'", *c as char),
         ExprKind::StrLit(s) => format!("{:?}", String::from_utf8_lossy(s)),
@@ -483,7 +484,7 @@ fn unsupported_constructs_are_named() {
     // misleading one (`unknown type name`, "not an lvalue").
     let cases: [(&str, &str); 9] = [
         ("union U { int a; float b; };", "`union` is not supported"),
-        ("unsigned x;", "`unsigned` is not supported"),
+        ("short x;", "`short` is not supported"),
         ("long long x;", "`long` is not supported"),
         ("double d;", "`double` is not supported"),
         ("int (*fp)(int);", "function pointers are not supported yet"),

@@ -314,6 +314,7 @@ impl CondExpr<'_> {
         self.pos += 1;
         match k {
             TokenKind::Int(v) => Ok(v),
+            TokenKind::UInt(v) => Ok(i64::from(v)),
             TokenKind::Char(c) => Ok(i64::from(c as i8)),
             // An identifier left after expansion (keywords too) is 0 (C11 6.10.1p4).
             TokenKind::Ident(_) | TokenKind::Kw(_) => {
@@ -409,6 +410,7 @@ impl Pre<'_> {
                 }
                 match kind {
                     TokenKind::Int(v) => v.to_string(),
+                    TokenKind::UInt(v) => format!("{v}u"),
                     TokenKind::Float(v) => format!("{v:?}"),
                     TokenKind::Char(c) => format!("'{}'", escape_c(&[c], b'\'')),
                     TokenKind::Str(id) | TokenKind::HeaderName(id) => {

@@ -176,6 +176,9 @@ pub enum TokenKind {
     Kw(Keyword),
     /// Integer literal; values above `i64::MAX` (up to `u64::MAX`) wrap, as in C.
     Int(i64),
+    /// Integer literal of type `unsigned int`: a `u` suffix, or a hexadecimal or octal
+    /// constant above `INT_MAX` that fits 32 bits (C11 6.4.4.1).
+    UInt(u32),
     Float(f64),
     /// Character literal (one byte, escapes resolved).
     Char(u8),
@@ -397,6 +400,7 @@ impl TokenKind {
             TokenKind::Ident(s) => format!("identifier `{}`", names.name(s)),
             TokenKind::Kw(k) => format!("`{}`", k.as_str()),
             TokenKind::Int(v) => format!("number `{v}`"),
+            TokenKind::UInt(v) => format!("number `{v}u`"),
             TokenKind::Float(v) => format!("number `{v}`"),
             TokenKind::Char(_) => "character literal".to_string(),
             TokenKind::Str(_) => "string literal".to_string(),

@@ -46,7 +46,8 @@
 //!   FORALLWAIT; a 1.0 reader reports them as unknown opcodes), or promise something of
 //!   the code: 1.2 files place no object at global address 0, the null pointer
 //!   ([`Module::null_reserved`]; files before 1.2 run as they always did); 1.3 added
-//!   SPRINTF and the C library's MALLOC, FREE, REALLOC, MEMCOPY, MEMSET and EXIT. A tag
+//!   SPRINTF, the C library's MALLOC, FREE, REALLOC, MEMCOPY, MEMSET and EXIT, the
+//!   unsigned DIVU … CVTFU, and the types `_Bool` and `unsigned int`. A tag
 //!   with the high bit set
 //!   ([`OPTIONAL_SECTION`], `0x8000`) marks a section that readers which do not know it
 //!   skip; an unknown tag without that bit is an error naming the tag (the file needs a
@@ -648,7 +649,7 @@ fn verify_types(m: &Module) -> Result<Vec<u32>, CodError> {
                     contains[i].push(ty_ok(f.ty, &|| format!("field {} of struct {}", f.name, st.name))?);
                 }
             }
-            Type::Void | Type::Int | Type::Float | Type::Char | Type::Spinlock | Type::Bool => {}
+            Type::Void | Type::Int | Type::Float | Type::Char | Type::Spinlock | Type::Bool | Type::UInt => {}
         }
     }
     for st in &m.structs {

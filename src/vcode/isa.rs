@@ -526,6 +526,26 @@ isa! {
     /// Pop a status; end the program (C's `exit`): status 0 as when `main` returns, any
     /// other value as a runtime error naming the status.
     0x8D Exit "EXIT" {} 1 Work;
+
+    // ---- unsigned int (.cod 1.3): +, -, *, &, |, ^, << and == are the int ones ----
+    /// Pop b, pop a (as unsigned 32-bit); push a / b (division by zero is a runtime error).
+    0x90 DivU "DIVU" {} 4 Work;
+    /// Pop b, pop a (unsigned); push a % b.
+    0x91 ModU "MODU" {} 4 Work;
+    /// Pop b, pop a; push a >> b, shifting zeros in (a unsigned).
+    0x92 ShrU "SHRU" {} 1 Work;
+    /// Pop b, pop a (unsigned); push a < b.
+    0x93 LtU "LTU" {} 1 Work;
+    /// Pop b, pop a (unsigned); push a <= b.
+    0x94 LeU "LEU" {} 1 Work;
+    /// Pop b, pop a (unsigned); push a > b.
+    0x95 GtU "GTU" {} 1 Work;
+    /// Pop b, pop a (unsigned); push a >= b.
+    0x96 GeU "GEU" {} 1 Work;
+    /// Convert the top word, an unsigned int, to float.
+    0x97 CvtUF "CVTUF" {} 1 Work;
+    /// Convert the top word, a float, to unsigned int (truncating toward zero).
+    0x98 CvtFU "CVTFU" {} 1 Work;
 }
 
 impl fmt::Display for Instr {

@@ -45,6 +45,8 @@ pub enum Type {
     /// C's `_Bool`: an `int` word that is always 0 or 1 (conversions to it compare with
     /// zero). Added in `.cod` 1.3.
     Bool,
+    /// C's `unsigned int`: an `int` word read as 32 unsigned bits. Added in `.cod` 1.3.
+    UInt,
 }
 
 /// A struct definition.

@@ -5,7 +5,7 @@
 //! Where an operand needs a conversion that is only known after the other operand was
 //! typed, a `NOP` placeholder is emitted and later replaced by `CONV` or removed when the
 //! function is laid out.
-use super::types::{BOOL, CHAR, SPINLOCK};
+use super::types::{BOOL, CHAR, SPINLOCK, UINT};
 use super::{Gen, Symbol, ERROR, FLOAT, INT, VOID};
 use crate::lang::ast::{BinOp, Expr, ExprKind, Loc, UnOp};
 use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
@@ -138,6 +138,12 @@ impl Gen<'_> {
         }
         let ok = if to == BOOL && (self.types.is_arith(from) || self.types.is_pointer(from)) {
             self.emit_to_bool(from, e.loc);
+            true
+        } else if from == UINT && to == FLOAT {
+            self.emit(Instr::CvtUF {}, e.loc);
+            true
+        } else if from == FLOAT && to == UINT {
+            self.emit(Instr::CvtFU {}, e.loc);
             true
         } else if self.types.is_arith(from) && self.types.is_arith(to) {
             if scalar_of(from) != scalar_of(to) {
@@ -357,7 +363,7 @@ impl Gen<'_> {
             return ERROR;
         }
         match self.types.get(t).clone() {
-            Type::Int | Type::Float | Type::Char | Type::Bool | Type::Pointer(_) => {
+            Type::Int | Type::Float | Type::Char | Type::Bool | Type::UInt | Type::Pointer(_) => {
                 self.emit(Instr::Dereference {}, loc);
                 t
             }
@@ -390,12 +396,24 @@ impl Gen<'_> {
         let loc = e.loc;
         match &e.kind {
             ExprKind::IntLit(v) => {
-                if *v > u32::MAX as i64 || *v < i32::MIN as i64 {
-                    self.error(loc, format!("integer constant {v} does not fit in 32 bits"));
+                // 2^31 is allowed so that `-2147483648` is INT_MIN, as on a machine where
+                // it would be a long negated back into int range.
+                if *v > 1 << 31 || *v < i32::MIN as i64 {
+                    self.error(
+                        loc,
+                        format!(
+                            "integer constant {v} does not fit in an int (long is not supported; \
+                             write {v}u for an unsigned int)"
+                        ),
+                    );
                     return ERROR;
                 }
                 self.emit(Instr::PushI { v: *v as i32 }, loc);
                 INT
+            }
+            ExprKind::UIntLit(v) => {
+                self.emit(Instr::PushI { v: *v as i32 }, loc);
+                UINT
             }
             ExprKind::FloatLit(f) => {
                 self.emit(Instr::PushF { v: *f as f32 }, loc);
@@ -525,6 +543,10 @@ impl Gen<'_> {
                 if to == BOOL && (self.types.is_arith(t) || self.types.is_pointer(t)) {
                     self.emit_to_bool(t, loc);
                     return BOOL;
+                }
+                if (t, to) == (UINT, FLOAT) || (t, to) == (FLOAT, UINT) {
+                    self.emit(if to == FLOAT { Instr::CvtUF {} } else { Instr::CvtFU {} }, loc);
+                    return to;
                 }
                 if self.types.is_arith(to) && self.types.is_arith(t) {
                     if scalar_of(to) != scalar_of(t) {
@@ -699,10 +721,15 @@ impl Gen<'_> {
                 );
                 return ERROR;
             }
+            // C: a shift has the (promoted) type of its left operand; the others the
+            // common type, unsigned int if either operand is.
+            let unsigned = if matches!(op, BinOp::Shl | BinOp::Shr) { ta == UINT } else { ta == UINT || tb == UINT };
             self.emit(
                 match op {
+                    BinOp::Mod if unsigned => Instr::ModU {},
                     BinOp::Mod => Instr::ModI {},
                     BinOp::Shl => Instr::Shl {},
+                    BinOp::Shr if unsigned => Instr::ShrU {},
                     BinOp::Shr => Instr::Shr {},
                     BinOp::BitAnd => Instr::BitAnd {},
                     BinOp::BitOr => Instr::BitOr {},
@@ -710,16 +737,32 @@ impl Gen<'_> {
                 },
                 loc,
             );
-            return INT;
+            return if unsigned { UINT } else { INT };
         }
         let float = ta == FLOAT || tb == FLOAT;
         if float {
             if ta != FLOAT {
-                self.replace(fix_a, Instr::Convert { to: Scalar::Float });
+                let conv = if ta == UINT { Instr::CvtUF {} } else { Instr::Convert { to: Scalar::Float } };
+                self.replace(fix_a, conv);
             }
             if tb != FLOAT {
-                self.emit(Instr::Convert { to: Scalar::Float }, loc);
+                self.emit(if tb == UINT { Instr::CvtUF {} } else { Instr::Convert { to: Scalar::Float } }, loc);
             }
+        } else if ta == UINT || tb == UINT {
+            // The usual arithmetic conversions: both operands as unsigned int.
+            let (i, result) = match op {
+                BinOp::Add => (Instr::AddI {}, UINT),
+                BinOp::Sub => (Instr::SubI {}, UINT),
+                BinOp::Mul => (Instr::MulI {}, UINT),
+                BinOp::Div => (Instr::DivU {}, UINT),
+                BinOp::Lt => (Instr::LtU {}, INT),
+                BinOp::Le => (Instr::LeU {}, INT),
+                BinOp::Gt => (Instr::GtU {}, INT),
+                BinOp::Ge => (Instr::GeU {}, INT),
+                _ => (int_cmp(op), INT),
+            };
+            self.emit(i, loc);
+            return result;
         }
         let (i, result) = match (op, float) {
             (BinOp::Add, false) => (Instr::AddI {}, INT),

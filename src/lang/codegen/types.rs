@@ -16,6 +16,8 @@ pub(crate) const SPINLOCK: TypeId = 4;
 pub(crate) const ERROR: TypeId = 5;
 /// C's `_Bool`.
 pub(crate) const BOOL: TypeId = 6;
+/// C's `unsigned int`.
+pub(crate) const UINT: TypeId = 7;
 
 /// Largest object in words (4 Mi words): larger declarations are errors, not memory bombs.
 const MAX_WORDS: u64 = 1 << 22;
@@ -45,7 +47,16 @@ impl Types {
     pub(crate) fn new() -> Self {
         Types {
             // ERROR is stored as Void so an exported table stays valid.
-            types: vec![Type::Void, Type::Int, Type::Float, Type::Char, Type::Spinlock, Type::Void, Type::Bool],
+            types: vec![
+                Type::Void,
+                Type::Int,
+                Type::Float,
+                Type::Char,
+                Type::Spinlock,
+                Type::Void,
+                Type::Bool,
+                Type::UInt,
+            ],
             index: HashMap::default(),
             structs: Vec::new(),
             struct_names: HashMap::default(),
@@ -62,6 +73,7 @@ impl Types {
             Type::Char => return CHAR,
             Type::Spinlock => return SPINLOCK,
             Type::Bool => return BOOL,
+            Type::UInt => return UINT,
             Type::Pointer(e) => TypeKey::Pointer(*e),
             Type::Array { elem, len } => TypeKey::Array(*elem, *len),
             Type::Struct(s) => TypeKey::Struct(*s),
@@ -91,10 +103,10 @@ impl Types {
     }
 
     pub(crate) fn is_arith(&self, t: TypeId) -> bool {
-        matches!(t, INT | FLOAT | CHAR | BOOL)
+        matches!(t, INT | FLOAT | CHAR | BOOL | UINT)
     }
     pub(crate) fn is_integral(&self, t: TypeId) -> bool {
-        matches!(t, INT | CHAR | BOOL)
+        matches!(t, INT | CHAR | BOOL | UINT)
     }
     pub(crate) fn is_pointer(&self, t: TypeId) -> bool {
         matches!(self.get(t), Type::Pointer(_))
@@ -166,6 +178,7 @@ impl Types {
             Type::Char => "char".into(),
             Type::Spinlock => "spinlock".into(),
             Type::Bool => "_Bool".into(),
+            Type::UInt => "unsigned int".into(),
             Type::Pointer(e) => format!("{}*", self.name(*e)),
             Type::Array { elem, len } => {
                 let mut dims = format!("[{len}]");
@@ -201,6 +214,7 @@ impl Gen<'_> {
             }
             ast::BaseType::Enum => INT,
             ast::BaseType::Bool => BOOL,
+            ast::BaseType::UInt => UINT,
             ast::BaseType::Typedef(name) => match self.lookup(name) {
                 Some(Symbol::Type(t)) => t,
                 _ => {
@@ -418,6 +432,7 @@ impl Gen<'_> {
     fn const_value(&mut self, e: &ast::Expr) -> Option<Const> {
         Some(match &e.kind {
             ExprKind::IntLit(v) => Const::Int(*v),
+            ExprKind::UIntLit(v) => Const::Int(i64::from(*v)),
             ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Symbol::Const(v)) => Const::Int(v as i64),
                 _ => return None,

@@ -196,6 +196,10 @@ impl Render<'_> {
                 self.tick()?;
                 int_of(self.word(read, addr)?).to_string()
             }
+            Some(Type::UInt) => {
+                self.tick()?;
+                (int_of(self.word(read, addr)?) as u32).to_string()
+            }
             Some(Type::Float) => {
                 self.tick()?;
                 match self.word(read, addr)? {

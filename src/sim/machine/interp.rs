@@ -825,6 +825,35 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 };
                 stack.push(Word::Int(r));
             }
+            Instr::DivU {}
+            | Instr::ModU {}
+            | Instr::ShrU {}
+            | Instr::LtU {}
+            | Instr::LeU {}
+            | Instr::GtU {}
+            | Instr::GeU {} => {
+                let b = as_int(pop!()) as u32;
+                let a = as_int(pop!()) as u32;
+                let r = match ins {
+                    Instr::DivU {} | Instr::ModU {} if b == 0 => fail!(RuntimeError::DivisionByZero),
+                    Instr::DivU {} => a / b,
+                    Instr::ModU {} => a % b,
+                    Instr::ShrU {} => a.wrapping_shr(b),
+                    Instr::LtU {} => (a < b) as u32,
+                    Instr::LeU {} => (a <= b) as u32,
+                    Instr::GtU {} => (a > b) as u32,
+                    _ => (a >= b) as u32,
+                };
+                stack.push(Word::Int(r as i32));
+            }
+            Instr::CvtUF {} => {
+                let a = as_int(pop!()) as u32;
+                stack.push(Word::Float(a as f32));
+            }
+            Instr::CvtFU {} => {
+                let a = as_float(pop!());
+                stack.push(Word::Int(a as u32 as i32));
+            }
             Instr::NegI {} => {
                 let a = as_int(pop!());
                 stack.push(Word::Int(a.wrapping_neg()));

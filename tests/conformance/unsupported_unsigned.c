@@ -1,2 +1,0 @@
-/* unsigned is named as not supported */
-int main(void) { unsigned int u = 5; return 0; }
