@@ -183,6 +183,8 @@ pub struct FuncDef {
     /// Location of the name.
     pub loc: Loc,
     pub params: Vec<Param>,
+    /// `...` ends the parameter list.
+    pub variadic: bool,
     /// `None` for a prototype `int f(int);`.
     pub body: Option<Block>,
 }

@@ -34,7 +34,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 /// an `#error` naming it, so the message says what is missing instead of "cannot find".
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        "time.h" => "#error <time.h> is not provided: simulated time is the program's only clock (see man cpss)\n",
+        "time.h" => "#error <time.h> is not provided: a program has no clock but the simulated time (see man cpss)\n",
         "iso646.h" => ISO646,
         "inttypes.h" => "#error <inttypes.h> is not provided: every integer is a 32-bit int here\n",
         _ => "#error this standard header is not provided (man cpcc lists what is)\n",
@@ -138,7 +138,17 @@ const ASSERT: &str = "#undef assert
 #endif
 ";
 
-const STDARG: &str = "#error <stdarg.h>: variadic functions are not supported yet (only the built-in printf family takes a variable number of arguments)\n";
+/// The extra arguments of a `...` call are one word each (`char` and `_Bool` promoted to
+/// `int`), in order; `va_list` walks them.
+const STDARG: &str = "#ifndef __CPPE_STDARG_H
+#define __CPPE_STDARG_H
+typedef char *va_list;
+#define va_start(ap, last) ((ap) = __builtin_va_start())
+#define va_arg(ap, type) (*(type *)(((ap) += 1) - 1))
+#define va_end(ap) ((void)0)
+#define va_copy(d, s) ((d) = (s))
+#endif
+";
 
 const ISO646: &str = "#define and &&
 #define and_eq &=

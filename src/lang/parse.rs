@@ -942,33 +942,42 @@ impl Parser<'_> {
             return Err(self.error(d.loc, format!("`{}` cannot be a function returning an array or reference", d.name)));
         }
         self.bump();
-        let params = self.params()?;
+        let (params, variadic) = self.params()?;
         let body = if self.at(Punct::LBrace) {
             Some(self.block()?)
         } else {
             self.expect_semi("function prototype")?;
             None
         };
-        Ok(FuncDef { ret, ret_pointers: d.pointers, name: d.name.to_string(), loc: d.loc, params, body })
+        Ok(FuncDef { ret, ret_pointers: d.pointers, name: d.name.to_string(), loc: d.loc, params, variadic, body })
     }
 
-    /// Parameters after `(`, through `)`.
-    fn params(&mut self) -> PResult<Vec<Param>> {
+    /// Parameters after `(`, through `)`, and whether `...` ends them.
+    fn params(&mut self) -> PResult<(Vec<Param>, bool)> {
         let mut params = Vec::new();
         if self.eat(Punct::RParen) {
-            return Ok(params);
+            return Ok((params, false));
         }
         if self.at_kw(Keyword::Void) && self.peek_at(1).kind == TokenKind::Punct(Punct::RParen) {
             self.bump();
             self.bump();
-            return Ok(params);
+            return Ok((params, false));
         }
         loop {
             if self.at(Punct::Dot) {
-                return Err(self.error(
-                    self.peek().loc,
-                    "variadic functions (`...`) are not supported yet: only the built-in printf family takes a variable number of arguments",
-                ));
+                let t = self.peek();
+                let dots = (0..3).all(|k| self.peek_at(k).kind == TokenKind::Punct(Punct::Dot));
+                if !dots {
+                    return Err(self.expected("a parameter type"));
+                }
+                if params.is_empty() {
+                    return Err(self.error(t.loc, "`...` needs a named parameter before it (C99)"));
+                }
+                self.bump();
+                self.bump();
+                self.bump();
+                self.expect_punct(Punct::RParen, "after `...`")?;
+                return Ok((params, true));
             }
             if !self.starts_type(self.peek()) {
                 return Err(self.expected("a parameter type"));
@@ -981,7 +990,7 @@ impl Parser<'_> {
             params.push(Param { ty, decl });
             if !self.eat(Punct::Comma) {
                 self.expect_punct(Punct::RParen, "to close the parameter list")?;
-                return Ok(params);
+                return Ok((params, false));
             }
         }
     }

@@ -488,7 +488,7 @@ fn unsupported_constructs_are_named() {
         ("long long x;", "`long` is not supported"),
         ("double d;", "`double` is not supported"),
         ("int (*fp)(int);", "function pointers are not supported yet"),
-        ("int f(int n, ...);", "variadic functions (`...`) are not supported yet"),
+        ("int f(...);", "`...` needs a named parameter before it"),
         ("struct S { int a : 3; };", "bit-fields are not supported"),
         ("int a[2] = (int[2]){1, 2};", "only `T` and `T *…` are supported as type names"),
         ("int x = _Generic(1, int: 2);", "`_Generic` is not supported"),

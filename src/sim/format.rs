@@ -60,6 +60,36 @@ struct Spec {
 
 /// Formats `fmt` with `args` into `out`, C `printf` style. `read_str` returns the bytes
 /// (without the NUL) of the string at an address, for `%s`.
+/// How many argument words format `fmt` consumes: one per conversion but `%%`, and one
+/// more for each `*` width or precision (for `vprintf`, whose arguments are in memory).
+pub fn arguments_needed(fmt: &[u8]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < fmt.len() {
+        if fmt[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        while matches!(fmt.get(i), Some(b'-' | b'+' | b' ' | b'0' | b'#')) {
+            i += 1;
+        }
+        while let Some(&c) = fmt.get(i).filter(|c| c.is_ascii_digit() || **c == b'*' || **c == b'.') {
+            n += usize::from(c == b'*');
+            i += 1;
+        }
+        while matches!(fmt.get(i), Some(b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) {
+            i += 1;
+        }
+        match fmt.get(i) {
+            Some(b'%') | None => {}
+            Some(_) => n += 1,
+        }
+        i += 1;
+    }
+    n
+}
+
 pub fn printf(
     fmt: &[u8],
     args: &[Word],

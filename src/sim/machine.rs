@@ -2140,12 +2140,22 @@ impl<'m> Simulator<'m> {
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
-            Instr::Printf { argc } | Instr::Fprintf { argc } => {
-                let args = self.pop_n(pid, argc as usize)?;
+            Instr::Printf { .. } | Instr::Fprintf { .. } | Instr::Vprintf {} | Instr::Vfprintf {} => {
+                let (args, va) = match ins {
+                    Instr::Printf { argc } | Instr::Fprintf { argc } => (self.pop_n(pid, argc as usize)?, None),
+                    _ => (Vec::new(), Some(as_int(self.pop(pid)?) as i64)),
+                };
                 let fmt_addr = as_int(self.pop(pid)?) as i64;
-                let file =
-                    if matches!(ins, Instr::Fprintf { .. }) { Some(as_int(self.pop(pid)?) as i64) } else { None };
+                let file = if matches!(ins, Instr::Fprintf { .. } | Instr::Vfprintf {}) {
+                    Some(as_int(self.pop(pid)?) as i64)
+                } else {
+                    None
+                };
                 let fmt = self.string_at(pid, fmt_addr)?;
+                let args = match va {
+                    Some(a) => self.va_words(pid, a, format::arguments_needed(&fmt))?,
+                    None => args,
+                };
                 let mut out = Vec::new();
                 let mem = &self.mem;
                 format::printf(
@@ -2242,12 +2252,19 @@ impl<'m> Simulator<'m> {
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
-            Instr::Sprintf { argc } => {
-                let args = self.pop_n(pid, argc as usize)?;
+            Instr::Sprintf { .. } | Instr::Vsnprintf {} => {
+                let (args, va) = match ins {
+                    Instr::Sprintf { argc } => (self.pop_n(pid, argc as usize)?, None),
+                    _ => (Vec::new(), Some(as_int(self.pop(pid)?) as i64)),
+                };
                 let fmt_addr = as_int(self.pop(pid)?) as i64;
                 let size = as_int(self.pop(pid)?) as i64;
                 let dest = as_int(self.pop(pid)?) as i64;
                 let fmt = self.string_at(pid, fmt_addr)?;
+                let args = match va {
+                    Some(a) => self.va_words(pid, a, format::arguments_needed(&fmt))?,
+                    None => args,
+                };
                 let mut out = Vec::new();
                 let mem = &self.mem;
                 format::printf(
@@ -2379,6 +2396,11 @@ impl<'m> Simulator<'m> {
             }
             other => Err(self.rt(pid, RuntimeError::BadCode { message: format!("unexpected instruction {other}") })),
         }
+    }
+
+    /// The `n` argument words a `va_list` at `addr` points at (see `stdarg.h`).
+    fn va_words(&self, pid: u32, addr: i64, n: usize) -> Result<Vec<Word>, SimError> {
+        (0..n as i64).map(|k| self.word_index(pid, addr + k).map(|i| self.mem.words[i])).collect()
     }
 
     /// The pool index of `addr` for a library routine: a null pointer or an address

@@ -546,6 +546,13 @@ isa! {
     0x97 CvtUF "CVTUF" {} 1 Work;
     /// Convert the top word, a float, to unsigned int (truncating toward zero).
     0x98 CvtFU "CVTFU" {} 1 Work;
+    /// `vprintf`: pop a `va_list` (the address of the argument words), pop the format
+    /// address; print as PRINTF, taking as many words as the format converts.
+    0x99 Vprintf "VPRINTF" {} 10 Work;
+    /// `vfprintf`: as VPRINTF, with a file handle below the format address.
+    0x9A Vfprintf "VFPRINTF" {} 10 Work;
+    /// `vsprintf`/`vsnprintf`: as SPRINTF (destination, size), arguments from a `va_list`.
+    0x9B Vsnprintf "VSNPRINTF" {} 10 Work;
 }
 
 impl fmt::Display for Instr {

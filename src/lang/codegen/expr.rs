@@ -12,9 +12,48 @@ use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
 
 /// Names the compiler provides (calls to them compile to dedicated instructions).
 const BUILTINS: &[&str] = &[
-    "printf", "fprintf", "scanf", "fscanf", "fopen", "fclose", "sqrt", "sin", "cos", "tan", "exp", "log", "pow",
-    "fabs", "floor", "ceil", "abs", "rand", "srand", "timeOn", "timeOff", "delay", "probe", "vproc", "pid", "lock",
-    "unlock", "sprintf", "snprintf", "malloc", "calloc", "realloc", "free", "memcpy", "memmove", "memset", "exit",
+    "printf",
+    "fprintf",
+    "scanf",
+    "fscanf",
+    "fopen",
+    "fclose",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "exp",
+    "log",
+    "pow",
+    "fabs",
+    "floor",
+    "ceil",
+    "abs",
+    "rand",
+    "srand",
+    "timeOn",
+    "timeOff",
+    "delay",
+    "probe",
+    "vproc",
+    "pid",
+    "lock",
+    "unlock",
+    "sprintf",
+    "snprintf",
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "memcpy",
+    "memmove",
+    "memset",
+    "exit",
+    "__builtin_va_start",
+    "vprintf",
+    "vfprintf",
+    "vsprintf",
+    "vsnprintf",
 ];
 
 /// Every built-in name (for "did you mean" suggestions).
@@ -947,12 +986,18 @@ impl Gen<'_> {
     /// Pushes the arguments of a call of user function `func`; reports mismatches.
     pub(super) fn call_args(&mut self, func: u32, name: &str, name_loc: Loc, args: &[Expr]) -> bool {
         let Some(sig) = self.sigs.get(func as usize).cloned() else { return false };
-        if sig.params.len() != args.len() {
+        let (named, extra) = if sig.variadic && args.len() >= sig.params.len() {
+            args.split_at(sig.params.len())
+        } else {
+            (args, &[][..])
+        };
+        if sig.params.len() != named.len() {
             self.push_diag(
                 crate::lang::diag::Diagnostic::error(
                     name_loc,
                     format!(
-                        "wrong number of arguments: `{name}` takes {} argument{}, {} given",
+                        "wrong number of arguments: `{name}` takes {}{} argument{}, {} given",
+                        if sig.variadic { "at least " } else { "" },
                         sig.params.len(),
                         if sig.params.len() == 1 { "" } else { "s" },
                         args.len()
@@ -963,7 +1008,7 @@ impl Gen<'_> {
             return false;
         }
         let mut ok = true;
-        for (k, (arg, (pty, is_ref))) in args.iter().zip(sig.params.iter()).enumerate() {
+        for (k, (arg, (pty, is_ref))) in named.iter().zip(sig.params.iter()).enumerate() {
             if *pty == ERROR {
                 ok = false;
                 continue;
@@ -997,6 +1042,51 @@ impl Gen<'_> {
                 ok = false;
             }
         }
+        if sig.variadic {
+            ok &= self.variadic_args(name, extra, name_loc);
+        }
+        ok
+    }
+
+    /// The arguments after a variadic function's named ones: each scalar, promoted as
+    /// C does (`char` and `_Bool` to `int`), is stored in one word of hidden frame words
+    /// of the caller, whose address is pushed as the callee's hidden last parameter
+    /// (`va_start` reads it, `va_arg` walks it).
+    fn variadic_args(&mut self, name: &str, extra: &[Expr], loc: Loc) -> bool {
+        let n = extra.len() as u32;
+        let Some(f) = self.fns.last_mut() else {
+            self.error(loc, format!("`{name}` cannot be called here"));
+            return false;
+        };
+        let (depth, base) = (f.depth, f.next);
+        f.next += n.max(1);
+        f.high = f.high.max(f.next);
+        let mut ok = true;
+        for (k, a) in extra.iter().enumerate() {
+            self.emit(Instr::LdAddr { depth, off: base + k as u32 }, a.loc);
+            let t = self.rvalue(a);
+            if t == ERROR {
+                ok = false;
+                self.emit(Instr::Pop { n: 1 }, a.loc);
+                continue;
+            }
+            if !self.types.is_scalar(t) {
+                self.error(
+                    a.loc,
+                    format!("a {} cannot be passed through `...` here (scalars only)", self.types.name(t)),
+                );
+                ok = false;
+                continue;
+            }
+            let st = if t == CHAR || t == BOOL {
+                self.emit(Instr::Convert { to: Scalar::Int }, a.loc);
+                Scalar::Int
+            } else {
+                scalar_of(t)
+            };
+            self.emit(Instr::Store { ty: st, keep: false }, a.loc);
+        }
+        self.emit(Instr::LdAddr { depth, off: base }, loc);
         ok
     }
 
@@ -1064,6 +1154,46 @@ impl Gen<'_> {
             return None;
         }
         Some(t)
+    }
+
+    /// `vprintf(fmt, ap)`, `vfprintf(f, fmt, ap)`, `vsprintf(buf, fmt, ap)`,
+    /// `vsnprintf(buf, n, fmt, ap)`: the arguments come from a `va_list`.
+    fn vformat(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+        let want = match name {
+            "vprintf" => 2,
+            "vsnprintf" => 4,
+            _ => 3,
+        };
+        if !self.arity(name, name_loc, args, want) {
+            return ERROR;
+        }
+        let (lead, rest) = args.split_at(want - 2);
+        match name {
+            "vfprintf" if !self.file_arg(&lead[0]) => return ERROR,
+            "vsprintf" | "vsnprintf" => {
+                if !self.pointer_arg(&lead[0], "the destination") {
+                    return ERROR;
+                }
+                if name == "vsprintf" {
+                    self.emit(Instr::PushI { v: -1 }, loc);
+                } else if self.int_value(&lead[1]) == ERROR {
+                    return ERROR;
+                }
+            }
+            _ => {}
+        }
+        if !self.pointer_arg(&rest[0], "the format") || !self.pointer_arg(&rest[1], "the `va_list`") {
+            return ERROR;
+        }
+        self.emit(
+            match name {
+                "vprintf" => Instr::Vprintf {},
+                "vfprintf" => Instr::Vfprintf {},
+                _ => Instr::Vsnprintf {},
+            },
+            loc,
+        );
+        INT
     }
 
     /// The C library's memory routines and `sprintf`, `snprintf`, `exit`. Sizes are in
@@ -1341,6 +1471,18 @@ impl Gen<'_> {
             }
             "sprintf" | "snprintf" | "malloc" | "calloc" | "realloc" | "free" | "memcpy" | "memmove" | "memset"
             | "exit" => self.library(name, name_loc, args, loc),
+            "vprintf" | "vfprintf" | "vsprintf" | "vsnprintf" => self.vformat(name, name_loc, args, loc),
+            "__builtin_va_start" => {
+                if !self.arity(name, name_loc, args, 0) {
+                    return ERROR;
+                }
+                let Some((depth, Some(off))) = self.fns.last().map(|f| (f.depth, f.va_off)) else {
+                    self.error(name_loc, "`va_start` is used in a function without `...`");
+                    return ERROR;
+                };
+                self.emit(Instr::LdVal { depth, off }, loc);
+                self.types.intern(Type::Pointer(CHAR))
+            }
             "abs" => {
                 if !self.arity(name, name_loc, args, 1) || self.int_value(&args[0]) == ERROR {
                     return ERROR;

@@ -47,6 +47,9 @@ struct Signature {
     ret: TypeId,
     /// Parameter types and whether each is a reference parameter.
     params: Vec<(TypeId, bool)>,
+    /// `...` after the parameters: a hidden last parameter holds the address of the
+    /// extra arguments, one word each, in the caller's frame.
+    variadic: bool,
     loc: Loc,
     defined: bool,
 }
@@ -70,6 +73,8 @@ struct FnCtx {
     /// Pending `break` / `continue` patch lists for enclosing loops/switches.
     breaks: Vec<Vec<usize>>,
     continues: Vec<Option<Vec<usize>>>,
+    /// The frame word of a variadic function's hidden parameter (see `Signature`).
+    va_off: Option<u32>,
     /// Labels defined so far (code position and place) and `goto`s to patch at the end.
     labels: HashMap<ast::Name, (usize, Loc)>,
     gotos: Vec<(ast::Name, usize, Loc)>,
@@ -600,7 +605,7 @@ impl<'a> Gen<'a> {
         {
             {
                 let prev = self.sigs.get(idx as usize).cloned()?;
-                if prev.ret != ret || prev.params != params {
+                if prev.ret != ret || prev.params != params || prev.variadic != f.variadic {
                     self.diags.push(
                         Diagnostic::error(f.loc, format!("conflicting declarations of `{}`", f.name))
                             .with_note(format!("previous declaration at line {}", prev.loc.line)),
@@ -627,7 +632,14 @@ impl<'a> Gen<'a> {
         if !self.declare(&ast::Name::from(f.name.as_str()), Symbol::Func(idx), f.loc) {
             return None;
         }
-        self.sigs.push(Signature { name: f.name.clone(), ret, params, loc: f.loc, defined: f.body.is_some() });
+        self.sigs.push(Signature {
+            name: f.name.clone(),
+            ret,
+            params,
+            variadic: f.variadic,
+            loc: f.loc,
+            defined: f.body.is_some(),
+        });
         self.bodies.push(None);
         let depth = self.cur_depth();
         self.record_ident(&f.name, IdentKind::Function, ret, depth, idx, f.loc);
@@ -672,6 +684,7 @@ impl<'a> Gen<'a> {
             is_forall_body: false,
             breaks: Vec::new(),
             continues: Vec::new(),
+            va_off: None,
             labels: HashMap::default(),
             gotos: Vec::new(),
         });
@@ -684,6 +697,12 @@ impl<'a> Gen<'a> {
                 continue;
             }
             self.declare_var(&p.decl.name, *ty, kind, p.decl.loc);
+        }
+        if sig.variadic {
+            let (_, off) = self.temp();
+            if let Some(f) = self.fns.last_mut() {
+                f.va_off = Some(off);
+            }
         }
         let param_words = self.fns.last().map_or(0, |f| f.next);
         self.block_items(body);
@@ -746,7 +765,7 @@ impl<'a> Gen<'a> {
     fn new_forall_body(&mut self, loc: Loc) -> u32 {
         let idx = self.sigs.len() as u32;
         let name = format!("forall@{}", loc.line);
-        self.sigs.push(Signature { name, ret: VOID, params: vec![(INT, false)], loc, defined: true });
+        self.sigs.push(Signature { name, ret: VOID, params: vec![(INT, false)], variadic: false, loc, defined: true });
         self.bodies.push(None);
         idx
     }

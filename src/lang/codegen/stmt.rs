@@ -396,6 +396,7 @@ impl Gen<'_> {
             is_forall_body: true,
             breaks: Vec::new(),
             continues: Vec::new(),
+            va_off: None,
             labels: HashMap::default(),
             gotos: Vec::new(),
         });
@@ -489,6 +490,13 @@ impl Gen<'_> {
                 return;
             }
         };
+        if self.sigs.get(func as usize).is_some_and(|s| s.variadic) {
+            self.error(
+                *name_loc,
+                format!("cannot fork `{name}`: its `...` arguments live in the forking process's frame"),
+            );
+            return;
+        }
         if let Some(v) = vproc {
             self.int_value(v);
         }
