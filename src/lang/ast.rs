@@ -134,6 +134,18 @@ pub struct Declarator {
     /// Array dimensions in order; `None` for `[]`.
     pub dims: Vec<Option<Expr>>,
     pub init: Option<Init>,
+    /// `(*name)(params)`: the name is a pointer to a function whose result type is the
+    /// base type with `pointers` applied.
+    pub func: Option<Box<FuncPtr>>,
+}
+
+/// The function part of a function-pointer declarator `(*…name[dims])(params)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FuncPtr {
+    /// Number of `*` inside the parentheses (1 for a pointer to a function).
+    pub pointers: u32,
+    pub params: Vec<Param>,
+    pub variadic: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -352,12 +364,15 @@ pub enum ExprKind {
     },
     /// `c ? a : b`
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
-    /// `name(args)`: functions are called by name (built-ins included).
+    /// `name(args)`: functions are called by name (built-ins included), or through a
+    /// function pointer variable of that name.
     Call {
         name: Name,
         name_loc: Loc,
         args: Vec<Expr>,
     },
+    /// `e(args)` for any other `e`: a call through a function pointer.
+    CallPtr(Box<Expr>, Vec<Expr>),
     /// `a[i]`
     Index(Box<(Expr, Expr)>),
     /// `e.field` or `e->field` (`arrow`).

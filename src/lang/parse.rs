@@ -804,10 +804,7 @@ impl Parser<'_> {
         }
         let is_ref = self.eat(Punct::Amp);
         if self.at(Punct::LParen) && self.peek_at(1).kind == TokenKind::Punct(Punct::Star) {
-            return Err(self.error(
-                self.peek().loc,
-                "function pointers are not supported yet: call the function by name (a `switch` can choose it)",
-            ));
+            return self.func_ptr_declarator(pointers, unnamed);
         }
         let (name, loc) = match self.peek().kind {
             TokenKind::Ident(s) => {
@@ -831,7 +828,27 @@ impl Parser<'_> {
             dims.push(Some(self.cond_expr()?));
             self.expect_punct(Punct::RBracket, "to close the array dimension")?;
         }
-        Ok(Declarator { name, loc, pointers, is_ref, dims, init: None })
+        Ok(Declarator { name, loc, pointers, is_ref, dims, init: None, func: None })
+    }
+
+    /// `( * name [dims] ) ( params )` after the result type's `*`s.
+    fn func_ptr_declarator(&mut self, pointers: u32, unnamed: bool) -> PResult<Declarator> {
+        self.bump();
+        let mut inner = 0;
+        while self.eat(Punct::Star) {
+            inner += 1;
+            self.skip_qualifiers();
+        }
+        let mut d = self.declarator(unnamed)?;
+        if d.func.is_some() || d.pointers > 0 || d.is_ref {
+            return Err(self.error(d.loc, "only `(*name)(params)` function pointers are supported"));
+        }
+        self.expect_punct(Punct::RParen, "to close `(*name`")?;
+        self.expect_punct(Punct::LParen, "to open the parameters of the function pointer")?;
+        let (params, variadic) = self.params()?;
+        d.pointers = pointers;
+        d.func = Some(Box::new(FuncPtr { pointers: inner, params, variadic }));
+        Ok(d)
     }
 
     /// Skips `const`, `volatile` and `restrict` (after a `*`): they do not change the
@@ -1485,12 +1502,12 @@ impl Parser<'_> {
                     ExprKind::Index(Box::new((e, i)))
                 }
                 TokenKind::Punct(Punct::LParen) => {
-                    let ExprKind::Ident(name) = e.kind else {
-                        return Err(self.error(t.loc, "only a function named directly can be called"));
-                    };
                     self.bump();
                     let args = self.args()?;
-                    ExprKind::Call { name, name_loc: e.loc, args }
+                    match e.kind {
+                        ExprKind::Ident(name) => ExprKind::Call { name, name_loc: e.loc, args },
+                        _ => ExprKind::CallPtr(Box::new(e), args),
+                    }
                 }
                 TokenKind::Punct(p @ (Punct::Dot | Punct::Arrow)) => {
                     self.bump();

@@ -48,6 +48,9 @@ fn sexp(e: &Expr) -> String {
         ExprKind::SizeofExpr(x) => format!("(sizeof {})", sexp(x)),
         ExprKind::Comma(ab) => format!("(, {} {})", sexp(&ab.0), sexp(&ab.1)),
         ExprKind::Compound(ti) => format!("(compound {:?})", ti.0.base.base),
+        ExprKind::CallPtr(f, args) => {
+            format!("(callptr {}{})", sexp(f), args.iter().map(|a| format!(" {}", sexp(a))).collect::<String>())
+        }
     }
 }
 
@@ -487,7 +490,7 @@ fn unsupported_constructs_are_named() {
         ("short x;", "`short` is not supported"),
         ("long long x;", "`long` is not supported"),
         ("double d;", "`double` is not supported"),
-        ("int (*fp)(int);", "function pointers are not supported yet"),
+        ("int (*(*fp)(int))(int);", "only `(*name)(params)` function pointers are supported"),
         ("int f(...);", "`...` needs a named parameter before it"),
         ("struct S { int a : 3; };", "bit-fields are not supported"),
         ("int a[2] = (int[2]){1, 2};", "only `T` and `T *…` are supported as type names"),

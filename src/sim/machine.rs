@@ -1839,7 +1839,23 @@ impl<'m> Simulator<'m> {
     fn exec_complex(&mut self, pid: u32, ins: Instr) -> Result<Flow, SimError> {
         let op = ins.op();
         match ins {
-            Instr::Call { func } => {
+            Instr::Call { .. } | Instr::CallInd {} => {
+                let func = match ins {
+                    Instr::Call { func } => func,
+                    _ => {
+                        let v = as_int(self.pop(pid)?);
+                        if v == 0 {
+                            return Err(self.rt(pid, RuntimeError::NullFunction));
+                        }
+                        match u32::try_from(v - 1).ok().filter(|&f| (f as usize) < self.funcs.len()) {
+                            Some(f) => f,
+                            None => {
+                                let message = format!("call through a function pointer holding {v}");
+                                return Err(self.rt(pid, RuntimeError::BadCode { message }));
+                            }
+                        }
+                    }
+                };
                 let f = self.funcs[func as usize];
                 let n = f.frame.max(f.params);
                 let pp = self.procs[pid as usize].pproc;

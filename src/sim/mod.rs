@@ -236,6 +236,8 @@ pub enum RuntimeError {
     BadAddress { addr: i64 },
     #[error("null pointer dereference")]
     NullPointer,
+    #[error("call through a null function pointer")]
+    NullFunction,
     #[error("stack overflow (more than {limit} frame words)")]
     StackOverflow { limit: u32 },
     #[error("process {reader} reads channel {channel} owned by process {owner}")]

@@ -47,7 +47,8 @@
 //!   the code: 1.2 files place no object at global address 0, the null pointer
 //!   ([`Module::null_reserved`]; files before 1.2 run as they always did); 1.3 added
 //!   SPRINTF, the C library's MALLOC, FREE, REALLOC, MEMCOPY, MEMSET and EXIT, the
-//!   unsigned DIVU … CVTFU, and the types `_Bool` and `unsigned int`. A tag
+//!   unsigned DIVU … CVTFU, VPRINTF … VSNPRINTF, CALLIND, and the types `_Bool`,
+//!   `unsigned int` and function types. A tag
 //!   with the high bit set
 //!   ([`OPTIONAL_SECTION`], `0x8000`) marks a section that readers which do not know it
 //!   skip; an unknown tag without that bit is an error naming the tag (the file needs a
@@ -636,6 +637,12 @@ fn verify_types(m: &Module) -> Result<Vec<u32>, CodError> {
         let whose = || format!("type {i}");
         match *t {
             Type::Pointer(p) => names[i].push(ty_ok(p, &whose)?),
+            Type::Function { ret, ref params } => {
+                names[i].push(ty_ok(ret, &whose)?);
+                for &p in params {
+                    names[i].push(ty_ok(p, &whose)?);
+                }
+            }
             Type::Array { elem, .. } | Type::Channel(elem) => {
                 let e = ty_ok(elem, &whose)?;
                 contains[i].push(e);

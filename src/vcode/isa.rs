@@ -553,6 +553,9 @@ isa! {
     0x9A Vfprintf "VFPRINTF" {} 10 Work;
     /// `vsprintf`/`vsnprintf`: as SPRINTF (destination, size), arguments from a `va_list`.
     0x9B Vsnprintf "VSNPRINTF" {} 10 Work;
+    /// Call through a function pointer: pop the pointer (function index + 1; 0 is a
+    /// runtime error), then as CALL.
+    0x9C CallInd "CALLIND" {} 5 Work;
 }
 
 impl fmt::Display for Instr {

@@ -47,6 +47,13 @@ pub enum Type {
     Bool,
     /// C's `unsigned int`: an `int` word read as 32 unsigned bits. Added in `.cod` 1.3.
     UInt,
+    /// A function type (only ever pointed to): result and parameter types. A pointer to
+    /// one is a word holding the function's index + 1 (0 is the null pointer). Added in
+    /// `.cod` 1.3.
+    Function {
+        ret: TypeId,
+        params: Vec<TypeId>,
+    },
 }
 
 /// A struct definition.

@@ -425,6 +425,8 @@ impl Gen<'_> {
                 self.error(loc, "a void value cannot be used");
                 ERROR
             }
+            // `*fp`: a function designator, which is its pointer again (C11 6.3.2.1p4).
+            Type::Function { .. } => self.types.intern(Type::Pointer(t)),
         }
     }
 
@@ -476,10 +478,11 @@ impl Gen<'_> {
                     }
                     ty
                 }
-                Some(Symbol::Func(_)) => {
-                    self.error(loc, format!("`{name}` is a function: call it with `{name}(…)`"));
-                    ERROR
-                }
+                Some(Symbol::Func(idx)) => self.function_pointer(idx, name, loc),
+                None if super::library::names().any(|n| n == &**name) => match self.link_library(name) {
+                    Some(idx) => self.function_pointer(idx, name, loc),
+                    None => ERROR,
+                },
                 Some(Symbol::Const(v)) => {
                     self.emit(Instr::PushI { v }, loc);
                     INT
@@ -492,6 +495,9 @@ impl Gen<'_> {
             ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Compound(_) => {
                 let t = self.lvalue(e);
                 self.load(t, loc)
+            }
+            ExprKind::Unary(UnOp::Addr, a) if matches!(&a.kind, ExprKind::Ident(n) if matches!(self.lookup(n), Some(Symbol::Func(_)))) => {
+                self.rvalue(a)
             }
             ExprKind::Unary(UnOp::Addr, a) => {
                 if !self.is_lvalue_expr(a) {
@@ -562,6 +568,29 @@ impl Gen<'_> {
                 ERROR
             }
             ExprKind::Call { name, name_loc, args } => self.call(name, *name_loc, args, loc),
+            ExprKind::CallPtr(callee, args) => {
+                // The pointer is computed first, kept in a frame word while the arguments
+                // are pushed, then called.
+                let t = self.rvalue(callee);
+                if t == ERROR {
+                    return ERROR;
+                }
+                let Some(ft) = self.types.pointee(t).filter(|p| matches!(self.types.get(*p), Type::Function { .. }))
+                else {
+                    self.error(callee.loc, format!("called object is not a function (it is {})", self.types.name(t)));
+                    return ERROR;
+                };
+                let (depth, off) = self.temp();
+                self.emit(Instr::LdAddr { depth, off }, loc);
+                self.emit(Instr::Swap {}, loc);
+                self.emit(Instr::Store { ty: Scalar::Int, keep: false }, loc);
+                if !self.pointer_call_args(ft, args, loc) {
+                    return ERROR;
+                }
+                self.emit(Instr::LdVal { depth, off }, loc);
+                self.emit(Instr::CallInd {}, loc);
+                self.function_result(ft)
+            }
             ExprKind::Cast(tn, a) => {
                 let base = self.base_type(&tn.base);
                 let t = self.rvalue(a);
@@ -1048,6 +1077,58 @@ impl Gen<'_> {
         ok
     }
 
+    /// `f` used as a value: a pointer to the function (its index + 1).
+    fn function_pointer(&mut self, idx: u32, name: &str, loc: Loc) -> TypeId {
+        let Some(sig) = self.sigs.get(idx as usize).cloned() else { return ERROR };
+        if !sig.top {
+            self.error(loc, format!("`{name}` is a nested function: only a file-scope function can be pointed to"));
+            return ERROR;
+        }
+        if sig.variadic || sig.params.iter().any(|(_, r)| *r) {
+            self.error(
+                loc,
+                format!("`{name}` takes `...` or reference parameters: it cannot be called through a pointer"),
+            );
+            return ERROR;
+        }
+        let params = sig.params.iter().map(|(t, _)| *t).collect();
+        let ft = self.types.intern(Type::Function { ret: sig.ret, params });
+        self.emit(Instr::PushI { v: idx as i32 + 1 }, loc);
+        self.types.intern(Type::Pointer(ft))
+    }
+
+    /// The result type of function type `ft`.
+    fn function_result(&self, ft: TypeId) -> TypeId {
+        match self.types.get(ft) {
+            Type::Function { ret, .. } => *ret,
+            _ => ERROR,
+        }
+    }
+
+    /// Pushes the arguments of a call through a pointer to function type `ft`.
+    fn pointer_call_args(&mut self, ft: TypeId, args: &[Expr], loc: Loc) -> bool {
+        let params = match self.types.get(ft) {
+            Type::Function { params, .. } => params.clone(),
+            _ => return false,
+        };
+        if params.len() != args.len() {
+            self.error(
+                loc,
+                format!(
+                    "wrong number of arguments: the function pointed to takes {}, {} given",
+                    params.len(),
+                    args.len()
+                ),
+            );
+            return false;
+        }
+        let mut ok = true;
+        for (a, p) in args.iter().zip(params) {
+            ok &= self.value_of_type(p, a) != ERROR;
+        }
+        ok
+    }
+
     /// The arguments after a variadic function's named ones: each scalar, promoted as
     /// C does (`char` and `_Bool` to `int`), is stored in one word of hidden frame words
     /// of the caller, whose address is pushed as the callee's hidden last parameter
@@ -1100,6 +1181,18 @@ impl Gen<'_> {
                 } else {
                     ERROR
                 }
+            }
+            Some(Symbol::Var { ty, .. })
+                if self.types.pointee(ty).is_some_and(|p| matches!(self.types.get(p), Type::Function { .. })) =>
+            {
+                let ft = self.types.pointee(ty).unwrap_or(ERROR);
+                if !self.pointer_call_args(ft, args, loc) {
+                    return ERROR;
+                }
+                let callee = Expr { kind: ExprKind::Ident(crate::lang::ast::Name::from(name)), loc: name_loc };
+                self.rvalue(&callee);
+                self.emit(Instr::CallInd {}, loc);
+                self.function_result(ft)
             }
             Some(Symbol::Var { .. } | Symbol::Type(_) | Symbol::Const(_)) => {
                 self.error(name_loc, format!("`{name}` is not a function"));

@@ -98,6 +98,9 @@ impl Gen<'_> {
         let idx = self.declare_signature(&f);
         self.scopes.extend(saved);
         let idx = idx?;
+        if let Some(s) = self.sigs.get_mut(idx as usize) {
+            s.top = true;
+        }
         self.pending_library.push((idx, f));
         Some(idx)
     }

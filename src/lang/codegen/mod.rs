@@ -47,6 +47,9 @@ struct Signature {
     ret: TypeId,
     /// Parameter types and whether each is a reference parameter.
     params: Vec<(TypeId, bool)>,
+    /// Declared at file scope (only those can be pointed to: a nested function needs
+    /// its enclosing frames).
+    top: bool,
     /// `...` after the parameters: a hidden last parameter holds the address of the
     /// extra arguments, one word each, in the caller's frame.
     variadic: bool,
@@ -632,8 +635,10 @@ impl<'a> Gen<'a> {
         if !self.declare(&ast::Name::from(f.name.as_str()), Symbol::Func(idx), f.loc) {
             return None;
         }
+        let top = self.fns.is_empty();
         self.sigs.push(Signature {
             name: f.name.clone(),
+            top,
             ret,
             params,
             variadic: f.variadic,
@@ -765,7 +770,15 @@ impl<'a> Gen<'a> {
     fn new_forall_body(&mut self, loc: Loc) -> u32 {
         let idx = self.sigs.len() as u32;
         let name = format!("forall@{}", loc.line);
-        self.sigs.push(Signature { name, ret: VOID, params: vec![(INT, false)], variadic: false, loc, defined: true });
+        self.sigs.push(Signature {
+            name,
+            top: false,
+            ret: VOID,
+            params: vec![(INT, false)],
+            variadic: false,
+            loc,
+            defined: true,
+        });
         self.bodies.push(None);
         idx
     }

@@ -41,6 +41,7 @@ enum TypeKey {
     Array(TypeId, u32),
     Struct(u32),
     Channel(TypeId),
+    Function(TypeId, Vec<TypeId>),
 }
 
 impl Types {
@@ -78,6 +79,7 @@ impl Types {
             Type::Array { elem, len } => TypeKey::Array(*elem, *len),
             Type::Struct(s) => TypeKey::Struct(*s),
             Type::Channel(e) => TypeKey::Channel(*e),
+            Type::Function { ret, params } => TypeKey::Function(*ret, params.clone()),
         };
         if let Some(&id) = self.index.get(&key) {
             return id;
@@ -179,7 +181,17 @@ impl Types {
             Type::Spinlock => "spinlock".into(),
             Type::Bool => "_Bool".into(),
             Type::UInt => "unsigned int".into(),
-            Type::Pointer(e) => format!("{}*", self.name(*e)),
+            Type::Pointer(e) => match self.get(*e) {
+                Type::Function { ret, params } => {
+                    let ps: Vec<String> = params.iter().map(|p| self.name(*p)).collect();
+                    format!("{} (*)({})", self.name(*ret), ps.join(", "))
+                }
+                _ => format!("{}*", self.name(*e)),
+            },
+            Type::Function { ret, params } => {
+                let ps: Vec<String> = params.iter().map(|p| self.name(*p)).collect();
+                format!("{} ({})", self.name(*ret), ps.join(", "))
+            }
             Type::Array { elem, len } => {
                 let mut dims = format!("[{len}]");
                 let mut e = *elem;
@@ -252,6 +264,12 @@ impl Gen<'_> {
         for _ in 0..d.pointers {
             t = self.types.intern(Type::Pointer(t));
         }
+        if let Some(fp) = &d.func {
+            t = self.function_type(t, &fp.params, fp.variadic, d.loc)?;
+            for _ in 0..fp.pointers {
+                t = self.types.intern(Type::Pointer(t));
+            }
+        }
         if t == VOID && !d.dims.is_empty() {
             self.error(d.loc, "array of void");
             return None;
@@ -265,6 +283,38 @@ impl Gen<'_> {
             return None;
         }
         Some(t)
+    }
+
+    /// The function type `ret (params)` a function pointer points to. Reference
+    /// parameters and `...` cannot be called through a pointer here.
+    pub(super) fn function_type(
+        &mut self,
+        ret: TypeId,
+        params: &[ast::Param],
+        variadic: bool,
+        loc: ast::Loc,
+    ) -> Option<TypeId> {
+        if variadic {
+            self.error(loc, "a pointer to a variadic function is not supported");
+            return None;
+        }
+        if self.types.array_elem(ret).is_some() {
+            self.error(loc, "a function cannot return an array");
+            return None;
+        }
+        let mut ps = Vec::with_capacity(params.len());
+        for p in params {
+            let base = self.base_type(&p.ty);
+            if base == ERROR {
+                return None;
+            }
+            if p.decl.is_ref {
+                self.error(p.decl.loc, "a function pointer's parameters cannot be references");
+                return None;
+            }
+            ps.push(self.param_type(base, &p.decl)?);
+        }
+        Some(self.types.intern(Type::Function { ret, params: ps }))
     }
 
     /// Builds `elem[d0][d1]…`; returns the type and the dimensions. An open first
@@ -556,10 +606,16 @@ impl Gen<'_> {
                 }
                 Some((a, t))
             }
+            ExprKind::Unary(UnOp::Addr, x)
+                if matches!(&x.kind, ExprKind::Ident(_)) && self.const_function(x).is_some() =>
+            {
+                self.const_function(x)
+            }
             ExprKind::Unary(UnOp::Addr, x) => {
                 let (a, t) = self.const_lvalue(x)?;
                 Some((a, self.types.intern(Type::Pointer(t))))
             }
+            ExprKind::Ident(_) if self.const_function(e).is_some() => self.const_function(e),
             ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), lr) => {
                 let (a, t) = self.const_address(&lr.0)?;
                 let k = self.const_int(&lr.1)?;
@@ -573,6 +629,19 @@ impl Gen<'_> {
             }
             _ => None,
         }
+    }
+
+    /// A file-scope function named by `e`: its pointer value and type.
+    fn const_function(&mut self, e: &ast::Expr) -> Option<(i64, TypeId)> {
+        let ExprKind::Ident(n) = &e.kind else { return None };
+        let Some(Symbol::Func(idx)) = self.lookup(n) else { return None };
+        let sig = self.sigs.get(idx as usize)?.clone();
+        if !sig.top || sig.variadic || sig.params.iter().any(|(_, r)| *r) {
+            return None;
+        }
+        let params = sig.params.iter().map(|(t, _)| *t).collect();
+        let ft = self.types.intern(Type::Function { ret: sig.ret, params });
+        Some((i64::from(idx) + 1, self.types.intern(Type::Pointer(ft))))
     }
 
     /// A global object designated by constants only: its address and type.

@@ -218,6 +218,16 @@ impl Render<'_> {
                     h => format!("held by process {}", h - 1),
                 }
             }
+            Some(Type::Pointer(p)) if matches!(m.types.get(*p as usize), Some(Type::Function { .. })) => {
+                self.tick()?;
+                let v = int_of(self.word(read, addr)?);
+                let f = usize::try_from(v - 1).ok().and_then(|i| m.functions.get(i));
+                match f {
+                    Some(f) => format!("-> function {}", f.name),
+                    None if v == 0 => "NULL".into(),
+                    None => format!("-> {v} (no function)"),
+                }
+            }
             Some(Type::Pointer(_)) => {
                 self.tick()?;
                 format!("-> {}", int_of(self.word(read, addr)?))
@@ -244,6 +254,7 @@ impl Render<'_> {
                 format!("{{ {} }}", parts.join(", "))
             }
             Some(Type::Channel(elem)) => self.channel(*elem, addr)?,
+            Some(Type::Function { .. }) => "<function>".into(),
         })
     }
 

@@ -918,7 +918,16 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                     next = target as usize;
                 }
             }
-            Instr::Call { func } => {
+            Instr::Call { .. } | Instr::CallInd {} => {
+                let func = match ins {
+                    Instr::Call { func } => func,
+                    // Through a pointer (on top): a bad one is left to the general path,
+                    // which reports it.
+                    _ => match stack.last().map(|w| as_int(*w)) {
+                        Some(v) if v > 0 && ((v - 1) as usize) < env.funcs.len() => (v - 1) as u32,
+                        _ => break 'run Ok(Exit::Complex),
+                    },
+                };
                 let Some(&f) = env.funcs.get(func as usize) else {
                     fail!(RuntimeError::BadCode { message: format!("call of function {func}") });
                 };
@@ -929,6 +938,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 let Some(seg) = p.segs.last_mut().filter(|s| s.top + n <= s.len) else {
                     break 'run Ok(Exit::Complex);
                 };
+                if matches!(ins, Instr::CallInd {}) {
+                    stack.pop();
+                }
                 let base = seg.base + seg.top;
                 seg.top += n;
                 // push_frame works on the whole process: lend it the stack.
