@@ -83,6 +83,10 @@ pub enum BaseType {
     Bool,
     /// `unsigned` / `unsigned int`
     UInt,
+    /// `short`, `unsigned short`, `signed char`
+    Short,
+    UShort,
+    SChar,
     /// A name declared by `typedef`.
     Typedef(Name),
 }

@@ -193,7 +193,7 @@ fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
         Union => ": unions are not implemented yet (a struct with one field per member works where the members are not reinterpreted)",
-        Short | Long => ": integers are 32-bit `int` and `unsigned int` here (C's other widths are not implemented yet)",
+        Long => ": integers are at most 32-bit here (`long` and `long long` need 64-bit values, not implemented yet)",
         Double => ": floating point is IEEE binary32 `float` here (binary64 `double` is not implemented yet)",
         Complex => ": complex arithmetic is outside CPC",
         Atomic | ThreadLocal => ": CPC processes share no memory implicitly; use channels, spinlocks or remote references",
@@ -597,6 +597,7 @@ impl Parser<'_> {
         let mut storage = Storage::None;
         let mut base: Option<(BaseType, Loc)> = None;
         let mut signed = None;
+        let mut short: Option<Token> = None;
         loop {
             let t = self.peek();
             let class = match t.kind {
@@ -622,6 +623,14 @@ impl Parser<'_> {
                 }
                 TokenKind::Kw(Keyword::Noreturn) => {
                     self.bump();
+                    continue;
+                }
+                TokenKind::Kw(Keyword::Short) => {
+                    self.bump();
+                    if short.is_some() {
+                        return Err(self.error(t.loc, "`short` given twice"));
+                    }
+                    short = Some(t);
                     continue;
                 }
                 TokenKind::Kw(k @ (Keyword::Signed | Keyword::Unsigned)) => {
@@ -658,23 +667,29 @@ impl Parser<'_> {
             self.bump();
             base = Some((b, t.loc));
         }
-        let (base, loc) =
-            match (base, signed) {
-                (Some((BaseType::Int, loc)), None | Some((false, _))) => (BaseType::Int, loc),
-                (Some((BaseType::Int, loc)), Some((true, _))) => (BaseType::UInt, loc),
-                (None, Some((unsigned, t))) => (if unsigned { BaseType::UInt } else { BaseType::Int }, t.loc),
-                // `char` holds 0..255 here: it is `unsigned char`.
-                (Some((BaseType::Char, loc)), Some((true, _))) => (BaseType::Char, loc),
-                (Some((BaseType::Char, loc)), Some((false, _))) => return Err(self.error(
-                    loc,
-                    "`signed char` is not supported: `char` holds 0..255 here (C's other integer widths are not implemented yet)",
-                )),
-                (Some((_, loc)), Some(_)) => {
-                    return Err(self.error(loc, "`signed` and `unsigned` apply only to integer types"));
+        let (base, loc) = match (base, signed) {
+            (None | Some((BaseType::Int, _)), _) if short.is_some() => {
+                let loc = short.map_or(Loc::default(), |t| t.loc);
+                match signed {
+                    Some((true, _)) => (BaseType::UShort, loc),
+                    _ => (BaseType::Short, loc),
                 }
-                (Some(b), None) => b,
-                (None, None) => return Err(self.expected("a type")),
-            };
+            }
+            (Some((_, loc)), _) if short.is_some() => {
+                return Err(self.error(loc, "`short` applies only to `int`"));
+            }
+            (Some((BaseType::Int, loc)), None | Some((false, _))) => (BaseType::Int, loc),
+            (Some((BaseType::Int, loc)), Some((true, _))) => (BaseType::UInt, loc),
+            (None, Some((unsigned, t))) => (if unsigned { BaseType::UInt } else { BaseType::Int }, t.loc),
+            // `char` holds 0..255 here: it is `unsigned char`.
+            (Some((BaseType::Char, loc)), Some((true, _))) => (BaseType::Char, loc),
+            (Some((BaseType::Char, loc)), Some((false, _))) => (BaseType::SChar, loc),
+            (Some((_, loc)), Some(_)) => {
+                return Err(self.error(loc, "`signed` and `unsigned` apply only to integer types"));
+            }
+            (Some(b), None) => b,
+            (None, None) => return Err(self.expected("a type")),
+        };
         Ok(TypeSpec { base, loc, storage })
     }
 

@@ -487,7 +487,7 @@ fn unsupported_constructs_are_named() {
     // misleading one (`unknown type name`, "not an lvalue").
     let cases: [(&str, &str); 9] = [
         ("union U { int a; float b; };", "`union` is not supported"),
-        ("short x;", "`short` is not supported"),
+        ("long int x;", "`long` is not supported"),
         ("long long x;", "`long` is not supported"),
         ("double d;", "`double` is not supported"),
         ("int (*(*fp)(int))(int);", "only `(*name)(params)` function pointers are supported"),

@@ -656,7 +656,16 @@ fn verify_types(m: &Module) -> Result<Vec<u32>, CodError> {
                     contains[i].push(ty_ok(f.ty, &|| format!("field {} of struct {}", f.name, st.name))?);
                 }
             }
-            Type::Void | Type::Int | Type::Float | Type::Char | Type::Spinlock | Type::Bool | Type::UInt => {}
+            Type::Void
+            | Type::Int
+            | Type::Float
+            | Type::Char
+            | Type::Spinlock
+            | Type::Bool
+            | Type::UInt
+            | Type::Short
+            | Type::UShort
+            | Type::SChar => {}
         }
     }
     for st in &m.structs {

@@ -556,6 +556,9 @@ isa! {
     /// Call through a function pointer: pop the pointer (function index + 1; 0 is a
     /// runtime error), then as CALL.
     0x9C CallInd "CALLIND" {} 5 Work;
+    /// Wrap the top word, an int, into `bits` bits, signed or not (conversion to
+    /// `short`, `unsigned short`, `signed char`).
+    0x9D Narrow "NARROW" { bits: u8, signed: bool } 1 Work;
 }
 
 impl fmt::Display for Instr {

@@ -54,6 +54,11 @@ pub enum Type {
         ret: TypeId,
         params: Vec<TypeId>,
     },
+    /// C's `short` (16-bit), `unsigned short` and `signed char` (8-bit): an `int` word
+    /// whose value every conversion to the type wraps into its range. Added in `.cod` 1.3.
+    Short,
+    UShort,
+    SChar,
 }
 
 /// A struct definition.

@@ -5,7 +5,7 @@
 //! Where an operand needs a conversion that is only known after the other operand was
 //! typed, a `NOP` placeholder is emitted and later replaced by `CONV` or removed when the
 //! function is laid out.
-use super::types::{BOOL, CHAR, SPINLOCK, UINT};
+use super::types::{narrow_of, BOOL, CHAR, SPINLOCK, UINT};
 use super::{Gen, Symbol, ERROR, FLOAT, INT, VOID};
 use crate::lang::ast::{BinOp, Expr, ExprKind, Loc, UnOp};
 use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
@@ -188,6 +188,7 @@ impl Gen<'_> {
             if scalar_of(from) != scalar_of(to) {
                 self.emit(Instr::Convert { to: scalar_of(to) }, e.loc);
             }
+            self.emit_narrow(to, e.loc);
             true
         } else if self.types.is_pointer(to) {
             match (self.types.pointee(to), self.types.pointee(from)) {
@@ -206,6 +207,13 @@ impl Gen<'_> {
             self.error(e.loc, format!("type mismatch: expected {t}, found {f}"));
         }
         ok
+    }
+
+    /// Wraps the int on top into the range of `to` when it is a narrow integer type.
+    fn emit_narrow(&mut self, to: TypeId, loc: Loc) {
+        if let Some((bits, signed)) = narrow_of(to) {
+            self.emit(Instr::Narrow { bits, signed }, loc);
+        }
     }
 
     /// Converts the value on top (of type `from`) to `_Bool`: 1 unless it compares equal
@@ -402,7 +410,15 @@ impl Gen<'_> {
             return ERROR;
         }
         match self.types.get(t).clone() {
-            Type::Int | Type::Float | Type::Char | Type::Bool | Type::UInt | Type::Pointer(_) => {
+            Type::Int
+            | Type::Float
+            | Type::Char
+            | Type::Bool
+            | Type::UInt
+            | Type::Short
+            | Type::UShort
+            | Type::SChar
+            | Type::Pointer(_) => {
                 self.emit(Instr::Dereference {}, loc);
                 t
             }
@@ -619,6 +635,9 @@ impl Gen<'_> {
                 if self.types.is_arith(to) && self.types.is_arith(t) {
                     if scalar_of(to) != scalar_of(t) {
                         self.emit(Instr::Convert { to: scalar_of(to) }, loc);
+                    }
+                    if t != to {
+                        self.emit_narrow(to, loc);
                     }
                     return to;
                 }
@@ -926,6 +945,11 @@ impl Gen<'_> {
                 }
                 if t == BOOL {
                     self.emit_to_bool(res, loc);
+                } else if narrow_of(t).is_some() {
+                    if res == FLOAT {
+                        self.emit(Instr::Convert { to: Scalar::Int }, loc);
+                    }
+                    self.emit_narrow(t, loc);
                 }
                 self.emit(Instr::Store { ty: scalar_of(t), keep: want }, loc);
                 t
@@ -1006,6 +1030,21 @@ impl Gen<'_> {
             return BOOL;
         }
         let delta = if inc { step } else { -step };
+        if narrow_of(t).is_some() {
+            // Load, add, wrap into the type's range, store (keeping the old value after).
+            if !pre {
+                self.emit(Instr::Dup {}, loc);
+                self.emit(Instr::Dereference {}, loc);
+                self.emit(Instr::Swap {}, loc);
+            }
+            self.emit(Instr::Dup {}, loc);
+            self.emit(Instr::Dereference {}, loc);
+            self.emit(Instr::PushI { v: delta }, loc);
+            self.emit(Instr::AddI {}, loc);
+            self.emit_narrow(t, loc);
+            self.emit(Instr::Store { ty: Scalar::Int, keep: pre }, loc);
+            return t;
+        }
         self.emit(Instr::IncDec { ty: scalar_of(t), delta, pre }, loc);
         t
     }

@@ -18,6 +18,20 @@ pub(crate) const ERROR: TypeId = 5;
 pub(crate) const BOOL: TypeId = 6;
 /// C's `unsigned int`.
 pub(crate) const UINT: TypeId = 7;
+/// C's `short`, `unsigned short` and `signed char`.
+pub(crate) const SHORT: TypeId = 8;
+pub(crate) const USHORT: TypeId = 9;
+pub(crate) const SCHAR: TypeId = 10;
+
+/// For a narrow integer type: its width in bits and whether it is signed.
+pub(crate) fn narrow_of(t: TypeId) -> Option<(u8, bool)> {
+    match t {
+        SHORT => Some((16, true)),
+        USHORT => Some((16, false)),
+        SCHAR => Some((8, true)),
+        _ => None,
+    }
+}
 
 /// Largest object in words (4 Mi words): larger declarations are errors, not memory bombs.
 const MAX_WORDS: u64 = 1 << 22;
@@ -57,6 +71,9 @@ impl Types {
                 Type::Void,
                 Type::Bool,
                 Type::UInt,
+                Type::Short,
+                Type::UShort,
+                Type::SChar,
             ],
             index: HashMap::default(),
             structs: Vec::new(),
@@ -75,6 +92,9 @@ impl Types {
             Type::Spinlock => return SPINLOCK,
             Type::Bool => return BOOL,
             Type::UInt => return UINT,
+            Type::Short => return SHORT,
+            Type::UShort => return USHORT,
+            Type::SChar => return SCHAR,
             Type::Pointer(e) => TypeKey::Pointer(*e),
             Type::Array { elem, len } => TypeKey::Array(*elem, *len),
             Type::Struct(s) => TypeKey::Struct(*s),
@@ -105,10 +125,10 @@ impl Types {
     }
 
     pub(crate) fn is_arith(&self, t: TypeId) -> bool {
-        matches!(t, INT | FLOAT | CHAR | BOOL | UINT)
+        matches!(t, INT | FLOAT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR)
     }
     pub(crate) fn is_integral(&self, t: TypeId) -> bool {
-        matches!(t, INT | CHAR | BOOL | UINT)
+        matches!(t, INT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR)
     }
     pub(crate) fn is_pointer(&self, t: TypeId) -> bool {
         matches!(self.get(t), Type::Pointer(_))
@@ -181,6 +201,9 @@ impl Types {
             Type::Spinlock => "spinlock".into(),
             Type::Bool => "_Bool".into(),
             Type::UInt => "unsigned int".into(),
+            Type::Short => "short".into(),
+            Type::UShort => "unsigned short".into(),
+            Type::SChar => "signed char".into(),
             Type::Pointer(e) => match self.get(*e) {
                 Type::Function { ret, params } => {
                     let ps: Vec<String> = params.iter().map(|p| self.name(*p)).collect();
@@ -227,6 +250,9 @@ impl Gen<'_> {
             ast::BaseType::Enum => INT,
             ast::BaseType::Bool => BOOL,
             ast::BaseType::UInt => UINT,
+            ast::BaseType::Short => SHORT,
+            ast::BaseType::UShort => USHORT,
+            ast::BaseType::SChar => SCHAR,
             ast::BaseType::Typedef(name) => match self.lookup(name) {
                 Some(Symbol::Type(t)) => t,
                 _ => {
@@ -1048,7 +1074,21 @@ impl Const {
         }
     }
     fn to_word(self, ty: TypeId) -> Word {
+        let int = match self {
+            Const::Int(i) => i,
+            Const::Float(f) => f as i64,
+        };
+        if let Some((bits, signed)) = narrow_of(ty) {
+            let shift = 64 - u32::from(bits);
+            let v = if signed { (int << shift) >> shift } else { ((int as u64) << shift >> shift) as i64 };
+            return Word::Int(v as i32);
+        }
         match ty {
+            BOOL => Word::Int(i32::from(self.as_f64() != 0.0)),
+            UINT => Word::Int(match self {
+                Const::Int(i) => i as i32,
+                Const::Float(f) => f as u32 as i32,
+            }),
             FLOAT => Word::Float(self.as_f64() as f32),
             CHAR => Word::Char(match self {
                 Const::Int(i) => i as u8,

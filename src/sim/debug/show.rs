@@ -192,7 +192,7 @@ impl Render<'_> {
         let m = self.m;
         Ok(match m.types.get(ty as usize) {
             None | Some(Type::Void) => "void".into(),
-            Some(Type::Int | Type::Bool) => {
+            Some(Type::Int | Type::Bool | Type::Short | Type::UShort | Type::SChar) => {
                 self.tick()?;
                 int_of(self.word(read, addr)?).to_string()
             }

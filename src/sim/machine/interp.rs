@@ -846,6 +846,10 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 };
                 stack.push(Word::Int(r as i32));
             }
+            Instr::Narrow { bits, signed } => {
+                let a = as_int(pop!());
+                stack.push(Word::Int(narrow(a, bits, signed)));
+            }
             Instr::CvtUF {} => {
                 let a = as_int(pop!()) as u32;
                 stack.push(Word::Float(a as f32));
@@ -1083,6 +1087,17 @@ pub(super) fn fused_costs(t: &Tables, prog: &[Step]) -> Vec<FusedCost> {
         out.push(c);
     }
     out
+}
+
+/// `v` wrapped into `bits` bits (1..=32), as a conversion to a narrower integer type.
+fn narrow(v: i32, bits: u8, signed: bool) -> i32 {
+    let bits = u32::from(bits.clamp(1, 32));
+    let shift = 32 - bits;
+    if signed {
+        v.wrapping_shl(shift).wrapping_shr(shift)
+    } else {
+        ((v as u32).wrapping_shl(shift) >> shift) as i32
+    }
 }
 
 #[cfg(test)]
