@@ -182,6 +182,8 @@ pub struct StructDef {
     pub name: String,
     pub fields: Vec<VarDecl>,
     pub loc: Loc,
+    /// `union`: every field at offset 0.
+    pub union: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

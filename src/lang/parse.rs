@@ -192,11 +192,12 @@ fn is_type_start(k: TokenKind) -> bool {
 fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
-        Union => ": unions are not implemented yet (a struct with one field per member works where the members are not reinterpreted)",
         Long => ": integers are at most 32-bit here (`long` and `long long` need 64-bit values, not implemented yet)",
         Double => ": floating point is IEEE binary32 `float` here (binary64 `double` is not implemented yet)",
         Complex => ": complex arithmetic is outside CPC",
-        Atomic | ThreadLocal => ": CPC processes share no memory implicitly; use channels, spinlocks or remote references",
+        Atomic | ThreadLocal => {
+            ": CPC processes share no memory implicitly; use channels, spinlocks or remote references"
+        }
         Alignas | Alignof => ": memory is made of words here, every object is word-aligned",
         Generic => ": type-generic selection is not implemented",
         StaticAssert => ": static assertions are not implemented",
@@ -649,9 +650,9 @@ impl Parser<'_> {
                 TokenKind::Kw(Keyword::Void) => BaseType::Void,
                 TokenKind::Kw(Keyword::Spinlock) => BaseType::Spinlock,
                 TokenKind::Kw(Keyword::Bool) => BaseType::Bool,
-                TokenKind::Kw(Keyword::Struct) => {
+                TokenKind::Kw(k @ (Keyword::Struct | Keyword::Union)) => {
                     self.bump();
-                    let ts = self.struct_spec(t.loc)?;
+                    let ts = self.struct_spec(t.loc, k == Keyword::Union)?;
                     base = Some((ts.base, t.loc));
                     continue;
                 }
@@ -727,8 +728,9 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// After `struct`: a name, a body, or both. A body is hoisted as a [`StructDef`].
-    fn struct_spec(&mut self, loc: Loc) -> PResult<TypeSpec> {
+    /// After `struct` (or `union`): a name, a body, or both. Structs and unions share
+    /// one name space (C's tags).
+    fn struct_spec(&mut self, loc: Loc, union: bool) -> PResult<TypeSpec> {
         let name = match self.peek().kind {
             TokenKind::Ident(s) => {
                 self.bump();
@@ -749,7 +751,7 @@ impl Parser<'_> {
         self.enter()?;
         let fields = self.struct_fields();
         self.leave();
-        self.hoisted.push(Hoisted::Struct(StructDef { name: name.clone(), fields: fields?, loc }));
+        self.hoisted.push(Hoisted::Struct(StructDef { name: name.clone(), fields: fields?, loc, union }));
         Ok(TypeSpec::new(BaseType::Struct(name), loc))
     }
 

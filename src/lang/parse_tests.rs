@@ -486,7 +486,7 @@ fn unsupported_constructs_are_named() {
     // Each construct this compiler leaves out gets an error naming it, never a
     // misleading one (`unknown type name`, "not an lvalue").
     let cases: [(&str, &str); 9] = [
-        ("union U { int a; float b; };", "`union` is not supported"),
+        ("_Thread_local int t;", "`_Thread_local` is not supported"),
         ("long int x;", "`long` is not supported"),
         ("long long x;", "`long` is not supported"),
         ("double d;", "`double` is not supported"),

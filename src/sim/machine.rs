@@ -2399,10 +2399,10 @@ impl<'m> Simulator<'m> {
             }
             Instr::Exit {} => {
                 let status = as_int(self.pop(pid)?);
-                self.charge(pid, op)?;
                 if status != 0 {
                     return Err(self.rt(pid, RuntimeError::Exit { status }));
                 }
+                self.charge(pid, op)?;
                 let t = self.procs[pid as usize].clock;
                 if pid != 0 {
                     self.finish(pid, t);

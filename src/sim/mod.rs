@@ -238,6 +238,8 @@ pub enum RuntimeError {
     NullPointer,
     #[error("call through a null function pointer")]
     NullFunction,
+    #[error("a union member read as {wanted} holds a {found}: members do not reinterpret each other's bytes here")]
+    UnionPun { wanted: &'static str, found: &'static str },
     #[error("stack overflow (more than {limit} frame words)")]
     StackOverflow { limit: u32 },
     #[error("process {reader} reads channel {channel} owned by process {owner}")]

@@ -559,6 +559,10 @@ isa! {
     /// Wrap the top word, an int, into `bits` bits, signed or not (conversion to
     /// `short`, `unsigned short`, `signed char`).
     0x9D Narrow "NARROW" { bits: u8, signed: bool } 1 Work;
+    /// After loading a union member: a runtime error unless the word on top holds a `ty`
+    /// value (or is a zeroed word): memory holds typed values, so a member cannot
+    /// reinterpret another's bytes.
+    0x9E CheckWord "CHECKWORD" { ty: Scalar } 0 Work;
 }
 
 impl fmt::Display for Instr {

@@ -388,3 +388,31 @@ fn the_null_pointer_is_no_object_s_address_and_dereferencing_it_stops_the_proces
         stderr(&out)
     );
 }
+
+#[test]
+fn library_misuse_and_type_punning_stop_with_the_line() {
+    // Each of these is undefined or implementation-defined in C and would give a silent
+    // wrong answer in a memory of typed words; here each stops the run with exit 1 and a
+    // message naming the line: a union member read after another type was stored in it,
+    // a call through a null function pointer, a double free, exit with a failure status.
+    let cases = [
+        (
+            "union u { int i; float f; };\nint main(void) {\n    union u x;\n    x.f = 1.5f;\n    return x.i;\n}\n",
+            "(main, line 5): a union member read as int holds a float",
+        ),
+        ("int main(void) {\n    int (*f)(int) = 0;\n    return f(1);\n}\n", "(main, line 3): call through a null function pointer"),
+        (
+            "#include <stdlib.h>\nint main(void) {\n    int *p = malloc(4);\n    free(p);\n    free(p);\n    return 0;\n}\n",
+            "(main, line 5): free or realloc of address",
+        ),
+        ("#include <stdlib.h>\nint main(void) {\n    exit(3);\n}\n", "(main, line 3): the program called exit(3)"),
+    ];
+    let dir = tempdir("harden-misuse");
+    for (k, (src, want)) in cases.iter().enumerate() {
+        let cod = compile_text(&dir, &format!("misuse{k}"), src);
+        let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none"], b"");
+        no_panic(&out);
+        assert_eq!(out.status.code(), Some(1), "{src}");
+        assert!(stderr(&out).contains(want), "{src}: {}", stderr(&out));
+    }
+}

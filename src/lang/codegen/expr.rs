@@ -386,6 +386,7 @@ impl Gen<'_> {
             }
             t
         };
+        self.union_member = self.types.is_union(st);
         let Some(info) = self.types.struct_info(st) else { return ERROR };
         match info.fields.iter().find(|f| f.name == field) {
             Some(f) => {
@@ -508,7 +509,17 @@ impl Gen<'_> {
                     self.load(t, loc)
                 }
             },
-            ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Compound(_) => {
+            ExprKind::Member { .. } => {
+                self.union_member = false;
+                let t = self.lvalue(e);
+                let union = std::mem::take(&mut self.union_member);
+                let v = self.load(t, loc);
+                if union && self.types.is_scalar(v) && v == t {
+                    self.emit(Instr::CheckWord { ty: scalar_of(v) }, loc);
+                }
+                v
+            }
+            ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Compound(_) => {
                 let t = self.lvalue(e);
                 self.load(t, loc)
             }

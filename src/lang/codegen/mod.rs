@@ -121,6 +121,8 @@ pub(crate) struct Gen<'a> {
     pending_library: Vec<(u32, ast::FuncDef)>,
     /// Above 0 while a library function is compiled: its code has no source line.
     in_library: u32,
+    /// Set by the last member access when its container was a union.
+    union_member: bool,
 }
 
 /// Compiles a parsed program. Returns the module when there are no errors; the
@@ -154,6 +156,7 @@ pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Opt
         statics: 0,
         pending_library: Vec::new(),
         in_library: 0,
+        union_member: false,
     };
     g.program(program);
     let module = g.finish();

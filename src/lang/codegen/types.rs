@@ -47,6 +47,8 @@ pub(crate) struct Types {
     complete: Vec<bool>,
     /// Structs whose fields are being read (innermost last).
     defining: Vec<u32>,
+    /// By struct index: whether it is a union (every field at offset 0).
+    unions: Vec<bool>,
 }
 
 #[derive(Hash, PartialEq, Eq)]
@@ -80,6 +82,7 @@ impl Types {
             struct_names: HashMap::default(),
             complete: Vec::new(),
             defining: Vec::new(),
+            unions: Vec::new(),
         }
     }
 
@@ -160,6 +163,11 @@ impl Types {
             _ => None,
         }
     }
+    /// Whether `t` is a union type.
+    pub(crate) fn is_union(&self, t: TypeId) -> bool {
+        matches!(self.get(t), Type::Struct(s) if self.unions.get(*s as usize).copied().unwrap_or(false))
+    }
+
     /// The incomplete struct `t` is, or holds as array elements (by value), if any.
     pub(crate) fn incomplete_struct(&self, t: TypeId) -> Option<u32> {
         match self.get(t) {
@@ -177,6 +185,7 @@ impl Types {
         let i = self.structs.len() as u32;
         self.structs.push(StructInfo { name: name.to_string(), fields: Vec::new(), words: 0 });
         self.complete.push(false);
+        self.unions.push(false);
         self.struct_names.insert(name.to_string(), i);
         i
     }
@@ -224,7 +233,11 @@ impl Types {
                 }
                 format!("{}{}", self.name(e), dims)
             }
-            Type::Struct(s) => format!("struct {}", self.structs.get(*s as usize).map_or("?", |s| s.name.as_str())),
+            Type::Struct(s) => format!(
+                "{} {}",
+                if self.is_union(t) { "union" } else { "struct" },
+                self.structs.get(*s as usize).map_or("?", |s| s.name.as_str())
+            ),
             Type::Channel(e) => format!("channel {}", self.name(*e)),
         }
     }
@@ -441,8 +454,14 @@ impl Gen<'_> {
                     self.error(d.loc, format!("duplicate field `{}`", d.name));
                     continue;
                 }
-                fields.push(FieldInfo { name: d.name.to_string(), ty, off });
-                off = off.saturating_add(self.types.words(ty));
+                if s.union {
+                    // Every member at offset 0; the union is as large as the largest.
+                    fields.push(FieldInfo { name: d.name.to_string(), ty, off: 0 });
+                    off = off.max(self.types.words(ty));
+                } else {
+                    fields.push(FieldInfo { name: d.name.to_string(), ty, off });
+                    off = off.saturating_add(self.types.words(ty));
+                }
             }
         }
         self.types.defining.pop();
@@ -451,6 +470,9 @@ impl Gen<'_> {
         }
         if let Some(c) = self.types.complete.get_mut(idx as usize) {
             *c = true;
+        }
+        if let Some(u) = self.types.unions.get_mut(idx as usize) {
+            *u = s.union;
         }
     }
 
@@ -768,12 +790,15 @@ impl Gen<'_> {
                 }
                 item = inner;
             }
-            let Some(&(st, off)) = subs.get(cursor) else {
+            // A union takes one initialiser: its first member's, or the designated one's.
+            let designated = matches!(items.get(pos - 1), Some(Init::Designated(..)));
+            let past_union = self.types.is_union(ty) && cursor >= 1 && !designated;
+            let Some(&(st, off)) = subs.get(cursor).filter(|_| !past_union) else {
                 self.error(Self::init_loc(item), format!("too many initialisers for {}", self.types.name(ty)));
                 return;
             };
             self.init_sub(st, at + off, item, items, &mut pos, out);
-            cursor += 1;
+            cursor += if self.types.is_union(ty) { subs.len() } else { 1 };
         }
     }
 
@@ -805,7 +830,10 @@ impl Gen<'_> {
         pos: &mut usize,
         out: &mut Vec<(TypeId, u32, &'i ast::Expr)>,
     ) {
-        let subs = self.subobjects(ty).unwrap_or_default();
+        let mut subs = self.subobjects(ty).unwrap_or_default();
+        if self.types.is_union(ty) {
+            subs.truncate(1);
+        }
         for (st, off) in subs {
             let item = match first.take() {
                 Some(i) => i,
@@ -885,7 +913,8 @@ impl Gen<'_> {
         } else {
             self.designated(st, at + off, rest, init, items, pos, out);
         }
-        for &(st, off) in &subs[k + 1..] {
+        let rest_of = if self.types.is_union(ty) { &subs[subs.len()..] } else { &subs[k + 1..] };
+        for &(st, off) in rest_of {
             let item = match items.get(*pos) {
                 None | Some(Init::Designated(..)) => return,
                 Some(i) => {

@@ -846,6 +846,26 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 };
                 stack.push(Word::Int(r as i32));
             }
+            Instr::CheckWord { ty } => {
+                let Some(&w) = stack.last() else { bad!("CHECKWORD on an empty stack") };
+                let found = match w {
+                    Word::Int(0) => None,
+                    Word::Int(_) if ty == Scalar::Int => None,
+                    Word::Float(_) if ty == Scalar::Float => None,
+                    Word::Char(_) if ty == Scalar::Char => None,
+                    Word::Int(_) => Some("int"),
+                    Word::Float(_) => Some("float"),
+                    Word::Char(_) => Some("char"),
+                };
+                if let Some(found) = found {
+                    let wanted = match ty {
+                        Scalar::Int => "int",
+                        Scalar::Float => "float",
+                        Scalar::Char => "char",
+                    };
+                    fail!(RuntimeError::UnionPun { wanted, found });
+                }
+            }
             Instr::Narrow { bits, signed } => {
                 let a = as_int(pop!());
                 stack.push(Word::Int(narrow(a, bits, signed)));
