@@ -83,6 +83,8 @@ pub enum BaseType {
     Bool,
     /// `unsigned` / `unsigned int`
     UInt,
+    /// `double`
+    Double,
     /// `short`, `unsigned short`, `signed char`
     Short,
     UShort,
@@ -352,7 +354,10 @@ pub enum ExprKind {
     IntLit(i64),
     /// An `unsigned int` constant.
     UIntLit(u32),
+    /// A `float` constant (`1.5f`).
     FloatLit(f64),
+    /// A `double` constant (`1.5`).
+    DoubleLit(f64),
     CharLit(u8),
     /// Bytes of the string (escapes resolved), without the terminating NUL.
     StrLit(Vec<u8>),

@@ -520,15 +520,17 @@ fn parse_number(text: &[u8]) -> Result<TokenKind, &'static str> {
     let is_hex = text.len() > 2 && text[0] == b'0' && matches!(text[1], b'x' | b'X');
     let is_float = !is_hex && text.iter().any(|&b| matches!(b, b'.' | b'e' | b'E'));
     if is_float {
-        let body = match text.last() {
-            Some(b'f' | b'F' | b'l' | b'L') => &text[..text.len() - 1],
-            _ => text,
-        };
+        let suffix = text.last().copied().filter(|c| matches!(c, b'f' | b'F' | b'l' | b'L'));
+        let body = if suffix.is_some() { &text[..text.len() - 1] } else { text };
+        if matches!(suffix, Some(b'l' | b'L')) {
+            return Err("`long double` constants are not supported");
+        }
         let s = std::str::from_utf8(body).map_err(|_| "not a number")?;
         if !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')) {
             return Err("bad digit or suffix");
         }
-        return s.parse::<f64>().map(TokenKind::Float).map_err(|_| "malformed floating constant");
+        let kind = if suffix.is_some() { TokenKind::Float } else { TokenKind::Double };
+        return s.parse::<f64>().map(kind).map_err(|_| "malformed floating constant");
     }
     let (digits, radix) = if is_hex {
         (&text[2..], 16)
@@ -589,9 +591,9 @@ mod tests {
             TokenKind::Int(7),
             TokenKind::UInt(u32::MAX),
             TokenKind::Int(1 << 31),
-            TokenKind::Float(1.5),
-            TokenKind::Float(1000.0),
-            TokenKind::Float(0.5),
+            TokenKind::Double(1.5),
+            TokenKind::Double(1000.0),
+            TokenKind::Double(0.5),
             TokenKind::Float(2.0),
             TokenKind::Float(0.0015),
         ];

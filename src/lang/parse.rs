@@ -193,7 +193,6 @@ fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
         Long => ": integers are at most 32-bit here (`long` and `long long` need 64-bit values, not implemented yet)",
-        Double => ": floating point is IEEE binary32 `float` here (binary64 `double` is not implemented yet)",
         Complex => ": complex arithmetic is outside CPC",
         Atomic | ThreadLocal => {
             ": CPC processes share no memory implicitly; use channels, spinlocks or remote references"
@@ -650,6 +649,7 @@ impl Parser<'_> {
                 TokenKind::Kw(Keyword::Void) => BaseType::Void,
                 TokenKind::Kw(Keyword::Spinlock) => BaseType::Spinlock,
                 TokenKind::Kw(Keyword::Bool) => BaseType::Bool,
+                TokenKind::Kw(Keyword::Double) => BaseType::Double,
                 TokenKind::Kw(k @ (Keyword::Struct | Keyword::Union)) => {
                     self.bump();
                     let ts = self.struct_spec(t.loc, k == Keyword::Union)?;
@@ -1567,6 +1567,7 @@ impl Parser<'_> {
             TokenKind::Int(v) => ExprKind::IntLit(v),
             TokenKind::UInt(v) => ExprKind::UIntLit(v),
             TokenKind::Float(v) => ExprKind::FloatLit(v),
+            TokenKind::Double(v) => ExprKind::DoubleLit(v),
             TokenKind::Char(c) => ExprKind::CharLit(c),
             TokenKind::Str(_) => {
                 // Adjacent literals concatenate: "ab" "cd" is "abcd".

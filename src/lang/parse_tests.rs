@@ -25,7 +25,8 @@ fn sexp(e: &Expr) -> String {
     match &e.kind {
         ExprKind::IntLit(v) => v.to_string(),
         ExprKind::UIntLit(v) => format!("{v}u"),
-        ExprKind::FloatLit(v) => format!("{v:?}"),
+        ExprKind::FloatLit(v) => format!("{v:?}f"),
+        ExprKind::DoubleLit(v) => format!("{v:?}"),
         ExprKind::CharLit(c) => format!("'{}'", *c as char),
         ExprKind::StrLit(s) => format!("{:?}", String::from_utf8_lossy(s)),
         ExprKind::Ident(n) => n.to_string(),
@@ -489,7 +490,7 @@ fn unsupported_constructs_are_named() {
         ("_Thread_local int t;", "`_Thread_local` is not supported"),
         ("long int x;", "`long` is not supported"),
         ("long long x;", "`long` is not supported"),
-        ("double d;", "`double` is not supported"),
+        ("long double d;", "`long` is not supported"),
         ("int (*(*fp)(int))(int);", "only `(*name)(params)` function pointers are supported"),
         ("int f(...);", "`...` needs a named parameter before it"),
         ("struct S { int a : 3; };", "bit-fields are not supported"),

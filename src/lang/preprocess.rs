@@ -334,7 +334,9 @@ impl CondExpr<'_> {
                 }
                 Ok(v)
             }
-            TokenKind::Float(_) => Err((at, "`#if` needs an integer constant expression, not a floating one".into())),
+            TokenKind::Float(_) | TokenKind::Double(_) => {
+                Err((at, "`#if` needs an integer constant expression, not a floating one".into()))
+            }
             TokenKind::Str(_) => Err((at, "a string cannot appear in an `#if` expression".into())),
             _ => Err((at, "expected an expression in `#if`".into())),
         }
@@ -411,7 +413,8 @@ impl Pre<'_> {
                 match kind {
                     TokenKind::Int(v) => v.to_string(),
                     TokenKind::UInt(v) => format!("{v}u"),
-                    TokenKind::Float(v) => format!("{v:?}"),
+                    TokenKind::Float(v) => format!("{v:?}f"),
+                    TokenKind::Double(v) => format!("{v:?}"),
                     TokenKind::Char(c) => format!("'{}'", escape_c(&[c], b'\'')),
                     TokenKind::Str(id) | TokenKind::HeaderName(id) => {
                         format!("\"{}\"", escape_c(self.names.str_bytes(id), b'"'))

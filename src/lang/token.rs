@@ -179,7 +179,10 @@ pub enum TokenKind {
     /// Integer literal of type `unsigned int`: a `u` suffix, or a hexadecimal or octal
     /// constant above `INT_MAX` that fits 32 bits (C11 6.4.4.1).
     UInt(u32),
+    /// A floating constant with an `f` suffix (a `float`).
     Float(f64),
+    /// A floating constant without suffix (a `double`).
+    Double(f64),
     /// Character literal (one byte, escapes resolved).
     Char(u8),
     /// String literal (escapes resolved, no terminating NUL).
@@ -401,7 +404,8 @@ impl TokenKind {
             TokenKind::Kw(k) => format!("`{}`", k.as_str()),
             TokenKind::Int(v) => format!("number `{v}`"),
             TokenKind::UInt(v) => format!("number `{v}u`"),
-            TokenKind::Float(v) => format!("number `{v}`"),
+            TokenKind::Float(v) => format!("number `{v}f`"),
+            TokenKind::Double(v) => format!("number `{v}`"),
             TokenKind::Char(_) => "character literal".to_string(),
             TokenKind::Str(_) => "string literal".to_string(),
             TokenKind::HeaderName(id) => format!("`<{}>`", String::from_utf8_lossy(names.str_bytes(id))),

@@ -36,6 +36,13 @@ fn word_int(w: Word) -> i64 {
                 f as i32 as i64
             }
         }
+        Word::Double(d) => {
+            if d.is_nan() {
+                0
+            } else {
+                d as i32 as i64
+            }
+        }
     }
 }
 
@@ -44,6 +51,7 @@ fn word_float(w: Word) -> f64 {
         Word::Int(i) => i as f64,
         Word::Char(c) => c as f64,
         Word::Float(f) => f as f64,
+        Word::Double(d) => d,
     }
 }
 
@@ -332,6 +340,8 @@ pub enum ScanValue {
     Int(i32),
     /// `%f %e %g`: store a float.
     Float(f32),
+    /// `%lf %le %lg`: store a double.
+    Double(f64),
     /// `%c`: store the chars (no NUL).
     Chars(Vec<u8>),
     /// `%s`: store the chars followed by a NUL.
@@ -419,6 +429,16 @@ fn scan_int(r: &mut dyn BufRead, width: usize, base: u32) -> Option<i32> {
 }
 
 fn scan_float(r: &mut dyn BufRead, width: usize) -> Option<f32> {
+    // Parsed straight to binary32 (one rounding, as C's strtof).
+    scan_number_text(r, width)?.parse::<f32>().ok()
+}
+
+fn scan_double(r: &mut dyn BufRead, width: usize) -> Option<f64> {
+    scan_number_text(r, width)?.parse::<f64>().ok()
+}
+
+/// The text of a floating number at the front of `r` (at most `width` bytes).
+fn scan_number_text(r: &mut dyn BufRead, width: usize) -> Option<String> {
     let mut seen_e = false;
     let mut seen_dot = false;
     let t = take_while(r, width, |c, t| {
@@ -442,7 +462,7 @@ fn scan_float(r: &mut dyn BufRead, width: usize) -> Option<f32> {
     while s.ends_with(['e', 'E', '+', '-']) && s.len() > 1 {
         s.pop();
     }
-    s.parse::<f32>().ok()
+    Some(s)
 }
 
 /// Reads `fmt`'s conversions from `input`, C `scanf` style.
@@ -482,7 +502,9 @@ pub fn scanf(fmt: &[u8], input: &mut dyn BufRead) -> Scan {
             width = (width * 10 + (d - b'0') as usize).min(1 << 20);
             i += 1;
         }
-        while matches!(fmt.get(i), Some(b'l' | b'h' | b'L')) {
+        let mut long = false;
+        while let Some(m @ (b'l' | b'h' | b'L')) = fmt.get(i) {
+            long |= matches!(m, b'l' | b'L');
             i += 1;
         }
         let Some(&conv) = fmt.get(i) else { break };
@@ -500,6 +522,7 @@ pub fn scanf(fmt: &[u8], input: &mut dyn BufRead) -> Scan {
             b'i' => scan_int(input, w, 0).map(ScanValue::Int),
             b'x' | b'X' => scan_int(input, w, 16).map(ScanValue::Int),
             b'o' => scan_int(input, w, 8).map(ScanValue::Int),
+            b'f' | b'e' | b'g' | b'E' | b'G' | b'F' if long => scan_double(input, w).map(ScanValue::Double),
             b'f' | b'e' | b'g' | b'E' | b'G' | b'F' => scan_float(input, w).map(ScanValue::Float),
             b'c' => {
                 let n = if width == 0 { 1 } else { width };

@@ -384,6 +384,17 @@ fn as_int(w: Word) -> i32 {
         Word::Int(i) => i,
         Word::Char(c) => c as i32,
         Word::Float(f) => f as i32,
+        Word::Double(d) => d as i32,
+    }
+}
+
+#[inline]
+fn as_double(w: Word) -> f64 {
+    match w {
+        Word::Double(d) => d,
+        Word::Float(f) => f as f64,
+        Word::Int(i) => i as f64,
+        Word::Char(c) => c as f64,
     }
 }
 
@@ -393,6 +404,7 @@ fn as_float(w: Word) -> f32 {
         Word::Float(f) => f,
         Word::Int(i) => i as f32,
         Word::Char(c) => c as f32,
+        Word::Double(d) => d as f32,
     }
 }
 
@@ -402,6 +414,7 @@ fn truthy(w: Word) -> bool {
         Word::Int(i) => i != 0,
         Word::Float(f) => f != 0.0,
         Word::Char(c) => c != 0,
+        Word::Double(d) => d != 0.0,
     }
 }
 
@@ -411,6 +424,22 @@ fn convert(w: Word, to: Scalar) -> Word {
         Scalar::Int => Word::Int(as_int(w)),
         Scalar::Float => Word::Float(as_float(w)),
         Scalar::Char => Word::Char(as_int(w) as u8),
+        Scalar::Double => Word::Double(as_double(w)),
+    }
+}
+
+fn math_d(f: MathFn, a: f64, b: f64) -> f64 {
+    match f {
+        MathFn::Sqrt => a.sqrt(),
+        MathFn::Sin => a.sin(),
+        MathFn::Cos => a.cos(),
+        MathFn::Tan => a.tan(),
+        MathFn::Exp => a.exp(),
+        MathFn::Log => a.ln(),
+        MathFn::Pow => a.powf(b),
+        MathFn::Fabs => a.abs(),
+        MathFn::Floor => a.floor(),
+        MathFn::Ceil => a.ceil(),
     }
 }
 
@@ -1996,7 +2025,8 @@ impl<'m> Simulator<'m> {
                 let src = self.procs[pid as usize].pproc;
                 let now = self.procs[pid as usize].clock;
                 let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
-                let bytes = 4 * n;
+                // 4 bytes a word, 8 for a double (man cpss, MEMORY).
+                let bytes: u32 = data.iter().map(|w| if matches!(w, Word::Double(_)) { 8 } else { 4 }).sum();
                 self.msg_seq += 1;
                 let id = self.msg_seq;
                 let arrival = self.net_send(id, src, dst, bytes, now);
@@ -2211,6 +2241,7 @@ impl<'m> Simulator<'m> {
                     let words: Vec<Word> = match v {
                         ScanValue::Int(i) => vec![Word::Int(*i)],
                         ScanValue::Float(f) => vec![Word::Float(*f)],
+                        ScanValue::Double(d) => vec![Word::Double(*d)],
                         ScanValue::Chars(c) => c.iter().map(|&b| Word::Char(b)).collect(),
                         ScanValue::Str(c) => c.iter().map(|&b| Word::Char(b)).chain([Word::Char(0)]).collect(),
                     };

@@ -74,6 +74,7 @@ impl Memory {
                 Word::Char(c) => c,
                 Word::Int(v) => v as u8,
                 Word::Float(f) => f as i32 as u8,
+                Word::Double(d) => d as i32 as u8,
             };
             if b == 0 || out.len() >= 1 << 20 {
                 return Some(out);

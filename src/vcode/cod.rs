@@ -665,7 +665,8 @@ fn verify_types(m: &Module) -> Result<Vec<u32>, CodError> {
             | Type::UInt
             | Type::Short
             | Type::UShort
-            | Type::SChar => {}
+            | Type::SChar
+            | Type::Double => {}
         }
     }
     for st in &m.structs {

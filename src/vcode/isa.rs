@@ -111,6 +111,8 @@ pub enum Scalar {
     Int = 0,
     Float = 1,
     Char = 2,
+    /// IEEE binary64 (`.cod` 1.3).
+    Double = 3,
 }
 
 impl Scalar {
@@ -119,6 +121,7 @@ impl Scalar {
             0 => Some(Scalar::Int),
             1 => Some(Scalar::Float),
             2 => Some(Scalar::Char),
+            3 => Some(Scalar::Double),
             _ => None,
         }
     }
@@ -127,6 +130,7 @@ impl Scalar {
             Scalar::Int => "int",
             Scalar::Float => "float",
             Scalar::Char => "char",
+            Scalar::Double => "double",
         }
     }
 }
@@ -197,6 +201,17 @@ impl Operand for f32 {
     }
     fn get(b: &[u8], at: &mut usize, s: usize, _: &'static str) -> Result<Self, DecodeError> {
         Ok(f32::from_bits(u32::from_le_bytes(take::<4>(b, at, s)?)))
+    }
+    fn show(self, out: &mut String) {
+        out.push_str(&format!("{self:?}"));
+    }
+}
+impl Operand for f64 {
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_bits().to_le_bytes());
+    }
+    fn get(b: &[u8], at: &mut usize, s: usize, _: &'static str) -> Result<Self, DecodeError> {
+        Ok(f64::from_bits(u64::from_le_bytes(take::<8>(b, at, s)?)))
     }
     fn show(self, out: &mut String) {
         out.push_str(&format!("{self:?}"));
@@ -563,6 +578,27 @@ isa! {
     /// value (or is a zeroed word): memory holds typed values, so a member cannot
     /// reinterpret another's bytes.
     0x9E CheckWord "CHECKWORD" { ty: Scalar } 0 Work;
+
+    // ---- double (IEEE binary64, .cod 1.3): as the float ones, on double words ----
+    /// Push a double constant.
+    0xA0 PushD "PUSHD" { v: f64 } 1 Work;
+    0xA1 AddD "ADDD" {} 2 Work;
+    0xA2 SubD "SUBD" {} 2 Work;
+    0xA3 MulD "MULD" {} 3 Work;
+    0xA4 DivD "DIVD" {} 5 Work;
+    0xA5 NegD "NEGD" {} 1 Work;
+    0xA6 EqD "EQD" {} 2 Work;
+    0xA7 NeD "NED" {} 2 Work;
+    0xA8 LtD "LTD" {} 2 Work;
+    0xA9 LeD "LED" {} 2 Work;
+    0xAA GtD "GTD" {} 2 Work;
+    0xAB GeD "GED" {} 2 Work;
+    /// As MATH, in double precision (C's `sqrt`, `sin`, … of a double).
+    0xAC MathD "MATHD" { f: MathFn } 10 Work;
+    /// Convert the top word, an unsigned int, to double.
+    0xAD CvtUD "CVTUD" {} 1 Work;
+    /// Convert the top word, a double, to unsigned int (truncating toward zero).
+    0xAE CvtDU "CVTDU" {} 1 Work;
 }
 
 impl fmt::Display for Instr {

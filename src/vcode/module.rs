@@ -10,6 +10,8 @@ pub enum Word {
     Int(i32),
     Float(f32),
     Char(u8),
+    /// A `double` (`.cod` 1.3).
+    Double(f64),
 }
 
 impl Default for Word {
@@ -59,6 +61,8 @@ pub enum Type {
     Short,
     UShort,
     SChar,
+    /// C's `double`: one word holding an IEEE binary64 value. Added in `.cod` 1.3.
+    Double,
 }
 
 /// A struct definition.

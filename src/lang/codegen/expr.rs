@@ -5,7 +5,7 @@
 //! Where an operand needs a conversion that is only known after the other operand was
 //! typed, a `NOP` placeholder is emitted and later replaced by `CONV` or removed when the
 //! function is laid out.
-use super::types::{narrow_of, BOOL, CHAR, SPINLOCK, UINT};
+use super::types::{narrow_of, BOOL, CHAR, DOUBLE, SPINLOCK, UINT};
 use super::{Gen, Symbol, ERROR, FLOAT, INT, VOID};
 use crate::lang::ast::{BinOp, Expr, ExprKind, Loc, UnOp};
 use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
@@ -68,6 +68,7 @@ pub(super) fn is_builtin(name: &str) -> bool {
 fn scalar_of(t: TypeId) -> Scalar {
     match t {
         FLOAT => Scalar::Float,
+        DOUBLE => Scalar::Double,
         CHAR => Scalar::Char,
         _ => Scalar::Int,
     }
@@ -178,11 +179,21 @@ impl Gen<'_> {
         let ok = if to == BOOL && (self.types.is_arith(from) || self.types.is_pointer(from)) {
             self.emit_to_bool(from, e.loc);
             true
-        } else if from == UINT && to == FLOAT {
-            self.emit(Instr::CvtUF {}, e.loc);
+        } else if let (ExprKind::DoubleLit(v), true) = (&e.kind, self.types.is_arith(to)) {
+            // A double constant converted at compile time, as C compilers do.
+            let at = self.here().saturating_sub(1);
+            let folded = match to {
+                FLOAT => Some(Instr::PushF { v: *v as f32 }),
+                INT => Some(Instr::PushI { v: *v as i32 }),
+                _ => None,
+            };
+            match folded {
+                Some(i) if self.last_instr() == Some(Instr::PushD { v: *v }) => self.replace(at, i),
+                _ => self.convert_scalar(from, to, e.loc),
+            }
             true
-        } else if from == FLOAT && to == UINT {
-            self.emit(Instr::CvtFU {}, e.loc);
+        } else if (from == UINT || to == UINT) && (self.types.is_arith(from) && self.types.is_arith(to)) {
+            self.convert_scalar(from, to, e.loc);
             true
         } else if self.types.is_arith(from) && self.types.is_arith(to) {
             if scalar_of(from) != scalar_of(to) {
@@ -207,6 +218,31 @@ impl Gen<'_> {
             self.error(e.loc, format!("type mismatch: expected {t}, found {f}"));
         }
         ok
+    }
+
+    /// The last instruction emitted in the current function.
+    fn last_instr(&self) -> Option<Instr> {
+        self.fns.last().and_then(|f| f.code.last().copied())
+    }
+
+    /// Converts the arithmetic value on top from `from` to `to` (unsigned int has its own
+    /// conversions to and from floating point).
+    fn convert_scalar(&mut self, from: TypeId, to: TypeId, loc: Loc) {
+        let i = match (from, to) {
+            (UINT, FLOAT) => Some(Instr::CvtUF {}),
+            (UINT, DOUBLE) => Some(Instr::CvtUD {}),
+            (FLOAT, UINT) => Some(Instr::CvtFU {}),
+            (DOUBLE, UINT) => Some(Instr::CvtDU {}),
+            _ if scalar_of(from) != scalar_of(to) => Some(Instr::Convert { to: scalar_of(to) }),
+            _ => None,
+        };
+        if let Some(i) = i {
+            self.emit(i, loc);
+        }
+        if to == BOOL {
+            return;
+        }
+        self.emit_narrow(to, loc);
     }
 
     /// Wraps the int on top into the range of `to` when it is a narrow integer type.
@@ -419,6 +455,7 @@ impl Gen<'_> {
             | Type::Short
             | Type::UShort
             | Type::SChar
+            | Type::Double
             | Type::Pointer(_) => {
                 self.emit(Instr::Dereference {}, loc);
                 t
@@ -476,6 +513,10 @@ impl Gen<'_> {
             ExprKind::FloatLit(f) => {
                 self.emit(Instr::PushF { v: *f as f32 }, loc);
                 FLOAT
+            }
+            ExprKind::DoubleLit(f) => {
+                self.emit(Instr::PushD { v: *f }, loc);
+                DOUBLE
             }
             ExprKind::CharLit(c) => {
                 self.emit(Instr::PushC { v: *c }, loc);
@@ -639,8 +680,8 @@ impl Gen<'_> {
                     self.emit_to_bool(t, loc);
                     return BOOL;
                 }
-                if (t, to) == (UINT, FLOAT) || (t, to) == (FLOAT, UINT) {
-                    self.emit(if to == FLOAT { Instr::CvtUF {} } else { Instr::CvtFU {} }, loc);
+                if (t == UINT || to == UINT) && t != to && self.types.is_arith(t) && self.types.is_arith(to) {
+                    self.convert_scalar(t, to, loc);
                     return to;
                 }
                 if self.types.is_arith(to) && self.types.is_arith(t) {
@@ -712,9 +753,16 @@ impl Gen<'_> {
                 if t == FLOAT {
                     self.emit(Instr::NegF {}, loc);
                     FLOAT
+                } else if t == DOUBLE {
+                    self.emit(Instr::NegD {}, loc);
+                    DOUBLE
                 } else {
                     self.emit(Instr::NegI {}, loc);
-                    INT
+                    if t == UINT {
+                        UINT
+                    } else {
+                        INT
+                    }
                 }
             }
             UnOp::Not => {
@@ -836,6 +884,30 @@ impl Gen<'_> {
                 loc,
             );
             return if unsigned { UINT } else { INT };
+        }
+        if ta == DOUBLE || tb == DOUBLE {
+            // The usual arithmetic conversions: both operands as double.
+            if ta != DOUBLE {
+                let conv = if ta == UINT { Instr::CvtUD {} } else { Instr::Convert { to: Scalar::Double } };
+                self.replace(fix_a, conv);
+            }
+            if tb != DOUBLE {
+                self.emit(if tb == UINT { Instr::CvtUD {} } else { Instr::Convert { to: Scalar::Double } }, loc);
+            }
+            let (i, result) = match op {
+                BinOp::Add => (Instr::AddD {}, DOUBLE),
+                BinOp::Sub => (Instr::SubD {}, DOUBLE),
+                BinOp::Mul => (Instr::MulD {}, DOUBLE),
+                BinOp::Div => (Instr::DivD {}, DOUBLE),
+                BinOp::Eq => (Instr::EqD {}, INT),
+                BinOp::Ne => (Instr::NeD {}, INT),
+                BinOp::Lt => (Instr::LtD {}, INT),
+                BinOp::Le => (Instr::LeD {}, INT),
+                BinOp::Gt => (Instr::GtD {}, INT),
+                _ => (Instr::GeD {}, INT),
+            };
+            self.emit(i, loc);
+            return result;
         }
         let float = ta == FLOAT || tb == FLOAT;
         if float {
@@ -1584,13 +1656,14 @@ impl Gen<'_> {
             if !self.arity(name, name_loc, args, f.arity()) {
                 return ERROR;
             }
+            // C's math functions take and give double.
             for a in args {
-                if self.value_of_type(FLOAT, a) == ERROR {
+                if self.value_of_type(DOUBLE, a) == ERROR {
                     return ERROR;
                 }
             }
-            self.emit(Instr::Math { f }, loc);
-            return FLOAT;
+            self.emit(Instr::MathD { f }, loc);
+            return DOUBLE;
         }
         match name {
             "printf" | "fprintf" | "scanf" | "fscanf" => self.formatted_io(name, name_loc, args, loc),

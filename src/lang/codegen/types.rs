@@ -22,6 +22,8 @@ pub(crate) const UINT: TypeId = 7;
 pub(crate) const SHORT: TypeId = 8;
 pub(crate) const USHORT: TypeId = 9;
 pub(crate) const SCHAR: TypeId = 10;
+/// C's `double`.
+pub(crate) const DOUBLE: TypeId = 11;
 
 /// For a narrow integer type: its width in bits and whether it is signed.
 pub(crate) fn narrow_of(t: TypeId) -> Option<(u8, bool)> {
@@ -76,6 +78,7 @@ impl Types {
                 Type::Short,
                 Type::UShort,
                 Type::SChar,
+                Type::Double,
             ],
             index: HashMap::default(),
             structs: Vec::new(),
@@ -98,6 +101,7 @@ impl Types {
             Type::Short => return SHORT,
             Type::UShort => return USHORT,
             Type::SChar => return SCHAR,
+            Type::Double => return DOUBLE,
             Type::Pointer(e) => TypeKey::Pointer(*e),
             Type::Array { elem, len } => TypeKey::Array(*elem, *len),
             Type::Struct(s) => TypeKey::Struct(*s),
@@ -128,7 +132,7 @@ impl Types {
     }
 
     pub(crate) fn is_arith(&self, t: TypeId) -> bool {
-        matches!(t, INT | FLOAT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR)
+        matches!(t, INT | FLOAT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR | DOUBLE)
     }
     pub(crate) fn is_integral(&self, t: TypeId) -> bool {
         matches!(t, INT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR)
@@ -213,6 +217,7 @@ impl Types {
             Type::Short => "short".into(),
             Type::UShort => "unsigned short".into(),
             Type::SChar => "signed char".into(),
+            Type::Double => "double".into(),
             Type::Pointer(e) => match self.get(*e) {
                 Type::Function { ret, params } => {
                     let ps: Vec<String> = params.iter().map(|p| self.name(*p)).collect();
@@ -266,6 +271,7 @@ impl Gen<'_> {
             ast::BaseType::Short => SHORT,
             ast::BaseType::UShort => USHORT,
             ast::BaseType::SChar => SCHAR,
+            ast::BaseType::Double => DOUBLE,
             ast::BaseType::Typedef(name) => match self.lookup(name) {
                 Some(Symbol::Type(t)) => t,
                 _ => {
@@ -531,6 +537,7 @@ impl Gen<'_> {
         Some(match &e.kind {
             ExprKind::IntLit(v) => Const::Int(*v),
             ExprKind::UIntLit(v) => Const::Int(i64::from(*v)),
+            ExprKind::DoubleLit(v) => Const::Float(*v),
             ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Symbol::Const(v)) => Const::Int(v as i64),
                 _ => return None,
@@ -583,7 +590,8 @@ impl Gen<'_> {
                     return None;
                 }
                 match self.base_type(&tn.base) {
-                    FLOAT => Const::Float(v.as_f64()),
+                    FLOAT => Const::Float(v.as_f64() as f32 as f64),
+                    DOUBLE => Const::Float(v.as_f64()),
                     INT => Const::Int(v.as_f64() as i64),
                     CHAR => Const::Int(v.as_f64() as i64 & 0xff),
                     _ => return None,
@@ -1119,6 +1127,7 @@ impl Const {
                 Const::Float(f) => f as u32 as i32,
             }),
             FLOAT => Word::Float(self.as_f64() as f32),
+            DOUBLE => Word::Double(self.as_f64()),
             CHAR => Word::Char(match self {
                 Const::Int(i) => i as u8,
                 Const::Float(f) => f as i64 as u8,

@@ -141,6 +141,7 @@ fn int_of(w: Word) -> i64 {
         Word::Int(i) => i as i64,
         Word::Char(c) => c as i64,
         Word::Float(f) => f as i64,
+        Word::Double(d) => d as i64,
     }
 }
 
@@ -150,6 +151,7 @@ pub fn word_text(w: Word) -> String {
         Word::Int(i) => i.to_string(),
         Word::Float(f) => format!("{f:?}"),
         Word::Char(c) => format!("'{}'", escape(c)),
+        Word::Double(d) => format!("{d:?}"),
     }
 }
 
@@ -195,6 +197,14 @@ impl Render<'_> {
             Some(Type::Int | Type::Bool | Type::Short | Type::UShort | Type::SChar) => {
                 self.tick()?;
                 int_of(self.word(read, addr)?).to_string()
+            }
+            Some(Type::Double) => {
+                self.tick()?;
+                match self.word(read, addr)? {
+                    Word::Double(d) => format!("{d:?}"),
+                    Word::Float(f) => format!("{:?}", f as f64),
+                    w => format!("{:?}", int_of(w) as f64),
+                }
             }
             Some(Type::UInt) => {
                 self.tick()?;

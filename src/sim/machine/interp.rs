@@ -14,7 +14,9 @@
 //! as superinstructions decoded at load time ([`Fused`]: one dispatch for up to 17
 //! instructions, with exactly the charges, quantum ends and failures of the unfused
 //! run); the `.cod` code itself is unchanged.
-use super::{as_float, as_int, convert, math, push_frame, truthy, Acc, Exit, FnLite, Proc, MAX_WORKING_STACK};
+use super::{
+    as_double, as_float, as_int, convert, math, math_d, push_frame, truthy, Acc, Exit, FnLite, Proc, MAX_WORKING_STACK,
+};
 use crate::net::Ticks;
 use crate::sim::memory::Memory;
 use crate::sim::RuntimeError;
@@ -782,6 +784,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                     Scalar::Int => Word::Int(as_int(old).wrapping_add(delta)),
                     Scalar::Float => Word::Float(as_float(old) + delta as f32),
                     Scalar::Char => Word::Char(as_int(old).wrapping_add(delta) as u8),
+                    Scalar::Double => Word::Double(as_double(old) + f64::from(delta)),
                 };
                 wr!(a, new);
                 stack.push(if pre { new } else { convert(old, ty) });
@@ -853,18 +856,57 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                     Word::Int(_) if ty == Scalar::Int => None,
                     Word::Float(_) if ty == Scalar::Float => None,
                     Word::Char(_) if ty == Scalar::Char => None,
+                    Word::Double(_) if ty == Scalar::Double => None,
                     Word::Int(_) => Some("int"),
                     Word::Float(_) => Some("float"),
                     Word::Char(_) => Some("char"),
+                    Word::Double(_) => Some("double"),
                 };
                 if let Some(found) = found {
-                    let wanted = match ty {
-                        Scalar::Int => "int",
-                        Scalar::Float => "float",
-                        Scalar::Char => "char",
-                    };
+                    let wanted = ty.name();
                     fail!(RuntimeError::UnionPun { wanted, found });
                 }
+            }
+            Instr::PushD { v } => stack.push(Word::Double(v)),
+            Instr::CvtUD {} => {
+                let a = as_int(pop!()) as u32;
+                stack.push(Word::Double(f64::from(a)));
+            }
+            Instr::CvtDU {} => {
+                let a = as_double(pop!());
+                stack.push(Word::Int(a as u32 as i32));
+            }
+            Instr::AddD {} | Instr::SubD {} | Instr::MulD {} | Instr::DivD {} => {
+                let b = as_double(pop!());
+                let a = as_double(pop!());
+                stack.push(Word::Double(match ins {
+                    Instr::AddD {} => a + b,
+                    Instr::SubD {} => a - b,
+                    Instr::MulD {} => a * b,
+                    _ => a / b,
+                }));
+            }
+            Instr::EqD {} | Instr::NeD {} | Instr::LtD {} | Instr::LeD {} | Instr::GtD {} | Instr::GeD {} => {
+                let b = as_double(pop!());
+                let a = as_double(pop!());
+                let r = match ins {
+                    Instr::EqD {} => a == b,
+                    Instr::NeD {} => a != b,
+                    Instr::LtD {} => a < b,
+                    Instr::LeD {} => a <= b,
+                    Instr::GtD {} => a > b,
+                    _ => a >= b,
+                };
+                stack.push(Word::Int(r as i32));
+            }
+            Instr::NegD {} => {
+                let a = as_double(pop!());
+                stack.push(Word::Double(-a));
+            }
+            Instr::MathD { f } => {
+                let b = if f.arity() == 2 { as_double(pop!()) } else { 0.0 };
+                let a = as_double(pop!());
+                stack.push(Word::Double(math_d(f, a, b)));
             }
             Instr::Narrow { bits, signed } => {
                 let a = as_int(pop!());
