@@ -807,7 +807,18 @@ impl<'a> Gen<'a> {
         }
         let src2cod: Vec<(u32, u32)> =
             first.iter().enumerate().filter(|(_, &pc)| pc != u32::MAX).map(|(l, &pc)| (l as u32, pc)).collect();
+        // A later initialiser of the same word wins (`{[1] = 9, [1] = 3}`); zero words
+        // need no entry (the pool starts zeroed).
         self.global_init.sort_by_key(|(a, _)| *a);
+        let mut image: Vec<(u32, Word)> = Vec::with_capacity(self.global_init.len());
+        for (a, w) in self.global_init.drain(..) {
+            match image.last_mut() {
+                Some(last) if last.0 == a => last.1 = w,
+                _ => image.push((a, w)),
+            }
+        }
+        image.retain(|(_, w)| *w != Word::Int(0));
+        self.global_init = image;
         let (types, structs) = self.types.export();
         Some(Module {
             source_name: self.source_name.to_string(),

@@ -636,10 +636,10 @@ impl Gen<'_> {
                 continue;
             }
             match self.const_value(e) {
-                Some(c) => match c.to_word(lty) {
-                    Word::Int(0) => {}
-                    w => self.global_init.push((off + at, w)),
-                },
+                Some(c) => {
+                    let w = c.to_word(lty);
+                    self.global_init.push((off + at, w));
+                }
                 None => self.error(e.loc, "a global initialiser must be a constant expression"),
             }
         }
