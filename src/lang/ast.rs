@@ -85,6 +85,8 @@ pub enum BaseType {
     UInt,
     /// `double`
     Double,
+    /// `long`, `long long`
+    Long,
     /// `short`, `unsigned short`, `signed char`
     Short,
     UShort,
@@ -354,6 +356,8 @@ pub enum ExprKind {
     IntLit(i64),
     /// An `unsigned int` constant.
     UIntLit(u32),
+    /// A `long` constant.
+    LongLit(i64),
     /// A `float` constant (`1.5f`).
     FloatLit(f64),
     /// A `double` constant (`1.5`).

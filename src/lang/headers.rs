@@ -97,13 +97,23 @@ typedef int int32_t;
 typedef int int_least32_t;
 typedef int int_fast32_t;
 typedef int intptr_t;
-typedef int intmax_t;
+typedef long intmax_t;
+typedef long int64_t;
+typedef int int_least16_t;
+typedef short int16_t;
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+#define INT64_MIN (-9223372036854775807L - 1)
+#define INT64_MAX 9223372036854775807L
+#define UINT32_MAX 4294967295u
 #define INT32_MIN (-2147483647 - 1)
 #define INT32_MAX 2147483647
 #define INTPTR_MIN INT32_MIN
 #define INTPTR_MAX INT32_MAX
-#define INTMAX_MIN INT32_MIN
-#define INTMAX_MAX INT32_MAX
+#define INTMAX_MIN (-9223372036854775807L - 1)
+#define INTMAX_MAX 9223372036854775807L
 #endif
 ";
 
@@ -115,6 +125,16 @@ const LIMITS: &str = "#ifndef __CPPE_LIMITS_H
 #define UCHAR_MAX 255
 #define INT_MIN (-2147483647 - 1)
 #define INT_MAX 2147483647
+#define UINT_MAX 4294967295u
+#define LONG_MIN (-9223372036854775807L - 1)
+#define LONG_MAX 9223372036854775807L
+#define LLONG_MIN LONG_MIN
+#define LLONG_MAX LONG_MAX
+#define SHRT_MIN (-32768)
+#define SHRT_MAX 32767
+#define USHRT_MAX 65535
+#define SCHAR_MIN (-128)
+#define SCHAR_MAX 127
 #endif
 ";
 

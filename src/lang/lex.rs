@@ -560,8 +560,17 @@ fn parse_number(text: &[u8]) -> Result<TokenKind, &'static str> {
         v = v.checked_mul(radix).and_then(|v| v.checked_add(dv)).ok_or("too large")?;
     }
     let unsigned = suffix.iter().any(|b| matches!(b, b'u' | b'U'));
+    let long = suffix.iter().any(|b| matches!(b, b'l' | b'L'));
+    if unsigned && long {
+        return Err("`unsigned long` constants are not supported");
+    }
     if unsigned || (radix != 10 && v > i32::MAX as u64 && v <= u64::from(u32::MAX)) {
-        return u32::try_from(v).map(TokenKind::UInt).map_err(|_| "too large for unsigned int (long is not supported)");
+        return u32::try_from(v).map(TokenKind::UInt).map_err(|_| "too large for unsigned int");
+    }
+    // C11 6.4.4.1: a constant too large for int (or an `l` suffix) is a long. 2^31 stays
+    // an int so that `-2147483648` is INT_MIN.
+    if long || v > 1 << 31 {
+        return i64::try_from(v).map(TokenKind::Long).map_err(|_| "too large for long");
     }
     Ok(TokenKind::Int(v as i64))
 }
@@ -579,18 +588,20 @@ mod tests {
 
     #[test]
     fn numbers_in_all_bases_and_float_forms() {
-        let (k, d, _) = kinds("10 0x1F 017 5u 7L 0xFFFFFFFF 2147483648 1.5 1e3 .5 2.f 1.5e-3f");
+        let (k, d, _) = kinds("10 0x1F 017 5u 7L 0xFFFFFFFF 2147483648 3000000000 1.5 1e3 .5 2.f 1.5e-3f");
         assert!(d.is_empty(), "{d:?}");
         // 0x1F = 31, 017 = 8 + 7 = 15; a `u` suffix, or a hex constant above INT_MAX that
-        // fits 32 bits, is unsigned int (C11 6.4.4.1); a decimal one stays signed.
+        // fits 32 bits, is unsigned int (C11 6.4.4.1); an `L` suffix or a decimal constant
+        // above INT_MAX is a long (2^31 stays an int, for `-2147483648`).
         let want = [
             TokenKind::Int(10),
             TokenKind::Int(31),
             TokenKind::Int(15),
             TokenKind::UInt(5),
-            TokenKind::Int(7),
+            TokenKind::Long(7),
             TokenKind::UInt(u32::MAX),
             TokenKind::Int(1 << 31),
+            TokenKind::Long(3_000_000_000),
             TokenKind::Double(1.5),
             TokenKind::Double(1000.0),
             TokenKind::Double(0.5),

@@ -192,7 +192,6 @@ fn is_type_start(k: TokenKind) -> bool {
 fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
-        Long => ": integers are at most 32-bit here (`long` and `long long` need 64-bit values, not implemented yet)",
         Complex => ": complex arithmetic is outside CPC",
         Atomic | ThreadLocal => {
             ": CPC processes share no memory implicitly; use channels, spinlocks or remote references"
@@ -598,6 +597,7 @@ impl Parser<'_> {
         let mut base: Option<(BaseType, Loc)> = None;
         let mut signed = None;
         let mut short: Option<Token> = None;
+        let mut longs: Vec<Token> = Vec::new();
         loop {
             let t = self.peek();
             let class = match t.kind {
@@ -623,6 +623,14 @@ impl Parser<'_> {
                 }
                 TokenKind::Kw(Keyword::Noreturn) => {
                     self.bump();
+                    continue;
+                }
+                TokenKind::Kw(Keyword::Long) => {
+                    self.bump();
+                    if longs.len() == 2 {
+                        return Err(self.error(t.loc, "`long long long` is too long"));
+                    }
+                    longs.push(t);
                     continue;
                 }
                 TokenKind::Kw(Keyword::Short) => {
@@ -669,6 +677,21 @@ impl Parser<'_> {
             base = Some((b, t.loc));
         }
         let (base, loc) = match (base, signed) {
+            (Some((BaseType::Double, loc)), _) if !longs.is_empty() => {
+                return Err(
+                    self.error(loc, "`long double` is not supported: `double` is the widest floating type here")
+                );
+            }
+            (None | Some((BaseType::Int, _)), Some((true, _))) if !longs.is_empty() => {
+                return Err(self.error(
+                    longs[0].loc,
+                    "`unsigned long` is not supported: `long` is 64-bit signed, `unsigned int` 32-bit",
+                ));
+            }
+            (None | Some((BaseType::Int, _)), _) if !longs.is_empty() => (BaseType::Long, longs[0].loc),
+            (Some((_, loc)), _) if !longs.is_empty() => {
+                return Err(self.error(loc, "`long` applies only to `int` and `double`"));
+            }
             (None | Some((BaseType::Int, _)), _) if short.is_some() => {
                 let loc = short.map_or(Loc::default(), |t| t.loc);
                 match signed {
@@ -1566,6 +1589,7 @@ impl Parser<'_> {
             TokenKind::Ident(s) => ExprKind::Ident(self.name_of(s)),
             TokenKind::Int(v) => ExprKind::IntLit(v),
             TokenKind::UInt(v) => ExprKind::UIntLit(v),
+            TokenKind::Long(v) => ExprKind::LongLit(v),
             TokenKind::Float(v) => ExprKind::FloatLit(v),
             TokenKind::Double(v) => ExprKind::DoubleLit(v),
             TokenKind::Char(c) => ExprKind::CharLit(c),

@@ -25,6 +25,7 @@ fn sexp(e: &Expr) -> String {
     match &e.kind {
         ExprKind::IntLit(v) => v.to_string(),
         ExprKind::UIntLit(v) => format!("{v}u"),
+        ExprKind::LongLit(v) => format!("{v}L"),
         ExprKind::FloatLit(v) => format!("{v:?}f"),
         ExprKind::DoubleLit(v) => format!("{v:?}"),
         ExprKind::CharLit(c) => format!("'{}'", *c as char),
@@ -488,9 +489,9 @@ fn unsupported_constructs_are_named() {
     // misleading one (`unknown type name`, "not an lvalue").
     let cases: [(&str, &str); 9] = [
         ("_Thread_local int t;", "`_Thread_local` is not supported"),
-        ("long int x;", "`long` is not supported"),
-        ("long long x;", "`long` is not supported"),
-        ("long double d;", "`long` is not supported"),
+        ("unsigned long int x;", "`unsigned long` is not supported"),
+        ("long long long x;", "`long long long` is too long"),
+        ("long double d;", "`long double` is not supported"),
         ("int (*(*fp)(int))(int);", "only `(*name)(params)` function pointers are supported"),
         ("int f(...);", "`...` needs a named parameter before it"),
         ("struct S { int a : 3; };", "bit-fields are not supported"),

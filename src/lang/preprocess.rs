@@ -315,6 +315,7 @@ impl CondExpr<'_> {
         match k {
             TokenKind::Int(v) => Ok(v),
             TokenKind::UInt(v) => Ok(i64::from(v)),
+            TokenKind::Long(v) => Ok(v),
             TokenKind::Char(c) => Ok(i64::from(c as i8)),
             // An identifier left after expansion (keywords too) is 0 (C11 6.10.1p4).
             TokenKind::Ident(_) | TokenKind::Kw(_) => {
@@ -413,6 +414,7 @@ impl Pre<'_> {
                 match kind {
                     TokenKind::Int(v) => v.to_string(),
                     TokenKind::UInt(v) => format!("{v}u"),
+                    TokenKind::Long(v) => format!("{v}L"),
                     TokenKind::Float(v) => format!("{v:?}f"),
                     TokenKind::Double(v) => format!("{v:?}"),
                     TokenKind::Char(c) => format!("'{}'", escape_c(&[c], b'\'')),

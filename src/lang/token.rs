@@ -179,6 +179,9 @@ pub enum TokenKind {
     /// Integer literal of type `unsigned int`: a `u` suffix, or a hexadecimal or octal
     /// constant above `INT_MAX` that fits 32 bits (C11 6.4.4.1).
     UInt(u32),
+    /// Integer literal of type `long`: an `l`/`ll` suffix, or a constant too large for
+    /// `int` (and, when hexadecimal or octal, for `unsigned int`).
+    Long(i64),
     /// A floating constant with an `f` suffix (a `float`).
     Float(f64),
     /// A floating constant without suffix (a `double`).
@@ -404,6 +407,7 @@ impl TokenKind {
             TokenKind::Kw(k) => format!("`{}`", k.as_str()),
             TokenKind::Int(v) => format!("number `{v}`"),
             TokenKind::UInt(v) => format!("number `{v}u`"),
+            TokenKind::Long(v) => format!("number `{v}L`"),
             TokenKind::Float(v) => format!("number `{v}f`"),
             TokenKind::Double(v) => format!("number `{v}`"),
             TokenKind::Char(_) => "character literal".to_string(),

@@ -43,6 +43,7 @@ fn word_int(w: Word) -> i64 {
                 d as i32 as i64
             }
         }
+        Word::Long(l) => l,
     }
 }
 
@@ -52,6 +53,7 @@ fn word_float(w: Word) -> f64 {
         Word::Char(c) => c as f64,
         Word::Float(f) => f as f64,
         Word::Double(d) => d,
+        Word::Long(l) => l as f64,
     }
 }
 
@@ -159,7 +161,10 @@ pub fn printf(
                 s.prec = Some(p);
             }
         }
-        while matches!(fmt.get(i), Some(b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) {
+        // `l`, `ll`, `j`, `q`: the argument is a 64-bit long.
+        let mut wide = false;
+        while let Some(m @ (b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) = fmt.get(i) {
+            wide |= matches!(m, b'l' | b'q' | b'j' | b'L');
             i += 1;
         }
         let Some(&conv) = fmt.get(i) else {
@@ -170,13 +175,15 @@ pub fn printf(
         match conv {
             b'%' => out.push(b'%'),
             b'd' | b'i' => {
-                let v = word_int(take(&mut next)?) as i32 as i64;
+                let w = word_int(take(&mut next)?);
+                let v = if wide { w } else { w as i32 as i64 };
                 let sign = sign_prefix(v < 0, &s);
                 let digits = int_digits(v.unsigned_abs(), 10, false, s.prec);
                 pad_number(out, &s, sign, &digits, s.prec.is_none());
             }
             b'u' | b'x' | b'X' | b'o' => {
-                let v = word_int(take(&mut next)?) as i32 as u32 as u64;
+                let w = word_int(take(&mut next)?);
+                let v = if wide { w as u64 } else { w as i32 as u32 as u64 };
                 let (base, upper) = match conv {
                     b'u' => (10, false),
                     b'x' => (16, false),
@@ -342,6 +349,8 @@ pub enum ScanValue {
     Float(f32),
     /// `%lf %le %lg`: store a double.
     Double(f64),
+    /// `%ld %lld %li %lu %lx`: store a long.
+    Long(i64),
     /// `%c`: store the chars (no NUL).
     Chars(Vec<u8>),
     /// `%s`: store the chars followed by a NUL.
@@ -389,6 +398,12 @@ fn take_while(r: &mut dyn BufRead, width: usize, mut ok: impl FnMut(u8, &[u8]) -
 
 /// Parses an integer (C `strtol` with `base` 0 meaning "from the prefix").
 fn scan_int(r: &mut dyn BufRead, width: usize, base: u32) -> Option<i32> {
+    scan_long(r, width, base).map(|v| v as i32)
+}
+
+/// An integer at the front of `r` (wrapping modulo 2^64, as C's strtol leaves out of
+/// range values implementation-defined).
+fn scan_long(r: &mut dyn BufRead, width: usize, base: u32) -> Option<i64> {
     let mut base = base;
     let mut left = width;
     let mut neg = false;
@@ -413,18 +428,18 @@ fn scan_int(r: &mut dyn BufRead, width: usize, base: u32) -> Option<i32> {
     if base == 0 {
         base = 10;
     }
-    let mut v: u32 = 0;
+    let mut v: u64 = 0;
     while left > 0 {
         let Some(d) = peek(r).and_then(|c| (c as char).to_digit(base)) else { break };
         r.consume(1);
         left -= 1;
         had_digit = true;
-        v = v.wrapping_mul(base).wrapping_add(d);
+        v = v.wrapping_mul(u64::from(base)).wrapping_add(u64::from(d));
     }
     if !had_digit {
         return None;
     }
-    let v = v as i32;
+    let v = v as i64;
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
@@ -518,6 +533,10 @@ pub fn scanf(fmt: &[u8], input: &mut dyn BufRead) -> Scan {
         }
         let w = if width == 0 { usize::MAX } else { width };
         let v = match conv {
+            b'd' | b'u' if long => scan_long(input, w, 10).map(ScanValue::Long),
+            b'i' if long => scan_long(input, w, 0).map(ScanValue::Long),
+            b'x' | b'X' if long => scan_long(input, w, 16).map(ScanValue::Long),
+            b'o' if long => scan_long(input, w, 8).map(ScanValue::Long),
             b'd' | b'u' => scan_int(input, w, 10).map(ScanValue::Int),
             b'i' => scan_int(input, w, 0).map(ScanValue::Int),
             b'x' | b'X' => scan_int(input, w, 16).map(ScanValue::Int),

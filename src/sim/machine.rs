@@ -385,6 +385,18 @@ fn as_int(w: Word) -> i32 {
         Word::Char(c) => c as i32,
         Word::Float(f) => f as i32,
         Word::Double(d) => d as i32,
+        Word::Long(l) => l as i32,
+    }
+}
+
+#[inline]
+fn as_long(w: Word) -> i64 {
+    match w {
+        Word::Long(l) => l,
+        Word::Int(i) => i64::from(i),
+        Word::Char(c) => i64::from(c),
+        Word::Float(f) => f as i64,
+        Word::Double(d) => d as i64,
     }
 }
 
@@ -395,6 +407,7 @@ fn as_double(w: Word) -> f64 {
         Word::Float(f) => f as f64,
         Word::Int(i) => i as f64,
         Word::Char(c) => c as f64,
+        Word::Long(l) => l as f64,
     }
 }
 
@@ -405,6 +418,7 @@ fn as_float(w: Word) -> f32 {
         Word::Int(i) => i as f32,
         Word::Char(c) => c as f32,
         Word::Double(d) => d as f32,
+        Word::Long(l) => l as f32,
     }
 }
 
@@ -415,6 +429,7 @@ fn truthy(w: Word) -> bool {
         Word::Float(f) => f != 0.0,
         Word::Char(c) => c != 0,
         Word::Double(d) => d != 0.0,
+        Word::Long(l) => l != 0,
     }
 }
 
@@ -425,6 +440,7 @@ fn convert(w: Word, to: Scalar) -> Word {
         Scalar::Float => Word::Float(as_float(w)),
         Scalar::Char => Word::Char(as_int(w) as u8),
         Scalar::Double => Word::Double(as_double(w)),
+        Scalar::Long => Word::Long(as_long(w)),
     }
 }
 
@@ -2025,8 +2041,9 @@ impl<'m> Simulator<'m> {
                 let src = self.procs[pid as usize].pproc;
                 let now = self.procs[pid as usize].clock;
                 let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
-                // 4 bytes a word, 8 for a double (man cpss, MEMORY).
-                let bytes: u32 = data.iter().map(|w| if matches!(w, Word::Double(_)) { 8 } else { 4 }).sum();
+                // 4 bytes a word, 8 for a double or a long (man cpss, MEMORY).
+                let bytes: u32 =
+                    data.iter().map(|w| if matches!(w, Word::Double(_) | Word::Long(_)) { 8 } else { 4 }).sum();
                 self.msg_seq += 1;
                 let id = self.msg_seq;
                 let arrival = self.net_send(id, src, dst, bytes, now);
@@ -2242,6 +2259,7 @@ impl<'m> Simulator<'m> {
                         ScanValue::Int(i) => vec![Word::Int(*i)],
                         ScanValue::Float(f) => vec![Word::Float(*f)],
                         ScanValue::Double(d) => vec![Word::Double(*d)],
+                        ScanValue::Long(l) => vec![Word::Long(*l)],
                         ScanValue::Chars(c) => c.iter().map(|&b| Word::Char(b)).collect(),
                         ScanValue::Str(c) => c.iter().map(|&b| Word::Char(b)).chain([Word::Char(0)]).collect(),
                     };

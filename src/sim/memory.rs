@@ -75,6 +75,7 @@ impl Memory {
                 Word::Int(v) => v as u8,
                 Word::Float(f) => f as i32 as u8,
                 Word::Double(d) => d as i32 as u8,
+                Word::Long(l) => l as u8,
             };
             if b == 0 || out.len() >= 1 << 20 {
                 return Some(out);

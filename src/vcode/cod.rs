@@ -666,7 +666,8 @@ fn verify_types(m: &Module) -> Result<Vec<u32>, CodError> {
             | Type::Short
             | Type::UShort
             | Type::SChar
-            | Type::Double => {}
+            | Type::Double
+            | Type::Long => {}
         }
     }
     for st in &m.structs {

@@ -113,6 +113,8 @@ pub enum Scalar {
     Char = 2,
     /// IEEE binary64 (`.cod` 1.3).
     Double = 3,
+    /// 64-bit two's complement (`.cod` 1.3).
+    Long = 4,
 }
 
 impl Scalar {
@@ -122,6 +124,7 @@ impl Scalar {
             1 => Some(Scalar::Float),
             2 => Some(Scalar::Char),
             3 => Some(Scalar::Double),
+            4 => Some(Scalar::Long),
             _ => None,
         }
     }
@@ -131,6 +134,7 @@ impl Scalar {
             Scalar::Float => "float",
             Scalar::Char => "char",
             Scalar::Double => "double",
+            Scalar::Long => "long",
         }
     }
 }
@@ -204,6 +208,17 @@ impl Operand for f32 {
     }
     fn show(self, out: &mut String) {
         out.push_str(&format!("{self:?}"));
+    }
+}
+impl Operand for i64 {
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(b: &[u8], at: &mut usize, s: usize, _: &'static str) -> Result<Self, DecodeError> {
+        Ok(i64::from_le_bytes(take::<8>(b, at, s)?))
+    }
+    fn show(self, out: &mut String) {
+        out.push_str(&self.to_string());
     }
 }
 impl Operand for f64 {
@@ -599,6 +614,32 @@ isa! {
     0xAD CvtUD "CVTUD" {} 1 Work;
     /// Convert the top word, a double, to unsigned int (truncating toward zero).
     0xAE CvtDU "CVTDU" {} 1 Work;
+
+    // ---- long / long long (64-bit, .cod 1.3): as the int ones, on long words ----
+    /// Push a long constant.
+    0xB0 PushL "PUSHL" { v: i64 } 1 Work;
+    0xB1 AddL "ADDL" {} 1 Work;
+    0xB2 SubL "SUBL" {} 1 Work;
+    0xB3 MulL "MULL" {} 2 Work;
+    /// Division by zero is a runtime error.
+    0xB4 DivL "DIVL" {} 4 Work;
+    0xB5 ModL "MODL" {} 4 Work;
+    0xB6 NegL "NEGL" {} 1 Work;
+    0xB7 AndL "ANDL" {} 1 Work;
+    0xB8 OrL "ORL" {} 1 Work;
+    0xB9 XorL "XORL" {} 1 Work;
+    /// Pop b (an int count), pop a; push a << b.
+    0xBA ShlL "SHLL" {} 1 Work;
+    /// Pop b, pop a; push a >> b (arithmetic).
+    0xBB ShrL "SHRL" {} 1 Work;
+    0xBC EqL "EQL" {} 1 Work;
+    0xBD NeL "NEL" {} 1 Work;
+    0xBE LtL "LTL" {} 1 Work;
+    0xBF LeL "LEL" {} 1 Work;
+    0xC0 GtL "GTL" {} 1 Work;
+    0xC1 GeL "GEL" {} 1 Work;
+    /// Convert the top word, an unsigned int, to long (zero-extended).
+    0xC2 CvtUL "CVTUL" {} 1 Work;
 }
 
 impl fmt::Display for Instr {

@@ -12,6 +12,8 @@ pub enum Word {
     Char(u8),
     /// A `double` (`.cod` 1.3).
     Double(f64),
+    /// A `long` / `long long` (`.cod` 1.3).
+    Long(i64),
 }
 
 impl Default for Word {
@@ -63,6 +65,8 @@ pub enum Type {
     SChar,
     /// C's `double`: one word holding an IEEE binary64 value. Added in `.cod` 1.3.
     Double,
+    /// C's `long` and `long long`: one word holding 64 bits. Added in `.cod` 1.3.
+    Long,
 }
 
 /// A struct definition.

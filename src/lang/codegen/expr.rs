@@ -5,7 +5,7 @@
 //! Where an operand needs a conversion that is only known after the other operand was
 //! typed, a `NOP` placeholder is emitted and later replaced by `CONV` or removed when the
 //! function is laid out.
-use super::types::{narrow_of, BOOL, CHAR, DOUBLE, SPINLOCK, UINT};
+use super::types::{narrow_of, BOOL, CHAR, DOUBLE, LONG, SPINLOCK, UINT};
 use super::{Gen, Symbol, ERROR, FLOAT, INT, VOID};
 use crate::lang::ast::{BinOp, Expr, ExprKind, Loc, UnOp};
 use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
@@ -69,6 +69,7 @@ fn scalar_of(t: TypeId) -> Scalar {
     match t {
         FLOAT => Scalar::Float,
         DOUBLE => Scalar::Double,
+        LONG => Scalar::Long,
         CHAR => Scalar::Char,
         _ => Scalar::Int,
     }
@@ -220,6 +221,38 @@ impl Gen<'_> {
         ok
     }
 
+    /// The conversion of an integer of type `t` to long (an unsigned int is
+    /// zero-extended).
+    fn to_long_instr(t: TypeId) -> Instr {
+        if t == UINT {
+            Instr::CvtUL {}
+        } else {
+            Instr::Convert { to: Scalar::Long }
+        }
+    }
+
+    /// C's usual arithmetic conversions: the common type of two arithmetic types.
+    fn common_arith(a: TypeId, b: TypeId) -> TypeId {
+        for t in [DOUBLE, FLOAT, LONG, UINT] {
+            if a == t || b == t {
+                return t;
+            }
+        }
+        INT
+    }
+
+    /// The one instruction converting a value of arithmetic type `from` to the common
+    /// type `to` (of [`Gen::common_arith`]), if any is needed.
+    fn arith_conversion(from: TypeId, to: TypeId) -> Option<Instr> {
+        match (from, to) {
+            (UINT, FLOAT) => Some(Instr::CvtUF {}),
+            (UINT, DOUBLE) => Some(Instr::CvtUD {}),
+            (UINT, LONG) => Some(Instr::CvtUL {}),
+            _ if scalar_of(from) != scalar_of(to) => Some(Instr::Convert { to: scalar_of(to) }),
+            _ => None,
+        }
+    }
+
     /// The last instruction emitted in the current function.
     fn last_instr(&self) -> Option<Instr> {
         self.fns.last().and_then(|f| f.code.last().copied())
@@ -233,6 +266,7 @@ impl Gen<'_> {
             (UINT, DOUBLE) => Some(Instr::CvtUD {}),
             (FLOAT, UINT) => Some(Instr::CvtFU {}),
             (DOUBLE, UINT) => Some(Instr::CvtDU {}),
+            (UINT, LONG) => Some(Instr::CvtUL {}),
             _ if scalar_of(from) != scalar_of(to) => Some(Instr::Convert { to: scalar_of(to) }),
             _ => None,
         };
@@ -456,6 +490,7 @@ impl Gen<'_> {
             | Type::UShort
             | Type::SChar
             | Type::Double
+            | Type::Long
             | Type::Pointer(_) => {
                 self.emit(Instr::Dereference {}, loc);
                 t
@@ -494,13 +529,7 @@ impl Gen<'_> {
                 // 2^31 is allowed so that `-2147483648` is INT_MIN, as on a machine where
                 // it would be a long negated back into int range.
                 if *v > 1 << 31 || *v < i32::MIN as i64 {
-                    self.error(
-                        loc,
-                        format!(
-                            "integer constant {v} does not fit in an int (long is not supported; \
-                             write {v}u for an unsigned int)"
-                        ),
-                    );
+                    self.error(loc, format!("integer constant {v} does not fit in an int"));
                     return ERROR;
                 }
                 self.emit(Instr::PushI { v: *v as i32 }, loc);
@@ -509,6 +538,10 @@ impl Gen<'_> {
             ExprKind::UIntLit(v) => {
                 self.emit(Instr::PushI { v: *v as i32 }, loc);
                 UINT
+            }
+            ExprKind::LongLit(v) => {
+                self.emit(Instr::PushL { v: *v }, loc);
+                LONG
             }
             ExprKind::FloatLit(f) => {
                 self.emit(Instr::PushF { v: *f as f32 }, loc);
@@ -610,6 +643,22 @@ impl Gen<'_> {
                 let else_at = self.here();
                 self.patch(jf, else_at);
                 let tb = self.rvalue(b);
+                // The else branch's conversion comes before the join point, so the then
+                // branch's value (converted at `fix_a`) skips it.
+                let t = if ta == ERROR || tb == ERROR || ta == tb {
+                    None
+                } else if self.types.is_arith(ta) && self.types.is_arith(tb) {
+                    let t = Self::common_arith(ta, tb);
+                    if let Some(i) = Self::arith_conversion(ta, t) {
+                        self.replace(fix_a, i);
+                    }
+                    if let Some(i) = Self::arith_conversion(tb, t) {
+                        self.emit(i, loc);
+                    }
+                    Some(t)
+                } else {
+                    None
+                };
                 let end = self.here();
                 self.patch(j, end);
                 if ta == ERROR || tb == ERROR {
@@ -618,14 +667,7 @@ impl Gen<'_> {
                 if ta == tb {
                     return ta;
                 }
-                if self.types.is_arith(ta) && self.types.is_arith(tb) {
-                    let t = if ta == FLOAT || tb == FLOAT { FLOAT } else { INT };
-                    if scalar_of(ta) != scalar_of(t) {
-                        self.replace(fix_a, Instr::Convert { to: scalar_of(t) });
-                    }
-                    if scalar_of(tb) != scalar_of(t) {
-                        self.emit(Instr::Convert { to: scalar_of(t) }, loc);
-                    }
+                if let Some(t) = t {
                     return t;
                 }
                 if self.types.is_pointer(ta) && self.types.is_pointer(tb) {
@@ -756,6 +798,9 @@ impl Gen<'_> {
                 } else if t == DOUBLE {
                     self.emit(Instr::NegD {}, loc);
                     DOUBLE
+                } else if t == LONG {
+                    self.emit(Instr::NegL {}, loc);
+                    LONG
                 } else {
                     self.emit(Instr::NegI {}, loc);
                     if t == UINT {
@@ -781,8 +826,17 @@ impl Gen<'_> {
                     self.error(a.loc, format!("type mismatch: `~` needs an integer, found {}", self.types.name(t)));
                     return ERROR;
                 }
+                if t == LONG {
+                    self.emit(Instr::PushL { v: -1 }, loc);
+                    self.emit(Instr::XorL {}, loc);
+                    return LONG;
+                }
                 self.emit(Instr::BitNot {}, loc);
-                INT
+                if t == UINT {
+                    UINT
+                } else {
+                    INT
+                }
             }
             UnOp::Deref | UnOp::Addr => ERROR, // handled in rvalue
         }
@@ -867,6 +921,33 @@ impl Gen<'_> {
                 );
                 return ERROR;
             }
+            if ta == LONG || tb == LONG {
+                let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+                if shift && ta != LONG {
+                    // `int << long`: an int shift by the count made an int.
+                    self.emit(Instr::Convert { to: Scalar::Int }, loc);
+                } else {
+                    if ta != LONG {
+                        let c = Self::to_long_instr(ta);
+                        self.replace(fix_a, c);
+                    }
+                    if tb != LONG && !shift {
+                        self.emit(Self::to_long_instr(tb), loc);
+                    }
+                    self.emit(
+                        match op {
+                            BinOp::Mod => Instr::ModL {},
+                            BinOp::Shl => Instr::ShlL {},
+                            BinOp::Shr => Instr::ShrL {},
+                            BinOp::BitAnd => Instr::AndL {},
+                            BinOp::BitOr => Instr::OrL {},
+                            _ => Instr::XorL {},
+                        },
+                        loc,
+                    );
+                    return LONG;
+                }
+            }
             // C: a shift has the (promoted) type of its left operand; the others the
             // common type, unsigned int if either operand is.
             let unsigned = if matches!(op, BinOp::Shl | BinOp::Shr) { ta == UINT } else { ta == UINT || tb == UINT };
@@ -918,6 +999,29 @@ impl Gen<'_> {
             if tb != FLOAT {
                 self.emit(if tb == UINT { Instr::CvtUF {} } else { Instr::Convert { to: Scalar::Float } }, loc);
             }
+        } else if ta == LONG || tb == LONG {
+            // The usual arithmetic conversions: both operands as long.
+            if ta != LONG {
+                let c = Self::to_long_instr(ta);
+                self.replace(fix_a, c);
+            }
+            if tb != LONG {
+                self.emit(Self::to_long_instr(tb), loc);
+            }
+            let (i, result) = match op {
+                BinOp::Add => (Instr::AddL {}, LONG),
+                BinOp::Sub => (Instr::SubL {}, LONG),
+                BinOp::Mul => (Instr::MulL {}, LONG),
+                BinOp::Div => (Instr::DivL {}, LONG),
+                BinOp::Eq => (Instr::EqL {}, INT),
+                BinOp::Ne => (Instr::NeL {}, INT),
+                BinOp::Lt => (Instr::LtL {}, INT),
+                BinOp::Le => (Instr::LeL {}, INT),
+                BinOp::Gt => (Instr::GtL {}, INT),
+                _ => (Instr::GeL {}, INT),
+            };
+            self.emit(i, loc);
+            return result;
         } else if ta == UINT || tb == UINT {
             // The usual arithmetic conversions: both operands as unsigned int.
             let (i, result) = match op {

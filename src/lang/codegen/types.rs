@@ -24,6 +24,8 @@ pub(crate) const USHORT: TypeId = 9;
 pub(crate) const SCHAR: TypeId = 10;
 /// C's `double`.
 pub(crate) const DOUBLE: TypeId = 11;
+/// C's `long` (and `long long`): 64 bits.
+pub(crate) const LONG: TypeId = 12;
 
 /// For a narrow integer type: its width in bits and whether it is signed.
 pub(crate) fn narrow_of(t: TypeId) -> Option<(u8, bool)> {
@@ -79,6 +81,7 @@ impl Types {
                 Type::UShort,
                 Type::SChar,
                 Type::Double,
+                Type::Long,
             ],
             index: HashMap::default(),
             structs: Vec::new(),
@@ -102,6 +105,7 @@ impl Types {
             Type::UShort => return USHORT,
             Type::SChar => return SCHAR,
             Type::Double => return DOUBLE,
+            Type::Long => return LONG,
             Type::Pointer(e) => TypeKey::Pointer(*e),
             Type::Array { elem, len } => TypeKey::Array(*elem, *len),
             Type::Struct(s) => TypeKey::Struct(*s),
@@ -132,10 +136,10 @@ impl Types {
     }
 
     pub(crate) fn is_arith(&self, t: TypeId) -> bool {
-        matches!(t, INT | FLOAT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR | DOUBLE)
+        matches!(t, INT | FLOAT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR | DOUBLE | LONG)
     }
     pub(crate) fn is_integral(&self, t: TypeId) -> bool {
-        matches!(t, INT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR)
+        matches!(t, INT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR | LONG)
     }
     pub(crate) fn is_pointer(&self, t: TypeId) -> bool {
         matches!(self.get(t), Type::Pointer(_))
@@ -218,6 +222,7 @@ impl Types {
             Type::UShort => "unsigned short".into(),
             Type::SChar => "signed char".into(),
             Type::Double => "double".into(),
+            Type::Long => "long".into(),
             Type::Pointer(e) => match self.get(*e) {
                 Type::Function { ret, params } => {
                     let ps: Vec<String> = params.iter().map(|p| self.name(*p)).collect();
@@ -272,6 +277,7 @@ impl Gen<'_> {
             ast::BaseType::UShort => USHORT,
             ast::BaseType::SChar => SCHAR,
             ast::BaseType::Double => DOUBLE,
+            ast::BaseType::Long => LONG,
             ast::BaseType::Typedef(name) => match self.lookup(name) {
                 Some(Symbol::Type(t)) => t,
                 _ => {
@@ -538,6 +544,7 @@ impl Gen<'_> {
             ExprKind::IntLit(v) => Const::Int(*v),
             ExprKind::UIntLit(v) => Const::Int(i64::from(*v)),
             ExprKind::DoubleLit(v) => Const::Float(*v),
+            ExprKind::LongLit(v) => Const::Int(*v),
             ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Symbol::Const(v)) => Const::Int(v as i64),
                 _ => return None,
@@ -1128,6 +1135,7 @@ impl Const {
             }),
             FLOAT => Word::Float(self.as_f64() as f32),
             DOUBLE => Word::Double(self.as_f64()),
+            LONG => Word::Long(int),
             CHAR => Word::Char(match self {
                 Const::Int(i) => i as u8,
                 Const::Float(f) => f as i64 as u8,

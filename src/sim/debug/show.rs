@@ -142,6 +142,7 @@ fn int_of(w: Word) -> i64 {
         Word::Char(c) => c as i64,
         Word::Float(f) => f as i64,
         Word::Double(d) => d as i64,
+        Word::Long(l) => l,
     }
 }
 
@@ -152,6 +153,7 @@ pub fn word_text(w: Word) -> String {
         Word::Float(f) => format!("{f:?}"),
         Word::Char(c) => format!("'{}'", escape(c)),
         Word::Double(d) => format!("{d:?}"),
+        Word::Long(l) => l.to_string(),
     }
 }
 
@@ -194,7 +196,7 @@ impl Render<'_> {
         let m = self.m;
         Ok(match m.types.get(ty as usize) {
             None | Some(Type::Void) => "void".into(),
-            Some(Type::Int | Type::Bool | Type::Short | Type::UShort | Type::SChar) => {
+            Some(Type::Int | Type::Bool | Type::Short | Type::UShort | Type::SChar | Type::Long) => {
                 self.tick()?;
                 int_of(self.word(read, addr)?).to_string()
             }

@@ -15,7 +15,8 @@
 //! instructions, with exactly the charges, quantum ends and failures of the unfused
 //! run); the `.cod` code itself is unchanged.
 use super::{
-    as_double, as_float, as_int, convert, math, math_d, push_frame, truthy, Acc, Exit, FnLite, Proc, MAX_WORKING_STACK,
+    as_double, as_float, as_int, as_long, convert, math, math_d, push_frame, truthy, Acc, Exit, FnLite, Proc,
+    MAX_WORKING_STACK,
 };
 use crate::net::Ticks;
 use crate::sim::memory::Memory;
@@ -785,6 +786,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                     Scalar::Float => Word::Float(as_float(old) + delta as f32),
                     Scalar::Char => Word::Char(as_int(old).wrapping_add(delta) as u8),
                     Scalar::Double => Word::Double(as_double(old) + f64::from(delta)),
+                    Scalar::Long => Word::Long(as_long(old).wrapping_add(i64::from(delta))),
                 };
                 wr!(a, new);
                 stack.push(if pre { new } else { convert(old, ty) });
@@ -857,6 +859,8 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                     Word::Float(_) if ty == Scalar::Float => None,
                     Word::Char(_) if ty == Scalar::Char => None,
                     Word::Double(_) if ty == Scalar::Double => None,
+                    Word::Long(_) if ty == Scalar::Long => None,
+                    Word::Long(_) => Some("long"),
                     Word::Int(_) => Some("int"),
                     Word::Float(_) => Some("float"),
                     Word::Char(_) => Some("char"),
@@ -868,6 +872,55 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 }
             }
             Instr::PushD { v } => stack.push(Word::Double(v)),
+            Instr::PushL { v } => stack.push(Word::Long(v)),
+            Instr::AddL {}
+            | Instr::SubL {}
+            | Instr::MulL {}
+            | Instr::DivL {}
+            | Instr::ModL {}
+            | Instr::AndL {}
+            | Instr::OrL {}
+            | Instr::XorL {}
+            | Instr::ShlL {}
+            | Instr::ShrL {} => {
+                let b = as_long(pop!());
+                let a = as_long(pop!());
+                let r = match ins {
+                    Instr::AddL {} => a.wrapping_add(b),
+                    Instr::SubL {} => a.wrapping_sub(b),
+                    Instr::MulL {} => a.wrapping_mul(b),
+                    Instr::DivL {} | Instr::ModL {} if b == 0 => fail!(RuntimeError::DivisionByZero),
+                    Instr::DivL {} => a.wrapping_div(b),
+                    Instr::ModL {} => a.wrapping_rem(b),
+                    Instr::AndL {} => a & b,
+                    Instr::OrL {} => a | b,
+                    Instr::XorL {} => a ^ b,
+                    Instr::ShlL {} => a.wrapping_shl(b as u32),
+                    _ => a.wrapping_shr(b as u32),
+                };
+                stack.push(Word::Long(r));
+            }
+            Instr::EqL {} | Instr::NeL {} | Instr::LtL {} | Instr::LeL {} | Instr::GtL {} | Instr::GeL {} => {
+                let b = as_long(pop!());
+                let a = as_long(pop!());
+                let r = match ins {
+                    Instr::EqL {} => a == b,
+                    Instr::NeL {} => a != b,
+                    Instr::LtL {} => a < b,
+                    Instr::LeL {} => a <= b,
+                    Instr::GtL {} => a > b,
+                    _ => a >= b,
+                };
+                stack.push(Word::Int(r as i32));
+            }
+            Instr::NegL {} => {
+                let a = as_long(pop!());
+                stack.push(Word::Long(a.wrapping_neg()));
+            }
+            Instr::CvtUL {} => {
+                let a = as_int(pop!()) as u32;
+                stack.push(Word::Long(i64::from(a)));
+            }
             Instr::CvtUD {} => {
                 let a = as_int(pop!()) as u32;
                 stack.push(Word::Double(f64::from(a)));

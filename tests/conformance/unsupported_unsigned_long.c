@@ -1,0 +1,2 @@
+/* unsigned long is named as not supported (long is 64-bit signed here) */
+int main(void) { unsigned long n = 5; return 0; }
