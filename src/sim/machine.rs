@@ -2219,15 +2219,7 @@ impl<'m> Simulator<'m> {
                     Some(a) => self.va_words(pid, a, format::arguments_needed(&fmt))?,
                     None => args,
                 };
-                let mut out = Vec::new();
-                let mem = &self.mem;
-                format::printf(
-                    &fmt,
-                    &args,
-                    &mut |a| mem.read_c_string(a as i64).ok_or(format::FormatError::BadString { addr: a }),
-                    &mut out,
-                )
-                .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))?;
+                let out = self.format_text(pid, &fmt, &args)?;
                 let res = match file {
                     None | Some(STDOUT_HANDLE) => self.io.stdout.write_all(&out),
                     Some(STDERR_HANDLE) => self.io.stderr.write_all(&out),
@@ -2330,15 +2322,7 @@ impl<'m> Simulator<'m> {
                     Some(a) => self.va_words(pid, a, format::arguments_needed(&fmt))?,
                     None => args,
                 };
-                let mut out = Vec::new();
-                let mem = &self.mem;
-                format::printf(
-                    &fmt,
-                    &args,
-                    &mut |a| mem.read_c_string(a as i64).ok_or(format::FormatError::BadString { addr: a }),
-                    &mut out,
-                )
-                .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))?;
+                let out = self.format_text(pid, &fmt, &args)?;
                 let keep = if size < 0 { out.len() } else { out.len().min(size.saturating_sub(1) as usize) };
                 if size != 0 {
                     let bytes = out[..keep].iter().copied().chain([0u8]);
@@ -2461,6 +2445,21 @@ impl<'m> Simulator<'m> {
             }
             other => Err(self.rt(pid, RuntimeError::BadCode { message: format!("unexpected instruction {other}") })),
         }
+    }
+
+    /// The text `printf` makes of format `fmt` and argument words `args` (`%s` strings
+    /// read from the pool).
+    fn format_text(&self, pid: u32, fmt: &[u8], args: &[Word]) -> Result<Vec<u8>, SimError> {
+        let mut out = Vec::new();
+        let mem = &self.mem;
+        format::printf(
+            fmt,
+            args,
+            &mut |a| mem.read_c_string(a as i64).ok_or(format::FormatError::BadString { addr: a }),
+            &mut out,
+        )
+        .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))?;
+        Ok(out)
     }
 
     /// The `n` argument words a `va_list` at `addr` points at (see `stdarg.h`).

@@ -75,6 +75,68 @@ fn scalar_of(t: TypeId) -> Scalar {
     }
 }
 
+/// The instruction of arithmetic or comparison `op` in common type `t`, and its result
+/// type.
+fn arith_op(op: BinOp, t: TypeId) -> (Instr, TypeId) {
+    use BinOp::*;
+    match t {
+        DOUBLE => match op {
+            Add => (Instr::AddD {}, DOUBLE),
+            Sub => (Instr::SubD {}, DOUBLE),
+            Mul => (Instr::MulD {}, DOUBLE),
+            Div => (Instr::DivD {}, DOUBLE),
+            Eq => (Instr::EqD {}, INT),
+            Ne => (Instr::NeD {}, INT),
+            Lt => (Instr::LtD {}, INT),
+            Le => (Instr::LeD {}, INT),
+            Gt => (Instr::GtD {}, INT),
+            _ => (Instr::GeD {}, INT),
+        },
+        FLOAT => match op {
+            Add => (Instr::AddF {}, FLOAT),
+            Sub => (Instr::SubF {}, FLOAT),
+            Mul => (Instr::MulF {}, FLOAT),
+            Div => (Instr::DivF {}, FLOAT),
+            Eq => (Instr::EqF {}, INT),
+            Ne => (Instr::NeF {}, INT),
+            Lt => (Instr::LtF {}, INT),
+            Le => (Instr::LeF {}, INT),
+            Gt => (Instr::GtF {}, INT),
+            _ => (Instr::GeF {}, INT),
+        },
+        LONG => match op {
+            Add => (Instr::AddL {}, LONG),
+            Sub => (Instr::SubL {}, LONG),
+            Mul => (Instr::MulL {}, LONG),
+            Div => (Instr::DivL {}, LONG),
+            Eq => (Instr::EqL {}, INT),
+            Ne => (Instr::NeL {}, INT),
+            Lt => (Instr::LtL {}, INT),
+            Le => (Instr::LeL {}, INT),
+            Gt => (Instr::GtL {}, INT),
+            _ => (Instr::GeL {}, INT),
+        },
+        UINT => match op {
+            Add => (Instr::AddI {}, UINT),
+            Sub => (Instr::SubI {}, UINT),
+            Mul => (Instr::MulI {}, UINT),
+            Div => (Instr::DivU {}, UINT),
+            Lt => (Instr::LtU {}, INT),
+            Le => (Instr::LeU {}, INT),
+            Gt => (Instr::GtU {}, INT),
+            Ge => (Instr::GeU {}, INT),
+            _ => (int_cmp(op), INT),
+        },
+        _ => match op {
+            Add => (Instr::AddI {}, INT),
+            Sub => (Instr::SubI {}, INT),
+            Mul => (Instr::MulI {}, INT),
+            Div => (Instr::DivI {}, INT),
+            _ => (int_cmp(op), INT),
+        },
+    }
+}
+
 impl Gen<'_> {
     // ------------------------------------------------------------ entry points
 
@@ -239,6 +301,19 @@ impl Gen<'_> {
             }
         }
         INT
+    }
+
+    /// The conversion of an operand of type `from` for an operation in type `to`: none
+    /// into `int` or `unsigned int` (every integer word reads as one), else the value
+    /// conversion (an `unsigned int` by its own instruction).
+    fn operand_conversion(from: TypeId, to: TypeId) -> Option<Instr> {
+        match (from, to) {
+            _ if from == to || to == INT || to == UINT => None,
+            (UINT, FLOAT) => Some(Instr::CvtUF {}),
+            (UINT, DOUBLE) => Some(Instr::CvtUD {}),
+            (UINT, LONG) => Some(Instr::CvtUL {}),
+            _ => Some(Instr::Convert { to: scalar_of(to) }),
+        }
     }
 
     /// The one instruction converting a value of arithmetic type `from` to the common
@@ -966,95 +1041,15 @@ impl Gen<'_> {
             );
             return if unsigned { UINT } else { INT };
         }
-        if ta == DOUBLE || tb == DOUBLE {
-            // The usual arithmetic conversions: both operands as double.
-            if ta != DOUBLE {
-                let conv = if ta == UINT { Instr::CvtUD {} } else { Instr::Convert { to: Scalar::Double } };
-                self.replace(fix_a, conv);
-            }
-            if tb != DOUBLE {
-                self.emit(if tb == UINT { Instr::CvtUD {} } else { Instr::Convert { to: Scalar::Double } }, loc);
-            }
-            let (i, result) = match op {
-                BinOp::Add => (Instr::AddD {}, DOUBLE),
-                BinOp::Sub => (Instr::SubD {}, DOUBLE),
-                BinOp::Mul => (Instr::MulD {}, DOUBLE),
-                BinOp::Div => (Instr::DivD {}, DOUBLE),
-                BinOp::Eq => (Instr::EqD {}, INT),
-                BinOp::Ne => (Instr::NeD {}, INT),
-                BinOp::Lt => (Instr::LtD {}, INT),
-                BinOp::Le => (Instr::LeD {}, INT),
-                BinOp::Gt => (Instr::GtD {}, INT),
-                _ => (Instr::GeD {}, INT),
-            };
-            self.emit(i, loc);
-            return result;
+        // The usual arithmetic conversions, then the operation in the common type.
+        let t = Self::common_arith(ta, tb);
+        if let Some(i) = Self::operand_conversion(ta, t) {
+            self.replace(fix_a, i);
         }
-        let float = ta == FLOAT || tb == FLOAT;
-        if float {
-            if ta != FLOAT {
-                let conv = if ta == UINT { Instr::CvtUF {} } else { Instr::Convert { to: Scalar::Float } };
-                self.replace(fix_a, conv);
-            }
-            if tb != FLOAT {
-                self.emit(if tb == UINT { Instr::CvtUF {} } else { Instr::Convert { to: Scalar::Float } }, loc);
-            }
-        } else if ta == LONG || tb == LONG {
-            // The usual arithmetic conversions: both operands as long.
-            if ta != LONG {
-                let c = Self::to_long_instr(ta);
-                self.replace(fix_a, c);
-            }
-            if tb != LONG {
-                self.emit(Self::to_long_instr(tb), loc);
-            }
-            let (i, result) = match op {
-                BinOp::Add => (Instr::AddL {}, LONG),
-                BinOp::Sub => (Instr::SubL {}, LONG),
-                BinOp::Mul => (Instr::MulL {}, LONG),
-                BinOp::Div => (Instr::DivL {}, LONG),
-                BinOp::Eq => (Instr::EqL {}, INT),
-                BinOp::Ne => (Instr::NeL {}, INT),
-                BinOp::Lt => (Instr::LtL {}, INT),
-                BinOp::Le => (Instr::LeL {}, INT),
-                BinOp::Gt => (Instr::GtL {}, INT),
-                _ => (Instr::GeL {}, INT),
-            };
+        if let Some(i) = Self::operand_conversion(tb, t) {
             self.emit(i, loc);
-            return result;
-        } else if ta == UINT || tb == UINT {
-            // The usual arithmetic conversions: both operands as unsigned int.
-            let (i, result) = match op {
-                BinOp::Add => (Instr::AddI {}, UINT),
-                BinOp::Sub => (Instr::SubI {}, UINT),
-                BinOp::Mul => (Instr::MulI {}, UINT),
-                BinOp::Div => (Instr::DivU {}, UINT),
-                BinOp::Lt => (Instr::LtU {}, INT),
-                BinOp::Le => (Instr::LeU {}, INT),
-                BinOp::Gt => (Instr::GtU {}, INT),
-                BinOp::Ge => (Instr::GeU {}, INT),
-                _ => (int_cmp(op), INT),
-            };
-            self.emit(i, loc);
-            return result;
         }
-        let (i, result) = match (op, float) {
-            (BinOp::Add, false) => (Instr::AddI {}, INT),
-            (BinOp::Sub, false) => (Instr::SubI {}, INT),
-            (BinOp::Mul, false) => (Instr::MulI {}, INT),
-            (BinOp::Div, false) => (Instr::DivI {}, INT),
-            (BinOp::Add, true) => (Instr::AddF {}, FLOAT),
-            (BinOp::Sub, true) => (Instr::SubF {}, FLOAT),
-            (BinOp::Mul, true) => (Instr::MulF {}, FLOAT),
-            (BinOp::Div, true) => (Instr::DivF {}, FLOAT),
-            (_, false) => (int_cmp(op), INT),
-            (BinOp::Eq, true) => (Instr::EqF {}, INT),
-            (BinOp::Ne, true) => (Instr::NeF {}, INT),
-            (BinOp::Lt, true) => (Instr::LtF {}, INT),
-            (BinOp::Le, true) => (Instr::LeF {}, INT),
-            (BinOp::Gt, true) => (Instr::GtF {}, INT),
-            (_, true) => (Instr::GeF {}, INT),
-        };
+        let (i, result) = arith_op(op, t);
         self.emit(i, loc);
         result
     }
