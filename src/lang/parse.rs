@@ -617,11 +617,9 @@ impl Parser<'_> {
                 continue;
             }
             let b = match t.kind {
-                TokenKind::Kw(Keyword::Const | Keyword::Volatile | Keyword::Restrict | Keyword::Inline) => {
-                    self.bump();
-                    continue;
-                }
-                TokenKind::Kw(Keyword::Noreturn) => {
+                TokenKind::Kw(
+                    Keyword::Const | Keyword::Volatile | Keyword::Restrict | Keyword::Inline | Keyword::Noreturn,
+                ) => {
                     self.bump();
                     continue;
                 }

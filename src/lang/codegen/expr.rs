@@ -255,14 +255,8 @@ impl Gen<'_> {
                 _ => self.convert_scalar(from, to, e.loc),
             }
             true
-        } else if (from == UINT || to == UINT) && (self.types.is_arith(from) && self.types.is_arith(to)) {
-            self.convert_scalar(from, to, e.loc);
-            true
         } else if self.types.is_arith(from) && self.types.is_arith(to) {
-            if scalar_of(from) != scalar_of(to) {
-                self.emit(Instr::Convert { to: scalar_of(to) }, e.loc);
-            }
-            self.emit_narrow(to, e.loc);
+            self.convert_scalar(from, to, e.loc);
             true
         } else if self.types.is_pointer(to) {
             match (self.types.pointee(to), self.types.pointee(from)) {
@@ -283,16 +277,6 @@ impl Gen<'_> {
         ok
     }
 
-    /// The conversion of an integer of type `t` to long (an unsigned int is
-    /// zero-extended).
-    fn to_long_instr(t: TypeId) -> Instr {
-        if t == UINT {
-            Instr::CvtUL {}
-        } else {
-            Instr::Convert { to: Scalar::Long }
-        }
-    }
-
     /// C's usual arithmetic conversions: the common type of two arithmetic types.
     fn common_arith(a: TypeId, b: TypeId) -> TypeId {
         for t in [DOUBLE, FLOAT, LONG, UINT] {
@@ -307,22 +291,22 @@ impl Gen<'_> {
     /// into `int` or `unsigned int` (every integer word reads as one), else the value
     /// conversion (an `unsigned int` by its own instruction).
     fn operand_conversion(from: TypeId, to: TypeId) -> Option<Instr> {
-        match (from, to) {
-            _ if from == to || to == INT || to == UINT => None,
-            (UINT, FLOAT) => Some(Instr::CvtUF {}),
-            (UINT, DOUBLE) => Some(Instr::CvtUD {}),
-            (UINT, LONG) => Some(Instr::CvtUL {}),
-            _ => Some(Instr::Convert { to: scalar_of(to) }),
+        if to == INT || to == UINT {
+            return None;
         }
+        Self::conversion(from, to)
     }
 
-    /// The one instruction converting a value of arithmetic type `from` to the common
-    /// type `to` (of [`Gen::common_arith`]), if any is needed.
-    fn arith_conversion(from: TypeId, to: TypeId) -> Option<Instr> {
+    /// The one instruction converting a value of arithmetic type `from` to `to`, if any
+    /// is needed (unsigned int has its own conversions to and from floating point and
+    /// long; narrowing to `short` and the like is [`Gen::emit_narrow`]'s).
+    fn conversion(from: TypeId, to: TypeId) -> Option<Instr> {
         match (from, to) {
             (UINT, FLOAT) => Some(Instr::CvtUF {}),
             (UINT, DOUBLE) => Some(Instr::CvtUD {}),
             (UINT, LONG) => Some(Instr::CvtUL {}),
+            (FLOAT, UINT) => Some(Instr::CvtFU {}),
+            (DOUBLE, UINT) => Some(Instr::CvtDU {}),
             _ if scalar_of(from) != scalar_of(to) => Some(Instr::Convert { to: scalar_of(to) }),
             _ => None,
         }
@@ -336,20 +320,8 @@ impl Gen<'_> {
     /// Converts the arithmetic value on top from `from` to `to` (unsigned int has its own
     /// conversions to and from floating point).
     fn convert_scalar(&mut self, from: TypeId, to: TypeId, loc: Loc) {
-        let i = match (from, to) {
-            (UINT, FLOAT) => Some(Instr::CvtUF {}),
-            (UINT, DOUBLE) => Some(Instr::CvtUD {}),
-            (FLOAT, UINT) => Some(Instr::CvtFU {}),
-            (DOUBLE, UINT) => Some(Instr::CvtDU {}),
-            (UINT, LONG) => Some(Instr::CvtUL {}),
-            _ if scalar_of(from) != scalar_of(to) => Some(Instr::Convert { to: scalar_of(to) }),
-            _ => None,
-        };
-        if let Some(i) = i {
+        if let Some(i) = Self::conversion(from, to) {
             self.emit(i, loc);
-        }
-        if to == BOOL {
-            return;
         }
         self.emit_narrow(to, loc);
     }
@@ -556,17 +528,7 @@ impl Gen<'_> {
             return ERROR;
         }
         match self.types.get(t).clone() {
-            Type::Int
-            | Type::Float
-            | Type::Char
-            | Type::Bool
-            | Type::UInt
-            | Type::Short
-            | Type::UShort
-            | Type::SChar
-            | Type::Double
-            | Type::Long
-            | Type::Pointer(_) => {
+            _ if self.types.is_scalar(t) => {
                 self.emit(Instr::Dereference {}, loc);
                 t
             }
@@ -585,12 +547,13 @@ impl Gen<'_> {
                 self.error(loc, "a spinlock has no value: use lock(s) and unlock(s)");
                 ERROR
             }
-            Type::Void => {
+            // `*fp`: a function designator, which is its pointer again (C11 6.3.2.1p4).
+            Type::Function { .. } => self.types.intern(Type::Pointer(t)),
+            // Void (every other type is a scalar, taken above).
+            _ => {
                 self.error(loc, "a void value cannot be used");
                 ERROR
             }
-            // `*fp`: a function designator, which is its pointer again (C11 6.3.2.1p4).
-            Type::Function { .. } => self.types.intern(Type::Pointer(t)),
         }
     }
 
@@ -724,10 +687,10 @@ impl Gen<'_> {
                     None
                 } else if self.types.is_arith(ta) && self.types.is_arith(tb) {
                     let t = Self::common_arith(ta, tb);
-                    if let Some(i) = Self::arith_conversion(ta, t) {
+                    if let Some(i) = Self::conversion(ta, t) {
                         self.replace(fix_a, i);
                     }
-                    if let Some(i) = Self::arith_conversion(tb, t) {
+                    if let Some(i) = Self::conversion(tb, t) {
                         self.emit(i, loc);
                     }
                     Some(t)
@@ -797,16 +760,9 @@ impl Gen<'_> {
                     self.emit_to_bool(t, loc);
                     return BOOL;
                 }
-                if (t == UINT || to == UINT) && t != to && self.types.is_arith(t) && self.types.is_arith(to) {
-                    self.convert_scalar(t, to, loc);
-                    return to;
-                }
                 if self.types.is_arith(to) && self.types.is_arith(t) {
-                    if scalar_of(to) != scalar_of(t) {
-                        self.emit(Instr::Convert { to: scalar_of(to) }, loc);
-                    }
                     if t != to {
-                        self.emit_narrow(to, loc);
+                        self.convert_scalar(t, to, loc);
                     }
                     return to;
                 }
@@ -1002,12 +958,11 @@ impl Gen<'_> {
                     // `int << long`: an int shift by the count made an int.
                     self.emit(Instr::Convert { to: Scalar::Int }, loc);
                 } else {
-                    if ta != LONG {
-                        let c = Self::to_long_instr(ta);
+                    if let Some(c) = Self::conversion(ta, LONG) {
                         self.replace(fix_a, c);
                     }
-                    if tb != LONG && !shift {
-                        self.emit(Self::to_long_instr(tb), loc);
+                    if let (Some(c), false) = (Self::conversion(tb, LONG), shift) {
+                        self.emit(c, loc);
                     }
                     self.emit(
                         match op {

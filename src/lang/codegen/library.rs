@@ -77,6 +77,17 @@ const LIBRARY: &[(&str, &str)] = &[
     ("tolower", "int tolower(int c) { if (c >= 'A' && c <= 'Z') return c - 'A' + 'a'; return c; }"),
 ];
 
+/// The parsed definition of library function `name`.
+fn definition(name: &str) -> Option<ast::FuncDef> {
+    let (_, src) = LIBRARY.iter().find(|(n, _)| *n == name)?;
+    let (program, diags) = crate::lang::parse_text(src);
+    debug_assert!(diags.is_empty(), "library source of {name}: {diags:?}");
+    program.items.into_iter().find_map(|i| match i {
+        ast::Item::Func(f) => Some(f),
+        _ => None,
+    })
+}
+
 /// Every library name (for "did you mean" suggestions).
 pub(super) fn names() -> impl Iterator<Item = &'static str> + 'static {
     LIBRARY.iter().map(|(n, _)| *n)
@@ -86,13 +97,7 @@ impl Gen<'_> {
     /// Declares library function `name` (its body is compiled by [`Gen::link_pending`]).
     /// Returns its index, or `None` if `name` is not a library function.
     pub(super) fn link_library(&mut self, name: &str) -> Option<u32> {
-        let (_, src) = LIBRARY.iter().find(|(n, _)| *n == name)?;
-        let (program, diags) = crate::lang::parse_text(src);
-        debug_assert!(diags.is_empty(), "library source of {name}: {diags:?}");
-        let f = program.items.into_iter().find_map(|i| match i {
-            ast::Item::Func(f) => Some(f),
-            _ => None,
-        })?;
+        let f = definition(name)?;
         // Declared at file scope, whatever scope the call is in.
         let saved = self.scopes.split_off(1);
         let idx = self.declare_signature(&f);
@@ -116,14 +121,7 @@ impl Gen<'_> {
 
     /// For a prototype the program declared but never defined: the library's definition.
     pub(super) fn link_declared(&mut self, name: &str) -> bool {
-        let Some((_, src)) = LIBRARY.iter().find(|(n, _)| *n == name) else { return false };
-        let (program, _) = crate::lang::parse_text(src);
-        let Some(f) = program.items.into_iter().find_map(|i| match i {
-            ast::Item::Func(f) => Some(f),
-            _ => None,
-        }) else {
-            return false;
-        };
+        let Some(f) = definition(name) else { return false };
         match self.declare_signature(&f) {
             Some(idx) if matches!(self.lookup(name), Some(Symbol::Func(i)) if i == idx) => {
                 self.pending_library.push((idx, f));

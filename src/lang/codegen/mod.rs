@@ -115,8 +115,6 @@ pub(crate) struct Gen<'a> {
     /// Global objects declared `extern` or without an initialiser (tentative): a later
     /// declaration of the same name and type is the same object (C99 6.9.2).
     tentative: HashMap<ast::Name, bool>,
-    /// Static locals declared (a count, for the module's statistics of declarations).
-    statics: u32,
     /// Library functions declared and waiting for their bodies (see `library`).
     pending_library: Vec<(u32, ast::FuncDef)>,
     /// Above 0 while a library function is compiled: its code has no source line.
@@ -153,7 +151,6 @@ pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Opt
         poisoned: program.poisoned.iter().cloned().collect(),
         self_referenced: program.self_referenced.clone(),
         tentative: HashMap::default(),
-        statics: 0,
         pending_library: Vec::new(),
         in_library: 0,
         union_member: false,
@@ -489,7 +486,6 @@ impl<'a> Gen<'a> {
     fn static_local(&mut self, d: &ast::Declarator, ty: TypeId) {
         let off = self.globals_words;
         self.globals_words = self.globals_words.saturating_add(self.types.words(ty));
-        self.statics += 1;
         if !self.declare(&d.name, Symbol::Var { ty, depth: 0, off, kind: IdentKind::Var }, d.loc) {
             return;
         }
@@ -535,7 +531,7 @@ impl<'a> Gen<'a> {
     /// A file-scope declaration of a name already declared there: `extern int x;` then
     /// `int x = 1;`, or `int x; int x;` (C99 6.9.2: one object). Returns whether it was
     /// handled here.
-    fn redeclare_global(&mut self, d: &ast::Declarator, ty: TypeId, is_extern: bool) -> bool {
+    fn redeclare_global(&mut self, d: &ast::Declarator, ty: TypeId) -> bool {
         if self.fns.last().is_some() || self.scopes.len() != 1 {
             return false;
         }
@@ -563,7 +559,6 @@ impl<'a> Gen<'a> {
             self.global_init_value(ty, off, init);
             self.tentative.insert(d.name.clone(), true);
         }
-        let _ = is_extern;
         true
     }
 
@@ -583,8 +578,7 @@ impl<'a> Gen<'a> {
                 self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
                 continue;
             }
-            let is_extern = v.ty.storage == ast::Storage::Extern;
-            if self.redeclare_global(d, ty, is_extern) {
+            if self.redeclare_global(d, ty) {
                 continue;
             }
             let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Var, d.loc) else { continue };
