@@ -47,6 +47,17 @@ pub enum Item {
     Enum(EnumDef),
     /// `typedef T Name…;`: each declarator names a type.
     Typedef(VarDecl),
+    /// `_Static_assert(constant, "message");`
+    StaticAssert(StaticAssert),
+}
+
+/// `_Static_assert(constant, "message")`: a compile-time check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaticAssert {
+    pub cond: Expr,
+    /// The message (C23 allows leaving it out).
+    pub message: Vec<u8>,
+    pub loc: Loc,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -246,6 +257,8 @@ pub enum StmtKind {
     Label(Name),
     /// `goto name;`
     Goto(Name),
+    /// `_Static_assert(constant, "message");` inside a function.
+    StaticAssert(StaticAssert),
     Block(Block),
     If {
         cond: Expr,

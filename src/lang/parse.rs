@@ -198,7 +198,6 @@ fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
         }
         Alignas | Alignof => ": memory is made of words here, every object is word-aligned",
         Generic => ": type-generic selection is not implemented",
-        StaticAssert => ": static assertions are not implemented",
         _ => return None,
     })
 }
@@ -493,6 +492,7 @@ impl Parser<'_> {
                     Decl::Nothing => None,
                 })
             }
+            TokenKind::Kw(Keyword::StaticAssert) => Ok(Some(Item::StaticAssert(self.static_assert()?))),
             TokenKind::Kw(k) if unsupported_keyword(k).is_some() => Err(self.unsupported(t, k)),
             // Old-style `main() {…}`: the return type defaults to int.
             TokenKind::Ident(_) if self.peek_at(1).kind == TokenKind::Punct(Punct::LParen) => {
@@ -1120,6 +1120,11 @@ impl Parser<'_> {
                 }
                 Ok(())
             }
+            TokenKind::Kw(Keyword::StaticAssert) => {
+                let a = self.static_assert()?;
+                out.push(Stmt { loc: a.loc, kind: StmtKind::StaticAssert(a) });
+                Ok(())
+            }
             TokenKind::Kw(k @ (Keyword::Channel | Keyword::Arch | Keyword::PhyArch)) => {
                 Err(self.error(t.loc, format!("`{}` declarations must be at file level", k.as_str())))
             }
@@ -1180,6 +1185,26 @@ impl Parser<'_> {
         };
         let kind = f(self)?;
         Ok(Stmt { kind, loc })
+    }
+
+    /// `_Static_assert ( constant [, "message"] ) ;`
+    fn static_assert(&mut self) -> PResult<StaticAssert> {
+        let kw = self.bump();
+        self.expect_punct(Punct::LParen, "after `_Static_assert`")?;
+        let cond = self.cond_expr()?;
+        let mut message = Vec::new();
+        if self.eat(Punct::Comma) {
+            let TokenKind::Str(_) = self.peek().kind else {
+                return Err(self.expected("a string literal as the message of `_Static_assert`"));
+            };
+            while let TokenKind::Str(id) = self.peek().kind {
+                message.extend_from_slice(self.names.str_bytes(id));
+                self.bump();
+            }
+        }
+        self.expect_punct(Punct::RParen, "to close `_Static_assert`")?;
+        self.expect_semi("`_Static_assert`")?;
+        Ok(StaticAssert { cond, message, loc: kw.loc })
     }
 
     /// `goto name;`

@@ -363,6 +363,7 @@ impl<'a> Gen<'a> {
                 ast::Item::Struct(s) => self.struct_def(s),
                 ast::Item::Enum(e) => self.enum_def(e),
                 ast::Item::Typedef(v) => self.typedef(v),
+                ast::Item::StaticAssert(a) => self.static_assert(a),
                 ast::Item::Arch(a) => self.arch_decl(a, false),
                 ast::Item::PhyArch(a) => self.arch_decl(a, true),
                 ast::Item::Channel(c) => self.channel_decl(c),

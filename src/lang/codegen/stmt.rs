@@ -68,6 +68,7 @@ impl Gen<'_> {
             StmtKind::Struct(sd) => self.struct_def(sd),
             StmtKind::Enum(e) => self.enum_def(e),
             StmtKind::Typedef(v) => self.typedef(v),
+            StmtKind::StaticAssert(a) => self.static_assert(a),
             StmtKind::Label(name) => {
                 let here = self.here();
                 if let Some(f) = self.fns.last_mut() {

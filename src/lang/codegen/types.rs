@@ -512,6 +512,25 @@ impl Gen<'_> {
         }
     }
 
+    /// `_Static_assert(e, "m")`: an error with the message when the constant `e` is 0.
+    pub(super) fn static_assert(&mut self, a: &ast::StaticAssert) {
+        match self.const_int(&a.cond) {
+            Some(0) => {
+                let m = String::from_utf8_lossy(&a.message).into_owned();
+                self.error(
+                    a.loc,
+                    if m.is_empty() {
+                        "static assertion failed".to_string()
+                    } else {
+                        format!("static assertion failed: {m}")
+                    },
+                );
+            }
+            Some(_) => {}
+            None => self.error(a.cond.loc, "`_Static_assert` needs an integer constant expression"),
+        }
+    }
+
     /// `typedef T name…;`: each declarator names its type in the current scope. The
     /// same typedef may be repeated with the same type (C11).
     pub(super) fn typedef(&mut self, v: &ast::VarDecl) {
