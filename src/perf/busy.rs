@@ -211,6 +211,14 @@ impl BusyProfile {
         times.map(|t| s.below(t).saturating_sub(e.below(t))).collect()
     }
 
+    /// A closure that answers [`Self::area_to`] as [`Self::areas_at`] does, one time at
+    /// a time: for callers that keep each answer beside other figures.
+    pub fn area_sweep(&self) -> impl FnMut(Ticks) -> u128 + '_ {
+        let mut s = Sweep { v: &self.starts, sums: &self.start_sums, k: 0, sum: 0 };
+        let mut e = Sweep { v: &self.ends, sums: &self.end_sums, k: 0, sum: 0 };
+        move |t| s.below(t).saturating_sub(e.below(t))
+    }
+
     /// Busy processor-ticks in `[a, b]`.
     pub fn busy_area(&self, a: Ticks, b: Ticks) -> u128 {
         self.area_to(b).saturating_sub(self.area_to(a))

@@ -127,7 +127,7 @@ pub struct Segment {
     pub weight: f64,
     /// For a compute segment, the process's own busy time inside it; the rest of its
     /// length the process waited (for a remote read, a lock, `delay`, its processor).
-    /// 0 for the other kinds. Filled by [`PathEdges::weigh`] from [`CpuTime`].
+    /// 0 for the other kinds. Filled by [`PathEdges::weigh`] from the graph's CPU times.
     pub busy: Ticks,
 }
 
@@ -182,7 +182,22 @@ pub struct GraphBuilder {
     /// Message edges the receiver did not wait for, `(receive completion, send, arrival)`, in
     /// the order of their completions; filled by [`GraphBuilder::path`].
     weak: Vec<(u32, u32, Ticks)>,
-    last_of: DenseMap<u32>,
+    /// Per process: its latest node, and its busy time so far.
+    tail: DenseMap<Tail>,
+    /// Each node's process's CPU time before it: the busy intervals of the process
+    /// before the node's time ([`CpuTime`]'s answer, followed one event at a time).
+    cpu: Vec<Ticks>,
+    /// Whether the record's busy intervals or nodes came in an order the one-event-at-a-
+    /// time CPU times cannot follow (never in a record cpss writes): then [`Self::cpu`] is
+    /// computed again from all the intervals ([`Self::rebuild_cpu`]).
+    cpu_disorder: bool,
+    /// Whether any busy interval was seen: without one (a trace that records no busy
+    /// time), a compute edge weighs its elapsed time.
+    any_busy: bool,
+    /// Compute edges weigh their elapsed time even when busy intervals were seen (the
+    /// tests' shortcut).
+    #[cfg(test)]
+    elapsed_only: bool,
     send_of: DenseMap<u32>,
     arrival: DenseMap<Ticks>,
     /// The most nodes the graph takes ([`MAX_NODES`]; smaller in tests).
@@ -196,6 +211,31 @@ pub struct GraphBuilder {
 /// meaning none. An event adds at most 6 nodes, so hundreds of millions of events fit; a
 /// larger record is refused ([`GraphBuilder::is_full`]).
 pub const MAX_NODES: usize = u32::MAX as usize;
+
+/// What the graph keeps of each process while it is built.
+#[derive(Debug, Clone, Copy)]
+struct Tail {
+    /// Its latest node.
+    last: Link,
+    /// The lengths of its busy intervals seen so far.
+    busy: Ticks,
+    /// The end of the latest of them.
+    end: Ticks,
+}
+
+impl Default for Tail {
+    fn default() -> Self {
+        Tail { last: Link::NONE, busy: 0, end: 0 }
+    }
+}
+
+/// The most nodes of one process a busy interval may reach back over (nodes inside
+/// it, recorded before it) before the CPU times are left to
+/// [`GraphBuilder::rebuild_cpu`]. A run record lists events in time order and an
+/// interval at its end, so an interval reaches back only over the nodes of its
+/// process inside it, each node once (the intervals of a process do not overlap): the
+/// walk is linear in the nodes. The bound keeps a trace in another order linear too.
+const MAX_REACH: usize = 4096;
 
 /// A node's vertical predecessor in 4 bytes: its index, or `u32::MAX` for none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,7 +264,12 @@ impl Default for GraphBuilder {
             unstarted: DenseMap::default(),
             running_states: false,
             weak: Vec::new(),
-            last_of: DenseMap::default(),
+            tail: DenseMap::default(),
+            cpu: Vec::new(),
+            cpu_disorder: false,
+            any_busy: false,
+            #[cfg(test)]
+            elapsed_only: false,
             send_of: DenseMap::default(),
             arrival: DenseMap::default(),
             limit: MAX_NODES,
@@ -244,10 +289,85 @@ impl GraphBuilder {
         }
         let i = self.nodes.len();
         self.nodes.push(Node { pid, time, kind });
-        let before = self.last_of.insert(u64::from(pid), i as u32);
-        self.vertical.push(before.map_or(Link::NONE, Link));
+        let tail = self.tail.get_or_insert_with(u64::from(pid), Tail::default);
+        let before = std::mem::replace(&mut tail.last, Link(i as u32));
+        // Every interval of the process seen so far ended by now, when the record is in
+        // order: the process's CPU time before the node is their lengths, and later
+        // intervals that started before the node add to it (see `busy`).
+        self.cpu_disorder |= tail.end > time || before.get().is_some_and(|b| self.nodes[b].time > time);
+        self.cpu.push(tail.busy);
+        self.vertical.push(before);
         self.other.push(None);
         i
+    }
+
+    /// The time of `pid`'s latest node (0 for none).
+    fn last_time(&self, pid: u32) -> Ticks {
+        self.tail.get(u64::from(pid)).and_then(|t| t.last.get()).map_or(0, |l| self.nodes[l].time)
+    }
+
+    /// Takes `pid`'s busy interval `[start, end)` into its nodes' CPU times: it adds to
+    /// every node after its start, the nodes inside it (recorded before it) the part
+    /// before them. Sets `cpu_disorder` when the interval overlaps or precedes the
+    /// process's previous one, or reaches back over more than [`MAX_REACH`] nodes.
+    fn busy(&mut self, pid: u32, start: Ticks, end: Ticks) {
+        self.any_busy = true;
+        let tail = self.tail.get_or_insert_with(u64::from(pid), Tail::default);
+        let overlaps = start < tail.end;
+        tail.busy += end - start;
+        tail.end = end;
+        let mut at = tail.last;
+        if overlaps {
+            // Computed again from all the intervals.
+            self.cpu_disorder = true;
+            return;
+        }
+        for _ in 0..MAX_REACH {
+            let Some(k) = at.get() else { return };
+            let t = self.nodes[k].time;
+            if t <= start {
+                return;
+            }
+            self.cpu[k] += t.min(end) - start;
+            at = self.vertical[k];
+        }
+        self.cpu_disorder |= at.get().is_some_and(|k| self.nodes[k].time > start);
+    }
+
+    /// Whether the CPU times must be computed from all the busy intervals
+    /// ([`Self::rebuild_cpu`]) before the paths are weighed.
+    pub fn needs_cpu_rebuild(&self) -> bool {
+        self.cpu_disorder && !self.full
+    }
+
+    /// Computes every node's CPU time from the run's busy intervals `(pproc, pid, start,
+    /// end)`, in any order.
+    pub fn rebuild_cpu(&mut self, busy: &[(u32, u32, Ticks, Ticks)]) {
+        let cpu = CpuTime::new(busy);
+        self.any_busy = !cpu.is_empty();
+        self.cpu =
+            cpu.cumulative(self.nodes.iter().map(|x| (x.pid, x.time))).unwrap_or_else(|| vec![0; self.nodes.len()]);
+        self.cpu_disorder = false;
+    }
+
+    /// Whether compute edges weigh their process's CPU time (else their elapsed time).
+    fn uses_cpu(&self) -> bool {
+        #[cfg(test)]
+        if self.elapsed_only {
+            return false;
+        }
+        self.any_busy
+    }
+
+    /// The CPU time of node `p`'s process from `p` to node `i` when the edge between them
+    /// is a computation (its elapsed time when the run has no busy intervals); 0 for
+    /// other edges.
+    fn edge_cpu(&self, p: usize, i: usize, kind: EdgeKind) -> Ticks {
+        match kind {
+            EdgeKind::Compute if self.uses_cpu() => self.cpu[i].saturating_sub(self.cpu[p]),
+            EdgeKind::Compute => self.nodes[i].time.saturating_sub(self.nodes[p].time),
+            _ => 0,
+        }
     }
 
     /// Whether the graph reached its limit of nodes ([`MAX_NODES`]) and left events
@@ -270,7 +390,7 @@ impl GraphBuilder {
     fn wake(&mut self, pid: u32, time: Ticks) {
         if self.waiting_for_children.remove(u64::from(pid)).is_some() {
             // Not before the process's previous event (its wait began there).
-            let last = self.last_of.get(u64::from(pid)).map_or(0, |&l| self.nodes[l as usize].time);
+            let last = self.last_time(pid);
             let i = self.push(pid, time.max(last), NodeKind::Wake);
             self.joins.push((i as u32, pid));
         }
@@ -290,8 +410,7 @@ impl GraphBuilder {
     /// and a `Resume` node at `time`, joined by the suspension's own edge.
     fn resume(&mut self, pid: u32, time: Ticks) {
         if let Some((since, kind)) = self.suspended.remove(u64::from(pid)) {
-            let last = self.last_of.get(u64::from(pid)).map_or(0, |&l| self.nodes[l as usize].time);
-            let since = since.max(last);
+            let since = since.max(self.last_time(pid));
             self.push(pid, since, NodeKind::Block);
             self.push(pid, time.max(since), NodeKind::Resume(kind));
         }
@@ -376,6 +495,9 @@ impl GraphBuilder {
                 if self.suspended.get(u64::from(pid)).is_some_and(|&(since, _)| start >= since && end > since) {
                     self.resume(pid, start);
                 }
+                if end > start {
+                    self.busy(pid, start, end);
+                }
             }
             _ => {}
         }
@@ -387,7 +509,8 @@ impl GraphBuilder {
     /// tests' shortcut; the analysis weighs with [`PathEdges::weigh`]).
     #[cfg(test)]
     pub(crate) fn finish(mut self, processors: u32, profile: &BusyProfile) -> CriticalPath {
-        self.path().weigh(processors, profile, &CpuTime::default())
+        self.elapsed_only = true;
+        self.path().weigh(processors, profile)
     }
 
     /// Resolves the message edges and finds the critical path ending at the last event
@@ -395,6 +518,13 @@ impl GraphBuilder {
     /// [`finish`](Self::finish) that needs no busy profile, so the two can be computed
     /// at the same time.
     pub fn path(&mut self) -> PathEdges {
+        self.resolve();
+        self.critical()
+    }
+
+    /// Resolves the message and join edges: the first part of [`path`](Self::path), after
+    /// which the graph is only read.
+    pub fn resolve(&mut self) {
         for &(i, msg) in &self.pending {
             let i = i as usize;
             let Some(&s) = self.send_of.get(msg) else { continue };
@@ -456,6 +586,11 @@ impl GraphBuilder {
         }
         self.weak.retain(|&(i, s, _)| self.nodes[s as usize].time <= self.nodes[i as usize].time);
         self.weak.sort_unstable();
+    }
+
+    /// The critical path of a graph whose edges [`resolve`](Self::resolve) resolved: the
+    /// second part of [`path`](Self::path).
+    pub fn critical(&self) -> PathEdges {
         let n = self.nodes.len();
         // Path start time of the longest path into each node (longest = earliest start),
         // computed in a topological order.
@@ -482,11 +617,11 @@ impl GraphBuilder {
         let Some(end) = (0..n).filter(|&i| done[i]).max_by_key(|&i| (self.nodes[i].time, Reverse(i))) else {
             return PathEdges::default();
         };
-        let mut edges: Vec<(Node, Node, EdgeKind)> = Vec::new();
+        let mut edges: Vec<(Node, Node, EdgeKind, Ticks)> = Vec::new();
         let mut cur = end;
         while let Some((p, k)) = best[cur] {
             let p = p as usize;
-            edges.push((self.nodes[p], self.nodes[cur], k));
+            edges.push((self.nodes[p], self.nodes[cur], k, self.edge_cpu(p, cur, k)));
             cur = p;
         }
         edges.reverse();
@@ -545,6 +680,46 @@ impl GraphBuilder {
         Box::new(order.into_iter())
     }
 
+    /// What [`weighted`](Self::weighted) needs of each node, in node order: its time, its
+    /// process's CPU time and the busy area ([`BusyProfile::areas_at`]) before it, the
+    /// areas in one sweep (the nodes come in record order, hence nearly in time order).
+    /// Apart from `weighted` so that it may be computed beside other work.
+    /// Call after [`resolve`](Self::resolve). The nodes and the messages the receiver
+    /// did not wait for are two sweeps, side by side.
+    pub fn node_areas(&self, profile: &BusyProfile) -> NodeAreas {
+        let (at, weak) = rayon::join(
+            || {
+                let mut area = profile.area_sweep();
+                self.nodes
+                    .iter()
+                    .zip(&self.cpu)
+                    .map(|(x, &cpu)| {
+                        let a = area(x.time);
+                        At { time: x.time, cpu, area: [a as u64, (a >> 64) as u64], total: 0.0 }
+                    })
+                    .collect()
+            },
+            || {
+                // A message the receiver did not wait for weighs its transfer, from its
+                // send to its arrival (clamped between its two nodes): the busy area up
+                // to each arrival. Arrivals are in receiver order, not time order: swept
+                // sorted.
+                let until = |&(i, s, arrived): &(u32, u32, Ticks)| {
+                    arrived.clamp(self.nodes[s as usize].time, self.nodes[i as usize].time)
+                };
+                let mut order: Vec<(Ticks, u32)> = self.weak.iter().map(until).zip(0u32..).collect();
+                order.sort_unstable();
+                let mut area = profile.area_sweep();
+                let mut weak = vec![(0, 0); order.len()];
+                for &(t, k) in &order {
+                    weak[k as usize] = (t, area(t));
+                }
+                weak
+            },
+        );
+        NodeAreas { at, weak }
+    }
+
     /// The weighted critical path (seed 003 §3.4): the longest path by WCPA weight in the
     /// execution graph, `processors` = n, busy as `profile` says. Call after
     /// [`path`](Self::path), which resolves the message and join edges. An edge weighs
@@ -560,53 +735,14 @@ impl GraphBuilder {
     /// sent early to a process created late the heaviest activity of a run). One pass in
     /// topological order, each edge weighed in constant time but those messages (two
     /// binary searches).
-    pub fn weighted(&self, processors: u32, profile: &BusyProfile, cpu: &CpuTime) -> CriticalPath {
+    pub fn weighted(&self, processors: u32, profile: &BusyProfile, areas: NodeAreas) -> CriticalPath {
         let processors = processors.max(1);
         let n = self.nodes.len();
-        // The busy area up to each node and its process's CPU time up to it, each in one
-        // sweep over the nodes (in record order, hence nearly in time order; the two side
-        // by side), kept with the node's time and heaviest-path weight in one record, so
+        // The busy area up to each node ([`Self::node_areas`]) and its process's CPU time
+        // up to it, kept with the node's time and heaviest-path weight in one record, so
         // that an edge reads one record of its source.
-        // A message the receiver did not wait for weighs its transfer, from its send to
-        // its arrival (clamped between its two nodes): the busy area up to each arrival
-        // in a third sweep.
-        let weak_until: Vec<Ticks> = self
-            .weak
-            .iter()
-            .map(|&(i, s, arrived)| arrived.clamp(self.nodes[s as usize].time, self.nodes[i as usize].time))
-            .collect();
-        let ((area, weak_area), cum) = rayon::join(
-            || {
-                rayon::join(
-                    || profile.areas_at(self.nodes.iter().map(|x| x.time)),
-                    || {
-                        // Arrivals are in receiver order, not time order: swept sorted.
-                        let mut order: Vec<(Ticks, u32)> = weak_until.iter().copied().zip(0u32..).collect();
-                        order.sort_unstable();
-                        let sorted = profile.areas_at(order.iter().map(|x| x.0));
-                        let mut areas = vec![0u128; order.len()];
-                        for (&(_, k), a) in order.iter().zip(sorted) {
-                            areas[k as usize] = a;
-                        }
-                        areas
-                    },
-                )
-            },
-            || cpu.cumulative(self.nodes.iter().map(|x| (x.pid, x.time))),
-        );
-        let mut at: Vec<At> = self
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, x)| At {
-                time: x.time,
-                cpu: cum.as_ref().map_or(0, |c| c[i]),
-                area: [area[i] as u64, (area[i] >> 64) as u64],
-                total: 0.0,
-            })
-            .collect();
-        drop((area, cum));
-        let elapsed_cpu = cpu.is_empty();
+        let NodeAreas { mut at, weak: weak_area } = areas;
+        let elapsed_cpu = !self.uses_cpu();
         let nf = f64::from(processors);
         let w = |p: &At, i: &At, kind: EdgeKind| -> f64 {
             let (a, b) = (p.time, i.time);
@@ -652,8 +788,7 @@ impl GraphBuilder {
                 if done[s] {
                     // The message's transfer, from its send to its arrival: the time it
                     // then waited in the receiver's queue is no activity.
-                    let until = weak_until[k];
-                    let a = weak_area[k];
+                    let (until, a) = weak_area[k];
                     let arrival = At { time: until, cpu: 0, area: [a as u64, (a >> 64) as u64], total: 0.0 };
                     let x = at[s].total + w(&at[s], &arrival, EdgeKind::Message);
                     if best.is_none_or(|b| x > b) {
@@ -675,10 +810,10 @@ impl GraphBuilder {
             .filter(|&i| done[i])
             .max_by(|&x, &y| at[x].total.total_cmp(&at[y].total).then(at[x].time.cmp(&at[y].time)).then(y.cmp(&x)))
         else {
-            return PathEdges::default().weigh(processors, profile, cpu);
+            return PathEdges::default().weigh(processors, profile);
         };
         drop(at);
-        let mut edges: Vec<(Node, Node, EdgeKind)> = Vec::new();
+        let mut edges: Vec<(Node, Node, EdgeKind, Ticks)> = Vec::new();
         let mut cur = end;
         loop {
             let node = self.nodes[cur];
@@ -695,13 +830,23 @@ impl GraphBuilder {
                 },
                 _ => break,
             };
-            edges.push((self.nodes[p], Node { time: until, ..node }, kind));
+            edges.push((self.nodes[p], Node { time: until, ..node }, kind, self.edge_cpu(p, cur, kind)));
             cur = p;
         }
         edges.reverse();
         let length = self.nodes[end].time - self.nodes[cur].time;
-        PathEdges { length, edges, found: true }.weigh(processors, profile, cpu)
+        PathEdges { length, edges, found: true }.weigh(processors, profile)
     }
+}
+
+/// What the weighted critical path needs of every node and of every message the
+/// receiver did not wait for: [`GraphBuilder::node_areas`].
+#[derive(Debug, Default)]
+pub struct NodeAreas {
+    at: Vec<At>,
+    /// Per weak message edge (in [`GraphBuilder::weak`]'s order): the end of its
+    /// transfer and the busy area before it.
+    weak: Vec<(Ticks, u128)>,
 }
 
 /// What the weighted critical path needs of a node, in one record (40 bytes).
@@ -722,13 +867,13 @@ impl At {
     }
 }
 
-/// The WCPA weight of one edge of the execution graph from `a` to `b`, leaving process
-/// `pid` (see [`GraphBuilder::weighted`]).
-fn edge_weight(kind: EdgeKind, pid: u32, a: Ticks, b: Ticks, n: u32, profile: &BusyProfile, cpu: &CpuTime) -> f64 {
+/// The WCPA weight of one edge of the execution graph from `a` to `b` whose computation
+/// took `cpu` ticks (see [`GraphBuilder::weighted`]).
+fn edge_weight(kind: EdgeKind, cpu: Ticks, a: Ticks, b: Ticks, n: u32, profile: &BusyProfile) -> f64 {
     if b <= a {
         return 0.0;
     }
-    let dt = if kind == EdgeKind::Compute { cpu.between(pid, a, b) } else { b - a };
+    let dt = if kind == EdgeKind::Compute { cpu } else { b - a };
     wcpa_weight(dt as f64, profile.parallelism(a, b, n), n)
 }
 
@@ -738,28 +883,28 @@ fn edge_weight(kind: EdgeKind, pid: u32, a: Ticks, b: Ticks, n: u32, profile: &B
 pub struct PathEdges {
     /// Length in ticks.
     length: Ticks,
-    /// `(from, to, kind)` for every edge, zero-length ones included.
-    edges: Vec<(Node, Node, EdgeKind)>,
+    /// `(from, to, kind, CPU time)` for every edge, zero-length ones included; the CPU
+    /// time is that of a compute edge's process between its two nodes, 0 for other kinds.
+    edges: Vec<(Node, Node, EdgeKind, Ticks)>,
     /// Whether the graph had a node to end at.
     found: bool,
 }
 
 impl PathEdges {
     /// The path with the WCPA weights of `processors` busy as `profile` says, compute
-    /// edges weighed by their process's CPU time (`cpu`), as [`GraphBuilder::weighted`]
-    /// weighs every edge.
-    pub fn weigh(&self, processors: u32, profile: &BusyProfile, cpu: &CpuTime) -> CriticalPath {
+    /// edges weighed by their process's CPU time, as [`GraphBuilder::weighted`] weighs
+    /// every edge.
+    pub fn weigh(&self, processors: u32, profile: &BusyProfile) -> CriticalPath {
         let processors = processors.max(1);
         if !self.found {
             return CriticalPath { length: 0, edges: 0, segments: Vec::new(), total_weight: 0.0, processors };
         }
         let mut segments: Vec<Segment> = Vec::new();
-        for &(na, nb, kind) in &self.edges {
+        for &(na, nb, kind, busy) in &self.edges {
             if nb.time <= na.time {
                 continue;
             }
-            let w = edge_weight(kind, na.pid, na.time, nb.time, processors, profile, cpu);
-            let busy = if kind == EdgeKind::Compute { cpu.between(na.pid, na.time, nb.time) } else { 0 };
+            let w = edge_weight(kind, busy, na.time, nb.time, processors, profile);
             let to_pid = (!(kind == EdgeKind::Compute || kind.is_wait())).then_some(nb.pid);
             if let Some(last) = segments.last_mut() {
                 if kind == last.kind
@@ -827,6 +972,63 @@ mod tests {
         assert_eq!(wcpa_weight(70.0, 0.0, 1), 70.0);
     }
 
+    /// Process 0 runs 0..10 and 20..40 (busy intervals recorded at their ends) and sends
+    /// at 30, inside the second interval: its CPU time before the send is 10 + (30 − 20)
+    /// = 20, before its end at 40 is 30; process 1 was never busy (0). These are
+    /// [`CpuTime`]'s answers, followed one event at a time.
+    #[test]
+    fn cpu_times_are_followed_event_by_event() {
+        let send = |time, msg| Event::MsgSend {
+            time,
+            msg,
+            src_pid: 0,
+            src_pproc: 0,
+            dst_pid: Some(1),
+            dst_pproc: 1,
+            purpose: crate::trace::MsgPurpose::Channel { channel: 0, index: 0 },
+            bytes: 4,
+            line: 1,
+        };
+        let busy = |pid, start, end| Event::Busy {
+            pproc: pid,
+            pid,
+            start,
+            end,
+            line: 1,
+            class: crate::trace::BusyClass::Work,
+        };
+        let evs = vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
+            Event::ProcCreate { time: 0, parent: None, pid: 1, vproc: None, pproc: 1, function: 0, line: 0 },
+            busy(0, 0, 10),
+            send(30, 1),
+            busy(0, 20, 40),
+            Event::ProcEnd { time: 40, pid: 0 },
+            Event::ProcEnd { time: 40, pid: 1 },
+        ];
+        let mut g = GraphBuilder::default();
+        for e in &evs {
+            g.event(e);
+        }
+        assert!(!g.needs_cpu_rebuild());
+        let got: Vec<(u32, Ticks, Ticks)> = g.nodes.iter().zip(&g.cpu).map(|(n, &c)| (n.pid, n.time, c)).collect();
+        assert_eq!(got, vec![(0, 0, 0), (1, 0, 0), (0, 30, 20), (0, 40, 30), (1, 40, 0)]);
+        let exact = CpuTime::new(&[(0, 0, 0, 10), (0, 0, 20, 40)]);
+        assert_eq!(exact.cumulative(g.nodes.iter().map(|n| (n.pid, n.time))), Some(g.cpu.clone()));
+
+        // The same intervals out of order (20..40 before 0..10) cannot be followed: the
+        // graph says so, and computing the times from all the intervals gives the same.
+        let mut g = GraphBuilder::default();
+        for e in [&evs[0], &evs[1], &evs[3], &evs[4], &evs[2], &evs[5], &evs[6]] {
+            g.event(e);
+        }
+        assert!(g.needs_cpu_rebuild());
+        g.rebuild_cpu(&[(0, 0, 20, 40), (0, 0, 0, 10)]);
+        assert!(!g.needs_cpu_rebuild());
+        let got: Vec<Ticks> = g.cpu.clone();
+        assert_eq!(got, vec![0, 0, 20, 30, 0]);
+    }
+
     #[test]
     fn a_remote_read_is_its_own_edge_not_computation() {
         // Process 0 computes 0..10, blocks in a remote read at 10, runs again at 40 and
@@ -846,12 +1048,10 @@ mod tests {
         for e in &evs {
             g.event(e);
         }
-        let busy = [(0, 0, 0, 10), (0, 0, 40, 50)];
         let profile = BusyProfile::new(&[(0, 10), (40, 50)]);
-        let cpu = CpuTime::new(&busy);
         let edges = g.path();
-        let critical = edges.weigh(1, &profile, &cpu);
-        let weighted = g.weighted(1, &profile, &cpu);
+        let critical = edges.weigh(1, &profile);
+        let weighted = g.weighted(1, &profile, g.node_areas(&profile));
         for c in [critical, weighted] {
             let shape: Vec<(EdgeKind, Ticks, Ticks, Ticks)> =
                 c.segments.iter().map(|s| (s.kind, s.from, s.to, s.busy)).collect();
@@ -904,9 +1104,8 @@ mod tests {
             g.event(e);
         }
         let profile = BusyProfile::new(&[(0, 20), (90, 100)]);
-        let cpu = CpuTime::new(&[(0, 0, 0, 20), (1, 1, 90, 100)]);
         let _ = g.path();
-        let w = g.weighted(2, &profile, &cpu);
+        let w = g.weighted(2, &profile, g.node_areas(&profile));
         let shape: Vec<(EdgeKind, Ticks, Ticks, f64)> =
             w.segments.iter().map(|s| (s.kind, s.from, s.to, s.weight)).collect();
         assert_eq!(shape, vec![(EdgeKind::Compute, 0, 20, 30.0), (EdgeKind::Message, 20, 30, 20.0)]);

@@ -271,21 +271,23 @@ const BATCHES: usize = 4;
 /// [`analyze`] with [`Options`].
 ///
 /// Two threads share the work: this one reads and checks the record (framing, checksum,
-/// decoding, the header's invariants), a second one feeds the builders, the two joined by
-/// a bounded channel of event batches that are handed back empty for reuse. The
+/// decoding, the header's invariants) and feeds the [`Front`] builders, a second one
+/// feeds the other builders, the two joined by a bounded channel of event batches that
+/// are handed back empty for reuse. The
 /// builders see the events in record order whatever the timing, so the analysis is the
 /// same as on one thread.
 pub fn analyze_with<R: Read>(input: R, opts: &Options) -> Result<Analysis, PerfError> {
     let (mut reader, header) = RunRecordReader::open(input)?;
     let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<Event>>(BATCHES);
     let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<Event>>();
-    let (analyzer, read) = std::thread::scope(|s| {
+    let mut front = Front::default();
+    let (mut analyzer, read) = std::thread::scope(|s| {
         let header = &header;
         let worker = s.spawn(move || {
             let mut a = Analyzer::new(header, opts);
             for mut batch in full_rx {
                 for e in &batch {
-                    a.event(e);
+                    a.others(e);
                 }
                 batch.clear();
                 // The reader may have stopped; an unused batch is simply dropped.
@@ -297,6 +299,9 @@ pub fn analyze_with<R: Read>(input: R, opts: &Options) -> Result<Analysis, PerfE
             loop {
                 let mut batch = empty_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
                 let last = reader.read_batch(&mut batch, BATCH)?;
+                for e in &batch {
+                    front.event(e);
+                }
                 if !batch.is_empty() && full_tx.send(batch).is_err() {
                     // Only a worker that panicked hangs up; its join below says so.
                     return Ok(());
@@ -311,6 +316,7 @@ pub fn analyze_with<R: Read>(input: R, opts: &Options) -> Result<Analysis, PerfE
         (analyzer, read)
     });
     read?;
+    analyzer.front = front;
     let footer = reader.footer()?;
     analyzer.finish(&footer.stats)
 }
@@ -341,9 +347,7 @@ fn add_state(time: &mut Vec<[Ticks; 7]>, p: u32, a: Ticks, b: Ticks, st: PState)
 struct Analyzer<'h> {
     header: &'h RunHeader,
     opts: &'h Options,
-    summary: SummaryBuilder,
     graph: GraphBuilder,
-    unmatched: UnmatchedBuilder,
     timeline: svg::TimelineBuilder,
     profile: profile::ProfileBuilder,
     phases: phases::PhaseBuilder,
@@ -353,39 +357,32 @@ struct Analyzer<'h> {
     what_if: Option<whatif::WhatIfBuilder>,
     functions: BTreeMap<u32, String>,
     events: u64,
-    states: ProcessorStates,
-    /// Time per processor in each of [`PState::ALL`], by processor.
-    state_time: Vec<[Ticks; 7]>,
+    front: Front,
 }
 
-impl<'h> Analyzer<'h> {
-    fn new(header: &'h RunHeader, opts: &'h Options) -> Self {
-        Analyzer {
-            header,
-            opts,
-            summary: SummaryBuilder::default(),
-            graph: GraphBuilder::default(),
-            unmatched: UnmatchedBuilder::default(),
-            timeline: svg::TimelineBuilder::default(),
-            profile: profile::ProfileBuilder::default(),
-            phases: phases::PhaseBuilder::default(),
-            lines: lines::LineBuilder::default(),
-            links: links::LinkBuilder::default(),
-            imbalance: imbalance::ImbalanceBuilder::default(),
-            what_if: (!opts.what_if.is_empty()).then(whatif::WhatIfBuilder::default),
-            functions: BTreeMap::new(),
-            events: 0,
-            states: ProcessorStates::default(),
-            state_time: Vec::new(),
-        }
-    }
+/// The builders the reading thread of [`analyze_with`] feeds itself: the summary, the
+/// unmatched messages and the time each processor spent in each of [`PState::ALL`].
+#[derive(Default)]
+struct Front {
+    summary: SummaryBuilder,
+    unmatched: UnmatchedBuilder,
+    states: ProcessorStates,
+    /// Time per processor in each of [`PState::ALL`], by processor.
+    time: Vec<[Ticks; 7]>,
+}
 
-    /// Hands `e` to the builders that use its kind, and only to them: one dispatch on the
-    /// kind here instead of one in each of ten builders (the builders' `event` methods
-    /// are inlined, so their own match on the kind folds away). The timeline takes every
-    /// event (it tracks the last time).
+impl Front {
+    #[inline]
     fn event(&mut self, e: &Event) {
-        self.events += 1;
+        match e {
+            Event::Busy { .. } | Event::ProcCreate { .. } => self.summary.event(e),
+            Event::MsgSend { .. } => {
+                self.summary.event(e);
+                self.unmatched.event(e);
+            }
+            Event::MsgArrive { .. } | Event::RecvCall { .. } | Event::RecvDone { .. } => self.unmatched.event(e),
+            _ => {}
+        }
         if matches!(
             e,
             Event::Busy { .. }
@@ -395,35 +392,77 @@ impl<'h> Analyzer<'h> {
                 | Event::RecvDone { .. }
         ) {
             for (p, a, b, st) in self.states.event(e) {
-                add_state(&mut self.state_time, p, a, b, st);
+                add_state(&mut self.time, p, a, b, st);
             }
         }
+    }
+
+    /// The time per processor, the processors `procs` followed to `end`.
+    fn state_time(
+        mut states: ProcessorStates,
+        mut time: Vec<[Ticks; 7]>,
+        end: Ticks,
+        procs: std::ops::Range<u32>,
+    ) -> Vec<[Ticks; 7]> {
+        states.finish(end, procs, |p, a, b, st| add_state(&mut time, p, a, b, st));
+        time
+    }
+}
+
+impl<'h> Analyzer<'h> {
+    fn new(header: &'h RunHeader, opts: &'h Options) -> Self {
+        Analyzer {
+            header,
+            opts,
+            graph: GraphBuilder::default(),
+            timeline: svg::TimelineBuilder::default(),
+            profile: profile::ProfileBuilder::default(),
+            phases: phases::PhaseBuilder::default(),
+            lines: lines::LineBuilder::default(),
+            links: links::LinkBuilder::default(),
+            imbalance: imbalance::ImbalanceBuilder::default(),
+            what_if: (!opts.what_if.is_empty()).then(whatif::WhatIfBuilder::default),
+            functions: BTreeMap::new(),
+            events: 0,
+            front: Front::default(),
+        }
+    }
+
+    /// Hands `e` to the builders that use its kind, and only to them: one dispatch on the
+    /// kind here instead of one in each of ten builders (the builders' `event` methods
+    /// are inlined, so their own match on the kind folds away). The timeline takes every
+    /// event (it tracks the last time).
+    fn event(&mut self, e: &Event) {
+        self.front.event(e);
+        self.others(e);
+    }
+
+    /// [`Self::event`] for every builder but the [`Front`] ones, which the reading thread
+    /// of [`analyze_with`] feeds.
+    #[inline]
+    fn others(&mut self, e: &Event) {
+        self.events += 1;
         match *e {
             Event::Busy { .. } => {
-                self.summary.event(e);
                 self.graph.event(e);
                 self.timeline.event(e);
                 self.lines.event(e);
                 self.imbalance.event(e);
             }
             Event::MsgSend { .. } => {
-                self.summary.event(e);
                 self.graph.event(e);
-                self.unmatched.event(e);
                 self.timeline.event(e);
                 self.profile.event(e);
                 self.links.event(e);
             }
             Event::MsgArrive { .. } | Event::RecvCall { .. } | Event::RecvDone { .. } => {
                 self.graph.event(e);
-                self.unmatched.event(e);
                 self.timeline.event(e);
                 self.profile.event(e);
             }
             Event::ProcCreate { pid, function, .. } => {
                 let name = self.header.function_name(function).unwrap_or("?").to_string();
                 self.functions.insert(pid, name);
-                self.summary.event(e);
                 self.graph.event(e);
                 self.timeline.event(e);
                 self.imbalance.event(e);
@@ -477,40 +516,43 @@ impl<'h> Analyzer<'h> {
     }
 
     /// Every report but the what-if answers.
-    fn finish_reports(mut self, stats: &RunStats) -> Analysis {
-        let summary = self.summary.finish(stats);
+    fn finish_reports(self, stats: &RunStats) -> Analysis {
+        let Front { summary, unmatched, states, time } = self.front;
+        let summary = summary.finish(stats);
         // One profile of the busy intervals serves the weights, the phases and the
-        // concurrency histogram. Sorting its change points, finding the critical path
-        // and ordering the messages are independent: done side by side (rayon joins, so
-        // on one core they simply run in turn), each with the same result as alone.
+        // concurrency histogram. Once the graph's edges are resolved, building that
+        // profile (sorting its change points, then the busy area at every node), finding
+        // the critical path and ordering the messages are independent: done side by side
+        // (rayon joins, so on one core they simply run in turn), each with the same
+        // result as alone. The nodes' CPU times were followed while reading, unless the
+        // record's order did not allow it.
         let (mut timeline, mut graph) = (self.timeline, self.graph);
         let (mut starts, mut ends) = timeline.take_bounds();
-        let ((starts, ends, messages), (graph, path, cpu)) = rayon::join(
+        if graph.needs_cpu_rebuild() {
+            graph.rebuild_cpu(timeline.busy());
+        }
+        graph.resolve();
+        let ((busy, areas), (path, messages)) = rayon::join(
             || {
                 rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
-                (starts, ends, timeline.messages())
+                let busy = graph::BusyProfile::from_sorted(starts, ends);
+                let areas = graph.node_areas(&busy);
+                (busy, areas)
             },
-            || {
-                let (p, cpu) = rayon::join(|| graph.path(), || graph::CpuTime::new(timeline.busy()));
-                (graph, p, cpu)
-            },
+            || rayon::join(|| graph.critical(), || timeline.messages()),
         );
-        let busy = graph::BusyProfile::from_sorted(starts, ends);
         let timeline = timeline.finish_with(messages);
         // n of the weights: the machine's processors (SPEC §6), or those the trace shows
         // in use when it does not say (PICL and SDDF).
         let n = self.header.pprocs.max(summary.pprocs_used);
-        let critical = path.weigh(n, &busy, &cpu);
-        let weighted = graph.weighted(n, &busy, &cpu);
-        drop((graph, cpu));
+        let critical = path.weigh(n, &busy);
+        let weighted = graph.weighted(n, &busy, areas);
+        drop(graph);
         let profile = self.profile.finish(&timeline, &busy, &critical, summary.par_ticks.max(timeline.end));
         let phases = self.phases.finish(self.header, &weighted, &busy);
         drop(busy);
         let end = summary.par_ticks.max(timeline.end);
-        let mut state_time = self.state_time;
-        self.states.finish(end, 0..self.header.pprocs.max(summary.pprocs_used), |p, a, b, st| {
-            add_state(&mut state_time, p, a, b, st)
-        });
+        let state_time = Front::state_time(states, time, end, 0..self.header.pprocs.max(summary.pprocs_used));
         let lines = self.lines.finish(&self.header.source);
         let links = self.links.finish(summary.par_ticks.max(timeline.end));
         let imbalance = self.imbalance.finish(self.header, &critical);
@@ -521,7 +563,7 @@ impl<'h> Analyzer<'h> {
             weighted,
             notes: Vec::new(),
             states: (0u32..).zip(state_time).collect(),
-            unmatched: self.unmatched.finish(self.header),
+            unmatched: unmatched.finish(self.header),
             timeline,
             profile,
             phases,
@@ -861,17 +903,17 @@ mod tests {
             if let Event::ProcCreate { pid, function, .. } = *x {
                 b.functions.insert(pid, h.function_name(function).unwrap_or("?").to_string());
             }
-            b.summary.event(x);
+            b.front.summary.event(x);
             b.graph.event(x);
-            b.unmatched.event(x);
+            b.front.unmatched.event(x);
             b.timeline.event(x);
             b.profile.event(x);
             b.phases.event(x);
             b.lines.event(x);
             b.links.event(x);
             b.imbalance.event(x);
-            for (p, s0, s1, st) in b.states.event(x) {
-                add_state(&mut b.state_time, p, s0, s1, st);
+            for (p, s0, s1, st) in b.front.states.event(x) {
+                add_state(&mut b.front.time, p, s0, s1, st);
             }
         }
         let (a, b) = (a.finish_reports(&s), b.finish_reports(&s));

@@ -663,6 +663,7 @@ impl Cursor<'_> {
 /// by the million). `None` for anything else (an unknown variant, a bad option tag, a
 /// short payload, bytes left over) and for the rare [`Event::Label`], which the caller
 /// then hands to postcard.
+#[inline(always)]
 fn fast_event(bytes: &[u8]) -> Option<Event> {
     use super::event::{BusyClass, ProcState};
     let mut c = Cursor { bytes, at: 0 };
