@@ -21,12 +21,15 @@
 //! [`analyze_any`] tells them apart by content). Each processor's time by state comes
 //! from [`crate::trace::states`], the machine the Paraver writer uses too.
 //!
-//! Throughput: a run record is read and checked on the calling thread while a second one
-//! feeds the builders, batches of events passing through a bounded channel in record
-//! order ([`analyze_with`]); each event goes only to the builders that use its kind; at
-//! the end the independent steps (sorting the busy intervals' bounds, finding the
-//! critical path, ordering the messages) run as rayon joins. Every step computes what it
-//! would alone, so the analysis does not depend on the threads' timing.
+//! Throughput: a run record is read and checked on the calling thread, which also feeds
+//! the summary, the unmatched messages and the processor states, while a second one
+//! feeds the other builders, batches of events passing through a bounded channel in
+//! record order ([`analyze_with`]); each event goes only to the builders that use its
+//! kind; the execution graph follows each node's CPU time as the busy intervals come.
+//! At the end the independent steps (the busy profile and the busy area at every node,
+//! the critical path, the order of the messages) run as rayon joins before the weighted
+//! critical path's one pass. Every step computes what it would alone, so the analysis
+//! does not depend on the threads' timing.
 //!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod busy;
