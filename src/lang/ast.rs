@@ -98,6 +98,8 @@ pub enum BaseType {
     Double,
     /// `long`, `long long`
     Long,
+    /// `unsigned long`, `unsigned long long`
+    ULong,
     /// `short`, `unsigned short`, `signed char`
     Short,
     UShort,
@@ -371,6 +373,8 @@ pub enum ExprKind {
     UIntLit(u32),
     /// A `long` constant.
     LongLit(i64),
+    /// An `unsigned long` constant.
+    ULongLit(u64),
     /// A `float` constant (`1.5f`).
     FloatLit(f64),
     /// A `double` constant (`1.5`).

@@ -105,6 +105,10 @@ typedef signed char int8_t;
 typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
+typedef unsigned long uint64_t;
+typedef unsigned long uintmax_t;
+#define UINT64_MAX 18446744073709551615UL
+#define UINTMAX_MAX 18446744073709551615UL
 #define INT64_MIN (-9223372036854775807L - 1)
 #define INT64_MAX 9223372036854775807L
 #define UINT32_MAX 4294967295u
@@ -130,6 +134,8 @@ const LIMITS: &str = "#ifndef __CPPE_LIMITS_H
 #define LONG_MAX 9223372036854775807L
 #define LLONG_MIN LONG_MIN
 #define LLONG_MAX LONG_MAX
+#define ULONG_MAX 18446744073709551615UL
+#define ULLONG_MAX ULONG_MAX
 #define SHRT_MIN (-32768)
 #define SHRT_MAX 32767
 #define USHRT_MAX 65535

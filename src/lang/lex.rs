@@ -561,16 +561,27 @@ fn parse_number(text: &[u8]) -> Result<TokenKind, &'static str> {
     }
     let unsigned = suffix.iter().any(|b| matches!(b, b'u' | b'U'));
     let long = suffix.iter().any(|b| matches!(b, b'l' | b'L'));
-    if unsigned && long {
-        return Err("`unsigned long` constants are not supported");
+    // C11 6.4.4.1: the first type of the constant's list that holds it. A `u` suffix:
+    // unsigned int, then unsigned long; `ul`: unsigned long.
+    if unsigned {
+        return Ok(match u32::try_from(v) {
+            Ok(u) if !long => TokenKind::UInt(u),
+            _ => TokenKind::ULong(v),
+        });
     }
-    if unsigned || (radix != 10 && v > i32::MAX as u64 && v <= u64::from(u32::MAX)) {
-        return u32::try_from(v).map(TokenKind::UInt).map_err(|_| "too large for unsigned int");
+    // A hexadecimal or octal constant above INT_MAX that fits 32 bits is unsigned int.
+    if !long && radix != 10 && v > i32::MAX as u64 && v <= u64::from(u32::MAX) {
+        return Ok(TokenKind::UInt(v as u32));
     }
-    // C11 6.4.4.1: a constant too large for int (or an `l` suffix) is a long. 2^31 stays
-    // an int so that `-2147483648` is INT_MIN.
+    // A constant too large for int (or an `l` suffix) is a long; a hexadecimal or octal
+    // one above LONG_MAX an unsigned long. 2^31 stays an int so that `-2147483648` is
+    // INT_MIN.
     if long || v > 1 << 31 {
-        return i64::try_from(v).map(TokenKind::Long).map_err(|_| "too large for long");
+        return match i64::try_from(v) {
+            Ok(l) => Ok(TokenKind::Long(l)),
+            Err(_) if radix != 10 => Ok(TokenKind::ULong(v)),
+            Err(_) => Err("too large for long (a `u` suffix makes it an unsigned long)"),
+        };
     }
     Ok(TokenKind::Int(v as i64))
 }
@@ -588,11 +599,16 @@ mod tests {
 
     #[test]
     fn numbers_in_all_bases_and_float_forms() {
-        let (k, d, _) = kinds("10 0x1F 017 5u 7L 0xFFFFFFFF 2147483648 3000000000 1.5 1e3 .5 2.f 1.5e-3f");
+        let (k, d, _) = kinds(
+            "10 0x1F 017 5u 7L 0xFFFFFFFF 2147483648 3000000000 1.5 1e3 .5 2.f 1.5e-3f 5ul 5000000000u \
+             0xFFFFFFFFFFFFFFFF 18446744073709551615ULL 0xFFFFFFFFL",
+        );
         assert!(d.is_empty(), "{d:?}");
         // 0x1F = 31, 017 = 8 + 7 = 15; a `u` suffix, or a hex constant above INT_MAX that
         // fits 32 bits, is unsigned int (C11 6.4.4.1); an `L` suffix or a decimal constant
-        // above INT_MAX is a long (2^31 stays an int, for `-2147483648`).
+        // above INT_MAX is a long (2^31 stays an int, for `-2147483648`). `ul` is unsigned
+        // long, as is a `u` constant above UINT_MAX, a hex constant above LONG_MAX and
+        // `ULL`; `0xFFFFFFFFL` is a long (the `l` list has no unsigned int).
         let want = [
             TokenKind::Int(10),
             TokenKind::Int(31),
@@ -607,6 +623,11 @@ mod tests {
             TokenKind::Double(0.5),
             TokenKind::Float(2.0),
             TokenKind::Float(0.0015),
+            TokenKind::ULong(5),
+            TokenKind::ULong(5_000_000_000),
+            TokenKind::ULong(u64::MAX),
+            TokenKind::ULong(u64::MAX),
+            TokenKind::Long(0xFFFF_FFFF),
         ];
         assert_eq!(k, want);
     }

@@ -680,12 +680,7 @@ impl Parser<'_> {
                     self.error(loc, "`long double` is not supported: `double` is the widest floating type here")
                 );
             }
-            (None | Some((BaseType::Int, _)), Some((true, _))) if !longs.is_empty() => {
-                return Err(self.error(
-                    longs[0].loc,
-                    "`unsigned long` is not supported: `long` is 64-bit signed, `unsigned int` 32-bit",
-                ));
-            }
+            (None | Some((BaseType::Int, _)), Some((true, _))) if !longs.is_empty() => (BaseType::ULong, longs[0].loc),
             (None | Some((BaseType::Int, _)), _) if !longs.is_empty() => (BaseType::Long, longs[0].loc),
             (Some((_, loc)), _) if !longs.is_empty() => {
                 return Err(self.error(loc, "`long` applies only to `int` and `double`"));
@@ -1613,6 +1608,7 @@ impl Parser<'_> {
             TokenKind::Int(v) => ExprKind::IntLit(v),
             TokenKind::UInt(v) => ExprKind::UIntLit(v),
             TokenKind::Long(v) => ExprKind::LongLit(v),
+            TokenKind::ULong(v) => ExprKind::ULongLit(v),
             TokenKind::Float(v) => ExprKind::FloatLit(v),
             TokenKind::Double(v) => ExprKind::DoubleLit(v),
             TokenKind::Char(c) => ExprKind::CharLit(c),

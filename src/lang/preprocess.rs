@@ -316,6 +316,8 @@ impl CondExpr<'_> {
             TokenKind::Int(v) => Ok(v),
             TokenKind::UInt(v) => Ok(i64::from(v)),
             TokenKind::Long(v) => Ok(v),
+            // `#if` arithmetic is in 64 bits: an unsigned long above LONG_MAX wraps.
+            TokenKind::ULong(v) => Ok(v as i64),
             TokenKind::Char(c) => Ok(i64::from(c as i8)),
             // An identifier left after expansion (keywords too) is 0 (C11 6.10.1p4).
             TokenKind::Ident(_) | TokenKind::Kw(_) => {
@@ -415,6 +417,7 @@ impl Pre<'_> {
                     TokenKind::Int(v) => v.to_string(),
                     TokenKind::UInt(v) => format!("{v}u"),
                     TokenKind::Long(v) => format!("{v}L"),
+                    TokenKind::ULong(v) => format!("{v}UL"),
                     TokenKind::Float(v) => format!("{v:?}f"),
                     TokenKind::Double(v) => format!("{v:?}"),
                     TokenKind::Char(c) => format!("'{}'", escape_c(&[c], b'\'')),

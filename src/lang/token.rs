@@ -182,6 +182,9 @@ pub enum TokenKind {
     /// Integer literal of type `long`: an `l`/`ll` suffix, or a constant too large for
     /// `int` (and, when hexadecimal or octal, for `unsigned int`).
     Long(i64),
+    /// Integer literal of type `unsigned long`: a `u` suffix with `l`/`ll`, a `u` suffix on
+    /// a constant above `UINT_MAX`, or a hexadecimal or octal constant above `LONG_MAX`.
+    ULong(u64),
     /// A floating constant with an `f` suffix (a `float`).
     Float(f64),
     /// A floating constant without suffix (a `double`).
@@ -408,6 +411,7 @@ impl TokenKind {
             TokenKind::Int(v) => format!("number `{v}`"),
             TokenKind::UInt(v) => format!("number `{v}u`"),
             TokenKind::Long(v) => format!("number `{v}L`"),
+            TokenKind::ULong(v) => format!("number `{v}UL`"),
             TokenKind::Float(v) => format!("number `{v}f`"),
             TokenKind::Double(v) => format!("number `{v}`"),
             TokenKind::Char(_) => "character literal".to_string(),

@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `43 50 50 45 00 43 4F 44` = `b"CPPE\0COD"` ([`MAGIC`]) |
 //! | 8 | 2 | format major version, u16 ([`VERSION_MAJOR`] = 1) |
-//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 3) |
+//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 4) |
 //! | 12 | 4 | section count N, u32 |
 //! | 16 | … | N sections, each: tag u16, payload length L u32, then L payload bytes |
 //! | end − 4 | 4 | CRC-32 (IEEE, as zlib/PNG; see [`crc32`]) of every byte before it, u32 |
@@ -47,8 +47,10 @@
 //!   the code: 1.2 files place no object at global address 0, the null pointer
 //!   ([`Module::null_reserved`]; files before 1.2 run as they always did); 1.3 added
 //!   SPRINTF, the C library's MALLOC, FREE, REALLOC, MEMCOPY, MEMSET and EXIT, the
-//!   unsigned DIVU … CVTFU, VPRINTF … VSNPRINTF, CALLIND, and the types `_Bool`,
-//!   `unsigned int` and function types. A tag
+//!   unsigned DIVU … CVTFU, VPRINTF … VSNPRINTF, CALLIND, NARROW, CHECKWORD, the
+//!   double and long instructions, and the types `_Bool`, `unsigned int`, `short`,
+//!   `unsigned short`, `signed char`, `double`, `long` and function types; 1.4 added
+//!   `unsigned long` and its instructions DIVUL … CVTFUL. A tag
 //!   with the high bit set
 //!   ([`OPTIONAL_SECTION`], `0x8000`) marks a section that readers which do not know it
 //!   skip; an unknown tag without that bit is an error naming the tag (the file needs a
@@ -75,7 +77,7 @@ pub const MAGIC: [u8; 8] = *b"CPPE\0COD";
 /// The format major version written and accepted by this reader.
 pub const VERSION_MAJOR: u16 = 1;
 /// The format minor version written by this writer.
-pub const VERSION_MINOR: u16 = 3;
+pub const VERSION_MINOR: u16 = 4;
 /// High bit of a section tag: readers that do not know the section may skip it.
 pub const OPTIONAL_SECTION: u16 = 0x8000;
 /// Deepest type nesting (arrays, struct fields, pointer chains) the verifier accepts.
@@ -667,7 +669,8 @@ fn verify_types(m: &Module) -> Result<Vec<u32>, CodError> {
             | Type::UShort
             | Type::SChar
             | Type::Double
-            | Type::Long => {}
+            | Type::Long
+            | Type::ULong => {}
         }
     }
     for st in &m.structs {

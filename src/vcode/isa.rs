@@ -640,6 +640,31 @@ isa! {
     0xC1 GeL "GEL" {} 1 Work;
     /// Convert the top word, an unsigned int, to long (zero-extended).
     0xC2 CvtUL "CVTUL" {} 1 Work;
+
+    // ---- unsigned long (.cod 1.4): the long ones but for these, on long words read as
+    // 64 unsigned bits ----
+    /// Pop b, pop a (unsigned); push a / b (division by zero is a runtime error).
+    0xC3 DivUL "DIVUL" {} 4 Work;
+    /// Pop b, pop a (unsigned); push a % b.
+    0xC4 ModUL "MODUL" {} 4 Work;
+    /// Pop b (an int count), pop a; push a >> b, shifting zeros in.
+    0xC5 ShrUL "SHRUL" {} 1 Work;
+    /// Pop b, pop a (unsigned); push a < b.
+    0xC6 LtUL "LTUL" {} 1 Work;
+    /// Pop b, pop a (unsigned); push a <= b.
+    0xC7 LeUL "LEUL" {} 1 Work;
+    /// Pop b, pop a (unsigned); push a > b.
+    0xC8 GtUL "GTUL" {} 1 Work;
+    /// Pop b, pop a (unsigned); push a >= b.
+    0xC9 GeUL "GEUL" {} 1 Work;
+    /// Convert the top word, an unsigned long, to double (rounded to nearest).
+    0xCA CvtULD "CVTULD" {} 1 Work;
+    /// Convert the top word, a double, to unsigned long (truncating toward zero).
+    0xCB CvtDUL "CVTDUL" {} 1 Work;
+    /// Convert the top word, an unsigned long, to float.
+    0xCC CvtULF "CVTULF" {} 1 Work;
+    /// Convert the top word, a float, to unsigned long (truncating toward zero).
+    0xCD CvtFUL "CVTFUL" {} 1 Work;
 }
 
 impl fmt::Display for Instr {

@@ -67,6 +67,9 @@ pub enum Type {
     Double,
     /// C's `long` and `long long`: one word holding 64 bits. Added in `.cod` 1.3.
     Long,
+    /// C's `unsigned long` and `unsigned long long`: a `long` word read as 64 unsigned
+    /// bits. Added in `.cod` 1.4.
+    ULong,
 }
 
 /// A struct definition.

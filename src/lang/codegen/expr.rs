@@ -5,7 +5,7 @@
 //! Where an operand needs a conversion that is only known after the other operand was
 //! typed, a `NOP` placeholder is emitted and later replaced by `CONV` or removed when the
 //! function is laid out.
-use super::types::{narrow_of, BOOL, CHAR, DOUBLE, LONG, SPINLOCK, UINT};
+use super::types::{narrow_of, BOOL, CHAR, DOUBLE, LONG, SPINLOCK, UINT, ULONG};
 use super::{Gen, Symbol, ERROR, FLOAT, INT, VOID};
 use crate::lang::ast::{BinOp, Expr, ExprKind, Loc, UnOp};
 use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
@@ -69,7 +69,7 @@ fn scalar_of(t: TypeId) -> Scalar {
     match t {
         FLOAT => Scalar::Float,
         DOUBLE => Scalar::Double,
-        LONG => Scalar::Long,
+        LONG | ULONG => Scalar::Long,
         CHAR => Scalar::Char,
         _ => Scalar::Int,
     }
@@ -115,6 +115,18 @@ fn arith_op(op: BinOp, t: TypeId) -> (Instr, TypeId) {
             Le => (Instr::LeL {}, INT),
             Gt => (Instr::GtL {}, INT),
             _ => (Instr::GeL {}, INT),
+        },
+        ULONG => match op {
+            Add => (Instr::AddL {}, ULONG),
+            Sub => (Instr::SubL {}, ULONG),
+            Mul => (Instr::MulL {}, ULONG),
+            Div => (Instr::DivUL {}, ULONG),
+            Eq => (Instr::EqL {}, INT),
+            Ne => (Instr::NeL {}, INT),
+            Lt => (Instr::LtUL {}, INT),
+            Le => (Instr::LeUL {}, INT),
+            Gt => (Instr::GtUL {}, INT),
+            _ => (Instr::GeUL {}, INT),
         },
         UINT => match op {
             Add => (Instr::AddI {}, UINT),
@@ -277,9 +289,10 @@ impl Gen<'_> {
         ok
     }
 
-    /// C's usual arithmetic conversions: the common type of two arithmetic types.
+    /// C's usual arithmetic conversions: the common type of two arithmetic types
+    /// (`long` holds every `unsigned int`, so the two make a `long`).
     fn common_arith(a: TypeId, b: TypeId) -> TypeId {
-        for t in [DOUBLE, FLOAT, LONG, UINT] {
+        for t in [DOUBLE, FLOAT, ULONG, LONG, UINT] {
             if a == t || b == t {
                 return t;
             }
@@ -304,7 +317,11 @@ impl Gen<'_> {
         match (from, to) {
             (UINT, FLOAT) => Some(Instr::CvtUF {}),
             (UINT, DOUBLE) => Some(Instr::CvtUD {}),
-            (UINT, LONG) => Some(Instr::CvtUL {}),
+            (UINT, LONG | ULONG) => Some(Instr::CvtUL {}),
+            (ULONG, FLOAT) => Some(Instr::CvtULF {}),
+            (ULONG, DOUBLE) => Some(Instr::CvtULD {}),
+            (FLOAT, ULONG) => Some(Instr::CvtFUL {}),
+            (DOUBLE, ULONG) => Some(Instr::CvtDUL {}),
             (FLOAT, UINT) => Some(Instr::CvtFU {}),
             (DOUBLE, UINT) => Some(Instr::CvtDU {}),
             _ if scalar_of(from) != scalar_of(to) => Some(Instr::Convert { to: scalar_of(to) }),
@@ -581,6 +598,10 @@ impl Gen<'_> {
                 self.emit(Instr::PushL { v: *v }, loc);
                 LONG
             }
+            ExprKind::ULongLit(v) => {
+                self.emit(Instr::PushL { v: *v as i64 }, loc);
+                ULONG
+            }
             ExprKind::FloatLit(f) => {
                 self.emit(Instr::PushF { v: *f as f32 }, loc);
                 FLOAT
@@ -829,9 +850,9 @@ impl Gen<'_> {
                 } else if t == DOUBLE {
                     self.emit(Instr::NegD {}, loc);
                     DOUBLE
-                } else if t == LONG {
+                } else if t == LONG || t == ULONG {
                     self.emit(Instr::NegL {}, loc);
-                    LONG
+                    t
                 } else {
                     self.emit(Instr::NegI {}, loc);
                     if t == UINT {
@@ -857,10 +878,10 @@ impl Gen<'_> {
                     self.error(a.loc, format!("type mismatch: `~` needs an integer, found {}", self.types.name(t)));
                     return ERROR;
                 }
-                if t == LONG {
+                if t == LONG || t == ULONG {
                     self.emit(Instr::PushL { v: -1 }, loc);
                     self.emit(Instr::XorL {}, loc);
-                    return LONG;
+                    return t;
                 }
                 self.emit(Instr::BitNot {}, loc);
                 if t == UINT {
@@ -952,22 +973,28 @@ impl Gen<'_> {
                 );
                 return ERROR;
             }
-            if ta == LONG || tb == LONG {
+            let wide = |t| t == LONG || t == ULONG;
+            if wide(ta) || wide(tb) {
                 let shift = matches!(op, BinOp::Shl | BinOp::Shr);
-                if shift && ta != LONG {
+                if shift && !wide(ta) {
                     // `int << long`: an int shift by the count made an int.
                     self.emit(Instr::Convert { to: Scalar::Int }, loc);
                 } else {
-                    if let Some(c) = Self::conversion(ta, LONG) {
+                    // A shift has the type of its left operand, the others the common type.
+                    let to = if shift { ta } else { Self::common_arith(ta, tb) };
+                    if let Some(c) = Self::conversion(ta, to) {
                         self.replace(fix_a, c);
                     }
-                    if let (Some(c), false) = (Self::conversion(tb, LONG), shift) {
+                    if let (Some(c), false) = (Self::conversion(tb, to), shift) {
                         self.emit(c, loc);
                     }
+                    let unsigned = to == ULONG;
                     self.emit(
                         match op {
+                            BinOp::Mod if unsigned => Instr::ModUL {},
                             BinOp::Mod => Instr::ModL {},
                             BinOp::Shl => Instr::ShlL {},
+                            BinOp::Shr if unsigned => Instr::ShrUL {},
                             BinOp::Shr => Instr::ShrL {},
                             BinOp::BitAnd => Instr::AndL {},
                             BinOp::BitOr => Instr::OrL {},
@@ -975,7 +1002,7 @@ impl Gen<'_> {
                         },
                         loc,
                     );
-                    return LONG;
+                    return to;
                 }
             }
             // C: a shift has the (promoted) type of its left operand; the others the

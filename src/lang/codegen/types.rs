@@ -26,6 +26,8 @@ pub(crate) const SCHAR: TypeId = 10;
 pub(crate) const DOUBLE: TypeId = 11;
 /// C's `long` (and `long long`): 64 bits.
 pub(crate) const LONG: TypeId = 12;
+/// C's `unsigned long` (and `unsigned long long`).
+pub(crate) const ULONG: TypeId = 13;
 
 /// For a narrow integer type: its width in bits and whether it is signed.
 pub(crate) fn narrow_of(t: TypeId) -> Option<(u8, bool)> {
@@ -82,6 +84,7 @@ impl Types {
                 Type::SChar,
                 Type::Double,
                 Type::Long,
+                Type::ULong,
             ],
             index: HashMap::default(),
             structs: Vec::new(),
@@ -106,6 +109,7 @@ impl Types {
             Type::SChar => return SCHAR,
             Type::Double => return DOUBLE,
             Type::Long => return LONG,
+            Type::ULong => return ULONG,
             Type::Pointer(e) => TypeKey::Pointer(*e),
             Type::Array { elem, len } => TypeKey::Array(*elem, *len),
             Type::Struct(s) => TypeKey::Struct(*s),
@@ -136,10 +140,10 @@ impl Types {
     }
 
     pub(crate) fn is_arith(&self, t: TypeId) -> bool {
-        matches!(t, INT | FLOAT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR | DOUBLE | LONG)
+        matches!(t, INT | FLOAT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR | DOUBLE | LONG | ULONG)
     }
     pub(crate) fn is_integral(&self, t: TypeId) -> bool {
-        matches!(t, INT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR | LONG)
+        matches!(t, INT | CHAR | BOOL | UINT | SHORT | USHORT | SCHAR | LONG | ULONG)
     }
     pub(crate) fn is_pointer(&self, t: TypeId) -> bool {
         matches!(self.get(t), Type::Pointer(_))
@@ -223,6 +227,7 @@ impl Types {
             Type::SChar => "signed char".into(),
             Type::Double => "double".into(),
             Type::Long => "long".into(),
+            Type::ULong => "unsigned long".into(),
             Type::Pointer(e) => match self.get(*e) {
                 Type::Function { ret, params } => {
                     let ps: Vec<String> = params.iter().map(|p| self.name(*p)).collect();
@@ -278,6 +283,7 @@ impl Gen<'_> {
             ast::BaseType::SChar => SCHAR,
             ast::BaseType::Double => DOUBLE,
             ast::BaseType::Long => LONG,
+            ast::BaseType::ULong => ULONG,
             ast::BaseType::Typedef(name) => match self.lookup(name) {
                 Some(Symbol::Type(t)) => t,
                 _ => {
@@ -564,6 +570,8 @@ impl Gen<'_> {
             ExprKind::UIntLit(v) => Const::Int(i64::from(*v)),
             ExprKind::DoubleLit(v) => Const::Float(*v),
             ExprKind::LongLit(v) => Const::Int(*v),
+            // Constant expressions are evaluated in 64-bit signed arithmetic (`man cpcc`).
+            ExprKind::ULongLit(v) => Const::Int(*v as i64),
             ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Symbol::Const(v)) => Const::Int(v as i64),
                 _ => return None,
@@ -1155,6 +1163,10 @@ impl Const {
             FLOAT => Word::Float(self.as_f64() as f32),
             DOUBLE => Word::Double(self.as_f64()),
             LONG => Word::Long(int),
+            ULONG => Word::Long(match self {
+                Const::Int(i) => i,
+                Const::Float(f) => f as u64 as i64,
+            }),
             CHAR => Word::Char(match self {
                 Const::Int(i) => i as u8,
                 Const::Float(f) => f as i64 as u8,

@@ -212,6 +212,10 @@ impl Render<'_> {
                 self.tick()?;
                 (int_of(self.word(read, addr)?) as u32).to_string()
             }
+            Some(Type::ULong) => {
+                self.tick()?;
+                (int_of(self.word(read, addr)?) as u64).to_string()
+            }
             Some(Type::Float) => {
                 self.tick()?;
                 match self.word(read, addr)? {

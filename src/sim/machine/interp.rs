@@ -917,6 +917,43 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 let a = as_long(pop!());
                 stack.push(Word::Long(a.wrapping_neg()));
             }
+            Instr::DivUL {}
+            | Instr::ModUL {}
+            | Instr::ShrUL {}
+            | Instr::LtUL {}
+            | Instr::LeUL {}
+            | Instr::GtUL {}
+            | Instr::GeUL {} => {
+                let b = as_long(pop!()) as u64;
+                let a = as_long(pop!()) as u64;
+                let r = match ins {
+                    Instr::DivUL {} | Instr::ModUL {} if b == 0 => fail!(RuntimeError::DivisionByZero),
+                    Instr::DivUL {} => Word::Long((a / b) as i64),
+                    Instr::ModUL {} => Word::Long((a % b) as i64),
+                    Instr::ShrUL {} => Word::Long(a.wrapping_shr(b as u32) as i64),
+                    Instr::LtUL {} => Word::Int((a < b) as i32),
+                    Instr::LeUL {} => Word::Int((a <= b) as i32),
+                    Instr::GtUL {} => Word::Int((a > b) as i32),
+                    _ => Word::Int((a >= b) as i32),
+                };
+                stack.push(r);
+            }
+            Instr::CvtULD {} => {
+                let a = as_long(pop!()) as u64;
+                stack.push(Word::Double(a as f64));
+            }
+            Instr::CvtULF {} => {
+                let a = as_long(pop!()) as u64;
+                stack.push(Word::Float(a as f32));
+            }
+            Instr::CvtDUL {} => {
+                let a = as_double(pop!());
+                stack.push(Word::Long(a as u64 as i64));
+            }
+            Instr::CvtFUL {} => {
+                let a = as_double(pop!());
+                stack.push(Word::Long(a as u64 as i64));
+            }
             Instr::CvtUL {} => {
                 let a = as_int(pop!()) as u32;
                 stack.push(Word::Long(i64::from(a)));
