@@ -557,3 +557,59 @@ fn network_thread_changes_nothing() {
     }
     assert!(ahead_total > 1000, "{ahead_total}");
 }
+
+/// Keeps each remote access's kind and bytes, in order.
+struct RemoteLog(Rc<RefCell<Vec<(String, u32)>>>);
+impl super::Observer for RemoteLog {
+    fn event(&mut self, e: &super::SimEvent<'_>) {
+        if let super::SimEvent::Remote { kind, bytes, .. } = e {
+            self.0.borrow_mut().push((format!("{kind:?}"), *bytes));
+        }
+    }
+}
+
+/// A remote access sends what it reads or writes as a channel message would (man cpss,
+/// MEMORY): 4 bytes a word, 8 a double or a long word. The child on processor 1 updates
+/// main's double, long and int through reference parameters: each is a remote read (a
+/// 4-byte request, a reply of 8, 8 and 4 bytes) then a remote write (4 bytes of address
+/// and the word: 12, 12 and 8 bytes).
+#[test]
+fn remote_accesses_count_the_bytes_of_their_words() {
+    let src = "#include \"cpc.h\"
+arch shared S[2];
+phyArch fullconnect PF[2];
+void worker(double &x, long &y, int &z) {
+    x = x + 1.0;
+    y = y + 1;
+    z = z + 1;
+}
+void main() {
+    double x = 1.5;
+    long y = 7;
+    int z = 3;
+    fork [1] worker(x, y, z);
+    join;
+    printf(\"%.1f %ld %d\\n\", x, y, z);
+}
+";
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let (r, out) = run_cpc_observed("remote.c", src, SimConfig::default(), "", Some(Box::new(RemoteLog(log.clone()))));
+    r.unwrap();
+    assert_eq!(out, "2.5 8 4\n");
+    let got: Vec<(String, u32)> = log.borrow().clone();
+    let want: Vec<(String, u32)> = [
+        ("Read", 4),
+        ("Reply", 8),
+        ("Write", 12),
+        ("Read", 4),
+        ("Reply", 8),
+        ("Write", 12),
+        ("Read", 4),
+        ("Reply", 4),
+        ("Write", 8),
+    ]
+    .iter()
+    .map(|&(k, b)| (k.to_string(), b))
+    .collect();
+    assert_eq!(got, want);
+}

@@ -389,6 +389,16 @@ fn as_int(w: Word) -> i32 {
     }
 }
 
+/// The bytes a word takes in a message: 4, or 8 for a double or a long (man cpss,
+/// MEMORY).
+fn word_bytes(w: Word) -> u32 {
+    if matches!(w, Word::Double(_) | Word::Long(_)) {
+        8
+    } else {
+        4
+    }
+}
+
 #[inline]
 fn as_long(w: Word) -> i64 {
     match w {
@@ -1385,7 +1395,8 @@ impl<'m> Simulator<'m> {
                     let (me, now) = (p.pproc, p.clock);
                     if let Some((o, w, a)) = acc.write {
                         self.msg_seq += 1;
-                        if self.remote_send(RemoteKind::Write, pid, a, me, o, 4 + 4 * w, now).is_none() {
+                        let bytes = 4 + self.wire_bytes(a, w);
+                        if self.remote_send(RemoteKind::Write, pid, a, me, o, bytes, now).is_none() {
                             self.in_flight.insert(self.msg_seq, InFlight::Load);
                         }
                         self.stats.remote_writes += 1;
@@ -1526,11 +1537,20 @@ impl<'m> Simulator<'m> {
         self.due_later.peek().map_or(NEVER, |Reverse((t, _))| *t).min(self.due_next_min)
     }
 
+    /// The bytes `words` words of memory from `addr` take on the wire ([`word_bytes`]);
+    /// a word outside memory counts 4 (the access itself reports the bad address).
+    fn wire_bytes(&self, addr: u32, words: u32) -> u32 {
+        (0..words)
+            .map(|k| self.mem.index(i64::from(addr) + i64::from(k)).map_or(4, |i| word_bytes(self.mem.words[i])))
+            .sum()
+    }
+
     /// Sends the reply of a remote read whose request reached `owner` at `t`; returns
     /// when the reply reaches the reader (NEVER while it is in a contention network).
     fn read_reply(&mut self, pid: u32, addr: u32, reader: u32, owner: u32, words: u32, t: Ticks) -> Ticks {
         self.msg_seq += 1;
-        match self.remote_send(RemoteKind::Reply, pid, addr, owner, reader, 4 * words, t) {
+        let bytes = self.wire_bytes(addr, words);
+        match self.remote_send(RemoteKind::Reply, pid, addr, owner, reader, bytes, t) {
             Some(t2) => t2.max(t),
             None => {
                 self.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
@@ -2041,9 +2061,7 @@ impl<'m> Simulator<'m> {
                 let src = self.procs[pid as usize].pproc;
                 let now = self.procs[pid as usize].clock;
                 let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
-                // 4 bytes a word, 8 for a double or a long (man cpss, MEMORY).
-                let bytes: u32 =
-                    data.iter().map(|w| if matches!(w, Word::Double(_) | Word::Long(_)) { 8 } else { 4 }).sum();
+                let bytes: u32 = data.iter().copied().map(word_bytes).sum();
                 self.msg_seq += 1;
                 let id = self.msg_seq;
                 let arrival = self.net_send(id, src, dst, bytes, now);
