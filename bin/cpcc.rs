@@ -56,6 +56,8 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     let opts = FrontOptions {
         include_dirs: args.include.clone(),
         env_dirs: std::env::var("CPPE").map(|v| cli::split_search_path(&v)).unwrap_or_default(),
+        // cpcc exits once the module is written.
+        leak_syntax_tree: true,
     };
     let compiled = match lang::compile(&input.name, &text, &opts) {
         Ok(c) => c,

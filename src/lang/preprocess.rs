@@ -1375,7 +1375,8 @@ mod tests {
         fs.files.insert(PathBuf::from("env/b.h"), "from_env_b".into());
         fs.files.insert(PathBuf::from("env/c.h"), "#include \"d.h\"\nfrom_env_c".into());
         fs.files.insert(PathBuf::from("env/d.h"), "d_beside_c".into());
-        let opts = FrontOptions { include_dirs: vec!["inc".into()], env_dirs: vec!["env".into()] };
+        let opts =
+            FrontOptions { include_dirs: vec!["inc".into()], env_dirs: vec!["env".into()], leak_syntax_tree: false };
         let src = "#include \"a.h\"\n#include \"b.h\"\n#include \"c.h\"\n#include <ctype.h>\n#include \"cpc.h\"\n#include <a.h>\n";
         let (s, d, sm) = run_with(src, &mut fs, &opts);
         assert!(d.is_empty(), "{d:?}");
