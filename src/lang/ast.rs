@@ -126,12 +126,15 @@ pub struct TypeSpec {
     pub base: BaseType,
     pub loc: Loc,
     pub storage: Storage,
+    /// `const` among the specifiers: the declared objects are const, or, for a
+    /// declarator with `*`, what they point to.
+    pub konst: bool,
 }
 
 impl TypeSpec {
     /// A type with no storage class.
     pub fn new(base: BaseType, loc: Loc) -> Self {
-        TypeSpec { base, loc, storage: Storage::None }
+        TypeSpec { base, loc, storage: Storage::None, konst: false }
     }
 }
 
@@ -150,6 +153,8 @@ pub struct Declarator {
     pub loc: Loc,
     /// Number of `*`.
     pub pointers: u32,
+    /// `const` after the last `*` (`int *const p`): the pointer itself is const.
+    pub const_pointer: bool,
     /// `&name` (reference parameter).
     pub is_ref: bool,
     /// Array dimensions in order; `None` for `[]`.

@@ -594,6 +594,7 @@ impl Parser<'_> {
     /// (`static const int`, `int const`, `signed`).
     fn type_spec(&mut self) -> PResult<TypeSpec> {
         let mut storage = Storage::None;
+        let mut konst = false;
         let mut base: Option<(BaseType, Loc)> = None;
         let mut signed = None;
         let mut short: Option<Token> = None;
@@ -618,8 +619,9 @@ impl Parser<'_> {
             }
             let b = match t.kind {
                 TokenKind::Kw(
-                    Keyword::Const | Keyword::Volatile | Keyword::Restrict | Keyword::Inline | Keyword::Noreturn,
+                    k @ (Keyword::Const | Keyword::Volatile | Keyword::Restrict | Keyword::Inline | Keyword::Noreturn),
                 ) => {
+                    konst |= k == Keyword::Const;
                     self.bump();
                     continue;
                 }
@@ -707,7 +709,7 @@ impl Parser<'_> {
             (Some(b), None) => b,
             (None, None) => return Err(self.expected("a type")),
         };
-        Ok(TypeSpec { base, loc, storage })
+        Ok(TypeSpec { base, loc, storage, konst })
     }
 
     /// After `enum`: a name, a body, or both. A body is hoisted as an [`EnumDef`].
@@ -831,9 +833,10 @@ impl Parser<'_> {
     /// (parameters of a prototype).
     fn declarator(&mut self, unnamed: bool) -> PResult<Declarator> {
         let mut pointers = 0;
+        let mut const_pointer = false;
         while self.eat(Punct::Star) {
             pointers += 1;
-            self.skip_qualifiers();
+            const_pointer = self.skip_qualifiers();
         }
         let is_ref = self.eat(Punct::Amp);
         if self.at(Punct::LParen) && self.peek_at(1).kind == TokenKind::Punct(Punct::Star) {
@@ -861,7 +864,7 @@ impl Parser<'_> {
             dims.push(Some(self.cond_expr()?));
             self.expect_punct(Punct::RBracket, "to close the array dimension")?;
         }
-        Ok(Declarator { name, loc, pointers, is_ref, dims, init: None, func: None })
+        Ok(Declarator { name, loc, pointers, const_pointer, is_ref, dims, init: None, func: None })
     }
 
     /// `( * name [dims] ) ( params )` after the result type's `*`s.
@@ -885,11 +888,14 @@ impl Parser<'_> {
     }
 
     /// Skips `const`, `volatile` and `restrict` (after a `*`): they do not change the
-    /// generated code.
-    fn skip_qualifiers(&mut self) {
-        while matches!(self.peek().kind, TokenKind::Kw(Keyword::Const | Keyword::Volatile | Keyword::Restrict)) {
+    /// generated code. Whether one was `const`.
+    fn skip_qualifiers(&mut self) -> bool {
+        let mut konst = false;
+        while let TokenKind::Kw(k @ (Keyword::Const | Keyword::Volatile | Keyword::Restrict)) = self.peek().kind {
+            konst |= k == Keyword::Const;
             self.bump();
         }
+        konst
     }
 
     /// The declarators after a type: variables, or one function (definition or

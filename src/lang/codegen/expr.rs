@@ -383,6 +383,42 @@ impl Gen<'_> {
         }
     }
 
+    /// The `const` variable whose own storage `e` designates, if any: `x`, an element
+    /// of an array `x`, a member of a struct `x` (not what a pointer points to: a
+    /// pointee's qualifiers are not followed).
+    fn const_root<'e>(&self, e: &'e Expr) -> Option<&'e str> {
+        match &e.kind {
+            ExprKind::Ident(n) => self.is_const(n).then_some(&**n),
+            ExprKind::Index(ai) => {
+                // Through the array (not a pointer) the index is applied to.
+                let mut base = &ai.0;
+                while let ExprKind::Index(inner) = &base.kind {
+                    base = &inner.0;
+                }
+                match (&base.kind, self.const_root(base)) {
+                    (ExprKind::Ident(n), Some(root)) => match self.lookup(n) {
+                        Some(Symbol::Var { ty, .. }) if self.types.array_elem(ty).is_some() => Some(root),
+                        _ => None,
+                    },
+                    (_, root) => root,
+                }
+            }
+            ExprKind::Member { expr, arrow: false, .. } => self.const_root(expr),
+            _ => None,
+        }
+    }
+
+    /// Reports an assignment (`what`: "assignment", "increment", …) to a const object.
+    fn check_not_const(&mut self, target: &Expr, what: &str) -> bool {
+        match self.const_root(target) {
+            Some(name) => {
+                self.error(target.loc, format!("{what} of read-only variable `{name}`: it is declared const"));
+                false
+            }
+            None => true,
+        }
+    }
+
     // ------------------------------------------------------------ lvalues
 
     /// Pushes the address of the object `e` designates; returns its type.
@@ -1052,6 +1088,10 @@ impl Gen<'_> {
             self.rvalue_discard(r);
             return ERROR;
         }
+        if !self.check_not_const(l, "assignment") {
+            self.rvalue_discard(r);
+            return ERROR;
+        }
         let t = self.lvalue(l);
         if t == ERROR {
             self.rvalue_discard(r);
@@ -1158,6 +1198,9 @@ impl Gen<'_> {
     fn incdec(&mut self, pre: bool, inc: bool, e: &Expr, loc: Loc) -> TypeId {
         if !self.is_lvalue_expr(e) {
             self.error(e.loc, format!("`{}` needs an lvalue", if inc { "++" } else { "--" }));
+            return ERROR;
+        }
+        if !self.check_not_const(e, if inc { "increment" } else { "decrement" }) {
             return ERROR;
         }
         let t = self.lvalue(e);

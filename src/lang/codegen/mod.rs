@@ -37,6 +37,8 @@ enum Symbol {
 struct Scope {
     /// Keyed by the AST's shared names, so declaring allocates no key string.
     names: HashMap<ast::Name, (Symbol, Loc)>,
+    /// The variables of this scope declared `const` (assigning to one is an error).
+    consts: Vec<ast::Name>,
     block: u32,
 }
 
@@ -172,7 +174,7 @@ impl<'a> Gen<'a> {
         let func = self.fns.last().map(|f| f.index);
         let id = self.blocks.len() as u32;
         self.blocks.push(BlockInfo { parent, func, first_line: loc.line, last_line: loc.line });
-        self.scopes.push(Scope { names: HashMap::default(), block: id });
+        self.scopes.push(Scope { names: HashMap::default(), consts: Vec::new(), block: id });
         id
     }
 
@@ -186,6 +188,24 @@ impl<'a> Gen<'a> {
 
     fn lookup(&self, name: &str) -> Option<Symbol> {
         self.scopes.iter().rev().find_map(|s| s.names.get(name).map(|(sym, _)| *sym))
+    }
+
+    /// Whether the variable `name` resolves to was declared `const`.
+    fn is_const(&self, name: &str) -> bool {
+        self.scopes
+            .iter()
+            .rev()
+            .find(|s| s.names.contains_key(name))
+            .is_some_and(|s| s.consts.iter().any(|c| &**c == name))
+    }
+
+    /// Notes that `d`, declared with `spec` in the innermost scope, is a const object:
+    /// `const T x`, `T *const p` (not `const T *p`, whose pointee is const).
+    fn note_const(&mut self, spec: &ast::TypeSpec, d: &ast::Declarator) {
+        let konst = if d.pointers == 0 { spec.konst } else { d.const_pointer };
+        if let (true, Some(scope)) = (konst, self.scopes.last_mut()) {
+            scope.consts.push(d.name.clone());
+        }
     }
 
     /// Declares `name` in the innermost scope; reports a duplicate definition.
@@ -583,6 +603,7 @@ impl<'a> Gen<'a> {
                 continue;
             }
             let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Var, d.loc) else { continue };
+            self.note_const(&v.ty, d);
             self.tentative.insert(d.name.clone(), d.init.is_some());
             if let Some(init) = &d.init {
                 self.global_init_value(ty, off, init);
@@ -700,6 +721,7 @@ impl<'a> Gen<'a> {
                 continue;
             }
             self.declare_var(&p.decl.name, *ty, kind, p.decl.loc);
+            self.note_const(&p.ty, &p.decl);
         }
         if sig.variadic {
             let (_, off) = self.temp();

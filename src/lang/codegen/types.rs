@@ -1068,6 +1068,7 @@ impl Gen<'_> {
             match v.ty.storage {
                 ast::Storage::Static => {
                     self.static_local(d, ty);
+                    self.note_const(&v.ty, d);
                     continue;
                 }
                 ast::Storage::Extern => {
@@ -1079,6 +1080,7 @@ impl Gen<'_> {
             // The initialiser is evaluated before the name is visible (`int x = x;` sees
             // the outer `x`), as the compiler resolves it in order.
             let Some((depth, off)) = self.declare_var(&d.name, ty, IdentKind::Var, d.loc) else { continue };
+            self.note_const(&v.ty, d);
             if let Some(init) = &d.init {
                 self.local_init(ty, depth, off, init);
             }
