@@ -3,7 +3,8 @@
 //! Supports `#include "file"` / `<file>` (the standard headers built in, see
 //! [`super::headers`]), object- and function-like `#define` with `#`, `##` and `...`,
 //! `#undef`, `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/`#endif`, `#error`, `#warning`,
-//! `#pragma` (`once` honoured, others ignored), `#line` (read, ignored) and the
+//! `#pragma` (`once` honoured, others ignored), `#line` (for `__LINE__` and
+//! `__FILE__`; diagnostics keep real positions) and the
 //! predefined `__LINE__`, `__FILE__`, `__STDC__`, `__STDC_VERSION__`. Macro expansion
 //! uses a stack of replacement segments: a macro is *active* while its replacement is
 //! being read, and an active macro's name met again is left alone (C's rule); the names
@@ -106,6 +107,7 @@ pub fn preprocess(
         budget: MIN_EXPANDED_TOKENS.saturating_add(toks_len.saturating_mul(EXPANDED_TOKENS_PER_TOKEN)),
         budget_reported: false,
         once: Vec::new(),
+        line_marks: Vec::new(),
         self_referenced: Vec::new(),
     };
     pp.predefine();
@@ -224,6 +226,9 @@ struct CondExpr<'t> {
     pos: usize,
     /// Where to point when the expression ends early (the directive).
     end: Loc,
+    /// Nesting of parentheses, prefix operators and `?:` so far (at most
+    /// [`super::parse::MAX_DEPTH`], as in the parser: no input can overflow the stack).
+    depth: u32,
 }
 
 type CondResult = Result<i64, (Loc, String)>;
@@ -248,12 +253,24 @@ impl CondExpr<'_> {
         if !self.eat(Punct::Question) {
             return Ok(c);
         }
+        if self.depth >= super::parse::MAX_DEPTH {
+            let n = super::parse::MAX_DEPTH;
+            return Err((self.here(), format!("`#if` expression nested too deep (more than {n} levels)")));
+        }
+        self.depth += 1;
+        let ab = self.branches();
+        self.depth -= 1;
+        let (a, b) = ab?;
+        Ok(if c != 0 { a } else { b })
+    }
+
+    /// The two branches of `?:` after the `?`.
+    fn branches(&mut self) -> Result<(i64, i64), (Loc, String)> {
         let a = self.ternary()?;
         if !self.eat(Punct::Colon) {
             return Err((self.here(), "expected `:` in the `#if` expression".into()));
         }
-        let b = self.ternary()?;
-        Ok(if c != 0 { a } else { b })
+        Ok((a, self.ternary()?))
     }
 
     /// Binary operators of precedence `min` and above (C's table, `||` lowest).
@@ -308,6 +325,19 @@ impl CondExpr<'_> {
 
     fn unary(&mut self) -> CondResult {
         let at = self.here();
+        if self.depth >= super::parse::MAX_DEPTH {
+            return Err((
+                at,
+                format!("`#if` expression nested too deep (more than {} levels)", super::parse::MAX_DEPTH),
+            ));
+        }
+        self.depth += 1;
+        let v = self.unary_inner(at);
+        self.depth -= 1;
+        v
+    }
+
+    fn unary_inner(&mut self, at: Loc) -> CondResult {
         let Some(k) = self.peek() else {
             return Err((at, "expected an expression in `#if`".into()));
         };
@@ -361,6 +391,9 @@ struct Pre<'a> {
     budget_reported: bool,
     /// Files that said `#pragma once`.
     once: Vec<PathBuf>,
+    /// `#line` directives read: `(file, the directive's line, what the next line is
+    /// numbered, the file name it gives)`, in reading order (per file, in line order).
+    line_marks: Vec<(u32, u32, i64, Option<String>)>,
     /// Macro names left unexpanded inside their own expansion.
     self_referenced: Vec<Sym>,
 }
@@ -595,11 +628,25 @@ impl Pre<'_> {
             let use_loc = t.tok.loc;
             if let Some(d) = m.dynamic {
                 let kind = match d {
-                    Dynamic::Line => TokenKind::Int(i64::from(use_loc.line)),
+                    Dynamic::Line => {
+                        let line = match self.line_mark(use_loc) {
+                            Some((at, n, _)) => n + i64::from(use_loc.line) - i64::from(at) - 1,
+                            None => i64::from(use_loc.line),
+                        };
+                        TokenKind::Int(line)
+                    }
                     Dynamic::File => {
-                        let name = self.sources.files.get(use_loc.file as usize).map_or("", |f| f.name.as_str());
-                        let bytes = name.as_bytes().to_vec();
-                        TokenKind::Str(self.names.add_str(bytes))
+                        let named = self.line_mark(use_loc).and_then(|(_, _, name)| name.clone());
+                        let name = match named {
+                            Some(n) => n,
+                            None => self
+                                .sources
+                                .files
+                                .get(use_loc.file as usize)
+                                .map_or("", |f| f.name.as_str())
+                                .to_string(),
+                        };
+                        TokenKind::Str(self.names.add_str(name.into_bytes()))
                     }
                 };
                 return Some(PTok { tok: Token { kind, loc: use_loc }, noexpand: true });
@@ -892,13 +939,20 @@ impl Pre<'_> {
                     }
                 }
             }
-            // `#line N "file"` renames positions for diagnostics only; positions here
-            // always stay those of the real file, so it is read and ignored.
-            "line" => {
-                if !matches!(rest.first().map(|t| t.kind), Some(TokenKind::Int(_))) {
-                    self.error(head.loc, "expected a line number after `#line`");
+            // `#line N "file"`: the next line is numbered N (in file "file") for
+            // `__LINE__` and `__FILE__`; diagnostics keep the real file's positions.
+            "line" => match (rest.first().map(|t| t.kind), rest.get(1).map(|t| t.kind)) {
+                (Some(TokenKind::Int(n)), name @ (None | Some(TokenKind::Str(_)))) if rest.len() <= 2 => {
+                    let name = match name {
+                        Some(TokenKind::Str(id)) => {
+                            Some(String::from_utf8_lossy(self.names.str_bytes(id)).into_owned())
+                        }
+                        _ => None,
+                    };
+                    self.line_marks.push((head.loc.file, head.loc.line, n, name));
                 }
-            }
+                _ => self.error(head.loc, "expected `#line` NUMBER or `#line` NUMBER \"FILE\""),
+            },
             _ => {
                 let msg = match head.kind {
                     TokenKind::Ident(s) => format!("unknown preprocessor directive `#{}`", self.names.name(s)),
@@ -909,6 +963,21 @@ impl Pre<'_> {
                 self.error(loc, msg);
             }
         }
+    }
+
+    /// The latest `#line` before `loc` in its file: its line, the number it gives the
+    /// line after it, and the file name it gives (the last one given in the file so far).
+    fn line_mark(&self, loc: Loc) -> Option<(u32, i64, &Option<String>)> {
+        let mark = self.line_marks.iter().rev().find(|m| m.0 == loc.file && m.1 < loc.line)?;
+        let name = self
+            .line_marks
+            .iter()
+            .rev()
+            .filter(|m| m.0 == loc.file && m.1 < loc.line && m.3.is_some())
+            .map(|m| &m.3)
+            .next()
+            .unwrap_or(&None);
+        Some((mark.1, mark.2, name))
     }
 
     /// The value of the condition of an `#if` or `#elif` at `loc`: `defined NAME` and
@@ -944,7 +1013,7 @@ impl Pre<'_> {
         while let Some(t) = self.next_expanded(&mut ctx) {
             expanded.push(t.tok);
         }
-        let mut e = CondExpr { toks: &expanded, pos: 0, end: loc };
+        let mut e = CondExpr { toks: &expanded, pos: 0, end: loc, depth: 0 };
         match e.ternary().and_then(|v| match e.toks.get(e.pos) {
             None => Ok(v),
             Some(t) => Err((t.loc, "unexpected token after the `#if` expression".to_string())),
@@ -1446,6 +1515,22 @@ mod tests {
         assert_eq!(p.items.len(), 1);
         // A directory is not a file: reading it must fail rather than block or error out.
         assert_eq!(FsLoader.read(&std::env::temp_dir()), None);
+    }
+
+    /// An `#if` nested deeper than the parser allows is an error, not a stack overflow
+    /// (the compiler's own threads may be small: a test thread has 2 MiB). 256 levels
+    /// are fine, 1000 are not.
+    #[test]
+    fn deeply_nested_if_expressions_are_an_error() {
+        let nested = |n: usize| format!("#if {}1{}\nint x;\n#endif\n", "(".repeat(n), ")".repeat(n));
+        let (out, d) = run(&nested(200));
+        assert!(d.is_empty(), "{d:?}");
+        assert!(out.contains("int x"));
+        let (_, d) = run(&nested(1000));
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].message.contains("nested too deep"), "{d:?}");
+        let (_, d) = run(&format!("#if {}1\n#endif\n", "!".repeat(1000)));
+        assert!(d[0].message.contains("nested too deep"), "{d:?}");
     }
 
     #[test]
