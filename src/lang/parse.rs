@@ -188,7 +188,7 @@ fn is_type_start(k: TokenKind) -> bool {
     )
 }
 
-/// For a C keyword this compiler does not implement: the reason given in its error.
+/// For a C keyword this compiler leaves out: the reason given in its error.
 fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
     use Keyword::*;
     Some(match k {
@@ -197,7 +197,7 @@ fn unsupported_keyword(k: Keyword) -> Option<&'static str> {
             ": CPC processes share no memory implicitly; use channels, spinlocks or remote references"
         }
         Alignas | Alignof => ": memory is made of words here, every object is word-aligned",
-        Generic => ": type-generic selection is not implemented",
+        Generic => ": selecting an expression by its type is left out (man cpcc, C SCOPE)",
         _ => return None,
     })
 }
