@@ -102,8 +102,9 @@ struct Proc {
     forall_pending: u32,
     forall_end: Ticks,
     forked_live: u32,
-    /// End times of ended, not yet joined forked children.
-    ended_children: Vec<Ticks>,
+    /// End times of ended, not yet joined forked children, earliest on top: a join takes
+    /// the earliest in logarithmic time (a scan made fork-then-join loops quadratic).
+    ended_children: BinaryHeap<Reverse<Ticks>>,
     children_end: Ticks,
     /// Remaining forall indices of this child's group: `group_next..=group_hi`.
     group_next: i64,
@@ -817,7 +818,7 @@ impl<'m> Simulator<'m> {
             forall_pending: 0,
             forall_end: 0,
             forked_live: 0,
-            ended_children: Vec::new(),
+            ended_children: BinaryHeap::new(),
             children_end: 0,
             group_next: group.0,
             group_hi: group.1,
@@ -1832,7 +1833,7 @@ impl<'m> Simulator<'m> {
             }
             Kind::Fork => {
                 par.forked_live = par.forked_live.saturating_sub(1);
-                par.ended_children.push(t);
+                par.ended_children.push(Reverse(t));
                 par.children_end = par.children_end.max(t);
                 match par.wait {
                     Wait::Join => self.wake[parent as usize] = self.wake[parent as usize].min(t),
@@ -2028,14 +2029,13 @@ impl<'m> Simulator<'m> {
             }
             Instr::Join {} => {
                 let p = &mut self.procs[pid as usize];
-                let earliest = p.ended_children.iter().enumerate().min_by_key(|(_, &t)| t).map(|(k, &t)| (k, t));
-                match earliest {
-                    Some((k, t)) if t <= p.clock => {
-                        p.ended_children.swap_remove(k);
+                match p.ended_children.peek().map(|r| r.0) {
+                    Some(t) if t <= p.clock => {
+                        p.ended_children.pop();
                         self.charge(pid, op)?;
                         Ok(Flow::Continue)
                     }
-                    Some((_, t)) => {
+                    Some(t) => {
                         self.block(pid, Wait::Join, t);
                         Ok(Flow::Stop)
                     }
