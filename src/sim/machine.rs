@@ -362,6 +362,8 @@ pub struct Simulator<'m> {
     /// The least time an entry of `due_next` was put there with (NEVER: none).
     due_next_min: Ticks,
     due_next_bound: Ticks,
+    /// The `due_later` entries [`Self::next_event`] took out to look at (kept to reuse).
+    due_taken: Vec<(Ticks, u32)>,
     /// The processor being run and the end of the quantum, during a quantum.
     cur: Option<(usize, Ticks)>,
     /// Set by [`Self::lower_pmin`], through which every change of a process's wake time
@@ -608,6 +610,7 @@ impl<'m> Simulator<'m> {
             due_next: procset::ProcSet::new(npp),
             due_next_min: NEVER,
             due_next_bound: 0,
+            due_taken: Vec::new(),
             cur: None,
             woken: false,
             debug: None,
@@ -1119,8 +1122,47 @@ impl<'m> Simulator<'m> {
         }
     }
 
-    /// Earliest time any live process can run.
-    fn next_event(&self) -> Ticks {
+    /// Earliest time any live process can run, after a quantum in which none ran: the
+    /// least over the processors of their processes' least wake time (not before the
+    /// processor's clock). A processor with a process to wake is due (in `due_next` or
+    /// `due_later`) no later than that wake (see [`Self::lower_pmin`]), so the processors
+    /// of `due_later` are looked at in the order of their due times and the search stops
+    /// at the first due time not before the best found: a look at a few processors
+    /// instead of every process of the machine. The entries looked at are put back.
+    fn next_event(&mut self) -> Ticks {
+        let mut best = NEVER;
+        if self.due_next_min != NEVER {
+            for pp in self.due_next.iter() {
+                best = best.min(self.proc_next(pp as usize));
+            }
+        }
+        let mut taken = std::mem::take(&mut self.due_taken);
+        while let Some(&Reverse((t, pp))) = self.due_later.peek() {
+            if t >= best {
+                break;
+            }
+            self.due_later.pop();
+            taken.push((t, pp));
+            best = best.min(self.proc_next(pp as usize));
+        }
+        for e in taken.drain(..) {
+            self.due_later.push(Reverse(e));
+        }
+        self.due_taken = taken;
+        debug_assert_eq!(best, self.scan_next_event());
+        best
+    }
+
+    /// When processor `pp` can next run one of its processes (NEVER: none is to wake).
+    fn proc_next(&self, pp: usize) -> Ticks {
+        match self.scan_min_wake(pp) {
+            NEVER => NEVER,
+            w => w.max(self.pclock[pp]),
+        }
+    }
+
+    /// [`Self::next_event`] by a look at every process (what the tests check it against).
+    fn scan_next_event(&self) -> Ticks {
         let mut next = NEVER;
         for (pp, q) in self.queues.iter().enumerate() {
             for &pid in q {

@@ -85,6 +85,16 @@ impl ProcSet {
     pub(super) fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// The ids in the set, lowest first.
+    pub(super) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let words = if self.len == 0 { &[][..] } else { &self.words[self.first.min(self.words.len())..] };
+        words.iter().enumerate().flat_map(move |(k, &word)| {
+            let base = (self.first + k) as u32 * 64;
+            std::iter::successors((word != 0).then_some(word), |&w| Some(w & (w - 1)).filter(|&w| w != 0))
+                .map(move |w| base + w.trailing_zeros())
+        })
+    }
 }
 
 #[cfg(test)]
@@ -140,6 +150,18 @@ mod tests {
 
     /// `absorb` is a union that empties its argument: ids of both sets (one in a word
     /// the other set does not have) come out once each, in order.
+    #[test]
+    fn iter_lists_the_ids_lowest_first_without_taking_them() {
+        let mut s = ProcSet::new(200);
+        for id in [130, 3, 64, 63, 199, 0] {
+            s.insert(id);
+        }
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![0, 3, 63, 64, 130, 199]);
+        assert_eq!(s.pop_first(), Some(0));
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![3, 63, 64, 130, 199]);
+        assert_eq!(ProcSet::new(10).iter().count(), 0);
+    }
+
     #[test]
     fn absorb_is_a_union() {
         let mut a = ProcSet::new(64);
