@@ -972,13 +972,10 @@ mod tests {
         assert_eq!(wcpa_weight(70.0, 0.0, 1), 70.0);
     }
 
-    /// Process 0 runs 0..10 and 20..40 (busy intervals recorded at their ends) and sends
-    /// at 30, inside the second interval: its CPU time before the send is 10 + (30 − 20)
-    /// = 20, before its end at 40 is 30; process 1 was never busy (0). These are
-    /// [`CpuTime`]'s answers, followed one event at a time.
-    #[test]
-    fn cpu_times_are_followed_event_by_event() {
-        let send = |time, msg| Event::MsgSend {
+    /// A 4-byte channel message `msg` from process 0 (processor 0) to process 1
+    /// (processor 1), sent at `time` from line 1.
+    fn send_0_to_1(time: Ticks, msg: u64) -> Event {
+        Event::MsgSend {
             time,
             msg,
             src_pid: 0,
@@ -988,7 +985,16 @@ mod tests {
             purpose: crate::trace::MsgPurpose::Channel { channel: 0, index: 0 },
             bytes: 4,
             line: 1,
-        };
+        }
+    }
+
+    /// Process 0 runs 0..10 and 20..40 (busy intervals recorded at their ends) and sends
+    /// at 30, inside the second interval: its CPU time before the send is 10 + (30 − 20)
+    /// = 20, before its end at 40 is 30; process 1 was never busy (0). These are
+    /// [`CpuTime`]'s answers, followed one event at a time.
+    #[test]
+    fn cpu_times_are_followed_event_by_event() {
+        let send = send_0_to_1;
         let busy = |pid, start, end| Event::Busy {
             pproc: pid,
             pid,
@@ -1078,17 +1084,7 @@ mod tests {
         let evs = vec![
             Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
             Event::State { time: 0, pid: 0, state: ProcState::Running, reason: Reason::None },
-            Event::MsgSend {
-                time: 20,
-                msg: 1,
-                src_pid: 0,
-                src_pproc: 0,
-                dst_pid: Some(1),
-                dst_pproc: 1,
-                purpose: crate::trace::MsgPurpose::Channel { channel: 0, index: 0 },
-                bytes: 4,
-                line: 1,
-            },
+            send_0_to_1(20, 1),
             Event::Busy { pproc: 0, pid: 0, start: 0, end: 20, line: 1, class: crate::trace::BusyClass::Work },
             Event::ProcEnd { time: 20, pid: 0 },
             Event::MsgArrive { time: 30, msg: 1, dst_pproc: 1 },
