@@ -392,7 +392,8 @@ struct Pre<'a> {
     /// Files that said `#pragma once`.
     once: Vec<PathBuf>,
     /// `#line` directives read: `(file, the directive's line, what the next line is
-    /// numbered, the file name it gives)`, in reading order (per file, in line order).
+    /// numbered, the file name in force after it: its own or the file's previous one)`,
+    /// in reading order (per file, in line order).
     line_marks: Vec<(u32, u32, i64, Option<String>)>,
     /// Macro names left unexpanded inside their own expansion.
     self_referenced: Vec<Sym>,
@@ -947,7 +948,7 @@ impl Pre<'_> {
                         Some(TokenKind::Str(id)) => {
                             Some(String::from_utf8_lossy(self.names.str_bytes(id)).into_owned())
                         }
-                        _ => None,
+                        _ => self.line_marks.iter().rev().find(|m| m.0 == head.loc.file).and_then(|m| m.3.clone()),
                     };
                     self.line_marks.push((head.loc.file, head.loc.line, n, name));
                 }
@@ -966,18 +967,10 @@ impl Pre<'_> {
     }
 
     /// The latest `#line` before `loc` in its file: its line, the number it gives the
-    /// line after it, and the file name it gives (the last one given in the file so far).
+    /// line after it, and the file name in force.
     fn line_mark(&self, loc: Loc) -> Option<(u32, i64, &Option<String>)> {
         let mark = self.line_marks.iter().rev().find(|m| m.0 == loc.file && m.1 < loc.line)?;
-        let name = self
-            .line_marks
-            .iter()
-            .rev()
-            .filter(|m| m.0 == loc.file && m.1 < loc.line && m.3.is_some())
-            .map(|m| &m.3)
-            .next()
-            .unwrap_or(&None);
-        Some((mark.1, mark.2, name))
+        Some((mark.1, mark.2, &mark.3))
     }
 
     /// The value of the condition of an `#if` or `#elif` at `loc`: `defined NAME` and

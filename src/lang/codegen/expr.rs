@@ -384,23 +384,22 @@ impl Gen<'_> {
     }
 
     /// The `const` variable whose own storage `e` designates, if any: `x`, an element
-    /// of an array `x`, a member of a struct `x` (not what a pointer points to: a
-    /// pointee's qualifiers are not followed).
+    /// of an array variable `x`, a member of a struct `x` (not what a pointer points to,
+    /// nor an element of an array member: the type of an indexed member is not looked
+    /// at, so `s.p[i]` through a pointer member stays allowed).
     fn const_root<'e>(&self, e: &'e Expr) -> Option<&'e str> {
         match &e.kind {
             ExprKind::Ident(n) => self.is_const(n).then_some(&**n),
             ExprKind::Index(ai) => {
-                // Through the array (not a pointer) the index is applied to.
+                // Through the array variable (not a pointer) the indices apply to.
                 let mut base = &ai.0;
                 while let ExprKind::Index(inner) = &base.kind {
                     base = &inner.0;
                 }
-                match (&base.kind, self.const_root(base)) {
-                    (ExprKind::Ident(n), Some(root)) => match self.lookup(n) {
-                        Some(Symbol::Var { ty, .. }) if self.types.array_elem(ty).is_some() => Some(root),
-                        _ => None,
-                    },
-                    (_, root) => root,
+                let ExprKind::Ident(n) = &base.kind else { return None };
+                match self.lookup(n) {
+                    Some(Symbol::Var { ty, .. }) if self.types.array_elem(ty).is_some() => self.const_root(base),
+                    _ => None,
                 }
             }
             ExprKind::Member { expr, arrow: false, .. } => self.const_root(expr),
