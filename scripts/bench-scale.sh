@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # cpss at scale: host time and peak memory as the number of live processes grows, in
 # three shapes (SPEC §10):
-#   waiters   main forks N children, each waiting for one message on its own channel,
-#             then sends the N messages and joins them all;
-#   sleepers  main forks N children that each sleep in delay(1000), then joins them;
+#   waiters   a tree of N processes, one on each node of the mesh: each forks its
+#             neighbours below (and, on row 0, to its right), then all wait for one
+#             message each; process 0 sends the first after a delay(1000 * side) that
+#             outlasts the creations, and each forwards it to its children on receipt,
+#             then joins them;
+#   sleepers  the same tree, each process sleeping in delay(1000 * side) before joining;
 #   forall    one forall creating N children that compute a little and end.
-# The machine is a square mesh with one processor per process up to 1024x1024 (children
-# are placed round-robin over its processors beyond that). For each shape and N it
-# prints host seconds, peak RSS and the ratio of host time to the previous N's (a 4x step
-# that costs 4x is linear; the target is at most 5x from 16k upward). A run that takes
-# longer than TIMEOUT seconds (default 120) is reported as such and the shape stops there.
+# Every creation and message of the trees crosses one link, so the network's work grows
+# as N: a star (process 0 creating and messaging all N) sends its traffic over about
+# sqrt(N) links each, N*sqrt(N) flit-hops, and host time would follow that work rather
+# than the number of processes. The machine is a square mesh with one processor per
+# process up to 1024x1024 (processes share processors round-robin beyond that). For each
+# shape and N it prints host seconds, peak RSS, peak bytes per process and the ratio of
+# host time to the previous N's (a 4x step that costs 4x is linear; the target is at most
+# 5x from 16k upward). A run longer than TIMEOUT seconds (default 300) is reported as
+# such and the shape stops there.
 #
 # Usage: [TIMEOUT=s] scripts/bench-scale.sh [N ...]
 #        (default N: 4096 16384 65536 262144 1048576)
@@ -17,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(4096 16384 65536 262144 1048576)
-timeout_s=${TIMEOUT:-120}
+timeout_s=${TIMEOUT:-300}
 if [ ! -x /usr/bin/time ]; then
   (apt-get update -qq && apt-get install -y -qq time) >/dev/null 2>&1 || { echo "cannot install time" >&2; exit 1; }
 fi
@@ -42,22 +49,36 @@ program() {
     waiters)
       cat <<'C'
 channel int c[N];
-void w(int k) { int v; v = c[k]; }
+void node(int k) {
+    int v, n;
+    n = 0;
+    if (k < S - 1 && k + 1 < N) { fork [(k + 1) % (S * S); c[k + 1]] node(k + 1); n++; }
+    if (k + S < N) { fork [(k + S) % (S * S); c[k + S]] node(k + S); n++; }
+    v = c[k];
+    if (k < S - 1 && k + 1 < N) c[k + 1] = v;
+    if (k + S < N) c[k + S] = v;
+    while (n > 0) { join; n--; }
+}
 void main() {
-    int k;
-    for (k = 0; k < N; k++) fork [k % (S * S); c[k]] w(k);
-    for (k = 0; k < N; k++) c[k] = k;
-    for (k = 0; k < N; k++) join;
+    fork [0; c[0]] node(0);
+    delay(1000 * S);
+    c[0] = 1;
+    join;
 }
 C
       ;;
     sleepers)
       cat <<'C'
-void s(int k) { delay(1000); }
+void node(int k) {
+    int n;
+    n = 0;
+    if (k < S - 1 && k + 1 < N) { fork [(k + 1) % (S * S)] node(k + 1); n++; }
+    if (k + S < N) { fork [(k + S) % (S * S)] node(k + S); n++; }
+    delay(1000 * S);
+    while (n > 0) { join; n--; }
+}
 void main() {
-    int k;
-    for (k = 0; k < N; k++) fork [k % (S * S)] s(k);
-    for (k = 0; k < N; k++) join;
+    node(0);
 }
 C
       ;;
@@ -73,7 +94,7 @@ C
   esac
 }
 
-printf '%-9s %9s %6s %10s %10s %7s\n' shape N mesh "host s" "peak MB" ratio
+printf '%-9s %9s %9s %8s %9s %8s %6s\n' shape N mesh "host s" "peak MB" "B/proc" ratio
 for shape in waiters sleepers forall; do
   prev=""
   for n in "${sizes[@]}"; do
@@ -84,14 +105,15 @@ for shape in waiters sleepers forall; do
       read -r secs kb < "$tmp/time"
       ratio=""
       [ -n "$prev" ] && ratio=$(echo "$secs / ($prev + 0.005)" | bc -l | xargs printf '%.1fx')
-      printf '%-9s %9d %6s %10.2f %10.0f %7s\n' "$shape" "$n" "${s}x$s" "$secs" "$(echo "$kb / 1024" | bc -l)" "$ratio"
+      printf '%-9s %9d %9s %8.2f %9.0f %8.0f %6s\n' "$shape" "$n" "${s}x$s" "$secs" "$(echo "$kb / 1024" | bc -l)" \
+        "$(echo "$kb * 1024 / $n" | bc -l)" "$ratio"
       prev=$secs
     else
       status=$?
       if [ "$status" = 124 ]; then
-        printf '%-9s %9d %6s %10s\n' "$shape" "$n" "${s}x$s" "> ${timeout_s}"
+        printf '%-9s %9d %9s %8s\n' "$shape" "$n" "${s}x$s" "> ${timeout_s}"
       else
-        printf '%-9s %9d %6s failed (exit %d): %s\n' "$shape" "$n" "${s}x$s" "$status" "$(head -c 200 "$tmp/err")"
+        printf '%-9s %9d %9s failed (exit %d): %s\n' "$shape" "$n" "${s}x$s" "$status" "$(head -c 200 "$tmp/err")"
       fi
       break
     fi

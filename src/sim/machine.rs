@@ -7,6 +7,7 @@
 //! the current frame segment) without allocating; every other instruction leaves the
 //! loop and is executed by [`Simulator::exec_complex`] with access to the whole machine.
 use super::format::{self, ScanValue};
+use super::least_loaded::LeastLoaded;
 use super::memory::Memory;
 use super::observe::{BlockReason, Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
 use super::rng::Rng;
@@ -96,7 +97,12 @@ struct Proc {
     stack: Vec<Word>,
     display: Vec<u32>,
     frames: Vec<Frame>,
+    /// The frame segments, in the order they were taken. A segment emptied by a return
+    /// is kept for the next call (a loop of calls would otherwise take and return one
+    /// each time) until the process ends.
     segs: Vec<Seg>,
+    /// The segment holding the top frame.
+    cur_seg: u32,
     frame_words: u32,
     time_on: bool,
     forall_pending: u32,
@@ -315,7 +321,8 @@ pub struct Simulator<'m> {
     /// queue reads one table.
     wake: Vec<Ticks>,
     queues: Vec<VecDeque<u32>>,
-    live: Vec<u32>,
+    /// Live processes per physical processor, for the default allocation.
+    live: LeastLoaded,
     busy: Vec<Ticks>,
     used: Vec<bool>,
     pclock: Vec<Ticks>,
@@ -579,7 +586,7 @@ impl<'m> Simulator<'m> {
             procs: Vec::new(),
             wake: Vec::new(),
             queues: vec![VecDeque::new(); npp],
-            live: vec![0; npp],
+            live: LeastLoaded::new(npp),
             busy: vec![0; npp],
             used: vec![false; npp],
             pclock: vec![0; npp],
@@ -763,13 +770,7 @@ impl<'m> Simulator<'m> {
 
     /// The physical processor with the fewest live processes (ties: lowest id).
     fn default_pproc(&self) -> u32 {
-        let mut best = 0usize;
-        for (i, &l) in self.live.iter().enumerate() {
-            if l < self.live[best] {
-                best = i;
-            }
-        }
-        best as u32
+        self.live.least()
     }
 
     /// Creates a process running `func` with `args` as its first frame words.
@@ -794,7 +795,9 @@ impl<'m> Simulator<'m> {
             .get(func as usize)
             .ok_or_else(|| self.rt(parent, RuntimeError::BadCode { message: format!("function {func}") }))?;
         let n = f.frame.max(f.params);
-        let len = n.max(self.cfg.segment_words).max(1);
+        // The bottom frame only: a process that calls gets a segment of at least
+        // `segment_words` then, so an idle process holds just its frame.
+        let len = n.max(1);
         let Some(base) = self.mem.alloc(len, pproc) else { return Err(self.limit(Limit::Memory)) };
         let pid = self.procs.len() as u32;
         let mut disp = vec![0u32; self.max_depth + 1];
@@ -816,6 +819,7 @@ impl<'m> Simulator<'m> {
             display: disp,
             frames: Vec::new(),
             segs: vec![Seg { base, len, top: n }],
+            cur_seg: 0,
             frame_words: 0,
             time_on: true,
             forall_pending: 0,
@@ -832,7 +836,7 @@ impl<'m> Simulator<'m> {
         self.wake.push(start);
         self.queues[pproc as usize].push_back(pid);
         self.lower_pmin(pproc as usize, start);
-        self.live[pproc as usize] += 1;
+        self.live.add(pproc as usize, 1);
         self.used[pproc as usize] = true;
         self.live_procs += 1;
         self.stats.processes += 1;
@@ -1854,7 +1858,7 @@ impl<'m> Simulator<'m> {
         if let Some(k) = self.queues[pp].iter().position(|&x| x == pid) {
             self.queues[pp].remove(k);
         }
-        self.live[pp] -= 1;
+        self.live.add(pp, -1);
         self.live_procs -= 1;
         if let Some(o) = self.observer.as_mut() {
             o.event(&SimEvent::ProcessEnd { time: t, pid });
@@ -1967,9 +1971,29 @@ impl<'m> Simulator<'m> {
                 let f = self.funcs[func as usize];
                 let n = f.frame.max(f.params);
                 let pp = self.procs[pid as usize].pproc;
-                let len = n.max(self.cfg.segment_words);
-                let Some(base) = self.mem.alloc(len, pp) else { return Err(self.limit(Limit::Memory)) };
-                self.procs[pid as usize].segs.push(Seg { base, len, top: n });
+                // The top frame's segment is full: the next kept segment if it holds the
+                // frame, else a new one in place of the kept ones (sizes grow 16, 64,
+                // 256 words... up to `segment_words`, so a process that calls a small
+                // function holds little).
+                let p = &mut self.procs[pid as usize];
+                let next = p.cur_seg as usize + 1;
+                let base = match p.segs.get_mut(next) {
+                    Some(s) if s.len >= n => {
+                        s.top = n;
+                        s.base
+                    }
+                    _ => {
+                        for s in p.segs.drain(next..) {
+                            self.mem.free(s.base, s.len);
+                        }
+                        let shift = (2 * next - 2).min(30) as u32;
+                        let len = n.max((16u32 << shift).min(self.cfg.segment_words));
+                        let Some(base) = self.mem.alloc(len, pp) else { return Err(self.limit(Limit::Memory)) };
+                        self.procs[pid as usize].segs.push(Seg { base, len, top: n });
+                        base
+                    }
+                };
+                self.procs[pid as usize].cur_seg = next as u32;
                 let ret = self.procs[pid as usize].pc + 1;
                 self.charge(pid, op)?;
                 let p = &mut self.procs[pid as usize];

@@ -1,12 +1,15 @@
 //! The memory pool: words plus the owning physical processor of each (seed 000 Figure 6),
-//! with a first-fit free list of returned segments. Depends on `vcode::Word`.
+//! with the returned segments kept by length for a best-fit reuse in logarithmic time (a
+//! first-fit list scanned on every allocation grew with the number of ended processes).
+//! Depends on `vcode::Word`.
 use crate::vcode::Word;
+use std::collections::BTreeMap;
 
 pub(crate) struct Memory {
     pub(crate) words: Vec<Word>,
     pub(crate) owner: Vec<u32>,
-    /// Returned segments `(base, len)`, in the order they were returned.
-    free: Vec<(u32, u32)>,
+    /// Returned segments: their bases by length, the last returned on top.
+    free: BTreeMap<u32, Vec<u32>>,
     limit: u32,
     /// `Some(p)` while every word has been given to processor `p` (as far as allocation
     /// knows: a segment given back and reused by another processor counts as mixed).
@@ -17,7 +20,14 @@ pub(crate) struct Memory {
 
 impl Memory {
     pub(crate) fn new(limit: u32) -> Memory {
-        Memory { words: Vec::new(), owner: Vec::new(), free: Vec::new(), limit, sole_owner: None, null_reserved: false }
+        Memory {
+            words: Vec::new(),
+            owner: Vec::new(),
+            free: BTreeMap::new(),
+            limit,
+            sole_owner: None,
+            null_reserved: false,
+        }
     }
 
     /// Allocates `n` zeroed words owned by `pproc`; `None` when the pool limit is reached.
@@ -27,12 +37,17 @@ impl Memory {
         } else if self.sole_owner != Some(pproc) {
             self.sole_owner = None;
         }
-        if let Some(k) = self.free.iter().position(|&(_, len)| len >= n) {
-            let (base, len) = self.free[k];
-            if len == n {
-                self.free.remove(k);
-            } else {
-                self.free[k] = (base + n, len - n);
+        // The shortest returned segment that holds `n` words (the most recently returned
+        // of that length); what is left of it goes back to the free segments.
+        if let Some((&len, bases)) = self.free.range_mut(n..).next() {
+            let base = bases.pop();
+            if bases.is_empty() {
+                self.free.remove(&len);
+            }
+            // cannot fail: a length's list is removed when its last base is taken.
+            let base = base.unwrap();
+            if len > n {
+                self.free(base + n, len - n);
             }
             let r = base as usize..(base + n) as usize;
             self.words[r.clone()].fill(Word::Int(0));
@@ -55,7 +70,7 @@ impl Memory {
 
     pub(crate) fn free(&mut self, base: u32, n: u32) {
         if n > 0 {
-            self.free.push((base, n));
+            self.free.entry(n).or_default().push(base);
         }
     }
 
@@ -91,17 +106,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn alloc_reuses_freed_segments_first_fit() {
+    fn alloc_reuses_freed_segments_best_fit() {
         let mut m = Memory::new(100);
         assert_eq!(m.alloc(10, 0), Some(0));
         assert_eq!(m.alloc(20, 1), Some(10));
+        assert_eq!(m.alloc(5, 1), Some(30));
         m.free(0, 10);
-        // 4 words fit in the freed 10-word segment at 0; the rest stays free.
-        assert_eq!(m.alloc(4, 2), Some(0));
-        assert_eq!(m.owner[3], 2);
-        assert_eq!(m.alloc(6, 3), Some(4));
-        assert_eq!(m.alloc(70, 0), Some(30));
+        m.free(30, 5);
+        // 4 words: the 5-word segment at 30 is the shortest that holds them; its last
+        // word stays free.
+        assert_eq!(m.alloc(4, 2), Some(30));
+        assert_eq!(m.owner[33], 2);
+        assert_eq!(m.alloc(1, 3), Some(34), "the 1-word rest of the 5-word segment");
+        // 6 words: only the 10-word segment at 0 holds them; 4 words remain at 6.
+        assert_eq!(m.alloc(6, 3), Some(0));
+        assert_eq!(m.alloc(4, 3), Some(6));
+        assert_eq!(m.alloc(65, 0), Some(35));
         assert_eq!(m.alloc(1, 0), None, "pool limit of 100 words reached");
+    }
+
+    #[test]
+    fn segments_of_one_length_are_reused_last_returned_first() {
+        let mut m = Memory::new(100);
+        let a = m.alloc(8, 0).unwrap();
+        let b = m.alloc(8, 0).unwrap();
+        m.free(a, 8);
+        m.free(b, 8);
+        assert_eq!(m.alloc(8, 1), Some(b));
+        assert_eq!(m.alloc(8, 1), Some(a));
+        assert_eq!(m.alloc(8, 1), Some(16), "none left: the top of the pool");
     }
 
     #[test]

@@ -30,8 +30,10 @@
 //! One flat pool of [`Word`](crate::vcode::Word)s with a parallel owner array (the
 //! physical processor owning each word, seed 000 Figure 6). Globals are at
 //! `0..globals_words`, owned by process 0's processor. Each process's frames live in
-//! segments of the pool (at least `segment_words` each, owned by its processor) taken
-//! from a first-fit free list or the top of the pool, and returned when the process ends;
+//! segments of the pool owned by its processor: the first holds just its bottom frame
+//! (an idle process costs no more pool than that), each later one at least
+//! `segment_words`. A segment is taken from the returned ones (the shortest that fits)
+//! or the top of the pool, and returned when its frames are popped or the process ends;
 //! a frame never straddles segments so frame addresses are stable pool addresses. The
 //! working stack is a per-process `Vec`. The pool may not exceed `max_memory` words.
 //!
@@ -97,6 +99,7 @@
 mod cost;
 pub mod debug;
 pub mod format;
+mod least_loaded;
 mod machine;
 mod memory;
 pub mod observe;

@@ -1091,7 +1091,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if p.frame_words.saturating_add(n) > env.max_stack {
                     fail!(RuntimeError::StackOverflow { limit: env.max_stack });
                 }
-                let Some(seg) = p.segs.last_mut().filter(|s| s.top + n <= s.len) else {
+                let Some(seg) = p.segs.get_mut(p.cur_seg as usize).filter(|s| s.top + n <= s.len) else {
                     break 'run Ok(Exit::Complex);
                 };
                 if matches!(ins, Instr::CallInd {}) {
@@ -1128,12 +1128,11 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                     *s = fr.saved;
                 }
                 p.frame_words -= fr.words;
-                let nsegs = p.segs.len();
-                if let Some(seg) = p.segs.last_mut() {
+                if let Some(seg) = p.segs.get_mut(p.cur_seg as usize) {
                     seg.top -= fr.words;
-                    if seg.top == 0 && nsegs > 1 {
-                        mem.free(seg.base, seg.len);
-                        p.segs.pop();
+                    // An emptied segment is kept for the next call.
+                    if seg.top == 0 && p.cur_seg > 0 {
+                        p.cur_seg -= 1;
                     }
                 }
                 next = fr.ret_pc as usize;
