@@ -817,7 +817,7 @@ impl<'m> Simulator<'m> {
             pc: f.entry,
             stack: args.to_vec(),
             display: disp,
-            frames: Vec::new(),
+            frames: Vec::with_capacity(1),
             segs: vec![Seg { base, len, top: n }],
             cur_seg: 0,
             frame_words: 0,
@@ -1663,6 +1663,9 @@ impl<'m> Simulator<'m> {
             let Some(Sent { id, arrival, sent, data, deferred }) = f.pending.pop_front() else { return };
             let arrival = arrival.max(f.last);
             f.last = arrival;
+            if chan.queue.capacity() == 0 {
+                chan.queue.reserve_exact(1);
+            }
             chan.queue.push(Msg { arrival, seq: id, data });
             let (addr, owner) = (chan.addr, chan.owner);
             self.stats.latency_ticks += arrival - sent;
@@ -2137,7 +2140,10 @@ impl<'m> Simulator<'m> {
                 let k = match chan.from.iter().position(|f| f.pid == pid) {
                     Some(k) => k,
                     None => {
-                        chan.from.push(FromSender { pid, last: 0, pending: VecDeque::new() });
+                        // Room for one sender and one message: most channel elements (one per
+                        // process in a large machine) see one sender and few messages.
+                        chan.from.reserve_exact(1);
+                        chan.from.push(FromSender { pid, last: 0, pending: VecDeque::with_capacity(1) });
                         chan.from.len() - 1
                     }
                 };

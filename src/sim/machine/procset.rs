@@ -1,45 +1,69 @@
 //! The processors to visit in the current quantum: a set of processor ids taken out
-//! lowest first, as a bit set (one bit per physical processor). The scheduler inserts
-//! and takes out a processor at every turn of a busy quantum, so this replaces an
-//! ordered tree by a few word operations with the same order.
+//! lowest first. The scheduler inserts and takes out a processor at every turn of a busy
+//! quantum, so this replaces an ordered tree by a few word operations with the same
+//! order: a bit set (one bit per physical processor) under a summary of bit sets (one
+//! bit per non-empty word of the level below), up to one word. Every operation costs a
+//! few word operations per level (four levels for 16M processors), whatever the size of
+//! the machine: a flat bit set had to be scanned from its start, which on a million
+//! processors cost each quantum a look at 16 384 words.
 
 /// A set of processor ids below the size it was made for.
 #[derive(Debug, Clone, Default)]
 pub(super) struct ProcSet {
-    words: Vec<u64>,
+    /// `levels[0]` has one bit per id; bit `w` of `levels[l + 1]` is set when word `w`
+    /// of `levels[l]` is not zero. The last level has one word.
+    levels: Vec<Vec<u64>>,
     len: usize,
-    /// No id below `64 * first` is in the set: where [`ProcSet::pop_first`] starts looking
-    /// (a quantum takes its processors out in id order, so the words before it are empty).
-    first: usize,
 }
 
 impl ProcSet {
     /// An empty set for ids `0..n`.
     pub(super) fn new(n: usize) -> ProcSet {
-        ProcSet { words: vec![0; n.div_ceil(64)], len: 0, first: 0 }
+        let mut levels = Vec::new();
+        let mut words = n.div_ceil(64).max(1);
+        loop {
+            levels.push(vec![0; words]);
+            if words == 1 {
+                break;
+            }
+            words = words.div_ceil(64);
+        }
+        ProcSet { levels, len: 0 }
     }
 
     /// Adds `id` (ids past the size given to [`ProcSet::new`] make the set grow).
     #[inline]
     pub(super) fn insert(&mut self, id: u32) {
-        let (w, bit) = ((id / 64) as usize, 1u64 << (id % 64));
-        self.first = self.first.min(w);
-        match self.words.get_mut(w) {
-            Some(word) => {
-                if *word & bit == 0 {
-                    *word |= bit;
-                    self.len += 1;
+        let mut i = id as usize;
+        if i / 64 >= self.levels[0].len() {
+            self.grow(i + 1);
+        }
+        for (l, level) in self.levels.iter_mut().enumerate() {
+            let (w, bit) = (i / 64, 1u64 << (i % 64));
+            let was = level[w];
+            level[w] = was | bit;
+            if l == 0 {
+                if was & bit != 0 {
+                    return;
                 }
+                self.len += 1;
             }
-            None => self.grow_insert(w, bit),
+            if was != 0 {
+                // The levels above already mark this word.
+                return;
+            }
+            i = w;
         }
     }
 
+    /// Makes room for ids `0..n`, keeping the ids in the set.
     #[cold]
-    fn grow_insert(&mut self, w: usize, bit: u64) {
-        self.words.resize(w + 1, 0);
-        self.words[w] = bit;
-        self.len += 1;
+    fn grow(&mut self, n: usize) {
+        let mut bigger = ProcSet::new(n);
+        while let Some(id) = self.pop_first() {
+            bigger.insert(id);
+        }
+        *self = bigger;
     }
 
     /// Takes out and returns the lowest id.
@@ -48,16 +72,39 @@ impl ProcSet {
         if self.len == 0 {
             return None;
         }
-        for (w, word) in self.words.iter_mut().enumerate().skip(self.first) {
-            if *word != 0 {
-                let b = word.trailing_zeros();
-                *word &= *word - 1;
-                self.len -= 1;
-                self.first = w;
-                return Some(w as u32 * 64 + b);
-            }
+        // Down from the top: the lowest marked word at each level.
+        let mut i = 0usize;
+        for level in self.levels.iter().rev() {
+            i = i * 64 + level[i].trailing_zeros() as usize;
         }
-        None
+        let id = i;
+        // Up from the bottom: clear the bit, and a word's mark once it is empty.
+        for level in self.levels.iter_mut() {
+            let (w, bit) = (i / 64, 1u64 << (i % 64));
+            level[w] &= !bit;
+            if level[w] != 0 {
+                break;
+            }
+            i = w;
+        }
+        self.len -= 1;
+        Some(id as u32)
+    }
+
+    /// The lowest `i >= from` whose bit is set in level `l`.
+    fn succ(&self, l: usize, from: usize) -> Option<usize> {
+        let level = &self.levels[l];
+        let w = from / 64;
+        let word = *level.get(w)? & (!0u64 << (from % 64));
+        if word != 0 {
+            return Some(w * 64 + word.trailing_zeros() as usize);
+        }
+        // The next non-empty word after `w`, from the level above.
+        if l + 1 == self.levels.len() {
+            return None;
+        }
+        let next = self.succ(l + 1, w + 1)?;
+        Some(next * 64 + level[next].trailing_zeros() as usize)
     }
 
     /// Moves every id of `other` into this set, leaving `other` empty.
@@ -65,20 +112,39 @@ impl ProcSet {
         if other.len == 0 {
             return;
         }
-        if self.words.len() < other.words.len() {
-            self.words.resize(other.words.len(), 0);
+        if self.len == 0 && self.levels[0].len() >= other.levels[0].len() {
+            // The scheduler's case: the quantum's set is empty when the next one's moves in.
+            if self.levels[0].len() == other.levels[0].len() {
+                std::mem::swap(self, other);
+                return;
+            }
         }
-        let mut len = 0;
-        for (w, o) in self.words.iter_mut().zip(other.words.iter_mut()) {
-            *w |= std::mem::take(o);
-            len += w.count_ones() as usize;
+        // Word by word, over the non-empty words of `other` only.
+        let mut w = 0;
+        while let Some(k) = other.succ_word(w) {
+            let word = std::mem::take(&mut other.levels[0][k]);
+            let mut rest = word;
+            while rest != 0 {
+                self.insert((k * 64) as u32 + rest.trailing_zeros());
+                rest &= rest - 1;
+            }
+            w = k + 1;
         }
-        for w in &self.words[other.words.len()..] {
-            len += w.count_ones() as usize;
+        for level in other.levels.iter_mut().skip(1) {
+            level.fill(0);
         }
-        self.len = len;
-        self.first = self.first.min(other.first);
         other.len = 0;
+    }
+
+    /// The first non-empty word of the bottom level at or after `w`.
+    fn succ_word(&self, w: usize) -> Option<usize> {
+        if w >= self.levels[0].len() {
+            return None;
+        }
+        if self.levels.len() == 1 {
+            return (w..self.levels[0].len()).find(|&k| self.levels[0][k] != 0);
+        }
+        self.succ(1, w)
     }
 
     /// No id in the set.
@@ -88,12 +154,8 @@ impl ProcSet {
 
     /// The ids in the set, lowest first.
     pub(super) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        let words = if self.len == 0 { &[][..] } else { &self.words[self.first.min(self.words.len())..] };
-        words.iter().enumerate().flat_map(move |(k, &word)| {
-            let base = (self.first + k) as u32 * 64;
-            std::iter::successors((word != 0).then_some(word), |&w| Some(w & (w - 1)).filter(|&w| w != 0))
-                .map(move |w| base + w.trailing_zeros())
-        })
+        let first = if self.len == 0 { None } else { self.succ(0, 0) };
+        std::iter::successors(first, move |&i| self.succ(0, i + 1)).map(|i| i as u32)
     }
 }
 
@@ -127,8 +189,7 @@ mod tests {
         assert_eq!(s.pop_first(), None);
     }
 
-    /// The look for the lowest id starts past the words emptied by earlier takes; an id
-    /// put back below them (by `insert` or `absorb`) is still the next one out.
+    /// An id put back below those taken (by `insert` or `absorb`) is the next one out.
     #[test]
     fn takes_the_lowest_after_emptied_words() {
         let mut s = ProcSet::new(256);
@@ -160,6 +221,39 @@ mod tests {
         assert_eq!(s.pop_first(), Some(0));
         assert_eq!(s.iter().collect::<Vec<_>>(), vec![3, 63, 64, 130, 199]);
         assert_eq!(ProcSet::new(10).iter().count(), 0);
+    }
+
+    /// Three levels (64 * 64 < 5000): ids in distant words, the first and the last, taken
+    /// in order, listed in order, and absorbed by an empty set of the same size (a swap)
+    /// and by a non-empty one.
+    #[test]
+    fn three_levels_keep_the_order() {
+        let ids = [4999, 0, 4096, 63, 64, 4095, 2222];
+        let mut s = ProcSet::new(5000);
+        assert_eq!(s.levels.len(), 3);
+        for id in ids {
+            s.insert(id);
+        }
+        let mut sorted = ids.to_vec();
+        sorted.sort();
+        assert_eq!(s.iter().collect::<Vec<_>>(), sorted);
+        let mut empty = ProcSet::new(5000);
+        empty.absorb(&mut s);
+        assert!(s.is_empty() && s.iter().next().is_none());
+        let mut t = ProcSet::new(5000);
+        t.insert(1000);
+        t.absorb(&mut empty);
+        sorted.insert(3, 1000);
+        assert_eq!(t.iter().collect::<Vec<_>>(), sorted);
+        for &id in &sorted {
+            assert_eq!(t.pop_first(), Some(id));
+        }
+        assert_eq!(t.pop_first(), None);
+        // A set grown past its size by an insert keeps its ids.
+        let mut g = ProcSet::new(10);
+        g.insert(7);
+        g.insert(70_000);
+        assert_eq!(g.iter().collect::<Vec<_>>(), [7, 70_000]);
     }
 
     #[test]
