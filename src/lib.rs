@@ -15,10 +15,10 @@
 //!            sim (+ net, topo, expr mappings) ──trace──▶ run record ──▶ perf / trace writers
 //! ```
 //!
-//! Data flows one way. Nothing downstream is imported upstream: [`lang`] knows nothing of
-//! the simulator, [`vcode`] depends on nothing else in the crate but the leaf [`crc`], and the analysis reads
-//! only the run record, so it works the same on a record from a file, a pipe or a
-//! converted PICL trace.
+//! Data flows one way. Nothing downstream is imported upstream (see Layers): [`lang`]
+//! knows nothing of the simulator, [`vcode`] depends only on the leaves [`crc`] and
+//! [`time`], and the analysis reads only the run record, so it works the same on a
+//! record from a file, a pipe or a converted PICL trace.
 //!
 //! ## Module map
 //!
@@ -26,17 +26,41 @@
 //! |---|---|
 //! | [`cli`] | input/output selection (`-`, terminal rules), atomic writes, exit codes, broken pipes |
 //! | [`lang`] | the CPC front end: preprocessor, lexer, parser, AST, checker and code generator, diagnostics |
-//! | [`vcode`] | the instruction set (one table: opcode, operands, cost, class), the program tables, the `.cod` format, the listing |
+//! | [`vcode`] | the instruction set (one table: opcode, operands, cost, class), the cost tables in units and ticks, the program tables, the `.cod` format, the listing |
 //! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
+//! | [`time`] | the tick and its unit, `NEVER`, reading and writing times, the priority queue keyed by time with a tie-break counter |
 //! | [`crc`] | the CRC-32 of `.cod` files and run records |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
-//! | [`sim`] | the simulator core: quantum scheduler, processes, memory pool with owners, channels, vCode interpreter, statistics, the network's own thread that runs a contention network ahead of the processors with identical results; `sim::run` (repetitions, sweeps), `sim::debug` (the debugger) |
+//! | [`sim`] | the simulator core: `sim::engine` (one file each for the quantum scheduler, processes, channels and remote accesses, the instructions beyond the hot loop, the vCode interpreter, and the network's own thread that runs a contention network ahead of the processors with identical results), the memory pool with owners, the default allocation, statistics; `sim::run` (repetitions, sweeps), `sim::debug` (the debugger) |
 //! | [`machine`] | machine description files (seed 004): processor types with per-instruction timings `mean [sd]`, link-list topologies, expressions with references, per-run sampling |
-//! | [`net`] | network models behind the `Network` trait: wormhole (flits, lanes, buffers), packet (store-and-forward, FIFO links), shortest-path (closed form); per-link costs, route and link-load records; running ahead of the senders (`net::Ahead`) |
+//! | [`net`] | network models behind the `Network` trait: wormhole (flits, lanes, buffers), packet (store-and-forward, FIFO links), shortest-path (closed form); per-link costs, route and link-load records; running ahead of the senders (`net::AheadStep`) |
 //! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader; the trace writers (PICL, SDDF, Chrome, Paraver, OTF2) and the processor states they and `cpperf` share |
 //! | [`perf`] | `cpperf`: summary metrics, granularity, communication matrix, execution graph, critical path and weighted critical path (WCPA, the longest weighted path), processor time by state, phases, imbalance, link loads, what-if zeroing, cost per line |
 //! | [`mapper`] | `cpmap`: communication matrices, mapping evaluation and ranking, greedy and annealing search |
+//!
+//! ## Layers
+//!
+//! Each module may use only the modules listed after its name; everything else it must
+//! not import (its tests may). `tests/it/architecture.rs` reads this list and fails when
+//! the code imports across it, so the list is kept true.
+//!
+//! ```text
+//! time:
+//! crc:
+//! rng:
+//! expr:
+//! vcode: crc, time
+//! lang: vcode
+//! topo: expr, rng, vcode
+//! net: time, topo
+//! trace: crc, time, vcode
+//! machine: expr, net, rng, time, topo, vcode
+//! sim: machine, net, rng, time, topo, trace, vcode
+//! perf: time, trace
+//! mapper: rng, time, topo, trace
+//! cli: time
+//! ```
 //!
 //! ## Invariants
 //!
@@ -56,6 +80,7 @@ pub mod net;
 pub mod perf;
 pub mod rng;
 pub mod sim;
+pub mod time;
 pub mod topo;
 pub mod trace;
 pub mod vcode;

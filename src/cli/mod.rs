@@ -190,7 +190,7 @@ impl Drop for AtomicFile {
 
 /// Parses a time in time units (`12`, `2.5`) into ticks of 1/1000 unit.
 pub fn parse_units(s: &str) -> Result<u64, String> {
-    crate::net::parse_time(s)
+    crate::time::parse_time(s)
 }
 
 /// A spinner on standard error for long runs: shown only when standard error is a

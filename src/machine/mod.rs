@@ -5,7 +5,7 @@
 //! described, whatever its network's shape.
 //!
 //! Depends on [`crate::expr`] (expressions), [`crate::topo`] (the [`Graph`] topology),
-//! [`crate::vcode`] (instruction mnemonics), [`crate::sim`]'s [`TickCosts`] and
+//! [`crate::vcode`] (instruction mnemonics), [`crate::vcode::cost`]'s [`TickCosts`] and
 //! [`crate::rng`]; the simulator's setup depends on it.
 //!
 //! # Format
@@ -88,8 +88,8 @@ mod parse;
 use crate::expr::Expr;
 use crate::net::{Ticks, TICKS_PER_UNIT};
 use crate::rng::Rng;
-use crate::sim::TickCosts;
 use crate::topo::{Graph, Topology};
+use crate::vcode::cost::TickCosts;
 use crate::vcode::Op;
 use parse::{Field, Item, Section};
 use std::cell::RefCell;

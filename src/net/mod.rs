@@ -29,36 +29,7 @@ pub use wormhole::Wormhole;
 
 use crate::topo::{Link, Topology};
 
-/// Simulated time in ticks: 1 time unit = [`TICKS_PER_UNIT`] ticks.
-pub type Ticks = u64;
-
-/// Resolution of simulated time: ticks per time unit (fine enough for fractional speed
-/// factors).
-pub const TICKS_PER_UNIT: Ticks = 1000;
-
-/// "Never": no event pending.
-pub const NEVER: Ticks = Ticks::MAX;
-
-/// A time in units as written by a user (`2.5`), in ticks.
-pub fn parse_time(s: &str) -> Result<Ticks, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of time units"))?;
-    if !v.is_finite() || !(0.0..=1e15).contains(&v) {
-        return Err(format!("`{s}` is not a time between 0 and 10^15 units"));
-    }
-    Ok((v * TICKS_PER_UNIT as f64).round() as Ticks)
-}
-
-/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
-pub fn format_time(t: Ticks) -> String {
-    let whole = t / TICKS_PER_UNIT;
-    let frac = t % TICKS_PER_UNIT;
-    if frac == 0 {
-        whole.to_string()
-    } else {
-        let f = format!("{frac:03}");
-        format!("{whole}.{}", f.trim_end_matches('0'))
-    }
-}
+pub use crate::time::{format_time, parse_time, Ticks, NEVER, TICKS_PER_UNIT};
 
 /// Which network model runs (`cpss --network`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -405,7 +376,7 @@ pub trait Network: Send {
         Vec::new()
     }
 
-    /// Whether the model can run ahead of the senders ([`Ahead`]): then the least time
+    /// Whether the model can run ahead of the senders ([`AheadStep`]): then the least time
     /// from a send at `now` to the first change it makes to the network's state, so that
     /// the events before `now + lookahead` do not depend on it. `None`: it cannot.
     fn lookahead(&self) -> Option<Ticks> {
@@ -413,7 +384,7 @@ pub trait Network: Send {
     }
 
     /// Steps of running ahead (only called when [`Network::lookahead`] is `Some`).
-    fn ahead(&mut self, step: Ahead) {
+    fn ahead(&mut self, step: AheadStep) {
         let _ = step;
     }
 }
@@ -422,16 +393,16 @@ pub trait Network: Send {
 /// while the processors run a quantum). With `l` the model's [`Network::lookahead`] and
 /// `t0` the earliest time a send of the quantum can be made:
 ///
-/// 1. [`Ahead::Begin`]`(t0 + l)`; then [`Network::next_arrival`] is called with `until`
+/// 1. [`AheadStep::Begin`]`(t0 + l)`; then [`Network::next_arrival`] is called with `until`
 ///    at most `t0 + l`, while the sends of the quantum are held back: none of them can
 ///    change an event before `t0 + l`, so those events come out as they would have with
 ///    the sends made first.
-/// 2. [`Ahead::Insert`]; the held-back sends are made, in their order. Each event they
+/// 2. [`AheadStep::Insert`]; the held-back sends are made, in their order. Each event they
 ///    make goes before the events made in step 1 at the same time (where it would have
 ///    been had it been made first), after those made before step 1.
-/// 3. [`Ahead::End`]; everything is as if the sends had been made before step 1.
+/// 3. [`AheadStep::End`]; everything is as if the sends had been made before step 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ahead {
+pub enum AheadStep {
     Begin(Ticks),
     Insert,
     End,

@@ -68,7 +68,7 @@
 //! stay blocked and [`Network::blocked`] describes the cycle; the simulator ends the
 //! run with it when nothing else can happen.
 use super::fabric::{Events, Fabric, RouteHop, Slab, NONE};
-use super::{Ahead, DeadlockMode, Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Resolution, Ticks, NEVER};
+use super::{AheadStep, DeadlockMode, Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Resolution, Ticks, NEVER};
 use crate::topo::{TopoKind, Topology};
 use std::collections::VecDeque;
 
@@ -635,11 +635,11 @@ impl Network for Wormhole {
         Some(self.params.msg_init + self.params.packet_init)
     }
 
-    fn ahead(&mut self, step: Ahead) {
+    fn ahead(&mut self, step: AheadStep) {
         match step {
-            Ahead::Begin(from) => self.events.ahead_begin(from),
-            Ahead::Insert => self.events.ahead_insert(),
-            Ahead::End => self.events.ahead_end(),
+            AheadStep::Begin(from) => self.events.ahead_begin(from),
+            AheadStep::Insert => self.events.ahead_insert(),
+            AheadStep::End => self.events.ahead_end(),
         }
     }
 

@@ -96,11 +96,10 @@
 //! the global clock jumps to the earlier of the next wake-up and the network's next
 //! event; messages stuck in the network with nothing moving end the run as a network
 //! deadlock.
-mod cost;
 pub mod debug;
+mod engine;
 pub mod format;
 mod least_loaded;
-mod machine;
 mod memory;
 pub mod observe;
 pub mod recorder;
@@ -109,8 +108,8 @@ pub mod run;
 pub mod setup;
 mod stats;
 
-pub use cost::{parse_override, CostError, CostTable, TickCosts};
-pub use machine::{ChannelView, DebugHook, Quit, Simulator, Stop};
+pub use crate::vcode::cost::{parse_override, CostError, CostTable, TickCosts};
+pub use engine::{ChannelView, DebugHook, Quit, Simulator, Stop};
 pub use observe::{BlockReason, Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
 pub use stats::{units, Stats};
 

@@ -28,12 +28,7 @@
 //! variant's fields never change.
 use serde::{Deserialize, Serialize};
 
-/// Simulated time in ticks.
-pub type Ticks = u64;
-
-/// Ticks per simulated time unit: instruction costs, `--quantum` and every time printed
-/// to users are in time units, the record is in ticks.
-pub const TICKS_PER_UNIT: Ticks = 1000;
+pub use crate::time::{Ticks, TICKS_PER_UNIT};
 
 /// A channel declared by the program: its name and array dimensions (empty for a scalar
 /// channel). Element `index` of an event is the row-major flattening of the subscripts.

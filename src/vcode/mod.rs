@@ -4,6 +4,7 @@
 //! Invariant: this module depends on nothing else in the crate but the leaf `crc`; the compiler writes a
 //! [`Module`], the simulator reads one.
 pub mod cod;
+pub mod cost;
 pub mod isa;
 pub mod listing;
 pub mod module;

@@ -291,48 +291,6 @@ fn failed_runs_leave_no_trace_file_and_no_cod() {
     assert_eq!(listing(&dir), ["bad.c", "bad.cod", "cut.cpt", "ring.cod", "ring.cpt"]);
 }
 
-/// The lines of `text` outside `#[cfg(test)]` items (a test module, a test helper, a
-/// `#[path]` test file declaration), with their 1-based numbers.
-fn non_test_lines(text: &str) -> Vec<(usize, &str)> {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if lines[i].trim_start().starts_with("#[cfg(test)]") {
-            i += 1;
-            while i < lines.len() && lines[i].trim_start().starts_with("#[") {
-                i += 1;
-            }
-            // The item: one line ending in `;`, or up to its balanced closing brace.
-            let (mut depth, mut opened) = (0i64, false);
-            while i < lines.len() {
-                let l = lines[i];
-                depth += l.matches('{').count() as i64 - l.matches('}').count() as i64;
-                opened |= l.contains('{');
-                i += 1;
-                if (!opened && l.trim_end().ends_with(';')) || (opened && depth <= 0) {
-                    break;
-                }
-            }
-            continue;
-        }
-        out.push((i + 1, lines[i]));
-        i += 1;
-    }
-    out
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// Outside tests, every `unwrap()` and `expect(` in `src/` carries a `cannot fail:`
 /// comment on its line or the three before, proving that it cannot fail on data from a
 /// file or a user. The parsers' own `expect` methods (`self.expect(…)?`, `p.expect(…)?`:

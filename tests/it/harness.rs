@@ -77,3 +77,46 @@ pub fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// The lines of `text` outside `#[cfg(test)]` items (a test module, a test helper, a
+/// `#[path]` test file declaration), with their 1-based numbers.
+pub fn non_test_lines(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim_start().starts_with("#[cfg(test)]") {
+            i += 1;
+            while i < lines.len() && lines[i].trim_start().starts_with("#[") {
+                i += 1;
+            }
+            // The item: one line ending in `;`, or up to its balanced closing brace.
+            let (mut depth, mut opened) = (0i64, false);
+            while i < lines.len() {
+                let l = lines[i];
+                depth += l.matches('{').count() as i64 - l.matches('}').count() as i64;
+                opened |= l.contains('{');
+                i += 1;
+                if (!opened && l.trim_end().ends_with(';')) || (opened && depth <= 0) {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push((i + 1, lines[i]));
+        i += 1;
+    }
+    out
+}
+
+/// The `.rs` files under `dir`, recursively.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}

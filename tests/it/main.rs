@@ -1,5 +1,6 @@
 //! Integration tests: run the real binaries on `fixtures/` and compare with expected
 //! files. `UPDATE_EXPECT=1 cargo test` rewrites the expected files; review the diff.
+mod architecture;
 mod conformance;
 mod cpcc;
 mod cpmap;

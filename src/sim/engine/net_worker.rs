@@ -1,4 +1,4 @@
-//! The network on a second thread, running ahead of the processors ([`crate::net::Ahead`]).
+//! The network on a second thread, running ahead of the processors ([`crate::net::AheadStep`]).
 //!
 //! While the processors run a quantum that starts at `qstart`, nothing they do can change
 //! the network's events before `qstart + lookahead` (a message changes nothing before it
@@ -61,14 +61,14 @@ impl Job {
 }
 
 /// Makes the sends held back while `net` ran ahead, where they would have been
-/// ([`crate::net::Ahead`] steps 2 and 3).
+/// ([`crate::net::AheadStep`] steps 2 and 3).
 pub(super) fn enter(net: &mut dyn Network, sends: &[Held]) {
-    net.ahead(crate::net::Ahead::Insert);
+    net.ahead(crate::net::AheadStep::Insert);
     for &(id, src, dst, bytes, now) in sends {
         let r = net.send(id, src, dst, bytes, now);
         debug_assert!(r.is_none());
     }
-    net.ahead(crate::net::Ahead::End);
+    net.ahead(crate::net::AheadStep::End);
 }
 
 const IDLE: u32 = 0;
@@ -186,7 +186,7 @@ impl Policy {
 }
 
 /// The worker thread and the simulator's side of running ahead.
-pub(super) struct Ahead {
+pub(super) struct NetWorker {
     shared: Arc<Shared>,
     worker: Option<JoinHandle<()>>,
     /// Whether the network is with the worker (the current quantum runs ahead).
@@ -210,11 +210,11 @@ pub(super) struct Ahead {
     held_spare: Vec<Held>,
 }
 
-impl Ahead {
+impl NetWorker {
     /// Starts the worker, or `None` when the host has a single processor (running ahead
     /// would then only add the hand-overs) or the thread cannot be made.
     /// With `always`, every quantum runs ahead, whatever the host (see [`Policy`]).
-    pub fn start(params: NetParams, always: bool) -> Option<Ahead> {
+    pub fn start(params: NetParams, always: bool) -> Option<NetWorker> {
         if !always && thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
             return None;
         }
@@ -222,7 +222,7 @@ impl Ahead {
         let s = Arc::clone(&shared);
         let worker = thread::Builder::new().name("cpss-network".into()).spawn(move || work(&s)).ok()?;
         let params_copy = params.clone();
-        Some(Ahead {
+        Some(NetWorker {
             shared,
             worker: Some(worker),
             active: false,
@@ -278,7 +278,7 @@ impl Ahead {
     }
 
     /// Waits for the worker's first step and returns its arrivals (hand the vector back
-    /// with [`Ahead::reuse`]) and whether it stopped at a remote-read request; the
+    /// with [`NetWorker::reuse`]) and whether it stopped at a remote-read request; the
     /// network stays with the worker.
     pub fn first(&mut self) -> (Vec<(u64, Ticks)>, bool) {
         self.active = false;
@@ -311,7 +311,7 @@ impl Ahead {
     }
 
     /// Waits for the worker and takes the network back with the arrivals of its last
-    /// step (hand the vector back with [`Ahead::reuse`]); when the step stopped at a
+    /// step (hand the vector back with [`NetWorker::reuse`]); when the step stopped at a
     /// remote-read request, the network gives the rest of the quantum's arrivals from
     /// where it stopped.
     pub fn take(&mut self) -> (Box<dyn Network>, Vec<(u64, Ticks)>) {
@@ -337,7 +337,7 @@ impl Ahead {
 }
 
 /// What stands in for the network while the worker has it: the simulator makes no call
-/// to it then (sends are held back, see [`Ahead::held`]).
+/// to it then (sends are held back, see [`NetWorker::held`]).
 pub(super) struct Away(pub NetParams);
 
 impl Network for Away {
@@ -355,7 +355,7 @@ impl Network for Away {
     }
 }
 
-impl Drop for Ahead {
+impl Drop for NetWorker {
     fn drop(&mut self) {
         self.shared.state.store(QUIT, Ordering::Release);
         if let Some(w) = self.worker.take() {

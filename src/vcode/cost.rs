@@ -4,8 +4,9 @@
 //! time (`--cost OP=T`, mnemonics case-insensitive). Depends on `vcode::isa`.
 //!
 //! [`TickCosts`] holds the same in ticks (1/1000 unit), for the fractional and per-type
-//! timings of machine description files; the simulator works from it.
-use crate::net::{Ticks, TICKS_PER_UNIT};
+//! timings of machine description files; the simulator works from it. It lives beside
+//! the instruction set, below both the simulator and the machine descriptions that use it.
+use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::vcode::Op;
 
 /// Error in a cost override.

@@ -1,0 +1,862 @@
+//! The simulator proper. The module docs of [`super`] describe the model; this folder
+//! implements it, one concern a file:
+//!
+//! | file | what lives there |
+//! |---|---|
+//! | `engine.rs` | the process, channel and message types, the [`Simulator`] state, its creation, statistics and the word helpers |
+//! | [`scheduler`] | quanta, round-robin turns per physical processor, the processors due in a quantum ([`procset`]), the jump to the next event |
+//! | [`process`] | creation (`FORK`, `FORALL`, the default allocation), blocking and waking, ending, joins, the waiters of a deadlock |
+//! | [`channels`] | channel messages in order per sender, remote reads and writes, the network's arrivals |
+//! | [`complex`] | every instruction the hot loop leaves to the whole machine, with `printf`/`scanf` and the program's files |
+//! | [`interp`](mod@interp) | the hot loop |
+//! | [`net_worker`] | the network's own thread, running ahead of the processors |
+//! | [`view`] | what the debugger sees and may change |
+//!
+//! The hot loop runs the instructions that touch only the running process and the memory
+//! pool (loads, stores, arithmetic, jumps, calls and returns that fit in the current
+//! frame segment) without allocating; every other instruction leaves the loop and is
+//! executed by [`Simulator::exec_complex`] with access to the whole machine.
+use super::format::{self, ScanValue};
+use super::least_loaded::LeastLoaded;
+use super::memory::Memory;
+use super::observe::{BlockReason, Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
+use super::rng::Rng;
+use super::{Io, Limit, NetThread, RuntimeError, SimConfig, SimError, Stats, TickCosts, Waiter};
+use crate::net::Network;
+use crate::time::{Ticks, TimeQueue, NEVER, TICKS_PER_UNIT};
+use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
+use net_worker::NetWorker;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::time::Instant;
+
+mod channels;
+mod complex;
+mod interp;
+mod net_worker;
+mod process;
+mod procset;
+mod scheduler;
+use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables};
+mod view;
+pub use view::{ChannelView, DebugHook, Quit, Stop};
+
+/// `stdin`, `stdout` and `stderr` of `<stdio.h>`: handles no `fopen` returns (those are
+/// 1, 2, …; 0 is failure).
+const STDIN_HANDLE: i64 = -1;
+const STDOUT_HANDLE: i64 = -2;
+const STDERR_HANDLE: i64 = -3;
+/// The cost table while timing is off.
+static ZERO_TABLE: [Ticks; 256] = [0; 256];
+const NONE: u32 = u32::MAX;
+/// Most words on one process's working stack.
+const MAX_WORKING_STACK: usize = 1 << 22;
+/// The most distinct per-processor cost tables that get superinstruction charges.
+const MAX_FUSED_TABLES: usize = 64;
+
+/// What a process waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    None,
+    Recv(u32),
+    Join,
+    Forall,
+    RemoteRead(u32),
+    Delay,
+    Lock(u32),
+    Children,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Main,
+    Forall,
+    Fork,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    base: u32,
+    words: u32,
+    depth: u8,
+    saved: u32,
+    ret_pc: u32,
+    stack_base: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    base: u32,
+    len: u32,
+    top: u32,
+}
+
+/// Process control block (seed 000 Figure 13).
+struct Proc {
+    pid: u32,
+    parent: u32,
+    kind: Kind,
+    vproc: u32,
+    pproc: u32,
+    /// The bottom function.
+    func: u32,
+    ended: bool,
+    /// Returned from its bottom frame (or halted): waiting for forked children to end.
+    ending: bool,
+    wait: Wait,
+    clock: Ticks,
+    pc: u32,
+    stack: Vec<Word>,
+    display: Vec<u32>,
+    frames: Vec<Frame>,
+    /// The frame segments, in the order they were taken. A segment emptied by a return
+    /// is kept for the next call (a loop of calls would otherwise take and return one
+    /// each time) until the process ends.
+    segs: Vec<Seg>,
+    /// The segment holding the top frame.
+    cur_seg: u32,
+    frame_words: u32,
+    time_on: bool,
+    forall_pending: u32,
+    forall_end: Ticks,
+    forked_live: u32,
+    /// End times of ended, not yet joined forked children, earliest on top: a join takes
+    /// the earliest in logarithmic time (a scan made fork-then-join loops quadratic).
+    ended_children: TimeQueue<()>,
+    children_end: Ticks,
+    /// Remaining forall indices of this child's group: `group_next..=group_hi`.
+    group_next: i64,
+    group_hi: i64,
+}
+
+#[derive(Clone, Copy)]
+struct FnLite {
+    entry: u32,
+    depth: u8,
+    params: u32,
+    frame: u32,
+}
+
+struct Msg {
+    arrival: Ticks,
+    seq: u64,
+    data: Payload,
+}
+
+/// The words of a message: up to [`Payload::INLINE`] in place (a scalar send, the common
+/// case, costs no allocation), more on the heap.
+enum Payload {
+    Inline(u8, [Word; Payload::INLINE]),
+    Heap(Vec<Word>),
+}
+
+impl Payload {
+    const INLINE: usize = 2;
+
+    /// A copy of `words`.
+    fn new(words: &[Word]) -> Payload {
+        match words.len() {
+            n if n <= Payload::INLINE => {
+                let mut a = [Word::Int(0); Payload::INLINE];
+                a[..n].copy_from_slice(words);
+                Payload::Inline(n as u8, a)
+            }
+            _ => Payload::Heap(words.to_vec()),
+        }
+    }
+}
+
+impl Default for Payload {
+    fn default() -> Payload {
+        Payload::Inline(0, [Word::Int(0); Payload::INLINE])
+    }
+}
+
+impl std::ops::Deref for Payload {
+    type Target = [Word];
+    fn deref(&self) -> &[Word] {
+        match self {
+            Payload::Inline(n, a) => &a[..*n as usize],
+            Payload::Heap(v) => v,
+        }
+    }
+}
+impl PartialEq for Msg {
+    fn eq(&self, o: &Self) -> bool {
+        (self.arrival, self.seq) == (o.arrival, o.seq)
+    }
+}
+impl Eq for Msg {}
+impl PartialOrd for Msg {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Msg {
+    /// Reversed so the `BinaryHeap` pops the earliest (arrival, sequence) first.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (o.arrival, o.seq).cmp(&(self.arrival, self.seq))
+    }
+}
+
+struct Chan {
+    owner: u32,
+    info: u32,
+    elem: u32,
+    /// The element's address (what a blocked receiver waits on).
+    addr: u32,
+    queue: BinaryHeap<Msg>,
+    /// Per sender, the latest arrival of its messages and those still in the network:
+    /// messages from one sender never overtake each other on one channel element.
+    from: Vec<FromSender>,
+}
+
+/// One sender's messages on one channel element.
+struct FromSender {
+    pid: u32,
+    /// Latest arrival delivered so far.
+    last: Ticks,
+    /// Messages not yet in the queue, in send order. A message is delivered when it
+    /// and all before it have arrived.
+    pending: VecDeque<Sent>,
+}
+
+/// A message on its way to a channel element.
+struct Sent {
+    id: u64,
+    /// Arrival time (NEVER while in a contention network).
+    arrival: Ticks,
+    sent: Ticks,
+    data: Payload,
+    /// Its arrival time was not known at the send: the observer hears of it.
+    deferred: bool,
+}
+
+/// What a message still in a contention network is for.
+enum InFlight {
+    /// A channel message: the channel index and the sender (its data waits in
+    /// [`FromSender::pending`]).
+    Chan { chan: u32, sender: u32 },
+    /// The traffic of a posted remote write: nothing happens when it arrives.
+    Load,
+    /// The request of a remote read by `pid` (on `reader`) of `words` words owned by
+    /// `owner`: the reply leaves when it arrives.
+    ReadRequest { pid: u32, addr: u32, reader: u32, owner: u32, words: u32 },
+    /// The reply of a remote read: `pid` wakes when it arrives.
+    ReadReply { pid: u32 },
+    /// The first frame of the new process `pid`: it starts when the block arrives.
+    Frame { pid: u32 },
+}
+
+/// The ids of the remote-read requests in `in_flight` (`pending` of them: none to look
+/// for when 0).
+fn read_requests(
+    in_flight: &HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
+    pending: u32,
+) -> impl Iterator<Item = u64> + '_ {
+    in_flight
+        .iter()
+        .take(if pending > 0 { usize::MAX } else { 0 })
+        .filter(|(_, f)| matches!(f, InFlight::ReadRequest { .. }))
+        .map(|(&id, _)| id)
+}
+
+enum FileSlot {
+    Read(BufReader<std::fs::File>),
+    Write(BufWriter<std::fs::File>),
+}
+
+/// Remote accesses made by one instruction: `(owner pproc, words, address)`.
+#[derive(Default, Clone, Copy)]
+struct Acc {
+    any: bool,
+    read: Option<(u32, u32, u32)>,
+    write: Option<(u32, u32, u32)>,
+}
+
+impl Acc {
+    #[inline]
+    fn read(&mut self, owner: u32, addr: usize) {
+        self.any = true;
+        match &mut self.read {
+            Some((o, w, _)) if *o == owner => *w += 1,
+            Some(_) => {}
+            None => self.read = Some((owner, 1, addr as u32)),
+        }
+    }
+    #[inline]
+    fn write(&mut self, owner: u32, addr: usize) {
+        self.any = true;
+        match &mut self.write {
+            Some((o, w, _)) if *o == owner => *w += 1,
+            Some(_) => {}
+            None => self.write = Some((owner, 1, addr as u32)),
+        }
+    }
+}
+
+enum Exit {
+    Quantum,
+    Steps,
+    /// The instruction at the pc needs the whole machine ([`Simulator::exec_complex`]).
+    Complex,
+    Remote(Acc),
+    /// A debugger stop before the instruction at the pc.
+    Stop,
+    /// The last instruction referenced a traced address.
+    Traced,
+}
+
+enum Flow {
+    Continue,
+    Stop,
+}
+
+/// A simulation of one program run.
+pub struct Simulator<'m> {
+    module: &'m Module,
+    cfg: SimConfig,
+    funcs: Vec<FnLite>,
+    /// The module's code with each instruction's opcode.
+    prog: Vec<Step>,
+    /// Per distinct pair of processor speed and cost table (processor type), the speed
+    /// and the tick and sequential-time tables for the interpreter and [`Self::charge`];
+    /// `table_of[pp]` is processor `pp`'s entry.
+    tables: Vec<(Ticks, Box<Tables>)>,
+    table_of: Vec<usize>,
+    net: Box<dyn Network>,
+    io: Io,
+    mem: Memory,
+    procs: Vec<Proc>,
+    /// Per process, the earliest time it can run (`NEVER`: waiting for an event with no
+    /// known time); apart from [`Proc`] so the scheduler's look at a processor's
+    /// queue reads one table.
+    wake: Vec<Ticks>,
+    queues: Vec<VecDeque<u32>>,
+    /// Live processes per physical processor, for the default allocation.
+    live: LeastLoaded,
+    busy: Vec<Ticks>,
+    used: Vec<bool>,
+    pclock: Vec<Ticks>,
+    chans: Vec<Chan>,
+    chan_at: Vec<u32>,
+    lock_waiters: BTreeMap<u32, Vec<u32>>,
+    rng: Rng,
+    files: Vec<Option<FileSlot>>,
+    /// Blocks made by MALLOC/REALLOC and not yet freed: base → words.
+    heap: BTreeMap<u32, u32>,
+    stats: Stats,
+    msg_seq: u64,
+    /// Messages sent on channels and not yet received (bounded by `cfg.max_messages`).
+    unreceived: u64,
+    /// Messages in a contention network, by id.
+    in_flight: HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
+    hop_buf: Vec<crate::net::Hop>,
+    /// Deadlocks the network resolved, between [`Self::flush_hops`] calls.
+    resolved: Vec<crate::net::Resolution>,
+    max_depth: usize,
+    program_end: Option<Ticks>,
+    steps_left: u64,
+    live_procs: u32,
+    qstart: Ticks,
+    profile: Vec<Vec<Ticks>>,
+    profile_prev: Vec<Ticks>,
+    observer: Option<Box<dyn Observer>>,
+    /// Busy ticks charged to each instruction since the last report to the observer
+    /// (empty without an observer: the interpreter then keeps no account).
+    pc_ticks: Vec<Ticks>,
+    /// Per physical processor, a lower bound of its processes' wake times: a processor
+    /// whose bound is past the quantum is skipped without looking at its queue.
+    pmin: Vec<Ticks>,
+    /// Processors to visit in this quantum, in id order.
+    due_now: procset::ProcSet,
+    /// `(pmin, processor)` of processors with something to do in a later quantum (stale
+    /// entries only cost a look at the processor), except those that go in `due_next`.
+    due_later: TimeQueue<u32>,
+    /// Processors due before `due_next_bound`, which is never after the end of the next
+    /// quantum: the next quantum visits them all, as it would take them out of
+    /// `due_later`. A busy processor is due again in the next quantum at almost every
+    /// turn, so this spares the heap a push and a pop per turn.
+    due_next: procset::ProcSet,
+    /// The least time an entry of `due_next` was put there with (NEVER: none).
+    due_next_min: Ticks,
+    due_next_bound: Ticks,
+    /// The `due_later` entries [`Self::next_event`] took out to look at (kept to reuse).
+    due_taken: Vec<(Ticks, u32)>,
+    /// The processor being run and the end of the quantum, during a quantum.
+    cur: Option<(usize, Ticks)>,
+    /// Set by [`Self::lower_pmin`], through which every change of a process's wake time
+    /// goes except those of the running process by its own turn, and with it every change
+    /// of a queue (a process created, or ended: its parent is told). The scheduler clears
+    /// it before a turn: still clear after it, the other processes are as they were.
+    woken: bool,
+    /// The debugger's stop conditions and hook ([`view`]).
+    debug: Option<Box<view::DebugCtl>>,
+    /// The network's thread, when it runs ahead of the processors ([`net_worker`]).
+    ahead: Option<Box<NetWorker>>,
+    /// Remote-read requests in a contention network.
+    reads_pending: u32,
+    /// Quanta in which the network ran ahead.
+    quanta_ahead: u64,
+}
+
+#[inline]
+fn as_int(w: Word) -> i32 {
+    match w {
+        Word::Int(i) => i,
+        Word::Char(c) => c as i32,
+        Word::Float(f) => f as i32,
+        Word::Double(d) => d as i32,
+        Word::Long(l) => l as i32,
+    }
+}
+
+/// The bytes a word takes in a message: 4, or 8 for a double or a long (man cpss,
+/// MEMORY).
+fn word_bytes(w: Word) -> u32 {
+    if matches!(w, Word::Double(_) | Word::Long(_)) {
+        8
+    } else {
+        4
+    }
+}
+
+#[inline]
+fn as_long(w: Word) -> i64 {
+    match w {
+        Word::Long(l) => l,
+        Word::Int(i) => i64::from(i),
+        Word::Char(c) => i64::from(c),
+        Word::Float(f) => f as i64,
+        Word::Double(d) => d as i64,
+    }
+}
+
+#[inline]
+fn as_double(w: Word) -> f64 {
+    match w {
+        Word::Double(d) => d,
+        Word::Float(f) => f as f64,
+        Word::Int(i) => i as f64,
+        Word::Char(c) => c as f64,
+        Word::Long(l) => l as f64,
+    }
+}
+
+#[inline]
+fn as_float(w: Word) -> f32 {
+    match w {
+        Word::Float(f) => f,
+        Word::Int(i) => i as f32,
+        Word::Char(c) => c as f32,
+        Word::Double(d) => d as f32,
+        Word::Long(l) => l as f32,
+    }
+}
+
+#[inline]
+fn truthy(w: Word) -> bool {
+    match w {
+        Word::Int(i) => i != 0,
+        Word::Float(f) => f != 0.0,
+        Word::Char(c) => c != 0,
+        Word::Double(d) => d != 0.0,
+        Word::Long(l) => l != 0,
+    }
+}
+
+#[inline]
+fn convert(w: Word, to: Scalar) -> Word {
+    match to {
+        Scalar::Int => Word::Int(as_int(w)),
+        Scalar::Float => Word::Float(as_float(w)),
+        Scalar::Char => Word::Char(as_int(w) as u8),
+        Scalar::Double => Word::Double(as_double(w)),
+        Scalar::Long => Word::Long(as_long(w)),
+    }
+}
+
+fn math_d(f: MathFn, a: f64, b: f64) -> f64 {
+    match f {
+        MathFn::Sqrt => a.sqrt(),
+        MathFn::Sin => a.sin(),
+        MathFn::Cos => a.cos(),
+        MathFn::Tan => a.tan(),
+        MathFn::Exp => a.exp(),
+        MathFn::Log => a.ln(),
+        MathFn::Pow => a.powf(b),
+        MathFn::Fabs => a.abs(),
+        MathFn::Floor => a.floor(),
+        MathFn::Ceil => a.ceil(),
+    }
+}
+
+fn math(f: MathFn, a: f32, b: f32) -> f32 {
+    match f {
+        MathFn::Sqrt => a.sqrt(),
+        MathFn::Sin => a.sin(),
+        MathFn::Cos => a.cos(),
+        MathFn::Tan => a.tan(),
+        MathFn::Exp => a.exp(),
+        MathFn::Log => a.ln(),
+        MathFn::Pow => a.powf(b),
+        MathFn::Fabs => a.abs(),
+        MathFn::Floor => a.floor(),
+        MathFn::Ceil => a.ceil(),
+    }
+}
+
+/// Places a new frame of `f` at `base` (already reserved in the top segment), moving the
+/// argument words from the working stack.
+#[inline]
+fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32) -> Result<(), RuntimeError> {
+    let b = base as usize;
+    let n = f.frame.max(f.params) as usize;
+    let words = mem.words.get_mut(b..b + n).ok_or(RuntimeError::BadAddress { addr: base as i64 })?;
+    words.fill(Word::Int(0));
+    let np = f.params as usize;
+    let sl = p.stack.len();
+    if sl < np {
+        return Err(RuntimeError::BadCode { message: "call with too few arguments on the stack".into() });
+    }
+    words[..np].copy_from_slice(&p.stack[sl - np..]);
+    p.stack.truncate(sl - np);
+    let d = f.depth as usize;
+    let slot = p.display.get_mut(d).ok_or(RuntimeError::BadCode { message: "function depth".into() })?;
+    let saved = *slot;
+    *slot = base;
+    p.frames.push(Frame { base, words: n as u32, depth: f.depth, saved, ret_pc, stack_base: p.stack.len() as u32 });
+    p.frame_words += n as u32;
+    p.pc = f.entry;
+    Ok(())
+}
+
+/// The interpreter's tables for the `npp` processors of `cfg`: one per distinct (speed,
+/// cost table), so a homogeneous machine builds one whatever its size (the keys are
+/// compared by value; a machine has few types), and each processor's entry.
+fn cost_tables(cfg: &SimConfig, npp: usize, prog: &[Step]) -> (Vec<(Ticks, Box<Tables>)>, Vec<usize>) {
+    let base = TickCosts::from(&cfg.costs);
+    let mut work = [false; 256];
+    for &op in Op::ALL {
+        work[op.opcode() as usize] = op.class() == Class::Work;
+    }
+    let mut tables: Vec<(Ticks, Box<Tables>)> = Vec::new();
+    let mut keys: Vec<(Ticks, &TickCosts)> = Vec::new();
+    let mut table_of = Vec::with_capacity(npp);
+    for pp in 0..npp {
+        let sp = cfg.speeds.get(pp).copied().unwrap_or(TICKS_PER_UNIT);
+        let costs: &TickCosts = cfg.proc_costs.get(pp).map(|c| &**c).unwrap_or(&base);
+        let k = match keys.iter().position(|&(s, c)| s == sp && c == costs) {
+            Some(k) => k,
+            None => {
+                tables.push((sp, Box::new(tick_tables(costs.by_opcode(), &work, sp))));
+                keys.push((sp, costs));
+                tables.len() - 1
+            }
+        };
+        table_of.push(k);
+    }
+    // The superinstructions' charges take about 180 bytes per instruction and table: with
+    // a speed per processor (--vary-speed) on a big machine they would outweigh the rest
+    // of the run. Without them the interpreter runs every instruction alone, with the
+    // same results.
+    if tables.len() <= MAX_FUSED_TABLES {
+        for (_, t) in tables.iter_mut() {
+            t.fused = fused_costs(t, prog);
+        }
+    }
+    (tables, table_of)
+}
+
+impl<'m> Simulator<'m> {
+    /// Prepares a run of `module`: loads the globals and creates process 0 (`main`).
+    pub fn new(module: &'m Module, cfg: SimConfig, net: Box<dyn Network>, io: Io) -> Result<Self, SimError> {
+        let mut net = net;
+        net.record_hops(cfg.trace_routes);
+        net.count_links(cfg.link_stats);
+        let funcs: Vec<FnLite> = module
+            .functions
+            .iter()
+            .map(|f| FnLite { entry: f.entry, depth: f.depth, params: f.param_words, frame: f.frame_words })
+            .collect();
+        let max_depth = module.functions.iter().map(|f| f.depth as usize).max().unwrap_or(1);
+        let npp = cfg.pprocs.max(1) as usize;
+        let prog = Step::all(&module.code);
+        let (tables, table_of) = cost_tables(&cfg, npp, &prog);
+        let mut mem = Memory::new(cfg.max_memory);
+        mem.null_reserved = module.null_reserved;
+        let p0 = cfg.mapping.first().copied().unwrap_or(0).min(npp as u32 - 1);
+        let steps_left = cfg.max_steps.unwrap_or(u64::MAX);
+        let mut sim = Simulator {
+            module,
+            funcs,
+            prog,
+            tables,
+            table_of,
+            net,
+            io,
+            procs: Vec::new(),
+            wake: Vec::new(),
+            queues: vec![VecDeque::new(); npp],
+            live: LeastLoaded::new(npp),
+            busy: vec![0; npp],
+            used: vec![false; npp],
+            pclock: vec![0; npp],
+            chans: Vec::new(),
+            chan_at: vec![NONE; module.globals_words as usize],
+            lock_waiters: BTreeMap::new(),
+            rng: Rng::new(cfg.seed),
+            files: Vec::new(),
+            heap: BTreeMap::new(),
+            stats: Stats::default(),
+            msg_seq: 0,
+            unreceived: 0,
+            in_flight: HashMap::default(),
+            hop_buf: Vec::new(),
+            resolved: Vec::new(),
+            max_depth,
+            program_end: None,
+            steps_left,
+            live_procs: 0,
+            qstart: 0,
+            profile: Vec::new(),
+            profile_prev: vec![0; npp],
+            observer: None,
+            pc_ticks: Vec::new(),
+            pmin: vec![NEVER; npp],
+            due_now: procset::ProcSet::new(npp),
+            due_later: TimeQueue::new(),
+            due_next: procset::ProcSet::new(npp),
+            due_next_min: NEVER,
+            due_next_bound: 0,
+            due_taken: Vec::new(),
+            cur: None,
+            woken: false,
+            debug: None,
+            ahead: None,
+            reads_pending: 0,
+            quanta_ahead: 0,
+            mem: Memory::new(0),
+            cfg,
+        };
+        if module.globals_words > 0 && mem.alloc(module.globals_words, p0).is_none() {
+            return Err(sim.limit(Limit::Memory));
+        }
+        for &(a, w) in &module.global_init {
+            if let Some(slot) = mem.words.get_mut(a as usize) {
+                *slot = w;
+            }
+        }
+        sim.mem = mem;
+        for (ci, c) in module.channels.iter().enumerate() {
+            let count: u32 = c.dims.iter().product::<u32>().max(1);
+            for e in 0..count {
+                let a = c.base + e;
+                if let Some(slot) = sim.chan_at.get_mut(a as usize) {
+                    *slot = sim.chans.len() as u32;
+                    sim.chans.push(Chan {
+                        owner: 0,
+                        info: ci as u32,
+                        elem: e,
+                        addr: a,
+                        queue: BinaryHeap::new(),
+                        from: Vec::new(),
+                    });
+                }
+            }
+        }
+        let display = vec![0u32; sim.max_depth + 1];
+        sim.spawn(NONE, Kind::Main, module.main, 0, p0, &[], &display, 0, (0, -1))?;
+        Ok(sim)
+    }
+
+    /// The quanta in which the network ran ahead on its own thread ([`SimConfig::net_thread`]).
+    pub fn quanta_ahead(&self) -> u64 {
+        self.quanta_ahead
+    }
+
+    /// Sends every later event to `observer`; the processes that exist already (process
+    /// 0) are reported as created first.
+    pub fn set_observer(&mut self, mut observer: Box<dyn Observer>) {
+        for p in &self.procs {
+            let function = self.module.functions.get(p.func as usize).map_or("?", |f| f.name.as_str());
+            let parent = if p.parent == NONE { None } else { Some(p.parent) };
+            let (pid, vproc, pproc, time) = (p.pid, p.vproc, p.pproc, p.clock);
+            observer.event(&SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function, line: 0 });
+        }
+        self.observer = Some(observer);
+        self.pc_ticks = vec![0; self.prog.len()];
+    }
+
+    /// The global clock: the start of the next quantum to run.
+    pub fn global_clock(&self) -> Ticks {
+        self.qstart
+    }
+
+    /// Every process created so far, by pid.
+    pub fn processes(&self) -> Vec<ProcessStatus> {
+        self.procs
+            .iter()
+            .map(|p| {
+                let state = if p.ended {
+                    ProcState::Ended
+                } else {
+                    match p.wait {
+                        Wait::None => ProcState::Ready,
+                        Wait::Delay => ProcState::Delayed,
+                        Wait::Lock(_) => ProcState::Spinning,
+                        Wait::Recv(addr) => ProcState::Blocked(BlockReason::Receive { addr }),
+                        Wait::Join => ProcState::Blocked(BlockReason::Join),
+                        Wait::Forall => ProcState::Blocked(BlockReason::Forall),
+                        Wait::RemoteRead(addr) => ProcState::Blocked(BlockReason::RemoteRead { addr }),
+                        Wait::Children => ProcState::Blocked(BlockReason::Children),
+                    }
+                };
+                ProcessStatus {
+                    pid: p.pid,
+                    parent: if p.parent == NONE { None } else { Some(p.parent) },
+                    vproc: p.vproc,
+                    pproc: p.pproc,
+                    function: self.function_name(p.pc),
+                    line: self.module.line_of(p.pc),
+                    clock: p.clock,
+                    state,
+                }
+            })
+            .collect()
+    }
+
+    fn limit(&mut self, limit: Limit) -> SimError {
+        SimError::LimitExceeded { limit, stats: Box::new(self.snapshot(self.qstart)) }
+    }
+
+    fn snapshot(&mut self, par: Ticks) -> Stats {
+        let mut s = self.stats.clone();
+        s.par_ticks = par;
+        s.undelivered = self.chans.iter().map(|c| c.queue.len() as u64).sum();
+        if let Some(step) = self.cfg.profile_step {
+            s.profile_step = step.max(1);
+            s.profile = self.profile.clone();
+        }
+        s.busy = (0..self.busy.len()).filter(|&i| self.used[i]).map(|i| (i as u32, self.busy[i])).collect();
+        s.links = self.net.link_busy();
+        s
+    }
+
+    /// Counts the deadlocks the network resolved and tells the observer of them and of
+    /// the link crossings the network recorded.
+    fn flush_hops(&mut self) {
+        self.net.take_resolutions(&mut self.resolved);
+        self.stats.deadlocks_resolved += self.resolved.len() as u64;
+        if let Some(o) = self.observer.as_mut() {
+            for r in &self.resolved {
+                o.event(&SimEvent::Deadlock { time: r.time, msg: r.msg, packet: r.packet, at: r.at });
+            }
+        }
+        self.resolved.clear();
+        let Some(o) = self.observer.as_mut() else { return };
+        self.net.take_hops(&mut self.hop_buf);
+        for h in self.hop_buf.drain(..) {
+            o.event(&SimEvent::Hop {
+                msg: h.msg,
+                packet: h.packet,
+                from: h.from,
+                to: h.to,
+                enter: h.enter,
+                leave: h.leave,
+            });
+        }
+    }
+
+    fn rt(&self, pid: u32, kind: RuntimeError) -> SimError {
+        let pc = self.procs.get(pid as usize).map_or(0, |p| p.pc);
+        SimError::Runtime { pid, function: self.function_name(pc), line: self.module.line_of(pc), kind }
+    }
+
+    fn function_name(&self, pc: u32) -> String {
+        self.module
+            .function_at(pc)
+            .and_then(|f| self.module.functions.get(f as usize))
+            .map_or_else(|| "?".to_string(), |f| f.name.clone())
+    }
+
+    /// The network (its parameters, for a debugger's `params`).
+    pub fn network(&self) -> &dyn Network {
+        &*self.net
+    }
+
+    /// The network, to change its parameters between steps of a suspended run
+    /// ([`Network::set_params`]: later messages use the new values).
+    pub fn network_mut(&mut self) -> &mut dyn Network {
+        &mut *self.net
+    }
+
+    /// Charges the current instruction of `pid` and advances its pc.
+    fn charge(&mut self, pid: u32, op: Op) -> Result<(), SimError> {
+        self.charge_n(pid, op, 1)
+    }
+
+    /// Charges `op` `n` times over as one step (the library's per-word routines).
+    fn charge_n(&mut self, pid: u32, op: Op, n: u64) -> Result<(), SimError> {
+        if self.steps_left == 0 {
+            return Err(self.limit(Limit::Steps));
+        }
+        self.steps_left -= 1;
+        let p = &mut self.procs[pid as usize];
+        let o = op.opcode() as usize;
+        if p.time_on {
+            let pp = p.pproc as usize;
+            let Tables { ticks, seq, .. } = &*self.tables[self.table_of[pp]].1;
+            let (dt, ds) = (ticks[o].saturating_mul(n), seq[o].saturating_mul(n));
+            p.clock += dt;
+            self.busy[pp] += dt;
+            self.stats.seq_ticks += ds;
+            if let Some(t) = self.pc_ticks.get_mut(p.pc as usize) {
+                *t += dt;
+            }
+        }
+        self.stats.instructions += 1;
+        p.pc += 1;
+        Ok(())
+    }
+
+    fn pop(&mut self, pid: u32) -> Result<Word, SimError> {
+        match self.procs[pid as usize].stack.pop() {
+            Some(w) => Ok(w),
+            None => Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() })),
+        }
+    }
+
+    /// Where the top `n` words of `pid`'s working stack start (a runtime error when it
+    /// holds fewer).
+    fn stack_top(&self, pid: u32, n: usize) -> Result<usize, SimError> {
+        match self.procs[pid as usize].stack.len().checked_sub(n) {
+            Some(at) => Ok(at),
+            None => Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() })),
+        }
+    }
+
+    fn pop_n(&mut self, pid: u32, n: usize) -> Result<Vec<Word>, SimError> {
+        let at = self.stack_top(pid, n)?;
+        Ok(self.procs[pid as usize].stack.split_off(at))
+    }
+
+    /// The top `n` words of `pid`'s working stack, taken off it, as a message's words.
+    fn pop_payload(&mut self, pid: u32, n: usize) -> Result<Payload, SimError> {
+        let at = self.stack_top(pid, n)?;
+        let st = &mut self.procs[pid as usize].stack;
+        let data = Payload::new(&st[at..]);
+        st.truncate(at);
+        Ok(data)
+    }
+
+    fn peek(&self, pid: u32) -> Result<Word, SimError> {
+        match self.procs[pid as usize].stack.last() {
+            Some(&w) => Ok(w),
+            None => Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() })),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

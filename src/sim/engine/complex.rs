@@ -1,0 +1,631 @@
+//! The instructions the interpreter's loop leaves to the whole machine: calls that need
+//! a new frame segment, process creation and joins, channels, locks, delays, remote
+//! accesses, math, `printf`/`scanf` and the program's files.
+use super::*;
+
+impl<'m> Simulator<'m> {
+    pub(super) fn string_at(&self, pid: u32, addr: i64) -> Result<Vec<u8>, SimError> {
+        self.mem.read_c_string(addr).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
+    }
+
+    /// Executes an instruction that needs more than the running process and the pool.
+    pub(super) fn exec_complex(&mut self, pid: u32, ins: Instr) -> Result<Flow, SimError> {
+        let op = ins.op();
+        match ins {
+            Instr::Call { .. } | Instr::CallInd {} => {
+                let func = match ins {
+                    Instr::Call { func } => func,
+                    _ => {
+                        let v = as_int(self.pop(pid)?);
+                        if v == 0 {
+                            return Err(self.rt(pid, RuntimeError::NullFunction));
+                        }
+                        match u32::try_from(v - 1).ok().filter(|&f| (f as usize) < self.funcs.len()) {
+                            Some(f) => f,
+                            None => {
+                                let message = format!("call through a function pointer holding {v}");
+                                return Err(self.rt(pid, RuntimeError::BadCode { message }));
+                            }
+                        }
+                    }
+                };
+                let f = self.funcs[func as usize];
+                let n = f.frame.max(f.params);
+                let pp = self.procs[pid as usize].pproc;
+                // The top frame's segment is full: the next kept segment if it holds the
+                // frame, else a new one in place of the kept ones (sizes grow 16, 64,
+                // 256 words... up to `segment_words`, so a process that calls a small
+                // function holds little).
+                let p = &mut self.procs[pid as usize];
+                let next = p.cur_seg as usize + 1;
+                let base = match p.segs.get_mut(next) {
+                    Some(s) if s.len >= n => {
+                        s.top = n;
+                        s.base
+                    }
+                    _ => {
+                        for s in p.segs.drain(next..) {
+                            self.mem.free(s.base, s.len);
+                        }
+                        let shift = (2 * next - 2).min(30) as u32;
+                        let len = n.max((16u32 << shift).min(self.cfg.segment_words));
+                        let Some(base) = self.mem.alloc(len, pp) else { return Err(self.limit(Limit::Memory)) };
+                        self.procs[pid as usize].segs.push(Seg { base, len, top: n });
+                        base
+                    }
+                };
+                self.procs[pid as usize].cur_seg = next as u32;
+                let ret = self.procs[pid as usize].pc + 1;
+                self.charge(pid, op)?;
+                let p = &mut self.procs[pid as usize];
+                push_frame(p, &mut self.mem, f, base, ret).map_err(|k| self.rt(pid, k))?;
+                Ok(Flow::Continue)
+            }
+            Instr::Ret { .. } => {
+                // Return from the bottom frame.
+                let p = &mut self.procs[pid as usize];
+                if p.group_next <= p.group_hi {
+                    // Next index of this forall child's group: same frame, fresh words.
+                    let idx = p.group_next;
+                    p.group_next += 1;
+                    let fr = p.frames[0];
+                    let r = fr.base as usize..(fr.base + fr.words) as usize;
+                    if let Some(w) = self.mem.words.get_mut(r) {
+                        w.fill(Word::Int(0));
+                        w[0] = Word::Int(idx as i32);
+                    }
+                    p.stack.clear();
+                    let entry = self.funcs[p.func as usize].entry;
+                    self.charge(pid, op)?;
+                    self.procs[pid as usize].pc = entry;
+                    return Ok(Flow::Continue);
+                }
+                self.charge(pid, op)?;
+                self.begin_end(pid);
+                Ok(Flow::Stop)
+            }
+            Instr::Halt {} => {
+                self.charge(pid, op)?;
+                self.begin_end(pid);
+                Ok(Flow::Stop)
+            }
+            Instr::CopyToNewBlock { n } => {
+                let a = as_int(self.pop(pid)?) as i64;
+                let pp = self.procs[pid as usize].pproc;
+                let Some(base) = self.mem.alloc(n, pp) else { return Err(self.limit(Limit::Memory)) };
+                for k in 0..n as i64 {
+                    let i =
+                        self.mem.index(a + k).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a + k }))?;
+                    self.mem.words[base as usize + k as usize] = self.mem.words[i];
+                }
+                self.procs[pid as usize].stack.push(Word::Int(base as i32));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Fork { func, chans, vproc } => {
+                self.fork(pid, op, func, chans, vproc, Kind::Fork)?;
+                self.procs[pid as usize].forked_live += 1;
+                Ok(Flow::Continue)
+            }
+            Instr::ForallFork { func, chans, vproc } => {
+                self.fork(pid, op, func, chans, vproc, Kind::Forall)?;
+                self.procs[pid as usize].forall_pending += 1;
+                Ok(Flow::Continue)
+            }
+            Instr::ForallWait {} => {
+                let p = &mut self.procs[pid as usize];
+                if p.forall_pending > 0 {
+                    self.block(pid, Wait::Forall, NEVER);
+                    return Ok(Flow::Stop);
+                }
+                if p.forall_end > p.clock {
+                    let t = p.forall_end;
+                    self.block(pid, Wait::Forall, t);
+                    return Ok(Flow::Stop);
+                }
+                p.forall_end = 0;
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Forall { func, grouping } => {
+                let hi = as_int(self.pop(pid)?) as i64;
+                let lo = as_int(self.pop(pid)?) as i64;
+                let g = if grouping { (as_int(self.pop(pid)?) as i64).max(1) } else { 1 };
+                self.charge(pid, op)?;
+                let (start, display) = {
+                    let p = &self.procs[pid as usize];
+                    (p.clock, p.display.clone())
+                };
+                let mut n = 0;
+                let mut a = lo;
+                while a <= hi {
+                    let b = (a + g - 1).min(hi);
+                    let pp = self.default_pproc();
+                    self.spawn(pid, Kind::Forall, func, pp, pp, &[Word::Int(a as i32)], &display, start, (a + 1, b))?;
+                    n += 1;
+                    a = b + 1;
+                }
+                if n == 0 {
+                    return Ok(Flow::Continue);
+                }
+                let p = &mut self.procs[pid as usize];
+                p.forall_pending = n;
+                p.forall_end = 0;
+                self.block(pid, Wait::Forall, NEVER);
+                Ok(Flow::Stop)
+            }
+            Instr::Join {} => {
+                let p = &mut self.procs[pid as usize];
+                match p.ended_children.peek_time() {
+                    Some(t) if t <= p.clock => {
+                        p.ended_children.pop();
+                        self.charge(pid, op)?;
+                        Ok(Flow::Continue)
+                    }
+                    Some(t) => {
+                        self.block(pid, Wait::Join, t);
+                        Ok(Flow::Stop)
+                    }
+                    None if p.forked_live > 0 => {
+                        self.block(pid, Wait::Join, NEVER);
+                        Ok(Flow::Stop)
+                    }
+                    None => Err(self.rt(pid, RuntimeError::NothingToJoin)),
+                }
+            }
+            Instr::Send { n } => {
+                // The send's own pc: `charge` moves past it.
+                let pc = self.procs[pid as usize].pc;
+                let data = self.pop_payload(pid, n as usize)?;
+                let a = as_int(self.pop(pid)?) as i64;
+                let c = self.chan_index(pid, a)?;
+                self.charge(pid, op)?;
+                if self.unreceived >= self.cfg.max_messages {
+                    return Err(self.limit(Limit::Messages));
+                }
+                self.unreceived += 1;
+                let owner = self.chans[c].owner;
+                let src = self.procs[pid as usize].pproc;
+                let now = self.procs[pid as usize].clock;
+                let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
+                let bytes: u32 = data.iter().copied().map(word_bytes).sum();
+                self.msg_seq += 1;
+                let id = self.msg_seq;
+                let arrival = self.net_send(id, src, dst, bytes, now);
+                self.stats.messages += 1;
+                self.stats.bytes += bytes as u64;
+                let chan = &mut self.chans[c];
+                let k = match chan.from.iter().position(|f| f.pid == pid) {
+                    Some(k) => k,
+                    None => {
+                        // Room for one sender and one message: most channel elements (one per
+                        // process in a large machine) see one sender and few messages.
+                        chan.from.reserve_exact(1);
+                        chan.from.push(FromSender { pid, last: 0, pending: VecDeque::with_capacity(1) });
+                        chan.from.len() - 1
+                    }
+                };
+                let sent =
+                    Sent { id, arrival: arrival.map_or(NEVER, |t| t.max(now)), sent: now, data, deferred: false };
+                chan.from[k].pending.push_back(sent);
+                if self.observer.is_some() {
+                    // The arrival after the non-overtaking rule (the last delivery).
+                    let known = arrival.map(|t| t.max(now).max(self.chans[c].from[k].last));
+                    let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+                    let line = self.module.line_of(pc);
+                    if let Some(o) = self.observer.as_mut() {
+                        o.event(&SimEvent::Send {
+                            time: now,
+                            msg: id,
+                            src_pid: pid,
+                            dst_pid: owner,
+                            src_pproc: src,
+                            dst_pproc: dst,
+                            channel,
+                            elem,
+                            bytes,
+                            arrival: known,
+                            line,
+                        });
+                    }
+                }
+                self.flush_hops();
+                match arrival {
+                    Some(_) => self.deliver_ready(c, k),
+                    None => {
+                        if let Some(e) = self.chans[c].from[k].pending.back_mut() {
+                            e.deferred = true;
+                        }
+                        self.in_flight.insert(id, InFlight::Chan { chan: c as u32, sender: pid });
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Instr::Recv { .. } => {
+                let a = as_int(self.peek(pid)?) as i64;
+                let c = self.chan_index(pid, a)?;
+                let owner = self.chans[c].owner;
+                if owner != pid {
+                    let channel = self.channel_name(a as u32);
+                    return Err(self.rt(pid, RuntimeError::NotOwner { reader: pid, owner, channel }));
+                }
+                let clock = self.procs[pid as usize].clock;
+                match self.chans[c].queue.peek().map(|m| m.arrival) {
+                    Some(t) if t <= clock => {
+                        let m = self.chans[c].queue.pop().map(|m| m.data).unwrap_or_default();
+                        self.unreceived = self.unreceived.saturating_sub(1);
+                        let p = &mut self.procs[pid as usize];
+                        p.stack.pop();
+                        p.stack.extend_from_slice(&m);
+                        self.charge(pid, op)?;
+                        if self.observer.is_some() {
+                            let (time, line) =
+                                (self.procs[pid as usize].clock, self.module.line_of(self.procs[pid as usize].pc));
+                            let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+                            if let Some(o) = self.observer.as_mut() {
+                                o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t, line });
+                            }
+                        }
+                        Ok(Flow::Continue)
+                    }
+                    other => {
+                        self.block(pid, Wait::Recv(a as u32), other.unwrap_or(NEVER));
+                        Ok(Flow::Stop)
+                    }
+                }
+            }
+            Instr::Lock {} => {
+                let a = as_int(self.peek(pid)?) as i64;
+                let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;
+                if as_int(self.mem.words[i]) == 0 {
+                    self.mem.words[i] = Word::Int(pid as i32 + 1);
+                    self.procs[pid as usize].stack.pop();
+                    self.charge(pid, op)?;
+                    Ok(Flow::Continue)
+                } else {
+                    self.lock_waiters.entry(i as u32).or_default().push(pid);
+                    self.block(pid, Wait::Lock(i as u32), NEVER);
+                    Ok(Flow::Stop)
+                }
+            }
+            Instr::Unlock {} => {
+                let a = as_int(self.pop(pid)?) as i64;
+                let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;
+                self.mem.words[i] = Word::Int(0);
+                self.charge(pid, op)?;
+                let now = self.procs[pid as usize].clock;
+                if let Some(ws) = self.lock_waiters.remove(&(i as u32)) {
+                    for w in ws {
+                        if let Some(p) = self.procs.get(w as usize) {
+                            self.wake[w as usize] = self.wake[w as usize].min(now);
+                            let wpp = p.pproc as usize;
+                            self.lower_pmin(wpp, now);
+                        }
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Instr::Delay {} => {
+                let d = match self.pop(pid)? {
+                    Word::Float(f) => (f as f64 * TICKS_PER_UNIT as f64).round().max(0.0) as Ticks,
+                    w => (as_int(w).max(0) as Ticks) * TICKS_PER_UNIT,
+                };
+                self.charge(pid, op)?;
+                let until = self.procs[pid as usize].clock + d;
+                self.block(pid, Wait::Delay, until);
+                Ok(Flow::Stop)
+            }
+            Instr::Probe {} => {
+                let label = as_int(self.pop(pid)?) as i64;
+                let id = as_int(self.pop(pid)?);
+                self.charge(pid, op)?;
+                if self.observer.is_some() {
+                    let label = self.string_at(pid, label)?;
+                    let label = String::from_utf8_lossy(&label);
+                    let time = self.procs[pid as usize].clock;
+                    if let Some(o) = self.observer.as_mut() {
+                        o.event(&SimEvent::Probe { time, pid, id, label: &label });
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Instr::TimeOn {} | Instr::TimeOff {} => {
+                let on = matches!(ins, Instr::TimeOn {});
+                self.procs[pid as usize].time_on = on;
+                self.charge(pid, op)?;
+                if let Some(o) = self.observer.as_mut() {
+                    let time = self.procs[pid as usize].clock;
+                    o.event(&SimEvent::Timing { time, pid, on });
+                }
+                Ok(Flow::Continue)
+            }
+            Instr::Rand {} => {
+                let x = crate::sim::rng::next_f32(&mut self.rng);
+                self.procs[pid as usize].stack.push(Word::Float(x));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Srand {} => {
+                let s = as_int(self.pop(pid)?);
+                self.rng = Rng::new(s as u32 as u64);
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Printf { .. } | Instr::Fprintf { .. } | Instr::Vprintf {} | Instr::Vfprintf {} => {
+                let (args, va) = match ins {
+                    Instr::Printf { argc } | Instr::Fprintf { argc } => (self.pop_n(pid, argc as usize)?, None),
+                    _ => (Vec::new(), Some(as_int(self.pop(pid)?) as i64)),
+                };
+                let fmt_addr = as_int(self.pop(pid)?) as i64;
+                let file = if matches!(ins, Instr::Fprintf { .. } | Instr::Vfprintf {}) {
+                    Some(as_int(self.pop(pid)?) as i64)
+                } else {
+                    None
+                };
+                let fmt = self.string_at(pid, fmt_addr)?;
+                let args = match va {
+                    Some(a) => self.va_words(pid, a, format::arguments_needed(&fmt))?,
+                    None => args,
+                };
+                let out = self.format_text(pid, &fmt, &args)?;
+                let res = match file {
+                    None | Some(STDOUT_HANDLE) => self.io.stdout.write_all(&out),
+                    Some(STDERR_HANDLE) => self.io.stderr.write_all(&out),
+                    Some(h) => match self.file(h) {
+                        Some(FileSlot::Write(w)) => w.write_all(&out),
+                        _ => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
+                    },
+                };
+                res.map_err(|e| self.rt(pid, RuntimeError::Output { message: e.to_string() }))?;
+                self.procs[pid as usize].stack.push(Word::Int(out.len() as i32));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Scanf { argc } | Instr::Fscanf { argc } => {
+                let dests = self.pop_n(pid, argc as usize)?;
+                let fmt_addr = as_int(self.pop(pid)?) as i64;
+                let file = if matches!(ins, Instr::Fscanf { .. }) { Some(as_int(self.pop(pid)?) as i64) } else { None };
+                let fmt = self.string_at(pid, fmt_addr)?;
+                let scan = match file {
+                    None | Some(STDIN_HANDLE) => format::scanf(&fmt, &mut *self.io.stdin),
+                    Some(h) => match self.file(h) {
+                        Some(FileSlot::Read(r)) => format::scanf(&fmt, r as &mut dyn BufRead),
+                        _ => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
+                    },
+                };
+                for (v, d) in scan.values.iter().zip(dests.iter()) {
+                    let a = as_int(*d) as i64;
+                    let words: Vec<Word> = match v {
+                        ScanValue::Int(i) => vec![Word::Int(*i)],
+                        ScanValue::Float(f) => vec![Word::Float(*f)],
+                        ScanValue::Double(d) => vec![Word::Double(*d)],
+                        ScanValue::Long(l) => vec![Word::Long(*l)],
+                        ScanValue::Chars(c) => c.iter().map(|&b| Word::Char(b)).collect(),
+                        ScanValue::Str(c) => c.iter().map(|&b| Word::Char(b)).chain([Word::Char(0)]).collect(),
+                    };
+                    for (k, w) in words.into_iter().enumerate() {
+                        let i = self
+                            .mem
+                            .index(a + k as i64)
+                            .ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a + k as i64 }))?;
+                        self.mem.words[i] = w;
+                    }
+                }
+                self.procs[pid as usize].stack.push(Word::Int(scan.ret));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Fopen {} => {
+                let mode = as_int(self.pop(pid)?) as i64;
+                let name = as_int(self.pop(pid)?) as i64;
+                let mode = self.string_at(pid, mode)?;
+                let name = self.string_at(pid, name)?;
+                let name = String::from_utf8_lossy(&name).into_owned();
+                let slot = if mode.contains(&b'w') {
+                    std::fs::File::create(&name).ok().map(|f| FileSlot::Write(BufWriter::new(f)))
+                } else if mode.contains(&b'a') {
+                    std::fs::OpenOptions::new()
+                        .append(true)
+                        .create(true)
+                        .open(&name)
+                        .ok()
+                        .map(|f| FileSlot::Write(BufWriter::new(f)))
+                } else {
+                    std::fs::File::open(&name).ok().map(|f| FileSlot::Read(BufReader::new(f)))
+                };
+                let h = match slot {
+                    Some(s) => {
+                        self.files.push(Some(s));
+                        self.files.len() as i32
+                    }
+                    None => 0,
+                };
+                self.procs[pid as usize].stack.push(Word::Int(h));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Fclose {} => {
+                let h = as_int(self.pop(pid)?) as i64;
+                let standard = matches!(h, STDIN_HANDLE | STDOUT_HANDLE | STDERR_HANDLE);
+                let r = match usize::try_from(h - 1).ok().and_then(|k| self.files.get_mut(k)).and_then(|s| s.take()) {
+                    _ if standard => 0,
+                    Some(FileSlot::Write(mut w)) => w.flush().map_or(-1, |_| 0),
+                    Some(FileSlot::Read(_)) => 0,
+                    None => -1,
+                };
+                self.procs[pid as usize].stack.push(Word::Int(r));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Sprintf { .. } | Instr::Vsnprintf {} => {
+                let (args, va) = match ins {
+                    Instr::Sprintf { argc } => (self.pop_n(pid, argc as usize)?, None),
+                    _ => (Vec::new(), Some(as_int(self.pop(pid)?) as i64)),
+                };
+                let fmt_addr = as_int(self.pop(pid)?) as i64;
+                let size = as_int(self.pop(pid)?) as i64;
+                let dest = as_int(self.pop(pid)?) as i64;
+                let fmt = self.string_at(pid, fmt_addr)?;
+                let args = match va {
+                    Some(a) => self.va_words(pid, a, format::arguments_needed(&fmt))?,
+                    None => args,
+                };
+                let out = self.format_text(pid, &fmt, &args)?;
+                let keep = if size < 0 { out.len() } else { out.len().min(size.saturating_sub(1) as usize) };
+                if size != 0 {
+                    let bytes = out[..keep].iter().copied().chain([0u8]);
+                    for (k, b) in bytes.enumerate() {
+                        let i = self.word_index(pid, dest + k as i64)?;
+                        self.mem.words[i] = Word::Char(b);
+                    }
+                }
+                self.procs[pid as usize].stack.push(Word::Int(i32::try_from(out.len()).unwrap_or(i32::MAX)));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Malloc {} => {
+                let n = as_int(self.pop(pid)?);
+                let pp = self.procs[pid as usize].pproc;
+                let base = match u32::try_from(n) {
+                    Ok(n) if n > 0 => match self.mem.alloc(n, pp) {
+                        Some(b) => {
+                            self.heap.insert(b, n);
+                            b
+                        }
+                        None => 0,
+                    },
+                    _ => 0,
+                };
+                self.procs[pid as usize].stack.push(Word::Int(base as i32));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Free {} => {
+                let a = as_int(self.pop(pid)?);
+                if a != 0 {
+                    let len = u32::try_from(a).ok().and_then(|b| self.heap.remove(&b));
+                    let Some(len) = len else { return Err(self.rt(pid, RuntimeError::BadFree { addr: a as i64 })) };
+                    self.mem.free(a as u32, len);
+                }
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Realloc {} => {
+                let n = as_int(self.pop(pid)?);
+                let a = as_int(self.pop(pid)?);
+                let old = if a == 0 {
+                    0
+                } else {
+                    match u32::try_from(a).ok().and_then(|b| self.heap.get(&b).copied()) {
+                        Some(len) => len,
+                        None => return Err(self.rt(pid, RuntimeError::BadFree { addr: a as i64 })),
+                    }
+                };
+                let pp = self.procs[pid as usize].pproc;
+                let new = match u32::try_from(n) {
+                    Ok(n) if n > 0 => self.mem.alloc(n, pp).map(|b| (b, n)),
+                    _ => None,
+                };
+                let moved = match new {
+                    Some((b, n)) => {
+                        let keep = old.min(n);
+                        for k in 0..keep {
+                            self.mem.words[(b + k) as usize] = self.mem.words[(a as u32 + k) as usize];
+                        }
+                        self.heap.insert(b, n);
+                        if a != 0 {
+                            self.heap.remove(&(a as u32));
+                            self.mem.free(a as u32, old);
+                        }
+                        self.procs[pid as usize].stack.push(Word::Int(b as i32));
+                        keep
+                    }
+                    // C: a failed realloc leaves the block alone and returns NULL.
+                    None => {
+                        self.procs[pid as usize].stack.push(Word::Int(0));
+                        0
+                    }
+                };
+                self.charge_n(pid, op, u64::from(moved).max(1))?;
+                Ok(Flow::Continue)
+            }
+            Instr::MemCopy {} => {
+                let n = as_int(self.pop(pid)?).max(0) as i64;
+                let src = as_int(self.pop(pid)?) as i64;
+                let dst = as_int(self.pop(pid)?) as i64;
+                if n > 0 {
+                    let s0 = self.word_index(pid, src)?;
+                    let s1 = self.word_index(pid, src + n - 1)?;
+                    let d0 = self.word_index(pid, dst)?;
+                    self.word_index(pid, dst + n - 1)?;
+                    self.mem.words.copy_within(s0..=s1, d0);
+                }
+                self.procs[pid as usize].stack.push(Word::Int(dst as i32));
+                self.charge_n(pid, op, n.max(1) as u64)?;
+                Ok(Flow::Continue)
+            }
+            Instr::MemSet {} => {
+                let n = as_int(self.pop(pid)?).max(0) as i64;
+                let v = as_int(self.pop(pid)?) as u8;
+                let dst = as_int(self.pop(pid)?) as i64;
+                if n > 0 {
+                    let d0 = self.word_index(pid, dst)?;
+                    let d1 = self.word_index(pid, dst + n - 1)?;
+                    let w = if v == 0 { Word::Int(0) } else { Word::Char(v) };
+                    self.mem.words[d0..=d1].fill(w);
+                }
+                self.procs[pid as usize].stack.push(Word::Int(dst as i32));
+                self.charge_n(pid, op, n.max(1) as u64)?;
+                Ok(Flow::Continue)
+            }
+            Instr::Exit {} => {
+                let status = as_int(self.pop(pid)?);
+                if status != 0 {
+                    return Err(self.rt(pid, RuntimeError::Exit { status }));
+                }
+                self.charge(pid, op)?;
+                let t = self.procs[pid as usize].clock;
+                if pid != 0 {
+                    self.finish(pid, t);
+                }
+                self.program_end = Some(t);
+                Ok(Flow::Stop)
+            }
+            other => Err(self.rt(pid, RuntimeError::BadCode { message: format!("unexpected instruction {other}") })),
+        }
+    }
+
+    /// The text `printf` makes of format `fmt` and argument words `args` (`%s` strings
+    /// read from the pool).
+    pub(super) fn format_text(&self, pid: u32, fmt: &[u8], args: &[Word]) -> Result<Vec<u8>, SimError> {
+        let mut out = Vec::new();
+        let mem = &self.mem;
+        format::printf(
+            fmt,
+            args,
+            &mut |a| mem.read_c_string(a as i64).ok_or(format::FormatError::BadString { addr: a }),
+            &mut out,
+        )
+        .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))?;
+        Ok(out)
+    }
+
+    /// The `n` argument words a `va_list` at `addr` points at (see `stdarg.h`).
+    pub(super) fn va_words(&self, pid: u32, addr: i64, n: usize) -> Result<Vec<Word>, SimError> {
+        (0..n as i64).map(|k| self.word_index(pid, addr + k).map(|i| self.mem.words[i])).collect()
+    }
+
+    /// The pool index of `addr` for a library routine: a null pointer or an address
+    /// outside the pool is a runtime error.
+    pub(super) fn word_index(&self, pid: u32, addr: i64) -> Result<usize, SimError> {
+        if addr == 0 && self.mem.null_reserved {
+            return Err(self.rt(pid, RuntimeError::NullPointer));
+        }
+        self.mem.index(addr).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
+    }
+
+    pub(super) fn file(&mut self, h: i64) -> Option<&mut FileSlot> {
+        // The standard streams are no file-table slot.
+        usize::try_from(h - 1).ok().and_then(|k| self.files.get_mut(k)).and_then(|s| s.as_mut())
+    }
+}

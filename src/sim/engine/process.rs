@@ -1,0 +1,269 @@
+//! Processes: creation (`FORK`, `FORALL`'s children, the default allocation), blocking
+//! and waking, ending and what a parent learns of it, and the list of waiters a
+//! deadlock report gives.
+use super::*;
+
+impl<'m> Simulator<'m> {
+    /// The physical processor with the fewest live processes (ties: lowest id).
+    pub(super) fn default_pproc(&self) -> u32 {
+        self.live.least()
+    }
+
+    /// Creates a process running `func` with `args` as its first frame words.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn spawn(
+        &mut self,
+        parent: u32,
+        kind: Kind,
+        func: u32,
+        vproc: u32,
+        pproc: u32,
+        args: &[Word],
+        display: &[u32],
+        start: Ticks,
+        group: (i64, i64),
+    ) -> Result<u32, SimError> {
+        if self.live_procs >= self.cfg.max_procs {
+            return Err(self.limit(Limit::Procs));
+        }
+        let f = *self
+            .funcs
+            .get(func as usize)
+            .ok_or_else(|| self.rt(parent, RuntimeError::BadCode { message: format!("function {func}") }))?;
+        let n = f.frame.max(f.params);
+        // The bottom frame only: a process that calls gets a segment of at least
+        // `segment_words` then, so an idle process holds just its frame.
+        let len = n.max(1);
+        let Some(base) = self.mem.alloc(len, pproc) else { return Err(self.limit(Limit::Memory)) };
+        let pid = self.procs.len() as u32;
+        let mut disp = vec![0u32; self.max_depth + 1];
+        let d = (f.depth as usize).min(display.len());
+        disp[..d].copy_from_slice(&display[..d]);
+        let mut p = Proc {
+            pid,
+            parent,
+            kind,
+            vproc,
+            pproc,
+            func,
+            ended: false,
+            ending: false,
+            wait: Wait::None,
+            clock: start,
+            pc: f.entry,
+            stack: args.to_vec(),
+            display: disp,
+            frames: Vec::with_capacity(1),
+            segs: vec![Seg { base, len, top: n }],
+            cur_seg: 0,
+            frame_words: 0,
+            time_on: true,
+            forall_pending: 0,
+            forall_end: 0,
+            forked_live: 0,
+            ended_children: TimeQueue::new(),
+            children_end: 0,
+            group_next: group.0,
+            group_hi: group.1,
+        };
+        let fl = FnLite { params: args.len() as u32, ..f };
+        push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
+        self.procs.push(p);
+        self.wake.push(start);
+        self.queues[pproc as usize].push_back(pid);
+        self.lower_pmin(pproc as usize, start);
+        self.live.add(pproc as usize, 1);
+        self.used[pproc as usize] = true;
+        self.live_procs += 1;
+        self.stats.processes += 1;
+        if let Some(o) = self.observer.as_mut() {
+            let function = self.module.functions.get(func as usize).map_or("?", |f| f.name.as_str());
+            // The line of the parent's fork (its pc is at the creating instruction).
+            let line = self.procs.get(parent as usize).map_or(0, |p| self.module.line_of(p.pc));
+            let parent = if parent == NONE { None } else { Some(parent) };
+            o.event(&SimEvent::ProcessCreate { time: start, parent, pid, vproc, pproc, function, line });
+        }
+        Ok(pid)
+    }
+
+    pub(super) fn waiters(&self) -> Vec<Waiter> {
+        let mut v = Vec::new();
+        for p in self.procs.iter().filter(|p| !p.ended) {
+            let waits_for = match p.wait {
+                Wait::Recv(a) => format!("a message on channel {}", self.channel_name(a)),
+                Wait::Join => "join (a forked child to end)".to_string(),
+                Wait::Forall => format!("{} forall children to end", p.forall_pending),
+                Wait::RemoteRead(a) => format!("a remote read of address {a}"),
+                Wait::Delay => "the end of a delay".to_string(),
+                Wait::Lock(a) => format!("the spinlock at address {a}"),
+                Wait::Children => format!("{} forked children to end before it ends", p.forked_live),
+                Wait::None => "nothing (ready)".to_string(),
+            };
+            v.push(Waiter {
+                pid: p.pid,
+                vproc: p.vproc,
+                pproc: p.pproc,
+                function: self.function_name(p.pc),
+                line: self.module.line_of(p.pc),
+                waits_for,
+            });
+        }
+        v
+    }
+
+    /// The reply of `pid`'s remote read arrives at `t`.
+    pub(super) fn wake_reader(&mut self, pid: u32, t: Ticks) {
+        if let Some(p) = self.procs.get(pid as usize) {
+            self.wake[pid as usize] = t;
+            let pp = p.pproc as usize;
+            self.lower_pmin(pp, t);
+        }
+    }
+
+    /// Puts `pid` to wait for `wait` until `wake` and tells the observer.
+    pub(super) fn block(&mut self, pid: u32, wait: Wait, wake: Ticks) {
+        self.wake[pid as usize] = wake;
+        let p = &mut self.procs[pid as usize];
+        p.wait = wait;
+        let time = p.clock;
+        let pp = p.pproc as usize;
+        let line = self.module.line_of(p.pc);
+        self.lower_pmin(pp, wake);
+        if let Some(o) = self.observer.as_mut() {
+            let reason = match wait {
+                Wait::Recv(addr) => BlockReason::Receive { addr },
+                Wait::Join => BlockReason::Join,
+                Wait::Forall => BlockReason::Forall,
+                Wait::RemoteRead(addr) => BlockReason::RemoteRead { addr },
+                Wait::Delay => BlockReason::Delay { until: wake },
+                Wait::Lock(addr) => BlockReason::Lock { addr },
+                Wait::Children | Wait::None => BlockReason::Children,
+            };
+            o.event(&SimEvent::Block { time, pid, reason, line });
+        }
+    }
+
+    /// Begins the end of `pid`: it ends once its forked children have ended.
+    pub(super) fn begin_end(&mut self, pid: u32) {
+        let p = &mut self.procs[pid as usize];
+        p.ending = true;
+        if p.forked_live == 0 {
+            let t = p.clock;
+            self.finish(pid, t);
+        } else {
+            self.block(pid, Wait::Children, NEVER);
+        }
+    }
+
+    /// Ends `pid` at time `t`: frees its memory and tells its parent.
+    pub(super) fn finish(&mut self, pid: u32, t: Ticks) {
+        let (parent, kind, pp, segs) = {
+            let p = &mut self.procs[pid as usize];
+            p.ended = true;
+            self.wake[pid as usize] = NEVER;
+            p.wait = Wait::None;
+            (p.parent, p.kind, p.pproc as usize, std::mem::take(&mut p.segs))
+        };
+        for s in segs {
+            self.mem.free(s.base, s.len);
+        }
+        if let Some(k) = self.queues[pp].iter().position(|&x| x == pid) {
+            self.queues[pp].remove(k);
+        }
+        self.live.add(pp, -1);
+        self.live_procs -= 1;
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&SimEvent::ProcessEnd { time: t, pid });
+        }
+        if pid == 0 {
+            self.program_end = Some(t);
+            return;
+        }
+        let Some(par) = self.procs.get_mut(parent as usize) else { return };
+        let ppar = par.pproc as usize;
+        match kind {
+            Kind::Forall => {
+                par.forall_pending = par.forall_pending.saturating_sub(1);
+                par.forall_end = par.forall_end.max(t);
+                if par.forall_pending == 0 && par.wait == Wait::Forall {
+                    self.wake[parent as usize] = par.forall_end;
+                }
+            }
+            Kind::Fork => {
+                par.forked_live = par.forked_live.saturating_sub(1);
+                par.ended_children.push(t, ());
+                par.children_end = par.children_end.max(t);
+                match par.wait {
+                    Wait::Join => self.wake[parent as usize] = self.wake[parent as usize].min(t),
+                    Wait::Children if par.forked_live == 0 => self.wake[parent as usize] = par.children_end,
+                    _ => {}
+                }
+            }
+            Kind::Main => {}
+        }
+        let w = self.wake[parent as usize];
+        self.lower_pmin(ppar, w);
+    }
+
+    /// FORK and FORALLFORK: pops the arguments, the channels and the virtual processor,
+    /// charges the instruction and creates the child as `kind`. The arguments were
+    /// evaluated here, on the parent's processor (seed 000 Fig. 13, `altPhyProcessor`);
+    /// the child's first frame is one block of its argument words (`CopyToNewBlock`)
+    /// sent to the child's processor, and the child starts when it arrives: after
+    /// `local_cost` on the parent's own processor, after the network's latency for a
+    /// message of `4 * max(1, words)` bytes elsewhere.
+    pub(super) fn fork(
+        &mut self,
+        pid: u32,
+        op: Op,
+        func: u32,
+        chans: u32,
+        vproc: bool,
+        kind: Kind,
+    ) -> Result<u32, SimError> {
+        let nparams = self.funcs.get(func as usize).map_or(0, |f| f.params) as usize;
+        let args = self.pop_n(pid, nparams)?;
+        let chan_addrs = self.pop_n(pid, chans as usize)?;
+        let (v, pp) = if vproc {
+            let v = as_int(self.pop(pid)?) as i64;
+            let npp = self.queues.len() as u32;
+            let count = if self.cfg.mapping.is_empty() { u32::MAX } else { self.cfg.mapping.len() as u32 };
+            let pp = match u32::try_from(v) {
+                Ok(v) if self.cfg.mapping.is_empty() => Some(v % npp),
+                Ok(v) => self.cfg.mapping.get(v as usize).copied().filter(|&p| p < npp),
+                Err(_) => None,
+            };
+            let Some(pp) = pp else {
+                return Err(self.rt(pid, RuntimeError::BadVproc { vproc: v, count }));
+            };
+            (v as u32, pp)
+        } else {
+            let pp = self.default_pproc();
+            (pp, pp)
+        };
+        let mut cidx = Vec::with_capacity(chan_addrs.len());
+        for w in &chan_addrs {
+            cidx.push(self.chan_index(pid, as_int(*w) as i64)?);
+        }
+        self.charge(pid, op)?;
+        let (start, display, src) = {
+            let p = &self.procs[pid as usize];
+            (p.clock, p.display.clone(), p.pproc)
+        };
+        let child = self.spawn(pid, kind, func, v, pp, &args, &display, start, (0, -1))?;
+        for c in cidx {
+            self.chans[c].owner = child;
+        }
+        self.msg_seq += 1;
+        let id = self.msg_seq;
+        let words = args.len().max(1) as u32;
+        self.wake[child as usize] = match self.net_send(id, src, pp, 4 * words, start) {
+            Some(t) => t.max(start),
+            None => {
+                self.in_flight.insert(id, InFlight::Frame { pid: child });
+                NEVER
+            }
+        };
+        Ok(child)
+    }
+}

@@ -1,0 +1,684 @@
+//! The scheduler: quanta, round-robin turns per physical processor, the processors due
+//! in a quantum, the jump over idle quanta to the next event, and the handover of the
+//! network to its own thread ([`super::net_worker`]) around a quantum.
+use super::*;
+
+impl<'m> Simulator<'m> {
+    /// Runs the program to its end (or an alarm) and returns the statistics.
+    pub fn run(&mut self) -> Result<Stats, SimError> {
+        let t0 = Instant::now();
+        // The network runs ahead on a second thread when asked, as long as nothing looks
+        // at it while the processors run: no debugger (it may change the network), no
+        // route records (they go to the observer between arrivals) and no link loads
+        // (an error's statistics would see the network part-way through the quantum).
+        if self.cfg.net_thread != NetThread::Off
+            && self.debug.is_none()
+            && !self.cfg.trace_routes
+            && !self.cfg.link_stats
+            && self.net.lookahead().is_some()
+        {
+            let always = self.cfg.net_thread == NetThread::Always;
+            self.ahead = NetWorker::start(self.net.params().clone(), always).map(Box::new);
+        }
+        let r = self.run_inner();
+        self.ahead = None;
+        self.flush_line_costs();
+        let _ = self.io.stdout.flush();
+        for f in self.files.iter_mut().flatten() {
+            if let FileSlot::Write(w) = f {
+                let _ = w.flush();
+            }
+        }
+        let host = t0.elapsed();
+        match r {
+            Ok(mut s) => {
+                s.host_time = host;
+                Ok(s)
+            }
+            Err(SimError::Deadlock { waiters, mut stats }) => {
+                stats.host_time = host;
+                Err(SimError::Deadlock { waiters, stats })
+            }
+            Err(SimError::LimitExceeded { limit, mut stats }) => {
+                stats.host_time = host;
+                Err(SimError::LimitExceeded { limit, stats })
+            }
+            Err(SimError::NetworkDeadlock { cycle, mut stats }) => {
+                stats.host_time = host;
+                Err(SimError::NetworkDeadlock { cycle, stats })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Tells the observer the busy time per source line since the last report (work and
+    /// overhead by the class of each instruction), in line order, and starts a new account.
+    pub(super) fn flush_line_costs(&mut self) {
+        let Some(o) = self.observer.as_mut() else { return };
+        let mut by_line: BTreeMap<u32, (Ticks, Ticks)> = BTreeMap::new();
+        for (pc, t) in self.pc_ticks.iter_mut().enumerate() {
+            if *t == 0 {
+                continue;
+            }
+            let slot = by_line.entry(self.module.line_of(pc as u32)).or_insert((0, 0));
+            match Op::from_opcode(self.prog[pc].op).map(Op::class) {
+                Some(Class::Work) => slot.0 += *t,
+                _ => slot.1 += *t,
+            }
+            *t = 0;
+        }
+        let lines: Vec<(u32, Ticks, Ticks)> = by_line.into_iter().map(|(l, (w, v))| (l, w, v)).collect();
+        if !lines.is_empty() {
+            o.event(&SimEvent::LineCosts { lines: &lines });
+        }
+    }
+
+    pub(super) fn run_inner(&mut self) -> Result<Stats, SimError> {
+        let q = self.cfg.quantum.max(1);
+        loop {
+            let qend = self.qstart + q;
+            let mut active = false;
+            self.due_now.absorb(&mut self.due_next);
+            self.due_next_min = NEVER;
+            while let Some((t, &pp)) = self.due_later.peek() {
+                if t >= qend {
+                    break;
+                }
+                self.due_later.pop();
+                self.due_now.insert(pp);
+            }
+            // Every later quantum ends at `qend + q` or after.
+            self.due_next_bound = qend + q;
+            // A solo run may carry the quantum forward (see `solo_cross`): its end is
+            // kept in `self.cur` while the processors run.
+            let mut qend = qend;
+            self.cur = Some((0, qend));
+            let ahead = self.ahead_begin(qend);
+            let r = self.run_processors(&mut qend, &mut active);
+            self.cur = None;
+            if ahead {
+                self.ahead_end(r.is_ok(), qend);
+            }
+            r?;
+            self.advance_network(qend);
+            self.record_profile();
+            if let Some(t) = self.program_end {
+                let par = qend.max(t.div_ceil(q) * q);
+                return Ok(self.snapshot(par));
+            }
+            self.qstart = qend;
+            if self.debug.is_some() && self.cfg.alarm.is_some_and(|a| self.qstart >= a) {
+                // With a debugger the alarm suspends the run, once.
+                self.cfg.alarm = None;
+                self.debug_stop(Stop::Alarm)?;
+            }
+            if let Some(a) = self.cfg.alarm {
+                if self.qstart >= a {
+                    let mut s = self.snapshot(self.qstart);
+                    s.stopped_by_alarm = true;
+                    return Ok(s);
+                }
+            }
+            if let Some(m) = self.cfg.max_time {
+                if self.qstart > m {
+                    return Err(self.limit(Limit::Time));
+                }
+            }
+            if !active {
+                let next = self.next_event().min(self.net.next_event());
+                if next == NEVER && self.net.in_flight() > 0 {
+                    let cycle = self.net.blocked();
+                    return Err(SimError::NetworkDeadlock { cycle, stats: Box::new(self.snapshot(self.qstart)) });
+                }
+                if next == NEVER {
+                    let waiters = self.waiters();
+                    return Err(SimError::Deadlock { waiters, stats: Box::new(self.snapshot(self.qstart)) });
+                }
+                if self.cfg.skip_idle && next >= self.qstart + q {
+                    let mut target = next / q * q;
+                    // Stop where stepping would have stopped.
+                    if let Some(a) = self.cfg.alarm {
+                        target = target.min(a.div_ceil(q) * q);
+                    }
+                    if let Some(m) = self.cfg.max_time {
+                        target = target.min((m / q + 1) * q);
+                    }
+                    self.qstart = target.max(self.qstart);
+                }
+            }
+        }
+    }
+
+    /// Runs the due processors in id order for the quantum ending at `qend` (a solo run
+    /// may move it on); `active` becomes true if anything ran.
+    pub(super) fn run_processors(&mut self, qend: &mut Ticks, active: &mut bool) -> Result<(), SimError> {
+        while let Some(pp) = self.due_now.pop_first() {
+            let pp = pp as usize;
+            self.cur = Some((pp, *qend));
+            *active |= self.run_pproc(pp)?;
+            *qend = self.cur.map_or(*qend, |(_, e)| e);
+            if self.program_end.is_some() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the network to its thread to process, while the processors run the quantum
+    /// ending at `qend`, the events that no send of the quantum can change: those before
+    /// `qstart + lookahead` (and before `qend`). Returns whether it did (there are such
+    /// events); [`Self::ahead_end`] takes it back.
+    pub(super) fn ahead_begin(&mut self, qend: Ticks) -> bool {
+        let Some(a) = self.ahead.as_mut() else { return false };
+        if !a.wanted() {
+            return false;
+        }
+        let Some(l) = self.net.lookahead() else { return false };
+        let until = self.qstart.saturating_add(l).min(qend);
+        let next0 = self.net.next_event();
+        if next0 >= until {
+            return false;
+        }
+        let Some(spare) = a.spare.take() else { return false };
+        self.net.ahead(crate::net::AheadStep::Begin(until));
+        let net = std::mem::replace(&mut self.net, spare);
+        a.give(net, until, next0, read_requests(&self.in_flight, self.reads_pending));
+        self.quanta_ahead += 1;
+        true
+    }
+
+    /// Finishes a quantum that ran ahead: unless it failed (`ok` false: the run ends),
+    /// the network's thread makes the held-back sends and processes the events up to
+    /// the quantum's end `qend` while the arrivals of its first step are delivered here
+    /// (they touch no network state: the first step stops at a remote-read request,
+    /// whose reply is a send), then the network comes back with the later arrivals,
+    /// which are delivered too. Everything happens as if the network had stayed here.
+    pub(super) fn ahead_end(&mut self, ok: bool, qend: Ticks) {
+        let Some(a) = self.ahead.as_mut() else { return };
+        if !ok {
+            let (net, arrivals) = a.take();
+            a.spare = Some(std::mem::replace(&mut self.net, net));
+            a.reuse(arrivals);
+            return;
+        }
+        let (first, stopped) = a.first();
+        let second = if stopped {
+            // The reply of the request is made here, after the held-back sends.
+            let (net, none) = a.take();
+            a.reuse(none);
+            a.spare = Some(std::mem::replace(&mut self.net, net));
+            net_worker::enter(&mut *self.net, &a.held);
+            false
+        } else {
+            a.second(qend, read_requests(&self.in_flight, self.reads_pending));
+            true
+        };
+        for &(id, t) in &first {
+            self.arrive(id, t);
+        }
+        let Some(a) = self.ahead.as_mut() else { return };
+        a.reuse(first);
+        if second {
+            let (net, arrivals) = a.take();
+            a.spare = Some(std::mem::replace(&mut self.net, net));
+            for &(id, t) in &arrivals {
+                self.arrive(id, t);
+            }
+            if let Some(a) = self.ahead.as_mut() {
+                a.reuse(arrivals);
+            }
+        }
+    }
+
+    /// Sends a message into the network (held back while the network runs ahead: see
+    /// [`Self::ahead_begin`]).
+    pub(super) fn net_send(&mut self, id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) -> Option<Ticks> {
+        match self.ahead.as_mut() {
+            Some(a) if a.active => {
+                // A model that runs ahead delivers a message to the sender's own
+                // processor at once, without the network ([`Network::lookahead`]).
+                if src == dst {
+                    return Some(now + a.params.local_cost);
+                }
+                a.min_ready = a.min_ready.min(a.params.ready(bytes, now));
+                a.held.push((id, src, dst, bytes, now));
+                None
+            }
+            _ => self.net.send(id, src, dst, bytes, now),
+        }
+    }
+
+    /// The network's next event, as it would be with the held-back sends made.
+    pub(super) fn net_next_event(&self) -> Ticks {
+        match self.ahead.as_deref() {
+            Some(a) if a.active => a.next0.min(a.min_ready),
+            _ => self.net.next_event(),
+        }
+    }
+
+    /// Adds the busy time of the quantum that just ran to its profile row.
+    pub(super) fn record_profile(&mut self) {
+        let Some(step) = self.cfg.profile_step else { return };
+        let row = (self.qstart / step.max(1)) as usize;
+        if self.profile.len() <= row {
+            self.profile.resize(row + 1, vec![0; self.busy.len()]);
+        }
+        for (pp, &b) in self.busy.iter().enumerate() {
+            self.profile[row][pp] += b - self.profile_prev[pp];
+            self.profile_prev[pp] = b;
+        }
+    }
+
+    /// Earliest time any live process can run, after a quantum in which none ran: the
+    /// least over the processors of their processes' least wake time (not before the
+    /// processor's clock). A processor with a process to wake is due (in `due_next` or
+    /// `due_later`) no later than that wake (see [`Self::lower_pmin`]), so the processors
+    /// of `due_later` are looked at in the order of their due times and the search stops
+    /// at the first due time not before the best found: a look at a few processors
+    /// instead of every process of the machine. The entries looked at are put back.
+    pub(super) fn next_event(&mut self) -> Ticks {
+        let mut best = NEVER;
+        if self.due_next_min != NEVER {
+            for pp in self.due_next.iter() {
+                best = best.min(self.proc_next(pp as usize));
+            }
+        }
+        let mut taken = std::mem::take(&mut self.due_taken);
+        while let Some((t, &pp)) = self.due_later.peek() {
+            if t >= best {
+                break;
+            }
+            self.due_later.pop();
+            taken.push((t, pp));
+            best = best.min(self.proc_next(pp as usize));
+        }
+        for e in taken.drain(..) {
+            self.due_later.push(e.0, e.1);
+        }
+        self.due_taken = taken;
+        debug_assert_eq!(best, self.scan_next_event());
+        best
+    }
+
+    /// When processor `pp` can next run one of its processes (NEVER: none is to wake).
+    pub(super) fn proc_next(&self, pp: usize) -> Ticks {
+        match self.scan_min_wake(pp) {
+            NEVER => NEVER,
+            w => w.max(self.pclock[pp]),
+        }
+    }
+
+    /// [`Self::next_event`] by a look at every process (what the tests check it against).
+    pub(super) fn scan_next_event(&self) -> Ticks {
+        let mut next = NEVER;
+        for (pp, q) in self.queues.iter().enumerate() {
+            for &pid in q {
+                let w = self.wake[pid as usize];
+                if w != NEVER {
+                    next = next.min(w.max(self.pclock[pp]));
+                }
+            }
+        }
+        next
+    }
+
+    /// Runs the processes of physical processor `pp` for the current quantum (its end is
+    /// in `self.cur`; a solo run may move it on). Returns whether anything ran.
+    pub(super) fn run_pproc(&mut self, pp: usize) -> Result<bool, SimError> {
+        let mut active = false;
+        loop {
+            let qend = self.cur.map_or(NEVER, |(_, e)| e);
+            let floor = self.pclock[pp].max(self.qstart);
+            let mut best: Option<(usize, Ticks)> = None;
+            let mut min_wake = NEVER;
+            // The least wake time (and the queue index of its first holder) and the least
+            // of the others: the least of all but the chosen process is one of them.
+            let (mut min_at, mut min2) = (usize::MAX, NEVER);
+            for (k, &pid) in self.queues[pp].iter().enumerate() {
+                let w = self.wake[pid as usize];
+                if w == NEVER {
+                    continue;
+                }
+                if w < min_wake {
+                    min2 = min_wake;
+                    min_wake = w;
+                    min_at = k;
+                } else if w < min2 {
+                    min2 = w;
+                }
+                let s = w.max(floor);
+                if best.is_none_or(|(_, b)| s < b) {
+                    best = Some((k, s));
+                }
+            }
+            let start = match best {
+                Some((_, start)) if start < qend => start,
+                _ => {
+                    // Exact again: every process of this processor was just looked at.
+                    self.pmin[pp] = min_wake;
+                    if min_wake != NEVER {
+                        self.due_at(min_wake, pp as u32);
+                    }
+                    break;
+                }
+            };
+            let Some((k, _)) = best else { break };
+            // The chosen process goes to the back of the queue (nothing to move when
+            // it is the last one; a rotation when it is the first).
+            let queue = &mut self.queues[pp];
+            let pid = if k + 1 == queue.len() {
+                queue[k]
+            } else if k == 0 {
+                queue.rotate_left(1);
+                queue[queue.len() - 1]
+            } else {
+                let Some(pid) = queue.remove(k) else { break };
+                queue.push_back(pid);
+                pid
+            };
+            active = true;
+            let others_min = if k == min_at { min2 } else { min_wake };
+            self.woken = false;
+            self.turn(pid, start, qend)?;
+            let c = self.procs[pid as usize].clock;
+            self.pclock[pp] = self.pclock[pp].max(c);
+            if self.program_end.is_some() {
+                break;
+            }
+            if !self.woken && self.debug.is_none() {
+                // Nothing but the turn's own process changed a wake time or the queue
+                // (see `woken`): the others' wakes are those of the scan above, so when
+                // no process can start before the quantum's end, the scan the loop would
+                // do next finds just that, and its outcome is computed here.
+                let min_wake = others_min.min(self.wake[pid as usize]);
+                let qend = self.cur.map_or(NEVER, |(_, e)| e);
+                let floor = self.pclock[pp].max(self.qstart);
+                if min_wake == NEVER || min_wake.max(floor) >= qend {
+                    debug_assert_eq!(self.scan_min_wake(pp), min_wake);
+                    self.pmin[pp] = min_wake;
+                    if min_wake != NEVER {
+                        self.due_at(min_wake, pp as u32);
+                    }
+                    break;
+                }
+            }
+        }
+        Ok(active)
+    }
+
+    /// The least wake time of processor `pp`'s processes (NEVER: none), by a look at each.
+    pub(super) fn scan_min_wake(&self, pp: usize) -> Ticks {
+        self.queues[pp].iter().map(|&pid| self.wake[pid as usize]).min().unwrap_or(NEVER)
+    }
+
+    /// One turn of process `pid` starting at `start`, reported to the observer.
+    pub(super) fn turn(&mut self, pid: u32, start: Ticks, qend: Ticks) -> Result<(), SimError> {
+        if self.observer.is_none() {
+            return self.turn_inner(pid, start, qend);
+        }
+        let pp = self.procs[pid as usize].pproc;
+        let busy0 = self.busy[pp as usize];
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&SimEvent::Start { time: start, pid });
+        }
+        let r = self.turn_inner(pid, start, qend);
+        let end = self.procs[pid as usize].clock;
+        let busy = self.busy[pp as usize] - busy0;
+        if let Some(o) = self.observer.as_mut() {
+            // The line the turn ended on (the last instruction's, for a process that ended).
+            let pc = self.procs[pid as usize].pc;
+            // (Code the compiler added, as a function's closing return, has no line: the
+            // nearest line before it, within a few instructions.)
+            let line = (0..8).map(|k| self.module.line_of(pc.saturating_sub(k))).find(|&l| l > 0).unwrap_or(0);
+            o.event(&SimEvent::Run { pid, pproc: pp, start, end, busy, line });
+        }
+        r
+    }
+
+    pub(super) fn turn_inner(&mut self, pid: u32, start: Ticks, mut qend: Ticks) -> Result<(), SimError> {
+        let pp = {
+            self.wake[pid as usize] = NEVER;
+            let p = &mut self.procs[pid as usize];
+            p.clock = start;
+            p.wait = Wait::None;
+            if p.ending {
+                if p.forked_live == 0 {
+                    let t = p.clock;
+                    self.finish(pid, t);
+                } else {
+                    p.wait = Wait::Children;
+                }
+                return Ok(());
+            }
+            p.pproc as usize
+        };
+        let q = self.cfg.quantum.max(1);
+        // After a debugger stop before the pc, that instruction runs without stopping again.
+        let mut skip_first = false;
+        loop {
+            let cross_max = self.cross_max(pp, q);
+            let p = &mut self.procs[pid as usize];
+            let (time_on, clock0) = (p.time_on, p.clock);
+            if clock0 >= qend && !(qend <= cross_max && clock0 < qend + q) {
+                // The interpreter's first check would end the turn before any instruction
+                // (after a complex instruction that reached the quantum's end): its exit,
+                // without the call.
+                skip_first = false;
+                match self.quantum_over(pid, pp, qend) {
+                    Some(e) => {
+                        qend = e;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
+            let Tables { ticks, seq, fused } = &*self.tables[self.table_of[pp]].1;
+            let (stops, traced): (&[u64], &[(u32, u32)]) = match self.debug.as_deref() {
+                Some(d) if d.step_pid == pid => (&d.step_stops, &d.traced),
+                Some(d) => (&d.stops, &d.traced),
+                None => (&[], &[]),
+            };
+            let env = Env {
+                code: &self.prog,
+                funcs: &self.funcs,
+                ticks: if time_on { ticks } else { &ZERO_TABLE },
+                seq: if time_on { seq } else { &ZERO_TABLE },
+                fused: if time_on { fused } else { &[] },
+                max_stack: self.cfg.max_stack_words,
+                q,
+                cross_max,
+                stops,
+                skip_first,
+                traced,
+            };
+            let mut ctr =
+                Ctr { seq: 0, steps_left: self.steps_left, qend, crossed: 0, cross_clock: 0, trace_hit: false };
+            let (mem, pc_ticks) = (&mut self.mem, &mut self.pc_ticks[..]);
+            let r = match (self.debug.is_some(), mem.sole_owner() == Some(p.pproc), !pc_ticks.is_empty()) {
+                (false, true, false) => interp::<false, false, false>(&env, p, mem, &mut ctr, pc_ticks),
+                (false, false, false) => interp::<true, false, false>(&env, p, mem, &mut ctr, pc_ticks),
+                (false, true, true) => interp::<false, false, true>(&env, p, mem, &mut ctr, pc_ticks),
+                (false, false, true) => interp::<true, false, true>(&env, p, mem, &mut ctr, pc_ticks),
+                (true, true, _) => interp::<false, true, true>(&env, p, mem, &mut ctr, pc_ticks),
+                (true, false, _) => interp::<true, true, true>(&env, p, mem, &mut ctr, pc_ticks),
+            };
+            skip_first = false;
+            let clock = p.clock;
+            self.stats.seq_ticks += ctr.seq;
+            self.busy[pp] += clock - clock0;
+            self.stats.instructions += self.steps_left - ctr.steps_left;
+            self.steps_left = ctr.steps_left;
+            if ctr.crossed > 0 {
+                // The quantum ends the interpreter went past, as `solo_cross` does them.
+                qend = ctr.qend;
+                self.pclock[pp] = self.pclock[pp].max(ctr.cross_clock);
+                self.pmin[pp] = ctr.cross_clock;
+                self.qstart = qend - q;
+                self.cur = Some((pp, qend));
+            }
+            if ctr.trace_hit && r.is_ok() {
+                self.debug_stop(Stop::Traced { pid })?;
+            }
+            match r {
+                Err(k) => return Err(self.rt(pid, k)),
+                Ok(Exit::Stop) => {
+                    let pc = self.procs[pid as usize].pc;
+                    self.debug_stop(Stop::Pc { pid, pc })?;
+                    skip_first = true;
+                }
+                Ok(Exit::Traced) => {}
+                Ok(Exit::Quantum) => match self.quantum_over(pid, pp, qend) {
+                    Some(e) => {
+                        qend = e;
+                        continue;
+                    }
+                    None => return Ok(()),
+                },
+                Ok(Exit::Steps) => return Err(self.limit(Limit::Steps)),
+                Ok(Exit::Remote(acc)) => {
+                    let p = &self.procs[pid as usize];
+                    let (me, now) = (p.pproc, p.clock);
+                    if let Some((o, w, a)) = acc.write {
+                        self.msg_seq += 1;
+                        let bytes = 4 + self.wire_bytes(a, w);
+                        if self.remote_send(RemoteKind::Write, pid, a, me, o, bytes, now).is_none() {
+                            self.in_flight.insert(self.msg_seq, InFlight::Load);
+                        }
+                        self.stats.remote_writes += 1;
+                    }
+                    if let Some((o, w, a)) = acc.read {
+                        self.msg_seq += 1;
+                        let wake = match self.remote_send(RemoteKind::Read, pid, a, me, o, 4, now) {
+                            Some(t1) => self.read_reply(pid, a, me, o, w, t1),
+                            None => {
+                                let req = InFlight::ReadRequest { pid, addr: a, reader: me, owner: o, words: w };
+                                self.in_flight.insert(self.msg_seq, req);
+                                self.reads_pending += 1;
+                                NEVER
+                            }
+                        };
+                        self.stats.remote_reads += 1;
+                        self.block(pid, Wait::RemoteRead(a), wake);
+                        return Ok(());
+                    }
+                }
+                Ok(Exit::Complex) => {
+                    let pc = self.procs[pid as usize].pc;
+                    let Some(ins) = self.prog.get(pc as usize).map(|s| s.ins) else {
+                        let message = format!("pc {pc} outside the code");
+                        return Err(self.rt(pid, RuntimeError::BadCode { message }));
+                    };
+                    match self.exec_complex(pid, ins)? {
+                        // The interpreter's first step ends the turn if the quantum is over.
+                        Flow::Continue => {}
+                        Flow::Stop => return self.debug_after_stop(pid),
+                    }
+                }
+            }
+        }
+    }
+
+    /// `pid`'s turn reached the end `qend` of the quantum: the next quantum's end when the
+    /// turn goes on ([`Self::solo_cross`]), else `None` and the process waits for the
+    /// scheduler from its clock.
+    #[inline(always)]
+    pub(super) fn quantum_over(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
+        // A process not alone on its processor never goes on (the common case, tested
+        // here without a call).
+        let e = if self.queues[pp].len() == 1 { self.solo_cross(pid, pp, qend) } else { None };
+        if e.is_none() {
+            self.wake[pid as usize] = self.procs[pid as usize].clock;
+        }
+        e
+    }
+
+    /// Called when `pid` (running on `pp`) reaches the end `qend` of the current quantum:
+    /// when the scheduler would do nothing in between but run `pid` again from its clock
+    /// in the next quantum, does the quantum change's bookkeeping and returns the next
+    /// quantum's end, so the turn goes on without a trip through the scheduler.
+    ///
+    /// That is the case when no observer sees the turns, `pid` is alone in its
+    /// processor's queue, no other processor is due in the rest of this quantum or in
+    /// the next one, `pid` can start in the next quantum (its clock is before that
+    /// quantum's end), and neither the alarm nor the time limit stops the run at this
+    /// quantum's end. The scheduler's own steps at such a change are then: the
+    /// processor's clock and wake bound become `pid`'s clock, the profile row gets the
+    /// quantum's busy time, the global clock moves to `qend`; nothing else changes.
+    /// The bound [`Env::cross_max`] for a process running on `pp`: the latest quantum
+    /// end at which [`Simulator::solo_cross`] would let it go on, as far as that depends
+    /// on the machine and not on the process's clock (0: none). It holds until the
+    /// interpreter leaves, as only the instructions it leaves for change the machine.
+    /// With a profile, every quantum's busy time needs its row: left to `solo_cross`.
+    pub(super) fn cross_max(&self, pp: usize, q: Ticks) -> Ticks {
+        let alone = self.observer.is_none()
+            && self.cfg.profile_step.is_none()
+            && self.program_end.is_none()
+            && self.queues[pp].len() == 1
+            && self.due_now.is_empty();
+        if !alone {
+            return 0;
+        }
+        // Quantum end `e` may be crossed when no processor is due before `e + q`, the
+        // alarm is after `e` and the time limit not before it.
+        let due = self.due_min().saturating_sub(q);
+        let alarm = self.cfg.alarm.map_or(NEVER, |a| a.saturating_sub(1));
+        // The network is advanced at every quantum end it has an event before.
+        due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER)).min(self.net_next_event())
+    }
+
+    pub(super) fn solo_cross(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
+        let q = self.cfg.quantum.max(1);
+        let next = qend + q;
+        let clock = self.procs[pid as usize].clock;
+        let alone = self.observer.is_none()
+            && self.program_end.is_none()
+            && self.queues[pp].len() == 1
+            && self.due_now.is_empty()
+            && self.due_min() >= next
+            && self.net_next_event() >= qend;
+        let stops = self.cfg.alarm.is_some_and(|a| qend >= a) || self.cfg.max_time.is_some_and(|m| qend > m);
+        if !alone || stops || clock >= next {
+            return None;
+        }
+        self.pclock[pp] = self.pclock[pp].max(clock);
+        self.pmin[pp] = clock;
+        self.record_profile();
+        self.qstart = qend;
+        self.cur = Some((pp, next));
+        Some(next)
+    }
+
+    /// Notes that a process of processor `pp` may run from `t`: the processor is visited
+    /// in this quantum if it comes later in the id order and `t` is before the quantum's
+    /// end, else in the quantum containing `t` (or later).
+    pub(super) fn lower_pmin(&mut self, pp: usize, t: Ticks) {
+        self.woken = true;
+        if t >= self.pmin[pp] {
+            return;
+        }
+        self.pmin[pp] = t;
+        match self.cur {
+            Some((cur, qend)) if pp > cur && t < qend => {
+                self.due_now.insert(pp as u32);
+            }
+            _ => self.due_at(t, pp as u32),
+        }
+    }
+
+    /// Notes that processor `pp` is due in the quantum containing `t` (or later).
+    #[inline]
+    pub(super) fn due_at(&mut self, t: Ticks, pp: u32) {
+        if t < self.due_next_bound {
+            self.due_next.insert(pp);
+            self.due_next_min = self.due_next_min.min(t);
+        } else {
+            self.due_later.push(t, pp);
+        }
+    }
+
+    /// The least time a processor is due at after this quantum (as far as noted).
+    #[inline]
+    pub(super) fn due_min(&self) -> Ticks {
+        self.due_later.peek_time().unwrap_or(NEVER).min(self.due_next_min)
+    }
+}

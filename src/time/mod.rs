@@ -1,0 +1,43 @@
+//! Simulated time: the one definition of the tick, its unit, "never", how times are read
+//! from and written for users, and the priority queue every event list of the simulator
+//! is ordered by ([`queue::TimeQueue`]).
+//!
+//! A leaf: depends on nothing else in the crate. Everything that speaks of simulated
+//! time (the simulator, the networks, the run record, the machine descriptions, the
+//! analysis) takes its `Ticks` from here.
+
+pub mod queue;
+
+pub use queue::TimeQueue;
+
+/// Simulated time in ticks: 1 time unit = [`TICKS_PER_UNIT`] ticks.
+pub type Ticks = u64;
+
+/// Resolution of simulated time: ticks per time unit (fine enough for fractional speed
+/// factors). Instruction costs, `--quantum` and every time printed to users are in time
+/// units; the simulator and the run record count ticks.
+pub const TICKS_PER_UNIT: Ticks = 1000;
+
+/// "Never": no event pending.
+pub const NEVER: Ticks = Ticks::MAX;
+
+/// A time in units as written by a user (`2.5`), in ticks.
+pub fn parse_time(s: &str) -> Result<Ticks, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of time units"))?;
+    if !v.is_finite() || !(0.0..=1e15).contains(&v) {
+        return Err(format!("`{s}` is not a time between 0 and 10^15 units"));
+    }
+    Ok((v * TICKS_PER_UNIT as f64).round() as Ticks)
+}
+
+/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
+pub fn format_time(t: Ticks) -> String {
+    let whole = t / TICKS_PER_UNIT;
+    let frac = t % TICKS_PER_UNIT;
+    if frac == 0 {
+        whole.to_string()
+    } else {
+        let f = format!("{frac:03}");
+        format!("{whole}.{}", f.trim_end_matches('0'))
+    }
+}
