@@ -349,10 +349,8 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         }
     }
     let recorder = match (&args.trace, record_to_stdout) {
-        (_, true) => {
-            Some(Recorder::new(Sink::Stdout(std::io::BufWriter::new(std::io::stdout())), &header, &module, slowest)?)
-        }
-        (Some(p), false) => Some(Recorder::new(Sink::File(AtomicFile::create(p)?), &header, &module, slowest)?),
+        (_, true) => Some(Recorder::new(Sink::Stdout(std::io::BufWriter::new(std::io::stdout())), &header, slowest)?),
+        (Some(p), false) => Some(Recorder::new(Sink::File(AtomicFile::create(p)?), &header, slowest)?),
         (None, false) => None,
     };
     let observer: Option<Box<dyn Observer>> = recorder.as_ref().map(Recorder::handle);

@@ -19,7 +19,7 @@
 use super::format::{self, ScanValue};
 use super::least_loaded::LeastLoaded;
 use super::memory::Memory;
-use super::observe::{BlockReason, Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
+use super::observe::{Observer, ProcState, ProcessStatus, Reason, RemoteKind, SimEvent};
 use super::rng::Rng;
 use super::{Io, Limit, NetThread, RuntimeError, SimConfig, SimError, Stats, TickCosts, Waiter};
 use crate::net::Network;
@@ -53,19 +53,6 @@ const NONE: u32 = u32::MAX;
 const MAX_WORKING_STACK: usize = 1 << 22;
 /// The most distinct per-processor cost tables that get superinstruction charges.
 const MAX_FUSED_TABLES: usize = 64;
-
-/// What a process waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Wait {
-    None,
-    Recv(u32),
-    Join,
-    Forall,
-    RemoteRead(u32),
-    Delay,
-    Lock(u32),
-    Children,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -103,7 +90,8 @@ struct Proc {
     ended: bool,
     /// Returned from its bottom frame (or halted): waiting for forked children to end.
     ending: bool,
-    wait: Wait,
+    /// Why it waits ([`Reason::None`]: it does not).
+    wait: Reason,
     clock: Ticks,
     pc: u32,
     stack: Vec<Word>,
@@ -203,8 +191,6 @@ struct Chan {
     owner: u32,
     info: u32,
     elem: u32,
-    /// The element's address (what a blocked receiver waits on).
-    addr: u32,
     queue: BinaryHeap<Msg>,
     /// Per sender, the latest arrival of its messages and those still in the network:
     /// messages from one sender never overtake each other on one channel element.
@@ -658,7 +644,6 @@ impl<'m> Simulator<'m> {
                         owner: 0,
                         info: ci as u32,
                         elem: e,
-                        addr: a,
                         queue: BinaryHeap::new(),
                         from: Vec::new(),
                     });
@@ -702,14 +687,10 @@ impl<'m> Simulator<'m> {
                     ProcState::Ended
                 } else {
                     match p.wait {
-                        Wait::None => ProcState::Ready,
-                        Wait::Delay => ProcState::Delayed,
-                        Wait::Lock(_) => ProcState::Spinning,
-                        Wait::Recv(addr) => ProcState::Blocked(BlockReason::Receive { addr }),
-                        Wait::Join => ProcState::Blocked(BlockReason::Join),
-                        Wait::Forall => ProcState::Blocked(BlockReason::Forall),
-                        Wait::RemoteRead(addr) => ProcState::Blocked(BlockReason::RemoteRead { addr }),
-                        Wait::Children => ProcState::Blocked(BlockReason::Children),
+                        Reason::None | Reason::Quantum => ProcState::Ready,
+                        Reason::Delay { .. } => ProcState::Delayed,
+                        Reason::Lock { .. } => ProcState::Spinning,
+                        r => ProcState::Blocked(r),
                     }
                 };
                 ProcessStatus {

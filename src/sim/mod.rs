@@ -110,7 +110,7 @@ mod stats;
 
 pub use crate::vcode::cost::{parse_override, CostError, CostTable, TickCosts};
 pub use engine::{ChannelView, DebugHook, Quit, Simulator, Stop};
-pub use observe::{BlockReason, Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
+pub use observe::{Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
 pub use stats::{units, Stats};
 
 use crate::net::{Ticks, TICKS_PER_UNIT};

@@ -4,27 +4,10 @@
 //!
 //! Simulation order is not time order across processors (processors run one after the
 //! other inside a quantum), but the times within one process are non-decreasing.
-//! Depends on `net::Ticks` only.
-use crate::net::Ticks;
-
-/// Why a process stopped running before the end of its quantum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockReason {
-    /// Waiting for a message on the channel element at this address.
-    Receive { addr: u32 },
-    /// `join` waiting for a forked child.
-    Join,
-    /// Waiting for the children of a `forall`.
-    Forall,
-    /// Waiting for the reply of a remote read of this address.
-    RemoteRead { addr: u32 },
-    /// `delay` until the given time.
-    Delay { until: Ticks },
-    /// Spinning on the spinlock at this address.
-    Lock { addr: u32 },
-    /// Ended its code, waiting for its forked children before it ends.
-    Children,
-}
+//! Depends on `time` and the run record's [`Reason`], the one type that says why a
+//! process waits, shared by the simulator, the run record and the trace importers.
+use crate::time::Ticks;
+pub use crate::trace::Reason;
 
 /// The kinds of remote-memory traffic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +31,7 @@ pub enum SimEvent<'a> {
     /// is `busy`, less than `end - start` only while time was off or it waited).
     Run { pid: u32, pproc: u32, start: Ticks, end: Ticks, busy: Ticks, line: u32 },
     /// A process blocked.
-    Block { time: Ticks, pid: u32, reason: BlockReason, line: u32 },
+    Block { time: Ticks, pid: u32, reason: Reason, line: u32 },
     /// A process begins a turn on its processor (before the turn's other events).
     Start { time: Ticks, pid: u32 },
     /// A message was sent on a channel element; it arrives at `arrival`, or, when the
@@ -116,7 +99,9 @@ pub trait Observer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProcState {
     Ready,
-    Blocked(BlockReason),
+    /// Waiting for what the reason says (never [`Reason::Delay`], [`Reason::Lock`],
+    /// [`Reason::None`] or [`Reason::Quantum`]: those are the other states).
+    Blocked(Reason),
     Delayed,
     Spinning,
     Ended,

@@ -7,7 +7,7 @@
 //! so events of different processors come out of time order by at most one quantum plus
 //! the longest instruction; message arrivals are announced ahead of their time. Events
 //! older than the newest seen minus [`Recorder`]'s window are final and are written.
-use super::observe::{BlockReason, Observer, RemoteKind, SimEvent};
+use super::observe::{Observer, RemoteKind, SimEvent};
 use super::setup::Setup;
 use super::Stats;
 use crate::net::Ticks;
@@ -101,7 +101,6 @@ pub struct Recorder<W: Write> {
     labels: HashMap<String, u32>,
     functions: HashMap<String, u32>,
     pproc_of: HashMap<u32, u32>,
-    chan_of_addr: Vec<(u32, u32, u32)>,
 }
 
 /// A shared handle given to the simulator as its observer.
@@ -118,17 +117,11 @@ impl<W: Write> Recorder<W> {
     ///
     /// `slowest` is the largest number of ticks per time unit of any processor (its speed
     /// factor): a process can overrun its quantum by one instruction at that speed.
-    pub fn new(w: W, header: &RunHeader, module: &Module, slowest: Ticks) -> io::Result<Rc<RefCell<Recorder<W>>>> {
+    pub fn new(w: W, header: &RunHeader, slowest: Ticks) -> io::Result<Rc<RefCell<Recorder<W>>>> {
         let writer = RunRecordWriter::new(w, header)?;
         let max_cost = header.costs.iter().map(|c| c.1 as Ticks).max().unwrap_or(0);
         let window =
             header.quantum_ticks.saturating_mul(2).saturating_add((max_cost + 1).saturating_mul(slowest.max(1)));
-        let chan_of_addr = module
-            .channels
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.base, c.dims.iter().product::<u32>().max(1), i as u32))
-            .collect();
         Ok(Rc::new(RefCell::new(Recorder {
             out: TimeOrder::new(writer),
             window,
@@ -143,7 +136,6 @@ impl<W: Write> Recorder<W> {
             labels: HashMap::new(),
             functions: header.functions.iter().enumerate().map(|(i, f)| (f.clone(), i as u32)).collect(),
             pproc_of: HashMap::new(),
-            chan_of_addr,
         })))
     }
 
@@ -161,15 +153,6 @@ impl<W: Write> Recorder<W> {
             .map_err(|_| io::Error::other("run record still shared with the simulator"))?
             .into_inner();
         rec.out.into_inner().finish(stats)
-    }
-
-    fn channel_at(&self, addr: u32) -> (u32, u32) {
-        for &(base, len, id) in &self.chan_of_addr {
-            if addr >= base && addr < base + len {
-                return (id, addr - base);
-            }
-        }
-        (u32::MAX, 0)
     }
 
     /// A message is in its channel's queue from `arrival` on.
@@ -232,21 +215,16 @@ impl<W: Write> Recorder<W> {
             }
             SimEvent::Block { time, pid, reason, line } => {
                 self.stopped.insert(pid, ());
-                let (state, reason) = match reason {
-                    BlockReason::Receive { addr } => {
-                        let (channel, index) = self.channel_at(addr);
+                let state = match reason {
+                    Reason::Channel { channel, index } => {
                         let pproc = self.pproc_of.get(&pid).copied().unwrap_or(0);
                         self.waiting_receive.insert(pid, ());
                         self.push(Event::RecvCall { time, pid, pproc, channel, index, line });
-                        (ProcState::Blocked, Reason::Channel { channel, index })
+                        ProcState::Blocked
                     }
-                    BlockReason::Join => (ProcState::Blocked, Reason::Join),
-                    BlockReason::Forall => (ProcState::Blocked, Reason::Forall),
-                    // The owner of the word is not in the event; u32::MAX says "not recorded".
-                    BlockReason::RemoteRead { .. } => (ProcState::Blocked, Reason::RemoteRead { owner: u32::MAX }),
-                    BlockReason::Delay { until } => (ProcState::Delayed, Reason::Delay { until }),
-                    BlockReason::Lock { addr } => (ProcState::Spinning, Reason::Lock { lock: addr }),
-                    BlockReason::Children => (ProcState::Blocked, Reason::Children),
+                    Reason::Delay { .. } => ProcState::Delayed,
+                    Reason::Lock { .. } => ProcState::Spinning,
+                    _ => ProcState::Blocked,
                 };
                 self.push(Event::State { time, pid, state, reason });
             }

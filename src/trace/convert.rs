@@ -255,20 +255,13 @@ impl<R> Reorder<R> {
     }
 }
 
-/// Why a process cannot run until a later event says so.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Wait {
-    Channel(u32, u32),
-    Child,
-    Children,
-}
-
 #[derive(Debug, Clone)]
 struct Proc {
     pproc: u32,
     parent: Option<u32>,
     /// Blocked since this time, waiting for this.
-    blocked: Option<(Ticks, Wait)>,
+    /// (The reason is one of those that end with an event: a channel, a join, children.)
+    blocked: Option<(Ticks, Reason)>,
     /// When it last became runnable.
     wake: Ticks,
     /// Ended at this time.
@@ -363,8 +356,8 @@ impl Horizon {
                     if let Some(pp) = self.procs.get_mut(&ppid) {
                         pp.children = pp.children.saturating_sub(1);
                         let wakes = match pp.blocked {
-                            Some((_, Wait::Child)) => true,
-                            Some((_, Wait::Children)) => pp.children == 0,
+                            Some((_, Reason::Join)) => true,
+                            Some((_, Reason::Forall | Reason::Children)) => pp.children == 0,
                             _ => false,
                         };
                         if wakes {
@@ -378,9 +371,10 @@ impl Horizon {
             Event::State { time, pid, state, reason } => {
                 if let Some(p) = self.procs.get_mut(&pid) {
                     let wait = match (state, reason) {
-                        (ProcState::Blocked, Reason::Channel { channel, index }) => Some(Wait::Channel(channel, index)),
-                        (ProcState::Blocked, Reason::Join) => Some(Wait::Child),
-                        (ProcState::Blocked, Reason::Forall | Reason::Children) => Some(Wait::Children),
+                        (
+                            ProcState::Blocked,
+                            r @ (Reason::Channel { .. } | Reason::Join | Reason::Forall | Reason::Children),
+                        ) => Some(r),
                         // Delays, remote reads and spinning end without an event of
                         // their own: the process is treated as runnable.
                         _ => None,
@@ -397,7 +391,7 @@ impl Horizon {
             Event::MsgArrive { time, msg, .. } => {
                 if let Some((dst, channel, index)) = self.inflight.remove(&msg) {
                     if let Some(p) = self.procs.get_mut(&dst) {
-                        if p.blocked.is_some_and(|(_, w)| w == Wait::Channel(channel, index)) {
+                        if p.blocked.is_some_and(|(_, w)| w == Reason::Channel { channel, index }) {
                             p.blocked = None;
                             p.wake = time;
                         }

@@ -154,7 +154,9 @@ pub enum ProcState {
     Ended,
 }
 
-/// Why a process entered its state.
+/// Why a process entered its state: the one type for why a process waits, used by the
+/// simulator for its own processes (`sim::engine`), in its events to observers and the
+/// debugger, in the run record, and by the importers of other traces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reason {
     /// No particular reason (started running, was woken).

@@ -659,20 +659,24 @@ fn channel_name(m: &Module, addr: u32) -> String {
 }
 
 fn state_text(m: &Module, s: ProcState) -> String {
-    use crate::sim::BlockReason as R;
+    use crate::trace::Reason as R;
     match s {
         ProcState::Ready => "ready".into(),
         ProcState::Delayed => "delayed".into(),
         ProcState::Spinning => "spinning".into(),
         ProcState::Ended => "ended".into(),
         ProcState::Blocked(r) => match r {
-            R::Receive { addr } => format!("blocked (receive {})", channel_name(m, addr)),
+            R::Channel { channel, index } => {
+                let base = m.channels.get(channel as usize).map_or(u32::MAX, |c| c.base);
+                format!("blocked (receive {})", channel_name(m, base.saturating_add(index)))
+            }
             R::Join => "blocked (join)".into(),
             R::Forall => "blocked (forall children)".into(),
-            R::RemoteRead { addr } => format!("blocked (remote read {addr})"),
+            R::RemoteRead { owner } => format!("blocked (remote read, pp {owner})"),
             R::Delay { .. } => "delayed".into(),
-            R::Lock { addr } => format!("spinning (lock {addr})"),
+            R::Lock { lock } => format!("spinning (lock {lock})"),
             R::Children => "blocked (children)".into(),
+            R::None | R::Quantum => "ready".into(),
         },
     }
 }

@@ -5,18 +5,23 @@ use super::*;
 impl<'m> Simulator<'m> {
     /// `name[i][j]` of the channel element at address `a`.
     pub(super) fn channel_name(&self, a: u32) -> String {
-        let Some(ch) = self.chan_at.get(a as usize).and_then(|&c| self.chans.get(c as usize)) else {
-            return format!("at address {a}");
-        };
-        let Some(info) = self.module.channels.get(ch.info as usize) else { return format!("at address {a}") };
+        match self.chan_at.get(a as usize).and_then(|&c| self.chans.get(c as usize)) {
+            Some(ch) => self.channel_elem_name(ch.info, ch.elem),
+            None => format!("at address {a}"),
+        }
+    }
+
+    /// `name[i][j]` of element `elem` of the program's channel `info`.
+    pub(super) fn channel_elem_name(&self, info: u32, elem: u32) -> String {
+        let Some(c) = self.module.channels.get(info as usize) else { return format!("{info} element {elem}") };
         let mut idx = Vec::new();
-        let mut e = ch.elem;
-        for &d in info.dims.iter().rev() {
+        let mut e = elem;
+        for &d in c.dims.iter().rev() {
             let d = d.max(1);
             idx.push(e % d);
             e /= d;
         }
-        let mut s = info.name.clone();
+        let mut s = c.name.clone();
         for i in idx.iter().rev() {
             s.push_str(&format!("[{i}]"));
         }
@@ -106,7 +111,7 @@ impl<'m> Simulator<'m> {
                 chan.queue.reserve_exact(1);
             }
             chan.queue.push(Msg { arrival, seq: id, data });
-            let (addr, owner) = (chan.addr, chan.owner);
+            let (reason, owner) = (Reason::Channel { channel: chan.info, index: chan.elem }, chan.owner);
             self.stats.latency_ticks += arrival - sent;
             if deferred {
                 if let Some(o) = self.observer.as_mut() {
@@ -114,7 +119,7 @@ impl<'m> Simulator<'m> {
                 }
             }
             if let Some(o) = self.procs.get_mut(owner as usize) {
-                if o.wait == Wait::Recv(addr) {
+                if o.wait == reason {
                     let w = &mut self.wake[owner as usize];
                     *w = (*w).min(arrival);
                     let opp = o.pproc as usize;

@@ -115,12 +115,12 @@ impl<'m> Simulator<'m> {
             Instr::ForallWait {} => {
                 let p = &mut self.procs[pid as usize];
                 if p.forall_pending > 0 {
-                    self.block(pid, Wait::Forall, NEVER);
+                    self.block(pid, Reason::Forall, NEVER);
                     return Ok(Flow::Stop);
                 }
                 if p.forall_end > p.clock {
                     let t = p.forall_end;
-                    self.block(pid, Wait::Forall, t);
+                    self.block(pid, Reason::Forall, t);
                     return Ok(Flow::Stop);
                 }
                 p.forall_end = 0;
@@ -151,7 +151,7 @@ impl<'m> Simulator<'m> {
                 let p = &mut self.procs[pid as usize];
                 p.forall_pending = n;
                 p.forall_end = 0;
-                self.block(pid, Wait::Forall, NEVER);
+                self.block(pid, Reason::Forall, NEVER);
                 Ok(Flow::Stop)
             }
             Instr::Join {} => {
@@ -163,11 +163,11 @@ impl<'m> Simulator<'m> {
                         Ok(Flow::Continue)
                     }
                     Some(t) => {
-                        self.block(pid, Wait::Join, t);
+                        self.block(pid, Reason::Join, t);
                         Ok(Flow::Stop)
                     }
                     None if p.forked_live > 0 => {
-                        self.block(pid, Wait::Join, NEVER);
+                        self.block(pid, Reason::Join, NEVER);
                         Ok(Flow::Stop)
                     }
                     None => Err(self.rt(pid, RuntimeError::NothingToJoin)),
@@ -269,7 +269,8 @@ impl<'m> Simulator<'m> {
                         Ok(Flow::Continue)
                     }
                     other => {
-                        self.block(pid, Wait::Recv(a as u32), other.unwrap_or(NEVER));
+                        let reason = Reason::Channel { channel: self.chans[c].info, index: self.chans[c].elem };
+                        self.block(pid, reason, other.unwrap_or(NEVER));
                         Ok(Flow::Stop)
                     }
                 }
@@ -284,7 +285,7 @@ impl<'m> Simulator<'m> {
                     Ok(Flow::Continue)
                 } else {
                     self.lock_waiters.entry(i as u32).or_default().push(pid);
-                    self.block(pid, Wait::Lock(i as u32), NEVER);
+                    self.block(pid, Reason::Lock { lock: i as u32 }, NEVER);
                     Ok(Flow::Stop)
                 }
             }
@@ -312,7 +313,7 @@ impl<'m> Simulator<'m> {
                 };
                 self.charge(pid, op)?;
                 let until = self.procs[pid as usize].clock + d;
-                self.block(pid, Wait::Delay, until);
+                self.block(pid, Reason::Delay { until }, until);
                 Ok(Flow::Stop)
             }
             Instr::Probe {} => {

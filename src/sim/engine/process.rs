@@ -48,7 +48,7 @@ impl<'m> Simulator<'m> {
             func,
             ended: false,
             ending: false,
-            wait: Wait::None,
+            wait: Reason::None,
             clock: start,
             pc: f.entry,
             stack: args.to_vec(),
@@ -90,14 +90,16 @@ impl<'m> Simulator<'m> {
         let mut v = Vec::new();
         for p in self.procs.iter().filter(|p| !p.ended) {
             let waits_for = match p.wait {
-                Wait::Recv(a) => format!("a message on channel {}", self.channel_name(a)),
-                Wait::Join => "join (a forked child to end)".to_string(),
-                Wait::Forall => format!("{} forall children to end", p.forall_pending),
-                Wait::RemoteRead(a) => format!("a remote read of address {a}"),
-                Wait::Delay => "the end of a delay".to_string(),
-                Wait::Lock(a) => format!("the spinlock at address {a}"),
-                Wait::Children => format!("{} forked children to end before it ends", p.forked_live),
-                Wait::None => "nothing (ready)".to_string(),
+                Reason::Channel { channel, index } => {
+                    format!("a message on channel {}", self.channel_elem_name(channel, index))
+                }
+                Reason::Join => "join (a forked child to end)".to_string(),
+                Reason::Forall => format!("{} forall children to end", p.forall_pending),
+                Reason::RemoteRead { owner } => format!("a remote read of a word of processor {owner}"),
+                Reason::Delay { .. } => "the end of a delay".to_string(),
+                Reason::Lock { lock } => format!("the spinlock at address {lock}"),
+                Reason::Children => format!("{} forked children to end before it ends", p.forked_live),
+                Reason::None | Reason::Quantum => "nothing (ready)".to_string(),
             };
             v.push(Waiter {
                 pid: p.pid,
@@ -121,7 +123,7 @@ impl<'m> Simulator<'m> {
     }
 
     /// Puts `pid` to wait for `wait` until `wake` and tells the observer.
-    pub(super) fn block(&mut self, pid: u32, wait: Wait, wake: Ticks) {
+    pub(super) fn block(&mut self, pid: u32, wait: Reason, wake: Ticks) {
         self.wake[pid as usize] = wake;
         let p = &mut self.procs[pid as usize];
         p.wait = wait;
@@ -130,16 +132,7 @@ impl<'m> Simulator<'m> {
         let line = self.module.line_of(p.pc);
         self.lower_pmin(pp, wake);
         if let Some(o) = self.observer.as_mut() {
-            let reason = match wait {
-                Wait::Recv(addr) => BlockReason::Receive { addr },
-                Wait::Join => BlockReason::Join,
-                Wait::Forall => BlockReason::Forall,
-                Wait::RemoteRead(addr) => BlockReason::RemoteRead { addr },
-                Wait::Delay => BlockReason::Delay { until: wake },
-                Wait::Lock(addr) => BlockReason::Lock { addr },
-                Wait::Children | Wait::None => BlockReason::Children,
-            };
-            o.event(&SimEvent::Block { time, pid, reason, line });
+            o.event(&SimEvent::Block { time, pid, reason: wait, line });
         }
     }
 
@@ -151,7 +144,7 @@ impl<'m> Simulator<'m> {
             let t = p.clock;
             self.finish(pid, t);
         } else {
-            self.block(pid, Wait::Children, NEVER);
+            self.block(pid, Reason::Children, NEVER);
         }
     }
 
@@ -161,7 +154,7 @@ impl<'m> Simulator<'m> {
             let p = &mut self.procs[pid as usize];
             p.ended = true;
             self.wake[pid as usize] = NEVER;
-            p.wait = Wait::None;
+            p.wait = Reason::None;
             (p.parent, p.kind, p.pproc as usize, std::mem::take(&mut p.segs))
         };
         for s in segs {
@@ -185,7 +178,7 @@ impl<'m> Simulator<'m> {
             Kind::Forall => {
                 par.forall_pending = par.forall_pending.saturating_sub(1);
                 par.forall_end = par.forall_end.max(t);
-                if par.forall_pending == 0 && par.wait == Wait::Forall {
+                if par.forall_pending == 0 && par.wait == Reason::Forall {
                     self.wake[parent as usize] = par.forall_end;
                 }
             }
@@ -194,8 +187,8 @@ impl<'m> Simulator<'m> {
                 par.ended_children.push(t, ());
                 par.children_end = par.children_end.max(t);
                 match par.wait {
-                    Wait::Join => self.wake[parent as usize] = self.wake[parent as usize].min(t),
-                    Wait::Children if par.forked_live == 0 => self.wake[parent as usize] = par.children_end,
+                    Reason::Join => self.wake[parent as usize] = self.wake[parent as usize].min(t),
+                    Reason::Children if par.forked_live == 0 => self.wake[parent as usize] = par.children_end,
                     _ => {}
                 }
             }

@@ -440,13 +440,13 @@ impl<'m> Simulator<'m> {
             self.wake[pid as usize] = NEVER;
             let p = &mut self.procs[pid as usize];
             p.clock = start;
-            p.wait = Wait::None;
+            p.wait = Reason::None;
             if p.ending {
                 if p.forked_live == 0 {
                     let t = p.clock;
                     self.finish(pid, t);
                 } else {
-                    p.wait = Wait::Children;
+                    p.wait = Reason::Children;
                 }
                 return Ok(());
             }
@@ -558,7 +558,7 @@ impl<'m> Simulator<'m> {
                             }
                         };
                         self.stats.remote_reads += 1;
-                        self.block(pid, Wait::RemoteRead(a), wake);
+                        self.block(pid, Reason::RemoteRead { owner: o }, wake);
                         return Ok(());
                     }
                 }

@@ -695,9 +695,10 @@ fn process_table_shows_blocked_states_after_a_deadlock() {
     let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out), stderr: Box::new(std::io::sink()) };
     let mut sim = Simulator::new(&m, SimConfig::default(), Box::new(Fixed(20, NetParams::default())), io).unwrap();
     assert!(matches!(sim.run(), Err(SimError::Deadlock { .. })));
-    use super::super::{BlockReason, ProcState};
+    use super::super::ProcState;
+    use crate::trace::Reason;
     let st: Vec<_> = sim.processes().iter().map(|p| (p.pid, p.state, p.line)).collect();
-    assert_eq!(st, vec![(0, ProcState::Blocked(BlockReason::Join), 2), (1, ProcState::Spinning, 21)]);
+    assert_eq!(st, vec![(0, ProcState::Blocked(Reason::Join), 2), (1, ProcState::Spinning, 21)]);
 }
 
 /// Runs `m` under `cfg` with the interpreter's superinstructions, or (`fuse` false) with
