@@ -7,7 +7,10 @@
 #             outlasts the creations, and each forwards it to its children on receipt,
 #             then joins them;
 #   sleepers  the same tree, each process sleeping in delay(1000 * side) before joining;
-#   forall    one forall creating N children that compute a little and end.
+#   forall    one forall creating N children that compute a little and end;
+#   crowded   the sleepers' tree on a 16x16 mesh: N/256 processes per processor, the
+#             case of 2^20 processes on few processors (run queues are indexed, so a
+#             processor's turn does not look at each of its processes).
 # Every creation and message of the trees crosses one link, so the network's work grows
 # as N: a star (process 0 creating and messaging all N) sends its traffic over about
 # sqrt(N) links each, N*sqrt(N) flit-hops, and host time would follow that work rather
@@ -67,7 +70,7 @@ void main() {
 }
 C
       ;;
-    sleepers)
+    sleepers | crowded)
       cat <<'C'
 void node(int k) {
     int n;
@@ -95,25 +98,31 @@ C
 }
 
 printf '%-9s %9s %9s %8s %9s %8s %6s\n' shape N mesh "host s" "peak MB" "B/proc" ratio
-for shape in waiters sleepers forall; do
+for shape in waiters sleepers forall crowded; do
   prev=""
   for n in "${sizes[@]}"; do
     program "$shape" "$n" > "$tmp/p.c"
     target/release/cpcc "$tmp/p.c" -o "$tmp/p.cod"
     s=$(side "$n")
-    if timeout "$timeout_s" /usr/bin/time -f '%e %M' -o "$tmp/time" target/release/cpss --stats none --max-procs $((n + 1)) "$tmp/p.cod" > /dev/null 2> "$tmp/err"; then
+    machine=()
+    mesh="${s}x$s"
+    if [ "$shape" = crowded ]; then
+      machine=(--topology mesh:16x16)
+      mesh=16x16
+    fi
+    if timeout "$timeout_s" /usr/bin/time -f '%e %M' -o "$tmp/time" target/release/cpss --stats none --max-procs $((n + 1)) "${machine[@]}" "$tmp/p.cod" > /dev/null 2> "$tmp/err"; then
       read -r secs kb < "$tmp/time"
       ratio=""
       [ -n "$prev" ] && ratio=$(echo "$secs / ($prev + 0.005)" | bc -l | xargs printf '%.1fx')
-      printf '%-9s %9d %9s %8.2f %9.0f %8.0f %6s\n' "$shape" "$n" "${s}x$s" "$secs" "$(echo "$kb / 1024" | bc -l)" \
+      printf '%-9s %9d %9s %8.2f %9.0f %8.0f %6s\n' "$shape" "$n" "$mesh" "$secs" "$(echo "$kb / 1024" | bc -l)" \
         "$(echo "$kb * 1024 / $n" | bc -l)" "$ratio"
       prev=$secs
     else
       status=$?
       if [ "$status" = 124 ]; then
-        printf '%-9s %9d %9s %8s\n' "$shape" "$n" "${s}x$s" "> ${timeout_s}"
+        printf '%-9s %9d %9s %8s\n' "$shape" "$n" "$mesh" "> ${timeout_s}"
       else
-        printf '%-9s %9d %9s failed (exit %d): %s\n' "$shape" "$n" "${s}x$s" "$status" "$(head -c 200 "$tmp/err")"
+        printf '%-9s %9d %9s failed (exit %d): %s\n' "$shape" "$n" "$mesh" "$status" "$(head -c 200 "$tmp/err")"
       fi
       break
     fi

@@ -613,3 +613,72 @@ void main() {
     .collect();
     assert_eq!(got, want);
 }
+
+/// Indexed run queues ([`SimConfig::queue_index_at`]) choose exactly as the scan over a
+/// short queue does: every fixture program gives the same events, output and statistics
+/// with every queue indexed (from the start or part-way through; observed or not), on its own machine and crowded onto 2 and 3 processors (so
+/// queues hold many processes), on the closed-form and the wormhole networks.
+#[test]
+fn indexed_run_queues_change_nothing() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    names.sort();
+    let mut compared = 0;
+    for path in names {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let Ok(c) = compile(path.to_str().unwrap(), &src, &FrontOptions::default()) else { continue };
+        let m = c.module;
+        let input = std::fs::read_to_string(path.with_extension("in")).unwrap_or_default();
+        let own = match &m.phy_arch {
+            Some(a) => Topology::from_arch(a).unwrap(),
+            None => Topology::parse("mesh:4x4").unwrap(),
+        };
+        for phys in [own, Topology::parse("ring:2").unwrap(), Topology::parse("ring:3").unwrap()] {
+            for model in [NetModel::ShortestPath, NetModel::Wormhole] {
+                let run = |index_at: usize, observe: bool| {
+                    let cfg = SimConfig { pprocs: phys.nodes(), queue_index_at: index_at, ..SimConfig::default() };
+                    let net = crate::net::build(&NetParams { model, ..NetParams::default() }, &phys, &[]).unwrap();
+                    let out = Out::default();
+                    let io = Io {
+                        stdin: Box::new(std::io::Cursor::new(input.as_bytes().to_vec())),
+                        stdout: Box::new(out.clone()),
+                        stderr: Box::new(std::io::sink()),
+                    };
+                    let log = Rc::new(RefCell::new(Vec::new()));
+                    let r = Simulator::new(&m, cfg, net, io).and_then(|mut s| {
+                        if observe {
+                            s.set_observer(Box::new(FullLog(Rc::clone(&log))));
+                        }
+                        s.run()
+                    });
+                    let r = match r {
+                        Ok(s) => format!("{:?}", no_host(&s)),
+                        Err(e) => e.to_string(),
+                    };
+                    let text = String::from_utf8_lossy(&out.0.borrow()).into_owned();
+                    let events = log.borrow().clone();
+                    (r, text, events)
+                };
+                let (scan, indexed) = (run(usize::MAX, true), run(0, true));
+                // Indexed part-way through a run, when a turn creates the fourth process.
+                let later = run(3, true);
+                assert_eq!((&scan.0, &scan.1), (&later.0, &later.1), "{}: indexed later", path.display());
+                assert!(scan.2 == later.2, "{}: events differ when indexed later", path.display());
+                // Unobserved, a lone process may run across quantum ends (`solo_cross`).
+                let (scan_alone, indexed_alone) = (run(usize::MAX, false), run(0, false));
+                assert_eq!(scan_alone.0, indexed_alone.0, "{} unobserved", path.display());
+                assert_eq!(scan_alone.0, scan.0, "{} observed or not", path.display());
+                let what = format!("{} on {} {model:?}", path.display(), phys.nodes());
+                assert_eq!(scan.0, indexed.0, "{what}: statistics");
+                assert_eq!(scan.1, indexed.1, "{what}: output");
+                assert!(scan.2 == indexed.2, "{what}: events differ");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 90, "only {compared} runs compared");
+}

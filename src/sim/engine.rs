@@ -36,6 +36,7 @@ mod interp;
 mod net_worker;
 mod process;
 mod procset;
+mod ready;
 mod scheduler;
 use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables};
 mod view;
@@ -319,6 +320,9 @@ pub struct Simulator<'m> {
     /// queue reads one table.
     wake: Vec<Ticks>,
     queues: Vec<VecDeque<u32>>,
+    /// The queues of processors with many processes, indexed ([`ready`]); their
+    /// entry in `queues` stays empty.
+    ready: ready::ReadyIndex,
     /// Live processes per physical processor, for the default allocation.
     live: LeastLoaded,
     busy: Vec<Ticks>,
@@ -584,6 +588,7 @@ impl<'m> Simulator<'m> {
             procs: Vec::new(),
             wake: Vec::new(),
             queues: vec![VecDeque::new(); npp],
+            ready: ready::ReadyIndex::new(npp),
             live: LeastLoaded::new(npp),
             busy: vec![0; npp],
             used: vec![false; npp],

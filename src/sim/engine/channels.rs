@@ -118,11 +118,11 @@ impl<'m> Simulator<'m> {
                     o.event(&SimEvent::Arrive { time: arrival, msg: id });
                 }
             }
-            if let Some(o) = self.procs.get_mut(owner as usize) {
+            if let Some(o) = self.procs.get(owner as usize) {
                 if o.wait == reason {
-                    let w = &mut self.wake[owner as usize];
-                    *w = (*w).min(arrival);
                     let opp = o.pproc as usize;
+                    let w = self.wake[owner as usize].min(arrival);
+                    self.set_wake(owner, w);
                     self.lower_pmin(opp, arrival);
                 }
             }

@@ -298,8 +298,9 @@ impl<'m> Simulator<'m> {
                 if let Some(ws) = self.lock_waiters.remove(&(i as u32)) {
                     for w in ws {
                         if let Some(p) = self.procs.get(w as usize) {
-                            self.wake[w as usize] = self.wake[w as usize].min(now);
                             let wpp = p.pproc as usize;
+                            let t = self.wake[w as usize].min(now);
+                            self.set_wake(w, t);
                             self.lower_pmin(wpp, now);
                         }
                     }

@@ -70,7 +70,7 @@ impl<'m> Simulator<'m> {
         push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
         self.procs.push(p);
         self.wake.push(start);
-        self.queues[pproc as usize].push_back(pid);
+        self.enqueue(pproc as usize, pid);
         self.lower_pmin(pproc as usize, start);
         self.live.add(pproc as usize, 1);
         self.used[pproc as usize] = true;
@@ -113,18 +113,55 @@ impl<'m> Simulator<'m> {
         v
     }
 
+    /// Sets `pid`'s wake time, keeping its processor's queue index in step.
+    #[inline]
+    pub(super) fn set_wake(&mut self, pid: u32, t: Ticks) {
+        let old = std::mem::replace(&mut self.wake[pid as usize], t);
+        if old != t {
+            let pp = self.procs[pid as usize].pproc as usize;
+            if self.ready.is_indexed(pp) {
+                self.ready.rewake(pp, pid, old, t);
+            }
+        }
+    }
+
+    /// Puts the new process `pid` at the back of `pp`'s queue, which becomes indexed when
+    /// it grows past [`SimConfig::queue_index_at`].
+    fn enqueue(&mut self, pp: usize, pid: u32) {
+        if self.ready.is_indexed(pp) {
+            self.ready.push_back(pp, pid, self.wake[pid as usize]);
+            return;
+        }
+        self.queues[pp].push_back(pid);
+        if self.queues[pp].len() > self.cfg.queue_index_at {
+            let q = std::mem::take(&mut self.queues[pp]);
+            let wake = &self.wake;
+            self.ready.index(pp, q.iter().map(|&p| (p, wake[p as usize])));
+        }
+    }
+
+    /// The number of processes in `pp`'s queue.
+    #[inline]
+    pub(super) fn queue_len(&self, pp: usize) -> usize {
+        if self.ready.is_indexed(pp) {
+            self.ready.len(pp)
+        } else {
+            self.queues[pp].len()
+        }
+    }
+
     /// The reply of `pid`'s remote read arrives at `t`.
     pub(super) fn wake_reader(&mut self, pid: u32, t: Ticks) {
         if let Some(p) = self.procs.get(pid as usize) {
-            self.wake[pid as usize] = t;
             let pp = p.pproc as usize;
+            self.set_wake(pid, t);
             self.lower_pmin(pp, t);
         }
     }
 
     /// Puts `pid` to wait for `wait` until `wake` and tells the observer.
     pub(super) fn block(&mut self, pid: u32, wait: Reason, wake: Ticks) {
-        self.wake[pid as usize] = wake;
+        self.set_wake(pid, wake);
         let p = &mut self.procs[pid as usize];
         p.wait = wait;
         let time = p.clock;
@@ -150,17 +187,19 @@ impl<'m> Simulator<'m> {
 
     /// Ends `pid` at time `t`: frees its memory and tells its parent.
     pub(super) fn finish(&mut self, pid: u32, t: Ticks) {
+        self.set_wake(pid, NEVER);
         let (parent, kind, pp, segs) = {
             let p = &mut self.procs[pid as usize];
             p.ended = true;
-            self.wake[pid as usize] = NEVER;
             p.wait = Reason::None;
             (p.parent, p.kind, p.pproc as usize, std::mem::take(&mut p.segs))
         };
         for s in segs {
             self.mem.free(s.base, s.len);
         }
-        if let Some(k) = self.queues[pp].iter().position(|&x| x == pid) {
+        if self.ready.is_indexed(pp) {
+            self.ready.remove(pp, pid, NEVER);
+        } else if let Some(k) = self.queues[pp].iter().position(|&x| x == pid) {
             self.queues[pp].remove(k);
         }
         self.live.add(pp, -1);
@@ -174,12 +213,15 @@ impl<'m> Simulator<'m> {
         }
         let Some(par) = self.procs.get_mut(parent as usize) else { return };
         let ppar = par.pproc as usize;
-        match kind {
+        let old = self.wake[parent as usize];
+        let new = match kind {
             Kind::Forall => {
                 par.forall_pending = par.forall_pending.saturating_sub(1);
                 par.forall_end = par.forall_end.max(t);
                 if par.forall_pending == 0 && par.wait == Reason::Forall {
-                    self.wake[parent as usize] = par.forall_end;
+                    par.forall_end
+                } else {
+                    old
                 }
             }
             Kind::Fork => {
@@ -187,14 +229,15 @@ impl<'m> Simulator<'m> {
                 par.ended_children.push(t, ());
                 par.children_end = par.children_end.max(t);
                 match par.wait {
-                    Reason::Join => self.wake[parent as usize] = self.wake[parent as usize].min(t),
-                    Reason::Children if par.forked_live == 0 => self.wake[parent as usize] = par.children_end,
-                    _ => {}
+                    Reason::Join => old.min(t),
+                    Reason::Children if par.forked_live == 0 => par.children_end,
+                    _ => old,
                 }
             }
-            Kind::Main => {}
-        }
-        let w = self.wake[parent as usize];
+            Kind::Main => old,
+        };
+        self.set_wake(parent, new);
+        let w = new;
         self.lower_pmin(ppar, w);
     }
 
@@ -250,13 +293,14 @@ impl<'m> Simulator<'m> {
         self.msg_seq += 1;
         let id = self.msg_seq;
         let words = args.len().max(1) as u32;
-        self.wake[child as usize] = match self.net_send(id, src, pp, 4 * words, start) {
+        let wake = match self.net_send(id, src, pp, 4 * words, start) {
             Some(t) => t.max(start),
             None => {
                 self.in_flight.insert(id, InFlight::Frame { pid: child });
                 NEVER
             }
         };
+        self.set_wake(child, wake);
         Ok(child)
     }
 }

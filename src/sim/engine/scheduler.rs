@@ -311,12 +311,11 @@ impl<'m> Simulator<'m> {
     /// [`Self::next_event`] by a look at every process (what the tests check it against).
     pub(super) fn scan_next_event(&self) -> Ticks {
         let mut next = NEVER;
-        for (pp, q) in self.queues.iter().enumerate() {
-            for &pid in q {
-                let w = self.wake[pid as usize];
-                if w != NEVER {
-                    next = next.min(w.max(self.pclock[pp]));
-                }
+        // The processes in the queues are those created and not ended.
+        for p in self.procs.iter().filter(|p| !p.ended) {
+            let w = self.wake[p.pid as usize];
+            if w != NEVER {
+                next = next.min(w.max(self.pclock[p.pproc as usize]));
             }
         }
         next
@@ -325,6 +324,9 @@ impl<'m> Simulator<'m> {
     /// Runs the processes of physical processor `pp` for the current quantum (its end is
     /// in `self.cur`; a solo run may move it on). Returns whether anything ran.
     pub(super) fn run_pproc(&mut self, pp: usize) -> Result<bool, SimError> {
+        if self.ready.is_indexed(pp) {
+            return self.run_pproc_indexed(pp);
+        }
         let mut active = false;
         loop {
             let qend = self.cur.map_or(NEVER, |(_, e)| e);
@@ -385,6 +387,12 @@ impl<'m> Simulator<'m> {
             if self.program_end.is_some() {
                 break;
             }
+            if self.ready.is_indexed(pp) {
+                // The turn created the process that made the queue long: it is indexed
+                // from now on, so the quantum goes on there.
+                self.run_pproc_indexed(pp)?;
+                break;
+            }
             if !self.woken && self.debug.is_none() {
                 // Nothing but the turn's own process changed a wake time or the queue
                 // (see `woken`): the others' wakes are those of the scan above, so when
@@ -406,8 +414,44 @@ impl<'m> Simulator<'m> {
         Ok(active)
     }
 
+    /// [`Self::run_pproc`] for a processor whose queue is indexed ([`super::ready`]): the
+    /// same choices, each found in logarithmic time.
+    fn run_pproc_indexed(&mut self, pp: usize) -> Result<bool, SimError> {
+        let mut active = false;
+        loop {
+            let qend = self.cur.map_or(NEVER, |(_, e)| e);
+            let floor = self.pclock[pp].max(self.qstart);
+            self.ready.absorb(pp, floor);
+            let start = match self.ready.best(pp) {
+                Some((pid, start)) if start < qend => (pid, start),
+                _ => {
+                    let min_wake = self.ready.min_wake(pp).unwrap_or(NEVER);
+                    self.pmin[pp] = min_wake;
+                    if min_wake != NEVER {
+                        self.due_at(min_wake, pp as u32);
+                    }
+                    break;
+                }
+            };
+            let (pid, start) = start;
+            self.ready.send_to_back(pp, pid, self.wake[pid as usize]);
+            active = true;
+            self.woken = false;
+            self.turn(pid, start, qend)?;
+            let c = self.procs[pid as usize].clock;
+            self.pclock[pp] = self.pclock[pp].max(c);
+            if self.program_end.is_some() {
+                break;
+            }
+        }
+        Ok(active)
+    }
+
     /// The least wake time of processor `pp`'s processes (NEVER: none), by a look at each.
     pub(super) fn scan_min_wake(&self, pp: usize) -> Ticks {
+        if self.ready.is_indexed(pp) {
+            return self.ready.min_wake(pp).unwrap_or(NEVER);
+        }
         self.queues[pp].iter().map(|&pid| self.wake[pid as usize]).min().unwrap_or(NEVER)
     }
 
@@ -437,7 +481,7 @@ impl<'m> Simulator<'m> {
 
     pub(super) fn turn_inner(&mut self, pid: u32, start: Ticks, mut qend: Ticks) -> Result<(), SimError> {
         let pp = {
-            self.wake[pid as usize] = NEVER;
+            self.set_wake(pid, NEVER);
             let p = &mut self.procs[pid as usize];
             p.clock = start;
             p.wait = Reason::None;
@@ -585,9 +629,10 @@ impl<'m> Simulator<'m> {
     pub(super) fn quantum_over(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
         // A process not alone on its processor never goes on (the common case, tested
         // here without a call).
-        let e = if self.queues[pp].len() == 1 { self.solo_cross(pid, pp, qend) } else { None };
+        let e = if self.queue_len(pp) == 1 { self.solo_cross(pid, pp, qend) } else { None };
         if e.is_none() {
-            self.wake[pid as usize] = self.procs[pid as usize].clock;
+            let c = self.procs[pid as usize].clock;
+            self.set_wake(pid, c);
         }
         e
     }
@@ -613,7 +658,7 @@ impl<'m> Simulator<'m> {
         let alone = self.observer.is_none()
             && self.cfg.profile_step.is_none()
             && self.program_end.is_none()
-            && self.queues[pp].len() == 1
+            && self.queue_len(pp) == 1
             && self.due_now.is_empty();
         if !alone {
             return 0;
@@ -632,7 +677,7 @@ impl<'m> Simulator<'m> {
         let clock = self.procs[pid as usize].clock;
         let alone = self.observer.is_none()
             && self.program_end.is_none()
-            && self.queues[pp].len() == 1
+            && self.queue_len(pp) == 1
             && self.due_now.is_empty()
             && self.due_min() >= next
             && self.net_next_event() >= qend;
