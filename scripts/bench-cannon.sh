@@ -17,7 +17,9 @@
 # Messages: cpss counts them in its statistics; SMPI's are 2 per rank per step plus the
 # skew, 256 * 2 * 1000 + 2 * 15 * 16 = 512480 (the final MPI_Reduce of the checksum is
 # not counted), the same number cpss reports.
-# Usage: scripts/bench-cannon.sh [ITERS] (default 1000); RUNS=3 by default.
+# With PIN=1 both run pinned to one core (taskset -c 0) and cpss runs on one thread
+# (--threads 1): the comparison the target is stated for.
+# Usage: [PIN=1] [RUNS=n] scripts/bench-cannon.sh [ITERS] (default 1000); RUNS=3 by default.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 iters=${1:-1000}
@@ -61,8 +63,14 @@ best() {
   med=$(echo "$all" | tr ' ' '\n' | sed '/^$/d' | sort -g | sed -n "$(((runs + 1) / 2))p")
   echo "$b $c $med"
 }
-read -r cw cc cm < <(best "$tmp/cpss.out" target/release/cpss "$tmp/cannon.cod" --stats csv)
-read -r sw sc sm < <(best "$tmp/smpi.out" smpirun -np 256 -platform scripts/bench/torus16.xml \
+pin=()
+one=()
+if [ "${PIN:-0}" = 1 ]; then
+  pin=(taskset -c 0)
+  one=(--threads 1)
+fi
+read -r cw cc cm < <(best "$tmp/cpss.out" "${pin[@]}" target/release/cpss "$tmp/cannon.cod" --stats csv "${one[@]}")
+read -r sw sc sm < <(best "$tmp/smpi.out" "${pin[@]}" smpirun -np 256 -platform scripts/bench/torus16.xml \
   -hostfile "$tmp/hosts" --cfg=smpi/host-speed:1Gf "$tmp/cannon_mpi")
 
 grep -q '^check ok$' "$tmp/cpss.out" || { echo "cpss: the result check failed" >&2; cat "$tmp/cpss.out" >&2; exit 1; }

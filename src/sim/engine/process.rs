@@ -117,7 +117,8 @@ impl<'m> Simulator<'m> {
     #[inline]
     pub(super) fn set_wake(&mut self, pid: u32, t: Ticks) {
         let old = std::mem::replace(&mut self.wake[pid as usize], t);
-        if old != t {
+        if old != t && self.ready.any() {
+            // (Until a queue is indexed, this is all a wake change costs.)
             let pp = self.procs[pid as usize].pproc as usize;
             if self.ready.is_indexed(pp) {
                 self.ready.rewake(pp, pid, old, t);

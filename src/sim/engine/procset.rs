@@ -14,6 +14,10 @@ pub(super) struct ProcSet {
     /// of `levels[l]` is not zero. The last level has one word.
     levels: Vec<Vec<u64>>,
     len: usize,
+    /// No id below `64 * first` is in the set: where [`ProcSet::pop_first`] looks first
+    /// (a quantum takes its processors out in id order, so that word usually has the
+    /// next one, and the levels above are not needed).
+    first: usize,
 }
 
 impl ProcSet {
@@ -28,7 +32,7 @@ impl ProcSet {
             }
             words = words.div_ceil(64);
         }
-        ProcSet { levels, len: 0 }
+        ProcSet { levels, len: 0, first: 0 }
     }
 
     /// Adds `id` (ids past the size given to [`ProcSet::new`] make the set grow).
@@ -38,6 +42,7 @@ impl ProcSet {
         if i / 64 >= self.levels[0].len() {
             self.grow(i + 1);
         }
+        self.first = self.first.min(i / 64);
         for (l, level) in self.levels.iter_mut().enumerate() {
             let (w, bit) = (i / 64, 1u64 << (i % 64));
             let was = level[w];
@@ -72,10 +77,17 @@ impl ProcSet {
         if self.len == 0 {
             return None;
         }
-        // Down from the top: the lowest marked word at each level.
-        let mut i = 0usize;
-        for level in self.levels.iter().rev() {
-            i = i * 64 + level[i].trailing_zeros() as usize;
+        let mut i;
+        let word = self.levels[0][self.first];
+        if word != 0 {
+            i = self.first * 64 + word.trailing_zeros() as usize;
+        } else {
+            // Down from the top: the lowest marked word at each level.
+            i = 0;
+            for level in self.levels.iter().rev() {
+                i = i * 64 + level[i].trailing_zeros() as usize;
+            }
+            self.first = i / 64;
         }
         let id = i;
         // Up from the bottom: clear the bit, and a word's mark once it is empty.

@@ -27,6 +27,8 @@ pub(super) struct ReadyIndex {
     /// Per processor: whether its queue is indexed, its length, and the floor the ready
     /// set was last brought to.
     indexed: Vec<bool>,
+    /// Some processor is indexed (until then a wake change costs one test).
+    any: bool,
     len: Vec<u32>,
     absorbed: Vec<Ticks>,
     /// Per process of an indexed processor: its place in the round-robin order.
@@ -49,7 +51,13 @@ impl ReadyIndex {
     /// Whether processor `pp`'s queue is indexed.
     #[inline]
     pub(super) fn is_indexed(&self, pp: usize) -> bool {
-        self.indexed[pp]
+        self.any && self.indexed[pp]
+    }
+
+    /// Whether any processor's queue is indexed.
+    #[inline]
+    pub(super) fn any(&self) -> bool {
+        self.any
     }
 
     /// The number of processes in `pp`'s queue (indexed processors only).
@@ -61,6 +69,7 @@ impl ReadyIndex {
     /// Indexes `pp`'s queue: `procs` are its processes, front first, with their wakes.
     pub(super) fn index(&mut self, pp: usize, procs: impl Iterator<Item = (u32, Ticks)>) {
         self.indexed[pp] = true;
+        self.any = true;
         self.absorbed[pp] = 0;
         for (pid, wake) in procs {
             self.push_back(pp, pid, wake);
