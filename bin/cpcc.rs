@@ -13,6 +13,9 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(name = "cpcc", version, about, long_about = None)]
 struct Args {
+    /// Print a completion script for SHELL and exit.
+    #[arg(long, value_name = "SHELL")]
+    completions: Option<clap_complete::Shell>,
     /// CPC source file; `-` or none reads standard input.
     file: Option<PathBuf>,
     /// Write the output here (`-` for standard output).
@@ -40,13 +43,17 @@ fn main() {
     std::process::exit(match run(&args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("cpcc: error: {e:#}");
+            eprintln!("cpcc: error: {}", cli::error_text(e.as_ref()));
             exit::USAGE
         }
     });
 }
 
 fn run(args: &Args) -> anyhow::Result<i32> {
+    if let Some(shell) = args.completions {
+        cli::print_completions(shell, &mut <Args as clap::CommandFactory>::command(), "cpcc")?;
+        return Ok(exit::OK);
+    }
     let input = cli::read_input(args.file.as_deref())?;
     let text = String::from_utf8(input.bytes).map_err(|e| {
         let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];

@@ -12,6 +12,9 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(name = "cpmap", version, about, long_about = None)]
 struct Args {
+    /// Print a completion script for SHELL and exit.
+    #[arg(long, value_name = "SHELL")]
+    completions: Option<clap_complete::Shell>,
     /// Mappings: a built-in name (default, identity, random, ring2line, torus2mesh), a
     /// mapping string 'name(x,y) = [y1, y2].', or @FILE (a map file).
     mappings: Vec<String>,
@@ -67,7 +70,7 @@ fn main() {
     std::process::exit(match run(&args) {
         Ok(()) => exit::OK,
         Err(e) => {
-            eprintln!("cpmap: error: {e:#}");
+            eprintln!("cpmap: error: {}", cli::error_text(e.as_ref()));
             exit::USAGE
         }
     });
@@ -81,6 +84,10 @@ fn topology(flag: &str, given: Option<&str>, from_record: Option<&str>) -> anyho
 }
 
 fn run(args: &Args) -> anyhow::Result<()> {
+    if let Some(shell) = args.completions {
+        cli::print_completions(shell, &mut <Args as clap::CommandFactory>::command(), "cpmap")?;
+        return Ok(());
+    }
     let mut comm = None;
     let mut record = None;
     if let Some(path) = &args.comm {

@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 #[derive(Parser, Debug)]
 #[command(name = "cpperf", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Args {
+    /// Print a completion script for SHELL and exit.
+    #[arg(long, value_name = "SHELL")]
+    completions: Option<clap_complete::Shell>,
     #[command(subcommand)]
     command: Option<Command>,
     /// Run records; `-` or none reads standard input.
@@ -119,7 +122,7 @@ fn main() {
         Ok(code) => code,
         Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
-            eprintln!("cpperf: error: {e:#}");
+            eprintln!("cpperf: error: {}", cli::error_text(e.as_ref()));
             if matches!(e.downcast_ref::<PerfError>(), Some(PerfError::TooLarge { .. })) {
                 exit::LIMIT
             } else {
@@ -193,6 +196,10 @@ fn comm_only(paths: &[PathBuf]) -> anyhow::Result<()> {
 }
 
 fn run(args: &Args) -> anyhow::Result<()> {
+    if let Some(shell) = args.completions {
+        cli::print_completions(shell, &mut <Args as clap::CommandFactory>::command(), "cpperf")?;
+        return Ok(());
+    }
     let paths: Vec<PathBuf> = if args.runs.is_empty() { vec![PathBuf::from("-")] } else { args.runs.clone() };
     let opts = Options { what_if: args.what_if.clone() };
     if args.comm && args.svg.is_none() {

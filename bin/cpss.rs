@@ -10,7 +10,7 @@ use cppe::sim::setup::{setup, RunOptions};
 use cppe::sim::{Io, Limit, NetThread, Observer, SimError, Simulator, Stats};
 use cppe::vcode::cod;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Simulate a CPC program (a .cod from cpcc) on a simulated multicomputer and report its
 /// performance.
@@ -194,7 +194,7 @@ fn main() {
         Ok(code) => code,
         Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
-            eprintln!("cpss: error: {e:#}");
+            eprintln!("cpss: error: {}", cli::error_text(e.as_ref()));
             exit::USAGE
         }
     });
@@ -204,9 +204,11 @@ fn units(flag: &str, v: &str) -> anyhow::Result<u64> {
     parse_units(v).map_err(|e| anyhow::anyhow!("--{flag}: {e}"))
 }
 
-fn read_text(path: &PathBuf) -> anyhow::Result<(String, String)> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
-    Ok((path.display().to_string(), text))
+/// A text file given by an option, or standard input for `-`; its name for messages.
+fn read_text(path: &Path) -> anyhow::Result<(String, String)> {
+    let input = cli::read_input(Some(path))?;
+    let text = String::from_utf8(input.bytes).map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", input.name))?;
+    Ok((input.name, text))
 }
 
 fn run(args: &Args) -> anyhow::Result<i32> {
@@ -217,11 +219,30 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         return Ok(exit::OK);
     }
     let from_stdin = args.file.as_ref().is_none_or(|f| f.as_os_str() == "-");
+    // Standard input feeds one thing at most.
+    let stdin_users: Vec<&str> = [
+        ("the program", from_stdin),
+        ("--map-file -", args.map_file.as_deref().is_some_and(cli::is_stdin)),
+        ("--cost-file -", args.cost_file.as_deref().is_some_and(cli::is_stdin)),
+        ("--input -", args.input.as_deref().is_some_and(cli::is_stdin)),
+        ("--commands -", args.commands.as_deref().is_some_and(cli::is_stdin)),
+    ]
+    .into_iter()
+    .filter_map(|(what, uses)| uses.then_some(what))
+    .collect();
+    if stdin_users.len() > 1 {
+        anyhow::bail!("standard input can feed only one of {}", stdin_users.join(" and "));
+    }
+    // An explicit `--input -` is the default: the program reads standard input.
+    let program_input = args.input.as_ref().filter(|p| !cli::is_stdin(p));
     if args.debug && from_stdin {
         anyhow::bail!("--debug reads commands from standard input: give the program as a file");
     }
     // `-t -`: the run record on standard output, as `-` means for the other tools.
     let trace_to_stdout = args.trace.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    if trace_to_stdout && cli::stdout_is_terminal() {
+        anyhow::bail!("refusing to write a binary run record to the terminal: give -t FILE or redirect");
+    }
     if trace_to_stdout && (args.debug || args.commands.is_some()) {
         anyhow::bail!("-t -: the run record and the debugger's transcript cannot both go to standard output");
     }
@@ -231,7 +252,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         topology: args.topology.clone(),
         virtual_topology: args.virtual_topology.clone(),
         mapping: args.mapping.clone(),
-        map_file: args.map_file.as_ref().map(read_text).transpose()?,
+        map_file: args.map_file.as_deref().map(read_text).transpose()?,
         net: NetParams {
             model: match args.network {
                 NetworkModel::Wormhole => NetModel::Wormhole,
@@ -255,7 +276,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         },
         quantum: Some(units("quantum", &args.quantum)?),
         cost_overrides: args.cost.clone(),
-        cost_file: args.cost_file.as_ref().map(read_text).transpose()?,
+        cost_file: args.cost_file.as_deref().map(read_text).transpose()?,
         seed: args.seed,
         vary_speed: args.vary_speed,
         max_time: args.max_time.as_deref().map(|v| units("max-time", v)).transpose()?,
@@ -282,7 +303,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     }
     opts.net.validate()?;
     if !args.sweep.is_empty() || args.runs > 1 {
-        let stdin = match &args.input {
+        let stdin = match program_input {
             Some(p) => std::fs::read(p).with_context(|| format!("--input {}", p.display()))?,
             None if from_stdin => Vec::new(),
             None => {
@@ -314,7 +335,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     // A debugging session's transcript and the program's output share standard output.
     let debugging = args.debug || args.commands.is_some();
     let session_out = debugging.then(|| SharedOut::new(Box::new(std::io::BufWriter::new(std::io::stdout()))));
-    let program_stdin: Box<dyn BufRead> = match &args.input {
+    let program_stdin: Box<dyn BufRead> = match program_input {
         Some(p) => Box::new(std::io::BufReader::new(
             std::fs::File::open(p).with_context(|| format!("--input {}", p.display()))?,
         )),
@@ -361,7 +382,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         if let Some(o) = observer {
             sim.set_observer(o);
         }
-        let commands: Box<dyn BufRead> = match &args.commands {
+        let commands: Box<dyn BufRead> = match args.commands.as_ref().filter(|p| !cli::is_stdin(p)) {
             Some(p) => Box::new(std::io::BufReader::new(
                 std::fs::File::open(p).with_context(|| format!("--commands {}", p.display()))?,
             )),

@@ -15,11 +15,14 @@ use std::path::{Path, PathBuf};
 #[derive(Parser, Debug)]
 #[command(name = "cptrace", version, about, long_about = None)]
 struct Args {
+    /// Print a completion script for SHELL and exit.
+    #[arg(long, value_name = "SHELL")]
+    completions: Option<clap_complete::Shell>,
     /// The run record; `-` or none reads standard input.
     run: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum)]
-    format: FormatArg,
+    #[arg(long, value_enum, required_unless_present = "completions")]
+    format: Option<FormatArg>,
     /// Output file (for paraver, the .prv; the .pcf and .row go beside it; for otf2, the
     /// anchor NAME.otf2; NAME.def and NAME/ go beside it). Default: standard output.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -70,7 +73,7 @@ fn main() {
         Ok(()) => exit::OK,
         Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
-            eprintln!("cptrace: error: {e:#}");
+            eprintln!("cptrace: error: {}", cli::error_text(e.as_ref()));
             exit::USAGE
         }
     });
@@ -110,9 +113,14 @@ fn warn(report: &Report) {
 }
 
 fn run(args: &Args) -> anyhow::Result<()> {
+    if let Some(shell) = args.completions {
+        cli::print_completions(shell, &mut <Args as clap::CommandFactory>::command(), "cptrace")?;
+        return Ok(());
+    }
+    let Some(format_arg) = args.format else { anyhow::bail!("--format is required") };
     let sel = selection(args)?;
     let output = args.output.as_deref().filter(|p| p.as_os_str() != "-");
-    if args.format == FormatArg::Otf2 {
+    if format_arg == FormatArg::Otf2 {
         let Some(anchor) = output else {
             anyhow::bail!("--format otf2 writes an archive of several files: name its anchor with -o NAME.otf2");
         };
@@ -121,7 +129,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
         }
         return run_otf2(args, sel, anchor);
     }
-    let format = match args.format {
+    let format = match format_arg {
         FormatArg::Picl => Format::Picl,
         FormatArg::Picl1 => Format::Picl1,
         FormatArg::Sddf => Format::Sddf,

@@ -369,6 +369,38 @@ pub mod interrupt {
 
 /// Whether an error, or any error it wraps, is standard output closed early (`… | head`):
 /// the tools then exit quietly with [`exit::BROKEN_PIPE`].
+/// An error and its causes on one line, `what: why: deeper`, each said once: a cause
+/// whose text is already in what came before it (an error whose message includes its
+/// source's) is not repeated. Every tool prints its errors through this.
+pub fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !t.is_empty() && !out.contains(&t) {
+            out.push_str(": ");
+            out.push_str(&t);
+        }
+        cur = c.source();
+    }
+    out
+}
+
+/// Writes the completion script of the tool `name` (flags as defined for `--help`) for
+/// `shell` to standard output: the `--completions SHELL` of every tool.
+pub fn print_completions(shell: clap_complete::Shell, cmd: &mut clap::Command, name: &str) -> io::Result<()> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, cmd, name, &mut out);
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()
+}
+
+/// Whether `path` names standard input (`-`).
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
 pub fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur = Some(e);
     while let Some(err) = cur {

@@ -166,3 +166,62 @@ fn anneal_beats_a_random_mapping_of_matmul() {
     assert!(t_best < t_random, "annealed {t_best}, random {t_random}");
     eprintln!("matmul 8x8: weighted cost random {start_cost}, annealed {cost}; parallel time random {t_random}, annealed {t_best}");
 }
+
+/// `--map-file -` reads the map file from standard input: the same run as from the file.
+#[test]
+fn map_file_from_standard_input() {
+    let dir = tempdir("cpmap-stdin");
+    compile_matmul(&dir);
+    let args = ["--virtual", "torus:8x8", "--physical", "mesh:8x8", TORUS2MESH, "--emit", "map", "-o", "t2m.map"];
+    stdout(&run_in(&dir, "cpmap", &args, b""));
+    let by_file = stats(&dir, &["matmul.cod", "--topology", "mesh:8x8", "--map-file", "t2m.map"]);
+    let map = std::fs::read(dir.join("t2m.map")).unwrap();
+    let out = run_in(&dir, "cpss", &["matmul.cod", "--topology", "mesh:8x8", "--map-file", "-"], &map);
+    let by_stdin: String =
+        stdout(&out).lines().filter(|l| !l.starts_with("Host Time")).map(|l| format!("{l}\n")).collect();
+    assert_eq!(by_file, by_stdin);
+    // Standard input cannot carry both the program and the map file.
+    let cod = std::fs::read(dir.join("matmul.cod")).unwrap();
+    let out = run_in(&dir, "cpss", &["--topology", "mesh:8x8", "--map-file", "-"], &cod);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("standard input can feed only one of the program and --map-file -"), "{err}");
+}
+
+/// An error in a map file or a cost file is said once, with the file and line (the
+/// error's message already includes its cause's; the cause is not printed again).
+#[test]
+fn file_errors_are_said_once() {
+    let dir = tempdir("cpss-file-errors");
+    compile_matmul(&dir);
+    std::fs::write(dir.join("c.txt"), "ADDI=2\nFOO=3\n").unwrap();
+    std::fs::write(dir.join("m.map"), "zz\n").unwrap();
+    let out = run_in(&dir, "cpss", &["matmul.cod", "--cost-file", "c.txt"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err, "cpss: error: c.txt:2: unknown instruction `FOO` in cost override\n");
+    let out = run_in(&dir, "cpss", &["matmul.cod", "--topology", "mesh:8x8", "--map-file", "m.map"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("expected `VPROC PPROC`").count(), 1, "{err}");
+    assert!(err.starts_with("cpss: error: m.map: map file line 1: "), "{err}");
+}
+
+/// A run record is binary: `-t -` with standard output on a terminal is refused (exit
+/// 2) rather than written to the screen. The terminal is a pseudo-terminal made by
+/// `script` (util-linux).
+#[test]
+fn run_record_is_never_written_to_a_terminal() {
+    let dir = tempdir("cpss-tty");
+    compile_matmul(&dir);
+    let cmd = format!("{} matmul.cod -t -", tool("cpss").display());
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .current_dir(&dir)
+        .output()
+        .expect("script (util-linux) runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("refusing to write a binary run record to the terminal"), "{text}");
+    assert!(text.len() < 300, "no binary on the terminal: {} bytes", text.len());
+}

@@ -58,3 +58,26 @@ fn man_page_cost_table_is_the_instruction_table() {
         assert!(man.lines().any(|l| l == row), "man/cpss.1 lacks the row `{row}`");
     }
 }
+
+/// Every tool prints a completion script that bash accepts (`bash -n`), naming its own
+/// long options.
+#[test]
+fn every_tool_completes_in_bash() {
+    for (tool, option) in [
+        ("cpcc", "--output"),
+        ("cpss", "--topology"),
+        ("cptrace", "--format"),
+        ("cpperf", "--what-if"),
+        ("cpmap", "--search"),
+    ] {
+        let out = run(tool, &["--completions", "bash"]);
+        assert_eq!(out.status.code(), Some(0), "{tool}: {}", String::from_utf8_lossy(&out.stderr));
+        let script = String::from_utf8(out.stdout).unwrap();
+        assert!(script.contains(option), "{tool}: no {option} in its completions");
+        let dir = tempdir(&format!("completions-{tool}"));
+        let file = dir.join(format!("{tool}.bash"));
+        std::fs::write(&file, &script).unwrap();
+        let check = std::process::Command::new("bash").arg("-n").arg(&file).output().unwrap();
+        assert!(check.status.success(), "{tool}: {}", String::from_utf8_lossy(&check.stderr));
+    }
+}
