@@ -29,6 +29,7 @@
 //! | [`vcode`] | the instruction set (one table: opcode, operands, cost, class), the cost tables in units and ticks, the program tables, the `.cod` format, the listing |
 //! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
 //! | [`time`] | the tick and its unit, `NEVER`, reading and writing times, the priority queue keyed by time with a tie-break counter |
+//! | [`span`] | id ranges as users write them (`7`, `0-3`, `0:3`), for every tool |
 //! | [`crc`] | the CRC-32 of `.cod` files and run records |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
@@ -47,6 +48,7 @@
 //!
 //! ```text
 //! time:
+//! span:
 //! crc:
 //! rng:
 //! expr:
@@ -54,9 +56,9 @@
 //! lang: vcode
 //! topo: expr, rng, vcode
 //! net: time, topo
-//! trace: crc, time, vcode
+//! trace: crc, span, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
-//! sim: machine, net, rng, time, topo, trace, vcode
+//! sim: machine, net, rng, span, time, topo, trace, vcode
 //! perf: time, trace
 //! mapper: rng, time, topo, trace
 //! cli: time
@@ -80,6 +82,7 @@ pub mod net;
 pub mod perf;
 pub mod rng;
 pub mod sim;
+pub mod span;
 pub mod time;
 pub mod topo;
 pub mod trace;

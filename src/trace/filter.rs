@@ -59,24 +59,13 @@ pub struct ProcSet {
 }
 
 impl ProcSet {
-    /// Parses `0-3,7` (items separated by commas, spaces allowed around them).
+    /// Parses `0-3,7` or `0:3,7` (items separated by commas, spaces allowed around
+    /// them; [`crate::span`]).
     pub fn parse(s: &str) -> Result<ProcSet, FilterError> {
         let mut ranges = Vec::new();
         for item in s.split(',') {
             let t = item.trim();
-            let bad = || FilterError::BadRange { item: t.to_string() };
-            let (a, b) = match t.split_once('-') {
-                Some((a, b)) => {
-                    (a.trim().parse::<u32>().map_err(|_| bad())?, b.trim().parse::<u32>().map_err(|_| bad())?)
-                }
-                None => {
-                    let v = t.parse::<u32>().map_err(|_| bad())?;
-                    (v, v)
-                }
-            };
-            if a > b {
-                return Err(bad());
-            }
+            let (a, b) = crate::span::parse_span(t).map_err(|_| FilterError::BadRange { item: t.to_string() })?;
             ranges.push((a, b));
         }
         ranges.sort_unstable();

@@ -316,3 +316,34 @@ fn ring_token_golden_traces() {
         expect_file(&fixtures().join("traces").join(format!("ring_token.{ext}")), &text);
     }
 }
+
+/// One range syntax everywhere: `--procs 0:3,7` keeps what `--procs 0-3,7` keeps, and the
+/// debugger's `status 0-1` lists what `status 0:1` lists.
+#[test]
+fn both_range_syntaxes_work_everywhere() {
+    let dir = tempdir("ranges");
+    let src = fixtures().join("matmul.c");
+    let inc = fixtures().join("include");
+    let out = run_in(&dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", "m.cod"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_in(&dir, "cpss", &["m.cod", "-t", "m.cpt", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let picl = |range: &str| {
+        let out = run_in(&dir, "cptrace", &["m.cpt", "--format", "picl", "--procs", range], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    let dash = picl("0-3,7");
+    assert!(!dash.is_empty());
+    assert_eq!(dash, picl("0:3,7"));
+    assert_ne!(dash, picl("0:2,7"), "the range matters");
+    std::fs::write(dir.join("s.cmd"), "break 40\nrun\nstatus 0-1\nstatus 0:1\nquit\n").unwrap();
+    let out = run_in(&dir, "cpss", &["m.cod", "--stats", "none", "--commands", "s.cmd"], b"");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let tables: Vec<&str> = text.split("(cpss) status").skip(1).map(|t| t.split("(cpss)").next().unwrap()).collect();
+    assert_eq!(tables.len(), 2, "{text}");
+    // Each after its command's own line: the same two processes.
+    let body = |t: &str| t.split_once('\n').map(|(_, rest)| rest.to_string()).unwrap_or_default();
+    assert_eq!(body(tables[0]), body(tables[1]));
+    assert_eq!(body(tables[0]).lines().count(), 3, "a header and processes 0 and 1: {text}");
+}

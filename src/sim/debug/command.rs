@@ -102,18 +102,14 @@ fn number(text: &str, what: &'static str) -> Result<u32, CommandError> {
     text.parse::<u32>().map_err(|_| CommandError::Bad { text: text.to_string(), what })
 }
 
-/// One dimension: `LO:HI` or `I`.
+/// One dimension: `LO:HI`, `LO-HI` or `I` ([`crate::span`]).
 fn span(text: &str, whole: &str) -> Result<Span, CommandError> {
-    let bad = |why| CommandError::Range { text: whole.to_string(), why };
-    let (lo, hi) = match text.split_once(':') {
-        Some((a, b)) => (a.trim(), b.trim()),
-        None => (text.trim(), text.trim()),
+    let why = |e| match e {
+        crate::span::SpanError::NotANumber => "bounds are whole numbers",
+        crate::span::SpanError::Reversed => "the low bound is above the high bound",
     };
-    let lo: u32 = lo.parse().map_err(|_| bad("bounds are whole numbers"))?;
-    let hi: u32 = hi.parse().map_err(|_| bad("bounds are whole numbers"))?;
-    if lo > hi {
-        return Err(bad("the low bound is above the high bound"));
-    }
+    let (lo, hi) =
+        crate::span::parse_span(text).map_err(|e| CommandError::Range { text: whole.to_string(), why: why(e) })?;
     Ok(Span { lo, hi })
 }
 
@@ -133,7 +129,7 @@ pub fn parse_range(text: &str) -> Result<Vec<Span>, CommandError> {
 fn from_to(command: &'static str, args: &[&str]) -> Result<Option<Span>, CommandError> {
     match args {
         [] => Ok(None),
-        [one] if one.contains(':') => Ok(Some(span(one, one)?)),
+        [one] if one.contains([':', '-']) => Ok(Some(span(one, one)?)),
         [one] => {
             let a = number(one, "a number")?;
             Ok(Some(Span { lo: a, hi: a }))
