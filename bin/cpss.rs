@@ -487,7 +487,8 @@ fn repeat(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &
     let report = match args.stats {
         StatsFormat::Csv => runs::summary_csv(&rows),
         StatsFormat::None => String::new(),
-        StatsFormat::Text | StatsFormat::Json => runs::summary_text(&rows, stats.len()),
+        StatsFormat::Json => runs::summary_json(&rows, stats.len()),
+        StatsFormat::Text => runs::summary_text(&rows, stats.len()),
     };
     cli::write_stdout(report.as_bytes())?;
     Ok(code)
@@ -521,6 +522,11 @@ fn sweep(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &[
             code = code.max(c);
         }
     }
-    cli::write_stdout(runs::sweep_csv(&axes, &configs, &results).as_bytes())?;
+    let report = match args.stats {
+        StatsFormat::Json => runs::sweep_json(&axes, &configs, &results),
+        StatsFormat::None => String::new(),
+        StatsFormat::Csv | StatsFormat::Text => runs::sweep_csv(&axes, &configs, &results),
+    };
+    cli::write_stdout(report.as_bytes())?;
     Ok(code)
 }

@@ -135,7 +135,7 @@ fn division_by_zero_names_the_function_and_line() {
     match r {
         Err(e @ SimError::Runtime { pid: 0, line: 2, kind: RuntimeError::DivisionByZero, .. }) => {
             assert_eq!(e.exit_code(), 1);
-            assert!(e.to_string().contains("(q, line 2)"), "{e}");
+            assert!(e.to_string().contains("(q, t.c:2)"), "{e}");
         }
         other => panic!("unexpected {other:?}"),
     }

@@ -756,7 +756,8 @@ impl<'m> Simulator<'m> {
 
     fn rt(&self, pid: u32, kind: RuntimeError) -> SimError {
         let pc = self.procs.get(pid as usize).map_or(0, |p| p.pc);
-        SimError::Runtime { pid, function: self.function_name(pc), line: self.module.line_of(pc), kind }
+        let file = self.module.source_name.clone();
+        SimError::Runtime { pid, function: self.function_name(pc), file, line: self.module.line_of(pc), kind }
     }
 
     fn function_name(&self, pc: u32) -> String {

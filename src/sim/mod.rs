@@ -284,6 +284,8 @@ pub struct Waiter {
     pub vproc: u32,
     pub pproc: u32,
     pub function: String,
+    /// The program's source file.
+    pub file: String,
     pub line: u32,
     /// E.g. `receive on channel c[3]`, `join`, `forall children`, `lock at 12`.
     pub waits_for: String,
@@ -293,8 +295,8 @@ impl std::fmt::Display for Waiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "process {} (vproc {}, pproc {}) in {} at line {}: waiting for {}",
-            self.pid, self.vproc, self.pproc, self.function, self.line, self.waits_for
+            "process {} (vproc {}, pproc {}) in {} at {}:{}: waiting for {}",
+            self.pid, self.vproc, self.pproc, self.function, self.file, self.line, self.waits_for
         )
     }
 }
@@ -329,8 +331,8 @@ impl std::fmt::Display for Limit {
 /// stack overflow.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    #[error("runtime error in process {pid} ({function}, line {line}): {kind}")]
-    Runtime { pid: u32, function: String, line: u32, kind: RuntimeError },
+    #[error("runtime error in process {pid} ({function}, {file}:{line}): {kind}")]
+    Runtime { pid: u32, function: String, file: String, line: u32, kind: RuntimeError },
     #[error("deadlock: {}", .waiters.iter().map(|w| w.to_string()).collect::<Vec<_>>().join("; "))]
     Deadlock { waiters: Vec<Waiter>, stats: Box<Stats> },
     #[error("limit exceeded: {limit}")]

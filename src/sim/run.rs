@@ -300,5 +300,92 @@ pub fn sweep_csv(
     s
 }
 
+/// The version of the JSON documents of `--runs` and `--sweep` (raised when a field
+/// changes meaning or goes away; new fields may appear without it).
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// `--runs N --stats json`: one document, every statistic's summary.
+#[derive(serde::Serialize)]
+struct SummaryDoc<'a> {
+    schema_version: u32,
+    runs: usize,
+    statistics: Vec<SummaryEntry<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct SummaryEntry<'a> {
+    name: &'a str,
+    mean: f64,
+    sd: f64,
+    ci95_low: f64,
+    ci95_high: f64,
+}
+
+/// The summary of [`summarize`] as JSON: `{"schema_version":1,"runs":N,"statistics":[{"name",
+/// "mean","sd","ci95_low","ci95_high"}...]}` (a value that is not a number is `null`).
+pub fn summary_json(rows: &[Summary], runs: usize) -> String {
+    let statistics = rows
+        .iter()
+        .map(|r| SummaryEntry {
+            name: &r.name,
+            mean: r.mean,
+            sd: r.sd,
+            ci95_low: r.mean - r.half_width,
+            ci95_high: r.mean + r.half_width,
+        })
+        .collect();
+    let doc = SummaryDoc { schema_version: JSON_SCHEMA_VERSION, runs, statistics };
+    // cannot fail: the document holds strings and numbers only.
+    serde_json::to_string(&doc).unwrap() + "\n"
+}
+
+/// `--sweep … --stats json`: one document, a configuration an entry.
+#[derive(serde::Serialize)]
+struct SweepDoc<'a> {
+    schema_version: u32,
+    parameters: Vec<&'a str>,
+    configurations: Vec<SweepEntry<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct SweepEntry<'a> {
+    /// The parameters' values, in the order of `parameters`.
+    values: Vec<&'a str>,
+    /// The run's statistics as `--stats json` gives them (also after a deadlock or a
+    /// limit), or `null` when the run could not start.
+    stats: Option<serde_json::Value>,
+    /// Why the run failed, if it did.
+    error: Option<String>,
+}
+
+/// The sweep as JSON: `{"schema_version":1,"parameters":[...],"configurations":[{"values":
+/// [...],"stats":{...}|null,"error":"..."|null}...]}`.
+pub fn sweep_json(
+    axes: &[SweepAxis],
+    configs: &[(Vec<String>, RunOptions)],
+    results: &[Result<Outcome, RunError>],
+) -> String {
+    let configurations = configs
+        .iter()
+        .zip(results)
+        .map(|((vals, _), r)| SweepEntry {
+            values: vals.iter().map(String::as_str).collect(),
+            stats: r.as_ref().ok().and_then(outcome_stats).and_then(|s| serde_json::from_str(&s.to_json()).ok()),
+            error: match r {
+                Err(e) => Some(e.to_string()),
+                Ok(Err(e)) => Some(e.to_string()),
+                Ok(Ok(_)) => None,
+            },
+        })
+        .collect();
+    let doc = SweepDoc {
+        schema_version: JSON_SCHEMA_VERSION,
+        parameters: axes.iter().map(|a| a.name.as_str()).collect(),
+        configurations,
+    };
+    // cannot fail: the document holds strings, numbers and parsed JSON values only.
+    serde_json::to_string(&doc).unwrap() + "\n"
+}
+
 #[cfg(test)]
 mod tests;

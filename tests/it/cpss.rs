@@ -205,8 +205,15 @@ fn deadlock_report() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("deadlock"), "{err}");
-    assert!(err.contains("in ping at line 14: waiting for a message on channel toPing"), "{err}");
-    assert!(err.contains("in pong at line 20: waiting for a message on channel toPong"), "{err}");
+    // Each process named with its function and place in the source, process 0 too.
+    assert!(
+        err.contains("in ping at ") && err.contains("deadlock.c:14: waiting for a message on channel toPing"),
+        "{err}"
+    );
+    assert!(
+        err.contains("in pong at ") && err.contains("deadlock.c:20: waiting for a message on channel toPong"),
+        "{err}"
+    );
 }
 
 /// Division by zero exits 1 naming the line (fixture header: line 14).
@@ -217,7 +224,7 @@ fn division_by_zero_names_the_line() {
     let out = run_in(&dir, "cpss", &[cod.to_str().unwrap()], b"");
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("line 14") && err.contains("division by zero"), "{err}");
+    assert!(err.contains("divzero.c:14)") && err.contains("division by zero"), "{err}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "10 / 2 = 5\n");
 }
 
@@ -300,5 +307,40 @@ fn routes_and_link_loads_are_recorded() {
             }
         }
         assert!(hops >= 27, "{net}: {hops} crossings for 27 messages");
+    }
+}
+
+/// `--runs` and `--sweep` honour `--stats json`: each prints one JSON document (checked
+/// by serde_json) whose figures are those of the CSV forms.
+#[test]
+fn runs_and_sweep_print_json() {
+    let dir = tempdir("runs-json");
+    let src = fixtures().join("matmul.c");
+    let inc = fixtures().join("include");
+    let out = run_in(&dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", "m.cod"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_in(&dir, "cpss", &["m.cod", "--runs", "3", "--stats", "json"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--runs --stats json is JSON");
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["runs"], 3);
+    let par = doc["statistics"].as_array().unwrap().iter().find(|s| s["name"] == "par_time").unwrap();
+    // The seed's matmul on its own 8x8 mesh with the default mapping: 9510 every run
+    // (nothing random), so sd 0.
+    assert_eq!(par["mean"], 9510.0);
+    assert_eq!(par["sd"], 0.0);
+    let out = run_in(&dir, "cpss", &["m.cod", "--sweep", "quantum=1,2", "--stats", "json"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--sweep --stats json is JSON");
+    assert_eq!(doc["parameters"], serde_json::json!(["quantum"]));
+    let confs = doc["configurations"].as_array().unwrap();
+    assert_eq!(confs.len(), 2);
+    let csv = run_in(&dir, "cpss", &["m.cod", "--sweep", "quantum=1,2", "--stats", "csv"], b"");
+    let text = String::from_utf8_lossy(&csv.stdout);
+    for (c, row) in confs.iter().zip(text.lines().skip(1)) {
+        // The CSV's par_time is its third column (after the quantum and seq_time).
+        let par: f64 = row.split(',').nth(2).unwrap().parse().unwrap();
+        assert_eq!(c["stats"]["par_time"].as_f64(), Some(par), "{row}");
+        assert!(c["error"].is_null());
     }
 }

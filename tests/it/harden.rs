@@ -18,6 +18,12 @@ fn compile_text(dir: &Path, name: &str, src: &str) -> PathBuf {
     cod
 }
 
+/// Standard error with the place `FILE:LINE` of a runtime error in `cod`'s source
+/// written `line LINE`, as the expectations below are.
+fn said(o: &std::process::Output, cod: &Path) -> String {
+    stderr(o).replace(&format!("{}:", cod.with_extension("c").display()), "line ")
+}
+
 fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -189,7 +195,7 @@ fn unbounded_recursion_stops_with_a_stack_overflow_and_exit_3() {
     let o = run_in(&dir, "cpss", &[cod.to_str().unwrap()], b"");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     no_panic(&o);
-    let e = stderr(&o);
+    let e = said(&o, &cod);
     assert!(e.contains("(down, line 4): stack overflow"), "{e}");
 }
 
@@ -341,7 +347,7 @@ fn the_null_pointer_is_no_object_s_address_and_dereferencing_it_stops_the_proces
     assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n");
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("runtime error in process 0 (main, line 6): null pointer dereference"),
+        said(&out, &cod).contains("runtime error in process 0 (main, line 6): null pointer dereference"),
         "{}",
         stderr(&out)
     );
@@ -371,6 +377,6 @@ fn library_misuse_and_type_punning_stop_with_the_line() {
         let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none"], b"");
         no_panic(&out);
         assert_eq!(out.status.code(), Some(1), "{src}");
-        assert!(stderr(&out).contains(want), "{src}: {}", stderr(&out));
+        assert!(said(&out, &cod).contains(want), "{src}: {}", stderr(&out));
     }
 }

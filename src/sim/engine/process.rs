@@ -106,6 +106,7 @@ impl<'m> Simulator<'m> {
                 vproc: p.vproc,
                 pproc: p.pproc,
                 function: self.function_name(p.pc),
+                file: self.module.source_name.clone(),
                 line: self.module.line_of(p.pc),
                 waits_for,
             });

@@ -180,7 +180,7 @@ fn division_by_zero_names_process_function_and_line() {
     let m = module(vec![f("main", 1, 0, 0, 5, vec![PushI { v: 1 }, PushI { v: 0 }, DivI {}, Halt {}])], 0, &[], vec![]);
     let (r, _) = run_with(&m, SimConfig::default(), "");
     match r {
-        Err(SimError::Runtime { pid: 0, function, line: 7, kind: RuntimeError::DivisionByZero }) => {
+        Err(SimError::Runtime { pid: 0, function, line: 7, kind: RuntimeError::DivisionByZero, .. }) => {
             assert_eq!(function, "main")
         }
         other => panic!("unexpected {other:?}"),
@@ -809,7 +809,7 @@ fn superinstructions_change_no_result() {
     // plus that of (3k + i) * (3i + k) = 10ik + 3k^2 + 3i^2, 10 * 28 * 28 + 2 * 3 * 8 * 140.
     let (s, out, err) = run_fusing(&m, SimConfig::default(), true);
     assert_eq!(out, format!("{}\n", 3 * 28 * 28 + 8 * 140 + 10 * 28 * 28 + 2 * 3 * 8 * 140));
-    assert!(s.is_none() && err.contains("index 8") && err.contains("line 14"), "{err}");
+    assert!(s.is_none() && err.contains("index 8") && err.contains("fused.c:14"), "{err}");
 }
 
 /// A message's words read back as they were sent, whether kept in place (up to
