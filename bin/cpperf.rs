@@ -90,11 +90,11 @@ struct CompareArgs {
     /// The run to check.
     new: PathBuf,
     /// Largest change in the bad direction that is not a regression, in percent of the
-    /// base value.
+    /// base value: P% for every metric, METRIC=P% for one (comma list).
     #[arg(long, value_name = "P%", default_value = "2%")]
     tolerance: String,
-    /// Compare only these metrics (comma list); default: every metric both runs have but
-    /// host_seconds.
+    /// Compare only these metrics, each of which then gates (comma list); default: every
+    /// metric both runs have but host_seconds, with par_time, speedup and efficiency gating.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     metrics: Option<Vec<String>>,
     /// Output format.
@@ -149,12 +149,12 @@ fn read_all(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
 
 /// `cpperf compare`: exit 1 on a regression, 0 otherwise.
 fn compare(c: &CompareArgs) -> anyhow::Result<i32> {
-    let tolerance = cppe::perf::compare::parse_tolerance(&c.tolerance).context("--tolerance")?;
+    let tolerance = cppe::perf::compare::parse_tolerances(&c.tolerance).context("--tolerance")?;
     let (bn, base) = read_all(&c.base)?;
     let base = cppe::perf::metrics_of_bytes(&base).with_context(|| bn.clone())?;
     let (nn, new) = read_all(&c.new)?;
     let new = cppe::perf::metrics_of_bytes(&new).with_context(|| nn.clone())?;
-    let cmp = cppe::perf::compare::compare(&base, &new, tolerance, c.metrics.as_deref())?;
+    let cmp = cppe::perf::compare::compare(&base, &new, &tolerance, c.metrics.as_deref())?;
     let out = match c.format {
         FormatArg::Text => cmp.text(),
         FormatArg::Csv => cmp.csv(),

@@ -7,8 +7,12 @@
 //! Each metric has a direction: time-like metrics (times, latency, critical path, WCPA
 //! weight, critical-path imbalance, counts of messages and bytes) regress when they grow; speedup, efficiency,
 //! utilization and granularity regress when they shrink; the rest (processors, processes)
-//! are shown but never regress. A metric regresses when it moves the wrong way by more
-//! than the tolerance, in percent of the base value.
+//! are shown but never regress. A metric is worse when it moves the wrong way by more
+//! than its tolerance, in percent of the base value. Only the gating metrics fail a
+//! comparison: parallel time, speedup and efficiency by default ([`GATING`]), every
+//! metric named with `--metrics` when it is given; a diagnostic metric that got worse is
+//! marked but does not fail (its noise, such as a latency that moves with the order of
+//! messages, says nothing about the result a CI job guards).
 //!
 //! Depends on [`super::Analysis`] and [`super::render`] only.
 use super::render::units;
@@ -84,6 +88,9 @@ pub fn better(name: &str) -> Better {
         _ => Better::Neither,
     }
 }
+
+/// The metrics that fail a comparison by default.
+pub const GATING: &[&str] = &["par_time", "speedup", "efficiency"];
 
 /// Metrics compared unless `--metrics` asks for them: host time differs from run to run.
 const NOT_BY_DEFAULT: &[&str] = &["host_seconds"];
@@ -180,6 +187,38 @@ impl Metrics {
     }
 }
 
+/// Tolerances in percent: one for every metric, and others for named metrics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tolerances {
+    pub default: f64,
+    pub per_metric: Vec<(String, f64)>,
+}
+
+impl Tolerances {
+    /// The same tolerance for every metric.
+    pub fn all(p: f64) -> Tolerances {
+        Tolerances { default: p, per_metric: Vec::new() }
+    }
+
+    /// The tolerance of metric `name`.
+    pub fn of(&self, name: &str) -> f64 {
+        self.per_metric.iter().rev().find(|(n, _)| n == name).map_or(self.default, |&(_, p)| p)
+    }
+}
+
+/// Parses `--tolerance`: a comma list of `P%` (every metric) and `METRIC=P%` items, e.g.
+/// `1%,avg_latency=10%`; a list without a bare item keeps the default of 2 %.
+pub fn parse_tolerances(s: &str) -> Result<Tolerances, CompareError> {
+    let mut t = Tolerances::all(2.0);
+    for item in s.split(',') {
+        match item.split_once('=') {
+            Some((name, p)) => t.per_metric.push((name.trim().to_string(), parse_tolerance(p)?)),
+            None => t.default = parse_tolerance(item)?,
+        }
+    }
+    Ok(t)
+}
+
 /// Parses a tolerance: `2%`, `2` or `0.5%` (percent of the base value).
 pub fn parse_tolerance(s: &str) -> Result<f64, CompareError> {
     let t = s.trim();
@@ -203,7 +242,13 @@ pub struct Row {
     pub change: Option<f64>,
     /// Its direction.
     pub better: Better,
-    /// Whether it moved the wrong way by more than the tolerance.
+    /// Its tolerance in percent.
+    pub tolerance: f64,
+    /// Whether it fails the comparison when worse ([`GATING`], or named by `--metrics`).
+    pub gates: bool,
+    /// Whether it moved the wrong way by more than its tolerance.
+    pub worse: bool,
+    /// Worse and gating: the comparison fails.
     pub regressed: bool,
 }
 
@@ -212,8 +257,8 @@ pub struct Row {
 pub struct Comparison {
     /// One row per metric compared.
     pub rows: Vec<Row>,
-    /// The tolerance in percent.
-    pub tolerance: f64,
+    /// The tolerances.
+    pub tolerance: Tolerances,
 }
 
 /// Compares `new` against `base`: the metrics listed (all that both have when `None`,
@@ -222,10 +267,15 @@ pub struct Comparison {
 pub fn compare(
     base: &Metrics,
     new: &Metrics,
-    tolerance: f64,
+    tolerance: &Tolerances,
     metrics: Option<&[String]>,
 ) -> Result<Comparison, CompareError> {
     let shared: Vec<&str> = base.values.iter().map(|(k, _)| k.as_str()).filter(|k| new.get(k).is_some()).collect();
+    for (n, _) in &tolerance.per_metric {
+        if !shared.contains(&n.as_str()) {
+            return Err(CompareError::UnknownMetric { name: n.clone(), shared: shared.join(",") });
+        }
+    }
     let names: Vec<String> = match metrics {
         Some(list) => {
             for n in list {
@@ -255,10 +305,13 @@ pub fn compare(
             Better::Higher => n < b,
             Better::Neither => false,
         };
-        let regressed = worse && change.is_none_or(|c| c.abs() > tolerance);
-        rows.push(Row { name, base: b, new: n, change, better, regressed });
+        let tol = tolerance.of(&name);
+        let worse = worse && change.is_none_or(|c| c.abs() > tol);
+        let gates = metrics.is_some() || GATING.contains(&name.as_str());
+        let regressed = worse && gates;
+        rows.push(Row { name, base: b, new: n, change, better, tolerance: tol, gates, worse, regressed });
     }
-    Ok(Comparison { rows, tolerance })
+    Ok(Comparison { rows, tolerance: tolerance.clone() })
 }
 
 fn num(x: f64) -> String {
@@ -288,7 +341,11 @@ impl Comparison {
         let mut o = String::new();
         let _ = writeln!(o, "{:<18} {:>14} {:>14} {:>10}", "metric", "base", "new", "change");
         for r in &self.rows {
-            let flag = if r.regressed { "  REGRESSION" } else { "" };
+            let flag = match (r.regressed, r.worse) {
+                (true, _) => "  REGRESSION",
+                (false, true) => "  worse (not gating)",
+                _ => "",
+            };
             let _ = writeln!(
                 o,
                 "{:<18} {:>14} {:>14} {:>10}{flag}",
@@ -299,16 +356,32 @@ impl Comparison {
             );
         }
         let n = self.rows.iter().filter(|r| r.regressed).count();
-        let _ = writeln!(o, "{n} regression(s) beyond {}%", num(self.tolerance));
+        let gating: Vec<&str> = self.rows.iter().filter(|r| r.gates).map(|r| r.name.as_str()).collect();
+        let _ = writeln!(
+            o,
+            "{n} regression(s) beyond {}% in the gating metrics ({})",
+            num(self.tolerance.default),
+            gating.join(", ")
+        );
         o
     }
 
     /// CSV `metric,base,new,change_percent,regressed`.
     pub fn csv(&self) -> String {
-        let mut o = String::from("metric,base,new,change_percent,regressed\n");
+        let mut o = String::from("metric,base,new,change_percent,tolerance_percent,gates,worse,regressed\n");
         for r in &self.rows {
             let c = r.change.map(|c| format!("{c:.4}")).unwrap_or_default();
-            let _ = writeln!(o, "{},{},{},{c},{}", r.name, num(r.base), num(r.new), r.regressed);
+            let _ = writeln!(
+                o,
+                "{},{},{},{c},{},{},{},{}",
+                r.name,
+                num(r.base),
+                num(r.new),
+                num(r.tolerance),
+                r.gates,
+                r.worse,
+                r.regressed
+            );
         }
         o
     }
@@ -320,18 +393,21 @@ impl Comparison {
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"metric\":\"{}\",\"base\":{},\"new\":{},\"change_percent\":{},\"regressed\":{}}}",
+                    "{{\"metric\":\"{}\",\"base\":{},\"new\":{},\"change_percent\":{},\"tolerance_percent\":{},\"gates\":{},\"worse\":{},\"regressed\":{}}}",
                     r.name,
                     num(r.base),
                     num(r.new),
                     r.change.map(|c| format!("{c:.4}")).unwrap_or_else(|| "null".into()),
+                    num(r.tolerance),
+                    r.gates,
+                    r.worse,
                     r.regressed
                 )
             })
             .collect();
         format!(
             "{{\"tolerance_percent\":{},\"regressed\":{},\"metrics\":[{}]}}\n",
-            num(self.tolerance),
+            num(self.tolerance.default),
             self.regressed(),
             rows.join(",")
         )
@@ -358,16 +434,16 @@ mod tests {
     fn direction_decides_what_regresses() {
         let base = Metrics::from_csv(CPSS).unwrap();
         let new = Metrics::from_csv(&CPSS.replace("1000,500,2.0000", "1000,525,1.9048")).unwrap();
-        let c = compare(&base, &new, 2.0, None).unwrap();
+        let c = compare(&base, &new, &Tolerances::all(2.0), None).unwrap();
         // par_time +5 % > 2 %: regression; speedup 2 → 1.9048 is −4.76 %: regression;
         // seq_time unchanged.
         let flagged: Vec<&str> = c.rows.iter().filter(|r| r.regressed).map(|r| r.name.as_str()).collect();
         assert_eq!(flagged, ["par_time", "speedup"]);
         assert!(c.regressed());
         // Within 10 % nothing regresses.
-        assert!(!compare(&base, &new, 10.0, None).unwrap().regressed());
+        assert!(!compare(&base, &new, &Tolerances::all(10.0), None).unwrap().regressed());
         // Faster is never a regression, however large the change.
-        assert!(!compare(&new, &base, 0.0, None).unwrap().regressed());
+        assert!(!compare(&new, &base, &Tolerances::all(0.0), None).unwrap().regressed());
         // Host time is not compared unless asked for.
         assert!(c.rows.iter().all(|r| r.name != "host_seconds"));
     }
@@ -375,10 +451,13 @@ mod tests {
     #[test]
     fn chosen_metrics_and_errors() {
         let base = Metrics::from_csv(CPSS).unwrap();
-        let c = compare(&base, &base, 0.0, Some(&["bytes".to_string()])).unwrap();
+        let c = compare(&base, &base, &Tolerances::all(0.0), Some(&["bytes".to_string()])).unwrap();
         assert_eq!(c.rows.len(), 1);
         assert_eq!(c.rows[0].change, Some(0.0));
-        assert!(matches!(compare(&base, &base, 0.0, Some(&["nope".into()])), Err(CompareError::UnknownMetric { .. })));
+        assert!(matches!(
+            compare(&base, &base, &Tolerances::all(0.0), Some(&["nope".into()])),
+            Err(CompareError::UnknownMetric { .. })
+        ));
         assert!(matches!(Metrics::from_csv("a,b\n1,2\n"), Err(CompareError::NoHeader)));
         assert!(matches!(Metrics::from_csv("seq_time,par_time\n1\n"), Err(CompareError::Width { line: 2, .. })));
         assert!(matches!(Metrics::from_csv("seq_time,x\n1,2\n3,4\n"), Err(CompareError::Rows { rows: 2, .. })));
@@ -395,10 +474,36 @@ mod tests {
 
     #[test]
     fn from_zero_any_growth_regresses() {
+        // Messages from 0 to 1: worse beyond any tolerance; a regression once named.
         let base = Metrics { values: vec![("messages".into(), 0.0)] };
         let new = Metrics { values: vec![("messages".into(), 1.0)] };
-        let c = compare(&base, &new, 50.0, None).unwrap();
+        let c = compare(&base, &new, &Tolerances::all(50.0), Some(&["messages".into()])).unwrap();
         assert_eq!(c.rows[0].change, None);
-        assert!(c.regressed());
+        assert!(c.rows[0].worse && c.regressed());
+    }
+
+    /// A 5 % latency change with the parallel time unchanged: shown as worse, but it
+    /// fails only when avg_latency is named with --metrics; a per-metric tolerance of
+    /// 10 % lets it pass even then.
+    #[test]
+    fn diagnostic_metrics_gate_only_when_named() {
+        let base = Metrics::from_csv(CPSS).unwrap();
+        let new = Metrics::from_csv(&CPSS.replace(",2.5,", ",2.625,")).unwrap();
+        let c = compare(&base, &new, &Tolerances::all(2.0), None).unwrap();
+        let lat = c.rows.iter().find(|r| r.name == "avg_latency").unwrap();
+        assert_eq!(lat.change, Some(5.0));
+        assert!(lat.worse && !lat.gates && !lat.regressed);
+        assert!(!c.regressed(), "equal parallel time: no regression by default");
+        assert!(c.text().contains("worse (not gating)"));
+        let named = compare(&base, &new, &Tolerances::all(2.0), Some(&["avg_latency".into()])).unwrap();
+        assert!(named.regressed());
+        let loose = parse_tolerances("2%,avg_latency=10%").unwrap();
+        assert_eq!((loose.default, loose.of("avg_latency"), loose.of("par_time")), (2.0, 10.0, 2.0));
+        assert!(!compare(&base, &new, &loose, Some(&["avg_latency".into()])).unwrap().regressed());
+        assert!(parse_tolerances("avg_latency=x").is_err());
+        assert!(matches!(
+            compare(&base, &new, &parse_tolerances("nope=1%").unwrap(), None),
+            Err(CompareError::UnknownMetric { .. })
+        ));
     }
 }

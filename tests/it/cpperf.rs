@@ -579,3 +579,30 @@ fn line_costs_add_up_to_sequential_and_busy_time() {
         assert!(text.contains("Cost per source line ("), "{fixture}");
     }
 }
+
+/// `cpperf compare` gates on parallel time, speedup and efficiency: two runs with the same
+/// parallel time and a 5 % higher average latency pass (the latency is marked worse);
+/// naming `--metrics avg_latency` makes it fail, and `--tolerance avg_latency=10%` lets
+/// it pass again.
+#[test]
+fn compare_gates_on_the_headline_metrics_by_default() {
+    let dir = tempdir("compare-gates");
+    let base = "seq_time,par_time,speedup,messages,avg_latency\n1000,500,2.0000,4,40\n";
+    let new = "seq_time,par_time,speedup,messages,avg_latency\n1000,500,2.0000,4,42\n";
+    std::fs::write(dir.join("base.csv"), base).unwrap();
+    std::fs::write(dir.join("new.csv"), new).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["compare", "base.csv", "new.csv"];
+        args.extend_from_slice(extra);
+        let out = run_in(&dir, "cpperf", &args, b"");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, text) = run(&[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("avg_latency") && l.ends_with("worse (not gating)")), "{text}");
+    let (code, text) = run(&["--metrics", "avg_latency"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("avg_latency") && l.ends_with("REGRESSION")), "{text}");
+    let (code, text) = run(&["--metrics", "avg_latency", "--tolerance", "2%,avg_latency=10%"]);
+    assert_eq!(code, Some(0), "{text}");
+}
