@@ -40,7 +40,7 @@ mod ready;
 mod scheduler;
 use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables};
 mod view;
-pub use view::{ChannelView, DebugHook, Quit, Stop};
+pub use view::{CallFrame, ChannelView, DebugHook, Quit, Stop};
 
 /// `stdin`, `stdout` and `stderr` of `<stdio.h>`: handles no `fopen` returns (those are
 /// 1, 2, …; 0 is failure).

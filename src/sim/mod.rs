@@ -115,7 +115,7 @@ pub mod setup;
 mod stats;
 
 pub use crate::vcode::cost::{parse_override, CostError, CostTable, TickCosts};
-pub use engine::{ChannelView, DebugHook, Quit, Simulator, Stop};
+pub use engine::{CallFrame, ChannelView, DebugHook, Quit, Simulator, Stop};
 pub use observe::{Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
 pub use stats::{units, Stats};
 

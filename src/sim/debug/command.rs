@@ -35,6 +35,8 @@ pub enum Command {
     Untrace(String),
     /// `status [RANGE]` of pids.
     Status(Option<Span>),
+    /// `where [PID]` (or `bt`): the call stack.
+    Where(Option<u32>),
     List(Option<Span>),
     Vcode(Option<Span>),
     Mem(Option<Span>),
@@ -72,7 +74,7 @@ pub enum CommandError {
 }
 
 /// Names of the commands, for `help` and abbreviations.
-pub const COMMANDS: [(&str, &str); 23] = [
+pub const COMMANDS: [(&str, &str); 24] = [
     ("break LINE", "suspend every process when one reaches LINE (a line with code)"),
     ("clear LINE", "remove the breakpoint at LINE"),
     ("run", "start the program"),
@@ -83,6 +85,7 @@ pub const COMMANDS: [(&str, &str); 23] = [
     ("trace VAR [PID]", "suspend when any process references VAR of process PID"),
     ("untrace VAR", "stop tracing VAR"),
     ("status [RANGE]", "pid, function, line, state, virtual and physical processor, clock"),
+    ("where [PID]", "the call stack of PID (default: the suspended one) with arguments; also bt"),
     ("list [FROM TO]", "print source lines"),
     ("vcode [FROM TO]", "print the vCode of source lines FROM..TO"),
     ("mem [FROM TO]", "print memory words with their owning physical processor"),
@@ -94,7 +97,7 @@ pub const COMMANDS: [(&str, &str); 23] = [
     ("set PARAM VALUE", "change a network parameter, or an instruction cost (set cost OP=T)"),
     ("help", "this list"),
     ("quit", "end the session"),
-    ("RANGE", "LO:HI or I per dimension, separated by `,` (1:2,0:3) or in brackets ([1:2][0:3])"),
+    ("RANGE", "LO:HI, LO-HI or I per dimension, separated by `,` (1:2,0:3) or in brackets ([1:2][0:3])"),
     ("#", "a comment"),
 ];
 
@@ -230,6 +233,11 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
             [_, extra, ..] => Err(CommandError::Extra { command: "untrace", extra: extra.to_string() }),
         },
         "status" => one_range("status", args).map(Command::Status),
+        "where" | "bt" => match args {
+            [] => Ok(Command::Where(None)),
+            [p] => Ok(Command::Where(Some(number(p, "a process id")?))),
+            [_, extra, ..] => Err(CommandError::Extra { command: "where", extra: extra.to_string() }),
+        },
         "list" | "l" => from_to("list", args).map(Command::List),
         "vcode" => from_to("vcode", args).map(Command::Vcode),
         "mem" => from_to("mem", args).map(Command::Mem),

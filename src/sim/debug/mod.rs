@@ -470,6 +470,20 @@ impl Session {
                 self.say(&format!("No longer tracing {var}."));
             }
             Command::Status(range) => self.status(sim, range)?,
+            Command::Where(pid) => {
+                let pid = pid.unwrap_or_else(|| self.default_pid());
+                self.active(sim, pid)?;
+                let frames = sim.call_stack(pid).ok_or_else(|| format!("process {pid} has ended"))?;
+                let lines: Vec<String> = frames
+                    .iter()
+                    .enumerate()
+                    .map(|(k, f)| {
+                        let args: Vec<String> = f.args.iter().map(|&w| show::word_text(w)).collect();
+                        format!("#{k}  {}({}) at line {}", f.function, args.join(", "), f.line)
+                    })
+                    .collect();
+                self.say(&format!("Process {pid}:\n{}", lines.join("\n")));
+            }
             Command::List(range) => {
                 let total = m.source.lines().count() as u32;
                 let (lo, hi) = range.map_or((1, total), |s| (s.lo.max(1), s.hi.min(total)));

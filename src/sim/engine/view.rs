@@ -51,6 +51,17 @@ pub(super) struct DebugCtl {
     pub(super) traced: Vec<(u32, u32)>,
 }
 
+/// One call of a process's stack ([`Simulator::call_stack`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallFrame {
+    pub function: String,
+    /// The line it is at: the current line for the innermost call, the calling line for
+    /// the others.
+    pub line: u32,
+    /// Its arguments' words, in order.
+    pub args: Vec<Word>,
+}
+
 /// A channel element's messages, for `show`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChannelView {
@@ -163,6 +174,31 @@ impl<'m> Simulator<'m> {
     pub fn process_frame(&self, pid: u32) -> Option<(u32, Vec<u32>)> {
         let p = self.procs.get(pid as usize).filter(|p| !p.ended)?;
         Some((p.pc, p.display.clone()))
+    }
+
+    /// Process `pid`'s call stack, innermost call first: each frame's function, the line
+    /// it is at (for a caller, the line of its call) and its arguments (the first words of
+    /// the frame). `None` for an unknown or ended process.
+    pub fn call_stack(&self, pid: u32) -> Option<Vec<CallFrame>> {
+        let p = self.procs.get(pid as usize).filter(|p| !p.ended)?;
+        let mut out = Vec::with_capacity(p.frames.len());
+        for (k, fr) in p.frames.iter().enumerate().rev() {
+            // Where this frame is: the running pc for the innermost, the call for the others.
+            let pc = match p.frames.get(k + 1) {
+                Some(callee) => callee.ret_pc.saturating_sub(1),
+                None => p.pc,
+            };
+            let f = self.module.function_at(pc).and_then(|f| self.module.functions.get(f as usize));
+            let params = f.map_or(0, |f| f.param_words) as usize;
+            let b = fr.base as usize;
+            let args = self.mem.words.get(b..b + params.min(fr.words as usize)).map_or_else(Vec::new, |w| w.to_vec());
+            out.push(CallFrame {
+                function: f.map_or_else(|| "?".to_string(), |f| f.name.clone()),
+                line: self.module.line_of(pc),
+                args,
+            });
+        }
+        Some(out)
     }
 
     /// The word at `addr` and the physical processor owning it.
