@@ -108,6 +108,8 @@ struct Session {
     current: Option<u32>,
     /// Global time, sequential time and instructions at the previous suspension.
     since: (Ticks, Ticks),
+    /// Busy time per physical processor at the previous suspension.
+    since_busy: Vec<(u32, Ticks)>,
     /// The final statistics, once the run is over.
     last: Option<Stats>,
     ended: bool,
@@ -165,6 +167,7 @@ pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Option<Result<Stat
         traces: Vec::new(),
         current: None,
         since: (0, 0),
+        since_busy: Vec::new(),
         last: None,
         ended: false,
     }));
@@ -262,6 +265,7 @@ impl Session {
         let next = self.command_loop(sim, Phase::Suspended);
         let st = sim.stats_so_far();
         self.since = (st.par_ticks, st.seq_ticks);
+        self.since_busy = st.busy.clone();
         next
     }
 
@@ -338,6 +342,11 @@ impl Session {
             Some(p) if p.state == ProcState::Ended => Err(format!("process {pid} has ended")),
             Some(_) => Ok(()),
         }
+    }
+
+    /// Processor `p`'s busy time at the previous suspension (0 before the first).
+    fn busy_at_suspension(&self, p: u32) -> Ticks {
+        self.since_busy.iter().find(|&&(q, _)| q == p).map_or(0, |&(_, b)| b)
     }
 
     /// The process a command without PID means.
@@ -529,9 +538,13 @@ impl Session {
                 let (t, q) = (st.par_ticks, st.seq_ticks);
                 let (t0, q0) = self.since;
                 let speedup = |seq: Ticks, par: Ticks| if par == 0 { 0.0 } else { seq as f64 / par as f64 };
+                // Processors used: those with busy time, since the start and since the
+                // last suspension.
+                let used = st.busy.iter().filter(|(_, b)| *b > 0).count();
+                let used_since = st.busy.iter().filter(|&&(p, b)| b > self.busy_at_suspension(p)).count();
                 self.say(&format!(
-                    "Since the start: elapsed {}, sequential {}, speedup {:.2}\n\
-                     Since the last suspension (time {}): elapsed {}, sequential {}, speedup {:.2}",
+                    "Since the start: elapsed {}, sequential {}, speedup {:.2}, processors used {used}\n\
+                     Since the last suspension (time {}): elapsed {}, sequential {}, speedup {:.2}, processors used {used_since}",
                     format_time(t),
                     format_time(q),
                     speedup(q, t),
@@ -546,12 +559,25 @@ impl Session {
                     return Err("the program is not running".into());
                 }
                 let st = self.last.clone().unwrap_or_else(|| sim.stats_so_far());
-                let mut s = format!("Utilization at time {}:\n", format_time(st.par_ticks));
+                let t0 = self.since.0;
+                let span = st.par_ticks.saturating_sub(t0);
+                let mut s = format!(
+                    "Utilization at time {} (and since the last suspension, time {}):\n",
+                    format_time(st.par_ticks),
+                    format_time(t0)
+                );
                 let mut any = false;
                 for ((p, u), (_, busy)) in st.utilization().into_iter().zip(st.busy.iter()) {
                     if range.is_none_or(|r| (r.lo..=r.hi).contains(&p)) {
                         any = true;
-                        let _ = writeln!(s, "  Processor {p}: busy {}, {u:.1}%", format_time(*busy));
+                        let recent = busy.saturating_sub(self.busy_at_suspension(p));
+                        let ur = if span == 0 { 0.0 } else { 100.0 * recent as f64 / span as f64 };
+                        let _ = writeln!(
+                            s,
+                            "  Processor {p}: busy {}, {u:.1}%; since: busy {}, {ur:.1}%",
+                            format_time(*busy),
+                            format_time(recent)
+                        );
                     }
                 }
                 if !any {
