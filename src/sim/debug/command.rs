@@ -43,8 +43,8 @@ pub enum Command {
     Time,
     /// `util [RANGE]` of physical processors.
     Util(Option<Span>),
-    /// `profile [STEP]` (ticks).
-    Profile(Option<Ticks>),
+    /// `profile [STEP] [RANGE]` (ticks; physical processors).
+    Profile(Option<Ticks>, Option<Span>),
     /// `alarm T` (ticks) or `alarm off`.
     Alarm(Option<Ticks>),
     Params,
@@ -91,7 +91,7 @@ pub const COMMANDS: [(&str, &str); 24] = [
     ("mem [FROM TO]", "print memory words with their owning physical processor"),
     ("time", "elapsed time, speedup and processors used since the start and the last suspension"),
     ("util [RANGE]", "utilization of physical processors, overall and since the last suspension"),
-    ("profile [STEP]", "utilization profile so far, one row per STEP time units"),
+    ("profile [STEP] [RANGE]", "utilization profile so far, one row per STEP time units"),
     ("alarm T|off", "suspend when the global clock reaches time T"),
     ("params", "network and cost parameters"),
     ("set PARAM VALUE", "change a network parameter, or an instruction cost (set cost OP=T)"),
@@ -243,14 +243,28 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         "mem" => from_to("mem", args).map(Command::Mem),
         "time" => no_args("time", args, Command::Time),
         "util" => one_range("util", args).map(Command::Util),
-        "profile" => match args {
-            [] => Ok(Command::Profile(None)),
-            [s] => match parse_time(s) {
-                Ok(0) | Err(_) => Err(CommandError::Bad { text: s.to_string(), what: "a positive time step" }),
-                Ok(t) => Ok(Command::Profile(Some(t))),
-            },
-            [_, extra, ..] => Err(CommandError::Extra { command: "profile", extra: extra.to_string() }),
-        },
+        "profile" => {
+            // `profile [STEP] [RANGE]`: a range has `:` or `-`, a step does not.
+            let (mut step, mut range) = (None, None);
+            if args.len() > 2 {
+                return Err(CommandError::Extra { command: "profile", extra: args[2].to_string() });
+            }
+            for a in args {
+                if a.contains([':', '-']) && range.is_none() {
+                    range = one_range("profile", &[a])?;
+                } else if step.is_none() {
+                    step = match parse_time(a) {
+                        Ok(0) | Err(_) => {
+                            return Err(CommandError::Bad { text: a.to_string(), what: "a positive time step" })
+                        }
+                        Ok(t) => Some(t),
+                    };
+                } else {
+                    return Err(CommandError::Extra { command: "profile", extra: a.to_string() });
+                }
+            }
+            Ok(Command::Profile(step, range))
+        }
         "alarm" => match args {
             [] => Err(CommandError::Missing { command: "alarm", what: "a time or `off`" }),
             ["off"] => Ok(Command::Alarm(None)),
@@ -300,7 +314,10 @@ mod tests {
         // Times are in units: 2.5 units are 2500 ticks.
         assert_eq!(parse("alarm 2.5"), Ok(Command::Alarm(Some(2500))));
         assert_eq!(parse("alarm off"), Ok(Command::Alarm(None)));
-        assert_eq!(parse("profile 20"), Ok(Command::Profile(Some(20_000))));
+        assert_eq!(parse("profile 20"), Ok(Command::Profile(Some(20_000), None)));
+        assert_eq!(parse("profile 20 0:3"), Ok(Command::Profile(Some(20_000), Some(Span { lo: 0, hi: 3 }))));
+        assert_eq!(parse("profile 1-2"), Ok(Command::Profile(None, Some(Span { lo: 1, hi: 2 }))));
+        assert!(parse("profile 1 2").is_err());
         assert_eq!(parse("set link-delay 3"), Ok(Command::Set { param: "link-delay".into(), value: "3".into() }));
         assert_eq!(parse("# note"), Ok(Command::Nothing));
     }

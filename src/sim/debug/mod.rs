@@ -585,11 +585,11 @@ impl Session {
                 }
                 self.say(&s);
             }
-            Command::Profile(step) => {
+            Command::Profile(step, range) => {
                 if phase == Phase::NotStarted {
                     return Err("the program is not running".into());
                 }
-                self.say(&profile(sim, step)?);
+                self.say(&profile(sim, step, range)?);
             }
             Command::Alarm(t) => {
                 if phase == Phase::Finished {
@@ -734,8 +734,15 @@ fn changed_costs(c: &CostTable) -> String {
 
 /// The utilization profile of the quanta run so far, re-binned to rows of `step`
 /// (a multiple of the recorded row length).
-fn profile(sim: &mut Simulator<'_>, step: Option<Ticks>) -> Result<String, String> {
+fn profile(sim: &mut Simulator<'_>, step: Option<Ticks>, range: Option<Span>) -> Result<String, String> {
     let mut st = sim.stats_so_far();
+    if let Some(r) = range {
+        // The columns are the used processors: keep those of the range.
+        st.busy.retain(|&(p, _)| (r.lo..=r.hi).contains(&p));
+        if st.busy.is_empty() {
+            return Err("no used physical processor in that range".into());
+        }
+    }
     if st.profile_step == 0 {
         // Recording one costs memory and speed in every quantum: only when asked for.
         return Err("no profile is being recorded: start cpss with --profile".into());

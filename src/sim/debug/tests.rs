@@ -154,3 +154,30 @@ fn profile_rebins_the_recorded_rows_and_needs_a_recording() {
     let rows: Vec<&str> = t.lines().skip_while(|l| !l.contains("one row per 20")).skip(2).collect();
     assert!(!rows.is_empty() && rows.iter().take_while(|l| !l.starts_with("(cpss)")).all(|l| l.ends_with(" *")), "{t}");
 }
+
+/// `profile STEP RANGE` keeps the columns of the physical processors in RANGE: with four
+/// forall children busy on processors 0..3, `profile 10 1:2` has the two columns 1 and 2
+/// (its header row of ones digits is `12`), and a range with no used processor is an
+/// error.
+#[test]
+fn profile_takes_a_processor_range() {
+    let src = "void work(int k) { int i, s; s = 0; for (i = 0; i < 50; i++) s = s + i; }
+void main() {
+    int k;
+    forall (k from 0 to 3) work(k);
+}
+";
+    let cfg = SimConfig { profile_step: Some(10 * crate::net::TICKS_PER_UNIT), ..SimConfig::default() };
+    let (t, _) = session_with(src, "break 1\nrun\nprofile 10 1:2\nprofile 10 5-6\nprofile 10 0:3\n", cfg);
+    let tables: Vec<&str> = t.split("(cpss) profile").skip(1).collect();
+    assert_eq!(tables.len(), 3, "{t}");
+    let header = |table: &str| {
+        table
+            .lines()
+            .find(|l| l.trim_end().ends_with(|c: char| c.is_ascii_digit()) && l.trim_start().starts_with("time"))
+            .map(|l| l.split_whitespace().last().unwrap_or("").to_string())
+    };
+    assert_eq!(header(tables[0]).as_deref(), Some("12"), "{t}");
+    assert!(tables[1].contains("error: no used physical processor in that range"), "{t}");
+    assert_eq!(header(tables[2]).as_deref(), Some("0123"), "{t}");
+}
