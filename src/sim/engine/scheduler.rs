@@ -357,10 +357,7 @@ impl<'m> Simulator<'m> {
                 Some((_, start)) if start < qend => start,
                 _ => {
                     // Exact again: every process of this processor was just looked at.
-                    self.pmin[pp] = min_wake;
-                    if min_wake != NEVER {
-                        self.due_at(min_wake, pp as u32);
-                    }
+                    self.settle(pp, min_wake);
                     break;
                 }
             };
@@ -380,11 +377,7 @@ impl<'m> Simulator<'m> {
             };
             active = true;
             let others_min = if k == min_at { min2 } else { min_wake };
-            self.woken = false;
-            self.turn(pid, start, qend)?;
-            let c = self.procs[pid as usize].clock;
-            self.pclock[pp] = self.pclock[pp].max(c);
-            if self.program_end.is_some() {
+            if self.turn_on(pp, pid, start, qend)? {
                 break;
             }
             if self.ready.is_indexed(pp) {
@@ -403,10 +396,7 @@ impl<'m> Simulator<'m> {
                 let floor = self.pclock[pp].max(self.qstart);
                 if min_wake == NEVER || min_wake.max(floor) >= qend {
                     debug_assert_eq!(self.scan_min_wake(pp), min_wake);
-                    self.pmin[pp] = min_wake;
-                    if min_wake != NEVER {
-                        self.due_at(min_wake, pp as u32);
-                    }
+                    self.settle(pp, min_wake);
                     break;
                 }
             }
@@ -426,25 +416,37 @@ impl<'m> Simulator<'m> {
                 Some((pid, start)) if start < qend => (pid, start),
                 _ => {
                     let min_wake = self.ready.min_wake(pp).unwrap_or(NEVER);
-                    self.pmin[pp] = min_wake;
-                    if min_wake != NEVER {
-                        self.due_at(min_wake, pp as u32);
-                    }
+                    self.settle(pp, min_wake);
                     break;
                 }
             };
             let (pid, start) = start;
             self.ready.send_to_back(pp, pid, self.wake[pid as usize]);
             active = true;
-            self.woken = false;
-            self.turn(pid, start, qend)?;
-            let c = self.procs[pid as usize].clock;
-            self.pclock[pp] = self.pclock[pp].max(c);
-            if self.program_end.is_some() {
+            if self.turn_on(pp, pid, start, qend)? {
                 break;
             }
         }
         Ok(active)
+    }
+
+    /// Runs `pid`'s turn on `pp` from `start` and moves the processor's clock on; true
+    /// when the program ended in it.
+    fn turn_on(&mut self, pp: usize, pid: u32, start: Ticks, qend: Ticks) -> Result<bool, SimError> {
+        self.woken = false;
+        self.turn(pid, start, qend)?;
+        let c = self.procs[pid as usize].clock;
+        self.pclock[pp] = self.pclock[pp].max(c);
+        Ok(self.program_end.is_some())
+    }
+
+    /// Processor `pp` has nothing more to run in this quantum: its least wake time, exact
+    /// again, is where it is due next.
+    fn settle(&mut self, pp: usize, min_wake: Ticks) {
+        self.pmin[pp] = min_wake;
+        if min_wake != NEVER {
+            self.due_at(min_wake, pp as u32);
+        }
     }
 
     /// The least wake time of processor `pp`'s processes (NEVER: none), by a look at each.
