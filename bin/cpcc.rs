@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// Writes FILE's `.cod` beside it when standard output is a terminal, and to standard
 /// output otherwise, so `cpcc prog.c | cpss` works. Diagnostics go to standard error.
 #[derive(Parser, Debug)]
-#[command(name = "cpcc", version, about, long_about = None)]
+#[command(name = "cpcc", version, about = "compile a CPC (Concordia Parallel C) program to vCode", long_about = None)]
 struct Args {
     /// Print a completion script for SHELL and exit.
     #[arg(long, value_name = "SHELL")]

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// load, dilation, link congestion and, with a communication matrix, the traffic-weighted
 /// hop cost; rank several mappings; search for a better one; write a map file for cpss.
 #[derive(Parser, Debug)]
-#[command(name = "cpmap", version, about, long_about = None)]
+#[command(name = "cpmap", version, about = "evaluate, compare and search virtual-to-physical processor mappings", long_about = None)]
 struct Args {
     /// Print a completion script for SHELL and exit.
     #[arg(long, value_name = "SHELL")]

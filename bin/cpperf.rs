@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// between probes, critical-path imbalance, link traffic, what-if answers and the cost
 /// of each source line.
 #[derive(Parser, Debug)]
-#[command(name = "cpperf", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(name = "cpperf", version, about = "analyse run records: speedup, utilization, granularity, critical path and weighted critical path", long_about = None, args_conflicts_with_subcommands = true)]
 struct Args {
     /// Print a completion script for SHELL and exit.
     #[arg(long, value_name = "SHELL")]

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// cpss | cpperf`), the run record goes to standard output instead, and the program's
 /// output and statistics to standard error.
 #[derive(Parser, Debug)]
-#[command(name = "cpss", version, about, long_about = None)]
+#[command(name = "cpss", version, about = "simulate a CPC program on a configurable multicomputer", long_about = None)]
 struct Args {
     /// The .cod file; `-` or none reads standard input.
     file: Option<PathBuf>,

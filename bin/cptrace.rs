@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// One simulated time unit is written as one microsecond. The conversion streams: memory
 /// does not grow with the length of the trace.
 #[derive(Parser, Debug)]
-#[command(name = "cptrace", version, about, long_about = None)]
+#[command(name = "cptrace", version, about = "convert a run record to PICL, SDDF, Chrome Trace Event JSON, Paraver or OTF2", long_about = None)]
 struct Args {
     /// Print a completion script for SHELL and exit.
     #[arg(long, value_name = "SHELL")]

@@ -81,3 +81,17 @@ fn every_tool_completes_in_bash() {
         assert!(check.status.success(), "{tool}: {}", String::from_utf8_lossy(&check.stderr));
     }
 }
+
+/// Each tool's `--help` opens with its own one-line description, the man page's NAME line
+/// (not the crate's description, which all five shared).
+#[test]
+fn each_tool_describes_itself_as_its_man_page_does() {
+    for tool in ["cpcc", "cpss", "cptrace", "cpperf", "cpmap"] {
+        let man = std::fs::read_to_string(root().join("man").join(format!("{tool}.1"))).unwrap();
+        let name_line = man.lines().skip_while(|l| *l != ".SH NAME").nth(1).unwrap();
+        let want = name_line.split_once("\\- ").map(|(_, d)| d).unwrap();
+        let out = run(tool, &["--help"]);
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(help.lines().next(), Some(want), "{tool}");
+    }
+}
