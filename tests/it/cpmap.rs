@@ -100,10 +100,7 @@ fn csv_comm_matrix_and_ranked_csv() {
 }
 
 fn compile_matmul(dir: &Path) {
-    let inc = fixtures().join("include");
-    let src = fixtures().join("matmul.c");
-    let out = run_in(dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", "matmul.cod"], b"");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    compile_into(dir, &fixtures().join("matmul.c"));
 }
 
 /// The statistics of a run, without the host time (the only line that varies).

@@ -18,16 +18,6 @@ fn expected_output(src: &str) -> Option<String> {
     Some(lines.iter().map(|l| format!("{l}\n")).collect())
 }
 
-/// Compiles a fixture into `dir` and returns the .cod path.
-fn compile_into(dir: &Path, src: &Path) -> std::path::PathBuf {
-    let cod = dir.join(src.file_name().unwrap()).with_extension("cod");
-    let inc = fixtures().join("include");
-    let out =
-        run_in(dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", cod.to_str().unwrap()], b"");
-    assert_eq!(out.status.code(), Some(0), "{}: {}", src.display(), String::from_utf8_lossy(&out.stderr));
-    cod
-}
-
 #[test]
 fn every_fixture_prints_its_expected_output() {
     let dir = tempdir("cpss-fixtures");
@@ -315,11 +305,8 @@ fn routes_and_link_loads_are_recorded() {
 #[test]
 fn runs_and_sweep_print_json() {
     let dir = tempdir("runs-json");
-    let src = fixtures().join("matmul.c");
-    let inc = fixtures().join("include");
-    let out = run_in(&dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", "m.cod"], b"");
-    assert_eq!(out.status.code(), Some(0));
-    let out = run_in(&dir, "cpss", &["m.cod", "--runs", "3", "--stats", "json"], b"");
+    compile_into(&dir, &fixtures().join("matmul.c"));
+    let out = run_in(&dir, "cpss", &["matmul.cod", "--runs", "3", "--stats", "json"], b"");
     assert_eq!(out.status.code(), Some(0));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--runs --stats json is JSON");
     assert_eq!(doc["schema_version"], 1);
@@ -329,13 +316,13 @@ fn runs_and_sweep_print_json() {
     // (nothing random), so sd 0.
     assert_eq!(par["mean"], 9510.0);
     assert_eq!(par["sd"], 0.0);
-    let out = run_in(&dir, "cpss", &["m.cod", "--sweep", "quantum=1,2", "--stats", "json"], b"");
+    let out = run_in(&dir, "cpss", &["matmul.cod", "--sweep", "quantum=1,2", "--stats", "json"], b"");
     assert_eq!(out.status.code(), Some(0));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--sweep --stats json is JSON");
     assert_eq!(doc["parameters"], serde_json::json!(["quantum"]));
     let confs = doc["configurations"].as_array().unwrap();
     assert_eq!(confs.len(), 2);
-    let csv = run_in(&dir, "cpss", &["m.cod", "--sweep", "quantum=1,2", "--stats", "csv"], b"");
+    let csv = run_in(&dir, "cpss", &["matmul.cod", "--sweep", "quantum=1,2", "--stats", "csv"], b"");
     let text = String::from_utf8_lossy(&csv.stdout);
     for (c, row) in confs.iter().zip(text.lines().skip(1)) {
         // The CSV's par_time is its third column (after the quantum and seq_time).

@@ -322,11 +322,9 @@ fn ring_token_golden_traces() {
 #[test]
 fn both_range_syntaxes_work_everywhere() {
     let dir = tempdir("ranges");
-    let src = fixtures().join("matmul.c");
-    let inc = fixtures().join("include");
-    let out = run_in(&dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", "m.cod"], b"");
-    assert_eq!(out.status.code(), Some(0));
-    let out = run_in(&dir, "cpss", &["m.cod", "-t", "m.cpt", "--stats", "none"], b"");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let cod = cod.to_str().unwrap();
+    let out = run_in(&dir, "cpss", &[cod, "-t", "m.cpt", "--stats", "none"], b"");
     assert_eq!(out.status.code(), Some(0));
     let picl = |range: &str| {
         let out = run_in(&dir, "cptrace", &["m.cpt", "--format", "picl", "--procs", range], b"");
@@ -338,7 +336,7 @@ fn both_range_syntaxes_work_everywhere() {
     assert_eq!(dash, picl("0:3,7"));
     assert_ne!(dash, picl("0:2,7"), "the range matters");
     std::fs::write(dir.join("s.cmd"), "break 40\nrun\nstatus 0-1\nstatus 0:1\nquit\n").unwrap();
-    let out = run_in(&dir, "cpss", &["m.cod", "--stats", "none", "--commands", "s.cmd"], b"");
+    let out = run_in(&dir, "cpss", &[cod, "--stats", "none", "--commands", "s.cmd"], b"");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let tables: Vec<&str> = text.split("(cpss) status").skip(1).map(|t| t.split("(cpss)").next().unwrap()).collect();
     assert_eq!(tables.len(), 2, "{text}");

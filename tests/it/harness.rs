@@ -120,3 +120,13 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// Compiles a fixture into `dir` and returns the .cod path.
+pub fn compile_into(dir: &Path, src: &Path) -> std::path::PathBuf {
+    let cod = dir.join(src.file_name().unwrap()).with_extension("cod");
+    let inc = fixtures().join("include");
+    let out =
+        run_in(dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", cod.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}: {}", src.display(), String::from_utf8_lossy(&out.stderr));
+    cod
+}

@@ -217,7 +217,6 @@ mod tests {
         let mut ix = ReadyIndex::new(2);
         let mut queues: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
         let mut wake: Vec<Ticks> = Vec::new();
-        let mut pp_of: Vec<usize> = Vec::new();
         let mut x = 99u64;
         let mut rnd = |n: u64| {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -234,7 +233,6 @@ mod tests {
                     let pid = wake.len() as u32;
                     let w = if rnd(5) == 0 { NEVER } else { floor[pp] + rnd(50) };
                     wake.push(w);
-                    pp_of.push(pp);
                     queues[pp].push(pid);
                     ix.push_back(pp, pid, w);
                 }
@@ -266,6 +264,5 @@ mod tests {
             }
             assert_eq!(ix.len(pp), queues[pp].len());
         }
-        let _ = pp_of;
     }
 }
