@@ -7,7 +7,7 @@ use cppe::sim::debug::{run_session, SessionIo, SharedOut};
 use cppe::sim::recorder::{exit_status, run_header, run_stats, Recorder};
 use cppe::sim::run::{self as runs, SweepAxis};
 use cppe::sim::setup::{setup, RunOptions};
-use cppe::sim::{Io, Limit, NetThread, Observer, SimError, Simulator, Stats};
+use cppe::sim::{Io, Limit, NetThread, Observer, SimError, Simulator, Stats, Watch};
 use cppe::vcode::cod;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -394,7 +394,11 @@ fn run(args: &Args) -> anyhow::Result<i32> {
             Some(r) => r,
         }
     } else {
-        let progress = cli::Progress::start("simulating", None);
+        // `^C` ends the run at the next quantum with the statistics so far.
+        let watch = std::sync::Arc::new(Watch::new(cli::interrupt::catch_sigint()));
+        s.config.watch = Some(std::sync::Arc::clone(&watch));
+        let start = std::time::Instant::now();
+        let progress = cli::Progress::start(move || progress_line(&watch, start));
         let result = runs::simulate(&module, &s, io, observer);
         progress.finish();
         result?
@@ -412,6 +416,14 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         Err(e @ SimError::LimitExceeded { stats, .. }) => (Some(stats), e.exit_code(), e.to_string()),
         Err(e @ SimError::NetworkDeadlock { stats, .. }) => (Some(stats), e.exit_code(), e.to_string()),
     };
+    let interrupted = matches!(result, Err(SimError::LimitExceeded { limit: Limit::Interrupted, .. }));
+    if interrupted {
+        // The run record is dropped unfinished: its temporary file goes with it.
+        let when = stats.map_or(String::new(), |st| format!(" at time {}", cppe::sim::units(st.par_ticks)));
+        eprintln!("cpss: interrupted{when}: the statistics so far follow; no run record written");
+        eprint!("{}", report_of(args, stats));
+        return Ok(exit::INTERRUPTED);
+    }
     if let Some(r) = recorder {
         let rs = stats.map(|st| run_stats(st, pprocs, exit_status(&result), message.clone())).unwrap_or_default();
         let mut out = Recorder::finish(r, &rs).context("writing the run record")?;
@@ -437,21 +449,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         Err(e) => text.push_str(&format!("cpss: {e}\n")),
         Ok(_) => {}
     }
-    let report = match stats {
-        Some(st) => {
-            let mut r = match args.stats {
-                StatsFormat::Text => st.to_text(),
-                StatsFormat::Csv => st.to_csv(),
-                StatsFormat::Json => st.to_json(),
-                StatsFormat::None => String::new(),
-            };
-            if args.profile.is_some() {
-                r.push_str(&st.to_profile());
-            }
-            r
-        }
-        None => String::new(),
-    };
+    let report = report_of(args, stats);
     if code != exit::OK {
         eprint!("{text}");
     }
@@ -463,9 +461,37 @@ fn run(args: &Args) -> anyhow::Result<i32> {
     Ok(code)
 }
 
+/// The statistics in the format asked for, with the profile when asked.
+fn report_of(args: &Args, stats: Option<&Stats>) -> String {
+    let Some(st) = stats else { return String::new() };
+    let mut r = match args.stats {
+        StatsFormat::Text => st.to_text(),
+        StatsFormat::Csv => st.to_csv(),
+        StatsFormat::Json => st.to_json(),
+        StatsFormat::None => String::new(),
+    };
+    if args.profile.is_some() {
+        r.push_str(&st.to_profile());
+    }
+    r
+}
+
+/// The progress line of a single run: simulated time, instructions per host second since
+/// `start`, processes alive.
+fn progress_line(w: &Watch, start: std::time::Instant) -> String {
+    use std::sync::atomic::Ordering::Relaxed;
+    let rate = w.instructions.load(Relaxed) as f64 / start.elapsed().as_secs_f64().max(1e-3);
+    format!(
+        "simulated time {} · {:.1} M instructions/s · {} processes alive",
+        cppe::sim::units(w.time.load(Relaxed)),
+        rate / 1e6,
+        w.alive.load(Relaxed)
+    )
+}
+
 /// `--runs N`: the summary of every statistic over the runs.
 fn repeat(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &[u8]) -> anyhow::Result<i32> {
-    let progress = cli::Progress::start("simulating", None);
+    let progress = cli::Progress::spinner("simulating");
     let results = runs::repeat(module, opts, stdin, args.runs);
     progress.finish();
     let mut code = exit::OK;

@@ -23,6 +23,9 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// A limit was hit (`--max-time`, `--max-steps`, memory).
     pub const LIMIT: i32 = 3;
+    /// Interrupted by `^C`: 128 + SIGINT, as a shell reports (`cpss` first prints the
+    /// statistics so far).
+    pub const INTERRUPTED: i32 = 130;
     /// Standard output was closed early (e.g. `| head`): 128 + SIGPIPE, as a shell reports.
     pub const BROKEN_PIPE: i32 = 141;
 }
@@ -193,17 +196,22 @@ pub fn parse_units(s: &str) -> Result<u64, String> {
     crate::time::parse_time(s)
 }
 
-/// A spinner on standard error for long runs: shown only when standard error is a
-/// terminal and the work has lasted longer than a second; it reports the host time and,
-/// when given, a value the work updates (e.g. the simulated time in units).
+/// A progress line on standard error for long work: shown only when standard error is
+/// a terminal and the work has lasted longer than a second; it shows the host seconds
+/// so far and the message `status` gives, asked ten times a second.
 pub struct Progress {
     done: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Progress {
-    /// Starts watching; `value` is read every tick and shown after `label`.
-    pub fn start(label: &'static str, value: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>) -> Progress {
+    /// A progress line saying just `label`.
+    pub fn spinner(label: &'static str) -> Progress {
+        Progress::start(move || label.to_string())
+    }
+
+    /// Starts watching; `status` gives the message shown after the elapsed time.
+    pub fn start(status: impl Fn() -> String + Send + 'static) -> Progress {
         use std::sync::atomic::Ordering;
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         if !stderr_is_terminal() {
@@ -220,14 +228,11 @@ impl Progress {
             }
             let bar = indicatif::ProgressBar::new_spinner();
             bar.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                indicatif::ProgressStyle::with_template("{spinner} {msg}")
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
             );
             while !flag.load(Ordering::Relaxed) {
-                match &value {
-                    Some(v) => bar.set_message(format!("{label} {}", v.load(Ordering::Relaxed))),
-                    None => bar.set_message(label),
-                }
+                bar.set_message(format!("{:.0} s · {}", start.elapsed().as_secs_f64(), status()));
                 bar.tick();
                 std::thread::sleep(std::time::Duration::from_millis(100));
             }
@@ -269,6 +274,16 @@ pub mod interrupt {
         }
     }
 
+    /// Makes the first SIGINT (`^C`) set the returned flag instead of ending the process,
+    /// for work that stops itself cleanly when asked (a simulation reports its
+    /// statistics so far); a second SIGINT, or SIGTERM or SIGHUP, ends it as usual,
+    /// removing the registered temporaries. Without signals (not Unix) the flag is never
+    /// set.
+    pub fn catch_sigint() -> &'static std::sync::atomic::AtomicBool {
+        imp::catch_sigint();
+        &imp::STOP
+    }
+
     /// Registers `tmp` for removal on SIGINT, SIGTERM or SIGHUP until the guard drops.
     /// With more temporaries alive than there are slots (16), the extra ones are not
     /// registered (the tools hold at most a few).
@@ -282,7 +297,7 @@ pub mod interrupt {
         use std::os::unix::ffi::OsStrExt;
         use std::path::Path;
         use std::ptr::null_mut;
-        use std::sync::atomic::{AtomicPtr, Ordering};
+        use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
         use std::sync::Once;
 
         const SIGHUP: c_int = 1;
@@ -299,8 +314,19 @@ pub mod interrupt {
         }
 
         static SLOTS: [AtomicPtr<c_char>; 16] = [const { AtomicPtr::new(null_mut()) }; 16];
+        /// Whether the first SIGINT only sets [`STOP`].
+        static GRACEFUL: AtomicBool = AtomicBool::new(false);
+        pub static STOP: AtomicBool = AtomicBool::new(false);
+
+        pub fn catch_sigint() {
+            install();
+            GRACEFUL.store(true, Ordering::SeqCst);
+        }
 
         extern "C" fn on_signal(sig: c_int) {
+            if sig == SIGINT && GRACEFUL.load(Ordering::SeqCst) && !STOP.swap(true, Ordering::SeqCst) {
+                return;
+            }
             for slot in &SLOTS {
                 let p = slot.swap(null_mut(), Ordering::SeqCst);
                 if !p.is_null() {
@@ -360,6 +386,8 @@ pub mod interrupt {
 
     #[cfg(not(unix))]
     mod imp {
+        pub static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        pub fn catch_sigint() {}
         pub fn register(_tmp: &std::path::Path) -> Option<usize> {
             None
         }

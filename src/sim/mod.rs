@@ -174,6 +174,31 @@ pub struct SimConfig {
     /// Whether to run a contention network ahead of the processors on a second thread
     /// (`--threads`); the results are the same either way.
     pub net_thread: NetThread,
+    /// Watched from outside while the run goes on: progress for a display, and a flag
+    /// that ends the run at the next quantum boundary ([`Limit::Interrupted`]).
+    pub watch: Option<std::sync::Arc<Watch>>,
+}
+
+/// A run's progress, published at every quantum boundary for another thread to read
+/// (the tools' progress line), and a stop request read there (`^C`). Relaxed atomics:
+/// the figures are for display and the request takes effect within a quantum.
+#[derive(Debug)]
+pub struct Watch {
+    /// Set (by a signal handler, say) to end the run.
+    pub stop: &'static std::sync::atomic::AtomicBool,
+    /// The global clock, ticks.
+    pub time: std::sync::atomic::AtomicU64,
+    /// Instructions executed.
+    pub instructions: std::sync::atomic::AtomicU64,
+    /// Processes alive.
+    pub alive: std::sync::atomic::AtomicU64,
+}
+
+impl Watch {
+    /// A watch whose stop request is `stop`.
+    pub fn new(stop: &'static std::sync::atomic::AtomicBool) -> Watch {
+        Watch { stop, time: 0.into(), instructions: 0.into(), alive: 0.into() }
+    }
 }
 
 impl Default for SimConfig {
@@ -202,6 +227,7 @@ impl Default for SimConfig {
             trace_routes: false,
             link_stats: false,
             net_thread: NetThread::Off,
+            watch: None,
         }
     }
 }
@@ -312,6 +338,8 @@ pub enum Limit {
     Messages,
     /// The debugger's `quit` ended the run.
     Debugger,
+    /// Stopped from outside ([`Watch::stop`]: `^C`).
+    Interrupted,
 }
 
 impl std::fmt::Display for Limit {
@@ -323,12 +351,13 @@ impl std::fmt::Display for Limit {
             Limit::Memory => "memory pool exhausted (--max-memory; unbounded allocation?)",
             Limit::Messages => "too many messages sent and not yet received (unbounded sending?)",
             Limit::Debugger => "the debugger's quit",
+            Limit::Interrupted => "interrupted",
         })
     }
 }
 
 /// Error ending a run. Exit codes: 1 for `Runtime` and `Deadlock`, 3 for `Limit` and a
-/// stack overflow.
+/// stack overflow, 130 for [`Limit::Interrupted`].
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     #[error("runtime error in process {pid} ({function}, {file}:{line}): {kind}")]
@@ -350,6 +379,8 @@ impl SimError {
             // Unbounded recursion is a limit hit, like unbounded forking or allocation.
             SimError::Runtime { kind: RuntimeError::StackOverflow { .. }, .. } => 3,
             SimError::Runtime { .. } | SimError::Deadlock { .. } | SimError::NetworkDeadlock { .. } => 1,
+            // 128 + SIGINT, as a shell reports a process ended by `^C`.
+            SimError::LimitExceeded { limit: Limit::Interrupted, .. } => 130,
             SimError::LimitExceeded { .. } => 3,
         }
     }

@@ -331,3 +331,62 @@ fn runs_and_sweep_print_json() {
         assert!(c["error"].is_null());
     }
 }
+
+/// `^C` during a run (SIGINT): cpss stops at the next quantum, prints a one-line note and
+/// the statistics so far on standard error, exits 130 (128 + SIGINT, what a shell
+/// reports for `^C`), and leaves neither the run record nor its temporary file.
+#[cfg(unix)]
+#[test]
+fn interrupt_prints_statistics_so_far_and_leaves_no_file() {
+    use std::os::unix::process::CommandExt;
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    let dir = tempdir("interrupt");
+    std::fs::write(
+        dir.join("spin.c"),
+        "int main() {\n    int i = 0;\n    while (1) { i = i + 1; }\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let cod = compile_into(&dir, &dir.join("spin.c"));
+    let mut cmd = std::process::Command::new(tool("cpss"));
+    cmd.current_dir(&dir)
+        .args([cod.to_str().unwrap(), "-t", "out.cpt"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // A test run from a background job inherits SIGINT ignored; the child takes the
+    // default, as an interactive command does.
+    // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            signal(2, 0);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
+    // The program never ends: wait until the run is under way (the temporary exists).
+    let start = std::time::Instant::now();
+    while !std::fs::read_dir(&dir).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains("out.cpt")) {
+        assert!(start.elapsed().as_secs() < 30, "no temporary run record appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: sends SIGINT to the child, which is still running (it never ends by itself).
+    assert_eq!(unsafe { kill(child.id() as i32, 2) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.starts_with("cpss: interrupted at time "), "{stderr}");
+    assert!(stderr.contains("no run record written"), "{stderr}");
+    // The statistics so far: one process, busy the whole time.
+    assert!(stderr.contains("Parallel Execution Time = "), "{stderr}");
+    assert!(stderr.contains("Processor 0: 100.0%"), "{stderr}");
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("out.cpt"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

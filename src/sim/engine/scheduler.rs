@@ -102,6 +102,10 @@ impl<'m> Simulator<'m> {
             r?;
             self.advance_network(qend);
             self.record_profile();
+            if self.watched(qend) && self.program_end.is_none() {
+                self.qstart = qend;
+                return Err(self.limit(Limit::Interrupted));
+            }
             if let Some(t) = self.program_end {
                 let par = qend.max(t.div_ceil(q) * q);
                 return Ok(self.snapshot(par));
@@ -502,7 +506,14 @@ impl<'m> Simulator<'m> {
         // After a debugger stop before the pc, that instruction runs without stopping again.
         let mut skip_first = false;
         loop {
-            let cross_max = self.cross_max(pp, q);
+            let mut cross_max = self.cross_max(pp, q);
+            if let Some(w) = &self.cfg.watch {
+                // A watched run leaves the interpreter every 2^16 quanta at least, so its
+                // progress is published and a stop request seen (`solo_cross` then lets
+                // the process go on as the interpreter would have).
+                let stop = w.stop.load(std::sync::atomic::Ordering::Relaxed);
+                cross_max = if stop { 0 } else { cross_max.min(qend.saturating_add(q << 16)) };
+            }
             let p = &mut self.procs[pid as usize];
             let (time_on, clock0) = (p.time_on, p.clock);
             if clock0 >= qend && !(qend <= cross_max && clock0 < qend + q) {
@@ -683,7 +694,9 @@ impl<'m> Simulator<'m> {
             && self.due_now.is_empty()
             && self.due_min() >= next
             && self.net_next_event() >= qend;
-        let stops = self.cfg.alarm.is_some_and(|a| qend >= a) || self.cfg.max_time.is_some_and(|m| qend > m);
+        let stops = self.cfg.alarm.is_some_and(|a| qend >= a)
+            || self.cfg.max_time.is_some_and(|m| qend > m)
+            || self.watched(qend);
         if !alone || stops || clock >= next {
             return None;
         }
@@ -693,6 +706,17 @@ impl<'m> Simulator<'m> {
         self.qstart = qend;
         self.cur = Some((pp, next));
         Some(next)
+    }
+
+    /// Publishes the progress at the quantum end `qend` to the watch, if any; whether it
+    /// asks the run to stop.
+    pub(super) fn watched(&self, qend: Ticks) -> bool {
+        let Some(w) = &self.cfg.watch else { return false };
+        use std::sync::atomic::Ordering::Relaxed;
+        w.time.store(qend, Relaxed);
+        w.instructions.store(self.stats.instructions, Relaxed);
+        w.alive.store(u64::from(self.live_procs), Relaxed);
+        w.stop.load(Relaxed)
     }
 
     /// Notes that a process of processor `pp` may run from `t`: the processor is visited

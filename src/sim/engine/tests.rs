@@ -826,3 +826,38 @@ fn message_payload_keeps_its_words() {
     }
     assert!(Payload::default().is_empty());
 }
+
+/// A watched run ([`SimConfig::watch`]) publishes its progress and leaves a long solo
+/// stretch every 2^16 quanta; that changes no result: 200 000 one-unit jumps with a
+/// one-unit quantum cross 200 000 quantum ends, three of the watch's bounds. With its
+/// stop flag set the run ends after its first quantum with the statistics so far
+/// (10 jumps of 1 unit in the default 10-unit quantum) and exit code 130.
+#[test]
+fn a_watched_run_has_the_same_results_and_stops_when_asked() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static NEVER_SET: AtomicBool = AtomicBool::new(false);
+    static SET: AtomicBool = AtomicBool::new(true);
+    let m = module(vec![f("main", 1, 0, 0, 1, vec![Jump { target: 0 }])], 0, &[], vec![]);
+    let cfg = SimConfig { quantum: U, max_steps: Some(200_000), ..SimConfig::default() };
+    let watch = std::sync::Arc::new(super::super::Watch::new(&NEVER_SET));
+    let watched = SimConfig { watch: Some(std::sync::Arc::clone(&watch)), ..cfg.clone() };
+    let stats = |r: Result<Stats, SimError>| match r {
+        Err(SimError::LimitExceeded { limit: super::super::Limit::Steps, stats }) => key(&stats),
+        other => panic!("unexpected {other:?}"),
+    };
+    let plain = stats(run_with(&m, cfg, "").0);
+    assert_eq!(stats(run_with(&m, watched, "").0), plain);
+    assert_eq!(plain.instructions, 200_000);
+    // The progress last published: a quantum end before the limit, one process alive.
+    assert!(watch.instructions.load(Ordering::Relaxed) >= 3 << 16);
+    assert_eq!(watch.alive.load(Ordering::Relaxed), 1);
+    let stop = SimConfig { watch: Some(std::sync::Arc::new(super::super::Watch::new(&SET))), ..SimConfig::default() };
+    match run_with(&m, stop, "").0 {
+        Err(e @ SimError::LimitExceeded { limit: super::super::Limit::Interrupted, .. }) => {
+            assert_eq!(e.exit_code(), 130);
+            let SimError::LimitExceeded { stats, .. } = e else { unreachable!() };
+            assert_eq!((stats.par_ticks, stats.instructions), (10 * U, 10));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
