@@ -6,7 +6,7 @@ use cppe::net::{self, DeadlockMode, NetModel, NetParams};
 use cppe::sim::debug::{run_session, SessionIo, SharedOut};
 use cppe::sim::recorder::{exit_status, run_header, run_stats, Recorder};
 use cppe::sim::run::{self as runs, SweepAxis};
-use cppe::sim::setup::{setup, RunOptions};
+use cppe::sim::setup::{configuration, setup, RunOptions};
 use cppe::sim::{Io, Limit, NetThread, Observer, SimError, Simulator, Stats, Watch};
 use cppe::vcode::cod;
 use std::io::{BufRead, Write};
@@ -159,7 +159,36 @@ struct Args {
     /// Debug the run with the commands in FILE and print the session's transcript.
     #[arg(long, value_name = "FILE")]
     commands: Option<PathBuf>,
+    /// Read long options from a TOML file (`link-delay = 5`; man page, CONFIGURATION);
+    /// the command line overrides it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Do not read ./cppe.toml.
+    #[arg(long)]
+    no_config: bool,
+    /// Rerun with the options recorded in a run record (-t); the command line overrides
+    /// them.
+    #[arg(long, value_name = "RUN.cpt")]
+    config_from: Option<PathBuf>,
 }
+
+/// Options a configuration may not hold.
+const NOT_CONFIGURABLE: &[&str] = &["completions", "config", "no-config", "config-from"];
+/// Options left out of the run record's configuration: where output goes and how the
+/// host works, not what is simulated.
+const NOT_RECORDED: &[&str] = &[
+    "completions",
+    "config",
+    "no-config",
+    "config-from",
+    "trace",
+    "stats",
+    "debug",
+    "commands",
+    "threads",
+    "runs",
+    "sweep",
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum NetworkModel {
@@ -189,8 +218,15 @@ enum StatsFormat {
 }
 
 fn main() {
-    let args = Args::parse();
-    std::process::exit(match run(&args) {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let (args, recorded) = match configured(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("cpss: error: {}", cli::error_text(e.as_ref()));
+            std::process::exit(exit::USAGE);
+        }
+    };
+    std::process::exit(match run(&args, recorded) {
         Ok(code) => code,
         Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
         Err(e) => {
@@ -198,6 +234,37 @@ fn main() {
             exit::USAGE
         }
     });
+}
+
+/// The arguments with the configuration files' options merged under the command line's
+/// (`./cppe.toml`, `--config`, `--config-from`), and the options to record.
+fn configured(argv: &[std::ffi::OsString]) -> anyhow::Result<(Args, Vec<(String, String)>)> {
+    use clap::FromArgMatches;
+    use cppe::cli::config::{merged_args, recorded, Layer};
+    let first = Args::parse_from(argv);
+    let mut layers = Vec::new();
+    let project = Path::new("cppe.toml");
+    if !first.no_config && first.completions.is_none() && project.is_file() {
+        let (name, text) = read_text(project)?;
+        layers.push(Layer::from_toml(&name, "cpss", &text)?);
+    }
+    if let Some(p) = &first.config {
+        let (name, text) = read_text(p)?;
+        layers.push(Layer::from_toml(&name, "cpss", &text)?);
+    }
+    if let Some(p) = &first.config_from {
+        let f = std::fs::File::open(p).with_context(|| p.display().to_string())?;
+        let (_, header) = cppe::trace::record::RunRecordReader::open(f).with_context(|| p.display().to_string())?;
+        if header.options.is_empty() {
+            anyhow::bail!("{}: the record holds no options (written by an older cpss)", p.display());
+        }
+        layers.push(Layer::from_pairs(&p.display().to_string(), &header.options));
+    }
+    let merged = merged_args(&Args::command(), argv, &layers, NOT_CONFIGURABLE)?;
+    let matches = Args::command().try_get_matches_from(merged).unwrap_or_else(|e| e.exit());
+    let args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let options = recorded(&Args::command(), &matches, NOT_RECORDED);
+    Ok((args, options))
 }
 
 fn units(flag: &str, v: &str) -> anyhow::Result<u64> {
@@ -211,7 +278,7 @@ fn read_text(path: &Path) -> anyhow::Result<(String, String)> {
     Ok((input.name, text))
 }
 
-fn run(args: &Args) -> anyhow::Result<i32> {
+fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     if let Some(shell) = args.completions {
         let mut out = Vec::new();
         clap_complete::generate(shell, &mut Args::command(), "cpss", &mut out);
@@ -226,6 +293,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         ("--cost-file -", args.cost_file.as_deref().is_some_and(cli::is_stdin)),
         ("--input -", args.input.as_deref().is_some_and(cli::is_stdin)),
         ("--commands -", args.commands.as_deref().is_some_and(cli::is_stdin)),
+        ("--config -", args.config.as_deref().is_some_and(cli::is_stdin)),
     ]
     .into_iter()
     .filter_map(|(what, uses)| uses.then_some(what))
@@ -350,7 +418,8 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         Box::new(std::io::BufWriter::new(std::io::stdout()))
     };
     let slowest = s.config.speeds.iter().copied().max().unwrap_or(cppe::net::TICKS_PER_UNIT);
-    let header = run_header(&module, &s, vec![]);
+    let config = configuration(&module, &s, &opts, recorded.clone());
+    let header = run_header(&module, &s, recorded);
     enum Sink {
         File(AtomicFile),
         Stdout(std::io::BufWriter<std::io::Stdout>),
@@ -421,7 +490,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         // The run record is dropped unfinished: its temporary file goes with it.
         let when = stats.map_or(String::new(), |st| format!(" at time {}", cppe::sim::units(st.par_ticks)));
         eprintln!("cpss: interrupted{when}: the statistics so far follow; no run record written");
-        eprint!("{}", report_of(args, stats));
+        eprint!("{}", report_of(args, stats, &config));
         return Ok(exit::INTERRUPTED);
     }
     if let Some(r) = recorder {
@@ -449,7 +518,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         Err(e) => text.push_str(&format!("cpss: {e}\n")),
         Ok(_) => {}
     }
-    let report = report_of(args, stats);
+    let report = report_of(args, stats, &config);
     if code != exit::OK {
         eprint!("{text}");
     }
@@ -462,8 +531,9 @@ fn run(args: &Args) -> anyhow::Result<i32> {
 }
 
 /// The statistics in the format asked for, with the profile when asked.
-fn report_of(args: &Args, stats: Option<&Stats>) -> String {
+fn report_of(args: &Args, stats: Option<&Stats>, config: &cppe::sim::RunConfig) -> String {
     let Some(st) = stats else { return String::new() };
+    let st = &Stats { config: Some(config.clone()), ..st.clone() };
     let mut r = match args.stats {
         StatsFormat::Text => st.to_text(),
         StatsFormat::Csv => st.to_csv(),

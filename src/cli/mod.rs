@@ -8,6 +8,8 @@
 //! leaves neither the output nor its temporary behind.
 //!
 //! Invariant: this module knows nothing of the domain; the binaries call it.
+pub mod config;
+
 use std::fs;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};

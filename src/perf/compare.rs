@@ -95,6 +95,9 @@ pub const GATING: &[&str] = &["par_time", "speedup", "efficiency"];
 /// Metrics compared unless `--metrics` asks for them: host time differs from run to run.
 const NOT_BY_DEFAULT: &[&str] = &["host_seconds"];
 
+/// The text columns of `cpss --stats csv` that state the configuration, not a metric.
+const CONFIGURATION_COLUMNS: &[&str] = &["program", "topology", "virtual", "mapping", "network", "links"];
+
 /// One run's metrics, in the order of their source.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Metrics {
@@ -109,24 +112,32 @@ impl Metrics {
     }
 
     /// Parses the statistics CSV of `cpperf --format csv` or `cpss --stats csv` (any text
-    /// before the header, such as the program's output, is skipped). Empty and non-numeric
-    /// cells other than `utilization` are left out (granularity without messages, `alarm`);
+    /// before the header, such as the program's output, is skipped; the `csv` crate reads
+    /// the rest). Empty cells, `true`/`false` (`alarm`) and the configuration's text
+    /// columns are left out (granularity without messages);
     /// `utilization` in cpss's `p:percent;…` form becomes its mean.
     pub fn from_csv(text: &str) -> Result<Metrics, CompareError> {
         let lines: Vec<&str> = text.lines().collect();
         let h = lines.iter().rposition(|l| l.starts_with("seq_time,")).ok_or(CompareError::NoHeader)?;
-        let rows: Vec<&str> = lines[h + 1..].iter().copied().filter(|l| !l.trim().is_empty()).collect();
-        let [row] = rows[..] else {
+        let body: String = lines[h..].iter().filter(|l| !l.trim().is_empty()).map(|l| format!("{l}\n")).collect();
+        let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(body.as_bytes());
+        let keys: Vec<String> =
+            reader.headers().map_err(|_| CompareError::NoHeader)?.iter().map(str::to_string).collect();
+        let rows: Vec<csv::StringRecord> =
+            reader.records().collect::<Result<_, _>>().map_err(|e| CompareError::Width {
+                line: h + 2 + e.position().map_or(0, |p| p.line() as usize - 1),
+                found: 0,
+                expected: keys.len(),
+            })?;
+        let [row] = &rows[..] else {
             return Err(CompareError::Rows { line: h + 1, rows: rows.len() });
         };
-        let keys: Vec<&str> = lines[h].split(',').collect();
-        let cells: Vec<&str> = row.split(',').collect();
         let line = h + 2;
-        if keys.len() != cells.len() {
-            return Err(CompareError::Width { line, found: cells.len(), expected: keys.len() });
+        if keys.len() != row.len() {
+            return Err(CompareError::Width { line, found: row.len(), expected: keys.len() });
         }
         let mut m = Metrics::default();
-        for (&k, &v) in keys.iter().zip(&cells) {
+        for (k, v) in keys.iter().map(String::as_str).zip(row.iter()) {
             let v = v.trim();
             if k == "utilization" {
                 let mut sum = 0.0;
@@ -145,7 +156,7 @@ impl Metrics {
                 }
                 continue;
             }
-            if v.is_empty() || v == "true" || v == "false" {
+            if v.is_empty() || v == "true" || v == "false" || CONFIGURATION_COLUMNS.contains(&k) {
                 continue;
             }
             let x: f64 = v.parse().map_err(|_| CompareError::Value { line, metric: k.into(), value: v.into() })?;

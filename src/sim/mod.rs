@@ -117,7 +117,7 @@ mod stats;
 pub use crate::vcode::cost::{parse_override, CostError, CostTable, TickCosts};
 pub use engine::{CallFrame, ChannelView, DebugHook, Quit, Simulator, Stop};
 pub use observe::{Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
-pub use stats::{units, Stats};
+pub use stats::{units, RunConfig, Stats, STATS_SCHEMA_VERSION};
 
 use crate::net::{Ticks, TICKS_PER_UNIT};
 use std::io::{BufRead, Write};

@@ -12,7 +12,7 @@
 //! Run `i` of `--runs N` uses seed `seed + i` (wrapping), so run 0 is the single run
 //! with the same seed. The program's output is discarded in repeated runs and sweeps;
 //! each run reads the same standard input bytes.
-use super::setup::{setup, RunOptions, Setup, SetupError};
+use super::setup::{configuration, setup, RunOptions, Setup, SetupError};
 use super::{Io, Observer, SimError, Simulator, Stats};
 use crate::net::{self, NetError, TICKS_PER_UNIT};
 use crate::vcode::Module;
@@ -44,6 +44,17 @@ pub fn outcome_stats(o: &Outcome) -> Option<&Stats> {
     }
 }
 
+/// The statistics of a run, if any, to amend (see [`outcome_stats`]).
+pub fn outcome_stats_mut(o: &mut Outcome) -> Option<&mut Stats> {
+    match o {
+        Ok(s) => Some(s),
+        Err(SimError::Deadlock { stats, .. })
+        | Err(SimError::LimitExceeded { stats, .. })
+        | Err(SimError::NetworkDeadlock { stats, .. }) => Some(stats),
+        Err(SimError::Runtime { .. }) => None,
+    }
+}
+
 /// Runs `module` under the ready configuration `s`.
 pub fn simulate(module: &Module, s: &Setup, io: Io, observer: Option<Box<dyn Observer>>) -> Result<Outcome, RunError> {
     let network = net::build(&s.net, &s.physical, &s.links)?;
@@ -63,7 +74,11 @@ pub fn run_config(module: &Module, opts: &RunOptions, stdin: &[u8]) -> Result<Ou
         stdout: Box::new(std::io::sink()),
         stderr: Box::new(std::io::sink()),
     };
-    simulate(module, &s, io, None)
+    let mut o = simulate(module, &s, io, None)?;
+    if let Some(st) = outcome_stats_mut(&mut o) {
+        st.config = Some(configuration(module, &s, opts, Vec::new()));
+    }
+    Ok(o)
 }
 
 /// The seed of run `i` of a repetition from `seed`.
@@ -266,38 +281,36 @@ pub fn sweep(
         .collect()
 }
 
-/// The statistics row of one configuration, as `--stats csv` prints it (empty fields
-/// when the run ended without statistics).
-pub fn stats_row(o: &Result<Outcome, RunError>) -> String {
-    match o.as_ref().ok().and_then(outcome_stats) {
-        Some(s) => s.to_csv().lines().nth(1).unwrap_or("").to_string(),
-        None => {
-            let columns = Stats::default().to_csv().lines().next().map(|h| h.split(',').count()).unwrap_or(1);
-            ",".repeat(columns - 1)
-        }
-    }
-}
-
-/// One CSV: the axes' names then the `--stats csv` header, and one row per
-/// configuration.
+/// One CSV (written by the `csv` crate): the axes' names then the `--stats csv` columns
+/// (with the configuration's), and one row per configuration; a run that ended without
+/// statistics has its statistics cells empty.
 pub fn sweep_csv(
     axes: &[SweepAxis],
     configs: &[(Vec<String>, RunOptions)],
     results: &[Result<Outcome, RunError>],
 ) -> String {
-    let stats_header = Stats::default().to_csv().lines().next().unwrap_or("").to_string();
-    let mut s: String = axes.iter().map(|a| format!("{},", a.name)).collect();
-    s.push_str(&stats_header);
-    s.push('\n');
+    let stats = |r: &Result<Outcome, RunError>| r.as_ref().ok().and_then(outcome_stats).map(Stats::csv_fields);
+    let columns: Vec<&str> = results
+        .iter()
+        .find_map(stats)
+        .unwrap_or_else(|| Stats { config: Some(Default::default()), ..Stats::default() }.csv_fields())
+        .iter()
+        .map(|(k, _)| *k)
+        .collect();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut rows = vec![axes.iter().map(|a| a.name.clone()).chain(columns.iter().map(|c| c.to_string())).collect()];
     for ((vals, _), r) in configs.iter().zip(results) {
-        for v in vals {
-            s.push_str(v);
-            s.push(',');
-        }
-        s.push_str(&stats_row(r));
-        s.push('\n');
+        let cells: Vec<String> = match stats(r) {
+            Some(f) => f.into_iter().map(|(_, v)| v).collect(),
+            None => vec![String::new(); columns.len()],
+        };
+        rows.push(vals.iter().cloned().chain(cells).collect::<Vec<String>>());
     }
-    s
+    for row in rows {
+        let written = w.write_record(&row);
+        debug_assert!(written.is_ok(), "writing CSV to memory cannot fail");
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
 /// The version of the JSON documents of `--runs` and `--sweep` (raised when a field

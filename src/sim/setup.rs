@@ -11,7 +11,7 @@
 //! `--scale-costs F` multiplies every instruction cost by F, `--scale-link-speed F`
 //! makes every link F times as fast (its time per flit divided by F; without a machine
 //! file, `--link-delay` is), and `--scale-latency F` multiplies every link latency by F.
-use super::{parse_override, CostError, CostTable, SimConfig, TickCosts};
+use super::{parse_override, CostError, CostTable, RunConfig, SimConfig, TickCosts};
 use crate::machine::{Machine, MachineError};
 use crate::net::{LinkCost, NetError, NetParams, Ticks, TICKS_PER_UNIT};
 use crate::rng::Rng;
@@ -161,6 +161,28 @@ impl RunOptions {
             _ => return Err(SetupError::UnknownParam(name.to_string())),
         }
         Ok(())
+    }
+}
+
+/// The configuration of a run as its statistics state it; `options` are the options that
+/// shaped it (`(long option, value)`, as the run record keeps them).
+pub fn configuration(module: &Module, s: &Setup, opts: &RunOptions, options: Vec<(String, String)>) -> RunConfig {
+    let mapping = match (&opts.mapping, &opts.map_file) {
+        (Some(m), _) => m.clone(),
+        (None, Some((name, _))) => format!("map file {name}"),
+        (None, None) => "default".to_string(),
+    };
+    let mut parameters: Vec<(String, String)> = s.net.to_pairs().into_iter().filter(|(k, _)| k != "network").collect();
+    parameters.push(("quantum".into(), crate::time::format_time(s.config.quantum)));
+    RunConfig {
+        program: module.source_name.clone(),
+        topology: opts.machine.as_ref().map_or_else(|| s.physical.to_string(), |m| format!("machine:{}", m.file())),
+        virtual_topology: s.virtual_topology.to_string(),
+        mapping,
+        network: s.net.model.name().to_string(),
+        parameters,
+        seed: s.config.seed,
+        options,
     }
 }
 

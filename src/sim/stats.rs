@@ -46,6 +46,86 @@ pub struct Stats {
     pub links: Vec<LinkLoad>,
     /// Cycles of blocked packets the network resolved (`--deadlock resolve`).
     pub deadlocks_resolved: u64,
+    /// What was run and how, stated with the statistics when known.
+    pub config: Option<RunConfig>,
+}
+
+/// The configuration of a run as the statistics state it: the program, the machine, the
+/// mapping, the network and its parameters, the seed, and every option that shaped the
+/// run (`(long option, value)`, defaults included, a repeated option once per value).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RunConfig {
+    pub program: String,
+    pub topology: String,
+    pub virtual_topology: String,
+    pub mapping: String,
+    pub network: String,
+    /// The network's parameters and the quantum, `(name, value)` in `--help` order.
+    #[serde(serialize_with = "pairs_as_map")]
+    pub parameters: Vec<(String, String)>,
+    pub seed: u64,
+    pub options: Vec<(String, String)>,
+}
+
+fn pairs_as_map<S: serde::Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(pairs.len()))?;
+    for (k, v) in pairs {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
+}
+
+/// The version of the `--stats json` document's layout.
+pub const STATS_SCHEMA_VERSION: u32 = 1;
+
+/// A time in time units as a JSON number (a whole number when it is one).
+fn json_time(t: Ticks) -> serde_json::Number {
+    units(t).parse().unwrap_or_else(|_| serde_json::Number::from(0))
+}
+
+/// A float rounded to `digits` decimals, for JSON.
+fn rounded(x: f64, digits: i32) -> f64 {
+    let f = 10f64.powi(digits);
+    (x * f).round() / f
+}
+
+/// The `--stats json` document (schema in `cpss(1)`, STATISTICS).
+#[derive(serde::Serialize)]
+struct StatsDoc<'a> {
+    schema_version: u32,
+    seq_time: serde_json::Number,
+    par_time: serde_json::Number,
+    speedup: f64,
+    pprocs_used: usize,
+    processes: u64,
+    instructions: u64,
+    messages: u64,
+    bytes: u64,
+    avg_latency: serde_json::Number,
+    remote_reads: u64,
+    remote_writes: u64,
+    utilization: Vec<UtilDoc>,
+    host_seconds: f64,
+    alarm: bool,
+    deadlocks_resolved: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    links: Vec<LinkDoc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    configuration: Option<&'a RunConfig>,
+}
+
+#[derive(serde::Serialize)]
+struct UtilDoc {
+    pproc: u32,
+    percent: f64,
+}
+
+#[derive(serde::Serialize)]
+struct LinkDoc {
+    link: String,
+    busy: serde_json::Number,
+    percent: f64,
 }
 
 pub use crate::net::format_time as units;
@@ -81,6 +161,13 @@ impl Stats {
     /// The end-of-run report in the seed's words.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
+        if let Some(c) = &self.config {
+            let _ = writeln!(s, "Program = {}", c.program);
+            let _ = writeln!(s, "Machine = {} (virtual {}, mapping {})", c.topology, c.virtual_topology, c.mapping);
+            let params: Vec<String> = c.parameters.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let _ = writeln!(s, "Network = {} ({})", c.network, params.join(", "));
+            let _ = writeln!(s, "Seed = {}", c.seed);
+        }
         if self.stopped_by_alarm {
             let _ = writeln!(s, "Alarm: stopped at time {}", units(self.par_ticks));
         }
@@ -190,8 +277,21 @@ impl Stats {
         ]
     }
 
-    /// One header line and one data row; utilization as `p:percent` pairs separated by `;`.
+    /// One header line and one data row (the `csv` crate quotes what needs it);
+    /// utilization as `p:percent` pairs separated by `;`; with a configuration, its
+    /// program, topology, virtual topology, mapping, network and seed last.
     pub fn to_csv(&self) -> String {
+        let fields = self.csv_fields();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let written = w
+            .write_record(fields.iter().map(|(k, _)| *k))
+            .and_then(|()| w.write_record(fields.iter().map(|(_, v)| v.as_str())));
+        debug_assert!(written.is_ok(), "writing CSV to memory cannot fail");
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// The columns of [`Stats::to_csv`]: `(name, value)`.
+    pub fn csv_fields(&self) -> Vec<(&'static str, String)> {
         let util: Vec<String> = self.utilization().iter().map(|(p, u)| format!("{p}:{u:.2}")).collect();
         let mut fields: Vec<(&str, String)> = self.fields(4).into();
         fields.push(("utilization", util.join(";")));
@@ -200,28 +300,52 @@ impl Stats {
             let links: Vec<String> = self.link_utilization().iter().map(|(l, _, u)| format!("{l}:{u:.2}")).collect();
             fields.push(("links", links.join(";")));
         }
-        let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
-        let values: Vec<&str> = fields.iter().map(|(_, v)| v.as_str()).collect();
-        format!("{}\n{}\n", keys.join(","), values.join(","))
+        if let Some(c) = &self.config {
+            fields.extend([
+                ("program", c.program.clone()),
+                ("topology", c.topology.clone()),
+                ("virtual", c.virtual_topology.clone()),
+                ("mapping", c.mapping.clone()),
+                ("network", c.network.clone()),
+                ("seed", c.seed.to_string()),
+            ]);
+        }
+        fields
     }
 
-    /// A JSON object (keys in a fixed order; times in time units).
+    /// The JSON document of `--stats json` (`schema_version` 1; times in time units).
     pub fn to_json(&self) -> String {
-        let util: Vec<String> =
-            self.utilization().iter().map(|(p, u)| format!("{{\"pproc\":{p},\"percent\":{u:.4}}}")).collect();
-        let mut fields: Vec<(&str, String)> = self.fields(6).into();
-        fields.push(("utilization", format!("[{}]", util.join(","))));
-        fields.extend(self.tail_fields());
-        if !self.links.is_empty() {
-            let links: Vec<String> = self
+        let doc = StatsDoc {
+            schema_version: STATS_SCHEMA_VERSION,
+            seq_time: json_time(self.seq_ticks),
+            par_time: json_time(self.par_ticks),
+            speedup: rounded(self.speedup(), 6),
+            pprocs_used: self.pprocs_used(),
+            processes: self.processes,
+            instructions: self.instructions,
+            messages: self.messages,
+            bytes: self.bytes,
+            avg_latency: json_time(self.avg_latency_ticks()),
+            remote_reads: self.remote_reads,
+            remote_writes: self.remote_writes,
+            utilization: self
+                .utilization()
+                .into_iter()
+                .map(|(pproc, u)| UtilDoc { pproc, percent: rounded(u, 4) })
+                .collect(),
+            host_seconds: rounded(self.host_time.as_secs_f64(), 6),
+            alarm: self.stopped_by_alarm,
+            deadlocks_resolved: self.deadlocks_resolved,
+            links: self
                 .link_utilization()
-                .iter()
-                .map(|(l, busy, u)| format!("{{\"link\":\"{l}\",\"busy\":{},\"percent\":{u:.4}}}", units(*busy)))
-                .collect();
-            fields.push(("links", format!("[{}]", links.join(","))));
-        }
-        let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
-        format!("{{{}}}\n", body.join(","))
+                .into_iter()
+                .map(|(link, busy, u)| LinkDoc { link, busy: json_time(busy), percent: rounded(u, 4) })
+                .collect(),
+            configuration: self.config.as_ref(),
+        };
+        let mut s = serde_json::to_string(&doc).unwrap_or_default();
+        s.push('\n');
+        s
     }
 }
 
@@ -246,7 +370,9 @@ mod tests {
         assert!(t.contains("Speedup = 9.87"), "{t}");
         assert!(t.contains("Processor 1: 50.0%"), "{t}");
         assert!(s.to_csv().lines().nth(1).unwrap().starts_with("35816,3630,9.8667,2,"));
-        assert!(s.to_json().starts_with("{\"seq_time\":35816,\"par_time\":3630,"));
+        assert!(s
+            .to_json()
+            .starts_with("{\"schema_version\":1,\"seq_time\":35816,\"par_time\":3630,\"speedup\":9.866667,"));
     }
 }
 

@@ -105,8 +105,7 @@ fn compile_matmul(dir: &Path) {
 
 /// The statistics of a run, without the host time (the only line that varies).
 fn stats(dir: &Path, args: &[&str]) -> String {
-    let out = stdout(&run_in(dir, "cpss", args, b""));
-    out.lines().filter(|l| !l.starts_with("Host Time")).map(|l| format!("{l}\n")).collect()
+    statistics_only(&stdout(&run_in(dir, "cpss", args, b"")))
 }
 
 fn parallel_time(stats: &str) -> u64 {
@@ -174,8 +173,7 @@ fn map_file_from_standard_input() {
     let by_file = stats(&dir, &["matmul.cod", "--topology", "mesh:8x8", "--map-file", "t2m.map"]);
     let map = std::fs::read(dir.join("t2m.map")).unwrap();
     let out = run_in(&dir, "cpss", &["matmul.cod", "--topology", "mesh:8x8", "--map-file", "-"], &map);
-    let by_stdin: String =
-        stdout(&out).lines().filter(|l| !l.starts_with("Host Time")).map(|l| format!("{l}\n")).collect();
+    let by_stdin = statistics_only(&stdout(&out));
     assert_eq!(by_file, by_stdin);
     // Standard input cannot carry both the program and the map file.
     let cod = std::fs::read(dir.join("matmul.cod")).unwrap();

@@ -108,7 +108,9 @@ fn stat<'a>(s: &'a [(String, String)], key: &str) -> &'a str {
 fn default_equals_identity_and_sequential_time_is_invariant() {
     let dir = tempdir("cpss-table4");
     let cod = compile_into(&dir, &fixtures().join("matmul.c"));
-    let strip = |s: Vec<(String, String)>| s.into_iter().filter(|(k, _)| k != "host_seconds").collect::<Vec<_>>();
+    let strip = |s: Vec<(String, String)>| {
+        s.into_iter().filter(|(k, _)| !NOT_STATISTICS.contains(&k.as_str())).collect::<Vec<_>>()
+    };
     let d = strip(stats_csv(&dir, &cod, &["--topology", "mesh:8x8", "--mapping", "default"]));
     let i = strip(stats_csv(&dir, &cod, &["--topology", "mesh:8x8", "--mapping", "identity"]));
     assert_eq!(d, i);
@@ -389,4 +391,81 @@ fn interrupt_prints_statistics_so_far_and_leaves_no_file() {
         .filter(|n| n.contains("out.cpt"))
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// `--config-from RUN.cpt` reruns the options the record keeps: the same program gives a
+/// byte-identical record, and a flag on the command line still overrides the record.
+#[test]
+fn config_from_a_record_reproduces_it_byte_for_byte() {
+    let dir = tempdir("config-from");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let cod = cod.to_str().unwrap();
+    let first = run_in(
+        &dir,
+        "cpss",
+        &[
+            cod,
+            "--topology",
+            "torus:8x8",
+            "--mapping",
+            "random",
+            "--seed",
+            "3",
+            "--link-delay",
+            "4",
+            "--cost",
+            "PUSHI=2",
+            "--link-stats",
+            "-t",
+            "a.cpt",
+        ],
+        b"",
+    );
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
+    let again = run_in(&dir, "cpss", &[cod, "--config-from", "a.cpt", "-t", "b.cpt"], b"");
+    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(std::fs::read(dir.join("a.cpt")).unwrap() == std::fs::read(dir.join("b.cpt")).unwrap(), "records differ");
+    // The same statistics, but for the host time.
+    let strip = |o: &[u8]| {
+        String::from_utf8_lossy(o).lines().filter(|l| !l.starts_with("Host Time")).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(strip(&first.stdout), strip(&again.stdout));
+    // Without the options the run differs (the default mesh, identity mapping: 9510).
+    let plain = run_in(&dir, "cpss", &[cod, "--stats", "csv"], b"");
+    assert!(String::from_utf8_lossy(&plain.stdout).lines().nth(1).unwrap().contains(",9510,"));
+    let seed4 = run_in(&dir, "cpss", &[cod, "--config-from", "a.cpt", "--seed", "4", "--stats", "csv"], b"");
+    let seed3 = run_in(&dir, "cpss", &[cod, "--config-from", "a.cpt", "--stats", "csv"], b"");
+    assert_ne!(seed4.stdout, seed3.stdout, "--seed on the command line overrides the record's");
+}
+
+/// A `cppe.toml` in the working directory holds options under the command line's;
+/// `--no-config` ignores it; `--config FILE` reads another; an unknown key is an error
+/// naming the file and line.
+#[test]
+fn project_configuration_file_and_its_overrides() {
+    let dir = tempdir("cppe-toml");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let cod = cod.to_str().unwrap();
+    let par = |args: &[&str]| {
+        let out = run_in(&dir, "cpss", &[&[cod, "--stats", "csv"], args].concat(), b"");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).lines().nth(1).unwrap().split(',').nth(1).unwrap().to_string()
+    };
+    // Defaults: mesh 8x8 (the program's phyArch), identity mapping, 9510 (README).
+    assert_eq!(par(&[]), "9510");
+    let on_ring = par(&["--topology", "ring:16", "--link-delay", "3"]);
+    std::fs::write(dir.join("cppe.toml"), "# project options\ntopology = \"ring:16\"\nlink_delay = 3\n").unwrap();
+    assert_eq!(par(&[]), on_ring);
+    assert_eq!(par(&["--no-config"]), "9510");
+    assert_eq!(par(&["--topology", "mesh:8x8", "--link-delay", "5"]), "9510");
+    std::fs::write(dir.join("other.toml"), "[cpss]\ntopology = \"mesh:8x8\"\n").unwrap();
+    let mesh3 = par(&["--topology", "mesh:8x8", "--link-delay", "3"]);
+    assert_eq!(par(&["--config", "other.toml"]), mesh3, "--config over cppe.toml, option by option");
+    std::fs::write(dir.join("cppe.toml"), "topology = \"ring:16\"\nlink-dleay = 3\n").unwrap();
+    let out = run_in(&dir, "cpss", &[cod], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "cpss: error: cppe.toml:2: `link-dleay` is not a long option of cpss (see cpss --help)\n"
+    );
 }

@@ -130,3 +130,13 @@ pub fn compile_into(dir: &Path, src: &Path) -> std::path::PathBuf {
     assert_eq!(out.status.code(), Some(0), "{}: {}", src.display(), String::from_utf8_lossy(&out.stderr));
     cod
 }
+
+/// `cpss` text statistics without the lines that state the configuration and the host
+/// time: what two runs of different configurations can share.
+pub fn statistics_only(text: &str) -> String {
+    const SKIP: [&str; 5] = ["Program = ", "Machine = ", "Network = ", "Seed = ", "Host Time = "];
+    text.lines().filter(|l| !SKIP.iter().any(|p| l.starts_with(p))).map(|l| format!("{l}\n")).collect()
+}
+
+/// The columns of `cpss --stats csv` that state the configuration, and the host time.
+pub const NOT_STATISTICS: [&str; 7] = ["program", "topology", "virtual", "mapping", "network", "seed", "host_seconds"];
