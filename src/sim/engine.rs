@@ -382,6 +382,8 @@ pub struct Simulator<'m> {
     woken: bool,
     /// The debugger's stop conditions and hook ([`view`]).
     debug: Option<Box<view::DebugCtl>>,
+    /// A complex instruction referenced a traced address ([`Self::note_ref`]).
+    complex_traced: std::cell::Cell<bool>,
     /// The network's thread, when it runs ahead of the processors ([`net_worker`]).
     ahead: Option<Box<NetWorker>>,
     /// Remote-read requests in a contention network.
@@ -624,6 +626,7 @@ impl<'m> Simulator<'m> {
             cur: None,
             woken: false,
             debug: None,
+            complex_traced: std::cell::Cell::new(false),
             ahead: None,
             reads_pending: 0,
             quanta_ahead: 0,

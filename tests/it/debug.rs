@@ -1,7 +1,7 @@
 //! `cpss --commands`: scripted debugging sessions on the programs of `fixtures/debug/`
 //! give exactly their expected transcripts (`NAME.cmd` → `NAME.expected`; the program is
-//! named on the script's first line, `# program: FILE.c`), and debugging does not change
-//! the statistics of a run.
+//! named on the script's first line, `# program: FILE.c`, and its standard input, if any, on
+//! the second, `# input: FILE`), and debugging does not change the statistics of a run.
 use crate::harness::*;
 use std::path::{Path, PathBuf};
 
@@ -29,15 +29,21 @@ fn every_script_gives_its_expected_transcript() {
         let cod = compile(&dir, program);
         // The transcripts' times (message latencies before and after `set link-delay`)
         // are those of the closed-form network.
-        let args = [
-            cod.to_str().unwrap(),
-            "--stats",
-            "none",
-            "--network",
-            "shortest-path",
-            "--commands",
-            script.to_str().unwrap(),
+        // `# input: FILE` on the second line: the program's standard input.
+        let input = text.lines().nth(1).and_then(|l| l.strip_prefix("# input: ")).map(|f| debug_dir().join(f));
+        let mut args = vec![
+            cod.to_str().unwrap().to_string(),
+            "--stats".into(),
+            "none".into(),
+            "--network".into(),
+            "shortest-path".into(),
+            "--commands".into(),
+            script.to_str().unwrap().to_string(),
         ];
+        if let Some(f) = input {
+            args.extend(["--input".to_string(), f.to_str().unwrap().to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = run_in(&dir, "cpss", &args, b"");
         let transcript = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(out.status.code().is_some_and(|c| c <= 1), "{}: {}", script.display(), transcript);

@@ -91,6 +91,9 @@ struct Trace {
     pid: u32,
     lo: u32,
     hi: u32,
+    /// The variable as found when the trace was set: a report shows it, not whatever
+    /// the name means in the process's current function.
+    var: show::Located,
 }
 
 /// The state of a debugging session.
@@ -242,7 +245,10 @@ impl Session {
                 let line = sim.process_frame(pid).map(|(pc, _)| m.line_of(pc.saturating_sub(1)));
                 let mut r = format!("Trace: {}", self.where_is(sim, pid, line));
                 for t in &self.traces {
-                    let v = self.show_lines(sim, &t.name, t.pid, &[]);
+                    let v = match show::show(&self.module, sim, &t.var, &[]) {
+                        Ok(v) => v,
+                        Err(e) => vec![format!("error: {e}")],
+                    };
                     let _ = write!(r, "\n  (process {}) {}", t.pid, v.join("\n  "));
                 }
                 r
@@ -354,16 +360,6 @@ impl Session {
         self.current.or(self.step_pid).unwrap_or(0)
     }
 
-    fn show_lines(&self, sim: &Simulator<'_>, var: &str, pid: u32, range: &[Span]) -> Vec<String> {
-        match self
-            .locate(sim, var, pid)
-            .and_then(|v| show::show(&self.module, sim, &v, range).map_err(|e| e.to_string()))
-        {
-            Ok(v) => v,
-            Err(e) => vec![format!("error: {e}")],
-        }
-    }
-
     fn locate(&self, sim: &Simulator<'_>, var: &str, pid: u32) -> Result<show::Located, String> {
         self.active(sim, pid)?;
         let (pc, display) = sim.process_frame(pid).ok_or_else(|| format!("process {pid} has ended"))?;
@@ -462,7 +458,7 @@ impl Session {
                 let v = self.locate(sim, &var, pid)?;
                 let words = show::words_of(&m, v.ty);
                 self.traces.retain(|t| !(t.name == var && t.pid == pid));
-                self.traces.push(Trace { name: var.clone(), pid, lo: v.addr, hi: v.addr + words });
+                self.traces.push(Trace { name: var.clone(), pid, lo: v.addr, hi: v.addr + words, var: v.clone() });
                 self.sync(sim);
                 let last = v.addr + words - 1;
                 let at =

@@ -8,6 +8,17 @@ impl<'m> Simulator<'m> {
         self.mem.read_c_string(addr).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
     }
 
+    /// Notes that the running complex instruction referenced pool words `lo..lo + len`
+    /// (seed 000 Table 1: LOCK, UNLOCK, SCANF, FSCANF, PRINTF, FPRINTF reference
+    /// variables): if the debugger traces one of them, the process suspends after it.
+    pub(super) fn note_ref(&self, lo: usize, len: usize) {
+        if let Some(d) = self.debug.as_deref() {
+            if d.traced.iter().any(|&(a, b)| (a as usize) < lo + len && lo < b as usize) {
+                self.complex_traced.set(true);
+            }
+        }
+    }
+
     /// Executes an instruction that needs more than the running process and the pool.
     pub(super) fn exec_complex(&mut self, pid: u32, ins: Instr) -> Result<Flow, SimError> {
         let op = ins.op();
@@ -279,6 +290,7 @@ impl<'m> Simulator<'m> {
                 let a = as_int(self.peek(pid)?) as i64;
                 let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;
                 if as_int(self.mem.words[i]) == 0 {
+                    self.note_ref(i, 1);
                     self.mem.words[i] = Word::Int(pid as i32 + 1);
                     self.procs[pid as usize].stack.pop();
                     self.charge(pid, op)?;
@@ -292,6 +304,7 @@ impl<'m> Simulator<'m> {
             Instr::Unlock {} => {
                 let a = as_int(self.pop(pid)?) as i64;
                 let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;
+                self.note_ref(i, 1);
                 self.mem.words[i] = Word::Int(0);
                 self.charge(pid, op)?;
                 let now = self.procs[pid as usize].clock;
@@ -410,6 +423,7 @@ impl<'m> Simulator<'m> {
                             .mem
                             .index(a + k as i64)
                             .ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a + k as i64 }))?;
+                        self.note_ref(i, 1);
                         self.mem.words[i] = w;
                     }
                 }
@@ -605,7 +619,13 @@ impl<'m> Simulator<'m> {
         format::printf(
             fmt,
             args,
-            &mut |a| mem.read_c_string(a as i64).ok_or(format::FormatError::BadString { addr: a }),
+            &mut |a| {
+                let s = mem.read_c_string(a as i64).ok_or(format::FormatError::BadString { addr: a })?;
+                if let Some(i) = mem.index(a as i64) {
+                    self.note_ref(i, s.len() + 1);
+                }
+                Ok(s)
+            },
             &mut out,
         )
         .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))?;

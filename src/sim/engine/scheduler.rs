@@ -625,7 +625,11 @@ impl<'m> Simulator<'m> {
                         let message = format!("pc {pc} outside the code");
                         return Err(self.rt(pid, RuntimeError::BadCode { message }));
                     };
-                    match self.exec_complex(pid, ins)? {
+                    let flow = self.exec_complex(pid, ins)?;
+                    if self.complex_traced.replace(false) && matches!(flow, Flow::Continue) {
+                        self.debug_stop(Stop::Traced { pid })?;
+                    }
+                    match flow {
                         // The interpreter's first step ends the turn if the quantum is over.
                         Flow::Continue => {}
                         Flow::Stop => return self.debug_after_stop(pid),
