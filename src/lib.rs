@@ -30,6 +30,7 @@
 //! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
 //! | [`time`] | the tick and its unit, `NEVER`, reading and writing times, the priority queue keyed by time with a tie-break counter |
 //! | [`span`] | id ranges as users write them (`7`, `0-3`, `0:3`), for every tool |
+//! | [`textio`] | quoting for JSON strings (`serde_json`) and CSV records (`csv`), shared by every writer that streams its document |
 //! | [`crc`] | the CRC-32 of `.cod` files and run records |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
@@ -49,6 +50,7 @@
 //! ```text
 //! time:
 //! span:
+//! textio:
 //! crc:
 //! rng:
 //! expr:
@@ -56,11 +58,11 @@
 //! lang: vcode
 //! topo: expr, rng, vcode
 //! net: time, topo
-//! trace: crc, span, time, vcode
+//! trace: crc, span, textio, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
 //! sim: machine, net, rng, span, time, topo, trace, vcode
-//! perf: time, trace
-//! mapper: rng, time, topo, trace
+//! perf: textio, time, trace
+//! mapper: rng, textio, time, topo, trace
 //! cli: time
 //! ```
 //!
@@ -83,6 +85,7 @@ pub mod perf;
 pub mod rng;
 pub mod sim;
 pub mod span;
+pub mod textio;
 pub mod time;
 pub mod topo;
 pub mod trace;

@@ -50,15 +50,25 @@ impl CommMatrix {
 
     /// Parses the CSV form described in the module documentation. Errors name the line.
     pub fn parse_csv(text: &str) -> Result<CommMatrix, MapperError> {
+        // Comments go first, line by line, so that record positions stay the file's lines.
+        let cleaned: String = text.lines().map(|l| format!("{}\n", l.split('#').next().unwrap_or(""))).collect();
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(cleaned.as_bytes());
         let mut m = CommMatrix::default();
         let mut header_seen = false;
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
-            let content = raw.split('#').next().unwrap_or("").trim();
-            if content.is_empty() {
+        for rec in reader.records() {
+            let rec = rec.map_err(|e| MapperError::CommSyntax {
+                line: e.position().map_or(0, |p| p.line() as usize),
+                message: e.to_string(),
+            })?;
+            let line = rec.position().map_or(0, |p| p.line() as usize);
+            let fields: Vec<&str> = rec.iter().collect();
+            if fields.iter().all(|f| f.is_empty()) {
                 continue;
             }
-            let fields: Vec<&str> = content.split(',').map(str::trim).collect();
             let bad = |message: &str| MapperError::CommSyntax { line, message: message.to_string() };
             if !header_seen {
                 if fields.len() == 3

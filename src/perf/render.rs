@@ -362,31 +362,7 @@ pub fn table_json<const N: usize>(columns: &[&str; N], rows: impl IntoIterator<I
     format!("[{}]", objects.join(","))
 }
 
-/// `s` as a CSV cell: quoted (quotes doubled) when it holds a comma, quote or line break.
-pub fn csv_str(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// `s` as a JSON string.
-pub fn json_str(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
+pub use crate::textio::{csv_cell as csv_str, json_string as json_str};
 
 /// A path as JSON: length, edges, n, total weight and the segments.
 fn path_json(c: &CriticalPath) -> String {

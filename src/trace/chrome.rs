@@ -19,24 +19,7 @@ use super::states::{PState, ProcessorStates};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-/// Escapes `s` as a JSON string, quotes included.
-pub fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+pub use crate::textio::json_string;
 
 /// A sent message waiting for its receive: sender's processor, send time, whether it is
 /// channel traffic (ended by its receive) rather than remote memory (ended by arrival).
@@ -308,15 +291,5 @@ impl ChromeWriter {
             self.ts(time)
         );
         self.emit(out, &finish)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_strings_escape_controls_and_quotes() {
-        assert_eq!(json_string("a\"b\\\n\u{1}"), r#""a\"b\\\n\u0001""#);
     }
 }
