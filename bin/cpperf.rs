@@ -44,7 +44,8 @@ struct Args {
     html: Option<PathBuf>,
     /// How much shorter the critical path gets when TARGET takes no time:
     /// function=NAME (the processes running NAME) or phase=LABEL (the phase opened by the
-    /// probe LABEL); may be repeated.
+    /// probe LABEL); may be repeated. Prints only the answers (text or CSV; the JSON
+    /// report holds them in `what_if`).
     #[arg(long = "what-if", value_name = "TARGET", value_parser = parse_target)]
     what_if: Vec<whatif::Target>,
     /// Show only the N most expensive source lines (text, JSON and --table lines).
@@ -53,6 +54,10 @@ struct Args {
     /// Print only one table as CSV: lines, phases, links, imbalance or what-if.
     #[arg(long, value_enum, value_name = "TABLE", conflicts_with = "comm")]
     table: Option<Table>,
+    /// Print the short form: the headline figures and the five heaviest segments of the
+    /// weighted critical path (text).
+    #[arg(long, conflicts_with_all = ["comm", "table", "what_if"])]
+    summary: bool,
 }
 
 fn parse_target(s: &str) -> Result<whatif::Target, String> {
@@ -201,6 +206,9 @@ fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let paths: Vec<PathBuf> = if args.runs.is_empty() { vec![PathBuf::from("-")] } else { args.runs.clone() };
+    if args.summary && args.format != FormatArg::Text {
+        anyhow::bail!("--summary is the short text form; --format csv already gives one row per run");
+    }
     let opts = Options { what_if: args.what_if.clone() };
     if args.comm && args.svg.is_none() {
         return comm_only(&paths);
@@ -270,6 +278,25 @@ fn run(args: &Args) -> anyhow::Result<()> {
                 Table::Imbalance => cppe::perf::imbalance::csv(&a.imbalance),
                 Table::WhatIf => cppe::perf::whatif::csv(&a.what_if),
             });
+        }
+    } else if !args.what_if.is_empty() && args.format != FormatArg::Json {
+        // --what-if answers its question: the comparison only (the JSON document keeps
+        // its one layout, whose `what_if` holds the answers).
+        for (i, (name, a)) in analyses.iter().enumerate() {
+            if many {
+                out.push_str(&format!("{}# {name}\n", if i > 0 { "\n" } else { "" }));
+            }
+            out.push_str(&match args.format {
+                FormatArg::Csv => whatif::csv(&a.what_if),
+                _ => format!("Program: {}{}", a.program, whatif::text(&a.what_if)),
+            });
+        }
+    } else if args.summary {
+        for (i, (name, a)) in analyses.iter().enumerate() {
+            if many {
+                out.push_str(&format!("{}== {name} ==\n", if i > 0 { "\n" } else { "" }));
+            }
+            out.push_str(&render::summary_text(a));
         }
     } else {
         match args.format {

@@ -63,6 +63,59 @@ pub fn text(a: &Analysis) -> String {
 /// The text report: summary, critical path, weighted critical path, phases, the
 /// distributions, imbalance, links, what-if answers, unmatched communication and the
 /// `top_lines` most expensive source lines (all when `None`).
+/// The short form (`cpperf --summary`): the headline figures, then the five heaviest
+/// segments of the weighted critical path.
+pub fn summary_text(a: &Analysis) -> String {
+    let s = &a.summary;
+    let mut o = String::new();
+    let _ = writeln!(o, "Program: {}", a.program);
+    let _ = writeln!(
+        o,
+        "Parallel time {} (sequential {}), speedup {:.4}, efficiency {:.4} on {} processors",
+        units(s.par_ticks),
+        units(s.seq_ticks),
+        s.speedup(),
+        s.efficiency(),
+        s.pprocs_used
+    );
+    let util = s.utilization();
+    let mean = if util.is_empty() { 0.0 } else { util.iter().map(|u| u.1).sum::<f64>() / util.len() as f64 };
+    let _ = writeln!(
+        o,
+        "Messages {} ({} bytes), average latency {}, mean utilization {mean:.2} %",
+        s.messages,
+        s.bytes,
+        units(s.avg_latency_ticks())
+    );
+    match s.granularity() {
+        Some(g) => {
+            let _ = writeln!(o, "Granularity {g:.4}, critical path {}", units(a.critical.length));
+        }
+        None => {
+            let _ = writeln!(o, "Granularity - (no communication), critical path {}", units(a.critical.length));
+        }
+    }
+    let c = &a.weighted;
+    let _ = writeln!(o, "Weighted critical path: total weight {}, heaviest segments:", weight_units(c.total_weight));
+    let mut heavy: Vec<&Segment> = c.segments.iter().collect();
+    heavy.sort_by(|x, y| y.weight.total_cmp(&x.weight).then(x.from.cmp(&y.from)));
+    for seg in heavy.iter().take(SUMMARY_SEGMENTS) {
+        let _ = writeln!(
+            o,
+            "  {:6.2} %  {:>10} .. {:<10} P = {:.3}  {}",
+            share(seg.weight, c.total_weight),
+            units(seg.from),
+            units(seg.to),
+            seg.parallelism,
+            segment_label(a, seg)
+        );
+    }
+    o
+}
+
+/// WCPA segments in the short form.
+pub const SUMMARY_SEGMENTS: usize = 5;
+
 pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     let s = &a.summary;
     let mut o = String::new();

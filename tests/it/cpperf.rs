@@ -606,3 +606,32 @@ fn compare_gates_on_the_headline_metrics_by_default() {
     let (code, text) = run(&["--metrics", "avg_latency", "--tolerance", "2%,avg_latency=10%"]);
     assert_eq!(code, Some(0), "{text}");
 }
+
+/// `--summary` is the short form: four headline lines and the five heaviest WCPA
+/// segments (matmul has exactly five segments on its weighted path, so all appear, by
+/// decreasing share); `--what-if` prints the comparison only.
+#[test]
+fn summary_is_short_and_what_if_prints_only_its_answers() {
+    let dir = tempdir("cpperf-summary");
+    let (cpt, _) = simulate(&dir, "matmul.c", &[]);
+    let c = cpt.to_str().unwrap();
+    let out = run_in(&dir, "cpperf", &[c, "--summary"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].starts_with("Parallel time 9510 (sequential 46108), speedup 4.8484"), "{text}");
+    assert!(lines[4].starts_with("Weighted critical path: total weight "), "{text}");
+    let shares: Vec<f64> = lines[5..].iter().map(|l| l.split_whitespace().next().unwrap().parse().unwrap()).collect();
+    assert_eq!(shares.len(), 5, "{text}");
+    assert!(shares.windows(2).all(|w| w[0] >= w[1]), "{shares:?}");
+    let full = run_in(&dir, "cpperf", &[c], b"");
+    assert!(String::from_utf8_lossy(&full.stdout).lines().count() > 3 * lines.len());
+    // --summary is text only.
+    assert_eq!(run_in(&dir, "cpperf", &[c, "--summary", "--format", "csv"], b"").status.code(), Some(2));
+    let out = run_in(&dir, "cpperf", &[c, "--what-if", "function=main"], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[1], "What if (critical-path zeroing)");
+    assert!(lines[2].starts_with("  function=main: critical path 9509 -> "), "{text}");
+}
