@@ -159,6 +159,10 @@ struct Args {
     /// Debug the run with the commands in FILE and print the session's transcript.
     #[arg(long, value_name = "FILE")]
     commands: Option<PathBuf>,
+    /// The debugger's transcript: text as typed, or json (one object per command:
+    /// command, output, program_output).
+    #[arg(long, value_enum, default_value_t = TranscriptFormat::Text)]
+    transcript: TranscriptFormat,
     /// Read long options from a TOML file (`link-delay = 5`; man page, CONFIGURATION);
     /// the command line overrides it.
     #[arg(long, value_name = "FILE")]
@@ -206,6 +210,14 @@ enum DeadlockArg {
     Resolve,
     /// Stop with exit 1 and describe the cycle.
     Report,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TranscriptFormat {
+    /// Prompts, commands and answers as on a terminal.
+    Text,
+    /// JSON Lines, one object per command.
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -410,7 +422,10 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         None if from_stdin || args.debug => Box::new(std::io::empty()),
         None => Box::new(std::io::BufReader::new(std::io::stdin())),
     };
-    let program_stdout: Box<dyn Write> = if let Some(o) = &session_out {
+    let captured = (debugging && args.transcript == TranscriptFormat::Json).then(cppe::sim::debug::Captured::default);
+    let program_stdout: Box<dyn Write> = if let Some(c) = &captured {
+        Box::new(c.clone())
+    } else if let Some(o) = &session_out {
         Box::new(o.clone())
     } else if text_to_stderr {
         Box::new(std::io::LineWriter::new(std::io::stderr()))
@@ -458,7 +473,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
             None => Box::new(std::io::BufReader::new(std::io::stdin())),
         };
         let echo = args.commands.is_some();
-        match run_session(&mut sim, SessionIo { commands, out, echo }) {
+        match run_session(&mut sim, SessionIo { commands, out, echo, json: captured }) {
             None | Some(Err(SimError::LimitExceeded { limit: Limit::Debugger, .. })) => return Ok(exit::OK),
             Some(r) => r,
         }

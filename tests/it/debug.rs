@@ -85,3 +85,57 @@ fn debug_needs_the_program_in_a_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("give the program as a file"));
 }
+
+/// `--transcript json`: one JSON object per command (comments and blank lines left out)
+/// whose `output` is exactly the text the text transcript shows after that command, and
+/// whose `program_output` is what the program printed meanwhile (locks.c prints "ok 7"
+/// just before the PRINTF trace stop).
+#[test]
+fn json_transcript_holds_the_text_transcript_command_by_command() {
+    let dir = tempdir("debug-json");
+    let cod = compile(&dir, "locks.c");
+    let script = debug_dir().join("locks.cmd");
+    let input = debug_dir().join("locks.input");
+    let run = |format: &str| {
+        let args = [
+            cod.to_str().unwrap(),
+            "--stats",
+            "none",
+            "--network",
+            "shortest-path",
+            "--input",
+            input.to_str().unwrap(),
+            "--commands",
+            script.to_str().unwrap(),
+            "--transcript",
+            format,
+        ];
+        let out = run_in(&dir, "cpss", &args, b"");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run("text");
+    let json = run("json");
+    let records: Vec<serde_json::Value> =
+        json.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    let commands: Vec<&str> = records.iter().map(|r| r["command"].as_str().unwrap()).collect();
+    let script_text = std::fs::read_to_string(&script).unwrap();
+    let expected: Vec<&str> = script_text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+    assert_eq!(commands, expected);
+    // The text transcript is the records' commands and outputs after prompts, the
+    // program's output in its place.
+    let mut rebuilt = String::new();
+    for l in script_text.lines().take_while(|l| l.starts_with('#')) {
+        rebuilt.push_str(&format!("(cpss) {l}\n"));
+    }
+    for r in &records {
+        rebuilt.push_str(&format!("(cpss) {}\n", r["command"].as_str().unwrap()));
+        rebuilt.push_str(r["program_output"].as_str().unwrap_or(""));
+        rebuilt.push_str(r["output"].as_str().unwrap());
+    }
+    rebuilt.push_str("(cpss) \n");
+    assert_eq!(rebuilt, text);
+    let printed: Vec<&serde_json::Value> = records.iter().filter(|r| r.get("program_output").is_some()).collect();
+    assert_eq!(printed.len(), 1);
+    assert_eq!(printed[0]["program_output"], "ok 7\n");
+}

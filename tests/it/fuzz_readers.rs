@@ -437,7 +437,7 @@ fn debug_session(input: &[u8]) {
     let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out.clone()), stderr: Box::new(std::io::sink()) };
     if let Ok(mut sim) = Simulator::new(m, limits(), Box::new(net), io) {
         let commands = Box::new(std::io::Cursor::new(input.to_vec()));
-        let _ = run_session(&mut sim, SessionIo { commands, out, echo: true });
+        let _ = run_session(&mut sim, SessionIo { commands, out, echo: true, json: None });
     }
 }
 

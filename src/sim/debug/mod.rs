@@ -61,6 +61,43 @@ pub struct SessionIo {
     /// Scripted: echo each command after the prompt (a transcript); interactive: print
     /// the prompt only.
     pub echo: bool,
+    /// A JSON transcript instead of text: one object per command on its own line,
+    /// `{"command": …, "output": …, "program_output": …}`, the program's output taken
+    /// from this buffer (give the program the same buffer as its standard output).
+    pub json: Option<Captured>,
+}
+
+/// A buffer the program writes to and the session drains, for JSON transcripts.
+#[derive(Clone, Default)]
+pub struct Captured(Rc<RefCell<Vec<u8>>>);
+
+impl Captured {
+    /// Everything written since the last take.
+    fn take(&self) -> String {
+        String::from_utf8_lossy(&std::mem::take(&mut *self.0.borrow_mut())).into_owned()
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One command of a JSON transcript (`cpss --commands FILE --transcript json`).
+#[derive(serde::Serialize)]
+struct Record<'a> {
+    /// The command as typed (`null` for what came before the first command).
+    command: Option<&'a str>,
+    /// The session's answer, including the suspension a resuming command ended in.
+    output: &'a str,
+    /// What the program printed meanwhile.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    program_output: &'a str,
 }
 
 /// Where the run is.
@@ -116,6 +153,9 @@ struct Session {
     /// The final statistics, once the run is over.
     last: Option<Stats>,
     ended: bool,
+    /// JSON transcripts: the command being answered and its answer so far.
+    json_command: Option<String>,
+    json_output: String,
 }
 
 /// Per pc, whether it is an entry into its source line: the first instruction, or one
@@ -173,10 +213,13 @@ pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Option<Result<Stat
         since_busy: Vec::new(),
         last: None,
         ended: false,
+        json_command: None,
+        json_output: String::new(),
     }));
     sim.set_debugger(Box::new(Hook(Rc::clone(&session))));
     let start = session.borrow_mut().command_loop(sim, Phase::NotStarted);
     if start == Next::Quit {
+        session.borrow_mut().emit_record();
         let _ = session.borrow_mut().io.out.flush();
         return None;
     }
@@ -202,16 +245,43 @@ pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Option<Result<Stat
         s.current = None;
         s.command_loop(sim, Phase::Finished);
     }
+    s.emit_record();
     let _ = s.io.out.flush();
     Some(result)
 }
 
 impl Session {
     fn say(&mut self, text: &str) {
+        if self.io.json.is_some() {
+            self.json_output.push_str(text);
+            if !text.ends_with('\n') {
+                self.json_output.push('\n');
+            }
+            return;
+        }
         let _ = self.io.out.write_all(text.as_bytes());
         if !text.ends_with('\n') {
             let _ = self.io.out.write_all(b"\n");
         }
+    }
+
+    /// JSON transcripts: writes the record of the command answered so far, if any.
+    fn emit_record(&mut self) {
+        let Some(captured) = &self.io.json else { return };
+        let program_output = captured.take();
+        if self.json_command.is_none() && self.json_output.is_empty() && program_output.is_empty() {
+            return;
+        }
+        let record = Record {
+            command: self.json_command.as_deref(),
+            output: &self.json_output,
+            program_output: &program_output,
+        };
+        if let Ok(line) = serde_json::to_string(&record) {
+            let _ = writeln!(self.io.out, "{line}");
+        }
+        self.json_command = None;
+        self.json_output.clear();
     }
 
     /// A suspension: decides whether the stop is one the user asked for, reports it and
@@ -310,10 +380,15 @@ impl Session {
     /// Reads and executes commands until one resumes the run or ends the session.
     fn command_loop(&mut self, sim: &mut Simulator<'_>, phase: Phase) -> Next {
         loop {
-            let _ = self.io.out.write_all(b"(cpss) ");
+            if self.io.json.is_some() {
+                self.emit_record();
+            } else {
+                let _ = self.io.out.write_all(b"(cpss) ");
+            }
             let mut line = String::new();
             let _ = self.io.out.flush();
             match self.io.commands.read_line(&mut line) {
+                Ok(0) | Err(_) if self.io.json.is_some() => return Next::Quit,
                 Ok(0) | Err(_) => {
                     if self.io.echo {
                         self.say("");
@@ -324,7 +399,13 @@ impl Session {
                 }
                 Ok(_) => {}
             }
-            if self.io.echo {
+            if self.io.json.is_some() {
+                let l = line.trim();
+                if l.is_empty() || l.starts_with('#') {
+                    continue;
+                }
+                self.json_command = Some(l.to_string());
+            } else if self.io.echo {
                 let l = line.trim_end().to_string();
                 self.say(&l);
             }
