@@ -549,16 +549,15 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
 fn report_of(args: &Args, stats: Option<&Stats>, config: &cppe::sim::RunConfig) -> String {
     let Some(st) = stats else { return String::new() };
     let st = &Stats { config: Some(config.clone()), ..st.clone() };
-    let mut r = match args.stats {
-        StatsFormat::Text => st.to_text(),
+    // The profile takes the statistics' format: a chart after the text, a second CSV
+    // table after a blank line, a `profile` field of the JSON document.
+    match args.stats {
+        StatsFormat::Text => st.to_text() + &st.to_profile(),
+        StatsFormat::Csv if args.profile.is_some() => format!("{}\n{}", st.to_csv(), st.profile_csv()),
         StatsFormat::Csv => st.to_csv(),
         StatsFormat::Json => st.to_json(),
-        StatsFormat::None => String::new(),
-    };
-    if args.profile.is_some() {
-        r.push_str(&st.to_profile());
+        StatsFormat::None => st.to_profile(),
     }
-    r
 }
 
 /// The progress line of a single run: simulated time, instructions per host second since

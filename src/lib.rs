@@ -60,7 +60,7 @@
 //! net: time, topo
 //! trace: crc, span, textio, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
-//! sim: machine, net, rng, span, time, topo, trace, vcode
+//! sim: machine, net, rng, span, textio, time, topo, trace, vcode
 //! perf: textio, time, trace
 //! mapper: rng, textio, time, topo, trace
 //! cli: time

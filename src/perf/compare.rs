@@ -119,7 +119,8 @@ impl Metrics {
     pub fn from_csv(text: &str) -> Result<Metrics, CompareError> {
         let lines: Vec<&str> = text.lines().collect();
         let h = lines.iter().rposition(|l| l.starts_with("seq_time,")).ok_or(CompareError::NoHeader)?;
-        let body: String = lines[h..].iter().filter(|l| !l.trim().is_empty()).map(|l| format!("{l}\n")).collect();
+        // The statistics end at a blank line (a profile table may follow).
+        let body: String = lines[h..].iter().take_while(|l| !l.trim().is_empty()).map(|l| format!("{l}\n")).collect();
         let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(body.as_bytes());
         let keys: Vec<String> =
             reader.headers().map_err(|_| CompareError::NoHeader)?.iter().map(str::to_string).collect();

@@ -113,6 +113,23 @@ struct StatsDoc<'a> {
     links: Vec<LinkDoc>,
     #[serde(skip_serializing_if = "Option::is_none")]
     configuration: Option<&'a RunConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<ProfileDoc>,
+}
+
+/// The utilization profile in JSON: the row length, the used processors, and per row its
+/// start time and each processor's busy percentage.
+#[derive(serde::Serialize)]
+struct ProfileDoc {
+    step: serde_json::Number,
+    pprocs: Vec<u32>,
+    rows: Vec<ProfileRow>,
+}
+
+#[derive(serde::Serialize)]
+struct ProfileRow {
+    time: serde_json::Number,
+    percent: Vec<f64>,
 }
 
 #[derive(serde::Serialize)]
@@ -207,6 +224,50 @@ impl Stats {
     pub fn link_utilization(&self) -> Vec<(String, Ticks, f64)> {
         let par = self.par_ticks.max(1) as f64;
         self.links.iter().map(|l| (l.link.to_string(), l.busy, 100.0 * l.busy as f64 / par)).collect()
+    }
+
+    /// The profile as numbers: the used processors, and per row its start time and each
+    /// processor's busy share of the row in percent (the last row may be shorter).
+    pub fn profile_rows(&self) -> (Vec<u32>, Vec<(Ticks, Vec<f64>)>) {
+        let used: Vec<u32> = self.busy.iter().map(|&(p, _)| p).collect();
+        if self.profile_step == 0 {
+            return (used, Vec::new());
+        }
+        let rows = self.par_ticks.div_ceil(self.profile_step) as usize;
+        let out = (0..rows)
+            .map(|r| {
+                let start = r as Ticks * self.profile_step;
+                let len = self.profile_step.min(self.par_ticks - start).max(1);
+                let row = self.profile.get(r);
+                let pct = used
+                    .iter()
+                    .map(|&p| {
+                        let b = row.and_then(|v| v.get(p as usize)).copied().unwrap_or(0).min(len);
+                        100.0 * b as f64 / len as f64
+                    })
+                    .collect();
+                (start, pct)
+            })
+            .collect();
+        (used, out)
+    }
+
+    /// The profile as CSV (`--profile` with `--stats csv`): `time` then one column per
+    /// used processor (`p0`, `p5`, …), busy percent with two decimals; empty without a
+    /// profile.
+    pub fn profile_csv(&self) -> String {
+        if self.profile_step == 0 {
+            return String::new();
+        }
+        let (used, rows) = self.profile_rows();
+        let mut o =
+            crate::textio::csv_record(std::iter::once("time".to_string()).chain(used.iter().map(|p| format!("p{p}"))));
+        for (t, pct) in rows {
+            o.push_str(&crate::textio::csv_record(
+                std::iter::once(units(t)).chain(pct.iter().map(|x| format!("{x:.2}"))),
+            ));
+        }
+        o
     }
 
     /// The utilization profile (seed 000 Figure 22): one row per `profile_step`, one mark
@@ -342,6 +403,20 @@ impl Stats {
                 .map(|(link, busy, u)| LinkDoc { link, busy: json_time(busy), percent: rounded(u, 4) })
                 .collect(),
             configuration: self.config.as_ref(),
+            profile: (self.profile_step > 0).then(|| {
+                let (pprocs, rows) = self.profile_rows();
+                ProfileDoc {
+                    step: json_time(self.profile_step),
+                    pprocs,
+                    rows: rows
+                        .into_iter()
+                        .map(|(t, p)| ProfileRow {
+                            time: json_time(t),
+                            percent: p.iter().map(|&x| rounded(x, 2)).collect(),
+                        })
+                        .collect(),
+                }
+            }),
         };
         let mut s = serde_json::to_string(&doc).unwrap_or_default();
         s.push('\n');

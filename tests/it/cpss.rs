@@ -469,3 +469,39 @@ fn project_configuration_file_and_its_overrides() {
         "cpss: error: cppe.toml:2: `link-dleay` is not a long option of cpss (see cpss --help)\n"
     );
 }
+
+/// `--profile` takes the statistics' format: with `--stats csv` a second table after a
+/// blank line, `time` then one busy-percent column per used processor, one row per step
+/// (matmul: parallel time 9510 in steps of 2000 is 5 rows, 0 to 8000); with `--stats
+/// json` a `profile` field holding the same numbers. `cpperf compare` still reads the
+/// statistics table in front of it.
+#[test]
+fn profile_follows_the_statistics_format() {
+    let dir = tempdir("profile-format");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let cod = cod.to_str().unwrap();
+    let out = run_in(&dir, "cpss", &[cod, "--profile", "2000", "--stats", "csv"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (stats, profile) = text.split_once("\n\n").expect("two tables");
+    assert!(stats.lines().last().unwrap().starts_with("46108,9510,"), "{stats}");
+    let rows: Vec<Vec<&str>> = profile.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0].len(), 65, "time and 64 processors");
+    assert_eq!((rows[0][0], rows[0][1], rows[0][64]), ("time", "p0", "p63"));
+    let times: Vec<&str> = rows[1..].iter().map(|r| r[0]).collect();
+    assert_eq!(times, ["0", "2000", "4000", "6000", "8000"]);
+    assert!(rows[1..].iter().flat_map(|r| &r[1..]).all(|c| (0.0..=100.0).contains(&c.parse::<f64>().unwrap())));
+    std::fs::write(dir.join("p.csv"), &text).unwrap();
+    let same = run_in(&dir, "cpperf", &["compare", "p.csv", "p.csv"], b"");
+    assert_eq!(same.status.code(), Some(0), "{}", String::from_utf8_lossy(&same.stdout));
+    let out = run_in(&dir, "cpss", &[cod, "--profile", "2000", "--stats", "json"], b"");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["profile"]["step"], 2000);
+    let jrows = j["profile"]["rows"].as_array().unwrap();
+    assert_eq!(jrows.len(), 5);
+    for (jr, r) in jrows.iter().zip(&rows[1..]) {
+        assert_eq!(jr["time"].to_string(), r[0]);
+        let csv0: f64 = r[1].parse().unwrap();
+        assert!((jr["percent"][0].as_f64().unwrap() - csv0).abs() < 0.006);
+    }
+}
