@@ -40,13 +40,7 @@ enum Emit {
 
 fn main() {
     let args = Args::parse();
-    std::process::exit(match run(&args) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("cpcc: error: {}", cli::error_text(e.as_ref()));
-            exit::USAGE
-        }
-    });
+    std::process::exit(cli::finish("cpcc", run(&args), |_| exit::USAGE));
 }
 
 fn run(args: &Args) -> anyhow::Result<i32> {

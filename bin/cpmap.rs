@@ -67,13 +67,7 @@ enum Emit {
 
 fn main() {
     let args = Args::parse();
-    std::process::exit(match run(&args) {
-        Ok(()) => exit::OK,
-        Err(e) => {
-            eprintln!("cpmap: error: {}", cli::error_text(e.as_ref()));
-            exit::USAGE
-        }
-    });
+    std::process::exit(cli::finish("cpmap", run(&args).map(|()| exit::OK), |_| exit::USAGE));
 }
 
 fn topology(flag: &str, given: Option<&str>, from_record: Option<&str>) -> anyhow::Result<Topology> {

@@ -123,18 +123,13 @@ fn main() {
         Some(Command::Compare(c)) => compare(c),
         None => run(&args).map(|()| exit::OK),
     };
-    std::process::exit(match result {
-        Ok(code) => code,
-        Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
-        Err(e) => {
-            eprintln!("cpperf: error: {}", cli::error_text(e.as_ref()));
-            if matches!(e.downcast_ref::<PerfError>(), Some(PerfError::TooLarge { .. })) {
-                exit::LIMIT
-            } else {
-                exit::USAGE
-            }
+    std::process::exit(cli::finish("cpperf", result, |e| {
+        if matches!(e.downcast_ref::<PerfError>(), Some(PerfError::TooLarge { .. })) {
+            exit::LIMIT
+        } else {
+            exit::USAGE
         }
-    });
+    }));
 }
 
 fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn BufRead>)> {

@@ -231,21 +231,8 @@ enum StatsFormat {
 
 fn main() {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let (args, recorded) = match configured(&argv) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("cpss: error: {}", cli::error_text(e.as_ref()));
-            std::process::exit(exit::USAGE);
-        }
-    };
-    std::process::exit(match run(&args, recorded) {
-        Ok(code) => code,
-        Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
-        Err(e) => {
-            eprintln!("cpss: error: {}", cli::error_text(e.as_ref()));
-            exit::USAGE
-        }
-    });
+    let result = configured(&argv).and_then(|(args, recorded)| run(&args, recorded));
+    std::process::exit(cli::finish("cpss", result, |_| exit::USAGE));
 }
 
 /// The arguments with the configuration files' options merged under the command line's
@@ -490,10 +477,10 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     let pprocs = s.physical.nodes();
     let (stats, code, message): (Option<&Stats>, i32, String) = match &result {
         Ok(st) => (Some(st), exit::OK, String::new()),
-        Err(SimError::Runtime { kind: cppe::sim::RuntimeError::Output { message }, .. })
-            if message.contains("Broken pipe") =>
+        Err(SimError::Runtime { kind: cppe::sim::RuntimeError::Output { kind, .. }, .. })
+            if *kind == std::io::ErrorKind::BrokenPipe =>
         {
-            std::process::exit(exit::BROKEN_PIPE)
+            return Ok(exit::BROKEN_PIPE);
         }
         Err(e @ SimError::Runtime { .. }) => (None, e.exit_code(), e.to_string()),
         Err(e @ SimError::Deadlock { stats, .. }) => (Some(stats), e.exit_code(), e.to_string()),

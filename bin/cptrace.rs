@@ -69,14 +69,7 @@ enum FormatArg {
 
 fn main() {
     let args = Args::parse();
-    std::process::exit(match run(&args) {
-        Ok(()) => exit::OK,
-        Err(e) if cli::is_broken_pipe(e.as_ref()) => exit::BROKEN_PIPE,
-        Err(e) => {
-            eprintln!("cptrace: error: {}", cli::error_text(e.as_ref()));
-            exit::USAGE
-        }
-    });
+    std::process::exit(cli::finish("cptrace", run(&args).map(|()| exit::OK), |_| exit::USAGE));
 }
 
 fn selection(args: &Args) -> anyhow::Result<Selection> {

@@ -93,13 +93,31 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
-/// Writes to standard output; a broken pipe ends the process quietly with
-/// [`exit::BROKEN_PIPE`], any other error is returned.
+/// Writes to standard output and flushes. Errors, a broken pipe among them, go back to
+/// the caller, which ends through [`finish`].
 pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
     let mut out = io::stdout().lock();
-    match out.write_all(bytes).and_then(|_| out.flush()) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => std::process::exit(exit::BROKEN_PIPE),
-        r => r,
+    out.write_all(bytes).and_then(|_| out.flush())
+}
+
+/// The one ending of every tool's `main`: the exit code of `Ok`, or for an error, quiet
+/// [`exit::BROKEN_PIPE`] when standard output was closed early ([`is_broken_pipe`]),
+/// else the error printed once ([`error_text`]) as `TOOL: error: …` and the code
+/// `code_of` gives it (the tool's typed errors pick theirs; [`exit::USAGE`] by default).
+pub fn finish<E>(tool: &str, result: Result<i32, E>, code_of: impl Fn(&(dyn std::error::Error + 'static)) -> i32) -> i32
+where
+    E: AsRef<dyn std::error::Error + Send + Sync + 'static>,
+{
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let e: &(dyn std::error::Error + 'static) = e.as_ref();
+            if is_broken_pipe(e) {
+                return exit::BROKEN_PIPE;
+            }
+            eprintln!("{tool}: error: {}", error_text(e));
+            code_of(e)
+        }
     }
 }
 
@@ -397,8 +415,6 @@ pub mod interrupt {
     }
 }
 
-/// Whether an error, or any error it wraps, is standard output closed early (`… | head`):
-/// the tools then exit quietly with [`exit::BROKEN_PIPE`].
 /// An error and its causes on one line, `what: why: deeper`, each said once: a cause
 /// whose text is already in what came before it (an error whose message includes its
 /// source's) is not repeated. Every tool prints its errors through this.
@@ -431,6 +447,8 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// Whether an error, or any error it wraps, is standard output closed early (`… | head`):
+/// the tools then exit quietly with [`exit::BROKEN_PIPE`].
 pub fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur = Some(e);
     while let Some(err) = cur {

@@ -292,7 +292,7 @@ pub enum RuntimeError {
     #[error("bad file handle {handle}")]
     BadFile { handle: i64 },
     #[error("output error: {message}")]
-    Output { message: String },
+    Output { kind: std::io::ErrorKind, message: String },
     #[error("{message}")]
     Format { message: String },
     #[error("malformed code: {message}")]

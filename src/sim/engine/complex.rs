@@ -391,7 +391,7 @@ impl<'m> Simulator<'m> {
                         _ => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
                     },
                 };
-                res.map_err(|e| self.rt(pid, RuntimeError::Output { message: e.to_string() }))?;
+                res.map_err(|e| self.rt(pid, RuntimeError::Output { kind: e.kind(), message: e.to_string() }))?;
                 self.procs[pid as usize].stack.push(Word::Int(out.len() as i32));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
