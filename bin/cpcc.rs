@@ -39,6 +39,7 @@ enum Emit {
 }
 
 fn main() {
+    cli::interrupt::prepare();
     let args = Args::parse();
     std::process::exit(cli::finish("cpcc", run(&args), |_| exit::USAGE));
 }

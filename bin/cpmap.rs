@@ -66,6 +66,7 @@ enum Emit {
 }
 
 fn main() {
+    cli::interrupt::prepare();
     let args = Args::parse();
     std::process::exit(cli::finish("cpmap", run(&args).map(|()| exit::OK), |_| exit::USAGE));
 }
@@ -103,6 +104,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
     for spec in &args.mappings {
         let mapping = match spec.strip_prefix('@') {
             Some(file) => {
+                cli::note_input(std::path::Path::new(file));
                 let text = std::fs::read_to_string(file).with_context(|| file.to_string())?;
                 resolve(spec, Some((file, &text)), &virt, &phys, args.seed)?
             }

@@ -6,7 +6,7 @@ use cppe::cli::{self, exit};
 use cppe::perf::summary::{self, Summary};
 use cppe::perf::{analyze_any, analyze_any_with, detect, render, whatif, Analysis, InputKind, Options, PerfError};
 use rayon::prelude::*;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// Analyse run records written by cpss -t.
@@ -118,6 +118,7 @@ enum FormatArg {
 }
 
 fn main() {
+    cli::interrupt::prepare();
     let args = Args::parse();
     let result = match &args.command {
         Some(Command::Compare(c)) => compare(c),
@@ -136,6 +137,7 @@ fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn BufRead>)> {
     if path.as_os_str() == "-" {
         return Ok(("<stdin>".into(), Box::new(BufReader::new(std::io::stdin().lock()))));
     }
+    cli::note_input(path);
     let f = std::fs::File::open(path).with_context(|| path.display().to_string())?;
     Ok((path.display().to_string(), Box::new(BufReader::new(f))))
 }
@@ -160,9 +162,7 @@ fn compare(c: &CompareArgs) -> anyhow::Result<i32> {
         FormatArg::Csv => cmp.csv(),
         FormatArg::Json => cmp.json(),
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(out.as_bytes())?;
-    stdout.flush()?;
+    cli::write_stdout(out.as_bytes())?;
     Ok(if cmp.regressed() { exit::RUNTIME } else { exit::OK })
 }
 
@@ -189,9 +189,7 @@ fn comm_only(paths: &[PathBuf]) -> anyhow::Result<()> {
         }
         out.push_str(&s.comm_csv());
     }
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(out.as_bytes())?;
-    stdout.flush()?;
+    cli::write_stdout(out.as_bytes())?;
     Ok(())
 }
 
@@ -317,8 +315,6 @@ fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
     }
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(out.as_bytes())?;
-    stdout.flush()?;
+    cli::write_stdout(out.as_bytes())?;
     Ok(())
 }

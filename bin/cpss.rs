@@ -230,6 +230,7 @@ enum StatsFormat {
 }
 
 fn main() {
+    cli::interrupt::prepare();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let result = configured(&argv).and_then(|(args, recorded)| run(&args, recorded));
     std::process::exit(cli::finish("cpss", result, |_| exit::USAGE));
@@ -252,6 +253,7 @@ fn configured(argv: &[std::ffi::OsString]) -> anyhow::Result<(Args, Vec<(String,
         layers.push(Layer::from_toml(&name, "cpss", &text)?);
     }
     if let Some(p) = &first.config_from {
+        cli::note_input(p);
         let f = std::fs::File::open(p).with_context(|| p.display().to_string())?;
         let (_, header) = cppe::trace::record::RunRecordReader::open(f).with_context(|| p.display().to_string())?;
         if header.options.is_empty() {
@@ -284,6 +286,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         cli::write_stdout(&out)?;
         return Ok(exit::OK);
     }
+    cli::require_stdout()?;
     let from_stdin = args.file.as_ref().is_none_or(|f| f.as_os_str() == "-");
     // Standard input feeds one thing at most.
     let stdin_users: Vec<&str> = [
@@ -371,7 +374,10 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     opts.net.validate()?;
     if !args.sweep.is_empty() || args.runs > 1 {
         let stdin = match program_input {
-            Some(p) => std::fs::read(p).with_context(|| format!("--input {}", p.display()))?,
+            Some(p) => {
+                cli::note_input(p);
+                std::fs::read(p).with_context(|| format!("--input {}", p.display()))?
+            }
             None if from_stdin => Vec::new(),
             None => {
                 let mut b = Vec::new();
@@ -402,6 +408,9 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     // A debugging session's transcript and the program's output share standard output.
     let debugging = args.debug || args.commands.is_some();
     let session_out = debugging.then(|| SharedOut::new(Box::new(std::io::BufWriter::new(std::io::stdout()))));
+    for p in [program_input, args.commands.as_ref(), args.machine.as_ref()].into_iter().flatten() {
+        cli::note_input(p);
+    }
     let program_stdin: Box<dyn BufRead> = match program_input {
         Some(p) => Box::new(std::io::BufReader::new(
             std::fs::File::open(p).with_context(|| format!("--input {}", p.display()))?,

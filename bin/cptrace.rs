@@ -2,7 +2,7 @@
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 use cppe::cli::{self, exit, parse_units, AtomicFile};
-use cppe::trace::convert::{convert, Format, Report};
+use cppe::trace::convert::{convert, ConvertError, Format, Report};
 use cppe::trace::filter::{ProcSet, Selection};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -68,6 +68,7 @@ enum FormatArg {
 }
 
 fn main() {
+    cli::interrupt::prepare();
     let args = Args::parse();
     std::process::exit(cli::finish("cptrace", run(&args).map(|()| exit::OK), |_| exit::USAGE));
 }
@@ -89,6 +90,7 @@ fn selection(args: &Args) -> anyhow::Result<Selection> {
 fn open_input(path: Option<&Path>) -> anyhow::Result<(String, Box<dyn Read>)> {
     match path {
         Some(p) if p.as_os_str() != "-" => {
+            cli::note_input(p);
             let f = std::fs::File::open(p).with_context(|| p.display().to_string())?;
             Ok((p.display().to_string(), Box::new(f)))
         }
@@ -145,12 +147,17 @@ fn run(args: &Args) -> anyhow::Result<()> {
     match output {
         Some(path) => {
             let mut file = AtomicFile::create(path)?;
-            let report = convert(input, format, sel, &mut file).with_context(|| name.clone())?;
-            file.write_all(trailer(with_stats, format, &report).as_bytes())?;
+            let report = convert(input, format, sel, &mut file).map_err(|e| match e {
+                ConvertError::Io(io) => anyhow::Error::new(io).context(format!("writing {}", path.display())),
+                e => anyhow::Error::new(e).context(name.clone()),
+            })?;
+            file.write_all(trailer(with_stats, format, &report).as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
             file.commit()?;
             warn(&report);
         }
         None => {
+            cli::require_stdout()?;
             let mut out = BufWriter::new(std::io::stdout().lock());
             let report = convert(input, format, sel, &mut out).with_context(|| name.clone())?;
             out.write_all(trailer(with_stats, format, &report).as_bytes())?;

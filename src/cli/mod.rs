@@ -3,7 +3,7 @@
 //! (a failed or interrupted run never leaves a truncated file that looks complete), the
 //! documented exit codes, and quiet handling of broken pipes.
 //!
-//! Interrupts: while a temporary output file exists, SIGINT, SIGTERM and SIGHUP remove it
+//! Interrupts: while a temporary output file exists, every catchable ending signal removes it
 //! before the process ends by the signal (see [`interrupt`]), so `^C` during a long run
 //! leaves neither the output nor its temporary behind.
 //!
@@ -45,6 +45,7 @@ pub fn read_input(path: Option<&Path>) -> io::Result<Input> {
         None => read_stdin(),
         Some(p) if p.as_os_str() == "-" => read_stdin(),
         Some(p) => {
+            note_input(p);
             let bytes = fs::read(p).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
             Ok(Input { name: p.display().to_string(), path: Some(p.to_path_buf()), bytes })
         }
@@ -67,35 +68,126 @@ pub fn stderr_is_terminal() -> bool {
     io::stderr().is_terminal()
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed and
-/// synced, then renamed over the target. On any error the temporary file is removed and
-/// the target is untouched.
+/// Writes `bytes` to `path` as [`AtomicFile`] does: atomically for a regular file (a
+/// temporary in the same folder, synced, then renamed over the target; on any error the
+/// temporary is removed and the target untouched), in place for a device, FIFO or socket.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a file name", path.display())))?;
-    let tmp = dir.join(format!(".{}.tmp{}", file_name.to_string_lossy(), std::process::id()));
-    let guard = interrupt::remove_on_signal(&tmp);
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    f.commit()
+}
+
+/// The identities (device, inode) of the files this run reads: an output may not replace
+/// one ([`note_input`]).
+static INPUTS: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes that this run reads `path`, so that no output of the run may be written over it
+/// (`cpcc a.c -o a.c` would replace the source). Every reader of a named file calls it;
+/// [`read_input`] does.
+pub fn note_input(path: &Path) {
+    #[cfg(unix)]
+    if let Ok(m) = fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        if m.is_file() {
+            if let Ok(mut v) = INPUTS.lock() {
+                v.push((m.dev(), m.ino()));
+            }
+        }
     }
-    drop(guard);
-    result.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Where an output named `target` really goes: a regular file (or a new one) is written
+/// through a temporary and renamed, at the end of any chain of symbolic links (the link
+/// stays a link); a device, FIFO or socket is written in place. A directory, or a file
+/// this run reads ([`note_input`]), is refused.
+enum Destination {
+    Replace(PathBuf),
+    InPlace(PathBuf),
+}
+
+fn destination(target: &Path) -> io::Result<Destination> {
+    let err = |kind: io::ErrorKind, what: &str| io::Error::new(kind, format!("{}: {what}", target.display()));
+    // Follow symbolic links to the file they name (a dangling link names a new file).
+    let mut path = target.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => break,
+        }
+    }
+    match fs::metadata(&path) {
+        Ok(m) if m.is_dir() => Err(err(io::ErrorKind::InvalidInput, "is a directory")),
+        Ok(m) if !m.is_file() => Ok(Destination::InPlace(path)),
+        Ok(m) => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                if INPUTS.lock().is_ok_and(|v| v.contains(&(m.dev(), m.ino()))) {
+                    return Err(err(
+                        io::ErrorKind::InvalidInput,
+                        "is also an input of this run: refusing to write over it (give another output)",
+                    ));
+                }
+            }
+            let _ = m;
+            Ok(Destination::Replace(path))
+        }
+        Err(_) => Ok(Destination::Replace(path)),
+    }
+}
+
+/// Whether standard output is open. A tool started with it closed (`>&-`) would have
+/// its output discarded without an error (the runtime puts /dev/null in its place), so
+/// the tools check before writing to it.
+pub fn stdout_is_open() -> bool {
+    // The Rust runtime reopens a closed standard descriptor on /dev/null, read-write,
+    // before `main`; a shell's `>/dev/null` opens it write-only.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let flags = fs::read_to_string("/proc/self/fdinfo/1").ok().and_then(|info| {
+            info.lines().find_map(|l| l.strip_prefix("flags:")).and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        });
+        let read_write = flags.is_some_and(|f| f & 3 == 2);
+        let null = |p: &str| fs::metadata(p).ok().filter(|m| !m.is_file()).map(|m| m.rdev());
+        if read_write && null("/proc/self/fd/1").is_some() && null("/proc/self/fd/1") == null("/dev/null") {
+            return false;
+        }
+    }
+    #[cfg(unix)]
+    {
+        extern "C" {
+            fn fcntl(fd: std::ffi::c_int, cmd: std::ffi::c_int, ...) -> std::ffi::c_int;
+        }
+        const F_GETFD: std::ffi::c_int = 1;
+        // SAFETY: F_GETFD only reads the descriptor's flags; an invalid descriptor gives -1.
+        unsafe { fcntl(1, F_GETFD) != -1 }
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
+/// An error unless standard output is open ([`stdout_is_open`]).
+pub fn require_stdout() -> io::Result<()> {
+    if stdout_is_open() {
+        Ok(())
+    } else {
+        Err(io::Error::other("standard output is closed: nothing could be written (redirect it or give -o FILE)"))
+    }
 }
 
 /// Writes to standard output and flushes. Errors, a broken pipe among them, go back to
-/// the caller, which ends through [`finish`].
+/// the caller, which ends through [`finish`]; a closed standard output is an error.
 pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    require_stdout()?;
     let mut out = io::stdout().lock();
     out.write_all(bytes).and_then(|_| out.flush())
 }
@@ -162,25 +254,45 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Creates the temporary file for `target`.
+    /// Creates the temporary file for `target` (see [`write_atomic`] for where it goes);
+    /// a device, FIFO or socket is opened for writing in place instead.
     pub fn create(target: &Path) -> io::Result<AtomicFile> {
-        let dir = match target.parent() {
+        let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", target.display()));
+        let path = match destination(target)? {
+            Destination::InPlace(p) => {
+                let file = fs::OpenOptions::new().write(true).open(&p).map_err(named)?;
+                return Ok(AtomicFile {
+                    target: p,
+                    tmp: PathBuf::new(),
+                    file: Some(io::BufWriter::new(file)),
+                    _guard: interrupt::Guard::none(),
+                });
+            }
+            Destination::Replace(p) => p,
+        };
+        let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a file name", target.display()))
+        })?;
         let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
         let guard = interrupt::remove_on_signal(&tmp);
-        let file =
-            fs::File::create(&tmp).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))?;
-        Ok(AtomicFile { target: target.to_path_buf(), tmp, file: Some(io::BufWriter::new(file)), _guard: guard })
+        let file = fs::File::create(&tmp).map_err(named)?;
+        Ok(AtomicFile { target: path, tmp, file: Some(io::BufWriter::new(file)), _guard: guard })
     }
 
-    /// Flushes, syncs and renames the temporary over the target.
+    /// Flushes, syncs and renames the temporary over the target (a file written in place
+    /// is only flushed).
     pub fn commit(mut self) -> io::Result<()> {
+        let in_place = self.tmp.as_os_str().is_empty();
         let result = (|| {
             let file = self.file.take().ok_or_else(|| io::Error::other("already committed"))?;
             let file = file.into_inner().map_err(|e| e.into_error())?;
+            if in_place {
+                return Ok(());
+            }
             file.sync_all()?;
             fs::rename(&self.tmp, &self.target)
         })();
@@ -205,7 +317,7 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
+        if self.file.take().is_some() && !self.tmp.as_os_str().is_empty() {
             let _ = fs::remove_file(&self.tmp);
         }
     }
@@ -273,8 +385,9 @@ impl Progress {
 /// Removal of temporary output files when the process is interrupted.
 ///
 /// A temporary is registered by [`remove_on_signal`] for as long as its [`Guard`] lives.
-/// The first registration installs a handler for SIGINT, SIGTERM and SIGHUP (unless the
-/// signal was ignored when the process started, as under `nohup`) that unlinks every
+/// The first registration installs a handler for every catchable signal that ends a
+/// process (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM,
+/// SIGPROF; unless the signal was ignored when the process started, as under `nohup`) that unlinks every
 /// registered temporary, restores the default action and raises the signal again, so
 /// the process ends as interrupted (a shell reports status 130 for `^C`). The handler
 /// only reads pre-built C strings from atomic slots and calls `unlink`, `signal` and
@@ -285,6 +398,13 @@ pub mod interrupt {
     /// Keeps a temporary registered; dropping it unregisters (the file itself is left to
     /// its owner).
     pub struct Guard(Option<usize>);
+
+    impl Guard {
+        /// A guard that registers nothing (an output written in place has no temporary).
+        pub fn none() -> Guard {
+            Guard(None)
+        }
+    }
 
     impl Drop for Guard {
         fn drop(&mut self) {
@@ -304,7 +424,7 @@ pub mod interrupt {
         &imp::STOP
     }
 
-    /// Registers `tmp` for removal on SIGINT, SIGTERM or SIGHUP until the guard drops.
+    /// Registers `tmp` for removal on an ending signal until the guard drops.
     /// With more temporaries alive than there are slots (16), the extra ones are not
     /// registered (the tools hold at most a few).
     pub fn remove_on_signal(tmp: &Path) -> Guard {
@@ -322,7 +442,24 @@ pub mod interrupt {
 
         const SIGHUP: c_int = 1;
         const SIGINT: c_int = 2;
+        const SIGQUIT: c_int = 3;
+        const SIGUSR1: c_int = 10;
+        const SIGUSR2: c_int = 12;
+        const SIGALRM: c_int = 14;
         const SIGTERM: c_int = 15;
+        const SIGXFSZ: c_int = 25;
+        const SIGVTALRM: c_int = 26;
+        const SIGPROF: c_int = 27;
+        /// The signals that end a process by default and can be caught (numbers as on
+        /// Linux).
+        const ENDING: [c_int; 9] = [SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM, SIGPROF];
+
+        /// Past a file size limit (`ulimit -f`) a write fails with "File too large"
+        /// instead of the process dying by SIGXFSZ with no message and its temporary left.
+        pub fn ignore_file_size_signal() {
+            // SAFETY: setting a signal's disposition to SIG_IGN.
+            unsafe { signal(SIGXFSZ, SIG_IGN) };
+        }
         const SIG_DFL: usize = 0;
         const SIG_IGN: usize = 1;
         const SIG_ERR: usize = usize::MAX;
@@ -366,7 +503,7 @@ pub mod interrupt {
         fn install() {
             static ONCE: Once = Once::new();
             ONCE.call_once(|| {
-                for sig in [SIGINT, SIGTERM, SIGHUP] {
+                for sig in ENDING {
                     let handler = on_signal as extern "C" fn(c_int) as usize;
                     // SAFETY: installs a handler that only does async-signal-safe work
                     // (see the module documentation).
@@ -404,8 +541,15 @@ pub mod interrupt {
         }
     }
 
+    /// Prepares a tool's process: a write past a file size limit fails with an error
+    /// (which removes the temporary and names the file) instead of killing the process.
+    pub fn prepare() {
+        imp::ignore_file_size_signal();
+    }
+
     #[cfg(not(unix))]
     mod imp {
+        pub fn ignore_file_size_signal() {}
         pub static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         pub fn catch_sigint() {}
         pub fn register(_tmp: &std::path::Path) -> Option<usize> {

@@ -371,3 +371,126 @@ fn library_misuse_and_type_punning_stop_with_the_line() {
         assert!(said(&out, &cod).contains(want), "{src}: {}", stderr(&out));
     }
 }
+
+/// An output named after an input of the same run is refused with exit 2, the input
+/// untouched: `cpcc a.c -o a.c`, `cpss x.cod -t x.cod`, `cptrace x.cpt -o x.cpt`,
+/// `cpmap --comm c.csv … -o c.csv` (also through a symbolic link to the input).
+#[test]
+fn an_output_never_replaces_an_input_of_the_same_run() {
+    let dir = tempdir("harden-same-file");
+    let (cod, cpt) = ring(&dir);
+    let src = fixtures().join("ring_token.c");
+    std::fs::copy(&src, dir.join("a.c")).unwrap();
+    std::fs::write(dir.join("c.csv"), "src,dst,bytes\n0,1,8\n1,0,8\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("ring.cpt", dir.join("link.cpt")).unwrap();
+    let before: Vec<(String, Vec<u8>)> = ["a.c", "ring.cod", "ring.cpt", "c.csv"]
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read(dir.join(f)).unwrap()))
+        .collect();
+    let cases: [(&str, Vec<&str>); 5] = [
+        ("cpcc", vec!["a.c", "-o", "a.c"]),
+        ("cpss", vec!["ring.cod", "-t", "ring.cod"]),
+        ("cptrace", vec!["ring.cpt", "--format", "sddf", "-o", "ring.cpt"]),
+        ("cptrace", vec!["ring.cpt", "--format", "sddf", "-o", "link.cpt"]),
+        (
+            "cpmap",
+            vec![
+                "--comm",
+                "c.csv",
+                "--virtual",
+                "ring:2",
+                "--physical",
+                "ring:2",
+                "identity",
+                "--emit",
+                "map",
+                "-o",
+                "c.csv",
+            ],
+        ),
+    ];
+    for (tool, args) in cases {
+        let out = run_in(&dir, tool, &args, b"");
+        assert_eq!(out.status.code(), Some(2), "{tool} {args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("is also an input of this run"), "{tool} {args:?}: {}", stderr(&out));
+    }
+    for (f, bytes) in before {
+        assert!(std::fs::read(dir.join(&f)).unwrap() == bytes, "{f} changed");
+    }
+    let _ = (cod, cpt);
+}
+
+/// Special files and links: an output that is a FIFO is written in place (the FIFO stays
+/// a FIFO and its reader gets the bytes); a symbolic link stays a link and its target is
+/// replaced atomically.
+#[cfg(unix)]
+#[test]
+fn outputs_write_fifos_in_place_and_replace_a_link_s_target() {
+    let dir = tempdir("harden-special");
+    let (_, _) = ring(&dir);
+    let fifo = dir.join("out.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let out = run_in(&dir, "cptrace", &["ring.cpt", "--format", "sddf", "-o", "out.fifo"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let got = reader.join().unwrap();
+    let direct = run_in(&dir, "cptrace", &["ring.cpt", "--format", "sddf"], b"");
+    assert!(got == direct.stdout, "the FIFO's reader gets the whole SDDF text");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "still a FIFO");
+    use std::os::unix::fs::FileTypeExt;
+    // A link to a file in a subfolder: the link stays, the file behind it is replaced.
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/real.sddf"), "old").unwrap();
+    std::os::unix::fs::symlink("sub/real.sddf", dir.join("via.sddf")).unwrap();
+    let out = run_in(&dir, "cptrace", &["ring.cpt", "--format", "sddf", "-o", "via.sddf"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::symlink_metadata(dir.join("via.sddf")).unwrap().file_type().is_symlink());
+    assert!(std::fs::read(dir.join("sub/real.sddf")).unwrap() == direct.stdout);
+    assert_eq!(listing(&dir.join("sub")), ["real.sddf"], "no temporary left");
+}
+
+/// A closed standard output (`>&-`) is an error, exit 2, not output silently lost.
+#[cfg(unix)]
+#[test]
+fn a_closed_standard_output_is_an_error() {
+    let dir = tempdir("harden-closed-stdout");
+    let (_, _) = ring(&dir);
+    let src = fixtures().join("ring_token.c");
+    let cases: [(&str, Vec<&str>); 4] = [
+        ("cpcc", vec![src.to_str().unwrap(), "-S"]),
+        ("cpss", vec!["ring.cod"]),
+        ("cptrace", vec!["ring.cpt", "--format", "sddf"]),
+        ("cpperf", vec!["ring.cpt"]),
+    ];
+    for (tool, args) in cases {
+        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+        let line = format!("'{}' {} >&-", tool_path(tool), quoted.join(" "));
+        let out = Command::new("sh").arg("-c").arg(&line).current_dir(&dir).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{line}: {}", stderr(&out));
+        assert!(stderr(&out).contains("standard output is closed"), "{line}: {}", stderr(&out));
+    }
+}
+
+fn tool_path(name: &str) -> String {
+    crate::harness::tool(name).to_str().unwrap().to_string()
+}
+
+/// Under a file size limit (`ulimit -f`) a write fails with a message naming the file,
+/// exit 2, and no temporary is left (the process is not killed by SIGXFSZ).
+#[cfg(unix)]
+#[test]
+fn a_file_size_limit_is_a_clear_error_and_leaves_no_temporary() {
+    let dir = tempdir("harden-xfsz");
+    let (_, _) = ring(&dir);
+    // 4 blocks of 512 bytes: the SDDF text of the ring run is longer.
+    let line = format!("ulimit -f 4; '{}' ring.cpt --format sddf -o big.sddf", tool_path("cptrace"));
+    let out = Command::new("sh").arg("-c").arg(&line).current_dir(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("big.sddf"), "{}", stderr(&out));
+    assert!(stderr(&out).to_lowercase().contains("file too large"), "{}", stderr(&out));
+    assert_eq!(listing(&dir), ["ring.cod", "ring.cpt"]);
+}
