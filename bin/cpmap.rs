@@ -123,7 +123,10 @@ fn run(args: &Args) -> anyhow::Result<()> {
         Method::Greedy => SearchMethod::Greedy,
         Method::Anneal => SearchMethod::Anneal,
     });
-    let report = build_report(&virt, &phys, candidates, comm.as_ref(), method.map(|m| (m, args.seed)))?;
+    let progress = cli::Progress::spinner(if method.is_some() { "searching" } else { "evaluating" });
+    let report = build_report(&virt, &phys, candidates, comm.as_ref(), method.map(|m| (m, args.seed)));
+    progress.finish();
+    let report = report?;
     for e in &report.evals {
         for w in &e.mapping.warnings {
             eprintln!("cpmap: warning: {}: {w}", e.name);

@@ -223,6 +223,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
         eprintln!("cpperf: wrote {}", path.display());
     }
     // Runs are independent: analysed in parallel, reported in the order given.
+    let progress = cli::Progress::spinner("analysing");
     let analyses: Vec<(String, Analysis)> = if let Some((name, a, _, _)) = page {
         vec![(name, a)]
     } else {
@@ -238,6 +239,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
             })
             .collect::<anyhow::Result<_>>()?
     };
+    progress.finish();
     let many = analyses.len() > 1;
     if let Some(dir) = &args.svg {
         std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;

@@ -590,11 +590,12 @@ fn repeat(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &
         }
     }
     let rows = runs::summarize(&stats);
+    let config = stats.first().and_then(|s| s.config.as_ref());
     let report = match args.stats {
         StatsFormat::Csv => runs::summary_csv(&rows),
         StatsFormat::None => String::new(),
-        StatsFormat::Json => runs::summary_json(&rows, stats.len()),
-        StatsFormat::Text => runs::summary_text(&rows, stats.len()),
+        StatsFormat::Json => runs::summary_json(&rows, stats.len(), config),
+        StatsFormat::Text => runs::summary_text(&rows, stats.len(), config),
     };
     cli::write_stdout(report.as_bytes())?;
     Ok(code)

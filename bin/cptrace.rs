@@ -144,6 +144,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
     let whole = sel.procs.is_none() && sel.from.is_none() && sel.to.is_none() && sel.kinds.is_none();
     let with_stats = args.stats || (whole && !args.no_stats);
     let (name, input) = open_input(args.run.as_deref())?;
+    let _progress = cli::Progress::spinner("converting");
     match output {
         Some(path) => {
             let mut file = AtomicFile::create(path)?;

@@ -6,7 +6,8 @@
 # in target/demo/matmul.cpt (try `cptrace` and `cpperf` on it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet --bins
+echo "Building the five tools (a first build takes a few minutes; cargo shows its progress)..." >&2
+cargo build --release --bins
 bin=target/release
 mkdir -p target/demo
 "$bin/cpcc" fixtures/matmul.c -o target/demo/matmul.cod

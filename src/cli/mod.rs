@@ -373,8 +373,12 @@ impl Progress {
         Progress { done, thread: Some(thread) }
     }
 
-    /// Stops and clears the spinner.
-    pub fn finish(mut self) {
+    /// Stops and clears the progress line (as dropping it does, on an early return too).
+    pub fn finish(self) {}
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
         self.done.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
             let _ = t.join();

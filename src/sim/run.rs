@@ -13,7 +13,7 @@
 //! with the same seed. The program's output is discarded in repeated runs and sweeps;
 //! each run reads the same standard input bytes.
 use super::setup::{configuration, setup, RunOptions, Setup, SetupError};
-use super::{Io, Observer, SimError, Simulator, Stats};
+use super::{Io, Observer, RunConfig, SimError, Simulator, Stats};
 use crate::net::{self, NetError, TICKS_PER_UNIT};
 use crate::vcode::Module;
 use rayon::prelude::*;
@@ -191,8 +191,15 @@ pub fn summarize(runs: &[&Stats]) -> Vec<Summary> {
 }
 
 /// The summary as a text table (`statistic mean sd [low, high]`).
-pub fn summary_text(rows: &[Summary], runs: usize) -> String {
-    let mut s = format!("Statistics over {runs} runs (mean, sd, 95% confidence interval of the mean):\n");
+/// With the configuration, its lines come first and the seeds of the runs, which are
+/// `config.seed` and the following ones.
+pub fn summary_text(rows: &[Summary], runs: usize, config: Option<&RunConfig>) -> String {
+    let mut s = String::new();
+    if let Some(c) = config {
+        s.push_str(&c.text_lines());
+        s.push_str(&format!("Seeds = {} to {}\n", c.seed, run_seed(c.seed, runs.saturating_sub(1) as u32)));
+    }
+    s.push_str(&format!("Statistics over {runs} runs (mean, sd, 95% confidence interval of the mean):\n"));
     for r in rows {
         s.push_str(&format!(
             "  {:<14} {:>14.4} {:>12.4}  [{:.4}, {:.4}]\n",
@@ -323,6 +330,9 @@ struct SummaryDoc<'a> {
     schema_version: u32,
     runs: usize,
     statistics: Vec<SummaryEntry<'a>>,
+    /// The configuration, with the first run's seed (run `i` has seed + i).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    configuration: Option<&'a RunConfig>,
 }
 
 #[derive(serde::Serialize)]
@@ -336,7 +346,7 @@ struct SummaryEntry<'a> {
 
 /// The summary of [`summarize`] as JSON: `{"schema_version":1,"runs":N,"statistics":[{"name",
 /// "mean","sd","ci95_low","ci95_high"}...]}` (a value that is not a number is `null`).
-pub fn summary_json(rows: &[Summary], runs: usize) -> String {
+pub fn summary_json(rows: &[Summary], runs: usize, config: Option<&RunConfig>) -> String {
     let statistics = rows
         .iter()
         .map(|r| SummaryEntry {
@@ -347,7 +357,7 @@ pub fn summary_json(rows: &[Summary], runs: usize) -> String {
             ci95_high: r.mean + r.half_width,
         })
         .collect();
-    let doc = SummaryDoc { schema_version: JSON_SCHEMA_VERSION, runs, statistics };
+    let doc = SummaryDoc { schema_version: JSON_SCHEMA_VERSION, runs, statistics, configuration: config };
     // cannot fail: the document holds strings and numbers only.
     serde_json::to_string(&doc).unwrap() + "\n"
 }

@@ -67,6 +67,22 @@ pub struct RunConfig {
     pub options: Vec<(String, String)>,
 }
 
+impl RunConfig {
+    /// The program, machine and network lines of the text statistics.
+    pub fn text_lines(&self) -> String {
+        let params: Vec<String> = self.parameters.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        format!(
+            "Program = {}\nMachine = {} (virtual {}, mapping {})\nNetwork = {} ({})\n",
+            self.program,
+            self.topology,
+            self.virtual_topology,
+            self.mapping,
+            self.network,
+            params.join(", ")
+        )
+    }
+}
+
 fn pairs_as_map<S: serde::Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let mut m = s.serialize_map(Some(pairs.len()))?;
@@ -179,10 +195,7 @@ impl Stats {
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         if let Some(c) = &self.config {
-            let _ = writeln!(s, "Program = {}", c.program);
-            let _ = writeln!(s, "Machine = {} (virtual {}, mapping {})", c.topology, c.virtual_topology, c.mapping);
-            let params: Vec<String> = c.parameters.iter().map(|(k, v)| format!("{k} {v}")).collect();
-            let _ = writeln!(s, "Network = {} ({})", c.network, params.join(", "));
+            s.push_str(&c.text_lines());
             let _ = writeln!(s, "Seed = {}", c.seed);
         }
         if self.stopped_by_alarm {

@@ -505,3 +505,21 @@ fn profile_follows_the_statistics_format() {
         assert!((jr["percent"][0].as_f64().unwrap() - csv0).abs() < 0.006);
     }
 }
+
+/// The repetition summary states its configuration: the machine and mapping once, and
+/// the seeds of the runs (run i has seed SEED + i: 5, 6, 7 here).
+#[test]
+fn runs_summary_states_the_configuration_and_the_seeds() {
+    let dir = tempdir("runs-config");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let cod = cod.to_str().unwrap();
+    let out = run_in(&dir, "cpss", &[cod, "--runs", "3", "--seed", "5", "--mapping", "random"], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Machine = mesh:8x8 (virtual torus:8x8, mapping random)\n"), "{text}");
+    assert!(text.contains("Seeds = 5 to 7\n"), "{text}");
+    let out = run_in(&dir, "cpss", &[cod, "--runs", "3", "--seed", "5", "--stats", "json"], b"");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["configuration"]["topology"], "mesh:8x8");
+    assert_eq!(j["configuration"]["seed"], 5);
+    assert_eq!(j["runs"], 3);
+}
