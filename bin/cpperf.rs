@@ -137,8 +137,7 @@ fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn BufRead>)> {
     if path.as_os_str() == "-" {
         return Ok(("<stdin>".into(), Box::new(BufReader::new(std::io::stdin().lock()))));
     }
-    cli::note_input(path);
-    let f = std::fs::File::open(path).with_context(|| path.display().to_string())?;
+    let f = cli::open_input(path)?;
     Ok((path.display().to_string(), Box::new(BufReader::new(f))))
 }
 

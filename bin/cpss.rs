@@ -233,7 +233,14 @@ fn main() {
     cli::interrupt::prepare();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let result = configured(&argv).and_then(|(args, recorded)| run(&args, recorded));
-    std::process::exit(cli::finish("cpss", result, |_| exit::USAGE));
+    // A limit hit before the run starts (the memory pool, the process limit) exits 3 as
+    // one hit during it.
+    std::process::exit(cli::finish("cpss", result, |e| {
+        match (e.downcast_ref::<runs::RunError>(), e.downcast_ref::<SimError>()) {
+            (Some(runs::RunError::Start(s)), _) | (None, Some(s)) => s.exit_code(),
+            _ => exit::USAGE,
+        }
+    }));
 }
 
 /// The arguments with the configuration files' options merged under the command line's
@@ -253,8 +260,7 @@ fn configured(argv: &[std::ffi::OsString]) -> anyhow::Result<(Args, Vec<(String,
         layers.push(Layer::from_toml(&name, "cpss", &text)?);
     }
     if let Some(p) = &first.config_from {
-        cli::note_input(p);
-        let f = std::fs::File::open(p).with_context(|| p.display().to_string())?;
+        let f = cli::open_input(p)?;
         let (_, header) = cppe::trace::record::RunRecordReader::open(f).with_context(|| p.display().to_string())?;
         if header.options.is_empty() {
             anyhow::bail!("{}: the record holds no options (written by an older cpss)", p.display());
@@ -302,6 +308,25 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     .collect();
     if stdin_users.len() > 1 {
         anyhow::bail!("standard input can feed only one of {}", stdin_users.join(" and "));
+    }
+    let repeated = if args.runs > 1 {
+        Some("--runs")
+    } else if !args.sweep.is_empty() {
+        Some("--sweep")
+    } else {
+        None
+    };
+    if let Some(flag) = repeated {
+        for (given, other) in [
+            (args.trace.is_some(), "-t"),
+            (args.commands.is_some(), "--commands"),
+            (args.debug, "--debug"),
+            (args.profile.is_some(), "--profile"),
+        ] {
+            if given {
+                anyhow::bail!("{flag} runs many simulations and summarizes them: {other} needs a single run");
+            }
+        }
     }
     // An explicit `--input -` is the default: the program reads standard input.
     let program_input = args.input.as_ref().filter(|p| !cli::is_stdin(p));
@@ -355,7 +380,10 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         max_memory: args.max_memory,
         max_messages: args.max_messages,
         alarm: args.alarm.as_deref().map(|v| units("alarm", v)).transpose()?,
-        profile_step: args.profile.as_deref().map(|v| units("profile", v)).transpose()?,
+        profile_step: match args.profile.as_deref().map(|v| units("profile", v)).transpose()? {
+            Some(0) => anyhow::bail!("--profile: the step must be more than 0"),
+            step => step,
+        },
         ..RunOptions::default()
     };
     let mut opts = opts;
@@ -375,8 +403,10 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     if !args.sweep.is_empty() || args.runs > 1 {
         let stdin = match program_input {
             Some(p) => {
-                cli::note_input(p);
-                std::fs::read(p).with_context(|| format!("--input {}", p.display()))?
+                let mut b = Vec::new();
+                std::io::Read::read_to_end(&mut cli::open_input(p).context("--input")?, &mut b)
+                    .with_context(|| format!("--input {}", p.display()))?;
+                b
             }
             None if from_stdin => Vec::new(),
             None => {
@@ -412,9 +442,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         cli::note_input(p);
     }
     let program_stdin: Box<dyn BufRead> = match program_input {
-        Some(p) => Box::new(std::io::BufReader::new(
-            std::fs::File::open(p).with_context(|| format!("--input {}", p.display()))?,
-        )),
+        Some(p) => Box::new(std::io::BufReader::new(cli::open_input(p).context("--input")?)),
         None if from_stdin || args.debug => Box::new(std::io::empty()),
         None => Box::new(std::io::BufReader::new(std::io::stdin())),
     };
@@ -458,14 +486,12 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     let io = Io { stdin: program_stdin, stdout: program_stdout, stderr: Box::new(std::io::stderr()) };
     let result = if let Some(out) = session_out {
         let network = net::build(&s.net, &s.physical, &s.links)?;
-        let mut sim = Simulator::new(&module, s.config.clone(), network, io).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut sim = Simulator::new(&module, s.config.clone(), network, io)?;
         if let Some(o) = observer {
             sim.set_observer(o);
         }
         let commands: Box<dyn BufRead> = match args.commands.as_ref().filter(|p| !cli::is_stdin(p)) {
-            Some(p) => Box::new(std::io::BufReader::new(
-                std::fs::File::open(p).with_context(|| format!("--commands {}", p.display()))?,
-            )),
+            Some(p) => Box::new(std::io::BufReader::new(cli::open_input(p).context("--commands")?)),
             None => Box::new(std::io::BufReader::new(std::io::stdin())),
         };
         let echo = args.commands.is_some();

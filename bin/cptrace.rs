@@ -90,8 +90,7 @@ fn selection(args: &Args) -> anyhow::Result<Selection> {
 fn open_input(path: Option<&Path>) -> anyhow::Result<(String, Box<dyn Read>)> {
     match path {
         Some(p) if p.as_os_str() != "-" => {
-            cli::note_input(p);
-            let f = std::fs::File::open(p).with_context(|| p.display().to_string())?;
+            let f = cli::open_input(p)?;
             Ok((p.display().to_string(), Box::new(f)))
         }
         _ => Ok(("<stdin>".into(), Box::new(std::io::stdin().lock()))),

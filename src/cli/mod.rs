@@ -45,8 +45,10 @@ pub fn read_input(path: Option<&Path>) -> io::Result<Input> {
         None => read_stdin(),
         Some(p) if p.as_os_str() == "-" => read_stdin(),
         Some(p) => {
-            note_input(p);
-            let bytes = fs::read(p).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
+            let mut bytes = Vec::new();
+            open_input(p)?
+                .read_to_end(&mut bytes)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
             Ok(Input { name: p.display().to_string(), path: Some(p.to_path_buf()), bytes })
         }
     }
@@ -75,6 +77,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut f = AtomicFile::create(path)?;
     f.write_all(bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     f.commit()
+}
+
+/// Opens a named input for reading: noted as an input of the run ([`note_input`]); a
+/// directory is an error (reading one would look like an empty file).
+pub fn open_input(path: &Path) -> io::Result<fs::File> {
+    note_input(path);
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let f = fs::File::open(path).map_err(named)?;
+    if f.metadata().map_err(named)?.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: is a directory", path.display())));
+    }
+    Ok(f)
 }
 
 /// The identities (device, inode) of the files this run reads: an output may not replace

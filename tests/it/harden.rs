@@ -494,3 +494,61 @@ fn a_file_size_limit_is_a_clear_error_and_leaves_no_temporary() {
     assert!(stderr(&out).to_lowercase().contains("file too large"), "{}", stderr(&out));
     assert_eq!(listing(&dir), ["ring.cod", "ring.cpt"]);
 }
+
+/// Flags that cannot combine are a usage error naming both (exit 2); `--profile 0` is
+/// refused rather than printing a row per tick; a directory given as `--input` or
+/// `--commands` is an error, not an empty file; a limit hit before the run starts
+/// (`--max-memory 1`: the program's globals do not fit; `--max-procs 0`) exits 3 as
+/// any limit does.
+#[test]
+fn bad_combinations_and_limits_have_their_exit_codes() {
+    let dir = tempdir("harden-flags");
+    let (_, _) = ring(&dir);
+    let d = dir.to_str().unwrap();
+    let cases: [(Vec<&str>, i32, &str); 8] = [
+        (vec!["--profile", "0"], 2, "--profile: the step must be more than 0"),
+        (
+            vec!["--runs", "2", "-t", "x.cpt"],
+            2,
+            "--runs runs many simulations and summarizes them: -t needs a single run",
+        ),
+        (
+            vec!["--sweep", "link-delay=1,2", "--commands", "x.cmd"],
+            2,
+            "--sweep runs many simulations and summarizes them: --commands needs a single run",
+        ),
+        (vec!["--runs", "2", "--profile", "10"], 2, "--profile needs a single run"),
+        (vec!["--input", d], 2, "is a directory"),
+        (vec!["--commands", d], 2, "is a directory"),
+        (vec!["--max-memory", "1"], 3, "memory pool exhausted"),
+        (vec!["--max-procs", "0"], 3, "too many processes alive"),
+    ];
+    for (extra, code, message) in cases {
+        let args: Vec<&str> = ["ring.cod"].into_iter().chain(extra.iter().copied()).collect();
+        let out = run_in(&dir, "cpss", &args, b"");
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        assert!(!dir.join("x.cpt").exists());
+    }
+}
+
+/// The debugger reads commands as text lines of at most 4096 bytes: a line that is not
+/// UTF-8 is an error and the session goes on (the breakpoint set before it still stops
+/// the run); an endless line (/dev/zero) ends the session with an error instead of
+/// filling memory.
+#[test]
+fn debugger_command_lines_are_bounded_text() {
+    let dir = tempdir("harden-debug-lines");
+    let (_, _) = ring(&dir);
+    std::fs::write(dir.join("bad.cmd"), b"break 20\n\xff\xfe\nrun\n").unwrap();
+    let out = run_in(&dir, "cpss", &["ring.cod", "--commands", "bad.cmd", "--stats", "none"], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(cpss) error: the command line is not UTF-8 text\n(cpss) run\n"), "{text}");
+    assert!(text.contains("Breakpoint: "), "{text}");
+    #[cfg(unix)]
+    {
+        let out = run_in(&dir, "cpss", &["ring.cod", "--commands", "/dev/zero", "--stats", "none"], b"");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("error: a command line longer than 4096 bytes: the session ends"), "{text}");
+    }
+}

@@ -52,6 +52,9 @@ impl Write for SharedOut {
     }
 }
 
+/// The longest command line read, in bytes.
+const MAX_LINE: usize = 4096;
+
 /// Where the session reads commands and writes its transcript.
 pub struct SessionIo {
     /// Commands, one per line.
@@ -385,9 +388,24 @@ impl Session {
             } else {
                 let _ = self.io.out.write_all(b"(cpss) ");
             }
-            let mut line = String::new();
             let _ = self.io.out.flush();
-            match self.io.commands.read_line(&mut line) {
+            // A command line is text of at most MAX_LINE bytes; past that (a binary
+            // file, /dev/zero) the session ends with an error instead of reading on.
+            let mut bytes = Vec::new();
+            let read = std::io::Read::take(&mut self.io.commands, MAX_LINE as u64 + 1).read_until(b'\n', &mut bytes);
+            let too_long = bytes.len() > MAX_LINE;
+            let line = match std::string::String::from_utf8(bytes) {
+                Ok(l) if !too_long => l,
+                Ok(_) | Err(_) if too_long => {
+                    self.say(&format!("error: a command line longer than {MAX_LINE} bytes: the session ends"));
+                    return Next::Quit;
+                }
+                Ok(_) | Err(_) => {
+                    self.say("error: the command line is not UTF-8 text");
+                    continue;
+                }
+            };
+            match read {
                 Ok(0) | Err(_) if self.io.json.is_some() => return Next::Quit,
                 Ok(0) | Err(_) => {
                     if self.io.echo {
