@@ -23,7 +23,7 @@ use super::observe::{Observer, ProcState, ProcessStatus, Reason, RemoteKind, Sim
 use super::rng::Rng;
 use super::{Io, Limit, NetThread, RuntimeError, SimConfig, SimError, Stats, TickCosts, Waiter};
 use crate::net::Network;
-use crate::time::{Ticks, TimeQueue, NEVER, TICKS_PER_UNIT};
+use crate::time::{Ticks, TimeQueue, MAX_TIME, NEVER, TICKS_PER_UNIT};
 use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
 use net_worker::NetWorker;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};

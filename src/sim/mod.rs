@@ -340,6 +340,8 @@ pub enum Limit {
     Debugger,
     /// Stopped from outside ([`Watch::stop`]: `^C`).
     Interrupted,
+    /// The clock would pass [`crate::time::MAX_TIME`].
+    Clock,
 }
 
 impl std::fmt::Display for Limit {
@@ -352,6 +354,7 @@ impl std::fmt::Display for Limit {
             Limit::Messages => "too many messages sent and not yet received (unbounded sending?)",
             Limit::Debugger => "the debugger's quit",
             Limit::Interrupted => "interrupted",
+            Limit::Clock => "simulated time exceeds 4611686018427387 units, the clock's range",
         })
     }
 }

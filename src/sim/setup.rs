@@ -15,6 +15,7 @@ use super::{parse_override, CostError, CostTable, RunConfig, SimConfig, TickCost
 use crate::machine::{Machine, MachineError};
 use crate::net::{LinkCost, NetError, NetParams, Ticks, TICKS_PER_UNIT};
 use crate::rng::Rng;
+use crate::time::MAX_QUANTITY;
 use crate::topo::{resolve_mapping, MapError, MapFile, Mapping, TopoError, Topology};
 use crate::vcode::Module;
 use std::sync::Arc;
@@ -136,8 +137,8 @@ impl RunOptions {
         let bad = |message: String| SetupError::BadValue { param: name.to_string(), message };
         let number = |v: &str| v.trim().parse::<u64>().map_err(|_| bad(format!("`{v}` is not a whole number")));
         let factor = |v: &str| match v.trim().parse::<f64>() {
-            Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
-            _ => Err(bad(format!("`{v}` is not a positive factor"))),
+            Ok(f) if (1e-6..=1e6).contains(&f) => Ok(f),
+            _ => Err(bad(format!("`{v}` is not a factor between 10^-6 and 10^6"))),
         };
         match name {
             "topology" => self.topology = Some(value.to_string()),
@@ -307,12 +308,45 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
             Vec::new()
         }
     };
+    // Every single time quantity stays within MAX_QUANTITY, so that sums of them reach
+    // the clock's end (a limit error) long before they could overflow.
+    let too_large = |what: String, t: Ticks| {
+        (t > MAX_QUANTITY).then(|| SetupError::BadValue {
+            param: what,
+            message: format!("more than 10^12 units, the largest time quantity ({} ticks)", t.min(u64::MAX - 1)),
+        })
+    };
+    for (k, t) in proc_costs.iter().enumerate() {
+        if let Some(&c) = t.by_opcode().iter().max() {
+            if let Some(e) = too_large(format!("an instruction cost on processor {k}"), c) {
+                return Err(e);
+            }
+        }
+    }
+    for l in &links {
+        for (what, t) in [("time per flit", l.per_flit), ("latency", l.latency)] {
+            if let Some(e) = too_large(format!("a link's {what} in the machine file"), t) {
+                return Err(e);
+            }
+        }
+    }
+    for (what, t) in [
+        ("link-delay", net.link_delay),
+        ("msg-init", net.msg_init),
+        ("packet-init", net.packet_init),
+        ("local-cost", net.local_cost),
+    ] {
+        if let Some(e) = too_large(what.to_string(), t) {
+            return Err(e);
+        }
+    }
     // --vary-speed: processor i gets speed factor 1/r_i, r_i in (0,1] (seed 000 §4.2.3):
-    // every instruction on it takes 1/r_i times as long.
+    // every instruction on it takes 1/r_i times as long. r_i below 10^-6 (a chance of one
+    // in a million per processor) counts as 10^-6, so that no cost passes MAX_QUANTITY.
     let speeds = match opts.vary_speed {
         Some(seed) => {
             let mut rng = Rng::new(seed);
-            (0..pprocs).map(|_| ((TICKS_PER_UNIT as f64) / rng.next_f64_nonzero()).round() as Ticks).collect()
+            (0..pprocs).map(|_| ((TICKS_PER_UNIT as f64) / rng.next_f64_nonzero().max(1e-6)).round() as Ticks).collect()
         }
         None => Vec::new(),
     };

@@ -21,6 +21,15 @@ pub const TICKS_PER_UNIT: Ticks = 1000;
 /// "Never": no event pending.
 pub const NEVER: Ticks = Ticks::MAX;
 
+/// The end of the simulated clock's range, 2^62 ticks (about 4.6 * 10^15 units): a run
+/// whose clock would pass it stops with a limit error instead of wrapping or
+/// saturating (a saturated clock stops advancing).
+pub const MAX_TIME: Ticks = 1 << 62;
+
+/// The largest single time quantity a run may be given (an instruction cost, a link's
+/// time per flit or latency, after scaling): 10^12 units.
+pub const MAX_QUANTITY: Ticks = 1_000_000_000_000 * TICKS_PER_UNIT;
+
 /// A time in units as written by a user (`2.5`), in ticks.
 pub fn parse_time(s: &str) -> Result<Ticks, String> {
     let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of time units"))?;

@@ -552,3 +552,34 @@ fn debugger_command_lines_are_bounded_text() {
         assert!(text.contains("error: a command line longer than 4096 bytes: the session ends"), "{text}");
     }
 }
+
+/// Numbers out of range are errors, never silent wrong answers: a scale factor outside
+/// 10^-6..10^6 (`--scale-link-speed 1e-300` made runs faster), a time quantity past
+/// 10^12 units (a machine file's link latency of 2e16 behaved as 0), and a clock that
+/// would pass its range (2^62 ticks: `delay(2147483647)` forever saturated the clock
+/// and cpss hung) stops with exit 3 and the statistics so far.
+#[test]
+fn out_of_range_numbers_are_errors() {
+    let dir = tempdir("harden-numbers");
+    let (_, _) = ring(&dir);
+    for (flag, value) in [("--scale-link-speed", "1e-300"), ("--scale-costs", "1e300"), ("--scale-latency", "0")] {
+        let out = run_in(&dir, "cpss", &["ring.cod", flag, value], b"");
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
+        assert!(stderr(&out).contains("is not a factor between 10^-6 and 10^6"), "{}", stderr(&out));
+    }
+    let out = run_in(&dir, "cpss", &["ring.cod", "--link-delay", "1e14"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("link-delay: more than 10^12 units, the largest time quantity"), "{}", stderr(&out));
+    let text = std::fs::read_to_string(fixtures().join("machines/hetero_cluster8.mach")).unwrap();
+    let huge = text.replace("latency = 50 5;", "latency = 2e16 0;");
+    assert_ne!(huge, text);
+    std::fs::write(dir.join("huge.mach"), huge).unwrap();
+    let out = run_in(&dir, "cpss", &["ring.cod", "--machine", "huge.mach"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("a link's latency in the machine file: more than 10^12 units"), "{}", stderr(&out));
+    let cod = compile_text(&dir, "sleeper", "void main() {\n    while (1)\n        delay(2147483647);\n}\n");
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("simulated time exceeds 4611686018427387 units"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Parallel Execution Time = "), "the statistics so far: {}", stderr(&out));
+}

@@ -322,11 +322,15 @@ impl<'m> Simulator<'m> {
             }
             Instr::Delay {} => {
                 let d = match self.pop(pid)? {
-                    Word::Float(f) => (f as f64 * TICKS_PER_UNIT as f64).round().max(0.0) as Ticks,
+                    // NaN and negative delays are 0; a huge one passes the clock's range.
+                    Word::Float(f) => (f as f64 * TICKS_PER_UNIT as f64).round().clamp(0.0, MAX_TIME as f64) as Ticks,
                     w => (as_int(w).max(0) as Ticks) * TICKS_PER_UNIT,
                 };
                 self.charge(pid, op)?;
-                let until = self.procs[pid as usize].clock + d;
+                let until = self.procs[pid as usize].clock.saturating_add(d);
+                if until >= MAX_TIME {
+                    return Err(self.limit(Limit::Clock));
+                }
                 self.block(pid, Reason::Delay { until }, until);
                 Ok(Flow::Stop)
             }

@@ -1208,7 +1208,10 @@ pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -
     let mut t = Tables { ticks: [0; 256], seq: [0; 256], fused: Vec::new() };
     for &op in Op::ALL {
         let o = op as usize;
-        t.ticks[o] = (cost[o] * speed + U / 2) / U;
+        // In 128 bits: a cost near MAX_QUANTITY on a slow processor passes 64; the
+        // clock's range then ends the run with a limit error.
+        let ticks = (u128::from(cost[o]) * u128::from(speed) + u128::from(U / 2)) / u128::from(U);
+        t.ticks[o] = ticks.min(u128::from(crate::time::MAX_TIME)) as Ticks;
         if work[o] {
             t.seq[o] = cost[o];
         }

@@ -128,6 +128,9 @@ impl<'m> Simulator<'m> {
                     return Err(self.limit(Limit::Time));
                 }
             }
+            if self.qstart >= MAX_TIME {
+                return Err(self.limit(Limit::Clock));
+            }
             if !active {
                 let next = self.next_event().min(self.net.next_event());
                 if next == NEVER && self.net.in_flight() > 0 {
