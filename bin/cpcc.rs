@@ -49,7 +49,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         cli::print_completions(shell, &mut <Args as clap::CommandFactory>::command(), "cpcc")?;
         return Ok(exit::OK);
     }
-    let input = cli::read_input(args.file.as_deref())?;
+    let input = cli::read_input_within(args.file.as_deref(), cli::MAX_TEXT, None)?;
     let text = String::from_utf8(input.bytes).map_err(|e| {
         let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;

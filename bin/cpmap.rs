@@ -86,15 +86,29 @@ fn run(args: &Args) -> anyhow::Result<()> {
     let mut comm = None;
     let mut record = None;
     if let Some(path) = &args.comm {
-        let input = cli::read_input(Some(path))?;
-        if CommMatrix::is_run_record(&input.bytes) {
-            let (m, header) = CommMatrix::from_run_record(&input.bytes).with_context(|| input.name.clone())?;
+        // A run record streams (its size does not matter); CSV text is read whole, within
+        // the text limit.
+        let name = if cli::is_stdin(path) { "<stdin>".to_string() } else { path.display().to_string() };
+        let mut input: Box<dyn std::io::BufRead> = if cli::is_stdin(path) {
+            Box::new(std::io::stdin().lock())
+        } else {
+            Box::new(std::io::BufReader::new(cli::open_input(path)?))
+        };
+        let head = input.fill_buf().with_context(|| name.clone())?;
+        if CommMatrix::is_run_record(head) {
+            let (m, header) = CommMatrix::read_run_record(input).with_context(|| name.clone())?;
             comm = Some(m);
             record = Some(header);
         } else {
-            let text = String::from_utf8(input.bytes)
-                .map_err(|_| anyhow::anyhow!("{}: neither a run record nor CSV text", input.name))?;
-            comm = Some(CommMatrix::parse_csv(&text).with_context(|| input.name.clone())?);
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::Read::take(input, cli::MAX_TEXT + 1), &mut bytes)
+                .with_context(|| name.clone())?;
+            if bytes.len() as u64 > cli::MAX_TEXT {
+                anyhow::bail!("{name}: CSV text larger than {} MiB", cli::MAX_TEXT >> 20);
+            }
+            let text =
+                String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{name}: neither a run record nor CSV text"))?;
+            comm = Some(CommMatrix::parse_csv(&text).with_context(|| name.clone())?);
         }
     }
     let virt =

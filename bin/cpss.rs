@@ -280,7 +280,7 @@ fn units(flag: &str, v: &str) -> anyhow::Result<u64> {
 
 /// A text file given by an option, or standard input for `-`; its name for messages.
 fn read_text(path: &Path) -> anyhow::Result<(String, String)> {
-    let input = cli::read_input(Some(path))?;
+    let input = cli::read_input_within(Some(path), cli::MAX_TEXT, None)?;
     let text = String::from_utf8(input.bytes).map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", input.name))?;
     Ok((input.name, text))
 }
@@ -341,7 +341,8 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     if trace_to_stdout && (args.debug || args.commands.is_some()) {
         anyhow::bail!("-t -: the run record and the debugger's transcript cannot both go to standard output");
     }
-    let input = cli::read_input(args.file.as_deref())?;
+    let input =
+        cli::read_input_within(args.file.as_deref(), cli::MAX_INPUT, Some((&cod::MAGIC, "a .cod file (bad magic)")))?;
     let module = cod::decode(&input.bytes).map_err(|e| anyhow::anyhow!("{}: {e}", input.name))?;
     let opts = RunOptions {
         topology: args.topology.clone(),
@@ -388,7 +389,8 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     };
     let mut opts = opts;
     if let Some(p) = &args.machine {
-        opts.set("machine", &p.display().to_string())?;
+        let (name, text) = read_text(p)?;
+        opts.machine = Some(std::sync::Arc::new(cppe::machine::Machine::parse(&name, &text)?));
     }
     for (name, v) in [
         ("scale-costs", &args.scale_costs),

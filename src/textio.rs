@@ -33,9 +33,68 @@ pub fn csv_cell(s: &str) -> String {
     r
 }
 
+/// The longest line a text reader accepts ([`lines`]): 1 MiB.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// The lines of `input` (without their line ends), each at most `max` bytes: a longer one
+/// (a line that never ends, a binary file) is an error of kind `InvalidData` instead of
+/// growing without bound, as is a line that is not UTF-8.
+pub fn lines<R: std::io::BufRead>(mut input: R, max: usize) -> impl Iterator<Item = std::io::Result<String>> {
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut buf = Vec::new();
+        let r = std::io::BufRead::read_until(&mut std::io::Read::take(&mut input, max as u64 + 1), b'\n', &mut buf);
+        let bad = |what: String| Some(Err(std::io::Error::new(std::io::ErrorKind::InvalidData, what)));
+        match r {
+            Err(e) => {
+                done = true;
+                Some(Err(e))
+            }
+            Ok(0) => None,
+            Ok(_) => {
+                if buf.last() == Some(&b'\n') {
+                    buf.pop();
+                    if buf.last() == Some(&b'\r') {
+                        buf.pop();
+                    }
+                } else if buf.len() > max {
+                    done = true;
+                    return bad(format!("a line longer than {max} bytes"));
+                }
+                match String::from_utf8(buf) {
+                    Ok(s) => Some(Ok(s)),
+                    Err(_) => {
+                        done = true;
+                        bad("a line that is not UTF-8 text".to_string())
+                    }
+                }
+            }
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_bounded_and_text() {
+        let got: Vec<String> = lines("a\r\nbb\n\nc".as_bytes(), 4).map(|l| l.unwrap()).collect();
+        assert_eq!(got, ["a", "bb", "", "c"]);
+        // A 5-byte line with a limit of 4: an error, and nothing after it.
+        let mut it = lines("abcd\nabcde\nx\n".as_bytes(), 4);
+        assert_eq!(it.next().unwrap().unwrap(), "abcd");
+        assert!(it.next().unwrap().unwrap_err().to_string().contains("longer than 4 bytes"));
+        assert!(it.next().is_none());
+        let mut it = lines(&b"\xff\n"[..], 4);
+        assert!(it.next().unwrap().is_err());
+        // An endless line stops at the limit.
+        let mut it = lines(std::io::BufReader::new(std::io::repeat(b'x')), 1000);
+        assert!(it.next().unwrap().is_err());
+    }
 
     #[test]
     fn json_strings_escape_quotes_backslashes_and_controls() {

@@ -41,23 +41,43 @@ pub struct Input {
 
 /// Reads a file, or standard input for `None` or `-`. Errors name the file.
 pub fn read_input(path: Option<&Path>) -> io::Result<Input> {
-    match path {
-        None => read_stdin(),
-        Some(p) if p.as_os_str() == "-" => read_stdin(),
-        Some(p) => {
-            let mut bytes = Vec::new();
-            open_input(p)?
-                .read_to_end(&mut bytes)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
-            Ok(Input { name: p.display().to_string(), path: Some(p.to_path_buf()), bytes })
-        }
-    }
+    read_input_within(path, MAX_INPUT, None)
 }
 
-fn read_stdin() -> io::Result<Input> {
+/// The most bytes [`read_input`] holds: 1 GiB (readers of text that is read whole, such
+/// as sources and option files, pass their own smaller limits).
+pub const MAX_INPUT: u64 = 1 << 30;
+
+/// The most bytes of a text read whole: a source file, a map, cost, machine or option
+/// file: 64 MiB.
+pub const MAX_TEXT: u64 = 64 << 20;
+
+/// [`read_input`] that holds at most `limit` bytes (more is an error naming the file and
+/// the limit) and, given `magic`, checks that the input starts with those bytes before
+/// reading on (the error then says what the input should have been).
+pub fn read_input_within(path: Option<&Path>, limit: u64, magic: Option<(&[u8], &str)>) -> io::Result<Input> {
+    let (name, pathbuf, mut reader): (String, Option<PathBuf>, Box<dyn Read>) = match path {
+        None => ("<stdin>".into(), None, Box::new(io::stdin().lock())),
+        Some(p) if p.as_os_str() == "-" => ("<stdin>".into(), None, Box::new(io::stdin().lock())),
+        Some(p) => (p.display().to_string(), Some(p.to_path_buf()), Box::new(open_input(p)?)),
+    };
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("{name}: {e}"));
     let mut bytes = Vec::new();
-    io::stdin().lock().read_to_end(&mut bytes).map_err(|e| io::Error::new(e.kind(), format!("<stdin>: {e}")))?;
-    Ok(Input { name: "<stdin>".into(), path: None, bytes })
+    if let Some((m, what)) = magic {
+        (&mut reader).take(m.len() as u64).read_to_end(&mut bytes).map_err(named)?;
+        // A shorter input is left to the format's reader, which says it is truncated.
+        if bytes.len() == m.len() && bytes != m {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("{name}: not {what}")));
+        }
+    }
+    reader.take(limit.saturating_sub(bytes.len() as u64) + 1).read_to_end(&mut bytes).map_err(named)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{name}: larger than the {} MiB this input may hold", limit >> 20),
+        ));
+    }
+    Ok(Input { name, path: pathbuf, bytes })
 }
 
 /// Whether standard output is a terminal (binary output must then go to a file).

@@ -98,8 +98,14 @@ impl CommMatrix {
     /// Builds the matrix from a run record; also returns the record's header (its
     /// topologies and mapping table serve as defaults).
     pub fn from_run_record(bytes: &[u8]) -> Result<(CommMatrix, RunHeader), MapperError> {
+        CommMatrix::read_run_record(bytes)
+    }
+
+    /// [`CommMatrix::from_run_record`] streaming from a reader: the memory held is the
+    /// matrix and a map of processes, not the record.
+    pub fn read_run_record<R: std::io::Read>(input: R) -> Result<(CommMatrix, RunHeader), MapperError> {
         let record = |e: crate::trace::RecordError| MapperError::Record(e.to_string());
-        let (mut reader, header) = RunRecordReader::open(bytes).map_err(record)?;
+        let (mut reader, header) = RunRecordReader::open(input).map_err(record)?;
         let mut vproc_of: BTreeMap<u32, u32> = BTreeMap::new();
         let mut m = CommMatrix::default();
         while let Some(e) = reader.next_event().map_err(record)? {

@@ -583,3 +583,31 @@ fn out_of_range_numbers_are_errors() {
     assert!(stderr(&out).contains("simulated time exceeds 4611686018427387 units"), "{}", stderr(&out));
     assert!(stderr(&out).contains("Parallel Execution Time = "), "the statistics so far: {}", stderr(&out));
 }
+
+/// Readers check what they read before holding it: a `.cod` is refused at its first
+/// eight bytes (`/dev/zero` would otherwise be read forever); a PICL line longer than
+/// 1 MiB is an error naming the line; a map file past the 64 MiB text limit is refused.
+#[cfg(unix)]
+#[test]
+fn readers_check_first_bytes_and_bound_what_they_hold() {
+    let dir = tempdir("harden-readers");
+    let (_, _) = ring(&dir);
+    let out = run_in(&dir, "cpss", &["/dev/zero"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "cpss: error: /dev/zero: not a .cod file (bad magic)\n");
+    let mut long = String::from("-3 -901 0.000000 0 0 0\n-3 -901 0.0 0 0 ");
+    long.push_str(&"9".repeat(2 << 20));
+    std::fs::write(dir.join("long.trf"), long).unwrap();
+    let out = run_in(&dir, "cpperf", &["long.trf"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("long.trf: line 2: cannot read: a line longer than 1048576 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    let f = std::fs::File::create(dir.join("big.map")).unwrap();
+    f.set_len((64 << 20) + 1).unwrap();
+    let out = run_in(&dir, "cpss", &["ring.cod", "--map-file", "big.map"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("big.map: larger than the 64 MiB this input may hold"), "{}", stderr(&out));
+}

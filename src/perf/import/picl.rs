@@ -53,7 +53,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let mut stats: Option<RunStats> = None;
     let mut program = String::new();
     let (mut next_msg, mut end, mut max_node) = (0u64, 0 as Ticks, 0u32);
-    for (i, line) in input.lines().enumerate() {
+    for (i, line) in crate::textio::lines(input, crate::textio::MAX_LINE).enumerate() {
         let n = i + 1;
         let err = |reason: String| ImportError { line: n, reason };
         let line = line.map_err(|e| err(format!("cannot read: {e}")))?;

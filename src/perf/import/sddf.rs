@@ -110,7 +110,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let (mut max_pproc, mut end) = (0u32, 0 as Ticks);
     // Open comment or descriptor: (kind, first line, text so far).
     let mut open: Option<(char, usize, String)> = None;
-    for (i, line) in input.lines().enumerate() {
+    for (i, line) in crate::textio::lines(input, crate::textio::MAX_LINE).enumerate() {
         let n = i + 1;
         let err = |reason: String| ImportError { line: n, reason };
         let line = line.map_err(|e| err(format!("cannot read: {e}")))?;
