@@ -339,6 +339,8 @@ pub struct Simulator<'m> {
     msg_seq: u64,
     /// Messages sent on channels and not yet received (bounded by `cfg.max_messages`).
     unreceived: u64,
+    /// Words in those messages.
+    unreceived_words: u64,
     /// Messages in a contention network, by id.
     in_flight: HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
     hop_buf: Vec<crate::net::Hop>,
@@ -604,6 +606,7 @@ impl<'m> Simulator<'m> {
             stats: Stats::default(),
             msg_seq: 0,
             unreceived: 0,
+            unreceived_words: 0,
             in_flight: HashMap::default(),
             hop_buf: Vec::new(),
             resolved: Vec::new(),

@@ -153,6 +153,9 @@ pub struct SimConfig {
     /// Most messages sent and not yet received at once (each holds host memory; beyond:
     /// [`Limit::Messages`]).
     pub max_messages: u64,
+    /// Most words in those messages at once (a flood of large structs exhausts host
+    /// memory long before the count limit).
+    pub max_message_words: u64,
     /// Most frame words of one process (beyond: stack overflow).
     pub max_stack_words: u32,
     /// Smallest frame segment allocated for a process, in words.
@@ -218,6 +221,8 @@ impl Default for SimConfig {
             max_memory: 1 << 28,
             // About 100 bytes of host memory each: 4 Mi messages stay near 400 MB.
             max_messages: 1 << 22,
+            // 16 bytes each: 2^25 words stay near 512 MB.
+            max_message_words: 1 << 25,
             max_stack_words: 1 << 22,
             segment_words: 1024,
             queue_index_at: 32,
@@ -351,7 +356,7 @@ impl std::fmt::Display for Limit {
             Limit::Steps => "instruction count passed --max-steps",
             Limit::Procs => "too many processes alive at once (--max-procs; unbounded forking?)",
             Limit::Memory => "memory pool exhausted (--max-memory; unbounded allocation?)",
-            Limit::Messages => "too many messages sent and not yet received (unbounded sending?)",
+            Limit::Messages => "too many messages (or message words) sent and not yet received (unbounded sending?)",
             Limit::Debugger => "the debugger's quit",
             Limit::Interrupted => "interrupted",
             Limit::Clock => "simulated time exceeds 4611686018427387 units, the clock's range",

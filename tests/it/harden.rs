@@ -210,7 +210,7 @@ fn sending_without_bound_stops_at_the_message_limit_with_exit_3() {
     let o = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--max-messages", "10000"], b"");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     no_panic(&o);
-    assert!(stderr(&o).contains("too many messages sent and not yet received"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("too many messages (or message words) sent and not yet received"), "{}", stderr(&o));
     // The statistics so far: exactly the 10000 messages the limit allowed (none is
     // received; the 10001st send is refused before it counts).
     let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
@@ -610,4 +610,34 @@ fn readers_check_first_bytes_and_bound_what_they_hold() {
     let out = run_in(&dir, "cpss", &["ring.cod", "--map-file", "big.map"], b"");
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("big.map: larger than the 64 MiB this input may hold"), "{}", stderr(&out));
+}
+
+/// Under a 4 GB address-space limit (`ulimit -v 4194304`) the seed's matmul runs with
+/// the default configuration (parallel time 9510, as in the README), and a channel
+/// flooded with 100 000-word structs stops at the message limit (exit 3, words counted,
+/// not only messages) instead of aborting on a failed allocation.
+#[cfg(unix)]
+#[test]
+fn a_4_gb_limit_runs_matmul_and_stops_a_flood_with_exit_3() {
+    let dir = tempdir("harden-ulimit");
+    let matmul = crate::harness::compile_into(&dir, &fixtures().join("matmul.c"));
+    let flood = compile_text(
+        &dir,
+        "flood",
+        "struct big { int a[100000]; };\nchannel struct big ch;\nvoid main() {\n    struct big b;\n    b.a[0] = 1;\n    while (1) { ch = b; }\n}\n",
+    );
+    let run = |cod: &Path| {
+        let line = format!("ulimit -v 4194304; '{}' '{}' --stats csv", tool_path("cpss"), cod.display());
+        Command::new("sh").arg("-c").arg(&line).current_dir(&dir).output().unwrap()
+    };
+    let out = run(&matmul);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).lines().last().unwrap().starts_with("46108,9510,"));
+    let out = run(&flood);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("too many messages (or message words) sent and not yet received"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -191,10 +191,15 @@ impl<'m> Simulator<'m> {
                 let a = as_int(self.pop(pid)?) as i64;
                 let c = self.chan_index(pid, a)?;
                 self.charge(pid, op)?;
-                if self.unreceived >= self.cfg.max_messages {
+                // Each unreceived message holds host memory: bounded in count and in words.
+                let words = data.len() as u64;
+                if self.unreceived >= self.cfg.max_messages
+                    || self.unreceived_words + words > self.cfg.max_message_words
+                {
                     return Err(self.limit(Limit::Messages));
                 }
                 self.unreceived += 1;
+                self.unreceived_words += words;
                 let owner = self.chans[c].owner;
                 let src = self.procs[pid as usize].pproc;
                 let now = self.procs[pid as usize].clock;
@@ -265,6 +270,7 @@ impl<'m> Simulator<'m> {
                     Some(t) if t <= clock => {
                         let m = self.chans[c].queue.pop().map(|m| m.data).unwrap_or_default();
                         self.unreceived = self.unreceived.saturating_sub(1);
+                        self.unreceived_words = self.unreceived_words.saturating_sub(m.len() as u64);
                         let p = &mut self.procs[pid as usize];
                         p.stack.pop();
                         p.stack.extend_from_slice(&m);
