@@ -34,7 +34,7 @@ struct Args {
     #[arg(long)]
     comm: bool,
     /// Write gantt.svg (with the critical path), spacetime.svg and utilization.svg into
-    /// DIR (with several runs, each name prefixed with the run's file stem and a dash).
+    /// DIR (with several runs, into one subfolder per run named after its file).
     #[arg(long, value_name = "DIR")]
     svg: Option<PathBuf>,
     /// Write the visual report: one self-contained HTML file (data, script and styles
@@ -241,12 +241,23 @@ fn run(args: &Args) -> anyhow::Result<()> {
     progress.finish();
     let many = analyses.len() > 1;
     if let Some(dir) = &args.svg {
-        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        // With several runs, one folder each, named after the run (two runs of the same
+        // name get -2, -3, …), so no run's charts replace another's.
+        let mut used: Vec<String> = Vec::new();
         for (name, a) in &analyses {
             let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let mut folder = if stem.is_empty() || stem == "<stdin>" { "stdin".to_string() } else { stem };
+            let base = folder.clone();
+            let mut k = 1;
+            while used.contains(&folder) {
+                k += 1;
+                folder = format!("{base}-{k}");
+            }
+            used.push(folder.clone());
+            let out_dir = if many { dir.join(&folder) } else { dir.clone() };
+            std::fs::create_dir_all(&out_dir).with_context(|| out_dir.display().to_string())?;
             for (file, text) in cppe::perf::charts(a, a.summary.pprocs_used) {
-                let file = if many { format!("{stem}-{file}") } else { file.to_string() };
-                let path = dir.join(file);
+                let path = out_dir.join(file);
                 cli::write_atomic(&path, text.as_bytes())?;
                 eprintln!("cpperf: wrote {}", path.display());
             }

@@ -43,8 +43,16 @@ pub enum CompareError {
         /// Fields in the header.
         expected: usize,
     },
-    /// A value that is not a number.
-    #[error("line {line}: the value {value:?} of {metric} is not a number")]
+    /// A gating metric one run has and the other lacks.
+    #[error("{name} gates the comparison but the {which} run does not have it")]
+    Missing {
+        /// The metric.
+        name: String,
+        /// `base` or `new`.
+        which: &'static str,
+    },
+    /// A value that is not a finite number.
+    #[error("line {line}: the value {value:?} of {metric} is not a finite number")]
     Value {
         /// Line of the row (1-based).
         line: usize,
@@ -160,9 +168,9 @@ impl Metrics {
             if v.is_empty() || v == "true" || v == "false" || CONFIGURATION_COLUMNS.contains(&k) {
                 continue;
             }
-            let x: f64 = v.parse().map_err(|_| CompareError::Value { line, metric: k.into(), value: v.into() })?;
-            if x.is_finite() {
-                m.values.push((k.into(), x));
+            match v.parse::<f64>() {
+                Ok(x) if x.is_finite() => m.values.push((k.into(), x)),
+                _ => return Err(CompareError::Value { line, metric: k.into(), value: v.into() }),
             }
         }
         Ok(m)
@@ -283,6 +291,16 @@ pub fn compare(
     metrics: Option<&[String]>,
 ) -> Result<Comparison, CompareError> {
     let shared: Vec<&str> = base.values.iter().map(|(k, _)| k.as_str()).filter(|k| new.get(k).is_some()).collect();
+    // A gating metric in one run only would be left out in silence: an error instead.
+    if metrics.is_none() {
+        for &g in GATING {
+            match (base.get(g).is_some(), new.get(g).is_some()) {
+                (true, false) => return Err(CompareError::Missing { name: g.to_string(), which: "new" }),
+                (false, true) => return Err(CompareError::Missing { name: g.to_string(), which: "base" }),
+                _ => {}
+            }
+        }
+    }
     for (n, _) in &tolerance.per_metric {
         if !shared.contains(&n.as_str()) {
             return Err(CompareError::UnknownMetric { name: n.clone(), shared: shared.join(",") });

@@ -635,3 +635,47 @@ fn summary_is_short_and_what_if_prints_only_its_answers() {
     assert_eq!(lines[1], "What if (critical-path zeroing)");
     assert!(lines[2].starts_with("  function=main: critical path 9509 -> "), "{text}");
 }
+
+/// `compare` never answers in silence on bad input: a NaN in the new run is an error
+/// naming the metric (it dropped the column and reported 0 regressions), and a gating
+/// metric present in one run only is an error.
+#[test]
+fn compare_refuses_non_finite_and_missing_gating_metrics() {
+    let dir = tempdir("cpperf-compare-nan");
+    let (_, cpss_out) = simulate(&dir, "ring_token.c", &[]);
+    std::fs::write(dir.join("base.csv"), &cpss_out).unwrap();
+    std::fs::write(dir.join("nan.csv"), edit_csv(&cpss_out, "par_time", |_| f64::NAN)).unwrap();
+    let out = run_in(&dir, "cpperf", &["compare", "base.csv", "nan.csv"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the value \"NaN\" of par_time is not a finite number"));
+    // Without the par_time column.
+    let lines: Vec<&str> = cpss_out.lines().collect();
+    let h = lines.iter().rposition(|l| l.starts_with("seq_time,")).unwrap();
+    let drop_col =
+        |l: &str| l.split(',').enumerate().filter(|(i, _)| *i != 1).map(|(_, c)| c).collect::<Vec<_>>().join(",");
+    std::fs::write(dir.join("nopar.csv"), format!("{}\n{}\n", drop_col(lines[h]), drop_col(lines[h + 1]))).unwrap();
+    let out = run_in(&dir, "cpperf", &["compare", "base.csv", "nopar.csv"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("par_time gates the comparison but the new run does not have it")
+    );
+}
+
+/// `--svg` with several runs writes one folder per run, so runs of the same file name
+/// (a/run.cpt, b/run.cpt) keep their own charts: run/ and run-2/.
+#[test]
+fn svg_of_several_runs_writes_a_folder_each() {
+    let dir = tempdir("cpperf-svg-many");
+    let (cpt, _) = simulate(&dir, "ring_token.c", &[]);
+    for sub in ["a", "b"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        std::fs::copy(&cpt, dir.join(sub).join("run.cpt")).unwrap();
+    }
+    let out = run_in(&dir, "cpperf", &["a/run.cpt", "b/run.cpt", "--svg", "charts"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for folder in ["run", "run-2"] {
+        for chart in ["gantt.svg", "spacetime.svg", "utilization.svg"] {
+            assert!(dir.join("charts").join(folder).join(chart).is_file(), "{folder}/{chart}");
+        }
+    }
+}
