@@ -47,9 +47,9 @@ struct Args {
     /// Multiply every link latency by F.
     #[arg(long, value_name = "F")]
     scale_latency: Option<String>,
-    /// Repeat the run N times with seeds SEED, SEED+1, ... and report the mean, sd and 95%
-    /// confidence interval of every statistic.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// Repeat the run N times (at most 100000) with seeds SEED, SEED+1, ... and report the
+    /// mean, sd and 95% confidence interval of every statistic.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     runs: u32,
     /// Run every combination of parameter values in parallel, one CSV row each:
     /// PARAM=v1,v2,... (PARAM is a flag name without --; repeat for a cartesian product).

@@ -35,6 +35,10 @@ pub use userdef::{mapping_from_expr, resolve_mapping};
 /// arithmetic.
 pub const MAX_NODES: u64 = 1 << 24;
 
+/// Most processors of a `fullconnect` (its N(N-1) directed links: about 16.8 million at
+/// 4096, each with its own state in a contention network).
+pub const MAX_FULLCONNECT: u64 = 1 << 12;
+
 /// What is wrong with a topology name or declaration.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TopoError {
@@ -56,6 +60,9 @@ pub enum TopoError {
     /// More processors than [`MAX_NODES`].
     #[error("topology `{input}`: more than {max} processors", max = MAX_NODES)]
     TooLarge { input: String },
+    /// A fullconnect of more than [`MAX_FULLCONNECT`] processors.
+    #[error("topology `{input}`: a fullconnect of more than {max} processors (it has a link for every pair; use shared for a bus)", max = MAX_FULLCONNECT)]
+    TooDense { input: String },
     /// A `graph:N:EDGES` name whose edges do not make a usable network.
     #[error("topology `{input}`: {reason}")]
     Graph { input: String, reason: String },
@@ -166,6 +173,11 @@ impl Topology {
             }
             n
         };
+        // Every processor of a fullconnect is linked to every other: the network holds
+        // N(N-1) directed links, so N is bounded by MAX_FULLCONNECT, not MAX_NODES.
+        if kind == TopoKind::FullConnect && nodes > MAX_FULLCONNECT {
+            return Err(TopoError::TooDense { input: input() });
+        }
         Ok(Topology::from_validated(kind, dims, nodes as u32))
     }
 
@@ -376,6 +388,7 @@ fn with_input(e: TopoError, typed: &str) -> TopoError {
         TopoError::ZeroSize { .. } => TopoError::ZeroSize { input },
         TopoError::DimCount { kind, expected, found, .. } => TopoError::DimCount { input, kind, expected, found },
         TopoError::TooLarge { .. } => TopoError::TooLarge { input },
+        TopoError::TooDense { .. } => TopoError::TooDense { input },
         TopoError::Graph { reason, .. } => TopoError::Graph { input, reason },
     }
 }

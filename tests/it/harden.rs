@@ -641,3 +641,22 @@ fn a_4_gb_limit_runs_matmul_and_stops_a_flood_with_exit_3() {
         stderr(&out)
     );
 }
+
+/// Sizes are checked before anything is allocated: a fullconnect of 100000 processors
+/// (10^10 links) and a billion repetitions are usage errors (exit 2) under a 4 GB limit,
+/// not aborts.
+#[cfg(unix)]
+#[test]
+fn sizes_are_checked_before_allocating() {
+    let dir = tempdir("harden-sizes");
+    let (_, _) = ring(&dir);
+    for (args, message) in [
+        ("--topology fullconnect:100000", "a fullconnect of more than 4096 processors"),
+        ("--runs 1000000000", "1000000000 is not in 1..=100000"),
+    ] {
+        let line = format!("ulimit -v 4194304; '{}' ring.cod {args}", tool_path("cpss"));
+        let out = Command::new("sh").arg("-c").arg(&line).current_dir(&dir).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args}: {}", stderr(&out));
+    }
+}
