@@ -27,6 +27,10 @@ struct Args {
     /// What to produce: a .cod file or the listing (`-S` is `--emit listing`).
     #[arg(long, value_enum, value_name = "KIND")]
     emit: Option<Emit>,
+    /// Read include files only from inside DIR (paths resolved, links followed); others
+    /// are refused with an error (for graders compiling students' programs).
+    #[arg(long, value_name = "DIR")]
+    sandbox: Option<PathBuf>,
     /// Add DIR to the `#include` search path (after the source's folder; before $CPPE).
     #[arg(short = 'I', value_name = "DIR")]
     include: Vec<PathBuf>,
@@ -60,6 +64,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         env_dirs: std::env::var("CPPE").map(|v| cli::split_search_path(&v)).unwrap_or_default(),
         // cpcc exits once the module is written.
         leak_syntax_tree: true,
+        sandbox: args.sandbox.clone(),
     };
     let compiled = match lang::compile(&input.name, &text, &opts) {
         Ok(c) => c,

@@ -163,6 +163,10 @@ struct Args {
     /// command, output, program_output).
     #[arg(long, value_enum, default_value_t = TranscriptFormat::Text)]
     transcript: TranscriptFormat,
+    /// Let the program's fopen reach only files inside DIR (paths resolved, links
+    /// followed); others are a runtime error (for graders running students' programs).
+    #[arg(long, value_name = "DIR")]
+    sandbox: Option<PathBuf>,
     /// Read long options from a TOML file (`link-delay = 5`; man page, CONFIGURATION);
     /// the command line overrides it.
     #[arg(long, value_name = "FILE")]
@@ -400,6 +404,9 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         if let Some(v) = v {
             opts.set(name, v)?;
         }
+    }
+    if let Some(d) = &args.sandbox {
+        opts.sandbox = Some(std::fs::canonicalize(d).with_context(|| format!("--sandbox {}", d.display()))?);
     }
     opts.net.validate()?;
     if !args.sweep.is_empty() || args.runs > 1 {

@@ -29,6 +29,9 @@ pub struct FrontOptions {
     /// cost about a tenth of the compilation for nothing. A caller that compiles
     /// repeatedly leaves this false.
     pub leak_syntax_tree: bool,
+    /// `cpcc --sandbox DIR`: include files are read only from inside this folder
+    /// (resolved, symbolic links followed); others are refused with an error.
+    pub sandbox: Option<std::path::PathBuf>,
 }
 
 /// Preprocesses and parses the main file `text`, reading includes from disk. The main
@@ -40,7 +43,7 @@ pub fn parse_source(
     opts: &FrontOptions,
     sources: &mut SourceMap,
 ) -> (ast::Program, Vec<Diagnostic>) {
-    parse_with_loader(name, text, opts, sources, &mut preprocess::FsLoader)
+    parse_with_loader(name, text, opts, sources, &mut preprocess::FsLoader::new(opts.sandbox.clone()))
 }
 
 /// [`parse_source`] with include files read through `loader`.
@@ -122,7 +125,8 @@ impl std::error::Error for CompileError {}
 /// tokens themselves are in doubt, and only those errors and the syntax errors are given.
 pub fn compile(name: &str, text: &str, opts: &FrontOptions) -> Result<Compiled, CompileError> {
     let mut sources = SourceMap::default();
-    let (program, mut diags, pre_errors) = front(name, text, opts, &mut sources, &mut preprocess::FsLoader);
+    let mut loader = preprocess::FsLoader::new(opts.sandbox.clone());
+    let (program, mut diags, pre_errors) = front(name, text, opts, &mut sources, &mut loader);
     let mut module = None;
     if !pre_errors {
         let (m, more) = codegen::generate(&program, name, text);

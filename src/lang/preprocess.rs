@@ -29,19 +29,47 @@ use std::rc::Rc;
 pub trait IncludeLoader {
     /// The text of the regular file at `path`, or `None` if there is no such readable file.
     fn read(&mut self, path: &Path) -> Option<String>;
+
+    /// Why `path` may not be read at all (outside a sandbox), if it may not.
+    fn refused(&self, _path: &Path) -> Option<String> {
+        None
+    }
 }
 
-/// Reads include files from disk (regular files only, at most [`FsLoader::MAX_BYTES`]).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FsLoader;
+/// Reads include files from disk (regular files only, at most [`FsLoader::MAX_BYTES`]),
+/// from inside its sandbox folder only when it has one.
+#[derive(Clone, Debug, Default)]
+pub struct FsLoader {
+    /// The sandbox, resolved (`None`: any readable file).
+    root: Option<PathBuf>,
+}
 
 impl FsLoader {
     /// Larger files are treated as missing rather than read into memory.
     pub const MAX_BYTES: u64 = 64 << 20;
+
+    /// A loader confined to `sandbox` when given (a folder that cannot be resolved
+    /// confines to nothing: every include file is refused).
+    pub fn new(sandbox: Option<PathBuf>) -> FsLoader {
+        FsLoader {
+            root: sandbox.map(|d| std::fs::canonicalize(&d).unwrap_or_else(|_| PathBuf::from("/nonexistent\0"))),
+        }
+    }
 }
 
 impl IncludeLoader for FsLoader {
+    fn refused(&self, path: &Path) -> Option<String> {
+        let root = self.root.as_ref()?;
+        // Only an existing file is resolved; a missing one is simply not found.
+        let real = std::fs::canonicalize(path).ok()?;
+        (!real.starts_with(root))
+            .then(|| format!("`{}` is outside the sandbox {} (cpcc --sandbox)", path.display(), root.display()))
+    }
+
     fn read(&mut self, path: &Path) -> Option<String> {
+        if self.refused(path).is_some() {
+            return None;
+        }
         // Only regular files: a FIFO or /dev/zero named in an #include must not hang us.
         let meta = std::fs::metadata(path).ok()?;
         if !meta.is_file() || meta.len() > Self::MAX_BYTES {
@@ -1172,6 +1200,10 @@ impl Pre<'_> {
         }
         for d in dirs.iter().filter(|_| found.is_none()) {
             let path = d.join(&file_name);
+            if let Some(why) = self.loader.refused(&path) {
+                self.error(name_tok.loc, format!("cannot include `{file_name}`: {why}"));
+                return;
+            }
             if let Some(toks) = self.cache.get(&path) {
                 found = Some((path, Ok(Rc::clone(toks))));
                 break;
@@ -1437,8 +1469,12 @@ mod tests {
         fs.files.insert(PathBuf::from("env/b.h"), "from_env_b".into());
         fs.files.insert(PathBuf::from("env/c.h"), "#include \"d.h\"\nfrom_env_c".into());
         fs.files.insert(PathBuf::from("env/d.h"), "d_beside_c".into());
-        let opts =
-            FrontOptions { include_dirs: vec!["inc".into()], env_dirs: vec!["env".into()], leak_syntax_tree: false };
+        let opts = FrontOptions {
+            include_dirs: vec!["inc".into()],
+            env_dirs: vec!["env".into()],
+            leak_syntax_tree: false,
+            sandbox: None,
+        };
         let src = "#include \"a.h\"\n#include \"b.h\"\n#include \"c.h\"\n#include <ctype.h>\n#include \"cpc.h\"\n#include <a.h>\n";
         let (s, d, sm) = run_with(src, &mut fs, &opts);
         assert!(d.is_empty(), "{d:?}");
@@ -1507,7 +1543,7 @@ mod tests {
         assert_eq!(sm.files[1].name, dir.join("h.h").display().to_string());
         assert_eq!(p.items.len(), 1);
         // A directory is not a file: reading it must fail rather than block or error out.
-        assert_eq!(FsLoader.read(&std::env::temp_dir()), None);
+        assert_eq!(FsLoader::default().read(&std::env::temp_dir()), None);
     }
 
     /// An `#if` nested deeper than the parser allows is an error, not a stack overflow

@@ -180,6 +180,9 @@ pub struct SimConfig {
     /// Watched from outside while the run goes on: progress for a display, and a flag
     /// that ends the run at the next quantum boundary ([`Limit::Interrupted`]).
     pub watch: Option<std::sync::Arc<Watch>>,
+    /// `cpss --sandbox DIR`, resolved: the program's `fopen` reaches only files inside
+    /// it (others are a runtime error); `None`: any file the user may open.
+    pub sandbox: Option<std::path::PathBuf>,
 }
 
 /// A run's progress, published at every quantum boundary for another thread to read
@@ -233,6 +236,7 @@ impl Default for SimConfig {
             link_stats: false,
             net_thread: NetThread::Off,
             watch: None,
+            sandbox: None,
         }
     }
 }
@@ -296,6 +300,8 @@ pub enum RuntimeError {
     BadVproc { vproc: i64, count: u32 },
     #[error("bad file handle {handle}")]
     BadFile { handle: i64 },
+    #[error("fopen of `{path}`, which is outside the sandbox {root} (cpss --sandbox)")]
+    Sandbox { path: String, root: String },
     #[error("output error: {message}")]
     Output { kind: std::io::ErrorKind, message: String },
     #[error("{message}")]

@@ -54,6 +54,8 @@ pub struct RunOptions {
     pub profile_step: Option<Ticks>,
     /// `--machine`: a parsed machine description (shared by the runs of a sweep).
     pub machine: Option<Arc<Machine>>,
+    /// `--sandbox DIR`, resolved ([`SimConfig::sandbox`]).
+    pub sandbox: Option<std::path::PathBuf>,
     /// `--scale-costs`: factor on every instruction cost (default 1).
     pub scale_costs: Option<f64>,
     /// `--scale-link-speed`: factor on every link's speed (default 1).
@@ -370,6 +372,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         max_messages: opts.max_messages.unwrap_or(defaults.max_messages),
         alarm: opts.alarm,
         profile_step: opts.profile_step,
+        sandbox: opts.sandbox.clone(),
         ..defaults
     };
     let warnings = mapping.warnings.clone();

@@ -162,8 +162,12 @@ fn campaign(seconds: u64, seed: u64) -> u64 {
     let mut g = Gen(seed);
     let start = Instant::now();
     let mut execs = 0u64;
-    let opts =
-        FrontOptions { include_dirs: vec![fixtures().join("include")], env_dirs: vec![], leak_syntax_tree: false };
+    let opts = FrontOptions {
+        include_dirs: vec![fixtures().join("include")],
+        env_dirs: vec![],
+        leak_syntax_tree: false,
+        sandbox: None,
+    };
     while start.elapsed() < Duration::from_secs(seconds) {
         let base = &corpus[g.below(corpus.len())];
         let input = mutate_source(&mut g, base);
@@ -244,8 +248,12 @@ pub fn random_instr(g: &mut Gen, m: &cppe::vcode::Module) -> cppe::vcode::Instr 
 fn sim_campaign(seconds: u64, seed: u64) -> (u64, u64) {
     use cppe::net::{NetParams, ShortestPath};
     use cppe::sim::{Io, NetThread, SimConfig, Simulator, Stats};
-    let opts =
-        FrontOptions { include_dirs: vec![fixtures().join("include")], env_dirs: vec![], leak_syntax_tree: false };
+    let opts = FrontOptions {
+        include_dirs: vec![fixtures().join("include")],
+        env_dirs: vec![],
+        leak_syntax_tree: false,
+        sandbox: None,
+    };
     let mut modules = Vec::new();
     for f in files_with_ext(&fixtures(), "c") {
         if f.ends_with("fileio.c") {

@@ -58,7 +58,12 @@ fn read_dir_files(dir: &Path, ext: Option<&str>) -> Vec<Vec<u8>> {
 }
 
 fn front() -> FrontOptions {
-    FrontOptions { include_dirs: vec![fixtures().join("include")], env_dirs: vec![], leak_syntax_tree: false }
+    FrontOptions {
+        include_dirs: vec![fixtures().join("include")],
+        env_dirs: vec![],
+        leak_syntax_tree: false,
+        sandbox: None,
+    }
 }
 
 /// Compiles a fixture program (the corpora of `.cod`, records, costs and sessions).

@@ -660,3 +660,41 @@ fn sizes_are_checked_before_allocating() {
         assert!(stderr(&out).contains(message), "{args}: {}", stderr(&out));
     }
 }
+
+/// `--sandbox DIR` for graders: cpcc refuses an include outside DIR (an absolute path
+/// such as /proc/self/environ, or a link inside DIR that leads out) with an error naming
+/// it; cpss makes the program's fopen of a file outside DIR a runtime error (exit 1),
+/// while files inside stay usable.
+#[cfg(unix)]
+#[test]
+fn sandbox_confines_includes_and_fopen() {
+    let dir = tempdir("harden-sandbox");
+    let b = dir.join("box");
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::write(dir.join("secret.h"), "#define SECRET 42\n").unwrap();
+    std::os::unix::fs::symlink("../secret.h", b.join("link.h")).unwrap();
+    std::fs::write(b.join("ok.h"), "#define X 3\n").unwrap();
+    for (file, include) in [("abs.c", "/proc/self/environ"), ("link.c", "link.h")] {
+        std::fs::write(b.join(file), format!("#include \"{include}\"\nint main() {{ return 0; }}\n")).unwrap();
+        let src = format!("box/{file}");
+        let out = run_in(&dir, "cpcc", &["--sandbox", "box", &src, "-o", "box/x.cod"], b"");
+        assert_eq!(out.status.code(), Some(2), "{file}: {}", stderr(&out));
+        assert!(stderr(&out).contains("is outside the sandbox"), "{file}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("PATH="), "no environment echoed");
+    }
+    std::fs::write(
+        b.join("f.c"),
+        "#include \"ok.h\"\n#include <stdio.h>\nint main() {\n    FILE *f;\n    f = fopen(\"box/out.txt\", \"w\");\n    fprintf(f, \"%d\\n\", X);\n    fclose(f);\n    f = fopen(\"secret.h\", \"r\");\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, "cpcc", &["--sandbox", "box", "box/f.c", "-o", "box/f.cod"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_in(&dir, "cpss", &["box/f.cod", "--sandbox", "box", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(main, box/f.c:8): fopen of `secret.h`, which is outside the sandbox"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(b.join("out.txt")).unwrap(), "3\n");
+}

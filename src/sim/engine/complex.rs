@@ -447,6 +447,12 @@ impl<'m> Simulator<'m> {
                 let mode = self.string_at(pid, mode)?;
                 let name = self.string_at(pid, name)?;
                 let name = String::from_utf8_lossy(&name).into_owned();
+                if let Some(root) = &self.cfg.sandbox {
+                    if !inside(root, std::path::Path::new(&name)) {
+                        let kind = RuntimeError::Sandbox { path: name, root: root.display().to_string() };
+                        return Err(self.rt(pid, kind));
+                    }
+                }
                 let slot = if mode.contains(&b'w') {
                     std::fs::File::create(&name).ok().map(|f| FileSlot::Write(BufWriter::new(f)))
                 } else if mode.contains(&b'a') {
@@ -660,4 +666,22 @@ impl<'m> Simulator<'m> {
         // The standard streams are no file-table slot.
         usize::try_from(h - 1).ok().and_then(|k| self.files.get_mut(k)).and_then(|s| s.as_mut())
     }
+}
+
+/// Whether `path` (relative to the working directory) resolves inside the folder `root`
+/// (itself resolved): an existing file through its links, a new one through its folder's.
+fn inside(root: &std::path::Path, path: &std::path::Path) -> bool {
+    // A dangling link would be followed by the open: refused.
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) && std::fs::canonicalize(path).is_err()
+    {
+        return false;
+    }
+    let resolved = std::fs::canonicalize(path).ok().or_else(|| {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        Some(std::fs::canonicalize(dir).ok()?.join(path.file_name()?))
+    });
+    resolved.is_some_and(|r| r.starts_with(root))
 }
