@@ -300,6 +300,8 @@ pub enum RuntimeError {
     BadVproc { vproc: i64, count: u32 },
     #[error("bad file handle {handle}")]
     BadFile { handle: i64 },
+    #[error("{function} writes {words} words at address {addr}, past the end of its object ({room} words from there)")]
+    Overflow { function: &'static str, addr: i64, words: u64, room: u64 },
     #[error("fopen of `{path}`, which is outside the sandbox {root} (cpss --sandbox)")]
     Sandbox { path: String, root: String },
     #[error("output error: {message}")]

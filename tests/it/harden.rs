@@ -698,3 +698,34 @@ fn sandbox_confines_includes_and_fopen() {
     );
     assert_eq!(std::fs::read_to_string(b.join("out.txt")).unwrap(), "3\n");
 }
+
+/// Built-ins that write through a pointer respect the destination object: `scanf("%s")`
+/// of 8 letters into `char s[4]` (9 words with the NUL) is a runtime error naming the
+/// line, exit 1, where it overwrote the neighbouring variable; a 3-letter word fits; a
+/// local array and sprintf are checked the same way.
+#[test]
+fn string_builtins_respect_their_destination() {
+    let dir = tempdir("harden-scanf");
+    let cod = compile_text(
+        &dir,
+        "sc",
+        "#include <stdio.h>\nint before;\nchar s[4];\nint after;\nvoid main() {\n    char t[4];\n    before = 1; after = 2;\n    scanf(\"%s\", s);\n    printf(\"%s %d %d\\n\", s, before, after);\n    scanf(\"%s\", t);\n    sprintf(t, \"%d\", after * 1000);\n    printf(\"%s\\n\", t);\n}\n",
+    );
+    let c = cod.to_str().unwrap();
+    let out = run_in(&dir, "cpss", &[c, "--stats", "none"], b"abcdefgh\n");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("sc.c:8): scanf writes 9 words at address ")
+            && stderr(&out).contains("past the end of its object (4 words from there)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run_in(&dir, "cpss", &[c, "--stats", "none"], b"abc\nxyzwvu\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "abc 1 2\n");
+    assert!(stderr(&out).contains("sc.c:10): scanf writes 7 words"), "{}", stderr(&out));
+    // "2000" and its NUL are 5 words: one more than t holds.
+    let out = run_in(&dir, "cpss", &[c, "--stats", "none"], b"abc\nxyz\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("sc.c:11): sprintf writes 5 words"), "{}", stderr(&out));
+}

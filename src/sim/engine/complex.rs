@@ -2,6 +2,7 @@
 //! a new frame segment, process creation and joins, channels, locks, delays, remote
 //! accesses, math, `printf`/`scanf` and the program's files.
 use super::*;
+use crate::vcode::IdentKind;
 
 impl<'m> Simulator<'m> {
     pub(super) fn string_at(&self, pid: u32, addr: i64) -> Result<Vec<u8>, SimError> {
@@ -418,6 +419,7 @@ impl<'m> Simulator<'m> {
                         _ => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
                     },
                 };
+                let function = if matches!(ins, Instr::Fscanf { .. }) { "fscanf" } else { "scanf" };
                 for (v, d) in scan.values.iter().zip(dests.iter()) {
                     let a = as_int(*d) as i64;
                     let words: Vec<Word> = match v {
@@ -428,6 +430,11 @@ impl<'m> Simulator<'m> {
                         ScanValue::Chars(c) => c.iter().map(|&b| Word::Char(b)).collect(),
                         ScanValue::Str(c) => c.iter().map(|&b| Word::Char(b)).chain([Word::Char(0)]).collect(),
                     };
+                    // A string must fit its destination object (a scalar destination is
+                    // one word, checked by the address itself).
+                    if words.len() > 1 {
+                        self.check_fits(pid, function, a, words.len() as u64)?;
+                    }
                     for (k, w) in words.into_iter().enumerate() {
                         let i = self
                             .mem
@@ -505,6 +512,8 @@ impl<'m> Simulator<'m> {
                 let out = self.format_text(pid, &fmt, &args)?;
                 let keep = if size < 0 { out.len() } else { out.len().min(size.saturating_sub(1) as usize) };
                 if size != 0 {
+                    let function = if matches!(ins, Instr::Sprintf { .. }) { "sprintf" } else { "vsnprintf" };
+                    self.check_fits(pid, function, dest, keep as u64 + 1)?;
                     let bytes = out[..keep].iter().copied().chain([0u8]);
                     for (k, b) in bytes.enumerate() {
                         let i = self.word_index(pid, dest + k as i64)?;
@@ -590,6 +599,7 @@ impl<'m> Simulator<'m> {
                     let s1 = self.word_index(pid, src + n - 1)?;
                     let d0 = self.word_index(pid, dst)?;
                     self.word_index(pid, dst + n - 1)?;
+                    self.check_fits(pid, "memcpy", dst, n as u64)?;
                     self.mem.words.copy_within(s0..=s1, d0);
                 }
                 self.procs[pid as usize].stack.push(Word::Int(dst as i32));
@@ -603,6 +613,7 @@ impl<'m> Simulator<'m> {
                 if n > 0 {
                     let d0 = self.word_index(pid, dst)?;
                     let d1 = self.word_index(pid, dst + n - 1)?;
+                    self.check_fits(pid, "memset", dst, n as u64)?;
                     let w = if v == 0 { Word::Int(0) } else { Word::Char(v) };
                     self.mem.words[d0..=d1].fill(w);
                 }
@@ -684,4 +695,63 @@ fn inside(root: &std::path::Path, path: &std::path::Path) -> bool {
         Some(std::fs::canonicalize(dir).ok()?.join(path.file_name()?))
     });
     resolved.is_some_and(|r| r.starts_with(root))
+}
+
+impl Simulator<'_> {
+    /// A runtime error unless `words` words from `addr` stay inside the object holding
+    /// `addr` (as far as [`Self::object_end`] knows it): what a built-in writing through
+    /// a pointer checks before writing, so that it never overwrites a neighbour.
+    pub(super) fn check_fits(&self, pid: u32, function: &'static str, addr: i64, words: u64) -> Result<(), SimError> {
+        let Some(i) = self.mem.index(addr) else { return Ok(()) };
+        let Some(end) = self.object_end(pid, i) else { return Ok(()) };
+        let room = (end - i) as u64;
+        if words > room {
+            return Err(self.rt(pid, RuntimeError::Overflow { function, addr, words, room }));
+        }
+        Ok(())
+    }
+
+    /// The end (exclusive pool index) of the object holding pool word `i`, when known: a
+    /// global variable, a variable or by-value parameter in one of process `pid`'s
+    /// frames, or a block from `malloc`. `None` for anything else (another process's
+    /// frame, reached through a reference parameter, is not searched: that would cost a
+    /// look at every process; the words of a frame that no variable covers).
+    pub(super) fn object_end(&self, pid: u32, i: usize) -> Option<usize> {
+        let m = self.module;
+        let words = |ty| m.type_words(ty).max(1) as usize;
+        let is_object = |k: IdentKind| matches!(k, IdentKind::Var | IdentKind::Param | IdentKind::ForallIndex);
+        for id in m.idents.iter().filter(|id| id.depth == 0 && is_object(id.kind)) {
+            let lo = id.off as usize;
+            if (lo..lo + words(id.ty)).contains(&i) {
+                return Some(lo + words(id.ty));
+            }
+        }
+        if let Some((&b, &n)) = self.heap.range(..=i as u32).next_back() {
+            if i < (b + n) as usize {
+                return Some((b + n) as usize);
+            }
+        }
+        if let Some(p) = self.procs.get(pid as usize) {
+            for (k, fr) in p.frames.iter().enumerate() {
+                let base = fr.base as usize;
+                if !(base..base + fr.words as usize).contains(&i) {
+                    continue;
+                }
+                let pc = match p.frames.get(k + 1) {
+                    Some(callee) => callee.ret_pc.saturating_sub(1),
+                    None => p.pc,
+                };
+                let f = m.function_at(pc)?;
+                return m
+                    .idents
+                    .iter()
+                    .filter(|id| id.depth > 0 && is_object(id.kind))
+                    .filter(|id| m.blocks.get(id.block as usize).and_then(|b| b.func) == Some(f))
+                    .map(|id| (base + id.off as usize, base + id.off as usize + words(id.ty)))
+                    .find(|&(lo, hi)| (lo..hi).contains(&i))
+                    .map(|(_, hi)| hi);
+            }
+        }
+        None
+    }
 }
