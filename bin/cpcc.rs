@@ -45,7 +45,14 @@ enum Emit {
 fn main() {
     cli::interrupt::prepare();
     let args = Args::parse();
-    std::process::exit(cli::finish("cpcc", run(&args), |_| exit::USAGE));
+    // The checker and code generator walk the syntax tree recursively; the parser bounds
+    // its depth, and a thread with a large stack leaves a wide margin under that bound.
+    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run(&args));
+    let result = match worker {
+        Ok(handle) => handle.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the compiler failed"))),
+        Err(e) => Err(anyhow::Error::new(e).context("starting the compiler's thread")),
+    };
+    std::process::exit(cli::finish("cpcc", result, |_| exit::USAGE));
 }
 
 fn run(args: &Args) -> anyhow::Result<i32> {

@@ -20,6 +20,10 @@ use super::token::{words, Interner, Keyword, Punct, Sym, Token, TokenKind};
 /// Maximum nesting of statements, blocks, parentheses and prefix operators.
 pub const MAX_DEPTH: u32 = 256;
 
+/// Most binary operators in the chains open at once (`1 + 2 + … + (3 + …)`): with the
+/// nesting limit, this bounds the depth of an expression tree.
+pub const MAX_CHAIN: u32 = 1024;
+
 /// Parses a preprocessed token stream (as from [`super::preprocess::preprocess`]; a
 /// missing final `Eof` is tolerated). Diagnostics are appended to `diags`.
 pub fn parse_tokens(toks: &[Token], names: &Interner, diags: &mut Vec<Diagnostic>) -> Program {
@@ -31,6 +35,7 @@ pub fn parse_tokens(toks: &[Token], names: &Interner, diags: &mut Vec<Diagnostic
         names,
         diags,
         depth: 0,
+        spine: 0,
         hoisted: Vec::new(),
         typedefs: Vec::new(),
         is_typedef: Vec::new(),
@@ -60,6 +65,8 @@ struct Parser<'a> {
     names: &'a Interner,
     diags: &'a mut Vec<Diagnostic>,
     depth: u32,
+    /// Binary operators in the chains being parsed, over all open levels.
+    spine: u32,
     /// Struct and enum definitions waiting to be placed before the declaration that
     /// made them.
     hoisted: Vec<Hoisted>,
@@ -1444,17 +1451,29 @@ impl Parser<'_> {
 
     fn expr_bp(&mut self, min: u8) -> PResult<Expr> {
         self.enter()?;
-
+        let spine = self.spine;
         let r = self.expr_bp_inner(min);
+        self.spine = spine;
         self.leave();
         r
     }
 
     fn expr_bp_inner(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
+        // A chain `a + b + c …` builds a tree as deep as it is long, which the checker
+        // and the code generator walk recursively: the chains open at once (`spine`) are
+        // bounded, as nesting is.
         while let Some((prec, op)) = infix(self.peek().kind) {
             if prec < min {
                 break;
+            }
+            self.spine += 1;
+            if self.spine > MAX_CHAIN {
+                let loc = self.peek().loc;
+                let fail = self.error(loc, format!("expression too long (more than {MAX_CHAIN} operators in a row)"));
+                self.gave_up = true;
+                self.pos = self.toks.len();
+                return Err(fail);
             }
             self.bump();
             let loc = lhs.loc;
@@ -1555,9 +1574,18 @@ impl Parser<'_> {
 
     /// The postfix operators (`[i]`, `(args)`, `.f`, `->f`, `++`, `--`) after `e`.
     fn postfix_of(&mut self, mut e: Expr) -> PResult<Expr> {
+        let mut chain = 0u32;
         loop {
             let t = self.peek();
             let loc = e.loc;
+            chain += 1;
+            if chain > MAX_CHAIN {
+                let fail = self
+                    .error(t.loc, format!("expression too long (more than {MAX_CHAIN} postfix operators in a row)"));
+                self.gave_up = true;
+                self.pos = self.toks.len();
+                return Err(fail);
+            }
             let kind = match t.kind {
                 TokenKind::Punct(Punct::LBracket) => {
                     self.bump();

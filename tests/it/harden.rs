@@ -729,3 +729,30 @@ fn string_builtins_respect_their_destination() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("sc.c:11): sprintf writes 5 words"), "{}", stderr(&out));
 }
+
+/// No input overflows cpcc's stack: a chain of 20 000 `+` (40 KB of source) and chains
+/// nested in parentheses are an error naming the place; 1000 terms compile and run
+/// (the sum is 1000).
+#[test]
+fn long_expressions_are_an_error_not_a_stack_overflow() {
+    let dir = tempdir("harden-chains");
+    let terms = |n: usize| vec!["1"; n].join(" + ");
+    let mut nested = String::from("1");
+    for _ in 0..200 {
+        nested = format!("{} + ({nested})", terms(100));
+    }
+    for (name, expr) in [("plus", terms(20_000)), ("nested", nested)] {
+        let src = dir.join(format!("{name}.c"));
+        std::fs::write(&src, format!("int main() {{ int x; x = {expr}; return x; }}\n")).unwrap();
+        let out = run_in(&dir, "cpcc", &[src.to_str().unwrap(), "-o", "x.cod"], b"");
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains("error: expression too long (more than 1024 operators in a row)"), "{name}");
+    }
+    let cod = compile_text(
+        &dir,
+        "thousand",
+        &format!("#include <stdio.h>\nint main() {{ printf(\"%d\\n\", {}); return 0; }}\n", terms(1000)),
+    );
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none"], b"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1000\n");
+}
