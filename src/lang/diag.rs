@@ -64,13 +64,18 @@ impl SourceMap {
 
     /// Renders one diagnostic: header, source line and caret, notes.
     pub fn render(&self, d: &Diagnostic) -> String {
+        self.render_with(d, |file, line| self.line_text(file, line))
+    }
+
+    /// [`Self::render`] with the source line found by `line_text`.
+    fn render_with<'s>(&self, d: &Diagnostic, line_text: impl Fn(u32, u32) -> Option<&'s str>) -> String {
         let name = self.files.get(d.loc.file as usize).map_or("<unknown>", |f| f.name.as_str());
         let sev = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
         let mut s = format!("{}:{}:{}: {}: {}\n", name, d.loc.line, d.loc.col, sev, d.message);
-        if let Some(text) = self.line_text(d.loc.file, d.loc.line) {
+        if let Some(text) = line_text(d.loc.file, d.loc.line) {
             let gutter = d.loc.line.to_string();
             let _ = writeln!(s, " {gutter} | {text}");
             // Keep tabs so the caret lines up under the same characters.
@@ -88,9 +93,18 @@ impl SourceMap {
         s
     }
 
-    /// Renders every diagnostic in order.
+    /// Renders every diagnostic in order; each file's lines are found once, so the time
+    /// grows with the number of diagnostics, not with its product by the file's length.
     pub fn render_all(&self, diags: &[Diagnostic]) -> String {
-        diags.iter().map(|d| self.render(d)).collect()
+        let lines: Vec<Vec<&str>> = self
+            .files
+            .iter()
+            .map(|f| f.text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect())
+            .collect();
+        let line_text = |file: u32, line: u32| -> Option<&str> {
+            lines.get(file as usize)?.get(line.checked_sub(1)? as usize).copied()
+        };
+        diags.iter().map(|d| self.render_with(d, line_text)).collect()
     }
 }
 
