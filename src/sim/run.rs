@@ -94,6 +94,9 @@ pub fn repeat(module: &Module, opts: &RunOptions, stdin: &[u8], runs: u32) -> Ve
         .map(|i| {
             let mut o = opts.clone();
             o.seed = run_seed(opts.seed, i);
+            // Each run draws its own processor speeds too: a repetition study of a
+            // heterogeneous machine varies the machine, not only rand().
+            o.vary_speed = opts.vary_speed.map(|v| run_seed(v, i));
             run_config(module, &o, stdin)
         })
         .collect()
@@ -110,6 +113,9 @@ pub struct Summary {
     /// Half-width of the 95 % confidence interval of the mean: `t(0.975, n−1) · sd / √n`
     /// (0 for one run).
     pub half_width: f64,
+    /// The smallest and largest value over the runs.
+    pub min: f64,
+    pub max: f64,
 }
 
 /// The two-sided 95 % quantile of Student's t with `df` degrees of freedom
@@ -185,7 +191,9 @@ pub fn summarize(runs: &[&Stats]) -> Vec<Summary> {
                 let sd = var.sqrt();
                 (sd, t_975(table.len() as u32 - 1) * sd / n.sqrt())
             };
-            Summary { name: first[k].0.clone(), mean, sd, half_width }
+            let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            Summary { name: first[k].0.clone(), mean, sd, half_width, min, max }
         })
         .collect()
 }
@@ -199,31 +207,35 @@ pub fn summary_text(rows: &[Summary], runs: usize, config: Option<&RunConfig>) -
         s.push_str(&c.text_lines());
         s.push_str(&format!("Seeds = {} to {}\n", c.seed, run_seed(c.seed, runs.saturating_sub(1) as u32)));
     }
-    s.push_str(&format!("Statistics over {runs} runs (mean, sd, 95% confidence interval of the mean):\n"));
+    s.push_str(&format!("Statistics over {runs} runs (mean, sd, 95% confidence interval of the mean, min, max):\n"));
     for r in rows {
         s.push_str(&format!(
-            "  {:<14} {:>14.4} {:>12.4}  [{:.4}, {:.4}]\n",
+            "  {:<14} {:>14.4} {:>12.4}  [{:.4}, {:.4}]  {:.4} {:.4}\n",
             r.name,
             r.mean,
             r.sd,
             r.mean - r.half_width,
-            r.mean + r.half_width
+            r.mean + r.half_width,
+            r.min,
+            r.max
         ));
     }
     s
 }
 
-/// The summary as CSV: `statistic,mean,sd,ci95_low,ci95_high`.
+/// The summary as CSV: `statistic,mean,sd,ci95_low,ci95_high,min,max`.
 pub fn summary_csv(rows: &[Summary]) -> String {
-    let mut s = String::from("statistic,mean,sd,ci95_low,ci95_high\n");
+    let mut s = String::from("statistic,mean,sd,ci95_low,ci95_high,min,max\n");
     for r in rows {
         s.push_str(&format!(
-            "{},{:.6},{:.6},{:.6},{:.6}\n",
+            "{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6}\n",
             r.name,
             r.mean,
             r.sd,
             r.mean - r.half_width,
-            r.mean + r.half_width
+            r.mean + r.half_width,
+            r.min,
+            r.max
         ));
     }
     s
@@ -342,6 +354,8 @@ struct SummaryEntry<'a> {
     sd: f64,
     ci95_low: f64,
     ci95_high: f64,
+    min: f64,
+    max: f64,
 }
 
 /// The summary of [`summarize`] as JSON: `{"schema_version":1,"runs":N,"statistics":[{"name",
@@ -355,6 +369,8 @@ pub fn summary_json(rows: &[Summary], runs: usize, config: Option<&RunConfig>) -
             sd: r.sd,
             ci95_low: r.mean - r.half_width,
             ci95_high: r.mean + r.half_width,
+            min: r.min,
+            max: r.max,
         })
         .collect();
     let doc = SummaryDoc { schema_version: JSON_SCHEMA_VERSION, runs, statistics, configuration: config };

@@ -87,7 +87,7 @@ fn runs_report_mean_sd_and_interval() {
     let text = cpss(&dir, &[cod, "--machine", &machine("hetero_cluster8.mach"), "--runs", "10"], 0);
     assert!(text.contains("Statistics over 10 runs (mean, sd, 95% confidence interval"), "{text}");
     let csv = cpss(&dir, &[cod, "--machine", &machine("hetero_cluster8.mach"), "--runs", "10", "--stats", "csv"], 0);
-    assert!(csv.starts_with("statistic,mean,sd,ci95_low,ci95_high\n"), "{csv}");
+    assert!(csv.starts_with("statistic,mean,sd,ci95_low,ci95_high,min,max\n"), "{csv}");
     let field = |csv: &str, name: &str, k: usize| -> f64 {
         let line = csv.lines().find(|l| l.starts_with(&format!("{name},"))).unwrap();
         line.split(',').nth(k).unwrap().parse().unwrap()
@@ -99,12 +99,38 @@ fn runs_report_mean_sd_and_interval() {
         field(&csv, "par_time", 4),
     );
     assert!(sd > 0.0 && lo < mean && mean < hi, "{csv}");
+    // The extremes bracket the mean, and with sd > 0 they differ.
+    let (min, max) = (field(&csv, "par_time", 5), field(&csv, "par_time", 6));
+    assert!(min < mean && mean < max, "{csv}");
     // Half-width = t(0.975, 9) sd / sqrt(10) = 2.262 sd / 3.1623.
     assert!(((hi - mean) - 2.262 * sd / 10f64.sqrt()).abs() < 1e-3, "{csv}");
     let fixed = cpss(&dir, &[cod, "--machine", &machine("mesh8x8.mach"), "--runs", "3", "--stats", "csv"], 0);
     for stat in ["seq_time", "par_time", "messages", "avg_latency"] {
         assert_eq!(field(&fixed, stat, 2), 0.0, "{stat}: {fixed}");
+        assert_eq!(field(&fixed, stat, 5), field(&fixed, stat, 6), "{stat}: {fixed}");
     }
+}
+
+/// `--runs N --vary-speed S` draws run i's processor speeds from S+i: the parallel time
+/// varies (sd > 0), sequential time does not (speed factors do not scale it), and run 0
+/// is the plain `--vary-speed S` run, so the minimum is at most its parallel time.
+#[test]
+fn runs_with_vary_speed_draw_a_new_machine_per_run() {
+    let dir = tempdir("runs-vary-speed");
+    let cod = compile(&dir, "matmul.c");
+    let cod = cod.to_str().unwrap();
+    let csv = cpss(&dir, &[cod, "--vary-speed", "7", "--runs", "4", "--stats", "csv"], 0);
+    let field = |name: &str, k: usize| -> f64 {
+        let line = csv.lines().find(|l| l.starts_with(&format!("{name},"))).unwrap();
+        line.split(',').nth(k).unwrap().parse().unwrap()
+    };
+    assert!(field("par_time", 2) > 0.0, "{csv}");
+    assert_eq!(field("seq_time", 2), 0.0, "{csv}");
+    let one = cpss(&dir, &[cod, "--vary-speed", "7", "--stats", "csv"], 0);
+    // The single run's CSV is one header line and one row; par_time is its second column.
+    assert!(one.starts_with("seq_time,par_time,"), "{one}");
+    let par: f64 = one.lines().nth(1).and_then(|row| row.split(',').nth(1)).unwrap().parse().unwrap();
+    assert!(field("par_time", 5) <= par && par <= field("par_time", 6), "{one}\n{csv}");
 }
 
 /// Acceptance: every sweep row equals the statistics of running its configuration alone.
