@@ -31,6 +31,10 @@ struct Args {
     /// are refused with an error (for graders compiling students' programs).
     #[arg(long, value_name = "DIR")]
     sandbox: Option<PathBuf>,
+    /// Show at most N errors (0: all); "did you mean" notes are looked for only
+    /// within them.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    error_limit: usize,
     /// Add DIR to the `#include` search path (after the source's folder; before $CPPE).
     #[arg(short = 'I', value_name = "DIR")]
     include: Vec<PathBuf>,
@@ -72,6 +76,7 @@ fn run(args: &Args) -> anyhow::Result<i32> {
         // cpcc exits once the module is written.
         leak_syntax_tree: true,
         sandbox: args.sandbox.clone(),
+        error_limit: (args.error_limit > 0).then_some(args.error_limit),
     };
     let compiled = match lang::compile(&input.name, &text, &opts) {
         Ok(c) => c,

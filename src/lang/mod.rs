@@ -32,6 +32,11 @@ pub struct FrontOptions {
     /// `cpcc --sandbox DIR`: include files are read only from inside this folder
     /// (resolved, symbolic links followed); others are refused with an error.
     pub sandbox: Option<std::path::PathBuf>,
+    /// `cpcc --error-limit N`: a failed compilation shows its first N errors (and the
+    /// warnings among them), and "did you mean" suggestions are looked for only while
+    /// fewer than N errors were found, so reporting stays linear in the number of
+    /// errors. `None` shows every error.
+    pub error_limit: Option<usize>,
 }
 
 /// Preprocesses and parses the main file `text`, reading includes from disk. The main
@@ -100,18 +105,41 @@ pub struct Compiled {
 pub struct CompileError {
     pub diagnostics: Vec<Diagnostic>,
     pub sources: SourceMap,
+    /// Errors shown at most ([`FrontOptions::error_limit`]); `None` shows all.
+    pub error_limit: Option<usize>,
+}
+
+impl CompileError {
+    /// The diagnostics shown: all of them, or those up to and including the
+    /// `error_limit`-th error.
+    pub fn shown(&self) -> &[Diagnostic] {
+        let Some(limit) = self.error_limit else { return &self.diagnostics };
+        let mut errors = 0;
+        let end = self
+            .diagnostics
+            .iter()
+            .position(|d| {
+                errors += usize::from(d.is_error());
+                errors > limit
+            })
+            .unwrap_or(self.diagnostics.len());
+        &self.diagnostics[..end]
+    }
 }
 
 impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.sources.render_all(&self.diagnostics))?;
+        let shown = self.shown();
+        f.write_str(&self.sources.render_all(shown))?;
         let n = self.diagnostics.iter().filter(|d| d.is_error()).count();
-        writeln!(
-            f,
-            "{n} error{} in {}",
-            if n == 1 { "" } else { "s" },
-            self.sources.files.first().map_or("<input>", |s| s.name.as_str())
-        )
+        let file = self.sources.files.first().map_or("<input>", |s| s.name.as_str());
+        let plural = if n == 1 { "" } else { "s" };
+        let m = shown.iter().filter(|d| d.is_error()).count();
+        if m < n {
+            writeln!(f, "{n} error{plural} in {file}; the first {m} shown (--error-limit {m}; 0 shows all)")
+        } else {
+            writeln!(f, "{n} error{plural} in {file}")
+        }
     }
 }
 
@@ -129,7 +157,9 @@ pub fn compile(name: &str, text: &str, opts: &FrontOptions) -> Result<Compiled, 
     let (program, mut diags, pre_errors) = front(name, text, opts, &mut sources, &mut loader);
     let mut module = None;
     if !pre_errors {
-        let (m, more) = codegen::generate(&program, name, text);
+        let errors_so_far = diags.iter().filter(|d| d.is_error()).count();
+        let suggest_below = opts.error_limit.map(|l| l.saturating_sub(errors_so_far));
+        let (m, more) = codegen::generate(&program, name, text, suggest_below);
         module = m;
         diags.extend(more);
     }
@@ -142,6 +172,6 @@ pub fn compile(name: &str, text: &str, opts: &FrontOptions) -> Result<Compiled, 
     diags.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.col));
     match module {
         Some(module) if !diags.iter().any(|d| d.is_error()) => Ok(Compiled { module, warnings: diags, sources }),
-        _ => Err(CompileError { diagnostics: diags, sources }),
+        _ => Err(CompileError { diagnostics: diags, sources, error_limit: opts.error_limit }),
     }
 }

@@ -1474,6 +1474,7 @@ mod tests {
             env_dirs: vec!["env".into()],
             leak_syntax_tree: false,
             sandbox: None,
+            error_limit: None,
         };
         let src = "#include \"a.h\"\n#include \"b.h\"\n#include \"c.h\"\n#include <ctype.h>\n#include \"cpc.h\"\n#include <a.h>\n";
         let (s, d, sm) = run_with(src, &mut fs, &opts);

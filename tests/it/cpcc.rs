@@ -27,7 +27,13 @@ fn diagnostics_point_at_the_right_place() {
     for &(file, line, col, msg) in rows {
         let path = fixtures().join("diagnostics").join(file);
         let text = std::fs::read_to_string(&path).unwrap();
-        let opts = FrontOptions { include_dirs: vec![], env_dirs: vec![], leak_syntax_tree: false, sandbox: None };
+        let opts = FrontOptions {
+            include_dirs: vec![],
+            env_dirs: vec![],
+            leak_syntax_tree: false,
+            sandbox: None,
+            error_limit: None,
+        };
         let err = compile(&path.display().to_string(), &text, &opts).expect_err(file);
         let first = err.diagnostics.iter().find(|d| d.is_error()).expect("an error");
         assert_eq!((first.loc.line, first.loc.col), (line, col), "{file}: {}", first.message);
@@ -99,6 +105,7 @@ fn every_fixture_round_trips_through_cod() {
             env_dirs: vec![],
             leak_syntax_tree: false,
             sandbox: None,
+            error_limit: None,
         };
         let compiled = compile(&f.display().to_string(), &text, &opts)
             .unwrap_or_else(|e| panic!("{} does not compile:\n{e}", f.display()));
@@ -132,6 +139,7 @@ fn golden_cod_v1_decodes() {
                 env_dirs: vec![],
                 leak_syntax_tree: false,
                 sandbox: None,
+                error_limit: None,
             };
             let compiled = compile(name, &text, &opts).unwrap();
             let again = cod::encode(&compiled.module);

@@ -167,6 +167,7 @@ fn campaign(seconds: u64, seed: u64) -> u64 {
         env_dirs: vec![],
         leak_syntax_tree: false,
         sandbox: None,
+        error_limit: None,
     };
     while start.elapsed() < Duration::from_secs(seconds) {
         let base = &corpus[g.below(corpus.len())];
@@ -253,6 +254,7 @@ fn sim_campaign(seconds: u64, seed: u64) -> (u64, u64) {
         env_dirs: vec![],
         leak_syntax_tree: false,
         sandbox: None,
+        error_limit: None,
     };
     let mut modules = Vec::new();
     for f in files_with_ext(&fixtures(), "c") {

@@ -63,6 +63,7 @@ fn front() -> FrontOptions {
         env_dirs: vec![],
         leak_syntax_tree: false,
         sandbox: None,
+        error_limit: None,
     }
 }
 

@@ -756,3 +756,51 @@ fn long_expressions_are_an_error_not_a_stack_overflow() {
     let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none"], b"");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "1000\n");
 }
+
+/// cpcc shows its first `--error-limit` errors (default 20) and counts the rest: 30
+/// undeclared names give 20 error blocks and "30 errors …; the first 20 shown"; with
+/// `--error-limit 0` all 30 are shown. (Reporting time per error is in
+/// `scripts/bench-errors.sh`.)
+#[test]
+fn errors_past_the_limit_are_counted_not_shown() {
+    let dir = tempdir("harden-error-limit");
+    let src = dir.join("e.c");
+    let body: String = (0..30).map(|i| format!("  x{i} = 1;\n")).collect();
+    std::fs::write(&src, format!("int main() {{\n{body}  return 0;\n}}\n")).unwrap();
+    let blocks = |o: &std::process::Output| stderr(o).matches(": error: undeclared name").count();
+    let out = run_in(&dir, "cpcc", &[src.to_str().unwrap(), "-o", "e.cod"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(blocks(&out), 20, "{}", stderr(&out));
+    let last = format!("30 errors in {}; the first 20 shown (--error-limit 20; 0 shows all)\n", src.display());
+    assert!(stderr(&out).ends_with(&last), "{}", stderr(&out));
+    let out = run_in(&dir, "cpcc", &[src.to_str().unwrap(), "--error-limit", "0", "-o", "e.cod"], b"");
+    assert_eq!(blocks(&out), 30, "{}", stderr(&out));
+    assert!(stderr(&out).ends_with(&format!("\n30 errors in {}\n", src.display())), "{}", stderr(&out));
+    assert!(!dir.join("e.cod").exists());
+}
+
+/// A switch of 20 000 cases compiles (its lowering is linear in the cases) and
+/// dispatches to the right one: x = 19 999 jumps to the last case, which prints
+/// 19 999 · 2; a repeated value is still reported with its first line.
+#[test]
+fn a_switch_of_many_cases_compiles_and_dispatches() {
+    let dir = tempdir("harden-switch");
+    let n = 20_000;
+    let cases: String = (0..n).map(|i| format!("  case {i}: y = {i} * 2; break;\n")).collect();
+    let src = format!(
+        "#include <stdio.h>\nint main() {{\n int x, y; x = {}; y = -1;\n switch (x) {{\n{cases} }}\n printf(\"%d\\n\", y);\n return 0;\n}}\n",
+        n - 1
+    );
+    let cod = compile_text(&dir, "sw", &src);
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none"], b"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{}\n", (n - 1) * 2));
+    let dup = dir.join("dup.c");
+    std::fs::write(
+        &dup,
+        "int main() { int x; x = 1;\n switch (x) {\n case 1: break;\n case 1: break;\n }\n return 0; }\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, "cpcc", &[dup.to_str().unwrap(), "-o", "dup.cod"], b"");
+    assert!(stderr(&out).contains("dup.c:4:7: error: duplicate case value 1"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("first used at line 3"), "{}", stderr(&out));
+}

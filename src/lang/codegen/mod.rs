@@ -123,12 +123,23 @@ pub(crate) struct Gen<'a> {
     in_library: u32,
     /// Set by the last member access when its container was a union.
     union_member: bool,
+    /// Suggestions are looked for while fewer errors than this were found (see
+    /// [`generate`]).
+    suggest_below: usize,
 }
 
 /// Compiles a parsed program. Returns the module when there are no errors; the
-/// diagnostics (errors and warnings) either way.
-pub fn generate(program: &ast::Program, source_name: &str, source: &str) -> (Option<Module>, Vec<Diagnostic>) {
+/// diagnostics (errors and warnings) either way. "Did you mean" suggestions, which cost
+/// a scan of every name in scope, are looked for only while fewer than `suggest_below`
+/// errors were found (`None`: always).
+pub fn generate(
+    program: &ast::Program,
+    source_name: &str,
+    source: &str,
+    suggest_below: Option<usize>,
+) -> (Option<Module>, Vec<Diagnostic>) {
     let mut g = Gen {
+        suggest_below: suggest_below.unwrap_or(usize::MAX),
         types: Types::new(),
         diags: Vec::new(),
         scopes: Vec::new(),
@@ -331,6 +342,11 @@ impl<'a> Gen<'a> {
             return;
         }
         let mut d = Diagnostic::error(loc, format!("undeclared {what} `{name}`"));
+        // Diagnostics (warnings included) as a cheap upper bound on the errors so far.
+        if self.diags.len() >= self.suggest_below {
+            self.diags.push(d);
+            return;
+        }
         if let Some(best) = self.closest_name(name) {
             d = d.with_note(format!("did you mean `{best}`?"));
         }

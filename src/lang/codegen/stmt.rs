@@ -222,7 +222,9 @@ impl Gen<'_> {
         self.emit(Instr::Store { ty: crate::vcode::Scalar::Int, keep: false }, loc);
         // Dispatch: one compare-and-jump per case label (top-level labels of the body).
         let mut labels: Vec<(usize, usize)> = Vec::new(); // (stmt index, jump to patch)
-        let mut values: Vec<(i64, Loc)> = Vec::new();
+                                                          // Each value's first label, for "duplicate case value" (a map: a switch may have
+                                                          // tens of thousands of cases, and compile time stays linear in them).
+        let mut values: std::collections::HashMap<i64, Loc> = std::collections::HashMap::new();
         let mut default: Option<usize> = None;
         for (k, s) in body.stmts.iter().enumerate() {
             match &s.kind {
@@ -231,15 +233,14 @@ impl Gen<'_> {
                         self.error(ce.loc, "case label must be a constant integer expression");
                         continue;
                     };
-                    if let Some((_, prev)) = values.iter().find(|(x, _)| *x == v) {
-                        let prev = *prev;
+                    if let Some(&prev) = values.get(&v) {
                         self.push_diag(
                             crate::lang::diag::Diagnostic::error(ce.loc, format!("duplicate case value {v}"))
                                 .with_note(format!("first used at line {}", prev.line)),
                         );
                         continue;
                     }
-                    values.push((v, ce.loc));
+                    values.insert(v, ce.loc);
                     self.emit(Instr::LdVal { depth, off }, ce.loc);
                     self.emit(Instr::PushI { v: v as i32 }, ce.loc);
                     self.emit(Instr::EqI {}, ce.loc);
@@ -260,12 +261,12 @@ impl Gen<'_> {
         let saved = self.fns.last().map_or(0, |f| f.next);
         self.push_scope(body.loc);
         let mut default_at = None;
+        // `labels` is in statement order: one cursor walks it beside the statements.
+        let mut next_label = labels.iter().peekable();
         for (k, s) in body.stmts.iter().enumerate() {
             let here = self.here();
-            for &(sk, j) in &labels {
-                if sk == k {
-                    self.patch(j, here);
-                }
+            while let Some(&(_, j)) = next_label.next_if(|(sk, _)| *sk == k) {
+                self.patch(j, here);
             }
             if default == Some(k) {
                 default_at = Some(here);
