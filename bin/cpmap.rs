@@ -30,6 +30,14 @@ struct Args {
     /// Propose a mapping that lowers the weighted cost, starting from the first MAPPING.
     #[arg(long, value_enum, value_name = "METHOD")]
     search: Option<Method>,
+    /// Most candidate moves each greedy start or annealing restart weighs; a run that
+    /// reaches it keeps the best mapping it has (deterministic, unlike --max-seconds).
+    #[arg(long, value_name = "N", default_value_t = cppe::mapper::Budget::DEFAULT_STEPS)]
+    max_steps: u64,
+    /// Stop the search after this many seconds of wall time, keeping the best mapping
+    /// found so far.
+    #[arg(long, value_name = "S")]
+    max_seconds: Option<f64>,
     /// Seed of the random mapping and of the annealer.
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
@@ -137,8 +145,16 @@ fn run(args: &Args) -> anyhow::Result<()> {
         Method::Greedy => SearchMethod::Greedy,
         Method::Anneal => SearchMethod::Anneal,
     });
+    let deadline = match args.max_seconds {
+        Some(s) if s.is_finite() && s > 0.0 && s <= 1e9 => {
+            Some(std::time::Instant::now() + std::time::Duration::from_secs_f64(s))
+        }
+        Some(s) => anyhow::bail!("--max-seconds {s}: give a number of seconds above 0 and at most 10^9"),
+        None => None,
+    };
+    let budget = cppe::mapper::Budget { max_steps: args.max_steps, deadline };
     let progress = cli::Progress::spinner(if method.is_some() { "searching" } else { "evaluating" });
-    let report = build_report(&virt, &phys, candidates, comm.as_ref(), method.map(|m| (m, args.seed)));
+    let report = build_report(&virt, &phys, candidates, comm.as_ref(), method.map(|m| (m, args.seed, budget)));
     progress.finish();
     let report = report?;
     for e in &report.evals {

@@ -19,7 +19,7 @@ pub mod search;
 pub use comm::{Adjacency, CommMatrix};
 pub use eval::{evaluate, link_traffic, rank, weighted_cost, Evaluation, Traffic};
 pub use report::{build_report, Report, SearchSummary};
-pub use search::{search, SearchMethod};
+pub use search::{search, Budget, Found, SearchMethod};
 
 use crate::topo::{MapError, MapFile, Mapping, Topology};
 

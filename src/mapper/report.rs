@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::comm::CommMatrix;
 use super::eval::{evaluate, rank, Evaluation};
-use super::search::{search, SearchMethod};
+use super::search::{search, Budget, SearchMethod};
 use super::MapperError;
 use crate::topo::{Mapping, Topology};
 
@@ -24,6 +24,8 @@ pub struct SearchSummary {
     pub start_cost: u64,
     /// Weighted cost of the default mapping.
     pub default_cost: u64,
+    /// Whether the step or time bound cut a run of the search short.
+    pub stopped: bool,
 }
 
 /// Percentage by which `cost` is below `base` (0 when `base` is 0).
@@ -58,14 +60,14 @@ pub fn build_report(
     phys: &Topology,
     candidates: Vec<(String, Mapping)>,
     comm: Option<&CommMatrix>,
-    search_with: Option<(SearchMethod, u64)>,
+    search_with: Option<(SearchMethod, u64, Budget)>,
 ) -> Result<Report, MapperError> {
     let mut evals = Vec::with_capacity(candidates.len() + 2);
     for (name, m) in candidates {
         evals.push(evaluate(&name, m, virt, phys, comm)?);
     }
     let mut summary = None;
-    if let Some((method, seed)) = search_with {
+    if let Some((method, seed, budget)) = search_with {
         let comm = comm.ok_or(MapperError::SearchNeedsComm)?;
         let default = crate::topo::builtin_mapping("default", virt, phys, seed)
             .map_err(|error| MapperError::Mapping { name: "default".into(), error })?;
@@ -74,7 +76,9 @@ pub fn build_report(
             Some(e) => e.clone(),
             None => evaluate("default", default.clone(), virt, phys, Some(comm))?,
         };
-        let found = search(method, &start.mapping, virt, phys, comm, seed)?;
+        let found = search(method, &start.mapping, virt, phys, comm, seed, budget)?;
+        let stopped = found.stopped;
+        let found = found.mapping;
         let name = match method {
             SearchMethod::Greedy => "search:greedy".to_string(),
             SearchMethod::Anneal => format!("search:anneal(seed {seed})"),
@@ -88,6 +92,7 @@ pub fn build_report(
             cost,
             start_cost: start.traffic.as_ref().map_or(0, |t| t.cost),
             default_cost,
+            stopped,
         });
         if evals.is_empty() {
             evals.push(start);
@@ -148,16 +153,24 @@ impl Report {
                 SearchMethod::Greedy => "greedy".to_string(),
                 SearchMethod::Anneal => format!("anneal (seed {})", s.seed),
             };
+            // "12.5 % below" or, when the found mapping costs more, "3.0 % above".
+            let relative = |base: u64| {
+                let pct = improvement(s.cost, base);
+                format!("{:.1} % {}", pct.abs(), if pct < 0.0 { "above" } else { "below" })
+            };
             let _ = writeln!(
                 out,
-                "search {method}: weighted cost {} byte-hops, {:.1} % below the default mapping ({}), {:.1} % below the starting mapping `{}` ({})",
+                "search {method}: weighted cost {} byte-hops, {} the default mapping ({}), {} the starting mapping `{}` ({})",
                 s.cost,
-                improvement(s.cost, s.default_cost),
+                relative(s.default_cost),
                 s.default_cost,
-                improvement(s.cost, s.start_cost),
+                relative(s.start_cost),
                 s.start,
                 s.start_cost
             );
+            if s.stopped {
+                let _ = writeln!(out, "search stopped by its step or time bound (--max-steps, --max-seconds): the best mapping found so far");
+            }
         }
         out
     }
@@ -307,14 +320,15 @@ impl Report {
                 };
                 let _ = write!(
                     out,
-                    "{{\"method\":\"{method}\",\"seed\":{},\"start\":{},\"cost\":{},\"start_cost\":{},\"default_cost\":{},\"improvement_over_start\":{:.4},\"improvement_over_default\":{:.4}}}",
+                    "{{\"method\":\"{method}\",\"seed\":{},\"start\":{},\"cost\":{},\"start_cost\":{},\"default_cost\":{},\"improvement_over_start\":{:.4},\"improvement_over_default\":{:.4},\"stopped\":{}}}",
                     s.seed,
                     json_str(&s.start),
                     s.cost,
                     s.start_cost,
                     s.default_cost,
                     improvement(s.cost, s.start_cost),
-                    improvement(s.cost, s.default_cost)
+                    improvement(s.cost, s.default_cost),
+                    s.stopped
                 );
             }
             None => out.push_str("null"),
@@ -340,7 +354,7 @@ mod tests {
         }
     }
 
-    fn report(names: &[&str], comm: Option<&CommMatrix>, search: Option<(SearchMethod, u64)>) -> Report {
+    fn report(names: &[&str], comm: Option<&CommMatrix>, search: Option<(SearchMethod, u64, Budget)>) -> Report {
         let (v, p) = (t("ring:8"), t("line:8"));
         let cands = names
             .iter()
@@ -379,7 +393,7 @@ mod tests {
     fn search_adds_default_and_reports_improvement() {
         let v = t("ring:8");
         let comm = CommMatrix::from_triples(v.edges().into_iter().flat_map(|(a, b)| [(a, b, 10), (b, a, 10)]));
-        let r = report(&["random"], Some(&comm), Some((SearchMethod::Anneal, 3)));
+        let r = report(&["random"], Some(&comm), Some((SearchMethod::Anneal, 3, Budget::default())));
         let names: Vec<&str> = r.evals.iter().map(|e| e.name.as_str()).collect();
         assert!(names.contains(&"default") && names.contains(&"random"), "{names:?}");
         let s = r.search.clone().unwrap_or_else(|| panic!("no summary"));

@@ -34,6 +34,60 @@ pub const MOVES_PER_VPROC: u64 = 20;
 /// Independent annealing runs.
 pub const RESTARTS: u64 = 4;
 
+/// Bounds on a search's work (`cpmap --max-steps`, `--max-seconds`). A step is one
+/// candidate move weighed (a swap or a move into a free slot, in the annealer or in a
+/// descent); each greedy start and each annealing restart has its own `max_steps`, so a
+/// step-bounded search is as deterministic as an unbounded one. The deadline bounds the
+/// whole search in wall time (then the result depends on the host's speed). A run that
+/// hits either keeps the best mapping it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub max_steps: u64,
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl Budget {
+    /// The default step bound: enough for every descent and annealing schedule up to a
+    /// few hundred virtual processors to finish untouched, and for a search on 4096 to
+    /// end within a minute on one core.
+    pub const DEFAULT_STEPS: u64 = 20_000_000;
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget { max_steps: Budget::DEFAULT_STEPS, deadline: None }
+    }
+}
+
+/// One run's use of a [`Budget`].
+struct Steps {
+    budget: Budget,
+    used: u64,
+    out: bool,
+}
+
+impl Steps {
+    fn new(budget: Budget) -> Steps {
+        Steps { budget, used: 0, out: false }
+    }
+
+    /// Takes one step; false once the budget is spent (the clock is read every 4096
+    /// steps, so the check costs nothing measurable in the move loops).
+    fn take(&mut self) -> bool {
+        if self.out {
+            return false;
+        }
+        self.used += 1;
+        let late = self.used % 4096 == 0 && self.past_deadline();
+        self.out = self.used > self.budget.max_steps || late;
+        !self.out
+    }
+
+    fn past_deadline(&self) -> bool {
+        self.budget.deadline.is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
 /// Which search to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchMethod {
@@ -78,8 +132,15 @@ pub fn load_cap(start: &Mapping, phys: &Topology) -> u32 {
     fair.max(load(start, phys).into_iter().max().unwrap_or(0))
 }
 
-/// Runs `method` from `start` (a validated mapping of `virt` onto `phys`); `seed` drives
-/// the annealer. The result never costs more than `start`.
+/// What [`search`] found, and whether a [`Budget`] cut any of its runs short.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    pub mapping: Mapping,
+    pub stopped: bool,
+}
+
+/// Runs `method` from `start` (a validated mapping of `virt` onto `phys`) within
+/// `budget`; `seed` drives the annealer. The result never costs more than `start`.
 pub fn search(
     method: SearchMethod,
     start: &Mapping,
@@ -87,20 +148,22 @@ pub fn search(
     phys: &Topology,
     comm: &CommMatrix,
     seed: u64,
-) -> Result<Mapping, MapperError> {
+    budget: Budget,
+) -> Result<Found, MapperError> {
     start.validate(virt, phys).map_err(|error| MapperError::Mapping { name: "start".into(), error })?;
     comm.check_range(virt.nodes())?;
     let adj = comm.adjacency(virt.nodes());
-    let found = match method {
-        SearchMethod::Greedy => greedy(&adj, phys, load_cap(start, phys)),
-        SearchMethod::Anneal => anneal(start, &adj, phys, seed),
+    let (found, stopped) = match method {
+        SearchMethod::Greedy => greedy(&adj, phys, load_cap(start, phys), budget),
+        SearchMethod::Anneal => anneal(start, &adj, phys, seed, budget),
     };
     // A heuristic may lose to its start (greedy ignores it); never propose something worse.
-    if weighted_cost(&found, phys, comm) <= weighted_cost(start, phys, comm) {
-        Ok(found)
+    let mapping = if weighted_cost(&found, phys, comm) <= weighted_cost(start, phys, comm) {
+        found
     } else {
-        Ok(Mapping::new(start.table.clone()))
-    }
+        Mapping::new(start.table.clone())
+    };
+    Ok(Found { mapping, stopped })
 }
 
 /// Most start processors tried by [`greedy`].
@@ -110,7 +173,7 @@ const GREEDY_STARTS: u32 = 16;
 /// tried with the first virtual processor on each of up to 16 evenly
 /// spread physical processors (all of them on small machines); the cheapest result wins,
 /// ties to the lowest start.
-pub fn greedy(adj: &Adjacency, phys: &Topology, cap: u32) -> Mapping {
+pub fn greedy(adj: &Adjacency, phys: &Topology, cap: u32, budget: Budget) -> (Mapping, bool) {
     let np = phys.nodes();
     let dist = Distances::new(phys);
     // Neighbour lists for the "room around" tie-break; on fullconnect and shared every
@@ -124,15 +187,17 @@ pub fn greedy(adj: &Adjacency, phys: &Topology, cap: u32) -> Mapping {
     } else {
         (0..GREEDY_STARTS).map(|i| (u64::from(i) * u64::from(np) / u64::from(GREEDY_STARTS)) as u32).collect()
     };
-    let runs: Vec<(u64, Vec<u32>)> = starts
+    let runs: Vec<(u64, Vec<u32>, bool)> = starts
         .par_iter()
         .map(|&first| {
-            let table = descend(list_placement(adj, &dist, &nbrs, cap, first), adj, &dist, cap);
-            (adj_cost(&table, adj, &dist), table)
+            let mut steps = Steps::new(budget);
+            let table = descend(list_placement(adj, &dist, &nbrs, cap, first), adj, &dist, cap, &mut steps);
+            (adj_cost(&table, adj, &dist), table, steps.out)
         })
         .collect();
-    let best = runs.into_iter().min_by_key(|(cost, _)| *cost);
-    Mapping::new(best.map_or_else(Vec::new, |(_, t)| t))
+    let stopped = runs.iter().any(|r| r.2);
+    let best = runs.into_iter().min_by_key(|(cost, _, _)| *cost);
+    (Mapping::new(best.map_or_else(Vec::new, |(_, t, _)| t)), stopped)
 }
 
 /// One list placement with the first virtual processor on `first`: next the unplaced one
@@ -183,7 +248,7 @@ const DESCENT_SWEEPS: usize = 50;
 /// from a greedy solution): sweeps over every virtual processor and every slot of another
 /// processor, applying each swap or move that lowers the cost, until a sweep changes
 /// nothing (a local minimum) or [`DESCENT_SWEEPS`] sweeps have run. Deterministic.
-fn descend(table: Vec<u32>, adj: &Adjacency, dist: &Distances, cap: u32) -> Vec<u32> {
+fn descend(table: Vec<u32>, adj: &Adjacency, dist: &Distances, cap: u32, steps: &mut Steps) -> Vec<u32> {
     let mut st = SlotState::new(table, dist.n, cap);
     for _ in 0..DESCENT_SWEEPS {
         let mut improved = false;
@@ -192,6 +257,9 @@ fn descend(table: Vec<u32>, adj: &Adjacency, dist: &Distances, cap: u32) -> Vec<
                 let s1 = st.slot_of[v];
                 if s2 / st.cap == s1 / st.cap {
                     continue;
+                }
+                if !steps.take() {
+                    return st.table;
                 }
                 if st.delta(adj, dist, s1, s2) < 0 {
                     st.apply(s1, s2);
@@ -207,22 +275,24 @@ fn descend(table: Vec<u32>, adj: &Adjacency, dist: &Distances, cap: u32) -> Vec<
 }
 
 /// Simulated annealing from `start` (see the module documentation).
-pub fn anneal(start: &Mapping, adj: &Adjacency, phys: &Topology, seed: u64) -> Mapping {
+pub fn anneal(start: &Mapping, adj: &Adjacency, phys: &Topology, seed: u64, budget: Budget) -> (Mapping, bool) {
     let cap = load_cap(start, phys);
     let dist = Distances::new(phys);
-    let runs: Vec<(u64, Vec<u32>)> = (0..RESTARTS)
+    let runs: Vec<(u64, Vec<u32>, bool)> = (0..RESTARTS)
         .into_par_iter()
         .map(|i| {
             let mut rng = Rng::new(seed.wrapping_add(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
-            let (_, table) = anneal_once(start, adj, &dist, cap, &mut rng);
+            let mut steps = Steps::new(budget);
+            let (_, table) = anneal_once(start, adj, &dist, cap, &mut rng, &mut steps);
             // The last temperatures are nearly greedy; a descent finishes the job.
-            let table = descend(table, adj, &dist, cap);
-            (adj_cost(&table, adj, &dist), table)
+            let table = descend(table, adj, &dist, cap, &mut steps);
+            (adj_cost(&table, adj, &dist), table, steps.out)
         })
         .collect();
+    let stopped = runs.iter().any(|r| r.2);
     // Cheapest, ties to the lowest restart: min_by_key keeps the first minimum.
-    let best = runs.into_iter().min_by_key(|(cost, _)| *cost);
-    Mapping::new(best.map_or_else(|| start.table.clone(), |(_, t)| t))
+    let best = runs.into_iter().min_by_key(|(cost, _, _)| *cost);
+    (Mapping::new(best.map_or_else(|| start.table.clone(), |(_, t, _)| t)), stopped)
 }
 
 /// An empty slot.
@@ -326,7 +396,14 @@ impl SlotState {
     }
 }
 
-fn anneal_once(start: &Mapping, adj: &Adjacency, dist: &Distances, cap: u32, rng: &mut Rng) -> (u64, Vec<u32>) {
+fn anneal_once(
+    start: &Mapping,
+    adj: &Adjacency,
+    dist: &Distances,
+    cap: u32,
+    rng: &mut Rng,
+    steps: &mut Steps,
+) -> (u64, Vec<u32>) {
     let mut st = SlotState::new(start.table.clone(), dist.n, cap);
     let mut cost = adj_cost(&st.table, adj, dist);
     let mut best = (cost, st.table.clone());
@@ -349,8 +426,11 @@ fn anneal_once(start: &Mapping, adj: &Adjacency, dist: &Distances, cap: u32, rng
     let t0 = 2.0 * sum as f64 / count as f64;
     let mut temp = t0;
     let moves = MOVES_PER_VPROC * st.table.len() as u64;
-    while temp > t0 / 1000.0 {
+    while temp > t0 / 1000.0 && !steps.out {
         for _ in 0..moves {
+            if !steps.take() {
+                break;
+            }
             let (s1, s2) = st.propose(rng);
             let d = st.delta(adj, dist, s1, s2);
             if d <= 0 || rng.next_f64() < (-(d as f64) / temp).exp() {
@@ -417,14 +497,17 @@ mod tests {
         let (v, p) = (t("torus:8x8"), t("mesh:8x8"));
         let comm = torus_traffic(&v);
         let random = builtin_mapping("random", &v, &p, 1).unwrap_or_else(|e| panic!("{e}"));
-        let found = search(SearchMethod::Anneal, &random, &v, &p, &comm, 1).unwrap_or_else(|e| panic!("{e}"));
+        let run = || search(SearchMethod::Anneal, &random, &v, &p, &comm, 1, Budget::default());
+        let result = run().unwrap_or_else(|e| panic!("{e}"));
+        assert!(!result.stopped, "64 vprocs finish within the default budget");
+        let found = result.mapping.clone();
         assert!(found.is_one_to_one());
         let (before, after) = (weighted_cost(&random, &p, &comm), weighted_cost(&found, &p, &comm));
         // 256 directed torus edges of 100 bytes: the fold torus2mesh reaches 1.75 hops
         // mean dilation... any good mapping is far below random's ~5.3 hops per edge.
         assert!(after * 2 < before, "{after} vs {before}");
         // Deterministic for a seed.
-        assert_eq!(search(SearchMethod::Anneal, &random, &v, &p, &comm, 1), Ok(found));
+        assert_eq!(run(), Ok(result));
     }
 
     #[test]
@@ -434,7 +517,7 @@ mod tests {
         // centre (4) and its four partners to the centre's four neighbours at 1 hop:
         // 8 entries × 100 bytes × 1 hop = 800.
         let comm = CommMatrix::from_triples((1..5).flat_map(|i| [(0, i, 100), (i, 0, 100)]));
-        let m = greedy(&comm.adjacency(5), &p, 1);
+        let (m, _) = greedy(&comm.adjacency(5), &p, 1, Budget::default());
         assert_eq!(m.table[0], 4);
         assert_eq!(weighted_cost(&m, &p, &comm), 800);
     }
@@ -444,7 +527,7 @@ mod tests {
         let p = t("line:8");
         // A chain 0-1-…-7: the optimum is 7 pairs × 2 directions × 100 bytes × 1 hop.
         let comm = CommMatrix::from_triples((0..7).flat_map(|i| [(i, i + 1, 100), (i + 1, i, 100)]));
-        let m = greedy(&comm.adjacency(8), &p, 1);
+        let (m, _) = greedy(&comm.adjacency(8), &p, 1, Budget::default());
         assert!(m.is_one_to_one());
         assert_eq!(weighted_cost(&m, &p, &comm), 1400);
     }
@@ -457,9 +540,32 @@ mod tests {
         // 64 on 4: cap 16.
         assert_eq!(load_cap(&start, &p), 16);
         for method in [SearchMethod::Greedy, SearchMethod::Anneal] {
-            let m = search(method, &start, &v, &p, &comm, 7).unwrap_or_else(|e| panic!("{e}"));
+            let m =
+                search(method, &start, &v, &p, &comm, 7, Budget::default()).unwrap_or_else(|e| panic!("{e}")).mapping;
             assert!(load(&m, &p).iter().all(|&l| l <= 16), "{method:?}");
             assert!(weighted_cost(&m, &p, &comm) <= weighted_cost(&start, &p, &comm));
         }
+    }
+
+    /// A step bound cuts each run short and says so; the result is still a valid
+    /// mapping no worse than the start, and the same for the same seed and bound.
+    #[test]
+    fn a_step_bound_stops_each_run_and_is_reported() {
+        let (v, p) = (t("torus:8x8"), t("mesh:8x8"));
+        let comm = torus_traffic(&v);
+        let random = builtin_mapping("random", &v, &p, 1).unwrap_or_else(|e| panic!("{e}"));
+        let budget = Budget { max_steps: 500, deadline: None };
+        for method in [SearchMethod::Greedy, SearchMethod::Anneal] {
+            let run = || search(method, &random, &v, &p, &comm, 1, budget).unwrap_or_else(|e| panic!("{e}"));
+            let found = run();
+            assert!(found.stopped, "{method:?}");
+            assert!(found.mapping.is_one_to_one(), "{method:?}");
+            assert!(weighted_cost(&found.mapping, &p, &comm) <= weighted_cost(&random, &p, &comm), "{method:?}");
+            assert_eq!(run(), found, "{method:?}");
+        }
+        // A deadline already past stops the annealer at its first clock reading.
+        let past = Budget { max_steps: u64::MAX, deadline: Some(std::time::Instant::now()) };
+        let found = search(SearchMethod::Anneal, &random, &v, &p, &comm, 1, past).unwrap_or_else(|e| panic!("{e}"));
+        assert!(found.stopped);
     }
 }

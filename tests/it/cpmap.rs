@@ -220,3 +220,28 @@ fn run_record_is_never_written_to_a_terminal() {
     assert!(text.contains("refusing to write a binary run record to the terminal"), "{text}");
     assert!(text.len() < 300, "no binary on the terminal: {} bytes", text.len());
 }
+
+/// `--max-steps` bounds each search run: with 1000 moves the annealer stops early, says
+/// so in text and JSON, and gives the same mapping twice; the default bound lets the
+/// 8x8 search finish (`stopped` false). `--max-seconds 0` is refused.
+#[test]
+fn search_bounds_stop_runs_and_say_so() {
+    let dir = tempdir("cpmap-bounds");
+    compile_matmul(&dir);
+    stats(&dir, &["matmul.cod", "--topology", "mesh:8x8", "-t", "run.cpt"]);
+    let search = |extra: &[&str]| {
+        let mut args = vec!["--comm", "run.cpt", "random", "--seed", "1", "--search", "anneal"];
+        args.extend_from_slice(extra);
+        run_in(&dir, "cpmap", &args, b"")
+    };
+    let text = stdout(&search(&["--max-steps", "1000"]));
+    assert!(text.contains("search stopped by its step or time bound"), "{text}");
+    let json = stdout(&search(&["--max-steps", "1000", "--format", "json"]));
+    assert!(json.contains("\"stopped\":true"), "{json}");
+    assert_eq!(json, stdout(&search(&["--max-steps", "1000", "--format", "json"])));
+    let full = stdout(&search(&["--format", "json"]));
+    assert!(full.contains("\"stopped\":false"), "{full}");
+    let out = search(&["--max-seconds", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-seconds 0"));
+}
