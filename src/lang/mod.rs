@@ -169,6 +169,16 @@ pub fn compile(name: &str, text: &str, opts: &FrontOptions) -> Result<Compiled, 
     if diags.iter().any(|d| d.is_error()) {
         module = None;
     }
+    // What cpcc writes, cpss must load: the module passes the same checks as a `.cod`
+    // read from disk. The checks the code generator makes (type nesting, sizes) say
+    // where; this catches what no check of its own covers, at the top of the file.
+    if let Some(m) = &module {
+        if let Err(e) = crate::vcode::cod::verify(m) {
+            let at = ast::Loc { file: 0, line: 1, col: 1, len: 0 };
+            diags.push(Diagnostic::error(at, format!("the program exceeds a limit of the vCode format: {e}")));
+            module = None;
+        }
+    }
     diags.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.col));
     match module {
         Some(module) if !diags.iter().any(|d| d.is_error()) => Ok(Compiled { module, warnings: diags, sources }),

@@ -804,3 +804,66 @@ fn a_switch_of_many_cases_compiles_and_dispatches() {
     assert!(stderr(&out).contains("dup.c:4:7: error: duplicate case value 1"), "{}", stderr(&out));
     assert!(stderr(&out).contains("first used at line 3"), "{}", stderr(&out));
 }
+
+/// cpcc refuses what cpss would: a declarator nesting 300 pointers (or 300 array
+/// dimensions) is an error at the declarator, against the `.cod` limit of 256 levels,
+/// and 300 structs each holding the previous one fail the same check that cpss makes
+/// on load. No `.cod` is written.
+#[test]
+fn types_nested_past_the_cod_limit_are_refused_by_cpcc() {
+    let dir = tempdir("harden-deep-types");
+    let stars = "*".repeat(300);
+    let dims = "[1]".repeat(300);
+    let mut structs = String::from("struct s0 { int a; };\n");
+    for i in 1..300 {
+        structs += &format!("struct s{i} {{ struct s{} a; }};\n", i - 1);
+    }
+    let cases = [
+        (
+            "ptr",
+            format!("int main() {{ int {stars}p; return 0; }}\n"),
+            "the type of `p` nests 301 levels deep (the limit is 256)",
+        ),
+        (
+            "arr",
+            format!("int main() {{ int a{dims}; return 0; }}\n"),
+            "the type of `a` nests 301 levels deep (the limit is 256)",
+        ),
+        (
+            "st",
+            format!("{structs}int main() {{ struct s299 x; return 0; }}\n"),
+            "1:1: error: the program exceeds a limit of the vCode format",
+        ),
+    ];
+    for (name, src, expect) in cases {
+        let c = dir.join(format!("{name}.c"));
+        std::fs::write(&c, src).unwrap();
+        let out = run_in(&dir, "cpcc", &[c.to_str().unwrap(), "-o", "x.cod"], b"");
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains(expect), "{name}: {}", stderr(&out));
+        assert!(!dir.join("x.cod").exists(), "{name}");
+    }
+}
+
+/// A 10-way macro bomb 7 levels deep (10^7 tokens) stops at the expansion limit with an
+/// error, and a 1 MB header included 200 times compiles: neither aborts.
+#[test]
+fn macro_bombs_and_repeated_large_includes_are_bounded() {
+    let dir = tempdir("harden-macro-bomb");
+    let mut src = String::from("#define A0 x\n");
+    for d in 1..8 {
+        src += &format!("#define A{d} {}\n", vec![format!("A{}", d - 1); 10].join(" "));
+    }
+    src += "int main() { int x; x = 0; A7; return 0; }\n";
+    let c = dir.join("bomb.c");
+    std::fs::write(&c, src).unwrap();
+    let out = run_in(&dir, "cpcc", &[c.to_str().unwrap(), "-o", "b.cod"], b"");
+    no_panic(&out);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("error: macro expansion produces too many tokens"), "{}", stderr(&out));
+    std::fs::write(dir.join("big.h"), format!("/*{}*/\n", "x".repeat(1 << 20))).unwrap();
+    let inc = dir.join("inc.c");
+    std::fs::write(&inc, format!("{}int main() {{ return 0; }}\n", "#include \"big.h\"\n".repeat(200))).unwrap();
+    let out = run_in(&dir, "cpcc", &[inc.to_str().unwrap(), "-o", "i.cod"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

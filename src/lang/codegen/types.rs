@@ -55,6 +55,10 @@ pub(crate) struct Types {
     defining: Vec<u32>,
     /// By struct index: whether it is a union (every field at offset 0).
     unions: Vec<bool>,
+    /// By type: how many levels its written form nests (a base type or a struct is 1;
+    /// a pointer, array, channel or function one more than what it names), the height
+    /// the `.cod` reader bounds by [`crate::vcode::cod::MAX_TYPE_NESTING`].
+    depth: Vec<u32>,
 }
 
 #[derive(Hash, PartialEq, Eq)]
@@ -92,7 +96,14 @@ impl Types {
             complete: Vec::new(),
             defining: Vec::new(),
             unions: Vec::new(),
+            // One entry per base type above.
+            depth: vec![1; ULONG as usize + 1],
         }
+    }
+
+    /// The nesting depth of `t`'s written form (see the field `depth`).
+    pub(crate) fn depth(&self, t: TypeId) -> u32 {
+        self.depth.get(t as usize).copied().unwrap_or(1)
     }
 
     pub(crate) fn intern(&mut self, t: Type) -> TypeId {
@@ -120,6 +131,12 @@ impl Types {
             return id;
         }
         let id = self.types.len() as TypeId;
+        let depth = match &t {
+            Type::Pointer(e) | Type::Array { elem: e, .. } | Type::Channel(e) => 1 + self.depth(*e),
+            Type::Function { ret, params } => 1 + params.iter().fold(self.depth(*ret), |d, &p| d.max(self.depth(p))),
+            _ => 1,
+        };
+        self.depth.push(depth);
         self.types.push(t);
         self.index.insert(key, id);
         id
@@ -332,6 +349,12 @@ impl Gen<'_> {
             return None;
         }
         let (t, _) = self.array_dims(t, &d.dims, allow_open)?;
+        let depth = self.types.depth(t) as usize;
+        if depth > crate::vcode::cod::MAX_TYPE_NESTING {
+            let limit = crate::vcode::cod::MAX_TYPE_NESTING;
+            self.error(d.loc, format!("the type of `{}` nests {depth} levels deep (the limit is {limit})", d.name));
+            return None;
+        }
         if t != VOID && self.types.words(t) as u64 > MAX_WORDS {
             self.error(
                 d.loc,
