@@ -8,6 +8,27 @@ pub fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
 }
 
+/// `x` rounded to `digits` decimals, as the text report prints it (a JSON number then
+/// reads as the figure a person sees, not as the float behind it).
+pub fn rounded(x: f64, digits: i32) -> f64 {
+    let scale = 10f64.powi(digits);
+    let r = (x * scale).round() / scale;
+    if r.is_finite() {
+        r
+    } else {
+        x
+    }
+}
+
+/// A number the reports formatted (`units`, `{:.4}`…) as a JSON number; a text that is
+/// no JSON number stays a string rather than being lost.
+pub fn json_number(text: &str) -> serde_json::Value {
+    match serde_json::from_str::<serde_json::Number>(text) {
+        Ok(n) => serde_json::Value::Number(n),
+        Err(_) => serde_json::Value::String(text.to_owned()),
+    }
+}
+
 /// One CSV record of `cells`, with its line end, quoted where a cell needs it (a comma,
 /// quote or line break), as the `csv` crate writes it.
 pub fn csv_record<I, T>(cells: I) -> String

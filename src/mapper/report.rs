@@ -1,6 +1,8 @@
 //! The `cpmap` report: one or more evaluated mappings, ranked, with an optional search
 //! result, rendered as text (the mapping table for a single mapping, a ranked table for
 //! several), CSV (one row per mapping) or JSON (everything, tables included).
+use crate::textio::rounded;
+use serde::Serialize;
 use std::fmt::Write as _;
 
 use super::comm::CommMatrix;
@@ -264,83 +266,109 @@ impl Report {
         out
     }
 
-    /// The JSON form: the architectures, every mapping with its table, loads and
-    /// figures (best first), and the search summary.
+    /// The JSON form: `schema_version`, the architectures, every mapping with its
+    /// table, loads and figures (best first), and the search summary.
     pub fn to_json(&self) -> String {
-        let mut out = String::new();
-        let _ = write!(
-            out,
-            "{{\"virtual\":{},\"physical\":{},",
-            json_str(&self.virt.to_string()),
-            json_str(&self.phys.to_string())
-        );
-        match self.comm_bytes {
-            Some(b) => {
-                let _ = write!(out, "\"comm_bytes\":{b},");
-            }
-            None => out.push_str("\"comm_bytes\":null,"),
-        }
-        out.push_str("\"mappings\":[");
-        for (i, e) in self.evals.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            let list = |v: &[u32]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",");
-            let warnings: Vec<String> = e.mapping.warnings.iter().map(|w| json_str(w)).collect();
-            let _ = write!(
-                out,
-                "{{\"rank\":{},\"name\":{},\"one_to_one\":{},\"table\":[{}],\"loads\":[{}],\"imbalance\":{:.4},\"dilation_max\":{},\"dilation_mean\":{:.4},\"congestion\":{},\"warnings\":[{}],",
-                i + 1,
-                json_str(&e.name),
-                e.one_to_one,
-                list(&e.mapping.table),
-                list(&e.loads),
-                e.imbalance(),
-                e.dilation_max,
-                e.dilation_mean,
-                e.congestion,
-                warnings.join(",")
-            );
-            match &e.traffic {
-                Some(t) => {
-                    let hot = t.hottest.map_or("null".to_string(), |(l, b)| {
-                        format!("{{\"link\":{},\"bytes\":{b}}}", json_str(&l.to_string()))
-                    });
-                    let _ = write!(out, "\"weighted_cost\":{},\"hot_link\":{hot}}}", t.cost);
-                }
-                None => out.push_str("\"weighted_cost\":null,\"hot_link\":null}"),
-            }
-        }
-        out.push_str("],\"search\":");
-        match &self.search {
-            Some(s) => {
-                let method = match s.method {
-                    SearchMethod::Greedy => "greedy",
-                    SearchMethod::Anneal => "anneal",
-                };
-                let _ = write!(
-                    out,
-                    "{{\"method\":\"{method}\",\"seed\":{},\"start\":{},\"cost\":{},\"start_cost\":{},\"default_cost\":{},\"improvement_over_start\":{:.4},\"improvement_over_default\":{:.4},\"stopped\":{}}}",
-                    s.seed,
-                    json_str(&s.start),
-                    s.cost,
-                    s.start_cost,
-                    s.default_cost,
-                    improvement(s.cost, s.start_cost),
-                    improvement(s.cost, s.default_cost),
-                    s.stopped
-                );
-            }
-            None => out.push_str("null"),
-        }
-        out.push_str("}\n");
+        let mappings = self
+            .evals
+            .iter()
+            .enumerate()
+            .map(|(i, e)| MappingDoc {
+                rank: i + 1,
+                name: &e.name,
+                one_to_one: e.one_to_one,
+                table: &e.mapping.table,
+                loads: &e.loads,
+                imbalance: rounded(e.imbalance(), 4),
+                dilation_max: e.dilation_max,
+                dilation_mean: rounded(e.dilation_mean, 4),
+                congestion: e.congestion,
+                warnings: &e.mapping.warnings,
+                weighted_cost: e.traffic.as_ref().map(|t| t.cost),
+                hot_link: e
+                    .traffic
+                    .as_ref()
+                    .and_then(|t| t.hottest)
+                    .map(|(link, bytes)| HotLinkDoc { link: link.to_string(), bytes }),
+            })
+            .collect();
+        let search = self.search.as_ref().map(|s| SearchDoc {
+            method: match s.method {
+                SearchMethod::Greedy => "greedy",
+                SearchMethod::Anneal => "anneal",
+            },
+            seed: s.seed,
+            start: &s.start,
+            cost: s.cost,
+            start_cost: s.start_cost,
+            default_cost: s.default_cost,
+            improvement_over_start: rounded(improvement(s.cost, s.start_cost), 4),
+            improvement_over_default: rounded(improvement(s.cost, s.default_cost), 4),
+            stopped: s.stopped,
+        });
+        let doc = ReportDoc {
+            schema_version: JSON_SCHEMA_VERSION,
+            r#virtual: self.virt.to_string(),
+            physical: self.phys.to_string(),
+            comm_bytes: self.comm_bytes,
+            mappings,
+            search,
+        };
+        let mut out = serde_json::to_string(&doc).unwrap_or_default();
+        out.push('\n');
         out
     }
 }
 
-use crate::textio::csv_cell as csv_field;
+/// The version of `cpmap --format json`'s schema.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
 
-use crate::textio::json_string as json_str;
+#[derive(Serialize)]
+struct ReportDoc<'a> {
+    schema_version: u32,
+    r#virtual: String,
+    physical: String,
+    comm_bytes: Option<u64>,
+    mappings: Vec<MappingDoc<'a>>,
+    search: Option<SearchDoc<'a>>,
+}
+
+#[derive(Serialize)]
+struct MappingDoc<'a> {
+    rank: usize,
+    name: &'a str,
+    one_to_one: bool,
+    table: &'a [u32],
+    loads: &'a [u32],
+    imbalance: f64,
+    dilation_max: u32,
+    dilation_mean: f64,
+    congestion: u32,
+    warnings: &'a [String],
+    weighted_cost: Option<u64>,
+    hot_link: Option<HotLinkDoc>,
+}
+
+#[derive(Serialize)]
+struct HotLinkDoc {
+    link: String,
+    bytes: u64,
+}
+
+#[derive(Serialize)]
+struct SearchDoc<'a> {
+    method: &'static str,
+    seed: u64,
+    start: &'a str,
+    cost: u64,
+    start_cost: u64,
+    default_cost: u64,
+    improvement_over_start: f64,
+    improvement_over_default: f64,
+    stopped: bool,
+}
+
+use crate::textio::csv_cell as csv_field;
 
 #[cfg(test)]
 mod tests {
@@ -383,10 +411,19 @@ mod tests {
         assert_eq!(csv.lines().count(), 3);
         assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("1,ring2line,true,1,1,1.0000,2,1.7500,")), "{csv}");
         let json = r.to_json();
-        assert!(json.starts_with("{\"virtual\":\"ring:8\",\"physical\":\"line:8\",\"comm_bytes\":null,"), "{json}");
+        assert!(
+            json.starts_with(
+                "{\"schema_version\":1,\"virtual\":\"ring:8\",\"physical\":\"line:8\",\"comm_bytes\":null,"
+            ),
+            "{json}"
+        );
         assert!(json.contains("\"table\":[0,2,4,6,7,5,3,1]"), "{json}");
         assert_eq!(csv_field("f(x) = [x, \"y\"]."), "\"f(x) = [x, \"\"y\"\"].\"");
-        assert_eq!(json_str("a\"b\\\n"), "\"a\\\"b\\\\\\n\"");
+        // A mapping's name with a quote and a backslash reads back unchanged.
+        let mut odd = report(&["identity"], None, None);
+        odd.evals[0].name = "a\"b\\".into();
+        let back: serde_json::Value = serde_json::from_str(&odd.to_json()).unwrap();
+        assert_eq!(back["mappings"][0]["name"], "a\"b\\");
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! messages, says nothing about the result a CI job guards).
 //!
 //! Depends on [`super::Analysis`] and [`super::render`] only.
-use super::render::units;
+use super::render::{number, rounded, units};
 use super::Analysis;
 use std::fmt::Write;
 
@@ -416,31 +416,50 @@ impl Comparison {
         o
     }
 
-    /// One JSON object.
+    /// One JSON object: `schema_version`, the default tolerance, whether anything
+    /// regressed, and one object per metric.
     pub fn json(&self) -> String {
-        let rows: Vec<String> = self
+        #[derive(serde::Serialize)]
+        struct MetricDoc<'a> {
+            metric: &'a str,
+            base: serde_json::Value,
+            new: serde_json::Value,
+            change_percent: Option<f64>,
+            tolerance_percent: serde_json::Value,
+            gates: bool,
+            worse: bool,
+            regressed: bool,
+        }
+        #[derive(serde::Serialize)]
+        struct CompareDoc<'a> {
+            schema_version: u32,
+            tolerance_percent: serde_json::Value,
+            regressed: bool,
+            metrics: Vec<MetricDoc<'a>>,
+        }
+        let metrics = self
             .rows
             .iter()
-            .map(|r| {
-                format!(
-                    "{{\"metric\":\"{}\",\"base\":{},\"new\":{},\"change_percent\":{},\"tolerance_percent\":{},\"gates\":{},\"worse\":{},\"regressed\":{}}}",
-                    r.name,
-                    num(r.base),
-                    num(r.new),
-                    r.change.map(|c| format!("{c:.4}")).unwrap_or_else(|| "null".into()),
-                    num(r.tolerance),
-                    r.gates,
-                    r.worse,
-                    r.regressed
-                )
+            .map(|r| MetricDoc {
+                metric: &r.name,
+                base: number(&num(r.base)),
+                new: number(&num(r.new)),
+                change_percent: r.change.map(|c| rounded(c, 4)),
+                tolerance_percent: number(&num(r.tolerance)),
+                gates: r.gates,
+                worse: r.worse,
+                regressed: r.regressed,
             })
             .collect();
-        format!(
-            "{{\"tolerance_percent\":{},\"regressed\":{},\"metrics\":[{}]}}\n",
-            num(self.tolerance.default),
-            self.regressed(),
-            rows.join(",")
-        )
+        let doc = CompareDoc {
+            schema_version: super::render::JSON_SCHEMA_VERSION,
+            tolerance_percent: number(&num(self.tolerance.default)),
+            regressed: self.regressed(),
+            metrics,
+        };
+        let mut out = serde_json::to_string(&doc).unwrap_or_default();
+        out.push('\n');
+        out
     }
 }
 

@@ -21,7 +21,7 @@
 //! intervals against the path's segments). Depends on [`super::graph`]
 //! and [`crate::trace`].
 use super::graph::{CriticalPath, EdgeKind};
-use super::render::{table_csv, table_json, units, Cell};
+use super::render::{number, rounded, table_csv, table_json, units, Cell};
 use crate::trace::{Event, RunHeader, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -199,9 +199,12 @@ fn cells(f: &FunctionImbalance) -> [Cell; 8] {
 }
 
 /// The JSON object `{total, share, functions: [...]}`.
-pub fn json(m: &Imbalance) -> String {
-    let functions = table_json(&COLUMNS, m.functions.iter().map(cells));
-    format!("{{\"total\":{},\"share\":{:.4},\"functions\":{functions}}}", ticks(m.total), m.share)
+pub fn json(m: &Imbalance) -> serde_json::Value {
+    serde_json::json!({
+        "total": number(&ticks(m.total)),
+        "share": rounded(m.share, 4),
+        "functions": table_json(&COLUMNS, m.functions.iter().map(cells)),
+    })
 }
 
 /// The CSV table `function,processes,path_time,path_busy,mean_busy,max_busy,max_over_mean,imbalance`.

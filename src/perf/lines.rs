@@ -196,7 +196,7 @@ fn cells(p: &LineProfile, max: Ticks, l: &LineCost) -> [Cell; 7] {
 }
 
 /// The JSON array of the lines shown (line order).
-pub fn json(p: &LineProfile, top: Option<usize>) -> String {
+pub fn json(p: &LineProfile, top: Option<usize>) -> serde_json::Value {
     let max = p.max();
     table_json(&COLUMNS, p.top(top).into_iter().map(|l| cells(p, max, l)))
 }

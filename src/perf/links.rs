@@ -211,9 +211,9 @@ fn cells(x: &LinkLoad) -> [Cell; 7] {
 }
 
 /// The JSON value: `null` when routes were not traced, else an array of every link.
-pub fn json(l: &Links) -> String {
+pub fn json(l: &Links) -> serde_json::Value {
     if !l.traced {
-        return "null".into();
+        return serde_json::Value::Null;
     }
     table_json(&COLUMNS, l.links.iter().map(cells))
 }

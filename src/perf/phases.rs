@@ -217,7 +217,7 @@ fn cells(ph: &Phase) -> [Cell; 6] {
 }
 
 /// The JSON array of the phases.
-pub fn json(p: &Phases) -> String {
+pub fn json(p: &Phases) -> serde_json::Value {
     table_json(&COLUMNS, p.phases.iter().map(cells))
 }
 

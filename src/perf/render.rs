@@ -5,6 +5,8 @@
 use super::graph::{group_weights, CriticalPath, EdgeKind, Segment};
 use super::Analysis;
 use crate::trace::{Ticks, TICKS_PER_UNIT};
+use serde::Serialize;
+use serde_json::Value;
 use std::fmt::Write;
 
 /// How many segments and groups the text report lists.
@@ -234,19 +236,18 @@ fn states_text(a: &Analysis) -> String {
     o
 }
 
-/// Each processor's time by state as a JSON array.
-fn states_json(a: &Analysis) -> String {
+/// Each processor's time by state as a JSON array of `{"pproc", STATE: time…}`.
+fn states_json(a: &Analysis) -> Value {
     use crate::trace::states::PState;
-    let rows: Vec<String> = a
-        .states
-        .iter()
-        .map(|(p, t)| {
-            let fields: Vec<String> =
-                PState::ALL.iter().zip(t).map(|(st, x)| format!("\"{}\":{}", st.key(), units(*x))).collect();
-            format!("{{\"pproc\":{p},{}}}", fields.join(","))
-        })
-        .collect();
-    format!("[{}]", rows.join(","))
+    let rows = a.states.iter().map(|(p, t)| {
+        let mut row = serde_json::Map::new();
+        row.insert("pproc".into(), Value::from(*p));
+        for (st, x) in PState::ALL.iter().zip(t) {
+            row.insert(st.key().into(), number(&units(*x)));
+        }
+        Value::Object(row)
+    });
+    Value::Array(rows.collect())
 }
 
 /// The distributions: concurrency, message sizes, Late Sender wait, critical-path profile.
@@ -392,59 +393,73 @@ pub fn table_csv<const N: usize>(columns: &[&str; N], rows: impl IntoIterator<It
     o
 }
 
-/// A report table as a JSON array of objects, one per row, keyed by `columns`.
-pub fn table_json<const N: usize>(columns: &[&str; N], rows: impl IntoIterator<Item = [Cell; N]>) -> String {
-    let objects: Vec<String> = rows
-        .into_iter()
-        .map(|row| {
-            let fields: Vec<String> = columns
-                .iter()
-                .zip(row.iter())
-                .map(|(k, c)| {
-                    let v = match c {
-                        Cell::Num(v) => v.clone(),
-                        Cell::Text(t) => json_str(t),
-                        Cell::Null => "null".to_string(),
-                    };
-                    format!("\"{k}\":{v}")
-                })
-                .collect();
-            format!("{{{}}}", fields.join(","))
-        })
-        .collect();
-    format!("[{}]", objects.join(","))
+/// A report table as a JSON array of objects, one per row, keyed by `columns` in their
+/// order.
+pub fn table_json<const N: usize>(columns: &[&str; N], rows: impl IntoIterator<Item = [Cell; N]>) -> Value {
+    let object = |row: [Cell; N]| {
+        let fields = columns.iter().zip(row).map(|(k, c)| {
+            let v = match c {
+                Cell::Num(v) => number(&v),
+                Cell::Text(t) => Value::String(t),
+                Cell::Null => Value::Null,
+            };
+            (k.to_string(), v)
+        });
+        Value::Object(fields.collect())
+    };
+    Value::Array(rows.into_iter().map(object).collect())
 }
 
-pub use crate::textio::{csv_cell as csv_str, json_string as json_str};
+pub use crate::textio::{csv_cell as csv_str, json_number as number, json_string as json_str, rounded};
 
-/// A path as JSON: length, edges, n, total weight and the segments.
-fn path_json(c: &CriticalPath) -> String {
-    let segs: Vec<String> = c
+/// One segment of a path in the JSON report.
+#[derive(Serialize)]
+struct SegmentDoc {
+    kind: &'static str,
+    pid: u32,
+    to_pid: Option<u32>,
+    from: Value,
+    to: Value,
+    /// Busy time of a computation edge; `null` for a message.
+    busy: Value,
+    parallelism: f64,
+    weight: Value,
+    share: f64,
+}
+
+/// A path in the JSON report: length, edges, n, total weight and the segments.
+#[derive(Serialize)]
+struct PathDoc {
+    length: Value,
+    edges: usize,
+    processors: u32,
+    wcpa_weight: Value,
+    segments: Vec<SegmentDoc>,
+}
+
+fn path_json(c: &CriticalPath) -> PathDoc {
+    let segments = c
         .segments
         .iter()
-        .map(|g| {
-            format!(
-                "{{\"kind\":\"{}\",\"pid\":{},\"to_pid\":{},\"from\":{},\"to\":{},\"busy\":{},\"parallelism\":{:.6},\"weight\":{},\"share\":{:.4}}}",
-                g.kind.name(),
-                g.pid,
-                g.to_pid.map(|p| p.to_string()).unwrap_or_else(|| "null".into()),
-                units(g.from),
-                units(g.to),
-                if g.kind == EdgeKind::Compute { units(g.busy) } else { "null".into() },
-                g.parallelism,
-                weight_units(g.weight),
-                share(g.weight, c.total_weight)
-            )
+        .map(|g| SegmentDoc {
+            kind: g.kind.name(),
+            pid: g.pid,
+            to_pid: g.to_pid,
+            from: number(&units(g.from)),
+            to: number(&units(g.to)),
+            busy: if g.kind == EdgeKind::Compute { number(&units(g.busy)) } else { Value::Null },
+            parallelism: rounded(g.parallelism, 6),
+            weight: number(&weight_units(g.weight)),
+            share: rounded(share(g.weight, c.total_weight), 4),
         })
         .collect();
-    format!(
-        "{{\"length\":{},\"edges\":{},\"processors\":{},\"wcpa_weight\":{},\"segments\":[{}]}}",
-        units(c.length),
-        c.edges,
-        c.processors,
-        weight_units(c.total_weight),
-        segs.join(",")
-    )
+    PathDoc {
+        length: number(&units(c.length)),
+        edges: c.edges,
+        processors: c.processors,
+        wcpa_weight: number(&weight_units(c.total_weight)),
+        segments,
+    }
 }
 
 /// Whether two paths are the same sequence of segments.
@@ -461,90 +476,187 @@ pub fn json(a: &Analysis) -> String {
     json_with(a, None)
 }
 
+/// The version of the JSON report's schema (the fields of [`ReportDoc`]); it changes
+/// when a field is renamed or removed or changes meaning, not when one is added.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// The JSON report (`cpperf --format json`). Times are in time units, shares in percent,
+/// utilizations in percent; a table's rows are objects keyed by its CSV columns.
+#[derive(Serialize)]
+struct ReportDoc<'a> {
+    schema_version: u32,
+    program: &'a str,
+    seq_time: Value,
+    par_time: Value,
+    speedup: f64,
+    efficiency: f64,
+    pprocs_used: u32,
+    messages: u64,
+    bytes: u64,
+    avg_latency: Value,
+    /// Computation over communication time; `null` without communication.
+    granularity: Option<f64>,
+    utilization: Vec<UtilDoc>,
+    comm: Vec<CommDoc>,
+    critical_path: PathDoc,
+    weighted_path: PathDoc,
+    same_path: bool,
+    states: Value,
+    unmatched_sends: Vec<UnmatchedDoc<'a>>,
+    pending_receives: Vec<PendingDoc<'a>>,
+    concurrency: Vec<Value>,
+    message_sizes: Vec<SizeDoc>,
+    late_sender: Vec<LateDoc>,
+    critical_path_by_pproc: Vec<ByPprocDoc>,
+    critical_path_by_kind: Vec<ByKindDoc>,
+    phase_process: Option<u32>,
+    phases: Value,
+    imbalance: Value,
+    links: Value,
+    what_if: Value,
+    lines: Value,
+}
+
+#[derive(Serialize)]
+struct UtilDoc {
+    pproc: u32,
+    percent: f64,
+}
+
+#[derive(Serialize)]
+struct CommDoc {
+    src: u32,
+    dst: u32,
+    bytes: u64,
+}
+
+#[derive(Serialize)]
+struct UnmatchedDoc<'a> {
+    msg: u64,
+    time: Value,
+    pid: u32,
+    channel: u32,
+    index: u32,
+    element: &'a str,
+    line: u32,
+    bytes: u32,
+}
+
+#[derive(Serialize)]
+struct PendingDoc<'a> {
+    time: Value,
+    pid: u32,
+    channel: u32,
+    index: u32,
+    element: &'a str,
+    line: u32,
+}
+
+#[derive(Serialize)]
+struct SizeDoc {
+    up_to: u64,
+    messages: u64,
+}
+
+#[derive(Serialize)]
+struct LateDoc {
+    pid: u32,
+    wait: Value,
+    receives: u64,
+}
+
+#[derive(Serialize)]
+struct ByPprocDoc {
+    pproc: u32,
+    time: Value,
+}
+
+#[derive(Serialize)]
+struct ByKindDoc {
+    kind: &'static str,
+    time: Value,
+}
+
 /// The whole analysis as one JSON object on one line, with the `top_lines` most
 /// expensive source lines (all when `None`).
 pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
     let s = &a.summary;
-    let util: Vec<String> =
-        s.utilization().iter().map(|(p, u)| format!("{{\"pproc\":{p},\"percent\":{u:.4}}}")).collect();
-    let comm: Vec<String> =
-        s.comm.iter().map(|(&(x, y), &b)| format!("{{\"src\":{x},\"dst\":{y},\"bytes\":{b}}}")).collect();
-    let unmatched: Vec<String> = a
-        .unmatched
-        .sends
-        .iter()
-        .map(|u| {
-            format!(
-                "{{\"msg\":{},\"time\":{},\"pid\":{},\"channel\":{},\"index\":{},\"element\":{},\"line\":{},\"bytes\":{}}}",
-                u.msg,
-                units(u.time),
-                u.pid,
-                u.channel,
-                u.index,
-                json_str(&u.element),
-                u.line,
-                u.bytes
-            )
-        })
-        .collect();
-    let pending: Vec<String> = a
-        .unmatched
-        .receives
-        .iter()
-        .map(|r| {
-            format!(
-                "{{\"time\":{},\"pid\":{},\"channel\":{},\"index\":{},\"element\":{},\"line\":{}}}",
-                units(r.time),
-                r.pid,
-                r.channel,
-                r.index,
-                json_str(&r.element),
-                r.line
-            )
-        })
-        .collect();
     let p = &a.profile;
-    let conc: Vec<String> = p.concurrency.iter().map(|&t| units(t)).collect();
-    let sizes: Vec<String> = p.sizes.iter().map(|(b, n)| format!("{{\"up_to\":{b},\"messages\":{n}}}")).collect();
-    let late: Vec<String> = p
-        .late_sender
-        .iter()
-        .map(|&(pid, w, n)| format!("{{\"pid\":{pid},\"wait\":{},\"receives\":{n}}}", units(w)))
-        .collect();
-    let by_pproc: Vec<String> =
-        p.path_by_pproc.iter().map(|&(pp, t)| format!("{{\"pproc\":{pp},\"time\":{}}}", units(t))).collect();
-    let by_kind: Vec<String> =
-        p.path_by_kind.iter().map(|&(k, t)| format!("{{\"kind\":\"{k}\",\"time\":{}}}", units(t))).collect();
-    format!(
-        "{{\"program\":{},\"seq_time\":{},\"par_time\":{},\"speedup\":{:.6},\"efficiency\":{:.6},\"pprocs_used\":{},\"messages\":{},\"bytes\":{},\"avg_latency\":{},\"granularity\":{},\"utilization\":[{}],\"comm\":[{}],\"critical_path\":{},\"weighted_path\":{},\"same_path\":{},\"states\":{},\"unmatched_sends\":[{}],\"pending_receives\":[{}],\"concurrency\":[{}],\"message_sizes\":[{}],\"late_sender\":[{}],\"critical_path_by_pproc\":[{}],\"critical_path_by_kind\":[{}],\"phase_process\":{},\"phases\":{},\"imbalance\":{},\"links\":{},\"what_if\":{},\"lines\":{}}}\n",
-        json_str(&a.program),
-        units(s.seq_ticks),
-        units(s.par_ticks),
-        s.speedup(),
-        s.efficiency(),
-        s.pprocs_used,
-        s.messages,
-        s.bytes,
-        units(s.avg_latency_ticks()),
-        s.granularity().map(|g| format!("{g:.6}")).unwrap_or_else(|| "null".into()),
-        util.join(","),
-        comm.join(","),
-        path_json(&a.critical),
-        path_json(&a.weighted),
-        same_path(&a.critical, &a.weighted),
-        states_json(a),
-        unmatched.join(","),
-        pending.join(","),
-        conc.join(","),
-        sizes.join(","),
-        late.join(","),
-        by_pproc.join(","),
-        by_kind.join(","),
-        a.phases.pid.map_or_else(|| "null".to_string(), |p| p.to_string()),
-        super::phases::json(&a.phases),
-        super::imbalance::json(&a.imbalance),
-        super::links::json(&a.links),
-        super::whatif::json(&a.what_if),
-        super::lines::json(&a.lines, top_lines)
-    )
+    let doc = ReportDoc {
+        schema_version: JSON_SCHEMA_VERSION,
+        program: &a.program,
+        seq_time: number(&units(s.seq_ticks)),
+        par_time: number(&units(s.par_ticks)),
+        speedup: rounded(s.speedup(), 6),
+        efficiency: rounded(s.efficiency(), 6),
+        pprocs_used: s.pprocs_used,
+        messages: s.messages,
+        bytes: s.bytes,
+        avg_latency: number(&units(s.avg_latency_ticks())),
+        granularity: s.granularity().map(|g| rounded(g, 6)),
+        utilization: s
+            .utilization()
+            .iter()
+            .map(|&(pproc, percent)| UtilDoc { pproc, percent: rounded(percent, 4) })
+            .collect(),
+        comm: s.comm.iter().map(|(&(src, dst), &bytes)| CommDoc { src, dst, bytes }).collect(),
+        critical_path: path_json(&a.critical),
+        weighted_path: path_json(&a.weighted),
+        same_path: same_path(&a.critical, &a.weighted),
+        states: states_json(a),
+        unmatched_sends: a
+            .unmatched
+            .sends
+            .iter()
+            .map(|u| UnmatchedDoc {
+                msg: u.msg,
+                time: number(&units(u.time)),
+                pid: u.pid,
+                channel: u.channel,
+                index: u.index,
+                element: &u.element,
+                line: u.line,
+                bytes: u.bytes,
+            })
+            .collect(),
+        pending_receives: a
+            .unmatched
+            .receives
+            .iter()
+            .map(|r| PendingDoc {
+                time: number(&units(r.time)),
+                pid: r.pid,
+                channel: r.channel,
+                index: r.index,
+                element: &r.element,
+                line: r.line,
+            })
+            .collect(),
+        concurrency: p.concurrency.iter().map(|&t| number(&units(t))).collect(),
+        message_sizes: p.sizes.iter().map(|&(up_to, messages)| SizeDoc { up_to, messages }).collect(),
+        late_sender: p
+            .late_sender
+            .iter()
+            .map(|&(pid, w, receives)| LateDoc { pid, wait: number(&units(w)), receives })
+            .collect(),
+        critical_path_by_pproc: p
+            .path_by_pproc
+            .iter()
+            .map(|&(pproc, t)| ByPprocDoc { pproc, time: number(&units(t)) })
+            .collect(),
+        critical_path_by_kind: p
+            .path_by_kind
+            .iter()
+            .map(|&(kind, t)| ByKindDoc { kind, time: number(&units(t)) })
+            .collect(),
+        phase_process: a.phases.pid,
+        phases: super::phases::json(&a.phases),
+        imbalance: super::imbalance::json(&a.imbalance),
+        links: super::links::json(&a.links),
+        what_if: super::whatif::json(&a.what_if),
+        lines: super::lines::json(&a.lines, top_lines),
+    };
+    let mut out = serde_json::to_string(&doc).unwrap_or_default();
+    out.push('\n');
+    out
 }

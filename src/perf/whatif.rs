@@ -373,7 +373,7 @@ fn cells(w: &Outcome) -> [Cell; 5] {
 }
 
 /// The JSON array of the outcomes.
-pub fn json(out: &[Outcome]) -> String {
+pub fn json(out: &[Outcome]) -> serde_json::Value {
     table_json(&COLUMNS, out.iter().map(cells))
 }
 
