@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every reader for SECONDS each (default 600) and prints a report: target,
 # seconds, executions, crashes. Targets (tests/it/fuzz_readers.rs): cpc (CPC source),
-# cod, record (run records), picl, sddf, mapping (mapping strings, topologies,
+# cod, record (run records), picl, picl1 (old PICL), sddf, mapping (mapping strings, topologies,
 # expressions), machine (machine files), mapfile, cost (cost files), debug (debugger
 # command scripts), sim (the simulator on mutated verified programs); default all.
 # A crash, a hang or an input slower than 3 s fails the target; its input is written to
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(cpc cod record picl sddf mapping machine mapfile cost debug sim)
+[ ${#targets[@]} -eq 0 ] && targets=(cpc cod record picl picl1 sddf mapping machine mapfile cost debug sim)
 jobs=${JOBS:-1}
 seed=${SEED:-7}
 

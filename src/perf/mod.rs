@@ -101,6 +101,8 @@ pub enum InputKind {
     Record,
     /// A PICL 2.0 trace (`cptrace --format picl`).
     Picl,
+    /// An old-format PICL 1.x trace (`cptrace --format picl1`).
+    Picl1,
     /// An ASCII SDDF trace (`cptrace --format sddf`).
     Sddf,
     /// Statistics CSV (`cpperf --format csv`, `cpss --stats csv`).
@@ -119,6 +121,9 @@ pub fn detect(head: &[u8]) -> Option<InputKind> {
     }
     if import::picl::looks_like_picl(first) {
         return Some(InputKind::Picl);
+    }
+    if import::picl1::looks_like_picl1(first) {
+        return Some(InputKind::Picl1);
     }
     if text.contains("seq_time,") {
         return Some(InputKind::Csv);
@@ -144,6 +149,7 @@ pub fn analyze_any_with<R: BufRead>(mut input: R, opts: &Options) -> Result<Anal
     match detect(head) {
         Some(InputKind::Record) => analyze_with(input, opts),
         Some(InputKind::Picl) => analyze_imported_with(&import::picl::read(input)?, opts),
+        Some(InputKind::Picl1) => analyze_imported_with(&import::picl1::read(input)?, opts),
         Some(InputKind::Sddf) => analyze_imported_with(&import::sddf::read(input)?, opts),
         Some(InputKind::Csv) | None => Err(PerfError::Unknown),
     }
@@ -197,6 +203,10 @@ pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), P
         }
         Some(InputKind::Picl) => {
             let t = import::picl::read(bytes)?;
+            html::report(&a, &t.header, t.events.into_iter())
+        }
+        Some(InputKind::Picl1) => {
+            let t = import::picl1::read(bytes)?;
             html::report(&a, &t.header, t.events.into_iter())
         }
         Some(InputKind::Sddf) => {

@@ -212,6 +212,31 @@ fn an_unreceived_send_is_reported_with_its_process_channel_and_line() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains("Unmatched"));
 }
 
+/// `cpperf` reads the old PICL format too: the matmul's picl1 trace gives the parallel
+/// time, messages, bytes and busy time of the new PICL trace without statistics (both
+/// rebuild busy time from idle periods, and the run's times are whole units), and each
+/// of the 64 nodes is one process.
+#[test]
+fn old_picl_reads_like_new_picl_without_statistics() {
+    let dir = tempdir("cpperf-picl1");
+    let (cpt, _) = simulate(&dir, "matmul.c", &[]);
+    let summary = |format: &str| {
+        let out = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", format, "--no-stats"], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let trace = dir.join(format!("m.{format}"));
+        std::fs::write(&trace, &out.stdout).unwrap();
+        let out = run_in(&dir, "cpperf", &[trace.to_str().unwrap(), "--format", "json"], b"");
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let keys = ["par_time", "seq_time", "messages", "bytes", "pprocs_used"];
+        keys.map(|k| j[k].as_f64().unwrap_or(f64::NAN))
+    };
+    let (old, new) = (summary("picl1"), summary("picl"));
+    assert_eq!(old, new);
+    // The seed's matmul: parallel time 9510 on the default mesh, 1024 messages of 4 bytes.
+    assert_eq!((old[0], old[2], old[3]), (9510.0, 1024.0, 4096.0));
+}
+
 /// Speedup, per-processor utilization and critical path length of `cpperf --format json`.
 fn key_metrics(dir: &Path, input: &Path) -> (f64, String, String) {
     let out = run_in(dir, "cpperf", &[input.to_str().unwrap(), "--format", "json"], b"");

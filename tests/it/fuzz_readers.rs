@@ -35,7 +35,7 @@ const MAX_INPUT: usize = 256 * 1024;
 
 /// Every target, in report order.
 pub const TARGETS: &[&str] =
-    &["cpc", "cod", "record", "picl", "sddf", "mapping", "machine", "mapfile", "cost", "debug", "sim"];
+    &["cpc", "cod", "record", "picl", "picl1", "sddf", "mapping", "machine", "mapfile", "cost", "debug", "sim"];
 
 /// The result of one campaign.
 #[derive(Debug, Clone, Copy)]
@@ -118,6 +118,7 @@ fn corpus(target: &str) -> Vec<Vec<u8>> {
             v.push(b"-3 -901 0.0 0 0 0\n-4 -901 1.5 0 0 0\n".to_vec());
             v
         }
+        "picl1" => read_dir_files(&f.join("traces"), Some("picl1")),
         "sddf" => read_dir_files(&f.join("traces"), Some("sddf")),
         "mapping" => [
             "torus2mesh(x, y) = [x <= (#1-1)/2 ? 2*x : 2*(#1-x)-1, y<=(#2-1)/2 ? 2*y : 2*(#2-y)-1].",
@@ -385,11 +386,11 @@ pub fn exercise(target: &str, input: &[u8]) {
                 let _ = cppe::perf::render::json(&a);
             }
         }
-        "picl" | "sddf" => {
-            let r = if target == "picl" {
-                cppe::perf::import::picl::read(input)
-            } else {
-                cppe::perf::import::sddf::read(input)
+        "picl" | "picl1" | "sddf" => {
+            let r = match target {
+                "picl" => cppe::perf::import::picl::read(input),
+                "picl1" => cppe::perf::import::picl1::read(input),
+                _ => cppe::perf::import::sddf::read(input),
             };
             if let Ok(t) = r {
                 let a = cppe::perf::analyze_imported(&t);
@@ -616,6 +617,10 @@ fn fuzz_quick_record() {
 #[test]
 fn fuzz_quick_picl() {
     quick("picl");
+}
+#[test]
+fn fuzz_quick_picl1() {
+    quick("picl1");
 }
 #[test]
 fn fuzz_quick_sddf() {

@@ -12,6 +12,7 @@
 //!
 //! Depends on [`crate::trace`] (the event types) and nom. Errors name the line.
 pub mod picl;
+pub mod picl1;
 pub mod sddf;
 
 use crate::trace::{Event, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
@@ -163,6 +164,10 @@ mod tests {
                 picl.push('\n');
             }
             if let Ok(t) = picl::read(picl.as_bytes()) {
+                let _ = crate::perf::analyze_imported(&t);
+            }
+            // The same lines with the signs dropped are old-format records.
+            if let Ok(t) = picl1::read(picl.replace('-', "").as_bytes()) {
                 let _ = crate::perf::analyze_imported(&t);
             }
             let sddf = "SDDFA\n#2:\n\"proc_exit\" {\n\tdouble \"time\";\n\tint \"process\";\n};;\n\"proc_exit\" { 0.000002500, 3 };;\n";
