@@ -58,6 +58,13 @@ struct Args {
     /// weighted critical path (text).
     #[arg(long, conflicts_with_all = ["comm", "table", "what_if"])]
     summary: bool,
+    /// Analyse only the window from time T (time units): every figure is the window's,
+    /// its times counted from T.
+    #[arg(long, value_name = "T", conflicts_with = "comm")]
+    from: Option<String>,
+    /// Analyse only the window up to time T (time units; default the run's end).
+    #[arg(long, value_name = "T", conflicts_with = "comm")]
+    to: Option<String>,
 }
 
 fn parse_target(s: &str) -> Result<whatif::Target, String> {
@@ -201,7 +208,20 @@ fn run(args: &Args) -> anyhow::Result<()> {
     if args.summary && args.format != FormatArg::Text {
         anyhow::bail!("--summary is the short text form; --format csv already gives one row per run");
     }
-    let opts = Options { what_if: args.what_if.clone() };
+    let time = |flag: &str, v: &Option<String>| -> anyhow::Result<Option<u64>> {
+        v.as_deref().map(|v| cli::parse_units(v).map_err(|e| anyhow::anyhow!("--{flag}: {e}"))).transpose()
+    };
+    let window = match (time("from", &args.from)?, time("to", &args.to)?) {
+        (None, None) => None,
+        (from, to) => {
+            let (from, to) = (from.unwrap_or(0), to.unwrap_or(u64::MAX));
+            if from >= to {
+                anyhow::bail!("--from must be before --to");
+            }
+            Some(cppe::perf::window::Window { from, to })
+        }
+    };
+    let opts = Options { what_if: args.what_if.clone(), window };
     if args.comm && args.svg.is_none() {
         return comm_only(&paths);
     }

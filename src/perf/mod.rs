@@ -48,6 +48,7 @@ pub mod summary;
 pub mod svg;
 pub mod unmatched;
 pub mod whatif;
+pub mod window;
 
 use crate::trace::states::{PState, ProcessorStates};
 use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats, Ticks};
@@ -92,6 +93,8 @@ pub enum PerfError {
 pub struct Options {
     /// Critical-path zeroing targets (`--what-if`), answered in order.
     pub what_if: Vec<whatif::Target>,
+    /// Analyse only this window (`--from`, `--to`; see [`window`]).
+    pub window: Option<window::Window>,
 }
 
 /// What an input holds, told from its first bytes.
@@ -144,6 +147,9 @@ pub fn analyze_any<R: BufRead>(input: R) -> Result<Analysis, PerfError> {
 
 /// [`analyze_any`] with [`Options`].
 pub fn analyze_any_with<R: BufRead>(mut input: R, opts: &Options) -> Result<Analysis, PerfError> {
+    if let Some(w) = opts.window {
+        return analyze_imported_with(&windowed(read_events(input)?, w), opts);
+    }
     let head = input.fill_buf().map_err(RecordError::Io)?;
     // A record's magic is 8 bytes; a text trace's first line fits in a buffer.
     match detect(head) {
@@ -153,6 +159,40 @@ pub fn analyze_any_with<R: BufRead>(mut input: R, opts: &Options) -> Result<Anal
         Some(InputKind::Sddf) => analyze_imported_with(&import::sddf::read(input)?, opts),
         Some(InputKind::Csv) | None => Err(PerfError::Unknown),
     }
+}
+
+/// A run record or trace, whole in memory: its header, events and statistics.
+pub fn read_events<R: BufRead>(mut input: R) -> Result<import::Imported, PerfError> {
+    let head = input.fill_buf().map_err(RecordError::Io)?;
+    match detect(head) {
+        Some(InputKind::Record) => {
+            let (mut r, header) = crate::trace::RunRecordReader::open(input)?;
+            let mut events = Vec::new();
+            while let Some(e) = r.next_event()? {
+                events.push(e);
+            }
+            let stats = r.footer()?.stats;
+            Ok(import::Imported { header, events, stats, missing: Vec::new() })
+        }
+        Some(InputKind::Picl) => Ok(import::picl::read(input)?),
+        Some(InputKind::Picl1) => Ok(import::picl1::read(input)?),
+        Some(InputKind::Sddf) => Ok(import::sddf::read(input)?),
+        Some(InputKind::Csv) | None => Err(PerfError::Unknown),
+    }
+}
+
+/// `t` cut to the window `w` ([`window::cut`]), with a note that says so.
+pub fn windowed(t: import::Imported, w: window::Window) -> import::Imported {
+    let import::Imported { header, events, stats, mut missing } = t;
+    let (events, stats) = window::cut(events, w, stats.par_ticks, header.pprocs);
+    let unit = |t: Ticks| render::units(t);
+    missing.push(format!(
+        "the window {} to {}: times count from {}, messages are those sent inside it",
+        unit(w.from),
+        unit(w.from + stats.par_ticks),
+        unit(w.from)
+    ));
+    import::Imported { header, events, stats, missing }
 }
 
 /// Analyses a trace read by [`import`].
@@ -183,6 +223,12 @@ pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
 /// The HTML report (`--html`, [`html`]) of the run record or trace `bytes`, analysed with
 /// `opts`: the events are read twice, once for the analysis and once for the timeline.
 pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), PerfError> {
+    if let Some(w) = opts.window {
+        let t = windowed(read_events(bytes)?, w);
+        let a = analyze_imported_with(&t, opts)?;
+        let page = html::report(&a, &t.header, t.events.into_iter());
+        return Ok((a, page));
+    }
     let a = analyze_any_with(bytes, opts)?;
     let page = match detect(bytes) {
         Some(InputKind::Record) => {
@@ -819,7 +865,10 @@ mod tests {
 
     fn what_if(targets: &[&str]) -> Result<Vec<(String, Ticks)>, PerfError> {
         let (h, e, s) = three_processes();
-        let opts = Options { what_if: targets.iter().map(|t| whatif::Target::parse(t).unwrap()).collect() };
+        let opts = Options {
+            what_if: targets.iter().map(|t| whatif::Target::parse(t).unwrap()).collect(),
+            ..Options::default()
+        };
         let mut a = Analyzer::new(&h, &opts);
         for x in &e {
             a.event(x);

@@ -237,6 +237,43 @@ fn old_picl_reads_like_new_picl_without_statistics() {
     assert_eq!((old[0], old[2], old[3]), (9510.0, 1024.0, 4096.0));
 }
 
+/// `--from 25 --to 45` on the hand-written `three_procs.trf` (node 0 busy 0-20, 35-40,
+/// 65-80; node 1 busy 10-60; node 2 busy 10-30; node 2 sends 8 bytes at 30 that node 0
+/// receives at 35): parallel time 20, busy inside the window 5, 20 and 5, so
+/// utilization 25 %, 100 %, 25 % and sequential time 30; the one message sent inside,
+/// 8 bytes, latency 5; the critical path spans the window. A trace cut by cptrace to the
+/// same window gives the record's window figures.
+#[test]
+fn a_window_reports_its_own_parallel_time_utilization_and_messages() {
+    let dir = tempdir("cpperf-window");
+    let trf = fixtures().join("traces").join("three_procs.trf");
+    let out = run_in(&dir, "cpperf", &[trf.to_str().unwrap(), "--from", "25", "--to", "45", "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    assert_eq!((f(&j["par_time"]), f(&j["seq_time"])), (20.0, 30.0));
+    let util: Vec<f64> = j["utilization"].as_array().unwrap().iter().map(|u| f(&u["percent"])).collect();
+    assert_eq!(util, [25.0, 100.0, 25.0]);
+    assert_eq!((f(&j["messages"]), f(&j["bytes"]), f(&j["avg_latency"])), (1.0, 8.0, 5.0));
+    assert_eq!(f(&j["critical_path"]["length"]), 20.0);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("note: the window 25 to 45: times count from 25"));
+    let (cpt, _) = simulate(&dir, "matmul.c", &[]);
+    let cut =
+        run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--from", "1000", "--to", "3000", "--format", "sddf"], b"");
+    std::fs::write(dir.join("cut.sddf"), &cut.stdout).unwrap();
+    let window = ["--from", "1000", "--to", "3000", "--format", "csv"];
+    let whole = run_in(&dir, "cpperf", &[&[cpt.to_str().unwrap()][..], &window[..]].concat(), b"");
+    let cut = run_in(&dir, "cpperf", &[&["cut.sddf"][..], &window[..]].concat(), b"");
+    let first_fields = |o: &std::process::Output| -> Vec<String> {
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        text.lines().nth(1).unwrap_or("").split(',').take(8).map(str::to_string).collect()
+    };
+    assert_eq!(first_fields(&whole)[1], "2000");
+    assert_eq!(first_fields(&cut), first_fields(&whole));
+    let bad = run_in(&dir, "cpperf", &[trf.to_str().unwrap(), "--from", "45", "--to", "25"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+}
+
 /// Speedup, per-processor utilization and critical path length of `cpperf --format json`.
 fn key_metrics(dir: &Path, input: &Path) -> (f64, String, String) {
     let out = run_in(dir, "cpperf", &[input.to_str().unwrap(), "--format", "json"], b"");
