@@ -27,6 +27,24 @@ pub struct Profile {
     pub path_by_kind: Vec<(&'static str, Ticks)>,
 }
 
+impl Profile {
+    /// The measured serial fraction f of seed 003 §3.4's Amdahl's law: the computation
+    /// done while exactly one processor was busy, over all computation (busy time summed
+    /// over processors); `None` without busy time.
+    pub fn serial_fraction(&self) -> Option<f64> {
+        let work: Ticks = self.concurrency.iter().enumerate().map(|(k, &t)| k as Ticks * t).sum();
+        let alone = self.concurrency.get(1).copied().unwrap_or(0);
+        (work > 0).then(|| alone as f64 / work as f64)
+    }
+
+    /// Amdahl's upper bound on the speedup on `n` processors with the measured serial
+    /// fraction: S(n) ≤ 1 / (f + (1 − f) / n) (seed 003 §3.4).
+    pub fn amdahl_bound(&self, n: u32) -> Option<f64> {
+        let f = self.serial_fraction()?;
+        (n > 0).then(|| 1.0 / (f + (1.0 - f) / f64::from(n)))
+    }
+}
+
 /// Follows the events the distributions need.
 #[derive(Debug)]
 pub struct ProfileBuilder {

@@ -143,6 +143,14 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
             let _ = writeln!(o, "Granularity (computation : communication) = {} : 0", units(s.total_busy_ticks()));
         }
     }
+    let n = a.critical.processors;
+    if let (Some(f), Some(bound)) = (a.profile.serial_fraction(), a.profile.amdahl_bound(n)) {
+        let _ = writeln!(
+            o,
+            "Amdahl bound on {n} processors = 1 / (f + (1 - f) / n) = {bound:.4}, with the serial fraction f = {:.2} % (work done while one processor alone was busy)",
+            100.0 * f
+        );
+    }
     let _ = writeln!(o, "Processor Utilization:");
     for (p, u) in s.utilization() {
         let _ = writeln!(o, "  {p:>4}  {u:6.2} %");
@@ -496,6 +504,10 @@ struct ReportDoc<'a> {
     avg_latency: Value,
     /// Computation over communication time; `null` without communication.
     granularity: Option<f64>,
+    /// Work done while one processor alone was busy, over all work (Amdahl's f).
+    serial_fraction: Option<f64>,
+    /// Amdahl's bound on the speedup on the machine's processors with that f.
+    amdahl_bound: Option<f64>,
     utilization: Vec<UtilDoc>,
     comm: Vec<CommDoc>,
     critical_path: PathDoc,
@@ -594,6 +606,8 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
         bytes: s.bytes,
         avg_latency: number(&units(s.avg_latency_ticks())),
         granularity: s.granularity().map(|g| rounded(g, 6)),
+        serial_fraction: p.serial_fraction().map(|f| rounded(f, 6)),
+        amdahl_bound: p.amdahl_bound(a.critical.processors).map(|b| rounded(b, 6)),
         utilization: s
             .utilization()
             .iter()

@@ -493,6 +493,11 @@ fn a_hand_written_three_process_trace_gives_its_hand_computed_metrics() {
     // PICL has no arrivals, so latency runs to the receive's completion: 35 − 30 = 5 and
     // 65 − 60 = 5, M = 10; computation : communication = 110 : 10 = 11.
     assert!((f(&j["granularity"]) - 11.0).abs() < 1e-6);
+    // One processor alone is busy 0..10, 30..35, 40..60 and 65..80 = 50 of the 110 of
+    // work: f = 50/110, and Amdahl's bound on 3 processors 1 / (f + (1 − f)/3) = 1.571429
+    // (11/7), above the measured 1.375.
+    assert!((f(&j["serial_fraction"]) - 50.0 / 110.0).abs() < 1e-6);
+    assert!((f(&j["amdahl_bound"]) - 11.0 / 7.0).abs() < 1e-6);
     // Critical path: process 0 ends last (80). Its second receive waited for process 1's
     // message (sent 60, completed 65), which process 1 computed from its creation at 10,
     // forked by process 0 at 10 after computing from 0: 0..10 on process 0, 10..60 on
