@@ -51,7 +51,7 @@ struct Args {
     /// Show only the N most expensive source lines (text, JSON and --table lines).
     #[arg(long, value_name = "N")]
     top_lines: Option<usize>,
-    /// Print only one table as CSV: lines, phases, links, imbalance or what-if.
+    /// Print only one table as CSV: lines, phases, links, imbalance, processes or what-if.
     #[arg(long, value_enum, value_name = "TABLE", conflicts_with = "comm")]
     table: Option<Table>,
     /// Print the short form: the headline figures and the five heaviest segments of the
@@ -81,6 +81,8 @@ enum Table {
     Links,
     /// Critical-path imbalance per function.
     Imbalance,
+    /// Every process: function, processor, start, end, busy time, messages.
+    Processes,
     /// The --what-if answers.
     WhatIf,
 }
@@ -301,6 +303,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
                 Table::Phases => cppe::perf::phases::csv(&a.phases),
                 Table::Links => cppe::perf::links::csv(&a.links),
                 Table::Imbalance => cppe::perf::imbalance::csv(&a.imbalance),
+                Table::Processes => cppe::perf::processes::csv(&a.processes),
                 Table::WhatIf => cppe::perf::whatif::csv(&a.what_if),
             });
         }

@@ -42,6 +42,7 @@ pub mod import;
 pub mod lines;
 pub mod links;
 pub mod phases;
+pub mod processes;
 pub mod profile;
 pub mod render;
 pub mod summary;
@@ -310,6 +311,8 @@ pub struct Analysis {
     pub links: links::Links,
     /// Critical-path imbalance per function.
     pub imbalance: imbalance::Imbalance,
+    /// Every process's summary, in process order.
+    pub processes: Vec<processes::ProcessRow>,
     /// Answers to the `--what-if` targets, in the order asked.
     pub what_if: Vec<whatif::Outcome>,
     /// Number of events read.
@@ -413,6 +416,7 @@ struct Analyzer<'h> {
     lines: lines::LineBuilder,
     links: links::LinkBuilder,
     imbalance: imbalance::ImbalanceBuilder,
+    processes: processes::ProcessBuilder,
     what_if: Option<whatif::WhatIfBuilder>,
     functions: BTreeMap<u32, String>,
     events: u64,
@@ -480,6 +484,7 @@ impl<'h> Analyzer<'h> {
             lines: lines::LineBuilder::default(),
             links: links::LinkBuilder::default(),
             imbalance: imbalance::ImbalanceBuilder::default(),
+            processes: processes::ProcessBuilder::default(),
             what_if: (!opts.what_if.is_empty()).then(whatif::WhatIfBuilder::default),
             functions: BTreeMap::new(),
             events: 0,
@@ -507,14 +512,22 @@ impl<'h> Analyzer<'h> {
                 self.timeline.event(e);
                 self.lines.event(e);
                 self.imbalance.event(e);
+                self.processes.event(e);
             }
             Event::MsgSend { .. } => {
                 self.graph.event(e);
                 self.timeline.event(e);
                 self.profile.event(e);
                 self.links.event(e);
+                self.processes.event(e);
             }
-            Event::MsgArrive { .. } | Event::RecvCall { .. } | Event::RecvDone { .. } => {
+            Event::RecvDone { .. } => {
+                self.graph.event(e);
+                self.timeline.event(e);
+                self.profile.event(e);
+                self.processes.event(e);
+            }
+            Event::MsgArrive { .. } | Event::RecvCall { .. } => {
                 self.graph.event(e);
                 self.timeline.event(e);
                 self.profile.event(e);
@@ -525,8 +538,14 @@ impl<'h> Analyzer<'h> {
                 self.graph.event(e);
                 self.timeline.event(e);
                 self.imbalance.event(e);
+                self.processes.event(e);
             }
-            Event::ProcEnd { .. } | Event::State { .. } => {
+            Event::ProcEnd { .. } => {
+                self.graph.event(e);
+                self.timeline.event(e);
+                self.processes.event(e);
+            }
+            Event::State { .. } => {
                 self.graph.event(e);
                 self.timeline.event(e);
             }
@@ -615,6 +634,7 @@ impl<'h> Analyzer<'h> {
         let lines = self.lines.finish(&self.header.source);
         let links = self.links.finish(summary.par_ticks.max(timeline.end));
         let imbalance = self.imbalance.finish(self.header, &critical);
+        let processes = self.processes.finish(self.header);
         Analysis {
             program: self.header.program.clone(),
             summary,
@@ -629,6 +649,7 @@ impl<'h> Analyzer<'h> {
             lines,
             links,
             imbalance,
+            processes,
             what_if: Vec::new(),
             functions: self.functions,
             events: self.events,
@@ -974,6 +995,7 @@ mod tests {
             b.lines.event(x);
             b.links.event(x);
             b.imbalance.event(x);
+            b.processes.event(x);
             for (p, s0, s1, st) in b.front.states.event(x) {
                 add_state(&mut b.front.time, p, s0, s1, st);
             }

@@ -209,6 +209,7 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     o.push_str(&states_text(a));
     o.push_str(&profile_text(a));
     o.push_str(&super::imbalance::text(&a.imbalance));
+    o.push_str(&super::processes::text(&a.processes));
     o.push_str(&super::links::text(&a.links, TOP));
     o.push_str(&super::whatif::text(&a.what_if));
     o.push_str(&unmatched_text(a));
@@ -524,6 +525,7 @@ struct ReportDoc<'a> {
     phase_process: Option<u32>,
     phases: Value,
     imbalance: Value,
+    processes: Value,
     links: Value,
     what_if: Value,
     lines: Value,
@@ -666,6 +668,7 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
         phase_process: a.phases.pid,
         phases: super::phases::json(&a.phases),
         imbalance: super::imbalance::json(&a.imbalance),
+        processes: super::processes::json(&a.processes),
         links: super::links::json(&a.links),
         what_if: super::whatif::json(&a.what_if),
         lines: super::lines::json(&a.lines, top_lines),

@@ -498,6 +498,14 @@ fn a_hand_written_three_process_trace_gives_its_hand_computed_metrics() {
     // (11/7), above the measured 1.375.
     assert!((f(&j["serial_fraction"]) - 50.0 / 110.0).abs() < 1e-6);
     assert!((f(&j["amdahl_bound"]) - 11.0 / 7.0).abs() < 1e-6);
+    // Per process (pid, start, end, busy, sent, bytes, received): the hand-made timeline
+    // above, as `--table processes` prints it.
+    let table = run_in(&dir, "cpperf", &[trf.to_str().unwrap(), "--table", "processes"], b"");
+    assert_eq!(
+        String::from_utf8_lossy(&table.stdout),
+        "pid,function,pproc,start,end,busy,sent,bytes_sent,received\n0,#0,0,0,80,40,0,0,2\n1,#1,1,10,60,50,1,8,0\n2,#1,2,10,30,20,1,8,0\n"
+    );
+    assert_eq!(j["processes"].as_array().map(Vec::len), Some(3));
     // Critical path: process 0 ends last (80). Its second receive waited for process 1's
     // message (sent 60, completed 65), which process 1 computed from its creation at 10,
     // forked by process 0 at 10 after computing from 0: 0..10 on process 0, 10..60 on
