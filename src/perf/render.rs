@@ -99,12 +99,19 @@ pub fn summary_text(a: &Analysis) -> String {
     }
     let c = &a.weighted;
     let _ = writeln!(o, "Weighted critical path: total weight {}, heaviest segments:", weight_units(c.total_weight));
+    heaviest(a, c, SUMMARY_SEGMENTS, "  ", &mut o);
+    o
+}
+
+/// The `n` heaviest segments of the weighted path `c` (ties: the earlier first), one line
+/// each after `indent`: share, interval, parallelism, what ran.
+fn heaviest(a: &Analysis, c: &CriticalPath, n: usize, indent: &str, o: &mut String) {
     let mut heavy: Vec<&Segment> = c.segments.iter().collect();
     heavy.sort_by(|x, y| y.weight.total_cmp(&x.weight).then(x.from.cmp(&y.from)));
-    for seg in heavy.iter().take(SUMMARY_SEGMENTS) {
+    for seg in heavy.iter().take(n) {
         let _ = writeln!(
             o,
-            "  {:6.2} %  {:>10} .. {:<10} P = {:.3}  {}",
+            "{indent}{:6.2} %  {:>10} .. {:<10} P = {:.3}  {}",
             share(seg.weight, c.total_weight),
             units(seg.from),
             units(seg.to),
@@ -112,7 +119,6 @@ pub fn summary_text(a: &Analysis) -> String {
             segment_label(a, seg)
         );
     }
-    o
 }
 
 /// WCPA segments in the short form.
@@ -191,20 +197,8 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     for (kind, pid, w) in group_weights(c).iter().take(TOP) {
         let _ = writeln!(o, "    {:6.2} %  {} {}", share(*w, c.total_weight), kind.name(), who(a, *pid));
     }
-    let mut heavy: Vec<&Segment> = c.segments.iter().collect();
-    heavy.sort_by(|x, y| y.weight.total_cmp(&x.weight).then(x.from.cmp(&y.from)));
     let _ = writeln!(o, "  Heaviest segments:");
-    for seg in heavy.iter().take(TOP) {
-        let _ = writeln!(
-            o,
-            "    {:6.2} %  {:>10} .. {:<10} P = {:.3}  {}",
-            share(seg.weight, c.total_weight),
-            units(seg.from),
-            units(seg.to),
-            seg.parallelism,
-            segment_label(a, seg)
-        );
-    }
+    heaviest(a, c, TOP, "    ", &mut o);
     o.push_str(&super::phases::text(&a.phases));
     o.push_str(&states_text(a));
     o.push_str(&profile_text(a));

@@ -140,24 +140,9 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run_end: Ticks, p
     (lead, stats)
 }
 
-/// `e` with its time set to `t` (events with one time field).
+/// `e` with its time set to `t` (for an event with one time: an instant).
 fn shifted(mut e: Event, t: Ticks) -> Event {
-    match &mut e {
-        Event::ProcCreate { time, .. }
-        | Event::ProcEnd { time, .. }
-        | Event::State { time, .. }
-        | Event::MsgSend { time, .. }
-        | Event::MsgArrive { time, .. }
-        | Event::RecvCall { time, .. }
-        | Event::RecvDone { time, .. }
-        | Event::Probe { time, .. }
-        | Event::Label { time, .. }
-        | Event::TimeOff { time, .. }
-        | Event::TimeOn { time, .. }
-        | Event::LineCost { time, .. }
-        | Event::Deadlock { time, .. } => *time = t,
-        Event::Hop { .. } | Event::Busy { .. } => {}
-    }
+    *e.time_mut() = t;
     e
 }
 

@@ -451,6 +451,27 @@ impl Event {
         }
     }
 
+    /// The time [`Event::time`] reads, to change it (a window shifts events with it).
+    pub fn time_mut(&mut self) -> &mut Ticks {
+        match self {
+            Event::ProcCreate { time, .. }
+            | Event::ProcEnd { time, .. }
+            | Event::State { time, .. }
+            | Event::MsgSend { time, .. }
+            | Event::MsgArrive { time, .. }
+            | Event::RecvCall { time, .. }
+            | Event::RecvDone { time, .. }
+            | Event::Probe { time, .. }
+            | Event::Label { time, .. }
+            | Event::TimeOff { time, .. }
+            | Event::TimeOn { time, .. }
+            | Event::LineCost { time, .. }
+            | Event::Deadlock { time, .. } => time,
+            Event::Hop { leave, .. } => leave,
+            Event::Busy { end, .. } => end,
+        }
+    }
+
     /// The event kind's name as `--events` filters and error messages spell it.
     pub fn kind_name(&self) -> &'static str {
         match self {

@@ -41,6 +41,14 @@ struct Node {
     started: bool,
 }
 
+/// Node `node` busy from `since` (when it is) to `end`, when that is a real interval.
+fn busy(events: &mut Vec<Event>, node: u32, since: Option<Ticks>, end: Ticks) {
+    if let Some(start) = since.filter(|&s| s < end) {
+        let class = crate::trace::BusyClass::Work;
+        events.push(Event::Busy { pproc: node, pid: node, start, end, line: 0, class });
+    }
+}
+
 /// Reads an old-format PICL trace.
 pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let mut events: Vec<Event> = Vec::new();
@@ -122,33 +130,11 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                 })?;
                 nd.idle_total = total;
                 let idle_start = time.saturating_sub(grown);
-                if let Some(b) = nd.busy_since {
-                    if idle_start > b {
-                        events.push(Event::Busy {
-                            pproc: node,
-                            pid: node,
-                            start: b,
-                            end: idle_start,
-                            line: 0,
-                            class: crate::trace::BusyClass::Work,
-                        });
-                    }
-                }
+                busy(&mut events, node, nd.busy_since, idle_start);
                 nd.busy_since = Some(time);
             }
             19 => {
-                if let Some(b) = nd.busy_since.take() {
-                    if time > b {
-                        events.push(Event::Busy {
-                            pproc: node,
-                            pid: node,
-                            start: b,
-                            end: time,
-                            line: 0,
-                            class: crate::trace::BusyClass::Work,
-                        });
-                    }
-                }
+                busy(&mut events, node, nd.busy_since.take(), time);
                 if nd.started {
                     events.push(Event::ProcEnd { time, pid: node });
                 }
