@@ -111,6 +111,11 @@ struct CompareArgs {
     /// metric both runs have but host_seconds, with par_time, speedup and efficiency gating.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     metrics: Option<Vec<String>>,
+    /// Compare the cost of each source line instead (run records or traces of two
+    /// versions): both runs side by side on one scale, with the change per line. Does
+    /// not gate (exit 0).
+    #[arg(long, conflicts_with_all = ["metrics"])]
+    lines: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: FormatArg,
@@ -159,6 +164,20 @@ fn read_all(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
 
 /// `cpperf compare`: exit 1 on a regression, 0 otherwise.
 fn compare(c: &CompareArgs) -> anyhow::Result<i32> {
+    if c.lines {
+        let analyse = |path: &Path| -> anyhow::Result<Analysis> {
+            let (name, bytes) = read_all(path)?;
+            cppe::perf::analyze_bytes(&bytes).with_context(|| format!("{name} (--lines needs a run record or trace)"))
+        };
+        let (base, new) = (analyse(&c.base)?, analyse(&c.new)?);
+        let out = match c.format {
+            FormatArg::Text => cppe::perf::lines::changes_text(&base.lines, &new.lines),
+            FormatArg::Csv => cppe::perf::lines::changes_csv(&base.lines, &new.lines),
+            FormatArg::Json => cppe::perf::lines::changes_json(&base.lines, &new.lines),
+        };
+        cli::write_stdout(out.as_bytes())?;
+        return Ok(exit::OK);
+    }
     let tolerance = cppe::perf::compare::parse_tolerances(&c.tolerance).context("--tolerance")?;
     let (bn, base) = read_all(&c.base)?;
     let base = cppe::perf::metrics_of_bytes(&base).with_context(|| bn.clone())?;

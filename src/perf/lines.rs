@@ -70,15 +70,158 @@ impl LineProfile {
     /// The text bar of `l`: `#` for work and `+` for overhead, [`BAR`] characters for the
     /// most expensive line, padded with spaces to [`BAR`].
     pub fn bar(&self, l: &LineCost) -> String {
-        let max = self.max();
-        if max == 0 {
-            return " ".repeat(BAR);
-        }
-        let cells = |t: Ticks| ((t as u128 * BAR as u128 + max as u128 / 2) / max as u128) as usize;
-        let all = cells(l.total()).min(BAR);
-        let work = cells(l.work).min(all);
-        format!("{}{}{}", "#".repeat(work), "+".repeat(all - work), " ".repeat(BAR - all))
+        bar_on(l, self.max(), BAR)
     }
+}
+
+/// The bar of `l` on a scale where `max` ticks fill `width` characters (`#` work, `+`
+/// overhead, spaces to `width`): one scale serves two runs side by side.
+pub fn bar_on(l: &LineCost, max: Ticks, width: usize) -> String {
+    if max == 0 {
+        return " ".repeat(width);
+    }
+    let cells = |t: Ticks| ((t as u128 * width as u128 + max as u128 / 2) / max as u128) as usize;
+    let all = cells(l.total()).min(width);
+    let work = cells(l.work).min(all);
+    format!("{}{}{}", "#".repeat(work), "+".repeat(all - work), " ".repeat(width - all))
+}
+
+/// One source line of two runs (`cpperf compare --lines`, seed 002 §8.2): its cost in
+/// each (`None`: no busy time there) and its text (the new run's, else the base's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineChange<'a> {
+    pub line: u32,
+    pub base: Option<&'a LineCost>,
+    pub new: Option<&'a LineCost>,
+}
+
+impl LineChange<'_> {
+    fn cost(l: Option<&LineCost>) -> Ticks {
+        l.map_or(0, LineCost::total)
+    }
+
+    /// new − base, in ticks.
+    pub fn change(&self) -> i128 {
+        i128::from(Self::cost(self.new)) - i128::from(Self::cost(self.base))
+    }
+
+    /// The change in percent of the base cost (`None` when the base had none).
+    pub fn change_percent(&self) -> Option<f64> {
+        let b = Self::cost(self.base);
+        (b > 0).then(|| 100.0 * self.change() as f64 / b as f64)
+    }
+
+    pub fn text(&self) -> &str {
+        self.new.or(self.base).map_or("", |l| l.text.as_str())
+    }
+}
+
+/// The lines of `base` and `new` matched by line number, in line order.
+pub fn line_changes<'a>(base: &'a LineProfile, new: &'a LineProfile) -> Vec<LineChange<'a>> {
+    let mut by: BTreeMap<u32, LineChange<'a>> = BTreeMap::new();
+    for l in &base.lines {
+        by.entry(l.line).or_insert(LineChange { line: l.line, base: None, new: None }).base = Some(l);
+    }
+    for l in &new.lines {
+        by.entry(l.line).or_insert(LineChange { line: l.line, base: None, new: None }).new = Some(l);
+    }
+    by.into_values().collect()
+}
+
+/// Width of each run's bar in the side-by-side comparison.
+const PAIR_BAR: usize = 20;
+
+/// The side-by-side text: per line the two costs, the change, and both bars on one
+/// scale (the most expensive line of either run fills [`PAIR_BAR`]).
+pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
+    let rows = line_changes(base, new);
+    let max = base.max().max(new.max());
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "Cost per source line, base and new on one scale ({PAIR_BAR} characters = {}; # work, + overhead)",
+        units(max)
+    );
+    let _ = writeln!(
+        o,
+        "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:<w$}  {:<w$}  text",
+        "line",
+        "base",
+        "new",
+        "change",
+        "change%",
+        "base",
+        "new",
+        w = PAIR_BAR + 2
+    );
+    let empty = LineCost { line: 0, work: 0, overhead: 0, text: String::new() };
+    for r in &rows {
+        let pct = r.change_percent().map_or_else(|| "-".to_string(), |p| format!("{p:+.1}"));
+        let _ = writeln!(
+            o,
+            "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  |{}|  |{}|  {}",
+            r.line,
+            units(LineChange::cost(r.base)),
+            units(LineChange::cost(r.new)),
+            plus(r.change()),
+            pct,
+            bar_on(r.base.unwrap_or(&empty), max, PAIR_BAR),
+            bar_on(r.new.unwrap_or(&empty), max, PAIR_BAR),
+            r.text()
+        );
+    }
+    let total = i128::from(new.total) - i128::from(base.total);
+    let _ = writeln!(o, "  {:>6}  {:>10}  {:>10}  {:>10}", "all", units(base.total), units(new.total), plus(total));
+    o
+}
+
+/// A change with its sign: `+1900`, `-3`, `0`.
+fn plus(t: i128) -> String {
+    if t > 0 {
+        format!("+{}", signed_units(t))
+    } else {
+        signed_units(t)
+    }
+}
+
+/// `units` of a signed tick count.
+fn signed_units(t: i128) -> String {
+    let u = units(t.unsigned_abs().min(u128::from(Ticks::MAX)) as Ticks);
+    if t < 0 {
+        format!("-{u}")
+    } else {
+        u
+    }
+}
+
+/// The columns of the comparison, in CSV and JSON alike.
+const CHANGE_COLUMNS: [&str; 6] = ["line", "base", "new", "change", "change_percent", "text"];
+
+fn change_cells(r: &LineChange) -> [Cell; 6] {
+    [
+        Cell::Num(r.line.to_string()),
+        Cell::Num(units(LineChange::cost(r.base))),
+        Cell::Num(units(LineChange::cost(r.new))),
+        Cell::Num(signed_units(r.change())),
+        r.change_percent().map_or(Cell::Null, |p| Cell::Num(format!("{p:.4}"))),
+        Cell::Text(r.text().to_string()),
+    ]
+}
+
+/// The comparison as CSV `line,base,new,change,change_percent,text`.
+pub fn changes_csv(base: &LineProfile, new: &LineProfile) -> String {
+    table_csv(&CHANGE_COLUMNS, line_changes(base, new).iter().map(change_cells))
+}
+
+/// The comparison as one JSON object: `schema_version` and `lines`.
+pub fn changes_json(base: &LineProfile, new: &LineProfile) -> String {
+    let doc = serde_json::json!({
+        "schema_version": super::render::JSON_SCHEMA_VERSION,
+        "lines": table_json(&CHANGE_COLUMNS, line_changes(base, new).iter().map(change_cells)),
+    });
+    let mut out = doc.to_string();
+    out.push('\n');
+    out
 }
 
 /// Work and overhead ticks per line: a vector indexed by line number, a map for

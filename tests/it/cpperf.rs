@@ -274,6 +274,44 @@ fn a_window_reports_its_own_parallel_time_utilization_and_messages() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+/// `cpperf compare --lines`: two versions of a loop, 100 and 200 iterations of 19 time
+/// units each (the loop test, the add and the increment): line 4 costs 1900 more (the
+/// loop's set-up is the same), the other lines the same; the new run's line fills the
+/// common scale's bar, the base's half of it.
+#[test]
+fn compare_lines_puts_two_versions_on_one_scale() {
+    let dir = tempdir("cpperf-compare-lines");
+    for n in [100, 200] {
+        let src = dir.join(format!("v{n}.c"));
+        let text =
+            format!("int main() {{\n  int i, s;\n  s = 0;\n  for (i = 0; i < {n}; i++) s = s + i;\n  return 0;\n}}\n");
+        std::fs::write(&src, text).unwrap();
+        let cod = format!("v{n}.cod");
+        assert_eq!(run_in(&dir, "cpcc", &[src.to_str().unwrap(), "-o", &cod], b"").status.code(), Some(0));
+        let cpt = format!("v{n}.cpt");
+        assert_eq!(run_in(&dir, "cpss", &[&cod, "--stats", "none", "-t", &cpt], b"").status.code(), Some(0));
+    }
+    let csv = run_in(&dir, "cpperf", &["compare", "--lines", "v100.cpt", "v200.cpt", "--format", "csv"], b"");
+    assert_eq!(csv.status.code(), Some(0), "{}", String::from_utf8_lossy(&csv.stderr));
+    let rows: Vec<Vec<String>> = String::from_utf8_lossy(&csv.stdout)
+        .lines()
+        .skip(1)
+        .map(|l| l.splitn(6, ',').map(str::to_string).collect())
+        .collect();
+    let line4 = rows.iter().find(|r| r[0] == "4").expect("line 4");
+    let (base, new): (u64, u64) = (line4[1].parse().unwrap(), line4[2].parse().unwrap());
+    assert_eq!((new - base, line4[3].as_str()), (1900, "1900"));
+    assert!(rows.iter().filter(|r| r[0] != "4").all(|r| r[3] == "0"), "{rows:?}");
+    let text = run_in(&dir, "cpperf", &["compare", "--lines", "v100.cpt", "v200.cpt"], b"");
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    let row = text.lines().find(|l| l.contains("for (i = 0; i < 200")).expect("line 4's row");
+    assert!(row.contains(&format!("|{}|", "#".repeat(20))), "{text}");
+    assert!(row.contains(&format!("|{}{}|", "#".repeat(10), " ".repeat(10))), "{text}");
+    let json = run_in(&dir, "cpperf", &["compare", "--lines", "v100.cpt", "v200.cpt", "--format", "json"], b"");
+    let j: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(j["schema_version"], 1);
+}
+
 /// Speedup, per-processor utilization and critical path length of `cpperf --format json`.
 fn key_metrics(dir: &Path, input: &Path) -> (f64, String, String) {
     let out = run_in(dir, "cpperf", &[input.to_str().unwrap(), "--format", "json"], b"");
