@@ -57,12 +57,12 @@ impl ProcessBuilder {
             Event::Busy { pproc, pid, start, end, .. } => {
                 let r = self.row(pid, start);
                 r.pproc = pproc;
-                r.busy += end.saturating_sub(start);
+                r.busy = r.busy.saturating_add(end.saturating_sub(start));
             }
             Event::MsgSend { time, src_pid, bytes, .. } => {
                 let r = self.row(src_pid, time);
                 r.sent += 1;
-                r.bytes_sent += u64::from(bytes);
+                r.bytes_sent = r.bytes_sent.saturating_add(u64::from(bytes));
             }
             Event::RecvDone { time, pid, .. } => self.row(pid, time).received += 1,
             _ => {}

@@ -83,10 +83,10 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run_end: Ticks, p
                 let (a, b) = (start.max(w.from), end.min(to));
                 if a < b {
                     if let Some(x) = busy.get_mut(pproc as usize) {
-                        *x += b - a;
+                        *x = x.saturating_add(b - a);
                     }
                     if class == BusyClass::Work {
-                        stats.seq_ticks += b - a;
+                        stats.seq_ticks = stats.seq_ticks.saturating_add(b - a);
                     }
                     out.push(Event::Busy { pproc, pid, start: shift(a), end: shift(b), line, class });
                 }
@@ -100,13 +100,13 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run_end: Ticks, p
             Event::MsgSend { time, msg, bytes, .. } if inside(time) => {
                 sent.insert(msg, time);
                 stats.messages += 1;
-                stats.bytes += u64::from(bytes);
+                stats.bytes = stats.bytes.saturating_add(u64::from(bytes));
                 out.push(shifted(e, shift(time)));
             }
             Event::MsgArrive { time, msg, .. } if inside(time) => {
                 if let Some(&s) = sent.get(&msg) {
                     arrived.insert(msg);
-                    stats.total_latency_ticks += time - s;
+                    stats.total_latency_ticks = stats.total_latency_ticks.saturating_add(time.saturating_sub(s));
                     out.push(shifted(e, shift(time)));
                 }
             }
@@ -114,7 +114,7 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run_end: Ticks, p
                 if let Some(&s) = sent.get(&msg) {
                     if !arrived.contains(&msg) {
                         // A trace without arrivals: the completion stands for it.
-                        stats.total_latency_ticks += time - s;
+                        stats.total_latency_ticks = stats.total_latency_ticks.saturating_add(time.saturating_sub(s));
                     }
                     out.push(shifted(e, shift(time)));
                 }
