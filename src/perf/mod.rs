@@ -186,12 +186,11 @@ pub fn read_events<R: BufRead>(mut input: R) -> Result<import::Imported, PerfErr
 pub fn windowed(t: import::Imported, w: window::Window) -> import::Imported {
     let import::Imported { header, events, stats, mut missing } = t;
     let (events, stats) = window::cut(events, w, stats.par_ticks, header.pprocs);
-    let unit = |t: Ticks| render::units(t);
     missing.push(format!(
         "the window {} to {}: times count from {}, messages are those sent inside it",
-        unit(w.from),
-        unit(w.from + stats.par_ticks),
-        unit(w.from)
+        render::units(w.from),
+        render::units(w.from + stats.par_ticks),
+        render::units(w.from)
     ));
     import::Imported { header, events, stats, missing }
 }
@@ -339,6 +338,10 @@ const BATCHES: usize = 4;
 /// builders see the events in record order whatever the timing, so the analysis is the
 /// same as on one thread.
 pub fn analyze_with<R: Read>(input: R, opts: &Options) -> Result<Analysis, PerfError> {
+    if let Some(w) = opts.window {
+        // A window needs the events in memory (see [`window`]).
+        return analyze_imported_with(&windowed(read_events(std::io::BufReader::new(input))?, w), opts);
+    }
     let (mut reader, header) = RunRecordReader::open(input)?;
     let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<Event>>(BATCHES);
     let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<Event>>();
@@ -1037,6 +1040,24 @@ mod tests {
         assert_eq!(format!("{a:?}"), format!("{:?}", analyze_events(&h, &e, &s)));
         let err = analyze(&bytes[..bytes.len() / 2]).unwrap_err().to_string();
         assert!(err.contains("ends without a footer"), "{err}");
+    }
+
+    /// `analyze_with` on a run record honours a window as `analyze_any_with` does: the
+    /// three-process run (parallel time 500) cut to 100..400 lasts 300, and worker 1,
+    /// busy 100..400, is busy all of it.
+    #[test]
+    fn analyze_with_honours_a_window() {
+        let (mut h, e, s) = three_processes();
+        h.channels = vec![crate::trace::ChannelDecl { name: "c".into(), dims: vec![] }];
+        let mut w = crate::trace::RunRecordWriter::new(Vec::new(), &h).unwrap();
+        for x in &e {
+            w.event(x);
+        }
+        let bytes = w.finish(&s).unwrap();
+        let opts = Options { window: Some(window::Window { from: 100, to: 400 }), ..Options::default() };
+        let a = analyze_with(&bytes[..], &opts).unwrap();
+        assert_eq!(a.summary.par_ticks, 300);
+        assert_eq!(a.summary.utilization().iter().find(|(p, _)| *p == 1).map(|&(_, u)| u), Some(100.0));
     }
 
     #[test]
