@@ -2,7 +2,7 @@
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 use cppe::cli::{self, exit, Sink};
-use cppe::mapper::{build_report, resolve, CommMatrix, SearchMethod};
+use cppe::mapper::{build_report, byte_time_of, resolve, CommMatrix, SearchMethod, SearchRequest, TaskCosts};
 use cppe::topo::{MapFile, Mapping, Topology};
 use std::path::PathBuf;
 
@@ -27,9 +27,20 @@ struct Args {
     /// Communication matrix: CSV `src,dst,bytes` or a run record (.cpt).
     #[arg(long, value_name = "FILE")]
     comm: Option<PathBuf>,
-    /// Propose a mapping that lowers the weighted cost, starting from the first MAPPING.
-    #[arg(long, value_enum, value_name = "METHOD")]
-    search: Option<Method>,
+    /// Propose mappings, starting from the first MAPPING: greedy and anneal lower the
+    /// weighted cost; lptf, lgcf, boillat and hme the most loaded processor's time (they
+    /// need --work). Several methods (comma-separated or repeated) are ranked together.
+    #[arg(long, value_enum, value_name = "METHOD", value_delimiter = ',')]
+    search: Vec<Method>,
+    /// Computation cost of every task (virtual processor): a run record (the busy time
+    /// of the processes on each) or CSV `vproc,cost` in time units. Ranks mappings by the
+    /// time of the most loaded processor.
+    #[arg(long, value_name = "FILE")]
+    work: Option<PathBuf>,
+    /// Time of one byte over one link, time units, for the processor times (default: the
+    /// --work record's link delay / flit size, else 1).
+    #[arg(long, value_name = "T")]
+    byte_time: Option<String>,
     /// Most candidate moves each greedy start or annealing restart weighs; a run that
     /// reaches it keeps the best mapping it has (deterministic, unlike --max-seconds).
     #[arg(long, value_name = "N", default_value_t = cppe::mapper::Budget::DEFAULT_STEPS)]
@@ -58,6 +69,27 @@ enum Method {
     Greedy,
     /// Simulated annealing with swap moves and geometric cooling.
     Anneal,
+    /// Largest processing time first: load balance only (needs --work).
+    Lptf,
+    /// Largest global cost first: computation and communication (needs --work).
+    Lgcf,
+    /// The Boillat method: moves to neighbours, load or communication (needs --work).
+    Boillat,
+    /// Heuristic move-exchange: best moves, best exchanges, random restarts (needs --work).
+    Hme,
+}
+
+impl Method {
+    fn method(self) -> SearchMethod {
+        match self {
+            Method::Greedy => SearchMethod::Greedy,
+            Method::Anneal => SearchMethod::Anneal,
+            Method::Lptf => SearchMethod::Lptf,
+            Method::Lgcf => SearchMethod::Lgcf,
+            Method::Boillat => SearchMethod::Boillat,
+            Method::Hme => SearchMethod::Hme,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -86,10 +118,46 @@ fn topology(flag: &str, given: Option<&str>, from_record: Option<&str>) -> anyho
     Topology::parse(text).with_context(|| format!("--{flag}"))
 }
 
+/// Reads `--work`: a run record (busy time per virtual processor, and the byte time its
+/// network implies) or CSV `vproc,cost`.
+fn read_work(path: &std::path::Path, byte_time: Option<&str>, vprocs: u32) -> anyhow::Result<TaskCosts> {
+    let name = if cli::is_stdin(path) { "<stdin>".to_string() } else { path.display().to_string() };
+    let mut input: Box<dyn std::io::BufRead> = if cli::is_stdin(path) {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::io::BufReader::new(cli::open_input(path)?))
+    };
+    let head = input.fill_buf().with_context(|| name.clone())?;
+    let (given, implied) = if CommMatrix::is_run_record(head) {
+        let (work, header) = TaskCosts::read_run_record(input).with_context(|| name.clone())?;
+        (work, byte_time_of(&header))
+    } else {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(input, cli::MAX_TEXT + 1), &mut bytes)
+            .with_context(|| name.clone())?;
+        if bytes.len() as u64 > cli::MAX_TEXT {
+            anyhow::bail!("{name}: CSV text larger than {} MiB", cli::MAX_TEXT >> 20);
+        }
+        let text =
+            String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{name}: neither a run record nor CSV text"))?;
+        (TaskCosts::parse_csv(&text).with_context(|| name.clone())?, None)
+    };
+    let byte_time = match byte_time {
+        Some(t) => cppe::time::parse_time(t).map_err(|m| anyhow::anyhow!("--byte-time: {m}"))?,
+        None => implied.unwrap_or(cppe::mapper::tasks::DEFAULT_BYTE_TIME),
+    };
+    TaskCosts::new(&given, vprocs, byte_time).with_context(|| name.clone())
+}
+
 fn run(args: &Args) -> anyhow::Result<()> {
     if let Some(shell) = args.completions {
         cli::print_completions(shell, &mut <Args as clap::CommandFactory>::command(), "cpmap")?;
         return Ok(());
+    }
+    if let (Some(c), Some(w)) = (&args.comm, &args.work) {
+        if cli::is_stdin(c) && cli::is_stdin(w) {
+            anyhow::bail!("standard input can feed only one of --comm - and --work -");
+        }
     }
     let mut comm = None;
     let mut record = None;
@@ -141,10 +209,16 @@ fn run(args: &Args) -> anyhow::Result<()> {
             None => candidates.push(("default".into(), resolve("default", None, &virt, &phys, args.seed)?)),
         }
     }
-    let method = args.search.map(|m| match m {
-        Method::Greedy => SearchMethod::Greedy,
-        Method::Anneal => SearchMethod::Anneal,
-    });
+    let methods: Vec<SearchMethod> = args.search.iter().map(|m| m.method()).collect();
+    let costs = match &args.work {
+        Some(path) => Some(read_work(path, args.byte_time.as_deref(), virt.nodes())?),
+        None => {
+            if args.byte_time.is_some() {
+                anyhow::bail!("--byte-time needs --work FILE");
+            }
+            None
+        }
+    };
     let deadline = match args.max_seconds {
         Some(s) if s.is_finite() && s > 0.0 && s <= 1e9 => {
             Some(std::time::Instant::now() + std::time::Duration::from_secs_f64(s))
@@ -153,8 +227,9 @@ fn run(args: &Args) -> anyhow::Result<()> {
         None => None,
     };
     let budget = cppe::mapper::Budget { max_steps: args.max_steps, deadline };
-    let progress = cli::Progress::spinner(if method.is_some() { "searching" } else { "evaluating" });
-    let report = build_report(&virt, &phys, candidates, comm.as_ref(), method.map(|m| (m, args.seed, budget)));
+    let request = SearchRequest { methods, seed: args.seed, budget };
+    let progress = cli::Progress::spinner(if request.methods.is_empty() { "evaluating" } else { "searching" });
+    let report = build_report(&virt, &phys, candidates, comm.as_ref(), costs.as_ref(), Some(&request));
     progress.finish();
     let report = report?;
     for e in &report.evals {

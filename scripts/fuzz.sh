@@ -2,7 +2,8 @@
 # Fuzzes every reader for SECONDS each (default 600) and prints a report: target,
 # seconds, executions, crashes. Targets (tests/it/fuzz_readers.rs): cpc (CPC source),
 # cod, record (run records), picl, picl1 (old PICL), sddf, mapping (mapping strings, topologies,
-# expressions), machine (machine files), mapfile, cost (cost files), debug (debugger
+# expressions), machine (machine files), mapfile, cost (cost files), work (task-cost
+# CSV and the load-aware mapping searches), debug (debugger
 # command scripts), sim (the simulator on mutated verified programs); default all.
 # A crash, a hang or an input slower than 3 s fails the target; its input is written to
 # target/fuzz-crashes/TARGET/ (keep it in fixtures/fuzz/TARGET/ as a regression test).
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(cpc cod record picl picl1 sddf mapping machine mapfile cost debug sim)
+[ ${#targets[@]} -eq 0 ] && targets=(cpc cod record picl picl1 sddf mapping machine mapfile cost work debug sim)
 jobs=${JOBS:-1}
 seed=${SEED:-7}
 

@@ -3,6 +3,7 @@
 //! communication matrix the traffic-weighted hop cost and the most loaded link; and the
 //! ranking of several mappings.
 use super::comm::CommMatrix;
+use super::search::ProcessorTimes;
 use super::MapperError;
 use crate::topo::{dilation, link_congestion, load, Link, Mapping, Topology};
 
@@ -35,6 +36,8 @@ pub struct Evaluation {
     pub congestion: u32,
     /// Traffic figures, when a communication matrix was given.
     pub traffic: Option<Traffic>,
+    /// Processor times, when task costs were given ([`super::build_report`] fills them).
+    pub times: Option<ProcessorTimes>,
 }
 
 impl Evaluation {
@@ -84,6 +87,7 @@ pub fn evaluate(
         dilation_mean,
         congestion: link_congestion(&mapping, virt, phys),
         traffic,
+        times: None,
         mapping,
     })
 }
@@ -136,13 +140,15 @@ fn traffic(mapping: &Mapping, phys: &Topology, comm: &CommMatrix) -> Traffic {
     }
 }
 
-/// Sorts evaluations best first. With traffic figures: by weighted cost, then largest
+/// Sorts evaluations best first. With processor times (task costs), first by the most
+/// loaded processor's time. Then with traffic figures: by weighted cost, then largest
 /// load, link congestion and largest dilation; without: by largest load, mean dilation,
 /// largest dilation, link congestion. Ties keep the given order (a stable sort).
 pub fn rank(evals: &mut [Evaluation]) {
     evals.sort_by(|a, b| {
         let key = |e: &Evaluation| {
             (
+                e.times.as_ref().map_or(0, |t| t.max_time),
                 e.traffic.as_ref().map_or(0, |t| t.cost),
                 e.max_load(),
                 // All evaluations share the virtual edge count, so the means compare as

@@ -6,6 +6,9 @@
 //! * [`eval`] — the quality of one mapping (load, dilation, link congestion, weighted
 //!   hop cost, most loaded link) and the ranking of several.
 //! * [`mod@search`] — greedy and simulated-annealing search under a load cap.
+//! * [`tasks`] — task computation costs (from a run record or CSV) and the load model
+//!   the cost-driven heuristics minimise: the time of the most loaded processor.
+//! * [`heuristics`] — LPTF, LGCF, the Boillat method and HME (seed 001 §8).
 //! * [`report`] — the ranked report as text, CSV or JSON.
 //!
 //! Depends on [`crate::topo`] (topologies, mappings, map files, metrics), [`crate::trace`]
@@ -13,13 +16,16 @@
 //! it but the `cpmap` binary.
 pub mod comm;
 pub mod eval;
+pub mod heuristics;
 pub mod report;
 pub mod search;
+pub mod tasks;
 
 pub use comm::{Adjacency, CommMatrix};
 pub use eval::{evaluate, link_traffic, rank, weighted_cost, Evaluation, Traffic};
-pub use report::{build_report, Report, SearchSummary};
-pub use search::{search, Budget, Found, SearchMethod};
+pub use report::{build_report, Report, SearchRequest, SearchSummary};
+pub use search::{processor_times, search, Budget, Found, ProcessorTimes, SearchMethod};
+pub use tasks::{byte_time_of, TaskCosts};
 
 use crate::topo::{MapError, MapFile, Mapping, Topology};
 
@@ -44,6 +50,15 @@ pub enum MapperError {
     /// `--search` without a communication matrix.
     #[error("--search needs a communication matrix (--comm FILE)")]
     SearchNeedsComm,
+    /// A cost-driven search without task costs.
+    #[error("--search {0} needs the computation cost of every task (--work FILE: a run record or CSV `vproc,cost`)")]
+    SearchNeedsWork(&'static str),
+    /// A line of a CSV task-cost file that is not `vproc,cost`.
+    #[error("task cost line {line}: {message}")]
+    WorkSyntax { line: usize, message: String },
+    /// Task costs naming a virtual processor the architecture lacks.
+    #[error("task costs name virtual processor {vproc}, beyond the {vprocs} of the virtual architecture")]
+    WorkOutOfRange { vproc: u32, vprocs: u32 },
 }
 
 /// Resolves one MAPPING argument: a built-in name, a mapping string, or the text of a map

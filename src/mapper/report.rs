@@ -5,10 +5,14 @@ use crate::textio::rounded;
 use serde::Serialize;
 use std::fmt::Write as _;
 
+use rayon::prelude::*;
+
 use super::comm::CommMatrix;
 use super::eval::{evaluate, rank, Evaluation};
-use super::search::{search, Budget, SearchMethod};
+use super::search::{processor_times, search, Budget, Found, SearchMethod};
+use super::tasks::TaskCosts;
 use super::MapperError;
+use crate::time::{format_time, Ticks};
 use crate::topo::{Mapping, Topology};
 
 /// What a search found and how it compares.
@@ -20,12 +24,17 @@ pub struct SearchSummary {
     pub seed: u64,
     /// The name of the starting mapping.
     pub start: String,
+    /// The name the found mapping has in the ranking.
+    pub name: String,
     /// Weighted cost of the found mapping.
     pub cost: u64,
     /// Weighted cost of the starting mapping.
     pub start_cost: u64,
     /// Weighted cost of the default mapping.
     pub default_cost: u64,
+    /// With task costs: the most loaded processor's time (ticks) of the found, starting
+    /// and default mappings.
+    pub times: Option<[Ticks; 3]>,
     /// Whether the step or time bound cut a run of the search short.
     pub stopped: bool,
 }
@@ -48,69 +57,113 @@ pub struct Report {
     pub phys: Topology,
     /// The evaluations, best first.
     pub evals: Vec<Evaluation>,
-    /// The search, if one was asked for.
-    pub search: Option<SearchSummary>,
+    /// The searches asked for, in the order asked.
+    pub searches: Vec<SearchSummary>,
     /// Total bytes of the communication matrix, if one was given.
     pub comm_bytes: Option<u64>,
+    /// Whether task costs were given (the ranking is then by processor time).
+    pub costs: bool,
 }
 
-/// Evaluates `candidates` (name, mapping) of `virt` onto `phys`, runs the search from the
-/// first candidate when asked (adding the default mapping as a baseline if it is not a
-/// candidate), and ranks everything.
+/// The searches `cpmap --search` asked for: the methods (each once, in the order given),
+/// the seed and the budget of each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchRequest {
+    pub methods: Vec<SearchMethod>,
+    pub seed: u64,
+    pub budget: Budget,
+}
+
+/// The name of a found mapping in the ranking: `search:greedy`, `search:hme(seed 3)`.
+fn found_name(method: SearchMethod, seed: u64) -> String {
+    if method.seeded() {
+        format!("search:{}(seed {seed})", method.name())
+    } else {
+        format!("search:{}", method.name())
+    }
+}
+
+/// Evaluates `candidates` (name, mapping) of `virt` onto `phys`, runs each search of
+/// `request` from the first candidate (adding the default mapping as a baseline if it is
+/// not a candidate), and ranks everything; with task `costs` every mapping also gets its
+/// processor times and the ranking is by the most loaded processor's time.
 pub fn build_report(
     virt: &Topology,
     phys: &Topology,
     candidates: Vec<(String, Mapping)>,
     comm: Option<&CommMatrix>,
-    search_with: Option<(SearchMethod, u64, Budget)>,
+    costs: Option<&TaskCosts>,
+    request: Option<&SearchRequest>,
 ) -> Result<Report, MapperError> {
+    // Without a matrix no task communicates: the times are the computation alone.
+    let empty = CommMatrix::default();
+    let with_times = |mut e: Evaluation| -> Evaluation {
+        if let Some(c) = costs {
+            e.times = Some(processor_times(&e.mapping, phys, comm.unwrap_or(&empty), c));
+        }
+        e
+    };
     let mut evals = Vec::with_capacity(candidates.len() + 2);
     for (name, m) in candidates {
-        evals.push(evaluate(&name, m, virt, phys, comm)?);
+        evals.push(with_times(evaluate(&name, m, virt, phys, comm)?));
     }
-    let mut summary = None;
-    if let Some((method, seed, budget)) = search_with {
+    let mut summaries = Vec::new();
+    if let Some(request) = request.filter(|r| !r.methods.is_empty()) {
         let comm = comm.ok_or(MapperError::SearchNeedsComm)?;
+        let seed = request.seed;
         let default = crate::topo::builtin_mapping("default", virt, phys, seed)
             .map_err(|error| MapperError::Mapping { name: "default".into(), error })?;
-        let default_cost = super::weighted_cost(&default, phys, comm);
+        let default = with_times(evaluate("default", default, virt, phys, Some(comm))?);
         let start = match evals.first() {
             Some(e) => e.clone(),
-            None => evaluate("default", default.clone(), virt, phys, Some(comm))?,
+            None => default.clone(),
         };
-        let found = search(method, &start.mapping, virt, phys, comm, seed, budget)?;
-        let stopped = found.stopped;
-        let found = found.mapping;
-        let name = match method {
-            SearchMethod::Greedy => "search:greedy".to_string(),
-            SearchMethod::Anneal => format!("search:anneal(seed {seed})"),
-        };
-        let found = evaluate(&name, found, virt, phys, Some(comm))?;
-        let cost = found.traffic.as_ref().map_or(0, |t| t.cost);
-        summary = Some(SearchSummary {
-            method,
-            seed,
-            start: start.name.clone(),
-            cost,
-            start_cost: start.traffic.as_ref().map_or(0, |t| t.cost),
-            default_cost,
-            stopped,
-        });
+        let mut methods: Vec<SearchMethod> = Vec::new();
+        for &m in &request.methods {
+            if !methods.contains(&m) {
+                methods.push(m);
+            }
+        }
+        let found: Vec<Result<(SearchMethod, Found), MapperError>> = methods
+            .par_iter()
+            .map(|&m| search(m, &start.mapping, virt, phys, comm, costs, seed, request.budget).map(|f| (m, f)))
+            .collect();
+        let cost_of = |e: &Evaluation| e.traffic.as_ref().map_or(0, |t| t.cost);
+        let time_of = |e: &Evaluation| e.times.as_ref().map_or(0, |t| t.max_time);
+        let mut found_evals = Vec::new();
+        for f in found {
+            let (method, found) = f?;
+            let name = found_name(method, seed);
+            let e = with_times(evaluate(&name, found.mapping, virt, phys, Some(comm))?);
+            summaries.push(SearchSummary {
+                method,
+                seed,
+                start: start.name.clone(),
+                name,
+                cost: cost_of(&e),
+                start_cost: cost_of(&start),
+                default_cost: cost_of(&default),
+                times: costs.map(|_| [time_of(&e), time_of(&start), time_of(&default)]),
+                stopped: found.stopped,
+            });
+            found_evals.push(e);
+        }
         if evals.is_empty() {
             evals.push(start);
         }
-        if !evals.iter().any(|e| e.mapping.table == default.table) {
-            evals.push(evaluate("default", default, virt, phys, Some(comm))?);
+        if !evals.iter().any(|e| e.mapping.table == default.mapping.table) {
+            evals.push(default);
         }
-        evals.insert(0, found);
+        evals.splice(0..0, found_evals);
     }
     rank(&mut evals);
     Ok(Report {
         virt: virt.clone(),
         phys: phys.clone(),
         evals,
-        search: summary,
+        searches: summaries,
         comm_bytes: comm.map(CommMatrix::total_bytes),
+        costs: costs.is_some(),
     })
 }
 
@@ -118,9 +171,11 @@ impl Report {
     /// The mapping `--emit map` writes: the search result when there was a search, else
     /// the best-ranked one.
     pub fn chosen(&self) -> Option<&Evaluation> {
-        match &self.search {
-            Some(_) => self.evals.iter().find(|e| e.name.starts_with("search:")),
-            None => self.evals.first(),
+        if self.searches.is_empty() {
+            self.evals.first()
+        } else {
+            // The best-ranked of the searches' results.
+            self.evals.iter().find(|e| self.searches.iter().any(|s| s.name == e.name))
         }
     }
 
@@ -147,31 +202,48 @@ impl Report {
             let _ = writeln!(out, "communication matrix: {b} bytes");
         }
         match self.evals.as_slice() {
-            [one] if self.search.is_none() => self.single_text(one, &mut out),
+            [one] if self.searches.is_empty() => self.single_text(one, &mut out),
             evals => self.ranked_text(evals, &mut out),
         }
-        if let Some(s) = &self.search {
-            let method = match s.method {
-                SearchMethod::Greedy => "greedy".to_string(),
-                SearchMethod::Anneal => format!("anneal (seed {})", s.seed),
+        // "12.5 % below" or, when the found mapping costs more, "3.0 % above".
+        let relative = |cost: u64, base: u64| {
+            let pct = improvement(cost, base);
+            format!("{:.1} % {}", pct.abs(), if pct < 0.0 { "above" } else { "below" })
+        };
+        for s in &self.searches {
+            let method = if s.method.seeded() {
+                format!("{} (seed {})", s.method.name(), s.seed)
+            } else {
+                s.method.name().to_string()
             };
-            // "12.5 % below" or, when the found mapping costs more, "3.0 % above".
-            let relative = |base: u64| {
-                let pct = improvement(s.cost, base);
-                format!("{:.1} % {}", pct.abs(), if pct < 0.0 { "above" } else { "below" })
-            };
-            let _ = writeln!(
-                out,
-                "search {method}: weighted cost {} byte-hops, {} the default mapping ({}), {} the starting mapping `{}` ({})",
-                s.cost,
-                relative(s.default_cost),
-                s.default_cost,
-                relative(s.start_cost),
-                s.start,
-                s.start_cost
-            );
+            match s.times.filter(|_| s.method.uses_costs()) {
+                Some([time, start, default]) => {
+                    let _ = writeln!(
+                        out,
+                        "search {method}: most loaded processor {} time units, {} the default mapping ({}), {} the starting mapping `{}` ({})",
+                        format_time(time),
+                        relative(time, default),
+                        format_time(default),
+                        relative(time, start),
+                        s.start,
+                        format_time(start)
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "search {method}: weighted cost {} byte-hops, {} the default mapping ({}), {} the starting mapping `{}` ({})",
+                        s.cost,
+                        relative(s.cost, s.default_cost),
+                        s.default_cost,
+                        relative(s.cost, s.start_cost),
+                        s.start,
+                        s.start_cost
+                    );
+                }
+            }
             if s.stopped {
-                let _ = writeln!(out, "search stopped by its step or time bound (--max-steps, --max-seconds): the best mapping found so far");
+                let _ = writeln!(out, "search {method} stopped by its step or time bound (--max-steps, --max-seconds): the best mapping found so far");
             }
         }
         out
@@ -203,6 +275,17 @@ impl Report {
                 None => out.push_str("most loaded link: none (no traffic crosses a link)\n"),
             }
         }
+        if let Some(t) = &e.times {
+            let times: Vec<String> = t.global.iter().map(|&g| format_time(g)).collect();
+            let _ = writeln!(out, "time per physical processor (computation + communication): {}", times.join(" "));
+            let _ = writeln!(
+                out,
+                "most loaded processor: {} time units; communication {} time units; work imbalance {:.2}",
+                format_time(t.max_time),
+                format_time(t.comm),
+                t.work_imbalance()
+            );
+        }
     }
 
     fn ranked_text(&self, evals: &[Evaluation], out: &mut String) {
@@ -214,6 +297,9 @@ impl Report {
         );
         if comm {
             let _ = write!(out, "  {:>14}  {:>10}  {:>12}", "weighted-cost", "hot-link", "hot-bytes");
+        }
+        if self.costs {
+            let _ = write!(out, "  {:>12}  {:>8}", "max-time", "work-imb");
         }
         out.push_str("  mapping\n");
         for (i, e) in evals.iter().enumerate() {
@@ -231,6 +317,9 @@ impl Report {
                 let (link, bytes) = t.hottest.map_or(("-".to_string(), 0), |(l, b)| (l.to_string(), b));
                 let _ = write!(out, "  {:>14}  {link:>10}  {bytes:>12}", t.cost);
             }
+            if let Some(t) = &e.times {
+                let _ = write!(out, "  {:>12}  {:>8.2}", format_time(t.max_time), t.work_imbalance());
+            }
             let _ = writeln!(out, "  {}", e.name);
         }
     }
@@ -238,7 +327,7 @@ impl Report {
     /// The CSV form: a header and one row per mapping, best first.
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
-            "rank,mapping,one_to_one,min_load,max_load,imbalance,dilation_max,dilation_mean,congestion,weighted_cost,hot_link,hot_link_bytes\n",
+            "rank,mapping,one_to_one,min_load,max_load,imbalance,dilation_max,dilation_mean,congestion,weighted_cost,hot_link,hot_link_bytes,max_time,comm_time,work_imbalance\n",
         );
         for (i, e) in self.evals.iter().enumerate() {
             let (cost, link, bytes) = match &e.traffic {
@@ -249,9 +338,13 @@ impl Report {
                 }
                 None => (String::new(), String::new(), String::new()),
             };
+            let (time, comm_time, imb) = match &e.times {
+                Some(t) => (format_time(t.max_time), format_time(t.comm), format!("{:.4}", t.work_imbalance())),
+                None => (String::new(), String::new(), String::new()),
+            };
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{:.4},{},{:.4},{},{cost},{link},{bytes}",
+                "{},{},{},{},{},{:.4},{},{:.4},{},{cost},{link},{bytes},{time},{comm_time},{imb}",
                 i + 1,
                 csv_field(&e.name),
                 e.one_to_one,
@@ -290,29 +383,39 @@ impl Report {
                     .as_ref()
                     .and_then(|t| t.hottest)
                     .map(|(link, bytes)| HotLinkDoc { link: link.to_string(), bytes }),
+                max_time: e.times.as_ref().map(|t| units(t.max_time)),
+                comm_time: e.times.as_ref().map(|t| units(t.comm)),
+                work_imbalance: e.times.as_ref().map(|t| rounded(t.work_imbalance(), 4)),
+                processor_times: e.times.as_ref().map(|t| t.global.iter().map(|&g| units(g)).collect()),
             })
             .collect();
-        let search = self.search.as_ref().map(|s| SearchDoc {
-            method: match s.method {
-                SearchMethod::Greedy => "greedy",
-                SearchMethod::Anneal => "anneal",
-            },
-            seed: s.seed,
-            start: &s.start,
-            cost: s.cost,
-            start_cost: s.start_cost,
-            default_cost: s.default_cost,
-            improvement_over_start: rounded(improvement(s.cost, s.start_cost), 4),
-            improvement_over_default: rounded(improvement(s.cost, s.default_cost), 4),
-            stopped: s.stopped,
-        });
+        let searches = self
+            .searches
+            .iter()
+            .map(|s| SearchDoc {
+                method: s.method.name(),
+                seed: s.seed,
+                start: &s.start,
+                mapping: &s.name,
+                cost: s.cost,
+                start_cost: s.start_cost,
+                default_cost: s.default_cost,
+                improvement_over_start: rounded(improvement(s.cost, s.start_cost), 4),
+                improvement_over_default: rounded(improvement(s.cost, s.default_cost), 4),
+                time: s.times.map(|t| units(t[0])),
+                start_time: s.times.map(|t| units(t[1])),
+                default_time: s.times.map(|t| units(t[2])),
+                stopped: s.stopped,
+            })
+            .collect();
         let doc = ReportDoc {
             schema_version: JSON_SCHEMA_VERSION,
             r#virtual: self.virt.to_string(),
             physical: self.phys.to_string(),
             comm_bytes: self.comm_bytes,
+            task_costs: self.costs,
             mappings,
-            search,
+            searches,
         };
         let mut out = serde_json::to_string(&doc).unwrap_or_default();
         out.push('\n');
@@ -320,8 +423,14 @@ impl Report {
     }
 }
 
-/// The version of `cpmap --format json`'s schema.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
+/// The version of `cpmap --format json`'s schema: 2 since several searches may run
+/// (`searches`, a list, replaced `search`) and mappings may have processor times.
+pub const JSON_SCHEMA_VERSION: u32 = 2;
+
+/// Ticks as a JSON number of time units.
+fn units(t: Ticks) -> serde_json::Value {
+    crate::textio::json_number(&format_time(t))
+}
 
 #[derive(Serialize)]
 struct ReportDoc<'a> {
@@ -329,8 +438,9 @@ struct ReportDoc<'a> {
     r#virtual: String,
     physical: String,
     comm_bytes: Option<u64>,
+    task_costs: bool,
     mappings: Vec<MappingDoc<'a>>,
-    search: Option<SearchDoc<'a>>,
+    searches: Vec<SearchDoc<'a>>,
 }
 
 #[derive(Serialize)]
@@ -347,6 +457,10 @@ struct MappingDoc<'a> {
     warnings: &'a [String],
     weighted_cost: Option<u64>,
     hot_link: Option<HotLinkDoc>,
+    max_time: Option<serde_json::Value>,
+    comm_time: Option<serde_json::Value>,
+    work_imbalance: Option<f64>,
+    processor_times: Option<Vec<serde_json::Value>>,
 }
 
 #[derive(Serialize)]
@@ -360,11 +474,15 @@ struct SearchDoc<'a> {
     method: &'static str,
     seed: u64,
     start: &'a str,
+    mapping: &'a str,
     cost: u64,
     start_cost: u64,
     default_cost: u64,
     improvement_over_start: f64,
     improvement_over_default: f64,
+    time: Option<serde_json::Value>,
+    start_time: Option<serde_json::Value>,
+    default_time: Option<serde_json::Value>,
     stopped: bool,
 }
 
@@ -383,12 +501,13 @@ mod tests {
     }
 
     fn report(names: &[&str], comm: Option<&CommMatrix>, search: Option<(SearchMethod, u64, Budget)>) -> Report {
+        let request = search.map(|(m, seed, budget)| SearchRequest { methods: vec![m], seed, budget });
         let (v, p) = (t("ring:8"), t("line:8"));
         let cands = names
             .iter()
             .map(|n| (n.to_string(), builtin_mapping(n, &v, &p, 1).unwrap_or_else(|e| panic!("{e}"))))
             .collect();
-        build_report(&v, &p, cands, comm, search).unwrap_or_else(|e| panic!("{e}"))
+        build_report(&v, &p, cands, comm, None, request.as_ref()).unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
@@ -413,7 +532,7 @@ mod tests {
         let json = r.to_json();
         assert!(
             json.starts_with(
-                "{\"schema_version\":1,\"virtual\":\"ring:8\",\"physical\":\"line:8\",\"comm_bytes\":null,"
+                "{\"schema_version\":2,\"virtual\":\"ring:8\",\"physical\":\"line:8\",\"comm_bytes\":null,"
             ),
             "{json}"
         );
@@ -433,7 +552,7 @@ mod tests {
         let r = report(&["random"], Some(&comm), Some((SearchMethod::Anneal, 3, Budget::default())));
         let names: Vec<&str> = r.evals.iter().map(|e| e.name.as_str()).collect();
         assert!(names.contains(&"default") && names.contains(&"random"), "{names:?}");
-        let s = r.search.clone().unwrap_or_else(|| panic!("no summary"));
+        let s = r.searches.first().cloned().unwrap_or_else(|| panic!("no summary"));
         // The best a ring of 8 can do on a line is ring2line: 6 pairs at 2 hops and 2 at 1
         // = 14 hops, × 2 directions × 10 bytes = 280; the default (identity) is 7·1 + 7 =
         // 14 hops too. Annealing finds a 280-cost layout.

@@ -23,8 +23,11 @@ use rayon::prelude::*;
 
 use super::comm::{Adjacency, CommMatrix};
 use super::eval::weighted_cost;
+use super::heuristics;
+use super::tasks::{Loads, TaskCosts};
 use super::MapperError;
 use crate::rng::Rng;
+use crate::time::Ticks;
 use crate::topo::{load, Mapping, Topology};
 
 /// Geometric cooling factor of [`anneal`] per temperature step.
@@ -60,20 +63,20 @@ impl Default for Budget {
 }
 
 /// One run's use of a [`Budget`].
-struct Steps {
+pub(super) struct Steps {
     budget: Budget,
     used: u64,
-    out: bool,
+    pub(super) out: bool,
 }
 
 impl Steps {
-    fn new(budget: Budget) -> Steps {
+    pub(super) fn new(budget: Budget) -> Steps {
         Steps { budget, used: 0, out: false }
     }
 
     /// Takes one step; false once the budget is spent (the clock is read every 4096
     /// steps, so the check costs nothing measurable in the move loops).
-    fn take(&mut self) -> bool {
+    pub(super) fn take(&mut self) -> bool {
         if self.out {
             return false;
         }
@@ -89,16 +92,59 @@ impl Steps {
 }
 
 /// Which search to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SearchMethod {
     /// The list algorithm.
     Greedy,
     /// Simulated annealing.
     Anneal,
+    /// Largest processing time first (needs task costs).
+    Lptf,
+    /// Largest global cost first (needs task costs).
+    Lgcf,
+    /// The Boillat method (needs task costs).
+    Boillat,
+    /// Heuristic move-exchange (needs task costs).
+    Hme,
+}
+
+impl SearchMethod {
+    /// Every method, in the order `cpmap --search` lists them.
+    pub const ALL: [SearchMethod; 6] = [
+        SearchMethod::Greedy,
+        SearchMethod::Anneal,
+        SearchMethod::Lptf,
+        SearchMethod::Lgcf,
+        SearchMethod::Boillat,
+        SearchMethod::Hme,
+    ];
+
+    /// The name users write.
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchMethod::Greedy => "greedy",
+            SearchMethod::Anneal => "anneal",
+            SearchMethod::Lptf => "lptf",
+            SearchMethod::Lgcf => "lgcf",
+            SearchMethod::Boillat => "boillat",
+            SearchMethod::Hme => "hme",
+        }
+    }
+
+    /// Whether the method minimises the most loaded processor's time from task costs
+    /// (else the traffic-weighted hop cost under a load cap).
+    pub fn uses_costs(self) -> bool {
+        !matches!(self, SearchMethod::Greedy | SearchMethod::Anneal)
+    }
+
+    /// Whether the result depends on `--seed`.
+    pub fn seeded(self) -> bool {
+        matches!(self, SearchMethod::Anneal | SearchMethod::Boillat | SearchMethod::Hme)
+    }
 }
 
 /// Hop distances between physical processors: a table when small enough, else computed.
-struct Distances<'a> {
+pub(super) struct Distances<'a> {
     phys: &'a Topology,
     table: Vec<u32>,
     n: usize,
@@ -108,7 +154,7 @@ struct Distances<'a> {
 const TABLE_LIMIT: u32 = 1024;
 
 impl<'a> Distances<'a> {
-    fn new(phys: &'a Topology) -> Distances<'a> {
+    pub(super) fn new(phys: &'a Topology) -> Distances<'a> {
         let n = phys.nodes();
         let table = if n <= TABLE_LIMIT {
             (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).map(|(a, b)| phys.distance(a, b)).collect()
@@ -118,7 +164,12 @@ impl<'a> Distances<'a> {
         Distances { phys, table, n: n as usize }
     }
 
-    fn get(&self, a: u32, b: u32) -> u64 {
+    /// The number of physical processors.
+    pub(super) fn nodes(&self) -> usize {
+        self.n
+    }
+
+    pub(super) fn get(&self, a: u32, b: u32) -> u64 {
         let d = self.table.get(a as usize * self.n + b as usize).copied();
         u64::from(d.unwrap_or_else(|| self.phys.distance(a, b)))
     }
@@ -140,22 +191,48 @@ pub struct Found {
 }
 
 /// Runs `method` from `start` (a validated mapping of `virt` onto `phys`) within
-/// `budget`; `seed` drives the annealer. The result never costs more than `start`.
+/// `budget`; `seed` drives the annealer, Boillat and HME; `costs` are the task costs the
+/// load-aware methods need. The result never costs more than `start` by the method's
+/// own measure (the weighted cost, or the most loaded processor's time then the total
+/// communication time).
+#[allow(clippy::too_many_arguments)]
 pub fn search(
     method: SearchMethod,
     start: &Mapping,
     virt: &Topology,
     phys: &Topology,
     comm: &CommMatrix,
+    costs: Option<&TaskCosts>,
     seed: u64,
     budget: Budget,
 ) -> Result<Found, MapperError> {
     start.validate(virt, phys).map_err(|error| MapperError::Mapping { name: "start".into(), error })?;
     comm.check_range(virt.nodes())?;
     let adj = comm.adjacency(virt.nodes());
-    let (found, stopped) = match method {
-        SearchMethod::Greedy => greedy(&adj, phys, load_cap(start, phys), budget),
-        SearchMethod::Anneal => anneal(start, &adj, phys, seed, budget),
+    let (found, stopped) = match (method, costs) {
+        (SearchMethod::Greedy, _) => greedy(&adj, phys, load_cap(start, phys), budget),
+        (SearchMethod::Anneal, _) => anneal(start, &adj, phys, seed, budget),
+        (m, None) => return Err(MapperError::SearchNeedsWork(m.name())),
+        (m, Some(costs)) => {
+            if costs.work.len() != virt.nodes() as usize {
+                return Err(MapperError::WorkOutOfRange { vproc: costs.work.len() as u32, vprocs: virt.nodes() });
+            }
+            let dist = Distances::new(phys);
+            let mut steps = Steps::new(budget);
+            let table = match m {
+                SearchMethod::Lptf => heuristics::lptf(costs, phys.nodes()),
+                SearchMethod::Lgcf => heuristics::lgcf(&adj, &dist, costs),
+                SearchMethod::Boillat => heuristics::boillat(&start.table, &adj, &dist, phys, costs, seed, &mut steps),
+                _ => heuristics::hme(&adj, &dist, costs, seed, &mut steps),
+            };
+            let better = {
+                let found = Loads::new(table.clone(), &adj, &dist, costs);
+                let from = Loads::new(start.table.clone(), &adj, &dist, costs);
+                (found.max_time(), found.squares) <= (from.max_time(), from.squares)
+            };
+            let mapping = if better { Mapping::new(table) } else { Mapping::new(start.table.clone()) };
+            return Ok(Found { mapping, stopped: steps.out });
+        }
     };
     // A heuristic may lose to its start (greedy ignores it); never propose something worse.
     let mapping = if weighted_cost(&found, phys, comm) <= weighted_cost(start, phys, comm) {
@@ -164,6 +241,41 @@ pub fn search(
         Mapping::new(start.table.clone())
     };
     Ok(Found { mapping, stopped })
+}
+
+/// The most loaded processor's time (computation plus communication with tasks
+/// elsewhere, [`super::tasks`]) and the total communication time of a validated mapping.
+pub fn processor_times(mapping: &Mapping, phys: &Topology, comm: &CommMatrix, costs: &TaskCosts) -> ProcessorTimes {
+    let adj = comm.adjacency(costs.work.len() as u32);
+    let dist = Distances::new(phys);
+    let l = Loads::new(mapping.table.clone(), &adj, &dist, costs);
+    ProcessorTimes { max_time: l.max_time(), comm: l.comm, global: l.global, work: l.work }
+}
+
+/// Per-processor times of a mapping under task costs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessorTimes {
+    /// The cost function: the largest global load.
+    pub max_time: Ticks,
+    /// Total communication time between tasks on different processors.
+    pub comm: Ticks,
+    /// Computation plus external communication per processor.
+    pub global: Vec<Ticks>,
+    /// Computation per processor.
+    pub work: Vec<Ticks>,
+}
+
+impl ProcessorTimes {
+    /// Largest computation over the mean computation (1 is perfect balance; 0 when no
+    /// task costs anything).
+    pub fn work_imbalance(&self) -> f64 {
+        let total: u128 = self.work.iter().map(|&w| u128::from(w)).sum();
+        let max = self.work.iter().copied().max().unwrap_or(0);
+        if total == 0 {
+            return 0.0;
+        }
+        max as f64 * self.work.len() as f64 / total as f64
+    }
 }
 
 /// Most start processors tried by [`greedy`].
@@ -497,7 +609,7 @@ mod tests {
         let (v, p) = (t("torus:8x8"), t("mesh:8x8"));
         let comm = torus_traffic(&v);
         let random = builtin_mapping("random", &v, &p, 1).unwrap_or_else(|e| panic!("{e}"));
-        let run = || search(SearchMethod::Anneal, &random, &v, &p, &comm, 1, Budget::default());
+        let run = || search(SearchMethod::Anneal, &random, &v, &p, &comm, None, 1, Budget::default());
         let result = run().unwrap_or_else(|e| panic!("{e}"));
         assert!(!result.stopped, "64 vprocs finish within the default budget");
         let found = result.mapping.clone();
@@ -540,8 +652,9 @@ mod tests {
         // 64 on 4: cap 16.
         assert_eq!(load_cap(&start, &p), 16);
         for method in [SearchMethod::Greedy, SearchMethod::Anneal] {
-            let m =
-                search(method, &start, &v, &p, &comm, 7, Budget::default()).unwrap_or_else(|e| panic!("{e}")).mapping;
+            let m = search(method, &start, &v, &p, &comm, None, 7, Budget::default())
+                .unwrap_or_else(|e| panic!("{e}"))
+                .mapping;
             assert!(load(&m, &p).iter().all(|&l| l <= 16), "{method:?}");
             assert!(weighted_cost(&m, &p, &comm) <= weighted_cost(&start, &p, &comm));
         }
@@ -556,7 +669,7 @@ mod tests {
         let random = builtin_mapping("random", &v, &p, 1).unwrap_or_else(|e| panic!("{e}"));
         let budget = Budget { max_steps: 500, deadline: None };
         for method in [SearchMethod::Greedy, SearchMethod::Anneal] {
-            let run = || search(method, &random, &v, &p, &comm, 1, budget).unwrap_or_else(|e| panic!("{e}"));
+            let run = || search(method, &random, &v, &p, &comm, None, 1, budget).unwrap_or_else(|e| panic!("{e}"));
             let found = run();
             assert!(found.stopped, "{method:?}");
             assert!(found.mapping.is_one_to_one(), "{method:?}");
@@ -565,7 +678,8 @@ mod tests {
         }
         // A deadline already past stops the annealer at its first clock reading.
         let past = Budget { max_steps: u64::MAX, deadline: Some(std::time::Instant::now()) };
-        let found = search(SearchMethod::Anneal, &random, &v, &p, &comm, 1, past).unwrap_or_else(|e| panic!("{e}"));
+        let found =
+            search(SearchMethod::Anneal, &random, &v, &p, &comm, None, 1, past).unwrap_or_else(|e| panic!("{e}"));
         assert!(found.stopped);
     }
 }

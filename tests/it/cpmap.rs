@@ -235,7 +235,7 @@ fn search_bounds_stop_runs_and_say_so() {
         run_in(&dir, "cpmap", &args, b"")
     };
     let text = stdout(&search(&["--max-steps", "1000"]));
-    assert!(text.contains("search stopped by its step or time bound"), "{text}");
+    assert!(text.contains("search anneal (seed 1) stopped by its step or time bound"), "{text}");
     let json = stdout(&search(&["--max-steps", "1000", "--format", "json"]));
     assert!(json.contains("\"stopped\":true"), "{json}");
     assert_eq!(json, stdout(&search(&["--max-steps", "1000", "--format", "json"])));
@@ -244,4 +244,107 @@ fn search_bounds_stop_runs_and_say_so() {
     let out = search(&["--max-seconds", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--max-seconds 0"));
+}
+
+/// The load-aware heuristics on a master/worker program whose worker w loops 300·w
+/// times: every worker exchanges the same 8 bytes with the master, so greedy and
+/// anneal, which see only communication, place the workers by id and leave one mesh
+/// processor with the heaviest ones. LPTF pairs the largest tasks with the smallest
+/// (8+1, 7+2, 6+3, 5+4: equal sums), so its computation imbalance (largest over mean)
+/// is close to 1, as is LGCF's (the same order, the communication small beside it).
+/// The simulated run follows the model: the LPTF mapping runs in well under 60 % of the
+/// greedy one's parallel time. Boillat and HME give the same mapping twice with one seed.
+#[test]
+fn load_aware_heuristics_balance_unequal_tasks() {
+    let dir = tempdir("cpmap-lptf");
+    let src = std::fs::read_to_string(fixtures().join("master_worker_unequal.c")).unwrap();
+    std::fs::write(dir.join("mw.c"), src).unwrap();
+    stdout(&run_in(&dir, "cpcc", &["mw.c", "-o", "mw.cod"], b""));
+    stdout(&run_in(&dir, "cpss", &["mw.cod", "-t", "run.cpt"], b""));
+    let all = ["--comm", "run.cpt", "--work", "run.cpt", "--seed", "1", "--format", "json"];
+    let search = |methods: &str| {
+        let mut args = all.to_vec();
+        args.extend(["--search", methods]);
+        stdout(&run_in(&dir, "cpmap", &args, b""))
+    };
+    let json = search("greedy,anneal,lptf,lgcf,boillat,hme");
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["schema_version"], 2);
+    let mapping = |name: &str| -> &serde_json::Value {
+        doc["mappings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {json}"))
+    };
+    let imb = |name: &str| mapping(name)["work_imbalance"].as_f64().unwrap();
+    let time = |name: &str| mapping(name)["max_time"].as_f64().unwrap();
+    for balanced in ["search:lptf", "search:lgcf"] {
+        assert!(imb(balanced) < 1.05, "{balanced} imbalance {}", imb(balanced));
+        assert!(
+            time(balanced) < time("search:greedy") * 0.6,
+            "{balanced} {} greedy {}",
+            time(balanced),
+            time("search:greedy")
+        );
+    }
+    assert!(imb("search:greedy") > 1.5, "greedy imbalance {}", imb("search:greedy"));
+    // Ranked by the most loaded processor's time: a balanced one comes first.
+    let first = doc["mappings"][0]["name"].as_str().unwrap().to_string();
+    assert!(first == "search:lptf" || first == "search:lgcf", "{first}");
+    for seeded in ["boillat", "hme"] {
+        assert_eq!(search(seeded), search(seeded), "{seeded} with one seed");
+    }
+    // The simulated runs: the LPTF mapping against the greedy one.
+    let emit = |m: &str, file: &str| {
+        let mut args = all.to_vec();
+        args.extend(["--search", m, "--emit", "map", "-o", file]);
+        stdout(&run_in(&dir, "cpmap", &args, b""));
+    };
+    emit("lptf", "lptf.map");
+    emit("greedy", "greedy.map");
+    let t = |file: &str| parallel_time(&stats(&dir, &["mw.cod", "--map-file", file]));
+    let (t_lptf, t_greedy) = (t("lptf.map"), t("greedy.map"));
+    assert!(t_lptf * 10 < t_greedy * 6, "lptf {t_lptf}, greedy {t_greedy}");
+    // Cost methods need task costs, and say so.
+    let out = run_in(&dir, "cpmap", &["--comm", "run.cpt", "--search", "hme"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--search hme needs the computation cost of every task (--work FILE"), "{err}");
+}
+
+/// LPTF and LGCF by hand from a CSV of costs, on line:2 (one hop apart) with 10 bytes
+/// between tasks 0 and 1 at 1 unit per byte-hop. Costs 4, 4, 1, 1. LPTF: 0 on p0, 1 on
+/// p1, 2 on p0 (tie at 4, lower id), 3 on p1: computation 5 and 5, but the pair 0–1
+/// crosses: each side pays 10, so the most loaded processor has 15. LGCF: 0 on p0; 1 on
+/// p0 (4 + 4 = 8 against 4 + 10 = 14 on p1); 2 and 3 on p1: loads 8 and 2, max 8.
+#[test]
+fn lptf_and_lgcf_by_hand_from_csv() {
+    let dir = tempdir("cpmap-lgcf");
+    std::fs::write(dir.join("comm.csv"), "src,dst,bytes\n0,1,10\n").unwrap();
+    std::fs::write(dir.join("work.csv"), "vproc,cost\n0,4\n1,4\n2,1\n3,1\n").unwrap();
+    let base = ["--virtual", "line:4", "--physical", "line:2", "--comm", "comm.csv", "--work", "work.csv"];
+    let run_search = |m: &str| {
+        let mut args = base.to_vec();
+        args.extend(["--search", m, "--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&run_in(&dir, "cpmap", &args, b""))).unwrap();
+        let found = doc["mappings"].as_array().unwrap().iter().find(|x| x["name"] == format!("search:{m}")).cloned();
+        let found = found.unwrap_or_else(|| panic!("{doc}"));
+        (found["table"].to_string(), found["max_time"].as_f64().unwrap())
+    };
+    assert_eq!(run_search("lgcf"), ("[0,0,1,1]".to_string(), 8.0));
+    // LPTF's table 0,1,0,1 written as a mapping string: 15 on both processors. (A search
+    // never proposes a mapping worse than its start, so the table is evaluated directly.)
+    let mut args = base.to_vec();
+    args.extend(["f(x) = [x % 2].", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&run_in(&dir, "cpmap", &args, b""))).unwrap();
+    assert_eq!(doc["mappings"][0]["max_time"].as_f64(), Some(15.0), "{doc}");
+    assert_eq!(doc["mappings"][0]["processor_times"].to_string(), "[15,15]");
+    // A bad cost line is named.
+    std::fs::write(dir.join("bad.csv"), "vproc,cost\n0,-3\n").unwrap();
+    let out = run_in(&dir, "cpmap", &["--virtual", "line:4", "--physical", "line:2", "--work", "bad.csv"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.csv: task cost line 2: `-3` is not a time between 0 and 10^15 units"), "{err}");
 }

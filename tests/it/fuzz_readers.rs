@@ -35,7 +35,7 @@ const MAX_INPUT: usize = 256 * 1024;
 
 /// Every target, in report order.
 pub const TARGETS: &[&str] =
-    &["cpc", "cod", "record", "picl", "picl1", "sddf", "mapping", "machine", "mapfile", "cost", "debug", "sim"];
+    &["cpc", "cod", "record", "picl", "picl1", "sddf", "mapping", "machine", "mapfile", "cost", "work", "debug", "sim"];
 
 /// The result of one campaign.
 #[derive(Debug, Clone, Copy)]
@@ -141,6 +141,9 @@ fn corpus(target: &str) -> Vec<Vec<u8>> {
             b"physical line:2\nvirtual torus:2x2\n3 1\n2 0\n1 1\n0 0\n".to_vec(),
         ],
         "cost" => vec![b"# costs\nADDI=2\nmuli = 5   # slower\n\nSend=10\n".to_vec(), b"LDVal=0\nDivF=40\n".to_vec()],
+        "work" => {
+            vec![b"# costs\nvproc,cost\n0,4\n1, 2.5\n7,0\n3,9\n".to_vec(), b"vproc,cost\n2,1\n2,1\n5,100\n".to_vec()]
+        }
         "debug" => read_dir_files(&f.join("debug"), Some("cmd")),
         "sim" => Vec::new(),
         other => panic!("unknown fuzz target {other}"),
@@ -424,6 +427,7 @@ pub fn exercise(target: &str, input: &[u8]) {
             };
             let _ = cppe::sim::setup::setup(cost_module(), &opts);
         }
+        "work" => work_heuristics(input),
         "debug" => debug_session(input),
         "sim" => simulate_mutant(input),
         other => panic!("unknown fuzz target {other}"),
@@ -555,6 +559,25 @@ fn watched(target: &'static str, input: &[u8]) -> Option<String> {
     }
 }
 
+/// Task costs read from `input` drive every load-aware search on a small machine, with a
+/// communication matrix drawn from the same bytes.
+fn work_heuristics(input: &[u8]) {
+    use cppe::mapper::{search, Budget, CommMatrix, SearchMethod, TaskCosts};
+    let Ok(given) = TaskCosts::parse_csv(&text(input)) else { return };
+    let Ok(costs) = TaskCosts::new(&given, 8, 1 + u64::from(input.len() as u8)) else { return };
+    let (virt, phys) = (cppe::topo::Topology::parse("ring:8"), cppe::topo::Topology::parse("mesh:2x2"));
+    let (Ok(virt), Ok(phys)) = (virt, phys) else { panic!("topologies") };
+    let comm = CommMatrix::from_triples(
+        input.chunks(3).filter(|c| c.len() == 3).map(|c| (u32::from(c[0] % 8), u32::from(c[1] % 8), u64::from(c[2]))),
+    );
+    let Ok(start) = cppe::topo::builtin_mapping("default", &virt, &phys, 0) else { panic!("default mapping") };
+    let budget = Budget { max_steps: 20_000, deadline: None };
+    for m in SearchMethod::ALL {
+        let found = search(m, &start, &virt, &phys, &comm, Some(&costs), 3, budget);
+        assert!(found.is_ok_and(|f| f.mapping.validate(&virt, &phys).is_ok()), "{m:?}");
+    }
+}
+
 fn target_name(name: &str) -> &'static str {
     TARGETS.iter().find(|&&t| t == name).copied().unwrap_or_else(|| panic!("unknown fuzz target {name}"))
 }
@@ -641,6 +664,10 @@ fn fuzz_quick_mapfile() {
 #[test]
 fn fuzz_quick_cost() {
     quick("cost");
+}
+#[test]
+fn fuzz_quick_work() {
+    quick("work");
 }
 #[test]
 fn fuzz_quick_debug() {
