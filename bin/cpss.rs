@@ -38,6 +38,10 @@ struct Args {
     /// timings, a link list with latencies and speeds (man page, MACHINE FILES).
     #[arg(long, value_name = "FILE", conflicts_with = "topology")]
     machine: Option<PathBuf>,
+    /// Simulate the machine file's topology with this id instead of its `hardware = 1`
+    /// one.
+    #[arg(long, value_name = "N", requires = "machine")]
+    topology_id: Option<i64>,
     /// Multiply every instruction cost by F.
     #[arg(long, value_name = "F")]
     scale_costs: Option<String>,
@@ -395,6 +399,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     if let Some(p) = &args.machine {
         let (name, text) = read_text(p)?;
         opts.machine = Some(std::sync::Arc::new(cppe::machine::Machine::parse(&name, &text)?));
+        opts.topology_id = args.topology_id;
     }
     for (name, v) in [
         ("scale-costs", &args.scale_costs),

@@ -241,6 +241,9 @@ pub struct MachineRun {
     pub proc_costs: Vec<Arc<TickCosts>>,
     /// Per directed link, indexed by [`Topology::link_index`].
     pub links: Vec<LinkTiming>,
+    /// The topology's creation time in ticks (0 when the file gives none): seed 004,
+    /// "if a program ... uses this topology, the creation time must be added".
+    pub creation: Ticks,
 }
 
 fn err(file: &str, line: u32, kind: ErrorKind) -> MachineError {
@@ -413,6 +416,109 @@ impl Machine {
         &self.topology
     }
 
+    /// The `id` of the topology simulated.
+    pub fn topology_id(&self) -> i64 {
+        self.topos[self.hardware].id
+    }
+
+    /// The same machine simulating topology `id` instead of the `hardware = 1` one
+    /// (`cpss --topology-id`).
+    pub fn select_topology(&self, id: i64) -> Result<Machine, MachineError> {
+        let Some(k) = self.topos.iter().position(|t| t.id == id) else {
+            let ids: Vec<String> = self.topos.iter().map(|t| t.id.to_string()).collect();
+            let message = format!("--topology-id {id}: the file's topologies are {}", ids.join(", "));
+            return Err(err(&self.file, 0, ErrorKind::NoTopology { message }));
+        };
+        let mut m = self.clone();
+        m.hardware = k;
+        m.topology = m.build_network()?;
+        m.sample_with(None)?;
+        Ok(m)
+    }
+
+    /// What the file says that the simulation does not use, each once, with its line:
+    /// values no simulated timing refers to (directly or through other expressions) —
+    /// `smallloopspeedup`, cache and combination fields, the `machinecombinations`,
+    /// `pvm`, `express` and `mpi` sections — and the topologies not simulated.
+    pub fn warnings(&self) -> Vec<String> {
+        // The references the simulation reads, closed over the expressions they use.
+        let hw = &self.topos[self.hardware];
+        let mut roots: Vec<&Timing> = self.procs.iter().flat_map(|p| p.timings.iter().map(|(_, t)| t)).collect();
+        roots.extend(hw.creation.iter());
+        roots.extend(hw.links.iter().flat_map(|l| [&l.latency, &l.speed]));
+        let by_name: BTreeMap<String, &Timing> = self.named_timings().into_iter().collect();
+        let mut used: BTreeSet<String> = BTreeSet::new();
+        let mut stack: Vec<&Timing> = roots;
+        while let Some(t) = stack.pop() {
+            if let Value::Expr(e) = &t.mean {
+                for r in e.references() {
+                    let r = r.to_ascii_lowercase();
+                    if used.insert(r.clone()) {
+                        if let Some(next) = by_name.get(&r) {
+                            stack.push(next);
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut unused = |name: String, line: u32, what: &str| {
+            if !used.contains(&name) {
+                out.push(format!(
+                    "{}:{line}: `{name}` ({what}) is read but does not change the simulation: no simulated timing refers to it",
+                    self.file
+                ));
+            }
+        };
+        for p in &self.procs {
+            if let Some(t) = &p.smallloop {
+                unused(format!("pr({}).smallloopspeedup", p.id), t.line, "small-loop speed-up");
+            }
+            for (name, t) in &p.extra {
+                unused(name.clone(), t.line, "cache or combination field");
+            }
+        }
+        for (name, t) in &self.other {
+            unused(name.clone(), t.line, "machine-wide section");
+        }
+        for t in self.topos.iter().filter(|t| t.id != hw.id) {
+            out.push(format!(
+                "{}:{}: topology {} is not simulated (topology {} is; choose with --topology-id)",
+                self.file, t.line, t.id, hw.id
+            ));
+        }
+        out
+    }
+
+    /// Every timing with its reference name (lower case).
+    fn named_timings(&self) -> Vec<(String, &Timing)> {
+        let mut out = Vec::new();
+        for p in &self.procs {
+            if let Some(t) = &p.smallloop {
+                out.push((format!("pr({}).smallloopspeedup", p.id), t));
+            }
+            for (op, t) in &p.timings {
+                out.push((format!("pt({}).{}", p.id, op.mnemonic().to_ascii_lowercase()), t));
+            }
+            for (name, t) in &p.extra {
+                out.push((name.to_ascii_lowercase(), t));
+            }
+        }
+        for t in &self.topos {
+            if let Some(c) = &t.creation {
+                out.push((format!("to({}).creation", t.id), c));
+            }
+            for l in &t.links {
+                out.push((format!("tl({})({}).latency", t.id, l.id), &l.latency));
+                out.push((format!("tl({})({}).speed", t.id, l.id), &l.speed));
+            }
+        }
+        for (name, t) in &self.other {
+            out.push((name.to_ascii_lowercase(), t));
+        }
+        out
+    }
+
     /// Whether any timing has a non-zero standard deviation (runs then differ by seed).
     pub fn has_spread(&self) -> bool {
         self.timings().any(|t| t.sd > 0.0)
@@ -514,11 +620,15 @@ impl Machine {
                 }
             }
         }
+        let creation = match &topo.creation {
+            Some(c) => to_ticks(value(&format!("to({}).creation", topo.id), c.line)?),
+            None => 0,
+        };
         // Every other expression too, so that an error anywhere is reported.
         for name in env.names() {
             value(&name, env.line_of(&name))?;
         }
-        Ok(MachineRun { topology: self.topology.clone(), proc_costs, links })
+        Ok(MachineRun { topology: self.topology.clone(), proc_costs, links, creation })
     }
 }
 

@@ -663,6 +663,11 @@ impl<'m> Simulator<'m> {
         }
         let display = vec![0u32; sim.max_depth + 1];
         sim.spawn(NONE, Kind::Main, module.main, 0, p0, &[], &display, 0, (0, -1))?;
+        let d = sim.cfg.start_delay;
+        if d > 0 {
+            // The topology's creation: main waits for it as for a delay.
+            sim.block(0, Reason::Delay { until: d }, d);
+        }
         Ok(sim)
     }
 
@@ -679,6 +684,10 @@ impl<'m> Simulator<'m> {
             let parent = if p.parent == NONE { None } else { Some(p.parent) };
             let (pid, vproc, pproc, time) = (p.pid, p.vproc, p.pproc, p.clock);
             observer.event(&SimEvent::ProcessCreate { time, parent, pid, vproc, pproc, function, line: 0 });
+            if let Reason::Delay { .. } = p.wait {
+                // Main waiting for the topology's creation ([`SimConfig::start_delay`]).
+                observer.event(&SimEvent::Block { time, pid, reason: p.wait, line: self.module.line_of(p.pc) });
+            }
         }
         self.observer = Some(observer);
         self.pc_ticks = vec![0; self.prog.len()];

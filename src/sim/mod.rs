@@ -183,6 +183,9 @@ pub struct SimConfig {
     /// `cpss --sandbox DIR`, resolved: the program's `fopen` reaches only files inside
     /// it (others are a runtime error); `None`: any file the user may open.
     pub sandbox: Option<std::path::PathBuf>,
+    /// Time before the main process starts (a machine file's topology creation time):
+    /// the main process begins delayed until then, which adds it to the parallel time.
+    pub start_delay: Ticks,
 }
 
 /// A run's progress, published at every quantum boundary for another thread to read
@@ -237,6 +240,7 @@ impl Default for SimConfig {
             net_thread: NetThread::Off,
             watch: None,
             sandbox: None,
+            start_delay: 0,
         }
     }
 }

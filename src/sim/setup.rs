@@ -54,6 +54,9 @@ pub struct RunOptions {
     pub profile_step: Option<Ticks>,
     /// `--machine`: a parsed machine description (shared by the runs of a sweep).
     pub machine: Option<Arc<Machine>>,
+    /// `--topology-id N`: simulate the machine file's topology N instead of its
+    /// `hardware = 1` one.
+    pub topology_id: Option<i64>,
     /// `--sandbox DIR`, resolved ([`SimConfig::sandbox`]).
     pub sandbox: Option<std::path::PathBuf>,
     /// `--scale-costs`: factor on every instruction cost (default 1).
@@ -109,6 +112,8 @@ pub enum SetupError {
     Machine(#[from] MachineError),
     #[error("--topology and --machine both give the physical architecture; use one")]
     MachineAndTopology,
+    #[error("--topology-id chooses a topology of a machine file: give --machine FILE")]
+    TopologyIdWithoutMachine,
 }
 
 impl RunOptions {
@@ -191,7 +196,13 @@ pub fn configuration(module: &Module, s: &Setup, opts: &RunOptions, options: Vec
 
 /// Builds the configuration of a run of `module`.
 pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
-    let drawn = match &opts.machine {
+    let machine = match (&opts.machine, opts.topology_id) {
+        (Some(m), Some(id)) => Some(Arc::new(m.select_topology(id)?)),
+        (Some(m), None) => Some(Arc::clone(m)),
+        (None, Some(_)) => return Err(SetupError::TopologyIdWithoutMachine),
+        (None, None) => None,
+    };
+    let drawn = match &machine {
         Some(_) if opts.topology.is_some() => return Err(SetupError::MachineAndTopology),
         Some(m) => Some(m.sample(opts.seed)?),
         None => None,
@@ -373,9 +384,13 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         alarm: opts.alarm,
         profile_step: opts.profile_step,
         sandbox: opts.sandbox.clone(),
+        start_delay: drawn.as_ref().map_or(0, |d| d.creation),
         ..defaults
     };
-    let warnings = mapping.warnings.clone();
+    let mut warnings = mapping.warnings.clone();
+    if let Some(m) = &machine {
+        warnings.extend(m.warnings());
+    }
     Ok(Setup { config, physical, virtual_topology, mapping, net, links, warnings })
 }
 

@@ -226,3 +226,42 @@ fn sweep_makefile_gathers_rows_and_checks_against_a_baseline() {
     assert!(report.contains("regression against") && report.contains("REGRESSION"), "{report}");
     assert!(report.lines().any(|l| l.starts_with("par_time") && l.ends_with("REGRESSION")), "{report}");
 }
+
+/// A topology's creation time (seed 004: "if a program ... uses this topology, the
+/// creation time must be added"): `pair_creation.mach` has two topologies that differ
+/// only in it, 250 units against 0. The main process starts once the topology is
+/// created, so every event moves 250 later and the parallel time grows by exactly 250
+/// (250 is a multiple of the 10-unit quantum, so no turn changes its place in a
+/// quantum); the sequential time (work) does not change. `--topology-id` chooses the
+/// topology, and a file's values that drive nothing are warned about once each.
+#[test]
+fn creation_time_is_added_and_topology_id_chooses() {
+    let dir = tempdir("machine-creation");
+    let cod = compile(&dir, "ring_token.c");
+    let cod = cod.to_str().unwrap();
+    let m = machine("pair_creation.mach");
+    let stat = |out: &str, key: &str| -> u64 {
+        let line = out.lines().find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("{key}: {out}"));
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let one = cpss(&dir, &[cod, "--machine", &m], 0);
+    let two = cpss(&dir, &[cod, "--machine", &m, "--topology-id", "2"], 0);
+    let par = "Parallel Execution Time =";
+    assert_eq!(stat(&one, par), stat(&two, par) + 250, "{one}\n{two}");
+    let seq = "Sequential Execution Time =";
+    assert_eq!(stat(&one, seq), stat(&two, seq));
+    let out = run_in(&dir, "cpss", &[cod, "--machine", &m], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("cpss: warning:")).collect();
+    assert_eq!(warnings.len(), 3, "{err}");
+    assert!(err.contains("pair_creation.mach:9: `pr(1).smallloopspeedup` (small-loop speed-up) is read but does not change the simulation"), "{err}");
+    assert!(err.contains("pair_creation.mach:34: `pv.send` (machine-wide section) is read"), "{err}");
+    assert!(
+        err.contains("pair_creation.mach:24: topology 2 is not simulated (topology 1 is; choose with --topology-id)"),
+        "{err}"
+    );
+    let out = run_in(&dir, "cpss", &[cod, "--machine", &m, "--topology-id", "3"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--topology-id 3: the file's topologies are 1, 2"), "{err}");
+}
