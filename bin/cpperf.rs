@@ -51,7 +51,8 @@ struct Args {
     /// Show only the N most expensive source lines (text, JSON and --table lines).
     #[arg(long, value_name = "N")]
     top_lines: Option<usize>,
-    /// Print only one table as CSV: lines, phases, links, imbalance, processes or what-if.
+    /// Print only one table as CSV: lines, phases, links, imbalance, processes, functions
+    /// or what-if.
     #[arg(long, value_enum, value_name = "TABLE", conflicts_with = "comm")]
     table: Option<Table>,
     /// Print the short form: the headline figures and the five heaviest segments of the
@@ -65,6 +66,10 @@ struct Args {
     /// Analyse only the window up to time T (time units; default the run's end).
     #[arg(long, value_name = "T", conflicts_with = "comm")]
     to: Option<String>,
+    /// Add the procedure profile: per function its calls, inclusive and exclusive busy
+    /// time, mean and sd per call, critical-path share and concurrency-weighted time.
+    #[arg(long, conflicts_with = "comm")]
+    functions: bool,
 }
 
 fn parse_target(s: &str) -> Result<whatif::Target, String> {
@@ -83,6 +88,8 @@ enum Table {
     Imbalance,
     /// Every process: function, processor, start, end, busy time, messages.
     Processes,
+    /// The procedure profile (as --functions).
+    Functions,
     /// The --what-if answers.
     WhatIf,
 }
@@ -242,7 +249,8 @@ fn run(args: &Args) -> anyhow::Result<()> {
             Some(cppe::perf::window::Window { from, to })
         }
     };
-    let opts = Options { what_if: args.what_if.clone(), window };
+    let functions = args.functions || args.table == Some(Table::Functions);
+    let opts = Options { what_if: args.what_if.clone(), window, functions };
     if args.comm && args.svg.is_none() {
         return comm_only(&paths);
     }
@@ -323,6 +331,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
                 Table::Links => cppe::perf::links::csv(&a.links),
                 Table::Imbalance => cppe::perf::imbalance::csv(&a.imbalance),
                 Table::Processes => cppe::perf::processes::csv(&a.processes),
+                Table::Functions => a.procedures.as_ref().map_or_else(String::new, cppe::perf::functions::csv),
                 Table::WhatIf => cppe::perf::whatif::csv(&a.what_if),
             });
         }

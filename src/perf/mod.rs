@@ -35,6 +35,7 @@
 pub mod busy;
 pub mod compare;
 mod dense;
+pub mod functions;
 pub mod graph;
 pub mod html;
 pub mod imbalance;
@@ -96,6 +97,8 @@ pub struct Options {
     pub what_if: Vec<whatif::Target>,
     /// Analyse only this window (`--from`, `--to`; see [`window`]).
     pub window: Option<window::Window>,
+    /// Build the procedure profile (`--functions`; see [`functions`]).
+    pub functions: bool,
 }
 
 /// What an input holds, told from its first bytes.
@@ -314,6 +317,8 @@ pub struct Analysis {
     pub processes: Vec<processes::ProcessRow>,
     /// Answers to the `--what-if` targets, in the order asked.
     pub what_if: Vec<whatif::Outcome>,
+    /// The procedure profile, when [`Options::functions`] asked for it.
+    pub procedures: Option<functions::FunctionProfile>,
     /// Number of events read.
     pub events: u64,
 }
@@ -421,6 +426,7 @@ struct Analyzer<'h> {
     imbalance: imbalance::ImbalanceBuilder,
     processes: processes::ProcessBuilder,
     what_if: Option<whatif::WhatIfBuilder>,
+    procedures: Option<functions::FunctionBuilder>,
     functions: BTreeMap<u32, String>,
     events: u64,
     front: Front,
@@ -489,6 +495,7 @@ impl<'h> Analyzer<'h> {
             imbalance: imbalance::ImbalanceBuilder::default(),
             processes: processes::ProcessBuilder::default(),
             what_if: (!opts.what_if.is_empty()).then(whatif::WhatIfBuilder::default),
+            procedures: opts.functions.then(functions::FunctionBuilder::default),
             functions: BTreeMap::new(),
             events: 0,
             front: Front::default(),
@@ -565,9 +572,13 @@ impl<'h> Analyzer<'h> {
                 self.lines.event(e);
             }
             Event::TimeOff { .. } | Event::TimeOn { .. } | Event::Deadlock { .. } => self.timeline.event(e),
+            Event::Enter { .. } | Event::Leave { .. } => {}
         }
         if let Some(w) = &mut self.what_if {
             w.event(e);
+        }
+        if let Some(p) = &mut self.procedures {
+            p.event(e);
         }
     }
 
@@ -638,6 +649,7 @@ impl<'h> Analyzer<'h> {
         let links = self.links.finish(summary.par_ticks.max(timeline.end));
         let imbalance = self.imbalance.finish(self.header, &critical);
         let processes = self.processes.finish(self.header);
+        let procedures = self.procedures.map(|b| b.finish(self.header, &critical));
         Analysis {
             program: self.header.program.clone(),
             summary,
@@ -654,6 +666,7 @@ impl<'h> Analyzer<'h> {
             imbalance,
             processes,
             what_if: Vec::new(),
+            procedures,
             functions: self.functions,
             events: self.events,
         }

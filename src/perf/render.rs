@@ -204,6 +204,9 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     o.push_str(&profile_text(a));
     o.push_str(&super::imbalance::text(&a.imbalance));
     o.push_str(&super::processes::text(&a.processes));
+    if let Some(p) = &a.procedures {
+        o.push_str(&super::functions::text(p));
+    }
     o.push_str(&super::links::text(&a.links, TOP));
     o.push_str(&super::whatif::text(&a.what_if));
     o.push_str(&unmatched_text(a));
@@ -520,6 +523,8 @@ struct ReportDoc<'a> {
     phases: Value,
     imbalance: Value,
     processes: Value,
+    /// The procedure profile (`--functions`), else null.
+    functions: Value,
     links: Value,
     what_if: Value,
     lines: Value,
@@ -663,6 +668,7 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
         phases: super::phases::json(&a.phases),
         imbalance: super::imbalance::json(&a.imbalance),
         processes: super::processes::json(&a.processes),
+        functions: a.procedures.as_ref().map_or(Value::Null, super::functions::json),
         links: super::links::json(&a.links),
         what_if: super::whatif::json(&a.what_if),
         lines: super::lines::json(&a.lines, top_lines),

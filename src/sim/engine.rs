@@ -38,7 +38,7 @@ mod process;
 mod procset;
 mod ready;
 mod scheduler;
-use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables};
+use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables, LEAVE};
 mod view;
 pub use view::{CallFrame, ChannelView, DebugHook, Quit, Stop};
 
@@ -64,6 +64,8 @@ enum Kind {
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
+    /// The function's index in `Module::functions`.
+    func: u32,
     base: u32,
     words: u32,
     depth: u8,
@@ -120,6 +122,8 @@ struct Proc {
 
 #[derive(Clone, Copy)]
 struct FnLite {
+    /// The function's index in `Module::functions`.
+    index: u32,
     entry: u32,
     depth: u8,
     params: u32,
@@ -377,6 +381,8 @@ pub struct Simulator<'m> {
     due_taken: Vec<(Ticks, u32)>,
     /// The processor being run and the end of the quantum, during a quantum.
     cur: Option<(usize, Ticks)>,
+    /// The calls and returns list each turn lends to the interpreter ([`interp::Ctr::calls`]).
+    call_marks: Vec<(Ticks, u32)>,
     /// Set by [`Self::lower_pmin`], through which every change of a process's wake time
     /// goes except those of the running process by its own turn, and with it every change
     /// of a queue (a process created, or ended: its parent is told). The scheduler clears
@@ -519,7 +525,15 @@ fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32)
     let slot = p.display.get_mut(d).ok_or(RuntimeError::BadCode { message: "function depth".into() })?;
     let saved = *slot;
     *slot = base;
-    p.frames.push(Frame { base, words: n as u32, depth: f.depth, saved, ret_pc, stack_base: p.stack.len() as u32 });
+    p.frames.push(Frame {
+        func: f.index,
+        base,
+        words: n as u32,
+        depth: f.depth,
+        saved,
+        ret_pc,
+        stack_base: p.stack.len() as u32,
+    });
     p.frame_words += n as u32;
     p.pc = f.entry;
     Ok(())
@@ -571,7 +585,14 @@ impl<'m> Simulator<'m> {
         let funcs: Vec<FnLite> = module
             .functions
             .iter()
-            .map(|f| FnLite { entry: f.entry, depth: f.depth, params: f.param_words, frame: f.frame_words })
+            .zip(0u32..)
+            .map(|(f, index)| FnLite {
+                index,
+                entry: f.entry,
+                depth: f.depth,
+                params: f.param_words,
+                frame: f.frame_words,
+            })
             .collect();
         let max_depth = module.functions.iter().map(|f| f.depth as usize).max().unwrap_or(1);
         let npp = cfg.pprocs.max(1) as usize;
@@ -627,6 +648,7 @@ impl<'m> Simulator<'m> {
             due_next_bound: 0,
             due_taken: Vec::new(),
             cur: None,
+            call_marks: Vec::new(),
             woken: false,
             debug: None,
             complex_traced: std::cell::Cell::new(false),

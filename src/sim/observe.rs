@@ -86,6 +86,11 @@ pub enum SimEvent<'a> {
     /// The network resolved a cycle of blocked packets at `time` by taking packet
     /// `packet` of message `msg` (waiting at processor `at`) to the recovery channel.
     Deadlock { time: Ticks, msg: u64, packet: u32, at: u32 },
+    /// Process `pid` called function `function` (index into `Module::functions`): its
+    /// first instruction starts at `time`. Reported to observers that record a run.
+    Enter { time: Ticks, pid: u32, function: u32 },
+    /// Process `pid` returned from function `function` at `time` (the return's end).
+    Leave { time: Ticks, pid: u32, function: u32 },
 }
 
 /// Receives the simulator's events.

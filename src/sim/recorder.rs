@@ -335,6 +335,12 @@ impl<W: Write> Recorder<W> {
                 };
                 self.push(Event::Deadlock { time, msg, packet, pproc: at });
             }
+            SimEvent::Enter { time, pid, function } => {
+                self.push(Event::Enter { time, pid, function });
+            }
+            SimEvent::Leave { time, pid, function } => {
+                self.push(Event::Leave { time, pid, function });
+            }
             SimEvent::Timing { time, pid, on } => {
                 self.push(if on { Event::TimeOn { time, pid } } else { Event::TimeOff { time, pid } })
             }

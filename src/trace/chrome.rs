@@ -5,14 +5,17 @@
 //! with one thread per selected physical processor (`tid` = processor, named `P<n>` by
 //! `thread_name` metadata and ordered by `thread_sort_index`); an `X` slice per busy
 //! interval (name: the function the process runs, category `busy`, args: process, line,
-//! class) and one per idle stretch in which the processor's processes wait (category
+//! class), inside it an `X` slice per procedure call open in it (category `call`, named
+//! by the function, args: process and depth; a call that spans several intervals shows
+//! in each; [`super::calls`]), and one per idle stretch in which the processor's processes wait (category
 //! `state`, named by what they wait for: [`super::states`]) — a processor's intervals
-//! and stretches never overlap, so slices never need nesting; `i` instants for
+//! and stretches never overlap, so only calls nest, inside their interval; `i` instants for
 //! process creation and end and for probes; a `C` counter "busy processors" that steps at
 //! every change; and a flow per message (`s` at the send on the sender's track, `f` with
 //! `"bp":"e"` at the receive — the arrival for remote-memory traffic — on the receiver's
 //! track, sharing an `id`), written once both ends are known and kept. Times are
 //! microseconds with three decimals: one time unit is one microsecond.
+use super::calls::{CallMark, CallSplitter};
 use super::convert::{units, Activity, Context, Reorder, TraceWriter};
 use super::event::{BusyClass, Event, MsgPurpose, Ticks};
 use super::states::{PState, ProcessorStates};
@@ -50,6 +53,9 @@ pub struct ChromeWriter {
     shown: Option<usize>,
     states: ProcessorStates,
     from: Ticks,
+    /// The processes' calls, placed in their busy intervals.
+    calls: CallSplitter,
+    marks: Vec<CallMark>,
 }
 
 impl Default for ChromeWriter {
@@ -74,6 +80,8 @@ impl ChromeWriter {
             shown: None,
             states: ProcessorStates::default(),
             from: 0,
+            calls: CallSplitter::default(),
+            marks: Vec::new(),
         }
     }
 
@@ -178,7 +186,30 @@ impl TraceWriter for ChromeWriter {
                 );
                 self.emit(out, &json)?;
                 self.activity.busy(pproc, start, end, &mut self.buf, |p, i| (p, i));
+                // The calls inside the interval, as slices nested in it.
+                if self.calls.any() {
+                    let mut marks = std::mem::take(&mut self.marks);
+                    self.calls.interval(pid, start, end, &mut marks);
+                    let mut open: Vec<(Ticks, u32)> = Vec::new();
+                    for m in &marks {
+                        if m.enter {
+                            open.push((m.time, m.function));
+                        } else if let Some((t0, f)) = open.pop() {
+                            let name = cx.header.function_name(f).map_or_else(|| format!("#{f}"), str::to_string);
+                            let json = format!(
+                                r#"{{"ph":"X","name":{},"cat":"call","pid":0,"tid":{pproc},"ts":{},"dur":{},"args":{{"process":{pid},"depth":{}}}}}"#,
+                                json_string(&name),
+                                self.ts(t0),
+                                self.ts(m.time - t0),
+                                m.depth
+                            );
+                            self.emit(out, &json)?;
+                        }
+                    }
+                    self.marks = marks;
+                }
             }
+            Event::Enter { .. } | Event::Leave { .. } => self.calls.event(e),
             Event::ProcCreate { time, pid, pproc, function, .. } => {
                 let f = cx.header.function_name(function).unwrap_or("?").to_string();
                 let json = format!(

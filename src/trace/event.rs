@@ -427,6 +427,28 @@ pub enum Event {
         /// Where its head waited.
         pproc: u32,
     },
+    /// Process `pid` entered function `function` by a call (record minor version 3; seed
+    /// 001's procedure entry). A process's own function (that of its
+    /// [`Event::ProcCreate`]) is entered at its creation without an event.
+    Enter {
+        /// When the callee's first instruction starts (after the call instruction).
+        time: Ticks,
+        /// The process.
+        pid: u32,
+        /// The function: index into [`RunHeader::functions`].
+        function: u32,
+    },
+    /// Process `pid` returned from function `function` (record minor version 3; seed
+    /// 001's procedure exit), entered by the matching [`Event::Enter`]. A process's own
+    /// function is left at its [`Event::ProcEnd`], as is every call still open then.
+    Leave {
+        /// When the return instruction ends.
+        time: Ticks,
+        /// The process.
+        pid: u32,
+        /// The function left: index into [`RunHeader::functions`].
+        function: u32,
+    },
 }
 
 impl Event {
@@ -445,7 +467,9 @@ impl Event {
             | Event::TimeOff { time, .. }
             | Event::TimeOn { time, .. }
             | Event::LineCost { time, .. }
-            | Event::Deadlock { time, .. } => time,
+            | Event::Deadlock { time, .. }
+            | Event::Enter { time, .. }
+            | Event::Leave { time, .. } => time,
             Event::Hop { leave, .. } => leave,
             Event::Busy { end, .. } => end,
         }
@@ -466,7 +490,9 @@ impl Event {
             | Event::TimeOff { time, .. }
             | Event::TimeOn { time, .. }
             | Event::LineCost { time, .. }
-            | Event::Deadlock { time, .. } => time,
+            | Event::Deadlock { time, .. }
+            | Event::Enter { time, .. }
+            | Event::Leave { time, .. } => time,
             Event::Hop { leave, .. } => leave,
             Event::Busy { end, .. } => end,
         }
@@ -490,6 +516,8 @@ impl Event {
             Event::Busy { .. } => "busy",
             Event::LineCost { .. } => "line_cost",
             Event::Deadlock { .. } => "deadlock",
+            Event::Enter { .. } => "proc_enter",
+            Event::Leave { .. } => "proc_leave",
         }
     }
 }

@@ -9,7 +9,7 @@ use super::event::{Event, Ticks};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The event kind names of [`Event::kind_name`], in the order of the [`Event`] variants.
-pub const KINDS: [&str; 15] = [
+pub const KINDS: [&str; 17] = [
     "proc_init",
     "proc_exit",
     "state",
@@ -25,6 +25,8 @@ pub const KINDS: [&str; 15] = [
     "busy",
     "line_cost",
     "deadlock",
+    "proc_enter",
+    "proc_leave",
 ];
 
 /// Why a filter argument was rejected.
@@ -156,9 +158,11 @@ impl Filter {
                 Some(pproc)
             }
             Event::ProcEnd { pid, .. } => self.pproc_of.remove(&pid),
-            Event::State { pid, .. } | Event::TimeOff { pid, .. } | Event::TimeOn { pid, .. } => {
-                self.pproc_of.get(&pid).copied()
-            }
+            Event::State { pid, .. }
+            | Event::TimeOff { pid, .. }
+            | Event::TimeOn { pid, .. }
+            | Event::Enter { pid, .. }
+            | Event::Leave { pid, .. } => self.pproc_of.get(&pid).copied(),
             Event::MsgSend { src_pproc, .. } => Some(src_pproc),
             Event::MsgArrive { dst_pproc, .. } => Some(dst_pproc),
             Event::RecvCall { pproc, .. } | Event::RecvDone { pproc, .. } | Event::Probe { pproc, .. } => Some(pproc),

@@ -43,6 +43,7 @@
 //!
 //! Depends on serde, postcard and thiserror only; nothing in the crate upstream of the
 //! analysers (`sim`, `net`) is imported here, and nothing here knows the simulator.
+pub mod calls;
 pub mod chrome;
 pub mod convert;
 pub mod event;

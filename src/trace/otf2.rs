@@ -27,7 +27,9 @@
 //!   `p` (a CPU thread). Every processor of the machine is a location; `--procs` empties
 //!   the others.
 //! - **Regions:** one per function of the program (entered while a process running it
-//!   is busy on the processor), and one per waiting state of [`super::states`]
+//!   is busy on the processor, and, nested in that, while a function it called is open:
+//!   the calls of [`super::calls`], re-entered in every busy interval a call spans), and
+//!   one per waiting state of [`super::states`]
 //!   ("waiting for a message", "… a remote read", "… a lock", "… children", "delayed"),
 //!   entered while the processor is idle in that state, exactly the stretches of the
 //!   Paraver output and of `cpperf`'s time by state. An idle processor with nothing
@@ -45,6 +47,7 @@
 //! end, so records go through the same bounded [`Reorder`] buffer as the Paraver writer,
 //! with ties broken as leave, enter, then messages, which keeps every message inside the
 //! busy interval that sent or received it.
+use super::calls::{CallMark, CallSplitter};
 use super::convert::{Context, Reorder, TraceWriter};
 use super::event::{Event, MsgPurpose, Ticks};
 use super::states::{PState, ProcessorStates};
@@ -292,6 +295,9 @@ pub struct Otf2Writer {
     from: Ticks,
     to: Ticks,
     scratch: Vec<u8>,
+    /// The processes' calls, placed in their busy intervals.
+    calls: CallSplitter,
+    marks: Vec<CallMark>,
 }
 
 /// Process ids below this are looked up in a vector.
@@ -317,6 +323,8 @@ impl Otf2Writer {
             from: 0,
             to: Ticks::MAX,
             scratch: Vec::new(),
+            calls: CallSplitter::default(),
+            marks: Vec::new(),
         }
     }
 
@@ -582,6 +590,18 @@ impl TraceWriter for Otf2Writer {
                 }
                 let region = self.region(pid);
                 self.push(start, Rec::Enter { loc: p, region });
+                // The calls open in the interval, nested in the process's function.
+                if self.calls.any() {
+                    let mut marks = std::mem::take(&mut self.marks);
+                    self.calls.interval(pid, start, end, &mut marks);
+                    let unnamed = self.wait_base - 1;
+                    for m in &marks {
+                        let region = if m.function < unnamed { m.function } else { unnamed };
+                        let rec = if m.enter { Rec::Enter { loc: p, region } } else { Rec::Leave { loc: p, region } };
+                        self.push(m.time, rec);
+                    }
+                    self.marks = marks;
+                }
                 self.push(end, Rec::Leave { loc: p, region });
                 // The stretch that opens at the interval's end.
                 if let Some((at, next)) = self.states.open(p) {
@@ -592,6 +612,9 @@ impl TraceWriter for Otf2Writer {
                     }
                 }
             }
+        }
+        if matches!(e, Event::Enter { .. } | Event::Leave { .. }) {
+            self.calls.event(e);
         }
         match *e {
             Event::ProcCreate { pid, function, .. } => {

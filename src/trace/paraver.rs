@@ -15,10 +15,14 @@
 //! for a lock, 7 for children, 21 delayed) or Idle (0), named in the `.pcf`; `2:…:time:70000004:pid+1` when a
 //! process starts and `…:70000004:0` when it ends; `2:…:time:70000003:1` when a process
 //! starts waiting in a receive and `…:70000003:0` when the receive completes;
-//! `2:…:time:70000001:id:70000002:label+1` for a probe; and
+//! `2:…:time:70000001:id:70000002:label+1` for a probe; `2:…:time:70000005:f+1` when a
+//! process on the processor calls function `f` (index into the function table) and the
+//! caller's value (0: back in the process's own function) at the return, in every busy
+//! interval the call spans ([`super::calls`]); and
 //! `3:cpu_s:1:task_s:1:send:send:cpu_r:1:task_r:1:recv_call:arrival:bytes:tag` for every
 //! channel message whose send and receive are kept (tag = flat channel element), placed
 //! at its receive. Records are sorted by time (a state by its begin).
+use super::calls::{CallMark, CallSplitter};
 use super::convert::{nanos, Context, Reorder, TraceWriter};
 use super::event::{Event, MsgPurpose, Reason, Ticks};
 use super::states::{PState, ProcessorStates};
@@ -48,6 +52,9 @@ pub struct ParaverWriter {
     open: BTreeSet<(Ticks, u32)>,
     /// Each processor's key in `open`.
     open_of: BTreeMap<u32, Ticks>,
+    /// The processes' calls, placed in their busy intervals.
+    calls: CallSplitter,
+    marks: Vec<CallMark>,
 }
 
 /// The records held before open stretches are cut to let them go (bounded memory).
@@ -93,7 +100,7 @@ impl ParaverWriter {
 }
 
 /// The `.pcf` file: states, colours and event types, with the probe labels as values.
-pub fn pcf(labels: &[String]) -> String {
+pub fn pcf(labels: &[String], functions: &[String]) -> String {
     let mut s = String::from(
         "DEFAULT_OPTIONS\n\nLEVEL               CPU\nUNITS               NANOSEC\nLOOK_BACK           100\nSPEED               1\nFLAG_ICONS          ENABLED\nNUM_OF_STATE_COLORS 1000\nYMAX_SCALE          37\n\n\nDEFAULT_SEMANTIC\n\nTHREAD_FUNC          State As Is\n\n\nSTATES\n",
     );
@@ -135,6 +142,10 @@ pub fn pcf(labels: &[String]) -> String {
     }
     s.push_str("\n\nEVENT_TYPE\n0    70000003    Waiting in a receive\nVALUES\n0      No\n1      Yes\n");
     s.push_str("\n\nEVENT_TYPE\n0    70000004    Process (id + 1)\nVALUES\n0      None\n");
+    s.push_str("\n\nEVENT_TYPE\n0    70000005    Function called (index + 1)\nVALUES\n0      None (the process's own function)\n");
+    for (i, f) in functions.iter().enumerate() {
+        s.push_str(&format!("{}      {}\n", i + 1, f.replace('\n', " ")));
+    }
     s
 }
 
@@ -220,6 +231,24 @@ impl TraceWriter for ParaverWriter {
             Event::Probe { time, pproc, id, label, .. } => {
                 self.event_record(time, pproc, &[(70000001, i64::from(id)), (70000002, i64::from(label) + 1)]);
             }
+            Event::Enter { .. } | Event::Leave { .. } => self.calls.event(e),
+            Event::Busy { pproc, pid, start, end, .. } if self.calls.any() && self.open_of.contains_key(&pproc) => {
+                // The function called at every instant of the interval: its index + 1 at
+                // an entry, the caller's (0 for the process's own function) at a return.
+                let mut marks = std::mem::take(&mut self.marks);
+                self.calls.interval(pid, start, end, &mut marks);
+                let mut stack: Vec<u32> = Vec::new();
+                for m in &marks {
+                    if m.enter {
+                        stack.push(m.function);
+                    } else {
+                        stack.pop();
+                    }
+                    let value = stack.last().map_or(0, |&f| i64::from(f) + 1);
+                    self.event_record(m.time, pproc, &[(70000005, value)]);
+                }
+                self.marks = marks;
+            }
             _ => {}
         }
         // Held back to the earliest open stretch; when too much is held, the open
@@ -247,7 +276,7 @@ impl TraceWriter for ParaverWriter {
         self.buf.release(Ticks::MAX, |_, s| writeln!(out, "{s}"))?;
         Ok(vec![
             ("prv-header", header_line(self.ns(end), cx.header.pprocs)),
-            ("pcf", pcf(cx.labels)),
+            ("pcf", pcf(cx.labels, &cx.header.functions)),
             ("row", row(cx.header.pprocs)),
         ])
     }
@@ -275,10 +304,11 @@ mod tests {
 
     #[test]
     fn pcf_lists_labels_from_one() {
-        let p = pcf(&["phase A".into()]);
+        let p = pcf(&["phase A".into()], &["main".into(), "f".into()]);
+        assert!(p.contains("70000005    Function called (index + 1)\nVALUES\n0      None (the process's own function)\n1      main\n2      f\n"), "{p}");
         assert!(p.contains("70000002    Probe label\nVALUES\n1      phase A\n"), "{p}");
         assert!(p.contains("STATES\n0    Idle\n1    Running\n3    Waiting a message\n"), "{p}");
         // No labels, no VALUES block for them (an empty one is ill-formed).
-        assert!(!pcf(&[]).contains("Probe label\nVALUES"));
+        assert!(!pcf(&[], &[]).contains("Probe label\nVALUES"));
     }
 }

@@ -17,14 +17,16 @@
 //! send (entry data: bytes, type, destination node, 0); `-3 -52` blocking receive entry
 //! (data: type, -1, 0) and `-4 -52` exit (data: bytes, type, source node, 0); `-3/-4 -51`
 //! a receive whose message was there (entry data: type, source, 0; exit as `-52`); `-2
-//! -911` probe (data: probe id, label index).
+//! -911` probe (data: probe id, label index); `-3/-4 F+1` a procedure's entry and exit
+//! (a user block whose event type is the function's index + 1; data: the index).
 //!
 //! Records of the old format (`key sec usec node …`): `1` trace start (event level 4,
 //! compstats level 1, commstats level 0), `4` send (to, type, length), `6` receive
 //! without waiting (from, type, length), `7` blocking receive (type), `8` receive wake-up
 //! (from, type, length), `15` trace mark (probe id), `11` compstats (cumulative idle
 //! seconds and microseconds, written when an idle period ends and at the end), `19` trace
-//! exit (space 0).
+//! exit (space 0), `20`/`21` block begin and end for a procedure's entry and exit
+//! (block type: the function's index + 1; location: the process; parameter 0).
 use super::convert::{seconds, Activity, Context, Reorder, TraceWriter};
 use super::event::{Event, MsgPurpose, RunStats, Ticks};
 use std::collections::BTreeMap;
@@ -35,12 +37,51 @@ enum Rec {
     Begin(u32),
     End(u32),
     Idle(u32, bool),
-    Spawn { p: u32, pid: u32, parent: i64, function: u32 },
-    Send { p: u32, pid: u32, dst: u32, ty: u32, bytes: u32 },
-    RecvWait { p: u32, pid: u32, ty: u32 },
-    RecvWake { p: u32, pid: u32, src: i64, ty: i64, bytes: u32 },
-    RecvNow { p: u32, pid: u32, src: i64, ty: i64, bytes: u32 },
-    Mark { p: u32, pid: u32, id: i32, label: u32 },
+    Spawn {
+        p: u32,
+        pid: u32,
+        parent: i64,
+        function: u32,
+    },
+    Send {
+        p: u32,
+        pid: u32,
+        dst: u32,
+        ty: u32,
+        bytes: u32,
+    },
+    RecvWait {
+        p: u32,
+        pid: u32,
+        ty: u32,
+    },
+    RecvWake {
+        p: u32,
+        pid: u32,
+        src: i64,
+        ty: i64,
+        bytes: u32,
+    },
+    RecvNow {
+        p: u32,
+        pid: u32,
+        src: i64,
+        ty: i64,
+        bytes: u32,
+    },
+    Mark {
+        p: u32,
+        pid: u32,
+        id: i32,
+        label: u32,
+    },
+    /// A procedure's entry (`enter`) or exit: seed 001's block records.
+    Block {
+        p: u32,
+        pid: u32,
+        function: u32,
+        enter: bool,
+    },
 }
 
 /// Per-node state of the old format's compstats records.
@@ -107,6 +148,10 @@ fn write_new(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec) -> io::Result<(
             writeln!(out, "-4 -51 {s} {p} {pid} 4 2 {bytes} {ty} {src} 0")
         }
         Rec::Mark { p, pid, id, label } => writeln!(out, "-2 -911 {s} {p} {pid} 2 2 {id} {label}"),
+        Rec::Block { p, pid, function, enter } => {
+            let rec = if enter { -3 } else { -4 };
+            writeln!(out, "{rec} {} {s} {p} {pid} 1 2 {function}", u64::from(function) + 1)
+        }
     }
 }
 
@@ -169,6 +214,10 @@ fn write_old(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec, idle: &mut Idle
         Rec::RecvWake { p, src, ty, bytes, .. } => writeln!(out, "8 {sec} {usec} {p} {src} {ty} {bytes}"),
         Rec::RecvNow { p, src, ty, bytes, .. } => writeln!(out, "6 {sec} {usec} {p} {src} {ty} {bytes}"),
         Rec::Mark { p, id, .. } => writeln!(out, "15 {sec} {usec} {p} {id}"),
+        Rec::Block { p, pid, function, enter } => {
+            let key = if enter { 20 } else { 21 };
+            writeln!(out, "{key} {sec} {usec} {p} {} {pid} 0", u64::from(function) + 1)
+        }
     }
 }
 
@@ -238,6 +287,12 @@ impl TraceWriter for PiclWriter {
             }
             Event::Probe { time, pid, pproc, id, label } => {
                 self.buf.push(time, Rec::Mark { p: pproc, pid, id, label });
+            }
+            Event::Enter { time, pid, function } | Event::Leave { time, pid, function } => {
+                if let Some(&p) = self.pproc_of.get(&pid) {
+                    let enter = matches!(e, Event::Enter { .. });
+                    self.buf.push(time, Rec::Block { p, pid, function, enter });
+                }
             }
             _ => {}
         }

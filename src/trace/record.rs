@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `43 50 50 45 00 52 55 4E` = `b"CPPE\0RUN"` ([`MAGIC`]) |
 //! | 8 | 2 | format major version, u16 ([`VERSION_MAJOR`] = 1) |
-//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 2) |
+//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 3) |
 //! | 12 | … | records, each: kind u8, payload length L (unsigned LEB128, at most 5 bytes, no redundant trailing zero byte), L payload bytes |
 //!
 //! Record kinds ([`kind`]) are append-only numbers:
@@ -35,7 +35,8 @@
 //! [`Event`] variants at the end of the enum (older readers then fail with a clear
 //! [`RecordError::Corrupt`] naming the record, rather than misreading it) and optional
 //! record kinds (older readers skip them). Anything else needs a new major version.
-//! Minor version 1 added [`Event::LineCost`], 2 [`Event::Deadlock`].
+//! Minor version 1 added [`Event::LineCost`], 2 [`Event::Deadlock`], 3 [`Event::Enter`] and
+//! [`Event::Leave`].
 //!
 //! # Streaming and trust
 //!
@@ -59,7 +60,7 @@ pub const MAGIC: [u8; 8] = *b"CPPE\0RUN";
 /// The format major version this module writes and reads.
 pub const VERSION_MAJOR: u16 = 1;
 /// The format minor version this module writes.
-pub const VERSION_MINOR: u16 = 2;
+pub const VERSION_MINOR: u16 = 3;
 /// The largest payload a record may have (16 MiB): the bound that keeps a corrupt length
 /// from making a reader allocate without limit.
 pub const MAX_RECORD_LEN: u32 = 16 << 20;
@@ -229,6 +230,14 @@ impl Checker {
             | Event::TimeOn { .. }
             | Event::LineCost { .. } => {}
             Event::Deadlock { pproc, .. } => self.pproc("processor", *pproc)?,
+            Event::Enter { function, .. } | Event::Leave { function, .. } => {
+                if *function as usize >= self.functions {
+                    return Err(format!(
+                        "function {function} is not in the header's table of {} functions",
+                        self.functions
+                    ));
+                }
+            }
         }
         if matches!(e, Event::Label { .. }) {
             self.labels += 1;
@@ -762,6 +771,8 @@ fn fast_event(bytes: &[u8]) -> Option<Event> {
         },
         13 => Event::LineCost { time: c.u64()?, line: c.u32()?, work: c.u64()?, overhead: c.u64()? },
         14 => Event::Deadlock { time: c.u64()?, msg: c.u64()?, packet: c.u32()?, pproc: c.u32()? },
+        15 => Event::Enter { time: c.u64()?, pid: c.u32()?, function: c.u32()? },
+        16 => Event::Leave { time: c.u64()?, pid: c.u32()?, function: c.u32()? },
         _ => return None,
     };
     (c.at == bytes.len()).then_some(e)

@@ -103,7 +103,9 @@ fn events() -> Vec<Event> {
         Event::Label { time: 15, index: 1, text: "phase 2".into() },
         Event::Probe { time: 15, pid: 1, pproc: 3, id: -2, label: 1 },
         Event::TimeOff { time: 16, pid: 1 },
+        Event::Enter { time: 16, pid: 1, function: 1 },
         Event::TimeOn { time: 17, pid: 1 },
+        Event::Leave { time: 18, pid: 1, function: 1 },
         Event::ProcEnd { time: 30, pid: 1 },
         Event::State { time: 30, pid: 1, state: ProcState::Ended, reason: Reason::None },
         Event::Busy { pproc: 3, pid: 1, start: 7, end: 30, line: 12, class: BusyClass::Work },
@@ -194,14 +196,14 @@ fn round_trip_of_every_event_kind() {
     // The stored checksum is the one-shot CRC of everything but the last four bytes.
     assert_eq!(footer.crc, crc32(&bytes[..bytes.len() - 4]));
     let kinds: std::collections::BTreeSet<_> = evs.iter().map(Event::kind_name).collect();
-    assert_eq!(kinds.len(), 14, "all 14 event kinds are exercised: {kinds:?}");
+    assert_eq!(kinds.len(), 16, "all 16 event kinds are exercised: {kinds:?}");
 }
 
 #[test]
 fn byte_layout_is_as_documented() {
     let bytes = sample();
     assert_eq!(&bytes[..8], b"CPPE\0RUN");
-    assert_eq!(&bytes[8..12], &[1, 0, 2, 0], "major 1, minor 2, little-endian u16s");
+    assert_eq!(&bytes[8..12], &[1, 0, 3, 0], "major 1, minor 3, little-endian u16s");
     assert_eq!(bytes[12], kind::HEADER);
     let stored = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().unwrap());
     assert_eq!(stored, crc32(&bytes[..bytes.len() - 4]));
@@ -267,7 +269,7 @@ fn magic_and_version_errors() {
     let mut bytes = sample();
     bytes[8] = 2;
     match read_all(&bytes) {
-        Err(RecordError::UnsupportedVersion { found: (2, 2), supported: (1, 2) }) => {}
+        Err(RecordError::UnsupportedVersion { found: (2, 3), supported: (1, 3) }) => {}
         other => panic!("{other:?}"),
     }
     // A newer minor version of the same major is accepted, and the checksum (which

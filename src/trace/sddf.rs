@@ -16,7 +16,7 @@ use std::io::{self, Write};
 type Descriptor = (&'static str, &'static [(&'static str, &'static str, &'static str)]);
 
 /// The descriptors, in the order of [`KINDS`]; the tag of `KINDS[i]` is `i + 1`.
-pub const DESCRIPTORS: [Descriptor; 15] = [
+pub const DESCRIPTORS: [Descriptor; 17] = [
     (
         "proc_init",
         &[
@@ -135,6 +135,22 @@ pub const DESCRIPTORS: [Descriptor; 15] = [
             ("int", "message", "Message id"),
             ("int", "packet", "Packet of the message taken out of the lanes"),
             ("int", "processor", "Where its head waited"),
+        ],
+    ),
+    (
+        "proc_enter",
+        &[
+            ("double", "time", "Seconds, when the callee starts"),
+            ("int", "pid", "Process"),
+            ("int", "function", "Function entered (index into the function table)"),
+        ],
+    ),
+    (
+        "proc_leave",
+        &[
+            ("double", "time", "Seconds, when the return ends"),
+            ("int", "pid", "Process"),
+            ("int", "function", "Function left (index into the function table)"),
         ],
     ),
 ];
@@ -334,6 +350,9 @@ impl TraceWriter for SddfWriter {
             Event::LineCost { time, line, work, overhead } => vec![s(*time), line.to_string(), s(*work), s(*overhead)],
             Event::Deadlock { time, msg, packet, pproc } => {
                 vec![s(*time), msg.to_string(), packet.to_string(), pproc.to_string()]
+            }
+            Event::Enter { time, pid, function } | Event::Leave { time, pid, function } => {
+                vec![s(*time), pid.to_string(), function.to_string()]
             }
         };
         writeln!(out, "{} {{ {} }};;", quote(e.kind_name()), values.join(", "))

@@ -792,3 +792,47 @@ fn svg_of_several_runs_writes_a_folder_each() {
         }
     }
 }
+
+/// `cpperf --functions` on `recursion.c`: call counts are the recursions' closed forms,
+/// and the inclusive time of `main` (process 0's own function, entered at its creation)
+/// is process 0's busy time. fib(n) makes C(n) = 1 + C(n-1) + C(n-2) calls (C(0) = C(1)
+/// = 1): fib(1), fib(10), fib(20) make 1 + 177 + 21891 = 22069. fact(n) makes n calls:
+/// 10 + 12 + 13 = 35. hanoi(n)'s move makes 2^(n+1) - 1: 63 + 2047 = 2110. gcd makes 4
+/// calls on (1071, 462) (462, 147, 21, 0 as second arguments) and 4 on (17, 5): 8.
+/// Ackermann: A(2,3) takes 44 calls and A(3,3) 2432 (counted by the same recursion run
+/// by hand: C(0,n) = 1, C(m,0) = 1 + C(m-1,1), C(m,n) = 1 + C(m,n-1) + C(m-1,A(m,n-1))),
+/// 2476 in all. The same counts come back from the PICL trace of the run.
+#[test]
+fn functions_profile_counts_calls_and_main_is_the_busy_time() {
+    let dir = tempdir("cpperf-functions");
+    let (cpt, _) = simulate(&dir, "recursion.c", &[]);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--functions", "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let rows = j["functions"].as_array().expect("a functions array");
+    let row = |name: &str| rows.iter().find(|r| r["function"] == name).unwrap_or_else(|| panic!("{name}"));
+    for (name, calls) in [("fib", 22069), ("fact", 35), ("move", 2110), ("gcd", 8), ("ack", 2476), ("main", 1)] {
+        assert_eq!(row(name)["calls"], calls, "{name}");
+    }
+    let busy0 = j["processes"].as_array().unwrap().iter().find(|p| p["pid"] == 0).unwrap()["busy"].clone();
+    assert_eq!(row("main")["inclusive"], busy0);
+    // The exclusive times add up to the busy time too (one process).
+    let excl: f64 = rows.iter().map(|r| r["exclusive"].as_f64().unwrap()).sum();
+    assert!((excl - busy0.as_f64().unwrap()).abs() < 1e-6, "{excl} {busy0}");
+    // Without --functions the report has none.
+    let plain = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+    let j: serde_json::Value = serde_json::from_slice(&plain.stdout).expect("JSON");
+    assert!(j["functions"].is_null());
+    // The CSV table and the text section.
+    let csv = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--table", "functions"], b"");
+    let csv = String::from_utf8_lossy(&csv.stdout).into_owned();
+    assert!(csv.starts_with("function,calls,inclusive,exclusive,mean_per_call,sd_per_call,critical_path,critical_path_share,concurrency_weighted\nfib,22069,"), "{csv}");
+    let text = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--functions"], b"");
+    assert!(String::from_utf8_lossy(&text.stdout).contains("\nFunctions (busy time;"));
+    // Through PICL (functions named by index there: fib is function 1).
+    let trf = dir.join("rec.trf");
+    let out = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", "picl", "-o", trf.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_in(&dir, "cpperf", &[trf.to_str().unwrap(), "--table", "functions"], b"");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\n#1,22069,"), "{}", String::from_utf8_lossy(&out.stdout));
+}

@@ -154,7 +154,7 @@ fn sddf_records_match_their_descriptors() {
         }
     }
     // One descriptor per event kind, and the run's statistics (a whole run's trace).
-    assert_eq!(fields.len(), 16, "one descriptor per event kind and run_stats");
+    assert_eq!(fields.len(), 18, "one descriptor per event kind and run_stats");
     // Every event of the record is written: 546 events for ring_token (run-record dump:
     // 322 busy, 34 each of msg_send and msg_arr (27 channel messages and 7 remote
     // writes: each stage stores into main's where[k] through its reference parameter,

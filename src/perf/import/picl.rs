@@ -161,6 +161,15 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                 };
                 events.push(Event::RecvDone { time, pid, pproc: node, msg, src_pid, bytes });
             }
+            (-3, f) | (-4, f) if f > 0 => {
+                // A user block: a procedure's entry or exit (event type = function + 1).
+                let function = u32::try_from(f - 1).map_err(|_| err(format!("bad block type {f}")))?;
+                events.push(if rec == -3 {
+                    Event::Enter { time, pid, function }
+                } else {
+                    Event::Leave { time, pid, function }
+                });
+            }
             (-2, -911) => {
                 let id = i32::try_from(d(0)?).map_err(|_| err("bad probe id".into()))?;
                 let label = u32::try_from(d(1)?).unwrap_or(0);

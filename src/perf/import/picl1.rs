@@ -190,6 +190,20 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                     i32::try_from(fields[4]).map_err(|_| err(format!("mark type {} is out of range", fields[4])))?;
                 events.push(Event::Probe { time, pid: node, pproc: node, id, label: 0 });
             }
+            20 | 21 => {
+                // Block begin and end: a procedure's entry and exit (block type =
+                // function + 1); the old format's process is its node.
+                want(1)?;
+                let function = fields[4]
+                    .checked_sub(1)
+                    .and_then(|f| u32::try_from(f).ok())
+                    .ok_or_else(|| err(format!("block type {} is out of range", fields[4])))?;
+                events.push(if key == 20 {
+                    Event::Enter { time, pid: node, function }
+                } else {
+                    Event::Leave { time, pid: node, function }
+                });
+            }
             k if KEYS.contains(&(k as u32)) => {}
             k => return Err(err(format!("{k} is not a record key of the old PICL format"))),
         }

@@ -304,6 +304,8 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                 class: if int(5)? == 0 { BusyClass::Work } else { BusyClass::Overhead },
             },
             "line_cost" => Event::LineCost { time: time(0)?, line: u(1)?, work: time(2)?, overhead: time(3)? },
+            "proc_enter" => Event::Enter { time: time(0)?, pid: u(1)?, function: u(2)? },
+            "proc_leave" => Event::Leave { time: time(0)?, pid: u(1)?, function: u(2)? },
             "run_stats" => {
                 let tpu = u64v(7)?.max(1);
                 let t = |x: u64| x.saturating_mul(TICKS_PER_UNIT) / tpu;

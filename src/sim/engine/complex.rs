@@ -71,6 +71,10 @@ impl<'m> Simulator<'m> {
                 self.charge(pid, op)?;
                 let p = &mut self.procs[pid as usize];
                 push_frame(p, &mut self.mem, f, base, ret).map_err(|k| self.rt(pid, k))?;
+                if let Some(o) = self.observer.as_mut() {
+                    let time = self.procs[pid as usize].clock;
+                    o.event(&SimEvent::Enter { time, pid, function: func });
+                }
                 Ok(Flow::Continue)
             }
             Instr::Ret { .. } => {

@@ -493,7 +493,14 @@ pub(super) struct Ctr {
     pub(super) cross_clock: Ticks,
     /// The last instruction referenced a traced address (debug variant only).
     pub(super) trace_hit: bool,
+    /// With `LINES`: the calls and returns of the turn, `(time, function)`, a return's
+    /// function with [`LEAVE`] set; the caller reports them and clears the list (its
+    /// capacity is kept from turn to turn, so the loop does not allocate).
+    pub(super) calls: Vec<(Ticks, u32)>,
 }
+
+/// Marks a return in [`Ctr::calls`].
+pub(super) const LEAVE: u32 = 1 << 31;
 
 /// Runs simple instructions of `p` until the quantum ends (and cannot be crossed), the
 /// step limit is reached, an instruction needs the whole machine, or (with `CHECK`) an
@@ -1107,6 +1114,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if let Err(e) = r {
                     fail!(e);
                 }
+                if LINES {
+                    ctr.calls.push((clock + ticks[op as usize], func));
+                }
                 // As the pc is the callee's entry from here on (also for an error below).
                 pc = p.pc as usize;
                 next = pc;
@@ -1116,6 +1126,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                     break 'run Ok(Exit::Complex);
                 }
                 let Some(fr) = p.frames.pop() else { break 'run Ok(Exit::Complex) };
+                if LINES {
+                    ctr.calls.push((clock + ticks[op as usize], fr.func | LEAVE));
+                }
                 let l = stack.len();
                 let n = n as usize;
                 let sb = fr.stack_base as usize;

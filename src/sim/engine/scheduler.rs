@@ -551,8 +551,15 @@ impl<'m> Simulator<'m> {
                 skip_first,
                 traced,
             };
-            let mut ctr =
-                Ctr { seq: 0, steps_left: self.steps_left, qend, crossed: 0, cross_clock: 0, trace_hit: false };
+            let mut ctr = Ctr {
+                seq: 0,
+                steps_left: self.steps_left,
+                qend,
+                crossed: 0,
+                cross_clock: 0,
+                trace_hit: false,
+                calls: std::mem::take(&mut self.call_marks),
+            };
             let (mem, pc_ticks) = (&mut self.mem, &mut self.pc_ticks[..]);
             let r = match (self.debug.is_some(), mem.sole_owner() == Some(p.pproc), !pc_ticks.is_empty()) {
                 (false, true, false) => interp::<false, false, false>(&env, p, mem, &mut ctr, pc_ticks),
@@ -564,6 +571,20 @@ impl<'m> Simulator<'m> {
             };
             skip_first = false;
             let clock = p.clock;
+            if !ctr.calls.is_empty() {
+                if let Some(o) = self.observer.as_mut() {
+                    for &(time, f) in &ctr.calls {
+                        let function = f & !LEAVE;
+                        o.event(&if f & LEAVE == 0 {
+                            SimEvent::Enter { time, pid, function }
+                        } else {
+                            SimEvent::Leave { time, pid, function }
+                        });
+                    }
+                }
+                ctr.calls.clear();
+            }
+            self.call_marks = std::mem::take(&mut ctr.calls);
             self.stats.seq_ticks += ctr.seq;
             self.busy[pp] += clock - clock0;
             self.stats.instructions += self.steps_left - ctr.steps_left;
