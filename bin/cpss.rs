@@ -38,6 +38,10 @@ struct Args {
     /// timings, a link list with latencies and speeds (man page, MACHINE FILES).
     #[arg(long, value_name = "FILE", conflicts_with = "topology")]
     machine: Option<PathBuf>,
+    /// From the probe with this label (or the N-th probe of the run, `#N`) on, place
+    /// new processes by MAPPING: a mapping per parallel phase; may be repeated.
+    #[arg(long, value_name = "KEY=MAPPING")]
+    phase_mapping: Vec<String>,
     /// Simulate the machine file's topology with this id instead of its `hardware = 1`
     /// one.
     #[arg(long, value_name = "N", requires = "machine")]
@@ -396,6 +400,12 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         ..RunOptions::default()
     };
     let mut opts = opts;
+    for pm in &args.phase_mapping {
+        let Some((key, spec)) = pm.split_once('=').filter(|(k, s)| !k.is_empty() && !s.is_empty()) else {
+            anyhow::bail!("--phase-mapping {pm}: give KEY=MAPPING (a probe label or #N, then a mapping)");
+        };
+        opts.phase_mappings.push((key.to_string(), spec.to_string()));
+    }
     if let Some(p) = &args.machine {
         let (name, text) = read_text(p)?;
         opts.machine = Some(std::sync::Arc::new(cppe::machine::Machine::parse(&name, &text)?));

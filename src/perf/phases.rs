@@ -48,6 +48,10 @@ pub struct Phase {
     pub share: f64,
     /// The phase's time spans `[from, to)` (clipped to the critical path), in time order.
     pub spans: Vec<(Ticks, Ticks)>,
+    /// The mapping that placed the processes created in the phase, when the phase began
+    /// with one: CPC's `mapping("SPEC")` (a probe labelled `mapping: SPEC`) or the
+    /// run's `cpss --phase-mapping LABEL=SPEC` for the phase's label.
+    pub mapping: Option<String>,
 }
 
 /// The phases of a run.
@@ -104,6 +108,7 @@ impl PhaseBuilder {
             let k = match phases.iter().position(|p| p.id == id && p.label == name) {
                 Some(k) => k,
                 None => {
+                    let mapping = mapping_of(header, &name);
                     phases.push(Phase {
                         id,
                         label: name,
@@ -112,6 +117,7 @@ impl PhaseBuilder {
                         weight: 0.0,
                         share: 0.0,
                         spans: Vec::new(),
+                        mapping,
                     });
                     phases.len() - 1
                 }
@@ -185,6 +191,20 @@ impl PhaseBuilder {
     }
 }
 
+/// The mapping a phase labelled `label` began with (see [`Phase::mapping`]).
+fn mapping_of(header: &RunHeader, label: &str) -> Option<String> {
+    if let Some(spec) = label.strip_prefix(crate::trace::MAPPING_PREFIX) {
+        return Some(spec.to_string());
+    }
+    header
+        .options
+        .iter()
+        .filter(|(k, _)| k == "phase-mapping")
+        .filter_map(|(_, v)| v.split_once('='))
+        .find(|(key, _)| *key == label)
+        .map(|(_, spec)| spec.to_string())
+}
+
 /// The text section (nothing when there are no probes).
 pub fn text(p: &Phases) -> String {
     let mut o = String::new();
@@ -192,20 +212,27 @@ pub fn text(p: &Phases) -> String {
     let _ = writeln!(o, "\nPhases in the weighted critical path (between probes of process {pid})");
     let _ = writeln!(o, "  {:>7}  {:>12}  {:>5}  phase", "weight", "path time", "times");
     for ph in &p.phases {
+        let builtin = ph.label.starts_with(crate::trace::MAPPING_PREFIX);
         let name = match ph.id {
+            // CPC's mapping("SPEC") opened it: the label says it all.
+            Some(_) if builtin => ph.label.clone(),
             Some(id) => format!("{} (probe {id})", ph.label),
             None => ph.label.clone(),
         };
-        let _ = writeln!(o, "  {:6.2} %  {:>12}  {:>5}  {name}", ph.share, units(ph.time), ph.occurrences);
+        let mapped = match &ph.mapping {
+            Some(m) if !builtin => format!("  [mapping {m}]"),
+            _ => String::new(),
+        };
+        let _ = writeln!(o, "  {:6.2} %  {:>12}  {:>5}  {name}{mapped}", ph.share, units(ph.time), ph.occurrences);
     }
     o
 }
 
 /// The columns of the phase table, in CSV and JSON alike (`id` is empty or `null` for
 /// the stretch before the first probe).
-const COLUMNS: [&str; 6] = ["id", "label", "occurrences", "time", "weight", "share"];
+const COLUMNS: [&str; 7] = ["id", "label", "occurrences", "time", "weight", "share", "mapping"];
 
-fn cells(ph: &Phase) -> [Cell; 6] {
+fn cells(ph: &Phase) -> [Cell; 7] {
     [
         ph.id.map_or(Cell::Null, |i| Cell::Num(i.to_string())),
         Cell::Text(ph.label.clone()),
@@ -213,6 +240,7 @@ fn cells(ph: &Phase) -> [Cell; 6] {
         Cell::Num(units(ph.time)),
         Cell::Num(format!("{:.3}", ph.weight / TICKS_PER_UNIT as f64)),
         Cell::Num(format!("{:.4}", ph.share)),
+        ph.mapping.clone().map_or(Cell::Null, Cell::Text),
     ]
 }
 
@@ -221,7 +249,7 @@ pub fn json(p: &Phases) -> serde_json::Value {
     table_json(&COLUMNS, p.phases.iter().map(cells))
 }
 
-/// The CSV table `id,label,occurrences,time,weight,share`.
+/// The CSV table `id,label,occurrences,time,weight,share,mapping`.
 pub fn csv(p: &Phases) -> String {
     table_csv(&COLUMNS, p.phases.iter().map(cells))
 }

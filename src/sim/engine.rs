@@ -381,6 +381,8 @@ pub struct Simulator<'m> {
     due_taken: Vec<(Ticks, u32)>,
     /// The processor being run and the end of the quantum, during a quantum.
     cur: Option<(usize, Ticks)>,
+    /// Probes run so far (`#N` keys of [`SimConfig::phase_mappings`]).
+    probes_run: u64,
     /// The calls and returns list each turn lends to the interpreter ([`interp::Ctr::calls`]).
     call_marks: Vec<(Ticks, u32)>,
     /// Set by [`Self::lower_pmin`], through which every change of a process's wake time
@@ -649,6 +651,7 @@ impl<'m> Simulator<'m> {
             due_taken: Vec::new(),
             cur: None,
             call_marks: Vec::new(),
+            probes_run: 0,
             woken: false,
             debug: None,
             complex_traced: std::cell::Cell::new(false),

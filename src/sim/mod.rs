@@ -183,6 +183,11 @@ pub struct SimConfig {
     /// `cpss --sandbox DIR`, resolved: the program's `fopen` reaches only files inside
     /// it (others are a runtime error); `None`: any file the user may open.
     pub sandbox: Option<std::path::PathBuf>,
+    /// `cpss --phase-mapping`: when a probe with this label (or the `#N`-th probe of the
+    /// run) runs, later processes are placed by this mapping table.
+    pub phase_mappings: Vec<(String, Vec<u32>)>,
+    /// The run's virtual and physical architectures, for CPC's `mapping("SPEC")`.
+    pub topologies: Option<std::sync::Arc<(crate::topo::Topology, crate::topo::Topology)>>,
     /// Time before the main process starts (a machine file's topology creation time):
     /// the main process begins delayed until then, which adds it to the parallel time.
     pub start_delay: Ticks,
@@ -241,6 +246,8 @@ impl Default for SimConfig {
             watch: None,
             sandbox: None,
             start_delay: 0,
+            phase_mappings: Vec::new(),
+            topologies: None,
         }
     }
 }
@@ -290,6 +297,8 @@ pub enum RuntimeError {
     NullPointer,
     #[error("call through a null function pointer")]
     NullFunction,
+    #[error("mapping `{spec}`: {message}")]
+    Mapping { spec: String, message: String },
     #[error("a union member read as {wanted} holds a {found}: members do not reinterpret each other's bytes here")]
     UnionPun { wanted: &'static str, found: &'static str },
     #[error("stack overflow (more than {limit} frame words)")]

@@ -57,6 +57,8 @@ pub struct RunOptions {
     /// `--topology-id N`: simulate the machine file's topology N instead of its
     /// `hardware = 1` one.
     pub topology_id: Option<i64>,
+    /// `--phase-mapping KEY=MAPPING`: (probe label or `#N`, mapping), in the order given.
+    pub phase_mappings: Vec<(String, String)>,
     /// `--sandbox DIR`, resolved ([`SimConfig::sandbox`]).
     pub sandbox: Option<std::path::PathBuf>,
     /// `--scale-costs`: factor on every instruction cost (default 1).
@@ -114,6 +116,8 @@ pub enum SetupError {
     MachineAndTopology,
     #[error("--topology-id chooses a topology of a machine file: give --machine FILE")]
     TopologyIdWithoutMachine,
+    #[error("--phase-mapping {key}=…: {source}")]
+    PhaseMapping { key: String, source: MapError },
 }
 
 impl RunOptions {
@@ -247,6 +251,13 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         }
     };
     mapping.validate(&virtual_topology, &physical)?;
+    let mut phase_mappings = Vec::with_capacity(opts.phase_mappings.len());
+    for (key, spec) in &opts.phase_mappings {
+        let m = resolve_mapping(spec, &virtual_topology, &physical, opts.seed)
+            .and_then(|m| m.validate(&virtual_topology, &physical).map(|()| m))
+            .map_err(|source| SetupError::PhaseMapping { key: key.clone(), source })?;
+        phase_mappings.push((key.clone(), m.table));
+    }
     // Overrides in order: the cost file's lines, then the --cost flags.
     let mut overrides = Vec::new();
     if let Some((file, text)) = &opts.cost_file {
@@ -385,6 +396,8 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         profile_step: opts.profile_step,
         sandbox: opts.sandbox.clone(),
         start_delay: drawn.as_ref().map_or(0, |d| d.creation),
+        phase_mappings,
+        topologies: Some(Arc::new((virtual_topology.clone(), physical.clone()))),
         ..defaults
     };
     let mut warnings = mapping.warnings.clone();

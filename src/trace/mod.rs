@@ -55,6 +55,8 @@ pub mod record;
 pub mod sddf;
 pub mod states;
 
+/// The label prefix of the probe CPC's `mapping("SPEC")` writes (see [`crate::vcode::MAPPING_PROBE_ID`]).
+pub use crate::vcode::MAPPING_PREFIX;
 pub use event::{
     BusyClass, ChannelDecl, Event, ExitStatus, Footer, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks,
     TICKS_PER_UNIT,

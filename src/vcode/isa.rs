@@ -505,7 +505,9 @@ isa! {
     0x71 TimeOff "TIMEOFF" {} 0 Work;
     /// Pop a time (int or float units); sleep that long (state Delayed).
     0x72 Delay "DELAY" {} 1 Work;
-    /// Pop the address of a label string, pop an int id; record a user event.
+    /// Pop the address of a label string, pop an int id; record a user event. With the id
+    /// [`MAPPING_PROBE_ID`] (CPC's `mapping("SPEC")`) the label is `mapping: SPEC` and the
+    /// processes created after it are placed by the mapping SPEC.
     0x73 Probe "PROBE" {} 1 Work;
     /// Push the virtual processor id of the process.
     0x74 Vproc "VPROC" {} 1 Work;
@@ -697,6 +699,15 @@ impl Instr {
         }
     }
 }
+
+/// The probe id of CPC's `mapping("SPEC")`: a probe with this id whose label is
+/// [`MAPPING_PREFIX`] followed by a mapping sets the virtual-to-physical mapping of the
+/// processes created after it (seed 000 §1.3.2: "the user can specify a mapping pattern
+/// at the beginning of each parallel phase").
+pub const MAPPING_PROBE_ID: i32 = i32::MIN;
+
+/// The label prefix of a [`MAPPING_PROBE_ID`] probe.
+pub const MAPPING_PREFIX: &str = "mapping: ";
 
 #[cfg(test)]
 mod tests {

@@ -640,7 +640,7 @@ fn tables_print_one_csv_each_and_a_bad_what_if_is_exit_2() {
     let c = cpt.to_str().unwrap();
     for (table, header) in [
         ("lines", "line,time,work,overhead,share,relative,text"),
-        ("phases", "id,label,occurrences,time,weight,share"),
+        ("phases", "id,label,occurrences,time,weight,share,mapping"),
         ("links", "from,to,packets,messages,bytes,occupied,utilization"),
         ("imbalance", "function,processes,path_time,path_busy,mean_busy,max_busy,max_over_mean,imbalance"),
         ("what-if", "target,length,new_length,saving,saving_percent"),

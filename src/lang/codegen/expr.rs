@@ -35,6 +35,7 @@ const BUILTINS: &[&str] = &[
     "timeOff",
     "delay",
     "probe",
+    "mapping",
     "vproc",
     "pid",
     "lock",
@@ -1875,6 +1876,23 @@ impl Gen<'_> {
                 if !self.pointer_arg(&args[1], "the probe label") {
                     return ERROR;
                 }
+                self.emit(Instr::Probe {}, loc);
+                VOID
+            }
+            "mapping" => {
+                // mapping("SPEC"): a probe that sets the mapping of later processes.
+                if !self.arity(name, name_loc, args, 1) {
+                    return ERROR;
+                }
+                let ExprKind::StrLit(spec) = &args[0].kind else {
+                    self.error(args[0].loc, "`mapping` takes a string literal: a mapping name or string".to_string());
+                    return ERROR;
+                };
+                let mut label = crate::vcode::MAPPING_PREFIX.as_bytes().to_vec();
+                label.extend_from_slice(spec.strip_suffix(&[0]).unwrap_or(spec));
+                self.emit(Instr::PushI { v: crate::vcode::MAPPING_PROBE_ID }, loc);
+                let addr = self.string_literal(&label);
+                self.emit(Instr::LdAddr { depth: 0, off: addr }, loc);
                 self.emit(Instr::Probe {}, loc);
                 VOID
             }

@@ -5,6 +5,25 @@ use super::*;
 use crate::vcode::IdentKind;
 
 impl<'m> Simulator<'m> {
+    /// `mapping("SPEC")`: the processes created from now on are placed by SPEC, a mapping
+    /// of the run's virtual architecture onto its physical one.
+    fn set_mapping(&mut self, pid: u32, spec: &str) -> Result<(), SimError> {
+        let bad = |message: String| RuntimeError::Mapping { spec: spec.to_string(), message };
+        let Some(t) = self.cfg.topologies.clone() else {
+            return Err(self.rt(pid, bad("the run has no virtual architecture to map".into())));
+        };
+        let (virt, phys) = (&t.0, &t.1);
+        match crate::topo::resolve_mapping(spec, virt, phys, self.cfg.seed)
+            .and_then(|m| m.validate(virt, phys).map(|()| m))
+        {
+            Ok(m) => {
+                self.cfg.mapping = m.table;
+                Ok(())
+            }
+            Err(e) => Err(self.rt(pid, bad(e.to_string()))),
+        }
+    }
+
     pub(super) fn string_at(&self, pid: u32, addr: i64) -> Result<Vec<u8>, SimError> {
         self.mem.read_c_string(addr).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
     }
@@ -349,12 +368,23 @@ impl<'m> Simulator<'m> {
                 let label = as_int(self.pop(pid)?) as i64;
                 let id = as_int(self.pop(pid)?);
                 self.charge(pid, op)?;
-                if self.observer.is_some() {
+                self.probes_run += 1;
+                let is_mapping = id == crate::vcode::MAPPING_PROBE_ID;
+                if self.observer.is_some() || is_mapping || !self.cfg.phase_mappings.is_empty() {
                     let label = self.string_at(pid, label)?;
-                    let label = String::from_utf8_lossy(&label);
+                    let label = String::from_utf8_lossy(&label).into_owned();
                     let time = self.procs[pid as usize].clock;
                     if let Some(o) = self.observer.as_mut() {
                         o.event(&SimEvent::Probe { time, pid, id, label: &label });
+                    }
+                    if is_mapping {
+                        let spec = label.strip_prefix(crate::vcode::MAPPING_PREFIX).unwrap_or(&label);
+                        self.set_mapping(pid, spec)?;
+                    } else if !self.cfg.phase_mappings.is_empty() {
+                        let n = format!("#{}", self.probes_run);
+                        if let Some((_, table)) = self.cfg.phase_mappings.iter().find(|(k, _)| *k == label || *k == n) {
+                            self.cfg.mapping = table.clone();
+                        }
                     }
                 }
                 Ok(Flow::Continue)
