@@ -59,9 +59,11 @@
 //! **Links** join two or more processors (`connect = 3 1 2 3` joins every pair of the
 //! three, each pair being a network link of the same cost). A link is listed from its
 //! first processor to the next (this orientation breaks routing ties, see
-//! [`crate::topo::graph`]). The network must be connected and no two links may join the
-//! same pair. Each directed link costs `flit_size × speed` per flit and `latency` per
-//! packet crossing it (the network's [`crate::net::LinkCost`]).
+//! [`crate::topo::graph`]). The network must be connected. A pair joined by two links
+//! (or more) has that many parallel links, each with its own costs, lanes and queue,
+//! which routes use in turn, message by message ([`crate::net::LinkCost::copy_of`]).
+//! Each directed link costs `flit_size × speed` per flit and `latency` per packet
+//! crossing it (the network's [`crate::net::LinkCost`]).
 //!
 //! **The topology simulated** is the one with `hardware = 1` (the first such), else the
 //! only one.
@@ -229,6 +231,9 @@ pub struct LinkTiming {
     pub per_byte: f64,
     /// Added per packet per crossing.
     pub latency: f64,
+    /// For a second (third…) link between one pair in one direction: the
+    /// [`Topology::link_index`] of the first ([`crate::net::LinkCost::copy_of`]).
+    pub copy_of: Option<u32>,
 }
 
 /// A machine with its timings drawn for one run.
@@ -239,7 +244,8 @@ pub struct MachineRun {
     /// Per processor (by simulator id), the timings of its type in ticks; processors of
     /// one type share one table.
     pub proc_costs: Vec<Arc<TickCosts>>,
-    /// Per directed link, indexed by [`Topology::link_index`].
+    /// Per directed link, indexed by [`Topology::link_index`], then the parallel links
+    /// (a pair's second, third… link, each direction: [`LinkTiming::copy_of`]).
     pub links: Vec<LinkTiming>,
     /// The topology's creation time in ticks (0 when the file gives none): seed 004,
     /// "if a program ... uses this topology, the creation time must be added".
@@ -557,11 +563,10 @@ impl Machine {
             for (i, &a) in l.connect.iter().enumerate() {
                 for &b in &l.connect[i + 1..] {
                     let key = (a.min(b), a.max(b));
-                    if let Some(other) = seen.insert(key, l.id) {
-                        let message = format!("processors {a} and {b} are already joined by link {other}");
-                        return Err(err(file, l.line, ErrorKind::Connect { message }));
+                    // A pair joined again is a parallel link (sample_with adds it).
+                    if seen.insert(key, l.id).is_none() {
+                        edges.push((a - 1, b - 1));
                     }
-                    edges.push((a - 1, b - 1));
                 }
             }
         }
@@ -607,15 +612,26 @@ impl Machine {
             let c = ty.and_then(|(id, _)| tables.get(&id)).cloned();
             proc_costs.push(c.unwrap_or_default());
         }
-        let mut links = vec![LinkTiming { per_byte: 0.0, latency: 0.0 }; self.topology.link_count()];
+        let n = self.topology.link_count();
+        let mut links = vec![LinkTiming { per_byte: 0.0, latency: 0.0, copy_of: None }; n];
+        // The first link joining a pair sets its costs; each later one is a parallel link.
+        let mut set = vec![false; n];
         for l in &topo.links {
             let lat = value(&format!("tl({})({}).latency", topo.id, l.id), l.latency.line)?;
             let speed = value(&format!("tl({})({}).speed", topo.id, l.id), l.speed.line)?;
             for &a in &l.connect {
                 for &b in &l.connect {
                     let link = crate::topo::Link { from: a - 1, to: b - 1 };
-                    if let Some(slot) = self.topology.link_index(link).and_then(|i| links.get_mut(i)) {
-                        *slot = LinkTiming { per_byte: speed, latency: lat };
+                    let Some(i) = self.topology.link_index(link) else { continue };
+                    match set.get(i) {
+                        Some(false) => {
+                            links[i] = LinkTiming { per_byte: speed, latency: lat, copy_of: None };
+                            set[i] = true;
+                        }
+                        Some(true) => {
+                            links.push(LinkTiming { per_byte: speed, latency: lat, copy_of: Some(i as u32) });
+                        }
+                        None => {}
                     }
                 }
             }

@@ -65,8 +65,8 @@ fn costs_links_and_references() {
     assert!(Arc::ptr_eq(&run.proc_costs[0], &run.proc_costs[2]), "one table per type");
     // Directed links 0→1, 1→0, 1→2, 2→1 in (from, to) order.
     let idx = |a, b| run.topology.link_index(Link { from: a, to: b }).unwrap();
-    assert_eq!(run.links[idx(0, 1)], LinkTiming { per_byte: 0.25, latency: 0.0 });
-    assert_eq!(run.links[idx(2, 1)], LinkTiming { per_byte: 0.5, latency: 1.5 });
+    assert_eq!(run.links[idx(0, 1)], LinkTiming { per_byte: 0.25, latency: 0.0, copy_of: None });
+    assert_eq!(run.links[idx(2, 1)], LinkTiming { per_byte: 0.5, latency: 1.5, copy_of: None });
 }
 
 #[test]
@@ -116,8 +116,11 @@ fn errors_name_file_line_and_problem() {
     assert!(matches!(e.kind, ErrorKind::BadValue { .. }) && e.line == 9, "{e}");
     let e = error(&LINE3.replace("connect = 2 2 3", "connect = 2 2 4"));
     assert!(e.to_string().contains("processor 4 is not between 1 and 3"), "{e}");
+    let e = error(&LINE3.replace("connect = 2 2 3", "connect = 2 2 2"));
+    assert!(e.to_string().contains("processor 2 is listed twice"), "{e}");
+    // Joining 1 and 2 again is a parallel link, so processor 3 is left unconnected.
     let e = error(&LINE3.replace("connect = 2 2 3", "connect = 2 2 1"));
-    assert!(e.to_string().contains("already joined by link 1"), "{e}");
+    assert!(matches!(e.kind, ErrorKind::Network { .. }), "{e}");
     let e = error(&LINE3.replace("p[3] = 1", "p[3] = 7"));
     assert!(matches!(e.kind, ErrorKind::UnknownType { proc: 3, ty: 7 }), "{e}");
     let e = error(&LINE3.replace("p[3] = 1", ""));
@@ -142,4 +145,22 @@ fn disconnected_network_is_an_error() {
     let text = text.replace("p[3] = 1", "p[3] = 1; p[4] = 1");
     let e = error(&text);
     assert!(e.to_string().contains("not connected"), "{e}");
+}
+
+/// A pair joined by two links: the topology keeps one edge, and the drawn costs list the
+/// second link in each direction after the topology's own links, as a copy of the first.
+#[test]
+fn a_second_link_between_a_pair_is_a_parallel_link() {
+    let text = LINE3.replace("links = 2", "links = 3").replace(
+        "  end linklist",
+        "    begin link; id = 3; latency = 1; speed = 0.5; connect = 2 2 3; end link\n  end linklist",
+    );
+    let m = Machine::parse("m.mach", &text).unwrap_or_else(|e| panic!("{e}"));
+    let n = m.topology().link_count();
+    assert_eq!(n, 4, "two undirected edges");
+    let run = m.sample(0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.links.len(), n + 2);
+    let copies: Vec<_> = run.links[n..].iter().map(|l| (l.copy_of, l.per_byte, l.latency)).collect();
+    let idx = |a, b| m.topology().link_index(crate::topo::Link { from: a, to: b }).map(|i| i as u32);
+    assert_eq!(copies, vec![(idx(1, 2), 0.5, 1.0), (idx(2, 1), 0.5, 1.0)]);
 }

@@ -94,7 +94,7 @@ impl ShortestPath {
             let mut t = ready;
             for (j, l) in self.route.iter().enumerate() {
                 let c = self.topo.link_index(*l).and_then(|k| self.links.get(k)).copied();
-                let c = c.unwrap_or(LinkCost { per_flit: p.link_delay, latency: 0 });
+                let c = c.unwrap_or(LinkCost::new(p.link_delay, 0));
                 let cross = flits * c.per_flit + c.latency;
                 let enter = t.max(self.ends[j]);
                 t = enter + cross;
@@ -126,7 +126,7 @@ impl Network for ShortestPath {
         let (mut sum, mut slowest) = (0, 0);
         for l in &self.route {
             let c = self.topo.link_index(*l).and_then(|i| self.links.get(i)).copied();
-            let c = c.unwrap_or(LinkCost { per_flit: p.link_delay, latency: 0 });
+            let c = c.unwrap_or(LinkCost::new(p.link_delay, 0));
             let t = flits * c.per_flit + c.latency;
             sum += t;
             slowest = slowest.max(t);
@@ -225,14 +225,14 @@ mod tests {
         let p = crate::net::classic();
         let topo = Topology::parse("line:4").unwrap();
         // Uniform links of link_delay and no latency: the plain closed form.
-        let uniform = vec![LinkCost { per_flit: U, latency: 0 }; topo.link_count()];
+        let uniform = vec![LinkCost::new(U, 0); topo.link_count()];
         let mut n = ShortestPath::with_links(p.clone(), topo.clone(), uniform);
         assert_eq!(n.send(1, 0, 3, 100, 0), Some(ShortestPath::latency(&p, 3, 100)));
         // Link 1->2 twice as slow with a latency of 3: 100 bytes = 4 packets of 8 flits;
         // crossings 8, 16 + 3, 8 units; 5 + 4 + (8 + 19 + 8) + 3 * 19 = 101 units.
-        let mut links = vec![LinkCost { per_flit: U, latency: 0 }; topo.link_count()];
+        let mut links = vec![LinkCost::new(U, 0); topo.link_count()];
         let slow = topo.link_index(Link { from: 1, to: 2 }).unwrap();
-        links[slow] = LinkCost { per_flit: 2 * U, latency: 3 * U };
+        links[slow] = LinkCost::new(2 * U, 3 * U);
         let mut n = ShortestPath::with_links(p, topo, links);
         assert_eq!(n.send(2, 0, 3, 100, 0), Some(101 * U));
     }

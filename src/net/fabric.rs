@@ -5,7 +5,7 @@ use super::{LinkCost, Ticks};
 use crate::topo::{Link, Topology};
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// "No such slot".
@@ -44,6 +44,9 @@ pub(super) struct Fabric {
     /// asking the topology again. At most [`ROUTE_CACHE_HOPS`] hops are kept.
     routes: HashMap<u64, (u32, u32), BuildHasherDefault<TickHash>>,
     cached: Vec<RouteHop>,
+    /// Parallel links: for a link index that has copies, every index of the pair's
+    /// links in this direction (itself first), and the next one a route takes.
+    copies: BTreeMap<u32, (Vec<u32>, usize)>,
 }
 
 /// One word for the route cache's key (one multiplication to hash).
@@ -57,10 +60,17 @@ const ROUTE_CACHE_HOPS: usize = 1 << 18;
 
 impl Fabric {
     pub fn new(topo: Topology, costs: Vec<LinkCost>) -> Fabric {
-        let n = topo.link_count();
+        let n = topo.link_count().max(costs.len());
+        let mut copies: BTreeMap<u32, (Vec<u32>, usize)> = BTreeMap::new();
+        for (i, c) in costs.iter().enumerate() {
+            if let Some(b) = c.copy_of {
+                copies.entry(b).or_insert_with(|| (vec![b], 0)).0.push(i as u32);
+            }
+        }
         Fabric {
             topo,
             costs,
+            copies,
             buf: Vec::new(),
             slot: vec![NONE; n],
             slot_link: Vec::new(),
@@ -73,7 +83,7 @@ impl Fabric {
     /// The cost of link `index` for a message whose uniform per-flit time is
     /// `link_delay`.
     pub fn cost(&self, index: u32, link_delay: Ticks) -> LinkCost {
-        self.costs.get(index as usize).copied().unwrap_or(LinkCost { per_flit: link_delay, latency: 0 })
+        self.costs.get(index as usize).copied().unwrap_or(LinkCost::new(link_delay, 0))
     }
 
     /// The compact slot of link `index`, made on first use; `fresh` is called with the
@@ -90,11 +100,18 @@ impl Fabric {
         *s
     }
 
-    /// Busy time per used link, ordered by link.
+    /// Busy time per used link, ordered by link (parallel links of a pair summed).
     pub fn loads(&self, busy: &[Ticks]) -> Vec<super::LinkLoad> {
         let mut v: Vec<_> =
             self.slot_ends.iter().zip(busy).map(|(&link, &busy)| super::LinkLoad { link, busy }).collect();
         v.sort_unstable_by_key(|l| l.link);
+        v.dedup_by(|b, a| {
+            let same = a.link == b.link;
+            if same {
+                a.busy += b.busy;
+            }
+            same
+        });
         v
     }
 
@@ -112,6 +129,7 @@ impl Fabric {
         out.clear();
         if let Some(&(start, len)) = self.routes.get(&route_key(src, dst, classes)) {
             out.extend_from_slice(&self.cached[start as usize..(start + len) as usize]);
+            self.take_copies(out, &mut fresh);
             return;
         }
         self.buf.clear();
@@ -144,6 +162,23 @@ impl Fabric {
         if self.cached.len() + out.len() <= ROUTE_CACHE_HOPS {
             self.routes.insert(route_key(src, dst, classes), (self.cached.len() as u32, out.len() as u32));
             self.cached.extend_from_slice(out);
+        }
+        self.take_copies(out, &mut fresh);
+    }
+
+    /// On a hop over a pair joined by parallel links, the link whose turn it is (round
+    /// robin per pair and direction, message by message).
+    fn take_copies(&mut self, out: &mut [RouteHop], fresh: &mut impl FnMut(u32)) {
+        if self.copies.is_empty() {
+            return;
+        }
+        for hop in out.iter_mut() {
+            let Some(&index) = self.slot_link.get(hop.link as usize) else { continue };
+            let Some((list, next)) = self.copies.get_mut(&index) else { continue };
+            let pick = list[*next % list.len()];
+            *next = (*next + 1) % list.len();
+            let link = Link { from: hop.from, to: hop.to };
+            hop.link = self.slot_of(pick, link, &mut *fresh);
         }
     }
 }

@@ -306,6 +306,19 @@ pub struct LinkCost {
     pub per_flit: Ticks,
     /// Added to each packet's (head's) crossing.
     pub latency: Ticks,
+    /// For a second (third…) physical link between the same two processors in the same
+    /// direction (machine files): the [`Topology::link_index`] of the first. Such copies
+    /// follow the topology's own links in the cost list; routes use the links of one
+    /// pair in turn, message by message (round robin), each with its own lanes and
+    /// queue, so two messages at once do not contend. `None` for the first.
+    pub copy_of: Option<u32>,
+}
+
+impl LinkCost {
+    /// A link (not a copy) of these costs.
+    pub fn new(per_flit: Ticks, latency: Ticks) -> LinkCost {
+        LinkCost { per_flit, latency, copy_of: None }
+    }
 }
 
 /// A network model.
@@ -438,8 +451,10 @@ pub struct Hop {
 /// costs `params.link_delay` per flit and no latency.
 pub fn build(params: &NetParams, topo: &Topology, links: &[LinkCost]) -> Result<Box<dyn Network>, NetError> {
     params.validate()?;
-    if !links.is_empty() && links.len() != topo.link_count() {
-        return Err(NetError::LinkCount { expected: topo.link_count(), found: links.len() });
+    let n = topo.link_count();
+    let copies_fit = links.iter().skip(n).all(|l| l.copy_of.is_some_and(|b| (b as usize) < n));
+    if !links.is_empty() && (links.len() < n || !copies_fit || links[..n].iter().any(|l| l.copy_of.is_some())) {
+        return Err(NetError::LinkCount { expected: n, found: links.len() });
     }
     Ok(match params.model {
         NetModel::ShortestPath => Box::new(ShortestPath::with_links(params.clone(), topo.clone(), links.to_vec())),

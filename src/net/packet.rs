@@ -113,7 +113,8 @@ impl Network for PacketSwitched {
                 }
                 continue;
             };
-            let LinkCost { per_flit, latency } = self.fabric.cost(self.fabric.slot_link[h.link as usize], m.link_delay);
+            let LinkCost { per_flit, latency, .. } =
+                self.fabric.cost(self.fabric.slot_link[h.link as usize], m.link_delay);
             let cross = m.flits * per_flit + latency;
             let l = h.link as usize;
             let start = t.max(self.free_at[l]);

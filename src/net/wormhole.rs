@@ -367,7 +367,7 @@ impl Wormhole {
         let msg = &self.msgs.items[m as usize];
         let (ratio, link_delay) = (msg.ratio, msg.link_delay);
         let up = if j > 0 { Some(msg.route[j as usize - 1].link) } else { None };
-        let LinkCost { per_flit, latency } = self.fabric.cost(self.fabric.slot_link[slot as usize], link_delay);
+        let LinkCost { per_flit, latency, .. } = self.fabric.cost(self.fabric.slot_link[slot as usize], link_delay);
         let dur = if flit == 0 { (per_flit as f64 * ratio).round() as Ticks + latency } else { per_flit };
         if j + 1 < hops {
             self.lane(slot, v).buf += 1;

@@ -323,6 +323,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
             .map(|l| LinkCost {
                 per_flit: ticks(f64::from(net.flit_size) * l.per_byte / speed),
                 latency: ticks(l.latency * latency),
+                copy_of: l.copy_of,
             })
             .collect(),
         None => {

@@ -46,7 +46,8 @@
 //! Records of one location must be in time order; a busy interval is known only at its
 //! end, so records go through the same bounded [`Reorder`] buffer as the Paraver writer,
 //! with ties broken as leave, enter, then messages, which keeps every message inside the
-//! busy interval that sent or received it.
+//! busy interval that sent or received it; a message at the very end of its interval
+//! (its last instruction) is moved before that interval's leave when the interval comes.
 use super::calls::{CallMark, CallSplitter};
 use super::convert::{Context, Reorder, TraceWriter};
 use super::event::{Event, MsgPurpose, Ticks};
@@ -298,7 +299,12 @@ pub struct Otf2Writer {
     /// The processes' calls, placed in their busy intervals.
     calls: CallSplitter,
     marks: Vec<CallMark>,
+    /// Per location, the messages queued since its last busy interval: (time, key).
+    messages: BTreeMap<u32, Vec<(Ticks, ReorderKey)>>,
 }
+
+/// A record's key in the [`Reorder`] buffer.
+type ReorderKey = (Ticks, u64);
 
 /// Process ids below this are looked up in a vector.
 const DENSE_PIDS: u32 = 1 << 24;
@@ -325,6 +331,7 @@ impl Otf2Writer {
             scratch: Vec::new(),
             calls: CallSplitter::default(),
             marks: Vec::new(),
+            messages: BTreeMap::new(),
         }
     }
 
@@ -602,6 +609,17 @@ impl TraceWriter for Otf2Writer {
                     }
                     self.marks = marks;
                 }
+                // A message sent or received by the interval's last instruction has the
+                // interval's end for its time: it goes before the leave, not after.
+                if let Some(queued) = self.messages.remove(&p) {
+                    for (t, key) in queued {
+                        if t == end {
+                            if let Some(rec) = self.buf.remove(key) {
+                                self.buf.push(Self::key(end), rec);
+                            }
+                        }
+                    }
+                }
                 self.push(end, Rec::Leave { loc: p, region });
                 // The stretch that opens at the interval's end.
                 if let Some((at, next)) = self.states.open(p) {
@@ -640,13 +658,17 @@ impl TraceWriter for Otf2Writer {
                 self.sent.insert(msg, (src_pproc, channel, index));
                 if cx.selection.proc(src_pproc) {
                     let rec = Rec::Send { loc: src_pproc, to: dst_pproc, comm: channel, tag: index, bytes };
-                    self.push(time, rec);
+                    if let Some(key) = self.push(time, rec) {
+                        self.messages.entry(src_pproc).or_default().push((time, key));
+                    }
                 }
             }
             Event::RecvDone { time, pproc, msg, bytes, .. } => {
                 if let Some((from, comm, tag)) = self.sent.remove(&msg) {
                     if cx.selection.proc(pproc) {
-                        self.push(time, Rec::Recv { loc: pproc, from, comm, tag, bytes });
+                        if let Some(key) = self.push(time, Rec::Recv { loc: pproc, from, comm, tag, bytes }) {
+                            self.messages.entry(pproc).or_default().push((time, key));
+                        }
                     }
                 }
             }

@@ -265,3 +265,49 @@ fn creation_time_is_added_and_topology_id_chooses() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--topology-id 3: the file's topologies are 1, 2"), "{err}");
 }
+
+/// Parallel links (seed 004's link list may join a pair twice): `pair_parallel.mach`'s
+/// topology 1 joins its two processors by one link, topology 2 by two, each 5 units per
+/// byte and no latency. `two_messages.c` sends two 4-byte messages back to back, g units
+/// apart (read from the record). With the packet network a message is one packet of 4
+/// one-byte flits: 5 (msg-init) + 1 (packet-init) + 4 × 5 = 26 units in an idle network.
+/// On one link the second message waits for the first to leave it: it arrives 20 - g
+/// later than alone, its contention delay. Two links are used in turn, message by
+/// message: the second message takes the other link and its contention delay is 0. The
+/// average latency is then 26, against 26 + (20 - g)/2 with one link.
+#[test]
+fn a_parallel_link_takes_the_second_message_off_the_first_one_s_queue() {
+    let dir = tempdir("machine-parallel");
+    let cod = compile(&dir, "two_messages.c");
+    let cod = cod.to_str().unwrap();
+    let m = machine("pair_parallel.mach");
+    // (send, arrival) times in units of the two messages, in send order.
+    let times = |id: &str| -> Vec<(f64, f64)> {
+        let args =
+            [cod, "--machine", &m, "--topology-id", id, "--network", "packet", "-t", "run.cpt", "--stats", "none"];
+        assert!(cpss(&dir, &args, 0).contains('3'));
+        let out = run_in(&dir, "cptrace", &["run.cpt", "--format", "sddf"], b"");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let fields = |l: &str| -> Vec<f64> {
+            let body = l.split_once('{').unwrap().1.split_once('}').unwrap().0;
+            body.split(',').map(|x| x.trim().parse().unwrap()).collect()
+        };
+        let sends: Vec<Vec<f64>> = text.lines().filter(|l| l.starts_with("\"msg_send\" { ")).map(fields).collect();
+        let arrs: Vec<Vec<f64>> = text.lines().filter(|l| l.starts_with("\"msg_arr\" { ")).map(fields).collect();
+        assert_eq!((sends.len(), arrs.len()), (2, 2), "{text}");
+        (0..2)
+            .map(|k| {
+                let a = arrs.iter().find(|a| a[1] == sends[k][1]).unwrap();
+                (sends[k][0] * 1e6, a[0] * 1e6)
+            })
+            .collect()
+    };
+    let (one, two) = (times("1"), times("2"));
+    let gap = one[1].0 - one[0].0;
+    assert!(gap > 0.0 && gap < 20.0, "the second send comes while the first crosses: {one:?}");
+    let latency = |t: (f64, f64)| t.1 - t.0;
+    let alone = 26.0;
+    assert!((latency(one[0]) - alone).abs() < 1e-6, "{one:?}");
+    assert!((latency(one[1]) - (alone + 20.0 - gap)).abs() < 1e-6, "one link: {one:?}");
+    assert!((latency(two[0]) - alone).abs() < 1e-6 && (latency(two[1]) - alone).abs() < 1e-6, "two links: {two:?}");
+}
