@@ -59,6 +59,10 @@ struct Args {
     /// mean, sd and 95% confidence interval of every statistic.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     runs: u32,
+    /// With --runs: also the busy time of every source line over the runs (mean, sd,
+    /// interval, min, max), as statistics line_N.
+    #[arg(long)]
+    lines: bool,
     /// Run every combination of parameter values in parallel, one CSV row each:
     /// PARAM=v1,v2,... (PARAM is a flag name without --; repeat for a cartesian product).
     #[arg(long, value_name = "PARAM=VALUES")]
@@ -400,6 +404,12 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         ..RunOptions::default()
     };
     let mut opts = opts;
+    if args.lines && args.runs < 2 {
+        anyhow::bail!(
+            "--lines sums line costs over --runs N (N at least 2); one run's are in its record (cpss -t, then cpperf)"
+        );
+    }
+    opts.lines = args.lines;
     for pm in &args.phase_mapping {
         let Some((key, spec)) = pm.split_once('=').filter(|(k, s)| !k.is_empty() && !s.is_empty()) else {
             anyhow::bail!("--phase-mapping {pm}: give KEY=MAPPING (a probe label or #N, then a mapping)");

@@ -13,10 +13,12 @@
 //! with the same seed. The program's output is discarded in repeated runs and sweeps;
 //! each run reads the same standard input bytes.
 use super::setup::{configuration, setup, RunOptions, Setup, SetupError};
-use super::{Io, Observer, RunConfig, SimError, Simulator, Stats};
+use super::{Io, Observer, RunConfig, SimError, SimEvent, Simulator, Stats};
 use crate::net::{self, NetError, TICKS_PER_UNIT};
+use crate::time::Ticks;
 use crate::vcode::Module;
 use rayon::prelude::*;
+use std::collections::BTreeMap;
 
 /// Why a configuration could not start.
 #[derive(Debug, thiserror::Error)]
@@ -74,11 +76,29 @@ pub fn run_config(module: &Module, opts: &RunOptions, stdin: &[u8]) -> Result<Ou
         stdout: Box::new(std::io::sink()),
         stderr: Box::new(std::io::sink()),
     };
-    let mut o = simulate(module, &s, io, None)?;
+    let totals: std::rc::Rc<std::cell::RefCell<BTreeMap<u32, Ticks>>> = Default::default();
+    let observer: Option<Box<dyn Observer>> =
+        if opts.lines { Some(Box::new(LineTotals(std::rc::Rc::clone(&totals)))) } else { None };
+    let mut o = simulate(module, &s, io, observer)?;
     if let Some(st) = outcome_stats_mut(&mut o) {
         st.config = Some(configuration(module, &s, opts, Vec::new()));
+        st.lines = totals.borrow().iter().map(|(&l, &t)| (l, t)).collect();
     }
     Ok(o)
+}
+
+/// An observer that adds up the busy time of every source line ([`SimEvent::LineCosts`]).
+struct LineTotals(std::rc::Rc<std::cell::RefCell<BTreeMap<u32, Ticks>>>);
+
+impl Observer for LineTotals {
+    fn event(&mut self, e: &SimEvent<'_>) {
+        if let SimEvent::LineCosts { lines } = e {
+            let mut t = self.0.borrow_mut();
+            for &(line, work, overhead) in lines.iter() {
+                *t.entry(line).or_default() += work + overhead;
+            }
+        }
+    }
 }
 
 /// The seed of run `i` of a repetition from `seed`.
@@ -172,12 +192,27 @@ fn values(s: &Stats, procs: &[u32]) -> Vec<(String, f64)> {
 }
 
 /// Mean, sd and 95 % confidence interval of every statistic over `runs` (utilization of
-/// each processor used by any run, 0 in runs that did not use it).
+/// each processor used by any run, 0 in runs that did not use it), and with line costs
+/// ([`Stats::lines`]) the busy time of each line any run had (`line_N`, in units; 0 in
+/// runs that did not run it).
 pub fn summarize(runs: &[&Stats]) -> Vec<Summary> {
     let mut procs: Vec<u32> = runs.iter().flat_map(|s| s.busy.iter().map(|&(p, _)| p)).collect();
     procs.sort_unstable();
     procs.dedup();
-    let table: Vec<Vec<(String, f64)>> = runs.iter().map(|s| values(s, &procs)).collect();
+    let mut lines: Vec<u32> = runs.iter().flat_map(|s| s.lines.iter().map(|&(l, _)| l)).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let table: Vec<Vec<(String, f64)>> = runs
+        .iter()
+        .map(|s| {
+            let mut v = values(s, &procs);
+            for &l in &lines {
+                let t = s.lines.iter().find(|x| x.0 == l).map_or(0, |x| x.1);
+                v.push((format!("line_{l}"), t as f64 / TICKS_PER_UNIT as f64));
+            }
+            v
+        })
+        .collect();
     let Some(first) = table.first() else { return Vec::new() };
     let n = table.len() as f64;
     (0..first.len())

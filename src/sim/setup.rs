@@ -45,6 +45,9 @@ pub struct RunOptions {
     pub seed: u64,
     /// `--vary-speed SEED`.
     pub vary_speed: Option<u64>,
+    /// Collect the busy time of every source line into [`crate::sim::Stats::lines`]
+    /// (`cpss --runs N --lines`).
+    pub lines: bool,
     pub max_time: Option<Ticks>,
     pub max_steps: Option<u64>,
     pub max_procs: Option<u32>,

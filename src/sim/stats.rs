@@ -48,6 +48,9 @@ pub struct Stats {
     pub deadlocks_resolved: u64,
     /// What was run and how, stated with the statistics when known.
     pub config: Option<RunConfig>,
+    /// With `cpss --runs N --lines`: the busy ticks of every source line that had any,
+    /// in line order (empty otherwise).
+    pub lines: Vec<(u32, Ticks)>,
 }
 
 /// The configuration of a run as the statistics state it: the program, the machine, the

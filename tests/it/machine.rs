@@ -311,3 +311,40 @@ fn a_parallel_link_takes_the_second_message_off_the_first_one_s_queue() {
     assert!((latency(one[1]) - (alone + 20.0 - gap)).abs() < 1e-6, "one link: {one:?}");
     assert!((latency(two[0]) - alone).abs() < 1e-6 && (latency(two[1]) - alone).abs() < 1e-6, "two links: {two:?}");
 }
+
+/// `--runs N --lines` sums each source line's busy time over the runs (seed 002 §8.2's
+/// per-line profile, repeated): matmul does not draw random numbers, so two runs are the
+/// same run and every line's mean is the single run's per-line time `cpperf --table
+/// lines` reads from its record, with sd 0; with `--vary-speed` the lines vary.
+#[test]
+fn runs_sum_line_costs_per_line() {
+    let dir = tempdir("runs-lines");
+    let cod = compile(&dir, "matmul.c");
+    let cod = cod.to_str().unwrap();
+    let csv = cpss(&dir, &[cod, "--runs", "2", "--lines", "--stats", "csv"], 0);
+    let rows: Vec<Vec<&str>> = csv.lines().filter(|l| l.starts_with("line_")).map(|l| l.split(',').collect()).collect();
+    assert!(rows.len() > 10, "{csv}");
+    cpss(&dir, &[cod, "-t", "one.cpt", "--stats", "none"], 0);
+    let out = run_in(&dir, "cpperf", &["one.cpt", "--table", "lines"], b"");
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    for r in &rows {
+        let line = r[0].trim_start_matches("line_");
+        let want: f64 = table
+            .lines()
+            .find(|l| l.split(',').next() == Some(line))
+            .unwrap_or_else(|| panic!("line {line} not in {table}"))
+            .split(',')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let (mean, sd): (f64, f64) = (r[1].parse().unwrap(), r[2].parse().unwrap());
+        assert!((mean - want).abs() < 1e-3 && sd == 0.0, "line {line}: {mean} sd {sd}, record {want}");
+    }
+    let varied = cpss(&dir, &[cod, "--runs", "3", "--vary-speed", "5", "--lines", "--stats", "csv"], 0);
+    let sd41: f64 =
+        varied.lines().find(|l| l.starts_with("line_41,")).unwrap().split(',').nth(2).unwrap().parse().unwrap();
+    assert!(sd41 > 0.0, "{varied}");
+    let out = run_in(&dir, "cpss", &[cod, "--lines"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
