@@ -79,7 +79,7 @@ struct Frame {
 struct Process {
     stack: Vec<Frame>,
     /// Marks after the last busy interval, in time order.
-    marks: Vec<Mark>,
+    marks: std::collections::VecDeque<Mark>,
     busy: Ticks,
     /// Exclusive pieces `(start, end, function)` in time order.
     pieces: Vec<(Ticks, Ticks, u32)>,
@@ -166,7 +166,7 @@ impl FunctionBuilder {
             }
             Event::Enter { time, pid, function } | Event::Leave { time, pid, function } => {
                 let enter = matches!(e, Event::Enter { .. });
-                self.procs.entry(pid).or_default().marks.push(Mark { time, function, enter });
+                self.procs.entry(pid).or_default().marks.push_back(Mark { time, function, enter });
             }
             Event::Busy { pid, start, end, .. } => {
                 self.changes.push((start, 1));
@@ -174,7 +174,7 @@ impl FunctionBuilder {
                 let mut at = start;
                 self.apply_marks(pid, Some(start));
                 loop {
-                    let next = self.procs.get(&pid).and_then(|p| p.marks.first()).map(|m| m.time).filter(|&t| t < end);
+                    let next = self.procs.get(&pid).and_then(|p| p.marks.front()).map(|m| m.time).filter(|&t| t < end);
                     let until = next.unwrap_or(end).max(at);
                     self.piece(pid, at, until);
                     at = until;

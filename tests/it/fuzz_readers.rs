@@ -400,10 +400,12 @@ pub fn exercise(target: &str, input: &[u8]) {
                 let _ = cppe::perf::render::text(&a);
                 let _ = cppe::perf::charts(&a, a.summary.pprocs_used.min(64));
                 // The procedure profile too (its calls and returns come in any order).
-                let opts = cppe::perf::Options { functions: true, ..Default::default() };
-                if let Ok(a) = cppe::perf::analyze_imported_with(&t, &opts) {
-                    let _ = cppe::perf::render::json(&a);
+                let mut b = cppe::perf::functions::FunctionBuilder::default();
+                for e in &t.events {
+                    b.event(e);
                 }
+                let p = b.finish(&t.header, &a.critical);
+                let _ = cppe::perf::functions::text(&p);
             }
         }
         "mapping" => {
