@@ -118,9 +118,14 @@ fn topology(flag: &str, given: Option<&str>, from_record: Option<&str>) -> anyho
     Topology::parse(text).with_context(|| format!("--{flag}"))
 }
 
-/// Reads `--work`: a run record (busy time per virtual processor, and the byte time its
-/// network implies) or CSV `vproc,cost`.
-fn read_work(path: &std::path::Path, byte_time: Option<&str>, vprocs: u32) -> anyhow::Result<TaskCosts> {
+/// An input of `--comm` or `--work`: its name for messages, and either a run record
+/// (a stream, whatever its size) or CSV text (read whole, within the text limit).
+enum RecordOrCsv {
+    Record(Box<dyn std::io::BufRead>),
+    Csv(String),
+}
+
+fn read_record_or_csv(path: &std::path::Path) -> anyhow::Result<(String, RecordOrCsv)> {
     let name = if cli::is_stdin(path) { "<stdin>".to_string() } else { path.display().to_string() };
     let mut input: Box<dyn std::io::BufRead> = if cli::is_stdin(path) {
         Box::new(std::io::stdin().lock())
@@ -128,19 +133,29 @@ fn read_work(path: &std::path::Path, byte_time: Option<&str>, vprocs: u32) -> an
         Box::new(std::io::BufReader::new(cli::open_input(path)?))
     };
     let head = input.fill_buf().with_context(|| name.clone())?;
-    let (given, implied) = if CommMatrix::is_run_record(head) {
-        let (work, header) = TaskCosts::read_run_record(input).with_context(|| name.clone())?;
-        (work, byte_time_of(&header))
-    } else {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::Read::take(input, cli::MAX_TEXT + 1), &mut bytes)
-            .with_context(|| name.clone())?;
-        if bytes.len() as u64 > cli::MAX_TEXT {
-            anyhow::bail!("{name}: CSV text larger than {} MiB", cli::MAX_TEXT >> 20);
+    if CommMatrix::is_run_record(head) {
+        return Ok((name, RecordOrCsv::Record(input)));
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(input, cli::MAX_TEXT + 1), &mut bytes)
+        .with_context(|| name.clone())?;
+    if bytes.len() as u64 > cli::MAX_TEXT {
+        anyhow::bail!("{name}: CSV text larger than {} MiB", cli::MAX_TEXT >> 20);
+    }
+    let text = String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{name}: neither a run record nor CSV text"))?;
+    Ok((name, RecordOrCsv::Csv(text)))
+}
+
+/// Reads `--work`: a run record (busy time per virtual processor, and the byte time its
+/// network implies) or CSV `vproc,cost`.
+fn read_work(path: &std::path::Path, byte_time: Option<&str>, vprocs: u32) -> anyhow::Result<TaskCosts> {
+    let (name, input) = read_record_or_csv(path)?;
+    let (given, implied) = match input {
+        RecordOrCsv::Record(r) => {
+            let (work, header) = TaskCosts::read_run_record(r).with_context(|| name.clone())?;
+            (work, byte_time_of(&header))
         }
-        let text =
-            String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{name}: neither a run record nor CSV text"))?;
-        (TaskCosts::parse_csv(&text).with_context(|| name.clone())?, None)
+        RecordOrCsv::Csv(text) => (TaskCosts::parse_csv(&text).with_context(|| name.clone())?, None),
     };
     let byte_time = match byte_time {
         Some(t) => cppe::time::parse_time(t).map_err(|m| anyhow::anyhow!("--byte-time: {m}"))?,
@@ -162,29 +177,13 @@ fn run(args: &Args) -> anyhow::Result<()> {
     let mut comm = None;
     let mut record = None;
     if let Some(path) = &args.comm {
-        // A run record streams (its size does not matter); CSV text is read whole, within
-        // the text limit.
-        let name = if cli::is_stdin(path) { "<stdin>".to_string() } else { path.display().to_string() };
-        let mut input: Box<dyn std::io::BufRead> = if cli::is_stdin(path) {
-            Box::new(std::io::stdin().lock())
-        } else {
-            Box::new(std::io::BufReader::new(cli::open_input(path)?))
-        };
-        let head = input.fill_buf().with_context(|| name.clone())?;
-        if CommMatrix::is_run_record(head) {
-            let (m, header) = CommMatrix::read_run_record(input).with_context(|| name.clone())?;
-            comm = Some(m);
-            record = Some(header);
-        } else {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::Read::take(input, cli::MAX_TEXT + 1), &mut bytes)
-                .with_context(|| name.clone())?;
-            if bytes.len() as u64 > cli::MAX_TEXT {
-                anyhow::bail!("{name}: CSV text larger than {} MiB", cli::MAX_TEXT >> 20);
+        match read_record_or_csv(path)? {
+            (name, RecordOrCsv::Record(r)) => {
+                let (m, header) = CommMatrix::read_run_record(r).with_context(|| name.clone())?;
+                comm = Some(m);
+                record = Some(header);
             }
-            let text =
-                String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{name}: neither a run record nor CSV text"))?;
-            comm = Some(CommMatrix::parse_csv(&text).with_context(|| name.clone())?);
+            (name, RecordOrCsv::Csv(text)) => comm = Some(CommMatrix::parse_csv(&text).with_context(|| name.clone())?),
         }
     }
     let virt =
