@@ -118,7 +118,7 @@ impl FunctionBuilder {
     fn close(&mut self, pid: u32) {
         let Some(p) = self.procs.get_mut(&pid) else { return };
         let Some(f) = p.stack.pop() else { return };
-        let incl = p.busy - f.busy_at_entry;
+        let incl = p.busy.saturating_sub(f.busy_at_entry);
         let a = self.acc.entry(f.function).or_default();
         a.active = a.active.saturating_sub(1);
         if a.active == 0 {
@@ -196,7 +196,7 @@ impl FunctionBuilder {
             return;
         }
         let p = self.procs.entry(pid).or_default();
-        p.busy += b - a;
+        p.busy = p.busy.saturating_add(b - a);
         let Some(top) = p.stack.last().map(|f| f.function) else { return };
         match p.pieces.last_mut() {
             Some(last) if last.1 == a && last.2 == top => last.1 = b,
@@ -223,7 +223,7 @@ impl FunctionBuilder {
         let (mut c, mut acc_inv, mut last) = (0i64, 0.0f64, 0 as Ticks);
         for &(t, d) in &self.changes {
             if c > 0 {
-                acc_inv += (t - last) as f64 / c as f64;
+                acc_inv += t.saturating_sub(last) as f64 / c as f64;
             }
             if pts.last() == Some(&t) {
                 if let Some(k) = count.last_mut() {

@@ -43,7 +43,8 @@ pub struct CallSplitter {
 }
 
 impl CallSplitter {
-    /// Takes an event: calls and returns are kept; a process's end forgets it.
+    /// Takes an event: calls and returns are kept (a process's state stays until the end,
+    /// as its last interval may follow its end in the record).
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::Enter { time, pid, function } | Event::Leave { time, pid, function } => {
@@ -53,11 +54,6 @@ impl CallSplitter {
             }
             _ => {}
         }
-    }
-
-    /// Forgets process `pid` (after its last interval).
-    pub fn forget(&mut self, pid: u32) {
-        self.procs.remove(&pid);
     }
 
     /// Whether the trace has calls at all.
