@@ -435,6 +435,17 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     }
     opts.net.validate()?;
     if !args.sweep.is_empty() || args.runs > 1 {
+        // What the machine file says that drives nothing, once for all the runs (a single
+        // run says it with its setup's warnings below).
+        if let Some(m) = &opts.machine {
+            let m = match opts.topology_id {
+                Some(id) => std::borrow::Cow::Owned(m.select_topology(id)?),
+                None => std::borrow::Cow::Borrowed(&**m),
+            };
+            for w in m.warnings() {
+                eprintln!("cpss: warning: {w}");
+            }
+        }
         let stdin = match program_input {
             Some(p) => {
                 let mut b = Vec::new();

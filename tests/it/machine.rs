@@ -260,6 +260,10 @@ fn creation_time_is_added_and_topology_id_chooses() {
         err.contains("pair_creation.mach:24: topology 2 is not simulated (topology 1 is; choose with --topology-id)"),
         "{err}"
     );
+    // Repetitions say it once too.
+    let out = run_in(&dir, "cpss", &[cod, "--machine", &m, "--runs", "2"], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().filter(|l| l.starts_with("cpss: warning:")).count(), 3, "{err}");
     let out = run_in(&dir, "cpss", &[cod, "--machine", &m, "--topology-id", "3"], b"");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
