@@ -131,27 +131,22 @@ impl FunctionBuilder {
 
     /// Applies `pid`'s pending marks up to `t` (all of them with `None`).
     fn apply_marks(&mut self, pid: u32, upto: Option<Ticks>) {
-        let Some(p) = self.procs.get_mut(&pid) else { return };
-        let k = match upto {
-            Some(t) => p.marks.partition_point(|m| m.time <= t),
-            None => p.marks.len(),
-        };
-        let due: Vec<Mark> = p.marks.drain(..k).collect();
-        for m in due {
+        let due = |m: &Mark| upto.is_none_or(|t| m.time <= t);
+        while let Some(m) = self.procs.get_mut(&pid).and_then(|p| p.marks.front().copied().filter(due)) {
+            if let Some(p) = self.procs.get_mut(&pid) {
+                p.marks.pop_front();
+            }
             if m.enter {
                 self.open(pid, m.function);
-            } else {
-                // A return leaves the function it names (unwinding any frame above it
-                // that the trace left open).
-                let Some(p) = self.procs.get(&pid) else { return };
-                if p.stack.len() > 1 && p.stack.iter().skip(1).any(|f| f.function == m.function) {
-                    while let Some(top) = self.procs.get(&pid).and_then(|p| p.stack.last()) {
-                        let done = top.function == m.function;
-                        self.close(pid);
-                        if done {
-                            break;
-                        }
-                    }
+                continue;
+            }
+            // A return leaves the function it names, unwinding any frame above it that
+            // the trace left open (never the process's own function, at the bottom).
+            let depth =
+                self.procs.get(&pid).and_then(|p| p.stack.iter().skip(1).rposition(|f| f.function == m.function));
+            if let Some(k) = depth {
+                while self.procs.get(&pid).is_some_and(|p| p.stack.len() > k + 1) {
+                    self.close(pid);
                 }
             }
         }

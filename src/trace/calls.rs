@@ -99,17 +99,23 @@ impl CallSplitter {
             out.push(CallMark { time: end, enter: false, function: p.stack[d], depth: d as u32 + 1 });
         }
         p.pending.drain(..inside.max(before));
-        // Calls entered and left at one instant are left out.
-        let mut kept: Vec<CallMark> = Vec::with_capacity(out.len());
-        for m in out.drain(..) {
-            match kept.last() {
-                Some(l) if !m.enter && l.enter && l.function == m.function && l.time == m.time => {
-                    kept.pop();
-                }
-                _ => kept.push(m),
+        // Calls entered and left at one instant are left out (compacted in place: the
+        // kept marks are a stack, and a leave cancels an enter of the same instant).
+        let mut kept = 0;
+        for r in 0..out.len() {
+            let m = out[r];
+            let cancels = kept > 0 && {
+                let l = out[kept - 1];
+                !m.enter && l.enter && l.function == m.function && l.time == m.time
+            };
+            if cancels {
+                kept -= 1;
+            } else {
+                out[kept] = m;
+                kept += 1;
             }
         }
-        *out = kept;
+        out.truncate(kept);
     }
 }
 
