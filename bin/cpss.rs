@@ -55,6 +55,11 @@ struct Args {
     /// Multiply every link latency by F.
     #[arg(long, value_name = "F")]
     scale_latency: Option<String>,
+    /// Multiply the costs of one group of machine parameters by F (repeatable; groups
+    /// overlap and multiply): op:MNEMONIC, function:NAME, type:NAME, local, global,
+    /// proc-type:N, link-speed:N, latency:N, spmd, spmd:MNEMONIC.
+    #[arg(long, value_name = "GROUP=F")]
+    scale_group: Vec<String>,
     /// Repeat the run N times (at most 100000) with seeds SEED, SEED+1, ... and report the
     /// mean, sd and 95% confidence interval of every statistic.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -429,6 +434,9 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         if let Some(v) = v {
             opts.set(name, v)?;
         }
+    }
+    for g in &args.scale_group {
+        opts.set("scale-group", g)?;
     }
     if let Some(d) = &args.sandbox {
         opts.sandbox = Some(std::fs::canonicalize(d).with_context(|| format!("--sandbox {}", d.display()))?);

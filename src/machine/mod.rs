@@ -244,6 +244,8 @@ pub struct MachineRun {
     /// Per processor (by simulator id), the timings of its type in ticks; processors of
     /// one type share one table.
     pub proc_costs: Vec<Arc<TickCosts>>,
+    /// Per processor, its processor type's id (`None` when the topology gives it none).
+    pub proc_types: Vec<Option<i64>>,
     /// Per directed link, indexed by [`Topology::link_index`], then the parallel links
     /// (a pair's second, third… link, each direction: [`LinkTiming::copy_of`]).
     pub links: Vec<LinkTiming>,
@@ -608,9 +610,11 @@ impl Machine {
             tables.insert(p.id, Arc::new(c));
         }
         let mut proc_costs = Vec::with_capacity(topo.types.len());
+        let mut proc_types = Vec::with_capacity(topo.types.len());
         for ty in &topo.types {
             let c = ty.and_then(|(id, _)| tables.get(&id)).cloned();
             proc_costs.push(c.unwrap_or_default());
+            proc_types.push(ty.map(|(id, _)| id));
         }
         let n = self.topology.link_count();
         let mut links = vec![LinkTiming { per_byte: 0.0, latency: 0.0, copy_of: None }; n];
@@ -644,7 +648,7 @@ impl Machine {
         for name in env.names() {
             value(&name, env.line_of(&name))?;
         }
-        Ok(MachineRun { topology: self.topology.clone(), proc_costs, links, creation })
+        Ok(MachineRun { topology: self.topology.clone(), proc_costs, proc_types, links, creation })
     }
 }
 

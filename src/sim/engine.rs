@@ -547,8 +547,8 @@ fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32)
 fn cost_tables(cfg: &SimConfig, npp: usize, prog: &[Step]) -> (Vec<(Ticks, Box<Tables>)>, Vec<usize>) {
     let base = TickCosts::from(&cfg.costs);
     let mut work = [false; 256];
-    for &op in Op::ALL {
-        work[op.opcode() as usize] = op.class() == Class::Work;
+    for (slot, w) in (0u8..=255).zip(work.iter_mut()) {
+        *w = crate::vcode::cost::slot_op(slot).is_some_and(|op| op.class() == Class::Work);
     }
     let mut tables: Vec<(Ticks, Box<Tables>)> = Vec::new();
     let mut keys: Vec<(Ticks, &TickCosts)> = Vec::new();
@@ -559,7 +559,7 @@ fn cost_tables(cfg: &SimConfig, npp: usize, prog: &[Step]) -> (Vec<(Ticks, Box<T
         let k = match keys.iter().position(|&(s, c)| s == sp && c == costs) {
             Some(k) => k,
             None => {
-                tables.push((sp, Box::new(tick_tables(costs.by_opcode(), &work, sp))));
+                tables.push((sp, Box::new(tick_tables(&costs.by_slot(), &work, sp))));
                 keys.push((sp, costs));
                 tables.len() - 1
             }

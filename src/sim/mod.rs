@@ -105,6 +105,7 @@
 pub mod debug;
 mod engine;
 pub mod format;
+pub mod groups;
 mod least_loaded;
 mod memory;
 pub mod observe;

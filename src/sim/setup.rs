@@ -15,6 +15,7 @@ use super::{parse_override, CostError, CostTable, RunConfig, SimConfig, TickCost
 use crate::machine::{Machine, MachineError};
 use crate::net::{LinkCost, NetError, NetParams, Ticks, TICKS_PER_UNIT};
 use crate::rng::Rng;
+use crate::sim::groups::{self, GroupScale};
 use crate::time::MAX_QUANTITY;
 use crate::topo::{resolve_mapping, MapError, MapFile, Mapping, TopoError, Topology};
 use crate::vcode::Module;
@@ -70,6 +71,8 @@ pub struct RunOptions {
     pub scale_link_speed: Option<f64>,
     /// `--scale-latency`: factor on every link's latency (default 1).
     pub scale_latency: Option<f64>,
+    /// `--scale-group GROUP=F`, in the order given ([`crate::sim::groups`]).
+    pub scale_groups: Vec<GroupScale>,
 }
 
 /// A ready configuration.
@@ -119,13 +122,17 @@ pub enum SetupError {
     MachineAndTopology,
     #[error("--topology-id chooses a topology of a machine file: give --machine FILE")]
     TopologyIdWithoutMachine,
+    #[error("--scale-group {group}: processor types are a machine file's; give --machine FILE")]
+    GroupWithoutMachine { group: String },
+    #[error("--scale-group {group}: the machine file's topology has no processor of type {ty} (its types: {types})")]
+    GroupType { group: String, ty: i64, types: String },
     #[error("--phase-mapping {key}=…: {source}")]
     PhaseMapping { key: String, source: MapError },
 }
 
 impl RunOptions {
     /// Names [`RunOptions::set`] accepts besides the network's ([`NetParams::NAMES`]).
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "topology",
         "virtual",
         "mapping",
@@ -137,6 +144,7 @@ impl RunOptions {
         "scale-costs",
         "scale-link-speed",
         "scale-latency",
+        "scale-group",
     ];
 
     /// Every name [`RunOptions::set`] accepts.
@@ -172,6 +180,7 @@ impl RunOptions {
             "scale-costs" => self.scale_costs = Some(factor(value)?),
             "scale-link-speed" => self.scale_link_speed = Some(factor(value)?),
             "scale-latency" => self.scale_latency = Some(factor(value)?),
+            "scale-group" => self.scale_groups.push(groups::parse(value).map_err(bad)?),
             _ if NetParams::NAMES.contains(&name) => self.net.set(name, value)?,
             _ => return Err(SetupError::UnknownParam(name.to_string())),
         }
@@ -286,7 +295,21 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
     }
     let pprocs = physical.nodes();
     let scale_costs = opts.scale_costs.unwrap_or(1.0);
-    let adjust = |t: &TickCosts| {
+    let scales = &opts.scale_groups;
+    for s in scales {
+        let Some(ty) = s.group.needs_types() else { continue };
+        let group = s.text.clone();
+        let run = drawn.as_ref().ok_or_else(|| SetupError::GroupWithoutMachine { group: group.clone() })?;
+        if !run.proc_types.contains(&Some(ty)) {
+            let mut types: Vec<i64> = run.proc_types.iter().flatten().copied().collect();
+            types.sort_unstable();
+            types.dedup();
+            let types = types.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            return Err(SetupError::GroupType { group, ty, types });
+        }
+    }
+    let by_instruction_group = scales.iter().any(|s| s.group.is_instructions());
+    let adjust = |t: &TickCosts, ty: Option<i64>| {
         let mut t = t.clone();
         for &(op, c) in &overrides {
             t.set(op, Ticks::from(c) * TICKS_PER_UNIT);
@@ -294,25 +317,31 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         if scale_costs != 1.0 {
             t = t.scaled(scale_costs);
         }
+        if by_instruction_group {
+            t = t.scaled_by(|slot| groups::slot_factor(scales, slot, ty));
+        }
         Arc::new(t)
     };
     let proc_costs: Vec<Arc<TickCosts>> = match &drawn {
         Some(run) => {
             // Adjust each type's table once; processors of a type keep sharing it.
-            let mut done: Vec<(*const TickCosts, Arc<TickCosts>)> = Vec::new();
+            let mut done: Vec<(*const TickCosts, Option<i64>, Arc<TickCosts>)> = Vec::new();
             run.proc_costs
                 .iter()
-                .map(|t| match done.iter().find(|(p, _)| std::ptr::eq(*p, &**t)) {
-                    Some((_, a)) => Arc::clone(a),
+                .zip(&run.proc_types)
+                .map(|(t, &ty)| match done.iter().find(|(p, y, _)| std::ptr::eq(*p, &**t) && *y == ty) {
+                    Some((_, _, a)) => Arc::clone(a),
                     None => {
-                        let a = adjust(t);
-                        done.push((&**t, Arc::clone(&a)));
+                        let a = adjust(t, ty);
+                        done.push((&**t, ty, Arc::clone(&a)));
                         a
                     }
                 })
                 .collect()
         }
-        None if scale_costs != 1.0 => vec![adjust(&TickCosts::from(&CostTable::default())); pprocs as usize],
+        None if scale_costs != 1.0 || by_instruction_group => {
+            vec![adjust(&TickCosts::from(&CostTable::default()), None); pprocs as usize]
+        }
         None => Vec::new(),
     };
     let mut net = opts.net.clone();
@@ -320,15 +349,25 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
     let latency = opts.scale_latency.unwrap_or(1.0);
     let ticks = |units: f64| (units * TICKS_PER_UNIT as f64).round() as Ticks;
     let links: Vec<LinkCost> = match &drawn {
-        Some(run) => run
-            .links
-            .iter()
-            .map(|l| LinkCost {
-                per_flit: ticks(f64::from(net.flit_size) * l.per_byte / speed),
-                latency: ticks(l.latency * latency),
-                copy_of: l.copy_of,
-            })
-            .collect(),
+        Some(run) => {
+            let ends = physical.links();
+            let ty = |p: u32| run.proc_types.get(p as usize).copied().flatten();
+            (0..run.links.len())
+                .map(|k| {
+                    let l = &run.links[k];
+                    let base = l.copy_of.map_or(k, |b| b as usize);
+                    let (gs, gl) = match ends.get(base) {
+                        Some(e) => groups::link_factors(scales, ty(e.from), ty(e.to)),
+                        None => (1.0, 1.0),
+                    };
+                    LinkCost {
+                        per_flit: ticks(f64::from(net.flit_size) * l.per_byte / (speed * gs)),
+                        latency: ticks(l.latency * latency * gl),
+                        copy_of: l.copy_of,
+                    }
+                })
+                .collect()
+        }
         None => {
             if speed != 1.0 {
                 net.link_delay = (net.link_delay as f64 / speed).round() as Ticks;
@@ -336,6 +375,10 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
             Vec::new()
         }
     };
+    let spmd = groups::msg_init_factor(scales);
+    if spmd != 1.0 {
+        net.msg_init = (net.msg_init as f64 * spmd).round() as Ticks;
+    }
     // Every single time quantity stays within MAX_QUANTITY, so that sums of them reach
     // the clock's end (a limit error) long before they could overflow.
     let too_large = |what: String, t: Ticks| {

@@ -352,3 +352,98 @@ fn runs_sum_line_costs_per_line() {
     let out = run_in(&dir, "cpss", &[cod, "--lines"], b"");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The sequential time of `groups.c` under `--scale-group` overrides, from `--stats csv`.
+fn groups_seq(dir: &Path, cod: &str, extra: &[&str]) -> f64 {
+    let out = cpss(dir, &[&[cod, "--stats", "csv"][..], extra].concat(), 0);
+    let lines: Vec<&str> = out.lines().collect();
+    let header: Vec<&str> = lines[lines.len() - 2].split(',').collect();
+    let row: Vec<&str> = lines[lines.len() - 1].split(',').collect();
+    row[header.iter().position(|k| *k == "seq_time").unwrap()].parse().unwrap()
+}
+
+/// Group overrides by function, data type and variable place (seed 004 §3.2.2), derived
+/// from `groups.c`'s listing (`cpcc -S`): its global accesses are LDADDR (1 unit) at
+/// pcs 0, 3 and 29, LDVal (2) at pc 30, and per iteration LDADDR, LDVal, LDADDR, LDVal
+/// (6 units) × 100 = 605 units, so `global=2` adds 605; the local ones are LDADDR at pc
+/// 6 (1), the loop test's LDVal 101 times (202), LDVal in the body and LDADDR of the
+/// increment 100 times (200 + 100): `local=2` adds 503. `function:add=3` triples the 100
+/// ADDIs (1 unit each): + 200; `function:mul=3` the 100 MULDs (3 units): + 600;
+/// `type:double=2` doubles the 100 PUSHDs (1) and MULDs (3): + 400. Groups overlap and
+/// multiply: `function:mul=3` with `type:double=2` makes a MULD cost 18 and a PUSHD 2,
+/// + 1500 + 100. `spmd=2` changes nothing in a program without parallel operations.
+#[test]
+fn group_overrides_scale_functions_types_and_variable_places() {
+    let dir = tempdir("machine-groups");
+    let cod = compile(&dir, "groups.c");
+    let cod = cod.to_str().unwrap();
+    let base = groups_seq(&dir, cod, &[]);
+    let delta = |groups: &[&str]| {
+        let args: Vec<&str> = groups.iter().flat_map(|g| ["--scale-group", *g]).collect();
+        groups_seq(&dir, cod, &args) - base
+    };
+    assert_eq!(delta(&["global=2"]), 605.0);
+    assert_eq!(delta(&["local=2"]), 503.0);
+    assert_eq!(delta(&["function:add=3"]), 200.0);
+    assert_eq!(delta(&["function:mul=3"]), 600.0);
+    assert_eq!(delta(&["type:double=2"]), 400.0);
+    assert_eq!(delta(&["function:mul=3", "type:double=2"]), 1600.0);
+    assert_eq!(delta(&["spmd=2"]), 0.0);
+    // One instruction: the 100 ADDIs again.
+    assert_eq!(delta(&["op:ADDI=3"]), 200.0);
+    for (bad, says) in [
+        ("function:frob=2", "no instruction computes `frob`"),
+        ("type:quad=2", "unknown data type `quad`"),
+        ("spmd:ADDI=2", "ADDI is not an operation of the parallel run-time"),
+        ("proc-type:1=2", "processor types are a machine file's"),
+        ("local=0", "not a factor"),
+    ] {
+        let out = run_in(&dir, "cpss", &[cod, "--scale-group", bad], b"");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{bad}: {err}");
+    }
+}
+
+/// Group overrides per processor type and the SPMD factor (seed 004 §3.2.3–3.2.4) on
+/// `pair_types.mach`: processor 1 is of type 1, processor 2 of type 2, one link of 5
+/// units per byte and latency 3 between them. `two_messages.c`'s first 4-byte message
+/// alone (packet network, one packet of four one-byte flits) takes msg-init 5 +
+/// packet-init 1 + 4 × 5 + 3 = 29 units. `link-speed:2=2` (the link has an end on a type-2
+/// processor) halves the 20 units of flits: 19; `latency:1=2` doubles the latency: 32;
+/// `spmd=2` doubles msg-init: 34 (and the run-time's instructions, so the send comes
+/// later). `proc-type:1=2` doubles every instruction cost on processor 1, where `main`
+/// runs `groups.c` alone: its sequential time doubles; `proc-type:2=2` leaves it.
+#[test]
+fn group_overrides_per_processor_type_and_the_spmd_factor() {
+    let dir = tempdir("machine-groups-types");
+    let cod = compile(&dir, "two_messages.c");
+    let cod = cod.to_str().unwrap();
+    let m = machine("pair_types.mach");
+    let first_latency = |group: Option<&str>| -> f64 {
+        let mut args = vec![cod, "--machine", &m, "--network", "packet", "-t", "run.cpt", "--stats", "none"];
+        if let Some(g) = group {
+            args.extend(["--scale-group", g]);
+        }
+        assert!(cpss(&dir, &args, 0).contains('3'));
+        let out = run_in(&dir, "cptrace", &["run.cpt", "--format", "sddf"], b"");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let first = |kind: &str| -> f64 {
+            let l = text.lines().find(|l| l.starts_with(&format!("\"{kind}\" {{ 0."))).unwrap();
+            l.split_once('{').unwrap().1.split(',').next().unwrap().trim().parse::<f64>().unwrap() * 1e6
+        };
+        ((first("msg_arr") - first("msg_send")) * 1e3).round() / 1e3
+    };
+    assert_eq!(first_latency(None), 29.0);
+    assert_eq!(first_latency(Some("link-speed:2=2")), 19.0);
+    assert_eq!(first_latency(Some("latency:1=2")), 32.0);
+    assert_eq!(first_latency(Some("spmd=2")), 34.0);
+    let g = compile(&dir, "groups.c");
+    let g = g.to_str().unwrap();
+    let base = groups_seq(&dir, g, &["--machine", &m]);
+    assert_eq!(groups_seq(&dir, g, &["--machine", &m, "--scale-group", "proc-type:1=2"]), 2.0 * base);
+    assert_eq!(groups_seq(&dir, g, &["--machine", &m, "--scale-group", "proc-type:2=2"]), base);
+    let out = run_in(&dir, "cpss", &[g, "--machine", &m, "--scale-group", "latency:3=2"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no processor of type 3 (its types: 1, 2)"));
+}

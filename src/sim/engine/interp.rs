@@ -21,9 +21,10 @@ use super::{
 use crate::net::Ticks;
 use crate::sim::memory::Memory;
 use crate::sim::RuntimeError;
-use crate::vcode::{Instr, Op, Scalar, Word};
+use crate::vcode::{Instr, Scalar, Word};
 
-/// One instruction of the code with its opcode, so charging it needs no decoding, and
+/// One instruction of the code with its cost slot (its opcode, or a global variable
+/// access's own slot: [`crate::vcode::cost::cost_slot`]), so charging it needs no decoding, and
 /// the superinstruction that starts at it ([`Fused`]), decoded when the program is loaded.
 #[derive(Clone, Copy)]
 pub(super) struct Step {
@@ -35,7 +36,9 @@ pub(super) struct Step {
 impl Step {
     /// The steps of `code`, in order.
     pub(super) fn all(code: &[Instr]) -> Vec<Step> {
-        (0..code.len()).map(|pc| Step { ins: code[pc], op: code[pc].op() as u8, fused: Fused::at(code, pc) }).collect()
+        (0..code.len())
+            .map(|pc| Step { ins: code[pc], op: crate::vcode::cost::cost_slot(&code[pc]), fused: Fused::at(code, pc) })
+            .collect()
     }
 }
 
@@ -1219,8 +1222,7 @@ pub(super) struct FusedCost {
 pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -> Tables {
     const U: Ticks = crate::net::TICKS_PER_UNIT;
     let mut t = Tables { ticks: [0; 256], seq: [0; 256], fused: Vec::new() };
-    for &op in Op::ALL {
-        let o = op as usize;
+    for o in 0..256 {
         // In 128 bits: a cost near MAX_QUANTITY on a slow processor passes 64; the
         // clock's range then ends the run with a limit error.
         let ticks = (u128::from(cost[o]) * u128::from(speed) + u128::from(U / 2)) / u128::from(U);

@@ -61,7 +61,7 @@ impl<'m> Simulator<'m> {
                 continue;
             }
             let slot = by_line.entry(self.module.line_of(pc as u32)).or_insert((0, 0));
-            match Op::from_opcode(self.prog[pc].op).map(Op::class) {
+            match crate::vcode::cost::slot_op(self.prog[pc].op).map(Op::class) {
                 Some(Class::Work) => slot.0 += *t,
                 _ => slot.1 += *t,
             }
