@@ -92,7 +92,7 @@ pub fn better(name: &str) -> Better {
         | "instructions" | "remote_reads" | "remote_writes" | "host_seconds" | "unmatched_sends" | "cp_imbalance" => {
             Better::Lower
         }
-        "speedup" | "efficiency" | "utilization" | "granularity" => Better::Higher,
+        "speedup" | "efficiency" | "utilization" | "granularity" | "parallelism" => Better::Higher,
         _ => Better::Neither,
     }
 }
@@ -199,6 +199,10 @@ impl Metrics {
         v.push(("wcpa_weight".into(), a.weighted.total_weight / crate::trace::TICKS_PER_UNIT as f64));
         v.push(("unmatched_sends".into(), a.unmatched.sends.len() as f64));
         v.push(("cp_imbalance".into(), a.imbalance.total / crate::trace::TICKS_PER_UNIT as f64));
+        v.push(("parallelism".into(), s.parallelism(a.critical.processors)));
+        if let Some(l) = a.links.network_load() {
+            v.push(("network_load".into(), l));
+        }
         let util = s.utilization();
         if !util.is_empty() {
             v.push(("utilization".into(), util.iter().map(|u| u.1).sum::<f64>() / util.len() as f64));

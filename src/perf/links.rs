@@ -46,9 +46,22 @@ pub struct Links {
     pub traced: bool,
     /// Every link that carried a packet, in `(from, to)` order.
     pub links: Vec<LinkLoad>,
+    /// The network's number of directed links m, when the record states it (the
+    /// header's `links` network parameter; traces of other formats do not).
+    pub network_links: Option<u64>,
 }
 
 impl Links {
+    /// The traffic load of the network, seed 003 §3.3: L = Σ U_link / m, the mean
+    /// utilization over all m directed links of the network (idle ones count 0), as a
+    /// fraction; `None` when routes were not traced or m is unknown. The utilizations are
+    /// those of [`LinkLoad::utilization`], over the run's (or window's) parallel time.
+    pub fn network_load(&self) -> Option<f64> {
+        let m = self.network_links.filter(|&m| m > 0 && self.traced)?;
+        let sum: f64 = self.links.iter().map(|l| l.utilization / 100.0).sum();
+        Some(sum / m as f64)
+    }
+
     /// The `n` busiest links by utilization (ties in link order).
     pub fn busiest(&self, n: usize) -> Vec<&LinkLoad> {
         let mut v: Vec<&LinkLoad> = self.links.iter().collect();
@@ -116,10 +129,11 @@ impl LinkBuilder {
         }
     }
 
-    /// The loads, utilization relative to `par_ticks`.
-    pub fn finish(mut self, par_ticks: Ticks) -> Links {
+    /// The loads, utilization relative to `par_ticks`, in a network of `network_links`
+    /// directed links (when known).
+    pub fn finish(mut self, par_ticks: Ticks, network_links: Option<u64>) -> Links {
         if self.crossings.is_empty() {
-            return Links::default();
+            return Links { network_links, ..Links::default() };
         }
         // The simulator numbers messages in send order; sort in case a trace does not.
         if !self.sends.is_sorted_by_key(|s| s.0) {
@@ -162,7 +176,7 @@ impl LinkBuilder {
             let utilization = if par_ticks > 0 { 100.0 * occupied as f64 / par_ticks as f64 } else { 0.0 };
             links.push(LinkLoad { from, to, packets: hops.len() as u64, messages, bytes, occupied, utilization });
         }
-        Links { traced: true, links }
+        Links { traced: true, links, network_links }
     }
 }
 
@@ -259,7 +273,7 @@ mod tests {
         ] {
             b.event(&e);
         }
-        let l = b.finish(100);
+        let l = b.finish(100, Some(8));
         assert!(l.traced);
         let rows: Vec<(u32, u32, u64, u64, u64, Ticks)> =
             l.links.iter().map(|x| (x.from, x.to, x.packets, x.messages, x.bytes, x.occupied)).collect();
@@ -269,9 +283,17 @@ mod tests {
         // Utilization of a 100-tick run: 30 % and 25 %.
         assert_eq!(l.links[0].utilization, 30.0);
         assert_eq!(l.busiest(1)[0].from, 0);
-        // No hops: routes were not traced.
+        // Network load over m = 8 directed links, six of them idle: (0.30 + 0.25) / 8.
+        assert!((l.network_load().unwrap() - 0.55 / 8.0).abs() < 1e-12);
+        // No hops: routes were not traced, so no load whatever m is.
         let mut b = LinkBuilder::default();
         b.event(&send(1, 4));
-        assert_eq!(b.finish(10), Links::default());
+        let l = b.finish(10, Some(8));
+        assert!(!l.traced && l.links.is_empty());
+        assert_eq!(l.network_load(), None);
+        // Traced, but a network of unknown size (a trace without the header's count).
+        let mut b = LinkBuilder::default();
+        b.event(&hop(1, 0, 0, 1, 0, 5));
+        assert_eq!(b.finish(10, None).network_load(), None);
     }
 }

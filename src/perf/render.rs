@@ -157,6 +157,10 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
             100.0 * f
         );
     }
+    let _ = writeln!(o, "Parallelism P = sum of processor utilizations / n = {:.4} (n = {n})", s.parallelism(n));
+    if let (Some(l), Some(m)) = (a.links.network_load(), a.links.network_links) {
+        let _ = writeln!(o, "Network Load L = sum of link utilizations / m = {l:.4} (m = {m} directed links)");
+    }
     let _ = writeln!(o, "Processor Utilization:");
     for (p, u) in s.utilization() {
         let _ = writeln!(o, "  {p:>4}  {u:6.2} %");
@@ -336,13 +340,13 @@ pub fn unmatched_text(a: &Analysis) -> String {
 }
 
 /// The CSV header of [`csv_row`].
-pub const CSV_HEADER: &str = "seq_time,par_time,speedup,efficiency,pprocs_used,messages,bytes,avg_latency,granularity,critical_path,critical_segments,wcpa_weight,unmatched_sends,cp_imbalance,max_link_utilization";
+pub const CSV_HEADER: &str = "seq_time,par_time,speedup,efficiency,pprocs_used,messages,bytes,avg_latency,granularity,critical_path,critical_segments,wcpa_weight,unmatched_sends,cp_imbalance,max_link_utilization,parallelism,network_load";
 
 /// One CSV row of the main metrics (speedup to 4 decimals as `cpss --stats csv`).
 pub fn csv_row(a: &Analysis) -> String {
     let s = &a.summary;
     format!(
-        "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{},{},{:.4},{}\n",
         units(s.seq_ticks),
         units(s.par_ticks),
         s.speedup(),
@@ -363,7 +367,9 @@ pub fn csv_row(a: &Analysis) -> String {
             .map(|l| l.utilization)
             .max_by(f64::total_cmp)
             .map(|u| format!("{u:.4}"))
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        s.parallelism(a.critical.processors),
+        a.links.network_load().map(|l| format!("{l:.4}")).unwrap_or_default()
     )
 }
 
@@ -506,6 +512,10 @@ struct ReportDoc<'a> {
     serial_fraction: Option<f64>,
     /// Amdahl's bound on the speedup on the machine's processors with that f.
     amdahl_bound: Option<f64>,
+    /// Σ processor utilization / n, as a fraction (seed 003 §3.3).
+    parallelism: f64,
+    /// Σ link utilization / m, as a fraction; `null` without traced routes.
+    network_load: Option<f64>,
     utilization: Vec<UtilDoc>,
     comm: Vec<CommDoc>,
     critical_path: PathDoc,
@@ -609,6 +619,8 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
         granularity: s.granularity().map(|g| rounded(g, 6)),
         serial_fraction: p.serial_fraction().map(|f| rounded(f, 6)),
         amdahl_bound: p.amdahl_bound(a.critical.processors).map(|b| rounded(b, 6)),
+        parallelism: rounded(s.parallelism(a.critical.processors), 6),
+        network_load: a.links.network_load().map(|l| rounded(l, 6)),
         utilization: s
             .utilization()
             .iter()

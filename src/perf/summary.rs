@@ -59,6 +59,17 @@ impl Summary {
         self.busy.iter().map(|&(_, b)| b).sum()
     }
 
+    /// The degree of parallelism over the run, seed 003 §3.3: P = Σ U_cpu,i / n, the mean
+    /// utilization of the machine's `n` processors as a fraction (busy time counts work
+    /// and overhead, so P is at least the efficiency over n); 0 without time or
+    /// processors. Over a window (`cpperf --from/--to`) it is the window's.
+    pub fn parallelism(&self, n: u32) -> f64 {
+        if n == 0 || self.par_ticks == 0 {
+            return 0.0;
+        }
+        self.total_busy_ticks() as f64 / (self.par_ticks as f64 * f64::from(n))
+    }
+
     /// Average message latency in ticks, rounded down as `cpss` does (0 without messages).
     pub fn avg_latency_ticks(&self) -> Ticks {
         self.total_latency_ticks.checked_div(self.messages).unwrap_or(0)

@@ -35,7 +35,7 @@ pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>
         mapping: setup.mapping.table.clone(),
         pprocs: setup.physical.nodes(),
         network: p.model.name().into(),
-        network_params: p.to_pairs().into_iter().filter(|(k, _)| k != "network").collect(),
+        network_params: network_params(setup),
         costs: Op::ALL.iter().map(|&op| (op.mnemonic().to_string(), setup.config.costs.get(op))).collect(),
         seed: setup.config.seed,
         quantum_ticks: setup.config.quantum,
@@ -45,6 +45,17 @@ pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>
         channels: module.channels.iter().map(|c| ChannelDecl { name: c.name.clone(), dims: c.dims.clone() }).collect(),
         labels: Vec::new(),
     }
+}
+
+/// The network's parameters as the header keeps them: every flag but `network` (the
+/// model has its own field), then `links`, the physical network's number of directed
+/// links (parallel links of a machine file counted each): the m of the network load
+/// L = Σ U_link / m (seed 003 §3.3) that `cpperf` reports.
+fn network_params(setup: &Setup) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = setup.net.to_pairs().into_iter().filter(|(k, _)| k != "network").collect();
+    let m = setup.links.len().max(setup.physical.link_count());
+    v.push(("links".into(), m.to_string()));
+    v
 }
 
 /// The final statistics in run-record form.

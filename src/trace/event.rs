@@ -63,7 +63,9 @@ pub struct RunHeader {
     pub pprocs: u32,
     /// The network model's name (`wormhole`, `packet`, `shortest-path`).
     pub network: String,
-    /// Network parameters as `(flag name, value with unit)`, in the order cpss lists them.
+    /// Network parameters as `(flag name, value with unit)`, in the order cpss lists them,
+    /// then (records of cpss 0.1 from minor version 3 on) `("links", m)`: the number of
+    /// directed links of the physical network, parallel links counted each.
     pub network_params: Vec<(String, String)>,
     /// The cost table in effect: `(mnemonic, cost in time units)`.
     pub costs: Vec<(String, u32)>,

@@ -254,6 +254,10 @@ fn a_window_reports_its_own_parallel_time_utilization_and_messages() {
     assert_eq!((f(&j["par_time"]), f(&j["seq_time"])), (20.0, 30.0));
     let util: Vec<f64> = j["utilization"].as_array().unwrap().iter().map(|u| f(&u["percent"])).collect();
     assert_eq!(util, [25.0, 100.0, 25.0]);
+    // Seed 003 §3.3's parallelism over the window: P = (0.25 + 1 + 0.25) / 3 processors.
+    assert_eq!(f(&j["parallelism"]), 0.5);
+    // A trace without routes has no network load.
+    assert!(j["network_load"].is_null());
     assert_eq!((f(&j["messages"]), f(&j["bytes"]), f(&j["avg_latency"])), (1.0, 8.0, 5.0));
     assert_eq!(f(&j["critical_path"]["length"]), 20.0);
     assert!(String::from_utf8_lossy(&out.stderr).contains("note: the window 25 to 45: times count from 25"));
@@ -272,6 +276,39 @@ fn a_window_reports_its_own_parallel_time_utilization_and_messages() {
     assert_eq!(first_fields(&cut), first_fields(&whole));
     let bad = run_in(&dir, "cpperf", &[trf.to_str().unwrap(), "--from", "45", "--to", "25"], b"");
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Seed 003 §3.3's network load L = Σ U_link / m counts every directed link of the
+/// machine, idle ones too: `two_messages.c` on `line:2` with traced routes sends its three
+/// messages (the child's creation and two values) over 0 -> 1 and nothing back, so the
+/// link 1 -> 0 counts 0 and L = occupied(0 -> 1) / (2 × T). cpss records m = 2 in the
+/// run's header; the 8x8 mesh has 2 × 2 × 8 × 7 = 224 directed links. P = Σ U_cpu / n
+/// over the run's two processors.
+#[test]
+fn network_load_divides_by_every_link_of_the_machine() {
+    let dir = tempdir("cpperf-network-load");
+    let (cpt, _) = simulate(&dir, "two_messages.c", &["--topology", "line:2", "--trace-routes"]);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    let links = j["links"].as_array().unwrap();
+    assert_eq!(links.len(), 1, "only 0 -> 1 carries anything: {links:?}");
+    assert_eq!((f(&links[0]["from"]), f(&links[0]["to"]), f(&links[0]["messages"])), (0.0, 1.0, 3.0));
+    let t = f(&j["par_time"]);
+    let want = f(&links[0]["occupied"]) / (2.0 * t);
+    assert!((f(&j["network_load"]) - want).abs() < 1e-6, "L = {} against {want}", j["network_load"]);
+    let util: f64 = j["utilization"].as_array().unwrap().iter().map(|u| f(&u["percent"])).sum();
+    assert!((f(&j["parallelism"]) - util / 100.0 / 2.0).abs() < 1e-6, "{}", j["parallelism"]);
+    let text = String::from_utf8_lossy(&run_in(&dir, "cpperf", &[cpt.to_str().unwrap()], b"").stdout).into_owned();
+    assert!(text.contains("(m = 2 directed links)"), "{text}");
+    let (mesh, _) = simulate(&dir, "matmul.c", &["--trace-routes"]);
+    let text = String::from_utf8_lossy(&run_in(&dir, "cpperf", &[mesh.to_str().unwrap()], b"").stdout).into_owned();
+    assert!(text.contains("(m = 224 directed links)"), "{text}");
+    // Without traced routes there is no load to state.
+    let (plain, _) = simulate(&dir, "matmul.c", &[]);
+    let text = String::from_utf8_lossy(&run_in(&dir, "cpperf", &[plain.to_str().unwrap()], b"").stdout).into_owned();
+    assert!(!text.contains("Network Load") && text.contains("Parallelism P = "), "{text}");
 }
 
 /// `cpperf compare --lines`: two versions of a loop, 100 and 200 iterations of 19 time
