@@ -140,7 +140,11 @@ fn corpus(target: &str) -> Vec<Vec<u8>> {
             b"# cppe map file\nvirtual ring:4\nphysical mesh:2x2\n0 0\n1 1   # c\n2 3\n3 2\n".to_vec(),
             b"physical line:2\nvirtual torus:2x2\n3 1\n2 0\n1 1\n0 0\n".to_vec(),
         ],
-        "cost" => vec![b"# costs\nADDI=2\nmuli = 5   # slower\n\nSend=10\n".to_vec(), b"LDVal=0\nDivF=40\n".to_vec()],
+        "cost" => vec![
+            b"# costs\nADDI=2\nmuli = 5   # slower\n\nSend=10\n".to_vec(),
+            b"LDVal=0\nDivF=40\n".to_vec(),
+            b"function:add=2\ntype:double=0.5\nglobal=3\nspmd=2\nspmd:send=4\nop:LDVal=2\n".to_vec(),
+        ],
         "work" => {
             vec![b"# costs\nvproc,cost\n0,4\n1, 2.5\n7,0\n3,9\n".to_vec(), b"vproc,cost\n2,1\n2,1\n5,100\n".to_vec()]
         }
@@ -428,10 +432,16 @@ pub fn exercise(target: &str, input: &[u8]) {
             }
         }
         "cost" => {
-            let opts = cppe::sim::setup::RunOptions {
+            let mut opts = cppe::sim::setup::RunOptions {
                 cost_file: Some(("fuzz.cost".to_string(), text(input))),
                 ..Default::default()
             };
+            let _ = cppe::sim::setup::setup(cost_module(), &opts);
+            // Each line as a group override (`--scale-group`) too, then all that parse.
+            opts.cost_file = None;
+            for line in text(input).lines().take(16) {
+                let _ = opts.set("scale-group", line);
+            }
             let _ = cppe::sim::setup::setup(cost_module(), &opts);
         }
         "work" => work_heuristics(input),
