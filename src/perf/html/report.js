@@ -590,8 +590,9 @@
     app.appendChild(ph);
     const st = section("Statistics");
     const tt = el("table", { id: "stats" });
-    for (const k of ["seq_time", "par_time", "speedup", "efficiency", "pprocs_used", "messages", "bytes", "avg_latency", "granularity"])
-      tt.appendChild(el("tr", {}, el("td", { class: "l", text: k.replace("_", " ") }), el("td", { text: String(A[k]) })));
+    for (const k of ["seq_time", "par_time", "speedup", "efficiency", "pprocs_used", "messages", "bytes", "avg_latency", "granularity", "serial_fraction", "amdahl_bound", "parallelism", "network_load"])
+      if (A[k] !== null && A[k] !== undefined)
+        tt.appendChild(el("tr", {}, el("td", { class: "l", text: k.replace("_", " ") }), el("td", { text: String(A[k]) })));
     st.appendChild(tt);
     const ts = el("table", {});
     ts.appendChild(el("tr", {}, el("th", { class: "l", text: "processor" }), ...D.states.map((n) => el("th", { text: n }))));
