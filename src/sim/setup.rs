@@ -388,7 +388,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         })
     };
     for (k, t) in proc_costs.iter().enumerate() {
-        if let Some(&c) = t.by_opcode().iter().max() {
+        if let Some(&c) = t.by_slot().iter().max() {
             if let Some(e) = too_large(format!("an instruction cost on processor {k}"), c) {
                 return Err(e);
             }

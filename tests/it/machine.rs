@@ -403,6 +403,11 @@ fn group_overrides_scale_functions_types_and_variable_places() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{bad}: {err}");
     }
+    // Factors multiply past the largest time quantity: a global LDVal (2 units) × 10^6 ×
+    // 10^6 is 2·10^12 units, refused like any too large cost.
+    let out = run_in(&dir, "cpss", &[cod, "--scale-group", "global=1e6", "--scale-group", "op:LDVal=1e6"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more than 10^12 units"));
 }
 
 /// Group overrides per processor type and the SPMD factor (seed 004 §3.2.3–3.2.4) on
