@@ -256,11 +256,6 @@ impl TickCosts {
         t
     }
 
-    /// The whole table, indexed by opcode (local variable accesses).
-    pub fn by_opcode(&self) -> &[Ticks; 256] {
-        &self.by_opcode
-    }
-
     /// The table indexed by cost slot ([`cost_slot`]): by opcode, with the global
     /// variable accesses' costs in [`GLOBAL_SLOTS`].
     pub fn by_slot(&self) -> [Ticks; 256] {
