@@ -158,10 +158,21 @@ pub fn analyze_any_with<R: BufRead>(mut input: R, opts: &Options) -> Result<Anal
     // A record's magic is 8 bytes; a text trace's first line fits in a buffer.
     match detect(head) {
         Some(InputKind::Record) => analyze_with(input, opts),
-        Some(InputKind::Picl) => analyze_imported_with(&import::picl::read(input)?, opts),
+        Some(InputKind::Picl) => analyze_imported_with(&own_window(import::picl::read(input)?), opts),
         Some(InputKind::Picl1) => analyze_imported_with(&import::picl1::read(input)?, opts),
-        Some(InputKind::Sddf) => analyze_imported_with(&import::sddf::read(input)?, opts),
+        Some(InputKind::Sddf) => analyze_imported_with(&own_window(import::sddf::read(input)?), opts),
         Some(InputKind::Csv) | None => Err(PerfError::Unknown),
+    }
+}
+
+/// A trace cut by `cptrace --from T` analysed as the window from T to its end, as
+/// `--from T` would analyse the whole run: its times count from T (without it, the
+/// parallel time would be the window's end, not its length). Without `--from` (or with
+/// the user's own window, which reads the trace's times as they are) nothing changes.
+fn own_window(t: import::Imported) -> import::Imported {
+    match t.window_from {
+        Some(from) => windowed(t, window::Window { from, to: Ticks::MAX }),
+        None => t,
     }
 }
 
@@ -176,7 +187,7 @@ pub fn read_events<R: BufRead>(mut input: R) -> Result<import::Imported, PerfErr
                 events.push(e);
             }
             let stats = r.footer()?.stats;
-            Ok(import::Imported { header, events, stats, missing: Vec::new() })
+            Ok(import::Imported { header, events, stats, missing: Vec::new(), window_from: None })
         }
         Some(InputKind::Picl) => Ok(import::picl::read(input)?),
         Some(InputKind::Picl1) => Ok(import::picl1::read(input)?),
@@ -187,7 +198,7 @@ pub fn read_events<R: BufRead>(mut input: R) -> Result<import::Imported, PerfErr
 
 /// `t` cut to the window `w` ([`window::cut`]), with a note that says so.
 pub fn windowed(t: import::Imported, w: window::Window) -> import::Imported {
-    let import::Imported { header, events, stats, mut missing } = t;
+    let import::Imported { header, events, stats, mut missing, .. } = t;
     let (events, stats) = window::cut(events, w, stats.par_ticks, header.pprocs);
     missing.push(format!(
         "the window {} to {}: times count from {}, messages are those sent inside it",
@@ -195,7 +206,7 @@ pub fn windowed(t: import::Imported, w: window::Window) -> import::Imported {
         render::units(w.from + stats.par_ticks),
         render::units(w.from)
     ));
-    import::Imported { header, events, stats, missing }
+    import::Imported { header, events, stats, missing, window_from: None }
 }
 
 /// Analyses a trace read by [`import`].
@@ -251,7 +262,7 @@ pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), P
             page
         }
         Some(InputKind::Picl) => {
-            let t = import::picl::read(bytes)?;
+            let t = own_window(import::picl::read(bytes)?);
             html::report(&a, &t.header, t.events.into_iter())
         }
         Some(InputKind::Picl1) => {
@@ -259,7 +270,7 @@ pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), P
             html::report(&a, &t.header, t.events.into_iter())
         }
         Some(InputKind::Sddf) => {
-            let t = import::sddf::read(bytes)?;
+            let t = own_window(import::sddf::read(bytes)?);
             html::report(&a, &t.header, t.events.into_iter())
         }
         Some(InputKind::Csv) | None => return Err(PerfError::Unknown),

@@ -197,9 +197,14 @@ impl Filter {
                 }
                 Some(Event::Busy { pproc, pid, start: s, end: t, line, class })
             }
-            Event::Hop { enter, leave, .. } => {
-                let inside = self.sel.from.is_none_or(|f| leave >= f) && self.sel.to.is_none_or(|t| enter <= t);
-                inside.then(|| e.clone())
+            Event::Hop { msg, packet, from, to, enter, leave } => {
+                // Clipped to the window as busy intervals are: the trace ends at `to`.
+                let a = self.sel.from.map_or(enter, |f| enter.max(f));
+                let b = self.sel.to.map_or(leave, |t| leave.min(t));
+                if a > b || (a == b && enter != leave) {
+                    return None;
+                }
+                Some(Event::Hop { msg, packet, from, to, enter: a, leave: b })
             }
             _ => self.sel.time(e.time()).then(|| e.clone()),
         }
@@ -247,5 +252,11 @@ mod tests {
         assert!(f.apply(&Event::ProcEnd { time: 150, pid: 1 }).is_some());
         // Labels pass whatever the window.
         assert!(f.apply(&Event::Label { time: 999, index: 0, text: "x".into() }).is_some());
+        // A link crossing is clipped like a busy interval: [190, 230] to [190, 200], so
+        // the trace ends at the window's end; [80, 100] only touches it.
+        let hop = |enter, leave| Event::Hop { msg: u64::MAX, packet: 0, from: 1, to: 2, enter, leave };
+        assert_eq!(f.apply(&hop(190, 230)), Some(hop(190, 200)));
+        assert_eq!(f.apply(&hop(80, 120)), Some(hop(100, 120)));
+        assert_eq!(f.apply(&hop(80, 100)), None);
     }
 }

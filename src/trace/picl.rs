@@ -159,6 +159,11 @@ fn write_new(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec) -> io::Result<(
 /// written first.
 pub const PROGRAM_EVENT: i32 = -991;
 
+/// The event type of the mark that starts a trace cut by `cptrace --from T`
+/// (`-2 -989 T 0 0 0`, no data): its time is the window's start, from which `cpperf` counts
+/// the trace's times.
+pub const WINDOW_EVENT: i32 = -989;
+
 /// The event type of the run-statistics mark that `cptrace --stats` appends.
 pub const STATS_EVENT: i32 = -990;
 
@@ -230,6 +235,9 @@ impl TraceWriter for PiclWriter {
         let name: Vec<String> = cx.header.program.bytes().take(255).map(|b| b.to_string()).collect();
         if !self.old && !name.is_empty() {
             writeln!(out, "-2 {PROGRAM_EVENT} {} 0 0 {} 2 {}", seconds(start, self.tpu), name.len(), name.join(" "))?;
+        }
+        if let (false, Some(from)) = (self.old, cx.selection.from) {
+            writeln!(out, "-2 {WINDOW_EVENT} {} 0 0 0", seconds(from, self.tpu))?;
         }
         for p in cx.procs() {
             self.buf.push(start, Rec::Begin(p));

@@ -89,7 +89,7 @@ pub const DESCRIPTORS: [Descriptor; 17] = [
         &[
             ("double", "time", "Seconds, when the tail left the link"),
             ("double", "enter", "Seconds, when the head entered the link"),
-            ("int", "message", "Message id"),
+            ("int", "message", "Message id (-1: memory or process-creation traffic, which has no send record)"),
             ("int", "packet", "Packet number"),
             ("int", "from", "Processor the link leaves"),
             ("int", "to", "Processor the link enters"),
@@ -132,7 +132,7 @@ pub const DESCRIPTORS: [Descriptor; 17] = [
         "deadlock",
         &[
             ("double", "time", "Seconds, when the cycle of blocked packets was resolved"),
-            ("int", "message", "Message id"),
+            ("int", "message", "Message id (-1: memory or process-creation traffic)"),
             ("int", "packet", "Packet of the message taken out of the lanes"),
             ("int", "processor", "Where its head waited"),
         ],
@@ -207,6 +207,17 @@ impl SddfWriter {
 }
 
 /// Quotes `s` for SDDF: backslashes and double quotes escaped.
+/// The message id of a link crossing or a resolved deadlock: the record's `u64::MAX`
+/// (traffic without a send record: remote memory, process creation) is -1, a value an
+/// SDDF `int` can hold.
+fn traffic_id(msg: u64) -> String {
+    if msg == u64::MAX {
+        "-1".to_string()
+    } else {
+        msg.to_string()
+    }
+}
+
 fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
@@ -251,6 +262,14 @@ impl TraceWriter for SddfWriter {
         writeln!(out, " * \"topology\" {}", quote(&h.topology))?;
         writeln!(out, " * \"processors\" \"{}\"", h.pprocs)?;
         writeln!(out, " * \"time unit\" \"1 time unit = 1 microsecond\"")?;
+        if let Some((_, m)) = h.network_params.iter().find(|(k, _)| k == "links") {
+            // The network's directed links, for the network load.
+            writeln!(out, " * \"links\" {}", quote(m))?;
+        }
+        if let Some(from) = cx.selection.from {
+            // A cut trace: `cpperf` counts its times from the window's start.
+            writeln!(out, " * \"window from\" \"{}\"", seconds(from, self.tpu))?;
+        }
         writeln!(out, " */ ;;")?;
         writeln!(out)?;
         for (i, (name, fields)) in DESCRIPTORS.iter().enumerate() {
@@ -327,7 +346,7 @@ impl TraceWriter for SddfWriter {
                 bytes.to_string(),
             ],
             Event::Hop { msg, packet, from, to, enter, leave } => {
-                vec![s(*leave), s(*enter), msg.to_string(), packet.to_string(), from.to_string(), to.to_string()]
+                vec![s(*leave), s(*enter), traffic_id(*msg), packet.to_string(), from.to_string(), to.to_string()]
             }
             Event::Probe { time, pid, pproc, id, label } => {
                 vec![s(*time), pid.to_string(), pproc.to_string(), id.to_string(), label.to_string()]
@@ -349,7 +368,7 @@ impl TraceWriter for SddfWriter {
             ],
             Event::LineCost { time, line, work, overhead } => vec![s(*time), line.to_string(), s(*work), s(*overhead)],
             Event::Deadlock { time, msg, packet, pproc } => {
-                vec![s(*time), msg.to_string(), packet.to_string(), pproc.to_string()]
+                vec![s(*time), traffic_id(*msg), packet.to_string(), pproc.to_string()]
             }
             Event::Enter { time, pid, function } | Event::Leave { time, pid, function } => {
                 vec![s(*time), pid.to_string(), function.to_string()]

@@ -44,6 +44,9 @@ pub struct Imported {
     /// What the trace did not hold and how it was made up, one sentence each (no
     /// statistics record, no program name): `cpperf` prints them as notes.
     pub missing: Vec<String>,
+    /// Where a trace cut by `cptrace --from T` starts (its window mark or attribute):
+    /// `cpperf` then analyses the window from there, as `--from T` would.
+    pub window_from: Option<Ticks>,
 }
 
 /// The notes of a trace without a statistics record and without a program name.

@@ -52,6 +52,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let mut last_of: BTreeMap<u32, (Ticks, u32)> = BTreeMap::new();
     let mut stats: Option<RunStats> = None;
     let mut program = String::new();
+    let mut window_from: Option<Ticks> = None;
     let (mut next_msg, mut end, mut max_node) = (0u64, 0 as Ticks, 0u32);
     for (i, line) in crate::textio::lines(input, crate::textio::MAX_LINE).enumerate() {
         let n = i + 1;
@@ -92,7 +93,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
         max_node = max_node.max(node);
         end = end.max(time);
         let nd = nodes.entry(node).or_default();
-        let process_level = !matches!(ev, -901 | -601 | -990 | -991);
+        let process_level = !matches!(ev, -901 | -601 | -989 | -990 | -991);
         if process_level {
             nd.current = pid;
             nd.activity.push((time, pid));
@@ -175,6 +176,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                 let label = u32::try_from(d(1)?).unwrap_or(0);
                 events.push(Event::Probe { time, pid, pproc: node, id, label });
             }
+            (-2, -989) => window_from = Some(time),
             (-2, -991) => {
                 // The program's name, one byte per datum.
                 let bytes: Vec<u8> =
@@ -227,7 +229,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     if let Some(s) = stats {
         derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };
     }
-    Ok(Imported { header, events, stats: derived, missing })
+    Ok(Imported { header, events, stats: derived, missing, window_from })
 }
 
 #[cfg(test)]

@@ -107,6 +107,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let mut header = RunHeader::default();
     let mut stats: Option<RunStats> = None;
     let mut pprocs_attr: Option<u32> = None;
+    let mut window_from: Option<Ticks> = None;
     let (mut max_pproc, mut end) = (0u32, 0 as Ticks);
     // Open comment or descriptor: (kind, first line, text so far).
     let mut open: Option<(char, usize, String)> = None;
@@ -134,6 +135,8 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                             "program" => header.program = v,
                             "topology" => header.topology = v,
                             "processors" => pprocs_attr = v.parse().ok().filter(|&p| p <= MAX_PPROC),
+                            "window from" => window_from = parse_seconds(&v),
+                            "links" if v.parse::<u64>().is_ok() => header.network_params.push((k, v)),
                             _ => {}
                         }
                     }
@@ -278,7 +281,14 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                 bytes: u(5)?,
             },
             "hop" => {
-                Event::Hop { leave: time(0)?, enter: time(1)?, msg: u64v(2)?, packet: u(3)?, from: u(4)?, to: u(5)? }
+                // -1: traffic without a send record (cptrace writes the record's u64::MAX
+                // so; older files hold that number itself).
+                let msg = match &vals[2] {
+                    Value::Num(n) if n == "-1" => u64::MAX,
+                    Value::Num(n) if n.parse::<u64>() == Ok(u64::MAX) => u64::MAX,
+                    _ => u64v(2)?,
+                };
+                Event::Hop { leave: time(0)?, enter: time(1)?, msg, packet: u(3)?, from: u(4)?, to: u(5)? }
             }
             "probe" => Event::Probe {
                 time: time(0)?,
@@ -343,7 +353,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     if let Some(s) = stats {
         derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };
     }
-    Ok(Imported { header, events, stats: derived, missing })
+    Ok(Imported { header, events, stats: derived, missing, window_from })
 }
 
 #[cfg(test)]
