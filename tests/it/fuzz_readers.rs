@@ -116,6 +116,7 @@ fn corpus(target: &str) -> Vec<Vec<u8>> {
         "picl" => {
             let mut v = read_dir_files(&f.join("traces"), Some("trf"));
             v.push(b"-3 -901 0.0 0 0 0\n-4 -901 1.5 0 0 0\n".to_vec());
+            v.push(b"-2 -989 0.000010 0 0 0\n-3 -901 0.000010 0 0 0\n-4 -901 0.000025 0 0 0\n".to_vec());
             v
         }
         "picl1" => read_dir_files(&f.join("traces"), Some("picl1")),
@@ -410,6 +411,10 @@ pub fn exercise(target: &str, input: &[u8]) {
                 }
                 let p = b.finish(&t.header, &a.critical);
                 let _ = cppe::perf::functions::text(&p);
+                // A cut trace is analysed as its window (the path cpperf takes).
+                if t.window_from.is_some() {
+                    let _ = cppe::perf::analyze_any(input).map(|a| cppe::perf::render::text(&a));
+                }
             }
         }
         "mapping" => {
