@@ -657,9 +657,7 @@ impl<'h> Analyzer<'h> {
         let end = summary.par_ticks.max(timeline.end);
         let state_time = Front::state_time(states, time, end, 0..self.header.pprocs.max(summary.pprocs_used));
         let lines = self.lines.finish(&self.header.source);
-        let network_links =
-            self.header.network_params.iter().find(|(k, _)| k == "links").and_then(|(_, v)| v.parse::<u64>().ok());
-        let links = self.links.finish(summary.par_ticks.max(timeline.end), network_links);
+        let links = self.links.finish(summary.par_ticks.max(timeline.end), self.header.network_links());
         let imbalance = self.imbalance.finish(self.header, &critical);
         let processes = self.processes.finish(self.header);
         let procedures = self.procedures.map(|b| b.finish(self.header, &critical));

@@ -61,8 +61,9 @@ impl Summary {
 
     /// The degree of parallelism over the run, seed 003 §3.3: P = Σ U_cpu,i / n, the mean
     /// utilization of the machine's `n` processors as a fraction (busy time counts work
-    /// and overhead, so P is at least the efficiency over n); 0 without time or
-    /// processors. Over a window (`cpperf --from/--to`) it is the window's.
+    /// and overhead, so P is at least the sequential time over n × the parallel time); 0
+    /// without time or processors. Over a window (`cpperf --from/--to`) it is the
+    /// window's.
     pub fn parallelism(&self, n: u32) -> f64 {
         if n == 0 || self.par_ticks == 0 {
             return 0.0;

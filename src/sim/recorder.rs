@@ -54,7 +54,7 @@ pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>
 fn network_params(setup: &Setup) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = setup.net.to_pairs().into_iter().filter(|(k, _)| k != "network").collect();
     let m = setup.links.len().max(setup.physical.link_count());
-    v.push(("links".into(), m.to_string()));
+    v.push((trace::LINKS_PARAM.into(), m.to_string()));
     v
 }
 

@@ -64,8 +64,9 @@ pub struct RunHeader {
     /// The network model's name (`wormhole`, `packet`, `shortest-path`).
     pub network: String,
     /// Network parameters as `(flag name, value with unit)`, in the order cpss lists them,
-    /// then (records of cpss 0.1 from minor version 3 on) `("links", m)`: the number of
-    /// directed links of the physical network, parallel links counted each.
+    /// then (records of cpss 0.1 from minor version 3 on) `(`[`LINKS_PARAM`]`, m)`: the
+    /// number of directed links of the physical network, parallel links counted each
+    /// ([`RunHeader::network_links`]).
     pub network_params: Vec<(String, String)>,
     /// The cost table in effect: `(mnemonic, cost in time units)`.
     pub costs: Vec<(String, u32)>,
@@ -112,7 +113,16 @@ impl Default for RunHeader {
     }
 }
 
+/// The [`RunHeader::network_params`] entry that holds the network's directed link count.
+pub const LINKS_PARAM: &str = "links";
+
 impl RunHeader {
+    /// The network's number of directed links, when the header states it (the m of the
+    /// network load, seed 003 §3.3).
+    pub fn network_links(&self) -> Option<u64> {
+        self.network_params.iter().find(|(k, _)| k == LINKS_PARAM).and_then(|(_, v)| v.parse().ok())
+    }
+
     /// Why this header cannot head a run record, if it cannot: analysers divide by the
     /// tick resolution and index processors by the mapping table.
     pub fn check(&self) -> Result<(), String> {

@@ -59,6 +59,6 @@ pub mod states;
 pub use crate::vcode::MAPPING_PREFIX;
 pub use event::{
     BusyClass, ChannelDecl, Event, ExitStatus, Footer, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks,
-    TICKS_PER_UNIT,
+    LINKS_PARAM, TICKS_PER_UNIT,
 };
 pub use record::{NoTrace, RecordError, RunRecordReader, RunRecordWriter, TimeOrder, Tracer};

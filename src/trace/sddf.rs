@@ -262,9 +262,9 @@ impl TraceWriter for SddfWriter {
         writeln!(out, " * \"topology\" {}", quote(&h.topology))?;
         writeln!(out, " * \"processors\" \"{}\"", h.pprocs)?;
         writeln!(out, " * \"time unit\" \"1 time unit = 1 microsecond\"")?;
-        if let Some((_, m)) = h.network_params.iter().find(|(k, _)| k == "links") {
+        if let Some(m) = h.network_links() {
             // The network's directed links, for the network load.
-            writeln!(out, " * \"links\" {}", quote(m))?;
+            writeln!(out, " * {} \"{m}\"", quote(super::event::LINKS_PARAM))?;
         }
         if let Some(from) = cx.selection.from {
             // A cut trace: `cpperf` counts its times from the window's start.

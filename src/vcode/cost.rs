@@ -114,7 +114,7 @@ pub enum DataType {
 }
 
 impl DataType {
-    /// Every type with its names (the first is the one reports use).
+    /// Every type with the names `type:NAME` accepts for it.
     pub const NAMES: [(DataType, &'static [&'static str]); 7] = [
         (DataType::Int, &["int", "i"]),
         (DataType::Unsigned, &["unsigned", "u"]),

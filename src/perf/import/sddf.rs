@@ -10,7 +10,9 @@
 //! (the descriptors) and nom.
 use super::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
 use crate::trace::sddf::{DESCRIPTORS, STATS_FIELDS};
-use crate::trace::{BusyClass, Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
+use crate::trace::{
+    BusyClass, Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks, LINKS_PARAM, TICKS_PER_UNIT,
+};
 use nom::branch::alt;
 use nom::bytes::complete::{escaped, is_not, tag, take_while1};
 use nom::character::complete::{char as one, digit1, multispace0, one_of};
@@ -136,7 +138,9 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                             "topology" => header.topology = v,
                             "processors" => pprocs_attr = v.parse().ok().filter(|&p| p <= MAX_PPROC),
                             "window from" => window_from = parse_seconds(&v),
-                            "links" if v.parse::<u64>().is_ok() => header.network_params.push((k, v)),
+                            k if k == LINKS_PARAM && v.parse::<u64>().is_ok() => {
+                                header.network_params.push((k.to_string(), v))
+                            }
                             _ => {}
                         }
                     }
