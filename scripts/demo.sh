@@ -15,5 +15,5 @@ mkdir -p target/demo
   --stats none -t target/demo/matmul.cpt
 # The per-processor utilization table is long: `cpperf target/demo/matmul.cpt` shows it.
 "$bin/cpperf" target/demo/matmul.cpt | sed '/^Processor Utilization:/,/^$/{/^$/!d}'
-"$bin/cpperf" target/demo/matmul.cpt --html target/demo/matmul.html 2>/dev/null
+"$bin/cpperf" target/demo/matmul.cpt --html target/demo/matmul.html > /dev/null 2>&1
 echo "The visual report: target/demo/matmul.html (open it in a browser)"
