@@ -13,7 +13,11 @@
 //! case, and without the debugger, the common instruction sequences of compiled CPC run
 //! as superinstructions decoded at load time ([`Fused`]: one dispatch for up to 17
 //! instructions, with exactly the charges, quantum ends and failures of the unfused
-//! run); the `.cod` code itself is unchanged.
+//! run); the `.cod` code itself is unchanged. The inner loop of a matrix product,
+//! `for (...; k < n; k++) s = s + a[i][k] * b[k][j];`, runs whole ([`dot_loop`]): as many
+//! iterations as the quantum ends the process may cross and the step limit allow, with
+//! its variables resolved once and the clock, the quantum ends crossed and the busy time
+//! per instruction worked out once for the run ([`LoopTiming`]).
 use super::{
     as_double, as_float, as_int, as_long, convert, math, math_d, push_frame, truthy, Acc, Exit, FnLite, Proc,
     MAX_WORKING_STACK,
@@ -31,14 +35,30 @@ pub(super) struct Step {
     pub(super) ins: Instr,
     pub(super) op: u8,
     pub(super) fused: Fused,
+    /// The step is the body of a dot-product loop ([`dot_loop`]): its superinstruction is
+    /// a [`Fused::DotStep`] and the one after it an [`Fused::IncTest`] whose test jumps
+    /// back to it.
+    pub(super) dot_loop: bool,
 }
 
 impl Step {
     /// The steps of `code`, in order.
     pub(super) fn all(code: &[Instr]) -> Vec<Step> {
-        (0..code.len())
-            .map(|pc| Step { ins: code[pc], op: crate::vcode::cost::cost_slot(&code[pc]), fused: Fused::at(code, pc) })
-            .collect()
+        let mut steps: Vec<Step> = (0..code.len())
+            .map(|pc| Step {
+                ins: code[pc],
+                op: crate::vcode::cost::cost_slot(&code[pc]),
+                fused: Fused::at(code, pc),
+                dot_loop: false,
+            })
+            .collect();
+        for pc in 0..steps.len() {
+            let body = steps[pc].fused;
+            steps[pc].dot_loop = matches!(body, Fused::DotStep { .. })
+                && matches!(steps.get(pc + body.len()), Some(Step { fused: Fused::IncTest { back, .. }, .. })
+                    if *back as usize + 4 == pc);
+        }
+        steps
     }
 }
 
@@ -158,14 +178,19 @@ pub(super) enum Fused {
         back: u32,
         test: Test,
     },
-    /// `AddrElem2` and the `Elem2MulAddStore` after it (17): `s = s + a[i][k] * b[k][j];`.
+    /// `AddrElem2` and the `Elem2MulAddStore` after it (17): `s = s + a[i][k] * b[k][j];`;
+    /// or `AddrDeref` and the same (18): `s += a[i][k] * b[k][j];`.
     DotStep {
         depth: u8,
         off: u32,
-        depth1: u8,
-        off1: u32,
+        sum: Sum,
         a: Elem,
         b: Elem,
+    },
+    /// `LDADDR depth off; DUP; Dereference` (3): the start of `x += ...`.
+    AddrDeref {
+        depth: u8,
+        off: u32,
     },
     /// `Elem2` and the `MulAddStore` after it (9): `... + x * a[i][j];`.
     Elem2MulAddStore {
@@ -179,6 +204,14 @@ pub(super) enum Fused {
         off1: u32,
         elem: Elem,
     },
+}
+
+/// Where a [`Fused::DotStep`] reads the sum it adds to: `LDVal depth off` (`s = s + ...`),
+/// or `DUP; Dereference` of the address it stores to (`s += ...`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Sum {
+    Var(u8, u32),
+    Stored,
 }
 
 /// The operands of a `CmpJump` in a bigger superinstruction.
@@ -202,7 +235,7 @@ pub(super) struct Elem {
 
 /// The most instructions a [`Fused`] stands for, and more than the most words it grows
 /// the working stack by on the way (`AddrElem2`: 5).
-const FUSED_MAX: usize = 17;
+const FUSED_MAX: usize = 18;
 
 impl Fused {
     /// The superinstruction starting at `code[pc]`, if any.
@@ -221,11 +254,22 @@ impl Fused {
                 Fused::Elem2 { depth: d, off: o, i, j } => {
                     let a = Elem { depth: d, off: o, i, j };
                     match Fused::at(code, pc + 8) {
-                        Fused::Elem2MulAddStore { elem: b } => Fused::DotStep { depth, off, depth1, off1, a, b },
+                        Fused::Elem2MulAddStore { elem: b } => {
+                            Fused::DotStep { depth, off, sum: Sum::Var(depth1, off1), a, b }
+                        }
                         _ => Fused::AddrElem2 { depth, off, depth1, off1, elem: a },
                     }
                 }
                 _ => Fused::AddrVal { depth, off, depth1, off1 },
+            },
+            Fused::AddrDeref { depth, off } => match Fused::simple(code.get(pc + 3..).unwrap_or(&[])) {
+                Fused::Elem2 { depth: d, off: o, i, j } => match Fused::at(code, pc + 9) {
+                    Fused::Elem2MulAddStore { elem: b } => {
+                        Fused::DotStep { depth, off, sum: Sum::Stored, a: Elem { depth: d, off: o, i, j }, b }
+                    }
+                    _ => Fused::AddrDeref { depth, off },
+                },
+                _ => Fused::AddrDeref { depth, off },
             },
             Fused::Elem2 { depth, off, i, j } => match Fused::simple(code.get(pc + 6..).unwrap_or(&[])) {
                 Fused::MulAddStore => Fused::Elem2MulAddStore { elem: Elem { depth, off, i, j } },
@@ -273,6 +317,9 @@ impl Fused {
                 };
                 Fused::IncVar { depth: *depth, off: *off, delta: *delta, jump }
             }
+            [I::LdAddr { depth, off }, I::Dup {}, I::Dereference {}, ..] => {
+                Fused::AddrDeref { depth: *depth, off: *off }
+            }
             [I::LdAddr { depth, off }, I::LdVal { depth: depth1, off: off1 }, ..] => {
                 Fused::AddrVal { depth: *depth, off: *off, depth1: *depth1, off1: *off1 }
             }
@@ -294,7 +341,9 @@ impl Fused {
             Fused::AddrVal { .. } | Fused::MulAdd => 2,
             Fused::IncTest { .. } | Fused::AddrElem2 { .. } => 8,
             Fused::Elem2MulAddStore { .. } => 9,
-            Fused::DotStep { .. } => 17,
+            Fused::AddrDeref { .. } => 3,
+            Fused::DotStep { sum: Sum::Var(..), .. } => 17,
+            Fused::DotStep { sum: Sum::Stored, .. } => 18,
         }
     }
 
@@ -368,15 +417,21 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
             stack.push(elem2(p, mem, depth, off, i, j)?);
             Some(pc + 6)
         }
-        Fused::DotStep { depth, off, depth1, off1, a, b } => {
-            // The address passes through an int word; STORE widens it back.
+        Fused::DotStep { depth, off, sum, a, b } => {
+            // The address passes through an int word; STORE (and Dereference) widen it back.
             let t = var(p, depth, off)? as i32 as i64;
-            let s = as_int(load(mem, var(p, depth1, off1)?)?);
+            let s = as_int(load(
+                mem,
+                match sum {
+                    Sum::Var(d, o) => var(p, d, o)?,
+                    Sum::Stored => t,
+                },
+            )?);
             let x = as_int(elem2(p, mem, a.depth, a.off, a.i, a.j)?);
             let y = as_int(elem2(p, mem, b.depth, b.off, b.i, b.j)?);
             let i = mem.index(t)?;
             mem.words[i] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
-            Some(pc + 17)
+            Some(pc + f.len())
         }
         Fused::Elem2MulAddStore { elem: e } => {
             let y = as_int(elem2(p, mem, e.depth, e.off, e.i, e.j)?);
@@ -423,6 +478,13 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
             stack.push(load(mem, a as i64)?);
             Some(pc + 4)
         }
+        Fused::AddrDeref { depth, off } => {
+            let a = var(p, depth, off)? as i32;
+            let w = load(mem, a as i64)?;
+            stack.push(Word::Int(a));
+            stack.push(w);
+            Some(pc + 3)
+        }
         Fused::AddrVal { depth, off, depth1, off1 } => {
             let a = var(p, depth, off)? as i32;
             let w = load(mem, var(p, depth1, off1)?)?;
@@ -453,6 +515,192 @@ fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Word>, pc: us
             stack.truncate(l - 4);
             Some(pc + 3)
         }
+    }
+}
+
+/// The loop `for (...; k < n; k++) s = s + a[i][k] * b[k][j];` as a whole: its body (the
+/// [`Fused::DotStep`] `body` at `pc`), then the [`Fused::IncTest`] `inc` after it, whose
+/// test jumps back to `pc`, run at most `max` times with no dispatch and no quantum check
+/// between iterations (the caller works out `max` so that none would stop them: see
+/// [`LoopTiming`]). Returns the iterations run and, when the last one's test failed, the
+/// pc it jumps to. An iteration whose body would fail is not run (the caller then runs it
+/// alone, which reports the failure). The increment's and the test's variables are
+/// resolved once, before the first iteration, since their addresses depend on the display
+/// only; when one is outside the pool no iteration runs. Each iteration reads and writes
+/// the pool exactly as the two superinstructions do, in the same order.
+#[inline(always)]
+fn dot_loop(body: Fused, inc: Fused, p: &Proc, mem: &mut Memory, max: u64) -> (u64, Option<usize>) {
+    let Fused::IncTest { depth, off, delta, test: t, .. } = inc else { return (0, None) };
+    let slots = (|| {
+        let i = mem.index(var(p, depth, off)? as i32 as i64)?;
+        let ta = mem.index(var(p, t.depth, t.off)?)?;
+        let tb = match t.rhs {
+            Rhs::Const(_) => 0,
+            Rhs::Var(d, o) => mem.index(var(p, d, o)?)?,
+        };
+        Some((i, ta, tb))
+    })();
+    let Some((i, ta, tb)) = slots else { return (0, None) };
+    let Some(dot) = DotSlots::resolve(body, p, mem) else { return (0, None) };
+    let mut n = 0;
+    while n < max {
+        if dot.step(mem).is_none() {
+            break;
+        }
+        n += 1;
+        mem.words[i] = Word::Int(as_int(mem.words[i]).wrapping_add(delta));
+        let x = as_int(mem.words[ta]);
+        let y = match t.rhs {
+            Rhs::Const(v) => v,
+            Rhs::Var(..) => as_int(mem.words[tb]),
+        };
+        if !t.cmp.test(x, y) {
+            return (n, Some(t.target as usize));
+        }
+    }
+    (n, None)
+}
+
+/// An `a[i][j]` of a [`Fused::DotStep`] with its variables resolved: the array's address
+/// (an `int` word, as `LDADDR` pushes it) and the pool indices of its two index variables.
+#[derive(Clone, Copy)]
+struct ElemSlots {
+    base: i32,
+    i: usize,
+    i_size: u32,
+    i_len: u32,
+    j: usize,
+    j_size: u32,
+    j_len: u32,
+}
+
+impl ElemSlots {
+    fn resolve(e: Elem, p: &Proc, mem: &Memory) -> Option<Self> {
+        Some(ElemSlots {
+            base: var(p, e.depth, e.off)? as i32,
+            i: mem.index(var(p, e.i.depth, e.i.off)?)?,
+            i_size: e.i.size,
+            i_len: e.i.len,
+            j: mem.index(var(p, e.j.depth, e.j.off)?)?,
+            j_size: e.j.size,
+            j_len: e.j.len,
+        })
+    }
+
+    /// The element's value, as [`elem2`] reads it.
+    #[inline(always)]
+    fn get(&self, mem: &Memory) -> Option<i32> {
+        let step = |base: i32, at: usize, size: u32, len: u32| {
+            let i = as_int(mem.words[at]);
+            (len == 0 || (i >= 0 && (i as u32) < len)).then(|| base.wrapping_add(i.wrapping_mul(size as i32)))
+        };
+        let a = step(step(self.base, self.i, self.i_size, self.i_len)?, self.j, self.j_size, self.j_len)?;
+        Some(as_int(load(mem, a as i64)?))
+    }
+}
+
+/// A [`Fused::DotStep`] with its variables resolved to pool indices (their addresses
+/// depend on the display only, so they hold for a whole [`dot_loop`]).
+struct DotSlots {
+    /// Where the sum is stored, and where it is read.
+    store: usize,
+    sum: usize,
+    a: ElemSlots,
+    b: ElemSlots,
+}
+
+impl DotSlots {
+    fn resolve(body: Fused, p: &Proc, mem: &Memory) -> Option<Self> {
+        let Fused::DotStep { depth, off, sum, a, b } = body else { return None };
+        let store = mem.index(var(p, depth, off)? as i32 as i64)?;
+        Some(DotSlots {
+            store,
+            sum: match sum {
+                Sum::Var(d, o) => mem.index(var(p, d, o)?)?,
+                Sum::Stored => store,
+            },
+            a: ElemSlots::resolve(a, p, mem)?,
+            b: ElemSlots::resolve(b, p, mem)?,
+        })
+    }
+
+    /// `s = s + a[i][k] * b[k][j];` as [`run_fused`] runs the `DotStep`: `None`, having
+    /// changed nothing, when an index is out of its bounds or an element outside the pool.
+    #[inline(always)]
+    fn step(&self, mem: &mut Memory) -> Option<()> {
+        let s = as_int(mem.words[self.sum]);
+        let x = self.a.get(mem)?;
+        let y = self.b.get(mem)?;
+        mem.words[self.store] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+        Some(())
+    }
+}
+
+/// The charges of one iteration of a [`dot_loop`], from those of its body and of its
+/// increment-and-test, and the quantum ends a run of iterations crosses: what the loop top
+/// of [`interp`] would do before each of their instructions, worked out once per run.
+struct LoopTiming<'a> {
+    body: &'a FusedCost,
+    inc: &'a FusedCost,
+    /// Ticks of one iteration.
+    period: Ticks,
+    /// Ticks from an iteration's start to the start of its last instruction.
+    last: Ticks,
+}
+
+impl<'a> LoopTiming<'a> {
+    fn new(body: &'a FusedCost, inc: &'a FusedCost) -> Self {
+        LoopTiming {
+            body,
+            inc,
+            period: body.total.saturating_add(inc.total),
+            last: body.total.saturating_add(inc.inner),
+        }
+    }
+
+    /// The most iterations that may run from `clock` (before the quantum end `qend`)
+    /// without the loop top stopping before one of their instructions: each instruction
+    /// must start before `qend`, or every quantum end up to the last start must be one the
+    /// loop top crosses (ends up to `cross_max`, no instruction longer than a quantum `q`,
+    /// as in the crossing of a single superinstruction).
+    fn budget(&self, clock: Ticks, qend: Ticks, q: Ticks, cross_max: Ticks) -> u64 {
+        let (b, i) = (self.body, self.inc);
+        let longest = b.tmax.max(b.total - b.inner).max(i.tmax).max(i.total - i.inner);
+        let limit = if q > 0 && qend <= cross_max && longest <= q { cross_max.saturating_add(1) } else { qend };
+        let first_last = clock.saturating_add(self.last);
+        if first_last >= limit {
+            0
+        } else {
+            // Iterations that take no time all start before the limit.
+            ((limit - 1 - first_last).checked_div(self.period)).map_or(u64::MAX, |n| n + 1)
+        }
+    }
+
+    /// The quantum ends crossed by `n >= 1` iterations from `clock`, from the current end
+    /// `qend` on (quantum `q`), and the clock at the last crossing: the start of the first
+    /// instruction at or after that end. `None` when none is crossed.
+    fn crossings(&self, clock: Ticks, n: u64, qend: Ticks, q: Ticks) -> Option<(u64, Ticks)> {
+        let last_start = clock + (n - 1) * self.period + self.last;
+        if last_start < qend || q == 0 || self.period == 0 {
+            return None;
+        }
+        let m = (last_start - qend) / q + 1;
+        let rel = qend + (m - 1) * q - clock;
+        let (k, r) = (rel / self.period, rel % self.period);
+        // The starts in an iteration: 0, the body's prefix sums (its last is the body's
+        // total, where the increment starts), then the increment's but its last.
+        let (b, i) = (self.body, self.inc);
+        let within = if r == 0 {
+            0
+        } else {
+            b.pre[..b.len]
+                .iter()
+                .copied()
+                .chain(i.pre[..i.len - 1].iter().map(|&t| b.total + t))
+                .find(|&t| t >= r)
+                .unwrap_or(self.period)
+        };
+        Some((m, clock + k * self.period + within))
     }
 }
 
@@ -639,6 +887,34 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 // first instruction (`clock < qend` holds); the checks before the others
                 // follow. The one after the last is the next round's.
                 if steps > FUSED_MAX as u64 && stack.len() + FUSED_MAX < MAX_WORKING_STACK {
+                    if step.dot_loop {
+                        if let (Some(fi), Some(next)) = (env.fused.get(pc + fc.len), code.get(pc + fc.len)) {
+                            let timing = LoopTiming::new(fc, fi);
+                            let len = (fc.len + fi.len) as u64;
+                            let max = timing.budget(clock, qend, env.q, env.cross_max).min(steps / len);
+                            let (n, exit) = dot_loop(step.fused, next.fused, p, mem, max);
+                            if n > 0 {
+                                if let Some((m, at)) = timing.crossings(clock, n, qend, env.q) {
+                                    qend += m * env.q;
+                                    ctr.crossed += m;
+                                    ctr.cross_clock = at;
+                                }
+                                clock += n * timing.period;
+                                seq += n * (fc.seq + fi.seq);
+                                steps -= n * len;
+                                if LINES {
+                                    // As the two superinstructions charge it: the body to its
+                                    // pc (by the next loop top), the rest to the increment's.
+                                    if let Some(t) = pc_ticks.get_mut(pc + fc.len) {
+                                        *t += n * fi.total;
+                                    }
+                                    line_clock += n * fi.total;
+                                }
+                                pc = exit.unwrap_or(pc);
+                                continue;
+                            }
+                        }
+                    }
                     let k = fc.len;
                     if fc.inner < qend - clock {
                         // No quantum end before the last instruction: the common case.
@@ -1271,8 +1547,86 @@ fn narrow(v: i32, bits: u8, signed: bool) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Cmp, Elem, Fused, Ix, Rhs, Test};
+    use super::{Cmp, Elem, Fused, FusedCost, Ix, LoopTiming, Rhs, Sum, Test};
+    use crate::net::Ticks;
     use crate::vcode::{Instr::*, Scalar};
+
+    /// The charges of a superinstruction of instructions costing `costs` ticks, as
+    /// [`super::fused_costs`] works them out.
+    fn charges(costs: &[Ticks]) -> FusedCost {
+        let mut c = FusedCost { len: costs.len(), ..FusedCost::default() };
+        for (j, &t) in costs.iter().enumerate() {
+            c.inner = c.total;
+            if j + 1 < costs.len() {
+                c.tmax = c.tmax.max(t);
+            }
+            c.total += t;
+            c.pre[j] = c.total;
+        }
+        c
+    }
+
+    #[test]
+    fn a_dot_loop_run_crosses_the_quantum_ends_the_loop_top_would() {
+        // Against the loop top of `interp` run before every instruction of the loop's
+        // iterations: it crosses a quantum end `e` at the first start at or after it when
+        // `e <= cross_max` and the start is before `e + q`, and stops the run otherwise.
+        // The budget may be smaller than what the loop top allows (it stops at the last
+        // start up to `cross_max`, not at the next quantum end, and crosses nothing when
+        // an instruction is longer than a quantum), never larger; it is the same when
+        // `cross_max + 1` is a quantum end (or 0) and no instruction is longer. After every allowed number of
+        // iterations, the crossings and the clock at the last one are the loop top's.
+        let mut seed = 12345u64;
+        let mut rnd = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for case in 0..400 {
+            let costs: Vec<Ticks> = (0..25).map(|_| if rnd(5) == 0 { 0 } else { 1 + rnd(40) }).collect();
+            let (body, inc) = (charges(&costs[..17]), charges(&costs[17..]));
+            let timing = LoopTiming::new(&body, &inc);
+            let q = 1 + rnd(if case % 2 == 0 { 40 } else { 2000 });
+            let clock = rnd(5000);
+            let qend = clock + 1 + rnd(q);
+            let k = rnd(60);
+            let cross_max = match case % 4 {
+                0 => 0,
+                1 => qend + k * q - 1,
+                _ => qend.saturating_sub(q) + rnd(60 * q),
+            };
+            const CAP: u64 = 80;
+            let budget = timing.budget(clock, qend, q, cross_max);
+            // The loop top, iteration by iteration: the crossings after each.
+            let (mut c, mut qe, mut crossed, mut cc) = (clock, qend, 0u64, 0);
+            let mut after = Vec::new();
+            'iters: while (after.len() as u64) < CAP {
+                for &t in &costs {
+                    if c >= qe {
+                        if qe <= cross_max && c < qe + q {
+                            crossed += 1;
+                            cc = c;
+                            qe += q;
+                        } else {
+                            break 'iters;
+                        }
+                    }
+                    c += t;
+                }
+                after.push((crossed, cc));
+            }
+            let allowed = after.len() as u64;
+            let what = format!("case {case}: costs {costs:?} q {q} clock {clock} qend {qend} cross_max {cross_max}");
+            assert!(budget.min(CAP) <= allowed, "{what}: budget {budget} > {allowed}");
+            if case % 4 < 2 && costs.iter().all(|&t| t <= q) {
+                assert_eq!(budget.min(CAP), allowed, "{what}");
+            }
+            for n in 1..=budget.min(CAP) {
+                let (m, at) = after[n as usize - 1];
+                let want = (m > 0).then_some((m, at));
+                assert_eq!(timing.crossings(clock, n, qend, q), want, "{what}: {n} iterations");
+            }
+        }
+    }
 
     #[test]
     fn the_compiler_sequences_decode_to_superinstructions() {
@@ -1343,12 +1697,25 @@ mod tests {
             j: Ix { depth: 1, off: 2, size: 1, len: 200 },
         };
         let b = Elem { depth: 0, off: 40000, i, j };
-        assert_eq!(Fused::at(&code, 4), Fused::DotStep { depth: 1, off: 3, depth1: 1, off1: 3, a, b });
+        assert_eq!(Fused::at(&code, 4), Fused::DotStep { depth: 1, off: 3, sum: Sum::Var(1, 3), a, b });
         let lens: usize = [4, 21].iter().map(|&pc| Fused::at(&code, pc).len()).sum();
         // An iteration after the first: the test at 0..4 runs inside IncTest.
         assert_eq!(lens, code.len());
         // 25 instructions in 6 dispatches: 4 + 2 + 6 + 6 + 3 + 4.
         let lens: usize = [0, 4, 6, 12, 18, 21].iter().map(|&pc| at(pc).len()).sum();
         assert_eq!(lens, code.len());
+        // And the loop is a dot-product loop, run whole.
+        let steps = super::Step::all(&code);
+        assert_eq!(steps.iter().map(|s| s.dot_loop).collect::<Vec<_>>(), (0..25).map(|pc| pc == 4).collect::<Vec<_>>());
+        // `s += a[i][k] * b[k][j];` reads the sum through the address it stores to (`DUP;
+        // Dereference` for `LDVal`): one instruction more, the same step.
+        let mut plus = code[..4].to_vec();
+        plus.extend_from_slice(&[LdAddr { depth: 1, off: 3 }, Dup {}, Dereference {}]);
+        plus.extend_from_slice(&code[6..21]);
+        plus.extend_from_slice(&code[21..]);
+        assert_eq!(Fused::simple(&plus[4..]), Fused::AddrDeref { depth: 1, off: 3 });
+        assert_eq!(Fused::at(&plus, 4), Fused::DotStep { depth: 1, off: 3, sum: Sum::Stored, a, b });
+        assert_eq!(Fused::at(&plus, 4).len(), 18);
+        assert!(super::Step::all(&plus)[4].dot_loop, "the jump back to 0 still closes the loop");
     }
 }

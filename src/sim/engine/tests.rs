@@ -705,24 +705,62 @@ fn process_table_shows_blocked_states_after_a_deadlock() {
 /// every instruction dispatched alone; the statistics without host time, the output and
 /// the error message.
 fn run_fusing(m: &Module, cfg: SimConfig, fuse: bool) -> (Option<Stats>, String, String) {
+    let (s, out, err, _) = run_fusing_lines(m, cfg, if fuse { Fusing::All } else { Fusing::None }, false);
+    (s, out, err)
+}
+
+/// Which superinstructions [`run_fusing_lines`] keeps.
+#[derive(Clone, Copy, PartialEq)]
+enum Fusing {
+    All,
+    /// All but the dot-product loops (each of their iterations then takes two dispatches).
+    NoLoops,
+    None,
+}
+
+/// [`run_fusing`], with an observer when `observe` is set: then the interpreter keeps the
+/// busy time per instruction (and a process never runs on past a quantum end on its own),
+/// and the busy time per source line it reported is returned too.
+fn run_fusing_lines(
+    m: &Module,
+    cfg: SimConfig,
+    fusing: Fusing,
+    observe: bool,
+) -> (Option<Stats>, String, String, Vec<String>) {
+    #[derive(Clone, Default)]
+    struct Lines(Rc<RefCell<Vec<String>>>);
+    impl super::super::Observer for Lines {
+        fn event(&mut self, e: &super::super::SimEvent<'_>) {
+            if let super::super::SimEvent::LineCosts { lines } = e {
+                self.0.borrow_mut().push(format!("{lines:?}"));
+            }
+        }
+    }
     let out = Out::default();
+    let lines = Lines::default();
     let io = Io {
         stdin: Box::new(std::io::Cursor::new(Vec::new())),
         stdout: Box::new(out.clone()),
         stderr: Box::new(std::io::sink()),
     };
     let r = Simulator::new(m, cfg, Box::new(Fixed(20, NetParams::default())), io).and_then(|mut s| {
-        if !fuse {
-            for st in &mut s.prog {
-                st.fused = super::interp::Fused::None;
+        for st in &mut s.prog {
+            match fusing {
+                Fusing::All => {}
+                Fusing::NoLoops => st.dot_loop = false,
+                Fusing::None => st.fused = super::interp::Fused::None,
             }
+        }
+        if observe {
+            s.set_observer(Box::new(lines.clone()));
         }
         s.run()
     });
     let text = String::from_utf8(out.0.borrow().clone()).unwrap();
+    let costs = lines.0.borrow().clone();
     match r {
-        Ok(s) => (Some(key(&s)), text, String::new()),
-        Err(e) => (None, text, e.to_string()),
+        Ok(s) => (Some(key(&s)), text, String::new(), costs),
+        Err(e) => (None, text, e.to_string(), costs),
     }
 }
 
@@ -810,6 +848,104 @@ fn superinstructions_change_no_result() {
     let (s, out, err) = run_fusing(&m, SimConfig::default(), true);
     assert_eq!(out, format!("{}\n", 3 * 28 * 28 + 8 * 140 + 10 * 28 * 28 + 2 * 3 * 8 * 140));
     assert!(s.is_none() && err.contains("index 8") && err.contains("fused.c:14"), "{err}");
+}
+
+/// Dot-product loops (`s = s + a[i][k] * b[k][j];` and `s += ...`, run whole by the
+/// interpreter), against a constant and a variable bound, ending in an out-of-bounds
+/// `a[i][k]` (line 14, `k` = 6) when `n` is past 6.
+const DOT_SRC: &str = "int a[6][6], b[6][6], c[6][6];
+void main() {
+    int i, j, k, s, n, tr;
+    n = 6;
+    for (i = 0; i < 6; i++) for (j = 0; j < 6; j++) { a[i][j] = i + 2 * j; b[i][j] = i * j - 3; }
+    for (i = 0; i < 6; i++)
+        for (j = 0; j < n; j++) {
+            s = 0;
+            for (k = 0; k < 6; k++) s = s + a[i][k] * b[k][j];
+            for (k = 0; k < n; k++) s += a[i][k] * b[k][j];
+            c[i][j] = s;
+        }
+    tr = 0; for (i = 0; i < 6; i++) tr = tr + c[i][i]; printf(\"%d\\n\", tr);
+    n = 7; i = 1; j = 2; for (k = 0; k < n; k++) s = s + a[i][k] * b[k][j];
+}";
+
+/// Three processes time-sliced on one processor, each running dot-product loops and
+/// noting its id after each: the output shows where each quantum ended.
+const DOT_RACE_SRC: &str = "int a[4][40], b[40][4], order[60], pos;
+void worker(int id) {
+    int r, k, s, i, j;
+    i = id; j = 3 - id;
+    for (r = 0; r < 20; r++) {
+        s = 0;
+        for (k = 0; k < 40; k++) s = s + a[i][k] * b[k][j];
+        order[pos] = id;
+        pos++;
+    }
+}
+void main() {
+    int k;
+    for (k = 0; k < 40; k++) { a[k % 4][k] = k; b[k][k % 4] = 40 - k; }
+    for (k = 0; k < 3; k++)
+        fork worker(k + 1);
+    for (k = 0; k < 3; k++)
+        join;
+    for (k = 0; k < 60; k++)
+        printf(\"%d\", order[k]);
+}";
+
+#[test]
+fn dot_product_loops_change_no_result() {
+    // Run whole, a dot-product loop must give what its two superinstructions give
+    // iteration by iteration, and what its instructions give one by one: statistics,
+    // output, errors and the busy time per source line, whatever the quantum (ends inside
+    // iterations, an iteration longer than a quantum), step limit (reached inside an
+    // iteration), alarm and time limit, and with processes taking turns.
+    let dot = crate::lang::compile("dot.c", DOT_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
+    let race = crate::lang::compile("race.c", DOT_RACE_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
+    assert!(
+        super::interp::Step::all(&dot.code).iter().filter(|s| s.dot_loop).count() == 3,
+        "the three loops are recognised"
+    );
+    let mut cfgs = Vec::new();
+    for q in [1, 7 * U / 10, U, 3 * U, 10 * U, 11 * U, 29 * U, 1000 * U] {
+        cfgs.push(SimConfig { quantum: q, ..SimConfig::default() });
+    }
+    for n in [1, 5, 1000, 1001, 1002, 1003, 1013, 1024, 1025, 1026, 5000] {
+        cfgs.push(SimConfig { max_steps: Some(n), ..SimConfig::default() });
+    }
+    for t in [37 * U, 1234 * U + 1, 3000 * U + 7] {
+        cfgs.push(SimConfig { alarm: Some(t), ..SimConfig::default() });
+        cfgs.push(SimConfig { max_time: Some(t), ..SimConfig::default() });
+    }
+    let mut runs: Vec<(&Module, SimConfig)> = cfgs.into_iter().map(|c| (&dot, c)).collect();
+    for q in [1, U, 3 * U, 10 * U, 11 * U, 50 * U, 200 * U] {
+        runs.push((&race, SimConfig { quantum: q, pprocs: 1, ..SimConfig::default() }));
+    }
+    for (m, cfg) in runs {
+        let what = format!(
+            "{} quantum {} steps {:?} alarm {:?} time {:?}",
+            if std::ptr::eq(m, &dot) { "dot" } else { "race" },
+            cfg.quantum,
+            cfg.max_steps,
+            cfg.alarm,
+            cfg.max_time
+        );
+        for observe in [false, true] {
+            let whole = run_fusing_lines(m, cfg.clone(), Fusing::All, observe);
+            assert_eq!(whole, run_fusing_lines(m, cfg.clone(), Fusing::NoLoops, observe), "{what} {observe}");
+            assert_eq!(whole, run_fusing_lines(m, cfg.clone(), Fusing::None, observe), "{what} {observe}");
+        }
+    }
+    // The programs' own results. dot.c: c[i][i] is twice the sum over k < 6 of
+    // (i + 2k)(k i - 3) = i^2 * 15 + 2i * 55 - 3 * 6i - 6 * 15 = 15i^2 + 92i - 90, so the
+    // trace is 2 * (15 * 55 + 92 * 15 - 6 * 90) = 3330; the seventh k is out of bounds.
+    let (s, out, err, _) = run_fusing_lines(&dot, SimConfig::default(), Fusing::All, false);
+    assert_eq!(out, "3330\n");
+    assert!(s.is_none() && err.contains("index 6") && err.contains("dot.c:14"), "{err}");
+    // race.c with a quantum longer than the whole run: each worker runs to its end in turn.
+    let long = SimConfig { quantum: 1 << 40, pprocs: 1, ..SimConfig::default() };
+    let (_, out, _, _) = run_fusing_lines(&race, long, Fusing::All, false);
+    assert_eq!(out, format!("{}{}{}", "1".repeat(20), "2".repeat(20), "3".repeat(20)));
 }
 
 /// A message's words read back as they were sent, whether kept in place (up to
