@@ -32,13 +32,15 @@ use std::time::Instant;
 
 mod channels;
 mod complex;
+mod fused;
 mod interp;
 mod net_worker;
 mod process;
 mod procset;
 mod ready;
 mod scheduler;
-use interp::{fused_costs, interp, tick_tables, Ctr, Env, Step, Tables, LEAVE};
+use fused::{fused_costs, Step};
+use interp::{interp, tick_tables, Ctr, Env, Tables, LEAVE};
 mod view;
 pub use view::{CallFrame, ChannelView, DebugHook, Quit, Stop};
 

@@ -748,7 +748,7 @@ fn run_fusing_lines(
             match fusing {
                 Fusing::All => {}
                 Fusing::NoLoops => st.dot_loop = false,
-                Fusing::None => st.fused = super::interp::Fused::None,
+                Fusing::None => st.fused = super::fused::Fused::None,
             }
         }
         if observe {
@@ -903,7 +903,7 @@ fn dot_product_loops_change_no_result() {
     let dot = crate::lang::compile("dot.c", DOT_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
     let race = crate::lang::compile("race.c", DOT_RACE_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
     assert!(
-        super::interp::Step::all(&dot.code).iter().filter(|s| s.dot_loop).count() == 3,
+        super::fused::Step::all(&dot.code).iter().filter(|s| s.dot_loop).count() == 3,
         "the three loops are recognised"
     );
     let mut cfgs = Vec::new();
