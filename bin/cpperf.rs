@@ -250,7 +250,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
         }
     };
     let functions = args.functions || args.table == Some(Table::Functions);
-    let opts = Options { what_if: args.what_if.clone(), window, functions };
+    let opts = Options { what_if: args.what_if.clone(), window, functions, charts: args.svg.is_some() };
     if args.comm && args.svg.is_none() {
         return comm_only(&paths);
     }

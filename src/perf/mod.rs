@@ -99,6 +99,10 @@ pub struct Options {
     pub window: Option<window::Window>,
     /// Build the procedure profile (`--functions`; see [`functions`]).
     pub functions: bool,
+    /// Keep what the charts draw (`--svg`, `--html`): [`Analysis::timeline`]'s busy
+    /// intervals and messages. Without it they are empty, and the analysis of a large
+    /// record takes about a third less memory and a sixth less time.
+    pub charts: bool,
 }
 
 /// What an input holds, told from its first bytes.
@@ -237,6 +241,7 @@ pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
 /// The HTML report (`--html`, [`html`]) of the run record or trace `bytes`, analysed with
 /// `opts`: the events are read twice, once for the analysis and once for the timeline.
 pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), PerfError> {
+    let opts = &Options { charts: true, ..opts.clone() };
     if let Some(w) = opts.window {
         let t = windowed(read_events(bytes)?, w);
         let a = analyze_imported_with(&t, opts)?;
@@ -312,7 +317,7 @@ pub struct Analysis {
     pub functions: BTreeMap<u32, String>,
     /// Messages never received and receives never completed.
     pub unmatched: Unmatched,
-    /// Busy intervals and messages, for the charts.
+    /// Busy intervals and messages, for the charts (empty unless [`Options::charts`]).
     pub timeline: svg::Timeline,
     /// Concurrency and message size histograms, Late Sender wait, critical-path profile.
     pub profile: profile::Profile,
@@ -498,7 +503,7 @@ impl<'h> Analyzer<'h> {
             header,
             opts,
             graph: GraphBuilder::default(),
-            timeline: svg::TimelineBuilder::default(),
+            timeline: svg::TimelineBuilder::new(opts.charts),
             profile: profile::ProfileBuilder::default(),
             phases: phases::PhaseBuilder::default(),
             lines: lines::LineBuilder::default(),
@@ -632,7 +637,7 @@ impl<'h> Analyzer<'h> {
         let (mut timeline, mut graph) = (self.timeline, self.graph);
         let (mut starts, mut ends) = timeline.take_bounds();
         if graph.needs_cpu_rebuild() {
-            graph.rebuild_cpu(timeline.busy());
+            graph.rebuild_cpu(&timeline.busy());
         }
         graph.resolve();
         let ((busy, areas), (path, messages)) = rayon::join(
@@ -749,6 +754,44 @@ mod tests {
             ..RunStats::default()
         };
         (header, events, stats)
+    }
+
+    /// Without the charts the timeline keeps neither busy intervals nor messages, and
+    /// nothing else changes, even when the CPU times must be computed again from the
+    /// intervals (kept in a compact log for that).
+    #[test]
+    fn the_charts_option_changes_only_the_timeline() {
+        let (h, e, s) = three_processes();
+        let run = |events: &[Event], charts: bool| {
+            let opts = Options { charts, ..Options::default() };
+            let mut a = Analyzer::new(&h, &opts);
+            for x in events {
+                a.event(x);
+            }
+            a.finish(&s).unwrap()
+        };
+        let (with, without) = (run(&e, true), run(&e, false));
+        // Main's touching 0..100 and 100..150 merge; then the workers', and main's last.
+        assert_eq!(with.timeline.busy, vec![(0, 0, 0, 150), (2, 2, 100, 200), (1, 1, 100, 400), (0, 0, 450, 500)]);
+        assert_eq!(with.timeline.messages.len(), 2);
+        assert!(without.timeline.busy.is_empty() && without.timeline.messages.is_empty());
+        let rest = |a: &Analysis| {
+            let mut a = a.clone();
+            a.timeline.busy.clear();
+            a.timeline.messages.clear();
+            format!("{a:?}")
+        };
+        assert_eq!(rest(&with), rest(&without));
+        // Main's 100..150 recorded after its 450..500: its CPU times cannot be followed
+        // event by event and are computed from all its intervals, to the same weights.
+        let mut late = e.clone();
+        let k = late.iter().position(|x| *x == busy(0, 100, 150)).unwrap();
+        let moved = late.remove(k);
+        late.insert(late.len() - 1, moved);
+        let path = |a: &Analysis| format!("{:?}", (&a.critical, &a.weighted));
+        for charts in [false, true] {
+            assert_eq!(path(&run(&late, charts)), path(&with), "charts {charts}");
+        }
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //!
 //! Plain SVG 1.1 written by hand, deterministic: coordinates are printed with two
 //! decimals, colours follow the process id. The [`Timeline`] the charts need (busy
-//! intervals, messages, where each process ran) is collected during the analysis.
+//! intervals, messages, where each process ran) is collected during the analysis; its busy
+//! intervals and messages only when the charts are asked for ([`TimelineBuilder::new`]).
 //! Depends on [`super::graph`] (the critical path) and [`crate::trace`].
 use super::dense::DenseMap;
 use super::graph::{CriticalPath, EdgeKind};
@@ -60,10 +61,73 @@ impl MsgKind {
     }
 }
 
-/// Collects a [`Timeline`] one event at a time.
+/// The busy intervals `(pproc, pid, start, end)` of a run in the order they were recorded,
+/// in a compact log: each a few bytes (LEB128 varints of the processor, the process, the
+/// start's distance from the previous start, zigzagged, and the length) instead of 24. The
+/// analysis keeps every interval for the charts and for the rare record whose CPU times
+/// must be computed again ([`super::graph::GraphBuilder::rebuild_cpu`]), but reads them
+/// back only then. Any values read back exactly (the distances wrap).
 #[derive(Debug, Default)]
+pub struct BusyLog {
+    bytes: Vec<u8>,
+    last: Ticks,
+}
+
+impl BusyLog {
+    #[inline]
+    fn put(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.bytes.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.bytes.push(v as u8);
+    }
+
+    /// Appends an interval.
+    #[inline]
+    pub fn push(&mut self, pproc: u32, pid: u32, start: Ticks, end: Ticks) {
+        let d = start.wrapping_sub(self.last) as i64;
+        self.put(u64::from(pproc));
+        self.put(u64::from(pid));
+        self.put(((d << 1) ^ (d >> 63)) as u64);
+        self.put(end.wrapping_sub(start));
+        self.last = start;
+    }
+
+    /// The intervals, in the order they were pushed.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u32, Ticks, Ticks)> + '_ {
+        let (bytes, mut at, mut last): (&[u8], usize, Ticks) = (&self.bytes, 0, 0);
+        std::iter::from_fn(move || {
+            if at >= bytes.len() {
+                return None;
+            }
+            let mut get = || {
+                let (mut v, mut shift) = (0u64, 0);
+                while let Some(&b) = bytes.get(at) {
+                    at += 1;
+                    v |= u64::from(b & 0x7F) << shift;
+                    if b < 0x80 {
+                        break;
+                    }
+                    shift += 7;
+                }
+                v
+            };
+            let (pproc, pid, z) = (get() as u32, get() as u32, get());
+            let start: Ticks = last.wrapping_add(((z >> 1) as i64 ^ -((z & 1) as i64)) as u64);
+            let end = start.wrapping_add(get());
+            last = start;
+            Some((pproc, pid, start, end))
+        })
+    }
+}
+
+/// Collects a [`Timeline`] one event at a time.
+#[derive(Debug)]
 pub struct TimelineBuilder {
     t: Timeline,
+    /// Whether the timeline is for the charts: with its busy intervals and messages.
+    charts: bool,
     /// Each message's latest send (arrival unknown yet) and its place in `send_order`.
     sends: DenseMap<(Message, u64)>,
     /// Message ids in the order of their send events.
@@ -73,11 +137,34 @@ pub struct TimelineBuilder {
     /// merging (see [`Self::take_bounds`]).
     starts: Vec<Ticks>,
     ends: Vec<Ticks>,
-    /// The index in `t.busy` of each processor's latest interval.
-    last_busy: DenseMap<usize>,
+    /// Every busy interval as recorded.
+    log: BusyLog,
+}
+
+impl Default for TimelineBuilder {
+    fn default() -> Self {
+        TimelineBuilder::new(true)
+    }
 }
 
 impl TimelineBuilder {
+    /// A builder of the whole timeline for the charts, or (`charts` false) of where each
+    /// process ran and the end only: the busy intervals are then kept in a compact log
+    /// (for [`Self::busy`]) and the messages not at all, which saves about a third of the
+    /// memory of the analysis of a large record.
+    pub fn new(charts: bool) -> Self {
+        TimelineBuilder {
+            t: Timeline::default(),
+            charts,
+            sends: DenseMap::default(),
+            send_order: Vec::new(),
+            arrivals: DenseMap::default(),
+            starts: Vec::new(),
+            ends: Vec::new(),
+            log: BusyLog::default(),
+        }
+    }
+
     /// Takes one event into account.
     #[inline]
     pub fn event(&mut self, e: &Event) {
@@ -91,20 +178,9 @@ impl TimelineBuilder {
                     self.starts.push(start);
                     self.ends.push(end);
                 }
-                // The processor's latest interval, if among the last 8, is extended by one
-                // of the same process that starts where it ends.
-                let n = self.t.busy.len();
-                if let Some(&i) = self.last_busy.get(u64::from(pproc)) {
-                    if let Some(last) = self.t.busy.get_mut(i).filter(|_| n - i <= 8) {
-                        if last.1 == pid && last.3 == start {
-                            last.3 = end;
-                            return;
-                        }
-                    }
-                }
-                self.last_busy.insert(u64::from(pproc), n);
-                self.t.busy.push((pproc, pid, start, end));
+                self.log.push(pproc, pid, start, end);
             }
+            Event::MsgSend { .. } | Event::MsgArrive { .. } | Event::RecvDone { .. } if !self.charts => {}
             Event::MsgSend { time, msg, src_pproc, dst_pproc, bytes, purpose, .. } => {
                 let m = Message {
                     send: time,
@@ -142,9 +218,27 @@ impl TimelineBuilder {
         (std::mem::take(&mut self.starts), std::mem::take(&mut self.ends))
     }
 
-    /// The busy intervals collected so far.
-    pub fn busy(&self) -> &[(u32, u32, Ticks, Ticks)] {
-        &self.t.busy
+    /// The busy intervals collected so far, in record order, a processor's latest
+    /// interval (if among the last 8) extended by one of the same process that starts
+    /// where it ends.
+    pub fn busy(&self) -> Vec<(u32, u32, Ticks, Ticks)> {
+        let mut busy: Vec<(u32, u32, Ticks, Ticks)> = Vec::new();
+        // The index in `busy` of each processor's latest interval.
+        let mut latest: DenseMap<usize> = DenseMap::default();
+        for (pproc, pid, start, end) in self.log.iter() {
+            let n = busy.len();
+            if let Some(&i) = latest.get(u64::from(pproc)) {
+                if let Some(last) = busy.get_mut(i).filter(|_| n - i <= 8) {
+                    if last.1 == pid && last.3 == start {
+                        last.3 = end;
+                        continue;
+                    }
+                }
+            }
+            latest.insert(u64::from(pproc), n);
+            busy.push((pproc, pid, start, end));
+        }
+        busy
     }
 
     /// The messages that arrived, in send order: the part of [`finish`](Self::finish)
@@ -174,8 +268,12 @@ impl TimelineBuilder {
         messages
     }
 
-    /// The timeline with `messages` from [`messages`](Self::messages).
+    /// The timeline with `messages` from [`messages`](Self::messages) (and, for the
+    /// charts, the busy intervals).
     pub fn finish_with(mut self, messages: Vec<Message>) -> Timeline {
+        if self.charts {
+            self.t.busy = self.busy();
+        }
         self.t.messages = messages;
         self.t
     }
@@ -742,6 +840,35 @@ mod tests {
         assert_eq!(busy_per_column(&[(0, 0, 10, 60)], 100, 4), vec![15, 25, 10, 0]);
         // Uneven columns (end 10, 3 columns: [0,3) [3,6) [6,10)): 0..10 gives 3, 3, 4.
         assert_eq!(busy_per_column(&[(0, 0, 0, 10)], 10, 3), vec![3, 3, 4]);
+    }
+
+    #[test]
+    fn the_busy_log_reads_back_what_it_was_given() {
+        // Any values, starts going back, ends before starts, the extremes: exactly.
+        let v = vec![
+            (0, 0, 0, 0),
+            (3, 7, 100, 250),
+            (3, 7, 90, 95),
+            (u32::MAX, u32::MAX, u64::MAX, u64::MAX),
+            (1, 2, u64::MAX, 0),
+            (0, 1, 5, 3),
+            (5, 5, 1 << 40, (1 << 40) + 1),
+        ];
+        let mut log = BusyLog::default();
+        for &(p, q, a, b) in &v {
+            log.push(p, q, a, b);
+        }
+        assert_eq!(log.iter().collect::<Vec<_>>(), v);
+        // A run's intervals (1024 processors, starts a few ticks apart, lengths below
+        // 2^14 ticks) take 7 bytes each (of the 24 of a tuple): processor 2, process 2,
+        // the start's distance 1, the length 2; the first start, 10^6 from 0, 2 more.
+        let mut log = BusyLog::default();
+        for k in 0..10_000u64 {
+            let start = 1_000_000 + k * 3 + k % 5;
+            log.push((k % 1024) as u32, (k % 1024) as u32 + 1, start, start + 10 + k % 9000);
+        }
+        assert!(log.bytes.len() <= 7 * 10_000 + 2, "{} bytes", log.bytes.len());
+        assert_eq!(log.iter().count(), 10_000);
     }
 
     #[test]

@@ -401,7 +401,8 @@ pub fn exercise(target: &str, input: &[u8]) {
                 _ => cppe::perf::import::sddf::read(input),
             };
             if let Ok(t) = r {
-                let a = cppe::perf::analyze_imported(&t);
+                let charts = cppe::perf::Options { charts: true, ..cppe::perf::Options::default() };
+                let Ok(a) = cppe::perf::analyze_imported_with(&t, &charts) else { return };
                 let _ = cppe::perf::render::text(&a);
                 let _ = cppe::perf::charts(&a, a.summary.pprocs_used.min(64));
                 // The procedure profile too (its calls and returns come in any order).
