@@ -6,7 +6,7 @@
 //! replace its dispatch, so every result is the one of the instructions run one by one.
 //! Depends on the process type of [`super`] and on the memory pool.
 use super::interp::Tables;
-use super::{as_int, Proc};
+use super::{as_double, as_float, as_int, Proc};
 use crate::net::Ticks;
 use crate::sim::memory::Memory;
 use crate::vcode::{Instr, Scalar, Word};
@@ -149,10 +149,14 @@ pub(super) enum Fused {
         depth1: u8,
         off1: u32,
     },
-    /// `MULI; ADDI` (2): `s + x * y`.
-    MulAdd,
-    /// `MULI; ADDI; STORE int 0` (3): `v = s + x * y;`.
-    MulAddStore,
+    /// `MULI; ADDI` (2): `s + x * y` (or `MULF; ADDF`, `MULD; ADDD`: [`Arith`]).
+    MulAdd {
+        ty: Arith,
+    },
+    /// `MULI; ADDI; STORE int 0` (3): `v = s + x * y;` (or of `float`s, `double`s).
+    MulAddStore {
+        ty: Arith,
+    },
     /// `IncVar` with its `JMP back` (4) and the `CmpJump` at `back` (4): the end of a
     /// `for` loop's body, its `i++` and its test (8 instructions).
     IncTest {
@@ -163,13 +167,15 @@ pub(super) enum Fused {
         test: Test,
     },
     /// `AddrElem2` and the `Elem2MulAddStore` after it (17): `s = s + a[i][k] * b[k][j];`;
-    /// or `AddrDeref` and the same (18): `s += a[i][k] * b[k][j];`.
+    /// or `AddrDeref` and the same (18): `s += a[i][k] * b[k][j];` (of ints, floats or
+    /// doubles).
     DotStep {
         depth: u8,
         off: u32,
         sum: Sum,
         a: Elem,
         b: Elem,
+        ty: Arith,
     },
     /// `LDADDR depth off; DUP; Dereference` (3): the start of `x += ...`.
     AddrDeref {
@@ -179,6 +185,7 @@ pub(super) enum Fused {
     /// `Elem2` and the `MulAddStore` after it (9): `... + x * a[i][j];`.
     Elem2MulAddStore {
         elem: Elem,
+        ty: Arith,
     },
     /// `AddrVal` and the `Elem2` after it (8): `s = s + a[i][j] ...`.
     AddrElem2 {
@@ -188,6 +195,45 @@ pub(super) enum Fused {
         off1: u32,
         elem: Elem,
     },
+}
+
+/// The type of a multiply-add superinstruction's arithmetic: `MULI; ADDI` (wrapping), `MULF;
+/// ADDF` or `MULD; ADDD`; its store (if any) is of the same type, so it converts nothing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Arith {
+    Int,
+    Float,
+    Double,
+}
+
+impl Arith {
+    fn of(mul: Instr, add: Instr) -> Option<Arith> {
+        match (mul, add) {
+            (Instr::MulI {}, Instr::AddI {}) => Some(Arith::Int),
+            (Instr::MulF {}, Instr::AddF {}) => Some(Arith::Float),
+            (Instr::MulD {}, Instr::AddD {}) => Some(Arith::Double),
+            _ => None,
+        }
+    }
+
+    fn scalar(self) -> Scalar {
+        match self {
+            Arith::Int => Scalar::Int,
+            Arith::Float => Scalar::Float,
+            Arith::Double => Scalar::Double,
+        }
+    }
+
+    /// `s + x * y` as the two instructions compute it: the product of the operands
+    /// converted to the type, then the sum (rounded after each, as two instructions).
+    #[inline(always)]
+    fn mul_add(self, s: Word, x: Word, y: Word) -> Word {
+        match self {
+            Arith::Int => Word::Int(as_int(s).wrapping_add(as_int(x).wrapping_mul(as_int(y)))),
+            Arith::Float => Word::Float(as_float(s) + as_float(x) * as_float(y)),
+            Arith::Double => Word::Double(as_double(s) + as_double(x) * as_double(y)),
+        }
+    }
 }
 
 /// Where a [`Fused::DotStep`] reads the sum it adds to: `LDVal depth off` (`s = s + ...`),
@@ -238,8 +284,8 @@ impl Fused {
                 Fused::Elem2 { depth: d, off: o, i, j } => {
                     let a = Elem { depth: d, off: o, i, j };
                     match Fused::at(code, pc + 8) {
-                        Fused::Elem2MulAddStore { elem: b } => {
-                            Fused::DotStep { depth, off, sum: Sum::Var(depth1, off1), a, b }
+                        Fused::Elem2MulAddStore { elem: b, ty } => {
+                            Fused::DotStep { depth, off, sum: Sum::Var(depth1, off1), a, b, ty }
                         }
                         _ => Fused::AddrElem2 { depth, off, depth1, off1, elem: a },
                     }
@@ -248,15 +294,15 @@ impl Fused {
             },
             Fused::AddrDeref { depth, off } => match Fused::simple(code.get(pc + 3..).unwrap_or(&[])) {
                 Fused::Elem2 { depth: d, off: o, i, j } => match Fused::at(code, pc + 9) {
-                    Fused::Elem2MulAddStore { elem: b } => {
-                        Fused::DotStep { depth, off, sum: Sum::Stored, a: Elem { depth: d, off: o, i, j }, b }
+                    Fused::Elem2MulAddStore { elem: b, ty } => {
+                        Fused::DotStep { depth, off, sum: Sum::Stored, a: Elem { depth: d, off: o, i, j }, b, ty }
                     }
                     _ => Fused::AddrDeref { depth, off },
                 },
                 _ => Fused::AddrDeref { depth, off },
             },
             Fused::Elem2 { depth, off, i, j } => match Fused::simple(code.get(pc + 6..).unwrap_or(&[])) {
-                Fused::MulAddStore => Fused::Elem2MulAddStore { elem: Elem { depth, off, i, j } },
+                Fused::MulAddStore { ty } => Fused::Elem2MulAddStore { elem: Elem { depth, off, i, j }, ty },
                 _ => Fused::Elem2 { depth, off, i, j },
             },
             f => f,
@@ -307,8 +353,11 @@ impl Fused {
             [I::LdAddr { depth, off }, I::LdVal { depth: depth1, off: off1 }, ..] => {
                 Fused::AddrVal { depth: *depth, off: *off, depth1: *depth1, off1: *off1 }
             }
-            [I::MulI {}, I::AddI {}, I::Store { ty: Scalar::Int, keep: false }, ..] => Fused::MulAddStore,
-            [I::MulI {}, I::AddI {}, ..] => Fused::MulAdd,
+            [m, a, rest @ ..] => match (Arith::of(*m, *a), rest.first()) {
+                (Some(ty), Some(I::Store { ty: st, keep: false })) if *st == ty.scalar() => Fused::MulAddStore { ty },
+                (Some(ty), _) => Fused::MulAdd { ty },
+                (None, _) => Fused::None,
+            },
             _ => Fused::None,
         }
     }
@@ -321,8 +370,8 @@ impl Fused {
             Fused::IncVar { jump, .. } => 3 + jump.is_some() as usize,
             Fused::Elem2 { .. } => 6,
             Fused::Elem1 { .. } => 4,
-            Fused::MulAddStore => 3,
-            Fused::AddrVal { .. } | Fused::MulAdd => 2,
+            Fused::MulAddStore { .. } => 3,
+            Fused::AddrVal { .. } | Fused::MulAdd { .. } => 2,
             Fused::IncTest { .. } | Fused::AddrElem2 { .. } => 8,
             Fused::Elem2MulAddStore { .. } => 9,
             Fused::AddrDeref { .. } => 3,
@@ -401,33 +450,32 @@ pub(super) fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Wo
             stack.push(elem2(p, mem, depth, off, i, j)?);
             Some(pc + 6)
         }
-        Fused::DotStep { depth, off, sum, a, b } => {
+        Fused::DotStep { depth, off, sum, a, b, ty } => {
             // The address passes through an int word; STORE (and Dereference) widen it back.
             let t = var(p, depth, off)? as i32 as i64;
-            let s = as_int(load(
+            let s = load(
                 mem,
                 match sum {
                     Sum::Var(d, o) => var(p, d, o)?,
                     Sum::Stored => t,
                 },
-            )?);
-            let x = as_int(elem2(p, mem, a.depth, a.off, a.i, a.j)?);
-            let y = as_int(elem2(p, mem, b.depth, b.off, b.i, b.j)?);
+            )?;
+            let x = elem2(p, mem, a.depth, a.off, a.i, a.j)?;
+            let y = elem2(p, mem, b.depth, b.off, b.i, b.j)?;
             let i = mem.index(t)?;
-            mem.words[i] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            mem.words[i] = ty.mul_add(s, x, y);
             Some(pc + f.len())
         }
-        Fused::Elem2MulAddStore { elem: e } => {
-            let y = as_int(elem2(p, mem, e.depth, e.off, e.i, e.j)?);
+        Fused::Elem2MulAddStore { elem: e, ty } => {
+            let y = elem2(p, mem, e.depth, e.off, e.i, e.j)?;
             let l = stack.len();
             if l < 3 {
                 return None;
             }
-            let (s, x) = (as_int(stack[l - 2]), as_int(stack[l - 1]));
             // STORE pops the value, then the address (an int word, widened).
             let a = as_int(stack[l - 3]) as i64;
             let i = mem.index(a)?;
-            mem.words[i] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            mem.words[i] = ty.mul_add(stack[l - 2], stack[l - 1], y);
             stack.truncate(l - 3);
             Some(pc + 9)
         }
@@ -476,26 +524,25 @@ pub(super) fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Wo
             stack.push(w);
             Some(pc + 2)
         }
-        Fused::MulAdd => {
+        Fused::MulAdd { ty } => {
             let l = stack.len();
             if l < 3 {
                 return None;
             }
-            let (s, x, y) = (as_int(stack[l - 3]), as_int(stack[l - 2]), as_int(stack[l - 1]));
+            let v = ty.mul_add(stack[l - 3], stack[l - 2], stack[l - 1]);
             stack.truncate(l - 2);
-            stack[l - 3] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            stack[l - 3] = v;
             Some(pc + 2)
         }
-        Fused::MulAddStore => {
+        Fused::MulAddStore { ty } => {
             let l = stack.len();
             if l < 4 {
                 return None;
             }
-            let (s, x, y) = (as_int(stack[l - 3]), as_int(stack[l - 2]), as_int(stack[l - 1]));
             // STORE pops the value, then the address (an int word, widened).
             let a = as_int(stack[l - 4]) as i64;
             let i = mem.index(a)?;
-            mem.words[i] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+            mem.words[i] = ty.mul_add(stack[l - 3], stack[l - 2], stack[l - 1]);
             stack.truncate(l - 4);
             Some(pc + 3)
         }
@@ -571,15 +618,15 @@ impl ElemSlots {
         })
     }
 
-    /// The element's value, as [`elem2`] reads it.
+    /// The element, as [`elem2`] reads it.
     #[inline(always)]
-    fn get(&self, mem: &Memory) -> Option<i32> {
+    fn get(&self, mem: &Memory) -> Option<Word> {
         let step = |base: i32, at: usize, size: u32, len: u32| {
             let i = as_int(mem.words[at]);
             (len == 0 || (i >= 0 && (i as u32) < len)).then(|| base.wrapping_add(i.wrapping_mul(size as i32)))
         };
         let a = step(step(self.base, self.i, self.i_size, self.i_len)?, self.j, self.j_size, self.j_len)?;
-        Some(as_int(load(mem, a as i64)?))
+        load(mem, a as i64)
     }
 }
 
@@ -591,11 +638,12 @@ struct DotSlots {
     sum: usize,
     a: ElemSlots,
     b: ElemSlots,
+    ty: Arith,
 }
 
 impl DotSlots {
     fn resolve(body: Fused, p: &Proc, mem: &Memory) -> Option<Self> {
-        let Fused::DotStep { depth, off, sum, a, b } = body else { return None };
+        let Fused::DotStep { depth, off, sum, a, b, ty } = body else { return None };
         let store = mem.index(var(p, depth, off)? as i32 as i64)?;
         Some(DotSlots {
             store,
@@ -605,6 +653,7 @@ impl DotSlots {
             },
             a: ElemSlots::resolve(a, p, mem)?,
             b: ElemSlots::resolve(b, p, mem)?,
+            ty,
         })
     }
 
@@ -612,10 +661,10 @@ impl DotSlots {
     /// changed nothing, when an index is out of its bounds or an element outside the pool.
     #[inline(always)]
     fn step(&self, mem: &mut Memory) -> Option<()> {
-        let s = as_int(mem.words[self.sum]);
+        let s = mem.words[self.sum];
         let x = self.a.get(mem)?;
         let y = self.b.get(mem)?;
-        mem.words[self.store] = Word::Int(s.wrapping_add(x.wrapping_mul(y)));
+        mem.words[self.store] = self.ty.mul_add(s, x, y);
         Some(())
     }
 }
@@ -730,7 +779,7 @@ pub(super) fn fused_costs(t: &Tables, prog: &[Step]) -> Vec<FusedCost> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Cmp, Elem, Fused, FusedCost, Ix, LoopTiming, Rhs, Sum, Test};
+    use super::{Arith, Cmp, Elem, Fused, FusedCost, Ix, LoopTiming, Rhs, Sum, Test};
     use crate::net::Ticks;
     use crate::vcode::{Instr::*, Scalar};
 
@@ -851,12 +900,12 @@ mod tests {
         let i = Ix { depth: 1, off: 2, size: 200, len: 200 };
         let j = Ix { depth: 1, off: 1, size: 1, len: 200 };
         assert_eq!(at(12), Fused::Elem2 { depth: 0, off: 40000, i, j });
-        assert_eq!(at(18), Fused::MulAddStore);
+        assert_eq!(at(18), Fused::MulAddStore { ty: Arith::Int });
         assert_eq!(at(19), Fused::None, "ADDI; STORE is not a superinstruction");
         assert_eq!(at(21), Fused::IncVar { depth: 1, off: 2, delta: 1, jump: Some(0) });
         // Cut short, the same instructions give the shorter forms or none.
         assert_eq!(Fused::simple(&code[21..24]), Fused::IncVar { depth: 1, off: 2, delta: 1, jump: None });
-        assert_eq!(Fused::simple(&code[18..20]), Fused::MulAdd);
+        assert_eq!(Fused::simple(&code[18..20]), Fused::MulAdd { ty: Arith::Int });
         assert_eq!(Fused::simple(&code[0..3]), Fused::None);
         // With the jump back to the test (at pc 0 here), and with the array loads next to
         // `LDADDR; LDVal` and to `MULI; ADDI; STORE`, the bigger forms.
@@ -870,7 +919,8 @@ mod tests {
         };
         assert_eq!(Fused::at(&code[..12], 4), Fused::AddrElem2 { depth: 1, off: 3, depth1: 1, off1: 3, elem });
         assert_eq!(Fused::at(&code, 21).pcs(21).collect::<Vec<_>>(), vec![21, 22, 23, 24, 0, 1, 2, 3]);
-        assert_eq!(Fused::at(&code, 12), Fused::Elem2MulAddStore { elem: Elem { depth: 0, off: 40000, i, j } });
+        let elem = Elem { depth: 0, off: 40000, i, j };
+        assert_eq!(Fused::at(&code, 12), Fused::Elem2MulAddStore { elem, ty: Arith::Int });
         // The whole statement `s = s + a[i][k] * b[k][j];` is one step; an iteration after
         // the first is 2 dispatches: IncTest and DotStep.
         let a = Elem {
@@ -880,7 +930,7 @@ mod tests {
             j: Ix { depth: 1, off: 2, size: 1, len: 200 },
         };
         let b = Elem { depth: 0, off: 40000, i, j };
-        assert_eq!(Fused::at(&code, 4), Fused::DotStep { depth: 1, off: 3, sum: Sum::Var(1, 3), a, b });
+        assert_eq!(Fused::at(&code, 4), Fused::DotStep { depth: 1, off: 3, sum: Sum::Var(1, 3), a, b, ty: Arith::Int });
         let lens: usize = [4, 21].iter().map(|&pc| Fused::at(&code, pc).len()).sum();
         // An iteration after the first: the test at 0..4 runs inside IncTest.
         assert_eq!(lens, code.len());
@@ -897,7 +947,7 @@ mod tests {
         plus.extend_from_slice(&code[6..21]);
         plus.extend_from_slice(&code[21..]);
         assert_eq!(Fused::simple(&plus[4..]), Fused::AddrDeref { depth: 1, off: 3 });
-        assert_eq!(Fused::at(&plus, 4), Fused::DotStep { depth: 1, off: 3, sum: Sum::Stored, a, b });
+        assert_eq!(Fused::at(&plus, 4), Fused::DotStep { depth: 1, off: 3, sum: Sum::Stored, a, b, ty: Arith::Int });
         assert_eq!(Fused::at(&plus, 4).len(), 18);
         assert!(super::Step::all(&plus)[4].dot_loop, "the jump back to 0 still closes the loop");
     }

@@ -14,7 +14,7 @@
 //! as superinstructions decoded at load time ([`super::fused`]: one dispatch for up to 17
 //! instructions, with exactly the charges, quantum ends and failures of the unfused
 //! run); the `.cod` code itself is unchanged. The inner loop of a matrix product,
-//! `for (...; k < n; k++) s = s + a[i][k] * b[k][j];`, runs whole ([`super::fused::dot_loop`]): as many
+//! `for (...; k < n; k++) s = s + a[i][k] * b[k][j];` (of ints, floats or doubles), runs whole ([`super::fused::dot_loop`]): as many
 //! iterations as the quantum ends the process may cross and the step limit allow, with
 //! its variables resolved once and the clock, the quantum ends crossed and the busy time
 //! per instruction worked out once for the run.

@@ -893,15 +893,37 @@ void main() {
         printf(\"%d\", order[k]);
 }";
 
+/// Dot-product loops of `double`s (`s = s + ...`) and `float`s (`t += ...`).
+const DOT_REAL_SRC: &str = "double a[5][5], b[5][5];
+float f[5][5], g[5][5];
+void main() {
+    int i, j, k, n;
+    double s; float t;
+    n = 5;
+    for (i = 0; i < 5; i++) for (j = 0; j < 5; j++) { a[i][j] = 0.1 * (i + 1) + j / 3.0; b[i][j] = 1.0 / (i + j + 1); f[i][j] = a[i][j]; g[i][j] = b[i][j]; }
+    s = 0.5; t = 0.25;
+    for (i = 0; i < 5; i++) for (j = 0; j < 5; j++) {
+        for (k = 0; k < n; k++) s = s + a[i][k] * b[k][j];
+        for (k = 0; k < 5; k++) t += f[i][k] * g[k][j];
+    }
+    printf(\"%.12f %.6f\\n\", s, t);
+}";
+
 #[test]
 fn dot_product_loops_change_no_result() {
-    // Run whole, a dot-product loop must give what its two superinstructions give
-    // iteration by iteration, and what its instructions give one by one: statistics,
+    // Run whole, a dot-product loop (of ints, doubles, floats) must give what its two
+    // superinstructions give iteration by iteration, and what its instructions give one
+    // by one: statistics,
     // output, errors and the busy time per source line, whatever the quantum (ends inside
     // iterations, an iteration longer than a quantum), step limit (reached inside an
     // iteration), alarm and time limit, and with processes taking turns.
     let dot = crate::lang::compile("dot.c", DOT_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
     let race = crate::lang::compile("race.c", DOT_RACE_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
+    let real = crate::lang::compile("real.c", DOT_REAL_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
+    assert!(
+        super::fused::Step::all(&real.code).iter().filter(|s| s.dot_loop).count() == 2,
+        "the double and the float loop are recognised"
+    );
     assert!(
         super::fused::Step::all(&dot.code).iter().filter(|s| s.dot_loop).count() == 3,
         "the three loops are recognised"
@@ -917,14 +939,21 @@ fn dot_product_loops_change_no_result() {
         cfgs.push(SimConfig { alarm: Some(t), ..SimConfig::default() });
         cfgs.push(SimConfig { max_time: Some(t), ..SimConfig::default() });
     }
-    let mut runs: Vec<(&Module, SimConfig)> = cfgs.into_iter().map(|c| (&dot, c)).collect();
+    let mut runs: Vec<(&Module, SimConfig)> = cfgs.iter().map(|c| (&dot, c.clone())).collect();
+    runs.extend(cfgs.into_iter().map(|c| (&real, c)));
     for q in [1, U, 3 * U, 10 * U, 11 * U, 50 * U, 200 * U] {
         runs.push((&race, SimConfig { quantum: q, pprocs: 1, ..SimConfig::default() }));
     }
     for (m, cfg) in runs {
         let what = format!(
             "{} quantum {} steps {:?} alarm {:?} time {:?}",
-            if std::ptr::eq(m, &dot) { "dot" } else { "race" },
+            if std::ptr::eq(m, &dot) {
+                "dot"
+            } else if std::ptr::eq(m, &real) {
+                "real"
+            } else {
+                "race"
+            },
             cfg.quantum,
             cfg.max_steps,
             cfg.alarm,
@@ -942,6 +971,28 @@ fn dot_product_loops_change_no_result() {
     let (s, out, err, _) = run_fusing_lines(&dot, SimConfig::default(), Fusing::All, false);
     assert_eq!(out, "3330\n");
     assert!(s.is_none() && err.contains("index 6") && err.contains("dot.c:14"), "{err}");
+    // real.c: the same sums in Rust, in the program's order and types (each product and
+    // sum rounded, in f64 and f32).
+    let (mut a, mut b) = ([[0f64; 5]; 5], [[0f64; 5]; 5]);
+    for i in 0..5 {
+        for j in 0..5 {
+            a[i][j] = 0.1 * (i + 1) as f64 + j as f64 / 3.0;
+            b[i][j] = 1.0 / (i + j + 1) as f64;
+        }
+    }
+    let (mut s, mut t) = (0.5f64, 0.25f32);
+    for ai in &a {
+        for j in 0..5 {
+            for (x, bk) in ai.iter().zip(&b) {
+                s += x * bk[j];
+            }
+            for (x, bk) in ai.iter().zip(&b) {
+                t += *x as f32 * bk[j] as f32;
+            }
+        }
+    }
+    let (_, out, err, _) = run_fusing_lines(&real, SimConfig::default(), Fusing::All, false);
+    assert_eq!((out, err), (format!("{s:.12} {:.6}\n", f64::from(t)), String::new()));
     // race.c with a quantum longer than the whole run: each worker runs to its end in turn.
     let long = SimConfig { quantum: 1 << 40, pprocs: 1, ..SimConfig::default() };
     let (_, out, _, _) = run_fusing_lines(&race, long, Fusing::All, false);
