@@ -413,11 +413,14 @@ fn elem2(p: &Proc, mem: &Memory, depth: u8, off: u32, i: Ix, j: Ix) -> Option<Wo
 /// `base + i * size` after the checks of `INDEX`, `i` read from its variable.
 #[inline(always)]
 fn index_by(p: &Proc, mem: &Memory, base: i32, x: Ix) -> Option<i32> {
-    let i = as_int(load(mem, var(p, x.depth, x.off)?)?);
-    if x.len > 0 && (i < 0 || i as u32 >= x.len) {
-        return None;
-    }
-    Some(base.wrapping_add(i.wrapping_mul(x.size as i32)))
+    index(base, as_int(load(mem, var(p, x.depth, x.off)?)?), x.size, x.len)
+}
+
+/// `base + i * size` as `INDEX size len` computes it: `None` when `i` is outside
+/// `0..len` (no bound when `len` is 0).
+#[inline(always)]
+fn index(base: i32, i: i32, size: u32, len: u32) -> Option<i32> {
+    (len == 0 || (i >= 0 && (i as u32) < len)).then(|| base.wrapping_add(i.wrapping_mul(size as i32)))
 }
 
 /// Runs superinstruction `f` at `pc` (see [`Fused`]) and returns the next pc; `None`,
@@ -450,20 +453,8 @@ pub(super) fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Wo
             stack.push(elem2(p, mem, depth, off, i, j)?);
             Some(pc + 6)
         }
-        Fused::DotStep { depth, off, sum, a, b, ty } => {
-            // The address passes through an int word; STORE (and Dereference) widen it back.
-            let t = var(p, depth, off)? as i32 as i64;
-            let s = load(
-                mem,
-                match sum {
-                    Sum::Var(d, o) => var(p, d, o)?,
-                    Sum::Stored => t,
-                },
-            )?;
-            let x = elem2(p, mem, a.depth, a.off, a.i, a.j)?;
-            let y = elem2(p, mem, b.depth, b.off, b.i, b.j)?;
-            let i = mem.index(t)?;
-            mem.words[i] = ty.mul_add(s, x, y);
+        Fused::DotStep { .. } => {
+            DotSlots::resolve(f, p, mem)?.step(mem)?;
             Some(pc + f.len())
         }
         Fused::Elem2MulAddStore { elem: e, ty } => {
@@ -486,23 +477,9 @@ pub(super) fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Wo
             stack.extend_from_slice(&[Word::Int(a), w, x]);
             Some(pc + 8)
         }
-        Fused::IncTest { depth, off, delta, back, test: t } => {
-            // Every address is checked before the increment is written, so that a
-            // failure changes nothing; the test reads the values after it.
-            let a = var(p, depth, off)? as i32 as i64;
-            let i = mem.index(a)?;
-            let ta = mem.index(var(p, t.depth, t.off)?)?;
-            let tb = match t.rhs {
-                Rhs::Const(_) => 0,
-                Rhs::Var(d, o) => mem.index(var(p, d, o)?)?,
-            };
-            mem.words[i] = Word::Int(as_int(mem.words[i]).wrapping_add(delta));
-            let x = as_int(mem.words[ta]);
-            let y = match t.rhs {
-                Rhs::Const(v) => v,
-                Rhs::Var(..) => as_int(mem.words[tb]),
-            };
-            Some(if t.cmp.test(x, y) { back as usize + 4 } else { t.target as usize })
+        Fused::IncTest { back, test, .. } => {
+            let again = IncSlots::resolve(f, p, mem)?.step(mem);
+            Some(if again { back as usize + 4 } else { test.target as usize })
         }
         Fused::Elem1 { depth, off, i } => {
             let base = var(p, depth, off)? as i32;
@@ -561,35 +538,67 @@ pub(super) fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Wo
 /// the pool exactly as the two superinstructions do, in the same order.
 #[inline(always)]
 pub(super) fn dot_loop(body: Fused, inc: Fused, p: &Proc, mem: &mut Memory, max: u64) -> (u64, Option<usize>) {
-    let Fused::IncTest { depth, off, delta, test: t, .. } = inc else { return (0, None) };
-    let slots = (|| {
-        let i = mem.index(var(p, depth, off)? as i32 as i64)?;
-        let ta = mem.index(var(p, t.depth, t.off)?)?;
-        let tb = match t.rhs {
-            Rhs::Const(_) => 0,
-            Rhs::Var(d, o) => mem.index(var(p, d, o)?)?,
-        };
-        Some((i, ta, tb))
-    })();
-    let Some((i, ta, tb)) = slots else { return (0, None) };
-    let Some(dot) = DotSlots::resolve(body, p, mem) else { return (0, None) };
+    let (Some(dot), Some(inc)) = (DotSlots::resolve(body, p, mem), IncSlots::resolve(inc, p, mem)) else {
+        return (0, None);
+    };
     let mut n = 0;
     while n < max {
         if dot.step(mem).is_none() {
             break;
         }
         n += 1;
-        mem.words[i] = Word::Int(as_int(mem.words[i]).wrapping_add(delta));
-        let x = as_int(mem.words[ta]);
-        let y = match t.rhs {
-            Rhs::Const(v) => v,
-            Rhs::Var(..) => as_int(mem.words[tb]),
-        };
-        if !t.cmp.test(x, y) {
-            return (n, Some(t.target as usize));
+        if !inc.step(mem) {
+            return (n, Some(inc.target as usize));
         }
     }
     (n, None)
+}
+
+/// A [`Fused::IncTest`] with its variables resolved to pool indices (their addresses
+/// depend on the display only).
+struct IncSlots {
+    /// The variable incremented, by `delta`.
+    var: usize,
+    delta: i32,
+    /// The test's left variable, and its right one (unused for a constant).
+    lhs: usize,
+    rhs_var: usize,
+    rhs: Rhs,
+    cmp: Cmp,
+    /// Where the test jumps when it fails.
+    target: u32,
+}
+
+impl IncSlots {
+    fn resolve(inc: Fused, p: &Proc, mem: &Memory) -> Option<Self> {
+        let Fused::IncTest { depth, off, delta, test: t, .. } = inc else { return None };
+        Some(IncSlots {
+            var: mem.index(var(p, depth, off)? as i32 as i64)?,
+            delta,
+            lhs: mem.index(var(p, t.depth, t.off)?)?,
+            rhs_var: match t.rhs {
+                Rhs::Const(_) => 0,
+                Rhs::Var(d, o) => mem.index(var(p, d, o)?)?,
+            },
+            rhs: t.rhs,
+            cmp: t.cmp,
+            target: t.target,
+        })
+    }
+
+    /// `i++` and the loop's test, as the `IncTest` runs them (every address was checked
+    /// when resolved, so nothing can fail; the test reads the values after the
+    /// increment): whether the loop goes on.
+    #[inline(always)]
+    fn step(&self, mem: &mut Memory) -> bool {
+        mem.words[self.var] = Word::Int(as_int(mem.words[self.var]).wrapping_add(self.delta));
+        let x = as_int(mem.words[self.lhs]);
+        let y = match self.rhs {
+            Rhs::Const(v) => v,
+            Rhs::Var(..) => as_int(mem.words[self.rhs_var]),
+        };
+        self.cmp.test(x, y)
+    }
 }
 
 /// An `a[i][j]` of a [`Fused::DotStep`] with its variables resolved: the array's address
@@ -621,12 +630,8 @@ impl ElemSlots {
     /// The element, as [`elem2`] reads it.
     #[inline(always)]
     fn get(&self, mem: &Memory) -> Option<Word> {
-        let step = |base: i32, at: usize, size: u32, len: u32| {
-            let i = as_int(mem.words[at]);
-            (len == 0 || (i >= 0 && (i as u32) < len)).then(|| base.wrapping_add(i.wrapping_mul(size as i32)))
-        };
-        let a = step(step(self.base, self.i, self.i_size, self.i_len)?, self.j, self.j_size, self.j_len)?;
-        load(mem, a as i64)
+        let row = index(self.base, as_int(mem.words[self.i]), self.i_size, self.i_len)?;
+        load(mem, index(row, as_int(mem.words[self.j]), self.j_size, self.j_len)? as i64)
     }
 }
 
@@ -657,8 +662,10 @@ impl DotSlots {
         })
     }
 
-    /// `s = s + a[i][k] * b[k][j];` as [`run_fused`] runs the `DotStep`: `None`, having
-    /// changed nothing, when an index is out of its bounds or an element outside the pool.
+    /// `s = s + a[i][k] * b[k][j];`, the `DotStep`'s instructions at once (the address of
+    /// the sum passes through an `int` word, which `STORE` and `Dereference` widen back):
+    /// `None`, having changed nothing, when an index is out of its bounds or an element
+    /// outside the pool.
     #[inline(always)]
     fn step(&self, mem: &mut Memory) -> Option<()> {
         let s = mem.words[self.sum];
