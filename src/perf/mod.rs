@@ -101,7 +101,7 @@ pub struct Options {
     pub functions: bool,
     /// Keep what the charts draw (`--svg`, `--html`): [`Analysis::timeline`]'s busy
     /// intervals and messages. Without it they are empty, and the analysis of a large
-    /// record takes about a third less memory and a sixth less time.
+    /// record takes nearly a third less memory and a sixth less time.
     pub charts: bool,
 }
 

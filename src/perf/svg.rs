@@ -68,7 +68,7 @@ impl MsgKind {
 /// must be computed again ([`super::graph::GraphBuilder::rebuild_cpu`]), but reads them
 /// back only then. Any values read back exactly (the distances wrap).
 #[derive(Debug, Default)]
-pub struct BusyLog {
+struct BusyLog {
     bytes: Vec<u8>,
     last: Ticks,
 }
@@ -85,7 +85,7 @@ impl BusyLog {
 
     /// Appends an interval.
     #[inline]
-    pub fn push(&mut self, pproc: u32, pid: u32, start: Ticks, end: Ticks) {
+    fn push(&mut self, pproc: u32, pid: u32, start: Ticks, end: Ticks) {
         let d = start.wrapping_sub(self.last) as i64;
         self.put(u64::from(pproc));
         self.put(u64::from(pid));
@@ -95,7 +95,7 @@ impl BusyLog {
     }
 
     /// The intervals, in the order they were pushed.
-    pub fn iter(&self) -> impl Iterator<Item = (u32, u32, Ticks, Ticks)> + '_ {
+    fn iter(&self) -> impl Iterator<Item = (u32, u32, Ticks, Ticks)> + '_ {
         let (bytes, mut at, mut last): (&[u8], usize, Ticks) = (&self.bytes, 0, 0);
         std::iter::from_fn(move || {
             if at >= bytes.len() {
@@ -150,8 +150,8 @@ impl Default for TimelineBuilder {
 impl TimelineBuilder {
     /// A builder of the whole timeline for the charts, or (`charts` false) of where each
     /// process ran and the end only: the busy intervals are then kept in a compact log
-    /// (for [`Self::busy`]) and the messages not at all, which saves about a third of the
-    /// memory of the analysis of a large record.
+    /// (for [`Self::busy`]) and the messages not at all, which saves nearly a third of
+    /// the memory of the analysis of a large record.
     pub fn new(charts: bool) -> Self {
         TimelineBuilder {
             t: Timeline::default(),
