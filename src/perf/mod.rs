@@ -649,20 +649,22 @@ impl<'h> Analyzer<'h> {
             },
             || rayon::join(|| graph.critical(), || timeline.messages()),
         );
-        let timeline = timeline.finish_with(messages);
         // n of the weights: the machine's processors (SPEC §6), or those the trace shows
         // in use when it does not say (PICL and SDDF).
         let n = self.header.pprocs.max(summary.pprocs_used);
         let critical = path.weigh(n, &busy);
         let weighted = graph.weighted(n, &busy, areas);
         drop(graph);
-        let profile = self.profile.finish(&timeline, &busy, &critical, summary.par_ticks.max(timeline.end));
+        let end = summary.par_ticks.max(timeline.end());
+        let profile = self.profile.finish(timeline.pproc_of(), &busy, &critical, end);
         let phases = self.phases.finish(self.header, &weighted, &busy);
         drop(busy);
-        let end = summary.par_ticks.max(timeline.end);
+        // Last, when the graph and the busy profile are gone: the charts' busy intervals,
+        // read back from their log, are then no new peak of memory.
+        let timeline = timeline.finish_with(messages);
         let state_time = Front::state_time(states, time, end, 0..self.header.pprocs.max(summary.pprocs_used));
         let lines = self.lines.finish(&self.header.source);
-        let links = self.links.finish(summary.par_ticks.max(timeline.end), self.header.network_links());
+        let links = self.links.finish(end, self.header.network_links());
         let imbalance = self.imbalance.finish(self.header, &critical);
         let processes = self.processes.finish(self.header);
         let procedures = self.procedures.map(|b| b.finish(self.header, &critical));

@@ -6,7 +6,6 @@
 //! Depends on [`super::graph`], [`super::svg::Timeline`] and [`crate::trace`].
 use super::dense::DenseMap;
 use super::graph::{BusyProfile, CriticalPath};
-use super::svg::Timeline;
 use crate::trace::{Event, Ticks};
 use std::collections::BTreeMap;
 
@@ -100,8 +99,9 @@ impl ProfileBuilder {
         }
     }
 
-    /// The distributions, with the timeline's busy intervals over `[0, end)`.
-    pub fn finish(self, timeline: &Timeline, busy: &BusyProfile, path: &CriticalPath, end: Ticks) -> Profile {
+    /// The distributions, with the busy intervals over `[0, end)` and `pproc_of`, the
+    /// processor of each process.
+    pub fn finish(self, pproc_of: &BTreeMap<u32, u32>, busy: &BusyProfile, path: &CriticalPath, end: Ticks) -> Profile {
         Profile {
             concurrency: busy.concurrency(end),
             sizes: self.sizes.into_iter().collect(),
@@ -109,7 +109,7 @@ impl ProfileBuilder {
             path_by_pproc: {
                 let mut m: BTreeMap<u32, Ticks> = BTreeMap::new();
                 for s in &path.segments {
-                    let p = timeline.pproc_of.get(&s.pid).copied().unwrap_or(u32::MAX);
+                    let p = pproc_of.get(&s.pid).copied().unwrap_or(u32::MAX);
                     *m.entry(p).or_insert(0) += s.to - s.from;
                 }
                 m.into_iter().collect()
@@ -165,7 +165,7 @@ mod tests {
         ] {
             b.event(&e);
         }
-        let p = b.finish(&Timeline::default(), &BusyProfile::default(), &CriticalPath::default(), 50);
+        let p = b.finish(&BTreeMap::new(), &BusyProfile::default(), &CriticalPath::default(), 50);
         assert_eq!(p.late_sender, vec![(0, 15, 1)]);
     }
 }

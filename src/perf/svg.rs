@@ -218,6 +218,16 @@ impl TimelineBuilder {
         (std::mem::take(&mut self.starts), std::mem::take(&mut self.ends))
     }
 
+    /// The last time of any event so far.
+    pub fn end(&self) -> Ticks {
+        self.t.end
+    }
+
+    /// The processor of each process created so far.
+    pub fn pproc_of(&self) -> &BTreeMap<u32, u32> {
+        &self.t.pproc_of
+    }
+
     /// The busy intervals collected so far, in record order, a processor's latest
     /// interval (if among the last 8) extended by one of the same process that starts
     /// where it ends.
