@@ -538,6 +538,10 @@ pub(super) fn run_fused(f: Fused, p: &Proc, mem: &mut Memory, stack: &mut Vec<Wo
 /// the pool exactly as the two superinstructions do, in the same order.
 #[inline(always)]
 pub(super) fn dot_loop(body: Fused, inc: Fused, p: &Proc, mem: &mut Memory, max: u64) -> (u64, Option<usize>) {
+    if max == 0 {
+        // Nothing to run (the quantum or the step limit is near): resolve nothing either.
+        return (0, None);
+    }
     let (Some(dot), Some(inc)) = (DotSlots::resolve(body, p, mem), IncSlots::resolve(inc, p, mem)) else {
         return (0, None);
     };
