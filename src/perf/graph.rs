@@ -684,20 +684,29 @@ impl GraphBuilder {
     /// process's CPU time and the busy area ([`BusyProfile::areas_at`]) before it, the
     /// areas in one sweep (the nodes come in record order, hence nearly in time order).
     /// Apart from `weighted` so that it may be computed beside other work.
-    /// Call after [`resolve`](Self::resolve). The nodes and the messages the receiver
-    /// did not wait for are two sweeps, side by side.
+    /// Call after [`resolve`](Self::resolve). The nodes (in two halves) and the messages
+    /// the receiver did not wait for are swept side by side.
     pub fn node_areas(&self, profile: &BusyProfile) -> NodeAreas {
         let (at, weak) = rayon::join(
             || {
-                let mut area = profile.area_sweep();
+                // A sweep per half of the nodes, when a second thread is free: the second
+                // sweep starts with a search for its first node's time, and each answers
+                // exactly what one sweep would.
+                use rayon::prelude::*;
+                let mut at = Vec::new();
                 self.nodes
-                    .iter()
+                    .par_iter()
                     .zip(&self.cpu)
-                    .map(|(x, &cpu)| {
-                        let a = area(x.time);
-                        At { time: x.time, cpu, area: [a as u64, (a >> 64) as u64], total: 0.0 }
-                    })
-                    .collect()
+                    .with_min_len((self.nodes.len() / 2).max(1))
+                    .map_init(
+                        || profile.area_sweep(),
+                        |area, (x, &cpu)| {
+                            let a = area(x.time);
+                            At { time: x.time, cpu, area: [a as u64, (a >> 64) as u64], total: 0.0 }
+                        },
+                    )
+                    .collect_into_vec(&mut at);
+                at
             },
             || {
                 // A message the receiver did not wait for weighs its transfer, from its
@@ -707,12 +716,19 @@ impl GraphBuilder {
                 let until = |&(i, s, arrived): &(u32, u32, Ticks)| {
                     arrived.clamp(self.nodes[s as usize].time, self.nodes[i as usize].time)
                 };
+                use rayon::prelude::*;
                 let mut order: Vec<(Ticks, u32)> = self.weak.iter().map(until).zip(0u32..).collect();
                 order.sort_unstable();
-                let mut area = profile.area_sweep();
+                // A sweep per half, as for the nodes.
+                let mut areas = Vec::new();
+                order
+                    .par_iter()
+                    .with_min_len((order.len() / 2).max(1))
+                    .map_init(|| profile.area_sweep(), |area, &(t, _)| area(t))
+                    .collect_into_vec(&mut areas);
                 let mut weak = vec![(0, 0); order.len()];
-                for &(t, k) in &order {
-                    weak[k as usize] = (t, area(t));
+                for (&(t, k), a) in order.iter().zip(areas) {
+                    weak[k as usize] = (t, a);
                 }
                 weak
             },

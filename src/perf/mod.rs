@@ -26,10 +26,12 @@
 //! feeds the other builders, batches of events passing through a bounded channel in
 //! record order ([`analyze_with`]); each event goes only to the builders that use its
 //! kind; the execution graph follows each node's CPU time as the busy intervals come.
-//! At the end the independent steps (the busy profile and the busy area at every node,
-//! the critical path, the order of the messages) run as rayon joins before the weighted
-//! critical path's one pass. Every step computes what it would alone, so the analysis
-//! does not depend on the threads' timing.
+//! At the end the steps that do not need each other's results run side by side as rayon
+//! joins: the busy profile beside the critical path and the order of the messages, the
+//! busy area at every node in two halves beside that of the messages the receiver did
+//! not wait for, the weighted critical path's one pass beside the weighing of the
+//! critical path and every other report. Every step computes what it would alone, so the
+//! analysis does not depend on the threads' timing.
 //!
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod busy;
@@ -628,46 +630,59 @@ impl<'h> Analyzer<'h> {
         let Front { summary, unmatched, states, time } = self.front;
         let summary = summary.finish(stats);
         // One profile of the busy intervals serves the weights, the phases and the
-        // concurrency histogram. Once the graph's edges are resolved, building that
-        // profile (sorting its change points, then the busy area at every node), finding
-        // the critical path and ordering the messages are independent: done side by side
-        // (rayon joins, so on one core they simply run in turn), each with the same
-        // result as alone. The nodes' CPU times were followed while reading, unless the
-        // record's order did not allow it.
+        // concurrency histogram. The steps below that do not need each other's results run
+        // side by side (rayon joins, so on one core they simply run in turn), each with
+        // the same result as alone: sorting the profile's change points beside resolving
+        // the graph's edges and finding the critical path (and ordering the messages);
+        // then the busy area at every node; then the weighted critical path beside
+        // weighing the critical path and finishing the other reports; then the phases
+        // beside freeing the graph. The nodes' CPU times were followed while reading,
+        // unless the record's order did not allow it.
         let (mut timeline, mut graph) = (self.timeline, self.graph);
         let (mut starts, mut ends) = timeline.take_bounds();
         if graph.needs_cpu_rebuild() {
             graph.rebuild_cpu(&timeline.busy());
         }
-        graph.resolve();
-        let ((busy, areas), (path, messages)) = rayon::join(
+        let (busy, (path, messages)) = rayon::join(
             || {
                 rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
-                let busy = graph::BusyProfile::from_sorted(starts, ends);
-                let areas = graph.node_areas(&busy);
-                (busy, areas)
+                graph::BusyProfile::from_sorted(starts, ends)
             },
-            || rayon::join(|| graph.critical(), || timeline.messages()),
+            || {
+                graph.resolve();
+                rayon::join(|| graph.critical(), || timeline.messages())
+            },
         );
+        let areas = graph.node_areas(&busy);
         // n of the weights: the machine's processors (SPEC §6), or those the trace shows
         // in use when it does not say (PICL and SDDF).
         let n = self.header.pprocs.max(summary.pprocs_used);
-        let critical = path.weigh(n, &busy);
-        let weighted = graph.weighted(n, &busy, areas);
-        drop(graph);
         let end = summary.par_ticks.max(timeline.end());
-        let profile = self.profile.finish(timeline.pproc_of(), &busy, &critical, end);
-        let phases = self.phases.finish(self.header, &weighted, &busy);
+        let procs = 0..self.header.pprocs.max(summary.pprocs_used);
+        let header = self.header;
+        let (weighted, (critical, profile, rest)) = rayon::join(
+            || graph.weighted(n, &busy, areas),
+            || {
+                let critical = path.weigh(n, &busy);
+                let profile = self.profile.finish(timeline.pproc_of(), &busy, &critical, end);
+                let rest = (
+                    Front::state_time(states, time, end, procs),
+                    unmatched.finish(header),
+                    self.lines.finish(&header.source),
+                    self.links.finish(end, header.network_links()),
+                    self.imbalance.finish(header, &critical),
+                    self.processes.finish(header),
+                    self.procedures.map(|b| b.finish(header, &critical)),
+                );
+                (critical, profile, rest)
+            },
+        );
+        let (state_time, unmatched, lines, links, imbalance, processes, procedures) = rest;
+        let ((), phases) = rayon::join(move || drop(graph), || self.phases.finish(header, &weighted, &busy));
         drop(busy);
         // Last, when the graph and the busy profile are gone: the charts' busy intervals,
         // read back from their log, are then no new peak of memory.
         let timeline = timeline.finish_with(messages);
-        let state_time = Front::state_time(states, time, end, 0..self.header.pprocs.max(summary.pprocs_used));
-        let lines = self.lines.finish(&self.header.source);
-        let links = self.links.finish(end, self.header.network_links());
-        let imbalance = self.imbalance.finish(self.header, &critical);
-        let processes = self.processes.finish(self.header);
-        let procedures = self.procedures.map(|b| b.finish(self.header, &critical));
         Analysis {
             program: self.header.program.clone(),
             summary,
@@ -675,7 +690,7 @@ impl<'h> Analyzer<'h> {
             weighted,
             notes: Vec::new(),
             states: (0u32..).zip(state_time).collect(),
-            unmatched: unmatched.finish(self.header),
+            unmatched,
             timeline,
             profile,
             phases,
