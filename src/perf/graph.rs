@@ -684,29 +684,18 @@ impl GraphBuilder {
     /// process's CPU time and the busy area ([`BusyProfile::areas_at`]) before it, the
     /// areas in one sweep (the nodes come in record order, hence nearly in time order).
     /// Apart from `weighted` so that it may be computed beside other work.
-    /// Call after [`resolve`](Self::resolve). The nodes (in two halves) and the messages
-    /// the receiver did not wait for are swept side by side.
+    /// Call after [`resolve`](Self::resolve). The nodes and the messages the receiver
+    /// did not wait for are swept side by side, each in two halves ([`swept_halves`]).
     pub fn node_areas(&self, profile: &BusyProfile) -> NodeAreas {
         let (at, weak) = rayon::join(
             || {
-                // A sweep per half of the nodes, when a second thread is free: the second
-                // sweep starts with a search for its first node's time, and each answers
-                // exactly what one sweep would.
-                use rayon::prelude::*;
-                let mut at = Vec::new();
-                self.nodes
-                    .par_iter()
-                    .zip(&self.cpu)
-                    .with_min_len((self.nodes.len() / 2).max(1))
-                    .map_init(
-                        || profile.area_sweep(),
-                        |area, (x, &cpu)| {
-                            let a = area(x.time);
-                            At { time: x.time, cpu, area: [a as u64, (a >> 64) as u64], total: 0.0 }
-                        },
-                    )
-                    .collect_into_vec(&mut at);
-                at
+                let time = |i: usize| self.nodes[i].time;
+                swept_halves(self.nodes.len(), profile, time, |i, a| At {
+                    time: time(i),
+                    cpu: self.cpu[i],
+                    area: [a as u64, (a >> 64) as u64],
+                    total: 0.0,
+                })
             },
             || {
                 // A message the receiver did not wait for weighs its transfer, from its
@@ -716,16 +705,9 @@ impl GraphBuilder {
                 let until = |&(i, s, arrived): &(u32, u32, Ticks)| {
                     arrived.clamp(self.nodes[s as usize].time, self.nodes[i as usize].time)
                 };
-                use rayon::prelude::*;
                 let mut order: Vec<(Ticks, u32)> = self.weak.iter().map(until).zip(0u32..).collect();
                 order.sort_unstable();
-                // A sweep per half, as for the nodes.
-                let mut areas = Vec::new();
-                order
-                    .par_iter()
-                    .with_min_len((order.len() / 2).max(1))
-                    .map_init(|| profile.area_sweep(), |area, &(t, _)| area(t))
-                    .collect_into_vec(&mut areas);
+                let areas = swept_halves(order.len(), profile, |k| order[k].0, |_, a| a);
                 let mut weak = vec![(0, 0); order.len()];
                 for (&(t, k), a) in order.iter().zip(areas) {
                     weak[k as usize] = (t, a);
@@ -855,6 +837,26 @@ impl GraphBuilder {
     }
 }
 
+/// `f(i, area)` for every `i` in `0..n`, in order, `area` the busy area before `time(i)`
+/// ([`BusyProfile::area_to`]), swept ([`BusyProfile::area_sweep`]) in two halves side by
+/// side when a second thread is free: the second sweep starts with a search for its first
+/// time, and each answers exactly what one sweep would.
+fn swept_halves<R: Send>(
+    n: usize,
+    profile: &BusyProfile,
+    time: impl Fn(usize) -> Ticks + Sync + Send,
+    f: impl Fn(usize, u128) -> R + Sync + Send,
+) -> Vec<R> {
+    use rayon::prelude::*;
+    let mut out = Vec::new();
+    (0..n)
+        .into_par_iter()
+        .with_min_len((n / 2).max(1))
+        .map_init(|| profile.area_sweep(), |area, i| f(i, area(time(i))))
+        .collect_into_vec(&mut out);
+    out
+}
+
 /// What the weighted critical path needs of every node and of every message the
 /// receiver did not wait for: [`GraphBuilder::node_areas`].
 #[derive(Debug, Default)]
@@ -966,6 +968,22 @@ pub fn group_weights(path: &CriticalPath) -> Vec<(EdgeKind, u32, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn swept_halves_answer_as_the_direct_queries() {
+        // The reference is the direct query (the busy area from 0, two binary searches)
+        // at each time; the times nearly in order with steps back and a few far jumps, so
+        // that the second half's sweep starts far from the first's, and each index is
+        // passed to `f` with its own time's answer, in order.
+        let iv: Vec<(Ticks, Ticks)> = (0..4000u64).map(|k| (k * 7 % 9001, k * 7 % 9001 + k % 13)).collect();
+        let p = BusyProfile::new(&iv);
+        let times: Vec<Ticks> = (0..1001u64).map(|i| if i % 97 == 0 { 9000 - i } else { i * 9 - i % 5 }).collect();
+        for n in [0, 1, 2, times.len()] {
+            let got = swept_halves(n, &p, |i| times[i], |i, a| (i, a));
+            let want: Vec<(usize, u128)> = (0..n).map(|i| (i, p.busy_area(0, times[i]))).collect();
+            assert_eq!(got, want, "n = {n}");
+        }
+    }
+
     #[test]
     fn wcpa_weight_matches_the_seed_worked_checks() {
         // Seed 003 §3.4 (Figure 3.3; copied into SPEC §6): an edge of 100 with P = 0 on 100
