@@ -75,28 +75,25 @@ struct Sweep<'a> {
 
 impl Sweep<'_> {
     /// Σ over the values below `t` of (t − value), as [`below`]. The new position is
-    /// found by galloping from the old one (a few steps near it when the times come
-    /// nearly in order); the sum is kept by walking when it moved little, or taken from
-    /// the step sums.
+    /// first walked to, up to [`WALK`] values forward (the usual case when the times come
+    /// nearly in order: a walk with one mispredicted branch at its end is cheaper than
+    /// the probes of a gallop, each as hard to predict); when the walk ran out, or the
+    /// answer lies behind, it is found by galloping from where the walk stopped, and the
+    /// sum kept by walking when it moved little, or taken from the step sums.
     fn below(&mut self, t: Ticks) -> u128 {
         let v = self.v;
-        // Forward by a short walk first: the usual case when the times come nearly in
-        // order, and a walk of a few dozen values, with one mispredicted branch at its
-        // end, is cheaper than the probes of a gallop, each as hard to predict.
-        let (mut k, mut sum) = (self.k, self.sum);
-        let lim = v.len().min(k + WALK);
-        while k < lim && v[k] < t {
-            sum += u128::from(v[k]);
-            k += 1;
+        let (start, lim) = (self.k, v.len().min(self.k + WALK));
+        while self.k < lim && v[self.k] < t {
+            self.sum += u128::from(v[self.k]);
+            self.k += 1;
         }
         // Done unless the walk ran out (the answer lies further on) or did not move and
         // the answer lies behind.
-        if (k < lim || k == v.len()) && (k > self.k || k == 0 || v[k - 1] < t) {
-            self.k = k;
-            self.sum = sum;
-            return k as u128 * u128::from(t) - sum;
+        let k = self.k;
+        if (k < lim || k == v.len()) && (k > start || k == 0 || v[k - 1] < t) {
+            return k as u128 * u128::from(t) - self.sum;
         }
-        let k = gallop(v, self.k, t);
+        let k = gallop(v, k, t);
         if k.abs_diff(self.k) < SUM_STEP {
             while self.k < k {
                 self.sum += u128::from(v[self.k]);
