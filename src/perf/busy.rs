@@ -278,27 +278,27 @@ struct Iv {
 }
 
 impl CpuTime {
-    /// From busy intervals `(pproc, pid, start, end)`. With none at all (a trace that
-    /// records no busy time), every query answers the elapsed time. A record lists each
+    /// From busy intervals `(pid, start, end)`. With none at all (a trace that records
+    /// no busy time), every query answers the elapsed time. A record lists each
     /// process's intervals in time order, so a stable counting sort by process sorts
     /// them in linear time (any process whose intervals are not in order is sorted).
-    pub fn new(busy: &[(u32, u32, Ticks, Ticks)]) -> CpuTime {
-        let nonempty = || busy.iter().filter(|b| b.3 > b.2);
-        let max_pid = nonempty().map(|b| b.1 as usize).max().unwrap_or(0);
+    pub fn new(busy: &[(u32, Ticks, Ticks)]) -> CpuTime {
+        let nonempty = || busy.iter().filter(|b| b.2 > b.1);
+        let max_pid = nonempty().map(|b| b.0 as usize).max().unwrap_or(0);
         let count = nonempty().count();
         let iv = |pid, start, end| Iv { pid, start, end, before: 0 };
         let mut intervals: Vec<Iv> = Vec::with_capacity(count);
         if max_pid <= 2 * count + 1024 {
             let mut at = vec![0usize; max_pid + 2];
             for b in nonempty() {
-                at[b.1 as usize + 1] += 1;
+                at[b.0 as usize + 1] += 1;
             }
             for k in 1..at.len() {
                 at[k] += at[k - 1];
             }
             let bounds = at.clone();
             intervals.resize(count, Iv::default());
-            for &(_, pid, s, e) in nonempty() {
+            for &(pid, s, e) in nonempty() {
                 intervals[at[pid as usize]] = iv(pid, s, e);
                 at[pid as usize] += 1;
             }
@@ -309,7 +309,7 @@ impl CpuTime {
                 }
             }
         } else {
-            intervals.extend(nonempty().map(|&(_, pid, s, e)| iv(pid, s, e)));
+            intervals.extend(nonempty().map(|&(pid, s, e)| iv(pid, s, e)));
             intervals.sort_unstable();
         }
         let mut total = 0;
@@ -397,7 +397,7 @@ mod tests {
     /// answers the elapsed time.
     #[test]
     fn cpu_time_sums_a_process_s_busy_intervals() {
-        let cpu = CpuTime::new(&[(0, 1, 0, 40), (0, 1, 60, 100), (1, 2, 110, 200), (0, 1, 250, 400), (2, 3, 0, 300)]);
+        let cpu = CpuTime::new(&[(1, 0, 40), (1, 60, 100), (2, 110, 200), (1, 250, 400), (3, 0, 300)]);
         assert_eq!(cpu.between(1, 0, 100), 80);
         assert_eq!(cpu.between(1, 200, 300), 50);
         assert_eq!(cpu.between(1, 30, 70), 20);
@@ -477,17 +477,17 @@ mod tests {
             assert_eq!(p.areas_at(times.iter().copied()), want);
         }
         // Busy intervals of 5 processes, disjoint per process, listed by end.
-        let mut busy: Vec<(u32, u32, Ticks, Ticks)> = Vec::new();
+        let mut busy: Vec<(u32, Ticks, Ticks)> = Vec::new();
         for pid in 0..5u32 {
             let mut t = 0;
             for _ in 0..200 {
                 let s = t + next(50);
                 let e = s + 1 + next(50);
-                busy.push((pid, pid, s, e));
+                busy.push((pid, s, e));
                 t = e;
             }
         }
-        busy.sort_by_key(|b| b.3);
+        busy.sort_by_key(|b| b.2);
         let cpu = CpuTime::new(&busy);
         let queries: Vec<(u32, Ticks)> = (0..3000).map(|_| (next(6) as u32, next(25_000))).collect();
         let mut ordered = queries.clone();

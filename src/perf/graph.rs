@@ -340,9 +340,9 @@ impl GraphBuilder {
         self.cpu_disorder && !self.full
     }
 
-    /// Computes every node's CPU time from the run's busy intervals `(pproc, pid, start,
-    /// end)`, in any order.
-    pub fn rebuild_cpu(&mut self, busy: &[(u32, u32, Ticks, Ticks)]) {
+    /// Computes every node's CPU time from the run's busy intervals `(pid, start, end)`,
+    /// in any order.
+    pub fn rebuild_cpu(&mut self, busy: &[(u32, Ticks, Ticks)]) {
         let cpu = CpuTime::new(busy);
         self.any_busy = !cpu.is_empty();
         self.cpu =
@@ -1053,7 +1053,7 @@ mod tests {
         assert!(!g.needs_cpu_rebuild());
         let got: Vec<(u32, Ticks, Ticks)> = g.nodes.iter().zip(&g.cpu).map(|(n, &c)| (n.pid, n.time, c)).collect();
         assert_eq!(got, vec![(0, 0, 0), (1, 0, 0), (0, 30, 20), (0, 40, 30), (1, 40, 0)]);
-        let exact = CpuTime::new(&[(0, 0, 0, 10), (0, 0, 20, 40)]);
+        let exact = CpuTime::new(&[(0, 0, 10), (0, 20, 40)]);
         assert_eq!(exact.cumulative(g.nodes.iter().map(|n| (n.pid, n.time))), Some(g.cpu.clone()));
 
         // The same intervals out of order (20..40 before 0..10) cannot be followed: the
@@ -1063,7 +1063,7 @@ mod tests {
             g.event(e);
         }
         assert!(g.needs_cpu_rebuild());
-        g.rebuild_cpu(&[(0, 0, 20, 40), (0, 0, 0, 10)]);
+        g.rebuild_cpu(&[(0, 20, 40), (0, 0, 10)]);
         assert!(!g.needs_cpu_rebuild());
         let got: Vec<Ticks> = g.cpu.clone();
         assert_eq!(got, vec![0, 0, 20, 30, 0]);

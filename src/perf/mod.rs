@@ -639,10 +639,10 @@ impl<'h> Analyzer<'h> {
         // beside freeing the graph. The nodes' CPU times were followed while reading,
         // unless the record's order did not allow it.
         let (mut timeline, mut graph) = (self.timeline, self.graph);
-        let (mut starts, mut ends) = timeline.take_bounds();
         if graph.needs_cpu_rebuild() {
-            graph.rebuild_cpu(&timeline.busy());
+            graph.rebuild_cpu(&timeline.cpu_intervals());
         }
+        let (mut starts, mut ends) = timeline.take_bounds();
         let (busy, (path, messages)) = rayon::join(
             || {
                 rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
@@ -775,7 +775,7 @@ mod tests {
 
     /// Without the charts the timeline keeps neither busy intervals nor messages, and
     /// nothing else changes, even when the CPU times must be computed again from the
-    /// intervals (kept in a compact log for that).
+    /// intervals (their processes kept beside their bounds for that).
     #[test]
     fn the_charts_option_changes_only_the_timeline() {
         let (h, e, s) = three_processes();

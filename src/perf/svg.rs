@@ -64,9 +64,8 @@ impl MsgKind {
 /// The busy intervals `(pproc, pid, start, end)` of a run in the order they were recorded,
 /// in a compact log: each a few bytes (LEB128 varints of the processor, the process, the
 /// start's distance from the previous start, zigzagged, and the length) instead of 24. The
-/// analysis keeps every interval for the charts and for the rare record whose CPU times
-/// must be computed again ([`super::graph::GraphBuilder::rebuild_cpu`]), but reads them
-/// back only then. Any values read back exactly (the distances wrap).
+/// charts' analysis keeps every interval in it and reads them back at the end. Any values
+/// read back exactly (the distances wrap).
 #[derive(Debug, Default)]
 struct BusyLog {
     bytes: Vec<u8>,
@@ -137,8 +136,12 @@ pub struct TimelineBuilder {
     /// merging (see [`Self::take_bounds`]).
     starts: Vec<Ticks>,
     ends: Vec<Ticks>,
-    /// Every busy interval as recorded.
+    /// For the charts: every busy interval as recorded.
     log: BusyLog,
+    /// Without the charts: the process of each nonempty interval, beside `starts` and
+    /// `ends` (for [`Self::cpu_intervals`]), 4 bytes an interval instead of the log's 7
+    /// or so, and no encoding.
+    pids: Vec<u32>,
 }
 
 impl Default for TimelineBuilder {
@@ -149,9 +152,9 @@ impl Default for TimelineBuilder {
 
 impl TimelineBuilder {
     /// A builder of the whole timeline for the charts, or (`charts` false) of where each
-    /// process ran and the end only: the busy intervals are then kept in a compact log
-    /// (for [`Self::busy`]) and the messages not at all, which saves nearly a third of
-    /// the memory of the analysis of a large record.
+    /// process ran and the end only: of the busy intervals only their processes are then
+    /// kept beside their bounds (for [`Self::cpu_intervals`]), and the messages not at
+    /// all, which saves nearly a third of the memory of the analysis of a large record.
     pub fn new(charts: bool) -> Self {
         TimelineBuilder {
             t: Timeline::default(),
@@ -162,6 +165,7 @@ impl TimelineBuilder {
             starts: Vec::new(),
             ends: Vec::new(),
             log: BusyLog::default(),
+            pids: Vec::new(),
         }
     }
 
@@ -177,8 +181,13 @@ impl TimelineBuilder {
                 if end > start {
                     self.starts.push(start);
                     self.ends.push(end);
+                    if !self.charts {
+                        self.pids.push(pid);
+                    }
                 }
-                self.log.push(pproc, pid, start, end);
+                if self.charts {
+                    self.log.push(pproc, pid, start, end);
+                }
             }
             Event::MsgSend { .. } | Event::MsgArrive { .. } | Event::RecvDone { .. } if !self.charts => {}
             Event::MsgSend { time, msg, src_pproc, dst_pproc, bytes, purpose, .. } => {
@@ -228,10 +237,20 @@ impl TimelineBuilder {
         &self.t.pproc_of
     }
 
-    /// The busy intervals collected so far, in record order, a processor's latest
-    /// interval (if among the last 8) extended by one of the same process that starts
-    /// where it ends.
-    pub fn busy(&self) -> Vec<(u32, u32, Ticks, Ticks)> {
+    /// The nonempty busy intervals `(pid, start, end)` collected so far, in record order,
+    /// for [`super::graph::GraphBuilder::rebuild_cpu`] (the rare record whose CPU times
+    /// cannot be followed one event at a time). Call before [`Self::take_bounds`].
+    pub fn cpu_intervals(&self) -> Vec<(u32, Ticks, Ticks)> {
+        if self.charts {
+            return self.log.iter().filter(|b| b.3 > b.2).map(|(_, pid, s, e)| (pid, s, e)).collect();
+        }
+        self.pids.iter().zip(&self.starts).zip(&self.ends).map(|((&pid, &s), &e)| (pid, s, e)).collect()
+    }
+
+    /// The busy intervals collected so far for the charts (none without them), in record
+    /// order, a processor's latest interval (if among the last 8) extended by one of the
+    /// same process that starts where it ends.
+    fn busy(&self) -> Vec<(u32, u32, Ticks, Ticks)> {
         let mut busy: Vec<(u32, u32, Ticks, Ticks)> = Vec::new();
         // The index in `busy` of each processor's latest interval.
         let mut latest: DenseMap<usize> = DenseMap::default();
