@@ -191,6 +191,9 @@ pub struct GraphBuilder {
     /// time CPU times cannot follow (never in a record cpss writes): then [`Self::cpu`] is
     /// computed again from all the intervals ([`Self::rebuild_cpu`]).
     cpu_disorder: bool,
+    /// Whether a node came after a later one of its process (a malformed record): its
+    /// vertical edge would run backwards ([`Self::resolve`] drops such edges).
+    backward: bool,
     /// Whether any busy interval was seen: without one (a trace that records no busy
     /// time), a compute edge weighs its elapsed time.
     any_busy: bool,
@@ -267,6 +270,7 @@ impl Default for GraphBuilder {
             tail: DenseMap::default(),
             cpu: Vec::new(),
             cpu_disorder: false,
+            backward: false,
             any_busy: false,
             #[cfg(test)]
             elapsed_only: false,
@@ -291,10 +295,12 @@ impl GraphBuilder {
         self.nodes.push(Node { pid, time, kind });
         let tail = self.tail.get_or_insert_with(u64::from(pid), Tail::default);
         let before = std::mem::replace(&mut tail.last, Link(i as u32));
+        let backward = before.get().is_some_and(|b| self.nodes[b].time > time);
+        self.backward |= backward;
         // Every interval of the process seen so far ended by now, when the record is in
         // order: the process's CPU time before the node is their lengths, and later
         // intervals that started before the node add to it (see `busy`).
-        self.cpu_disorder |= tail.end > time || before.get().is_some_and(|b| self.nodes[b].time > time);
+        self.cpu_disorder |= tail.end > time || backward;
         self.cpu.push(tail.busy);
         self.vertical.push(before);
         self.other.push(None);
@@ -573,18 +579,20 @@ impl GraphBuilder {
                 self.vertical[i] = Link::NONE;
             }
         }
-        // A malformed record may put a process's events out of time order: such edges would
-        // run backwards in time and are dropped rather than trusted.
-        for i in 0..self.nodes.len() {
-            let t = self.nodes[i].time;
-            if self.vertical[i].get().is_some_and(|v| self.nodes[v].time > t) {
-                self.vertical[i] = Link::NONE;
-            }
-            if self.other[i].is_some_and(|(o, _)| self.nodes[o as usize].time > t) {
-                self.other[i] = None;
+        // A malformed record may put a process's events out of time order: such vertical
+        // edges would run backwards in time and are dropped rather than trusted (the
+        // builder saw whether there are any). The other edges go forward by construction:
+        // a process starts no earlier than its fork, and message and join edges (weak
+        // ones too) are kept above only when they do.
+        if self.backward {
+            for i in 0..self.nodes.len() {
+                if self.vertical[i].get().is_some_and(|v| self.nodes[v].time > self.nodes[i].time) {
+                    self.vertical[i] = Link::NONE;
+                }
             }
         }
-        self.weak.retain(|&(i, s, _)| self.nodes[s as usize].time <= self.nodes[i as usize].time);
+        debug_assert!((0..self.nodes.len())
+            .all(|i| self.other[i].is_none_or(|(o, _)| self.nodes[o as usize].time <= self.nodes[i].time)));
         self.weak.sort_unstable();
     }
 
@@ -595,21 +603,23 @@ impl GraphBuilder {
         // Path start time of the longest path into each node (longest = earliest start),
         // computed in a topological order.
         let mut start: Vec<Ticks> = self.nodes.iter().map(|x| x.time).collect();
-        let mut best: Vec<Option<(u32, EdgeKind)>> = vec![None; n];
+        // The last edge of the longest path into each node: 1 vertical, 2 the other edge,
+        // 0 none (one byte a node, where the edge itself would take eight).
+        let mut choice: Vec<u8> = vec![0; n];
         let mut done = vec![false; n];
         for i in self.topological() {
             // Preference at equal start: the message or spawn edge, when one was kept.
             if let Some(v) = self.vertical[i].get() {
                 if done[v] && start[v] <= start[i] {
                     start[i] = start[v];
-                    best[i] = Some((v as u32, self.vertical_kind(i)));
+                    choice[i] = 1;
                 }
             }
-            if let Some((o, k)) = self.other[i] {
+            if let Some((o, _)) = self.other[i] {
                 let o = o as usize;
                 if done[o] && start[o] <= start[i] {
                     start[i] = start[o];
-                    best[i] = Some((o as u32, k));
+                    choice[i] = 2;
                 }
             }
             done[i] = true;
@@ -619,8 +629,12 @@ impl GraphBuilder {
         };
         let mut edges: Vec<(Node, Node, EdgeKind, Ticks)> = Vec::new();
         let mut cur = end;
-        while let Some((p, k)) = best[cur] {
-            let p = p as usize;
+        loop {
+            let (p, k) = match (choice[cur], self.other[cur]) {
+                (1, _) => (self.vertical[cur].0 as usize, self.vertical_kind(cur)),
+                (2, Some((o, k))) => (o as usize, k),
+                _ => break,
+            };
             edges.push((self.nodes[p], self.nodes[cur], k, self.edge_cpu(p, cur, k)));
             cur = p;
         }
@@ -636,6 +650,13 @@ impl GraphBuilder {
             NodeKind::Resume(k) => k,
             _ => EdgeKind::Compute,
         }
+    }
+
+    /// The end of the transfer of a message the receiver did not wait for, `(receive
+    /// completion, send, arrival)` of [`Self::weak`]: its arrival, clamped between its
+    /// two nodes.
+    fn transfer_end(&self, &(i, s, arrived): &(u32, u32, Ticks)) -> Ticks {
+        arrived.clamp(self.nodes[s as usize].time, self.nodes[i as usize].time)
     }
 
     /// The sends of the messages the receive completion `i` did not wait for.
@@ -680,9 +701,9 @@ impl GraphBuilder {
         Box::new(order.into_iter())
     }
 
-    /// What [`weighted`](Self::weighted) needs of each node, in node order: its time, its
-    /// process's CPU time and the busy area ([`BusyProfile::areas_at`]) before it, the
-    /// areas in one sweep (the nodes come in record order, hence nearly in time order).
+    /// What [`weighted`](Self::weighted) needs of each node beside its time and CPU time,
+    /// in node order: the busy area ([`BusyProfile::areas_at`]) before it, in one sweep
+    /// (the nodes come in record order, hence nearly in time order).
     /// Apart from `weighted` so that it may be computed beside other work.
     /// Call after [`resolve`](Self::resolve). The nodes and the messages the receiver
     /// did not wait for are swept side by side, each in two halves ([`swept_halves`]).
@@ -690,9 +711,7 @@ impl GraphBuilder {
         let (at, weak) = rayon::join(
             || {
                 let time = |i: usize| self.nodes[i].time;
-                swept_halves(self.nodes.len(), profile, time, |i, a| At {
-                    time: time(i),
-                    cpu: self.cpu[i],
+                swept_halves(self.nodes.len(), profile, time, |_, a| At {
                     area: [a as u64, (a >> 64) as u64],
                     total: 0.0,
                 })
@@ -702,15 +721,12 @@ impl GraphBuilder {
                 // send to its arrival (clamped between its two nodes): the busy area up
                 // to each arrival. Arrivals are in receiver order, not time order: swept
                 // sorted.
-                let until = |&(i, s, arrived): &(u32, u32, Ticks)| {
-                    arrived.clamp(self.nodes[s as usize].time, self.nodes[i as usize].time)
-                };
-                let mut order: Vec<(Ticks, u32)> = self.weak.iter().map(until).zip(0u32..).collect();
+                let mut order: Vec<(Ticks, u32)> = self.weak.iter().map(|w| self.transfer_end(w)).zip(0u32..).collect();
                 order.sort_unstable();
                 let areas = swept_halves(order.len(), profile, |k| order[k].0, |_, a| a);
-                let mut weak = vec![(0, 0); order.len()];
-                for (&(t, k), a) in order.iter().zip(areas) {
-                    weak[k as usize] = (t, a);
+                let mut weak = vec![0; order.len()];
+                for (&(_, k), a) in order.iter().zip(areas) {
+                    weak[k as usize] = a;
                 }
                 weak
             },
@@ -736,20 +752,22 @@ impl GraphBuilder {
     pub fn weighted(&self, processors: u32, profile: &BusyProfile, areas: NodeAreas) -> CriticalPath {
         let processors = processors.max(1);
         let n = self.nodes.len();
-        // The busy area up to each node ([`Self::node_areas`]) and its process's CPU time
-        // up to it, kept with the node's time and heaviest-path weight in one record, so
-        // that an edge reads one record of its source.
+        // The busy area up to each node ([`Self::node_areas`]), kept with the heaviest
+        // path's weight into it in one record.
         let NodeAreas { mut at, weak: weak_area } = areas;
         let elapsed_cpu = !self.uses_cpu();
         let nf = f64::from(processors);
-        let w = |p: &At, i: &At, kind: EdgeKind| -> f64 {
+        // What an edge's weight needs of its ends: the time, the CPU time of the node's
+        // process and the busy area before it.
+        let point = |at: &[At], i: usize| Point { time: self.nodes[i].time, cpu: self.cpu[i], area: at[i].area() };
+        let w = |p: Point, i: Point, kind: EdgeKind| -> f64 {
             let (a, b) = (p.time, i.time);
             if b <= a {
                 return 0.0;
             }
             let dt = if kind == EdgeKind::Compute && !elapsed_cpu { i.cpu.saturating_sub(p.cpu) } else { b - a };
-            let busy = i.area().saturating_sub(p.area());
-            let par = (busy as f64 / (nf * (b - a) as f64)).min(1.0);
+            let busy = i.area.saturating_sub(p.area);
+            let par = (wide_to_f64(busy) / (nf * (b - a) as f64)).min(1.0);
             wcpa_weight(dt as f64, par, processors)
         };
         // The last edge of the heaviest path into each node: 1 vertical, 2 the other
@@ -759,14 +777,15 @@ impl GraphBuilder {
         let mut done = vec![false; n];
         let mut wk: usize = 0;
         for i in self.topological() {
-            let me = at[i];
+            let me = point(&at, i);
             let mut best: Option<f64> = None;
             if let Some(v) = self.vertical[i].get().filter(|&v| done[v]) {
-                best = Some(at[v].total + w(&at[v], &me, self.vertical_kind(i)));
+                best = Some(at[v].total + w(point(&at, v), me, self.vertical_kind(i)));
                 choice[i] = 1;
             }
             if let Some((o, k)) = self.other[i].filter(|&(o, _)| done[o as usize]) {
-                let x = at[o as usize].total + w(&at[o as usize], &me, k);
+                let o = o as usize;
+                let x = at[o].total + w(point(&at, o), me, k);
                 if best.is_none_or(|b| x > b) {
                     best = Some(x);
                     choice[i] = 2;
@@ -781,14 +800,14 @@ impl GraphBuilder {
                 wk += 1;
             }
             let mut weak = None;
-            for (k, &(_, s, _)) in self.weak.iter().enumerate().skip(wk).take_while(|(_, x)| x.0 as usize == i) {
-                let s = s as usize;
+            for (k, x) in self.weak.iter().enumerate().skip(wk).take_while(|(_, x)| x.0 as usize == i) {
+                let s = x.1 as usize;
                 if done[s] {
                     // The message's transfer, from its send to its arrival: the time it
                     // then waited in the receiver's queue is no activity.
-                    let (until, a) = weak_area[k];
-                    let arrival = At { time: until, cpu: 0, area: [a as u64, (a >> 64) as u64], total: 0.0 };
-                    let x = at[s].total + w(&at[s], &arrival, EdgeKind::Message);
+                    let until = self.transfer_end(x);
+                    let arrival = Point { time: until, cpu: 0, area: weak_area[k] };
+                    let x = at[s].total + w(point(&at, s), arrival, EdgeKind::Message);
                     if best.is_none_or(|b| x > b) {
                         best = Some(x);
                         choice[i] = 3;
@@ -804,10 +823,9 @@ impl GraphBuilder {
         }
         weak_best.sort_unstable();
         // The heaviest node; ties: the latest, then the first recorded.
-        let Some(end) = (0..n)
-            .filter(|&i| done[i])
-            .max_by(|&x, &y| at[x].total.total_cmp(&at[y].total).then(at[x].time.cmp(&at[y].time)).then(y.cmp(&x)))
-        else {
+        let Some(end) = (0..n).filter(|&i| done[i]).max_by(|&x, &y| {
+            at[x].total.total_cmp(&at[y].total).then(self.nodes[x].time.cmp(&self.nodes[y].time)).then(y.cmp(&x))
+        }) else {
             return PathEdges::default().weigh(processors, profile);
         };
         drop(at);
@@ -862,17 +880,16 @@ fn swept_halves<R: Send>(
 #[derive(Debug, Default)]
 pub struct NodeAreas {
     at: Vec<At>,
-    /// Per weak message edge (in [`GraphBuilder::weak`]'s order): the end of its
-    /// transfer and the busy area before it.
-    weak: Vec<(Ticks, u128)>,
+    /// Per weak message edge (in [`GraphBuilder::weak`]'s order): the busy area before
+    /// the end of its transfer ([`GraphBuilder::transfer_end`]).
+    weak: Vec<u128>,
 }
 
-/// What the weighted critical path needs of a node, in one record (40 bytes).
+/// What the weighted critical path keeps of a node beside its time and CPU time, in one
+/// record (24 bytes; the node's time and CPU time are read from the graph's arrays, which
+/// saves the 16 bytes of copying them: 50 MB and their page faults at 3 million nodes).
 #[derive(Debug, Clone, Copy)]
 struct At {
-    time: Ticks,
-    /// Its process's CPU time before it.
-    cpu: Ticks,
     /// The busy area before it ([`BusyProfile::area_to`]), low and high 64 bits.
     area: [u64; 2],
     /// The weight of the heaviest path into it.
@@ -883,6 +900,28 @@ impl At {
     fn area(&self) -> u128 {
         u128::from(self.area[0]) | (u128::from(self.area[1]) << 64)
     }
+}
+
+/// `x as f64`, through the hardware's conversion of a 64-bit integer when `x` fits one
+/// (the usual case: an edge's busy area); the software conversion of a 128-bit one
+/// otherwise. The same value either way: both round the same integer to the nearest
+/// double.
+#[inline]
+fn wide_to_f64(x: u128) -> f64 {
+    match u64::try_from(x) {
+        Ok(x) => x as f64,
+        Err(_) => x as f64,
+    }
+}
+
+/// One end of an edge as [`GraphBuilder::weighted`] weighs it.
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    time: Ticks,
+    /// The CPU time of the node's process before it (0 for a message's arrival).
+    cpu: Ticks,
+    /// The busy area before it.
+    area: u128,
 }
 
 /// The WCPA weight of one edge of the execution graph from `a` to `b` whose computation
@@ -968,6 +1007,19 @@ pub fn group_weights(path: &CriticalPath) -> Vec<(EdgeKind, u32, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// Values that fit 64 bits convert as the 128-bit conversion does, rounding
+    /// included: 2^53 + 1 is not a double and rounds to even (2^53), 2^64 - 1 rounds up
+    /// to 2^64; beyond 64 bits the 128-bit conversion itself answers.
+    #[test]
+    fn wide_to_f64_is_the_128_bit_conversion() {
+        for x in [0u128, 1, (1 << 53) + 1, (1 << 53) + 3, u128::from(u64::MAX), 1 << 64, (1 << 100) + 12345, u128::MAX]
+        {
+            assert_eq!(wide_to_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
+        }
+        assert_eq!(wide_to_f64((1 << 53) + 1), 9_007_199_254_740_992.0);
+        assert_eq!(wide_to_f64(u128::from(u64::MAX)), 18_446_744_073_709_551_616.0);
+    }
+
     #[test]
     fn swept_halves_answer_as_the_direct_queries() {
         // The reference is the direct query (the busy area from 0, two binary searches)
@@ -1178,6 +1230,32 @@ mod tests {
         // Consecutive compute edges of one process merge into one segment 0..70.
         assert_eq!(path.segments.len(), 1);
         assert_eq!((path.segments[0].from, path.segments[0].to), (0, 70));
+    }
+
+    /// A trace whose process lists an event before an earlier one (a receive call at 100,
+    /// then one at 50) would give a vertical edge backwards in time: it is dropped, so
+    /// the call at 50 starts a path of its own, and the exit (120), which follows it,
+    /// ends the critical path: 70 over one edge. Without the disorder every vertical
+    /// edge stays and the path runs from the init: 120 over three edges.
+    #[test]
+    fn a_vertical_edge_backwards_in_time_is_dropped() {
+        let call = |time| Event::RecvCall { time, pid: 0, pproc: 0, channel: 0, index: 0, line: 5 };
+        let init = Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 };
+        let exit = Event::ProcEnd { time: 120, pid: 0 };
+        for (calls, backward, links, length, edges) in [
+            ([100, 50], true, [None, Some(0), None, Some(2)], 70, 1),
+            ([50, 100], false, [None, Some(0), Some(1), Some(2)], 120, 3),
+        ] {
+            let mut g = GraphBuilder::default();
+            for e in [init.clone(), call(calls[0]), call(calls[1]), exit.clone()] {
+                g.event(&e);
+            }
+            assert_eq!(g.backward, backward);
+            g.resolve();
+            assert_eq!(g.vertical.iter().map(|l| l.get()).collect::<Vec<_>>(), links);
+            let path = g.critical();
+            assert_eq!((path.length, path.edges.len()), (length, edges), "{calls:?}");
+        }
     }
 
     #[test]
