@@ -422,7 +422,7 @@ pub fn analyze_events(header: &RunHeader, events: &[Event], stats: &RunStats) ->
 /// Adds the stretch `[a, b)` of processor `p` in state `st` to `time` (processors of a
 /// trace are below [`import::MAX_PPROC`], of a record below its header's count).
 fn add_state(time: &mut Vec<[Ticks; 7]>, p: u32, a: Ticks, b: Ticks, st: PState) {
-    let Some(k) = PState::ALL.iter().position(|&x| x == st) else { return };
+    let k = st.report_index();
     if p as usize >= time.len() {
         if p > import::MAX_PPROC {
             return;

@@ -49,6 +49,20 @@ impl PState {
         PState::Idle,
     ];
 
+    /// Its place in [`Self::ALL`] (`PState::ALL[s.report_index()] == s`), without a
+    /// search: the time per state is added up at every busy interval.
+    pub const fn report_index(self) -> usize {
+        match self {
+            PState::Running => 0,
+            PState::Message => 1,
+            PState::RemoteRead => 2,
+            PState::Lock => 3,
+            PState::Children => 4,
+            PState::Delay => 5,
+            PState::Idle => 6,
+        }
+    }
+
     /// The waiting states, strongest first: an idle processor shows the first one any of
     /// its processes is in.
     const WAITS: [PState; 5] = [PState::Message, PState::RemoteRead, PState::Lock, PState::Children, PState::Delay];
@@ -94,8 +108,16 @@ impl PState {
         }
     }
 
+    /// Its place in [`Self::WAITS`], if a wait.
     fn wait_index(self) -> Option<usize> {
-        Self::WAITS.iter().position(|&w| w == self)
+        match self {
+            PState::Message => Some(0),
+            PState::RemoteRead => Some(1),
+            PState::Lock => Some(2),
+            PState::Children => Some(3),
+            PState::Delay => Some(4),
+            PState::Idle | PState::Running => None,
+        }
     }
 }
 
@@ -283,6 +305,14 @@ impl ProcessorStates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn report_and_wait_indices_are_places_in_all_and_waits() {
+        for (k, s) in PState::ALL.iter().enumerate() {
+            assert_eq!(s.report_index(), k, "{s:?}");
+            assert_eq!(s.wait_index(), PState::WAITS.iter().position(|w| w == s), "{s:?}");
+        }
+    }
     use crate::trace::BusyClass;
 
     fn busy(pproc: u32, pid: u32, start: Ticks, end: Ticks) -> Event {
