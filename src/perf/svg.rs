@@ -154,7 +154,7 @@ impl TimelineBuilder {
     /// A builder of the whole timeline for the charts, or (`charts` false) of where each
     /// process ran and the end only: of the busy intervals only their processes are then
     /// kept beside their bounds (for [`Self::cpu_intervals`]), and the messages not at
-    /// all, which saves nearly a third of the memory of the analysis of a large record.
+    /// all, which saves about a quarter of the memory of the analysis of a large record.
     pub fn new(charts: bool) -> Self {
         TimelineBuilder {
             t: Timeline::default(),
