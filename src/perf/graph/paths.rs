@@ -61,14 +61,18 @@ impl GraphBuilder {
     /// Apart from `weighted` so that it may be computed beside other work.
     /// Call after [`resolve`](Self::resolve). The nodes and the messages the receiver
     /// did not wait for are swept side by side, each in two halves ([`swept_halves`]).
+    /// The areas are kept in 64 bits when the run's whole busy area fits (any run short
+    /// of 2^64 processor-ticks), in 128 otherwise.
     pub fn node_areas(&self, profile: &BusyProfile) -> NodeAreas {
         let (at, weak) = rayon::join(
             || {
                 let time = |i: usize| self.nodes[i].time;
-                swept_halves(self.nodes.len(), profile, time, |_, a| At {
-                    area: [a as u64, (a >> 64) as u64],
-                    total: 0.0,
-                })
+                let n = self.nodes.len();
+                if u64::try_from(profile.busy_area(0, Ticks::MAX)).is_ok() {
+                    NodeRecords::Narrow(swept_halves(n, profile, time, |_, a| At::new(a)))
+                } else {
+                    NodeRecords::Wide(swept_halves(n, profile, time, |_, a| At::new(a)))
+                }
             },
             || {
                 // A message the receiver did not wait for weighs its transfer, from its
@@ -104,16 +108,29 @@ impl GraphBuilder {
     /// topological order, each edge weighed in constant time but those messages (two
     /// binary searches).
     pub fn weighted(&self, processors: u32, profile: &BusyProfile, areas: NodeAreas) -> CriticalPath {
+        match areas.at {
+            NodeRecords::Narrow(at) => self.weighted_with(processors, profile, at, &areas.weak),
+            NodeRecords::Wide(at) => self.weighted_with(processors, profile, at, &areas.weak),
+        }
+    }
+
+    /// [`Self::weighted`] with the nodes' records `at` ([`Self::node_areas`]: the busy
+    /// area up to each node, beside which the pass keeps the heaviest path's weight into
+    /// it) and the weak messages' areas.
+    fn weighted_with<A: AreaWord>(
+        &self,
+        processors: u32,
+        profile: &BusyProfile,
+        mut at: Vec<At<A>>,
+        weak_area: &[u128],
+    ) -> CriticalPath {
         let processors = processors.max(1);
         let n = self.nodes.len();
-        // The busy area up to each node ([`Self::node_areas`]), kept with the heaviest
-        // path's weight into it in one record.
-        let NodeAreas { mut at, weak: weak_area } = areas;
         let elapsed_cpu = !self.uses_cpu();
         let nf = f64::from(processors);
         // What an edge's weight needs of its ends: the time, the CPU time of the node's
         // process and the busy area before it.
-        let point = |at: &[At], i: usize| Point { time: self.nodes[i].time, cpu: self.cpu[i], area: at[i].area() };
+        let point = |at: &[At<A>], i: usize| Point { time: self.nodes[i].time, cpu: self.cpu[i], area: at[i].area() };
         let w = |p: Point, i: Point, kind: EdgeKind| -> f64 {
             let (a, b) = (p.time, i.time);
             if b <= a {
@@ -233,26 +250,70 @@ fn swept_halves<R: Send>(
 /// receiver did not wait for: [`GraphBuilder::node_areas`].
 #[derive(Debug, Default)]
 pub struct NodeAreas {
-    at: Vec<At>,
+    at: NodeRecords,
     /// Per weak message edge (in [`GraphBuilder::weak`]'s order): the busy area before
     /// the end of its transfer ([`GraphBuilder::transfer_end`]).
     weak: Vec<u128>,
 }
 
+/// The nodes' records of [`NodeAreas`], their areas in 64 bits when the run's whole busy
+/// area fits (16 bytes a node), in 128 otherwise (24 bytes).
+#[derive(Debug)]
+enum NodeRecords {
+    Narrow(Vec<At<u64>>),
+    Wide(Vec<At<[u64; 2]>>),
+}
+
+impl Default for NodeRecords {
+    fn default() -> Self {
+        NodeRecords::Narrow(Vec::new())
+    }
+}
+
+/// A busy area as a node's record keeps it: `u64` when every area of the run fits,
+/// else the low and high 64 bits (8-byte aligned, where a `u128` would pad the record).
+trait AreaWord: Copy + Send + Sync {
+    /// `a`, which fits.
+    fn pack(a: u128) -> Self;
+    fn unpack(self) -> u128;
+}
+
+impl AreaWord for u64 {
+    fn pack(a: u128) -> Self {
+        a as u64
+    }
+    fn unpack(self) -> u128 {
+        u128::from(self)
+    }
+}
+
+impl AreaWord for [u64; 2] {
+    fn pack(a: u128) -> Self {
+        [a as u64, (a >> 64) as u64]
+    }
+    fn unpack(self) -> u128 {
+        u128::from(self[0]) | (u128::from(self[1]) << 64)
+    }
+}
+
 /// What the weighted critical path keeps of a node beside its time and CPU time, in one
-/// record (24 bytes; the node's time and CPU time are read from the graph's arrays, which
-/// saves the 16 bytes of copying them: 50 MB and their page faults at 3 million nodes).
+/// record (the node's time and CPU time are read from the graph's arrays, which saves
+/// copying them: 16 bytes a node, 50 MB and their page faults at 3 million nodes).
 #[derive(Debug, Clone, Copy)]
-struct At {
-    /// The busy area before it ([`BusyProfile::area_to`]), low and high 64 bits.
-    area: [u64; 2],
+struct At<A> {
+    /// The busy area before it ([`BusyProfile::area_to`]).
+    area: A,
     /// The weight of the heaviest path into it.
     total: f64,
 }
 
-impl At {
+impl<A: AreaWord> At<A> {
+    fn new(area: u128) -> Self {
+        At { area: A::pack(area), total: 0.0 }
+    }
+
     fn area(&self) -> u128 {
-        u128::from(self.area[0]) | (u128::from(self.area[1]) << 64)
+        self.area.unpack()
     }
 }
 
@@ -361,6 +422,68 @@ pub fn group_weights(path: &CriticalPath) -> Vec<(EdgeKind, u32, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::{BusyClass, Event, MsgPurpose};
+
+    /// Main (pproc 0) computes 0..10 and forks a worker (pproc 1) that computes 10..40
+    /// and sends to main, which receives it at 50 and computes 50..60; both end.
+    fn fork_and_send() -> (GraphBuilder, BusyProfile) {
+        let busy =
+            |pproc: u32, start, end| Event::Busy { pproc, pid: pproc, start, end, line: 1, class: BusyClass::Work };
+        let events = [
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
+            busy(0, 0, 10),
+            Event::ProcCreate { time: 10, parent: Some(0), pid: 1, vproc: None, pproc: 1, function: 0, line: 2 },
+            Event::RecvCall { time: 10, pid: 0, pproc: 0, channel: 0, index: 0, line: 3 },
+            busy(1, 10, 40),
+            Event::MsgSend {
+                time: 40,
+                msg: 1,
+                src_pid: 1,
+                src_pproc: 1,
+                dst_pid: Some(0),
+                dst_pproc: 0,
+                purpose: MsgPurpose::Channel { channel: 0, index: 0 },
+                bytes: 4,
+                line: 4,
+            },
+            Event::ProcEnd { time: 40, pid: 1 },
+            Event::MsgArrive { time: 50, msg: 1, dst_pproc: 0 },
+            Event::RecvDone { time: 50, pid: 0, pproc: 0, msg: 1, src_pid: 1, bytes: 4 },
+            busy(0, 50, 60),
+            Event::ProcEnd { time: 60, pid: 0 },
+        ];
+        let mut g = GraphBuilder::default();
+        for e in &events {
+            g.event(e);
+        }
+        g.resolve();
+        (g, BusyProfile::new(&[(0, 10), (10, 40), (50, 60)]))
+    }
+
+    /// The nodes' records keep their areas in 64 bits when the run's whole busy area fits
+    /// (50 processor-ticks here), and the weighted pass over them answers exactly what it
+    /// answers over the same areas kept in 128 bits. A run whose busy area passes 2^64
+    /// (two processors busy for 2^64 - 1 ticks) keeps them in 128, exactly.
+    #[test]
+    fn areas_in_64_or_128_bits_weigh_the_same() {
+        let (g, profile) = fork_and_send();
+        let NodeAreas { at, weak } = g.node_areas(&profile);
+        let NodeRecords::Narrow(narrow) = at else { panic!("50 processor-ticks are kept in 64 bits") };
+        let areas: Vec<u128> = narrow.iter().map(At::area).collect();
+        let want: Vec<u128> = g.nodes.iter().map(|x| profile.busy_area(0, x.time)).collect();
+        assert_eq!(areas, want);
+        let wide: Vec<At<[u64; 2]>> = areas.iter().map(|&a| At::new(a)).collect();
+        let (x, y) = (g.weighted_with(2, &profile, narrow, &weak), g.weighted_with(2, &profile, wide, &weak));
+        assert_eq!(x, y);
+        // The path runs main 0..10, the spawn, the worker's 30 and the message to 50, then
+        // main to 60: the run's length.
+        assert_eq!(x.length, 60);
+
+        let huge = BusyProfile::new(&[(0, u64::MAX), (0, u64::MAX)]);
+        let NodeRecords::Wide(wide) = g.node_areas(&huge).at else { panic!("2^65 - 2 needs 128 bits") };
+        let areas: Vec<u128> = wide.iter().map(At::area).collect();
+        assert_eq!(areas, g.nodes.iter().map(|x| 2 * u128::from(x.time)).collect::<Vec<_>>());
+    }
 
     /// Values that fit 64 bits convert as the 128-bit conversion does, rounding
     /// included: 2^53 + 1 is not a double and rounds to even (2^53), 2^64 - 1 rounds up
