@@ -422,62 +422,41 @@ pub fn group_weights(path: &CriticalPath) -> Vec<(EdgeKind, u32, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{BusyClass, Event, MsgPurpose};
+    use crate::trace::Event;
 
-    /// Main (pproc 0) computes 0..10 and forks a worker (pproc 1) that computes 10..40
-    /// and sends to main, which receives it at 50 and computes 50..60; both end.
-    fn fork_and_send() -> (GraphBuilder, BusyProfile) {
-        let busy =
-            |pproc: u32, start, end| Event::Busy { pproc, pid: pproc, start, end, line: 1, class: BusyClass::Work };
-        let events = [
-            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
-            busy(0, 0, 10),
-            Event::ProcCreate { time: 10, parent: Some(0), pid: 1, vproc: None, pproc: 1, function: 0, line: 2 },
-            Event::RecvCall { time: 10, pid: 0, pproc: 0, channel: 0, index: 0, line: 3 },
-            busy(1, 10, 40),
-            Event::MsgSend {
-                time: 40,
-                msg: 1,
-                src_pid: 1,
-                src_pproc: 1,
-                dst_pid: Some(0),
-                dst_pproc: 0,
-                purpose: MsgPurpose::Channel { channel: 0, index: 0 },
-                bytes: 4,
-                line: 4,
-            },
-            Event::ProcEnd { time: 40, pid: 1 },
-            Event::MsgArrive { time: 50, msg: 1, dst_pproc: 0 },
-            Event::RecvDone { time: 50, pid: 0, pproc: 0, msg: 1, src_pid: 1, bytes: 4 },
-            busy(0, 50, 60),
-            Event::ProcEnd { time: 60, pid: 0 },
-        ];
+    /// The graph of the three-process run of the analysis's tests (main forks two
+    /// workers and receives from each), resolved, and the profile of its busy intervals.
+    fn three_processes() -> (GraphBuilder, BusyProfile) {
+        let (_, events, _) = crate::perf::tests::three_processes();
         let mut g = GraphBuilder::default();
         for e in &events {
             g.event(e);
         }
         g.resolve();
-        (g, BusyProfile::new(&[(0, 10), (10, 40), (50, 60)]))
+        let busy = events.iter().filter_map(|e| match *e {
+            Event::Busy { start, end, .. } => Some((start, end)),
+            _ => None,
+        });
+        (g, BusyProfile::from_intervals(busy))
     }
 
     /// The nodes' records keep their areas in 64 bits when the run's whole busy area fits
-    /// (50 processor-ticks here), and the weighted pass over them answers exactly what it
+    /// (600 processor-ticks here), and the weighted pass over them answers exactly what it
     /// answers over the same areas kept in 128 bits. A run whose busy area passes 2^64
     /// (two processors busy for 2^64 - 1 ticks) keeps them in 128, exactly.
     #[test]
     fn areas_in_64_or_128_bits_weigh_the_same() {
-        let (g, profile) = fork_and_send();
+        let (g, profile) = three_processes();
         let NodeAreas { at, weak } = g.node_areas(&profile);
-        let NodeRecords::Narrow(narrow) = at else { panic!("50 processor-ticks are kept in 64 bits") };
+        let NodeRecords::Narrow(narrow) = at else { panic!("600 processor-ticks are kept in 64 bits") };
         let areas: Vec<u128> = narrow.iter().map(At::area).collect();
         let want: Vec<u128> = g.nodes.iter().map(|x| profile.busy_area(0, x.time)).collect();
         assert_eq!(areas, want);
         let wide: Vec<At<[u64; 2]>> = areas.iter().map(|&a| At::new(a)).collect();
-        let (x, y) = (g.weighted_with(2, &profile, narrow, &weak), g.weighted_with(2, &profile, wide, &weak));
+        let (x, y) = (g.weighted_with(3, &profile, narrow, &weak), g.weighted_with(3, &profile, wide, &weak));
         assert_eq!(x, y);
-        // The path runs main 0..10, the spawn, the worker's 30 and the message to 50, then
-        // main to 60: the run's length.
-        assert_eq!(x.length, 60);
+        // It runs from main's start (0) to main's end (500).
+        assert_eq!(x.length, 500);
 
         let huge = BusyProfile::new(&[(0, u64::MAX), (0, u64::MAX)]);
         let NodeRecords::Wide(wide) = g.node_areas(&huge).at else { panic!("2^65 - 2 needs 128 bits") };
