@@ -19,6 +19,25 @@ pub fn sort_ticks(v: &mut [Ticks]) {
     }
 }
 
+/// The average fraction of `n` processors busy over `span` ticks in which they were busy
+/// `area` processor-ticks, at most 1: the P of the WCPA weights, for
+/// [`BusyProfile::parallelism`] and the weighted critical path's pass alike.
+pub fn busy_fraction(area: u128, n: u32, span: Ticks) -> f64 {
+    (wide_to_f64(area) / (f64::from(n) * span as f64)).min(1.0)
+}
+
+/// `x as f64`, through the hardware's conversion of a 64-bit integer when `x` fits one
+/// (the usual case: an edge's busy area); the software conversion of a 128-bit one
+/// otherwise. The same value either way: both round the same integer to the nearest
+/// double.
+#[inline]
+fn wide_to_f64(x: u128) -> f64 {
+    match u64::try_from(x) {
+        Ok(x) => x as f64,
+        Err(_) => x as f64,
+    }
+}
+
 /// Starts (ends) of a [`BusyProfile`] per stored running sum of them.
 const SUM_STEP: usize = 32;
 
@@ -210,8 +229,7 @@ impl BusyProfile {
         if b <= a || n == 0 {
             return 0.0;
         }
-        let p = self.busy_area(a, b) as f64 / (f64::from(n) * (b - a) as f64);
-        p.min(1.0)
+        busy_fraction(self.busy_area(a, b), n, b - a)
     }
 
     /// The concurrency histogram over `[0, end]`: entry k is the time during which
@@ -389,6 +407,19 @@ impl CpuTime {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values that fit 64 bits convert as the 128-bit conversion does, rounding
+    /// included: 2^53 + 1 is not a double and rounds to even (2^53), 2^64 - 1 rounds up
+    /// to 2^64; beyond 64 bits the 128-bit conversion itself answers.
+    #[test]
+    fn wide_to_f64_is_the_128_bit_conversion() {
+        for x in [0u128, 1, (1 << 53) + 1, (1 << 53) + 3, u128::from(u64::MAX), 1 << 64, (1 << 100) + 12345, u128::MAX]
+        {
+            assert_eq!(wide_to_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
+        }
+        assert_eq!(wide_to_f64((1 << 53) + 1), 9_007_199_254_740_992.0);
+        assert_eq!(wide_to_f64(u128::from(u64::MAX)), 18_446_744_073_709_551_616.0);
+    }
 
     /// CPU time per process by hand: process 1 busy 0..40, 60..100 and 250..400,
     /// process 2 110..200, process 3 0..300. Process 1 in [0, 100] computed 80 (it waited

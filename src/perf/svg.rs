@@ -237,12 +237,13 @@ impl TimelineBuilder {
         &self.t.pproc_of
     }
 
-    /// The nonempty busy intervals `(pid, start, end)` collected so far, in record order,
-    /// for [`super::graph::GraphBuilder::rebuild_cpu`] (the rare record whose CPU times
-    /// cannot be followed one event at a time). Call before [`Self::take_bounds`].
+    /// The busy intervals `(pid, start, end)` collected so far, in record order, for
+    /// [`super::graph::GraphBuilder::rebuild_cpu`] (the rare record whose CPU times cannot
+    /// be followed one event at a time); without the charts the empty ones are left out
+    /// (they hold no CPU time). Call before [`Self::take_bounds`].
     pub fn cpu_intervals(&self) -> Vec<(u32, Ticks, Ticks)> {
         if self.charts {
-            return self.log.iter().filter(|b| b.3 > b.2).map(|(_, pid, s, e)| (pid, s, e)).collect();
+            return self.log.iter().map(|(_, pid, s, e)| (pid, s, e)).collect();
         }
         self.pids.iter().zip(&self.starts).zip(&self.ends).map(|((&pid, &s), &e)| (pid, s, e)).collect()
     }

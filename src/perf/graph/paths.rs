@@ -4,6 +4,7 @@
 //! ([`GraphBuilder::node_areas`]); then the weighing of a path's edges into segments
 //! ([`PathEdges::weigh`]). See the parent module for the graph and the weights.
 use super::{wcpa_weight, BusyProfile, CriticalPath, EdgeKind, GraphBuilder, Node, Segment};
+use crate::perf::busy::busy_fraction;
 use crate::trace::Ticks;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -127,7 +128,6 @@ impl GraphBuilder {
         let processors = processors.max(1);
         let n = self.nodes.len();
         let elapsed_cpu = !self.uses_cpu();
-        let nf = f64::from(processors);
         // What an edge's weight needs of its ends: the time, the CPU time of the node's
         // process and the busy area before it.
         let point = |at: &[At<A>], i: usize| Point { time: self.nodes[i].time, cpu: self.cpu[i], area: at[i].area() };
@@ -137,8 +137,7 @@ impl GraphBuilder {
                 return 0.0;
             }
             let dt = if kind == EdgeKind::Compute && !elapsed_cpu { i.cpu.saturating_sub(p.cpu) } else { b - a };
-            let busy = i.area.saturating_sub(p.area);
-            let par = (wide_to_f64(busy) / (nf * (b - a) as f64)).min(1.0);
+            let par = busy_fraction(i.area.saturating_sub(p.area), processors, b - a);
             wcpa_weight(dt as f64, par, processors)
         };
         // The last edge of the heaviest path into each node: 1 vertical, 2 the other
@@ -317,18 +316,6 @@ impl<A: AreaWord> At<A> {
     }
 }
 
-/// `x as f64`, through the hardware's conversion of a 64-bit integer when `x` fits one
-/// (the usual case: an edge's busy area); the software conversion of a 128-bit one
-/// otherwise. The same value either way: both round the same integer to the nearest
-/// double.
-#[inline]
-fn wide_to_f64(x: u128) -> f64 {
-    match u64::try_from(x) {
-        Ok(x) => x as f64,
-        Err(_) => x as f64,
-    }
-}
-
 /// One end of an edge as [`GraphBuilder::weighted`] weighs it.
 #[derive(Debug, Clone, Copy)]
 struct Point {
@@ -462,19 +449,6 @@ mod tests {
         let NodeRecords::Wide(wide) = g.node_areas(&huge).at else { panic!("2^65 - 2 needs 128 bits") };
         let areas: Vec<u128> = wide.iter().map(At::area).collect();
         assert_eq!(areas, g.nodes.iter().map(|x| 2 * u128::from(x.time)).collect::<Vec<_>>());
-    }
-
-    /// Values that fit 64 bits convert as the 128-bit conversion does, rounding
-    /// included: 2^53 + 1 is not a double and rounds to even (2^53), 2^64 - 1 rounds up
-    /// to 2^64; beyond 64 bits the 128-bit conversion itself answers.
-    #[test]
-    fn wide_to_f64_is_the_128_bit_conversion() {
-        for x in [0u128, 1, (1 << 53) + 1, (1 << 53) + 3, u128::from(u64::MAX), 1 << 64, (1 << 100) + 12345, u128::MAX]
-        {
-            assert_eq!(wide_to_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
-        }
-        assert_eq!(wide_to_f64((1 << 53) + 1), 9_007_199_254_740_992.0);
-        assert_eq!(wide_to_f64(u128::from(u64::MAX)), 18_446_744_073_709_551_616.0);
     }
 
     #[test]
