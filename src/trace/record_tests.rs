@@ -622,6 +622,29 @@ proptest! {
     }
 
     #[test]
+    fn fast_checks_agree_with_the_checker(
+        pick in any::<prop::sample::Index>(),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+    ) {
+        // A real event with damaged numbers (a processor, channel, function or label out
+        // of the header's tables, a busy interval or hop backwards): the reader's fast
+        // check passes it exactly when the full check does (but for the time, which the
+        // reader compares itself: a fresh checker has seen none), and it reads the time
+        // [`Event::time`] reads.
+        let all = events();
+        let mut b = postcard::to_allocvec(&all[pick.index(all.len())]).unwrap();
+        for (at, v) in edits {
+            let i = at.index(b.len());
+            b[i] = v;
+        }
+        let mut ck = Checker::new(&header());
+        if let Some((e, time, ok)) = fast_checked(&b, &ck) {
+            prop_assert_eq!(time, e.time());
+            prop_assert_eq!(ok, ck.check(&e).is_ok(), "{:?}", e);
+        }
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
         let _ = read_all(&bytes);
         let mut b = MAGIC.to_vec();
