@@ -17,12 +17,13 @@
 //! * **max/mean** — max busy / mean busy, the classic load-imbalance ratio (1 = balanced).
 //!
 //! The total imbalance is the sum over functions, also given as a share of the path's
-//! length. Linear in the events (one counter per process, then one pass over the busy
-//! intervals against the path's segments). Depends on [`super::graph`]
-//! and [`crate::trace`].
+//! length. Computed from the per-process summary ([`super::processes`], which follows
+//! each process's function and busy time while the events are read) and the path's
+//! segments. Depends on [`super::graph`], [`super::processes`] and [`crate::trace`].
 use super::graph::{CriticalPath, EdgeKind};
+use super::processes::ProcessRow;
 use super::render::{number, rounded, table_csv, table_json, units, Cell};
-use crate::trace::{Event, RunHeader, Ticks};
+use crate::trace::Ticks;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -67,80 +68,50 @@ pub struct Imbalance {
     pub share: f64,
 }
 
-/// Process ids below this are counted in a vector (the simulator numbers processes from
-/// 0); larger ones (a damaged trace) in a map.
-const DENSE: u32 = 1 << 20;
-
-/// Collects each process's function and busy time.
-#[derive(Debug, Default)]
-pub struct ImbalanceBuilder {
-    /// By pid: (function index, busy ticks).
-    dense: Vec<(Option<u32>, Ticks)>,
-    sparse: BTreeMap<u32, (Option<u32>, Ticks)>,
-}
-
-impl ImbalanceBuilder {
-    fn slot(&mut self, pid: u32) -> &mut (Option<u32>, Ticks) {
-        if pid < DENSE {
-            let i = pid as usize;
-            if self.dense.len() <= i {
-                self.dense.resize(i + 1, (None, 0));
+/// The imbalance along `path` (whose compute segments carry their busy times, see
+/// [`super::graph::PathEdges::weigh`]) of the processes of the per-process summary
+/// ([`super::processes`]), which holds each one's function and busy time: those whose
+/// creation the trace shows (a process seen busy but never created, in a trace cut
+/// short, has no function).
+pub fn of(processes: &[ProcessRow], path: &CriticalPath) -> Imbalance {
+    // Each process's time and busy time in its compute segments on the path.
+    let mut on_path: BTreeMap<u32, (Ticks, Ticks)> = BTreeMap::new();
+    for s in path.segments.iter().filter(|s| s.kind == EdgeKind::Compute) {
+        let r = on_path.entry(s.pid).or_insert((0, 0));
+        r.0 += s.to - s.from;
+        r.1 += s.busy;
+    }
+    // function name → (processes, path time, path busy, busy sum, max busy)
+    let mut by: BTreeMap<&str, (u64, Ticks, Ticks, Ticks, Ticks)> = BTreeMap::new();
+    for p in processes.iter().filter(|p| p.created()) {
+        let r = by.entry(&p.function).or_insert((0, 0, 0, 0, 0));
+        let (t, b) = on_path.get(&p.pid).copied().unwrap_or((0, 0));
+        r.0 += 1;
+        r.1 += t;
+        r.2 += b;
+        r.3 = r.3.saturating_add(p.busy);
+        r.4 = r.4.max(p.busy);
+    }
+    let mut functions: Vec<FunctionImbalance> = by
+        .into_iter()
+        .map(|(function, (n, path_time, path_busy, sum, max_busy))| {
+            let mean_busy = sum as f64 / n as f64;
+            let imbalance = (path_busy as f64 - mean_busy).max(0.0);
+            FunctionImbalance {
+                function: function.to_string(),
+                processes: n,
+                path_time,
+                path_busy,
+                mean_busy,
+                max_busy,
+                imbalance,
             }
-            &mut self.dense[i]
-        } else {
-            self.sparse.entry(pid).or_insert((None, 0))
-        }
-    }
-
-    /// Takes one event into account.
-    #[inline]
-    pub fn event(&mut self, e: &Event) {
-        match *e {
-            Event::ProcCreate { pid, function, .. } => self.slot(pid).0 = Some(function),
-            Event::Busy { pid, start, end, .. } => self.slot(pid).1 += end.saturating_sub(start),
-            _ => {}
-        }
-    }
-
-    /// The imbalance along `path` (whose compute segments carry their busy times, see
-    /// [`super::graph::PathEdges::weigh`]), functions named by `header`.
-    pub fn finish(self, header: &RunHeader, path: &CriticalPath) -> Imbalance {
-        let procs = (0u32..).zip(self.dense).chain(self.sparse);
-        // Each process's time and busy time in its compute segments on the path.
-        let mut on_path: BTreeMap<u32, (Ticks, Ticks)> = BTreeMap::new();
-        for s in path.segments.iter().filter(|s| s.kind == EdgeKind::Compute) {
-            let r = on_path.entry(s.pid).or_insert((0, 0));
-            r.0 += s.to - s.from;
-            r.1 += s.busy;
-        }
-        // function name → (processes, path time, path busy, busy sum, max busy)
-        let mut by: BTreeMap<String, (u64, Ticks, Ticks, Ticks, Ticks)> = BTreeMap::new();
-        for (pid, (f, busy)) in procs {
-            // Processes seen busy but never created (a trace cut short) have no function;
-            // slots of the vector below the largest pid may hold no process at all.
-            let Some(f) = f else { continue };
-            let name = header.function_name(f).map_or_else(|| format!("#{f}"), str::to_string);
-            let r = by.entry(name).or_insert((0, 0, 0, 0, 0));
-            let (t, b) = on_path.get(&pid).copied().unwrap_or((0, 0));
-            r.0 += 1;
-            r.1 += t;
-            r.2 += b;
-            r.3 += busy;
-            r.4 = r.4.max(busy);
-        }
-        let mut functions: Vec<FunctionImbalance> = by
-            .into_iter()
-            .map(|(function, (n, path_time, path_busy, sum, max_busy))| {
-                let mean_busy = sum as f64 / n as f64;
-                let imbalance = (path_busy as f64 - mean_busy).max(0.0);
-                FunctionImbalance { function, processes: n, path_time, path_busy, mean_busy, max_busy, imbalance }
-            })
-            .collect();
-        functions.sort_by(|a, b| b.imbalance.total_cmp(&a.imbalance).then(a.function.cmp(&b.function)));
-        let total: f64 = functions.iter().map(|f| f.imbalance).sum();
-        let share = if path.length > 0 { 100.0 * total / path.length as f64 } else { 0.0 };
-        Imbalance { functions, total, share }
-    }
+        })
+        .collect();
+    functions.sort_by(|a, b| b.imbalance.total_cmp(&a.imbalance).then(a.function.cmp(&b.function)));
+    let total: f64 = functions.iter().map(|f| f.imbalance).sum();
+    let share = if path.length > 0 { 100.0 * total / path.length as f64 } else { 0.0 };
+    Imbalance { functions, total, share }
 }
 
 fn ticks(x: f64) -> String {
@@ -210,4 +181,58 @@ pub fn json(m: &Imbalance) -> serde_json::Value {
 /// The CSV table `function,processes,path_time,path_busy,mean_busy,max_busy,max_over_mean,imbalance`.
 pub fn csv(m: &Imbalance) -> String {
     table_csv(&COLUMNS, m.functions.iter().map(cells))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::perf::graph::Segment;
+    use crate::perf::processes::ProcessBuilder;
+    use crate::trace::{BusyClass, Event, RunHeader};
+
+    #[test]
+    fn imbalance_weighs_the_path_against_the_processes_of_each_function() {
+        let header = RunHeader { functions: vec!["main".into(), "worker".into()], ..RunHeader::default() };
+        let create = |pid, function| Event::ProcCreate {
+            time: 0,
+            parent: None,
+            pid,
+            vproc: None,
+            pproc: pid,
+            function,
+            line: 0,
+        };
+        let busy = |pid, end| Event::Busy { pproc: pid, pid, start: 0, end, line: 0, class: BusyClass::Work };
+        let mut b = ProcessBuilder::default();
+        // main busy 200, workers 1 and 2 busy 300 and 100; process 3 was seen busy but
+        // never created (a trace cut short): no function, left out.
+        for e in [create(0, 0), create(1, 1), create(2, 1), busy(0, 200), busy(1, 300), busy(2, 100), busy(3, 999)] {
+            b.event(&e);
+        }
+        let rows = b.finish(&header);
+        // The path: worker 1 computes 0..300, busy throughout, of a 400-tick path.
+        let segment = Segment {
+            kind: EdgeKind::Compute,
+            pid: 1,
+            to_pid: None,
+            from: 0,
+            to: 300,
+            parallelism: 1.0,
+            weight: 300.0,
+            busy: 300,
+        };
+        let path = CriticalPath { length: 400, edges: 1, segments: vec![segment], total_weight: 300.0, processors: 4 };
+        let m = of(&rows, &path);
+        // worker: 2 processes, mean busy (300 + 100)/2 = 200, path busy 300: imbalance
+        // 100, max/mean 1.5. main: path busy 0 < 200: imbalance 0. Total 100 = 25 % of
+        // the path.
+        let got: Vec<(&str, u64, Ticks, Ticks, f64, Ticks, f64)> = m
+            .functions
+            .iter()
+            .map(|f| (f.function.as_str(), f.processes, f.path_time, f.path_busy, f.mean_busy, f.max_busy, f.imbalance))
+            .collect();
+        assert_eq!(got, vec![("worker", 2, 300, 300, 200.0, 300, 100.0), ("main", 1, 0, 0, 200.0, 200, 0.0)]);
+        assert_eq!(m.functions[0].max_over_mean(), 1.5);
+        assert_eq!((m.total, m.share), (100.0, 25.0));
+    }
 }

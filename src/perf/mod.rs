@@ -442,7 +442,6 @@ struct Analyzer<'h> {
     phases: phases::PhaseBuilder,
     lines: lines::LineBuilder,
     links: links::LinkBuilder,
-    imbalance: imbalance::ImbalanceBuilder,
     processes: processes::ProcessBuilder,
     what_if: Option<whatif::WhatIfBuilder>,
     procedures: Option<functions::FunctionBuilder>,
@@ -511,7 +510,6 @@ impl<'h> Analyzer<'h> {
             phases: phases::PhaseBuilder::default(),
             lines: lines::LineBuilder::default(),
             links: links::LinkBuilder::default(),
-            imbalance: imbalance::ImbalanceBuilder::default(),
             processes: processes::ProcessBuilder::default(),
             what_if: (!opts.what_if.is_empty()).then(whatif::WhatIfBuilder::default),
             procedures: opts.functions.then(functions::FunctionBuilder::default),
@@ -540,7 +538,6 @@ impl<'h> Analyzer<'h> {
                 self.graph.event(e);
                 self.timeline.event(e);
                 self.lines.event(e);
-                self.imbalance.event(e);
                 self.processes.event(e);
             }
             Event::MsgSend { .. } => {
@@ -566,7 +563,6 @@ impl<'h> Analyzer<'h> {
                 self.functions.insert(pid, name);
                 self.graph.event(e);
                 self.timeline.event(e);
-                self.imbalance.event(e);
                 self.processes.event(e);
             }
             Event::ProcEnd { .. } => {
@@ -671,14 +667,14 @@ impl<'h> Analyzer<'h> {
                     unmatched.finish(header),
                     self.lines.finish(&header.source),
                     self.links.finish(end, header.network_links()),
-                    self.imbalance.finish(header, &critical),
                     self.processes.finish(header),
                     self.procedures.map(|b| b.finish(header, &critical)),
                 );
                 (critical, profile, rest)
             },
         );
-        let (state_time, unmatched, lines, links, imbalance, processes, procedures) = rest;
+        let (state_time, unmatched, lines, links, processes, procedures) = rest;
+        let imbalance = imbalance::of(&processes, &critical);
         let ((), phases) = rayon::join(move || drop(graph), || self.phases.finish(header, &weighted, &busy));
         drop(busy);
         // Last, when the graph and the busy profile are gone: the charts' busy intervals,
@@ -1082,7 +1078,6 @@ mod tests {
             b.phases.event(x);
             b.lines.event(x);
             b.links.event(x);
-            b.imbalance.event(x);
             b.processes.event(x);
             for (p, s0, s1, st) in b.front.states.event(x) {
                 add_state(&mut b.front.time, p, s0, s1, st);

@@ -37,6 +37,13 @@ pub struct ProcessBuilder {
     rows: DenseMap<ProcessRow>,
 }
 
+impl ProcessRow {
+    /// Whether the trace shows its creation (and so its function).
+    pub fn created(&self) -> bool {
+        self.function_index.is_some()
+    }
+}
+
 impl ProcessBuilder {
     #[inline]
     fn row(&mut self, pid: u32, time: Ticks) -> &mut ProcessRow {
