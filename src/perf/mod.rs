@@ -630,27 +630,27 @@ impl<'h> Analyzer<'h> {
         // concurrency histogram. The steps below that do not need each other's results run
         // side by side (rayon joins, so on one core they simply run in turn), each with
         // the same result as alone: sorting the profile's change points beside resolving
-        // the graph's edges and finding the critical path (and ordering the messages);
-        // then the busy area at every node; then the weighted critical path beside
-        // weighing the critical path and finishing the other reports; then the phases
-        // beside freeing the graph. The nodes' CPU times were followed while reading,
+        // the graph's edges and finding the critical path (and ordering the messages and
+        // the arrivals of those the receiver did not wait for); then the weighted
+        // critical path (its busy areas swept beside its pass) beside weighing the
+        // critical path and finishing the other reports; then the phases beside freeing
+        // the graph. The nodes' CPU times were followed while reading,
         // unless the record's order did not allow it.
         let (mut timeline, mut graph) = (self.timeline, self.graph);
         if graph.needs_cpu_rebuild() {
             graph.rebuild_cpu(&timeline.cpu_intervals());
         }
         let (mut starts, mut ends) = timeline.take_bounds();
-        let (busy, (path, messages)) = rayon::join(
+        let (busy, (path, (messages, weak))) = rayon::join(
             || {
                 rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
                 graph::BusyProfile::from_sorted(starts, ends)
             },
             || {
                 graph.resolve();
-                rayon::join(|| graph.critical(), || timeline.messages())
+                rayon::join(|| graph.critical(), || rayon::join(|| timeline.messages(), || graph.weak_order()))
             },
         );
-        let areas = graph.node_areas(&busy);
         // n of the weights: the machine's processors (SPEC §6), or those the trace shows
         // in use when it does not say (PICL and SDDF).
         let n = self.header.pprocs.max(summary.pprocs_used);
@@ -658,7 +658,7 @@ impl<'h> Analyzer<'h> {
         let procs = 0..self.header.pprocs.max(summary.pprocs_used);
         let header = self.header;
         let (weighted, (critical, profile, rest)) = rayon::join(
-            || graph.weighted(n, &busy, areas),
+            || graph.weighted(n, &busy, &weak),
             || {
                 let critical = path.weigh(n, &busy);
                 let profile = self.profile.finish(timeline.pproc_of(), &busy, &critical, end);

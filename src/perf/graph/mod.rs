@@ -35,7 +35,7 @@ mod paths;
 pub use super::busy::{sort_ticks, BusyProfile, CpuTime};
 use super::dense::DenseMap;
 use crate::trace::{Event, ProcState, Reason, Ticks};
-pub use paths::{group_weights, NodeAreas, PathEdges};
+pub use paths::{group_weights, PathEdges, WeakOrder};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -631,11 +631,20 @@ impl GraphBuilder {
     /// Kahn's algorithm, ready nodes by (time, index); nodes on a cycle (possible only in a
     /// malformed record) are left out.
     fn topological(&self) -> Box<dyn Iterator<Item = usize>> {
+        match self.topological_order() {
+            None => Box::new(0..self.nodes.len()),
+            Some(order) => Box::new(order.into_iter()),
+        }
+    }
+
+    /// [`Self::topological`]: `None` for the node order, else the order Kahn's algorithm
+    /// finds.
+    fn topological_order(&self) -> Option<Vec<usize>> {
         let n = self.nodes.len();
         let forward = self.other.iter().enumerate().all(|(i, o)| o.is_none_or(|(p, _)| (p as usize) < i))
             && self.weak.iter().all(|w| w.1 < w.0);
         if forward {
-            return Box::new(0..n);
+            return None;
         }
         let mut indeg = vec![0usize; n];
         let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -658,7 +667,7 @@ impl GraphBuilder {
                 }
             }
         }
-        Box::new(order.into_iter())
+        Some(order)
     }
 }
 
@@ -772,7 +781,7 @@ mod tests {
         let profile = BusyProfile::new(&[(0, 10), (40, 50)]);
         let edges = g.path();
         let critical = edges.weigh(1, &profile);
-        let weighted = g.weighted(1, &profile, g.node_areas(&profile));
+        let weighted = g.weighted(1, &profile, &g.weak_order());
         for c in [critical, weighted] {
             let shape: Vec<(EdgeKind, Ticks, Ticks, Ticks)> =
                 c.segments.iter().map(|s| (s.kind, s.from, s.to, s.busy)).collect();
@@ -816,7 +825,7 @@ mod tests {
         }
         let profile = BusyProfile::new(&[(0, 20), (90, 100)]);
         let _ = g.path();
-        let w = g.weighted(2, &profile, g.node_areas(&profile));
+        let w = g.weighted(2, &profile, &g.weak_order());
         let shape: Vec<(EdgeKind, Ticks, Ticks, f64)> =
             w.segments.iter().map(|s| (s.kind, s.from, s.to, s.weight)).collect();
         assert_eq!(shape, vec![(EdgeKind::Compute, 0, 20, 30.0), (EdgeKind::Message, 20, 30, 20.0)]);

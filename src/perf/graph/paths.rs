@@ -1,7 +1,8 @@
 //! The two paths of the execution graph once its edges are resolved: the critical path
 //! by elapsed time ([`GraphBuilder::critical`]), and the weighted critical path
-//! ([`GraphBuilder::weighted`]) with the busy areas its weights need
-//! ([`GraphBuilder::node_areas`]); then the weighing of a path's edges into segments
+//! ([`GraphBuilder::weighted`]), which sweeps the busy areas its weights need beside its
+//! pass, and the order of the arrivals it sweeps ([`GraphBuilder::weak_order`]); then the
+//! weighing of a path's edges into segments
 //! ([`PathEdges::weigh`]). See the parent module for the graph and the weights.
 use super::{wcpa_weight, BusyProfile, CriticalPath, EdgeKind, GraphBuilder, Node, Segment};
 use crate::perf::busy::busy_fraction;
@@ -56,45 +57,39 @@ impl GraphBuilder {
         PathEdges { length: self.nodes[end].time - start[end], edges, found: true }
     }
 
-    /// What [`weighted`](Self::weighted) needs of each node beside its time and CPU time,
-    /// in node order: the busy area ([`BusyProfile::areas_at`]) before it, in one sweep
-    /// (the nodes come in record order, hence nearly in time order).
-    /// Apart from `weighted` so that it may be computed beside other work.
-    /// Call after [`resolve`](Self::resolve). The nodes and the messages the receiver
-    /// did not wait for are swept side by side, each in two halves ([`swept_halves`]).
-    /// The areas are kept in 64 bits when the run's whole busy area fits (any run short
-    /// of 2^64 processor-ticks), in 128 otherwise.
-    pub fn node_areas(&self, profile: &BusyProfile) -> NodeAreas {
-        let (at, weak) = rayon::join(
-            || {
-                let time = |i: usize| self.nodes[i].time;
-                let n = self.nodes.len();
-                if u64::try_from(profile.busy_area(0, Ticks::MAX)).is_ok() {
-                    NodeRecords::Narrow(swept_halves(n, profile, time, |_, a| At::new(a)))
-                } else {
-                    NodeRecords::Wide(swept_halves(n, profile, time, |_, a| At::new(a)))
-                }
-            },
-            || {
-                // A message the receiver did not wait for weighs its transfer, from its
-                // send to its arrival (clamped between its two nodes): the busy area up
-                // to each arrival. Arrivals are in receiver order, not time order: swept
-                // sorted.
-                let mut order: Vec<(Ticks, u32)> = self.weak.iter().map(|w| self.transfer_end(w)).zip(0u32..).collect();
-                order.sort_unstable();
-                let areas = swept_halves(order.len(), profile, |k| order[k].0, |_, a| a);
-                let mut weak = vec![0; order.len()];
-                for (&(_, k), a) in order.iter().zip(areas) {
-                    weak[k as usize] = a;
-                }
-                weak
-            },
-        );
-        NodeAreas { at, weak }
+    /// The messages the receiver did not wait for, in the order of the ends of their
+    /// transfers ([`Self::transfer_end`]): what [`weighted`](Self::weighted) needs of
+    /// them beside the graph, apart so that it may be computed beside other work. Call
+    /// after [`resolve`](Self::resolve).
+    pub fn weak_order(&self) -> WeakOrder {
+        let ends: Vec<Ticks> = self.weak.iter().map(|w| self.transfer_end(w)).collect();
+        let mut rank = vec![0u32; ends.len()];
+        // Sorted by (end, index): as one 64-bit key each (end above the index's bits)
+        // when every end leaves room for the index, which sorts in half the memory; as
+        // pairs otherwise.
+        let shift = u64::BITS - (ends.len() as u64).leading_zeros();
+        let times = if shift < u64::BITS && ends.iter().all(|&t| t >> (u64::BITS - shift) == 0) {
+            let mut keys: Vec<u64> = ends.iter().zip(0u64..).map(|(&t, k)| t << shift | k).collect();
+            keys.sort_unstable();
+            let low = (1u64 << shift) - 1;
+            for (r, &key) in (0u32..).zip(&keys) {
+                rank[(key & low) as usize] = r;
+            }
+            keys.into_iter().map(|key| key >> shift).collect()
+        } else {
+            let mut order: Vec<(Ticks, u32)> = ends.into_iter().zip(0u32..).collect();
+            order.sort_unstable();
+            for (r, &(_, k)) in (0u32..).zip(&order) {
+                rank[k as usize] = r;
+            }
+            order.into_iter().map(|(t, _)| t).collect()
+        };
+        WeakOrder { times, rank }
     }
 
     /// The weighted critical path (seed 003 §3.4): the longest path by WCPA weight in the
-    /// execution graph, `processors` = n, busy as `profile` says. Call after
+    /// execution graph, `processors` = n, busy as `profile` says, the messages the
+    /// receiver did not wait for in `weak`'s order ([`Self::weak_order`]). Call after
     /// [`path`](Self::path), which resolves the message and join edges. An edge weighs
     /// w = Δt + (1 − P)(n − 1)Δt with P the busy fraction of the n processors during the
     /// edge; Δt is the process's CPU time for a vertical edge of computation (seed 003's
@@ -105,167 +100,280 @@ impl GraphBuilder {
     /// from a msg_send event to a corresponding msg_arr event"), weighed by their
     /// transfer, from send to arrival: the time such a message then waited in the
     /// receiver's queue is no activity (weighed as elapsed time it would make a message
-    /// sent early to a process created late the heaviest activity of a run). One pass in
-    /// topological order, each edge weighed in constant time but those messages (two
-    /// binary searches).
-    pub fn weighted(&self, processors: u32, profile: &BusyProfile, areas: NodeAreas) -> CriticalPath {
-        match areas.at {
-            NodeRecords::Narrow(at) => self.weighted_with(processors, profile, at, &areas.weak),
-            NodeRecords::Wide(at) => self.weighted_with(processors, profile, at, &areas.weak),
+    /// sent early to a process created late the heaviest activity of a run).
+    ///
+    /// One pass in topological order, each edge weighed in constant time from the busy
+    /// area before each of its ends ([`BusyProfile::area_sweep`], the nodes' and the
+    /// arrivals' times swept together: [`sweep_areas`]). The areas are kept in 64 bits
+    /// when the run's whole busy area fits (any run short of 2^64 processor-ticks), in
+    /// 128 otherwise. When the topological order is the node order (any record cpss
+    /// writes), the areas of the next 2^[`PIPELINE_BITS`] nodes are swept while the pass
+    /// weighs the edges into the current ones, side by side when a second thread is
+    /// free (the pass needs only the areas of nodes before the ones it weighs, and of
+    /// the arrivals before them); the same weights either way.
+    pub fn weighted(&self, processors: u32, profile: &BusyProfile, weak: &WeakOrder) -> CriticalPath {
+        if u64::try_from(profile.busy_area(0, Ticks::MAX)).is_ok() {
+            self.weighted_with::<u64>(processors, profile, weak, PIPELINE_BITS)
+        } else {
+            self.weighted_with::<[u64; 2]>(processors, profile, weak, PIPELINE_BITS)
         }
     }
 
-    /// [`Self::weighted`] with the nodes' records `at` ([`Self::node_areas`]: the busy
-    /// area up to each node, beside which the pass keeps the heaviest path's weight into
-    /// it) and the weak messages' areas.
+    /// [`Self::weighted`] with the nodes' areas kept as `A`, swept in stretches of
+    /// 2^`bits` nodes.
     fn weighted_with<A: AreaWord>(
         &self,
         processors: u32,
         profile: &BusyProfile,
-        mut at: Vec<At<A>>,
-        weak_area: &[u128],
+        weak: &WeakOrder,
+        bits: u32,
     ) -> CriticalPath {
-        let processors = processors.max(1);
         let n = self.nodes.len();
-        let elapsed_cpu = !self.uses_cpu();
-        // What an edge's weight needs of its ends: the time, the CPU time of the node's
-        // process and the busy area before it.
-        let point = |at: &[At<A>], i: usize| Point { time: self.nodes[i].time, cpu: self.cpu[i], area: at[i].area() };
-        let w = |p: Point, i: Point, kind: EdgeKind| -> f64 {
-            let (a, b) = (p.time, i.time);
-            if b <= a {
-                return 0.0;
-            }
-            let dt = if kind == EdgeKind::Compute && !elapsed_cpu { i.cpu.saturating_sub(p.cpu) } else { b - a };
-            let par = busy_fraction(i.area.saturating_sub(p.area), processors, b - a);
-            wcpa_weight(dt as f64, par, processors)
+        let len = 1usize << bits;
+        let mut pass = Pass::new(self, processors, bits);
+        // The busy area before each node, in stretches of `len`, and before each weak
+        // message's arrival, in `weak`'s order, each filled in node order as far as
+        // swept.
+        let mut areas: Vec<Vec<A>> = Vec::with_capacity(n.div_ceil(len));
+        let mut arrivals: Vec<u128> = Vec::with_capacity(weak.times.len());
+        let mut area = profile.area_sweep();
+        let mut next_weak = 0;
+        let time = |i: usize| self.nodes[i].time;
+        let stretch = |j: usize| j * len..((j + 1) * len).min(n);
+        let stretches = n.div_ceil(len);
+        let mut sweep = |j: usize, arrived: &mut Vec<u128>| {
+            let mut at = Vec::with_capacity(len.min(n));
+            sweep_areas(&mut area, time, stretch(j), n, &weak.times, &mut next_weak, &mut at, arrived);
+            at
         };
-        // The last edge of the heaviest path into each node: 1 vertical, 2 the other
-        // edge, 3 a weak message edge (whose send is in `weak_best`), 0 none.
-        let mut choice: Vec<u8> = vec![0; n];
-        let mut weak_best: Vec<(u32, u32, Ticks)> = Vec::new();
-        let mut done = vec![false; n];
-        let mut wk: usize = 0;
-        for i in self.topological() {
-            let me = point(&at, i);
-            let mut best: Option<f64> = None;
-            if let Some(v) = self.vertical[i].get().filter(|&v| done[v]) {
-                best = Some(at[v].total + w(point(&at, v), me, self.vertical_kind(i)));
-                choice[i] = 1;
+        match self.topological_order() {
+            None => {
+                let mut arrived = Vec::new();
+                if stretches > 0 {
+                    areas.push(sweep(0, &mut arrived));
+                }
+                for j in 0..stretches {
+                    let mut next_arrived = Vec::new();
+                    let (next, ()) = rayon::join(
+                        || (j + 1 < stretches).then(|| sweep(j + 1, &mut next_arrived)),
+                        || {
+                            arrivals.extend_from_slice(&arrived);
+                            for i in stretch(j) {
+                                pass.visit(i, &areas, &arrivals, &weak.rank);
+                            }
+                        },
+                    );
+                    areas.extend(next);
+                    arrived = next_arrived;
+                }
             }
-            if let Some((o, k)) = self.other[i].filter(|&(o, _)| done[o as usize]) {
-                let o = o as usize;
-                let x = at[o].total + w(point(&at, o), me, k);
+            Some(order) => {
+                for j in 0..stretches {
+                    areas.push(sweep(j, &mut arrivals));
+                }
+                for i in order {
+                    pass.visit(i, &areas, &arrivals, &weak.rank);
+                }
+            }
+        }
+        drop(areas);
+        pass.finish(profile)
+    }
+}
+
+/// 2^this nodes are the stretch whose areas [`GraphBuilder::weighted`] sweeps while it
+/// weighs the edges into the nodes before them: enough that the hand-over between the two
+/// costs nothing (3 million nodes are 48 hand-overs), few enough that a stretch's areas
+/// stay in cache (512 kB).
+const PIPELINE_BITS: u32 = 16;
+
+/// The weak messages of a graph sorted by the ends of their transfers:
+/// [`GraphBuilder::weak_order`].
+#[derive(Debug, Default, Clone)]
+pub struct WeakOrder {
+    /// The ends of the transfers, increasing.
+    times: Vec<Ticks>,
+    /// Per weak message (in [`GraphBuilder::weak`]'s order): its place in `times`.
+    rank: Vec<u32>,
+}
+
+/// Appends to `at` the busy area before each node of `nodes` (`area(time(i))`),
+/// and to `arrivals` the area of each of `weak`'s times from `*next` on that is due before
+/// them: every one not after a node's time before that node (so a weak message's arrival,
+/// never after its receiver's node, is swept by the time its receiver is), and the rest
+/// after the last of the graph's `n` nodes. One sweep through the profile answers both,
+/// each time exactly as the direct query would, in whatever order.
+#[allow(clippy::too_many_arguments)]
+fn sweep_areas<A: AreaWord>(
+    area: &mut impl FnMut(Ticks) -> u128,
+    time: impl Fn(usize) -> Ticks,
+    nodes: std::ops::Range<usize>,
+    n: usize,
+    weak: &[Ticks],
+    next: &mut usize,
+    at: &mut Vec<A>,
+    arrivals: &mut Vec<u128>,
+) {
+    let end = nodes.end;
+    for i in nodes {
+        let t = time(i);
+        while let Some(&w) = weak.get(*next).filter(|&&w| w <= t) {
+            arrivals.push(area(w));
+            *next += 1;
+        }
+        at.push(A::pack(area(t)));
+    }
+    if end == n {
+        for &w in &weak[*next..] {
+            arrivals.push(area(w));
+        }
+        *next = weak.len();
+    }
+}
+
+/// The weighted pass of [`GraphBuilder::weighted`] between nodes.
+struct Pass<'g> {
+    g: &'g GraphBuilder,
+    processors: u32,
+    /// Whether compute edges weigh their elapsed time (no CPU times).
+    elapsed_cpu: bool,
+    /// The last edge of the heaviest path into each node: 1 vertical, 2 the other edge,
+    /// 3 a weak message edge (whose send is in `weak_best`), 0 none.
+    choice: Vec<u8>,
+    /// `(receiver, send, arrival)` of the weak message edges chosen.
+    weak_best: Vec<(u32, u32, Ticks)>,
+    /// Whether each node was visited.
+    done: Vec<bool>,
+    /// The weight of the heaviest path into each node visited.
+    total: Vec<f64>,
+    /// A cursor in the graph's weak edges (sorted by receiver).
+    wk: usize,
+    /// The nodes' areas come in stretches of 2^`bits`.
+    bits: u32,
+}
+
+impl<'g> Pass<'g> {
+    fn new(g: &'g GraphBuilder, processors: u32, bits: u32) -> Self {
+        let n = g.nodes.len();
+        Pass {
+            g,
+            processors: processors.max(1),
+            elapsed_cpu: !g.uses_cpu(),
+            choice: vec![0; n],
+            weak_best: Vec::new(),
+            done: vec![false; n],
+            total: vec![0.0; n],
+            wk: 0,
+            bits,
+        }
+    }
+
+    /// What an edge's weight needs of node `i`: its time, the CPU time of its process
+    /// and the busy area before it.
+    #[inline]
+    fn point<A: AreaWord>(&self, areas: &[Vec<A>], i: usize) -> Point {
+        let area = areas[i >> self.bits][i & ((1 << self.bits) - 1)].unpack();
+        Point { time: self.g.nodes[i].time, cpu: self.g.cpu[i], area }
+    }
+
+    /// The weight of an edge of `kind` from `p` to `i`.
+    #[inline]
+    fn weight(&self, p: Point, i: Point, kind: EdgeKind) -> f64 {
+        let (a, b) = (p.time, i.time);
+        if b <= a {
+            return 0.0;
+        }
+        let dt = if kind == EdgeKind::Compute && !self.elapsed_cpu { i.cpu.saturating_sub(p.cpu) } else { b - a };
+        let par = busy_fraction(i.area.saturating_sub(p.area), self.processors, b - a);
+        wcpa_weight(dt as f64, par, self.processors)
+    }
+
+    /// Weighs the edges into node `i`, whose predecessors were visited: `areas` holds
+    /// the busy areas before the nodes up to `i` at least (in stretches of 2^`bits`),
+    /// `arrivals` those before the weak messages' arrivals in their
+    /// sorted order up to those into `i` at least, `rank` each weak message's place in
+    /// that order.
+    #[inline]
+    fn visit<A: AreaWord>(&mut self, i: usize, areas: &[Vec<A>], arrivals: &[u128], rank: &[u32]) {
+        let g = self.g;
+        let me = self.point(areas, i);
+        let mut best: Option<f64> = None;
+        if let Some(v) = g.vertical[i].get().filter(|&v| self.done[v]) {
+            best = Some(self.total[v] + self.weight(self.point(areas, v), me, g.vertical_kind(i)));
+            self.choice[i] = 1;
+        }
+        if let Some((o, k)) = g.other[i].filter(|&(o, _)| self.done[o as usize]) {
+            let o = o as usize;
+            let x = self.total[o] + self.weight(self.point(areas, o), me, k);
+            if best.is_none_or(|b| x > b) {
+                best = Some(x);
+                self.choice[i] = 2;
+            }
+        }
+        // The weak edges into i: a cursor that walks while the order is the node order,
+        // a binary search otherwise.
+        if self.wk.checked_sub(1).is_some_and(|k| g.weak[k].0 as usize >= i) {
+            self.wk = g.weak.partition_point(|x| (x.0 as usize) < i);
+        }
+        while self.wk < g.weak.len() && (g.weak[self.wk].0 as usize) < i {
+            self.wk += 1;
+        }
+        let mut weak = None;
+        for (k, x) in g.weak.iter().enumerate().skip(self.wk).take_while(|(_, x)| x.0 as usize == i) {
+            let s = x.1 as usize;
+            if self.done[s] {
+                // The message's transfer, from its send to its arrival: the time it
+                // then waited in the receiver's queue is no activity.
+                let until = g.transfer_end(x);
+                let arrival = Point { time: until, cpu: 0, area: arrivals[rank[k] as usize] };
+                let x = self.total[s] + self.weight(self.point(areas, s), arrival, EdgeKind::Message);
                 if best.is_none_or(|b| x > b) {
                     best = Some(x);
-                    choice[i] = 2;
+                    self.choice[i] = 3;
+                    weak = Some((s as u32, until));
                 }
             }
-            // The weak edges into i: a cursor that walks while the order is the node
-            // order, a binary search otherwise.
-            if wk.checked_sub(1).is_some_and(|k| self.weak[k].0 as usize >= i) {
-                wk = self.weak.partition_point(|x| (x.0 as usize) < i);
-            }
-            while wk < self.weak.len() && (self.weak[wk].0 as usize) < i {
-                wk += 1;
-            }
-            let mut weak = None;
-            for (k, x) in self.weak.iter().enumerate().skip(wk).take_while(|(_, x)| x.0 as usize == i) {
-                let s = x.1 as usize;
-                if done[s] {
-                    // The message's transfer, from its send to its arrival: the time it
-                    // then waited in the receiver's queue is no activity.
-                    let until = self.transfer_end(x);
-                    let arrival = Point { time: until, cpu: 0, area: weak_area[k] };
-                    let x = at[s].total + w(point(&at, s), arrival, EdgeKind::Message);
-                    if best.is_none_or(|b| x > b) {
-                        best = Some(x);
-                        choice[i] = 3;
-                        weak = Some((s as u32, until));
-                    }
-                }
-            }
-            if let Some((s, until)) = weak.filter(|_| choice[i] == 3) {
-                weak_best.push((i as u32, s, until));
-            }
-            at[i].total = best.unwrap_or(0.0);
-            done[i] = true;
         }
-        weak_best.sort_unstable();
+        if let Some((s, until)) = weak.filter(|_| self.choice[i] == 3) {
+            self.weak_best.push((i as u32, s, until));
+        }
+        self.total[i] = best.unwrap_or(0.0);
+        self.done[i] = true;
+    }
+
+    /// The heaviest path into any visited node, weighed.
+    fn finish(mut self, profile: &BusyProfile) -> CriticalPath {
+        let (g, processors, n) = (self.g, self.processors, self.g.nodes.len());
+        self.weak_best.sort_unstable();
         // The heaviest node; ties: the latest, then the first recorded.
-        let Some(end) = (0..n).filter(|&i| done[i]).max_by(|&x, &y| {
-            at[x].total.total_cmp(&at[y].total).then(self.nodes[x].time.cmp(&self.nodes[y].time)).then(y.cmp(&x))
+        let Some(end) = (0..n).filter(|&i| self.done[i]).max_by(|&x, &y| {
+            self.total[x].total_cmp(&self.total[y]).then(g.nodes[x].time.cmp(&g.nodes[y].time)).then(y.cmp(&x))
         }) else {
             return PathEdges::default().weigh(processors, profile);
         };
-        drop(at);
         let mut edges: Vec<(Node, Node, EdgeKind, Ticks)> = Vec::new();
         let mut cur = end;
         loop {
-            let node = self.nodes[cur];
-            let (p, kind, until) = match choice[cur] {
-                1 => (self.vertical[cur].0 as usize, self.vertical_kind(cur), node.time),
-                2 => match self.other[cur] {
+            let node = g.nodes[cur];
+            let (p, kind, until) = match self.choice[cur] {
+                1 => (g.vertical[cur].0 as usize, g.vertical_kind(cur), node.time),
+                2 => match g.other[cur] {
                     Some((o, k)) => (o as usize, k, node.time),
                     None => break,
                 },
                 // A weak message's segment ends at its arrival.
-                3 => match weak_best.get(weak_best.partition_point(|x| x.0 < cur as u32)) {
+                3 => match self.weak_best.get(self.weak_best.partition_point(|x| x.0 < cur as u32)) {
                     Some(&(_, s, until)) => (s as usize, EdgeKind::Message, until),
                     None => break,
                 },
                 _ => break,
             };
-            edges.push((self.nodes[p], Node { time: until, ..node }, kind, self.edge_cpu(p, cur, kind)));
+            edges.push((g.nodes[p], Node { time: until, ..node }, kind, g.edge_cpu(p, cur, kind)));
             cur = p;
         }
         edges.reverse();
-        let length = self.nodes[end].time - self.nodes[cur].time;
+        let length = g.nodes[end].time - g.nodes[cur].time;
         PathEdges { length, edges, found: true }.weigh(processors, profile)
-    }
-}
-
-/// `f(i, area)` for every `i` in `0..n`, in order, `area` the busy area before `time(i)`
-/// ([`BusyProfile::area_to`]), swept ([`BusyProfile::area_sweep`]) in two halves side by
-/// side when a second thread is free: the second sweep starts with a search for its first
-/// time, and each answers exactly what one sweep would.
-fn swept_halves<R: Send>(
-    n: usize,
-    profile: &BusyProfile,
-    time: impl Fn(usize) -> Ticks + Sync + Send,
-    f: impl Fn(usize, u128) -> R + Sync + Send,
-) -> Vec<R> {
-    use rayon::prelude::*;
-    let mut out = Vec::new();
-    (0..n)
-        .into_par_iter()
-        .with_min_len((n / 2).max(1))
-        .map_init(|| profile.area_sweep(), |area, i| f(i, area(time(i))))
-        .collect_into_vec(&mut out);
-    out
-}
-
-/// What the weighted critical path needs of every node and of every message the
-/// receiver did not wait for: [`GraphBuilder::node_areas`].
-#[derive(Debug, Default)]
-pub struct NodeAreas {
-    at: NodeRecords,
-    /// Per weak message edge (in [`GraphBuilder::weak`]'s order): the busy area before
-    /// the end of its transfer ([`GraphBuilder::transfer_end`]).
-    weak: Vec<u128>,
-}
-
-/// The nodes' records of [`NodeAreas`], their areas in 64 bits when the run's whole busy
-/// area fits (16 bytes a node), in 128 otherwise (24 bytes).
-#[derive(Debug)]
-enum NodeRecords {
-    Narrow(Vec<At<u64>>),
-    Wide(Vec<At<[u64; 2]>>),
-}
-
-impl Default for NodeRecords {
-    fn default() -> Self {
-        NodeRecords::Narrow(Vec::new())
     }
 }
 
@@ -292,27 +400,6 @@ impl AreaWord for [u64; 2] {
     }
     fn unpack(self) -> u128 {
         u128::from(self[0]) | (u128::from(self[1]) << 64)
-    }
-}
-
-/// What the weighted critical path keeps of a node beside its time and CPU time, in one
-/// record (the node's time and CPU time are read from the graph's arrays, which saves
-/// copying them: 16 bytes a node, 50 MB and their page faults at 3 million nodes).
-#[derive(Debug, Clone, Copy)]
-struct At<A> {
-    /// The busy area before it ([`BusyProfile::area_to`]).
-    area: A,
-    /// The weight of the heaviest path into it.
-    total: f64,
-}
-
-impl<A: AreaWord> At<A> {
-    fn new(area: u128) -> Self {
-        At { area: A::pack(area), total: 0.0 }
-    }
-
-    fn area(&self) -> u128 {
-        self.area.unpack()
     }
 }
 
@@ -427,43 +514,152 @@ mod tests {
         (g, BusyProfile::from_intervals(busy))
     }
 
-    /// The nodes' records keep their areas in 64 bits when the run's whole busy area fits
-    /// (600 processor-ticks here), and the weighted pass over them answers exactly what it
-    /// answers over the same areas kept in 128 bits. A run whose busy area passes 2^64
-    /// (two processors busy for 2^64 - 1 ticks) keeps them in 128, exactly.
-    #[test]
-    fn areas_in_64_or_128_bits_weigh_the_same() {
-        let (g, profile) = three_processes();
-        let NodeAreas { at, weak } = g.node_areas(&profile);
-        let NodeRecords::Narrow(narrow) = at else { panic!("600 processor-ticks are kept in 64 bits") };
-        let areas: Vec<u128> = narrow.iter().map(At::area).collect();
-        let want: Vec<u128> = g.nodes.iter().map(|x| profile.busy_area(0, x.time)).collect();
-        assert_eq!(areas, want);
-        let wide: Vec<At<[u64; 2]>> = areas.iter().map(|&a| At::new(a)).collect();
-        let (x, y) = (g.weighted_with(3, &profile, narrow, &weak), g.weighted_with(3, &profile, wide, &weak));
-        assert_eq!(x, y);
-        // It runs from main's start (0) to main's end (500).
-        assert_eq!(x.length, 500);
+    /// Main (pid 0, processor 0) computes 0..100, creates a worker, computes 225..260 and
+    /// nothing else until 400; the worker computes 100..200 and sends, the message
+    /// arrives at 250, before main asks for it at 400 (an edge of the graph the receiver
+    /// did not wait for); main then computes 400..500.
+    fn one_weak_message() -> (GraphBuilder, BusyProfile) {
+        use crate::trace::{BusyClass, MsgPurpose};
+        let busy = |p: u32, start, end| Event::Busy { pproc: p, pid: p, start, end, line: 1, class: BusyClass::Work };
+        let events = vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
+            busy(0, 0, 100),
+            Event::ProcCreate { time: 100, parent: Some(0), pid: 1, vproc: Some(0), pproc: 1, function: 1, line: 2 },
+            busy(1, 100, 200),
+            Event::MsgSend {
+                time: 200,
+                msg: 1,
+                src_pid: 1,
+                src_pproc: 1,
+                dst_pid: Some(0),
+                dst_pproc: 0,
+                purpose: MsgPurpose::Channel { channel: 0, index: 0 },
+                bytes: 4,
+                line: 3,
+            },
+            Event::ProcEnd { time: 200, pid: 1 },
+            Event::MsgArrive { time: 250, msg: 1, dst_pproc: 0 },
+            busy(0, 225, 260),
+            Event::RecvCall { time: 400, pid: 0, pproc: 0, channel: 0, index: 0, line: 4 },
+            Event::RecvDone { time: 400, pid: 0, pproc: 0, msg: 1, src_pid: 1, bytes: 4 },
+            busy(0, 400, 500),
+            Event::ProcEnd { time: 500, pid: 0 },
+        ];
+        let mut g = GraphBuilder::default();
+        for e in &events {
+            g.event(e);
+        }
+        g.resolve();
+        let busy = events.iter().filter_map(|e| match *e {
+            Event::Busy { start, end, .. } => Some((start, end)),
+            _ => None,
+        });
+        (g, BusyProfile::from_intervals(busy))
+    }
 
-        let huge = BusyProfile::new(&[(0, u64::MAX), (0, u64::MAX)]);
-        let NodeRecords::Wide(wide) = g.node_areas(&huge).at else { panic!("2^65 - 2 needs 128 bits") };
-        let areas: Vec<u128> = wide.iter().map(At::area).collect();
-        assert_eq!(areas, g.nodes.iter().map(|x| 2 * u128::from(x.time)).collect::<Vec<_>>());
+    /// The weighted pass weighs the same path whether the nodes' areas are swept in one
+    /// stretch before it (the reference: every area known before any edge is weighed) or
+    /// in stretches of 1, 2, 4 or 8 nodes handed over while it weighs the ones before,
+    /// and whether they are kept in 64 bits (these runs' whole busy area, 600 and 335
+    /// processor-ticks, fits) or in 128: on a graph without and one with a message the
+    /// receiver did not wait for, on the path.
+    #[test]
+    fn stretches_and_area_widths_weigh_the_same() {
+        for (g, profile) in [three_processes(), one_weak_message()] {
+            let weak = g.weak_order();
+            let one = g.weighted_with::<u64>(2, &profile, &weak, 20);
+            for bits in 0..4 {
+                assert_eq!(g.weighted_with::<u64>(2, &profile, &weak, bits), one, "2^{bits} nodes a stretch");
+                assert_eq!(g.weighted_with::<[u64; 2]>(2, &profile, &weak, bits), one, "2^{bits}, 128 bits");
+            }
+            // Both runs go from main's start (0) to main's end (500).
+            assert_eq!(one.length, 500);
+        }
+        // By hand, w = Δt + (1 − P)(2 − 1)Δt: main 0..100 alone busy, P = 0.5, 150; the
+        // worker 100..200 alone busy, 150; the message's transfer 200..250 while main
+        // was busy 225..250, P = 25 / (2 x 50) = 0.25, 87.5 (the busy area before the
+        // arrival counts); main 400..500, 150: 537.5. Main's own way weighs 150 + 62.125
+        // (35 of CPU time from 100 to 400 at P = 135 / 600) + 150 = 362.125.
+        let (g, profile) = one_weak_message();
+        assert_eq!(g.weak.len(), 1);
+        let path = g.weighted(2, &profile, &g.weak_order());
+        let got: Vec<(EdgeKind, u32, Ticks, Ticks, f64)> =
+            path.segments.iter().map(|s| (s.kind, s.pid, s.from, s.to, s.weight)).collect();
+        let want = vec![
+            (EdgeKind::Compute, 0, 0, 100, 150.0),
+            (EdgeKind::Compute, 1, 100, 200, 150.0),
+            (EdgeKind::Message, 1, 200, 250, 87.5),
+            (EdgeKind::Compute, 0, 400, 500, 150.0),
+        ];
+        assert_eq!((got, path.total_weight), (want, 537.5));
+    }
+
+    /// The weak messages sorted by the ends of their transfers, ties by their place, as
+    /// one 64-bit key each or (when a time leaves no room for the index) as pairs: each
+    /// message's rank is its place in the sorted times.
+    #[test]
+    fn weak_order_sorts_the_arrivals_and_ranks_each_message() {
+        let (mut g, _) = three_processes();
+        let n = g.nodes.len() as u32;
+        assert!(n >= 4);
+        // Receiver n - 1 from every earlier node, arrivals in no order, two equal.
+        let arrivals = [300, 120, 450, 120, 0, 260];
+        g.weak = (0..n - 1).zip(arrivals.iter().cycle()).map(|(s, &a)| (n - 1, s, a)).collect();
+        for huge in [false, true] {
+            if huge {
+                // Times that leave no room for the index beside them in 64 bits.
+                for x in &mut g.nodes {
+                    x.time += 1 << 62;
+                }
+                for w in &mut g.weak {
+                    w.2 += 1 << 62;
+                }
+            }
+            let ends: Vec<Ticks> = g.weak.iter().map(|w| g.transfer_end(w)).collect();
+            let order = g.weak_order();
+            let mut want: Vec<(Ticks, usize)> = ends.iter().copied().zip(0..).collect();
+            want.sort();
+            assert_eq!(order.times, want.iter().map(|x| x.0).collect::<Vec<_>>(), "huge: {huge}");
+            for (r, &(_, k)) in want.iter().enumerate() {
+                assert_eq!(order.rank[k] as usize, r, "huge: {huge}");
+            }
+        }
     }
 
     #[test]
-    fn swept_halves_answer_as_the_direct_queries() {
+    fn sweep_areas_answers_as_the_direct_queries() {
         // The reference is the direct query (the busy area from 0, two binary searches)
-        // at each time; the times nearly in order with steps back and a few far jumps, so
-        // that the second half's sweep starts far from the first's, and each index is
-        // passed to `f` with its own time's answer, in order.
+        // at each time; the node times nearly in order with steps back and a few far
+        // jumps; the sorted times spread over the whole run, before, among and after the
+        // node times, some equal to one. Swept in stretches of 1 to 1001 nodes with one
+        // cursor: each answer in its own list and place, and after each stretch every
+        // sorted time not after one of its nodes' times answered.
         let iv: Vec<(Ticks, Ticks)> = (0..4000u64).map(|k| (k * 7 % 9001, k * 7 % 9001 + k % 13)).collect();
         let p = BusyProfile::new(&iv);
         let times: Vec<Ticks> = (0..1001u64).map(|i| if i % 97 == 0 { 9000 - i } else { i * 9 - i % 5 }).collect();
-        for n in [0, 1, 2, times.len()] {
-            let got = swept_halves(n, &p, |i| times[i], |i, a| (i, a));
-            let want: Vec<(usize, u128)> = (0..n).map(|i| (i, p.busy_area(0, times[i]))).collect();
-            assert_eq!(got, want, "n = {n}");
+        let weak: Vec<Ticks> = (0..300u64).map(|k| k * 31).collect();
+        let n = times.len();
+        for len in [1, 7, 500, n] {
+            let mut area = p.area_sweep();
+            let (mut at, mut arrivals, mut next): (Vec<u64>, Vec<u128>, usize) = (Vec::new(), Vec::new(), 0);
+            for lo in (0..n).step_by(len) {
+                let hi = (lo + len).min(n);
+                sweep_areas(&mut area, |i| times[i], lo..hi, n, &weak, &mut next, &mut at, &mut arrivals);
+                let latest = times[..hi].iter().max().copied().unwrap_or(0);
+                let due = if hi == n { weak.len() } else { weak.partition_point(|&w| w <= latest) };
+                assert!(arrivals.len() >= due, "stretch of {len} to {hi}");
+            }
+            let want: Vec<u64> = times.iter().map(|&t| p.busy_area(0, t) as u64).collect();
+            assert_eq!(at, want, "stretches of {len}");
+            let want: Vec<u128> = weak.iter().map(|&t| p.busy_area(0, t)).collect();
+            assert_eq!(arrivals, want, "stretches of {len}");
         }
+        // A run whose busy area passes 2^64 (two processors busy for 2^64 - 1 ticks)
+        // keeps its areas in 128 bits, exactly.
+        let huge = BusyProfile::new(&[(0, u64::MAX), (0, u64::MAX)]);
+        let (mut area, mut at, mut arrivals, mut next) = (huge.area_sweep(), Vec::<[u64; 2]>::new(), Vec::new(), 0);
+        sweep_areas(&mut area, |i| times[i], 0..n, n, &weak, &mut next, &mut at, &mut arrivals);
+        let got: Vec<u128> = at.into_iter().map(AreaWord::unpack).collect();
+        assert_eq!(got, times.iter().map(|&t| 2 * u128::from(t)).collect::<Vec<_>>());
     }
 }
