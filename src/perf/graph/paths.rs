@@ -501,9 +501,13 @@ mod tests {
     /// The graph of the three-process run of the analysis's tests (main forks two
     /// workers and receives from each), resolved, and the profile of its busy intervals.
     fn three_processes() -> (GraphBuilder, BusyProfile) {
-        let (_, events, _) = crate::perf::tests::three_processes();
+        graph_of(&crate::perf::tests::three_processes().1)
+    }
+
+    /// The resolved graph of `events` and the profile of their busy intervals.
+    fn graph_of(events: &[Event]) -> (GraphBuilder, BusyProfile) {
         let mut g = GraphBuilder::default();
-        for e in &events {
+        for e in events {
             g.event(e);
         }
         g.resolve();
@@ -545,16 +549,7 @@ mod tests {
             busy(0, 400, 500),
             Event::ProcEnd { time: 500, pid: 0 },
         ];
-        let mut g = GraphBuilder::default();
-        for e in &events {
-            g.event(e);
-        }
-        g.resolve();
-        let busy = events.iter().filter_map(|e| match *e {
-            Event::Busy { start, end, .. } => Some((start, end)),
-            _ => None,
-        });
-        (g, BusyProfile::from_intervals(busy))
+        graph_of(&events)
     }
 
     /// The weighted pass weighs the same path whether the nodes' areas are swept in one
