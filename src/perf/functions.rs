@@ -430,15 +430,7 @@ mod tests {
     /// process 0's compute from 0 to 100 is main's alone.
     #[test]
     fn concurrency_weights_and_critical_share_by_hand() {
-        let create = |pid, function| Event::ProcCreate {
-            time: 0,
-            parent: None,
-            pid,
-            vproc: None,
-            pproc: pid,
-            function,
-            line: 0,
-        };
+        let create = crate::perf::tests::created_at_0;
         let mut b = FunctionBuilder::default();
         for e in [create(0, 0), create(1, 1), busy(1, 50, 100), busy(0, 0, 100)] {
             b.event(&e);

@@ -193,15 +193,7 @@ mod tests {
     #[test]
     fn imbalance_weighs_the_path_against_the_processes_of_each_function() {
         let header = RunHeader { functions: vec!["main".into(), "worker".into()], ..RunHeader::default() };
-        let create = |pid, function| Event::ProcCreate {
-            time: 0,
-            parent: None,
-            pid,
-            vproc: None,
-            pproc: pid,
-            function,
-            line: 0,
-        };
+        let create = crate::perf::tests::created_at_0;
         let busy = |pid, end| Event::Busy { pproc: pid, pid, start: 0, end, line: 0, class: BusyClass::Work };
         let mut b = ProcessBuilder::default();
         // main busy 200, workers 1 and 2 busy 300 and 100; process 3 was seen busy but

@@ -727,6 +727,12 @@ mod tests {
         Event::Busy { pproc, pid: pproc, start, end, line: 1, class: crate::trace::BusyClass::Work }
     }
 
+    /// Process `pid`'s creation at time 0 on processor `pid`, running `function` (the
+    /// builders' tests).
+    pub(super) fn created_at_0(pid: u32, function: u32) -> Event {
+        Event::ProcCreate { time: 0, parent: None, pid, vproc: None, pproc: pid, function, line: 0 }
+    }
+
     /// Process 0 (main, pproc 0) computes 0..100, forks workers 1 and 2 (pprocs 1, 2) at
     /// 100, computes to 150 and receives twice. Worker 2 computes 100..200 and sends
     /// (arrives 250); worker 1 computes 100..400 and sends (arrives 450). Main finishes
