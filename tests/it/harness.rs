@@ -46,11 +46,50 @@ pub fn run(name: &str, args: &[&str]) -> Output {
     run_in(&fixtures(), name, args, b"")
 }
 
-/// A fresh temporary folder for one test.
-pub fn tempdir(tag: &str) -> PathBuf {
+/// A fresh temporary folder for one test, removed when the test ends. A failing test
+/// (one that is panicking when its folder is dropped) keeps the folder and prints its path,
+/// so that what the tools wrote can be read; `CPPE_KEEP_TEMP=1` keeps every folder.
+pub struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() || std::env::var_os("CPPE_KEEP_TEMP").is_some() {
+            eprintln!("kept {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// A fresh temporary folder for one test, named after `tag` and this test process.
+pub fn tempdir(tag: &str) -> TempDir {
     let d = std::env::temp_dir().join(format!("cppe-it-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("create temp dir");
+    TempDir(d)
+}
+
+/// A folder shared by the tests of one test process (records simulated once and read by
+/// many tests), emptied when it is first asked for and left for the next run to reuse:
+/// it lives under cargo's `CARGO_TARGET_TMPDIR`, so it never accumulates in the system's
+/// temporary folder.
+pub fn shared_dir(tag: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(tag);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create shared test dir");
     d
 }
 

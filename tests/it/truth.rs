@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 fn records() -> &'static [(String, PathBuf)] {
     static RECORDS: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
     RECORDS.get_or_init(|| {
-        let dir = tempdir("truth-records");
+        let dir = shared_dir("truth-records");
         let inc = fixtures().join("include");
         let mut v = Vec::new();
         for src in files_with_ext(&fixtures(), "c") {
