@@ -47,20 +47,22 @@ impl Profile {
 /// Follows the events the distributions need.
 #[derive(Debug)]
 pub struct ProfileBuilder {
-    sizes: BTreeMap<u64, u64>,
+    /// Messages per size class: entry k counts those of class 2^k (a payload is a u32).
+    sizes: [u64; 33],
     call: DenseMap<Ticks>,
     arrival: DenseMap<Ticks>,
-    late: BTreeMap<u32, (Ticks, u64)>,
+    /// Late Sender wait and count per receiving process.
+    late: DenseMap<(Ticks, u64)>,
 }
 
 impl Default for ProfileBuilder {
     fn default() -> Self {
         ProfileBuilder {
-            sizes: BTreeMap::new(),
+            sizes: [0; 33],
             call: DenseMap::default(),
             // Messages are numbered in sending order and mostly received in it.
             arrival: DenseMap::sliding(),
-            late: BTreeMap::new(),
+            late: DenseMap::default(),
         }
     }
 }
@@ -76,7 +78,7 @@ impl ProfileBuilder {
     pub fn event(&mut self, e: &Event) {
         match *e {
             Event::MsgSend { bytes, purpose: crate::trace::MsgPurpose::Channel { .. }, .. } => {
-                *self.sizes.entry(size_class(u64::from(bytes))).or_insert(0) += 1
+                self.sizes[size_class(u64::from(bytes)).trailing_zeros() as usize] += 1
             }
             Event::MsgArrive { time, msg, .. } => {
                 self.arrival.insert(msg, time);
@@ -89,7 +91,7 @@ impl ProfileBuilder {
                 // arrivals (PICL) have no Late Sender figure.
                 if let (Some(c), Some(a)) = (self.call.remove(u64::from(pid)), self.arrival.remove(msg)) {
                     if a > c {
-                        let w = self.late.entry(pid).or_insert((0, 0));
+                        let w = self.late.get_or_insert_with(u64::from(pid), || (0, 0));
                         w.0 += a - c;
                         w.1 += 1;
                     }
@@ -104,8 +106,8 @@ impl ProfileBuilder {
     pub fn finish(self, pproc_of: &BTreeMap<u32, u32>, busy: &BusyProfile, path: &CriticalPath, end: Ticks) -> Profile {
         Profile {
             concurrency: busy.concurrency(end),
-            sizes: self.sizes.into_iter().collect(),
-            late_sender: self.late.into_iter().map(|(p, (w, n))| (p, w, n)).collect(),
+            sizes: (0..).zip(self.sizes).filter(|&(_, n)| n > 0).map(|(k, n)| (1u64 << k, n)).collect(),
+            late_sender: self.late.iter().map(|(p, &(w, n))| (p as u32, w, n)).collect(),
             path_by_pproc: {
                 let mut m: BTreeMap<u32, Ticks> = BTreeMap::new();
                 for s in &path.segments {
@@ -148,6 +150,32 @@ mod tests {
     #[test]
     fn size_classes_are_powers_of_two() {
         assert_eq!([size_class(0), size_class(1), size_class(3), size_class(4), size_class(5)], [1, 1, 4, 4, 8]);
+    }
+
+    /// Channel messages of 0, 1, 3, 4, 5 and u32::MAX bytes fall in the classes 1, 1,
+    /// 4, 4, 8 and 2^32 (the largest a payload can reach), listed by bound; a remote
+    /// access is no channel message and counts nowhere.
+    #[test]
+    fn message_sizes_count_by_class_up_to_the_largest_payload() {
+        let send = |bytes, purpose| Event::MsgSend {
+            time: 0,
+            msg: 0,
+            src_pid: 0,
+            src_pproc: 0,
+            dst_pid: None,
+            dst_pproc: 1,
+            purpose,
+            bytes,
+            line: 0,
+        };
+        let channel = crate::trace::MsgPurpose::Channel { channel: 0, index: 0 };
+        let mut b = ProfileBuilder::default();
+        for bytes in [0, 1, 3, 4, 5, u32::MAX] {
+            b.event(&send(bytes, channel));
+        }
+        b.event(&send(2, crate::trace::MsgPurpose::RemoteRead { addr: 0 }));
+        let p = b.finish(&BTreeMap::new(), &BusyProfile::default(), &CriticalPath::default(), 1);
+        assert_eq!(p.sizes, vec![(1, 2), (4, 2), (8, 1), (1 << 32, 1)]);
     }
 
     #[test]
