@@ -78,6 +78,15 @@ impl<V> DenseMap<V> {
         }
     }
 
+    /// The value of `key`, to change in place.
+    #[inline]
+    pub fn get_mut(&mut self, key: u64) -> Option<&mut V> {
+        match self.slot(key) {
+            Some(k) => self.slots[k].as_mut(),
+            None => self.sparse.get_mut(&key),
+        }
+    }
+
     /// Sets the value of `key`, returning the previous one.
     #[inline]
     pub fn insert(&mut self, key: u64, value: V) -> Option<V> {
@@ -137,9 +146,18 @@ mod tests {
         for i in 0..20_000u64 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let k = key(i, x >> 33);
-            match (x >> 20) % 4 {
+            match (x >> 20) % 5 {
                 0 | 1 => assert_eq!(d.insert(k, i as u32), b.insert(k, i as u32), "insert {k}"),
                 2 => assert_eq!(d.remove(k), b.remove(&k), "remove {k}"),
+                3 => {
+                    // A change in place is seen by the next look-up.
+                    let (got, want) = (d.get_mut(k), b.get_mut(&k));
+                    assert_eq!(got.is_some(), want.is_some(), "get_mut {k}");
+                    if let (Some(g), Some(w)) = (got, want) {
+                        *g += 1;
+                        *w += 1;
+                    }
+                }
                 _ => assert_eq!(d.get(k), b.get(&k), "get {k}"),
             }
         }

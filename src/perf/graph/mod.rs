@@ -173,22 +173,15 @@ pub struct GraphBuilder {
     parent_of: BTreeMap<u32, u32>,
     /// The end nodes of each parent's children.
     child_ends: BTreeMap<u32, Vec<u32>>,
-    /// Processes waiting for their children, with the time the wait began.
-    waiting_for_children: DenseMap<Ticks>,
-    /// Created processes that have not run yet: the fork node that created them. Their
-    /// `Init` node is where they began (seed 003's `proc_init`, which the process itself
-    /// records): the spawn edge spans the creation's cost (the frame's transfer).
-    unstarted: DenseMap<u32>,
     /// Whether the record says when processes start running (a `Running` state change,
     /// which cpss records at every start and resumption). Without them (older records,
     /// PICL and SDDF traces) a process begins where it was created.
     running_states: bool,
-    /// Processes suspended in a remote read, a lock or `delay`: since when, and which.
-    suspended: DenseMap<(Ticks, EdgeKind)>,
     /// Message edges the receiver did not wait for, `(receive completion, send, arrival)`, in
     /// the order of their completions; filled by [`GraphBuilder::path`].
     weak: Vec<(u32, u32, Ticks)>,
-    /// Per process: its latest node, and its busy time so far.
+    /// Per process: its latest node, its busy time so far and what it waits for (one
+    /// look-up per node and per busy interval finds all of it).
     tail: DenseMap<Tail>,
     /// Each node's process's CPU time before it: the busy intervals of the process
     /// before the node's time ([`CpuTime`]'s answer, followed one event at a time).
@@ -230,11 +223,27 @@ struct Tail {
     busy: Ticks,
     /// The end of the latest of them.
     end: Ticks,
+    /// Created and not run yet: the fork node that created it. Its `Init` node is where
+    /// it began (seed 003's `proc_init`, which the process itself records): the spawn
+    /// edge spans the creation's cost (the frame's transfer).
+    unstarted: Link,
+    /// Waiting for its children: since when.
+    waiting: Option<Ticks>,
+    /// Suspended in a remote read, a lock or `delay`: since when, and which.
+    suspended: Option<(Ticks, EdgeKind)>,
+}
+
+impl Tail {
+    /// Whether the process waits for anything its next event ends.
+    #[inline]
+    fn waits(&self) -> bool {
+        self.unstarted != Link::NONE || self.waiting.is_some() || self.suspended.is_some()
+    }
 }
 
 impl Default for Tail {
     fn default() -> Self {
-        Tail { last: Link::NONE, busy: 0, end: 0 }
+        Tail { last: Link::NONE, busy: 0, end: 0, unstarted: Link::NONE, waiting: None, suspended: None }
     }
 }
 
@@ -268,9 +277,6 @@ impl Default for GraphBuilder {
             joins: Vec::new(),
             parent_of: BTreeMap::new(),
             child_ends: BTreeMap::new(),
-            waiting_for_children: DenseMap::default(),
-            suspended: DenseMap::default(),
-            unstarted: DenseMap::default(),
             running_states: false,
             weak: Vec::new(),
             tail: DenseMap::default(),
@@ -292,7 +298,9 @@ impl GraphBuilder {
     fn push(&mut self, pid: u32, time: Ticks, kind: NodeKind) -> usize {
         // The record has no wake-up event: a process waiting for its children resumed by
         // its next event at the latest.
-        if !matches!(kind, NodeKind::Init | NodeKind::Wake | NodeKind::Block | NodeKind::Resume(_)) {
+        if !matches!(kind, NodeKind::Init | NodeKind::Wake | NodeKind::Block | NodeKind::Resume(_))
+            && self.tail.get(u64::from(pid)).is_some_and(Tail::waits)
+        {
             self.start(pid, time);
             self.wake(pid, time);
             self.resume(pid, time);
@@ -400,7 +408,7 @@ impl GraphBuilder {
 
     /// Ends `pid`'s wait for its children, if it was waiting, with a `Wake` node at `time`.
     fn wake(&mut self, pid: u32, time: Ticks) {
-        if self.waiting_for_children.remove(u64::from(pid)).is_some() {
+        if self.tail.get_mut(u64::from(pid)).and_then(|t| t.waiting.take()).is_some() {
             // Not before the process's previous event (its wait began there).
             let last = self.last_time(pid);
             let i = self.push(pid, time.max(last), NodeKind::Wake);
@@ -411,17 +419,18 @@ impl GraphBuilder {
     /// Starts `pid`, if it was created and has not run yet: its `Init` node at `time`,
     /// reached from its creator's fork by a spawn edge.
     fn start(&mut self, pid: u32, time: Ticks) {
-        if let Some(fork) = self.unstarted.remove(u64::from(pid)) {
-            let time = time.max(self.nodes[fork as usize].time);
+        let fork = self.tail.get_mut(u64::from(pid)).map(|t| std::mem::replace(&mut t.unstarted, Link::NONE));
+        if let Some(fork) = fork.and_then(Link::get) {
+            let time = time.max(self.nodes[fork].time);
             let init = self.push(pid, time, NodeKind::Init);
-            self.other[init] = Some((fork, EdgeKind::Spawn));
+            self.other[init] = Some((fork as u32, EdgeKind::Spawn));
         }
     }
 
     /// Ends `pid`'s suspension, if it was suspended, with a `Block` node where it began
     /// and a `Resume` node at `time`, joined by the suspension's own edge.
     fn resume(&mut self, pid: u32, time: Ticks) {
-        if let Some((since, kind)) = self.suspended.remove(u64::from(pid)) {
+        if let Some((since, kind)) = self.tail.get_mut(u64::from(pid)).and_then(|t| t.suspended.take()) {
             let since = since.max(self.last_time(pid));
             self.push(pid, since, NodeKind::Block);
             self.push(pid, time.max(since), NodeKind::Resume(kind));
@@ -441,7 +450,7 @@ impl GraphBuilder {
             Event::ProcCreate { time, parent, pid, .. } => match parent {
                 Some(p) => {
                     let fork = self.push(p, time, NodeKind::Fork);
-                    self.unstarted.insert(u64::from(pid), fork as u32);
+                    self.tail.get_or_insert_with(u64::from(pid), Tail::default).unstarted = Link(fork as u32);
                     self.parent_of.insert(pid, p);
                     if !self.running_states {
                         self.start(pid, time);
@@ -468,11 +477,11 @@ impl GraphBuilder {
                     _ => None,
                 };
                 if state == ProcState::Blocked && waits {
-                    self.waiting_for_children.insert(u64::from(pid), time);
+                    self.tail.get_or_insert_with(u64::from(pid), Tail::default).waiting = Some(time);
                 } else if let Some(kind) = suspension {
                     self.wake(pid, time);
                     self.resume(pid, time);
-                    self.suspended.insert(u64::from(pid), (time, kind));
+                    self.tail.get_or_insert_with(u64::from(pid), Tail::default).suspended = Some((time, kind));
                 } else {
                     self.wake(pid, time);
                     self.resume(pid, time);
@@ -498,14 +507,17 @@ impl GraphBuilder {
             // may come after it; one that starts at or after the wait's beginning is the
             // process running again, and its start is when it resumed.
             Event::Busy { pid, start, end, .. } => {
-                if self.unstarted.get(u64::from(pid)).is_some() {
-                    self.start(pid, start);
-                }
-                if self.waiting_for_children.get(u64::from(pid)).is_some_and(|&since| start >= since && end > since) {
-                    self.wake(pid, start);
-                }
-                if self.suspended.get(u64::from(pid)).is_some_and(|&(since, _)| start >= since && end > since) {
-                    self.resume(pid, start);
+                if let Some(&t) = self.tail.get(u64::from(pid)).filter(|t| t.waits()) {
+                    if t.unstarted != Link::NONE {
+                        self.start(pid, start);
+                    }
+                    // Read again: starting may have pushed a node, not changed the waits.
+                    if t.waiting.is_some_and(|since| start >= since && end > since) {
+                        self.wake(pid, start);
+                    }
+                    if t.suspended.is_some_and(|(since, _)| start >= since && end > since) {
+                        self.resume(pid, start);
+                    }
                 }
                 if end > start {
                     self.busy(pid, start, end);
