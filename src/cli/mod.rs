@@ -422,7 +422,8 @@ impl Drop for Progress {
 
 /// Removal of temporary output files when the process is interrupted.
 ///
-/// A temporary is registered by [`remove_on_signal`] for as long as its [`Guard`] lives.
+/// A temporary is registered by [`remove_on_signal`](interrupt::remove_on_signal) for as
+/// long as its [`Guard`](interrupt::Guard) lives.
 /// The first registration installs a handler for every catchable signal that ends a
 /// process (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM,
 /// SIGPROF; unless the signal was ignored when the process started, as under `nohup`) that unlinks every

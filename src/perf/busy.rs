@@ -11,8 +11,8 @@ use crate::trace::Ticks;
 /// Sorts `v` by value unless it is sorted already. A record lists busy intervals by
 /// their end, so their starts come nearly in order: each at most a few hundred places
 /// from where it belongs (at most 887, 316 on average, for the 6.3 million starts of
-/// `scripts/bench-perf.sh`'s record). Such input is sorted by [`sort_nearly`]: blocks of
-/// [`BLOCK`] sorted side by side, then each merged with the one before; that is checked,
+/// `scripts/bench-perf.sh`'s record). Such input is sorted by `sort_nearly`: blocks of
+/// `BLOCK` sorted side by side, then each merged with the one before; that is checked,
 /// and anything it leaves out of order (values displaced by more than a block) is sorted
 /// whole by rayon's parallel pattern-defeating quicksort. Whichever way, the sorted
 /// numbers are the same.
@@ -99,9 +99,9 @@ const SUM_STEP: usize = 32;
 const WALK: usize = 64;
 
 /// How many processors were busy over time, from the sorted starts and the sorted ends of
-/// the `Busy` intervals and running sums of each every [`SUM_STEP`] of them. The busy area
+/// the `Busy` intervals and running sums of each every `SUM_STEP` of them. The busy area
 /// (processor-ticks) from time 0 to t is Σ over starts before t of (t − start) minus Σ
-/// over ends before t of (t − end): two binary searches and at most [`SUM_STEP`] steps
+/// over ends before t of (t − end): two binary searches and at most `SUM_STEP` steps
 /// each. About 17 bytes an interval; the run's one copy of this is shared by the
 /// critical path, the phases and the concurrency histogram.
 #[derive(Debug, Default, Clone)]
@@ -256,7 +256,7 @@ impl BusyProfile {
         below(&self.starts, &self.start_sums, t).saturating_sub(below(&self.ends, &self.end_sums, t))
     }
 
-    /// [`Self::area_to`] of every time of `times`, in one sweep when the times mostly
+    /// `Self::area_to` of every time of `times`, in one sweep when the times mostly
     /// increase (a cursor in the starts and one in the ends, each jumping by binary
     /// search when a time lies far from it).
     pub fn areas_at(&self, times: impl Iterator<Item = Ticks>) -> Vec<u128> {
@@ -265,7 +265,7 @@ impl BusyProfile {
         times.map(|t| s.below(t).saturating_sub(e.below(t))).collect()
     }
 
-    /// A closure that answers [`Self::area_to`] as [`Self::areas_at`] does, one time at
+    /// A closure that answers `Self::area_to` as [`Self::areas_at`] does, one time at
     /// a time: for callers that keep each answer beside other figures.
     pub fn area_sweep(&self) -> impl FnMut(Ticks) -> u128 + '_ {
         let mut s = Sweep { v: &self.starts, sums: &self.start_sums, k: 0, sum: 0 };

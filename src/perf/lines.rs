@@ -132,7 +132,7 @@ pub fn line_changes<'a>(base: &'a LineProfile, new: &'a LineProfile) -> Vec<Line
 const PAIR_BAR: usize = 20;
 
 /// The side-by-side text: per line the two costs, the change, and both bars on one
-/// scale (the most expensive line of either run fills [`PAIR_BAR`]).
+/// scale (the most expensive line of either run fills `PAIR_BAR`).
 pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
     let rows = line_changes(base, new);
     let max = base.max().max(new.max());

@@ -356,7 +356,7 @@ const BATCHES: usize = 4;
 /// [`analyze`] with [`Options`].
 ///
 /// Two threads share the work: this one reads and checks the record (framing, checksum,
-/// decoding, the header's invariants) and feeds the [`Front`] builders, a second one
+/// decoding, the header's invariants) and feeds the `Front` builders, a second one
 /// feeds the other builders, the two joined by a bounded channel of event batches that
 /// are handed back empty for reuse. The
 /// builders see the events in record order whatever the timing, so the analysis is the

@@ -488,7 +488,7 @@ pub fn json(a: &Analysis) -> String {
     json_with(a, None)
 }
 
-/// The version of the JSON report's schema (the fields of [`ReportDoc`]); it changes
+/// The version of the JSON report's schema (the fields of `ReportDoc`); it changes
 /// when a field is renamed or removed or changes meaning, not when one is added.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
 

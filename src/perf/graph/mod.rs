@@ -511,7 +511,8 @@ impl GraphBuilder {
                     if t.unstarted != Link::NONE {
                         self.start(pid, start);
                     }
-                    // Read again: starting may have pushed a node, not changed the waits.
+                    // Starting (an `Init` node) and waking (a `Wake` node) change no other
+                    // wait: the copy taken before them still tells.
                     if t.waiting.is_some_and(|since| start >= since && end > since) {
                         self.wake(pid, start);
                     }
@@ -539,7 +540,7 @@ impl GraphBuilder {
 
     /// Resolves the message edges and finds the critical path ending at the last event
     /// (ties: the lowest node index, i.e. the first recorded), unweighed: the part of
-    /// [`finish`](Self::finish) that needs no busy profile, so the two can be computed
+    /// `finish` (in tests) that needs no busy profile, so the two can be computed
     /// at the same time.
     pub fn path(&mut self) -> PathEdges {
         self.resolve();

@@ -58,7 +58,7 @@ impl GraphBuilder {
     }
 
     /// The messages the receiver did not wait for, in the order of the ends of their
-    /// transfers ([`Self::transfer_end`]): what [`weighted`](Self::weighted) needs of
+    /// transfers (`Self::transfer_end`): what [`weighted`](Self::weighted) needs of
     /// them beside the graph, apart so that it may be computed beside other work. Call
     /// after [`resolve`](Self::resolve).
     pub fn weak_order(&self) -> WeakOrder {
@@ -104,10 +104,10 @@ impl GraphBuilder {
     ///
     /// One pass in topological order, each edge weighed in constant time from the busy
     /// area before each of its ends ([`BusyProfile::area_sweep`], the nodes' and the
-    /// arrivals' times swept together: [`sweep_areas`]). The areas are kept in 64 bits
+    /// arrivals' times swept together: `sweep_areas`). The areas are kept in 64 bits
     /// when the run's whole busy area fits (any run short of 2^64 processor-ticks), in
     /// 128 otherwise. When the topological order is the node order (any record cpss
-    /// writes), the areas of the next 2^[`PIPELINE_BITS`] nodes are swept while the pass
+    /// writes), the areas of the next 2^`PIPELINE_BITS` nodes are swept while the pass
     /// weighs the edges into the current ones, side by side when a second thread is
     /// free (the pass needs only the areas of nodes before the ones it weighs, and of
     /// the arrivals before them); the same weights either way.
