@@ -231,21 +231,36 @@ fn sweep_areas<A: AreaWord>(
     }
 }
 
+/// The last edge of the heaviest path into a visited node, as [`Pass`] keeps it (0, the
+/// zeroed array's value, is a node not visited yet).
+struct Last;
+
+impl Last {
+    /// None: the node begins its path.
+    const NONE: u8 = 1;
+    /// Its vertical edge.
+    const VERTICAL: u8 = 2;
+    /// Its other edge.
+    const OTHER: u8 = 3;
+    /// A weak message edge, whose send is in `weak_best`.
+    const WEAK: u8 = 4;
+}
+
 /// The weighted pass of [`GraphBuilder::weighted`] between nodes.
 struct Pass<'g> {
     g: &'g GraphBuilder,
     processors: u32,
     /// Whether compute edges weigh their elapsed time (no CPU times).
     elapsed_cpu: bool,
-    /// The last edge of the heaviest path into each node: 1 vertical, 2 the other edge,
-    /// 3 a weak message edge (whose send is in `weak_best`), 0 none.
+    /// The last edge of the heaviest path into each node visited ([`Last`]); 0 for a
+    /// node not visited yet.
     choice: Vec<u8>,
     /// `(receiver, send, arrival)` of the weak message edges chosen.
     weak_best: Vec<(u32, u32, Ticks)>,
-    /// Whether each node was visited.
-    done: Vec<bool>,
     /// The weight of the heaviest path into each node visited.
     total: Vec<f64>,
+    /// The heaviest node visited so far (ties: the latest, then the first recorded).
+    heaviest: Option<usize>,
     /// A cursor in the graph's weak edges (sorted by receiver).
     wk: usize,
     /// The nodes' areas come in stretches of 2^`bits`.
@@ -261,8 +276,8 @@ impl<'g> Pass<'g> {
             elapsed_cpu: !g.uses_cpu(),
             choice: vec![0; n],
             weak_best: Vec::new(),
-            done: vec![false; n],
             total: vec![0.0; n],
+            heaviest: None,
             wk: 0,
             bits,
         }
@@ -298,16 +313,17 @@ impl<'g> Pass<'g> {
         let g = self.g;
         let me = self.point(areas, i);
         let mut best: Option<f64> = None;
-        if let Some(v) = g.vertical[i].get().filter(|&v| self.done[v]) {
+        let mut last = Last::NONE;
+        if let Some(v) = g.vertical[i].get().filter(|&v| self.done(v)) {
             best = Some(self.total[v] + self.weight(self.point(areas, v), me, g.vertical_kind(i)));
-            self.choice[i] = 1;
+            last = Last::VERTICAL;
         }
-        if let Some((o, k)) = g.other[i].filter(|&(o, _)| self.done[o as usize]) {
+        if let Some((o, k)) = g.other[i].filter(|&(o, _)| self.done(o as usize)) {
             let o = o as usize;
             let x = self.total[o] + self.weight(self.point(areas, o), me, k);
             if best.is_none_or(|b| x > b) {
                 best = Some(x);
-                self.choice[i] = 2;
+                last = Last::OTHER;
             }
         }
         // The weak edges into i: a cursor that walks while the order is the node order,
@@ -321,7 +337,7 @@ impl<'g> Pass<'g> {
         let mut weak = None;
         for (k, x) in g.weak.iter().enumerate().skip(self.wk).take_while(|(_, x)| x.0 as usize == i) {
             let s = x.1 as usize;
-            if self.done[s] {
+            if self.done(s) {
                 // The message's transfer, from its send to its arrival: the time it
                 // then waited in the receiver's queue is no activity.
                 let until = g.transfer_end(x);
@@ -329,26 +345,43 @@ impl<'g> Pass<'g> {
                 let x = self.total[s] + self.weight(self.point(areas, s), arrival, EdgeKind::Message);
                 if best.is_none_or(|b| x > b) {
                     best = Some(x);
-                    self.choice[i] = 3;
+                    last = Last::WEAK;
                     weak = Some((s as u32, until));
                 }
             }
         }
-        if let Some((s, until)) = weak.filter(|_| self.choice[i] == 3) {
+        if let Some((s, until)) = weak.filter(|_| last == Last::WEAK) {
             self.weak_best.push((i as u32, s, until));
         }
         self.total[i] = best.unwrap_or(0.0);
-        self.done[i] = true;
+        self.choice[i] = last;
+        if self.heaviest.is_none_or(|h| self.heavier(i, h)) {
+            self.heaviest = Some(i);
+        }
+    }
+
+    /// Whether node `i` was visited.
+    #[inline]
+    fn done(&self, i: usize) -> bool {
+        self.choice[i] != 0
+    }
+
+    /// Whether visited node `x` ends a heavier path than `y`: a larger total; ties, the
+    /// later node, then the first recorded.
+    #[inline]
+    fn heavier(&self, x: usize, y: usize) -> bool {
+        let nodes = &self.g.nodes;
+        let order = self.total[x].total_cmp(&self.total[y]).then(nodes[x].time.cmp(&nodes[y].time)).then(y.cmp(&x));
+        order == std::cmp::Ordering::Greater
     }
 
     /// The heaviest path into any visited node, weighed.
     fn finish(mut self, profile: &BusyProfile) -> CriticalPath {
-        let (g, processors, n) = (self.g, self.processors, self.g.nodes.len());
+        let (g, processors) = (self.g, self.processors);
         self.weak_best.sort_unstable();
-        // The heaviest node; ties: the latest, then the first recorded.
-        let Some(end) = (0..n).filter(|&i| self.done[i]).max_by(|&x, &y| {
-            self.total[x].total_cmp(&self.total[y]).then(g.nodes[x].time.cmp(&g.nodes[y].time)).then(y.cmp(&x))
-        }) else {
+        // The heaviest node, as the visits kept it (ties: the latest, then the first
+        // recorded).
+        let Some(end) = self.heaviest else {
             return PathEdges::default().weigh(processors, profile);
         };
         let mut edges: Vec<(Node, Node, EdgeKind, Ticks)> = Vec::new();
@@ -356,13 +389,13 @@ impl<'g> Pass<'g> {
         loop {
             let node = g.nodes[cur];
             let (p, kind, until) = match self.choice[cur] {
-                1 => (g.vertical[cur].0 as usize, g.vertical_kind(cur), node.time),
-                2 => match g.other[cur] {
+                Last::VERTICAL => (g.vertical[cur].0 as usize, g.vertical_kind(cur), node.time),
+                Last::OTHER => match g.other[cur] {
                     Some((o, k)) => (o as usize, k, node.time),
                     None => break,
                 },
                 // A weak message's segment ends at its arrival.
-                3 => match self.weak_best.get(self.weak_best.partition_point(|x| x.0 < cur as u32)) {
+                Last::WEAK => match self.weak_best.get(self.weak_best.partition_point(|x| x.0 < cur as u32)) {
                     Some(&(_, s, until)) => (s as usize, EdgeKind::Message, until),
                     None => break,
                 },
@@ -550,6 +583,27 @@ mod tests {
             Event::ProcEnd { time: 500, pid: 0 },
         ];
         graph_of(&events)
+    }
+
+    /// Two processes on processors of their own compute 0..10 and end at 10: their paths
+    /// weigh the same (10 ticks with both processors busy, P = 1: 10) and end at the same
+    /// time, so the heaviest is the one whose end was recorded first, whichever process
+    /// that is.
+    #[test]
+    fn equally_heavy_paths_end_at_the_first_recorded() {
+        use crate::trace::BusyClass;
+        for first in [0u32, 1] {
+            let create =
+                |pid| Event::ProcCreate { time: 0, parent: None, pid, vproc: None, pproc: pid, function: 0, line: 0 };
+            let busy = |p| Event::Busy { pproc: p, pid: p, start: 0, end: 10, line: 1, class: BusyClass::Work };
+            let end = |pid| Event::ProcEnd { time: 10, pid };
+            let events = [create(0), create(1), busy(0), busy(1), end(first), end(1 - first)];
+            let (g, profile) = graph_of(&events);
+            let path = g.weighted(2, &profile, &g.weak_order());
+            assert_eq!(path.total_weight, 10.0);
+            assert!(path.segments.iter().all(|s| s.pid == first), "{:?}", path.segments);
+            assert_eq!(path.segments.len(), 1, "first {first}");
+        }
     }
 
     /// The weighted pass weighs the same path whether the nodes' areas are swept in one
