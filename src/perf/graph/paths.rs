@@ -18,36 +18,41 @@ impl GraphBuilder {
         // Path start time of the longest path into each node (longest = earliest start),
         // computed in a topological order.
         let mut start: Vec<Ticks> = self.nodes.iter().map(|x| x.time).collect();
-        // The last edge of the longest path into each node: 1 vertical, 2 the other edge,
-        // 0 none (one byte a node, where the edge itself would take eight).
+        // The last edge of the longest path into each node visited ([`Last`]; one byte a
+        // node, where the edge itself would take eight), 0 for a node not visited yet.
         let mut choice: Vec<u8> = vec![0; n];
-        let mut done = vec![false; n];
+        // The path's end: the latest node visited (ties: the first recorded).
+        let mut end: Option<usize> = None;
         for i in self.topological() {
+            let mut last = Last::NONE;
             // Preference at equal start: the message or spawn edge, when one was kept.
             if let Some(v) = self.vertical[i].get() {
-                if done[v] && start[v] <= start[i] {
+                if choice[v] != 0 && start[v] <= start[i] {
                     start[i] = start[v];
-                    choice[i] = 1;
+                    last = Last::VERTICAL;
                 }
             }
             if let Some((o, _)) = self.other[i] {
                 let o = o as usize;
-                if done[o] && start[o] <= start[i] {
+                if choice[o] != 0 && start[o] <= start[i] {
                     start[i] = start[o];
-                    choice[i] = 2;
+                    last = Last::OTHER;
                 }
             }
-            done[i] = true;
+            choice[i] = last;
+            if end.is_none_or(|e| (self.nodes[i].time, Reverse(i)) > (self.nodes[e].time, Reverse(e))) {
+                end = Some(i);
+            }
         }
-        let Some(end) = (0..n).filter(|&i| done[i]).max_by_key(|&i| (self.nodes[i].time, Reverse(i))) else {
+        let Some(end) = end else {
             return PathEdges::default();
         };
         let mut edges: Vec<(Node, Node, EdgeKind, Ticks)> = Vec::new();
         let mut cur = end;
         loop {
             let (p, k) = match (choice[cur], self.other[cur]) {
-                (1, _) => (self.vertical[cur].0 as usize, self.vertical_kind(cur)),
-                (2, Some((o, k))) => (o as usize, k),
+                (Last::VERTICAL, _) => (self.vertical[cur].0 as usize, self.vertical_kind(cur)),
+                (Last::OTHER, Some((o, k))) => (o as usize, k),
                 _ => break,
             };
             edges.push((self.nodes[p], self.nodes[cur], k, self.edge_cpu(p, cur, k)));
@@ -231,8 +236,9 @@ fn sweep_areas<A: AreaWord>(
     }
 }
 
-/// The last edge of the heaviest path into a visited node, as [`Pass`] keeps it (0, the
-/// zeroed array's value, is a node not visited yet).
+/// The last edge of the longest or heaviest path into a visited node, as
+/// [`GraphBuilder::critical`] and [`Pass`] keep it (0, the zeroed array's value, is a
+/// node not visited yet).
 struct Last;
 
 impl Last {
@@ -242,7 +248,7 @@ impl Last {
     const VERTICAL: u8 = 2;
     /// Its other edge.
     const OTHER: u8 = 3;
-    /// A weak message edge, whose send is in `weak_best`.
+    /// A weak message edge, whose send is in `weak_best` (the weighted path only).
     const WEAK: u8 = 4;
 }
 
@@ -587,10 +593,10 @@ mod tests {
 
     /// Two processes on processors of their own compute 0..10 and end at 10: their paths
     /// weigh the same (10 ticks with both processors busy, P = 1: 10) and end at the same
-    /// time, so the heaviest is the one whose end was recorded first, whichever process
-    /// that is.
+    /// time, so the heaviest and the longest are the one whose end was recorded first,
+    /// whichever process that is.
     #[test]
-    fn equally_heavy_paths_end_at_the_first_recorded() {
+    fn equal_paths_end_at_the_first_recorded() {
         use crate::trace::BusyClass;
         for first in [0u32, 1] {
             let create =
@@ -603,6 +609,11 @@ mod tests {
             assert_eq!(path.total_weight, 10.0);
             assert!(path.segments.iter().all(|s| s.pid == first), "{:?}", path.segments);
             assert_eq!(path.segments.len(), 1, "first {first}");
+            // The critical path by elapsed time ends there too (the latest node; ties:
+            // the first recorded): one compute edge of 10 ticks.
+            let critical = g.critical();
+            assert_eq!((critical.length, critical.edges.len()), (10, 1));
+            assert!(critical.edges.iter().all(|(a, b, ..)| a.pid == first && b.pid == first), "first {first}");
         }
     }
 
