@@ -369,7 +369,7 @@ pub fn analyze_with<R: Read>(input: R, opts: &Options) -> Result<Analysis, PerfE
     let (mut reader, header) = RunRecordReader::open(input)?;
     let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<Event>>(BATCHES);
     let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<Event>>();
-    let mut front = Front::default();
+    let mut front = Front::new(&header);
     let (mut analyzer, read) = std::thread::scope(|s| {
         let header = &header;
         let worker = s.spawn(move || {
@@ -420,12 +420,12 @@ pub fn analyze_events(header: &RunHeader, events: &[Event], stats: &RunStats) ->
     a.finish_reports(stats)
 }
 
-/// Adds the stretch `[a, b)` of processor `p` in state `st` to `time` (processors of a
-/// trace are below [`import::MAX_PPROC`], of a record below its header's count).
-fn add_state(time: &mut Vec<[Ticks; 7]>, p: u32, a: Ticks, b: Ticks, st: PState) {
+/// Adds the stretch `[a, b)` of processor `p` in state `st` to `time`, unless `p` is
+/// beyond `last`, the last processor followed ([`Front::new`]).
+fn add_state(time: &mut Vec<[Ticks; 7]>, last: u32, p: u32, a: Ticks, b: Ticks, st: PState) {
     let k = st.report_index();
     if p as usize >= time.len() {
-        if p > import::MAX_PPROC {
+        if p > last {
             return;
         }
         time.resize(p as usize + 1, [0; 7]);
@@ -452,16 +452,31 @@ struct Analyzer<'h> {
 
 /// The builders the reading thread of [`analyze_with`] feeds itself: the summary, the
 /// unmatched messages and the time each processor spent in each of [`PState::ALL`].
-#[derive(Default)]
 struct Front {
     summary: SummaryBuilder,
     unmatched: UnmatchedBuilder,
     states: ProcessorStates,
     /// Time per processor in each of [`PState::ALL`], by processor.
     time: Vec<[Ticks; 7]>,
+    /// The last processor whose time is followed.
+    last: u32,
 }
 
 impl Front {
+    /// The builders for a run on `header`'s machine: every processor of a record (whose
+    /// reader checks that each is below the header's count; a machine may have up to
+    /// 2^24), and of a trace those up to [`import::MAX_PPROC`], the most its importers
+    /// accept (a trace's header may not say).
+    fn new(header: &RunHeader) -> Self {
+        Front {
+            summary: SummaryBuilder::default(),
+            unmatched: UnmatchedBuilder::default(),
+            states: ProcessorStates::default(),
+            time: Vec::new(),
+            last: header.pprocs.saturating_sub(1).max(import::MAX_PPROC),
+        }
+    }
+
     #[inline]
     fn event(&mut self, e: &Event) {
         match e {
@@ -482,7 +497,7 @@ impl Front {
                 | Event::RecvDone { .. }
         ) {
             for (p, a, b, st) in self.states.event(e) {
-                add_state(&mut self.time, p, a, b, st);
+                add_state(&mut self.time, self.last, p, a, b, st);
             }
         }
     }
@@ -491,10 +506,11 @@ impl Front {
     fn state_time(
         mut states: ProcessorStates,
         mut time: Vec<[Ticks; 7]>,
+        last: u32,
         end: Ticks,
         procs: std::ops::Range<u32>,
     ) -> Vec<[Ticks; 7]> {
-        states.finish(end, procs, |p, a, b, st| add_state(&mut time, p, a, b, st));
+        states.finish(end, procs, |p, a, b, st| add_state(&mut time, last, p, a, b, st));
         time
     }
 }
@@ -515,7 +531,7 @@ impl<'h> Analyzer<'h> {
             procedures: opts.functions.then(functions::FunctionBuilder::default),
             functions: BTreeMap::new(),
             events: 0,
-            front: Front::default(),
+            front: Front::new(header),
         }
     }
 
@@ -624,7 +640,7 @@ impl<'h> Analyzer<'h> {
 
     /// Every report but the what-if answers.
     fn finish_reports(self, stats: &RunStats) -> Analysis {
-        let Front { summary, unmatched, states, time } = self.front;
+        let Front { summary, unmatched, states, time, last } = self.front;
         let summary = summary.finish(stats);
         // One profile of the busy intervals serves the weights, the phases and the
         // concurrency histogram. The steps below that do not need each other's results run
@@ -663,7 +679,7 @@ impl<'h> Analyzer<'h> {
                 let critical = path.weigh(n, &busy);
                 let profile = self.profile.finish(timeline.pproc_of(), &busy, &critical, end);
                 let rest = (
-                    Front::state_time(states, time, end, procs),
+                    Front::state_time(states, time, last, end, procs),
                     unmatched.finish(header),
                     self.lines.finish(&header.source),
                     self.links.finish(end, header.network_links()),
@@ -1086,7 +1102,7 @@ mod tests {
             b.links.event(x);
             b.processes.event(x);
             for (p, s0, s1, st) in b.front.states.event(x) {
-                add_state(&mut b.front.time, p, s0, s1, st);
+                add_state(&mut b.front.time, b.front.last, p, s0, s1, st);
             }
         }
         let (a, b) = (a.finish_reports(&s), b.finish_reports(&s));
@@ -1166,6 +1182,28 @@ mod tests {
                 Err(e) => panic!("{e}"),
             }
         }
+    }
+
+    /// A machine may have up to 2^24 processors (more than the 2^20 a trace may name):
+    /// a process busy 0..10 on processor 2^20 + 5 of a machine of 2^20 + 6 shows in the
+    /// state table running for 10 ticks, after a row for each processor before it (idle
+    /// throughout: 10 ticks), as in the summary's busy time.
+    #[test]
+    fn processors_beyond_a_trace_s_limit_have_their_states() {
+        let p = import::MAX_PPROC + 5;
+        let header = RunHeader { pprocs: p + 1, functions: vec!["main".into()], ..RunHeader::default() };
+        let events = vec![
+            Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: p, function: 0, line: 0 },
+            Event::Busy { pproc: p, pid: 0, start: 0, end: 10, line: 1, class: crate::trace::BusyClass::Work },
+            Event::ProcEnd { time: 10, pid: 0 },
+        ];
+        let stats = RunStats { seq_ticks: 10, par_ticks: 10, pprocs_used: 1, ..RunStats::default() };
+        let a = analyze_events(&header, &events, &stats);
+        assert_eq!(a.summary.busy, vec![(p, 10)]);
+        assert_eq!(a.states.len(), p as usize + 1);
+        let (running, idle) = (PState::Running.report_index(), PState::Idle.report_index());
+        assert_eq!((a.states[p as usize].0, a.states[p as usize].1[running]), (p, 10));
+        assert_eq!(a.states[0].1[idle], 10);
     }
 
     #[test]
