@@ -461,15 +461,7 @@ impl CpuTime {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A deterministic pseudo-random sequence (64-bit LCG, high bits).
-    fn lcg(seed: u64) -> impl FnMut() -> u64 {
-        let mut x = seed;
-        move || {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            x >> 33
-        }
-    }
+    use crate::rng::Rng;
 
     /// Interval starts as a record lists them (by end): sorted ends minus durations
     /// below `spread`, so each start lies at most a few `spread`s of places from its
@@ -484,12 +476,12 @@ mod tests {
             (7 * BLOCK - 5, 1000, true),
             (10 * BLOCK, 40_000, false),
         ] {
-            let mut next = lcg(n as u64);
+            let mut r = Rng::new(n as u64);
             let mut end = 0;
             let starts: Vec<Ticks> = (0..n)
                 .map(|_| {
-                    end += next() % 3;
-                    end.saturating_sub(next() % spread)
+                    end += r.below(3);
+                    end.saturating_sub(r.below(spread))
                 })
                 .collect();
             let mut want = starts.clone();
@@ -515,12 +507,12 @@ mod tests {
         assert!(!sort_nearly(&mut got));
         sort_ticks(&mut v);
         assert!(v.iter().copied().eq(0..5 * BLOCK as u64));
-        let mut next = lcg(7);
-        let mut r: Vec<Ticks> = (0..6 * BLOCK).map(|_| next()).collect();
-        let mut want = r.clone();
+        let mut r = Rng::new(7);
+        let mut random: Vec<Ticks> = (0..6 * BLOCK).map(|_| r.next_u64()).collect();
+        let mut want = random.clone();
         want.sort_unstable();
-        sort_ticks(&mut r);
-        assert_eq!(r, want);
+        sort_ticks(&mut random);
+        assert_eq!(random, want);
     }
 
     /// Values that fit 64 bits convert as the 128-bit conversion does, rounding
@@ -560,11 +552,8 @@ mod tests {
         // intervals open, counted tick by tick. Pseudo-random intervals (empty ones and
         // equal times among them), in record order (by end) and reversed, enough of them
         // for several stored area totals.
-        let mut x: u64 = 7;
-        let mut next = |m: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut r = Rng::new(7);
+        let mut next = |m: u64| r.below(m);
         let mut iv: Vec<(Ticks, Ticks)> = (0..300)
             .map(|_| {
                 let s = next(400);
@@ -598,11 +587,8 @@ mod tests {
         // (close together, about the forward walk's length apart and further),
         // nearly in order (small steps back) and at random; CPU time before each time
         // per process, in order and out of order.
-        let mut x: u64 = 11;
-        let mut next = |m: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut r = Rng::new(11);
+        let mut next = |m: u64| r.below(m);
         let iv: Vec<(Ticks, Ticks)> = (0..3000)
             .map(|_| {
                 let s = next(100_000);
