@@ -184,11 +184,21 @@ pub fn csv(m: &Imbalance) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
     use crate::perf::graph::Segment;
     use crate::perf::processes::ProcessBuilder;
     use crate::trace::{BusyClass, Event, RunHeader};
+
+    /// Each function's row: name, processes, path time, path busy, mean and max busy,
+    /// imbalance (the imbalance tests here and in the analysis's own).
+    pub(in crate::perf) fn function_rows(m: &Imbalance) -> Vec<(&str, u64, Ticks, Ticks, f64, Ticks, f64)> {
+        m.functions
+            .iter()
+            .map(|f| (f.function.as_str(), f.processes, f.path_time, f.path_busy, f.mean_busy, f.max_busy, f.imbalance))
+            .collect()
+    }
 
     #[test]
     fn imbalance_weighs_the_path_against_the_processes_of_each_function() {
@@ -218,11 +228,7 @@ mod tests {
         // worker: 2 processes, mean busy (300 + 100)/2 = 200, path busy 300: imbalance
         // 100, max/mean 1.5. main: path busy 0 < 200: imbalance 0. Total 100 = 25 % of
         // the path.
-        let got: Vec<(&str, u64, Ticks, Ticks, f64, Ticks, f64)> = m
-            .functions
-            .iter()
-            .map(|f| (f.function.as_str(), f.processes, f.path_time, f.path_busy, f.mean_busy, f.max_busy, f.imbalance))
-            .collect();
+        let got = function_rows(&m);
         assert_eq!(got, vec![("worker", 2, 300, 300, 200.0, 300, 100.0), ("main", 1, 0, 0, 200.0, 200, 0.0)]);
         assert_eq!(m.functions[0].max_over_mean(), 1.5);
         assert_eq!((m.total, m.share), (100.0, 25.0));

@@ -725,7 +725,9 @@ mod tests {
     use crate::perf::graph::EdgeKind;
     use crate::trace::{MsgPurpose, Reason};
 
-    fn send(time: u64, msg: u64, src: u32, dst: u32, bytes: u32) -> Event {
+    /// A channel message `msg` of `bytes` from process `src` to `dst`, each on the
+    /// processor of its number, sent at `time` (the builders' tests).
+    pub(super) fn send(time: u64, msg: u64, src: u32, dst: u32, bytes: u32) -> Event {
         Event::MsgSend {
             time,
             msg,
@@ -972,11 +974,7 @@ mod tests {
         // worker 1's compute 100..400 = 300, all of it busy: imbalance 300 − 200 = 100,
         // max/mean 1.5. main: busy 200; on the path 0..100 and 450..500 = 150, busy
         // throughout, < 200: imbalance 0.
-        let rows: Vec<(&str, u64, Ticks, Ticks, f64, Ticks, f64)> = m
-            .functions
-            .iter()
-            .map(|f| (f.function.as_str(), f.processes, f.path_time, f.path_busy, f.mean_busy, f.max_busy, f.imbalance))
-            .collect();
+        let rows = imbalance::tests::function_rows(&m);
         assert_eq!(rows, vec![("worker", 2, 300, 300, 200.0, 300, 100.0), ("main", 1, 150, 150, 200.0, 200, 0.0)]);
         // Had worker 1 waited 100..200 for its processor (busy 200..400 only), the path
         // would hold 200 of its computation: 200 − mean (200 + 100)/2 = 50. (The record

@@ -149,7 +149,6 @@ fn shifted(mut e: Event, t: Ticks) -> Event {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::MsgPurpose;
 
     fn busy(pproc: u32, start: Ticks, end: Ticks) -> Event {
         Event::Busy { pproc, pid: pproc, start, end, line: 1, class: BusyClass::Work }
@@ -164,17 +163,7 @@ mod tests {
     fn a_window_clips_busy_time_and_keeps_its_messages() {
         let create =
             |pid: u32| Event::ProcCreate { time: 0, parent: None, pid, vproc: None, pproc: pid, function: 0, line: 0 };
-        let send = |time, msg| Event::MsgSend {
-            time,
-            msg,
-            src_pid: 1,
-            src_pproc: 1,
-            dst_pid: Some(0),
-            dst_pproc: 0,
-            purpose: MsgPurpose::Channel { channel: 0, index: 0 },
-            bytes: 4,
-            line: 1,
-        };
+        let send = |time, msg| crate::perf::tests::send(time, msg, 1, 0, 4);
         let events = vec![
             create(0),
             create(1),

@@ -562,24 +562,14 @@ mod tests {
     /// arrives at 250, before main asks for it at 400 (an edge of the graph the receiver
     /// did not wait for); main then computes 400..500.
     fn one_weak_message() -> (GraphBuilder, BusyProfile) {
-        use crate::trace::{BusyClass, MsgPurpose};
+        use crate::trace::BusyClass;
         let busy = |p: u32, start, end| Event::Busy { pproc: p, pid: p, start, end, line: 1, class: BusyClass::Work };
         let events = vec![
             Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
             busy(0, 0, 100),
             Event::ProcCreate { time: 100, parent: Some(0), pid: 1, vproc: Some(0), pproc: 1, function: 1, line: 2 },
             busy(1, 100, 200),
-            Event::MsgSend {
-                time: 200,
-                msg: 1,
-                src_pid: 1,
-                src_pproc: 1,
-                dst_pid: Some(0),
-                dst_pproc: 0,
-                purpose: MsgPurpose::Channel { channel: 0, index: 0 },
-                bytes: 4,
-                line: 3,
-            },
+            crate::perf::tests::send(200, 1, 1, 0, 4),
             Event::ProcEnd { time: 200, pid: 1 },
             Event::MsgArrive { time: 250, msg: 1, dst_pproc: 0 },
             busy(0, 225, 260),
