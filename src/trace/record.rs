@@ -27,7 +27,8 @@
 //!
 //! The CRC-32 (IEEE, as zlib; [`crate::crc::Crc32`]) in the footer covers every byte of
 //! the file before it: magic, version, all records, and the footer's own kind, length and
-//! statistics. Nothing may follow the footer. No payload may exceed [`MAX_RECORD_LEN`].
+//! statistics. Nothing may follow the footer. No event or optional payload may exceed
+//! [`MAX_RECORD_LEN`], no header or footer payload [`MAX_TABLE_RECORD_LEN`].
 //!
 //! # Compatibility
 //!
@@ -61,9 +62,26 @@ pub const MAGIC: [u8; 8] = *b"CPPE\0RUN";
 pub const VERSION_MAJOR: u16 = 1;
 /// The format minor version this module writes.
 pub const VERSION_MINOR: u16 = 3;
-/// The largest payload a record may have (16 MiB): the bound that keeps a corrupt length
-/// from making a reader allocate without limit.
+/// The largest payload an event or optional record may have (16 MiB): the bound that
+/// keeps a corrupt length from making a reader allocate without limit.
 pub const MAX_RECORD_LEN: u32 = 16 << 20;
+/// The largest payload of the header and the footer (256 MiB). Their tables grow with the
+/// machine: the header maps each virtual processor (up to 2^24, 4 bytes each at most,
+/// 64 MiB), the footer gives each physical processor's busy time (up to 2^24, 10 bytes each
+/// at most, 160 MiB), so a record of the largest machine cpss builds needs more than
+/// [`MAX_RECORD_LEN`] there (one byte a processor already makes the footer of a
+/// 4096x4096 mesh 16 MiB). The reader grows its buffer with the bytes actually present,
+/// so a corrupt length costs no memory beyond the file's.
+pub const MAX_TABLE_RECORD_LEN: u32 = 256 << 20;
+
+/// The largest payload a record of kind `k` may have.
+fn max_len(k: u8) -> u32 {
+    if k == kind::HEADER || k == kind::FOOTER {
+        MAX_TABLE_RECORD_LEN
+    } else {
+        MAX_RECORD_LEN
+    }
+}
 
 /// Record kind numbers (append-only).
 pub mod kind {
@@ -418,10 +436,11 @@ impl<W: Write> RunRecordWriter<W> {
 
     /// Writes a record's kind and length; `len` is the whole payload.
     fn frame(&mut self, kind: u8, len: usize) -> io::Result<()> {
-        let len = u32::try_from(len).ok().filter(|&l| l <= MAX_RECORD_LEN).ok_or_else(|| {
+        let max = max_len(kind);
+        let len = u32::try_from(len).ok().filter(|&l| l <= max).ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!("a run record entry of {len} bytes exceeds the limit of {MAX_RECORD_LEN} bytes"),
+                format!("a run record entry of {len} bytes exceeds the limit of {max} bytes"),
             )
         })?;
         let mut head = [0u8; 1 + MAX_VARINT_LEN];
@@ -904,8 +923,8 @@ impl<R: Read> RunRecordReader<R> {
                 return Err(corrupt(at, "record length is longer than 5 bytes"));
             }
         }
-        if len > MAX_RECORD_LEN {
-            return Err(corrupt(at, format!("record length {len} exceeds the limit of {MAX_RECORD_LEN} bytes")));
+        if len > max_len(k) {
+            return Err(corrupt(at, format!("record length {len} exceeds the limit of {} bytes", max_len(k))));
         }
         self.buf.clear();
         // Reading through `take` grows the buffer with the bytes actually present, so a

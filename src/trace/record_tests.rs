@@ -308,8 +308,15 @@ fn framing_errors() {
             other => panic!("{tail:?}: {other:?}"),
         }
     };
-    // 16 MiB + 1 = 0x0100_0001 → LEB128 81 80 80 08.
-    assert!(corrupt_at(&[1, 0x81, 0x80, 0x80, 0x08]).contains("exceeds the limit"));
+    // An event beyond 16 MiB: 16 MiB + 1 = 0x0100_0001 → LEB128 81 80 80 08 (the length
+    // is checked before the kind's place).
+    assert!(corrupt_at(&[2, 0x81, 0x80, 0x80, 0x08]).contains("exceeds the limit of 16777216 bytes"));
+    // A header beyond 256 MiB: 0x1000_0001 → 81 80 80 80 01.
+    assert!(corrupt_at(&[1, 0x81, 0x80, 0x80, 0x80, 0x01]).contains("exceeds the limit of 268435456 bytes"));
+    // A header of 16 MiB + 1 is within its limit: the file just ends inside it.
+    let mut b = pre.clone();
+    b.extend_from_slice(&[1, 0x81, 0x80, 0x80, 0x08]);
+    assert!(matches!(RunRecordReader::open(&b[..]), Err(RecordError::Truncated { offset: 17 })));
     assert!(corrupt_at(&[1, 0x80, 0x00]).contains("redundant"));
     assert!(corrupt_at(&[1, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F]).contains("32 bits"));
     assert!(corrupt_at(&[2, 0]).contains("not the header"));
@@ -323,6 +330,23 @@ fn framing_errors() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// The header and footer of a machine of millions of processors exceed the 16 MiB of an
+/// event: here 2^22 virtual processors mapped onto processors near 2^24 (4 bytes each,
+/// 16 MiB and more) and 2^21 processors' busy times of 2^62 ticks (9 bytes each, 18 MiB).
+/// Both ends take them, and what is read back is what was written.
+#[test]
+fn headers_and_footers_of_large_machines_exceed_an_event_s_limit() {
+    let pprocs = 1u32 << 24;
+    let h = RunHeader { mapping: (0..1u32 << 22).map(|v| pprocs - 1 - v).collect(), pprocs, ..header() };
+    let s = RunStats { busy_ticks: vec![1 << 62; 1 << 21], ..stats() };
+    let bytes = write(&h, &[], &s);
+    assert!(bytes.len() > 2 * MAX_RECORD_LEN as usize, "{} bytes", bytes.len());
+    let (h2, evs, footer) = read_all(&bytes).unwrap();
+    assert!(evs.is_empty());
+    assert_eq!(h2, h);
+    assert_eq!(footer.stats, s);
 }
 
 #[test]
