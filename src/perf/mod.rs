@@ -422,15 +422,18 @@ pub fn analyze_events(header: &RunHeader, events: &[Event], stats: &RunStats) ->
 
 /// Adds the stretch `[a, b)` of processor `p` in state `st` to `time`, unless `p` is
 /// beyond `last`, the last processor followed ([`Front::new`]).
-fn add_state(time: &mut Vec<[Ticks; 7]>, last: u32, p: u32, a: Ticks, b: Ticks, st: PState) {
+fn add_state(time: &mut Vec<(u32, [Ticks; 7])>, last: u32, p: u32, a: Ticks, b: Ticks, st: PState) {
     let k = st.report_index();
     if p as usize >= time.len() {
         if p > last {
             return;
         }
-        time.resize(p as usize + 1, [0; 7]);
+        // Rows carry their processor, as the analysis hands them on: no copy at the end
+        // (on a machine of 2^24 processors a copy would be another gigabyte).
+        let from = time.len() as u32;
+        time.extend((from..=p).map(|q| (q, [0; 7])));
     }
-    time[p as usize][k] += b.saturating_sub(a);
+    time[p as usize].1[k] += b.saturating_sub(a);
 }
 
 struct Analyzer<'h> {
@@ -456,8 +459,8 @@ struct Front {
     summary: SummaryBuilder,
     unmatched: UnmatchedBuilder,
     states: ProcessorStates,
-    /// Time per processor in each of [`PState::ALL`], by processor.
-    time: Vec<[Ticks; 7]>,
+    /// Time per processor in each of [`PState::ALL`]: row p is processor p's.
+    time: Vec<(u32, [Ticks; 7])>,
     /// The last processor whose time is followed.
     last: u32,
 }
@@ -505,11 +508,11 @@ impl Front {
     /// The time per processor, the processors `procs` followed to `end`.
     fn state_time(
         mut states: ProcessorStates,
-        mut time: Vec<[Ticks; 7]>,
+        mut time: Vec<(u32, [Ticks; 7])>,
         last: u32,
         end: Ticks,
         procs: std::ops::Range<u32>,
-    ) -> Vec<[Ticks; 7]> {
+    ) -> Vec<(u32, [Ticks; 7])> {
         states.finish(end, procs, |p, a, b, st| add_state(&mut time, last, p, a, b, st));
         time
     }
@@ -702,7 +705,7 @@ impl<'h> Analyzer<'h> {
             critical,
             weighted,
             notes: Vec::new(),
-            states: (0u32..).zip(state_time).collect(),
+            states: state_time,
             unmatched,
             timeline,
             profile,
