@@ -32,6 +32,7 @@
 //! | [`span`] | id ranges as users write them (`7`, `0-3`, `0:3`), for every tool |
 //! | [`textio`] | quoting for JSON strings (`serde_json`) and CSV records (`csv`), shared by every writer that streams its document |
 //! | [`crc`] | the CRC-32 of `.cod` files and run records |
+//! | [`dense`] | the map from mostly small, dense integer ids (processes, processors, messages) that the per-event work of `cptrace` and `cpperf` looks values up in |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
 //! | [`sim`] | the simulator core: `sim::engine` (one file each for the quantum scheduler, processes, channels and remote accesses, the instructions beyond the hot loop, the vCode interpreter, its superinstructions, and the network's own thread that runs a contention network ahead of the processors with identical results), the memory pool with owners, the default allocation, statistics; `sim::setup` (options to a ready configuration), `sim::groups` (group overrides of the machine parameters), `sim::run` (repetitions, sweeps), `sim::debug` (the debugger) |
@@ -52,16 +53,17 @@
 //! span:
 //! textio:
 //! crc:
+//! dense:
 //! rng:
 //! expr:
 //! vcode: crc, time
 //! lang: vcode
 //! topo: expr, rng, vcode
 //! net: time, topo
-//! trace: crc, span, textio, time, vcode
+//! trace: crc, dense, span, textio, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
 //! sim: machine, net, rng, span, textio, time, topo, trace, vcode
-//! perf: textio, time, trace
+//! perf: dense, textio, time, trace
 //! mapper: rng, textio, time, topo, trace
 //! cli: time
 //! ```
@@ -76,6 +78,7 @@
 //! * No input, however malformed, causes a panic: every reader returns a typed error.
 pub mod cli;
 pub mod crc;
+pub mod dense;
 pub mod expr;
 pub mod lang;
 pub mod machine;

@@ -5,7 +5,7 @@
 //! come nearly in order, as an execution graph's nodes do.
 //!
 //! Depends only on [`crate::trace`] (its tick type).
-use super::dense::DenseMap;
+use crate::dense::DenseMap;
 use crate::trace::Ticks;
 
 /// Sorts `v` by value unless it is sorted already. A record lists busy intervals by

@@ -36,7 +36,6 @@
 //! Depends only on [`crate::trace`]; it never looks at the `.cod` file or the simulator.
 pub mod busy;
 pub mod compare;
-mod dense;
 pub mod functions;
 pub mod graph;
 pub mod html;

@@ -5,8 +5,8 @@
 //! The text report lists the ten busiest processes; `--table processes` (CSV) and the
 //! JSON report hold every one. Memory grows with the number of processes, not events.
 //! Depends on [`super::render`] and [`crate::trace`].
-use super::dense::DenseMap;
 use super::render::{table_csv, table_json, units, Cell};
+use crate::dense::DenseMap;
 use crate::trace::{Event, RunHeader, Ticks};
 use std::fmt::Write;
 

@@ -4,8 +4,8 @@
 //! when positive) and the critical-path profile per processor and per activity kind.
 //!
 //! Depends on [`super::graph`], [`super::svg::Timeline`] and [`crate::trace`].
-use super::dense::DenseMap;
 use super::graph::{BusyProfile, CriticalPath};
+use crate::dense::DenseMap;
 use crate::trace::{Event, Ticks};
 use std::collections::BTreeMap;
 

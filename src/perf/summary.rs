@@ -6,7 +6,7 @@
 //! `cpperf` and `cpss --stats` agree); per-processor busy time is summed from the
 //! `Busy` events and the communication matrix from `ProcCreate` and `MsgSend` events.
 //! Depends only on [`crate::trace`].
-use super::dense::DenseMap;
+use crate::dense::DenseMap;
 use crate::trace::{Event, RecordError, RunRecordReader, RunStats, Ticks};
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -8,8 +8,8 @@
 //! intervals, messages, where each process ran) is collected during the analysis; its busy
 //! intervals and messages only when the charts are asked for ([`TimelineBuilder::new`]).
 //! Depends on [`super::graph`] (the critical path) and [`crate::trace`].
-use super::dense::DenseMap;
 use super::graph::{CriticalPath, EdgeKind};
+use crate::dense::DenseMap;
 use crate::trace::{Event, MsgPurpose, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;

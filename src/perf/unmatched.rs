@@ -4,7 +4,7 @@
 //!
 //! Matching is by message id: a `RecvDone` names the message it consumed. Remote memory
 //! traffic has no receive and is not considered. Depends only on [`crate::trace`].
-use super::dense::DenseMap;
+use crate::dense::DenseMap;
 use crate::trace::{ChannelDecl, Event, MsgPurpose, RunHeader, Ticks};
 
 /// A channel message no receive consumed.

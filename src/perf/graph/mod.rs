@@ -33,7 +33,7 @@
 mod paths;
 
 pub use super::busy::{sort_ticks, BusyProfile, CpuTime};
-use super::dense::DenseMap;
+use crate::dense::DenseMap;
 use crate::trace::{Event, ProcState, Reason, Ticks};
 pub use paths::{group_weights, PathEdges, WeakOrder};
 use std::cmp::Reverse;

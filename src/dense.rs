@@ -1,9 +1,9 @@
 //! [`DenseMap`]: a map from integer keys that are mostly small and dense (process ids,
 //! processor numbers, message ids, all numbered from 0 by the simulator) to values, for
-//! the per-event work of the analysis builders: a window of slots indexed by the key, so
-//! that a look-up costs one index and a new key at the end no allocation beyond the
-//! window's amortised growth, with an ordered map for keys outside the window (a foreign
-//! trace's stray huge id costs no memory). A [`sliding`](DenseMap::sliding) map also
+//! the per-event work of the analysis builders and the trace converters: a window of
+//! slots indexed by the key, so that a look-up costs one index and a new key at the end
+//! no allocation beyond the window's amortised growth, with an ordered map for keys
+//! outside the window (a foreign trace's stray huge id costs no memory). A [`sliding`](DenseMap::sliding) map also
 //! drops the empty slots at the window's start, so a map of messages in flight, removed
 //! roughly in the order they were added, holds only the span between the oldest and the
 //! newest. Iteration is in key order, as a `BTreeMap`'s. Depends on nothing.
