@@ -16,7 +16,7 @@
 //! track, sharing an `id`), written once both ends are known and kept. Times are
 //! microseconds with three decimals: one time unit is one microsecond.
 use super::calls::{CallMark, CallSplitter};
-use super::convert::{units, Activity, Context, Reorder, TraceWriter};
+use super::convert::{units, Activity, Context, Decimal, Reorder, TraceWriter};
 use super::event::{BusyClass, Event, MsgPurpose, Ticks};
 use super::states::{PState, ProcessorStates};
 use std::collections::BTreeMap;
@@ -94,7 +94,7 @@ impl ChromeWriter {
         }
     }
 
-    fn ts(&self, t: Ticks) -> String {
+    fn ts(&self, t: Ticks) -> Decimal {
         units(t, self.tpu)
     }
 

@@ -22,8 +22,9 @@
 use super::event::{Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks};
 use super::filter::{Filter, Selection};
 use super::record::{RecordError, RunRecordReader};
+use crate::dense::DenseMap;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BinaryHeap, VecDeque};
 use std::io::{self, Read, Write};
 
 /// The output formats of `cptrace`.
@@ -155,15 +156,26 @@ pub fn convert_with<R: Read>(
         let cx = Context { header: &header, labels: reader.labels(), selection: &selection, horizon: 0 };
         writer.begin(&cx, out)?;
     }
-    while let Some(e) = reader.next_event()? {
-        report.events_read += 1;
-        last = last.max(e.time());
-        horizon.observe(&e);
-        if let Some(kept) = filter.apply(&e) {
-            report.events_kept += 1;
-            let cx =
-                Context { header: &header, labels: reader.labels(), selection: &selection, horizon: horizon.get() };
-            writer.event(&kept, &cx, out)?;
+    // Events come in batches, which the reader decodes and checks faster than one at a
+    // time; the labels a batch defines are known for all of it, which changes no label
+    // an event names (an event names only labels defined before it).
+    let mut batch = Vec::with_capacity(BATCH);
+    loop {
+        batch.clear();
+        let done = reader.read_batch(&mut batch, BATCH)?;
+        for e in &batch {
+            report.events_read += 1;
+            last = last.max(e.time());
+            horizon.observe(e);
+            if let Some(kept) = filter.apply(e) {
+                report.events_kept += 1;
+                let cx =
+                    Context { header: &header, labels: reader.labels(), selection: &selection, horizon: horizon.get() };
+                writer.event(&kept, &cx, out)?;
+            }
+        }
+        if done {
+            break;
         }
     }
     let footer = reader.footer()?;
@@ -183,11 +195,26 @@ pub fn convert_with<R: Read>(
     Ok(report)
 }
 
+/// Events read at a time.
+const BATCH: usize = 1024;
+
 /// A buffer that releases records in time order (ties in push order). Memory is the
 /// records between the horizon and the present.
+///
+/// The records are kept by their push number (a dense map: records come roughly in time
+/// order and leave in it, so the map's window is about the records held) and their keys
+/// `(time, push number)` in order: those pushed in time order in a queue, the others in
+/// a heap, and released from whichever holds the smaller; a record taken back leaves
+/// its key behind, dropped when it comes up.
 #[derive(Debug, Clone)]
 pub struct Reorder<R> {
-    items: BTreeMap<(Ticks, u64), R>,
+    /// Keys in increasing order: each pushed at or after the time of the one before.
+    run: VecDeque<(Ticks, u64)>,
+    /// The keys of records pushed before the last key of `run`.
+    keys: BinaryHeap<Reverse<(Ticks, u64)>>,
+    items: DenseMap<R>,
+    /// Records held.
+    held: usize,
     seq: u64,
     released: Ticks,
     late: u64,
@@ -195,7 +222,15 @@ pub struct Reorder<R> {
 
 impl<R> Default for Reorder<R> {
     fn default() -> Self {
-        Reorder { items: BTreeMap::new(), seq: 0, released: 0, late: 0 }
+        Reorder {
+            run: VecDeque::new(),
+            keys: BinaryHeap::new(),
+            items: DenseMap::sliding(),
+            held: 0,
+            seq: 0,
+            released: 0,
+            late: 0,
+        }
     }
 }
 
@@ -211,28 +246,48 @@ impl<R> Reorder<R> {
         };
         let key = (t, self.seq);
         self.seq += 1;
-        self.items.insert(key, r);
+        self.items.insert(key.1, r);
+        if self.run.back().is_none_or(|&(b, _)| b <= t) {
+            self.run.push_back(key);
+        } else {
+            self.keys.push(Reverse(key));
+        }
+        self.held += 1;
         key
     }
 
     /// The record at `key` if it has not been released.
     pub fn get_mut(&mut self, key: (Ticks, u64)) -> Option<&mut R> {
-        self.items.get_mut(&key)
+        self.items.get_mut(key.1)
     }
 
     /// Takes back a record not yet released.
     pub fn remove(&mut self, key: (Ticks, u64)) -> Option<R> {
-        self.items.remove(&key)
+        let r = self.items.remove(key.1);
+        self.held -= usize::from(r.is_some());
+        r
     }
 
     /// Releases, in order, every record with a time below `horizon`.
     pub fn release(&mut self, horizon: Ticks, mut f: impl FnMut(Ticks, R) -> io::Result<()>) -> io::Result<()> {
-        while let Some(entry) = self.items.first_entry() {
-            let t = entry.key().0;
+        loop {
+            let (t, seq) = match (self.run.front(), self.keys.peek()) {
+                (Some(&a), Some(&Reverse(b))) if b < a => b,
+                (Some(&a), _) => a,
+                (None, Some(&Reverse(b))) => b,
+                (None, None) => break,
+            };
             if t >= horizon {
                 break;
             }
-            let r = entry.remove();
+            if self.run.front() == Some(&(t, seq)) {
+                self.run.pop_front();
+            } else {
+                self.keys.pop();
+            }
+            // A record taken back left its key.
+            let Some(r) = self.items.remove(seq) else { continue };
+            self.held -= 1;
             self.released = t;
             f(t, r)?;
         }
@@ -246,12 +301,12 @@ impl<R> Reorder<R> {
 
     /// Records held.
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.held
     }
 
     /// Whether no record is held.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.held == 0
     }
 }
 
@@ -288,8 +343,11 @@ struct Proc {
 pub struct Horizon {
     now: Ticks,
     last_end: Vec<Ticks>,
-    procs: BTreeMap<u32, Proc>,
-    inflight: BTreeMap<u64, (u32, u32, u32)>,
+    procs: DenseMap<Proc>,
+    /// The entries of `procs`.
+    live: usize,
+    /// The receiver and channel element of each channel message sent and not arrived.
+    inflight: DenseMap<(u32, u32, u32)>,
     /// `(end, pid, gen)` of ended processes, removed once `now` has passed their end.
     ends: BinaryHeap<Reverse<(Ticks, u32, u64)>>,
     /// `(bound, pid, gen)`; an entry counts while it is its process's `entry`.
@@ -303,8 +361,10 @@ impl Horizon {
         Horizon {
             now: 0,
             last_end: vec![0; pprocs as usize],
-            procs: BTreeMap::new(),
-            inflight: BTreeMap::new(),
+            procs: DenseMap::default(),
+            live: 0,
+            // Messages are numbered in sending order and mostly arrive in it.
+            inflight: DenseMap::sliding(),
             ends: BinaryHeap::new(),
             bounds: BinaryHeap::new(),
             gens: 0,
@@ -323,13 +383,14 @@ impl Horizon {
                 break;
             }
             self.ends.pop();
-            if self.procs.get(&pid).is_some_and(|p| p.gen == gen && p.ended == Some(t)) {
-                self.procs.remove(&pid);
+            if self.procs.get(u64::from(pid)).is_some_and(|p| p.gen == gen && p.ended == Some(t)) {
+                self.procs.remove(u64::from(pid));
+                self.live -= 1;
             }
         }
         match *e {
             Event::ProcCreate { time, parent, pid, pproc, .. } => {
-                if let Some(pp) = parent.and_then(|p| self.procs.get_mut(&p)) {
+                if let Some(pp) = parent.and_then(|p| self.procs.get_mut(u64::from(p))) {
                     pp.children += 1;
                 }
                 self.gens += 1;
@@ -343,17 +404,19 @@ impl Horizon {
                     gen: self.gens,
                     entry: None,
                 };
-                self.procs.insert(pid, p);
+                if self.procs.insert(u64::from(pid), p).is_none() {
+                    self.live += 1;
+                }
                 self.queue(pid);
             }
             Event::ProcEnd { time, pid } => {
-                let parent = self.procs.get_mut(&pid).and_then(|p| {
+                let parent = self.procs.get_mut(u64::from(pid)).and_then(|p| {
                     p.ended = Some(time);
                     self.ends.push(Reverse((time, pid, p.gen)));
                     p.parent
                 });
                 if let Some(ppid) = parent {
-                    if let Some(pp) = self.procs.get_mut(&ppid) {
+                    if let Some(pp) = self.procs.get_mut(u64::from(ppid)) {
                         pp.children = pp.children.saturating_sub(1);
                         let wakes = match pp.blocked {
                             Some((_, Reason::Join)) => true,
@@ -369,7 +432,7 @@ impl Horizon {
                 }
             }
             Event::State { time, pid, state, reason } => {
-                if let Some(p) = self.procs.get_mut(&pid) {
+                if let Some(p) = self.procs.get_mut(u64::from(pid)) {
                     let wait = match (state, reason) {
                         (
                             ProcState::Blocked,
@@ -389,8 +452,8 @@ impl Horizon {
                 self.inflight.insert(msg, (dst, channel, index));
             }
             Event::MsgArrive { time, msg, .. } => {
-                if let Some((dst, channel, index)) = self.inflight.remove(&msg) {
-                    if let Some(p) = self.procs.get_mut(&dst) {
+                if let Some((dst, channel, index)) = self.inflight.remove(msg) {
+                    if let Some(p) = self.procs.get_mut(u64::from(dst)) {
                         if p.blocked.is_some_and(|(_, w)| w == Reason::Channel { channel, index }) {
                             p.blocked = None;
                             p.wake = time;
@@ -402,7 +465,7 @@ impl Horizon {
             Event::RecvDone { pid, .. } => {
                 // A receive completes once its process runs again, possibly at the end of
                 // an interval not yet read: the wake time stays that of the arrival.
-                if let Some(p) = self.procs.get_mut(&pid) {
+                if let Some(p) = self.procs.get_mut(u64::from(pid)) {
                     p.blocked = None;
                     self.queue(pid);
                 }
@@ -411,7 +474,7 @@ impl Horizon {
                 if let Some(l) = self.last_end.get_mut(pproc as usize) {
                     *l = (*l).max(end);
                 }
-                if let Some(p) = self.procs.get_mut(&pid) {
+                if let Some(p) = self.procs.get_mut(u64::from(pid)) {
                     // It ran after it blocked, so something woke it.
                     if p.blocked.is_some_and(|(b, _)| start >= b && end > b) {
                         p.blocked = None;
@@ -431,7 +494,7 @@ impl Horizon {
     /// Gives `pid` an entry at its present bound if it counts for the horizon (not
     /// blocked before now) and has none at or below that bound.
     fn queue(&mut self, pid: u32) {
-        let Some(p) = self.procs.get_mut(&pid) else { return };
+        let Some(p) = self.procs.get_mut(u64::from(pid)) else { return };
         if p.blocked.is_some_and(|(b, _)| b < self.now) {
             return;
         }
@@ -441,10 +504,11 @@ impl Horizon {
             self.bounds.push(Reverse((b, pid, p.gen)));
         }
         // Stale entries pile up behind the live ones: drop them now and then.
-        if self.bounds.len() > 2 * self.procs.len() + 64 {
+        if self.bounds.len() > 2 * self.live + 64 {
             let procs = &self.procs;
-            self.bounds
-                .retain(|&Reverse((b, pid, gen))| procs.get(&pid).is_some_and(|p| p.gen == gen && p.entry == Some(b)));
+            self.bounds.retain(|&Reverse((b, pid, gen))| {
+                procs.get(u64::from(pid)).is_some_and(|p| p.gen == gen && p.entry == Some(b))
+            });
         }
     }
 
@@ -452,7 +516,7 @@ impl Horizon {
     pub fn get(&mut self) -> Ticks {
         let now = self.now;
         while let Some(&Reverse((b, pid, gen))) = self.bounds.peek() {
-            let Some(p) = self.procs.get_mut(&pid).filter(|p| p.gen == gen && p.entry == Some(b)) else {
+            let Some(p) = self.procs.get_mut(u64::from(pid)).filter(|p| p.gen == gen && p.entry == Some(b)) else {
                 self.bounds.pop();
                 continue;
             };
@@ -478,7 +542,7 @@ impl Horizon {
     #[cfg(test)]
     fn get_by_scan(&self) -> Ticks {
         let mut h = self.now;
-        for p in self.procs.values() {
+        for (_, p) in self.procs.iter() {
             if p.blocked.is_some_and(|(b, _)| b < self.now) {
                 continue;
             }
@@ -488,16 +552,33 @@ impl Horizon {
     }
 }
 
-/// Formats `ticks` as seconds with nine decimals, one time unit being one microsecond.
-pub fn seconds(ticks: Ticks, ticks_per_unit: Ticks) -> String {
-    let ns = u128::from(ticks) * 1000 / u128::from(ticks_per_unit.max(1));
-    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
+/// A time as a decimal number with a fixed number of decimals, written by its `Display`
+/// straight into the output (no string is built): [`seconds`], [`units`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decimal {
+    /// The value in units of the last decimal.
+    scaled: u128,
+    /// Decimals: 3 or 9.
+    decimals: u32,
 }
 
-/// Formats `ticks` as time units (microseconds) with three decimals.
-pub fn units(ticks: Ticks, ticks_per_unit: Ticks) -> String {
+impl std::fmt::Display for Decimal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let one = 10u128.pow(self.decimals);
+        write!(f, "{}.{:0w$}", self.scaled / one, self.scaled % one, w = self.decimals as usize)
+    }
+}
+
+/// `ticks` as seconds with nine decimals, one time unit being one microsecond.
+pub fn seconds(ticks: Ticks, ticks_per_unit: Ticks) -> Decimal {
+    let ns = u128::from(ticks) * 1000 / u128::from(ticks_per_unit.max(1));
+    Decimal { scaled: ns, decimals: 9 }
+}
+
+/// `ticks` as time units (microseconds) with three decimals.
+pub fn units(ticks: Ticks, ticks_per_unit: Ticks) -> Decimal {
     let milli = u128::from(ticks) * 1000 / u128::from(ticks_per_unit.max(1));
-    format!("{}.{:03}", milli / 1000, milli % 1000)
+    Decimal { scaled: milli, decimals: 3 }
 }
 
 /// `ticks` as whole nanoseconds (one time unit = 1 µs).
@@ -512,7 +593,8 @@ pub fn nanos(ticks: Ticks, ticks_per_unit: Ticks) -> u64 {
 /// back when the next interval on the processor starts at that same time.
 #[derive(Debug, Clone, Default)]
 pub struct Activity {
-    last_end: BTreeMap<u32, (Ticks, Option<(Ticks, u64)>)>,
+    /// Per processor: the end of its last interval and the idle start pushed there.
+    last_end: DenseMap<(Ticks, Option<(Ticks, u64)>)>,
 }
 
 impl Activity {
@@ -526,24 +608,25 @@ impl Activity {
     ) {
         for p in procs {
             let key = buf.push(start, idle(p, true));
-            self.last_end.insert(p, (start, Some(key)));
+            self.last_end.insert(u64::from(p), (start, Some(key)));
         }
     }
 
     /// Follows a busy interval of processor `p`.
     pub fn busy<R>(&mut self, p: u32, start: Ticks, end: Ticks, buf: &mut Reorder<R>, idle: impl Fn(u32, bool) -> R) {
-        let (last, pending) = self.last_end.get(&p).copied().unwrap_or((start, None));
+        let (last, pending) = self.last_end.get(u64::from(p)).copied().unwrap_or((start, None));
         let cancelled = start == last && pending.is_some_and(|k| buf.remove(k).is_some());
         if !cancelled && (pending.is_some() || start != last) {
             buf.push(start, idle(p, false));
         }
         let key = buf.push(end, idle(p, true));
-        self.last_end.insert(p, (end, Some(key)));
+        self.last_end.insert(u64::from(p), (end, Some(key)));
     }
 
     /// Ends every open idle period at `end` (the trace's end).
     pub fn close<R>(&mut self, end: Ticks, buf: &mut Reorder<R>, idle: impl Fn(u32, bool) -> R) {
-        for (&p, &(last, pending)) in &self.last_end {
+        for (p, &(last, pending)) in self.last_end.iter() {
+            let p = p as u32;
             if let Some(k) = pending {
                 // An idle start at the very end is no idle period at all.
                 if !(last >= end && buf.remove(k).is_some()) {
@@ -551,7 +634,7 @@ impl Activity {
                 }
             }
         }
-        self.last_end.clear();
+        self.last_end = DenseMap::default();
     }
 }
 
@@ -559,6 +642,7 @@ impl Activity {
 mod tests {
     use super::*;
     use crate::trace::BusyClass;
+    use std::collections::BTreeMap;
 
     #[test]
     fn reorder_releases_in_time_order_and_moves_late_records_up() {
@@ -587,6 +671,72 @@ mod tests {
         })
         .unwrap();
         assert_eq!(got, vec![(20, "late"), (30, "c")]);
+    }
+
+    /// The buffer releases what an ordered map of `(time, push number)` releases, under
+    /// random pushes (mostly in time order, some behind, some before what was released),
+    /// take-backs (of held and of released records) and releases: the same records at the
+    /// same times in the same order, the same count held and late.
+    #[test]
+    fn reorder_releases_as_an_ordered_map() {
+        let mut rng = crate::rng::Rng::new(21);
+        for round in 0..50 {
+            let mut r = Reorder::default();
+            let mut model: BTreeMap<(Ticks, u64), u32> = BTreeMap::new();
+            let (mut released, mut late, mut now) = (0 as Ticks, 0u64, 0 as Ticks);
+            let mut keys = Vec::new();
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            for i in 0..2000u32 {
+                match rng.below(10) {
+                    0..=5 => {
+                        now += rng.below(5);
+                        let t = if rng.below(4) == 0 { now.saturating_sub(rng.below(40)) } else { now };
+                        let key = r.push(t, i);
+                        let t = if t < released {
+                            late += 1;
+                            released
+                        } else {
+                            t
+                        };
+                        assert_eq!(key, (t, keys.len() as u64), "round {round}: the key of push {i}");
+                        model.insert(key, i);
+                        keys.push(key);
+                    }
+                    6 => {
+                        if !keys.is_empty() {
+                            let key = keys[rng.below(keys.len() as u64) as usize];
+                            assert_eq!(r.remove(key), model.remove(&key), "round {round}: take back {key:?}");
+                        }
+                    }
+                    _ => {
+                        let horizon = now.saturating_sub(rng.below(20));
+                        r.release(horizon, |t, x| {
+                            got.push((t, x));
+                            Ok(())
+                        })
+                        .unwrap();
+                        while let Some(e) = model.first_entry() {
+                            if e.key().0 >= horizon {
+                                break;
+                            }
+                            let ((t, _), x) = e.remove_entry();
+                            released = t;
+                            want.push((t, x));
+                        }
+                    }
+                }
+                assert_eq!(r.len(), model.len(), "round {round}: held");
+            }
+            r.release(Ticks::MAX, |t, x| {
+                got.push((t, x));
+                Ok(())
+            })
+            .unwrap();
+            want.extend(model.into_iter().map(|((t, _), x)| (t, x)));
+            assert_eq!(got, want, "round {round}");
+            assert_eq!(r.late(), late, "round {round}");
+            assert!(r.is_empty());
+        }
     }
 
     /// The incremental horizon equals the definition (the minimum over a look at every
@@ -670,7 +820,11 @@ mod tests {
                     }
                     _ => {}
                 }
-                assert!(h.procs.keys().eq(live.keys()), "round {round} step {step}: live processes");
+                assert!(
+                    h.procs.iter().map(|(pid, _)| pid as u32).eq(live.keys().copied()),
+                    "round {round} step {step}: live processes"
+                );
+                assert_eq!(h.live, live.len(), "round {round} step {step}: the count of live processes");
                 let want = h.get_by_scan();
                 assert_eq!(h.get(), want, "round {round} step {step}: {e:?}");
             }
@@ -720,9 +874,13 @@ mod tests {
 
     #[test]
     fn time_formats() {
-        assert_eq!(seconds(413_000, 1000), "0.000413000");
-        assert_eq!(seconds(2_500_000_001, 1000), "2.500000001");
-        assert_eq!(units(2_500, 1000), "2.500");
+        assert_eq!(seconds(413_000, 1000).to_string(), "0.000413000");
+        assert_eq!(seconds(2_500_000_001, 1000).to_string(), "2.500000001");
+        assert_eq!(units(2_500, 1000).to_string(), "2.500");
+        // The largest time, 2^64 - 1 ticks of a microsecond each, is (2^64 - 1) * 1000 ns:
+        // beyond u64, every digit kept.
+        assert_eq!(seconds(u64::MAX, 1).to_string(), "18446744073709.551615000");
+        assert_eq!(units(0, 1000).to_string(), "0.000");
         assert_eq!(nanos(2_720_000, 1000), 2_720_000);
     }
 }

@@ -29,6 +29,7 @@
 //! (block type: the function's index + 1; location: the process; parameter 0).
 use super::convert::{seconds, Activity, Context, Reorder, TraceWriter};
 use super::event::{Event, MsgPurpose, RunStats, Ticks};
+use crate::dense::DenseMap;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -100,11 +101,11 @@ pub struct PiclWriter {
     activity: Activity,
     idle: Idle,
     /// Message id → (sender's node, type), until received.
-    inflight: BTreeMap<u64, (u32, u32)>,
+    inflight: DenseMap<(u32, u32)>,
     /// Processes blocked in a receive → the type they wait for.
-    waiting: BTreeMap<u32, u32>,
+    waiting: DenseMap<u32>,
     /// Live process → its processor.
-    pproc_of: BTreeMap<u32, u32>,
+    pproc_of: DenseMap<u32>,
 }
 
 impl PiclWriter {
@@ -116,9 +117,10 @@ impl PiclWriter {
             buf: Reorder::default(),
             activity: Activity::default(),
             idle: Idle::default(),
-            inflight: BTreeMap::new(),
-            waiting: BTreeMap::new(),
-            pproc_of: BTreeMap::new(),
+            // Messages are numbered in sending order and mostly received in it.
+            inflight: DenseMap::sliding(),
+            waiting: DenseMap::default(),
+            pproc_of: DenseMap::default(),
         }
     }
 
@@ -250,7 +252,7 @@ impl TraceWriter for PiclWriter {
         match *e {
             Event::Busy { pproc, start, end, .. } => self.activity.busy(pproc, start, end, &mut self.buf, Rec::Idle),
             Event::ProcCreate { time, parent, pid, pproc, function, .. } => {
-                self.pproc_of.insert(pid, pproc);
+                self.pproc_of.insert(u64::from(pid), pproc);
                 let parent = parent.map_or(-1, i64::from);
                 self.buf.push(time, Rec::Spawn { p: pproc, pid, parent, function });
             }
@@ -271,22 +273,22 @@ impl TraceWriter for PiclWriter {
             Event::State { time, pid, reason: super::event::Reason::Channel { channel, index }, .. } => {
                 // A state change with a channel reason is a process blocking in a receive.
                 let ty = cx.channel_element(channel, index);
-                self.waiting.insert(pid, ty);
-                if let Some(&p) = self.pproc_of.get(&pid) {
+                self.waiting.insert(u64::from(pid), ty);
+                if let Some(&p) = self.pproc_of.get(u64::from(pid)) {
                     self.buf.push(time, Rec::RecvWait { p, pid, ty });
                 }
             }
             Event::RecvCall { pid, pproc, .. } => {
                 // Also learnt here, for selections without `proc_init`.
-                self.pproc_of.insert(pid, pproc);
+                self.pproc_of.insert(u64::from(pid), pproc);
             }
             Event::ProcEnd { pid, .. } => {
-                self.pproc_of.remove(&pid);
+                self.pproc_of.remove(u64::from(pid));
             }
             Event::RecvDone { time, pid, pproc, msg, bytes, .. } => {
                 // -1 when the send was not selected (another processor, before --from).
-                let (src, ty) = self.inflight.remove(&msg).map_or((-1, -1), |(s, t)| (i64::from(s), i64::from(t)));
-                let rec = if self.waiting.remove(&pid).is_some() {
+                let (src, ty) = self.inflight.remove(msg).map_or((-1, -1), |(s, t)| (i64::from(s), i64::from(t)));
+                let rec = if self.waiting.remove(u64::from(pid)).is_some() {
                     Rec::RecvWake { p: pproc, pid, src, ty, bytes }
                 } else {
                     Rec::RecvNow { p: pproc, pid, src, ty, bytes }
@@ -297,7 +299,7 @@ impl TraceWriter for PiclWriter {
                 self.buf.push(time, Rec::Mark { p: pproc, pid, id, label });
             }
             Event::Enter { time, pid, function } | Event::Leave { time, pid, function } => {
-                if let Some(&p) = self.pproc_of.get(&pid) {
+                if let Some(&p) = self.pproc_of.get(u64::from(pid)) {
                     let enter = matches!(e, Event::Enter { .. });
                     self.buf.push(time, Rec::Block { p, pid, function, enter });
                 }

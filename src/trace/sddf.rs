@@ -291,7 +291,7 @@ impl TraceWriter for SddfWriter {
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
-        let s = |t: Ticks| seconds(t, self.tpu);
+        let s = |t: Ticks| seconds(t, self.tpu).to_string();
         let values: Vec<String> = match e {
             Event::ProcCreate { time, parent, pid, vproc, pproc, function, line } => vec![
                 s(*time),

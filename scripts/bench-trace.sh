@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# cptrace throughput: the run record of scripts/bench-perf.sh (the seed's matrix
+# multiplication at n = 32 with its shift loop run ROUNDS times over, traced by cpss -t)
+# converted to each format, output to a file in a temporary folder. Prints, per format,
+# the best wall seconds of 3 runs, the events per second, the peak memory and the
+# output's size. The conversion is one streaming pass: its memory is the records between
+# the time-order horizon and the present, not the record's size.
+# Usage: scripts/bench-trace.sh [ROUNDS]   (default 2, about 1.5 M events)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-2}
+if [ ! -x /usr/bin/time ]; then
+  (apt-get update -qq && apt-get install -y -qq time) >/dev/null 2>&1 || { echo "cannot install time" >&2; exit 1; }
+fi
+cargo build --release --quiet --bins
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. scripts/bench/record.sh
+
+n=$(record "$rounds")
+printf 'run record: matmul n=32, %d rounds: %d events, %d bytes\n' "$rounds" "$n" "$(stat -c %s "$tmp/r$rounds.cpt")"
+for f in picl picl1 sddf chrome paraver otf2; do
+  out="$tmp/out.$f"
+  [ "$f" = otf2 ] && out="$tmp/t.otf2"
+  best="" rss=0
+  for _ in 1 2 3; do
+    rm -rf "$tmp"/out.* "$tmp"/t.otf2 "$tmp"/t.def "$tmp"/t
+    /usr/bin/time -f "%e %M" -o "$tmp/time" target/release/cptrace --format "$f" -o "$out" "$tmp/r$rounds.cpt"
+    read -r s m < "$tmp/time"
+    if [ -z "$best" ] || [ "$(echo "$s < $best" | bc -l)" = 1 ]; then best=$s; fi
+    ((m > rss)) && rss=$m
+  done
+  # du names the ones that do not exist (each format writes some of them) and goes on.
+  size=$( (du -cb "$tmp"/out.* "$tmp"/t.otf2 "$tmp"/t.def "$tmp"/t 2>/dev/null || true) | tail -1 | cut -f1)
+  printf '%-8s %6.2f s  %5.2f M events/s  %6.1f MB peak RSS  %7.1f MB written\n' "$f" "$best" \
+    "$(echo "$n / $best / 1000000" | bc -l)" "$(echo "$rss / 1024" | bc -l)" "$(echo "$size / 1000000" | bc -l)"
+done
