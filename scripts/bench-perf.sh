@@ -16,14 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 big=${1:-16}
 small=2
-if [ ! -x /usr/bin/time ]; then
-  (apt-get update -qq && apt-get install -y -qq time) >/dev/null 2>&1 || { echo "cannot install time" >&2; exit 1; }
-fi
-cargo build --release --quiet --bins
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-# record ROUNDS (writes $tmp/r$ROUNDS.cpt and prints its event count) and events_in.
+# $tmp, the release binaries, record ROUNDS (writes $tmp/r$ROUNDS.cpt and prints its
+# event count) and events_in.
 . scripts/bench/record.sh
 
 # measure RUNS ARGS…: the best wall seconds, the peak RSS (KB) and the CPU seconds (user +

@@ -9,12 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-2}
-if [ ! -x /usr/bin/time ]; then
-  (apt-get update -qq && apt-get install -y -qq time) >/dev/null 2>&1 || { echo "cannot install time" >&2; exit 1; }
-fi
-cargo build --release --quiet --bins
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# $tmp, the release binaries, record ROUNDS (writes $tmp/r$ROUNDS.cpt and prints its
+# event count) and events_in.
 . scripts/bench/record.sh
 
 n=$(record "$rounds")

@@ -1,5 +1,13 @@
-# Shared by scripts/bench-perf.sh and scripts/bench-trace.sh (sourced, with $tmp set and
-# the release binaries built): the benchmark's run record and its event count.
+# Shared by scripts/bench-perf.sh and scripts/bench-trace.sh, sourced from the
+# repository's top: installs /usr/bin/time when missing, builds the release binaries,
+# makes the temporary folder $tmp (removed on exit) and defines `record` (the benchmark's
+# run record) and `events_in` (its event count).
+if [ ! -x /usr/bin/time ]; then
+  (apt-get update -qq && apt-get install -y -qq time) >/dev/null 2>&1 || { echo "cannot install time" >&2; exit 1; }
+fi
+cargo build --release --quiet --bins
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 # The event count stored in a run record's footer, read from its last bytes: the footer
 # ends with the statistics' exit status and message (0 0 for a run that ended Ok), the
