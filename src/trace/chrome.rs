@@ -85,7 +85,8 @@ impl ChromeWriter {
         }
     }
 
-    fn emit(&mut self, out: &mut dyn Write, json: &str) -> io::Result<()> {
+    /// Writes one record of the `traceEvents` array, formatted straight into `out`.
+    fn emit(&mut self, out: &mut dyn Write, json: std::fmt::Arguments<'_>) -> io::Result<()> {
         if self.first {
             self.first = false;
             writeln!(out, "{json}")
@@ -104,11 +105,13 @@ impl ChromeWriter {
             let n = self.busy.len();
             if self.shown != Some(n) {
                 self.shown = Some(n);
-                let json = format!(
-                    r#"{{"ph":"C","name":"busy processors","pid":0,"ts":{},"args":{{"busy":{n}}}}}"#,
-                    self.ts(t)
-                );
-                self.emit(out, &json)?;
+                self.emit(
+                    out,
+                    format_args!(
+                        r#"{{"ph":"C","name":"busy processors","pid":0,"ts":{},"args":{{"busy":{n}}}}}"#,
+                        self.ts(t)
+                    ),
+                )?;
             }
         }
         Ok(())
@@ -147,16 +150,25 @@ impl TraceWriter for ChromeWriter {
         self.tpu = cx.header.ticks_per_unit;
         writeln!(out, r#"{{"displayTimeUnit":"ns","traceEvents":["#)?;
         let title = format!("{} on {}", cx.header.program, cx.header.topology);
-        let json =
-            format!(r#"{{"ph":"M","name":"process_name","pid":0,"tid":0,"args":{{"name":{}}}}}"#, json_string(&title));
-        self.emit(out, &json)?;
+        self.emit(
+            out,
+            format_args!(
+                r#"{{"ph":"M","name":"process_name","pid":0,"tid":0,"args":{{"name":{}}}}}"#,
+                json_string(&title)
+            ),
+        )?;
         let procs: Vec<u32> = cx.procs().collect();
         for &p in &procs {
-            let json = format!(r#"{{"ph":"M","name":"thread_name","pid":0,"tid":{p},"args":{{"name":"P{p}"}}}}"#);
-            self.emit(out, &json)?;
-            let json =
-                format!(r#"{{"ph":"M","name":"thread_sort_index","pid":0,"tid":{p},"args":{{"sort_index":{p}}}}}"#);
-            self.emit(out, &json)?;
+            self.emit(
+                out,
+                format_args!(r#"{{"ph":"M","name":"thread_name","pid":0,"tid":{p},"args":{{"name":"P{p}"}}}}"#),
+            )?;
+            self.emit(
+                out,
+                format_args!(
+                    r#"{{"ph":"M","name":"thread_sort_index","pid":0,"tid":{p},"args":{{"sort_index":{p}}}}}"#
+                ),
+            )?;
         }
         self.selected = procs.iter().map(|&p| (p, ())).collect();
         self.from = cx.selection.from.unwrap_or(0);
@@ -178,13 +190,12 @@ impl TraceWriter for ChromeWriter {
                     BusyClass::Work => "work",
                     BusyClass::Overhead => "overhead",
                 };
-                let json = format!(
+                self.emit(out, format_args!(
                     r#"{{"ph":"X","name":{},"cat":"busy","pid":0,"tid":{pproc},"ts":{},"dur":{},"args":{{"process":{pid},"line":{line},"class":"{class}"}}}}"#,
                     json_string(&self.name_of(pid)),
                     self.ts(start),
                     self.ts(end - start)
-                );
-                self.emit(out, &json)?;
+                ))?;
                 self.activity.busy(pproc, start, end, &mut self.buf, |p, i| (p, i));
                 // The calls inside the interval, as slices nested in it.
                 if self.calls.any() {
@@ -196,14 +207,13 @@ impl TraceWriter for ChromeWriter {
                             open.push((m.time, m.function));
                         } else if let Some((t0, f)) = open.pop() {
                             let name = cx.header.function_name(f).map_or_else(|| format!("#{f}"), str::to_string);
-                            let json = format!(
+                            self.emit(out, format_args!(
                                 r#"{{"ph":"X","name":{},"cat":"call","pid":0,"tid":{pproc},"ts":{},"dur":{},"args":{{"process":{pid},"depth":{}}}}}"#,
                                 json_string(&name),
                                 self.ts(t0),
                                 self.ts(m.time - t0),
                                 m.depth
-                            );
-                            self.emit(out, &json)?;
+                            ))?;
                         }
                     }
                     self.marks = marks;
@@ -212,12 +222,11 @@ impl TraceWriter for ChromeWriter {
             Event::Enter { .. } | Event::Leave { .. } => self.calls.event(e),
             Event::ProcCreate { time, pid, pproc, function, .. } => {
                 let f = cx.header.function_name(function).unwrap_or("?").to_string();
-                let json = format!(
+                self.emit(out, format_args!(
                     r#"{{"ph":"i","s":"t","name":{},"cat":"process","pid":0,"tid":{pproc},"ts":{},"args":{{"process":{pid}}}}}"#,
                     json_string(&format!("start {f} (process {pid})")),
                     self.ts(time)
-                );
-                self.emit(out, &json)?;
+                ))?;
                 self.procs.insert(pid, (f, None));
             }
             Event::ProcEnd { time, pid } => {
@@ -227,12 +236,14 @@ impl TraceWriter for ChromeWriter {
                 if let Some(entry) = self.procs.get_mut(&pid) {
                     entry.1 = Some(time);
                 }
-                let json = format!(
-                    r#"{{"ph":"i","s":"p","name":{},"cat":"process","pid":0,"ts":{},"args":{{"process":{pid}}}}}"#,
-                    json_string(&format!("end {name} (process {pid})")),
-                    self.ts(time)
-                );
-                self.emit(out, &json)?;
+                self.emit(
+                    out,
+                    format_args!(
+                        r#"{{"ph":"i","s":"p","name":{},"cat":"process","pid":0,"ts":{},"args":{{"process":{pid}}}}}"#,
+                        json_string(&format!("end {name} (process {pid})")),
+                        self.ts(time)
+                    ),
+                )?;
             }
             Event::MsgSend { time, msg, src_pproc, purpose, .. } => {
                 let channel = matches!(purpose, MsgPurpose::Channel { .. });
@@ -242,12 +253,11 @@ impl TraceWriter for ChromeWriter {
             Event::MsgArrive { time, msg, dst_pproc } => self.flow(msg, dst_pproc, time, false, out)?,
             Event::Probe { time, pid, pproc, id, label } => {
                 let text = cx.labels.get(label as usize).map_or("", String::as_str);
-                let json = format!(
+                self.emit(out, format_args!(
                     r#"{{"ph":"i","s":"t","name":{},"cat":"probe","pid":0,"tid":{pproc},"ts":{},"args":{{"process":{pid},"id":{id}}}}}"#,
                     json_string(text),
                     self.ts(time)
-                );
-                self.emit(out, &json)?;
+                ))?;
             }
             _ => {}
         }
@@ -293,14 +303,16 @@ impl ChromeWriter {
         if b <= a || matches!(st, PState::Running | PState::Idle) || !self.selected.contains_key(&p) {
             return Ok(());
         }
-        let json = format!(
-            r#"{{"ph":"X","name":"{}","cat":"state","pid":0,"tid":{p},"ts":{},"dur":{},"args":{{"state":"{}"}}}}"#,
-            st.name(),
-            self.ts(a),
-            self.ts(b - a),
-            st.key()
-        );
-        self.emit(out, &json)
+        self.emit(
+            out,
+            format_args!(
+                r#"{{"ph":"X","name":"{}","cat":"state","pid":0,"tid":{p},"ts":{},"dur":{},"args":{{"state":"{}"}}}}"#,
+                st.name(),
+                self.ts(a),
+                self.ts(b - a),
+                st.key()
+            ),
+        )
     }
 
     /// Ends message `msg`'s flow on processor `pproc` at `time`, if the send was kept and
@@ -311,16 +323,20 @@ impl ChromeWriter {
             return Ok(());
         }
         self.sent.remove(&msg);
-        let start = format!(
-            r#"{{"ph":"s","name":"message","cat":"message","id":{msg},"pid":0,"tid":{},"ts":{}}}"#,
-            s.pproc,
-            self.ts(s.time)
-        );
-        self.emit(out, &start)?;
-        let finish = format!(
-            r#"{{"ph":"f","bp":"e","name":"message","cat":"message","id":{msg},"pid":0,"tid":{pproc},"ts":{}}}"#,
-            self.ts(time)
-        );
-        self.emit(out, &finish)
+        self.emit(
+            out,
+            format_args!(
+                r#"{{"ph":"s","name":"message","cat":"message","id":{msg},"pid":0,"tid":{},"ts":{}}}"#,
+                s.pproc,
+                self.ts(s.time)
+            ),
+        )?;
+        self.emit(
+            out,
+            format_args!(
+                r#"{{"ph":"f","bp":"e","name":"message","cat":"message","id":{msg},"pid":0,"tid":{pproc},"ts":{}}}"#,
+                self.ts(time)
+            ),
+        )
     }
 }
