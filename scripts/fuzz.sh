@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes every reader for SECONDS each (default 600) and prints a report: target,
 # seconds, executions, crashes. Targets (tests/it/fuzz_readers.rs): cpc (CPC source),
-# cod, record (run records), picl, picl1 (old PICL), sddf, mapping (mapping strings, topologies,
-# expressions), machine (machine files), mapfile, cost (cost files), work (task-cost
-# CSV and the load-aware mapping searches), debug (debugger
-# command scripts), sim (the simulator on mutated verified programs); default all.
+# cod, record (run records, analysed and converted to every trace format), picl, picl1
+# (old PICL), sddf, mapping (mapping strings, topologies, expressions), machine (machine
+# files), mapfile, cost (cost files), work (task-cost CSV and the load-aware mapping
+# searches), debug (debugger command scripts), sim (the simulator on mutated verified
+# programs); default all.
 # A crash, a hang or an input slower than 3 s fails the target; its input is written to
 # target/fuzz-crashes/TARGET/ (keep it in fixtures/fuzz/TARGET/ as a regression test).
 #

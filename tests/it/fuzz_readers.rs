@@ -1,7 +1,8 @@
 //! One named fuzz target per reader: CPC source (`cpc`), `.cod` (`cod`), run records
-//! (`record`), PICL (`picl`), SDDF (`sddf`), mapping strings (`mapping`), machine files
-//! (`machine`), map files (`mapfile`), cost files (`cost`), debugger commands (`debug`),
-//! and the simulator on mutated verified programs (`sim`).
+//! (`record`: analysed as cpperf does and converted by every cptrace writer), PICL
+//! (`picl`), SDDF (`sddf`), mapping strings (`mapping`), machine files (`machine`), map
+//! files (`mapfile`), cost files (`cost`), debugger commands (`debug`), and the simulator
+//! on mutated verified programs (`sim`).
 //!
 //! Each target mutates inputs from its seed corpus (files of `fixtures/`, plus every
 //! earlier crashing input kept in `fixtures/fuzz/TARGET/`) with a seeded generator and
@@ -392,6 +393,12 @@ pub fn exercise(target: &str, input: &[u8]) {
                 let _ = cppe::perf::render::text(&a);
                 let _ = cppe::perf::render::csv_row(&a);
                 let _ = cppe::perf::render::json(&a);
+            }
+            // Every cptrace writer behind its time-order buffer (OTF2 writes a folder of
+            // files and is fuzzed through its own tests' records).
+            use cppe::trace::convert::{convert, Format};
+            for format in [Format::Picl, Format::Picl1, Format::Sddf, Format::Chrome, Format::Paraver] {
+                let _ = convert(input, format, Default::default(), &mut std::io::sink());
             }
         }
         "picl" | "picl1" | "sddf" => {
