@@ -26,7 +26,9 @@ use super::calls::{CallMark, CallSplitter};
 use super::convert::{nanos, Context, Reorder, TraceWriter};
 use super::event::{Event, MsgPurpose, Reason, Ticks};
 use super::states::{PState, ProcessorStates};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::dense::DenseMap;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 /// The fixed date of every header.
@@ -37,12 +39,12 @@ pub const DATE: &str = "01/01/2026 at 00:00";
 pub struct ParaverWriter {
     tpu: Ticks,
     buf: Reorder<String>,
-    pproc_of: BTreeMap<u32, u32>,
+    pproc_of: DenseMap<u32>,
     /// Message → (sender's processor, send time, tag), until received.
-    sent: BTreeMap<u64, (u32, Ticks, u32)>,
-    arrived: BTreeMap<u64, Ticks>,
-    call: BTreeMap<u32, Ticks>,
-    waiting: BTreeMap<u32, ()>,
+    sent: DenseMap<(u32, Ticks, u32)>,
+    arrived: DenseMap<Ticks>,
+    call: DenseMap<Ticks>,
+    waiting: DenseMap<()>,
     states: ProcessorStates,
     /// The start of the selected window.
     from: Ticks,
@@ -51,7 +53,7 @@ pub struct ParaverWriter {
     /// yet (records are sorted by their begin).
     open: BTreeSet<(Ticks, u32)>,
     /// Each processor's key in `open`.
-    open_of: BTreeMap<u32, Ticks>,
+    open_of: DenseMap<Ticks>,
     /// The processes' calls, placed in their busy intervals.
     calls: CallSplitter,
     marks: Vec<CallMark>,
@@ -63,7 +65,8 @@ const HOLD: usize = 1 << 16;
 impl ParaverWriter {
     /// A new writer.
     pub fn new() -> ParaverWriter {
-        ParaverWriter { tpu: 1000, ..ParaverWriter::default() }
+        // Messages are numbered in sending order and mostly received in it.
+        ParaverWriter { tpu: 1000, sent: DenseMap::sliding(), arrived: DenseMap::sliding(), ..ParaverWriter::default() }
     }
 
     fn ns(&self, t: Ticks) -> u64 {
@@ -72,12 +75,12 @@ impl ParaverWriter {
 
     /// Moves processor `p`'s key in `open` to its open stretch's start.
     fn reopen(&mut self, p: u32) {
-        let Some(&old) = self.open_of.get(&p) else { return };
+        let Some(&old) = self.open_of.get(u64::from(p)) else { return };
         let Some((start, _)) = self.states.open(p) else { return };
         if start != old {
             self.open.remove(&(old, p));
             self.open.insert((start, p));
-            self.open_of.insert(p, start);
+            self.open_of.insert(u64::from(p), start);
         }
     }
 
@@ -93,7 +96,7 @@ impl ParaverWriter {
     fn event_record(&mut self, t: Ticks, p: u32, pairs: &[(u32, i64)]) {
         let mut s = format!("2:{}:1:{}:1:{}", p + 1, p + 1, self.ns(t));
         for (ty, v) in pairs {
-            s.push_str(&format!(":{ty}:{v}"));
+            let _ = write!(s, ":{ty}:{v}");
         }
         self.buf.push(t, s);
     }
@@ -168,51 +171,51 @@ impl TraceWriter for ParaverWriter {
         for p in cx.procs() {
             self.states.begin(p, self.from);
             self.open.insert((self.from, p));
-            self.open_of.insert(p, self.from);
+            self.open_of.insert(u64::from(p), self.from);
         }
         Ok(())
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
         for (p, a, b, st) in self.states.event(e) {
-            if self.open_of.contains_key(&p) {
+            if self.open_of.get(u64::from(p)).is_some() {
                 self.state_record(p, a, b, st);
                 self.reopen(p);
             }
         }
         match *e {
             Event::ProcCreate { time, pid, pproc, .. } => {
-                self.pproc_of.insert(pid, pproc);
+                self.pproc_of.insert(u64::from(pid), pproc);
                 self.event_record(time, pproc, &[(70000004, i64::from(pid) + 1)]);
             }
             Event::ProcEnd { time, pid } => {
-                if let Some(p) = self.pproc_of.remove(&pid) {
+                if let Some(p) = self.pproc_of.remove(u64::from(pid)) {
                     self.event_record(time, p, &[(70000004, 0)]);
                 }
             }
             Event::RecvCall { time, pid, pproc, .. } => {
-                self.pproc_of.insert(pid, pproc);
-                self.call.insert(pid, time);
+                self.pproc_of.insert(u64::from(pid), pproc);
+                self.call.insert(u64::from(pid), time);
             }
             Event::State { time, pid, reason: Reason::Channel { .. }, .. } => {
-                if let Some(&p) = self.pproc_of.get(&pid) {
-                    self.waiting.insert(pid, ());
+                if let Some(&p) = self.pproc_of.get(u64::from(pid)) {
+                    self.waiting.insert(u64::from(pid), ());
                     self.event_record(time, p, &[(70000003, 1)]);
                 }
             }
             Event::MsgSend { time, msg, src_pproc, purpose: MsgPurpose::Channel { channel, index }, .. } => {
                 self.sent.insert(msg, (src_pproc, time, cx.channel_element(channel, index)));
             }
-            Event::MsgArrive { time, msg, .. } if self.sent.contains_key(&msg) => {
+            Event::MsgArrive { time, msg, .. } if self.sent.get(msg).is_some() => {
                 self.arrived.insert(msg, time);
             }
             Event::RecvDone { time, pid, pproc, msg, bytes, .. } => {
-                if self.waiting.remove(&pid).is_some() {
+                if self.waiting.remove(u64::from(pid)).is_some() {
                     self.event_record(time, pproc, &[(70000003, 0)]);
                 }
-                let call = self.call.remove(&pid).unwrap_or(time);
-                let arrival = self.arrived.remove(&msg);
-                if let Some((sp, st, tag)) = self.sent.remove(&msg) {
+                let call = self.call.remove(u64::from(pid)).unwrap_or(time);
+                let arrival = self.arrived.remove(msg);
+                if let Some((sp, st, tag)) = self.sent.remove(msg) {
                     let arrival = arrival.unwrap_or(time);
                     let s = format!(
                         "3:{}:1:{}:1:{}:{}:{}:1:{}:1:{}:{}:{bytes}:{tag}",
@@ -232,7 +235,9 @@ impl TraceWriter for ParaverWriter {
                 self.event_record(time, pproc, &[(70000001, i64::from(id)), (70000002, i64::from(label) + 1)]);
             }
             Event::Enter { .. } | Event::Leave { .. } => self.calls.event(e),
-            Event::Busy { pproc, pid, start, end, .. } if self.calls.any() && self.open_of.contains_key(&pproc) => {
+            Event::Busy { pproc, pid, start, end, .. }
+                if self.calls.any() && self.open_of.get(u64::from(pproc)).is_some() =>
+            {
                 // The function called at every instant of the interval: its index + 1 at
                 // an entry, the caller's (0 for the process's own function) at a return.
                 let mut marks = std::mem::take(&mut self.marks);
