@@ -251,6 +251,19 @@ fn opt(v: Option<u32>) -> i64 {
     v.map_or(-1, i64::from)
 }
 
+/// Writes one record of the event kind `kind` (a plain name, quoted as is), `"kind" { v1,
+/// v2, … };;`, each value by its `Display`, straight into `out`.
+fn record(out: &mut dyn Write, kind: &str, values: &[&dyn std::fmt::Display]) -> io::Result<()> {
+    write!(out, "\"{kind}\" {{ ")?;
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b", ")?;
+        }
+        write!(out, "{v}")?;
+    }
+    writeln!(out, " }};;")
+}
+
 impl TraceWriter for SddfWriter {
     fn begin(&mut self, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
         self.tpu = cx.header.ticks_per_unit;
@@ -291,23 +304,18 @@ impl TraceWriter for SddfWriter {
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
-        let s = |t: Ticks| seconds(t, self.tpu).to_string();
-        let values: Vec<String> = match e {
-            Event::ProcCreate { time, parent, pid, vproc, pproc, function, line } => vec![
-                s(*time),
-                pproc.to_string(),
-                pid.to_string(),
-                opt(*parent).to_string(),
-                opt(*vproc).to_string(),
-                function.to_string(),
-                line.to_string(),
-            ],
+        let s = |t: Ticks| seconds(t, self.tpu);
+        let kind = e.kind_name();
+        match e {
+            Event::ProcCreate { time, parent, pid, vproc, pproc, function, line } => {
+                record(out, kind, &[&s(*time), pproc, pid, &opt(*parent), &opt(*vproc), function, line])
+            }
             Event::ProcEnd { time, pid } | Event::TimeOff { time, pid } | Event::TimeOn { time, pid } => {
-                vec![s(*time), pid.to_string()]
+                record(out, kind, &[&s(*time), pid])
             }
             Event::State { time, pid, state, reason } => {
                 let (r, d) = reason_code(*reason, cx);
-                vec![s(*time), pid.to_string(), state_code(*state).to_string(), r.to_string(), d.to_string()]
+                record(out, kind, &[&s(*time), pid, &state_code(*state), &r, &d])
             }
             Event::MsgSend { time, msg, src_pid, src_pproc, dst_pid, dst_pproc, purpose, bytes, line } => {
                 let (code, detail) = match *purpose {
@@ -316,65 +324,44 @@ impl TraceWriter for SddfWriter {
                     MsgPurpose::RemoteReply { addr } => (2, addr),
                     MsgPurpose::RemoteWrite { addr } => (3, addr),
                 };
-                vec![
-                    s(*time),
-                    msg.to_string(),
-                    src_pid.to_string(),
-                    src_pproc.to_string(),
-                    opt(*dst_pid).to_string(),
-                    dst_pproc.to_string(),
-                    code.to_string(),
-                    detail.to_string(),
-                    bytes.to_string(),
-                    line.to_string(),
-                ]
+                record(
+                    out,
+                    kind,
+                    &[&s(*time), msg, src_pid, src_pproc, &opt(*dst_pid), dst_pproc, &code, &detail, bytes, line],
+                )
             }
-            Event::MsgArrive { time, msg, dst_pproc } => vec![s(*time), msg.to_string(), dst_pproc.to_string()],
-            Event::RecvCall { time, pid, pproc, channel, index, line } => vec![
-                s(*time),
-                pid.to_string(),
-                pproc.to_string(),
-                cx.channel_element(*channel, *index).to_string(),
-                line.to_string(),
-            ],
-            Event::RecvDone { time, pid, pproc, msg, src_pid, bytes } => vec![
-                s(*time),
-                pid.to_string(),
-                pproc.to_string(),
-                msg.to_string(),
-                src_pid.to_string(),
-                bytes.to_string(),
-            ],
+            Event::MsgArrive { time, msg, dst_pproc } => record(out, kind, &[&s(*time), msg, dst_pproc]),
+            Event::RecvCall { time, pid, pproc, channel, index, line } => {
+                record(out, kind, &[&s(*time), pid, pproc, &cx.channel_element(*channel, *index), line])
+            }
+            Event::RecvDone { time, pid, pproc, msg, src_pid, bytes } => {
+                record(out, kind, &[&s(*time), pid, pproc, msg, src_pid, bytes])
+            }
             Event::Hop { msg, packet, from, to, enter, leave } => {
-                vec![s(*leave), s(*enter), traffic_id(*msg), packet.to_string(), from.to_string(), to.to_string()]
+                record(out, kind, &[&s(*leave), &s(*enter), &traffic_id(*msg), packet, from, to])
             }
-            Event::Probe { time, pid, pproc, id, label } => {
-                vec![s(*time), pid.to_string(), pproc.to_string(), id.to_string(), label.to_string()]
-            }
+            Event::Probe { time, pid, pproc, id, label } => record(out, kind, &[&s(*time), pid, pproc, id, label]),
             Event::Label { time, index, text } => {
-                vec![s(*time), index.to_string(), format!("[{}] {{ {} }}", text.len(), quote(text))]
+                let text = format!("[{}] {{ {} }}", text.len(), quote(text));
+                record(out, kind, &[&s(*time), index, &text])
             }
-            Event::Busy { pproc, pid, start, end, line, class } => vec![
-                s(*end),
-                s(*start),
-                pproc.to_string(),
-                pid.to_string(),
-                line.to_string(),
-                match class {
-                    BusyClass::Work => "0",
-                    BusyClass::Overhead => "1",
-                }
-                .to_string(),
-            ],
-            Event::LineCost { time, line, work, overhead } => vec![s(*time), line.to_string(), s(*work), s(*overhead)],
+            Event::Busy { pproc, pid, start, end, line, class } => {
+                let class = match class {
+                    BusyClass::Work => 0,
+                    BusyClass::Overhead => 1,
+                };
+                record(out, kind, &[&s(*end), &s(*start), pproc, pid, line, &class])
+            }
+            Event::LineCost { time, line, work, overhead } => {
+                record(out, kind, &[&s(*time), line, &s(*work), &s(*overhead)])
+            }
             Event::Deadlock { time, msg, packet, pproc } => {
-                vec![s(*time), traffic_id(*msg), packet.to_string(), pproc.to_string()]
+                record(out, kind, &[&s(*time), &traffic_id(*msg), packet, pproc])
             }
             Event::Enter { time, pid, function } | Event::Leave { time, pid, function } => {
-                vec![s(*time), pid.to_string(), function.to_string()]
+                record(out, kind, &[&s(*time), pid, function])
             }
-        };
-        writeln!(out, "{} {{ {} }};;", quote(e.kind_name()), values.join(", "))
+        }
     }
 
     fn finish(
