@@ -324,21 +324,37 @@ struct Proc {
     children: u32,
     /// Which creation of this pid it is (entries of an earlier one are stale).
     gen: u64,
-    /// The bound its live entry in [`Horizon::bounds`] was pushed with (None: no entry).
+    /// The wake time its live entry in its processor's [`Cpu::wakes`] was pushed with
+    /// (None: no entry).
     entry: Option<Ticks>,
+}
+
+/// What [`Horizon`] keeps of one processor.
+#[derive(Debug, Clone, Default)]
+struct Cpu {
+    /// `(wake, pid, gen)` of its processes; an entry counts while it is its process's
+    /// `entry`.
+    wakes: BinaryHeap<Reverse<(Ticks, u32, u64)>>,
+    /// Its live processes.
+    live: usize,
+    /// The bound its live entry in [`Horizon::bounds`] was pushed with (None: no entry).
+    key: Option<Ticks>,
 }
 
 /// The earliest time a future busy interval can start, from the events read so far (see
 /// the module documentation).
 ///
 /// The horizon is `min(now, min over the live processes not blocked before now of
-/// max(end of the last interval on its processor, its wake time))`. Both terms of a
-/// process's bound only grow while it runs, so the bounds are kept in a heap of entries
-/// that may be lower than the bound they stand for: [`Horizon::get`] raises a stale top
-/// entry to its process's present bound and drops the entries of blocked and removed
-/// processes, and an event that lowers a bound or makes a process runnable again pushes
-/// a new entry. Each event then costs a few heap steps instead of a look at every live
-/// process.
+/// max(end of the last interval on its processor, its wake time))`, that is the least over
+/// the processors of `max(end of its last interval, least wake time of its processes that
+/// count)`. Both terms only grow while the processes run, so each processor keeps its
+/// processes' wake times in a heap, and the processors' bounds are kept in a heap, both of
+/// entries that may be lower than what they stand for: [`Horizon::get`] raises a stale
+/// top entry to the present value and drops the entries of blocked and removed processes
+/// (and of processors with none left), and an event that lowers a value or makes a
+/// process runnable again pushes a new entry. An interval's end moves only its
+/// processor's entry, however many processes share the processor, so each event costs a
+/// few heap steps instead of a look at every live process.
 #[derive(Debug, Clone)]
 pub struct Horizon {
     now: Ticks,
@@ -350,8 +366,12 @@ pub struct Horizon {
     inflight: DenseMap<(u32, u32, u32)>,
     /// `(end, pid, gen)` of ended processes, removed once `now` has passed their end.
     ends: BinaryHeap<Reverse<(Ticks, u32, u64)>>,
-    /// `(bound, pid, gen)`; an entry counts while it is its process's `entry`.
-    bounds: BinaryHeap<Reverse<(Ticks, u32, u64)>>,
+    /// Per processor: its processes' wake times and its bound's entry.
+    cpus: DenseMap<Cpu>,
+    /// `(bound, pproc)`; an entry counts while it is its processor's `key`.
+    bounds: BinaryHeap<Reverse<(Ticks, u32)>>,
+    /// The processors with a `key`.
+    keyed: usize,
     gens: u64,
 }
 
@@ -366,7 +386,9 @@ impl Horizon {
             // Messages are numbered in sending order and mostly arrive in it.
             inflight: DenseMap::sliding(),
             ends: BinaryHeap::new(),
+            cpus: DenseMap::default(),
             bounds: BinaryHeap::new(),
+            keyed: 0,
             gens: 0,
         }
     }
@@ -384,8 +406,7 @@ impl Horizon {
             }
             self.ends.pop();
             if self.procs.get(u64::from(pid)).is_some_and(|p| p.gen == gen && p.ended == Some(t)) {
-                self.procs.remove(u64::from(pid));
-                self.live -= 1;
+                self.remove(pid);
             }
         }
         match *e {
@@ -404,9 +425,10 @@ impl Horizon {
                     gen: self.gens,
                     entry: None,
                 };
-                if self.procs.insert(u64::from(pid), p).is_none() {
-                    self.live += 1;
-                }
+                self.remove(pid);
+                self.procs.insert(u64::from(pid), p);
+                self.live += 1;
+                self.cpus.get_or_insert_with(u64::from(pproc), Cpu::default).live += 1;
                 self.queue(pid);
             }
             Event::ProcEnd { time, pid } => {
@@ -488,52 +510,103 @@ impl Horizon {
 
     /// Process `p`'s bound: no interval of it read later starts before this.
     fn bound(last_end: &[Ticks], p: &Proc) -> Ticks {
-        last_end.get(p.pproc as usize).copied().unwrap_or(0).max(p.wake)
+        Self::end_on(last_end, p.pproc).max(p.wake)
     }
 
-    /// Gives `pid` an entry at its present bound if it counts for the horizon (not
-    /// blocked before now) and has none at or below that bound.
+    /// The end of the last interval on processor `pproc` (0 for none).
+    fn end_on(last_end: &[Ticks], pproc: u32) -> Ticks {
+        last_end.get(pproc as usize).copied().unwrap_or(0)
+    }
+
+    /// Forgets process `pid`, if it is live.
+    fn remove(&mut self, pid: u32) {
+        if let Some(p) = self.procs.remove(u64::from(pid)) {
+            self.live -= 1;
+            if let Some(cpu) = self.cpus.get_mut(u64::from(p.pproc)) {
+                cpu.live -= 1;
+            }
+        }
+    }
+
+    /// Gives `pid` an entry at its wake time if it counts for the horizon (not blocked
+    /// before now) and has none at or below that time, and its processor an entry at the
+    /// process's bound if that is below the processor's entry.
     fn queue(&mut self, pid: u32) {
         let Some(p) = self.procs.get_mut(u64::from(pid)) else { return };
         if p.blocked.is_some_and(|(b, _)| b < self.now) {
             return;
         }
-        let b = Self::bound(&self.last_end, p);
-        if p.entry.is_none_or(|e| b < e) {
-            p.entry = Some(b);
-            self.bounds.push(Reverse((b, pid, p.gen)));
+        let (pproc, wake, gen) = (p.pproc, p.wake, p.gen);
+        let push = p.entry.is_none_or(|e| wake < e);
+        if push {
+            p.entry = Some(wake);
         }
-        // Stale entries pile up behind the live ones: drop them now and then.
-        if self.bounds.len() > 2 * self.live + 64 {
-            let procs = &self.procs;
-            self.bounds.retain(|&Reverse((b, pid, gen))| {
-                procs.get(u64::from(pid)).is_some_and(|p| p.gen == gen && p.entry == Some(b))
-            });
+        let bound = Self::bound(&self.last_end, p);
+        let cpu = self.cpus.get_or_insert_with(u64::from(pproc), Cpu::default);
+        if push {
+            cpu.wakes.push(Reverse((wake, pid, gen)));
+            // Stale entries pile up behind the live ones: drop them now and then.
+            if cpu.wakes.len() > 2 * cpu.live + 64 {
+                let procs = &self.procs;
+                cpu.wakes.retain(|&Reverse((w, pid, gen))| {
+                    procs.get(u64::from(pid)).is_some_and(|p| p.gen == gen && p.entry == Some(w))
+                });
+            }
+        }
+        if cpu.key.is_none_or(|k| bound < k) {
+            self.keyed += usize::from(cpu.key.is_none());
+            cpu.key = Some(bound);
+            self.bounds.push(Reverse((bound, pproc)));
+            if self.bounds.len() > 2 * self.keyed + 64 {
+                let cpus = &self.cpus;
+                self.bounds.retain(|&Reverse((k, pproc))| cpus.get(u64::from(pproc)).is_some_and(|c| c.key == Some(k)));
+            }
         }
     }
 
     /// The horizon: no busy interval read later starts before it.
     pub fn get(&mut self) -> Ticks {
         let now = self.now;
-        while let Some(&Reverse((b, pid, gen))) = self.bounds.peek() {
-            let Some(p) = self.procs.get_mut(u64::from(pid)).filter(|p| p.gen == gen && p.entry == Some(b)) else {
+        while let Some(&Reverse((k, pproc))) = self.bounds.peek() {
+            let Some(cpu) = self.cpus.get_mut(u64::from(pproc)).filter(|c| c.key == Some(k)) else {
                 self.bounds.pop();
                 continue;
             };
-            // Blocked strictly before now: its interval up to the block has been read.
-            if p.blocked.is_some_and(|(t, _)| t < now) {
-                p.entry = None;
+            // The least wake time of the processor's processes that count.
+            let least = loop {
+                let Some(&Reverse((w, pid, gen))) = cpu.wakes.peek() else { break None };
+                let Some(p) = self.procs.get_mut(u64::from(pid)).filter(|p| p.gen == gen && p.entry == Some(w)) else {
+                    cpu.wakes.pop();
+                    continue;
+                };
+                // Blocked strictly before now: its interval up to the block has been read.
+                if p.blocked.is_some_and(|(t, _)| t < now) {
+                    p.entry = None;
+                    cpu.wakes.pop();
+                    continue;
+                }
+                if p.wake != w {
+                    p.entry = Some(p.wake);
+                    cpu.wakes.pop();
+                    cpu.wakes.push(Reverse((p.wake, pid, gen)));
+                    continue;
+                }
+                break Some(w);
+            };
+            let Some(w) = least else {
+                cpu.key = None;
+                self.keyed -= 1;
                 self.bounds.pop();
                 continue;
-            }
-            let cur = Self::bound(&self.last_end, p);
-            if cur != b {
-                p.entry = Some(cur);
+            };
+            let cur = Self::end_on(&self.last_end, pproc).max(w);
+            if cur != k {
+                cpu.key = Some(cur);
                 self.bounds.pop();
-                self.bounds.push(Reverse((cur, pid, gen)));
+                self.bounds.push(Reverse((cur, pproc)));
                 continue;
             }
-            return now.min(b);
+            return now.min(k);
         }
         now
     }
