@@ -19,7 +19,7 @@ use super::calls::{CallMark, CallSplitter};
 use super::convert::{units, Activity, Context, Decimal, Reorder, TraceWriter};
 use super::event::{BusyClass, Event, MsgPurpose, Ticks};
 use super::states::{PState, ProcessorStates};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Write};
 
 pub use crate::textio::json_string;
@@ -40,6 +40,8 @@ pub struct ChromeWriter {
     first: bool,
     /// Process → (function name, end time once ended).
     procs: BTreeMap<u32, (String, Option<Ticks>)>,
+    /// `(end, pid)` of the ended processes still in `procs`, in the order of their ends.
+    ended: VecDeque<(Ticks, u32)>,
     sent: BTreeMap<u64, Sent>,
     buf: Reorder<(u32, bool)>,
     activity: Activity,
@@ -71,6 +73,7 @@ impl ChromeWriter {
             tpu: 1000,
             first: true,
             procs: BTreeMap::new(),
+            ended: VecDeque::new(),
             sent: BTreeMap::new(),
             buf: Reorder::default(),
             activity: Activity::default(),
@@ -230,11 +233,18 @@ impl TraceWriter for ChromeWriter {
                 self.procs.insert(pid, (f, None));
             }
             Event::ProcEnd { time, pid } => {
-                // Names stay until every interval ending at this time has been read.
-                self.procs.retain(|_, (_, ended)| ended.is_none_or(|t| t >= time));
+                // Names stay until every interval ending at this time has been read: those
+                // of processes that ended before it go (unless created again since).
+                while let Some(&(t, p)) = self.ended.front().filter(|&&(t, _)| t < time) {
+                    self.ended.pop_front();
+                    if self.procs.get(&p).is_some_and(|(_, end)| *end == Some(t)) {
+                        self.procs.remove(&p);
+                    }
+                }
                 let name = self.name_of(pid);
                 if let Some(entry) = self.procs.get_mut(&pid) {
                     entry.1 = Some(time);
+                    self.ended.push_back((time, pid));
                 }
                 self.emit(
                     out,
