@@ -123,6 +123,13 @@ impl<V> DenseMap<V> {
         }
     }
 
+    /// Removes every entry.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.base = 0;
+        self.sparse.clear();
+    }
+
     /// The entries in key order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
         let base = self.base;
@@ -181,6 +188,13 @@ mod tests {
         *d.get_or_insert_with(8, || 100) += 1;
         *d.get_or_insert_with(8, || 100) += 1;
         assert_eq!(d.get(8), Some(&102));
+        // Cleared, it holds nothing, however its keys were kept, and takes keys again.
+        d.insert(u64::MAX, 1);
+        d.clear();
+        assert_eq!(d.iter().count(), 0);
+        assert_eq!((d.get(8), d.get(u64::MAX)), (None, None));
+        d.insert(3, 4);
+        assert_eq!(d.iter().collect::<Vec<_>>(), vec![(3, &4)]);
     }
 
     #[test]

@@ -707,7 +707,7 @@ impl Activity {
                 }
             }
         }
-        self.last_end = DenseMap::default();
+        self.last_end.clear();
     }
 }
 
