@@ -27,7 +27,10 @@
 //! sequential stretch rather than the long, well-parallelised one.
 //!
 //! This module builds the graph one event at a time ([`GraphBuilder`]) and resolves its
-//! message and join edges; its submodule `paths` finds the two paths in it and weighs them.
+//! message edges as their receives complete (a record lists a message's send and
+//! arrival before; the messages of a foreign trace that does not are resolved at the
+//! end, as are the join edges); its submodule `paths` finds the two paths in it and
+//! weighs them.
 //!
 //! Depends only on [`crate::trace`]. Linear in the events apart from sorting.
 mod paths;
@@ -60,6 +63,20 @@ pub enum NodeKind {
     Block,
     /// The process resumed after the suspension its vertical edge names.
     Resume(EdgeKind),
+}
+
+impl NodeKind {
+    /// The kind of the edge from a node's other predecessor, for the kinds that have
+    /// one: a process's creation is reached from its fork, a receive's completion from
+    /// the message's send, a resumption after waiting for children from a child's end.
+    pub fn other_edge(self) -> Option<EdgeKind> {
+        match self {
+            NodeKind::Init => Some(EdgeKind::Spawn),
+            NodeKind::RecvDone => Some(EdgeKind::Message),
+            NodeKind::Wake => Some(EdgeKind::Join),
+            _ => None,
+        }
+    }
 }
 
 /// One node of the execution graph.
@@ -164,10 +181,16 @@ pub struct GraphBuilder {
     nodes: Vec<Node>,
     /// Previous node of the same process.
     vertical: Vec<Link>,
-    /// Other predecessor: (node, edge kind).
-    other: Vec<Option<(u32, EdgeKind)>>,
-    /// Receive completions waiting for their message: (node, message id).
+    /// Other predecessor, of the edge kind the node's kind implies
+    /// ([`NodeKind::other_edge`]): 4 bytes a node where the kind beside it would take 8.
+    other: Vec<Link>,
+    /// Receive completions whose send was not seen before them (never in a record cpss
+    /// writes), resolved at the end: (node, message id).
     pending: Vec<(u32, u64)>,
+    /// Receive completions that waited for their message right after their receive call:
+    /// that vertical edge is cut by [`Self::resolve`] (not at once, as the CPU times
+    /// still follow it back).
+    cuts: Vec<u32>,
     /// Resumptions after a wait for children: (node, the waiting parent).
     joins: Vec<(u32, u32)>,
     parent_of: BTreeMap<u32, u32>,
@@ -200,6 +223,9 @@ pub struct GraphBuilder {
     /// tests' shortcut).
     #[cfg(test)]
     elapsed_only: bool,
+    /// The send node of each message sent and not yet received, and its arrival once
+    /// recorded: a message leaves both when its receive completes, so they hold the
+    /// messages in flight.
     send_of: DenseMap<u32>,
     arrival: DenseMap<Ticks>,
     /// The most nodes the graph takes ([`MAX_NODES`]; smaller in tests).
@@ -274,6 +300,7 @@ impl Default for GraphBuilder {
             vertical: Vec::new(),
             other: Vec::new(),
             pending: Vec::new(),
+            cuts: Vec::new(),
             joins: Vec::new(),
             parent_of: BTreeMap::new(),
             child_ends: BTreeMap::new(),
@@ -286,8 +313,8 @@ impl Default for GraphBuilder {
             any_busy: false,
             #[cfg(test)]
             elapsed_only: false,
-            send_of: DenseMap::default(),
-            arrival: DenseMap::default(),
+            send_of: DenseMap::sliding(),
+            arrival: DenseMap::sliding(),
             limit: MAX_NODES,
             full: false,
         }
@@ -317,7 +344,7 @@ impl GraphBuilder {
         self.cpu_disorder |= tail.end > time || backward;
         self.cpu.push(tail.busy);
         self.vertical.push(before);
-        self.other.push(None);
+        self.other.push(Link::NONE);
         i
     }
 
@@ -423,7 +450,7 @@ impl GraphBuilder {
         if let Some(fork) = fork.and_then(Link::get) {
             let time = time.max(self.nodes[fork].time);
             let init = self.push(pid, time, NodeKind::Init);
-            self.other[init] = Some((fork as u32, EdgeKind::Spawn));
+            self.other[init] = Link(fork as u32);
         }
     }
 
@@ -499,9 +526,17 @@ impl GraphBuilder {
             Event::RecvCall { time, pid, .. } => {
                 self.push(pid, time, NodeKind::RecvCall);
             }
+            // A record lists a message's send and arrival before its receive's completion:
+            // its edge is resolved at once, and the message forgotten.
             Event::RecvDone { time, pid, msg, .. } => {
                 let i = self.push(pid, time, NodeKind::RecvDone);
-                self.pending.push((i as u32, msg));
+                match self.send_of.remove(msg) {
+                    Some(s) => {
+                        let arrived = self.arrival.remove(msg);
+                        self.message(i, s as usize, arrived);
+                    }
+                    None => self.pending.push((i as u32, msg)),
+                }
             }
             // A busy interval is recorded at its end, so the one that led up to the wait
             // may come after it; one that starts at or after the wait's beginning is the
@@ -528,6 +563,34 @@ impl GraphBuilder {
         }
     }
 
+    /// The edge of the message from send node `s` to receive completion `i`, which
+    /// `arrived` then (unknown: at the completion): the completion's other edge when
+    /// the receiver waited for it, else a weak edge.
+    fn message(&mut self, i: usize, s: usize, arrived: Option<Ticks>) {
+        // A message edge must go forward in time; a malformed record may say otherwise.
+        if self.nodes[s].time > self.nodes[i].time || s == i {
+            return;
+        }
+        let arrived = arrived.unwrap_or(self.nodes[i].time);
+        let before = self.vertical[i].get().map(|v| self.nodes[v].time);
+        // The receiver waited for the message when it arrived after the receiver's
+        // previous event: then the message, not the receiver, set the completion time.
+        // Then the receiver was suspended from its receive call on: no vertical edge
+        // (seed 003 §3.2: "No edge exists between a recv_call event and the following
+        // msg_arr event because the process is suspended"). A message the receiver
+        // did not wait for is still an edge of the graph, but not the completion's
+        // critical predecessor.
+        let waited = before.is_none_or(|b| arrived > b);
+        if waited {
+            self.other[i] = Link(s as u32);
+            if self.vertical[i].get().is_some_and(|v| self.nodes[v].kind == NodeKind::RecvCall) {
+                self.cuts.push(i as u32);
+            }
+        } else {
+            self.weak.push((i as u32, s as u32, arrived));
+        }
+    }
+
     /// Resolves the message edges and finds the critical path ending at the last event
     /// (ties: the lowest node index, i.e. the first recorded), weighted for `processors`
     /// busy as `profile` says, compute edges by their elapsed time (no CPU times: the
@@ -550,32 +613,14 @@ impl GraphBuilder {
     /// Resolves the message and join edges: the first part of [`path`](Self::path), after
     /// which the graph is only read.
     pub fn resolve(&mut self) {
-        for &(i, msg) in &self.pending {
-            let i = i as usize;
-            let Some(&s) = self.send_of.get(msg) else { continue };
-            let s = s as usize;
-            // A message edge must go forward in time; a malformed record may say otherwise.
-            if self.nodes[s].time > self.nodes[i].time || s == i {
-                continue;
+        for (i, msg) in std::mem::take(&mut self.pending) {
+            if let Some(&s) = self.send_of.get(msg) {
+                let arrived = self.arrival.get(msg).copied();
+                self.message(i as usize, s as usize, arrived);
             }
-            let arrived = self.arrival.get(msg).copied().unwrap_or(self.nodes[i].time);
-            let before = self.vertical[i].get().map(|v| self.nodes[v].time);
-            // The receiver waited for the message when it arrived after the receiver's
-            // previous event: then the message, not the receiver, set the completion time.
-            // Then the receiver was suspended from its receive call on: no vertical edge
-            // (seed 003 §3.2: "No edge exists between a recv_call event and the following
-            // msg_arr event because the process is suspended"). A message the receiver
-            // did not wait for is still an edge of the graph, but not the completion's
-            // critical predecessor.
-            let waited = before.is_none_or(|b| arrived > b);
-            if waited {
-                self.other[i] = Some((s as u32, EdgeKind::Message));
-                if self.vertical[i].get().is_some_and(|v| self.nodes[v].kind == NodeKind::RecvCall) {
-                    self.vertical[i] = Link::NONE;
-                }
-            } else {
-                self.weak.push((i as u32, s as u32, arrived));
-            }
+        }
+        for i in std::mem::take(&mut self.cuts) {
+            self.vertical[i as usize] = Link::NONE;
         }
         for &(i, parent) in &self.joins {
             let i = i as usize;
@@ -593,7 +638,7 @@ impl GraphBuilder {
             let (end, before) = (self.nodes[c].time, self.vertical[i].get().map(|v| self.nodes[v].time));
             // As for messages: the child's end is critical when the parent waited for it.
             if end <= self.nodes[i].time && before.is_none_or(|b| end > b) {
-                self.other[i] = Some((c as u32, EdgeKind::Join));
+                self.other[i] = Link(c as u32);
                 // The parent was suspended from the start of its wait.
                 self.vertical[i] = Link::NONE;
             }
@@ -611,12 +656,22 @@ impl GraphBuilder {
             }
         }
         debug_assert!((0..self.nodes.len())
-            .all(|i| self.other[i].is_none_or(|(o, _)| self.nodes[o as usize].time <= self.nodes[i].time)));
+            .all(|i| self.other(i).is_none_or(|(o, _)| self.nodes[o as usize].time <= self.nodes[i].time)));
         self.weak.sort_unstable();
     }
 }
 
 impl GraphBuilder {
+    /// Node `i`'s other predecessor and the kind of the edge from it.
+    #[inline]
+    fn other(&self, i: usize) -> Option<(u32, EdgeKind)> {
+        let o = self.other[i];
+        if o == Link::NONE {
+            return None;
+        }
+        Some((o.0, self.nodes[i].kind.other_edge()?))
+    }
+
     /// The kind of node `i`'s vertical edge: computation, or the suspension it ends.
     fn vertical_kind(&self, i: usize) -> EdgeKind {
         match self.nodes[i].kind {
@@ -654,7 +709,7 @@ impl GraphBuilder {
     /// finds.
     fn topological_order(&self) -> Option<Vec<usize>> {
         let n = self.nodes.len();
-        let forward = self.other.iter().enumerate().all(|(i, o)| o.is_none_or(|(p, _)| (p as usize) < i))
+        let forward = self.other.iter().enumerate().all(|(i, o)| o.get().is_none_or(|p| p < i))
             && self.weak.iter().all(|w| w.1 < w.0);
         if forward {
             return None;
@@ -663,7 +718,7 @@ impl GraphBuilder {
         let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (i, d) in indeg.iter_mut().enumerate() {
             let weak = self.weak_of(i);
-            for p in self.vertical[i].get().into_iter().chain(self.other[i].map(|(p, _)| p as usize)).chain(weak) {
+            for p in self.vertical[i].get().into_iter().chain(self.other[i].get()).chain(weak) {
                 *d += 1;
                 succ[p].push(i);
             }
@@ -843,6 +898,48 @@ mod tests {
             w.segments.iter().map(|s| (s.kind, s.from, s.to, s.weight)).collect();
         assert_eq!(shape, vec![(EdgeKind::Compute, 0, 20, 30.0), (EdgeKind::Message, 20, 30, 20.0)]);
         assert_eq!(w.total_weight, 50.0);
+    }
+
+    /// Process 1 calls receive at 10 and waits; process 0 sends at 20, the message
+    /// arrives at 30 and completes the receive; 1 ends at 40. The critical path is 0's
+    /// computation 0..20, the message 20..30, 1's computation 30..40: length 40, three
+    /// edges, and the receiver's edge from its call to the completion is cut (it was
+    /// suspended). In record order the message is resolved at its completion and
+    /// forgotten (nothing stays in flight); a foreign trace that lists the completion
+    /// before the send gets the same path, the edge resolved at the end.
+    #[test]
+    fn a_message_is_resolved_at_its_completion_or_at_the_end() {
+        let create =
+            |pid| Event::ProcCreate { time: 0, parent: None, pid, vproc: None, pproc: pid, function: 0, line: 0 };
+        let (send, arrive) = (send_0_to_1(20, 5), Event::MsgArrive { time: 30, msg: 5, dst_pproc: 1 });
+        let done = Event::RecvDone { time: 30, pid: 1, pproc: 1, msg: 5, src_pid: 0, bytes: 4 };
+        let call = Event::RecvCall { time: 10, pid: 1, pproc: 1, channel: 0, index: 0, line: 2 };
+        let ends = [Event::ProcEnd { time: 20, pid: 0 }, Event::ProcEnd { time: 40, pid: 1 }];
+        let in_order = [create(0), create(1), call.clone(), send.clone(), arrive.clone(), done.clone()];
+        let done_first = [create(0), create(1), call, done, send, arrive];
+        for (order, evs) in [("in order", &in_order), ("completion first", &done_first)] {
+            let mut g = GraphBuilder::default();
+            for e in evs.iter().chain(&ends) {
+                g.event(e);
+            }
+            if order == "in order" {
+                assert!(g.pending.is_empty() && g.send_of.get(5).is_none() && g.arrival.get(5).is_none(), "{order}");
+            } else {
+                assert_eq!(g.pending.len(), 1, "{order}");
+            }
+            g.elapsed_only = true;
+            let path = g.path().weigh(2, &BusyProfile::default());
+            let shape: Vec<(EdgeKind, u32, Ticks, Ticks)> =
+                path.segments.iter().map(|s| (s.kind, s.pid, s.from, s.to)).collect();
+            assert_eq!(
+                shape,
+                vec![(EdgeKind::Compute, 0, 0, 20), (EdgeKind::Message, 0, 20, 30), (EdgeKind::Compute, 1, 30, 40)],
+                "{order}"
+            );
+            assert_eq!((path.length, path.edges), (40, 3), "{order}");
+            let recv_done = g.nodes.iter().position(|n| n.kind == NodeKind::RecvDone).unwrap();
+            assert_eq!(g.vertical[recv_done], Link::NONE, "{order}");
+        }
     }
 
     #[test]

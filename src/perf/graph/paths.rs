@@ -32,7 +32,7 @@ impl GraphBuilder {
                     last = Last::VERTICAL;
                 }
             }
-            if let Some((o, _)) = self.other[i] {
+            if let Some((o, _)) = self.other(i) {
                 let o = o as usize;
                 if choice[o] != 0 && start[o] <= start[i] {
                     start[i] = start[o];
@@ -50,7 +50,7 @@ impl GraphBuilder {
         let mut edges: Vec<(Node, Node, EdgeKind, Ticks)> = Vec::new();
         let mut cur = end;
         loop {
-            let (p, k) = match (choice[cur], self.other[cur]) {
+            let (p, k) = match (choice[cur], self.other(cur)) {
                 (Last::VERTICAL, _) => (self.vertical[cur].0 as usize, self.vertical_kind(cur)),
                 (Last::OTHER, Some((o, k))) => (o as usize, k),
                 _ => break,
@@ -324,7 +324,7 @@ impl<'g> Pass<'g> {
             best = Some(self.total[v] + self.weight(self.point(areas, v), me, g.vertical_kind(i)));
             last = Last::VERTICAL;
         }
-        if let Some((o, k)) = g.other[i].filter(|&(o, _)| self.done(o as usize)) {
+        if let Some((o, k)) = g.other(i).filter(|&(o, _)| self.done(o as usize)) {
             let o = o as usize;
             let x = self.total[o] + self.weight(self.point(areas, o), me, k);
             if best.is_none_or(|b| x > b) {
@@ -396,7 +396,7 @@ impl<'g> Pass<'g> {
             let node = g.nodes[cur];
             let (p, kind, until) = match self.choice[cur] {
                 Last::VERTICAL => (g.vertical[cur].0 as usize, g.vertical_kind(cur), node.time),
-                Last::OTHER => match g.other[cur] {
+                Last::OTHER => match g.other(cur) {
                     Some((o, k)) => (o as usize, k, node.time),
                     None => break,
                 },
