@@ -99,8 +99,8 @@ impl GraphBuilder {
         }
     }
 
-    /// Whether the graph reached its limit of nodes ([`MAX_NODES`](super::MAX_NODES)) and left events
-    /// out: its critical path is then not the run's.
+    /// Whether the graph reached its limit of nodes ([`MAX_NODES`](super::MAX_NODES))
+    /// and left events out: its critical path is then not the run's.
     pub fn is_full(&self) -> bool {
         self.full
     }

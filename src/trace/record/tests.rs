@@ -1,4 +1,6 @@
-//! Tests of [`super`] (record.rs).
+//! Tests of the run record: [`super`] and its writing, reading and decoding.
+use super::payload::{decode_event, fast_checked, fast_event};
+use super::write::encode_varint;
 use super::*;
 use crate::trace::event::{BusyClass, ChannelDecl, ExitStatus, MsgPurpose, ProcState};
 use crate::vcode::cod::crc32;
