@@ -1,4 +1,6 @@
-//! Tests of [`super`] (cod.rs).
+//! Tests of the `.cod` format: [`super`] and its writing, reading and verifier.
+use super::read::{read_u16, read_u32};
+use super::write::{assemble, module_sections};
 use super::*;
 use crate::vcode::isa::Scalar;
 use crate::vcode::module::FieldInfo;
