@@ -799,18 +799,9 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A 4-byte channel message (see [`crate::perf::tests::send`]).
     fn send(time: Ticks, msg: u64, src: u32, dst: u32) -> Event {
-        Event::MsgSend {
-            time,
-            msg,
-            src_pid: src,
-            src_pproc: src,
-            dst_pid: Some(dst),
-            dst_pproc: dst,
-            purpose: MsgPurpose::Channel { channel: 0, index: 0 },
-            bytes: 4,
-            line: 1,
-        }
+        crate::perf::tests::send(time, msg, src, dst, 4)
     }
 
     #[test]

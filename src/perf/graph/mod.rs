@@ -225,9 +225,11 @@ pub struct GraphBuilder {
     /// tests' shortcut).
     #[cfg(test)]
     elapsed_only: bool,
-    /// The send node of each message sent and not yet received, and its arrival once
-    /// recorded: a message leaves both when its receive completes, so they hold the
-    /// messages in flight.
+    /// The send node of each channel message sent and not yet received, and the arrival
+    /// of each message once recorded: a channel message leaves both when its receive
+    /// completes, so they hold the messages in flight. Remote-memory traffic has no
+    /// receive: its arrivals stay (the record does not say which arrivals are of it),
+    /// and the arrival map then holds every message from the first such arrival on.
     send_of: DenseMap<u32>,
     arrival: DenseMap<Ticks>,
     /// The most nodes the graph takes ([`MAX_NODES`]; smaller in tests).

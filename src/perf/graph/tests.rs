@@ -26,17 +26,7 @@ fn wcpa_weight_matches_the_seed_worked_checks() {
 /// A 4-byte channel message `msg` from process 0 (processor 0) to process 1
 /// (processor 1), sent at `time` from line 1.
 fn send_0_to_1(time: Ticks, msg: u64) -> Event {
-    Event::MsgSend {
-        time,
-        msg,
-        src_pid: 0,
-        src_pproc: 0,
-        dst_pid: Some(1),
-        dst_pproc: 1,
-        purpose: crate::trace::MsgPurpose::Channel { channel: 0, index: 0 },
-        bytes: 4,
-        line: 1,
-    }
+    crate::perf::tests::send(time, msg, 0, 1, 4)
 }
 
 /// Process 0 runs 0..10 and 20..40 (busy intervals recorded at their ends) and sends
