@@ -6,19 +6,27 @@
 //! outside the window (a foreign trace's stray huge id costs no memory). A [`sliding`](DenseMap::sliding) map also
 //! drops the empty slots at the window's start, so a map of messages in flight, removed
 //! roughly in the order they were added, holds only the span between the oldest and the
-//! newest. Iteration is in key order, as a `BTreeMap`'s. Depends on nothing.
-use std::collections::{BTreeMap, VecDeque};
+//! newest (and as many dropped slots again at most, or 1 024, before it gives
+//! them back). Iteration is in key order, as a `BTreeMap`'s. Depends on nothing.
+use std::collections::BTreeMap;
 
 /// The window may grow to hold a key up to twice its length plus this beyond its end.
 const MIN_DENSE: u64 = 4096;
+/// A sliding window's dropped slots are given back (the live ones moved to the front)
+/// once they are at least this many and at least as many as the live ones: each slot
+/// is moved at most once per slot dropped before it, so dropping costs O(1) amortised.
+const MIN_DROP: usize = 1024;
 
 /// A map from `u64` keys to `V`, dense where the keys are.
 #[derive(Debug, Clone)]
 pub struct DenseMap<V> {
-    /// Slot `k` holds key `base + k`.
-    slots: VecDeque<Option<V>>,
+    /// `slots[head + k]` holds key `base + k`; the `head` slots before are dropped ones
+    /// of a sliding window, not yet given back. A plain vector rather than a ring: a
+    /// look-up is one addition and one bounds check, in the analysis's hottest loops.
+    slots: Vec<Option<V>>,
+    head: usize,
     base: u64,
-    /// Keys outside `base..base + slots.len()`.
+    /// Keys outside `base..base + window length`.
     sparse: BTreeMap<u64, V>,
     /// Whether empty slots at the start are dropped.
     sliding: bool,
@@ -26,7 +34,7 @@ pub struct DenseMap<V> {
 
 impl<V> Default for DenseMap<V> {
     fn default() -> Self {
-        DenseMap { slots: VecDeque::new(), base: 0, sparse: BTreeMap::new(), sliding: false }
+        DenseMap { slots: Vec::new(), head: 0, base: 0, sparse: BTreeMap::new(), sliding: false }
     }
 }
 
@@ -37,24 +45,35 @@ impl<V> DenseMap<V> {
         DenseMap { sliding: true, ..DenseMap::default() }
     }
 
-    /// The slot of `key` when it is in the window.
-    #[inline]
+    /// The number of keys the window spans.
+    #[inline(always)]
+    fn window(&self) -> usize {
+        self.slots.len() - self.head
+    }
+
+    /// The index in `slots` of `key` when it is in the window.
+    #[inline(always)]
     fn slot(&self, key: u64) -> Option<usize> {
         let off = key.wrapping_sub(self.base);
-        (off < self.slots.len() as u64).then_some(off as usize)
+        if off < self.window() as u64 {
+            Some(self.head + off as usize)
+        } else {
+            None
+        }
     }
 
     /// Grows the window to hold `key` when `key` lies after it, within twice its length
-    /// (plus [`MIN_DENSE`]), moving the sparse entries the growth covers; the slot of
-    /// `key` if it now has one.
+    /// (plus [`MIN_DENSE`]), moving the sparse entries the growth covers; the index of
+    /// `key`'s slot if it now has one.
+    #[cold]
     fn reach(&mut self, key: u64) -> Option<usize> {
-        let len = self.slots.len() as u64;
+        let len = self.window() as u64;
         let off = key.checked_sub(self.base)?;
         if off >= len.saturating_mul(2).saturating_add(MIN_DENSE) {
             return None;
         }
         let end = key.checked_add(1)?;
-        let new_len = usize::try_from(off + 1).ok()?;
+        let new_len = usize::try_from(off + 1).ok()?.checked_add(self.head)?;
         self.slots.resize_with(new_len, || None);
         let lo = self.base + len;
         if self.sparse.range(lo..end).next().is_some() {
@@ -63,7 +82,7 @@ impl<V> DenseMap<V> {
             self.sparse.extend(above);
             for (k, v) in covered {
                 // base + len <= k <= key: within the grown window.
-                self.slots[(k - self.base) as usize] = Some(v);
+                self.slots[self.head + (k - self.base) as usize] = Some(v);
             }
         }
         Some(new_len - 1)
@@ -102,11 +121,8 @@ impl<V> DenseMap<V> {
         match self.slot(key) {
             Some(k) => {
                 let v = self.slots[k].take();
-                if self.sliding && k == 0 {
-                    while let Some(None) = self.slots.front() {
-                        self.slots.pop_front();
-                        self.base += 1;
-                    }
+                if self.sliding && k == self.head {
+                    self.slide();
                 }
                 v
             }
@@ -114,18 +130,37 @@ impl<V> DenseMap<V> {
         }
     }
 
-    /// The value of `key`, inserted with `make` when absent.
-    #[inline]
-    pub fn get_or_insert_with(&mut self, key: u64, make: impl FnOnce() -> V) -> &mut V {
-        match self.slot(key).or_else(|| self.reach(key)) {
-            Some(k) => self.slots[k].get_or_insert_with(make),
-            None => self.sparse.entry(key).or_insert_with(make),
+    /// Moves a sliding window's start past its empty slots.
+    fn slide(&mut self) {
+        let live = self.slots[self.head..].iter().position(Option::is_some).unwrap_or(self.window());
+        self.head += live;
+        self.base += live as u64;
+        if self.head == self.slots.len() {
+            self.slots.clear();
+            self.head = 0;
+        } else if self.head >= MIN_DROP && self.head >= self.window() {
+            self.slots.drain(..self.head);
+            self.head = 0;
         }
+    }
+
+    /// The value of `key`, inserted with `make` when absent.
+    #[inline(always)]
+    pub fn get_or_insert_with(&mut self, key: u64, make: impl FnOnce() -> V) -> &mut V {
+        let k = match self.slot(key) {
+            Some(k) => k,
+            None => match self.reach(key) {
+                Some(k) => k,
+                None => return self.sparse.entry(key).or_insert_with(make),
+            },
+        };
+        self.slots[k].get_or_insert_with(make)
     }
 
     /// Removes every entry.
     pub fn clear(&mut self) {
         self.slots.clear();
+        self.head = 0;
         self.base = 0;
         self.sparse.clear();
     }
@@ -133,9 +168,12 @@ impl<V> DenseMap<V> {
     /// The entries in key order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
         let base = self.base;
-        let end = base + self.slots.len() as u64;
+        let end = base + self.window() as u64;
         let below = self.sparse.range(..base);
-        let window = self.slots.iter().enumerate().filter_map(move |(k, v)| v.as_ref().map(|v| (base + k as u64, v)));
+        let window = self.slots[self.head..]
+            .iter()
+            .enumerate()
+            .filter_map(move |(k, v)| v.as_ref().map(|v| (base + k as u64, v)));
         let above = self.sparse.range(end..);
         below.map(|(&k, v)| (k, v)).chain(window).chain(above.map(|(&k, v)| (k, v)))
     }
@@ -203,9 +241,9 @@ mod tests {
         // 10_000 is beyond 2·0 + 4096: sparse. 4000 is not: the window grows to 4001.
         d.insert(u64::MAX, 0);
         d.insert(10_000, 1);
-        assert!(d.slots.is_empty());
+        assert_eq!(d.window(), 0);
         d.insert(4000, 2);
-        assert_eq!(d.slots.len(), 4001);
+        assert_eq!(d.window(), 4001);
         // 10_500 is within 2·4001 + 4096 = 12_098: the window grows to 10_501 and takes
         // in 10_000; u64::MAX stays sparse.
         d.insert(10_500, 3);
@@ -217,14 +255,17 @@ mod tests {
     #[test]
     fn a_sliding_window_holds_only_the_keys_in_flight() {
         // Keys added in order and removed in order, at most 10 apart: the window never
-        // holds more than the 10 in flight, however many went through.
+        // spans more than the 11 keys from the oldest in flight to the newest, however
+        // many went through, and the dropped slots are given back once there are
+        // MIN_DROP of them (the live ones fewer).
         let mut d: DenseMap<u64> = DenseMap::sliding();
         for k in 0..100_000u64 {
             d.insert(k, k);
             if k >= 10 {
                 assert_eq!(d.remove(k - 10), Some(k - 10));
             }
-            assert!(d.slots.len() <= 11);
+            assert!(d.window() <= 11);
+            assert!(d.head < MIN_DROP && d.slots.len() < MIN_DROP + 11);
         }
         assert!(d.sparse.is_empty());
         // A key behind the window goes to the ordered map and is found there.

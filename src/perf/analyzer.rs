@@ -154,9 +154,8 @@ impl Front {
                 | Event::State { .. }
                 | Event::RecvDone { .. }
         ) {
-            for (p, a, b, st) in self.states.event(e) {
-                add_state(&mut self.time, self.last, p, a, b, st);
-            }
+            let (time, last) = (&mut self.time, self.last);
+            self.states.each(e, |p, a, b, st| add_state(time, last, p, a, b, st));
         }
     }
 

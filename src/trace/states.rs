@@ -135,9 +135,9 @@ fn wait_of(state: ProcState, reason: Reason) -> Option<PState> {
 
 /// Values by small integer keys (process and processor ids): a vector for keys below
 /// [`Slots::DENSE`], a map above (ids from a damaged record cannot make it huge). Not
-/// [`crate::dense::DenseMap`]: its sliding window costs about 2 % more instructions over
-/// the reading of a run record by `cpperf`, where these look-ups are among the hottest
-/// (ids of processes and processors never slide).
+/// [`crate::dense::DenseMap`], whose window may slide: ids of processes and processors
+/// never do, and these look-ups, on the reading thread of `cpperf`, are among the
+/// hottest of the analysis.
 #[derive(Debug, Clone)]
 struct Slots<V> {
     dense: Vec<Option<V>>,
@@ -153,6 +153,7 @@ impl<V> Default for Slots<V> {
 impl<V> Slots<V> {
     const DENSE: u32 = 1 << 22;
 
+    #[inline]
     fn get(&self, k: u32) -> Option<&V> {
         if k < Self::DENSE {
             self.dense.get(k as usize).and_then(Option::as_ref)
@@ -161,6 +162,7 @@ impl<V> Slots<V> {
         }
     }
 
+    #[inline]
     fn get_mut(&mut self, k: u32) -> Option<&mut V> {
         if k < Self::DENSE {
             self.dense.get_mut(k as usize).and_then(Option::as_mut)
@@ -169,6 +171,7 @@ impl<V> Slots<V> {
         }
     }
 
+    #[inline]
     fn insert(&mut self, k: u32, v: V) {
         if k < Self::DENSE {
             if self.dense.len() <= k as usize {
@@ -239,6 +242,18 @@ impl ProcessorStates {
     /// for other events. No allocation: at most two, in an array.
     pub fn event(&mut self, e: &Event) -> impl Iterator<Item = Stretch> {
         let mut out: [Option<Stretch>; 2] = [None, None];
+        let mut n = 0;
+        self.each(e, |p, a, b, st| {
+            out[n] = Some((p, a, b, st));
+            n += 1;
+        });
+        out.into_iter().flatten()
+    }
+
+    /// [`Self::event`] handing each stretch it closes to `stretch`, in the same order:
+    /// for the analysis, which takes one for every busy interval of a run.
+    #[inline]
+    pub fn each(&mut self, e: &Event, mut stretch: impl FnMut(u32, Ticks, Ticks, PState)) {
         match *e {
             Event::ProcCreate { pid, pproc, .. } => {
                 self.procs.insert(pid, (pproc, None));
@@ -255,17 +270,23 @@ impl ProcessorStates {
                 if self.procs.get(pid).and_then(|e| e.1).is_some_and(|(_, since)| since < start) {
                     self.set_wait(pid, None);
                 }
-                let (from, state) = self.last.get(pproc).copied().unwrap_or((0, PState::Idle));
-                if start > from {
-                    out[0] = Some((pproc, from, start, state));
-                }
-                out[1] = Some((pproc, start, end, PState::Running));
                 let now = self.idle_state(pproc);
-                self.last.insert(pproc, (end.max(from), now));
+                // The open stretch: since the end of the last busy interval, or idle
+                // since the start.
+                let (from, state) = match self.last.get_mut(pproc) {
+                    Some(last) => std::mem::replace(last, (end.max(last.0), now)),
+                    None => {
+                        self.last.insert(pproc, (end, now));
+                        (0, PState::Idle)
+                    }
+                };
+                if start > from {
+                    stretch(pproc, from, start, state);
+                }
+                stretch(pproc, start, end, PState::Running);
             }
             _ => {}
         }
-        out.into_iter().flatten()
     }
 
     /// Processor `p`'s open stretch (since the end of its last busy interval, or the
