@@ -313,11 +313,11 @@ impl<'h> Analyzer<'h> {
         if graph.needs_cpu_rebuild() {
             graph.rebuild_cpu(&timeline.cpu_intervals());
         }
-        let (mut starts, mut ends) = timeline.take_bounds();
+        let mut bounds = timeline.take_bounds();
         let (busy, (path, (messages, weak))) = rayon::join(
             || {
-                rayon::join(|| graph::sort_ticks(&mut starts), || graph::sort_ticks(&mut ends));
-                graph::BusyProfile::from_sorted(starts, ends)
+                bounds.sort();
+                graph::BusyProfile::from_sorted(bounds)
             },
             || {
                 graph.resolve();

@@ -16,7 +16,7 @@ use crate::trace::Ticks;
 /// and anything it leaves out of order (values displaced by more than a block) is sorted
 /// whole by rayon's parallel pattern-defeating quicksort. Whichever way, the sorted
 /// numbers are the same.
-pub fn sort_ticks(v: &mut [Ticks]) {
+pub fn sort_ticks<T: Tick>(v: &mut [T]) {
     use rayon::slice::ParallelSliceMut;
     if v.is_sorted() {
         return;
@@ -40,10 +40,10 @@ const BLOCK: usize = 4096;
 /// blocks up to k+1 is in blocks k and k+1). Each merge moves only the values of the
 /// earlier block above the later block's first, so nearly sorted input costs little
 /// more than the blocks' sorts: about half the work of sorting the whole.
-fn sort_nearly(v: &mut [Ticks]) -> bool {
+fn sort_nearly<T: Tick>(v: &mut [T]) -> bool {
     use rayon::prelude::*;
     v.par_chunks_mut(BLOCK).for_each(|b| b.sort_unstable());
-    let mut carry: Vec<Ticks> = Vec::with_capacity(BLOCK);
+    let mut carry: Vec<T> = Vec::with_capacity(BLOCK);
     let mut mid = BLOCK;
     while mid < v.len() {
         let hi = (mid + BLOCK).min(v.len());
@@ -71,6 +71,104 @@ fn sort_nearly(v: &mut [Ticks]) -> bool {
         mid = hi;
     }
     v.is_sorted()
+}
+
+/// A time as the busy intervals' bounds keep it: `u32` while every time of the run fits
+/// (half the memory, and half the bytes to sort and sweep), else [`Ticks`].
+pub trait Tick: Copy + Ord + Send + Sync + Into<u64> + std::fmt::Debug + 'static {}
+impl Tick for u32 {}
+impl Tick for u64 {}
+
+/// The starts and the ends of busy intervals, in the order given: 4 bytes each while
+/// every end fits 32 bits (the times of most runs), widened to 8 once one does not.
+#[derive(Debug, Clone)]
+pub enum Bounds {
+    /// Every end (so every start) below 2^32.
+    Narrow {
+        /// The starts.
+        starts: Vec<u32>,
+        /// The ends.
+        ends: Vec<u32>,
+    },
+    /// Some end of 2^32 or more.
+    Wide {
+        /// The starts.
+        starts: Vec<Ticks>,
+        /// The ends.
+        ends: Vec<Ticks>,
+    },
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds::Narrow { starts: Vec::new(), ends: Vec::new() }
+    }
+}
+
+impl Bounds {
+    /// Appends the interval `[start, end]`, `start <= end`.
+    #[inline]
+    pub fn push(&mut self, start: Ticks, end: Ticks) {
+        debug_assert!(start <= end);
+        match self {
+            Bounds::Narrow { starts, ends } => match u32::try_from(end) {
+                // start <= end: it fits too.
+                Ok(e) => {
+                    starts.push(start as u32);
+                    ends.push(e);
+                }
+                Err(_) => self.widen(start, end),
+            },
+            Bounds::Wide { starts, ends } => {
+                starts.push(start);
+                ends.push(end);
+            }
+        }
+    }
+
+    /// Widens narrow bounds to [`Ticks`] and appends `[start, end]`.
+    #[cold]
+    fn widen(&mut self, start: Ticks, end: Ticks) {
+        let (mut starts, mut ends) = self.iter().unzip::<Ticks, Ticks, Vec<Ticks>, Vec<Ticks>>();
+        starts.push(start);
+        ends.push(end);
+        *self = Bounds::Wide { starts, ends };
+    }
+
+    /// The number of intervals.
+    pub fn len(&self) -> usize {
+        match self {
+            Bounds::Narrow { ends, .. } => ends.len(),
+            Bounds::Wide { ends, .. } => ends.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The intervals `(start, end)` in the order given (sorted, once [`Self::sort`]ed).
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (Ticks, Ticks)> + '_> {
+        match self {
+            Bounds::Narrow { starts, ends } => {
+                Box::new(starts.iter().zip(ends).map(|(&s, &e)| (Ticks::from(s), Ticks::from(e))))
+            }
+            Bounds::Wide { starts, ends } => Box::new(starts.iter().copied().zip(ends.iter().copied())),
+        }
+    }
+
+    /// Sorts the starts and the ends, each on its own ([`sort_ticks`], side by side).
+    pub fn sort(&mut self) {
+        match self {
+            Bounds::Narrow { starts, ends } => {
+                rayon::join(|| sort_ticks(starts), || sort_ticks(ends));
+            }
+            Bounds::Wide { starts, ends } => {
+                rayon::join(|| sort_ticks(starts), || sort_ticks(ends));
+            }
+        }
+    }
 }
 
 /// The average fraction of `n` processors busy over `span` ticks in which they were busy
@@ -102,25 +200,38 @@ const WALK: usize = 64;
 /// the `Busy` intervals and running sums of each every `SUM_STEP` of them. The busy area
 /// (processor-ticks) from time 0 to t is Σ over starts before t of (t − start) minus Σ
 /// over ends before t of (t − end): two binary searches and at most `SUM_STEP` steps
-/// each. About 17 bytes an interval; the run's one copy of this is shared by the
-/// critical path, the phases and the concurrency histogram.
+/// each. About 9 bytes an interval (17 when the run's times do not fit 32 bits,
+/// [`Bounds`]); the run's one copy of this is shared by the critical path, the phases
+/// and the concurrency histogram.
 #[derive(Debug, Default, Clone)]
 pub struct BusyProfile {
-    starts: Vec<Ticks>,
-    ends: Vec<Ticks>,
+    /// The sorted starts and the sorted ends.
+    bounds: Bounds,
     /// Σ `starts[..SUM_STEP·j]`.
     start_sums: Vec<u128>,
     /// Σ `ends[..SUM_STEP·j]`.
     end_sums: Vec<u128>,
 }
 
+/// `u128::from(x)` of a [`Tick`].
+#[inline(always)]
+fn wide<T: Tick>(x: T) -> u128 {
+    u128::from(x.into())
+}
+
+/// Whether `x < t`.
+#[inline(always)]
+fn lt<T: Tick>(x: T, t: Ticks) -> bool {
+    x.into() < t
+}
+
 /// The running sums of `v` every [`SUM_STEP`] values, from the empty one.
-fn step_sums(v: &[Ticks]) -> Vec<u128> {
+fn step_sums<T: Tick>(v: &[T]) -> Vec<u128> {
     let mut sums = Vec::with_capacity(v.len() / SUM_STEP + 1);
     let mut sum = 0u128;
     sums.push(0);
     for chunk in v.chunks_exact(SUM_STEP) {
-        sum += chunk.iter().map(|&x| u128::from(x)).sum::<u128>();
+        sum += chunk.iter().map(|&x| wide(x)).sum::<u128>();
         sums.push(sum);
     }
     sums
@@ -128,17 +239,17 @@ fn step_sums(v: &[Ticks]) -> Vec<u128> {
 
 /// Σ over the values of sorted `v` below `t` of (t − value), with the running sums of
 /// [`step_sums`].
-fn below(v: &[Ticks], sums: &[u128], t: Ticks) -> u128 {
-    let k = v.partition_point(|&x| x < t);
+fn below<T: Tick>(v: &[T], sums: &[u128], t: Ticks) -> u128 {
+    let k = v.partition_point(|&x| lt(x, t));
     let from = k / SUM_STEP * SUM_STEP;
-    let sum = sums.get(k / SUM_STEP).copied().unwrap_or(0) + v[from..k].iter().map(|&x| u128::from(x)).sum::<u128>();
+    let sum = sums.get(k / SUM_STEP).copied().unwrap_or(0) + v[from..k].iter().map(|&x| wide(x)).sum::<u128>();
     k as u128 * u128::from(t) - sum
 }
 
 /// A cursor in sorted values and their [`step_sums`]: [`below`] for times that mostly
 /// increase, in amortised constant time.
-struct Sweep<'a> {
-    v: &'a [Ticks],
+struct Sweep<'a, T> {
+    v: &'a [T],
     sums: &'a [u128],
     /// The number of values below the last time asked.
     k: usize,
@@ -146,7 +257,7 @@ struct Sweep<'a> {
     sum: u128,
 }
 
-impl Sweep<'_> {
+impl<T: Tick> Sweep<'_, T> {
     /// Σ over the values below `t` of (t − value), as [`below`]. The new position is
     /// first walked to, up to [`WALK`] values forward (the usual case when the times come
     /// nearly in order: a walk with one mispredicted branch at its end is cheaper than
@@ -156,29 +267,29 @@ impl Sweep<'_> {
     fn below(&mut self, t: Ticks) -> u128 {
         let v = self.v;
         let (start, lim) = (self.k, v.len().min(self.k + WALK));
-        while self.k < lim && v[self.k] < t {
-            self.sum += u128::from(v[self.k]);
+        while self.k < lim && lt(v[self.k], t) {
+            self.sum += wide(v[self.k]);
             self.k += 1;
         }
         // Done unless the walk ran out (the answer lies further on) or did not move and
         // the answer lies behind.
         let k = self.k;
-        if (k < lim || k == v.len()) && (k > start || k == 0 || v[k - 1] < t) {
+        if (k < lim || k == v.len()) && (k > start || k == 0 || lt(v[k - 1], t)) {
             return k as u128 * u128::from(t) - self.sum;
         }
         let k = gallop(v, k, t);
         if k.abs_diff(self.k) < SUM_STEP {
             while self.k < k {
-                self.sum += u128::from(v[self.k]);
+                self.sum += wide(v[self.k]);
                 self.k += 1;
             }
             while self.k > k {
                 self.k -= 1;
-                self.sum -= u128::from(v[self.k]);
+                self.sum -= wide(v[self.k]);
             }
         } else {
             let from = k / SUM_STEP * SUM_STEP;
-            self.sum = self.sums[k / SUM_STEP] + v[from..k].iter().map(|&x| u128::from(x)).sum::<u128>();
+            self.sum = self.sums[k / SUM_STEP] + v[from..k].iter().map(|&x| wide(x)).sum::<u128>();
             self.k = k;
         }
         k as u128 * u128::from(t) - self.sum
@@ -188,34 +299,34 @@ impl Sweep<'_> {
 /// `v.partition_point(|x| x < t)` for sorted `v`, searched outwards from `k`: steps of
 /// 1, 2, 4, … then a binary search inside the last step, so a nearby answer costs a few
 /// comparisons near `k`.
-fn gallop(v: &[Ticks], k: usize, t: Ticks) -> usize {
+fn gallop<T: Tick>(v: &[T], k: usize, t: Ticks) -> usize {
     let k = k.min(v.len());
-    if k < v.len() && v[k] < t {
+    if k < v.len() && lt(v[k], t) {
         // Forward: v[lo] < t.
         let (mut lo, mut step) = (k, 1);
         loop {
             let hi = lo + step;
-            if hi >= v.len() || v[hi] >= t {
+            if hi >= v.len() || !lt(v[hi], t) {
                 let hi = hi.min(v.len());
-                return lo + 1 + v[lo + 1..hi].partition_point(|&x| x < t);
+                return lo + 1 + v[lo + 1..hi].partition_point(|&x| lt(x, t));
             }
             lo = hi;
             step *= 2;
         }
     }
     // Backward: every value from k on is >= t.
-    if k == 0 || v[k - 1] < t {
+    if k == 0 || lt(v[k - 1], t) {
         return k;
     }
     let (mut hi, mut step) = (k - 1, 1);
     loop {
         // v[hi] >= t.
         if hi < step {
-            return v[..hi].partition_point(|&x| x < t);
+            return v[..hi].partition_point(|&x| lt(x, t));
         }
         let lo = hi - step;
-        if v[lo] < t {
-            return lo + 1 + v[lo + 1..hi].partition_point(|&x| x < t);
+        if lt(v[lo], t) {
+            return lo + 1 + v[lo + 1..hi].partition_point(|&x| lt(x, t));
         }
         hi = lo;
         step *= 2;
@@ -231,46 +342,63 @@ impl BusyProfile {
     /// Builds the profile from `(start, end)` busy intervals in any order; empty ones do
     /// not count.
     pub fn from_intervals(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> BusyProfile {
-        let (mut starts, mut ends) = Self::bounds(intervals);
-        sort_ticks(&mut starts);
-        sort_ticks(&mut ends);
-        Self::from_sorted(starts, ends)
+        let mut bounds = Bounds::default();
+        for (s, e) in intervals.filter(|&(s, e)| e > s) {
+            bounds.push(s, e);
+        }
+        bounds.sort();
+        Self::from_sorted(bounds)
     }
 
-    /// The starts and the ends of the nonempty intervals, unsorted.
-    pub fn bounds(intervals: impl Iterator<Item = (Ticks, Ticks)>) -> (Vec<Ticks>, Vec<Ticks>) {
-        intervals.filter(|&(s, e)| e > s).unzip()
-    }
-
-    /// The profile of the intervals whose starts and ends, each sorted, are given (both
-    /// from [`Self::bounds`], then [`sort_ticks`]: a record lists busy intervals by their
-    /// end, so the ends are usually sorted already and the starts nearly so).
-    pub fn from_sorted(starts: Vec<Ticks>, ends: Vec<Ticks>) -> BusyProfile {
-        let (start_sums, end_sums) = (step_sums(&starts), step_sums(&ends));
-        BusyProfile { starts, ends, start_sums, end_sums }
+    /// The profile of the intervals whose starts and ends, each sorted, are given
+    /// ([`Bounds::sort`]: a record lists busy intervals by their end, so the ends are
+    /// usually sorted already and the starts nearly so).
+    pub fn from_sorted(bounds: Bounds) -> BusyProfile {
+        let (start_sums, end_sums) = match &bounds {
+            Bounds::Narrow { starts, ends } => (step_sums(starts), step_sums(ends)),
+            Bounds::Wide { starts, ends } => (step_sums(starts), step_sums(ends)),
+        };
+        BusyProfile { bounds, start_sums, end_sums }
     }
 
     /// Busy processor-ticks from time 0 to `t`: every interval that started before `t`
     /// counts from its start to `t`, less what lies after its end for those that ended.
     fn area_to(&self, t: Ticks) -> u128 {
-        below(&self.starts, &self.start_sums, t).saturating_sub(below(&self.ends, &self.end_sums, t))
+        let (s, e) = (&self.start_sums, &self.end_sums);
+        match &self.bounds {
+            Bounds::Narrow { starts, ends } => below(starts, s, t).saturating_sub(below(ends, e, t)),
+            Bounds::Wide { starts, ends } => below(starts, s, t).saturating_sub(below(ends, e, t)),
+        }
     }
 
     /// `Self::area_to` of every time of `times`, in one sweep when the times mostly
     /// increase (a cursor in the starts and one in the ends, each jumping by binary
     /// search when a time lies far from it).
     pub fn areas_at(&self, times: impl Iterator<Item = Ticks>) -> Vec<u128> {
-        let mut s = Sweep { v: &self.starts, sums: &self.start_sums, k: 0, sum: 0 };
-        let mut e = Sweep { v: &self.ends, sums: &self.end_sums, k: 0, sum: 0 };
-        times.map(|t| s.below(t).saturating_sub(e.below(t))).collect()
+        times.map(self.area_sweep()).collect()
     }
 
     /// A closure that answers `Self::area_to` as [`Self::areas_at`] does, one time at
     /// a time: for callers that keep each answer beside other figures.
     pub fn area_sweep(&self) -> impl FnMut(Ticks) -> u128 + '_ {
-        let mut s = Sweep { v: &self.starts, sums: &self.start_sums, k: 0, sum: 0 };
-        let mut e = Sweep { v: &self.ends, sums: &self.end_sums, k: 0, sum: 0 };
-        move |t| s.below(t).saturating_sub(e.below(t))
+        /// The two cursors, of the bounds' width.
+        enum Cursors<'a> {
+            Narrow(Sweep<'a, u32>, Sweep<'a, u32>),
+            Wide(Sweep<'a, Ticks>, Sweep<'a, Ticks>),
+        }
+        let (ss, es) = (&self.start_sums[..], &self.end_sums[..]);
+        let mut c = match &self.bounds {
+            Bounds::Narrow { starts, ends } => {
+                Cursors::Narrow(Sweep { v: starts, sums: ss, k: 0, sum: 0 }, Sweep { v: ends, sums: es, k: 0, sum: 0 })
+            }
+            Bounds::Wide { starts, ends } => {
+                Cursors::Wide(Sweep { v: starts, sums: ss, k: 0, sum: 0 }, Sweep { v: ends, sums: es, k: 0, sum: 0 })
+            }
+        };
+        move |t| match &mut c {
+            Cursors::Narrow(s, e) => s.below(t).saturating_sub(e.below(t)),
+            Cursors::Wide(s, e) => s.below(t).saturating_sub(e.below(t)),
+        }
     }
 
     /// Busy processor-ticks in `[a, b]`.
@@ -291,40 +419,47 @@ impl BusyProfile {
     /// to `end`. Time after `end` is left out. One sweep over the change points (ends
     /// before starts at equal times; a time's changes all apply before the next stretch).
     pub fn concurrency(&self, end: Ticks) -> Vec<Ticks> {
-        let mut hist: Vec<Ticks> = vec![0];
-        let mut add = |open: u64, dt: Ticks| {
-            let k = usize::try_from(open).unwrap_or(usize::MAX - 1);
-            if hist.len() <= k {
-                hist.resize(k + 1, 0);
-            }
-            hist[k] += dt;
-        };
-        let (starts, ends) = (&self.starts, &self.ends);
-        let (mut i, mut j) = (0, 0);
-        let (mut from, mut open) = (0 as Ticks, 0u64);
-        while j < ends.len() {
-            let t = match starts.get(i) {
-                Some(&s) if s < ends[j] => s,
-                _ => ends[j],
-            };
-            if t >= end {
-                break;
-            }
-            add(open, t - from);
-            // Every start precedes its interval's end, so the count never goes below 0.
-            while j < ends.len() && ends[j] == t {
-                open = open.saturating_sub(1);
-                j += 1;
-            }
-            while i < starts.len() && starts[i] == t {
-                open += 1;
-                i += 1;
-            }
-            from = t;
+        match &self.bounds {
+            Bounds::Narrow { starts, ends } => concurrency(starts, ends, end),
+            Bounds::Wide { starts, ends } => concurrency(starts, ends, end),
         }
-        add(open, end.saturating_sub(from));
-        hist
     }
+}
+
+/// [`BusyProfile::concurrency`] of the sorted `starts` and `ends`.
+fn concurrency<T: Tick>(starts: &[T], ends: &[T], end: Ticks) -> Vec<Ticks> {
+    let mut hist: Vec<Ticks> = vec![0];
+    let mut add = |open: u64, dt: Ticks| {
+        let k = usize::try_from(open).unwrap_or(usize::MAX - 1);
+        if hist.len() <= k {
+            hist.resize(k + 1, 0);
+        }
+        hist[k] += dt;
+    };
+    let (mut i, mut j) = (0, 0);
+    let (mut from, mut open) = (0 as Ticks, 0u64);
+    while j < ends.len() {
+        let t = match starts.get(i) {
+            Some(&s) if s < ends[j] => s.into(),
+            _ => ends[j].into(),
+        };
+        if t >= end {
+            break;
+        }
+        add(open, t - from);
+        // Every start precedes its interval's end, so the count never goes below 0.
+        while j < ends.len() && ends[j].into() == t {
+            open = open.saturating_sub(1);
+            j += 1;
+        }
+        while i < starts.len() && starts[i].into() == t {
+            open += 1;
+            i += 1;
+        }
+        from = t;
+    }
+    add(open, end.saturating_sub(from));
+    hist
 }
 
 /// Each process's CPU time over any interval, from the run's busy intervals: the
@@ -629,6 +764,47 @@ mod tests {
             assert_eq!(cpu.cumulative(q.iter().copied()), Some(want));
         }
         assert_eq!(CpuTime::new(&[]).cumulative([(0, 5)].into_iter()), None);
+    }
+
+    #[test]
+    fn bounds_stay_narrow_below_2_pow_32_and_widen_beyond_with_the_same_answers() {
+        // Times below 2^32 are kept in 4 bytes; the first end beyond widens every bound
+        // to 8, in the order given. A profile answers the same from narrow bounds as from
+        // the same intervals kept wide (the reference: built wide by hand).
+        let mut r = Rng::new(5);
+        let iv: Vec<(Ticks, Ticks)> = (0..2000)
+            .map(|_| {
+                let s = r.below(1 << 20);
+                (s, s + 1 + r.below(3000))
+            })
+            .collect();
+        let mut b = Bounds::default();
+        for &(s, e) in &iv {
+            b.push(s, e);
+        }
+        assert!(matches!(b, Bounds::Narrow { .. }));
+        let big = (u64::from(u32::MAX) - 5, u64::from(u32::MAX) + 7);
+        let mut widened = b.clone();
+        widened.push(big.0, big.1);
+        assert!(matches!(widened, Bounds::Wide { .. }));
+        let mut want = iv.clone();
+        want.push(big);
+        assert_eq!(widened.iter().collect::<Vec<_>>(), want);
+        assert_eq!((b.len(), widened.len()), (2000, 2001));
+        let (starts, ends) = iv.iter().copied().unzip();
+        let mut wide = Bounds::Wide { starts, ends };
+        b.sort();
+        wide.sort();
+        let (narrow, wide) = (BusyProfile::from_sorted(b), BusyProfile::from_sorted(wide));
+        let times: Vec<Ticks> = (0..3000).map(|_| r.below(1 << 20)).collect();
+        assert_eq!(narrow.areas_at(times.iter().copied()), wide.areas_at(times.iter().copied()));
+        for w in times.windows(2) {
+            assert_eq!(narrow.busy_area(w[0], w[1]), wide.busy_area(w[0], w[1]));
+        }
+        assert_eq!(narrow.concurrency(1 << 21), wide.concurrency(1 << 21));
+        // Beyond 32 bits a narrow profile's queries still answer (every interval ended).
+        let total: u64 = iv.iter().map(|&(s, e)| e - s).sum();
+        assert_eq!(narrow.busy_area(0, u64::MAX), u128::from(total));
     }
 
     #[test]

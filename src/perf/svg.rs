@@ -8,6 +8,7 @@
 //! intervals, messages, where each process ran) is collected during the analysis; its busy
 //! intervals and messages only when the charts are asked for ([`TimelineBuilder::new`]).
 //! Depends on [`super::graph`] (the critical path) and [`crate::trace`].
+use super::busy::Bounds;
 use super::graph::{CriticalPath, EdgeKind};
 use crate::dense::DenseMap;
 use crate::trace::{Event, MsgPurpose, Ticks};
@@ -134,12 +135,11 @@ pub struct TimelineBuilder {
     arrivals: DenseMap<Ticks>,
     /// The starts and the ends of the nonempty busy intervals as recorded, before
     /// merging (see [`Self::take_bounds`]).
-    starts: Vec<Ticks>,
-    ends: Vec<Ticks>,
+    bounds: Bounds,
     /// For the charts: every busy interval as recorded.
     log: BusyLog,
-    /// Without the charts: the process of each nonempty interval, beside `starts` and
-    /// `ends` (for [`Self::cpu_intervals`]), 4 bytes an interval instead of the log's 7
+    /// Without the charts: the process of each nonempty interval, beside `bounds`
+    /// (for [`Self::cpu_intervals`]), 4 bytes an interval instead of the log's 7
     /// or so, and no encoding.
     pids: Vec<u32>,
 }
@@ -162,8 +162,7 @@ impl TimelineBuilder {
             sends: DenseMap::default(),
             send_order: Vec::new(),
             arrivals: DenseMap::default(),
-            starts: Vec::new(),
-            ends: Vec::new(),
+            bounds: Bounds::default(),
             log: BusyLog::default(),
             pids: Vec::new(),
         }
@@ -179,8 +178,7 @@ impl TimelineBuilder {
             }
             Event::Busy { pproc, pid, start, end, .. } => {
                 if end > start {
-                    self.starts.push(start);
-                    self.ends.push(end);
+                    self.bounds.push(start, end);
                     if !self.charts {
                         self.pids.push(pid);
                     }
@@ -223,8 +221,8 @@ impl TimelineBuilder {
     /// merging touching intervals changes no one's busy area or count of open intervals
     /// over time), taken out. A record lists intervals by their end, so the ends come
     /// sorted and the starts nearly so, which merging would spoil.
-    pub fn take_bounds(&mut self) -> (Vec<Ticks>, Vec<Ticks>) {
-        (std::mem::take(&mut self.starts), std::mem::take(&mut self.ends))
+    pub fn take_bounds(&mut self) -> Bounds {
+        std::mem::take(&mut self.bounds)
     }
 
     /// The last time of any event so far.
@@ -245,7 +243,7 @@ impl TimelineBuilder {
         if self.charts {
             return self.log.iter().map(|(_, pid, s, e)| (pid, s, e)).collect();
         }
-        self.pids.iter().zip(&self.starts).zip(&self.ends).map(|((&pid, &s), &e)| (pid, s, e)).collect()
+        self.pids.iter().zip(self.bounds.iter()).map(|(&pid, (s, e))| (pid, s, e)).collect()
     }
 
     /// The busy intervals collected so far for the charts (none without them), in record
