@@ -67,21 +67,24 @@ impl GraphBuilder {
     /// them beside the graph, apart so that it may be computed beside other work. Call
     /// after [`resolve`](Self::resolve).
     pub fn weak_order(&self) -> WeakOrder {
-        let ends: Vec<Ticks> = self.weak.iter().map(|w| self.transfer_end(w)).collect();
+        use rayon::prelude::*;
+        // The steps over every weak message are parallel iterators: this runs beside
+        // other work, and a thread that finishes that joins in.
+        let ends: Vec<Ticks> = self.weak.par_iter().map(|w| self.transfer_end(w)).collect();
         let mut rank = vec![0u32; ends.len()];
         // Sorted by (end, index): as one 64-bit key each (end above the index's bits)
         // when every end leaves room for the index, which sorts in half the memory; as
         // pairs otherwise.
         let shift = u64::BITS - (ends.len() as u64).leading_zeros();
-        let times = if shift < u64::BITS && ends.iter().all(|&t| t >> (u64::BITS - shift) == 0) {
-            let mut keys: Vec<u64> = ends.iter().zip(0u64..).map(|(&t, k)| t << shift | k).collect();
+        let times = if shift < u64::BITS && ends.par_iter().all(|&t| t >> (u64::BITS - shift) == 0) {
+            let mut keys: Vec<u64> = ends.par_iter().enumerate().map(|(k, &t)| t << shift | k as u64).collect();
             // The weak edges are listed by receiver, so their ends come nearly in order.
             super::sort_ticks(&mut keys);
             let low = (1u64 << shift) - 1;
             for (r, &key) in (0u32..).zip(&keys) {
                 rank[(key & low) as usize] = r;
             }
-            keys.into_iter().map(|key| key >> shift).collect()
+            keys.par_iter().map(|key| key >> shift).collect()
         } else {
             let mut order: Vec<(Ticks, u32)> = ends.into_iter().zip(0u32..).collect();
             order.sort_unstable();
