@@ -266,6 +266,11 @@ fn err(file: &str, line: u32, kind: ErrorKind) -> MachineError {
     MachineError { file: file.to_string(), line, kind }
 }
 
+/// The error for section `sub`, at its line, where `parent` allows only `expected`.
+fn unknown_section(file: &str, sub: &Section, parent: &str, expected: &'static str) -> MachineError {
+    err(file, sub.line, ErrorKind::UnknownSection { name: sub.name.clone(), parent: parent.into(), expected })
+}
+
 impl Machine {
     /// Parses and checks the description `text` read from `file` (the name used in
     /// errors). Everything but the values of expressions is checked here; expressions
@@ -319,14 +324,11 @@ impl Machine {
                         }
                     }
                     _ => {
-                        return Err(err(
+                        return Err(unknown_section(
                             file,
-                            s.line,
-                            ErrorKind::UnknownSection {
-                                name: s.name.clone(),
-                                parent: "machine".into(),
-                                expected: "processor, topology, machinecombinations, pvm, express, mpi",
-                            },
+                            s,
+                            "machine",
+                            "processor, topology, machinecombinations, pvm, express, mpi",
                         ))
                     }
                 },

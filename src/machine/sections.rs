@@ -9,17 +9,7 @@ pub(super) fn fields_only<'a>(file: &str, s: &'a Section) -> Result<Vec<&'a Fiel
     for item in &s.items {
         match item {
             Item::Field(f) => out.push(f),
-            Item::Section(sub) => {
-                return Err(err(
-                    file,
-                    sub.line,
-                    ErrorKind::UnknownSection {
-                        name: sub.name.clone(),
-                        parent: s.name.clone(),
-                        expected: "no section",
-                    },
-                ))
-            }
+            Item::Section(sub) => return Err(unknown_section(file, sub, &s.name, "no section")),
         }
     }
     Ok(out)
@@ -96,17 +86,7 @@ pub(super) fn proc_section(file: &str, s: &Section) -> Result<ProcType, MachineE
                     ));
                 }
             }
-            _ => {
-                return Err(err(
-                    file,
-                    sub.line,
-                    ErrorKind::UnknownSection {
-                        name: sub.name.clone(),
-                        parent: "processor".into(),
-                        expected: "timings, cache, combinations",
-                    },
-                ))
-            }
+            _ => return Err(unknown_section(file, sub, "processor", "timings, cache, combinations")),
         }
     }
     Ok(p)
@@ -175,17 +155,7 @@ pub(super) fn topo_section(file: &str, s: &Section) -> Result<TopoDesc, MachineE
             Item::Section(sub) => match sub.name.as_str() {
                 "procid" => procids.extend(fields_only(file, sub)?),
                 "linklist" => linklists.push(sub),
-                _ => {
-                    return Err(err(
-                        file,
-                        sub.line,
-                        ErrorKind::UnknownSection {
-                            name: sub.name.clone(),
-                            parent: "topology".into(),
-                            expected: "procid, linklist",
-                        },
-                    ))
-                }
+                _ => return Err(unknown_section(file, sub, "topology", "procid, linklist")),
             },
         }
     }
