@@ -166,6 +166,29 @@ pub enum ProcState {
     Ended,
 }
 
+impl ProcState {
+    /// Every state in declaration order. A state's place here is its number both in the
+    /// run record (postcard writes a variant's index) and in SDDF's `state` field.
+    pub const ALL: [ProcState; 6] = [
+        ProcState::Ready,
+        ProcState::Running,
+        ProcState::Blocked,
+        ProcState::Delayed,
+        ProcState::Spinning,
+        ProcState::Ended,
+    ];
+
+    /// Its number: its place in [`Self::ALL`].
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The state numbered `code`, if any.
+    pub fn from_code(code: u64) -> Option<ProcState> {
+        usize::try_from(code).ok().and_then(|i| Self::ALL.get(i)).copied()
+    }
+}
+
 /// Why a process entered its state: the one type for why a process waits, used by the
 /// simulator for its own processes (`sim::engine`), in its events to observers and the
 /// debugger, in the run record, and by the importers of other traces.

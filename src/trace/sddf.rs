@@ -8,7 +8,7 @@
 //! end). Times are `double` seconds, one time unit being one microsecond; state, reason,
 //! purpose and class are integer codes listed in the descriptors' attributes.
 use super::convert::{seconds, Context, TraceWriter};
-use super::event::{BusyClass, Event, MsgPurpose, ProcState, Reason, RunStats, Ticks};
+use super::event::{BusyClass, Event, MsgPurpose, Reason, RunStats, Ticks};
 use super::filter::KINDS;
 use std::io::{self, Write};
 
@@ -222,17 +222,6 @@ fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
-fn state_code(s: ProcState) -> u8 {
-    match s {
-        ProcState::Ready => 0,
-        ProcState::Running => 1,
-        ProcState::Blocked => 2,
-        ProcState::Delayed => 3,
-        ProcState::Spinning => 4,
-        ProcState::Ended => 5,
-    }
-}
-
 fn reason_code(r: Reason, cx: &Context<'_>) -> (u8, u64) {
     match r {
         Reason::None => (0, 0),
@@ -315,7 +304,7 @@ impl TraceWriter for SddfWriter {
             }
             Event::State { time, pid, state, reason } => {
                 let (r, d) = reason_code(*reason, cx);
-                record(out, kind, &[&s(*time), pid, &state_code(*state), &r, &d])
+                record(out, kind, &[&s(*time), pid, &state.code(), &r, &d])
             }
             Event::MsgSend { time, msg, src_pid, src_pproc, dst_pid, dst_pproc, purpose, bytes, line } => {
                 let (code, detail) = match *purpose {

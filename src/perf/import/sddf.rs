@@ -226,15 +226,11 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
             "time_off" => Event::TimeOff { time: time(0)?, pid: u(1)? },
             "time_on" => Event::TimeOn { time: time(0)?, pid: u(1)? },
             "state" => {
-                let state = match int(2)? {
-                    0 => ProcState::Ready,
-                    1 => ProcState::Running,
-                    2 => ProcState::Blocked,
-                    3 => ProcState::Delayed,
-                    4 => ProcState::Spinning,
-                    5 => ProcState::Ended,
-                    s => return Err(err(format!("unknown state code {s}"))),
-                };
+                let code = int(2)?;
+                let state = u64::try_from(code)
+                    .ok()
+                    .and_then(ProcState::from_code)
+                    .ok_or_else(|| err(format!("unknown state code {code}")))?;
                 let detail = u64v(4)?;
                 let d32 = u32::try_from(detail).unwrap_or(u32::MAX);
                 let reason = match int(3)? {

@@ -163,15 +163,7 @@ pub(super) fn fast_checked(bytes: &[u8], ck: &Checker) -> Option<(Event, Ticks, 
         }
         2 => {
             let (time, pid) = (c.u64()?, c.u32()?);
-            let state = match c.u32()? {
-                0 => ProcState::Ready,
-                1 => ProcState::Running,
-                2 => ProcState::Blocked,
-                3 => ProcState::Delayed,
-                4 => ProcState::Spinning,
-                5 => ProcState::Ended,
-                _ => return None,
-            };
+            let state = ProcState::from_code(u64::from(c.u32()?))?;
             let (reason, ok) = match c.u32()? {
                 0 => (Reason::None, true),
                 1 => {

@@ -699,3 +699,15 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_state_s_number_is_postcard_s_variant_index() {
+    // The record decoder reads a state by its number (ProcState::from_code), so each
+    // number must be the one postcard writes: the variant's index, in declaration order.
+    for (i, s) in ProcState::ALL.into_iter().enumerate() {
+        assert_eq!(postcard::to_allocvec(&s).unwrap(), vec![s.code()], "{s:?}");
+        assert_eq!((usize::from(s.code()), ProcState::from_code(i as u64)), (i, Some(s)));
+    }
+    assert_eq!(ProcState::from_code(6), None);
+    assert_eq!(ProcState::from_code(u64::MAX), None);
+}
