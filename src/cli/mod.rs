@@ -425,8 +425,9 @@ impl Drop for Progress {
 /// A temporary is registered by [`remove_on_signal`](interrupt::remove_on_signal) for as
 /// long as its [`Guard`](interrupt::Guard) lives.
 /// The first registration installs a handler for every catchable signal that ends a
-/// process (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM,
-/// SIGPROF; unless the signal was ignored when the process started, as under `nohup`) that unlinks every
+/// process (SIGHUP, SIGINT, SIGQUIT, SIGABRT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM,
+/// SIGVTALRM, SIGPROF; SIGABRT is also how a release build ends on a panic; unless the
+/// signal was ignored when the process started, as under `nohup`) that unlinks every
 /// registered temporary, restores the default action and raises the signal again, so
 /// the process ends as interrupted (a shell reports status 130 for `^C`). The handler
 /// only reads pre-built C strings from atomic slots and calls `unlink`, `signal` and
@@ -482,6 +483,7 @@ pub mod interrupt {
         const SIGHUP: c_int = 1;
         const SIGINT: c_int = 2;
         const SIGQUIT: c_int = 3;
+        const SIGABRT: c_int = 6;
         const SIGUSR1: c_int = 10;
         const SIGUSR2: c_int = 12;
         const SIGALRM: c_int = 14;
@@ -491,7 +493,8 @@ pub mod interrupt {
         const SIGPROF: c_int = 27;
         /// The signals that end a process by default and can be caught (numbers as on
         /// Linux).
-        const ENDING: [c_int; 9] = [SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM, SIGPROF];
+        const ENDING: [c_int; 10] =
+            [SIGHUP, SIGINT, SIGQUIT, SIGABRT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM, SIGPROF];
 
         /// Past a file size limit (`ulimit -f`) a write fails with "File too large"
         /// instead of the process dying by SIGXFSZ with no message and its temporary left.

@@ -242,9 +242,17 @@ fn a_10_mb_source_of_random_tokens_is_a_clear_error() {
     eprintln!("10 MB of random tokens: exit 2 after {took:?}");
 }
 
+/// SIGTERM, and SIGABRT: a release build ends on a panic by aborting (Cargo.toml), which
+/// raises SIGABRT, so the same handler removes the temporary then too.
 #[test]
 fn a_terminated_run_leaves_no_record_and_no_temporary() {
-    let dir = tempdir("harden-sigint");
+    for (sig, name) in [(15, "TERM"), (6, "ABRT")] {
+        terminated_run_leaves_nothing(sig, name);
+    }
+}
+
+fn terminated_run_leaves_nothing(sig: i32, name: &str) {
+    let dir = tempdir(&format!("harden-sig{name}"));
     let cod = compile_text(&dir, "spin", "void main() {\n    int i;\n    for (i = 0; ; i++) i = i - 1 + 1;\n}\n");
     let child = Command::new(crate::harness::tool("cpss"))
         .args([cod.to_str().unwrap(), "-t", "out.cpt"])
@@ -260,13 +268,13 @@ fn a_terminated_run_leaves_no_record_and_no_temporary() {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(300));
-    // SIGTERM (SIGINT ends a run with its statistics so far: see the cpss tests).
-    let kill = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    // (SIGINT ends a run with its statistics so far: see the cpss tests.)
+    let kill = Command::new("kill").args([&format!("-{name}"), &child.id().to_string()]).status().unwrap();
     assert!(kill.success());
     let out = child.wait_with_output().unwrap();
     use std::os::unix::process::ExitStatusExt;
     // Ended by the signal itself, as a terminated tool should.
-    assert_eq!(out.status.signal(), Some(15), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.signal(), Some(sig), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
     assert_eq!(listing(&dir), ["spin.c", "spin.cod"]);
 }
 
