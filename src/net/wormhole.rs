@@ -368,7 +368,7 @@ impl Wormhole {
         let (ratio, link_delay) = (msg.ratio, msg.link_delay);
         let up = if j > 0 { Some(msg.route[j as usize - 1].link) } else { None };
         let LinkCost { per_flit, latency, .. } = self.fabric.cost(self.fabric.slot_link[slot as usize], link_delay);
-        let dur = if flit == 0 { (per_flit as f64 * ratio).round() as Ticks + latency } else { per_flit };
+        let dur = if flit == 0 { head_time(per_flit, ratio) + latency } else { per_flit };
         if j + 1 < hops {
             self.lane(slot, v).buf += 1;
         }
@@ -533,6 +533,22 @@ impl Wormhole {
     fn ends(&self, m: u32) -> (u32, u32) {
         let r = &self.msgs.items[m as usize].route;
         (r.first().map_or(0, |h| h.from), r.last().map_or(0, |h| h.to))
+    }
+}
+
+/// A head flit's crossing without the link's latency, `round(per_flit * ratio)` (half
+/// away from zero, as `f64::round`), computed without `round`'s library call (one per
+/// head flit): the product's integer part, plus one when its fraction, exact as a
+/// difference of the product and its integer part, is at least a half. The product is
+/// never negative; past `u64::MAX` both saturate.
+#[inline]
+fn head_time(per_flit: Ticks, ratio: f64) -> Ticks {
+    let x = per_flit as f64 * ratio;
+    let whole = x as Ticks;
+    if x - whole as f64 >= 0.5 {
+        whole.saturating_add(1)
+    } else {
+        whole
     }
 }
 
@@ -704,6 +720,19 @@ mod tests {
         let (pk, f) = (p.packets(bytes), p.flits());
         let hd = (p.link_delay as f64 * p.head_flit_ratio).round() as Ticks;
         p.msg_init + pk * p.packet_init + (pk + hops - 1) * hd + pk * (f - 1) * p.link_delay
+    }
+
+    /// `head_time` is `f64::round` of the product, halves and near-halves included.
+    #[test]
+    fn head_time_rounds_as_f64_round() {
+        let ratios = [1.0, 1.5, 2.0, 2.5, 0.5 + 1e-12, 1.999_999_999_999_999_8, 3.3, 7.25, 999.5, 1000.0];
+        let mut flits: Vec<Ticks> = (0..2000).collect();
+        flits.extend([1 << 40, (1 << 52) - 1, 1 << 52, (1 << 53) + 1, u64::MAX / 1000, u64::MAX]);
+        for &r in &ratios {
+            for &f in &flits {
+                assert_eq!(head_time(f, r), (f as f64 * r).round() as Ticks, "{f} * {r}");
+            }
+        }
     }
 
     #[test]

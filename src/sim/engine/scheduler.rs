@@ -668,9 +668,9 @@ impl<'m> Simulator<'m> {
     /// scheduler from its clock.
     #[inline(always)]
     pub(super) fn quantum_over(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
-        // A process not alone on its processor never goes on (the common case, tested
-        // here without a call).
-        let e = if self.queue_len(pp) == 1 { self.solo_cross(pid, pp, qend) } else { None };
+        // A process not alone on its processor, or with processors still to visit in
+        // this quantum, never goes on (the common cases, tested here without a call).
+        let e = if self.due_now.is_empty() && self.queue_len(pp) == 1 { self.solo_cross(pid, pp, qend) } else { None };
         if e.is_none() {
             let c = self.procs[pid as usize].clock;
             self.set_wake(pid, c);
@@ -696,11 +696,12 @@ impl<'m> Simulator<'m> {
     /// interpreter leaves, as only the instructions it leaves for change the machine.
     /// With a profile, every quantum's busy time needs its row: left to `solo_cross`.
     pub(super) fn cross_max(&self, pp: usize, q: Ticks) -> Ticks {
-        let alone = self.observer.is_none()
+        // Processors still to visit in this quantum (the common case) first.
+        let alone = self.due_now.is_empty()
+            && self.observer.is_none()
             && self.cfg.profile_step.is_none()
             && self.program_end.is_none()
-            && self.queue_len(pp) == 1
-            && self.due_now.is_empty();
+            && self.queue_len(pp) == 1;
         if !alone {
             return 0;
         }
@@ -716,16 +717,19 @@ impl<'m> Simulator<'m> {
         let q = self.cfg.quantum.max(1);
         let next = qend + q;
         let clock = self.procs[pid as usize].clock;
-        let alone = self.observer.is_none()
+        let alone = self.due_now.is_empty()
+            && self.observer.is_none()
             && self.program_end.is_none()
             && self.queue_len(pp) == 1
-            && self.due_now.is_empty()
             && self.due_min() >= next
             && self.net_next_event() >= qend;
+        if !alone || clock >= next {
+            return None;
+        }
         let stops = self.cfg.alarm.is_some_and(|a| qend >= a)
             || self.cfg.max_time.is_some_and(|m| qend > m)
             || self.watched(qend);
-        if !alone || stops || clock >= next {
+        if stops {
             return None;
         }
         self.pclock[pp] = self.pclock[pp].max(clock);

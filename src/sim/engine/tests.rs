@@ -1048,3 +1048,26 @@ fn a_watched_run_has_the_same_results_and_stops_when_asked() {
         other => panic!("unexpected {other:?}"),
     }
 }
+
+/// The fields a turn touches share the process block's first cache line, the display
+/// and frames its second (see [`super::Proc`]).
+#[test]
+fn a_process_block_keeps_a_turn_s_fields_in_its_first_cache_line() {
+    use super::Proc;
+    use std::mem::{align_of, offset_of, size_of};
+    assert_eq!(align_of::<Proc>(), 64);
+    let first = [
+        offset_of!(Proc, stack) + size_of::<Vec<crate::vcode::Word>>(),
+        offset_of!(Proc, clock) + 8,
+        offset_of!(Proc, wait) + size_of::<crate::trace::Reason>(),
+        offset_of!(Proc, pc) + 4,
+        offset_of!(Proc, pproc) + 4,
+        offset_of!(Proc, ended) + 1,
+        offset_of!(Proc, ending) + 1,
+        offset_of!(Proc, time_on) + 1,
+    ];
+    assert!(first.iter().all(|&end| end <= 64), "{first:?}");
+    let second = [offset_of!(Proc, display), offset_of!(Proc, frames), offset_of!(Proc, cur_seg)];
+    assert!(second.iter().all(|&at| (64..128).contains(&at)), "{second:?}");
+    assert_eq!(size_of::<Proc>() % 64, 0);
+}
