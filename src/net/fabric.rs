@@ -128,7 +128,11 @@ impl Fabric {
     pub fn route(&mut self, src: u32, dst: u32, classes: u32, out: &mut Vec<RouteHop>, mut fresh: impl FnMut(u32)) {
         out.clear();
         if let Some(&(start, len)) = self.routes.get(&route_key(src, dst, classes)) {
-            out.extend_from_slice(&self.cached[start as usize..(start + len) as usize]);
+            match &self.cached[start as usize..(start + len) as usize] {
+                // (A neighbour's one hop, the commonest route, without the copy's call.)
+                [hop] => out.push(*hop),
+                hops => out.extend_from_slice(hops),
+            }
             self.take_copies(out, &mut fresh);
             return;
         }
@@ -214,6 +218,7 @@ pub(super) struct Events {
 }
 
 impl Events {
+    #[inline(always)]
     pub fn push(&mut self, t: Ticks, what: u32) {
         let b = match self.last {
             Some((lt, b)) if lt == t => b,
@@ -298,6 +303,7 @@ impl Events {
     }
 
     /// The earliest event if it is before `until`.
+    #[inline(always)]
     pub fn pop_before(&mut self, until: Ticks) -> Option<(Ticks, u32)> {
         let &Reverse((t, b)) = self.times.peek()?;
         if t >= until {

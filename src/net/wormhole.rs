@@ -264,6 +264,7 @@ impl Wormhole {
 
     /// Releases the next packet of message `m`: its head asks for a lane on the first
     /// link.
+    #[inline(always)]
     fn release_packet(&mut self, m: u32) {
         let msg = &mut self.msgs.items[m as usize];
         let (index, hops, flits) = (msg.released, msg.route.len(), msg.flits);
@@ -281,6 +282,7 @@ impl Wormhole {
     }
 
     /// Packet `k`'s head asks for a lane on hop `j`.
+    #[inline(always)]
     fn request_lane(&mut self, k: u32, j: u32) {
         let m = self.pkts.items[k as usize].msg;
         let hop = self.msgs.items[m as usize].route[j as usize];
@@ -294,6 +296,7 @@ impl Wormhole {
         self.links[hop.link as usize].waiting.push_back(k);
     }
 
+    #[inline(always)]
     fn grant(&mut self, k: u32, j: u32, slot: u32, v: u32) {
         *self.lane(slot, v) = Lane { owner: k, hop: j, buf: 0 };
         let p = &mut self.pkts.items[k as usize];
@@ -304,6 +307,7 @@ impl Wormhole {
 
     /// Frees lane `v` of link `slot` and gives it to the first waiting head that may
     /// use it.
+    #[inline(always)]
     fn release_lane(&mut self, slot: u32, v: u32) {
         *self.lane(slot, v) = FREE;
         let mut granted = None;
@@ -425,6 +429,7 @@ impl Wormhole {
     }
 
     /// A packet of message `m` reached its destination at `self.now`.
+    #[inline(always)]
     fn packet_arrived(&mut self, m: u32) {
         let now = self.now;
         let msg = &mut self.msgs.items[m as usize];

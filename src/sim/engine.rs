@@ -162,6 +162,8 @@ impl Payload {
     /// A copy of `words`.
     fn new(words: &[Word]) -> Payload {
         match words.len() {
+            // (One word, the commonest message, without the copy's library call.)
+            1 => Payload::Inline(1, [words[0], Word::Int(0)]),
             n if n <= Payload::INLINE => {
                 let mut a = [Word::Int(0); Payload::INLINE];
                 a[..n].copy_from_slice(words);
@@ -837,6 +839,7 @@ impl<'m> Simulator<'m> {
     }
 
     /// Charges `op` `n` times over as one step (the library's per-word routines).
+    #[inline(always)]
     fn charge_n(&mut self, pid: u32, op: Op, n: u64) -> Result<(), SimError> {
         if self.steps_left == 0 {
             return Err(self.limit(Limit::Steps));

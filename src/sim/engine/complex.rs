@@ -39,6 +39,122 @@ impl<'m> Simulator<'m> {
         }
     }
 
+    /// SEND of `n` words (the busiest complex instructions, SEND and RECV, have functions
+    /// of their own, which a turn calls without going through [`Self::exec_complex`]'s
+    /// dispatch).
+    pub(super) fn exec_send(&mut self, pid: u32, n: u32) -> Result<Flow, SimError> {
+        let op = Op::Send;
+        // The send's own pc: `charge` moves past it.
+        let pc = self.procs[pid as usize].pc;
+        let data = self.pop_payload(pid, n as usize)?;
+        let a = as_int(self.pop(pid)?) as i64;
+        let c = self.chan_index(pid, a)?;
+        self.charge(pid, op)?;
+        // Each unreceived message holds host memory: bounded in count and in words.
+        let words = data.len() as u64;
+        if self.unreceived >= self.cfg.max_messages || self.unreceived_words + words > self.cfg.max_message_words {
+            return Err(self.limit(Limit::Messages));
+        }
+        self.unreceived += 1;
+        self.unreceived_words += words;
+        let owner = self.chans[c].owner;
+        let src = self.procs[pid as usize].pproc;
+        let now = self.procs[pid as usize].clock;
+        let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
+        let bytes: u32 = data.iter().copied().map(word_bytes).sum();
+        self.msg_seq += 1;
+        let id = self.msg_seq;
+        let arrival = self.net_send(id, src, dst, bytes, now);
+        self.stats.messages += 1;
+        self.stats.bytes += bytes as u64;
+        let chan = &mut self.chans[c];
+        let k = match chan.from.iter().position(|f| f.pid == pid) {
+            Some(k) => k,
+            None => {
+                // Room for one sender and one message: most channel elements (one per
+                // process in a large machine) see one sender and few messages.
+                chan.from.reserve_exact(1);
+                chan.from.push(FromSender { pid, last: 0, pending: VecDeque::with_capacity(1) });
+                chan.from.len() - 1
+            }
+        };
+        let sent = Sent { id, arrival: arrival.map_or(NEVER, |t| t.max(now)), sent: now, data, deferred: false };
+        chan.from[k].pending.push_back(sent);
+        if self.observer.is_some() {
+            // The arrival after the non-overtaking rule (the last delivery).
+            let known = arrival.map(|t| t.max(now).max(self.chans[c].from[k].last));
+            let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+            let line = self.module.line_of(pc);
+            if let Some(o) = self.observer.as_mut() {
+                o.event(&SimEvent::Send {
+                    time: now,
+                    msg: id,
+                    src_pid: pid,
+                    dst_pid: owner,
+                    src_pproc: src,
+                    dst_pproc: dst,
+                    channel,
+                    elem,
+                    bytes,
+                    arrival: known,
+                    line,
+                });
+            }
+        }
+        self.flush_hops();
+        match arrival {
+            Some(_) => self.deliver_ready(c, k),
+            None => {
+                if let Some(e) = self.chans[c].from[k].pending.back_mut() {
+                    e.deferred = true;
+                }
+                self.in_flight.insert(id, InFlight::Chan { chan: c as u32, sender: pid });
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// RECV.
+    pub(super) fn exec_recv(&mut self, pid: u32) -> Result<Flow, SimError> {
+        let op = Op::Recv;
+        let a = as_int(self.peek(pid)?) as i64;
+        let c = self.chan_index(pid, a)?;
+        let owner = self.chans[c].owner;
+        if owner != pid {
+            let channel = self.channel_name(a as u32);
+            return Err(self.rt(pid, RuntimeError::NotOwner { reader: pid, owner, channel }));
+        }
+        let clock = self.procs[pid as usize].clock;
+        match self.chans[c].queue.peek().map(|m| m.arrival) {
+            Some(t) if t <= clock => {
+                let m = self.chans[c].queue.pop().map(|m| m.data).unwrap_or_default();
+                self.unreceived = self.unreceived.saturating_sub(1);
+                self.unreceived_words = self.unreceived_words.saturating_sub(m.len() as u64);
+                let p = &mut self.procs[pid as usize];
+                p.stack.pop();
+                match &*m {
+                    [w] => p.stack.push(*w),
+                    words => p.stack.extend_from_slice(words),
+                }
+                self.charge(pid, op)?;
+                if self.observer.is_some() {
+                    let (time, line) =
+                        (self.procs[pid as usize].clock, self.module.line_of(self.procs[pid as usize].pc));
+                    let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+                    if let Some(o) = self.observer.as_mut() {
+                        o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t, line });
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            other => {
+                let reason = Reason::Channel { channel: self.chans[c].info, index: self.chans[c].elem };
+                self.block(pid, reason, other.unwrap_or(NEVER));
+                Ok(Flow::Stop)
+            }
+        }
+    }
+
     /// Executes an instruction that needs more than the running process and the pool.
     pub(super) fn exec_complex(&mut self, pid: u32, ins: Instr) -> Result<Flow, SimError> {
         let op = ins.op();
@@ -208,114 +324,8 @@ impl<'m> Simulator<'m> {
                     None => Err(self.rt(pid, RuntimeError::NothingToJoin)),
                 }
             }
-            Instr::Send { n } => {
-                // The send's own pc: `charge` moves past it.
-                let pc = self.procs[pid as usize].pc;
-                let data = self.pop_payload(pid, n as usize)?;
-                let a = as_int(self.pop(pid)?) as i64;
-                let c = self.chan_index(pid, a)?;
-                self.charge(pid, op)?;
-                // Each unreceived message holds host memory: bounded in count and in words.
-                let words = data.len() as u64;
-                if self.unreceived >= self.cfg.max_messages
-                    || self.unreceived_words + words > self.cfg.max_message_words
-                {
-                    return Err(self.limit(Limit::Messages));
-                }
-                self.unreceived += 1;
-                self.unreceived_words += words;
-                let owner = self.chans[c].owner;
-                let src = self.procs[pid as usize].pproc;
-                let now = self.procs[pid as usize].clock;
-                let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
-                let bytes: u32 = data.iter().copied().map(word_bytes).sum();
-                self.msg_seq += 1;
-                let id = self.msg_seq;
-                let arrival = self.net_send(id, src, dst, bytes, now);
-                self.stats.messages += 1;
-                self.stats.bytes += bytes as u64;
-                let chan = &mut self.chans[c];
-                let k = match chan.from.iter().position(|f| f.pid == pid) {
-                    Some(k) => k,
-                    None => {
-                        // Room for one sender and one message: most channel elements (one per
-                        // process in a large machine) see one sender and few messages.
-                        chan.from.reserve_exact(1);
-                        chan.from.push(FromSender { pid, last: 0, pending: VecDeque::with_capacity(1) });
-                        chan.from.len() - 1
-                    }
-                };
-                let sent =
-                    Sent { id, arrival: arrival.map_or(NEVER, |t| t.max(now)), sent: now, data, deferred: false };
-                chan.from[k].pending.push_back(sent);
-                if self.observer.is_some() {
-                    // The arrival after the non-overtaking rule (the last delivery).
-                    let known = arrival.map(|t| t.max(now).max(self.chans[c].from[k].last));
-                    let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
-                    let line = self.module.line_of(pc);
-                    if let Some(o) = self.observer.as_mut() {
-                        o.event(&SimEvent::Send {
-                            time: now,
-                            msg: id,
-                            src_pid: pid,
-                            dst_pid: owner,
-                            src_pproc: src,
-                            dst_pproc: dst,
-                            channel,
-                            elem,
-                            bytes,
-                            arrival: known,
-                            line,
-                        });
-                    }
-                }
-                self.flush_hops();
-                match arrival {
-                    Some(_) => self.deliver_ready(c, k),
-                    None => {
-                        if let Some(e) = self.chans[c].from[k].pending.back_mut() {
-                            e.deferred = true;
-                        }
-                        self.in_flight.insert(id, InFlight::Chan { chan: c as u32, sender: pid });
-                    }
-                }
-                Ok(Flow::Continue)
-            }
-            Instr::Recv { .. } => {
-                let a = as_int(self.peek(pid)?) as i64;
-                let c = self.chan_index(pid, a)?;
-                let owner = self.chans[c].owner;
-                if owner != pid {
-                    let channel = self.channel_name(a as u32);
-                    return Err(self.rt(pid, RuntimeError::NotOwner { reader: pid, owner, channel }));
-                }
-                let clock = self.procs[pid as usize].clock;
-                match self.chans[c].queue.peek().map(|m| m.arrival) {
-                    Some(t) if t <= clock => {
-                        let m = self.chans[c].queue.pop().map(|m| m.data).unwrap_or_default();
-                        self.unreceived = self.unreceived.saturating_sub(1);
-                        self.unreceived_words = self.unreceived_words.saturating_sub(m.len() as u64);
-                        let p = &mut self.procs[pid as usize];
-                        p.stack.pop();
-                        p.stack.extend_from_slice(&m);
-                        self.charge(pid, op)?;
-                        if self.observer.is_some() {
-                            let (time, line) =
-                                (self.procs[pid as usize].clock, self.module.line_of(self.procs[pid as usize].pc));
-                            let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
-                            if let Some(o) = self.observer.as_mut() {
-                                o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t, line });
-                            }
-                        }
-                        Ok(Flow::Continue)
-                    }
-                    other => {
-                        let reason = Reason::Channel { channel: self.chans[c].info, index: self.chans[c].elem };
-                        self.block(pid, reason, other.unwrap_or(NEVER));
-                        Ok(Flow::Stop)
-                    }
-                }
-            }
+            Instr::Send { n } => self.exec_send(pid, n),
+            Instr::Recv { .. } => self.exec_recv(pid),
             Instr::Lock {} => {
                 let a = as_int(self.peek(pid)?) as i64;
                 let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;

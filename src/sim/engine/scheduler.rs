@@ -439,6 +439,7 @@ impl<'m> Simulator<'m> {
 
     /// Runs `pid`'s turn on `pp` from `start` and moves the processor's clock on; true
     /// when the program ended in it.
+    #[inline(always)]
     fn turn_on(&mut self, pp: usize, pid: u32, start: Ticks, qend: Ticks) -> Result<bool, SimError> {
         self.woken = false;
         self.turn(pid, start, qend)?;
@@ -449,6 +450,7 @@ impl<'m> Simulator<'m> {
 
     /// Processor `pp` has nothing more to run in this quantum: its least wake time, exact
     /// again, is where it is due next.
+    #[inline(always)]
     fn settle(&mut self, pp: usize, min_wake: Ticks) {
         self.pmin[pp] = min_wake;
         if min_wake != NEVER {
@@ -649,7 +651,11 @@ impl<'m> Simulator<'m> {
                         let message = format!("pc {pc} outside the code");
                         return Err(self.rt(pid, RuntimeError::BadCode { message }));
                     };
-                    let flow = self.exec_complex(pid, ins)?;
+                    let flow = match ins {
+                        Instr::Send { n } => self.exec_send(pid, n)?,
+                        Instr::Recv { .. } => self.exec_recv(pid)?,
+                        _ => self.exec_complex(pid, ins)?,
+                    };
                     if self.complex_traced.replace(false) && matches!(flow, Flow::Continue) {
                         self.debug_stop(Stop::Traced { pid })?;
                     }
