@@ -479,7 +479,7 @@ impl Wormhole {
         for j in want..hops {
             let hop = route_at(self, j);
             let c = self.fabric.cost(self.fabric.slot_link[hop.link as usize], link_delay);
-            delay += (c.per_flit as f64 * ratio).round() as Ticks + c.latency;
+            delay += head_time(c.per_flit, ratio) + c.latency;
             ld = c.per_flit;
         }
         delay += u64::from(flits.saturating_sub(1)) * ld;
