@@ -39,10 +39,20 @@ impl<'m> Simulator<'m> {
         }
     }
 
-    /// SEND of `n` words (the busiest complex instructions, SEND and RECV, have functions
-    /// of their own, which a turn calls without going through [`Self::exec_complex`]'s
-    /// dispatch).
-    pub(super) fn exec_send(&mut self, pid: u32, n: u32) -> Result<Flow, SimError> {
+    /// Executes an instruction that needs more than the running process and the pool.
+    /// The busiest, SEND and RECV, have functions of their own, called from here without
+    /// entering the large function that runs all the others ([`Self::exec_other`]).
+    #[inline(always)]
+    pub(super) fn exec_complex(&mut self, pid: u32, ins: Instr) -> Result<Flow, SimError> {
+        match ins {
+            Instr::Send { n } => self.exec_send(pid, n),
+            Instr::Recv { .. } => self.exec_recv(pid),
+            _ => self.exec_other(pid, ins),
+        }
+    }
+
+    /// SEND of `n` words.
+    fn exec_send(&mut self, pid: u32, n: u32) -> Result<Flow, SimError> {
         let op = Op::Send;
         // The send's own pc: `charge` moves past it.
         let pc = self.procs[pid as usize].pc;
@@ -115,7 +125,7 @@ impl<'m> Simulator<'m> {
     }
 
     /// RECV.
-    pub(super) fn exec_recv(&mut self, pid: u32) -> Result<Flow, SimError> {
+    fn exec_recv(&mut self, pid: u32) -> Result<Flow, SimError> {
         let op = Op::Recv;
         let a = as_int(self.peek(pid)?) as i64;
         let c = self.chan_index(pid, a)?;
@@ -155,8 +165,8 @@ impl<'m> Simulator<'m> {
         }
     }
 
-    /// Executes an instruction that needs more than the running process and the pool.
-    pub(super) fn exec_complex(&mut self, pid: u32, ins: Instr) -> Result<Flow, SimError> {
+    /// Every complex instruction but SEND and RECV ([`Self::exec_complex`]).
+    fn exec_other(&mut self, pid: u32, ins: Instr) -> Result<Flow, SimError> {
         let op = ins.op();
         match ins {
             Instr::Call { .. } | Instr::CallInd {} => {
@@ -324,8 +334,6 @@ impl<'m> Simulator<'m> {
                     None => Err(self.rt(pid, RuntimeError::NothingToJoin)),
                 }
             }
-            Instr::Send { n } => self.exec_send(pid, n),
-            Instr::Recv { .. } => self.exec_recv(pid),
             Instr::Lock {} => {
                 let a = as_int(self.peek(pid)?) as i64;
                 let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;

@@ -651,11 +651,7 @@ impl<'m> Simulator<'m> {
                         let message = format!("pc {pc} outside the code");
                         return Err(self.rt(pid, RuntimeError::BadCode { message }));
                     };
-                    let flow = match ins {
-                        Instr::Send { n } => self.exec_send(pid, n)?,
-                        Instr::Recv { .. } => self.exec_recv(pid)?,
-                        _ => self.exec_complex(pid, ins)?,
-                    };
+                    let flow = self.exec_complex(pid, ins)?;
                     if self.complex_traced.replace(false) && matches!(flow, Flow::Continue) {
                         self.debug_stop(Stop::Traced { pid })?;
                     }
