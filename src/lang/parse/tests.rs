@@ -1,10 +1,10 @@
-//! Tests of [`super`] (parse.rs).
+//! Tests of [`super`] (the parser).
 use super::super::{parse_text, SourceMap};
 use super::*;
 use proptest::prelude::*;
 
 /// Figure 28 of seed 000 with the OCR damage repaired (`fixtures/matmul.c`).
-const MATMUL: &str = include_str!("../../fixtures/matmul.c");
+const MATMUL: &str = include_str!("../../../fixtures/matmul.c");
 
 fn ok(src: &str) -> Program {
     let (p, d) = parse_text(src);
