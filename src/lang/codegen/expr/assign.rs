@@ -1,0 +1,187 @@
+//! Assignments (a store, or a send when the target is a channel element), compound
+//! assignments and increments.
+use super::*;
+
+impl Gen<'_> {
+    /// `l = r` / `l op= r`. With `want`, leaves the assigned value on the stack.
+    pub(super) fn assign(&mut self, op: Option<BinOp>, l: &Expr, r: &Expr, want: bool, loc: Loc) -> TypeId {
+        if !self.is_lvalue_expr(l) {
+            if let ExprKind::Ident(n) = &l.kind {
+                if self.lookup(n).is_none() {
+                    self.undeclared(l.loc, "name", n);
+                    self.rvalue_discard(r);
+                    return ERROR;
+                }
+            }
+            self.error(l.loc, "cannot assign to this expression: it is not an lvalue");
+            self.rvalue_discard(r);
+            return ERROR;
+        }
+        if !self.check_not_const(l, "assignment") {
+            self.rvalue_discard(r);
+            return ERROR;
+        }
+        let t = self.lvalue(l);
+        if t == ERROR {
+            self.rvalue_discard(r);
+            return ERROR;
+        }
+        if let Some(elem) = self.types.channel_elem(t) {
+            if op.is_some() {
+                self.error(loc, "a channel element cannot take a compound assignment (a read and a send)");
+                return ERROR;
+            }
+            let vt = self.value_of_type(elem, r);
+            if vt == ERROR {
+                return ERROR;
+            }
+            let n = self.types.words(elem);
+            self.emit(Instr::Send { n }, loc);
+            if want {
+                self.error(loc, "a channel send has no value");
+                return ERROR;
+            }
+            return VOID;
+        }
+        if self.types.array_elem(t).is_some() {
+            self.error(l.loc, format!("cannot assign to an array ({})", self.types.name(t)));
+            return ERROR;
+        }
+        if self.types.is_spinlock(t) {
+            self.error(l.loc, "cannot assign to a spinlock");
+            return ERROR;
+        }
+        match op {
+            None => self.assign_into(t, r, want),
+            Some(op) => {
+                if !self.types.is_scalar(t) {
+                    self.error(
+                        l.loc,
+                        format!("compound assignment needs a number or pointer, found {}", self.types.name(t)),
+                    );
+                    return ERROR;
+                }
+                self.emit(Instr::Dup {}, loc);
+                self.emit(Instr::Dereference {}, loc);
+                let fix = self.emit(Instr::Nop {}, loc);
+                let tr = self.rvalue(r);
+                if tr == ERROR {
+                    return ERROR;
+                }
+                let res = self.binary_typed(op, t, tr, fix, l, r, loc);
+                if res == ERROR {
+                    return ERROR;
+                }
+                if self.types.is_pointer(t) && !self.types.is_pointer(res) {
+                    self.error(loc, "type mismatch in compound assignment to a pointer");
+                    return ERROR;
+                }
+                if t == BOOL {
+                    self.emit_to_bool(res, loc);
+                } else if narrow_of(t).is_some() {
+                    if res == FLOAT {
+                        self.emit(Instr::Convert { to: Scalar::Int }, loc);
+                    }
+                    self.emit_narrow(t, loc);
+                }
+                self.emit(Instr::Store { ty: scalar_of(t), keep: want }, loc);
+                t
+            }
+        }
+    }
+
+    /// With the destination address on the stack, evaluates `e` as a `ty` and stores it.
+    pub(in crate::lang::codegen) fn assign_into(&mut self, ty: TypeId, e: &Expr, keep: bool) -> TypeId {
+        if self.types.is_struct(ty) {
+            if keep {
+                self.error(e.loc, "a struct assignment cannot be used as a value");
+                return ERROR;
+            }
+            let n = self.types.words(ty);
+            if self.is_lvalue_expr(e) && self.channel_of(e).is_none() {
+                let t = self.lvalue(e);
+                if t == ERROR {
+                    return ERROR;
+                }
+                if t != ty {
+                    let (f, tt) = (self.types.name(t), self.types.name(ty));
+                    self.error(e.loc, format!("type mismatch: expected {tt}, found {f}"));
+                    return ERROR;
+                }
+                self.emit(Instr::CopyBlock { n }, e.loc);
+            } else {
+                if self.value_of_type(ty, e) == ERROR {
+                    return ERROR;
+                }
+                self.emit(Instr::StoreBlock { n }, e.loc);
+            }
+            return ty;
+        }
+        if self.value_of_type(ty, e) == ERROR {
+            return ERROR;
+        }
+        self.emit(Instr::Store { ty: scalar_of(ty), keep }, e.loc);
+        ty
+    }
+
+    pub(super) fn incdec(&mut self, pre: bool, inc: bool, e: &Expr, loc: Loc) -> TypeId {
+        if !self.is_lvalue_expr(e) {
+            self.error(e.loc, format!("`{}` needs an lvalue", if inc { "++" } else { "--" }));
+            return ERROR;
+        }
+        if !self.check_not_const(e, if inc { "increment" } else { "decrement" }) {
+            return ERROR;
+        }
+        let t = self.lvalue(e);
+        if t == ERROR {
+            return ERROR;
+        }
+        let step = if let Some(p) = self.types.pointee(t) {
+            self.types.words(p).max(1) as i32
+        } else if self.types.is_arith(t) {
+            1
+        } else {
+            self.error(
+                e.loc,
+                format!("`{}` needs a number or pointer, found {}", if inc { "++" } else { "--" }, self.types.name(t)),
+            );
+            return ERROR;
+        };
+        if t == BOOL {
+            // C: `b++` stores 1 and `b--` stores !b (b ± 1 compared with zero).
+            if !pre {
+                self.emit(Instr::Dup {}, loc);
+                self.emit(Instr::Dereference {}, loc);
+                self.emit(Instr::Swap {}, loc);
+            }
+            if inc {
+                self.emit(Instr::PushI { v: 1 }, loc);
+            } else {
+                self.emit(Instr::Dup {}, loc);
+                self.emit(Instr::Dereference {}, loc);
+                self.emit(Instr::PushI { v: 0 }, loc);
+                self.emit(Instr::EqI {}, loc);
+            }
+            self.emit(Instr::Store { ty: Scalar::Int, keep: pre }, loc);
+            return BOOL;
+        }
+        let delta = if inc { step } else { -step };
+        if narrow_of(t).is_some() {
+            // Load, add, wrap into the type's range, store (keeping the old value after).
+            if !pre {
+                self.emit(Instr::Dup {}, loc);
+                self.emit(Instr::Dereference {}, loc);
+                self.emit(Instr::Swap {}, loc);
+            }
+            self.emit(Instr::Dup {}, loc);
+            self.emit(Instr::Dereference {}, loc);
+            self.emit(Instr::PushI { v: delta }, loc);
+            self.emit(Instr::AddI {}, loc);
+            self.emit_narrow(t, loc);
+            self.emit(Instr::Store { ty: Scalar::Int, keep: pre }, loc);
+            return t;
+        }
+        self.emit(Instr::IncDec { ty: scalar_of(t), delta, pre }, loc);
+        t
+    }
+}
