@@ -12,7 +12,7 @@ impl Parser<'_> {
     }
 
     /// Declares `s` a typedef name in the current block.
-    pub(super) fn add_typedef(&mut self, s: Sym) {
+    fn add_typedef(&mut self, s: Sym) {
         let i = s.0 as usize;
         if i >= self.is_typedef.len() {
             self.is_typedef.resize(i + 1, 0);
@@ -161,7 +161,7 @@ impl Parser<'_> {
     }
 
     /// After `enum`: a name, a body, or both. A body is hoisted as an [`EnumDef`].
-    pub(super) fn enum_spec(&mut self, loc: Loc) -> PResult<()> {
+    fn enum_spec(&mut self, loc: Loc) -> PResult<()> {
         let named = matches!(self.peek().kind, TokenKind::Ident(_));
         if named {
             self.bump();
@@ -196,7 +196,7 @@ impl Parser<'_> {
 
     /// After `struct` (or `union`): a name, a body, or both. Structs and unions share
     /// one name space (C's tags).
-    pub(super) fn struct_spec(&mut self, loc: Loc, union: bool) -> PResult<TypeSpec> {
+    fn struct_spec(&mut self, loc: Loc, union: bool) -> PResult<TypeSpec> {
         let name = match self.peek().kind {
             TokenKind::Ident(s) => {
                 self.bump();
@@ -221,7 +221,7 @@ impl Parser<'_> {
         Ok(TypeSpec::new(BaseType::Struct(name), loc))
     }
 
-    pub(super) fn struct_fields(&mut self) -> PResult<Vec<VarDecl>> {
+    fn struct_fields(&mut self) -> PResult<Vec<VarDecl>> {
         let open = self.bump();
         let mut fields = Vec::new();
         loop {
@@ -254,7 +254,7 @@ impl Parser<'_> {
         self.error(t.loc, msg)
     }
 
-    pub(super) fn field(&mut self) -> PResult<Option<VarDecl>> {
+    fn field(&mut self) -> PResult<Option<VarDecl>> {
         let ty = self.type_spec()?;
         if self.eat(Punct::Semi) {
             return Ok(None);
@@ -316,7 +316,7 @@ impl Parser<'_> {
     }
 
     /// `( * name [dims] ) ( params )` after the result type's `*`s.
-    pub(super) fn func_ptr_declarator(&mut self, pointers: u32, unnamed: bool) -> PResult<Declarator> {
+    fn func_ptr_declarator(&mut self, pointers: u32, unnamed: bool) -> PResult<Declarator> {
         self.bump();
         let mut inner = 0;
         while self.eat(Punct::Star) {
@@ -407,7 +407,7 @@ impl Parser<'_> {
         r
     }
 
-    pub(super) fn init_list(&mut self, loc: Loc) -> PResult<Init> {
+    fn init_list(&mut self, loc: Loc) -> PResult<Init> {
         let mut items = Vec::new();
         loop {
             if self.eat(Punct::RBrace) {
@@ -441,7 +441,7 @@ impl Parser<'_> {
         }
     }
 
-    pub(super) fn function(&mut self, ret: TypeSpec, d: Declarator) -> PResult<FuncDef> {
+    fn function(&mut self, ret: TypeSpec, d: Declarator) -> PResult<FuncDef> {
         if d.is_ref || !d.dims.is_empty() {
             return Err(self.error(d.loc, format!("`{}` cannot be a function returning an array or reference", d.name)));
         }
@@ -457,7 +457,7 @@ impl Parser<'_> {
     }
 
     /// Parameters after `(`, through `)`, and whether `...` ends them.
-    pub(super) fn params(&mut self) -> PResult<(Vec<Param>, bool)> {
+    fn params(&mut self) -> PResult<(Vec<Param>, bool)> {
         let mut params = Vec::new();
         if self.eat(Punct::RParen) {
             return Ok((params, false));

@@ -65,7 +65,7 @@ impl Parser<'_> {
         self.expr_bp(PREC_COND)
     }
 
-    pub(super) fn expr_bp(&mut self, min: u8) -> PResult<Expr> {
+    fn expr_bp(&mut self, min: u8) -> PResult<Expr> {
         self.enter()?;
         let spine = self.spine;
         let r = self.expr_bp_inner(min);
@@ -74,7 +74,7 @@ impl Parser<'_> {
         r
     }
 
-    pub(super) fn expr_bp_inner(&mut self, min: u8) -> PResult<Expr> {
+    fn expr_bp_inner(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
         // A chain `a + b + c …` builds a tree as deep as it is long, which the checker
         // and the code generator walk recursively: the chains open at once (`spine`) are
@@ -109,7 +109,7 @@ impl Parser<'_> {
         Ok(lhs)
     }
 
-    pub(super) fn type_name(&mut self) -> PResult<TypeName> {
+    fn type_name(&mut self) -> PResult<TypeName> {
         let base = self.type_spec()?;
         if base.storage != Storage::None {
             return Err(self.error(base.loc, "a storage class cannot appear in a type name"));
@@ -128,7 +128,7 @@ impl Parser<'_> {
         Ok(TypeName { base, pointers })
     }
 
-    pub(super) fn unary(&mut self) -> PResult<Expr> {
+    fn unary(&mut self) -> PResult<Expr> {
         let t = self.peek();
         let op = match t.kind {
             TokenKind::Punct(Punct::Minus) => Some(UnOp::Neg),
@@ -151,7 +151,7 @@ impl Parser<'_> {
         r
     }
 
-    pub(super) fn prefix(&mut self, t: Token, op: Option<UnOp>) -> PResult<Expr> {
+    fn prefix(&mut self, t: Token, op: Option<UnOp>) -> PResult<Expr> {
         self.bump();
         let kind = match t.kind {
             _ if op.is_some() => ExprKind::Unary(op.unwrap_or(UnOp::Plus), Box::new(self.unary()?)),
@@ -183,13 +183,13 @@ impl Parser<'_> {
         Ok(Expr { kind, loc: t.loc })
     }
 
-    pub(super) fn postfix(&mut self) -> PResult<Expr> {
+    fn postfix(&mut self) -> PResult<Expr> {
         let e = self.primary()?;
         self.postfix_of(e)
     }
 
     /// The postfix operators (`[i]`, `(args)`, `.f`, `->f`, `++`, `--`) after `e`.
-    pub(super) fn postfix_of(&mut self, mut e: Expr) -> PResult<Expr> {
+    fn postfix_of(&mut self, mut e: Expr) -> PResult<Expr> {
         let mut chain = 0u32;
         loop {
             let t = self.peek();
@@ -237,7 +237,7 @@ impl Parser<'_> {
     }
 
     /// Call arguments after `(`, through `)`.
-    pub(super) fn args(&mut self) -> PResult<Vec<Expr>> {
+    fn args(&mut self) -> PResult<Vec<Expr>> {
         let mut args = Vec::new();
         if self.eat(Punct::RParen) {
             return Ok(args);
@@ -251,7 +251,7 @@ impl Parser<'_> {
         }
     }
 
-    pub(super) fn primary(&mut self) -> PResult<Expr> {
+    fn primary(&mut self) -> PResult<Expr> {
         let t = self.peek();
         let kind = match t.kind {
             TokenKind::Ident(s) => ExprKind::Ident(self.name_of(s)),

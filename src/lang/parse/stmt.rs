@@ -53,7 +53,7 @@ impl Parser<'_> {
     }
 
     /// A declaration or a statement inside a block.
-    pub(super) fn block_item(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
+    fn block_item(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
         let t = self.peek();
         match t.kind {
             TokenKind::Ident(_) if self.peek_at(1).kind == TokenKind::Punct(Punct::Colon) => {
@@ -89,7 +89,7 @@ impl Parser<'_> {
         }
     }
 
-    pub(super) fn stmt(&mut self) -> PResult<Stmt> {
+    fn stmt(&mut self) -> PResult<Stmt> {
         if self.at(Punct::LBrace) {
             let b = self.block()?;
             return Ok(Stmt { loc: b.loc, kind: StmtKind::Block(b) });
@@ -101,7 +101,7 @@ impl Parser<'_> {
     }
 
     /// `( expr )` after a keyword; `after` is the message context ("after `if`").
-    pub(super) fn paren_expr(&mut self, after: &str) -> PResult<Expr> {
+    fn paren_expr(&mut self, after: &str) -> PResult<Expr> {
         self.expect_punct(Punct::LParen, after)?;
         let e = self.expr()?;
         self.expect_punct(Punct::RParen, "to close the condition")?;
@@ -110,7 +110,7 @@ impl Parser<'_> {
 
     // Each statement kind has its own function: in unoptimised builds one big match
     // would give every nesting level a frame as large as all arms together.
-    pub(super) fn stmt_inner(&mut self) -> PResult<Stmt> {
+    fn stmt_inner(&mut self) -> PResult<Stmt> {
         let t = self.peek();
         let loc = t.loc;
         // One call through a function pointer keeps a single result temporary in this
@@ -158,7 +158,7 @@ impl Parser<'_> {
     }
 
     /// `goto name;`
-    pub(super) fn goto_stmt(&mut self) -> PResult<StmtKind> {
+    fn goto_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let TokenKind::Ident(s) = self.peek().kind else {
             return Err(self.expected("a label name after `goto`"));
@@ -170,7 +170,7 @@ impl Parser<'_> {
     }
 
     /// `name:`
-    pub(super) fn label(&mut self) -> PResult<StmtKind> {
+    fn label(&mut self) -> PResult<StmtKind> {
         let TokenKind::Ident(s) = self.bump().kind else {
             return Err(self.expected("a label"));
         };
@@ -178,19 +178,19 @@ impl Parser<'_> {
         Ok(StmtKind::Label(self.name_of(s)))
     }
 
-    pub(super) fn empty_stmt(&mut self) -> PResult<StmtKind> {
+    fn empty_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         Ok(StmtKind::Empty)
     }
 
-    pub(super) fn default_label(&mut self) -> PResult<StmtKind> {
+    fn default_label(&mut self) -> PResult<StmtKind> {
         self.bump();
         self.expect_punct(Punct::Colon, "after `default`")?;
         Ok(StmtKind::Default)
     }
 
     /// `break;`, `continue;`, `join;`
-    pub(super) fn jump_stmt(&mut self) -> PResult<StmtKind> {
+    fn jump_stmt(&mut self) -> PResult<StmtKind> {
         let t = self.bump();
         let (kind, what) = match t.kind {
             TokenKind::Kw(Keyword::Break) => (StmtKind::Break, "`break`"),
@@ -201,7 +201,7 @@ impl Parser<'_> {
         Ok(kind)
     }
 
-    pub(super) fn if_stmt(&mut self) -> PResult<StmtKind> {
+    fn if_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let cond = self.paren_expr("after `if`")?;
         let then = Box::new(self.stmt()?);
@@ -214,13 +214,13 @@ impl Parser<'_> {
         Ok(StmtKind::If { cond, then, els })
     }
 
-    pub(super) fn while_stmt(&mut self) -> PResult<StmtKind> {
+    fn while_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let cond = self.paren_expr("after `while`")?;
         Ok(StmtKind::While { cond, body: Box::new(self.stmt()?) })
     }
 
-    pub(super) fn do_stmt(&mut self) -> PResult<StmtKind> {
+    fn do_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let body = Box::new(self.stmt()?);
         if !self.at_kw(Keyword::While) {
@@ -232,7 +232,7 @@ impl Parser<'_> {
         Ok(StmtKind::DoWhile { body, cond })
     }
 
-    pub(super) fn switch_stmt(&mut self) -> PResult<StmtKind> {
+    fn switch_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let expr = self.paren_expr("after `switch`")?;
         if !self.at(Punct::LBrace) {
@@ -241,21 +241,21 @@ impl Parser<'_> {
         Ok(StmtKind::Switch { expr: Box::new(expr), body: self.block()? })
     }
 
-    pub(super) fn case_label(&mut self) -> PResult<StmtKind> {
+    fn case_label(&mut self) -> PResult<StmtKind> {
         self.bump();
         let e = self.cond_expr()?;
         self.expect_punct(Punct::Colon, "after the `case` value")?;
         Ok(StmtKind::Case(e))
     }
 
-    pub(super) fn return_stmt(&mut self) -> PResult<StmtKind> {
+    fn return_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let e = if self.at(Punct::Semi) { None } else { Some(self.expr()?) };
         self.expect_semi("`return` statement")?;
         Ok(StmtKind::Return(e))
     }
 
-    pub(super) fn expr_stmt(&mut self) -> PResult<StmtKind> {
+    fn expr_stmt(&mut self) -> PResult<StmtKind> {
         let e = self.expr()?;
         let before = self.diags.len();
         let r = self.expect_semi("expression");
@@ -283,7 +283,7 @@ impl Parser<'_> {
 
     /// A declaration as the body of `if`/`while`/…: alone, or in its own block when a
     /// struct definition came with it.
-    pub(super) fn decl_stmt(&mut self, loc: Loc) -> PResult<Stmt> {
+    fn decl_stmt(&mut self, loc: Loc) -> PResult<Stmt> {
         let mut out = Vec::new();
         self.block_item(&mut out)?;
         if out.len() == 1 {
@@ -295,7 +295,7 @@ impl Parser<'_> {
         Ok(Stmt { kind: StmtKind::Block(Block { stmts: out, loc, end }), loc })
     }
 
-    pub(super) fn for_stmt(&mut self) -> PResult<StmtKind> {
+    fn for_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         self.expect_punct(Punct::LParen, "after `for`")?;
         let t = self.peek();
@@ -322,7 +322,7 @@ impl Parser<'_> {
         Ok(StmtKind::For { init, cond: cond.map(Box::new), step: step.map(Box::new), body })
     }
 
-    pub(super) fn expect_word(&mut self, w: Sym, text: &str) -> PResult<()> {
+    fn expect_word(&mut self, w: Sym, text: &str) -> PResult<()> {
         if self.peek().kind == TokenKind::Ident(w) {
             self.bump();
             return Ok(());
@@ -330,7 +330,7 @@ impl Parser<'_> {
         Err(self.expected(&format!("`{text}` in the `forall` header")))
     }
 
-    pub(super) fn forall(&mut self) -> PResult<StmtKind> {
+    fn forall(&mut self) -> PResult<StmtKind> {
         self.bump();
         self.expect_punct(Punct::LParen, "after `forall`")?;
         let (var, var_loc) = self.expect_ident("the index variable of `forall`")?;
@@ -356,7 +356,7 @@ impl Parser<'_> {
         })
     }
 
-    pub(super) fn fork(&mut self) -> PResult<StmtKind> {
+    fn fork(&mut self) -> PResult<StmtKind> {
         self.bump();
         let mut vproc = None;
         let mut chans = Vec::new();

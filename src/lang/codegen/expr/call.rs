@@ -124,7 +124,7 @@ impl Gen<'_> {
     /// C does (`char` and `_Bool` to `int`), is stored in one word of hidden frame words
     /// of the caller, whose address is pushed as the callee's hidden last parameter
     /// (`va_start` reads it, `va_arg` walks it).
-    pub(super) fn variadic_args(&mut self, name: &str, extra: &[Expr], loc: Loc) -> bool {
+    fn variadic_args(&mut self, name: &str, extra: &[Expr], loc: Loc) -> bool {
         let n = extra.len() as u32;
         let Some(f) = self.fns.last_mut() else {
             self.error(loc, format!("`{name}` cannot be called here"));
@@ -208,7 +208,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn arity(&mut self, name: &str, name_loc: Loc, args: &[Expr], n: usize) -> bool {
+    fn arity(&mut self, name: &str, name_loc: Loc, args: &[Expr], n: usize) -> bool {
         if args.len() != n {
             self.error(
                 name_loc,
@@ -223,12 +223,12 @@ impl Gen<'_> {
         true
     }
 
-    pub(super) fn pointer_arg(&mut self, e: &Expr, what: &str) -> bool {
+    fn pointer_arg(&mut self, e: &Expr, what: &str) -> bool {
         self.pointer_arg_type(e, what).is_some()
     }
 
     /// Pushes a pointer argument; returns its type (`None` after an error).
-    pub(super) fn pointer_arg_type(&mut self, e: &Expr, what: &str) -> Option<TypeId> {
+    fn pointer_arg_type(&mut self, e: &Expr, what: &str) -> Option<TypeId> {
         let t = self.rvalue(e);
         if t == ERROR {
             return None;
@@ -242,7 +242,7 @@ impl Gen<'_> {
 
     /// `vprintf(fmt, ap)`, `vfprintf(f, fmt, ap)`, `vsprintf(buf, fmt, ap)`,
     /// `vsnprintf(buf, n, fmt, ap)`: the arguments come from a `va_list`.
-    pub(super) fn vformat(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+    fn vformat(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
         let want = match name {
             "vprintf" => 2,
             "vsnprintf" => 4,
@@ -282,7 +282,7 @@ impl Gen<'_> {
 
     /// The C library's memory routines and `sprintf`, `snprintf`, `exit`. Sizes are in
     /// words, as `sizeof` counts them.
-    pub(super) fn library(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+    fn library(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
         let void_ptr = self.types.intern(Type::Pointer(VOID));
         match name {
             "sprintf" | "snprintf" => {
@@ -432,7 +432,7 @@ impl Gen<'_> {
     }
 
     /// A file handle argument: an `int` from `fopen`, or a `FILE *` holding one.
-    pub(super) fn file_arg(&mut self, e: &Expr) -> bool {
+    fn file_arg(&mut self, e: &Expr) -> bool {
         let t = self.rvalue(e);
         if t == ERROR {
             return false;
@@ -448,7 +448,7 @@ impl Gen<'_> {
     }
 
     /// Counts the conversions of a literal format string (`%%` excluded).
-    pub(super) fn format_conversions(fmt: &[u8]) -> usize {
+    fn format_conversions(fmt: &[u8]) -> usize {
         let mut n = 0;
         let mut i = 0;
         while i < fmt.len() {
@@ -467,7 +467,7 @@ impl Gen<'_> {
         n
     }
 
-    pub(super) fn check_format(&mut self, fmt: &Expr, given: usize, name: &str) {
+    fn check_format(&mut self, fmt: &Expr, given: usize, name: &str) {
         if let ExprKind::StrLit(bytes) = &fmt.kind {
             let want = Self::format_conversions(bytes);
             if want != given {
@@ -481,7 +481,7 @@ impl Gen<'_> {
 
     /// `printf`/`fprintf`/`scanf`/`fscanf`: an optional file handle, a format, then
     /// values to print (scalars) or destinations to read into (pointers).
-    pub(super) fn formatted_io(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+    fn formatted_io(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
         let file = name.starts_with('f');
         let reads = name.ends_with("scanf");
         let fixed = if file { 2 } else { 1 };
@@ -524,7 +524,7 @@ impl Gen<'_> {
         INT
     }
 
-    pub(super) fn builtin(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+    fn builtin(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
         let math = crate::vcode::MathFn::ALL.iter().copied().find(|m| m.name() == name);
         if let Some(f) = math {
             if !self.arity(name, name_loc, args, f.arity()) {

@@ -59,7 +59,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn index(&mut self, a: &Expr, i: &Expr, loc: Loc) -> TypeId {
+    fn index(&mut self, a: &Expr, i: &Expr, loc: Loc) -> TypeId {
         let base = if self.is_lvalue_expr(a) {
             let t = self.lvalue(a);
             if t == ERROR {
@@ -110,7 +110,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn member(&mut self, e: &Expr, field: &str, field_loc: Loc, arrow: bool) -> TypeId {
+    fn member(&mut self, e: &Expr, field: &str, field_loc: Loc, arrow: bool) -> TypeId {
         let st = if arrow {
             let t = self.rvalue(e);
             if t == ERROR {

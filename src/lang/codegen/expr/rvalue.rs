@@ -257,7 +257,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn unary(&mut self, op: UnOp, a: &Expr, loc: Loc) -> TypeId {
+    fn unary(&mut self, op: UnOp, a: &Expr, loc: Loc) -> TypeId {
         let t = self.rvalue(a);
         if t == ERROR {
             return ERROR;
@@ -321,7 +321,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, loc: Loc) -> TypeId {
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, loc: Loc) -> TypeId {
         let ta = self.rvalue(a);
         let fix_a = self.emit(Instr::Nop {}, loc);
         let tb = self.rvalue(b);
