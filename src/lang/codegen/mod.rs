@@ -605,16 +605,8 @@ impl<'a> Gen<'a> {
             return;
         }
         for d in &v.decls {
-            if d.is_ref {
-                self.error(d.loc, "only parameters can be references");
-                continue;
-            }
-            let d = &self.with_inferred_size(base, d);
-            let Some(ty) = self.declarator_type(base, d, false) else { continue };
-            if ty == VOID {
-                self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
-                continue;
-            }
+            let Some((d, ty)) = self.variable(base, d) else { continue };
+            let d = &*d;
             if self.redeclare_global(d, ty) {
                 continue;
             }

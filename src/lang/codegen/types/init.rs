@@ -496,6 +496,28 @@ impl Gen<'_> {
         Some(out)
     }
 
+    /// Declarator `d` of a variable declaration of base type `base`, its first dimension
+    /// sized from its initialiser when left open, and the variable's type; `None` after
+    /// reporting why it declares no variable (a reference outside a parameter list, a
+    /// `void` variable, a bad declarator). Shared by globals and locals.
+    pub(in crate::lang::codegen) fn variable<'d>(
+        &mut self,
+        base: TypeId,
+        d: &'d ast::Declarator,
+    ) -> Option<(std::borrow::Cow<'d, ast::Declarator>, TypeId)> {
+        if d.is_ref {
+            self.error(d.loc, "only parameters can be references");
+            return None;
+        }
+        let d = self.with_inferred_size(base, d);
+        let ty = self.declarator_type(base, &d, false)?;
+        if ty == VOID {
+            self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
+            return None;
+        }
+        Some((d, ty))
+    }
+
     /// Declares a local variable and generates code for its initialiser.
     pub(in crate::lang::codegen) fn local_var(&mut self, v: &ast::VarDecl) {
         let base = self.base_type(&v.ty);
@@ -503,16 +525,8 @@ impl Gen<'_> {
             return;
         }
         for d in &v.decls {
-            if d.is_ref {
-                self.error(d.loc, "only parameters can be references");
-                continue;
-            }
-            let d = &self.with_inferred_size(base, d);
-            let Some(ty) = self.declarator_type(base, d, false) else { continue };
-            if ty == VOID {
-                self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
-                continue;
-            }
+            let Some((d, ty)) = self.variable(base, d) else { continue };
+            let d = &*d;
             match v.ty.storage {
                 ast::Storage::Static => {
                     self.static_local(d, ty);
