@@ -9,8 +9,10 @@
 //! process's busy time. Each busy interval of a process is split at its calls and
 //! returns; each piece is *exclusive* time of the function on top of the process's call
 //! stack. A call's *inclusive* time is the process's busy time between its entry and
-//! its return (its own and its callees'); a function's inclusive total counts only its
-//! outermost activations, so recursion does not count time twice. A trace without call
+//! its return (its own and its callees'); a function's inclusive total sums, over the
+//! processes, each process's outermost activations of it, so recursion does not count
+//! time twice and a function run by many processes sums their times as its exclusive
+//! time does (inclusive is never less than exclusive). A trace without call
 //! events (an older record, PICL, SDDF without them) gives each process's function only.
 //!
 //! * **Critical path**: the exclusive time of the function inside the critical path's
@@ -78,6 +80,9 @@ struct Frame {
 #[derive(Debug, Default)]
 struct Process {
     stack: Vec<Frame>,
+    /// Per function, its activations open on `stack` (for recursion: only the
+    /// outermost counts toward the inclusive total).
+    open: BTreeMap<u32, u32>,
     /// Marks after the last busy interval, in time order.
     marks: std::collections::VecDeque<Mark>,
     busy: Ticks,
@@ -93,8 +98,6 @@ struct Acc {
     exclusive: Ticks,
     sum: f64,
     sum_sq: f64,
-    /// Open activations (for recursion).
-    active: u32,
 }
 
 /// Follows the events the profile needs.
@@ -110,18 +113,28 @@ impl FunctionBuilder {
     fn open(&mut self, pid: u32, function: u32) {
         let p = self.procs.entry(pid).or_default();
         p.stack.push(Frame { function, busy_at_entry: p.busy });
-        let a = self.acc.entry(function).or_default();
-        a.calls += 1;
-        a.active += 1;
+        *p.open.entry(function).or_default() += 1;
+        self.acc.entry(function).or_default().calls += 1;
     }
 
     fn close(&mut self, pid: u32) {
         let Some(p) = self.procs.get_mut(&pid) else { return };
         let Some(f) = p.stack.pop() else { return };
         let incl = p.busy.saturating_sub(f.busy_at_entry);
+        // The outermost activation of the function in this process: no other one of
+        // it is open below (each process's time is added once, as exclusive time is).
+        let outermost = match p.open.get_mut(&f.function) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                false
+            }
+            _ => {
+                p.open.remove(&f.function);
+                true
+            }
+        };
         let a = self.acc.entry(f.function).or_default();
-        a.active = a.active.saturating_sub(1);
-        if a.active == 0 {
+        if outermost {
             a.inclusive = a.inclusive.saturating_add(incl);
         }
         let x = incl as f64;
@@ -421,6 +434,39 @@ mod tests {
         // One processor busy throughout: the weighted time equals the exclusive time.
         assert!((f.weighted - 40.0).abs() < 1e-9);
         assert_eq!(p.busy, 100);
+    }
+
+    /// Two processes call f at overlapping times: process 0 from 10 to 50, process 1
+    /// from 20 to 40, each busy throughout. Exclusive f = 40 + 20 = 60; inclusive sums
+    /// the same two activations, 40 + 20 = 60 (one process's open call must not hide
+    /// the other's: inclusive is never less than exclusive).
+    #[test]
+    fn inclusive_sums_every_process_like_exclusive() {
+        let mut events = Vec::new();
+        for pid in [0, 1] {
+            events.push(Event::ProcCreate {
+                time: 0,
+                parent: None,
+                pid,
+                vproc: None,
+                pproc: pid,
+                function: 0,
+                line: 0,
+            });
+        }
+        events.push(Event::Enter { time: 10, pid: 0, function: 1 });
+        events.push(Event::Enter { time: 20, pid: 1, function: 1 });
+        events.push(Event::Leave { time: 40, pid: 1, function: 1 });
+        events.push(busy(1, 20, 40));
+        events.push(Event::Leave { time: 50, pid: 0, function: 1 });
+        events.push(busy(0, 10, 50));
+        let mut b = FunctionBuilder::default();
+        for e in &events {
+            b.event(e);
+        }
+        let p = b.finish(&header(), &CriticalPath::default());
+        let f = p.rows.iter().find(|r| r.function == "f").cloned().unwrap_or_default();
+        assert_eq!((f.calls, f.exclusive, f.inclusive), (2, 60, 60));
     }
 
     /// Quartz weighting by hand: process 0 (main) busy 0..100 on processor 0, process 1
