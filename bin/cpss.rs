@@ -684,15 +684,47 @@ fn repeat(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &
 fn sweep(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &[u8]) -> anyhow::Result<i32> {
     let axes: Vec<SweepAxis> = args.sweep.iter().map(|s| SweepAxis::parse(s)).collect::<Result<_, _>>()?;
     let configs = runs::sweep_configs(opts, &axes)?;
+    let repeated = args.runs > 1;
     let bar = if cli::stderr_is_terminal() {
-        let bar = indicatif::ProgressBar::new(configs.len() as u64);
-        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} configurations {elapsed}") {
+        let total = configs.len() as u64 * u64::from(args.runs.max(1));
+        let bar = indicatif::ProgressBar::new(total);
+        let what = if repeated { "runs" } else { "configurations" };
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {what} {{elapsed}}"))
+        {
             bar.set_style(style);
         }
         bar
     } else {
         indicatif::ProgressBar::hidden()
     };
+    if repeated {
+        // Each configuration repeated: its statistics' mean, sd and 95 % interval.
+        let results = runs::sweep_repeated(module, &configs, stdin, args.runs, &|| bar.inc(1));
+        bar.finish_and_clear();
+        let mut code = exit::OK;
+        for ((vals, _), rs) in configs.iter().zip(&results) {
+            for (i, r) in rs.iter().enumerate() {
+                let failure = match r {
+                    Err(e) => Some((e.to_string(), exit::USAGE)),
+                    Ok(Err(e)) => Some((e.to_string(), e.exit_code())),
+                    Ok(Ok(_)) => None,
+                };
+                if let Some((message, c)) = failure {
+                    let at: Vec<String> = axes.iter().zip(vals).map(|(a, v)| format!("{}={v}", a.name)).collect();
+                    eprintln!("cpss: {} run {i}: {message}", at.join(" "));
+                    code = code.max(c);
+                }
+            }
+        }
+        let report = match args.stats {
+            StatsFormat::Json => runs::sweep_repeated_json(&axes, &configs, &results, args.runs),
+            StatsFormat::None => String::new(),
+            StatsFormat::Csv | StatsFormat::Text => runs::sweep_repeated_csv(&axes, &configs, &results),
+        };
+        cli::write_stdout(report.as_bytes())?;
+        return Ok(code);
+    }
     let results = runs::sweep(module, &configs, stdin, &|| bar.inc(1));
     bar.finish_and_clear();
     let mut code = exit::OK;

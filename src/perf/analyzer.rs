@@ -415,9 +415,8 @@ mod tests {
             b.lines.event(x);
             b.links.event(x);
             b.processes.event(x);
-            for (p, s0, s1, st) in b.front.states.event(x) {
-                add_state(&mut b.front.time, b.front.last, p, s0, s1, st);
-            }
+            let (time, last) = (&mut b.front.time, b.front.last);
+            b.front.states.each(x, |p, s0, s1, st| add_state(time, last, p, s0, s1, st));
         }
         let (a, b) = (a.finish_reports(&s), b.finish_reports(&s));
         assert!(a.links.traced && a.phases.pid == Some(0) && a.lines.lines[0].overhead == 7);

@@ -172,10 +172,25 @@ impl Bounds {
 }
 
 /// The average fraction of `n` processors busy over `span` ticks in which they were busy
-/// `area` processor-ticks, at most 1: the P of the WCPA weights, for
-/// [`BusyProfile::parallelism`] and the weighted critical path's pass alike.
+/// `area` processor-ticks, at most 1: [`BusyProfile::parallelism`].
 pub fn busy_fraction(area: u128, n: u32, span: Ticks) -> f64 {
     (wide_to_f64(area) / (f64::from(n) * span as f64)).min(1.0)
+}
+
+/// The P of an edge's WCPA weight: the average fraction busy, over `span` ticks in which
+/// the `n` processors were busy `area` processor-ticks, of the processors other than the
+/// one the edge's activity occupies. A computation (`own`: its process's busy ticks
+/// during the edge, inside `area`) occupies its processor, so P is the busy share of the
+/// other n − 1 (seed 003 §3.4: a computation during which "all other nodes are idle" has
+/// P = 0 and weighs nΔt; with n = 1 there is no other, and P = 1); a message, a spawn or
+/// a join occupies none, so P is the busy share of all n. At most 1. The weighted
+/// critical path's pass, [`BusyProfile::edge_parallelism`] and the phases use it alike.
+pub fn edge_busy_fraction(area: u128, own: Option<f64>, n: u32, span: Ticks) -> f64 {
+    match own {
+        None => busy_fraction(area, n, span),
+        Some(_) if n <= 1 => 1.0,
+        Some(own) => ((wide_to_f64(area) - own).max(0.0) / (f64::from(n - 1) * span as f64)).min(1.0),
+    }
 }
 
 /// `x as f64`, through the hardware's conversion of a 64-bit integer when `x` fits one
@@ -412,6 +427,15 @@ impl BusyProfile {
             return 0.0;
         }
         busy_fraction(self.busy_area(a, b), n, b - a)
+    }
+
+    /// The P of the WCPA weight of an edge over `[a, b]` (0 for an empty interval):
+    /// [`edge_busy_fraction`], `own` the busy ticks of a computation's process.
+    pub fn edge_parallelism(&self, a: Ticks, b: Ticks, n: u32, own: Option<f64>) -> f64 {
+        if b <= a || n == 0 {
+            return 0.0;
+        }
+        edge_busy_fraction(self.busy_area(a, b), own, n, b - a)
     }
 
     /// The concurrency histogram over `[0, end]`: entry k is the time during which

@@ -25,7 +25,7 @@
 use super::render::json;
 use super::svg::escape;
 use super::Analysis;
-use crate::trace::states::{PState, ProcessorStates};
+use crate::trace::states::{palette, PState, ProcessorStates};
 use crate::trace::{Event, ProcState, Reason, RunHeader, Ticks};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -82,12 +82,12 @@ pub fn report(a: &Analysis, header: &RunHeader, events: impl Iterator<Item = Eve
             Event::Busy { pid, line, .. } => (pid, line),
             _ => (u32::MAX, 0),
         };
-        for (p, s, t, st) in states.event(&e) {
+        states.each(&e, |p, s, t, st| {
             if st != PState::Idle && t > s {
                 let (pid, line) = if st == PState::Running { (pid_of, line_of) } else { (u32::MAX, 0) };
                 pass.stretches.push((p, s, t, code(st), pid, line));
             }
-        }
+        });
         match e {
             Event::RecvCall { time, pid, line, .. } => {
                 called.insert(pid, (line, time));
@@ -187,6 +187,8 @@ fn data(a: &Analysis, header: &RunHeader, n: u32, end: Ticks, mut pass: Pass) ->
         "pproc_of": pproc_of,
         "functions": functions,
         "states": STATES.iter().map(|s| s.name()).collect::<Vec<_>>(),
+        "colours": STATES.iter().map(|s| s.colour()).collect::<Vec<_>>(),
+        "line_colours": palette::LINES,
         "timeline": timeline,
         "messages": messages,
         "messages_total": a.timeline.messages.len(),

@@ -168,7 +168,8 @@ impl PhaseBuilder {
                     } else {
                         (y - x) as f64
                     };
-                    pieces.push((k, wcpa_weight(dt, profile.parallelism(x, y, n), n)));
+                    let own = (s.kind == EdgeKind::Compute).then_some(dt);
+                    pieces.push((k, wcpa_weight(dt, profile.edge_parallelism(x, y, n, own), n)));
                 }
                 i += 1;
             }

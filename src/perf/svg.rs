@@ -11,6 +11,7 @@
 use super::busy::Bounds;
 use super::graph::{CriticalPath, EdgeKind};
 use crate::dense::DenseMap;
+use crate::trace::states::palette;
 use crate::trace::{Event, MsgPurpose, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -543,9 +544,9 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
             );
         }
     };
-    draw(path, "red", 3.0, "critical path");
+    draw(path, palette::CRITICAL_PATH, 3.0, "critical path");
     if let Some(w) = weighted {
-        draw(w, "purple", 2.0, "weighted critical path");
+        draw(w, palette::WEIGHTED_PATH, 2.0, "weighted critical path");
     }
     axes(&mut o, &f);
     axis_titles(&mut o, &f);
@@ -554,7 +555,7 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
     let ly = base + 52.0;
     let _ = writeln!(
         o,
-        "<g id=\"legend\"><rect x=\"{LEFT:.0}\" y=\"{:.2}\" width=\"14\" height=\"10\" fill=\"{}\"/><text x=\"{:.0}\" y=\"{ly:.2}\">busy (colour: process; paler: busy part of the pixel)</text><rect x=\"{:.0}\" y=\"{:.2}\" width=\"14\" height=\"10\" fill=\"white\" stroke=\"#999\"/><text x=\"{:.0}\" y=\"{ly:.2}\">idle</text><line x1=\"{:.0}\" y1=\"{:.2}\" x2=\"{:.0}\" y2=\"{:.2}\" stroke=\"red\" stroke-width=\"3\"/><text x=\"{:.0}\" y=\"{ly:.2}\">critical path (dashed: message, spawn, join, wait)</text>{}</g>",
+        "<g id=\"legend\"><rect x=\"{LEFT:.0}\" y=\"{:.2}\" width=\"14\" height=\"10\" fill=\"{}\"/><text x=\"{:.0}\" y=\"{ly:.2}\">busy (colour: process; paler: busy part of the pixel)</text><rect x=\"{:.0}\" y=\"{:.2}\" width=\"14\" height=\"10\" fill=\"white\" stroke=\"#999\"/><text x=\"{:.0}\" y=\"{ly:.2}\">idle</text><line x1=\"{:.0}\" y1=\"{:.2}\" x2=\"{:.0}\" y2=\"{:.2}\" stroke=\"{}\" stroke-width=\"3\"/><text x=\"{:.0}\" y=\"{ly:.2}\">critical path (dashed: message, spawn, join, wait)</text>{}</g>",
         ly - 9.0,
         colour(1),
         LEFT + 18.0,
@@ -565,14 +566,16 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
         ly - 4.0,
         LEFT + 410.0,
         ly - 4.0,
+        palette::CRITICAL_PATH,
         LEFT + 414.0,
         if weighted.is_some() {
             format!(
-                "<line x1=\"{:.0}\" y1=\"{:.2}\" x2=\"{:.0}\" y2=\"{:.2}\" stroke=\"purple\" stroke-width=\"2\"/><text x=\"{:.0}\" y=\"{ly:.2}\">weighted critical path</text>",
+                "<line x1=\"{:.0}\" y1=\"{:.2}\" x2=\"{:.0}\" y2=\"{:.2}\" stroke=\"{}\" stroke-width=\"2\"/><text x=\"{:.0}\" y=\"{ly:.2}\">weighted critical path</text>",
                 LEFT + 700.0,
                 ly - 4.0,
                 LEFT + 720.0,
                 ly - 4.0,
+                palette::WEIGHTED_PATH,
                 LEFT + 724.0
             )
         } else {
@@ -587,8 +590,8 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
 /// bytes (the last one open) and colours, light to dark.
 const SIZE_CLASSES: [(u32, &str); 4] = [(8, "#6baed6"), (64, "#2171b5"), (512, "#08306b"), (u32::MAX, "#000000")];
 /// The colours of remote reads (request and reply) and remote writes.
-const REMOTE_READ: &str = "#e66101";
-const REMOTE_WRITE: &str = "#5e3c99";
+const REMOTE_READ: &str = palette::REMOTE_READ;
+const REMOTE_WRITE: &str = palette::REMOTE_WRITE;
 
 /// A message's colour and dash in the space-time diagram.
 fn message_style(m: &Message) -> (&'static str, bool) {

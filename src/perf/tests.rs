@@ -187,15 +187,22 @@ fn the_weighted_critical_path_is_the_heaviest_not_the_longest() {
     };
     assert_eq!(a.critical.length, 160);
     assert_eq!(shape(&a.critical), vec![(EdgeKind::Compute, 1, 0, 160, 60)]);
-    assert!((a.critical.total_weight - 65.0).abs() < 1e-9, "{}", a.critical.total_weight);
+    // n = 2, a computation's P the busy share of the processors but its own process's
+    // time: process 1's edge 0..110 (to its fork) has CPU 10 of a busy area of 110 (it
+    // and process 2 on processor 0; processor 1 idle): P = (110 − 10) / 110 = 10/11,
+    // w = 10 + (1/11)·10; its edge 110..160 has CPU 50 with processor 1 busy: P = 1, 50.
+    // Total 60 + 10/11.
+    assert!((a.critical.total_weight - (60.0 + 10.0 / 11.0)).abs() < 1e-9, "{}", a.critical.total_weight);
     assert_eq!(a.weighted.processors, 2);
     assert_eq!(shape(&a.weighted), vec![(EdgeKind::Spawn, 0, 0, 10, 0), (EdgeKind::Compute, 2, 10, 110, 100)]);
     let w: Vec<f64> = a.weighted.segments.iter().map(|g| g.weight).collect();
-    assert_eq!(w, vec![15.0, 150.0]);
-    assert_eq!(a.weighted.total_weight, 165.0);
+    // The spawn 0..10 occupies no processor: P = 10 / (2·10) = ½, 15; process 2's 100
+    // of computation while processor 1 idles: P = 0, 200.
+    assert_eq!(w, vec![15.0, 200.0]);
+    assert_eq!(a.weighted.total_weight, 215.0);
     // The report says they differ.
     assert!(
-        render::text(&a).contains("Not the elapsed-time critical path (which weighs 0.065)"),
+        render::text(&a).contains("Not the elapsed-time critical path (which weighs 0.061)"),
         "{}",
         render::text(&a)
     );
@@ -221,23 +228,25 @@ fn three_process_critical_path_and_weights() {
         ]
     );
     // Busy processors: [0,100) 1, [100,150) 3, [150,200) 2, [200,400) 1, [400,450) 0,
-    // [450,500) 1; n = 3, w = Δt + (1 − P)·2·Δt.
-    //   0..100:   P = 100/300 = 1/3, w = 100 + (2/3)·2·100 = 233.33…
-    //   100..400: P = (150+100+200)/900 = 1/2, w = 300 + (1/2)·2·300 = 600
+    // [450,500) 1; n = 3, w = Δt + (1 − P)·2·Δt, a computation's P the busy share of the
+    // two other processors (its own busy time left out), a message's of all three.
+    //   0..100:   main alone, P = 0, w = 100 + 2·100 = 300
+    //   100..400: busy area 150+100+200 = 450, worker 1's own 300: P = 150/600 = 1/4,
+    //             w = 300 + (3/4)·2·300 = 750
     //   400..450: P = 0, w = 50 + 2·50 = 150
-    //   450..500: P = 50/150 = 1/3, w = 50 + (2/3)·2·50 = 116.66…
-    // Total 1100.
+    //   450..500: main alone, P = 0, w = 50 + 2·50 = 150
+    // Total 1350.
     let w: Vec<f64> = c.segments.iter().map(|g| g.weight).collect();
-    let want = [100.0 + 400.0 / 3.0, 600.0, 150.0, 50.0 + 200.0 / 3.0];
+    let want = [300.0, 750.0, 150.0, 150.0];
     for (got, want) in w.iter().zip(want) {
         assert!((got - want).abs() < 1e-9, "{got} vs {want}");
     }
-    assert!((c.total_weight - 1100.0).abs() < 1e-9);
-    // Grouped: main's compute 350 (31.8 %) < worker 1's 600 (54.5 %): worker 1 first.
+    assert!((c.total_weight - 1350.0).abs() < 1e-9);
+    // Grouped: main's compute 450 (33.3 %) < worker 1's 750 (55.6 %): worker 1 first.
     let g = graph::group_weights(&c);
     assert_eq!((g[0].0, g[0].1), (EdgeKind::Compute, 1));
-    assert!((g[0].2 - 600.0).abs() < 1e-9);
-    assert!((g[1].2 - 350.0).abs() < 1e-9);
+    assert!((g[0].2 - 750.0).abs() < 1e-9);
+    assert!((g[1].2 - 450.0).abs() < 1e-9);
 }
 
 #[test]
@@ -293,8 +302,8 @@ fn three_process_what_if() {
 fn three_process_phases_between_probes_of_main() {
     // Probes of main at 100 ("work") and 450 ("finish"), a probe of worker 2 at 150
     // that is ignored. With the weights of `three_process_critical_path_and_weights`:
-    // before 0..100 = 233.33 (21.21 %), work 100..450 = 600 + 150 = 750 (68.18 %),
-    // finish 450..500 = 116.67 (10.61 %).
+    // before 0..100 = 300 (22.2 %), work 100..450 = 750 + 150 = 900 (66.7 %),
+    // finish 450..500 = 150 (11.1 %).
     let (mut h, mut e, s) = three_processes();
     h.labels = vec!["work".into(), "finish".into()];
     e.insert(4, Event::Probe { time: 100, pid: 0, pproc: 0, id: 1, label: 0 });
@@ -303,19 +312,21 @@ fn three_process_phases_between_probes_of_main() {
     let p = analyze_events(&h, &e, &s).phases;
     let rows: Vec<(&str, Ticks)> = p.phases.iter().map(|x| (x.label.as_str(), x.time)).collect();
     assert_eq!(rows, vec![(phases::BEFORE, 100), ("work", 350), ("finish", 50)]);
-    let want = [100.0 + 400.0 / 3.0, 750.0, 50.0 + 200.0 / 3.0];
+    let want = [300.0, 900.0, 150.0];
     for (x, w) in p.phases.iter().zip(want) {
         assert!((x.weight - w).abs() < 1e-9, "{} vs {w}", x.weight);
-        assert!((x.share - 100.0 * w / 1100.0).abs() < 1e-9);
+        assert!((x.share - 100.0 * w / 1350.0).abs() < 1e-9);
     }
     // A probe inside worker 1's compute (at 250) cuts it: 100..250 has busy area
-    // 150 + 100 + 50 = 300 of 450, P = 2/3, w = 150 + (1/3)·2·150 = 250; 250..450 =
-    // 250..400 (P = 1/3, w = 150 + (2/3)·2·150 = 350) + the message 150 = 500.
+    // 150 + 100 + 50 = 300, 150 of it the worker's own: P = 150/300 = 1/2, w = 150 +
+    // (1/2)·2·150 = 300; 250..400 has only the worker busy, P = 0, w = 150 + 2·150 =
+    // 450 (the pieces add up to the segment's 750); finish 250..500 = 450 + the
+    // message 150 + main's 150 = 750.
     e[17] = Event::Probe { time: 250, pid: 0, pproc: 0, id: 2, label: 1 };
     e.sort_by_key(Event::time);
     let p = analyze_events(&h, &e, &s).phases;
     let w: Vec<f64> = p.phases.iter().map(|x| x.weight).collect();
-    let want = [100.0 + 400.0 / 3.0, 250.0, 350.0 + 150.0 + 50.0 + 200.0 / 3.0];
+    let want = [300.0, 300.0, 750.0];
     for (x, w) in w.iter().zip(want) {
         assert!((x - w).abs() < 1e-9, "{x} vs {w}");
     }

@@ -335,6 +335,132 @@ pub fn sweep(
         .collect()
 }
 
+/// `--sweep` with `--runs N`: every configuration run `runs` times as [`repeat`] runs one
+/// (run `i` with seed [`run_seed`]`(seed, i)`, and its own processor speeds under
+/// `--vary-speed`), all runs in parallel; `done` is called as each run finishes. The
+/// results per configuration, in configuration and run order.
+pub fn sweep_repeated(
+    module: &Module,
+    configs: &[(Vec<String>, RunOptions)],
+    stdin: &[u8],
+    runs: u32,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Vec<Result<Outcome, RunError>>> {
+    let runs = runs.max(1) as usize;
+    let flat: Vec<Result<Outcome, RunError>> = (0..configs.len() * runs)
+        .into_par_iter()
+        .map(|k| {
+            let (c, i) = (k / runs, (k % runs) as u32);
+            let opts = &configs[c].1;
+            let mut o = opts.clone();
+            o.seed = run_seed(opts.seed, i);
+            o.vary_speed = opts.vary_speed.map(|v| run_seed(v, i));
+            let r = run_config(module, &o, stdin);
+            done();
+            r
+        })
+        .collect();
+    let mut out: Vec<Vec<Result<Outcome, RunError>>> = Vec::with_capacity(configs.len());
+    let mut it = flat.into_iter();
+    for _ in configs {
+        out.push(it.by_ref().take(runs).collect());
+    }
+    out
+}
+
+/// The summaries of each configuration's runs ([`summarize`] over the runs that ended
+/// with statistics), and how many did.
+fn sweep_summaries(results: &[Vec<Result<Outcome, RunError>>]) -> Vec<(Vec<Summary>, usize)> {
+    results
+        .iter()
+        .map(|runs| {
+            let stats: Vec<&Stats> = runs.iter().filter_map(|r| r.as_ref().ok().and_then(outcome_stats)).collect();
+            (summarize(&stats), stats.len())
+        })
+        .collect()
+}
+
+/// `--sweep … --runs N` as CSV (the `csv` crate): the axes' names, `runs` (how many runs
+/// of the configuration ended with statistics), then for every statistic of
+/// [`summarize`] its `NAME_mean`, `NAME_sd`, `NAME_ci95_low`, `NAME_ci95_high`; one row
+/// per configuration, a statistic a configuration has not empty.
+pub fn sweep_repeated_csv(
+    axes: &[SweepAxis],
+    configs: &[(Vec<String>, RunOptions)],
+    results: &[Vec<Result<Outcome, RunError>>],
+) -> String {
+    let summaries = sweep_summaries(results);
+    let names: Vec<String> = summaries
+        .iter()
+        .find(|(s, _)| !s.is_empty())
+        .map(|(s, _)| s.iter().map(|r| r.name.clone()).collect())
+        .unwrap_or_default();
+    let mut header: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+    header.push("runs".into());
+    for n in &names {
+        for part in ["mean", "sd", "ci95_low", "ci95_high"] {
+            header.push(format!("{n}_{part}"));
+        }
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut rows = vec![header];
+    for ((vals, _), (summary, ok)) in configs.iter().zip(&summaries) {
+        let mut row: Vec<String> = vals.clone();
+        row.push(ok.to_string());
+        for n in &names {
+            match summary.iter().find(|r| &r.name == n) {
+                Some(r) => {
+                    row.extend([r.mean, r.sd, r.mean - r.half_width, r.mean + r.half_width].map(|x| format!("{x:.6}")))
+                }
+                None => row.extend(std::iter::repeat_n(String::new(), 4)),
+            }
+        }
+        rows.push(row);
+    }
+    for row in rows {
+        let written = w.write_record(&row);
+        debug_assert!(written.is_ok(), "writing CSV to memory cannot fail");
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// `--sweep … --runs N --stats json`: `{"schema_version", "parameters", "runs",
+/// "configurations": [{"values", "runs", "statistics": [{"name", "mean", "sd",
+/// "ci95_low", "ci95_high", "min", "max"}…]}…]}`, `runs` of a configuration counting
+/// those that ended with statistics.
+pub fn sweep_repeated_json(
+    axes: &[SweepAxis],
+    configs: &[(Vec<String>, RunOptions)],
+    results: &[Vec<Result<Outcome, RunError>>],
+    runs: u32,
+) -> String {
+    let summaries = sweep_summaries(results);
+    let configurations: Vec<serde_json::Value> = configs
+        .iter()
+        .zip(&summaries)
+        .map(|((vals, _), (summary, ok))| {
+            let statistics: Vec<serde_json::Value> = summary
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "name": r.name, "mean": r.mean, "sd": r.sd,
+                        "ci95_low": r.mean - r.half_width, "ci95_high": r.mean + r.half_width,
+                        "min": r.min, "max": r.max,
+                    })
+                })
+                .collect();
+            serde_json::json!({ "values": vals, "runs": ok, "statistics": statistics })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "schema_version": JSON_SCHEMA_VERSION,
+        "parameters": axes.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(),
+        "runs": runs,
+        "configurations": configurations,
+    });
+    doc.to_string() + "\n"
+}
+
 /// One CSV (written by the `csv` crate): the axes' names then the `--stats csv` columns
 /// (with the configuration's), and one row per configuration; a run that ended without
 /// statistics has its statistics cells empty.

@@ -411,13 +411,16 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
             return Err(e);
         }
     }
-    // --vary-speed: processor i gets speed factor 1/r_i, r_i in (0,1] (seed 000 §4.2.3):
-    // every instruction on it takes 1/r_i times as long. r_i below 10^-6 (a chance of one
-    // in a million per processor) counts as 10^-6, so that no cost passes MAX_QUANTITY.
+    // --vary-speed: processor i's speed is increased by the factor 1/r_i, r_i in (0,1]
+    // from SEED (seed 000 §4.2.3: "a random number r_i between 0 and 1 for each physical
+    // processor i that will be used to increase the speed by a factor of 1/r_i"): every
+    // instruction on it takes r_i times as long. A time unit is 1000 ticks, so r_i is kept
+    // to three decimals; an r_i below 0.0005 (one chance in 2000 per processor) counts as
+    // 0.001, so that no instruction that costs time costs nothing.
     let speeds = match opts.vary_speed {
         Some(seed) => {
             let mut rng = Rng::new(seed);
-            (0..pprocs).map(|_| ((TICKS_PER_UNIT as f64) / rng.next_f64_nonzero().max(1e-6)).round() as Ticks).collect()
+            (0..pprocs).map(|_| ((TICKS_PER_UNIT as f64) * rng.next_f64_nonzero()).round().max(1.0) as Ticks).collect()
         }
         None => Vec::new(),
     };

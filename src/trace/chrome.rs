@@ -18,7 +18,7 @@
 use super::calls::{CallMark, CallSplitter};
 use super::convert::{units, Activity, Context, Decimal, Reorder, TraceWriter};
 use super::event::{BusyClass, Event, MsgPurpose, Ticks};
-use super::states::{PState, ProcessorStates};
+use super::states::{PState, ProcessorStates, Stretch};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Write};
 
@@ -54,6 +54,8 @@ pub struct ChromeWriter {
     at: Option<Ticks>,
     shown: Option<usize>,
     states: ProcessorStates,
+    /// The stretches an event closed, to be written.
+    stretches: Vec<Stretch>,
     from: Ticks,
     /// The processes' calls, placed in their busy intervals.
     calls: CallSplitter,
@@ -82,6 +84,7 @@ impl ChromeWriter {
             at: None,
             shown: None,
             states: ProcessorStates::default(),
+            stretches: Vec::new(),
             from: 0,
             calls: CallSplitter::default(),
             marks: Vec::new(),
@@ -184,9 +187,13 @@ impl TraceWriter for ChromeWriter {
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
-        for (p, a, b, st) in self.states.event(e) {
+        let mut stretches = std::mem::take(&mut self.stretches);
+        self.states.each(e, |p, a, b, st| stretches.push((p, a, b, st)));
+        for &(p, a, b, st) in &stretches {
             self.state_slice(p, a, b, st, out)?;
         }
+        stretches.clear();
+        self.stretches = stretches;
         match *e {
             Event::Busy { pproc, pid, start, end, line, class } if self.selected.contains_key(&pproc) => {
                 let class = match class {

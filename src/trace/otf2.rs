@@ -33,9 +33,7 @@
 //!   ("waiting for a message", "… a remote read", "… a lock", "… children", "delayed"),
 //!   entered while the processor is idle in that state, exactly the stretches of the
 //!   Paraver output and of `cpperf`'s time by state. An idle processor with nothing
-//!   waiting is in no region. A waiting stretch is entered when it opens, at the end of a
-//!   busy interval, so one that turns out empty appears as an enter and a leave at the
-//!   same time.
+//!   waiting is in no region. Consecutive stretches in one waiting state are one visit.
 //! - **Communicators:** one per channel of the program, over a group whose ranks are the
 //!   processors (rank `p` = location `p`). A channel message is an `MpiSend` on the
 //!   sender's processor at the send (receiver = the receiving processor, tag = the
@@ -48,10 +46,13 @@
 //! with ties broken as leave, enter, then messages, which keeps every message inside the
 //! busy interval that sent or received it; a message at the very end of its interval
 //! (its last instruction) is moved before that interval's leave when the interval comes.
+//! A waiting stretch is known only when it closes, so nothing after the earliest open
+//! stretch of a selected processor is written; when more than [`HOLD`] records are held,
+//! the open stretches are reported up to the horizon (the visit goes on).
 use super::calls::{CallMark, CallSplitter};
 use super::convert::{Context, Reorder, TraceWriter};
 use super::event::{Event, MsgPurpose, Ticks};
-use super::states::{PState, ProcessorStates};
+use super::states::{PState, ProcessorStates, Stretch};
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -289,8 +290,10 @@ pub struct Otf2Writer {
     region_of_large: BTreeMap<u32, u32>,
     /// Channel message → (sender's processor, channel, element), until received.
     sent: BTreeMap<u64, (u32, u32, u32)>,
-    /// Per processor: the key of the enter of its open waiting stretch, while queued.
-    entered: BTreeMap<u32, (Ticks, u64)>,
+    /// Per processor: the waiting region it is in, if any.
+    in_wait: BTreeMap<u32, u32>,
+    /// The stretches an event closed.
+    stretches: Vec<Stretch>,
     /// The first region of the waiting states (in [`WAIT_REGIONS`] order).
     wait_base: u32,
     from: Ticks,
@@ -302,6 +305,9 @@ pub struct Otf2Writer {
     /// Per location, the messages queued since its last busy interval: (time, key).
     messages: BTreeMap<u32, Vec<(Ticks, ReorderKey)>>,
 }
+
+/// The records held before open stretches are cut to let them go (bounded memory).
+const HOLD: usize = 1 << 16;
 
 /// A record's key in the [`Reorder`] buffer.
 type ReorderKey = (Ticks, u64);
@@ -324,7 +330,8 @@ impl Otf2Writer {
             region_of: Vec::new(),
             region_of_large: BTreeMap::new(),
             sent: BTreeMap::new(),
-            entered: BTreeMap::new(),
+            in_wait: BTreeMap::new(),
+            stretches: Vec::new(),
             wait_base: 0,
             from: 0,
             to: Ticks::MAX,
@@ -368,6 +375,36 @@ impl Otf2Writer {
 
     fn wait_region(&self, st: PState) -> Option<u32> {
         WAIT_REGIONS.iter().position(|&w| w == st).map(|i| self.wait_base + i as u32)
+    }
+
+    /// Processor `p` enters state `st` at `a`: it leaves the waiting region it was in, if
+    /// `st` is another, and enters `st`'s, if a wait.
+    fn visit(&mut self, p: u32, a: Ticks, st: PState) {
+        let region = self.wait_region(st);
+        let current = self.in_wait.get(&p).copied();
+        if current == region {
+            return;
+        }
+        if let Some(r) = current {
+            self.push(a, Rec::Leave { loc: p, region: r });
+            self.in_wait.remove(&p);
+        }
+        if let Some(r) = region {
+            self.push(a, Rec::Enter { loc: p, region: r });
+            self.in_wait.insert(p, r);
+        }
+    }
+
+    /// Takes the stretches collected in `self.stretches` of the selected processors.
+    fn take_stretches(&mut self, cx: &Context<'_>) {
+        let stretches = std::mem::take(&mut self.stretches);
+        for &(p, a, _, st) in &stretches {
+            if cx.selection.proc(p) {
+                self.visit(p, a, st);
+            }
+        }
+        self.stretches = stretches;
+        self.stretches.clear();
     }
 
     /// Encodes and writes every record below `horizon`.
@@ -565,36 +602,12 @@ impl TraceWriter for Otf2Writer {
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, _out: &mut dyn Write) -> io::Result<()> {
-        let before = match *e {
-            Event::Busy { pproc, .. } => self.states.open(pproc),
-            _ => None,
-        };
-        let mut stretches = [None; 2];
-        for (slot, s) in stretches.iter_mut().zip(self.states.event(e)) {
-            *slot = Some(s);
-        }
-        for (p, _, b, st) in stretches.into_iter().flatten() {
-            if !cx.selection.proc(p) {
-                continue;
-            }
-            let Some(region) = self.wait_region(st) else { continue };
-            self.push(b, Rec::Leave { loc: p, region });
-            self.entered.remove(&p);
-        }
+        let mut stretches = std::mem::take(&mut self.stretches);
+        self.states.each(e, |p, a, b, st| stretches.push((p, a, b, st)));
+        self.stretches = stretches;
+        self.take_stretches(cx);
         if let Event::Busy { pproc: p, pid, start, end, .. } = *e {
             if end > start && cx.selection.proc(p) {
-                // A waiting stretch entered at the end of the last interval that turns
-                // out empty: its enter is taken back (a leave at the same time would
-                // sort before it).
-                if let Some(key) = self.entered.remove(&p) {
-                    if before.is_some_and(|(at, _)| at >= start) && self.buf.remove(key).is_none() {
-                        if let Some((at, st)) = before {
-                            if let Some(region) = self.wait_region(st) {
-                                self.push(at, Rec::Leave { loc: p, region });
-                            }
-                        }
-                    }
-                }
                 let region = self.region(pid);
                 self.push(start, Rec::Enter { loc: p, region });
                 // The calls open in the interval, nested in the process's function.
@@ -621,14 +634,6 @@ impl TraceWriter for Otf2Writer {
                     }
                 }
                 self.push(end, Rec::Leave { loc: p, region });
-                // The stretch that opens at the interval's end.
-                if let Some((at, next)) = self.states.open(p) {
-                    if let Some(region) = self.wait_region(next) {
-                        if let Some(key) = self.push(at, Rec::Enter { loc: p, region }) {
-                            self.entered.insert(p, key);
-                        }
-                    }
-                }
             }
         }
         if matches!(e, Event::Enter { .. } | Event::Leave { .. }) {
@@ -674,7 +679,17 @@ impl TraceWriter for Otf2Writer {
             }
             _ => {}
         }
-        self.release(Self::key(cx.horizon))
+        // Held back to the earliest open stretch; when too much is held, the open
+        // stretches before the horizon are reported up to it.
+        if self.buf.len() > HOLD {
+            let mut stretches = std::mem::take(&mut self.stretches);
+            for p in self.states.open_before(cx.horizon) {
+                self.states.cut(p, cx.horizon, |p, a, b, st| stretches.push((p, a, b, st)));
+            }
+            self.stretches = stretches;
+            self.take_stretches(cx);
+        }
+        self.release(Self::key(cx.horizon.min(self.states.earliest_open())))
     }
 
     fn finish(
@@ -683,12 +698,12 @@ impl TraceWriter for Otf2Writer {
         end: Ticks,
         _out: &mut dyn Write,
     ) -> io::Result<Vec<(&'static str, String)>> {
-        let mut open = Vec::new();
-        self.states.finish(end, cx.procs(), |p, _, b, st| open.push((p, b, st)));
-        for (p, b, st) in open {
-            if let Some(region) = self.wait_region(st) {
-                self.push(b, Rec::Leave { loc: p, region });
-            }
+        let mut stretches = std::mem::take(&mut self.stretches);
+        self.states.finish(end, cx.procs(), |p, a, b, st| stretches.push((p, a, b, st)));
+        self.stretches = stretches;
+        self.take_stretches(cx);
+        for (p, region) in std::mem::take(&mut self.in_wait) {
+            self.push(end, Rec::Leave { loc: p, region });
         }
         self.release(Ticks::MAX)?;
         let mut counts = BTreeMap::new();

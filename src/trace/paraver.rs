@@ -25,9 +25,8 @@
 use super::calls::{CallMark, CallSplitter};
 use super::convert::{nanos, Context, Reorder, TraceWriter};
 use super::event::{Event, MsgPurpose, Reason, Ticks};
-use super::states::{PState, ProcessorStates};
+use super::states::{PState, ProcessorStates, Stretch};
 use crate::dense::DenseMap;
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -45,15 +44,14 @@ pub struct ParaverWriter {
     arrived: DenseMap<Ticks>,
     call: DenseMap<Ticks>,
     waiting: DenseMap<()>,
+    /// The processors' states; every selected processor is begun in it, so that its
+    /// open stretch holds the output back (a state record begins there once its end is
+    /// known, and records are sorted by their begin).
     states: ProcessorStates,
+    /// The stretches an event closed, to be written.
+    stretches: Vec<Stretch>,
     /// The start of the selected window.
     from: Ticks,
-    /// `(start, processor)` of every selected processor's open stretch: a state record
-    /// begins there once its end is known, so nothing after the earliest may be written
-    /// yet (records are sorted by their begin).
-    open: BTreeSet<(Ticks, u32)>,
-    /// Each processor's key in `open`.
-    open_of: DenseMap<Ticks>,
     /// The processes' calls, placed in their busy intervals.
     calls: CallSplitter,
     marks: Vec<CallMark>,
@@ -71,17 +69,6 @@ impl ParaverWriter {
 
     fn ns(&self, t: Ticks) -> u64 {
         nanos(t, self.tpu)
-    }
-
-    /// Moves processor `p`'s key in `open` to its open stretch's start.
-    fn reopen(&mut self, p: u32) {
-        let Some(&old) = self.open_of.get(u64::from(p)) else { return };
-        let Some((start, _)) = self.states.open(p) else { return };
-        if start != old {
-            self.open.remove(&(old, p));
-            self.open.insert((start, p));
-            self.open_of.insert(u64::from(p), start);
-        }
     }
 
     /// A state record for processor `p` over `[a, b)` (clipped to the window's start).
@@ -123,15 +110,8 @@ pub fn pcf(labels: &[String], functions: &[String]) -> String {
     }
     s.push_str("\n\nSTATES_COLOR\n");
     for st in &states {
-        let rgb = match st {
-            PState::Idle => "{117,195,255}",
-            PState::Running => "{0,0,255}",
-            PState::Message => "{255,0,0}",
-            PState::Lock => "{255,0,174}",
-            PState::Children => "{179,0,0}",
-            PState::RemoteRead => "{255,145,0}",
-            PState::Delay => "{172,174,41}",
-        };
+        let [r, g, b] = super::states::palette::rgb(st.colour());
+        let rgb = format!("{{{r},{g},{b}}}");
         s.push_str(&format!("{:<4} {rgb}\n", st.paraver()));
     }
     s.push_str("\n\nEVENT_TYPE\n0    70000001    Probe id\n");
@@ -170,19 +150,20 @@ impl TraceWriter for ParaverWriter {
         self.from = cx.selection.from.unwrap_or(0);
         for p in cx.procs() {
             self.states.begin(p, self.from);
-            self.open.insert((self.from, p));
-            self.open_of.insert(u64::from(p), self.from);
         }
         Ok(())
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
-        for (p, a, b, st) in self.states.event(e) {
-            if self.open_of.get(u64::from(p)).is_some() {
+        let mut stretches = std::mem::take(&mut self.stretches);
+        self.states.each(e, |p, a, b, st| stretches.push((p, a, b, st)));
+        for &(p, a, b, st) in &stretches {
+            if cx.selection.proc(p) {
                 self.state_record(p, a, b, st);
-                self.reopen(p);
             }
         }
+        stretches.clear();
+        self.stretches = stretches;
         match *e {
             Event::ProcCreate { time, pid, pproc, .. } => {
                 self.pproc_of.insert(u64::from(pid), pproc);
@@ -235,9 +216,7 @@ impl TraceWriter for ParaverWriter {
                 self.event_record(time, pproc, &[(70000001, i64::from(id)), (70000002, i64::from(label) + 1)]);
             }
             Event::Enter { .. } | Event::Leave { .. } => self.calls.event(e),
-            Event::Busy { pproc, pid, start, end, .. }
-                if self.calls.any() && self.open_of.get(u64::from(pproc)).is_some() =>
-            {
+            Event::Busy { pproc, pid, start, end, .. } if self.calls.any() && cx.selection.proc(pproc) => {
                 // The function called at every instant of the interval: its index + 1 at
                 // an entry, the caller's (0 for the process's own function) at a return.
                 let mut marks = std::mem::take(&mut self.marks);
@@ -259,16 +238,17 @@ impl TraceWriter for ParaverWriter {
         // Held back to the earliest open stretch; when too much is held, the open
         // stretches before the horizon are cut there and written in two records.
         if self.buf.len() > HOLD {
-            let cut: Vec<(Ticks, u32)> = self.open.range(..(cx.horizon, 0)).copied().collect();
-            for (a, p) in cut {
-                if let Some((_, st)) = self.states.open(p) {
-                    self.state_record(p, a, cx.horizon, st);
-                }
-                self.states.cut(p, cx.horizon);
-                self.reopen(p);
+            let mut stretches = std::mem::take(&mut self.stretches);
+            for p in self.states.open_before(cx.horizon) {
+                self.states.cut(p, cx.horizon, |p, a, b, st| stretches.push((p, a, b, st)));
             }
+            for &(p, a, b, st) in &stretches {
+                self.state_record(p, a, b, st);
+            }
+            stretches.clear();
+            self.stretches = stretches;
         }
-        let hold = self.open.first().map_or(Ticks::MAX, |&(t, _)| t);
+        let hold = self.states.earliest_open();
         self.buf.release(cx.horizon.min(hold), |_, s| writeln!(out, "{s}"))
     }
 

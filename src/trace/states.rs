@@ -1,22 +1,30 @@
 //! What each physical processor is doing when it is not running a process: why its
-//! processes wait. One state machine, shared by the Paraver writer (its state records)
-//! and `cpperf` (time per state per processor), so the two always agree.
+//! processes wait. One state machine, shared by the Paraver, OTF2 and Chrome writers (their
+//! state records and wait regions), the HTML report and `cpperf` (time per state per
+//! processor), so they always agree.
 //!
 //! A processor runs (state [`PState::Running`]) during its busy intervals. Between them
-//! it is idle, and the idle stretch takes the state of the processes placed on it at
-//! the moment it fell idle (the end of the busy interval before): waiting for a message
-//! if one of them waits in a receive, else for a remote read's reply, else for a lock,
-//! else for children (`join`, `forall`, the end of a parent), else delayed, else idle
-//! (none alive, or all ended). A processor's processes change state only when one of
-//! them runs (it blocks at the end of its turn; it resumes at the start of a turn), so
-//! the state at the start of an idle stretch holds through it. The state changes come
-//! before the busy interval they end in a run record (a turn's events are recorded
-//! before its busy interval), so the state at an interval's end is known when the
-//! interval is read. Streaming: memory per live process and per processor.
+//! it is idle, and at every instant of an idle stretch it shows the state of the
+//! processes placed on it at that instant: waiting for a message if one of them waits in
+//! a receive, else for a remote read's reply, else for a lock, else for children
+//! (`join`, `forall`, the end of a parent), else delayed, else idle (none alive and
+//! waiting: all ended, ready, or none placed there). A processor is idle only when no
+//! process on it waits for something.
+//!
+//! The idle state changes whenever one of the processor's processes begins or ends a
+//! wait, which need not be at the end of a busy interval: a turn whose instructions cost
+//! nothing leaves no interval, and the state change that ends a turn may be recorded
+//! after the turn's interval (a `join`). A busy interval is recorded at its end, after
+//! the events that happened during it, so a change is not known to lie in an idle stretch
+//! until the processor's next interval (or the end) is read: each processor keeps the
+//! changes since its open stretch began, in time order, and splits the stretch at them
+//! when it closes. A change inside the next interval is that interval's own; one at or
+//! before the open stretch's start sets the stretch's state. Streaming: memory per live
+//! process and per processor, plus the changes of a processor's open stretch.
 //!
 //! Depends on [`super::event`].
 use super::event::{Event, ProcState, Reason, Ticks};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A processor's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -108,6 +116,21 @@ impl PState {
         }
     }
 
+    /// Its colour in every picture (the HTML report, the SVG charts, Paraver's `.pcf`),
+    /// as `#rrggbb`: from Okabe and Ito's palette, which reads for the colour-blind, and
+    /// never one of [`palette`]'s path and message colours.
+    pub fn colour(self) -> &'static str {
+        match self {
+            PState::Running => palette::BLUE,
+            PState::Message => palette::SKY_BLUE,
+            PState::RemoteRead => palette::ORANGE,
+            PState::Lock => palette::YELLOW,
+            PState::Children => palette::BLUISH_GREEN,
+            PState::Delay => palette::GREY,
+            PState::Idle => palette::WHITE,
+        }
+    }
+
     /// Its place in [`Self::WAITS`], if a wait.
     fn wait_index(self) -> Option<usize> {
         match self {
@@ -118,6 +141,39 @@ impl PState {
             PState::Delay => Some(4),
             PState::Idle | PState::Running => None,
         }
+    }
+}
+
+/// The colours of the pictures, defined once: Okabe and Ito's palette (2008), which
+/// reads for the colour-blind, for the states ([`PState::colour`]), the critical path,
+/// the weighted critical path and the message lines, so that no two of these share a
+/// colour. A test checks that they are distinct.
+pub mod palette {
+    pub const BLUE: &str = "#0072b2";
+    pub const SKY_BLUE: &str = "#56b4e9";
+    pub const ORANGE: &str = "#e69f00";
+    pub const YELLOW: &str = "#f0e442";
+    pub const BLUISH_GREEN: &str = "#009e73";
+    pub const GREY: &str = "#999999";
+    pub const WHITE: &str = "#ffffff";
+    /// The elapsed-time critical path: vermillion.
+    pub const CRITICAL_PATH: &str = "#d55e00";
+    /// The weighted critical path: reddish purple.
+    pub const WEIGHTED_PATH: &str = "#cc79a7";
+    /// Channel messages: black.
+    pub const MESSAGE: &str = "#000000";
+    /// Remote reads (request and reply): dark brown.
+    pub const REMOTE_READ: &str = "#7a4a1e";
+    /// Remote writes: indigo.
+    pub const REMOTE_WRITE: &str = "#4b2882";
+    /// The lines of the pictures, in the order the HTML report numbers message kinds
+    /// (channel, remote read, remote write), then the two paths.
+    pub const LINES: [&str; 5] = [MESSAGE, REMOTE_READ, REMOTE_WRITE, CRITICAL_PATH, WEIGHTED_PATH];
+
+    /// The red, green and blue of a colour `#rrggbb` of this palette.
+    pub fn rgb(hex: &str) -> [u8; 3] {
+        let c = |i: usize| hex.get(i..i + 2).and_then(|x| u8::from_str_radix(x, 16).ok()).unwrap_or(0);
+        [c(1), c(3), c(5)]
     }
 }
 
@@ -209,107 +265,177 @@ pub struct ProcessorStates {
     procs: Slots<(u32, Option<(PState, Ticks)>)>,
     /// Per processor: its processes waiting in each of [`PState::WAITS`].
     waiting: Slots<[u32; 5]>,
-    /// Per processor: the end of its last busy interval and its state from then on.
+    /// Per processor: the start of its open stretch (the end of its last busy interval,
+    /// or where it was begun or cut) and the state it opened with.
     last: Slots<(Ticks, PState)>,
+    /// Per processor: the changes of its idle state since the open stretch began, in
+    /// time order: `(time, state from then on)`.
+    changes: Slots<Vec<(Ticks, PState)>>,
+    /// `(open stretch's start, processor)` of every processor begun with
+    /// [`Self::begin`]: the writers hold their records back to the earliest.
+    held: BTreeSet<(Ticks, u32)>,
 }
 
 impl ProcessorStates {
-    /// The state an idle processor `p` shows now.
+    /// The state an idle processor `p` would show now, by its processes' waits.
     fn idle_state(&self, p: u32) -> PState {
         let w = self.waiting.get(p).copied().unwrap_or_default();
         PState::WAITS.iter().zip(w).find(|&(_, n)| n > 0).map_or(PState::Idle, |(&s, _)| s)
     }
 
-    fn set_wait(&mut self, pid: u32, wait: Option<(PState, Ticks)>) {
+    /// Processor `p`'s state as of its latest known change.
+    fn current(&self, p: u32) -> PState {
+        match self.changes.get(p).and_then(|c| c.last()) {
+            Some(&(_, s)) => s,
+            None => self.last.get(p).map_or(PState::Idle, |l| l.1),
+        }
+    }
+
+    /// Process `pid` begins (`Some`) or ends (`None`) a wait at `t`.
+    fn set_wait(&mut self, pid: u32, wait: Option<(PState, Ticks)>, t: Ticks) {
         let Some(entry) = self.procs.get_mut(pid) else { return };
         let (p, old) = *entry;
         entry.1 = wait;
+        let (was, now) = (old.and_then(|w| w.0.wait_index()), wait.and_then(|w| w.0.wait_index()));
+        if was == now {
+            return;
+        }
         if self.waiting.get(p).is_none() {
             self.waiting.insert(p, [0; 5]);
         }
         let Some(counts) = self.waiting.get_mut(p) else { return };
-        if let Some(i) = old.and_then(|w| w.0.wait_index()) {
+        if let Some(i) = was {
             counts[i] = counts[i].saturating_sub(1);
         }
-        if let Some(i) = wait.and_then(|w| w.0.wait_index()) {
+        if let Some(i) = now {
             counts[i] += 1;
+        }
+        let state = self.idle_state(p);
+        if state != self.current(p) {
+            match self.changes.get_mut(p) {
+                Some(c) => c.push((t, state)),
+                None => self.changes.insert(p, vec![(t, state)]),
+            }
         }
     }
 
-    /// Takes one event into account; returns the stretches `(pproc, from, to, state)` it
-    /// closes: for a busy interval, the idle stretch before it (when nonempty, state
-    /// [`PState::Idle`] included) and the interval itself as [`PState::Running`]; none
-    /// for other events. No allocation: at most two, in an array.
-    pub fn event(&mut self, e: &Event) -> impl Iterator<Item = Stretch> {
-        let mut out: [Option<Stretch>; 2] = [None, None];
-        let mut n = 0;
-        self.each(e, |p, a, b, st| {
-            out[n] = Some((p, a, b, st));
-            n += 1;
-        });
-        out.into_iter().flatten()
+    /// Moves processor `p`'s open stretch to start at `from` in `state`.
+    fn reopen(&mut self, p: u32, from: Ticks, state: PState) {
+        if let Some(l) = self.last.get_mut(p) {
+            let old = std::mem::replace(l, (from, state));
+            if old.0 != from && self.held.remove(&(old.0, p)) {
+                self.held.insert((from, p));
+            }
+        } else {
+            self.last.insert(p, (from, state));
+        }
     }
 
-    /// [`Self::event`] handing each stretch it closes to `stretch`, in the same order:
-    /// for the analysis, which takes one for every busy interval of a run.
+    /// Reports processor `p`'s stretches from its open stretch's start up to `to`, split
+    /// at the changes before `to`, and opens its stretch at `to` in the state reached.
+    fn close(&mut self, p: u32, to: Ticks, stretch: &mut impl FnMut(u32, Ticks, Ticks, PState)) {
+        let (mut from, mut state) = self.last.get(p).copied().unwrap_or((0, PState::Idle));
+        let mut taken = 0;
+        if let Some(changes) = self.changes.get(p) {
+            for &(t, s) in changes.iter().take_while(|&&(t, _)| t < to) {
+                if t > from && s != state {
+                    stretch(p, from, t, state);
+                    from = t;
+                }
+                state = s;
+                taken += 1;
+            }
+        }
+        if to > from {
+            stretch(p, from, to, state);
+        }
+        if let Some(c) = self.changes.get_mut(p) {
+            c.drain(..taken);
+        }
+        self.reopen(p, to.max(from), state);
+    }
+
+    /// Takes one event into account, handing each stretch it closes to `stretch`
+    /// (`pproc, from, to, state`): for a busy interval, the idle stretches before it
+    /// (when nonempty, [`PState::Idle`] included) and the interval itself as
+    /// [`PState::Running`]; none for other events.
     #[inline]
     pub fn each(&mut self, e: &Event, mut stretch: impl FnMut(u32, Ticks, Ticks, PState)) {
         match *e {
             Event::ProcCreate { pid, pproc, .. } => {
                 self.procs.insert(pid, (pproc, None));
             }
-            Event::ProcEnd { pid, .. } => {
-                self.set_wait(pid, None);
+            Event::ProcEnd { time, pid } => {
+                self.set_wait(pid, None, time);
                 self.procs.remove(pid);
             }
-            Event::State { time, pid, state, reason } => self.set_wait(pid, wait_of(state, reason).map(|w| (w, time))),
-            Event::RecvDone { pid, .. } => self.set_wait(pid, None),
+            Event::State { time, pid, state, reason } => {
+                self.set_wait(pid, wait_of(state, reason).map(|w| (w, time)), time)
+            }
+            Event::RecvDone { time, pid, .. } => self.set_wait(pid, None, time),
             Event::Busy { pproc, pid, start, end, .. } if end > start => {
                 // A process that ran was not waiting from then on (records without
                 // `Running` state changes say so only this way).
                 if self.procs.get(pid).and_then(|e| e.1).is_some_and(|(_, since)| since < start) {
-                    self.set_wait(pid, None);
+                    self.set_wait(pid, None, start);
                 }
-                let now = self.idle_state(pproc);
-                // The open stretch: since the end of the last busy interval, or idle
-                // since the start.
-                let (from, state) = match self.last.get_mut(pproc) {
-                    Some(last) => std::mem::replace(last, (end.max(last.0), now)),
-                    None => {
-                        self.last.insert(pproc, (end, now));
-                        (0, PState::Idle)
+                let open = self.last.get(pproc).map_or(0, |l| l.0);
+                if start > open {
+                    self.close(pproc, start, &mut stretch);
+                }
+                stretch(pproc, start.max(open), end, PState::Running);
+                // The changes up to the interval's end happened in it: the state after
+                // it is the last of them.
+                let mut state = self.last.get(pproc).map_or(PState::Idle, |l| l.1);
+                if let Some(c) = self.changes.get_mut(pproc) {
+                    let k = c.iter().take_while(|&&(t, _)| t <= end).count();
+                    if let Some(&(_, s)) = c[..k].last() {
+                        state = s;
                     }
-                };
-                if start > from {
-                    stretch(pproc, from, start, state);
+                    c.drain(..k);
                 }
-                stretch(pproc, start, end, PState::Running);
+                self.reopen(pproc, end.max(open), state);
             }
             _ => {}
         }
     }
 
-    /// Processor `p`'s open stretch (since the end of its last busy interval, or the
-    /// start of the trace): its start and state.
+    /// Processor `p`'s open stretch: its start and the state it opened with.
     pub fn open(&self, p: u32) -> Option<(Ticks, PState)> {
         self.last.get(p).copied()
     }
 
-    /// Opens processor `p`'s stretch at `from` with the idle state (at the start).
+    /// Opens processor `p`'s stretch at `from` with the idle state (at the start), and
+    /// holds it in [`Self::earliest_open`].
     pub fn begin(&mut self, p: u32, from: Ticks) {
+        if let Some(old) = self.last.get(p) {
+            self.held.remove(&(old.0, p));
+        }
         self.last.insert(p, (from, PState::Idle));
+        self.held.insert((from, p));
     }
 
-    /// Cuts processor `p`'s open stretch at `at` (its part before `at` was reported):
-    /// the rest goes on in the same state.
-    pub fn cut(&mut self, p: u32, at: Ticks) {
-        if let Some(l) = self.last.get_mut(p) {
-            l.0 = l.0.max(at);
+    /// The earliest start of the open stretch of a processor begun with
+    /// [`Self::begin`]: no stretch reported later starts before it.
+    pub fn earliest_open(&self) -> Ticks {
+        self.held.first().map_or(Ticks::MAX, |&(t, _)| t)
+    }
+
+    /// The processors begun with [`Self::begin`] whose open stretch starts before `t`.
+    pub fn open_before(&self, t: Ticks) -> Vec<u32> {
+        self.held.range(..(t, 0)).map(|&(_, p)| p).collect()
+    }
+
+    /// Reports processor `p`'s stretches up to `at` (no busy interval read later starts
+    /// before it); the rest goes on in the state reached.
+    pub fn cut(&mut self, p: u32, at: Ticks, mut stretch: impl FnMut(u32, Ticks, Ticks, PState)) {
+        if self.last.get(p).is_some_and(|l| l.0 < at) {
+            self.close(p, at, &mut stretch);
         }
     }
 
     /// Closes every processor's last idle stretch at `end`; `procs` are the processors
-    /// to report (those never busy are idle throughout).
+    /// to report (those never busy are idle throughout, but for their processes' waits).
     pub fn finish(
         &mut self,
         end: Ticks,
@@ -317,18 +443,30 @@ impl ProcessorStates {
         mut stretch: impl FnMut(u32, Ticks, Ticks, PState),
     ) {
         for p in procs {
-            let (from, state) = self.last.get(p).copied().unwrap_or((0, PState::Idle));
-            if end > from {
-                stretch(p, from, end, state);
-            }
+            self.close(p, end, &mut stretch);
         }
         self.last.clear();
+        self.changes.clear();
+        self.held.clear();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The states, the two paths and the message kinds never share a colour.
+    #[test]
+    fn states_paths_and_messages_have_distinct_colours() {
+        let mut all: Vec<&str> = PState::ALL.iter().map(|s| s.colour()).collect();
+        all.extend(palette::LINES);
+        let mut unique = all.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), all.len(), "{all:?}");
+        assert!(all.iter().all(|c| c.len() == 7 && palette::rgb(c) != [0, 0, 0] || *c == palette::MESSAGE), "{all:?}");
+        assert_eq!(palette::rgb(palette::CRITICAL_PATH), [213, 94, 0]);
+    }
 
     #[test]
     fn report_and_wait_indices_are_places_in_all_and_waits() {
@@ -363,7 +501,7 @@ mod tests {
         let mut s = ProcessorStates::default();
         let mut got = Vec::new();
         for e in &evs {
-            got.extend(s.event(e));
+            s.each(e, |p, a, b, st| got.push((p, a, b, st)));
         }
         s.finish(50, [0, 1].into_iter(), |p, a, b, st| got.push((p, a, b, st)));
         assert_eq!(

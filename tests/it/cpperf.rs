@@ -498,12 +498,15 @@ fn svg_charts_are_well_formed_and_deterministic() {
     for (f, text) in ["gantt", "spacetime", "utilization"].iter().zip(&first) {
         assert_eq!(well_formed(text), Ok("svg".into()), "{f}");
     }
-    // The Gantt chart has a slice per busy interval and the critical path in red; the
+    // The Gantt chart has a slice per busy interval and the critical path in vermillion; the
     // space-time diagram every message: ring_token sends 27 channel messages of 4 bytes
     // (the lightest blue, up to 8 bytes) and makes 7 remote writes (stage k stores into
-    // main's where[k]; dashed purple), each line's tooltip counting the messages it
+    // main's where[k]; dashed indigo), each line's tooltip counting the messages it
     // stands for; the legend counts them too.
-    assert!(first[0].contains("<rect") && first[0].contains("stroke=\"red\""));
+    assert!(
+        first[0].contains("<rect")
+            && first[0].contains(&format!("stroke=\"{}\"", cppe::trace::states::palette::CRITICAL_PATH))
+    );
     let drawn = |colour: &str| -> usize {
         first[1]
             .lines()
@@ -519,7 +522,7 @@ fn svg_charts_are_well_formed_and_deterministic() {
             .sum()
     };
     assert_eq!(drawn("#6baed6"), 27);
-    assert_eq!(drawn("#5e3c99"), 7);
+    assert_eq!(drawn(cppe::trace::states::palette::REMOTE_WRITE), 7);
     assert!(first[1].contains("channel, 0..8 B: 27") && first[1].contains("remote write: 7"), "legend");
     let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--svg", "again"], b"");
     assert_eq!(out.status.code(), Some(0));
@@ -624,11 +627,16 @@ fn a_hand_written_three_process_trace_gives_its_hand_computed_metrics() {
     let want =
         [("compute", 0, 0.0, 10.0), ("compute", 1, 10.0, 60.0), ("message", 1, 60.0, 65.0), ("compute", 0, 65.0, 80.0)];
     assert_eq!(shape, want.iter().map(|&(k, p, a, b)| (k.to_string(), p, a, b)).collect::<Vec<_>>());
-    // WCPA, n = 3, w = 3Δt − (2/3)·busy area: busy processors [0,10) 1, [10,20) 3,
-    // [20,30) 2, [30,35) 1, [35,40) 2, [40,60) 1, [60,65) 0, [65,80) 1.
-    //   0..10: 30 − 20/3 = 23.333;  10..60: area 30+20+5+10+20 = 85, 150 − 170/3 = 93.333;
-    //   60..65: 15;  65..80: 45 − 10 = 35.  Total 166.667.
-    assert!((f(&c["wcpa_weight"]) - 166.667).abs() < 1e-9);
+    // WCPA, n = 3, w = Δt + (1 − P)·2·Δt, a computation's P the busy share of the two
+    // other processors (its own busy time left out), a message's of all three: busy
+    // processors [0,10) 1, [10,20) 3, [20,30) 2, [30,35) 1, [35,40) 2, [40,60) 1,
+    // [60,65) 0, [65,80) 1.
+    //   0..10: process 0 alone, P = 0: 30;  10..60: area 30+20+5+10+20 = 85, 50 of it
+    //   process 1's own: P = 35/100, 50 + 0.65·100 = 115;  60..65: P = 0, 15;
+    //   65..80: process 0 alone, 45.  Total 205.
+    assert!((f(&c["wcpa_weight"]) - 205.0).abs() < 1e-9);
+    let p: Vec<f64> = c["segments"].as_array().unwrap().iter().map(|s| f(&s["parallelism"])).collect();
+    assert_eq!(p, [0.0, 0.35, 0.0, 0.0]);
     // Imbalance: function 1 (processes 1, 2: busy 50 and 20, mean 35) has 50 on the
     // path, 15 more than its mean; function 0 has 25 on the path and 40 busy: 0.
     assert_eq!(f(&j["imbalance"]["total"]), 15.0);

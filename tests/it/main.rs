@@ -9,6 +9,7 @@ mod cpss;
 mod cptrace;
 mod debug;
 mod docs;
+mod figures;
 mod fuzz;
 mod fuzz_readers;
 mod harden;

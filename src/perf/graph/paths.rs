@@ -5,7 +5,7 @@
 //! weighing of a path's edges into segments
 //! ([`PathEdges::weigh`]). See the parent module for the graph and the weights.
 use super::{wcpa_weight, BusyProfile, CriticalPath, EdgeKind, GraphBuilder, Node, Segment};
-use crate::perf::busy::busy_fraction;
+use crate::perf::busy::edge_busy_fraction;
 use crate::trace::Ticks;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -308,8 +308,9 @@ impl<'g> Pass<'g> {
         if b <= a {
             return 0.0;
         }
-        let dt = if kind == EdgeKind::Compute && !self.elapsed_cpu { i.cpu.saturating_sub(p.cpu) } else { b - a };
-        let par = busy_fraction(i.area.saturating_sub(p.area), self.processors, b - a);
+        let cpu = if self.elapsed_cpu { b - a } else { i.cpu.saturating_sub(p.cpu) };
+        let (dt, own) = if kind == EdgeKind::Compute { (cpu, Some(cpu as f64)) } else { (b - a, None) };
+        let par = edge_busy_fraction(i.area.saturating_sub(p.area), own, self.processors, b - a);
         wcpa_weight(dt as f64, par, self.processors)
     }
 
@@ -463,7 +464,13 @@ fn edge_weight(kind: EdgeKind, cpu: Ticks, a: Ticks, b: Ticks, n: u32, profile: 
         return 0.0;
     }
     let dt = if kind == EdgeKind::Compute { cpu } else { b - a };
-    wcpa_weight(dt as f64, profile.parallelism(a, b, n), n)
+    wcpa_weight(dt as f64, profile.edge_parallelism(a, b, n, own_time(kind, cpu)), n)
+}
+
+/// The busy time an edge of `kind` occupies its processor with, for its P: a
+/// computation's CPU time `cpu`; none for the other kinds.
+pub(crate) fn own_time(kind: EdgeKind, cpu: Ticks) -> Option<f64> {
+    (kind == EdgeKind::Compute).then_some(cpu as f64)
 }
 
 /// The critical path's edges in time order, before weighing: what
@@ -504,7 +511,8 @@ impl PathEdges {
                     last.weight += w;
                     last.busy += busy;
                     last.to = nb.time;
-                    last.parallelism = profile.parallelism(last.from, last.to, processors);
+                    last.parallelism =
+                        profile.edge_parallelism(last.from, last.to, processors, own_time(kind, last.busy));
                     continue;
                 }
             }
@@ -514,7 +522,7 @@ impl PathEdges {
                 to_pid,
                 from: na.time,
                 to: nb.time,
-                parallelism: profile.parallelism(na.time, nb.time, processors),
+                parallelism: profile.edge_parallelism(na.time, nb.time, processors, own_time(kind, busy)),
                 weight: w,
                 busy,
             });
@@ -629,23 +637,25 @@ mod tests {
             // Both runs go from main's start (0) to main's end (500).
             assert_eq!(one.length, 500);
         }
-        // By hand, w = Δt + (1 − P)(2 − 1)Δt: main 0..100 alone busy, P = 0.5, 150; the
-        // worker 100..200 alone busy, 150; the message's transfer 200..250 while main
-        // was busy 225..250, P = 25 / (2 x 50) = 0.25, 87.5 (the busy area before the
-        // arrival counts); main 400..500, 150: 537.5. Main's own way weighs 150 + 62.125
-        // (35 of CPU time from 100 to 400 at P = 135 / 600) + 150 = 362.125.
+        // By hand, w = Δt + (1 − P)(2 − 1)Δt, a computation's P the busy share of the
+        // other processor: main 0..100 alone busy, P = 0, 200; the worker 100..200 alone
+        // busy, 200; the message's transfer 200..250 while main was busy 225..250, P =
+        // 25 / (2 x 50) = 0.25 (all n: a message occupies no processor), 87.5 (the busy
+        // area before the arrival counts); main 400..500, 200: 687.5. Main's own way
+        // weighs 200 + 58.33 (35 of CPU time from 100 to 400, the other processor busy
+        // 135 − 35 = 100 of 300: P = 1/3, 35 + (2/3)·35) + 200 = 458.33.
         let (g, profile) = one_weak_message();
         assert_eq!(g.weak.len(), 1);
         let path = g.weighted(2, &profile, &g.weak_order());
         let got: Vec<(EdgeKind, u32, Ticks, Ticks, f64)> =
             path.segments.iter().map(|s| (s.kind, s.pid, s.from, s.to, s.weight)).collect();
         let want = vec![
-            (EdgeKind::Compute, 0, 0, 100, 150.0),
-            (EdgeKind::Compute, 1, 100, 200, 150.0),
+            (EdgeKind::Compute, 0, 0, 100, 200.0),
+            (EdgeKind::Compute, 1, 100, 200, 200.0),
             (EdgeKind::Message, 1, 200, 250, 87.5),
-            (EdgeKind::Compute, 0, 400, 500, 150.0),
+            (EdgeKind::Compute, 0, 400, 500, 200.0),
         ];
-        assert_eq!((got, path.total_weight), (want, 537.5));
+        assert_eq!((got, path.total_weight), (want, 687.5));
     }
 
     /// The weak messages sorted by the ends of their transfers, ties by their place, as

@@ -23,6 +23,57 @@ fn wcpa_weight_matches_the_seed_worked_checks() {
     assert_eq!(wcpa_weight(70.0, 0.0, 1), 70.0);
 }
 
+/// Seed 003's Figure 3.3 on n = 4 processors: process 0 computes A→B (0..100) while
+/// every other processor is idle, then B→C (100..600) while processes 1–3 keep the
+/// other three busy. The seed: "Since P = 0 between A and B, which means all other
+/// nodes are idle", the edge weighs nΔt = 4·100 = 400 (the computing processor's own
+/// work adds no parallelism: P is the busy share of the other n − 1); B→C has P = 1 and
+/// weighs Δt = 500. Both paths (critical and weighted) are process 0's 600 units of
+/// computation: 400 + 500 = 900, P 0 then 1. Counting the computing processor in P
+/// would give P = 1/4 and 100 + (3/4)·3·100 = 325 for A→B.
+#[test]
+fn a_computation_while_all_other_processors_idle_weighs_n_dt() {
+    let busy = |p: u32, start, end| Event::Busy {
+        pproc: p,
+        pid: p,
+        start,
+        end,
+        line: 1,
+        class: crate::trace::BusyClass::Work,
+    };
+    let mut evs =
+        vec![Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 }];
+    for p in 1..4 {
+        evs.push(Event::ProcCreate { time: 0, parent: None, pid: p, vproc: None, pproc: p, function: 0, line: 0 });
+    }
+    evs.push(busy(0, 0, 100));
+    for p in 1..4 {
+        evs.push(busy(p, 100, 600));
+    }
+    evs.push(busy(0, 100, 600));
+    for p in 0..4 {
+        evs.push(Event::ProcEnd { time: 600, pid: p });
+    }
+    let mut g = GraphBuilder::default();
+    for e in &evs {
+        g.event(e);
+    }
+    let mut intervals = vec![(0, 100), (100, 600)];
+    intervals.extend([(100, 600); 3]);
+    let profile = BusyProfile::new(&intervals);
+    let critical = g.path().weigh(4, &profile);
+    let weighted = g.weighted(4, &profile, &g.weak_order());
+    for c in [critical, weighted] {
+        assert_eq!(c.total_weight, 900.0, "{c:?}");
+        let p: Vec<(Ticks, Ticks, f64)> = c.segments.iter().map(|s| (s.from, s.to, s.parallelism)).collect();
+        assert_eq!(p, vec![(0, 600, 500.0 / 600.0)], "one compute segment of process 0");
+    }
+    // The weight of each edge on its own, as BusyProfile gives P for a computation.
+    assert_eq!(profile.edge_parallelism(0, 100, 4, Some(100.0)), 0.0);
+    assert_eq!(profile.edge_parallelism(100, 600, 4, Some(500.0)), 1.0);
+    assert_eq!(wcpa_weight(100.0, profile.edge_parallelism(0, 100, 4, Some(100.0)), 4), 400.0);
+}
+
 /// A 4-byte channel message `msg` from process 0 (processor 0) to process 1
 /// (processor 1), sent at `time` from line 1.
 fn send_0_to_1(time: Ticks, msg: u64) -> Event {
@@ -109,9 +160,11 @@ fn a_message_that_waited_in_the_queue_weighs_its_transfer_only() {
     // n = 2. Process 0 computes 0..20 and sends (arrives 30); process 1 begins at 90
     // (a source of its own), computes 90..100 and reads the message at 100, which
     // had been there since 30: a weak edge. Busy: [0,20) 1, [20,90) 0, [90,100) 1.
-    // Process 1's own chain weighs w(10, ½) = 15; through the message: 0's computation
-    // w(20, ½) = 30, plus the transfer 20..30 at P = 0: 10 + 10 = 20, total 50. (Weighed
-    // to the read at 100, the message would weigh 80 + (15/16)·80 = 155.)
+    // A computation's P is the busy share of the other processor: process 1's own chain
+    // (90..100, processor 0 idle) weighs w(10, 0) = 20; through the message: 0's
+    // computation w(20, 0) = 40, plus the transfer 20..30 at P = 0 (no processor busy):
+    // 10 + 10 = 20, total 60. (Weighed to the read at 100, the message would weigh
+    // 80 + (15/16)·80 = 155.)
     let evs = vec![
         Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: 0, function: 0, line: 0 },
         Event::State { time: 0, pid: 0, state: ProcState::Running, reason: Reason::None },
@@ -135,8 +188,8 @@ fn a_message_that_waited_in_the_queue_weighs_its_transfer_only() {
     let w = g.weighted(2, &profile, &g.weak_order());
     let shape: Vec<(EdgeKind, Ticks, Ticks, f64)> =
         w.segments.iter().map(|s| (s.kind, s.from, s.to, s.weight)).collect();
-    assert_eq!(shape, vec![(EdgeKind::Compute, 0, 20, 30.0), (EdgeKind::Message, 20, 30, 20.0)]);
-    assert_eq!(w.total_weight, 50.0);
+    assert_eq!(shape, vec![(EdgeKind::Compute, 0, 20, 40.0), (EdgeKind::Message, 20, 30, 20.0)]);
+    assert_eq!(w.total_weight, 60.0);
 }
 
 /// Process 1 calls receive at 10 and waits; process 0 sends at 20, the message

@@ -9,9 +9,14 @@
   const TPU = D.tpu;
   const END = Math.max(1, D.end);
   const N = D.processors;
-  // State colours, in the order of D.states (running first, idle last: not drawn).
-  const COLOURS = ["#2b7bba", "#e0402a", "#f08c1e", "#c2268a", "#7f3b08", "#9b9b2a", null];
-  const MSG_COLOURS = ["rgba(20,20,20,0.55)", "rgba(230,97,1,0.7)", "rgba(94,60,153,0.7)"];
+  // State colours, in the order of D.states (running first, idle last: not drawn), and
+  // the lines' (channel messages, remote reads, remote writes, critical path, weighted
+  // path): one palette, defined with the states in the analysis.
+  const COLOURS = D.colours.slice(0, D.colours.length - 1).concat([null]);
+  const alpha = (hex, a) => "rgba(" + [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(",") + "," + a + ")";
+  const MSG_COLOURS = [alpha(D.line_colours[0], 0.55), alpha(D.line_colours[1], 0.7), alpha(D.line_colours[2], 0.7)];
+  const CRITICAL_COLOUR = alpha(D.line_colours[3], 0.95);
+  const WEIGHTED_COLOUR = alpha(D.line_colours[4], 0.95);
   const view = { t0: 0, t1: END, sel: null, clock: END };
   // The most message lines drawn in one window.
   const MAX_LINES = 3000;
@@ -136,7 +141,7 @@
 
   // ---- Timeline ---------------------------------------------------------------------------
   function timeline() {
-    const s = section("Timeline", "One row per processor, coloured by state; black lines: messages (orange: remote reads, purple: remote writes; up to 3000 in a window); red: critical path, purple: weighted critical path. Wheel or +/− to zoom, drag or ←/→ to pan, 0 to reset; click a row to select its processor. A pixel's shade is the share of its time in each state (never widened).");
+    const s = section("Timeline", "One row per processor, coloured by state; black lines: messages (brown: remote reads, indigo: remote writes; up to 3000 in a window); vermillion: critical path, reddish purple: weighted critical path. Wheel or +/− to zoom, drag or ←/→ to pan, 0 to reset; click a row to select its processor. A pixel's shade is the share of its time in each state (never widened).");
     const legend = el("div", { class: "legend" });
     D.states.forEach((name, i) => {
       if (COLOURS[i]) legend.appendChild(el("span", {}, el("i", { style: "background:" + COLOURS[i] }), name === "running" ? "computing (running)" : name));
@@ -226,8 +231,8 @@
         }
         ctx.setLineDash([]);
       };
-      if (!A.same_path) path(D.weighted, "rgba(128,0,160,0.9)", 3);
-      path(D.critical, "rgba(220,0,0,0.9)", 2);
+      if (!A.same_path) path(D.weighted, WEIGHTED_COLOUR, 3);
+      path(D.critical, CRITICAL_COLOUR, 2);
       // Time axis.
       const y = N * rowH + 4;
       ctx.fillStyle = "#333";
@@ -556,7 +561,7 @@
 
   // ---- Critical paths, phases, statistics -------------------------------------------------
   function paths() {
-    const s = section("Weighted critical path (WCPA)", A.same_path ? "The weighted critical path is the elapsed-time critical path." : "The weighted critical path (purple on the timeline) is not the elapsed-time critical path (red).");
+    const s = section("Weighted critical path (WCPA)", A.same_path ? "The weighted critical path is the elapsed-time critical path." : "The weighted critical path (reddish purple on the timeline) is not the elapsed-time critical path (vermillion).");
     // By activity: the segments of one kind and process together (as cpperf's text).
     const groups = {};
     for (const g of (A.weighted_path && A.weighted_path.segments) || []) {
