@@ -99,6 +99,9 @@ pub struct Recorder<W: Write> {
     /// Remote-memory messages in a contention network, by the simulator's id: the
     /// record's id and the destination processor.
     remote_in_network: HashMap<u64, (u64, u32)>,
+    /// `(arrival, simulator id, record id)` of the messages that arrived within the
+    /// ordering window, oldest first ([`Self::arrived_id`]).
+    recent: std::collections::VecDeque<(Ticks, u64, u64)>,
     /// The simulator's and the record's id of the latest message sent (its hops follow
     /// its send when the network knows them at once).
     last_send: (u64, u64),
@@ -141,6 +144,7 @@ impl<W: Write> Recorder<W> {
             queues: HashMap::new(),
             in_network: HashMap::new(),
             remote_in_network: HashMap::new(),
+            recent: std::collections::VecDeque::new(),
             last_send: (u64::MAX, 0),
             waiting_receive: HashMap::new(),
             stopped: HashMap::new(),
@@ -177,8 +181,23 @@ impl<W: Write> Recorder<W> {
     fn record_id(&self, id: u64) -> u64 {
         match self.in_network.get(&id) {
             Some(e) => e.2.msg,
-            None => self.remote_in_network.get(&id).map_or(u64::MAX, |e| e.0),
+            None => match self.remote_in_network.get(&id) {
+                Some(e) => e.0,
+                None => self.recent.iter().find(|r| r.1 == id).map_or(u64::MAX, |r| r.2),
+            },
         }
+    }
+
+    /// Message `sim` (record id `rec`) arrived at `time`: its id stays known while an
+    /// event about it can still come (a deadlock resolution that the network's own
+    /// thread reports after the arrival, not before as without it), that is while its
+    /// arrival is within the ordering window of the newest event.
+    fn arrived_id(&mut self, time: Ticks, sim: u64, rec: u64) {
+        let oldest = self.newest.saturating_sub(self.window);
+        while self.recent.front().is_some_and(|r| r.0 < oldest) {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((time, sim, rec));
     }
 
     fn push(&mut self, e: Event) {
@@ -281,10 +300,12 @@ impl<W: Write> Recorder<W> {
                 };
                 self.push(Event::Hop { msg, packet, from, to, enter, leave });
             }
-            SimEvent::Arrive { time, msg } => {
-                if let Some((channel, elem, pending, dst_pproc)) = self.in_network.remove(&msg) {
+            SimEvent::Arrive { time, msg: sim } => {
+                if let Some((channel, elem, pending, dst_pproc)) = self.in_network.remove(&sim) {
+                    self.arrived_id(time, sim, pending.msg);
                     self.arrived(channel, elem, time, pending, dst_pproc);
-                } else if let Some((msg, dst_pproc)) = self.remote_in_network.remove(&msg) {
+                } else if let Some((msg, dst_pproc)) = self.remote_in_network.remove(&sim) {
+                    self.arrived_id(time, sim, msg);
                     self.push(Event::MsgArrive { time, msg, dst_pproc });
                 }
             }

@@ -18,7 +18,9 @@
 //! (data: type, -1, 0) and `-4 -52` exit (data: bytes, type, source node, 0); `-3/-4 -51`
 //! a receive whose message was there (entry data: type, source, 0; exit as `-52`); `-2
 //! -911` probe (data: probe id, label index); `-3/-4 F+1` a procedure's entry and exit
-//! (a user block whose event type is the function's index + 1; data: the index).
+//! (a user block whose event type is the function's index + 1; data: the index); `-2
+//! -999` every run-record event verbatim ([`EVENT_EVENT`]), so that nothing the record
+//! holds is lost.
 //!
 //! Records of the old format (`key sec usec node …`): `1` trace start (event level 4,
 //! compstats level 1, commstats level 0), `4` send (to, type, length), `6` receive
@@ -82,6 +84,11 @@ enum Rec {
         pid: u32,
         function: u32,
         enter: bool,
+    },
+    /// A run-record event carried verbatim ([`EVENT_EVENT`]): its payload's bytes.
+    Event {
+        p: u32,
+        bytes: Vec<u8>,
     },
 }
 
@@ -154,6 +161,45 @@ fn write_new(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec) -> io::Result<(
             let rec = if enter { -3 } else { -4 };
             writeln!(out, "{rec} {} {s} {p} {pid} 1 2 {function}", u64::from(function) + 1)
         }
+        Rec::Event { p, ref bytes } => {
+            write!(out, "-2 {EVENT_EVENT} {s} {p} 0 {} 2", bytes.len())?;
+            for b in bytes {
+                write!(out, " {b}")?;
+            }
+            writeln!(out)
+        }
+    }
+}
+
+/// The event type of the marks, written first, that carry the record header's names
+/// (functions, channels, probe labels, the source file's name and text) as one byte per
+/// datum ([`crate::trace::record::encode_names`]), 255 bytes a mark at most: their
+/// data, concatenated, are the encoding.
+pub const NAMES_EVENT: i32 = -998;
+
+/// The event type of the marks that carry the run record's events verbatim
+/// (`-2 -999 T NODE 0 N 2 BYTES…`: the event's record payload, one byte per datum), in
+/// the record's order. PICL has no records for a process's waits (delays, remote reads,
+/// locks, joins), remote memory traffic, message arrivals, the process a busy interval
+/// belongs to, source lines or virtual processors; with these marks `cpperf` reads the
+/// trace as the record itself and every figure is the record's. Readers that do not
+/// know the event type (ParaGraph) skip the marks.
+pub const EVENT_EVENT: i32 = -999;
+
+/// The processor an event happened on, for the node field of its [`EVENT_EVENT`] mark
+/// (0 for events of no processor).
+fn node_of(e: &Event) -> u32 {
+    match *e {
+        Event::ProcCreate { pproc, .. }
+        | Event::RecvCall { pproc, .. }
+        | Event::RecvDone { pproc, .. }
+        | Event::Probe { pproc, .. }
+        | Event::Busy { pproc, .. }
+        | Event::Deadlock { pproc, .. } => pproc,
+        Event::MsgSend { src_pproc, .. } => src_pproc,
+        Event::MsgArrive { dst_pproc, .. } => dst_pproc,
+        Event::Hop { from, .. } => from,
+        _ => 0,
     }
 }
 
@@ -225,6 +271,8 @@ fn write_old(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec, idle: &mut Idle
             let key = if enter { 20 } else { 21 };
             writeln!(out, "{key} {sec} {usec} {p} {} {pid} 0", u64::from(function) + 1)
         }
+        // The old format has no user records; its writer never queues these.
+        Rec::Event { .. } => Ok(()),
     }
 }
 
@@ -238,6 +286,19 @@ impl TraceWriter for PiclWriter {
         if !self.old && !name.is_empty() {
             writeln!(out, "-2 {PROGRAM_EVENT} {} 0 0 {} 2 {}", seconds(start, self.tpu), name.len(), name.join(" "))?;
         }
+        if !self.old {
+            // The header's names (functions, channels, labels, the source), so that the
+            // reports name what the record names; the source is left out past 256 KiB.
+            // In marks of at most 255 data, as the program's name.
+            let names = super::record::encode_names(cx.header, 256 << 10);
+            for chunk in names.chunks(255) {
+                write!(out, "-2 {NAMES_EVENT} {} 0 0 {} 2", seconds(start, self.tpu), chunk.len())?;
+                for b in chunk {
+                    write!(out, " {b}")?;
+                }
+                writeln!(out)?;
+            }
+        }
         if let (false, Some(from)) = (self.old, cx.selection.from) {
             writeln!(out, "-2 {WINDOW_EVENT} {} 0 0 0", seconds(from, self.tpu))?;
         }
@@ -249,6 +310,12 @@ impl TraceWriter for PiclWriter {
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
+        if !self.old {
+            // Queued first: the event's own mark precedes the records made of it at the
+            // same time, so the marks keep the record's order.
+            let bytes = super::record::encode_event(e);
+            self.buf.push(e.time(), Rec::Event { p: node_of(e), bytes });
+        }
         match *e {
             Event::Busy { pproc, start, end, .. } => self.activity.busy(pproc, start, end, &mut self.buf, Rec::Idle),
             Event::ProcCreate { time, parent, pid, pproc, function, .. } => {

@@ -155,6 +155,11 @@ pub const DESCRIPTORS: [Descriptor; 17] = [
     ),
 ];
 
+/// The stream attribute that carries the record header's names (functions, channels,
+/// probe labels, the source file's name and text): the hexadecimal digits of
+/// [`crate::trace::record::encode_names`].
+pub const NAMES_ATTRIBUTE: &str = "cppe names";
+
 /// The tag of the `run_stats` descriptor that `cptrace --stats` appends (after the
 /// tags of [`DESCRIPTORS`]).
 pub const STATS_TAG: usize = DESCRIPTORS.len() + 1;
@@ -268,6 +273,12 @@ impl TraceWriter for SddfWriter {
             // The network's directed links, for the network load.
             writeln!(out, " * {} \"{m}\"", quote(super::event::LINKS_PARAM))?;
         }
+        // The header's names (functions, channels, labels, the source; the source left
+        // out past 256 KiB), as hex of their record encoding, so that the reports name
+        // what the record names.
+        let names = super::record::encode_names(h, 256 << 10);
+        let hex: String = names.iter().map(|b| format!("{b:02x}")).collect();
+        writeln!(out, " * {} \"{hex}\"", quote(NAMES_ATTRIBUTE))?;
         if let Some(from) = cx.selection.from {
             // A cut trace: `cpperf` counts its times from the window's start.
             writeln!(out, " * \"window from\" \"{}\"", seconds(from, self.tpu))?;

@@ -212,29 +212,45 @@ fn an_unreceived_send_is_reported_with_its_process_channel_and_line() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains("Unmatched"));
 }
 
-/// `cpperf` reads the old PICL format too: the matmul's picl1 trace gives the parallel
-/// time, messages, bytes and busy time of the new PICL trace without statistics (both
-/// rebuild busy time from idle periods, and the run's times are whole units), and each
-/// of the 64 nodes is one process.
+/// `cpperf` reads the old PICL format too, which holds nodes, sends, receives and idle
+/// times only: the matmul's picl1 trace without statistics gives the record's parallel
+/// time, messages, bytes and processors; its sequential time is the busy time (the
+/// format has no per-line work), and cpperf says which figures it rebuilt. The new PICL
+/// trace, which carries the record's events, gives the record's sequential time too.
 #[test]
 fn old_picl_reads_like_new_picl_without_statistics() {
     let dir = tempdir("cpperf-picl1");
     let (cpt, _) = simulate(&dir, "matmul.c", &[]);
-    let summary = |format: &str| {
+    let summary = |input: &Path| {
+        let out = run_in(&dir, "cpperf", &[input.to_str().unwrap(), "--format", "json"], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let keys = ["par_time", "seq_time", "messages", "bytes", "pprocs_used"];
+        // Busy time from the utilizations (percent of the parallel time, 4 decimals).
+        let par = j["par_time"].as_f64().unwrap();
+        let busy: f64 =
+            j["utilization"].as_array().unwrap().iter().map(|u| u["percent"].as_f64().unwrap() * par / 100.0).sum();
+        (keys.map(|k| j[k].as_f64().unwrap_or(f64::NAN)), busy, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let trace = |format: &str| {
         let out = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", format, "--no-stats"], b"");
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let trace = dir.join(format!("m.{format}"));
         std::fs::write(&trace, &out.stdout).unwrap();
-        let out = run_in(&dir, "cpperf", &[trace.to_str().unwrap(), "--format", "json"], b"");
-        assert_eq!(out.status.code(), Some(0), "{format}: {}", String::from_utf8_lossy(&out.stderr));
-        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        let keys = ["par_time", "seq_time", "messages", "bytes", "pprocs_used"];
-        keys.map(|k| j[k].as_f64().unwrap_or(f64::NAN))
+        trace
     };
-    let (old, new) = (summary("picl1"), summary("picl"));
-    assert_eq!(old, new);
-    // The seed's matmul: parallel time 9510 on the default mesh, 1024 messages of 4 bytes.
-    assert_eq!((old[0], old[2], old[3]), (9510.0, 1024.0, 4096.0));
+    let (record, busy, _) = summary(&cpt);
+    let (old, _, notes) = summary(&trace("picl1"));
+    let (new, _, new_notes) = summary(&trace("picl"));
+    assert_eq!(new, record);
+    assert!(!new_notes.contains("rebuilt"), "{new_notes}");
+    // The seed's matmul: parallel time 9510 on the default mesh, 1024 messages of 4 bytes
+    // on 64 processors; the old format's sequential time is the busy time.
+    assert_eq!(record[..1], [9510.0]);
+    assert_eq!((old[0], old[2], old[3], old[4]), (9510.0, 1024.0, 4096.0, 64.0));
+    // Each utilization is rounded to 0.00005 % of 9510: 64 of them, 0.31 at most.
+    assert!((old[1] - busy).abs() < 0.31 && old[1] > record[1], "{old:?} {busy}");
+    assert!(notes.contains("the processor states, the critical paths"), "{notes}");
 }
 
 /// `--from 25 --to 45` on the hand-written `three_procs.trf` (node 0 busy 0-20, 35-40,
@@ -902,10 +918,10 @@ fn functions_profile_counts_calls_and_main_is_the_busy_time() {
     assert!(csv.starts_with("function,calls,inclusive,exclusive,mean_per_call,sd_per_call,critical_path,critical_path_share,concurrency_weighted\nfib,22069,"), "{csv}");
     let text = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--functions"], b"");
     assert!(String::from_utf8_lossy(&text.stdout).contains("\nFunctions (busy time;"));
-    // Through PICL (functions named by index there: fib is function 1).
+    // Through PICL (which carries the names).
     let trf = dir.join("rec.trf");
     let out = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", "picl", "-o", trf.to_str().unwrap()], b"");
     assert_eq!(out.status.code(), Some(0));
     let out = run_in(&dir, "cpperf", &[trf.to_str().unwrap(), "--table", "functions"], b"");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("\n#1,22069,"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\nfib,22069,"), "{}", String::from_utf8_lossy(&out.stdout));
 }

@@ -140,6 +140,7 @@ fn a_forced_cycle_is_resolved_or_reported() {
     };
     assert_eq!(without_host(&text), without_host(&two));
     // The records' headers name the flags; their events are the same.
+    // PICL carries every event of the record (-2 -999 marks).
     let events = |f: &str| run_in(&dir, "cptrace", &[f, "--format", "picl"], b"").stdout;
     assert!(events("one.cpt") == events("two.cpt"), "the events differ between one thread and two");
     // Reported instead.

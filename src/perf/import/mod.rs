@@ -15,7 +15,7 @@ pub mod picl;
 pub mod picl1;
 pub mod sddf;
 
-use crate::trace::{Event, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
+use crate::trace::{Event, MsgPurpose, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
 
 /// The largest processor number a trace may use: per-processor tables are allocated
 /// up to it, so a corrupt number must not ask for gigabytes.
@@ -65,6 +65,15 @@ pub fn missing(stats: bool, program: bool) -> Vec<String> {
     v
 }
 
+/// The note of a PICL trace that does not carry the run record's events (the old format,
+/// or a trace written elsewhere): which figures are rebuilt from less, and why.
+pub const REBUILT: &str =
+    "the trace does not carry the run record's events (cptrace's PICL 2.0 writes them as -2 -999 \
+     marks): PICL has no waits (delays, remote reads, locks, joins), remote memory traffic, message arrivals, \
+     process per busy interval, source lines or virtual processors, so the processor states, the critical paths \
+     and their weights, per-process busy time, imbalance, per-line costs and the communication matrix are rebuilt \
+     from sends, receives and idle blocks and can differ from the run's";
+
 /// Parses seconds written with up to nine decimals (`0.000413000`) as ticks, one time unit
 /// being one microsecond: the number of nanoseconds times [`TICKS_PER_UNIT`] / 1000.
 pub fn parse_seconds(s: &str) -> Option<Ticks> {
@@ -82,15 +91,17 @@ pub fn parse_seconds(s: &str) -> Option<Ticks> {
 }
 
 /// Completes `stats` from the events when the trace had no statistics record: parallel
-/// time = `end`, sequential time = total busy time, processors used = those with busy
-/// time, messages and bytes = the sends, latency from sends to arrivals (or to receive
-/// completions when arrivals are not in the trace).
+/// time = `end`, sequential time = the per-line sequential work when the trace has the
+/// record's line totals (`line_cost`), else the total busy time, processors used = those
+/// with busy time, messages and bytes = the channel sends, latency from sends to
+/// arrivals (or to receive completions when arrivals are not in the trace).
 fn derive_stats(events: &[Event], end: Ticks, pprocs: u32) -> RunStats {
     use std::collections::BTreeMap;
     let mut busy = vec![0; pprocs as usize];
     let mut sent: BTreeMap<u64, Ticks> = BTreeMap::new();
     let mut s = RunStats { par_ticks: end, ..RunStats::default() };
     let mut latency_to: BTreeMap<u64, Ticks> = BTreeMap::new();
+    let mut line_work: Option<Ticks> = None;
     for e in events {
         match *e {
             Event::Busy { pproc, start, end, .. } => {
@@ -98,10 +109,15 @@ fn derive_stats(events: &[Event], end: Ticks, pprocs: u32) -> RunStats {
                     *b += end.saturating_sub(start);
                 }
             }
-            Event::MsgSend { time, msg, bytes, .. } => {
+            // Messages, bytes and latency count channel messages, as the simulator's
+            // statistics do (remote memory traffic is counted apart).
+            Event::MsgSend { time, msg, bytes, purpose: MsgPurpose::Channel { .. }, .. } => {
                 s.messages += 1;
                 s.bytes += u64::from(bytes);
                 sent.insert(msg, time);
+            }
+            Event::LineCost { work, .. } => {
+                line_work = Some(line_work.unwrap_or(0u64).saturating_add(work));
             }
             Event::MsgArrive { time, msg, .. } => {
                 latency_to.insert(msg, time);
@@ -118,7 +134,9 @@ fn derive_stats(events: &[Event], end: Ticks, pprocs: u32) -> RunStats {
             s.total_latency_ticks += t.saturating_sub(st);
         }
     }
-    s.seq_ticks = busy.iter().sum();
+    // The sequential work of every line when the trace has the record's per-line
+    // totals (the sequential time itself), else the busy time.
+    s.seq_ticks = line_work.unwrap_or_else(|| busy.iter().sum());
     s.pprocs_used = busy.iter().filter(|&&b| b > 0).count() as u32;
     s.busy_ticks = busy;
     s

@@ -8,7 +8,10 @@
 //! from its source node to its node with its type (channel element), which is the
 //! simulator's order for one sender; a process ends (PICL has no such record) where its
 //! processor last fell idle after its last event and before another process's next event
-//! there, or at its last event. Records of other kinds are skipped. Depends on
+//! there, or at its last event. A trace that carries the run record's events in `-2
+//! -999` marks ([`crate::trace::picl::EVENT_EVENT`], written by `cptrace`) is read as
+//! those events instead, so that its analysis is the record's. Records of other kinds
+//! are skipped. Depends on
 //! [`super`], [`crate::trace`] and nom.
 use super::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
 use crate::trace::{BusyClass, Event, MsgPurpose, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
@@ -53,6 +56,10 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let mut stats: Option<RunStats> = None;
     let mut program = String::new();
     let mut window_from: Option<Ticks> = None;
+    // The run record's events, when the trace carries them (`-2 -999` marks).
+    let mut embedded: Vec<Event> = Vec::new();
+    // The header's names, when the trace carries them (`-2 -998`, concatenated).
+    let mut names_bytes: Vec<u8> = Vec::new();
     let (mut next_msg, mut end, mut max_node) = (0u64, 0 as Ticks, 0u32);
     for (i, line) in crate::textio::lines(input, crate::textio::MAX_LINE).enumerate() {
         let n = i + 1;
@@ -84,6 +91,12 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
         let ndata = uint(5)? as usize;
         // Data start after the format field when there are any.
         let d = |k: usize| int(7 + k);
+        // The data as bytes (the marks that carry encoded payloads, one byte a datum).
+        let data_bytes = || -> Result<Vec<u8>, ImportError> {
+            (0..ndata)
+                .map(|k| d(k).and_then(|x| u8::try_from(x).map_err(|_| err(format!("byte {x} out of range")))))
+                .collect()
+        };
         if ndata > 0 && toks.len() != 7 + ndata {
             return Err(err(format!("{ndata} data values announced, {} present", toks.len().saturating_sub(7))));
         }
@@ -93,7 +106,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
         max_node = max_node.max(node);
         end = end.max(time);
         let nd = nodes.entry(node).or_default();
-        let process_level = !matches!(ev, -901 | -601 | -989 | -990 | -991);
+        let process_level = !matches!(ev, -901 | -601 | -989 | -990 | -991 | -998 | -999);
         if process_level {
             nd.current = pid;
             nd.activity.push((time, pid));
@@ -176,6 +189,30 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                 let label = u32::try_from(d(1)?).unwrap_or(0);
                 events.push(Event::Probe { time, pid, pproc: node, id, label });
             }
+            (-2, -998) => {
+                if names_bytes.len() > MAX_NAMES {
+                    return Err(err(format!("the name marks hold more than {MAX_NAMES} bytes")));
+                }
+                names_bytes.extend(data_bytes()?);
+            }
+            (-2, -999) => {
+                // A run-record event carried verbatim: its payload, one byte per datum.
+                let bytes = data_bytes()?;
+                let e = crate::trace::record::decode_event_bytes(&bytes)
+                    .map_err(|r| err(format!("bad event mark: {r}")))?;
+                for p in processors(&e) {
+                    if p > MAX_PPROC {
+                        return Err(err(format!(
+                            "processor {p} is beyond the {MAX_PPROC} processors a trace may have"
+                        )));
+                    }
+                    max_node = max_node.max(p);
+                }
+                if embedded.last().is_some_and(|l: &Event| l.time() > e.time()) {
+                    return Err(err("event marks out of time order".into()));
+                }
+                embedded.push(e);
+            }
             (-2, -989) => window_from = Some(time),
             (-2, -991) => {
                 // The program's name, one byte per datum.
@@ -222,14 +259,48 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     for (time, pid) in ends {
         events.push(Event::ProcEnd { time, pid });
     }
-    sort(&mut events);
-    let header = RunHeader { pprocs: max_node + 1, program, ..RunHeader::default() };
+    let rebuilt = embedded.is_empty();
+    if rebuilt {
+        sort(&mut events);
+    } else {
+        // The record's own events: what the other records rebuild is less.
+        events = embedded;
+    }
+    let mut names = RunHeader::default();
+    if !names_bytes.is_empty() {
+        crate::trace::record::decode_names(&names_bytes, &mut names)
+            .map_err(|r| ImportError { line: 1, reason: format!("bad names marks (-2 -998): {r}") })?;
+    }
+    let header = RunHeader { pprocs: max_node + 1, program, ..names };
     let mut derived = derive_stats(&events, end, header.pprocs);
-    let missing = super::missing(stats.is_some(), !header.program.is_empty());
+    let mut missing = super::missing(stats.is_some(), !header.program.is_empty());
+    if rebuilt {
+        missing.push(super::REBUILT.to_string());
+    }
     if let Some(s) = stats {
         derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };
     }
     Ok(Imported { header, events, stats: derived, missing, window_from })
+}
+
+/// The most bytes the name marks may hold together (the writer leaves the source out
+/// past 256 KiB; the names of a program's functions, channels and labels are far less).
+const MAX_NAMES: usize = 16 << 20;
+
+/// The processors an event names (0 where it names fewer than two).
+fn processors(e: &Event) -> [u32; 2] {
+    match *e {
+        Event::ProcCreate { pproc, .. }
+        | Event::RecvCall { pproc, .. }
+        | Event::RecvDone { pproc, .. }
+        | Event::Probe { pproc, .. }
+        | Event::Busy { pproc, .. }
+        | Event::Deadlock { pproc, .. } => [pproc, 0],
+        Event::MsgSend { src_pproc, dst_pproc, .. } => [src_pproc, dst_pproc],
+        Event::MsgArrive { dst_pproc, .. } => [dst_pproc, 0],
+        Event::Hop { from, to, .. } => [from, to],
+        _ => [0, 0],
+    }
 }
 
 #[cfg(test)]

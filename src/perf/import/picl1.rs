@@ -211,7 +211,9 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     sort(&mut events);
     let header = RunHeader { pprocs: max_node + 1, ..RunHeader::default() };
     let stats = derive_stats(&events, end, header.pprocs);
-    Ok(Imported { header, events, stats, missing: super::missing(false, false), window_from: None })
+    let mut missing = super::missing(false, false);
+    missing.push(super::REBUILT.to_string());
+    Ok(Imported { header, events, stats, missing, window_from: None })
 }
 
 #[cfg(test)]

@@ -138,6 +138,16 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                             "topology" => header.topology = v,
                             "processors" => pprocs_attr = v.parse().ok().filter(|&p| p <= MAX_PPROC),
                             "window from" => window_from = parse_seconds(&v),
+                            k if k == crate::trace::sddf::NAMES_ATTRIBUTE => {
+                                let bytes: Option<Vec<u8>> = (0..v.len() / 2)
+                                    .map(|i| v.get(2 * i..2 * i + 2).and_then(|x| u8::from_str_radix(x, 16).ok()))
+                                    .collect();
+                                let names =
+                                    bytes.filter(|_| v.len() % 2 == 0).ok_or_else(|| "not hexadecimal".to_string());
+                                names.and_then(|b| crate::trace::record::decode_names(&b, &mut header)).map_err(
+                                    |r| ImportError { line: first, reason: format!("bad {k:?} attribute: {r}") },
+                                )?;
+                            }
                             k if k == LINKS_PARAM && v.parse::<u64>().is_ok() => {
                                 header.network_params.push((k.to_string(), v))
                             }

@@ -278,6 +278,51 @@ fn corrupt(offset: u64, reason: impl Into<String>) -> RecordError {
     RecordError::Corrupt { offset, reason: reason.into() }
 }
 
+/// One event's payload as the record stores it (postcard), for formats that carry
+/// events verbatim in records of their own (the PICL writer's `-999` marks).
+pub fn encode_event(e: &Event) -> Vec<u8> {
+    // Cannot fail: an event is integers and enums, which postcard always encodes.
+    postcard::to_allocvec(e).unwrap_or_default()
+}
+
+/// The event whose payload is `bytes` ([`encode_event`]'s inverse); an error says why
+/// the bytes are not one.
+pub fn decode_event_bytes(bytes: &[u8]) -> Result<Event, String> {
+    payload::decode_event(bytes, 0).map_err(|e| match e {
+        RecordError::Corrupt { reason, .. } => reason,
+        other => other.to_string(),
+    })
+}
+
+/// The names a header gives (functions, channels, probe labels, the source file's name
+/// and text), encoded as the record encodes its header, for formats that carry them in
+/// records of their own (the PICL writer's `-998` mark). The source is left out when the
+/// whole would pass `limit` bytes.
+pub fn encode_names(h: &RunHeader, limit: usize) -> Vec<u8> {
+    let whole = (&h.functions, &h.channels, &h.labels, &h.source_name, &h.source);
+    match postcard::to_allocvec(&whole) {
+        Ok(v) if v.len() <= limit => v,
+        _ => postcard::to_allocvec(&(&h.functions, &h.channels, &h.labels, &h.source_name, "")).unwrap_or_default(),
+    }
+}
+
+/// [`encode_names`]'s inverse: the names set into `h`; an error says why the bytes are
+/// not such names.
+pub fn decode_names(bytes: &[u8], h: &mut RunHeader) -> Result<(), String> {
+    type Names = (Vec<String>, Vec<crate::trace::event::ChannelDecl>, Vec<String>, String, String);
+    let (functions, channels, labels, source_name, source): Names =
+        payload::decode(bytes, "names", 0).map_err(|e| match e {
+            RecordError::Corrupt { reason, .. } => reason,
+            other => other.to_string(),
+        })?;
+    h.functions = functions;
+    h.channels = channels;
+    h.labels = labels;
+    h.source_name = source_name;
+    h.source = source;
+    Ok(())
+}
+
 mod payload;
 mod read;
 mod write;

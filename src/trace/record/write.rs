@@ -55,7 +55,8 @@ impl<T: Tracer + ?Sized> Tracer for &mut T {
 /// through the same stretch of time, so processor 1's events may precede processor 0's.
 /// The producer calls [`TimeOrder::release_before`] when it knows no later event will be
 /// earlier than the horizon (the start of the next quantum); memory holds one quantum's
-/// events. Equal times keep the order in which they arrived.
+/// events. Equal times keep the order in which they arrived, deadlock resolutions after
+/// the rest.
 #[derive(Debug)]
 pub struct TimeOrder<T: Tracer> {
     pub(super) inner: T,
@@ -70,8 +71,12 @@ impl<T: Tracer> TimeOrder<T> {
 
     /// Passes on, in time order, every held event earlier than `horizon`.
     pub fn release_before(&mut self, horizon: Ticks) {
-        // A stable sort keeps arrival order among equal times.
-        self.pending.sort_by_key(Event::time);
+        // A stable sort keeps arrival order among equal times, but for the network's
+        // deadlock resolutions, which follow the other events of their time: the network
+        // reports them when it hands over its crossings, which with its own thread
+        // (`cpss --threads 2`) is later in the quantum than without it, and the record
+        // must not depend on that.
+        self.pending.sort_by_key(|e| (e.time(), matches!(e, Event::Deadlock { .. })));
         let n = self.pending.partition_point(|e| e.time() < horizon);
         for e in self.pending.drain(..n) {
             self.inner.event(&e);
