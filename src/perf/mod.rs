@@ -206,7 +206,7 @@ pub fn read_events<R: BufRead>(mut input: R) -> Result<import::Imported, PerfErr
 /// `t` cut to the window `w` ([`window::cut`]), with a note that says so.
 pub fn windowed(t: import::Imported, w: window::Window) -> import::Imported {
     let import::Imported { header, events, stats, mut missing, .. } = t;
-    let (events, stats) = window::cut(events, w, stats.par_ticks, header.pprocs);
+    let (events, stats) = window::cut(events, w, &stats, header.pprocs);
     missing.push(format!(
         "the window {} to {}: times count from {}, messages are those sent inside it",
         render::units(w.from),

@@ -28,6 +28,8 @@ pub struct Summary {
     pub bytes: u64,
     /// Sum over messages of arrival − send (footer).
     pub total_latency_ticks: Ticks,
+    /// The messages that sum covers (a window's that arrive inside it; else `messages`).
+    pub latency_messages: u64,
     /// Bytes sent between virtual processors, keyed `(src, dst)`; processes without a
     /// virtual processor (the main process, remote memory traffic) are left out, as in
     /// `cpmap --comm`.
@@ -73,7 +75,7 @@ impl Summary {
 
     /// Average message latency in ticks, rounded down as `cpss` does (0 without messages).
     pub fn avg_latency_ticks(&self) -> Ticks {
-        self.total_latency_ticks.checked_div(self.messages).unwrap_or(0)
+        self.total_latency_ticks.checked_div(self.latency_messages).unwrap_or(0)
     }
 
     /// Granularity, seed 003 §3.3: the computation to communication ratio Σ Cᵢ : M, with
@@ -174,6 +176,7 @@ impl SummaryBuilder {
             messages: stats.messages,
             bytes: stats.bytes,
             total_latency_ticks: stats.total_latency_ticks,
+            latency_messages: stats.latency_messages.unwrap_or(stats.messages),
             // Keys came from u32 virtual processor numbers; a pair is in a row or in
             // `wide`, never both.
             comm: self

@@ -14,16 +14,20 @@
 //! * A message belongs to the window when it is sent inside it; its arrival and receive
 //!   completion are kept only then (a message sent before T1 has no send in the window,
 //!   so its completion is dropped, and the receive waits from the window's start).
-//! * The statistics are the window's: sequential time is the sequential work's busy
-//!   time inside it, messages and bytes count the sends inside it, latency runs from
-//!   such a send to its arrival (or completion, in a trace without arrivals) when that
-//!   lies inside too.
+//! * The statistics are the window's: sequential time is the run's in the proportion of
+//!   the work-class busy time inside the window to the run's (the record does not say
+//!   how much of a busy interval was sequential work), messages and bytes count the
+//!   channel sends inside it, the average latency runs from such a send to its arrival
+//!   (or completion, in a trace without arrivals) over the messages whose arrival lies
+//!   inside too, and link loads count every crossing inside it. The window `[0, T]`, T
+//!   the run's end, gives the run's figures.
 //! * Per-line totals written at the end of a run cover the whole run, so they are left
-//!   out; the line profile then comes from the busy intervals.
+//!   out (but for a window that is the whole run); the line profile then comes from the
+//!   busy intervals, each attributed to the line its turn ended on.
 //!
 //! The window's events are held in memory (a run record is otherwise streamed).
 //! Depends on [`crate::trace`].
-use crate::trace::{BusyClass, Event, RunStats, Ticks};
+use crate::trace::{BusyClass, Event, MsgPurpose, RunStats, Ticks};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A time window `[from, to]` in ticks.
@@ -36,17 +40,23 @@ pub struct Window {
 /// The events of `events` inside `w`, shifted to start at 0, and the window's
 /// statistics; `run_end` is the run's parallel time (the window ends there at the
 /// latest), `pprocs` the machine's processor count.
-pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run_end: Ticks, pprocs: u32) -> (Vec<Event>, RunStats) {
+pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run: &RunStats, pprocs: u32) -> (Vec<Event>, RunStats) {
+    let run_end = run.par_ticks;
     let to = w.to.min(run_end.max(w.from));
     let inside = |t: Ticks| t >= w.from && t <= to;
+    let whole = w.from == 0 && to >= run_end;
     let shift = |t: Ticks| t.saturating_sub(w.from);
     let mut alive: BTreeMap<u32, Event> = BTreeMap::new();
     let mut started = false;
     let mut out: Vec<Event> = Vec::new();
-    let mut sent: BTreeMap<u64, Ticks> = BTreeMap::new();
+    let mut sent: BTreeMap<u64, (Ticks, bool)> = BTreeMap::new();
     let mut arrived: BTreeSet<u64> = BTreeSet::new();
     let mut stats = RunStats { par_ticks: to - w.from, ..RunStats::default() };
     let mut busy = vec![0 as Ticks; pprocs as usize];
+    // Work-class busy ticks of the whole run and of the window, for the window's share of
+    // the run's sequential time.
+    let (mut work_run, mut work_window) = (0u128, 0u128);
+    let mut latency_messages = 0u64;
     let mut lead: Vec<Event> = Vec::new();
     // Processes created and not ended so far (at the loop's end: alive at T2).
     let mut live: BTreeSet<u32> = BTreeSet::new();
@@ -80,46 +90,62 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run_end: Ticks, p
                 lead.retain(|c| !matches!(*c, Event::ProcCreate { pid: p, .. } if p == pid));
             }
             Event::Busy { pproc, pid, start, end, line, class } => {
+                if class == BusyClass::Work {
+                    work_run += u128::from(end.saturating_sub(start));
+                }
                 let (a, b) = (start.max(w.from), end.min(to));
                 if a < b {
                     if let Some(x) = busy.get_mut(pproc as usize) {
                         *x = x.saturating_add(b - a);
                     }
                     if class == BusyClass::Work {
-                        stats.seq_ticks = stats.seq_ticks.saturating_add(b - a);
+                        work_window += u128::from(b - a);
                     }
                     out.push(Event::Busy { pproc, pid, start: shift(a), end: shift(b), line, class });
                 }
             }
             Event::Hop { msg, packet, from, to: next, enter, leave } => {
+                // A link's use inside the window counts whatever sent the traffic (a
+                // message sent before it, remote memory traffic, a process's creation).
                 let (a, b) = (enter.max(w.from), leave.min(to));
-                if a < b && sent.contains_key(&msg) {
+                if a < b {
                     out.push(Event::Hop { msg, packet, from, to: next, enter: shift(a), leave: shift(b) });
                 }
             }
-            Event::MsgSend { time, msg, bytes, .. } if inside(time) => {
-                sent.insert(msg, time);
-                stats.messages += 1;
-                stats.bytes = stats.bytes.saturating_add(u64::from(bytes));
+            Event::MsgSend { time, msg, bytes, purpose, .. } if inside(time) => {
+                let channel = matches!(purpose, MsgPurpose::Channel { .. });
+                sent.insert(msg, (time, channel));
+                // Messages, bytes and latency count channel messages, as the run's
+                // statistics do (remote memory traffic is counted apart).
+                if channel {
+                    stats.messages += 1;
+                    stats.bytes = stats.bytes.saturating_add(u64::from(bytes));
+                }
                 out.push(shifted(e, shift(time)));
             }
             Event::MsgArrive { time, msg, .. } if inside(time) => {
-                if let Some(&s) = sent.get(&msg) {
+                if let Some(&(s, channel)) = sent.get(&msg) {
                     arrived.insert(msg);
-                    stats.total_latency_ticks = stats.total_latency_ticks.saturating_add(time.saturating_sub(s));
+                    if channel {
+                        stats.total_latency_ticks = stats.total_latency_ticks.saturating_add(time.saturating_sub(s));
+                        latency_messages += 1;
+                    }
                     out.push(shifted(e, shift(time)));
                 }
             }
             Event::RecvDone { time, msg, .. } if inside(time) => {
-                if let Some(&s) = sent.get(&msg) {
+                if let Some(&(s, _)) = sent.get(&msg) {
                     if !arrived.contains(&msg) {
                         // A trace without arrivals: the completion stands for it.
                         stats.total_latency_ticks = stats.total_latency_ticks.saturating_add(time.saturating_sub(s));
+                        latency_messages += 1;
                     }
                     out.push(shifted(e, shift(time)));
                 }
             }
             Event::Label { .. } => out.push(shifted(e.clone(), shift(e.time()).min(to - w.from))),
+            // The run's per-line totals belong to a window only when it is the run.
+            Event::LineCost { .. } if whole => out.push(shifted(e, to - w.from)),
             Event::LineCost { .. } => {}
             _ => {
                 let t = e.time();
@@ -134,6 +160,14 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run_end: Ticks, p
     }
     stats.processes = lead.len() as u64 + out.iter().filter(|e| matches!(e, Event::ProcCreate { .. })).count() as u64;
     out.extend(live.into_iter().map(|pid| Event::ProcEnd { time: to - w.from, pid }));
+    // The record gives each busy interval's length, not how much of it was sequential
+    // work: the window's sequential time is the run's in the proportion of the window's
+    // work-class busy time to the run's (the whole run's for [0, T]).
+    stats.seq_ticks = match work_run {
+        0 => 0,
+        total => u64::try_from(work_window * u128::from(run.seq_ticks) / total).unwrap_or(Ticks::MAX),
+    };
+    stats.latency_messages = Some(latency_messages);
     stats.pprocs_used = busy.iter().filter(|&&b| b > 0).count() as u32;
     stats.busy_ticks = busy;
     lead.extend(out);
@@ -176,8 +210,12 @@ mod tests {
             busy(0, 0, 4000),
             Event::ProcEnd { time: 4000, pid: 0 },
         ];
-        let (cut, stats) = cut(events, Window { from: 1000, to: 3000 }, 4000, 2);
-        assert_eq!((stats.par_ticks, stats.seq_ticks), (2000, 3000));
+        // The run's sequential time is 3000 of its 6000 busy ticks (say the rest was
+        // sends and receives): the window, busy 3000, has 3000 · 3000/6000 = 1500.
+        let run = RunStats { par_ticks: 4000, seq_ticks: 3000, ..RunStats::default() };
+        let (cut, stats) = cut(events, Window { from: 1000, to: 3000 }, &run, 2);
+        assert_eq!((stats.par_ticks, stats.seq_ticks), (2000, 1500));
+        assert_eq!(stats.latency_messages, Some(1));
         assert_eq!(stats.busy_ticks, vec![2000, 1000]);
         assert_eq!((stats.messages, stats.bytes, stats.total_latency_ticks), (1, 4, 100));
         assert_eq!(stats.processes, 2);
@@ -202,7 +240,39 @@ mod tests {
     /// 4000 lasts 1000.
     #[test]
     fn a_window_ends_with_the_run() {
-        let (_, stats) = cut(vec![busy(0, 0, 4000)], Window { from: 3000, to: 9000 }, 4000, 1);
+        let run = RunStats { par_ticks: 4000, seq_ticks: 4000, ..RunStats::default() };
+        let (_, stats) = cut(vec![busy(0, 0, 4000)], Window { from: 3000, to: 9000 }, &run, 1);
         assert_eq!((stats.par_ticks, stats.seq_ticks), (1000, 1000));
+    }
+
+    /// The latency average of a window divides by the messages that arrive inside it:
+    /// two messages sent at 100 and 900 inside 0..1000, arriving at 150 (latency 50) and
+    /// at 1200 (after the window): 2 messages, latency 50 over 1 message. Remote memory
+    /// traffic sent inside (a write at 200) counts in neither, as in the run's statistics.
+    #[test]
+    fn a_window_s_latency_covers_the_messages_that_arrive_inside() {
+        let send = |time, msg| crate::perf::tests::send(time, msg, 0, 1, 4);
+        let write = Event::MsgSend {
+            time: 200,
+            msg: 3,
+            src_pid: 0,
+            src_pproc: 0,
+            dst_pid: None,
+            dst_pproc: 1,
+            purpose: MsgPurpose::RemoteWrite { addr: 8 },
+            bytes: 8,
+            line: 1,
+        };
+        let events = vec![
+            send(100, 1),
+            Event::MsgArrive { time: 150, msg: 1, dst_pproc: 1 },
+            write,
+            Event::MsgArrive { time: 260, msg: 3, dst_pproc: 1 },
+            send(900, 2),
+            Event::MsgArrive { time: 1200, msg: 2, dst_pproc: 1 },
+        ];
+        let run = RunStats { par_ticks: 2000, ..RunStats::default() };
+        let (_, s) = cut(events, Window { from: 0, to: 1000 }, &run, 2);
+        assert_eq!((s.messages, s.bytes, s.total_latency_ticks, s.latency_messages), (2, 8, 50, Some(1)));
     }
 }

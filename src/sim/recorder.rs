@@ -75,6 +75,7 @@ pub fn run_stats(stats: &Stats, pprocs: u32, exit: ExitStatus, message: String) 
         messages: stats.messages,
         bytes: stats.bytes,
         total_latency_ticks: stats.latency_ticks,
+        latency_messages: None,
         instructions: stats.instructions,
         exit,
         message,

@@ -590,8 +590,15 @@ pub struct RunStats {
     pub messages: u64,
     /// Payload bytes sent.
     pub bytes: u64,
-    /// Sum over messages of arrival time − send time; average = this / `messages`.
+    /// Sum over messages of arrival time − send time; average = this / `messages`, or /
+    /// `latency_messages` when set.
     pub total_latency_ticks: Ticks,
+    /// How many messages `total_latency_ticks` covers when that is not `messages`: a
+    /// time window's messages sent inside it of which only those that also arrive inside
+    /// it have a latency there. Not part of the run record (a whole run's latency covers
+    /// every message).
+    #[serde(skip)]
+    pub latency_messages: Option<u64>,
     /// vCode instructions executed.
     pub instructions: u64,
     /// How the run ended.

@@ -156,12 +156,13 @@ fn the_gantt_chart_s_ink_is_each_processor_s_utilization() {
 }
 
 #[test]
-fn picl_and_sddf_written_with_defaults_give_the_record_s_figures() {
+fn picl_and_sddf_written_with_defaults_and_the_whole_window_give_the_record_s_figures() {
     // cptrace puts the run's statistics, the program's name, the header's names and (in
     // PICL, as `-2 -999` marks) the record's events into a whole run's PICL and SDDF
     // traces by default: cpperf then prints every figure from the trace as from the
-    // record, in JSON and text, with no note. Every fixture, and the seed's matmul at
-    // n = 4, 8 and 16 (its remote writes, time-sharing at 16x16 on the 8x8 machine).
+    // record, in JSON and text, with no note; so does `--from 0 --to T`, T the run's
+    // end. Every fixture, and the seed's matmul at n = 4, 8 and 16 (its remote writes,
+    // time-sharing at 16x16 on the 8x8 machine).
     let dir = tempdir("truth-picl");
     let mut runs: Vec<(String, PathBuf)> = records().to_vec();
     let src = std::fs::read_to_string(fixtures().join("matmul.c")).unwrap();
@@ -199,6 +200,12 @@ fn picl_and_sddf_written_with_defaults_give_the_record_s_figures() {
             let tail = |t: &str| t.lines().skip(1).map(|l| format!("{l}\n")).collect::<String>();
             assert_eq!(tail(&got), tail(&text), "{name} {format}: text report");
         }
+        // The window from 0 to the run's end is the run.
+        let par = serde_json::from_str::<serde_json::Value>(&json).unwrap()["par_time"].to_string();
+        let args = [cpt.to_str().unwrap(), "--from", "0", "--to", par.as_str(), "--format", "json"];
+        let out = run_in(&dir, "cpperf", &args, b"");
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), json, "{name}: --from 0 --to {par}");
     }
     // Without the statistics, cpperf says what it made up.
     let (_, cpt) = &records()[0];

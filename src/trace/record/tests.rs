@@ -126,6 +126,7 @@ fn stats() -> RunStats {
         messages: 4,
         bytes: 16,
         total_latency_ticks: 9,
+        latency_messages: None,
         instructions: 12,
         exit: ExitStatus::Deadlock,
         message: "process 0 waits for join".into(),
