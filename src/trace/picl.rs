@@ -85,10 +85,11 @@ enum Rec {
         function: u32,
         enter: bool,
     },
-    /// A run-record event carried verbatim ([`EVENT_EVENT`]): its payload's bytes.
+    /// A run-record event carried verbatim ([`EVENT_EVENT`]): the record's count, format
+    /// and data fields, from its payload's bytes ([`byte_data`]).
     Event {
         p: u32,
-        bytes: Vec<u8>,
+        data: String,
     },
 }
 
@@ -161,13 +162,7 @@ fn write_new(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec) -> io::Result<(
             let rec = if enter { -3 } else { -4 };
             writeln!(out, "{rec} {} {s} {p} {pid} 1 2 {function}", u64::from(function) + 1)
         }
-        Rec::Event { p, ref bytes } => {
-            write!(out, "-2 {EVENT_EVENT} {s} {p} 0 {} 2", bytes.len())?;
-            for b in bytes {
-                write!(out, " {b}")?;
-            }
-            writeln!(out)
-        }
+        Rec::Event { p, ref data } => writeln!(out, "-2 {EVENT_EVENT} {s} {p} 0 {data}"),
     }
 }
 
@@ -185,6 +180,25 @@ pub const NAMES_EVENT: i32 = -998;
 /// trace as the record itself and every figure is the record's. Readers that do not
 /// know the event type (ParaGraph) skip the marks.
 pub const EVENT_EVENT: i32 = -999;
+
+/// The `n 2 b1 b2 …` fields of a mark whose data are `bytes`, one datum a byte, made
+/// without the formatting machinery (a conversion writes one such mark per event).
+fn byte_data(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(4 + 4 * bytes.len());
+    s.push_str(&bytes.len().to_string());
+    s.push_str(" 2");
+    for &b in bytes {
+        s.push(' ');
+        if b >= 100 {
+            s.push(char::from(b'0' + b / 100));
+        }
+        if b >= 10 {
+            s.push(char::from(b'0' + b / 10 % 10));
+        }
+        s.push(char::from(b'0' + b % 10));
+    }
+    s
+}
 
 /// The processor an event happened on, for the node field of its [`EVENT_EVENT`] mark
 /// (0 for events of no processor).
@@ -292,11 +306,7 @@ impl TraceWriter for PiclWriter {
             // In marks of at most 255 data, as the program's name.
             let names = super::record::encode_names(cx.header, 256 << 10);
             for chunk in names.chunks(255) {
-                write!(out, "-2 {NAMES_EVENT} {} 0 0 {} 2", seconds(start, self.tpu), chunk.len())?;
-                for b in chunk {
-                    write!(out, " {b}")?;
-                }
-                writeln!(out)?;
+                writeln!(out, "-2 {NAMES_EVENT} {} 0 0 {}", seconds(start, self.tpu), byte_data(chunk))?;
             }
         }
         if let (false, Some(from)) = (self.old, cx.selection.from) {
@@ -313,8 +323,8 @@ impl TraceWriter for PiclWriter {
         if !self.old {
             // Queued first: the event's own mark precedes the records made of it at the
             // same time, so the marks keep the record's order.
-            let bytes = super::record::encode_event(e);
-            self.buf.push(e.time(), Rec::Event { p: node_of(e), bytes });
+            let data = byte_data(&super::record::encode_event(e));
+            self.buf.push(e.time(), Rec::Event { p: node_of(e), data });
         }
         match *e {
             Event::Busy { pproc, start, end, .. } => self.activity.busy(pproc, start, end, &mut self.buf, Rec::Idle),
@@ -387,5 +397,15 @@ impl TraceWriter for PiclWriter {
 
     fn late(&self) -> u64 {
         self.buf.late()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_data_writes_each_byte_in_decimal() {
+        assert_eq!(byte_data(&[0, 9, 10, 99, 100, 255]), "6 2 0 9 10 99 100 255");
     }
 }
