@@ -47,7 +47,7 @@
 //! busy interval that sent or received it; a message at the very end of its interval
 //! (its last instruction) is moved before that interval's leave when the interval comes.
 //! A waiting stretch is known only when it closes, so nothing after the earliest open
-//! stretch of a selected processor is written; when more than [`HOLD`] records are held,
+//! stretch of a selected processor is written; when more than 65 536 records are held,
 //! the open stretches are reported up to the horizon (the visit goes on).
 use super::calls::{CallMark, CallSplitter};
 use super::convert::{Context, Reorder, TraceWriter};
