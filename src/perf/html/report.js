@@ -612,7 +612,7 @@
 
   // ---- Source -----------------------------------------------------------------------------
   function source() {
-    const s = section("Source", (D.source_name || "") + ": busy time per line (blue: work, grey: overhead) and time processes waited on the line (red: in a receive called there, or suspended — remote read, lock, join, delay — by the line they blocked on); bars relative to the costliest line.");
+    const s = section("Source", (D.source_name || "") + ": busy time per line (blue: work, grey: overhead) and time processes waited on the line (sky blue: in a receive called there, or suspended — remote read, lock, join, delay — by the line they blocked on); bars relative to the costliest line.");
     const order = el("button", { type: "button", text: "heaviest first" });
     s.appendChild(order);
     const text = (D.source || "").split("\n");
