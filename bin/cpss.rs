@@ -680,6 +680,24 @@ fn repeat(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &
     Ok(code)
 }
 
+/// Says on stderr why a run of a sweep's configuration `vals` (`what`: which run, or
+/// nothing) failed, if it did; returns its exit code (OK when it did not fail).
+fn sweep_failure(
+    axes: &[SweepAxis],
+    vals: &[String],
+    what: &str,
+    r: &Result<cppe::sim::run::Outcome, runs::RunError>,
+) -> i32 {
+    let (message, code) = match r {
+        Err(e) => (e.to_string(), exit::USAGE),
+        Ok(Err(e)) => (e.to_string(), e.exit_code()),
+        Ok(Ok(_)) => return exit::OK,
+    };
+    let at: Vec<String> = axes.iter().zip(vals).map(|(a, v)| format!("{}={v}", a.name)).collect();
+    eprintln!("cpss: {}{what}: {message}", at.join(" "));
+    code
+}
+
 /// `--sweep`: one CSV row per configuration of the cartesian product.
 fn sweep(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &[u8]) -> anyhow::Result<i32> {
     let axes: Vec<SweepAxis> = args.sweep.iter().map(|s| SweepAxis::parse(s)).collect::<Result<_, _>>()?;
@@ -705,16 +723,7 @@ fn sweep(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &[
         let mut code = exit::OK;
         for ((vals, _), rs) in configs.iter().zip(&results) {
             for (i, r) in rs.iter().enumerate() {
-                let failure = match r {
-                    Err(e) => Some((e.to_string(), exit::USAGE)),
-                    Ok(Err(e)) => Some((e.to_string(), e.exit_code())),
-                    Ok(Ok(_)) => None,
-                };
-                if let Some((message, c)) = failure {
-                    let at: Vec<String> = axes.iter().zip(vals).map(|(a, v)| format!("{}={v}", a.name)).collect();
-                    eprintln!("cpss: {} run {i}: {message}", at.join(" "));
-                    code = code.max(c);
-                }
+                code = code.max(sweep_failure(&axes, vals, &format!(" run {i}"), r));
             }
         }
         let report = match args.stats {
@@ -729,16 +738,7 @@ fn sweep(args: &Args, module: &cppe::vcode::Module, opts: &RunOptions, stdin: &[
     bar.finish_and_clear();
     let mut code = exit::OK;
     for ((vals, _), r) in configs.iter().zip(&results) {
-        let failure = match r {
-            Err(e) => Some((e.to_string(), exit::USAGE)),
-            Ok(Err(e)) => Some((e.to_string(), e.exit_code())),
-            Ok(Ok(_)) => None,
-        };
-        if let Some((message, c)) = failure {
-            let at: Vec<String> = axes.iter().zip(vals).map(|(a, v)| format!("{}={v}", a.name)).collect();
-            eprintln!("cpss: {}: {message}", at.join(" "));
-            code = code.max(c);
-        }
+        code = code.max(sweep_failure(&axes, vals, "", r));
     }
     let report = match args.stats {
         StatsFormat::Json => runs::sweep_json(&axes, &configs, &results),

@@ -510,6 +510,23 @@ impl Event {
         }
     }
 
+    /// The physical processors the event names: where it happened first (a message's
+    /// sender, a link crossing's start), then its other end, if any.
+    pub fn processors(&self) -> [Option<u32>; 2] {
+        match *self {
+            Event::ProcCreate { pproc, .. }
+            | Event::RecvCall { pproc, .. }
+            | Event::RecvDone { pproc, .. }
+            | Event::Probe { pproc, .. }
+            | Event::Busy { pproc, .. }
+            | Event::Deadlock { pproc, .. } => [Some(pproc), None],
+            Event::MsgSend { src_pproc, dst_pproc, .. } => [Some(src_pproc), Some(dst_pproc)],
+            Event::MsgArrive { dst_pproc, .. } => [Some(dst_pproc), None],
+            Event::Hop { from, to, .. } => [Some(from), Some(to)],
+            _ => [None, None],
+        }
+    }
+
     /// The time [`Event::time`] reads, to change it (a window shifts events with it).
     pub fn time_mut(&mut self) -> &mut Ticks {
         match self {

@@ -200,23 +200,6 @@ fn byte_data(bytes: &[u8]) -> String {
     s
 }
 
-/// The processor an event happened on, for the node field of its [`EVENT_EVENT`] mark
-/// (0 for events of no processor).
-fn node_of(e: &Event) -> u32 {
-    match *e {
-        Event::ProcCreate { pproc, .. }
-        | Event::RecvCall { pproc, .. }
-        | Event::RecvDone { pproc, .. }
-        | Event::Probe { pproc, .. }
-        | Event::Busy { pproc, .. }
-        | Event::Deadlock { pproc, .. } => pproc,
-        Event::MsgSend { src_pproc, .. } => src_pproc,
-        Event::MsgArrive { dst_pproc, .. } => dst_pproc,
-        Event::Hop { from, .. } => from,
-        _ => 0,
-    }
-}
-
 /// The event type of the mark that names the program (`-2 -991 0 0 0 N 2 BYTES…`),
 /// written first.
 pub const PROGRAM_EVENT: i32 = -991;
@@ -324,7 +307,7 @@ impl TraceWriter for PiclWriter {
             // Queued first: the event's own mark precedes the records made of it at the
             // same time, so the marks keep the record's order.
             let data = byte_data(&super::record::encode_event(e));
-            self.buf.push(e.time(), Rec::Event { p: node_of(e), data });
+            self.buf.push(e.time(), Rec::Event { p: e.processors()[0].unwrap_or(0), data });
         }
         match *e {
             Event::Busy { pproc, start, end, .. } => self.activity.busy(pproc, start, end, &mut self.buf, Rec::Idle),

@@ -200,7 +200,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                 let bytes = data_bytes()?;
                 let e = crate::trace::record::decode_event_bytes(&bytes)
                     .map_err(|r| err(format!("bad event mark: {r}")))?;
-                for p in processors(&e) {
+                for p in e.processors().into_iter().flatten() {
                     if p > MAX_PPROC {
                         return Err(err(format!(
                             "processor {p} is beyond the {MAX_PPROC} processors a trace may have"
@@ -286,22 +286,6 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
 /// The most bytes the name marks may hold together (the writer leaves the source out
 /// past 256 KiB; the names of a program's functions, channels and labels are far less).
 const MAX_NAMES: usize = 16 << 20;
-
-/// The processors an event names (0 where it names fewer than two).
-fn processors(e: &Event) -> [u32; 2] {
-    match *e {
-        Event::ProcCreate { pproc, .. }
-        | Event::RecvCall { pproc, .. }
-        | Event::RecvDone { pproc, .. }
-        | Event::Probe { pproc, .. }
-        | Event::Busy { pproc, .. }
-        | Event::Deadlock { pproc, .. } => [pproc, 0],
-        Event::MsgSend { src_pproc, dst_pproc, .. } => [src_pproc, dst_pproc],
-        Event::MsgArrive { dst_pproc, .. } => [dst_pproc, 0],
-        Event::Hop { from, to, .. } => [from, to],
-        _ => [0, 0],
-    }
-}
 
 #[cfg(test)]
 mod tests {
