@@ -400,11 +400,6 @@ impl ProcessorStates {
         }
     }
 
-    /// Processor `p`'s open stretch: its start and the state it opened with.
-    pub fn open(&self, p: u32) -> Option<(Ticks, PState)> {
-        self.last.get(p).copied()
-    }
-
     /// Opens processor `p`'s stretch at `from` with the idle state (at the start), and
     /// holds it in [`Self::earliest_open`].
     pub fn begin(&mut self, p: u32, from: Ticks) {
