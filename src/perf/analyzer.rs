@@ -143,7 +143,11 @@ impl Front {
                 self.summary.event(e);
                 self.unmatched.event(e);
             }
-            Event::MsgArrive { .. } | Event::RecvCall { .. } | Event::RecvDone { .. } => self.unmatched.event(e),
+            Event::MsgArrive { .. } => {
+                self.summary.event(e);
+                self.unmatched.event(e);
+            }
+            Event::RecvCall { .. } | Event::RecvDone { .. } => self.unmatched.event(e),
             _ => {}
         }
         if matches!(

@@ -88,10 +88,9 @@ pub enum Better {
 /// The direction of metric `name` (see the module documentation).
 pub fn better(name: &str) -> Better {
     match name {
-        "seq_time" | "par_time" | "avg_latency" | "critical_path" | "wcpa_weight" | "messages" | "bytes"
-        | "instructions" | "remote_reads" | "remote_writes" | "host_seconds" | "unmatched_sends" | "cp_imbalance" => {
-            Better::Lower
-        }
+        "seq_time" | "par_time" | "avg_latency" | "avg_remote_latency" | "critical_path" | "wcpa_weight"
+        | "messages" | "bytes" | "instructions" | "remote_reads" | "remote_writes" | "host_seconds"
+        | "unmatched_sends" | "cp_imbalance" => Better::Lower,
         "speedup" | "efficiency" | "utilization" | "granularity" | "parallelism" => Better::Higher,
         _ => Better::Neither,
     }
@@ -190,6 +189,7 @@ impl Metrics {
             ("messages".into(), s.messages as f64),
             ("bytes".into(), s.bytes as f64),
             ("avg_latency".into(), t(s.avg_latency_ticks())),
+            ("avg_remote_latency".into(), t(s.avg_remote_latency_ticks())),
         ];
         if let Some(g) = s.granularity() {
             v.push(("granularity".into(), g));

@@ -136,7 +136,24 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     let _ = writeln!(o, "Messages = {}", s.messages);
     let _ = writeln!(o, "Bytes = {}", s.bytes);
     let _ = writeln!(o, "Average Message Latency = {}", units(s.avg_latency_ticks()));
+    if s.remote_messages > 0 {
+        let _ = writeln!(
+            o,
+            "Remote Memory Messages = {}, average latency {}",
+            s.remote_messages,
+            units(s.avg_remote_latency_ticks())
+        );
+    }
     match s.granularity() {
+        Some(g) if s.remote_messages > 0 => {
+            let _ = writeln!(
+                o,
+                "Granularity (computation : communication) = {} : ({} messages + {} remote memory) = {g:.4}",
+                units(s.total_busy_ticks()),
+                units(s.total_latency_ticks),
+                units(s.remote_latency_ticks)
+            );
+        }
         Some(g) => {
             let _ = writeln!(
                 o,
@@ -506,6 +523,8 @@ struct ReportDoc<'a> {
     messages: u64,
     bytes: u64,
     avg_latency: Value,
+    remote_messages: u64,
+    avg_remote_latency: Value,
     /// Computation over communication time; `null` without communication.
     granularity: Option<f64>,
     /// Work done while one processor alone was busy, over all work (Amdahl's f).
@@ -616,6 +635,8 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
         messages: s.messages,
         bytes: s.bytes,
         avg_latency: number(&units(s.avg_latency_ticks())),
+        remote_messages: s.remote_messages,
+        avg_remote_latency: number(&units(s.avg_remote_latency_ticks())),
         granularity: s.granularity().map(|g| rounded(g, 6)),
         serial_fraction: p.serial_fraction().map(|f| rounded(f, 6)),
         amdahl_bound: p.amdahl_bound(a.critical.processors).map(|b| rounded(b, 6)),

@@ -7,7 +7,7 @@
 //! `Busy` events and the communication matrix from `ProcCreate` and `MsgSend` events.
 //! Depends only on [`crate::trace`].
 use crate::dense::DenseMap;
-use crate::trace::{Event, RecordError, RunRecordReader, RunStats, Ticks};
+use crate::trace::{Event, MsgPurpose, RecordError, RunRecordReader, RunStats, Ticks};
 use std::collections::BTreeMap;
 use std::io::Read;
 
@@ -30,6 +30,12 @@ pub struct Summary {
     pub total_latency_ticks: Ticks,
     /// The messages that sum covers (a window's that arrive inside it; else `messages`).
     pub latency_messages: u64,
+    /// Remote-memory messages (read requests and replies, writes, spinlock requests,
+    /// grants and releases) whose arrival the record holds: a window's that are sent and
+    /// arrive inside it.
+    pub remote_messages: u64,
+    /// Sum over those of arrival − send.
+    pub remote_latency_ticks: Ticks,
     /// Bytes sent between virtual processors, keyed `(src, dst)`; processes without a
     /// virtual processor (the main process, remote memory traffic) are left out, as in
     /// `cpmap --comm`.
@@ -78,15 +84,26 @@ impl Summary {
         self.total_latency_ticks.checked_div(self.latency_messages).unwrap_or(0)
     }
 
+    /// Average latency of the remote-memory messages in ticks, rounded down (0 without).
+    pub fn avg_remote_latency_ticks(&self) -> Ticks {
+        self.remote_latency_ticks.checked_div(self.remote_messages).unwrap_or(0)
+    }
+
+    /// The communication time M of the granularity: the total latency of the channel
+    /// messages and of the remote-memory messages.
+    pub fn communication_ticks(&self) -> Ticks {
+        self.total_latency_ticks + self.remote_latency_ticks
+    }
+
     /// Granularity, seed 003 §3.3: the computation to communication ratio Σ Cᵢ : M, with
     /// Σ Cᵢ the total busy time of all processors and M the sum of the diagonal edges'
-    /// weights, i.e. the total message latency. Reported as the quotient Σ Cᵢ / M;
-    /// `None` when no message was sent (the ratio is infinite).
+    /// weights, i.e. the total latency of the messages, channel and remote-memory ones
+    /// ([`Self::communication_ticks`]). Reported as the quotient Σ Cᵢ / M; `None` when
+    /// nothing was communicated (the ratio is infinite).
     pub fn granularity(&self) -> Option<f64> {
-        if self.total_latency_ticks == 0 {
-            None
-        } else {
-            Some(self.total_busy_ticks() as f64 / self.total_latency_ticks as f64)
+        match self.communication_ticks() {
+            0 => None,
+            m => Some(self.total_busy_ticks() as f64 / m as f64),
         }
     }
 
@@ -132,6 +149,10 @@ pub struct SummaryBuilder {
     /// Sorted into the matrix at the end.
     comm: DenseMap<Vec<(u32, u64)>>,
     wide: BTreeMap<(u32, u32), u64>,
+    /// Remote-memory messages sent and not arrived yet: id → send time.
+    remote_sent: std::collections::HashMap<u64, Ticks>,
+    remote_messages: u64,
+    remote_latency: Ticks,
 }
 
 /// Destinations of a source kept in its row of [`SummaryBuilder`]'s matrix.
@@ -147,6 +168,15 @@ impl SummaryBuilder {
             }
             Event::ProcCreate { pid, vproc: Some(v), .. } => {
                 self.vproc_of.insert(u64::from(pid), v);
+            }
+            Event::MsgSend { time, msg, purpose, .. } if !matches!(purpose, MsgPurpose::Channel { .. }) => {
+                self.remote_sent.insert(msg, time);
+            }
+            Event::MsgArrive { time, msg, .. } => {
+                if let Some(t0) = self.remote_sent.remove(&msg) {
+                    self.remote_messages += 1;
+                    self.remote_latency += time.saturating_sub(t0);
+                }
             }
             Event::MsgSend { src_pid, dst_pid: Some(dst), bytes, .. } => {
                 if let (Some(&s), Some(&d)) = (self.vproc_of.get(u64::from(src_pid)), self.vproc_of.get(u64::from(dst)))
@@ -177,6 +207,8 @@ impl SummaryBuilder {
             bytes: stats.bytes,
             total_latency_ticks: stats.total_latency_ticks,
             latency_messages: stats.latency_messages.unwrap_or(stats.messages),
+            remote_messages: self.remote_messages,
+            remote_latency_ticks: self.remote_latency,
             // Keys came from u32 virtual processor numbers; a pair is in a row or in
             // `wide`, never both.
             comm: self
@@ -192,7 +224,7 @@ impl SummaryBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{BusyClass, ChannelDecl, MsgPurpose, RunHeader, RunRecordWriter};
+    use crate::trace::{BusyClass, ChannelDecl, RunHeader, RunRecordWriter};
 
     #[test]
     fn a_source_with_many_destinations_keeps_every_pair() {

@@ -131,6 +131,18 @@ struct Proc {
     func: u32,
     forall_pending: u32,
     forked_live: u32,
+    /// Its remote writes that have not landed: word index → the value it wrote there
+    /// last and how many of its writes to that word are still travelling. Its own
+    /// reads of those words see them (a process sees its own writes in program order).
+    unlanded: HashMap<u32, (Word, u32), std::hash::BuildHasherDefault<crate::net::TickHash>>,
+    /// Its remote writes whose arrival a contention network has not told yet.
+    writes_out: u32,
+    /// The latest known arrival of its remote writes (0: none).
+    writes_last: Ticks,
+    /// When the notice of its end reached its parent's processor (NEVER: not yet).
+    notice: Ticks,
+    /// The spinlock word granted to it while it waited, plus one (0: none).
+    granted: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -243,8 +255,15 @@ enum InFlight {
     /// A channel message: the channel index and the sender (its data waits in
     /// [`FromSender::pending`]).
     Chan { chan: u32, sender: u32 },
-    /// The traffic of a posted remote write: nothing happens when it arrives.
-    Load,
+    /// A posted remote write by `pid`: its words land in the owner's memory when it
+    /// arrives.
+    Load { pid: u32, vals: Vec<(u32, Word)> },
+    /// The notice of the end of process `pid`, to its parent's processor.
+    EndNotice { pid: u32 },
+    /// `pid`'s request for the spinlock at word `lock`, to the lock's processor.
+    LockRequest { pid: u32, lock: u32 },
+    /// `pid`'s release of the spinlock at word `lock`, to the lock's processor.
+    LockRelease { pid: u32, lock: u32 },
     /// The request of a remote read by `pid` (on `reader`) of `words` words owned by
     /// `owner`: the reply leaves when it arrives.
     ReadRequest { pid: u32, addr: u32, reader: u32, owner: u32, words: u32 },
@@ -254,8 +273,8 @@ enum InFlight {
     Frame { pid: u32 },
 }
 
-/// The ids of the remote-read requests in `in_flight` (`pending` of them: none to look
-/// for when 0).
+/// The ids of the messages in `in_flight` whose arrival makes a send: remote-read
+/// requests, spinlock requests and releases (`pending` of them: none to look for when 0).
 fn read_requests(
     in_flight: &HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
     pending: u32,
@@ -263,7 +282,9 @@ fn read_requests(
     in_flight
         .iter()
         .take(if pending > 0 { usize::MAX } else { 0 })
-        .filter(|(_, f)| matches!(f, InFlight::ReadRequest { .. }))
+        .filter(|(_, f)| {
+            matches!(f, InFlight::ReadRequest { .. } | InFlight::LockRequest { .. } | InFlight::LockRelease { .. })
+        })
         .map(|(&id, _)| id)
 }
 
@@ -273,11 +294,14 @@ enum FileSlot {
 }
 
 /// Remote accesses made by one instruction: `(owner pproc, words, address)`.
-#[derive(Default, Clone, Copy)]
+#[derive(Default)]
 struct Acc {
     any: bool,
     read: Option<(u32, u32, u32)>,
     write: Option<(u32, u32, u32)>,
+    /// The words the instruction wrote into other processors' memory, `(index, value)`:
+    /// they land when their message arrives ([`Simulator::land_writes`]).
+    vals: Vec<(u32, Word)>,
 }
 
 impl Acc {
@@ -349,7 +373,9 @@ pub struct Simulator<'m> {
     pclock: Vec<Ticks>,
     chans: Vec<Chan>,
     chan_at: Vec<u32>,
-    lock_waiters: BTreeMap<u32, Vec<u32>>,
+    /// Per spinlock word, the processes waiting for it and when their request reached
+    /// the lock's processor, first come first.
+    lock_waiters: BTreeMap<u32, VecDeque<(u32, Ticks)>>,
     rng: Rng,
     files: Vec<Option<FileSlot>>,
     /// Blocks made by MALLOC/REALLOC and not yet freed: base → words.
@@ -411,10 +437,27 @@ pub struct Simulator<'m> {
     complex_traced: std::cell::Cell<bool>,
     /// The network's thread, when it runs ahead of the processors ([`net_worker`]).
     ahead: Option<Box<NetWorker>>,
-    /// Remote-read requests in a contention network.
+    /// Messages in a contention network whose arrival makes a send (remote-read
+    /// requests, spinlock requests and releases: [`read_requests`]).
     reads_pending: u32,
     /// Quanta in which the network ran ahead.
     quanta_ahead: u64,
+    /// Remote writes whose arrival is known and which have not landed, by arrival
+    /// ([`Self::land_writes`]).
+    landing: TimeQueue<Landing>,
+    /// Remote writes in a contention network whose arrival is not known yet.
+    loads_pending: u32,
+}
+
+/// A word of a remote write, travelling to its owner's memory.
+struct Landing {
+    index: u32,
+    word: Word,
+    /// The writer.
+    pid: u32,
+    /// The processor that owned the word when it was written (a word given to another
+    /// processor meanwhile is not overwritten).
+    owner: u32,
 }
 
 #[inline]
@@ -673,6 +716,8 @@ impl<'m> Simulator<'m> {
             ahead: None,
             reads_pending: 0,
             quanta_ahead: 0,
+            landing: TimeQueue::new(),
+            loads_pending: 0,
             mem: Memory::new(0),
             cfg,
         };

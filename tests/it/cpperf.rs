@@ -244,12 +244,12 @@ fn old_picl_reads_like_new_picl_without_statistics() {
     let (new, _, new_notes) = summary(&trace("picl"));
     assert_eq!(new, record);
     assert!(!new_notes.contains("rebuilt"), "{new_notes}");
-    // The seed's matmul: parallel time 9510 on the default mesh, 1024 messages of 4 bytes
+    // The seed's matmul: parallel time 13030 on the default mesh, 1024 messages of 4 bytes
     // on 64 processors; the old format's sequential time is the busy time.
-    assert_eq!(record[..1], [9510.0]);
-    assert_eq!((old[0], old[2], old[3], old[4]), (9510.0, 1024.0, 4096.0, 64.0));
-    // Each utilization is rounded to 0.00005 % of 9510: 64 of them, 0.31 at most.
-    assert!((old[1] - busy).abs() < 0.31 && old[1] > record[1], "{old:?} {busy}");
+    assert_eq!(record[..1], [13030.0]);
+    assert_eq!((old[0], old[2], old[3], old[4]), (13030.0, 1024.0, 4096.0, 64.0));
+    // Each utilization is rounded to 0.00005 % of 13030 (0.0065): 64 of them, 0.42 at most.
+    assert!((old[1] - busy).abs() < 0.42 && old[1] > record[1], "{old:?} {busy}");
     assert!(notes.contains("the processor states, the critical paths"), "{notes}");
 }
 
@@ -330,11 +330,11 @@ fn a_window_reports_its_own_parallel_time_utilization_and_messages() {
 }
 
 /// Seed 003 §3.3's network load L = Σ U_link / m counts every directed link of the
-/// machine, idle ones too: `two_messages.c` on `line:2` with traced routes sends its three
-/// messages (the child's creation and two values) over 0 -> 1 and nothing back, so the
-/// link 1 -> 0 counts 0 and L = occupied(0 -> 1) / (2 × T). cpss records m = 2 in the
-/// run's header; the 8x8 mesh has 2 × 2 × 8 × 7 = 224 directed links. P = Σ U_cpu / n
-/// over the run's two processors.
+/// machine: `two_messages.c` on `line:2` with traced routes sends three messages (the
+/// child's creation and two values) over 0 -> 1 and one back over 1 -> 0 (the notice of
+/// the child's end), so L = (occupied(0 -> 1) + occupied(1 -> 0)) / (2 × T). cpss records
+/// m = 2 in the run's header; the 8x8 mesh has 2 × 2 × 8 × 7 = 224 directed links. P =
+/// Σ U_cpu / n over the run's two processors.
 #[test]
 fn network_load_divides_by_every_link_of_the_machine() {
     let dir = tempdir("cpperf-network-load");
@@ -344,10 +344,11 @@ fn network_load_divides_by_every_link_of_the_machine() {
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let f = |v: &serde_json::Value| v.as_f64().unwrap();
     let links = j["links"].as_array().unwrap();
-    assert_eq!(links.len(), 1, "only 0 -> 1 carries anything: {links:?}");
+    assert_eq!(links.len(), 2, "{links:?}");
     assert_eq!((f(&links[0]["from"]), f(&links[0]["to"]), f(&links[0]["messages"])), (0.0, 1.0, 3.0));
+    assert_eq!((f(&links[1]["from"]), f(&links[1]["to"]), f(&links[1]["messages"])), (1.0, 0.0, 1.0));
     let t = f(&j["par_time"]);
-    let want = f(&links[0]["occupied"]) / (2.0 * t);
+    let want = (f(&links[0]["occupied"]) + f(&links[1]["occupied"])) / (2.0 * t);
     assert!((f(&j["network_load"]) - want).abs() < 1e-6, "L = {} against {want}", j["network_load"]);
     let util: f64 = j["utilization"].as_array().unwrap().iter().map(|u| f(&u["percent"])).sum();
     assert!((f(&j["parallelism"]) - util / 100.0 / 2.0).abs() < 1e-6, "{}", j["parallelism"]);
@@ -828,7 +829,7 @@ fn summary_is_short_and_what_if_prints_only_its_answers() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[1].starts_with("Parallel time 9510 (sequential 46108), speedup 4.8484"), "{text}");
+    assert!(lines[1].starts_with("Parallel time 13030 (sequential 46108), speedup 3.5386"), "{text}");
     assert!(lines[4].starts_with("Weighted critical path: total weight "), "{text}");
     let shares: Vec<f64> = lines[5..].iter().map(|l| l.split_whitespace().next().unwrap().parse().unwrap()).collect();
     assert_eq!(shares.len(), 5, "{text}");
@@ -842,7 +843,7 @@ fn summary_is_short_and_what_if_prints_only_its_answers() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert_eq!(lines[1], "What if (critical-path zeroing)");
-    assert!(lines[2].starts_with("  function=main: critical path 9509 -> "), "{text}");
+    assert!(lines[2].starts_with("  function=main: critical path 13029 -> "), "{text}");
 }
 
 /// `compare` never answers in silence on bad input: a NaN in the new run is an error

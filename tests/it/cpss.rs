@@ -314,9 +314,9 @@ fn runs_and_sweep_print_json() {
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["runs"], 3);
     let par = doc["statistics"].as_array().unwrap().iter().find(|s| s["name"] == "par_time").unwrap();
-    // The seed's matmul on its own 8x8 mesh with the default mapping: 9510 every run
+    // The seed's matmul on its own 8x8 mesh with the default mapping: 13030 every run
     // (nothing random), so sd 0.
-    assert_eq!(par["mean"], 9510.0);
+    assert_eq!(par["mean"], 13030.0);
     assert_eq!(par["sd"], 0.0);
     let out = run_in(&dir, "cpss", &["matmul.cod", "--sweep", "quantum=1,2", "--stats", "json"], b"");
     assert_eq!(out.status.code(), Some(0));
@@ -430,9 +430,9 @@ fn config_from_a_record_reproduces_it_byte_for_byte() {
         String::from_utf8_lossy(o).lines().filter(|l| !l.starts_with("Host Time")).collect::<Vec<_>>().join("\n")
     };
     assert_eq!(strip(&first.stdout), strip(&again.stdout));
-    // Without the options the run differs (the default mesh, identity mapping: 9510).
+    // Without the options the run differs (the default mesh, identity mapping: 13030).
     let plain = run_in(&dir, "cpss", &[cod, "--stats", "csv"], b"");
-    assert!(String::from_utf8_lossy(&plain.stdout).lines().nth(1).unwrap().contains(",9510,"));
+    assert!(String::from_utf8_lossy(&plain.stdout).lines().nth(1).unwrap().contains(",13030,"));
     let seed4 = run_in(&dir, "cpss", &[cod, "--config-from", "a.cpt", "--seed", "4", "--stats", "csv"], b"");
     let seed3 = run_in(&dir, "cpss", &[cod, "--config-from", "a.cpt", "--stats", "csv"], b"");
     assert_ne!(seed4.stdout, seed3.stdout, "--seed on the command line overrides the record's");
@@ -451,13 +451,13 @@ fn project_configuration_file_and_its_overrides() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).lines().nth(1).unwrap().split(',').nth(1).unwrap().to_string()
     };
-    // Defaults: mesh 8x8 (the program's phyArch), identity mapping, 9510 (README).
-    assert_eq!(par(&[]), "9510");
+    // Defaults: mesh 8x8 (the program's phyArch), identity mapping, 13030 (README).
+    assert_eq!(par(&[]), "13030");
     let on_ring = par(&["--topology", "ring:16", "--link-delay", "3"]);
     std::fs::write(dir.join("cppe.toml"), "# project options\ntopology = \"ring:16\"\nlink_delay = 3\n").unwrap();
     assert_eq!(par(&[]), on_ring);
-    assert_eq!(par(&["--no-config"]), "9510");
-    assert_eq!(par(&["--topology", "mesh:8x8", "--link-delay", "5"]), "9510");
+    assert_eq!(par(&["--no-config"]), "13030");
+    assert_eq!(par(&["--topology", "mesh:8x8", "--link-delay", "5"]), "13030");
     std::fs::write(dir.join("other.toml"), "[cpss]\ntopology = \"mesh:8x8\"\n").unwrap();
     let mesh3 = par(&["--topology", "mesh:8x8", "--link-delay", "3"]);
     assert_eq!(par(&["--config", "other.toml"]), mesh3, "--config over cppe.toml, option by option");
@@ -472,7 +472,7 @@ fn project_configuration_file_and_its_overrides() {
 
 /// `--profile` takes the statistics' format: with `--stats csv` a second table after a
 /// blank line, `time` then one busy-percent column per used processor, one row per step
-/// (matmul: parallel time 9510 in steps of 2000 is 5 rows, 0 to 8000); with `--stats
+/// (matmul: parallel time 13030 in steps of 2000 is 7 rows, 0 to 12000); with `--stats
 /// json` a `profile` field holding the same numbers. `cpperf compare` still reads the
 /// statistics table in front of it.
 #[test]
@@ -484,12 +484,12 @@ fn profile_follows_the_statistics_format() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let (stats, profile) = text.split_once("\n\n").expect("two tables");
-    assert!(stats.lines().last().unwrap().starts_with("46108,9510,"), "{stats}");
+    assert!(stats.lines().last().unwrap().starts_with("46108,13030,"), "{stats}");
     let rows: Vec<Vec<&str>> = profile.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows[0].len(), 65, "time and 64 processors");
     assert_eq!((rows[0][0], rows[0][1], rows[0][64]), ("time", "p0", "p63"));
     let times: Vec<&str> = rows[1..].iter().map(|r| r[0]).collect();
-    assert_eq!(times, ["0", "2000", "4000", "6000", "8000"]);
+    assert_eq!(times, ["0", "2000", "4000", "6000", "8000", "10000", "12000"]);
     assert!(rows[1..].iter().flat_map(|r| &r[1..]).all(|c| (0.0..=100.0).contains(&c.parse::<f64>().unwrap())));
     std::fs::write(dir.join("p.csv"), &text).unwrap();
     let same = run_in(&dir, "cpperf", &["compare", "p.csv", "p.csv"], b"");
@@ -498,7 +498,7 @@ fn profile_follows_the_statistics_format() {
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["profile"]["step"], 2000);
     let jrows = j["profile"]["rows"].as_array().unwrap();
-    assert_eq!(jrows.len(), 5);
+    assert_eq!(jrows.len(), 7);
     for (jr, r) in jrows.iter().zip(&rows[1..]) {
         assert_eq!(jr["time"].to_string(), r[0]);
         let csv0: f64 = r[1].parse().unwrap();

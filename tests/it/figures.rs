@@ -107,36 +107,138 @@ fn state_times(dir: &Path, name: &str) -> Vec<BTreeMap<&'static str, u64>> {
 
 /// `main` forks `w` onto processor 1 and sleeps 600 units before it sends `go`; `w`
 /// blocks in its receive as soon as it starts (27) and resumes at 600 + 26 + 1 = 627:
-/// processor 1 waits for a message 600 units, then runs 100. Processor 0 is delayed
-/// 0..600, then waits in `join` until the child's end at 727 is known one quantum later,
-/// 728: 128 units waiting for children. The run ends at 729 (main's end, one quantum).
+/// processor 1 waits for a message 600 units, then runs 100 and ends at 727. The notice
+/// of its end (4 bytes, 26 units like every 4-byte message here) reaches processor 0 at
+/// 753, and main learns of it one quantum later, 754: processor 0 is delayed 0..600,
+/// then waits 154 units for children. The run ends at 755 (main's end, one quantum);
+/// processor 1 is idle before `w` starts (27) and after it ends (755 - 727 = 28).
 #[test]
 fn a_receive_a_delay_and_a_join_are_waits_not_idle_time() {
     let dir = tempdir("figures-wait-message");
     let t = state_times(&dir, "message");
-    assert_eq!((t[1]["message"], t[1]["running"], t[1]["idle"]), (600, 100, 27 + 2));
-    assert_eq!((t[0]["delay"], t[0]["children"], t[0]["running"], t[0]["idle"]), (600, 128, 0, 1));
+    assert_eq!((t[1]["message"], t[1]["running"], t[1]["idle"]), (600, 100, 27 + 28));
+    assert_eq!((t[0]["delay"], t[0]["children"], t[0]["running"], t[0]["idle"]), (600, 154, 0, 1));
 }
 
 /// `r` reads main's `a` through a reference from processor 1 at 27: the request (4
 /// bytes) and the reply (4 bytes) each take 26 units, and `r` resumes one quantum after
-/// the reply: 26 + 26 + 1 = 53 units waiting for a remote read.
+/// the reply: 26 + 26 + 1 = 53 units waiting for a remote read. It ends at
+/// 27 + 53 + 100 = 180; the notice of its end takes 26 units and main learns of it one
+/// quantum after it arrives: 207 units waiting for children.
 #[test]
 fn a_remote_read_is_a_wait() {
     let dir = tempdir("figures-wait-remote");
     let t = state_times(&dir, "remote_read");
     assert_eq!((t[1]["remote_read"], t[1]["running"]), (53, 100));
-    assert_eq!(t[0]["children"], 180 + 1, "main waits in join until the child's end (27 + 53 + 100) + 1");
+    assert_eq!(t[0]["children"], 180 + 26 + 1, "main waits in join until the notice of the child's end");
 }
 
-/// `main` holds the lock until its delay ends at 600; `w` asks for it at 27 and spins
-/// until 600: 573 units waiting for a lock.
+/// `main` holds the lock (in its own memory, processor 0) until its delay ends at 600.
+/// `w` asks for it at 27: the request (4 bytes) reaches processor 0 at 53 and waits
+/// there; main's unlock at 600 hands the lock to it, the grant (4 bytes) reaches
+/// processor 1 at 626 and `w` resumes one quantum later, 627: 600 units waiting for a
+/// lock. `w` runs 100 and ends at 727; main learns of it at 727 + 26 + 1 = 754, 154 units
+/// after its delay.
 #[test]
 fn a_lock_is_a_wait() {
     let dir = tempdir("figures-wait-lock");
     let t = state_times(&dir, "lock");
-    assert_eq!((t[1]["lock"], t[1]["running"]), (600 - 27, 100));
-    assert_eq!((t[0]["delay"], t[0]["children"]), (600, 101));
+    assert_eq!((t[1]["lock"], t[1]["running"]), (627 - 27, 100));
+    assert_eq!((t[0]["delay"], t[0]["children"]), (600, 154));
+}
+
+/// Runs `fixtures/waits/NAME.c` with `mathd_only.costs`, `--quantum 1` and `--network
+/// NET` and returns its output (checking exit 0).
+fn output_of(dir: &Path, name: &str, net: &str) -> String {
+    let waits = fixtures().join("waits");
+    let cod = compile_into(dir, &waits.join(format!("{name}.c")));
+    let costs = waits.join("mathd_only.costs");
+    let args = [cod.to_str().unwrap(), "--cost-file", costs.to_str().unwrap(), "--quantum", "1"];
+    let out = run_in(dir, "cpss", &[&args[..], &["--network", net, "--stats", "none"]].concat(), b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A remote write changes its owner's memory when it arrives, not when it is made. On
+/// the shortest-path network (the closed form, no contention) the child's frame (4
+/// bytes) reaches processor 1 at 5 + 1 + 4 × 5 = 26 and the child writes main's `flag`
+/// at once (its instructions cost nothing): 4 bytes of address and 4 of data, 2 packets,
+/// arriving at 26 + 5 + 2 × 1 + (1 + 2 − 1) × 4 × 5 = 73. With quantum 1 it lands at 73:
+/// main reads 0 at 72 and 1 at 73.
+#[test]
+fn a_remote_write_is_seen_when_it_arrives() {
+    let dir = tempdir("figures-remote-write");
+    assert_eq!(output_of(&dir, "remote_write", "shortest-path"), "0 1\n");
+}
+
+/// Two workers (processors 1 and 2) each take a spinlock in main's memory three times,
+/// append their id to main's `order` and add 1 to main's `k` while they hold it (20
+/// units of work). Requests are served in the order they reach the lock's processor:
+/// worker 2's first request arrives while worker 1 holds the lock, so the release hands
+/// it to worker 2, and worker 1's next request queues behind, and so on: 1 2 1 2 1 2
+/// (a lock that goes to whoever asks again first gives 1 1 1 2 2 2). No increment is
+/// lost: a release frees the lock only after the releaser's writes have landed, so
+/// `k` ends at 6 on every network.
+#[test]
+fn a_spinlock_serves_requests_in_order_and_orders_the_writes() {
+    let dir = tempdir("figures-lock-fair");
+    for net in ["packet", "shortest-path", "wormhole"] {
+        assert_eq!(output_of(&dir, "lock_fair", net), "121212 6\n", "{net}");
+    }
+}
+
+/// Remote traffic's latency is reported and counts in the granularity: `remote_read.c`'s
+/// one remote read is a 4-byte request and a 4-byte reply of 26 units each, so 2 remote
+/// messages of average latency 26, and the granularity is the 100 units of work over
+/// those 52 units of communication (there are no channel messages).
+#[test]
+fn remote_traffic_counts_in_latency_and_granularity() {
+    let dir = tempdir("figures-remote-latency");
+    let waits = fixtures().join("waits");
+    let cod = compile_into(&dir, &waits.join("remote_read.c"));
+    let costs = waits.join("mathd_only.costs");
+    let cpt = dir.join("r.cpt");
+    let args = [cod.to_str().unwrap(), "--cost-file", costs.to_str().unwrap(), "--quantum", "1", "--network"];
+    let args = [&args[..], &["packet", "--stats", "none", "-t", cpt.to_str().unwrap()]].concat();
+    assert_eq!(run_in(&dir, "cpss", &args, b"").status.code(), Some(0));
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cpperf JSON");
+    assert_eq!((j["remote_messages"].as_u64(), j["avg_remote_latency"].as_f64()), (Some(2), Some(26.0)));
+    assert_eq!(j["messages"].as_u64(), Some(0));
+    assert!((j["granularity"].as_f64().unwrap() - 100.0 / 52.0).abs() < 1e-6, "{}", j["granularity"]);
+    let text = String::from_utf8(run_in(&dir, "cpperf", &[cpt.to_str().unwrap()], b"").stdout).unwrap();
+    assert!(text.contains("Remote Memory Messages = 2, average latency 26\n"), "{text}");
+    assert!(text.contains("= 100 : (0 messages + 52 remote memory) = 1.9231\n"), "{text}");
+}
+
+/// The seed's matmul ends with nothing in flight: every message and remote write it
+/// sends (1024 channel messages, 63 results written into main's `c` from the processors
+/// other than main's; the child on processor 0 writes its own) has arrived by the
+/// end of the run, and main ends after the last result has landed: each child's end
+/// reaches its parent after the child's writes.
+#[test]
+fn the_seed_matmul_ends_with_every_result_delivered() {
+    let dir = tempdir("figures-matmul-delivered");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let cpt = dir.join("m.cpt");
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "csv", "-t", cpt.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stats = String::from_utf8(out.stdout).unwrap();
+    let par: f64 = stats.lines().last().unwrap().split(',').nth(1).unwrap().parse().unwrap();
+    let sddf = run_in(&dir, "cptrace", &[cpt.to_str().unwrap(), "--format", "sddf"], b"");
+    let text = String::from_utf8(sddf.stdout).unwrap();
+    // Record lines `"msg_send" { SECONDS, ...` (1 unit = 1 µs).
+    let times = |tag: &str| -> Vec<f64> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix(&format!("\"{tag}\" {{ ")))
+            .map(|r| r.split(',').next().unwrap().trim().parse::<f64>().unwrap() * 1e6)
+            .collect()
+    };
+    let (sends, arrivals) = (times("msg_send"), times("msg_arr"));
+    assert_eq!(sends.len(), 1024 + 63, "channel messages and remote writes");
+    assert_eq!(arrivals.len(), sends.len(), "every message arrives");
+    let last = arrivals.iter().copied().fold(0.0, f64::max);
+    assert!(last <= par, "last arrival {last} after the end {par}");
 }
 
 /// `--vary-speed S` increases processor i's speed by 1/r_i (seed 000 §4.2.3), r_i the

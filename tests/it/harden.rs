@@ -621,7 +621,7 @@ fn readers_check_first_bytes_and_bound_what_they_hold() {
 }
 
 /// Under a 4 GB address-space limit (`ulimit -v 4194304`) the seed's matmul runs with
-/// the default configuration (parallel time 9510, as in the README), and a channel
+/// the default configuration (parallel time 13030, as in the README), and a channel
 /// flooded with 100 000-word structs stops at the message limit (exit 3, words counted,
 /// not only messages) instead of aborting on a failed allocation.
 #[cfg(unix)]
@@ -640,7 +640,7 @@ fn a_4_gb_limit_runs_matmul_and_stops_a_flood_with_exit_3() {
     };
     let out = run(&matmul);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).lines().last().unwrap().starts_with("46108,9510,"));
+    assert!(String::from_utf8_lossy(&out.stdout).lines().last().unwrap().starts_with("46108,13030,"));
     let out = run(&flood);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(

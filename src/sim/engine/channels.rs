@@ -36,6 +36,137 @@ impl<'m> Simulator<'m> {
             .sum()
     }
 
+    /// Posts the remote write of `vals` (`(index, value)`, the first at `addr`) by `pid`
+    /// from processor `me` into processor `owner`'s memory at `now`: one message of a
+    /// 4-byte address and the words owned by `owner`. The words land when it arrives
+    /// ([`Self::land_writes`]); until then the owner's memory keeps its old values and
+    /// only `pid` sees its new ones.
+    pub(super) fn post_write(&mut self, pid: u32, me: u32, owner: u32, addr: u32, vals: Vec<(u32, Word)>, now: Ticks) {
+        self.msg_seq += 1;
+        let data: u32 = vals
+            .iter()
+            .filter(|&&(i, _)| self.mem.owner.get(i as usize) == Some(&owner))
+            .map(|&(_, w)| word_bytes(w))
+            .sum();
+        let arrival = self.remote_send(RemoteKind::Write, pid, addr, me, owner, 4 + data, now);
+        self.stats.remote_writes += 1;
+        let p = &mut self.procs[pid as usize];
+        for &(i, w) in &vals {
+            let e = p.unlanded.entry(i).or_insert((w, 0));
+            *e = (w, e.1 + 1);
+        }
+        match arrival {
+            Some(t) => {
+                let t = t.max(now);
+                p.writes_last = p.writes_last.max(t);
+                for (index, word) in vals {
+                    let owner = self.mem.owner.get(index as usize).copied().unwrap_or(owner);
+                    self.landing.push(t, Landing { index, word, pid, owner });
+                }
+            }
+            None => {
+                p.writes_out += 1;
+                self.loads_pending += 1;
+                self.in_flight.insert(self.msg_seq, InFlight::Load { pid, vals });
+            }
+        }
+    }
+
+    /// Lands word `index` := `word` written by `pid` (into `owner`'s memory).
+    fn land(&mut self, pid: u32, index: u32, word: Word, owner: u32) {
+        let i = index as usize;
+        if self.mem.owner.get(i) == Some(&owner) {
+            self.mem.words[i] = word;
+        }
+        if let Some(p) = self.procs.get_mut(pid as usize) {
+            if let Some(e) = p.unlanded.get_mut(&index) {
+                e.1 -= 1;
+                if e.1 == 0 {
+                    p.unlanded.remove(&index);
+                }
+            }
+        }
+    }
+
+    /// Lands the remote writes whose known arrival is at or before `t`: called at each
+    /// quantum boundary `t`, so a write changes its owner's memory at the first quantum
+    /// boundary at or after its arrival, never before it.
+    pub(super) fn land_writes(&mut self, t: Ticks) {
+        while self.landing.peek_time().is_some_and(|a| a <= t) {
+            let Some((_, l)) = self.landing.pop() else { break };
+            self.land(l.pid, l.index, l.word, l.owner);
+        }
+    }
+
+    /// The earliest arrival of a remote write that has not landed (NEVER: none).
+    pub(super) fn next_landing(&self) -> Ticks {
+        self.landing.peek_time().unwrap_or(NEVER)
+    }
+
+    /// When the writes that arrive by `t` have landed: the first quantum boundary at
+    /// or after `t` ([`Self::land_writes`]).
+    pub(super) fn landed(&self, t: Ticks) -> Ticks {
+        let q = self.cfg.quantum.max(1);
+        t.div_ceil(q).saturating_mul(q)
+    }
+
+    /// The lock request of `pid` reached the lock word `lock`'s processor at `t`: the
+    /// lock is granted at once when it is free and nobody waits, else when the requests
+    /// before it have had it (first come, first served).
+    pub(super) fn lock_request(&mut self, pid: u32, lock: u32, t: Ticks) {
+        let free = as_int(self.mem.words[lock as usize]) == 0;
+        let queue = self.lock_waiters.entry(lock).or_default();
+        if free && queue.is_empty() {
+            self.lock_waiters.remove(&lock);
+            self.mem.words[lock as usize] = Word::Int(pid as i32 + 1);
+            self.lock_grant(pid, lock, t);
+        } else {
+            queue.push_back((pid, t));
+        }
+    }
+
+    /// The lock word `lock` is released at `t` (in its processor's memory): handed to the
+    /// longest waiter, if any.
+    pub(super) fn lock_release(&mut self, lock: u32, t: Ticks) {
+        // The earliest request to arrive (a request's arrival may be known before an
+        // earlier one's is); ties in the order they were made.
+        let next = self.lock_waiters.get_mut(&lock).and_then(|q| {
+            let k = (0..q.len()).min_by_key(|&k| q[k].1)?;
+            q.remove(k)
+        });
+        if self.lock_waiters.get(&lock).is_some_and(|q| q.is_empty()) {
+            self.lock_waiters.remove(&lock);
+        }
+        match next {
+            Some((w, asked)) => {
+                self.mem.words[lock as usize] = Word::Int(w as i32 + 1);
+                self.lock_grant(w, lock, t.max(asked));
+            }
+            None => self.mem.words[lock as usize] = Word::Int(0),
+        }
+    }
+
+    /// Grants `lock` to `pid` at `t` on the lock's processor: `pid` takes it when the
+    /// grant reaches it (a 4-byte reply when it runs elsewhere).
+    fn lock_grant(&mut self, pid: u32, lock: u32, t: Ticks) {
+        let owner = self.mem.owner[lock as usize];
+        let me = self.procs[pid as usize].pproc;
+        self.procs[pid as usize].granted = lock + 1;
+        let wake = if owner == me {
+            t
+        } else {
+            self.msg_seq += 1;
+            match self.remote_send(RemoteKind::Reply, pid, lock, owner, me, 4, t) {
+                Some(a) => a.max(t),
+                None => {
+                    self.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
+                    return;
+                }
+            }
+        };
+        self.wake_reader(pid, wake);
+    }
+
     /// Sends the reply of a remote read whose request reached `owner` at `t`; returns
     /// when the reply reaches the reader (NEVER while it is in a contention network).
     pub(super) fn read_reply(&mut self, pid: u32, addr: u32, reader: u32, owner: u32, words: u32, t: Ticks) -> Ticks {
@@ -162,7 +293,42 @@ impl<'m> Simulator<'m> {
                 self.wake_reader(pid, t);
             }
             Some(InFlight::Frame { pid }) => self.wake_reader(pid, t),
-            Some(InFlight::Load) => self.remote_arrived(id, t),
+            Some(InFlight::Load { pid, vals }) => {
+                self.remote_arrived(id, t);
+                self.loads_pending -= 1;
+                for (index, word) in vals {
+                    let owner = self.mem.owner.get(index as usize).copied().unwrap_or(NONE);
+                    self.land(pid, index, word, owner);
+                }
+                let p = &mut self.procs[pid as usize];
+                p.writes_out -= 1;
+                p.writes_last = p.writes_last.max(t);
+                let (out, notice, last) = (p.writes_out, p.notice, p.writes_last);
+                if out == 0 && notice != NEVER {
+                    let at = notice.max(self.landed(last));
+                    self.tell_parent(pid, at);
+                }
+            }
+            Some(InFlight::LockRequest { pid, lock }) => {
+                self.remote_arrived(id, t);
+                self.reads_pending -= 1;
+                self.lock_request(pid, lock, t);
+            }
+            Some(InFlight::LockRelease { pid, lock }) => {
+                self.remote_arrived(id, t);
+                self.reads_pending -= 1;
+                let at = t.max(self.landed(self.procs[pid as usize].writes_last));
+                self.lock_release(lock, at);
+            }
+            Some(InFlight::EndNotice { pid }) => {
+                let p = &mut self.procs[pid as usize];
+                p.notice = t;
+                let (out, last) = (p.writes_out, p.writes_last);
+                if out == 0 {
+                    let at = t.max(self.landed(last));
+                    self.tell_parent(pid, at);
+                }
+            }
             None => {}
         }
     }

@@ -336,33 +336,60 @@ impl<'m> Simulator<'m> {
             }
             Instr::Lock {} => {
                 let a = as_int(self.peek(pid)?) as i64;
-                let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;
-                if as_int(self.mem.words[i]) == 0 {
-                    self.note_ref(i, 1);
-                    self.mem.words[i] = Word::Int(pid as i32 + 1);
+                let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))? as u32;
+                let p = &mut self.procs[pid as usize];
+                let granted = p.granted == i + 1;
+                let (me, now) = (p.pproc, p.clock);
+                let owner = self.mem.owner[i as usize];
+                if granted || (owner == me && as_int(self.mem.words[i as usize]) == 0) {
+                    // Taken: free in its own processor's memory, or granted.
+                    self.procs[pid as usize].granted = 0;
+                    self.note_ref(i as usize, 1);
+                    self.mem.words[i as usize] = Word::Int(pid as i32 + 1);
                     self.procs[pid as usize].stack.pop();
                     self.charge(pid, op)?;
                     Ok(Flow::Continue)
+                } else if owner == me {
+                    self.lock_waiters.entry(i).or_default().push_back((pid, now));
+                    self.block(pid, Reason::Lock { lock: i }, NEVER);
+                    Ok(Flow::Stop)
                 } else {
-                    self.lock_waiters.entry(i as u32).or_default().push(pid);
-                    self.block(pid, Reason::Lock { lock: i as u32 }, NEVER);
+                    // A request to the lock's processor, which grants it with a reply.
+                    self.msg_seq += 1;
+                    match self.remote_send(RemoteKind::Read, pid, i, me, owner, 4, now) {
+                        Some(t) => self.lock_request(pid, i, t.max(now)),
+                        None => {
+                            self.in_flight.insert(self.msg_seq, InFlight::LockRequest { pid, lock: i });
+                            self.reads_pending += 1;
+                        }
+                    }
+                    let wake = self.wake[pid as usize];
+                    self.block(pid, Reason::Lock { lock: i }, wake);
                     Ok(Flow::Stop)
                 }
             }
             Instr::Unlock {} => {
                 let a = as_int(self.pop(pid)?) as i64;
-                let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))?;
-                self.note_ref(i, 1);
-                self.mem.words[i] = Word::Int(0);
+                let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))? as u32;
+                self.note_ref(i as usize, 1);
                 self.charge(pid, op)?;
-                let now = self.procs[pid as usize].clock;
-                if let Some(ws) = self.lock_waiters.remove(&(i as u32)) {
-                    for w in ws {
-                        if let Some(p) = self.procs.get(w as usize) {
-                            let wpp = p.pproc as usize;
-                            let t = self.wake[w as usize].min(now);
-                            self.set_wake(w, t);
-                            self.lower_pmin(wpp, now);
+                let p = &self.procs[pid as usize];
+                let (me, now) = (p.pproc, p.clock);
+                let owner = self.mem.owner[i as usize];
+                if owner == me {
+                    let at = now.max(self.landed(p.writes_last));
+                    self.lock_release(i, at);
+                } else {
+                    // Posted: the release travels to the lock's processor.
+                    self.msg_seq += 1;
+                    match self.remote_send(RemoteKind::Write, pid, i, me, owner, 8, now) {
+                        Some(t) => {
+                            let at = t.max(now).max(self.landed(self.procs[pid as usize].writes_last));
+                            self.lock_release(i, at);
+                        }
+                        None => {
+                            self.in_flight.insert(self.msg_seq, InFlight::LockRelease { pid, lock: i });
+                            self.reads_pending += 1;
                         }
                     }
                 }

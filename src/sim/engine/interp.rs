@@ -144,13 +144,16 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if DEBUG && env.traced.iter().any(|&(lo, hi)| (lo as usize..hi as usize).contains(&i)) {
                     traced_hit = true;
                 }
-                if CHECK {
-                    let o = mem.owner[i];
-                    if o != me {
-                        acc.read(o, i);
+                if CHECK && mem.owner[i] != me {
+                    acc.read(mem.owner[i], i);
+                    // Its own writes that have not landed yet (program order).
+                    match p.unlanded.get(&(i as u32)) {
+                        Some(&(w, _)) => w,
+                        None => mem.words[i],
                     }
+                } else {
+                    mem.words[i]
                 }
-                mem.words[i]
             }};
         }
         macro_rules! wr {
@@ -159,13 +162,14 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if DEBUG && env.traced.iter().any(|&(lo, hi)| (lo as usize..hi as usize).contains(&i)) {
                     traced_hit = true;
                 }
-                if CHECK {
-                    let o = mem.owner[i];
-                    if o != me {
-                        acc.write(o, i);
-                    }
+                let w: Word = $w;
+                if CHECK && mem.owner[i] != me {
+                    // Lands in the owner's memory when its message arrives.
+                    acc.write(mem.owner[i], i);
+                    acc.vals.push((i as u32, w));
+                } else {
+                    mem.words[i] = w;
                 }
-                mem.words[i] = $w;
             }};
         }
         macro_rules! var_addr {

@@ -65,6 +65,11 @@ impl<'m> Simulator<'m> {
             children_end: 0,
             group_next: group.0,
             group_hi: group.1,
+            unlanded: HashMap::default(),
+            writes_out: 0,
+            writes_last: 0,
+            notice: NEVER,
+            granted: 0,
         };
         let fl = FnLite { params: args.len() as u32, ..f };
         push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
@@ -187,14 +192,15 @@ impl<'m> Simulator<'m> {
         }
     }
 
-    /// Ends `pid` at time `t`: frees its memory and tells its parent.
+    /// Ends `pid` at time `t`: frees its memory and sends its parent the notice of its
+    /// end ([`Self::tell_parent`] when it arrives).
     pub(super) fn finish(&mut self, pid: u32, t: Ticks) {
         self.set_wake(pid, NEVER);
-        let (parent, kind, pp, segs) = {
+        let (parent, pp, segs) = {
             let p = &mut self.procs[pid as usize];
             p.ended = true;
             p.wait = Reason::None;
-            (p.parent, p.kind, p.pproc as usize, std::mem::take(&mut p.segs))
+            (p.parent, p.pproc as usize, std::mem::take(&mut p.segs))
         };
         for s in segs {
             self.mem.free(s.base, s.len);
@@ -210,9 +216,44 @@ impl<'m> Simulator<'m> {
             o.event(&SimEvent::ProcessEnd { time: t, pid });
         }
         if pid == 0 {
-            self.program_end = Some(t);
+            // The run ends when main has ended and its own writes have landed (its
+            // children's have: each child's end reached it after them).
+            let p = &self.procs[0];
+            self.program_end = Some(t.max(p.writes_last));
             return;
         }
+        let Some(ppar) = self.procs.get(parent as usize).map(|p| p.pproc) else { return };
+        // The end travels to the parent's processor as a one-word message, and reaches
+        // the parent after the child's remote writes have landed (as a channel message
+        // never arrives before one sent before it): the parent then sees the results.
+        let notice = if ppar as usize == pp {
+            Some(t)
+        } else {
+            self.msg_seq += 1;
+            let id = self.msg_seq;
+            let a = self.net_send(id, pp as u32, ppar, 4, t);
+            if a.is_none() {
+                self.in_flight.insert(id, InFlight::EndNotice { pid });
+            }
+            a.map(|a| a.max(t))
+        };
+        if let Some(n) = notice {
+            let p = &mut self.procs[pid as usize];
+            p.notice = n;
+            let (out, last) = (p.writes_out, p.writes_last);
+            if out == 0 {
+                let at = n.max(self.landed(last));
+                self.tell_parent(pid, at);
+            }
+        }
+    }
+
+    /// The parent of the ended process `pid` learns of its end at `t`.
+    pub(super) fn tell_parent(&mut self, pid: u32, t: Ticks) {
+        let (parent, kind) = {
+            let p = &self.procs[pid as usize];
+            (p.parent, p.kind)
+        };
         let Some(par) = self.procs.get_mut(parent as usize) else { return };
         let ppar = par.pproc as usize;
         let old = self.wake[parent as usize];

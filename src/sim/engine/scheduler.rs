@@ -76,6 +76,7 @@ impl<'m> Simulator<'m> {
     pub(super) fn run_inner(&mut self) -> Result<Stats, SimError> {
         let q = self.cfg.quantum.max(1);
         loop {
+            self.land_writes(self.qstart);
             let qend = self.qstart + q;
             let mut active = false;
             self.due_now.absorb(&mut self.due_next);
@@ -106,8 +107,11 @@ impl<'m> Simulator<'m> {
                 self.qstart = qend;
                 return Err(self.limit(Limit::Interrupted));
             }
-            if let Some(t) = self.program_end {
-                let par = qend.max(t.div_ceil(q) * q);
+            // The run ends when main has ended and no remote write is in the network.
+            if let (Some(t), 0) = (self.program_end, self.loads_pending) {
+                let end = t.max(self.procs[0].writes_last);
+                self.land_writes(NEVER);
+                let par = qend.max(end.div_ceil(q) * q);
                 return Ok(self.snapshot(par));
             }
             self.qstart = qend;
@@ -618,16 +622,11 @@ impl<'m> Simulator<'m> {
                     None => return Ok(()),
                 },
                 Ok(Exit::Steps) => return Err(self.limit(Limit::Steps)),
-                Ok(Exit::Remote(acc)) => {
+                Ok(Exit::Remote(mut acc)) => {
                     let p = &self.procs[pid as usize];
                     let (me, now) = (p.pproc, p.clock);
-                    if let Some((o, w, a)) = acc.write {
-                        self.msg_seq += 1;
-                        let bytes = 4 + self.wire_bytes(a, w);
-                        if self.remote_send(RemoteKind::Write, pid, a, me, o, bytes, now).is_none() {
-                            self.in_flight.insert(self.msg_seq, InFlight::Load);
-                        }
-                        self.stats.remote_writes += 1;
+                    if let Some((o, _, a)) = acc.write {
+                        self.post_write(pid, me, o, a, std::mem::take(&mut acc.vals), now);
                     }
                     if let Some((o, w, a)) = acc.read {
                         self.msg_seq += 1;
@@ -712,7 +711,9 @@ impl<'m> Simulator<'m> {
         let due = self.due_min().saturating_sub(q);
         let alarm = self.cfg.alarm.map_or(NEVER, |a| a.saturating_sub(1));
         // The network is advanced at every quantum end it has an event before.
-        due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER)).min(self.net_next_event())
+        // A remote write lands at the first quantum end at or after its arrival.
+        let landing = self.next_landing().saturating_sub(1);
+        due.min(alarm).min(self.cfg.max_time.unwrap_or(NEVER)).min(self.net_next_event()).min(landing)
     }
 
     pub(super) fn solo_cross(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
@@ -737,6 +738,7 @@ impl<'m> Simulator<'m> {
         self.pclock[pp] = self.pclock[pp].max(clock);
         self.pmin[pp] = clock;
         self.record_profile();
+        self.land_writes(qend);
         self.qstart = qend;
         self.cur = Some((pp, next));
         Some(next)

@@ -492,9 +492,12 @@ fn remote_read_blocks_for_the_round_trip() {
     assert_eq!(s.remote_writes, 1);
     // main: PUSHI 1 + FORK 20 = 21. The child's frame takes the network's 20 units: it
     // starts at 41: LDADDR 1, LDVal 2 → 44, blocks for 20 + 20 units → 84; STORE 2 → 86
-    // (posted write); RET 3 → 89, ends at 89.
-    // main: JOIN at 21 blocks; wakes at 89 (quantum [80,90)): JOIN 5 → 94, HALT 1 → 95.
-    assert_eq!(s.par_ticks, 100 * U);
+    // (posted write, arrives at 106 and lands at the quantum boundary 110); RET 3 → 89,
+    // ends at 89; the notice of its end reaches processor 0 at 89 + 20 = 109, and main
+    // learns of it after the write has landed: at 110.
+    // main: JOIN at 21 blocks; wakes at 110: JOIN 5 → 115, HALT 1 → 116; the run ends
+    // with the quantum [110, 120).
+    assert_eq!(s.par_ticks, 120 * U);
 }
 
 #[test]
