@@ -82,15 +82,18 @@ const RECOVERED: u32 = 1 << 30;
 pub struct Wormhole {
     params: NetParams,
     fabric: Fabric,
-    /// Lanes per link the tables are built for.
+    /// Lanes per link new packets may take.
     width: u32,
+    /// Lanes per link in the table (`width`, or more while packets still hold lanes a
+    /// change of `lanes` took away: they keep them until they leave).
+    stride: u32,
     /// Lane classes in use (1: every lane serves every packet; module docs).
     classes: u32,
     /// Links with a flit crossing them.
     in_transit: u32,
     /// Deadlocks resolved and not yet taken by the simulator.
     resolved: Vec<Resolution>,
-    /// `slot * width + lane`.
+    /// `slot * stride + lane`.
     lanes: Vec<Lane>,
     links: Vec<LinkState>,
     busy: Vec<Ticks>,
@@ -234,6 +237,7 @@ impl Wormhole {
             params,
             fabric: Fabric::new(topo, links),
             width,
+            stride: width,
             classes,
             in_transit: 0,
             resolved: Vec::new(),
@@ -259,7 +263,7 @@ impl Wormhole {
     }
 
     fn lane(&mut self, slot: u32, v: u32) -> &mut Lane {
-        &mut self.lanes[(slot * self.width + v) as usize]
+        &mut self.lanes[(slot * self.stride + v) as usize]
     }
 
     /// Releases the next packet of message `m`: its head asks for a lane on the first
@@ -335,7 +339,8 @@ impl Wormhole {
         if self.links[slot as usize].transit.is_some() {
             return;
         }
-        let (width, mut v) = (self.width, self.links[slot as usize].rr);
+        // Every lane of the table: a packet may hold one past `width` after a change.
+        let (width, mut v) = (self.stride, self.links[slot as usize].rr);
         let base = (slot * width) as usize;
         for _ in 0..width {
             let lane = self.lanes[base + v as usize];
@@ -522,7 +527,7 @@ impl Wormhole {
             let hop = self.msgs.items[p.msg as usize].route[p.want as usize];
             let holder = self
                 .lane_range(hop.class)
-                .map(|v| self.lanes[(hop.link * self.width + v) as usize].owner)
+                .map(|v| self.lanes[(hop.link * self.stride + v) as usize].owner)
                 .find(|&o| o != NONE)
                 .unwrap_or(NONE);
             chain.push((k, holder));
@@ -580,7 +585,7 @@ impl Network for Wormhole {
         let (link_delay, ratio) = (p.link_delay, p.head_flit_ratio);
         let m = self.msgs.alloc();
         let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
-        let (lanes, links, busy, width) = (&mut self.lanes, &mut self.links, &mut self.busy, self.width);
+        let (lanes, links, busy, width) = (&mut self.lanes, &mut self.links, &mut self.busy, self.stride);
         self.fabric.route(src, dst, self.classes, &mut route, |_| {
             lanes.extend(std::iter::repeat_n(FREE, width as usize));
             links.push(LinkState::default());
@@ -629,17 +634,27 @@ impl Network for Wormhole {
     fn set_params(&mut self, params: NetParams) -> Result<(), NetError> {
         params.validate()?;
         if params.lanes != self.width {
-            if self.msgs.live() > 0 {
-                return Err(NetError::BadValue {
-                    param: "lanes",
-                    message: "can change only while no message is in the network".into(),
-                });
+            // Packets injected from now on take the new lanes; those in the network keep
+            // the lanes they hold (a lane past the new width serves its holder and is
+            // not given again). The table grows to the widest width asked for while
+            // packets hold lanes, and fits the width at a change made with the network
+            // empty.
+            let width = params.lanes.max(1);
+            let stride = if self.msgs.live() == 0 { width } else { self.stride.max(width) };
+            if stride != self.stride {
+                let mut lanes = vec![FREE; self.links.len() * stride as usize];
+                let keep = self.stride.min(stride) as usize;
+                for slot in 0..self.links.len() {
+                    let (from, to) = (slot * self.stride as usize, slot * stride as usize);
+                    lanes[to..to + keep].copy_from_slice(&self.lanes[from..from + keep]);
+                }
+                self.lanes = lanes;
+                self.stride = stride;
             }
-            self.width = params.lanes;
+            self.width = width;
             self.classes = lane_classes(&self.fabric.topo, self.width);
-            self.lanes = vec![FREE; self.links.len() * self.width as usize];
             for l in &mut self.links {
-                l.rr = 0;
+                l.rr %= self.stride;
             }
         }
         self.params = params;
@@ -768,6 +783,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `lanes` may change while messages are in the network: those in it keep their lanes,
+    /// those sent later take the new ones. Two lanes; message 1 (4 bytes, one packet,
+    /// 0 -> 3) sent at 0; down to 1 lane at 10 while it travels, message 2 (4 bytes,
+    /// 4 -> 7) sent then; up to 3 lanes at 15 with both travelling, message 3 (4 bytes,
+    /// 3 -> 0) sent then. They use different links, so each arrives when it would alone
+    /// in an idle network (19 units over 3 hops, [`worked_example`]), the lane table
+    /// keeps message 1's lane while it is narrower, and the network is empty at the end.
+    #[test]
+    fn lanes_change_while_messages_travel() {
+        let p = crate::net::classic();
+        let mut n = net("line:8", &p);
+        assert_eq!(n.send(1, 0, 3, 4, 0), None);
+        assert_eq!(n.next_arrival(10 * U), None);
+        n.set_params(NetParams { lanes: 1, ..p.clone() }).unwrap();
+        assert_eq!((n.width, n.stride), (1, 2));
+        assert_eq!(n.send(2, 4, 7, 4, 10 * U), None);
+        assert_eq!(n.next_arrival(15 * U), None);
+        n.set_params(NetParams { lanes: 3, ..p.clone() }).unwrap();
+        assert_eq!((n.width, n.stride), (3, 3));
+        assert_eq!(n.send(3, 3, 0, 4, 15 * U), None);
+        let mut got = Vec::new();
+        while let Some(a) = n.next_arrival(NEVER) {
+            got.push(a);
+        }
+        got.sort();
+        assert_eq!(got, vec![(1, 19 * U), (2, 29 * U), (3, 34 * U)]);
+        assert_eq!(n.in_flight(), 0);
+        // With the network empty the table fits the width again.
+        n.set_params(NetParams { lanes: 2, ..p.clone() }).unwrap();
+        assert_eq!((n.width, n.stride), (2, 2));
     }
 
     #[test]

@@ -51,6 +51,9 @@ pub struct Stats {
     /// With `cpss --runs N --lines`: the busy ticks of every source line that had any,
     /// in line order (empty otherwise).
     pub lines: Vec<(u32, Ticks)>,
+    /// Parameters the debugger's `set` changed during the run, `(time, "name value")` in
+    /// order: the configuration lines state the values the run started with.
+    pub changes: Vec<(Ticks, String)>,
 }
 
 /// The configuration of a run as the statistics state it: the program, the machine, the
@@ -132,8 +135,18 @@ struct StatsDoc<'a> {
     links: Vec<LinkDoc>,
     #[serde(skip_serializing_if = "Option::is_none")]
     configuration: Option<&'a RunConfig>,
+    /// The debugger's `set` changes during the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    changes: Vec<ChangeDoc<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     profile: Option<ProfileDoc>,
+}
+
+/// One parameter change made during the run.
+#[derive(serde::Serialize)]
+struct ChangeDoc<'a> {
+    time: serde_json::Number,
+    set: &'a str,
 }
 
 /// The utilization profile in JSON: the row length, the used processors, and per row its
@@ -200,6 +213,9 @@ impl Stats {
         if let Some(c) = &self.config {
             s.push_str(&c.text_lines());
             let _ = writeln!(s, "Seed = {}", c.seed);
+        }
+        for (t, set) in &self.changes {
+            let _ = writeln!(s, "Set at time {} = {set}", units(*t));
         }
         if self.stopped_by_alarm {
             let _ = writeln!(s, "Alarm: stopped at time {}", units(self.par_ticks));
@@ -419,6 +435,7 @@ impl Stats {
                 .map(|(link, busy, u)| LinkDoc { link, busy: json_time(busy), percent: rounded(u, 4) })
                 .collect(),
             configuration: self.config.as_ref(),
+            changes: self.changes.iter().map(|(t, set)| ChangeDoc { time: json_time(*t), set }).collect(),
             profile: (self.profile_step > 0).then(|| {
                 let (pprocs, rows) = self.profile_rows();
                 ProfileDoc {

@@ -139,3 +139,23 @@ fn json_transcript_holds_the_text_transcript_command_by_command() {
     assert_eq!(printed.len(), 1);
     assert_eq!(printed[0]["program_output"], "ok 7\n");
 }
+
+/// A `set` during the run is stated in the final statistics with its time, after the
+/// configuration the run started with: links.c stops at line 21 in the quantum ending at
+/// 50 (main's clock 45), where `lanes` and `link-delay` change (lanes while messages may
+/// travel: it applies to the packets that ask for a lane from then on).
+#[test]
+fn the_statistics_list_each_change_made_during_the_run() {
+    let dir = tempdir("debug-changes");
+    let cod = compile(&dir, "links.c");
+    let script = b"break 21\nrun\nset lanes 4\nset link-delay 10\nclear 21\ncontinue\n";
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--debug", "--stats", "json"], script);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let j: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(j["changes"], serde_json::json!([{"time": 50, "set": "lanes 4"}, {"time": 50, "set": "link-delay 10"}]));
+    assert_eq!(j["configuration"]["parameters"]["link-delay"], "5", "the configuration the run started with");
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--debug"], script);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Seed = 0\nSet at time 50 = lanes 4\nSet at time 50 = link-delay 10\n"), "{text}");
+}

@@ -153,6 +153,8 @@ struct Session {
     since: (Ticks, Ticks),
     /// Busy time per physical processor at the previous suspension.
     since_busy: Vec<(u32, Ticks)>,
+    /// The parameters `set` changed, `(time, "name value")`.
+    changes: Vec<(Ticks, String)>,
     /// The final statistics, once the run is over.
     last: Option<Stats>,
     ended: bool,
@@ -214,6 +216,7 @@ pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Option<Result<Stat
         current: None,
         since: (0, 0),
         since_busy: Vec::new(),
+        changes: Vec::new(),
         last: None,
         ended: false,
         json_command: None,
@@ -250,6 +253,14 @@ pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Option<Result<Stat
     }
     s.emit_record();
     let _ = s.io.out.flush();
+    // The statistics list each change the session made, with its time.
+    let changes = std::mem::take(&mut s.changes);
+    let mut result = result;
+    match &mut result {
+        Ok(st) => st.changes = changes,
+        Err(SimError::Deadlock { stats, .. } | SimError::LimitExceeded { stats, .. }) => stats.changes = changes,
+        Err(_) => {}
+    }
     Some(result)
 }
 
@@ -727,6 +738,7 @@ impl Session {
                     let known: Vec<&str> = NetParams::NAMES.iter().copied().chain(["cost"]).collect();
                     return Err(format!("unknown parameter `{param}` (known: {})", known.join(", ")));
                 }
+                self.changes.push((sim.now(), format!("{param} {value}")));
                 self.say(&format!("{param} = {value}; messages and instructions from now on use it."));
             }
         }

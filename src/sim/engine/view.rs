@@ -231,7 +231,18 @@ impl<'m> Simulator<'m> {
 
     /// The statistics so far, the parallel time being [`Simulator::now`].
     pub fn stats_so_far(&mut self) -> Stats {
-        self.snapshot(self.now())
+        let now = self.now();
+        let mut s = self.snapshot(now);
+        // A turn that ran past `now` (an instruction overrunning the quantum's end, or a
+        // process alone crossing quantum ends) was busy all the way: only its part up to
+        // `now` is busy time so far, so no utilization passes 100 %.
+        for (p, b) in s.busy.iter_mut() {
+            let past = self.pclock[*p as usize].saturating_sub(now);
+            *b = b.saturating_sub(past).min(now);
+        }
+        // Nor is there more sequential work than busy time.
+        s.seq_ticks = s.seq_ticks.min(s.busy.iter().map(|&(_, b)| b).sum());
+        s
     }
 
     /// The instruction costs in force.
