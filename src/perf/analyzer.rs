@@ -223,17 +223,20 @@ impl<'h> Analyzer<'h> {
                 self.profile.event(e);
                 self.links.event(e);
                 self.processes.event(e);
+                self.lines.event(e);
             }
             Event::RecvDone { .. } => {
                 self.graph.event(e);
                 self.timeline.event(e);
                 self.profile.event(e);
                 self.processes.event(e);
+                self.lines.event(e);
             }
             Event::MsgArrive { .. } | Event::RecvCall { .. } => {
                 self.graph.event(e);
                 self.timeline.event(e);
                 self.profile.event(e);
+                self.lines.event(e);
             }
             Event::ProcCreate { pid, function, .. } => {
                 let name = self.header.function_name(function).unwrap_or("?").to_string();
@@ -246,10 +249,12 @@ impl<'h> Analyzer<'h> {
                 self.graph.event(e);
                 self.timeline.event(e);
                 self.processes.event(e);
+                self.lines.event(e);
             }
             Event::State { .. } => {
                 self.graph.event(e);
                 self.timeline.event(e);
+                self.lines.event(e);
             }
             Event::Hop { .. } => {
                 self.timeline.event(e);

@@ -26,7 +26,7 @@ use super::render::json;
 use super::svg::escape;
 use super::Analysis;
 use crate::trace::states::{palette, PState, ProcessorStates};
-use crate::trace::{Event, ProcState, Reason, RunHeader, Ticks};
+use crate::trace::{Event, RunHeader, Ticks};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -56,9 +56,6 @@ struct Pass {
     /// `(pproc, start, end, state code, pid, line)`; pid `u32::MAX` and line 0 for
     /// waiting stretches; the line a busy interval's turn ended on.
     stretches: Vec<(u32, Ticks, Ticks, u8, u32, u32)>,
-    /// Per source line: ticks processes waited there: in a receive called on the line,
-    /// or suspended (remote read, lock, join, delay) by the line their turn ended on.
-    wait_by_line: BTreeMap<u32, Ticks>,
 }
 
 /// The report for `a`, whose events `events` yields again (in record order).
@@ -70,13 +67,6 @@ pub fn report(a: &Analysis, header: &RunHeader, events: impl Iterator<Item = Eve
     for p in 0..n {
         states.begin(p, 0);
     }
-    let mut called: BTreeMap<u32, (u32, Ticks)> = BTreeMap::new();
-    // Per process: the line its latest busy interval ended on, and since when it has
-    // been suspended (other than in a receive). A turn's busy interval is recorded after
-    // the state change that ends it and before the process runs again, so when it
-    // resumes, its latest line is the one it blocked on.
-    let mut last_line: BTreeMap<u32, u32> = BTreeMap::new();
-    let mut suspended: BTreeMap<u32, Ticks> = BTreeMap::new();
     for e in events {
         let (pid_of, line_of) = match e {
             Event::Busy { pid, line, .. } => (pid, line),
@@ -88,38 +78,7 @@ pub fn report(a: &Analysis, header: &RunHeader, events: impl Iterator<Item = Eve
                 pass.stretches.push((p, s, t, code(st), pid, line));
             }
         });
-        match e {
-            Event::RecvCall { time, pid, line, .. } => {
-                called.insert(pid, (line, time));
-            }
-            Event::RecvDone { time, pid, .. } => {
-                if let Some((line, since)) = called.remove(&pid) {
-                    *pass.wait_by_line.entry(line).or_insert(0) += time.saturating_sub(since);
-                }
-            }
-            Event::Busy { pid, line, .. } => {
-                last_line.insert(pid, line);
-            }
-            Event::State { time, pid, state, reason } => match state {
-                ProcState::Running => {
-                    if let Some(since) = suspended.remove(&pid) {
-                        let line = last_line.get(&pid).copied().unwrap_or(0);
-                        *pass.wait_by_line.entry(line).or_insert(0) += time.saturating_sub(since);
-                    }
-                }
-                ProcState::Blocked | ProcState::Delayed if !matches!(reason, Reason::Channel { .. }) => {
-                    suspended.insert(pid, time);
-                }
-                _ => {}
-            },
-            Event::ProcEnd { pid, .. } => {
-                last_line.remove(&pid);
-                suspended.remove(&pid);
-            }
-            _ => {}
-        }
     }
-    pass.wait_by_line.remove(&0);
     states.finish(end, 0..n, |p, s, t, st| {
         if st != PState::Idle && t > s {
             pass.stretches.push((p, s, t, code(st), u32::MAX, 0));
@@ -173,7 +132,8 @@ fn data(a: &Analysis, header: &RunHeader, n: u32, end: Ticks, mut pass: Pass) ->
             })
             .collect()
     };
-    let waits: Vec<[u64; 2]> = pass.wait_by_line.iter().map(|(&l, &w)| [u64::from(l), w]).collect();
+    let waits: Vec<[u64; 2]> =
+        a.lines.waits.iter().filter(|(_, w)| w.0 > 0).map(|(&l, &(w, _))| [u64::from(l), w]).collect();
     let doc = json!({
         "version": 1,
         "tpu": header.ticks_per_unit.max(1),

@@ -11,7 +11,7 @@
 //! number (a map for implausibly large numbers from damaged input). Depends only on
 //! [`crate::trace`].
 use super::render::{table_csv, table_json, units, Cell};
-use crate::trace::{BusyClass, Event, Ticks};
+use crate::trace::{BusyClass, Event, ProcState, Reason, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -48,6 +48,13 @@ pub struct LineProfile {
     pub lines: Vec<LineCost>,
     /// Total busy ticks over all lines.
     pub total: Ticks,
+    /// Per line with any, `(wait, communication)` ticks: the time processes waited
+    /// there (a receive from its call to its completion, a remote read, a lock, a join
+    /// or a delay: the line the process last ran) and the latency of the messages sent
+    /// there (channel messages and remote memory traffic, from the send to the arrival).
+    pub waits: BTreeMap<u32, (Ticks, Ticks)>,
+    /// The source text's lines, trimmed (for aligning two versions).
+    pub source: Vec<String>,
 }
 
 impl LineProfile {
@@ -86,13 +93,20 @@ pub fn bar_on(l: &LineCost, max: Ticks, width: usize) -> String {
     format!("{}{}{}", "#".repeat(work), "+".repeat(all - work), " ".repeat(width - all))
 }
 
-/// One source line of two runs (`cpperf compare --lines`, seed 002 §8.2): its cost in
-/// each (`None`: no busy time there) and its text (the new run's, else the base's).
+/// One source line of two runs (`cpperf compare --lines`, seed 002 §8.2): the line in
+/// each version (`None`: not in that version, as `diff` aligns them), its busy cost in
+/// each (`None`: no busy time there), its wait and communication time in each, and its
+/// text (the new version's, else the base's).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineChange<'a> {
-    pub line: u32,
+    pub base_line: Option<u32>,
+    pub new_line: Option<u32>,
     pub base: Option<&'a LineCost>,
     pub new: Option<&'a LineCost>,
+    /// `(wait, communication)` ticks in the base and in the new run.
+    pub base_waits: (Ticks, Ticks),
+    pub new_waits: (Ticks, Ticks),
+    pub text: &'a str,
 }
 
 impl LineChange<'_> {
@@ -100,7 +114,7 @@ impl LineChange<'_> {
         l.map_or(0, LineCost::total)
     }
 
-    /// new − base, in ticks.
+    /// new − base busy time, in ticks.
     pub fn change(&self) -> i128 {
         i128::from(Self::cost(self.new)) - i128::from(Self::cost(self.base))
     }
@@ -112,44 +126,167 @@ impl LineChange<'_> {
     }
 
     pub fn text(&self) -> &str {
-        self.new.or(self.base).map_or("", |l| l.text.as_str())
+        self.text
+    }
+
+    /// The line as shown: the new version's number, or `-N` for a line of the base only.
+    pub fn label(&self) -> String {
+        match (self.new_line, self.base_line) {
+            (Some(n), _) => n.to_string(),
+            (None, Some(b)) => format!("-{b}"),
+            (None, None) => "?".into(),
+        }
     }
 }
 
-/// The lines of `base` and `new` matched by line number, in line order.
+/// Cells of the alignment table above which the middle of two versions (after their
+/// common first and last lines) is matched by line number instead (about 64 MB).
+const ALIGN_CELLS: usize = 1 << 25;
+
+/// Pairs of equal lines `(i, j)` (0-based) of a longest common subsequence of `a` and
+/// `b`, in order: the alignment `diff` makes. The common first and last lines are
+/// matched directly; a middle too large for the table is matched by position.
+fn align(a: &[String], b: &[String]) -> Vec<(usize, usize)> {
+    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let suf = a[pre..].iter().rev().zip(b[pre..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let (am, bm) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
+    let mut pairs: Vec<(usize, usize)> = (0..pre).map(|k| (k, k)).collect();
+    let (n, m) = (am.len(), bm.len());
+    if n > 0 && m > 0 {
+        if (n + 1) * (m + 1) > ALIGN_CELLS {
+            pairs.extend((0..n.min(m)).filter(|&k| am[k] == bm[k]).map(|k| (pre + k, pre + k)));
+        } else {
+            // l[i][j]: the LCS length of am[i..] and bm[j..].
+            let w = m + 1;
+            let mut l = vec![0u32; (n + 1) * w];
+            for i in (0..n).rev() {
+                for j in (0..m).rev() {
+                    l[i * w + j] = if am[i] == bm[j] {
+                        l[(i + 1) * w + j + 1] + 1
+                    } else {
+                        l[(i + 1) * w + j].max(l[i * w + j + 1])
+                    };
+                }
+            }
+            let (mut i, mut j) = (0, 0);
+            while i < n && j < m {
+                if am[i] == bm[j] {
+                    pairs.push((pre + i, pre + j));
+                    i += 1;
+                    j += 1;
+                } else if l[(i + 1) * w + j] >= l[i * w + j + 1] {
+                    i += 1;
+                } else {
+                    j += 1;
+                }
+            }
+        }
+    }
+    pairs.extend((0..suf).map(|k| (a.len() - suf + k, b.len() - suf + k)));
+    pairs
+}
+
+/// The lines of `base` and `new` aligned by content, as `diff` does (a longest common
+/// subsequence of their source lines): a line kept in both versions is one row whatever
+/// its number, a line of one version only is a row of its own, placed where it was.
+/// Rows with no busy, wait or communication time in either run are left out. Without
+/// source texts (PICL traces) the lines are matched by number.
 pub fn line_changes<'a>(base: &'a LineProfile, new: &'a LineProfile) -> Vec<LineChange<'a>> {
-    let mut by: BTreeMap<u32, LineChange<'a>> = BTreeMap::new();
-    for l in &base.lines {
-        by.entry(l.line).or_insert(LineChange { line: l.line, base: None, new: None }).base = Some(l);
+    let pairs: Vec<(u32, u32)> = if base.source.is_empty() || new.source.is_empty() {
+        let mut nums: Vec<u32> = base.lines.iter().chain(&new.lines).map(|l| l.line).collect();
+        nums.extend(base.waits.keys().chain(new.waits.keys()));
+        nums.sort_unstable();
+        nums.dedup();
+        nums.into_iter().map(|n| (n, n)).collect()
+    } else {
+        align(&base.source, &new.source).into_iter().map(|(i, j)| (i as u32 + 1, j as u32 + 1)).collect()
+    };
+    let cost =
+        |p: &'a LineProfile, line: u32| p.lines.binary_search_by_key(&line, |l| l.line).ok().map(|k| &p.lines[k]);
+    let waits = |p: &LineProfile, line: u32| p.waits.get(&line).copied().unwrap_or((0, 0));
+    let text = |p: &'a LineProfile, line: u32| {
+        line.checked_sub(1).and_then(|i| p.source.get(i as usize)).map_or("", String::as_str)
+    };
+    let row = |b: Option<u32>, n: Option<u32>| {
+        let (bc, nc) = (b.and_then(|l| cost(base, l)), n.and_then(|l| cost(new, l)));
+        let t = match (n, b) {
+            (Some(l), _) if !text(new, l).is_empty() => text(new, l),
+            (_, Some(l)) if !text(base, l).is_empty() => text(base, l),
+            _ => nc.or(bc).map_or("", |c| c.text.as_str()),
+        };
+        LineChange {
+            base_line: b,
+            new_line: n,
+            base: bc,
+            new: nc,
+            base_waits: b.map_or((0, 0), |l| waits(base, l)),
+            new_waits: n.map_or((0, 0), |l| waits(new, l)),
+            text: t,
+        }
+    };
+    // Every line with a figure in either run, in the new version's order, a base-only
+    // line before the next kept line.
+    let used = |p: &LineProfile| -> Vec<u32> {
+        let mut v: Vec<u32> = p.lines.iter().map(|l| l.line).chain(p.waits.keys().copied()).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let (bu, nu) = (used(base), used(new));
+    let mut rows = Vec::new();
+    let (mut bi, mut ni) = (0, 0);
+    let flush = |rows: &mut Vec<LineChange<'a>>, bi: &mut usize, ni: &mut usize, b_upto: u32, n_upto: u32| {
+        while *bi < bu.len() && bu[*bi] < b_upto {
+            rows.push(row(Some(bu[*bi]), None));
+            *bi += 1;
+        }
+        while *ni < nu.len() && nu[*ni] < n_upto {
+            rows.push(row(None, Some(nu[*ni])));
+            *ni += 1;
+        }
+    };
+    for &(b, n) in &pairs {
+        flush(&mut rows, &mut bi, &mut ni, b, n);
+        let (hb, hn) = (bi < bu.len() && bu[bi] == b, ni < nu.len() && nu[ni] == n);
+        if hb || hn {
+            rows.push(row(Some(b), Some(n)));
+        }
+        bi += usize::from(hb);
+        ni += usize::from(hn);
     }
-    for l in &new.lines {
-        by.entry(l.line).or_insert(LineChange { line: l.line, base: None, new: None }).new = Some(l);
-    }
-    by.into_values().collect()
+    flush(&mut rows, &mut bi, &mut ni, u32::MAX, u32::MAX);
+    rows
 }
 
 /// Width of each run's bar in the side-by-side comparison.
 const PAIR_BAR: usize = 20;
 
-/// The side-by-side text: per line the two costs, the change, and both bars on one
-/// scale (the most expensive line of either run fills `PAIR_BAR`).
+/// The side-by-side text: per line the two busy costs, the change, the two runs' wait
+/// and communication times, and both busy bars on one scale (the most expensive line of
+/// either run fills `PAIR_BAR`).
 pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
     let rows = line_changes(base, new);
     let max = base.max().max(new.max());
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "Cost per source line, base and new on one scale ({PAIR_BAR} characters = {}; # work, + overhead)",
+        "Cost per source line, base and new on one scale ({PAIR_BAR} characters = {}; # work, + overhead); \
+         lines aligned by content (-N: line N of the base only); wait and comm: time waited at the line and \
+         latency of the messages it sent",
         units(max)
     );
     let _ = writeln!(
         o,
-        "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:<w$}  {:<w$}  text",
+        "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}  {:>10}  {:<w$}  {:<w$}  text",
         "line",
         "base",
         "new",
         "change",
         "change%",
+        "base wait",
+        "new wait",
+        "base comm",
+        "new comm",
         "base",
         "new",
         w = PAIR_BAR + 2
@@ -159,19 +296,36 @@ pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
         let pct = r.change_percent().map_or_else(|| "-".to_string(), |p| format!("{p:+.1}"));
         let _ = writeln!(
             o,
-            "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  |{}|  |{}|  {}",
-            r.line,
+            "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}  {:>10}  |{}|  |{}|  {}",
+            r.label(),
             units(LineChange::cost(r.base)),
             units(LineChange::cost(r.new)),
             plus(r.change()),
             pct,
+            units(r.base_waits.0),
+            units(r.new_waits.0),
+            units(r.base_waits.1),
+            units(r.new_waits.1),
             bar_on(r.base.unwrap_or(&empty), max, PAIR_BAR),
             bar_on(r.new.unwrap_or(&empty), max, PAIR_BAR),
             r.text()
         );
     }
     let total = i128::from(new.total) - i128::from(base.total);
-    let _ = writeln!(o, "  {:>6}  {:>10}  {:>10}  {:>10}", "all", units(base.total), units(new.total), plus(total));
+    let sum = |p: &LineProfile, k: usize| p.waits.values().map(|w| if k == 0 { w.0 } else { w.1 }).sum::<Ticks>();
+    let _ = writeln!(
+        o,
+        "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}  {:>10}",
+        "all",
+        units(base.total),
+        units(new.total),
+        plus(total),
+        "",
+        units(sum(base, 0)),
+        units(sum(new, 0)),
+        units(sum(base, 1)),
+        units(sum(new, 1))
+    );
     o
 }
 
@@ -195,20 +349,40 @@ fn signed_units(t: i128) -> String {
 }
 
 /// The columns of the comparison, in CSV and JSON alike.
-const CHANGE_COLUMNS: [&str; 6] = ["line", "base", "new", "change", "change_percent", "text"];
+const CHANGE_COLUMNS: [&str; 11] = [
+    "base_line",
+    "new_line",
+    "base",
+    "new",
+    "change",
+    "change_percent",
+    "base_wait",
+    "new_wait",
+    "base_comm",
+    "new_comm",
+    "text",
+];
 
-fn change_cells(r: &LineChange) -> [Cell; 6] {
+fn change_cells(r: &LineChange) -> [Cell; 11] {
+    let line = |l: Option<u32>| l.map_or(Cell::Null, |l| Cell::Num(l.to_string()));
     [
-        Cell::Num(r.line.to_string()),
+        line(r.base_line),
+        line(r.new_line),
         Cell::Num(units(LineChange::cost(r.base))),
         Cell::Num(units(LineChange::cost(r.new))),
         Cell::Num(signed_units(r.change())),
         r.change_percent().map_or(Cell::Null, |p| Cell::Num(format!("{p:.4}"))),
+        Cell::Num(units(r.base_waits.0)),
+        Cell::Num(units(r.new_waits.0)),
+        Cell::Num(units(r.base_waits.1)),
+        Cell::Num(units(r.new_waits.1)),
         Cell::Text(r.text().to_string()),
     ]
 }
 
-/// The comparison as CSV `line,base,new,change,change_percent,text`.
+/// The comparison as CSV `base_line,new_line,base,new,change,change_percent,base_wait,
+/// new_wait,base_comm,new_comm,text` (a line number is empty for a line of the other
+/// version only).
 pub fn changes_csv(base: &LineProfile, new: &LineProfile) -> String {
     table_csv(&CHANGE_COLUMNS, line_changes(base, new).iter().map(change_cells))
 }
@@ -256,6 +430,18 @@ pub struct LineBuilder {
     /// From [`Event::LineCost`]; when the input has any, they are the profile.
     totals: Counts,
     has_totals: bool,
+    /// Per line, wait and communication ticks ([`LineProfile::waits`]).
+    waits: BTreeMap<u32, (Ticks, Ticks)>,
+    /// Per process in a receive: the line it was called on and when.
+    called: BTreeMap<u32, (u32, Ticks)>,
+    /// Per process: the line its latest busy interval ended on, and since when it has
+    /// been suspended (other than in a receive). A turn's busy interval is recorded
+    /// after the state change that ends it and before the process runs again, so when
+    /// it resumes, its latest line is the one it blocked on.
+    last_line: BTreeMap<u32, u32>,
+    suspended: BTreeMap<u32, Ticks>,
+    /// Messages sent and not arrived: id → (line, send time).
+    sent: std::collections::HashMap<u64, (u32, Ticks)>,
 }
 
 impl LineBuilder {
@@ -263,16 +449,49 @@ impl LineBuilder {
     #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
-            Event::Busy { start, end, line, class, .. } => {
+            Event::Busy { pid, start, end, line, class, .. } => {
                 let t = end.saturating_sub(start);
                 match class {
                     BusyClass::Work => self.busy.add(line, t, 0),
                     BusyClass::Overhead => self.busy.add(line, 0, t),
                 }
+                self.last_line.insert(pid, line);
             }
             Event::LineCost { line, work, overhead, .. } => {
                 self.has_totals = true;
                 self.totals.add(line, work, overhead);
+            }
+            Event::RecvCall { time, pid, line, .. } => {
+                self.called.insert(pid, (line, time));
+            }
+            Event::RecvDone { time, pid, .. } => {
+                if let Some((line, since)) = self.called.remove(&pid) {
+                    self.waits.entry(line).or_default().0 += time.saturating_sub(since);
+                }
+            }
+            Event::State { time, pid, state, reason } => match state {
+                ProcState::Running => {
+                    if let Some(since) = self.suspended.remove(&pid) {
+                        let line = self.last_line.get(&pid).copied().unwrap_or(0);
+                        self.waits.entry(line).or_default().0 += time.saturating_sub(since);
+                    }
+                }
+                ProcState::Blocked | ProcState::Delayed if !matches!(reason, Reason::Channel { .. }) => {
+                    self.suspended.insert(pid, time);
+                }
+                _ => {}
+            },
+            Event::ProcEnd { pid, .. } => {
+                self.last_line.remove(&pid);
+                self.suspended.remove(&pid);
+            }
+            Event::MsgSend { time, msg, line, .. } => {
+                self.sent.insert(msg, (line, time));
+            }
+            Event::MsgArrive { time, msg, .. } => {
+                if let Some((line, t0)) = self.sent.remove(&msg) {
+                    self.waits.entry(line).or_default().1 += time.saturating_sub(t0);
+                }
             }
             _ => {}
         }
@@ -292,7 +511,11 @@ impl LineBuilder {
             .map(|(line, (work, overhead))| LineCost { line, work, overhead, text: quote(line) })
             .collect();
         let total = lines.iter().map(LineCost::total).sum();
-        LineProfile { lines, total }
+        let mut waits = self.waits;
+        waits.remove(&0);
+        waits.retain(|_, w| w.0 + w.1 > 0);
+        let source = text.iter().map(|l| l.trim().to_string()).collect();
+        LineProfile { lines, total, waits, source }
     }
 }
 
@@ -361,6 +584,18 @@ fn pct(a: Ticks, b: Ticks) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `diff`'s alignment: the longest common subsequence of the lines. "x" replaces
+    /// "b" and "e" is inserted: a, c and d are matched where they are.
+    #[test]
+    fn align_matches_a_longest_common_subsequence() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(align(&v(&["a", "b", "c", "d"]), &v(&["a", "x", "c", "e", "d"])), vec![(0, 0), (2, 2), (3, 4)]);
+        // Moved lines: only one order can be kept.
+        assert_eq!(align(&v(&["p", "q", "r"]), &v(&["r", "p", "q"])), vec![(0, 1), (1, 2)]);
+        assert_eq!(align(&v(&[]), &v(&["a"])), vec![]);
+        assert_eq!(align(&v(&["}", "}"]), &v(&["}", "x", "}"])), vec![(0, 0), (1, 2)]);
+    }
 
     fn busy(pid: u32, start: Ticks, end: Ticks, line: u32, class: BusyClass) -> Event {
         Event::Busy { pproc: pid, pid, start, end, line, class }

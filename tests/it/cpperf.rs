@@ -364,16 +364,18 @@ fn network_load_divides_by_every_link_of_the_machine() {
 }
 
 /// `cpperf compare --lines`: two versions of a loop, 100 and 200 iterations of 19 time
-/// units each (the loop test, the add and the increment): line 4 costs 1900 more (the
-/// loop's set-up is the same), the other lines the same; the new run's line fills the
-/// common scale's bar, the base's half of it.
+/// units each (the loop test, the add and the increment), the count in a `#define` on
+/// line 1 so that the loop's line reads the same in both: the two versions are aligned
+/// by content, line 5 costs 1900 more (the loop's set-up is the same), the other lines
+/// the same; the new run's line fills the common scale's bar, the base's half of it.
 #[test]
 fn compare_lines_puts_two_versions_on_one_scale() {
     let dir = tempdir("cpperf-compare-lines");
     for n in [100, 200] {
         let src = dir.join(format!("v{n}.c"));
-        let text =
-            format!("int main() {{\n  int i, s;\n  s = 0;\n  for (i = 0; i < {n}; i++) s = s + i;\n  return 0;\n}}\n");
+        let text = format!(
+            "#define N {n}\nint main() {{\n  int i, s;\n  s = 0;\n  for (i = 0; i < N; i++) s = s + i;\n  return 0;\n}}\n"
+        );
         std::fs::write(&src, text).unwrap();
         let cod = format!("v{n}.cod");
         assert_eq!(run_in(&dir, "cpcc", &[src.to_str().unwrap(), "-o", &cod], b"").status.code(), Some(0));
@@ -382,23 +384,75 @@ fn compare_lines_puts_two_versions_on_one_scale() {
     }
     let csv = run_in(&dir, "cpperf", &["compare", "--lines", "v100.cpt", "v200.cpt", "--format", "csv"], b"");
     assert_eq!(csv.status.code(), Some(0), "{}", String::from_utf8_lossy(&csv.stderr));
-    let rows: Vec<Vec<String>> = String::from_utf8_lossy(&csv.stdout)
-        .lines()
-        .skip(1)
-        .map(|l| l.splitn(6, ',').map(str::to_string).collect())
-        .collect();
-    let line4 = rows.iter().find(|r| r[0] == "4").expect("line 4");
-    let (base, new): (u64, u64) = (line4[1].parse().unwrap(), line4[2].parse().unwrap());
-    assert_eq!((new - base, line4[3].as_str()), (1900, "1900"));
-    assert!(rows.iter().filter(|r| r[0] != "4").all(|r| r[3] == "0"), "{rows:?}");
+    let text = String::from_utf8_lossy(&csv.stdout).into_owned();
+    assert!(text
+        .starts_with("base_line,new_line,base,new,change,change_percent,base_wait,new_wait,base_comm,new_comm,text\n"));
+    let rows: Vec<Vec<String>> =
+        text.lines().skip(1).map(|l| l.splitn(11, ',').map(str::to_string).collect()).collect();
+    assert!(rows.iter().all(|r| r[0] == r[1]), "every line kept in place: {rows:?}");
+    let line5 = rows.iter().find(|r| r[1] == "5").expect("line 5");
+    let (base, new): (u64, u64) = (line5[2].parse().unwrap(), line5[3].parse().unwrap());
+    assert_eq!((new - base, line5[4].as_str()), (1900, "1900"));
+    assert!(rows.iter().filter(|r| r[1] != "5").all(|r| r[4] == "0"), "{rows:?}");
     let text = run_in(&dir, "cpperf", &["compare", "--lines", "v100.cpt", "v200.cpt"], b"");
     let text = String::from_utf8_lossy(&text.stdout).into_owned();
-    let row = text.lines().find(|l| l.contains("for (i = 0; i < 200")).expect("line 4's row");
+    let row = text.lines().find(|l| l.contains("for (i = 0; i < N")).expect("line 5's row");
     assert!(row.contains(&format!("|{}|", "#".repeat(20))), "{text}");
     assert!(row.contains(&format!("|{}{}|", "#".repeat(10), " ".repeat(10))), "{text}");
     let json = run_in(&dir, "cpperf", &["compare", "--lines", "v100.cpt", "v200.cpt", "--format", "json"], b"");
     let j: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
     assert_eq!(j["schema_version"], 1);
+}
+
+/// The README tutorial's before/after pair, aligned as `diff` aligns them: lines kept
+/// in both versions (the closing braces, the receive loop) are one row each with their
+/// own costs, while the removed hot line `s += v[i] * v[i];` (line 23 of the base only)
+/// is a row of its own holding all of its busy time and the workers' remote-read
+/// waits, and the lines the fix added are rows of the new version only.
+#[test]
+fn compare_lines_aligns_the_tutorial_pair_by_content() {
+    let dir = tempdir("cpperf-compare-tutorial");
+    let tut = fixtures().join("tutorial");
+    for (name, cpt) in [("sumsq.c", "before.cpt"), ("sumsq_local.c", "after.cpt")] {
+        let cod = compile_into(&dir, &tut.join(name));
+        let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none", "-t", cpt], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let csv = run_in(&dir, "cpperf", &["compare", "--lines", "before.cpt", "after.cpt", "--format", "csv"], b"");
+    let text = String::from_utf8_lossy(&csv.stdout).into_owned();
+    let rows: Vec<Vec<String>> =
+        text.lines().skip(1).map(|l| l.splitn(11, ',').map(str::to_string).collect()).collect();
+    let hot = rows.iter().find(|r| r[10] == "s += v[i] * v[i];").expect("the hot line");
+    assert_eq!((hot[0].as_str(), hot[1].as_str(), hot[3].as_str()), ("23", "", "0"), "{hot:?}");
+    assert_eq!(hot[4], format!("-{}", hot[2]), "its whole cost is removed");
+    assert!(hot[6].parse::<u64>().unwrap() > 0, "the remote-read waits are the line's: {hot:?}");
+    for r in rows.iter().filter(|r| !r[0].is_empty() && !r[1].is_empty()) {
+        // A kept line costs the same in both (the fix changed other lines).
+        assert_eq!(r[4], "0", "{r:?}");
+    }
+    let closing = rows.iter().filter(|r| r[10] == "}").count();
+    assert!(closing >= 1 && rows.iter().filter(|r| r[10] == "}").all(|r| r[4] == "0"), "{rows:?}");
+}
+
+/// A regression in the network shows where it costs: the same program with 16-byte
+/// packets instead of 4 spends the same busy time on every line, and more communication
+/// time (message latency) on the lines that send.
+#[test]
+fn compare_lines_shows_communication_time_per_line() {
+    let dir = tempdir("cpperf-compare-comm");
+    let cod = compile_into(&dir, &fixtures().join("ring_token.c"));
+    for (ps, cpt) in [("4", "p4.cpt"), ("16", "p16.cpt")] {
+        let args = [cod.to_str().unwrap(), "--packet-size", ps, "--stats", "none", "-t", cpt];
+        assert_eq!(run_in(&dir, "cpss", &args, b"").status.code(), Some(0));
+    }
+    let csv = run_in(&dir, "cpperf", &["compare", "--lines", "p4.cpt", "p16.cpt", "--format", "csv"], b"");
+    let text = String::from_utf8_lossy(&csv.stdout).into_owned();
+    let rows: Vec<Vec<String>> =
+        text.lines().skip(1).map(|l| l.splitn(11, ',').map(str::to_string).collect()).collect();
+    let n = |s: &str| s.parse::<f64>().unwrap();
+    assert!(rows.iter().all(|r| r[4] == "0"), "busy time unchanged: {rows:?}");
+    let more: Vec<&Vec<String>> = rows.iter().filter(|r| n(&r[9]) > n(&r[8])).collect();
+    assert!(!more.is_empty(), "a sending line pays more latency: {rows:?}");
 }
 
 /// Speedup, per-processor utilization and critical path length of `cpperf --format json`.
