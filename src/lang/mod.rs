@@ -159,7 +159,7 @@ pub fn compile(name: &str, text: &str, opts: &FrontOptions) -> Result<Compiled, 
     if !pre_errors {
         let errors_so_far = diags.iter().filter(|d| d.is_error()).count();
         let suggest_below = opts.error_limit.map(|l| l.saturating_sub(errors_so_far));
-        let (m, more) = codegen::generate(&program, name, text, suggest_below);
+        let (m, more) = codegen::generate(&program, name, text, &sources, suggest_below);
         module = m;
         diags.extend(more);
     }

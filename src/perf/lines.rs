@@ -58,6 +58,22 @@ pub struct LineProfile {
 }
 
 impl LineProfile {
+    /// How line `line` is shown: its number in the main file, `FILE:N` for line N of an
+    /// included file (the module's source holds it after a marker line:
+    /// [`crate::trace::INCLUDE_MARK`]), `?` for no line.
+    pub fn label(&self, line: u32) -> String {
+        if line == 0 {
+            return "?".into();
+        }
+        let mark = self.source.iter().take(line as usize).enumerate().rev().find_map(|(i, l)| {
+            l.strip_prefix(crate::trace::INCLUDE_MARK.trim_end()).map(|name| (name.trim(), i as u32 + 1))
+        });
+        match mark {
+            Some((name, at)) if line > at => format!("{name}:{}", line - at),
+            _ => line.to_string(),
+        }
+    }
+
     /// The cost of the most expensive line (0 without lines).
     pub fn max(&self) -> Ticks {
         self.lines.iter().map(LineCost::total).max().unwrap_or(0)
@@ -127,15 +143,6 @@ impl LineChange<'_> {
 
     pub fn text(&self) -> &str {
         self.text
-    }
-
-    /// The line as shown: the new version's number, or `-N` for a line of the base only.
-    pub fn label(&self) -> String {
-        match (self.new_line, self.base_line) {
-            (Some(n), _) => n.to_string(),
-            (None, Some(b)) => format!("-{b}"),
-            (None, None) => "?".into(),
-        }
     }
 }
 
@@ -297,7 +304,11 @@ pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
         let _ = writeln!(
             o,
             "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}  {:>10}  |{}|  |{}|  {}",
-            r.label(),
+            match (r.new_line, r.base_line) {
+                (Some(n), _) => new.label(n),
+                (None, Some(b)) => format!("-{}", base.label(b)),
+                (None, None) => "?".into(),
+            },
             units(LineChange::cost(r.base)),
             units(LineChange::cost(r.new)),
             plus(r.change()),
@@ -538,7 +549,7 @@ pub fn text(p: &LineProfile, top: Option<usize>, units: impl Fn(Ticks) -> String
     );
     for l in shown {
         let share = if p.total > 0 { 100.0 * l.total() as f64 / p.total as f64 } else { 0.0 };
-        let line = if l.line == 0 { "?".to_string() } else { l.line.to_string() };
+        let line = p.label(l.line);
         let row = format!("  {line:>5} {:>12} {share:6.2} % |{}| {}", units(l.total()), p.bar(l), l.text);
         let _ = writeln!(o, "{}", row.trim_end());
     }

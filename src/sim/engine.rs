@@ -856,8 +856,18 @@ impl<'m> Simulator<'m> {
 
     fn rt(&self, pid: u32, kind: RuntimeError) -> SimError {
         let pc = self.procs.get(pid as usize).map_or(0, |p| p.pc);
-        let file = self.module.source_name.clone();
-        SimError::Runtime { pid, function: self.function_name(pc), file, line: self.module.line_of(pc), kind }
+        let (file, line) = self.place(pc);
+        SimError::Runtime { pid, function: self.function_name(pc), file, line, kind }
+    }
+
+    /// The source file and line of instruction `pc`: the main file's, or an included
+    /// file's ([`crate::vcode::included_line`]).
+    fn place(&self, pc: u32) -> (String, u32) {
+        let line = self.module.line_of(pc);
+        match crate::vcode::included_line(&self.module.source, line) {
+            Some((name, l)) => (name.to_string(), l),
+            None => (self.module.source_name.clone(), line),
+        }
     }
 
     fn function_name(&self, pc: u32) -> String {

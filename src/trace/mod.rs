@@ -55,6 +55,8 @@ pub mod record;
 pub mod sddf;
 pub mod states;
 
+/// The marker line before an included file's text in a record header's `source`.
+pub use crate::vcode::INCLUDE_MARK;
 /// The label prefix of the probe CPC's `mapping("SPEC")` writes (see [`crate::vcode::MAPPING_PROBE_ID`]).
 pub use crate::vcode::MAPPING_PREFIX;
 pub use event::{

@@ -220,6 +220,25 @@ pub struct ArchDecl {
     pub dims: Vec<u32>,
 }
 
+/// In a module's source, the line that starts the text of an included file, followed by
+/// the file's name: the main file's lines come first, numbered from 1, and each included
+/// file's lines follow its marker line, numbered on (so line numbers stay one sequence).
+pub const INCLUDE_MARK: &str = "//@include ";
+
+/// The file and line within it of line `line` (1-based) of a module's `source`: `None`
+/// for the main file's lines (and for a marker line), else the included file's name and
+/// its own line number.
+pub fn included_line(source: &str, line: u32) -> Option<(&str, u32)> {
+    let mut found = None;
+    for (i, l) in source.lines().enumerate().take(line as usize) {
+        if let Some(name) = l.strip_prefix(INCLUDE_MARK) {
+            found = Some((name, i as u32 + 1));
+        }
+    }
+    let (name, mark) = found?;
+    (line > mark).then_some((name, line - mark))
+}
+
 /// A compiled program.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Module {

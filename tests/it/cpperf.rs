@@ -404,6 +404,22 @@ fn compare_lines_puts_two_versions_on_one_scale() {
     assert_eq!(j["schema_version"], 1);
 }
 
+/// Busy time in code from an `#include`d file is that file's lines': `preproc.c`
+/// includes `include/util.h`, whose line 14 is `clamp`'s return (called three times);
+/// the per-line report names it `…include/util.h:14` with its text, and no busy time
+/// is left without a line.
+#[test]
+fn per_line_costs_name_the_lines_of_included_files() {
+    let dir = tempdir("cpperf-include-lines");
+    let (cpt, _) = simulate(&dir, "preproc.c", &[]);
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap()], b"");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let row = text.lines().find(|l| l.contains("include/util.h:14 ")).unwrap_or_else(|| panic!("{text}"));
+    assert!(row.ends_with("| return v < lo ? lo : (v > hi ? hi : v);"), "{row}");
+    let section = text.split("Cost per source line").nth(1).unwrap();
+    assert!(!section.lines().any(|l| l.trim_start().starts_with("? ")), "{section}");
+}
+
 /// The README tutorial's before/after pair, aligned as `diff` aligns them: lines kept
 /// in both versions (the closing braces, the receive loop) are one row each with their
 /// own costs, while the removed hot line `s += v[i] * v[i];` (line 23 of the base only)

@@ -107,9 +107,14 @@ pub(crate) struct Gen<'a> {
     strings: HashMap<Vec<u8>, u32>,
     arch: Option<(ArchDecl, Loc)>,
     phy_arch: Option<(ArchDecl, Loc)>,
-    main_file: u32,
     source_name: &'a str,
-    source: &'a str,
+    /// The main file's text, then each included file's after a marker line
+    /// ([`crate::vcode::INCLUDE_MARK`]): the module's source.
+    source: String,
+    /// Per file of the compilation, the number its line 1 gets minus 1 in the module's
+    /// line numbers (0 for the main file; `None` for the built-in headers, whose code is
+    /// given the line before it).
+    line_offset: Vec<Option<u32>>,
     /// Names the parser skipped over after a syntax error (never reported undeclared).
     poisoned: std::collections::HashSet<ast::Name>,
     /// Macro names left unexpanded inside their own expansion.
@@ -136,8 +141,25 @@ pub fn generate(
     program: &ast::Program,
     source_name: &str,
     source: &str,
+    files: &crate::lang::diag::SourceMap,
     suggest_below: Option<usize>,
 ) -> (Option<Module>, Vec<Diagnostic>) {
+    // Included files (not the built-in headers) follow the main text, each after a
+    // marker line, numbered on from its last line: per-line costs can then name them.
+    let mut text = source.to_string();
+    let mut line_offset = vec![Some(0)];
+    for f in files.files.iter().skip(1) {
+        if f.name.starts_with('<') {
+            line_offset.push(None);
+            continue;
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!("{}{}\n", crate::vcode::INCLUDE_MARK, f.name));
+        line_offset.push(Some(text.lines().count() as u32));
+        text.push_str(&f.text);
+    }
     let mut g = Gen {
         suggest_below: suggest_below.unwrap_or(usize::MAX),
         types: Types::new(),
@@ -158,9 +180,9 @@ pub fn generate(
         strings: HashMap::default(),
         arch: None,
         phy_arch: None,
-        main_file: 0,
         source_name,
-        source,
+        source: text,
+        line_offset,
         poisoned: program.poisoned.iter().cloned().collect(),
         self_referenced: program.self_referenced.clone(),
         tentative: HashMap::default(),
@@ -266,12 +288,15 @@ impl<'a> Gen<'a> {
     // ---------------------------------------------------------------- code emission
 
     pub(crate) fn emit(&mut self, i: Instr, loc: Loc) -> usize {
-        let line = if loc.file == self.main_file && self.in_library == 0 { loc.line } else { 0 };
+        let line = match self.line_offset.get(loc.file as usize) {
+            Some(&Some(o)) if self.in_library == 0 => o + loc.line,
+            _ => 0,
+        };
         match self.fns.last_mut() {
             Some(f) => {
                 f.code.push(i);
-                // Code from included files is attributed to the line that included it in
-                // the main file is unknown here; keep the last main-file line instead.
+                // Code of a built-in header or a library body has no line of its own:
+                // it keeps the line before it.
                 let l = if line == 0 { f.lines.last().copied().unwrap_or(0) } else { line };
                 f.lines.push(l);
                 f.code.len() - 1
@@ -847,7 +872,7 @@ impl<'a> Gen<'a> {
         let (types, structs) = self.types.export();
         Some(Module {
             source_name: self.source_name.to_string(),
-            source: self.source.to_string(),
+            source: std::mem::take(&mut self.source),
             code,
             lines,
             src2cod,

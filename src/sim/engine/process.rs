@@ -106,13 +106,14 @@ impl<'m> Simulator<'m> {
                 Reason::Children => format!("{} forked children to end before it ends", p.forked_live),
                 Reason::None | Reason::Quantum => "nothing (ready)".to_string(),
             };
+            let (file, line) = self.place(p.pc);
             v.push(Waiter {
                 pid: p.pid,
                 vproc: p.vproc,
                 pproc: p.pproc,
                 function: self.function_name(p.pc),
-                file: self.module.source_name.clone(),
-                line: self.module.line_of(p.pc),
+                file,
+                line,
                 waits_for,
             });
         }
