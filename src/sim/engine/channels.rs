@@ -320,15 +320,7 @@ impl<'m> Simulator<'m> {
                 let at = t.max(self.landed(self.procs[pid as usize].writes_last));
                 self.lock_release(lock, at);
             }
-            Some(InFlight::EndNotice { pid }) => {
-                let p = &mut self.procs[pid as usize];
-                p.notice = t;
-                let (out, last) = (p.writes_out, p.writes_last);
-                if out == 0 {
-                    let at = t.max(self.landed(last));
-                    self.tell_parent(pid, at);
-                }
-            }
+            Some(InFlight::EndNotice { pid }) => self.notice_arrived(pid, t),
             None => {}
         }
     }

@@ -239,13 +239,19 @@ impl<'m> Simulator<'m> {
             a.map(|a| a.max(t))
         };
         if let Some(n) = notice {
-            let p = &mut self.procs[pid as usize];
-            p.notice = n;
-            let (out, last) = (p.writes_out, p.writes_last);
-            if out == 0 {
-                let at = n.max(self.landed(last));
-                self.tell_parent(pid, at);
-            }
+            self.notice_arrived(pid, n);
+        }
+    }
+
+    /// The notice of `pid`'s end reached its parent's processor at `t`: the parent
+    /// learns of the end when the child's remote writes have landed too.
+    pub(super) fn notice_arrived(&mut self, pid: u32, t: Ticks) {
+        let p = &mut self.procs[pid as usize];
+        p.notice = t;
+        let (out, last) = (p.writes_out, p.writes_last);
+        if out == 0 {
+            let at = t.max(self.landed(last));
+            self.tell_parent(pid, at);
         }
     }
 
