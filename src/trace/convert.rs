@@ -119,6 +119,12 @@ pub trait TraceWriter {
     fn late(&self) -> u64 {
         0
     }
+    /// Whether the writer takes every event of the record and applies the selection
+    /// itself (a writer that must know what happened before the window, such as the
+    /// calls open when it begins).
+    fn whole_record(&self) -> bool {
+        false
+    }
 }
 
 /// Converts the run record read from `input` to `format`, writing to `out`.
@@ -160,6 +166,7 @@ pub fn convert_with<R: Read>(
     // time; the labels a batch defines are known for all of it, which changes no label
     // an event names (an event names only labels defined before it).
     let mut batch = Vec::with_capacity(BATCH);
+    let whole = writer.whole_record();
     loop {
         batch.clear();
         let done = reader.read_batch(&mut batch, BATCH)?;
@@ -167,11 +174,15 @@ pub fn convert_with<R: Read>(
             report.events_read += 1;
             last = last.max(e.time());
             horizon.observe(e);
-            if let Some(kept) = filter.apply(e) {
+            let kept = filter.apply(e);
+            if kept.is_some() {
                 report.events_kept += 1;
+            }
+            let event = if whole { Some(e) } else { kept.as_ref() };
+            if let Some(event) = event {
                 let cx =
                     Context { header: &header, labels: reader.labels(), selection: &selection, horizon: horizon.get() };
-                writer.event(&kept, &cx, out)?;
+                writer.event(event, &cx, out)?;
             }
         }
         if done {

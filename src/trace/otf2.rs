@@ -19,43 +19,49 @@
 //!
 //! # The model
 //!
+//! OTF2 describes programs made of threads that enter and leave regions; a CPC process is
+//! such a thread, and a physical processor the "process" (location group) that hosts it.
+//!
 //! - **Clock:** one tick per OTF2 timer tick; the resolution is the run record's ticks
 //!   per time unit times 10⁶, one time unit being one microsecond as in every other
 //!   format `cptrace` writes.
 //! - **System tree and locations:** one machine node (named after the topology); each
-//!   physical processor `p` is a location group `P{p}` (a "process") holding one location
-//!   `p` (a CPU thread). Every processor of the machine is a location; `--procs` empties
-//!   the others.
-//! - **Regions:** one per function of the program (entered while a process running it
-//!   is busy on the processor, and, nested in that, while a function it called is open:
-//!   the calls of [`super::calls`], re-entered in every busy interval a call spans), and
-//!   one per waiting state of [`super::states`]
-//!   ("waiting for a message", "… a remote read", "… a lock", "… children", "delayed"),
-//!   entered while the processor is idle in that state, exactly the stretches of the
-//!   Paraver output and of `cpperf`'s time by state. An idle processor with nothing
-//!   waiting is in no region. Consecutive stretches in one waiting state are one visit.
-//! - **Communicators:** one per channel of the program, over a group whose ranks are the
-//!   processors (rank `p` = location `p`). A channel message is an `MpiSend` on the
-//!   sender's processor at the send (receiver = the receiving processor, tag = the
-//!   element's flat index in the channel, length = bytes) and an `MpiRecv` on the
-//!   receiver's processor when the receive completes. Remote reads and writes are not
-//!   messages here: their waits are the "waiting for a remote read" region.
+//!   physical processor `p` is a location group `P{p}`; each process `n` of the run is a
+//!   location `n` (a CPU thread, named after its number and function) in the group of the
+//!   processor it was placed on. `--procs` keeps the events of the processes placed on
+//!   those processors and leaves the other locations empty.
+//! - **Regions are calls:** a process enters its function's region when it is created and
+//!   leaves it when it ends, and enters and leaves the region of every function it calls
+//!   at the call and the return, so a reader's call counts are the program's: on the
+//!   seed's matrix product `main` is entered once and `multiply` 64 times. Waits are
+//!   regions of their own, nested in the function that waits: "waiting for a message",
+//!   "… a remote read", "… a lock", "… children", "delayed" (the states of
+//!   [`super::states`]) and "waiting for the processor" (ready while another process
+//!   of its processor runs). A function's exclusive time is therefore the time its
+//!   process ran in it. A wait that ends at the instant it began is not written.
+//! - **Communicators:** one per channel of the program, over a group whose rank `n` is
+//!   process `n` (location `n`). A channel message is an `MpiSend` on the sender at the
+//!   send (receiver = the receiving process, tag = the element's flat index in the
+//!   channel, length = bytes) and an `MpiRecv` on the receiver when the receive completes.
+//!   Remote reads and writes are not messages here: their waits are the "waiting for a
+//!   remote read" region.
+//! - **Windows:** with `--from`/`--to`, the regions open at the window's start are entered
+//!   at it, those open at its end are left at it, and nothing outside it is written, so
+//!   every region nests. The writer sees every event of the record to know the calls open
+//!   when the window begins.
 //!
-//! Records of one location must be in time order; a busy interval is known only at its
-//! end, so records go through the same bounded [`Reorder`] buffer as the Paraver writer,
-//! with ties broken as leave, enter, then messages, which keeps every message inside the
-//! busy interval that sent or received it; a message at the very end of its interval
-//! (its last instruction) is moved before that interval's leave when the interval comes.
-//! A waiting stretch is known only when it closes, so nothing after the earliest open
-//! stretch of a selected processor is written; when more than 65 536 records are held,
-//! the open stretches are reported up to the horizon (the visit goes on).
-use super::calls::{CallMark, CallSplitter};
-use super::convert::{Context, Reorder, TraceWriter};
-use super::event::{Event, MsgPurpose, Ticks};
-use super::states::{PState, ProcessorStates, Stretch};
+//! A location's records come in the record's order, which is time order for everything
+//! but busy intervals (which this writer does not use), so each event file is written as
+//! the record is read: no reordering. A location's file is finished when its process ends;
+//! a partial chunk is held in memory up to [`SPILL`] bytes and then appended, its header
+//! patched when the chunk is complete, so memory stays small however many processes are
+//! alive. The archive has one event file per process.
+use super::convert::{Context, TraceWriter};
+use super::event::{Event, MsgPurpose, ProcState, Reason, Ticks};
+use super::states::{wait_of, PState};
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Bytes per event chunk: OTF2's smallest (256 KiB), to keep the partial chunks held per
@@ -151,40 +157,25 @@ fn put_record(b: &mut Vec<u8>, kind: u8, data: &[u8]) {
 /// One event record of a location, before encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Rec {
-    Enter { loc: u32, region: u32 },
-    Leave { loc: u32, region: u32 },
-    Send { loc: u32, to: u32, comm: u32, tag: u32, bytes: u32 },
-    Recv { loc: u32, from: u32, comm: u32, tag: u32, bytes: u32 },
+    Enter { region: u32 },
+    Leave { region: u32 },
+    Send { to: u32, comm: u32, tag: u32, bytes: u32 },
+    Recv { from: u32, comm: u32, tag: u32, bytes: u32 },
 }
 
 impl Rec {
-    fn loc(self) -> u32 {
-        match self {
-            Rec::Enter { loc, .. } | Rec::Leave { loc, .. } | Rec::Send { loc, .. } | Rec::Recv { loc, .. } => loc,
-        }
-    }
-
-    /// Its order among records of the same time: leaves, enters, then messages.
-    fn rank(self) -> u64 {
-        match self {
-            Rec::Leave { .. } => 0,
-            Rec::Enter { .. } => 1,
-            Rec::Send { .. } | Rec::Recv { .. } => 2,
-        }
-    }
-
     /// Appends its encoding (without the timestamp).
     fn encode(self, b: &mut Vec<u8>) {
         match self {
-            Rec::Enter { region, .. } => {
+            Rec::Enter { region } => {
                 b.push(EVT_ENTER);
                 put_u32(b, region);
             }
-            Rec::Leave { region, .. } => {
+            Rec::Leave { region } => {
                 b.push(EVT_LEAVE);
                 put_u32(b, region);
             }
-            Rec::Send { to: peer, comm, tag, bytes, .. } | Rec::Recv { from: peer, comm, tag, bytes, .. } => {
+            Rec::Send { to: peer, comm, tag, bytes } | Rec::Recv { from: peer, comm, tag, bytes } => {
                 // Type, one length byte (the data is at most 3 · 5 + 9 = 24 bytes), data:
                 // written in place, the length patched after (no buffer per message).
                 b.push(if matches!(self, Rec::Send { .. }) { EVT_MPI_SEND } else { EVT_MPI_RECV });
@@ -200,13 +191,22 @@ impl Rec {
     }
 }
 
+/// A partial chunk longer than this is appended to its file (its header is patched when
+/// the chunk is complete), so a location holds at most this much in memory.
+pub const SPILL: usize = 16 * 1024;
+
 /// A chunked OTF2 file (events, or definitions), written chunk by chunk: every chunk
 /// is `size` bytes but the last, and its header numbers its first and last events.
 #[derive(Debug)]
 struct ChunkedFile {
     path: PathBuf,
     size: usize,
+    /// The current chunk's bytes not yet appended to the file.
     chunk: Vec<u8>,
+    /// Bytes of the current chunk already appended (0: its header is still in `chunk`).
+    spilled: usize,
+    /// The file's length: where the current chunk starts plus `spilled`.
+    len: u64,
     /// Events in the chunks already written.
     before: u64,
     /// Events in the current chunk.
@@ -217,32 +217,55 @@ struct ChunkedFile {
 
 impl ChunkedFile {
     fn new(path: PathBuf, size: usize) -> ChunkedFile {
-        let mut f = ChunkedFile { path, size, chunk: Vec::new(), before: 0, events: 0, time: None };
+        let mut f = ChunkedFile { path, size, chunk: Vec::new(), spilled: 0, len: 0, before: 0, events: 0, time: None };
         f.header();
         f
     }
 
     fn header(&mut self) {
         self.chunk.clear();
+        self.spilled = 0;
         self.chunk.extend_from_slice(&[CHUNK_HEADER, LITTLE_ENDIAN]);
         self.chunk.extend_from_slice(&(self.before + 1).to_le_bytes());
         self.chunk.extend_from_slice(&0u64.to_le_bytes());
         self.time = None;
     }
 
+    fn append(&mut self) -> io::Result<()> {
+        let mut f = OpenOptions::new().create(true).append(true).open(&self.path)?;
+        f.write_all(&self.chunk)?;
+        self.len += self.chunk.len() as u64;
+        self.spilled += self.chunk.len();
+        self.chunk.clear();
+        Ok(())
+    }
+
     /// Patches the chunk's last event number and appends it to the file, `pad`ded to a
     /// whole chunk with end-of-chunk bytes (every chunk but the last).
     fn flush(&mut self, pad: bool) -> io::Result<()> {
         let last = self.before + self.events;
-        self.chunk[10..18].copy_from_slice(&last.to_le_bytes());
-        if pad {
-            self.chunk.resize(self.size, 0);
+        let spilled = self.spilled;
+        if spilled == 0 {
+            self.chunk[10..18].copy_from_slice(&last.to_le_bytes());
         }
-        let mut f = OpenOptions::new().create(true).append(true).open(&self.path)?;
-        f.write_all(&self.chunk)?;
+        if pad {
+            self.chunk.resize(self.size - spilled, 0);
+        }
+        let start = self.len - spilled as u64;
+        self.append()?;
+        if spilled > 0 {
+            let mut f = OpenOptions::new().write(true).open(&self.path)?;
+            f.seek(SeekFrom::Start(start + 10))?;
+            f.write_all(&last.to_le_bytes())?;
+        }
         self.before = last;
         self.events = 0;
         Ok(())
+    }
+
+    /// The current chunk's length.
+    fn chunk_len(&self) -> usize {
+        self.spilled + self.chunk.len()
     }
 
     /// Appends one record, encoded in `rec`: an event at `Some(t)` (preceded by a
@@ -250,7 +273,7 @@ impl ChunkedFile {
     /// Starts a new chunk when the record does not fit with its timestamp and the
     /// end-of-file and end-of-buffer bytes.
     fn push(&mut self, t: Option<Ticks>, rec: &[u8]) -> io::Result<()> {
-        if self.chunk.len() + 9 + rec.len() + 2 >= self.size {
+        if self.chunk_len() + 9 + rec.len() + 2 >= self.size {
             self.flush(true)?;
             self.header();
         }
@@ -263,16 +286,43 @@ impl ChunkedFile {
             self.events += 1;
         }
         self.chunk.extend_from_slice(rec);
+        if self.chunk.len() >= SPILL {
+            self.append()?;
+        }
         Ok(())
     }
 
     /// Writes the last chunk with the end-of-file and end-of-buffer bytes; returns the
-    /// number of events.
+    /// number of events. The buffer's memory is given back.
     fn finish(&mut self) -> io::Result<u64> {
         self.chunk.extend_from_slice(&[END_OF_FILE, END_OF_BUFFER]);
         self.flush(false)?;
+        self.chunk = Vec::new();
         Ok(self.before)
     }
+}
+
+/// One process: a location.
+#[derive(Debug)]
+struct Loc {
+    /// Its process id.
+    pid: u32,
+    /// Its processor (its location group).
+    pproc: u32,
+    /// The region of its function.
+    function: u32,
+    /// Whether its processor is selected.
+    selected: bool,
+    /// Regions open, outermost first: its function, then the functions it called.
+    stack: Vec<u32>,
+    /// The waiting region it is in and since when (written when it closes, unless empty).
+    wait: Option<(u32, Ticks)>,
+    /// Its event file (`None` once finished).
+    file: Option<ChunkedFile>,
+    /// Events written, once finished.
+    events: u64,
+    /// The time of its last record (a record out of order is moved up to it).
+    last: Ticks,
 }
 
 /// Writes an OTF2 archive into a directory.
@@ -280,65 +330,67 @@ impl ChunkedFile {
 pub struct Otf2Writer {
     dir: PathBuf,
     name: String,
-    buf: Reorder<Rec>,
-    files: BTreeMap<u32, ChunkedFile>,
-    states: ProcessorStates,
-    /// Process → region of its function (kept after the process ends: its last busy
-    /// interval is recorded after its end).
-    region_of: Vec<u32>,
-    /// The same for process ids too large for `region_of` (from a damaged record).
-    region_of_large: BTreeMap<u32, u32>,
-    /// Channel message → (sender's processor, channel, element), until received.
+    /// The processes in creation order: location `n` is the `n`th created (its id is
+    /// `n` too in a record from the simulator, which numbers processes so).
+    locs: Vec<Loc>,
+    /// The locations of the processes whose id is not their place in `locs`.
+    other: BTreeMap<u32, usize>,
+    /// Channel message → (sending process, channel, element), until received.
     sent: BTreeMap<u64, (u32, u32, u32)>,
-    /// Per processor: the waiting region it is in, if any.
-    in_wait: BTreeMap<u32, u32>,
-    /// The stretches an event closed.
-    stretches: Vec<Stretch>,
     /// The first region of the waiting states (in [`WAIT_REGIONS`] order).
     wait_base: u32,
     from: Ticks,
     to: Ticks,
+    /// Whether the window has begun (records at or after `from` are written).
+    open: bool,
+    /// Whether it has ended (a record after `to` was read: nothing more is written).
+    closed: bool,
     scratch: Vec<u8>,
-    /// The processes' calls, placed in their busy intervals.
-    calls: CallSplitter,
-    marks: Vec<CallMark>,
-    /// Per location, the messages queued since its last busy interval: (time, key).
-    messages: BTreeMap<u32, Vec<(Ticks, ReorderKey)>>,
+    late: u64,
 }
 
-/// The records held before open stretches are cut to let them go (bounded memory).
-const HOLD: usize = 1 << 16;
+/// The waiting regions, in region order: the waiting states, then ready.
+const WAIT_REGIONS: [&str; 6] = [
+    PState::Message.name(),
+    PState::RemoteRead.name(),
+    PState::Lock.name(),
+    PState::Children.name(),
+    PState::Delay.name(),
+    "waiting for the processor",
+];
 
-/// A record's key in the [`Reorder`] buffer.
-type ReorderKey = (Ticks, u64);
-
-/// Process ids below this are looked up in a vector.
-const DENSE_PIDS: u32 = 1 << 24;
-
-/// The waiting states that are regions, in region order.
-const WAIT_REGIONS: [PState; 5] = [PState::Message, PState::RemoteRead, PState::Lock, PState::Children, PState::Delay];
+/// The place in [`WAIT_REGIONS`] of the wait a state change begins, if any.
+fn wait_index(state: ProcState, reason: Reason) -> Option<u32> {
+    if state == ProcState::Ready {
+        return Some(5);
+    }
+    match wait_of(state, reason)? {
+        PState::Message => Some(0),
+        PState::RemoteRead => Some(1),
+        PState::Lock => Some(2),
+        PState::Children => Some(3),
+        PState::Delay => Some(4),
+        PState::Running | PState::Idle => None,
+    }
+}
 
 impl Otf2Writer {
-    /// A writer of the archive `NAME.otf2` in `dir` (`name` without the extension).
+    /// A writer of the archive `NAME.otf2` in `dir` (`name` without the extension); `dir`
+    /// should hold no older `NAME/` (event files are appended to).
     pub fn new(dir: &Path, name: &str) -> Otf2Writer {
         Otf2Writer {
             dir: dir.to_path_buf(),
             name: name.to_string(),
-            buf: Reorder::default(),
-            files: BTreeMap::new(),
-            states: ProcessorStates::default(),
-            region_of: Vec::new(),
-            region_of_large: BTreeMap::new(),
+            locs: Vec::new(),
+            other: BTreeMap::new(),
             sent: BTreeMap::new(),
-            in_wait: BTreeMap::new(),
-            stretches: Vec::new(),
             wait_base: 0,
             from: 0,
             to: Ticks::MAX,
+            open: false,
+            closed: false,
             scratch: Vec::new(),
-            calls: CallSplitter::default(),
-            marks: Vec::new(),
-            messages: BTreeMap::new(),
+            late: 0,
         }
     }
 
@@ -348,80 +400,114 @@ impl Otf2Writer {
         [format!("{name}.otf2"), format!("{name}.def"), name.to_string()]
     }
 
-    /// The key of a record at `t` in the reorder buffer: time, then [`Rec::rank`].
-    fn key(t: Ticks) -> Ticks {
-        t.saturating_mul(4)
+    /// Writes `rec` at `t` on `loc` if its processor is selected and the window is open.
+    fn emit(open: bool, scratch: &mut Vec<u8>, late: &mut u64, loc: &mut Loc, t: Ticks, rec: Rec) -> io::Result<()> {
+        if !open || !loc.selected {
+            return Ok(());
+        }
+        let Some(file) = loc.file.as_mut() else { return Ok(()) };
+        let t = if t < loc.last {
+            *late += 1;
+            loc.last
+        } else {
+            t
+        };
+        loc.last = t;
+        scratch.clear();
+        rec.encode(scratch);
+        file.push(Some(t), scratch)
     }
 
-    /// Queues `rec` at `t`; returns its key in the reorder buffer.
-    fn push(&mut self, t: Ticks, rec: Rec) -> Option<(Ticks, u64)> {
-        if !self.files.contains_key(&rec.loc()) {
-            return None;
-        }
-        // Into the window (`max` then `min`: no panic even for a window the caller did
-        // not check).
-        let t = t.max(self.from).min(self.to);
-        Some(self.buf.push(Self::key(t) + rec.rank(), rec))
-    }
-
-    /// The region of process `pid`'s function.
-    fn region(&self, pid: u32) -> u32 {
-        let unnamed = self.wait_base - 1;
-        match self.region_of.get(pid as usize) {
-            Some(&r) => r,
-            None => self.region_of_large.get(&pid).copied().unwrap_or(unnamed),
-        }
-    }
-
-    fn wait_region(&self, st: PState) -> Option<u32> {
-        WAIT_REGIONS.iter().position(|&w| w == st).map(|i| self.wait_base + i as u32)
-    }
-
-    /// Processor `p` enters state `st` at `a`: it leaves the waiting region it was in, if
-    /// `st` is another, and enters `st`'s, if a wait.
-    fn visit(&mut self, p: u32, a: Ticks, st: PState) {
-        let region = self.wait_region(st);
-        let current = self.in_wait.get(&p).copied();
-        if current == region {
-            return;
-        }
-        if let Some(r) = current {
-            self.push(a, Rec::Leave { loc: p, region: r });
-            self.in_wait.remove(&p);
-        }
-        if let Some(r) = region {
-            self.push(a, Rec::Enter { loc: p, region: r });
-            self.in_wait.insert(p, r);
+    /// The location of process `pid`, if it was created.
+    fn index(&self, pid: u32) -> Option<usize> {
+        match self.locs.get(pid as usize) {
+            Some(l) if l.pid == pid => Some(pid as usize),
+            _ => self.other.get(&pid).copied(),
         }
     }
 
-    /// Takes the stretches collected in `self.stretches` of the selected processors.
-    fn take_stretches(&mut self, cx: &Context<'_>) {
-        let stretches = std::mem::take(&mut self.stretches);
-        for &(p, a, _, st) in &stretches {
-            if cx.selection.proc(p) {
-                self.visit(p, a, st);
+    /// Ends location `i`'s wait, if any, at `t`: its enter and leave are written if it
+    /// lasted.
+    fn end_wait(&mut self, i: usize, t: Ticks) -> io::Result<()> {
+        let open = self.open && !self.closed;
+        let Otf2Writer { locs, scratch, late, .. } = self;
+        let loc = &mut locs[i];
+        if let Some((region, since)) = loc.wait.take() {
+            if t > since {
+                Self::emit(open, scratch, late, loc, since, Rec::Enter { region })?;
+                Self::emit(open, scratch, late, loc, t, Rec::Leave { region })?;
             }
         }
-        self.stretches = stretches;
-        self.stretches.clear();
+        Ok(())
     }
 
-    /// Encodes and writes every record below `horizon`.
-    fn release(&mut self, horizon: Ticks) -> io::Result<()> {
-        let Otf2Writer { buf, files, scratch, .. } = self;
-        buf.release(horizon, |key, rec| {
-            let Some(f) = files.get_mut(&rec.loc()) else { return Ok(()) };
-            scratch.clear();
-            rec.encode(scratch);
-            f.push(Some(key / 4), scratch)
-        })
+    /// Writes `rec` at `t` on location `i` (ending its wait first: a process that acts is
+    /// not waiting).
+    fn record(&mut self, i: usize, t: Ticks, rec: Rec) -> io::Result<()> {
+        self.end_wait(i, t)?;
+        let open = self.open && !self.closed;
+        let Otf2Writer { locs, scratch, late, .. } = self;
+        Self::emit(open, scratch, late, &mut locs[i], t, rec)
     }
 
-    /// The global definitions and the anchor file, once every location's event count is
-    /// known.
-    /// Writes the global definitions file; returns the anchor file's contents.
-    fn definitions(&self, cx: &Context<'_>, end: Ticks, counts: &BTreeMap<u32, u64>) -> io::Result<Vec<u8>> {
+    /// The window begins at `from`: every region open then is entered at it.
+    fn open_window(&mut self) -> io::Result<()> {
+        self.open = true;
+        let from = self.from;
+        let Otf2Writer { locs, scratch, late, .. } = self;
+        for loc in locs.iter_mut() {
+            for k in 0..loc.stack.len() {
+                let region = loc.stack[k];
+                Self::emit(true, scratch, late, loc, from, Rec::Enter { region })?;
+            }
+            if let Some((_, since)) = loc.wait.as_mut() {
+                *since = (*since).max(from);
+            }
+        }
+        Ok(())
+    }
+
+    /// Location `i`'s process ends at `t` (or the window or the run does): its wait and
+    /// open regions are left, innermost first.
+    fn leave_all(&mut self, i: usize, t: Ticks) -> io::Result<()> {
+        self.end_wait(i, t)?;
+        let open = self.open && !self.closed;
+        let Otf2Writer { locs, scratch, late, .. } = self;
+        let loc = &mut locs[i];
+        while let Some(region) = loc.stack.pop() {
+            Self::emit(open, scratch, late, loc, t, Rec::Leave { region })?;
+        }
+        Ok(())
+    }
+
+    /// Finishes location `i`'s event file.
+    fn finish_file(&mut self, i: usize) -> io::Result<()> {
+        let loc = &mut self.locs[i];
+        if let Some(mut f) = loc.file.take() {
+            loc.events = f.finish()?;
+        }
+        Ok(())
+    }
+
+    /// The window ends at `at`: every region still open is left at it.
+    fn close_window(&mut self, at: Ticks) -> io::Result<()> {
+        for i in 0..self.locs.len() {
+            self.leave_all(i, at)?;
+        }
+        self.closed = true;
+        Ok(())
+    }
+
+    /// The region of function `f` (an index into the header's table; others are the
+    /// "unnamed" region).
+    fn function_region(&self, f: u32) -> u32 {
+        f.min(self.wait_base - 1)
+    }
+
+    /// Writes the global definitions file once every location's event count is known;
+    /// returns the anchor file's contents. `locs[n]` is location `n`'s process id,
+    /// processor, region and event count.
+    fn definitions(&self, cx: &Context<'_>, end: Ticks, locs: &[(u32, u32, u32, u64)]) -> io::Result<Vec<u8>> {
         let h = cx.header;
         let mut strings: Vec<String> = Vec::new();
         let mut string_id: BTreeMap<String, u32> = BTreeMap::new();
@@ -456,20 +542,21 @@ impl Otf2Writer {
             put_u32(&mut d, 0);
             defs.push((DEF_LOCATION_GROUP, d));
         }
-        for p in 0..h.pprocs {
+        for (i, &(pid, pproc, region, events)) in locs.iter().enumerate() {
             let mut d = Vec::new();
-            put_u64(&mut d, u64::from(p));
-            put_u32(&mut d, s(&format!("processor {p}")));
+            put_u64(&mut d, i as u64);
+            let function = h.functions.get(region as usize).map_or("?", String::as_str);
+            put_u32(&mut d, s(&format!("process {pid} ({function})")));
             d.push(LOCATION_CPU_THREAD);
-            put_u64(&mut d, counts.get(&p).copied().unwrap_or(0));
-            put_u32(&mut d, p);
+            put_u64(&mut d, events);
+            put_u32(&mut d, if pproc < h.pprocs { pproc } else { 0 });
             defs.push((DEF_LOCATION, d));
         }
         let source = s(&h.source_name);
         let empty = s("");
         let mut regions: Vec<(String, bool)> = h.functions.iter().map(|f| (f.clone(), true)).collect();
         regions.push(("(unnamed process)".to_string(), true));
-        regions.extend(WAIT_REGIONS.iter().map(|w| (w.name().to_string(), false)));
+        regions.extend(WAIT_REGIONS.iter().map(|w| (w.to_string(), false)));
         for (i, (name, function)) in regions.iter().enumerate() {
             let mut d = Vec::new();
             let n = s(name);
@@ -488,16 +575,16 @@ impl Otf2Writer {
         }
         if !h.channels.is_empty() {
             for (id, name, pre, kind) in [
-                (0u32, "processors", GROUP_PRE12_MPI_LOCATIONS, GROUP_COMM_LOCATIONS),
+                (0u32, "processes", GROUP_PRE12_MPI_LOCATIONS, GROUP_COMM_LOCATIONS),
                 (1, "ranks", GROUP_PRE12_MPI_GROUP, GROUP_COMM_GROUP),
             ] {
                 let mut d = Vec::new();
                 put_u32(&mut d, id);
                 put_u32(&mut d, s(name));
                 d.push(pre);
-                put_u32(&mut d, h.pprocs);
-                for p in 0..h.pprocs {
-                    put_u64(&mut d, u64::from(p));
+                put_u32(&mut d, locs.len() as u32);
+                for i in 0..locs.len() {
+                    put_u64(&mut d, i as u64);
                 }
                 d.push(kind);
                 d.push(PARADIGM_MPI);
@@ -548,7 +635,7 @@ impl Otf2Writer {
         anchor.extend_from_slice(&(CHUNK as u64).to_le_bytes());
         anchor.extend_from_slice(&DEF_CHUNK.to_le_bytes());
         anchor.extend_from_slice(&[1, 1]); // POSIX files, no compression
-        anchor.extend_from_slice(&u64::from(h.pprocs).to_le_bytes());
+        anchor.extend_from_slice(&(locs.len() as u64).to_le_bytes());
         anchor.extend_from_slice(&count.to_le_bytes());
         put_str(&mut anchor, "cppe simulated multicomputer");
         put_str(&mut anchor, &h.tool_version);
@@ -588,108 +675,103 @@ impl TraceWriter for Otf2Writer {
         self.from = cx.selection.from.unwrap_or(0);
         self.to = cx.selection.to.unwrap_or(Ticks::MAX);
         self.wait_base = cx.header.functions.len() as u32 + 1;
-        let locs = self.dir.join(&self.name);
-        fs::create_dir_all(&locs)?;
-        for p in 0..cx.header.pprocs {
-            let path = locs.join(format!("{p}.evt"));
-            let _ = fs::remove_file(&path);
-            self.files.insert(p, ChunkedFile::new(path, CHUNK));
-        }
-        for p in cx.procs() {
-            self.states.begin(p, self.from);
-        }
-        Ok(())
+        fs::create_dir_all(self.dir.join(&self.name))
+    }
+
+    fn whole_record(&self) -> bool {
+        true
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, _out: &mut dyn Write) -> io::Result<()> {
-        let mut stretches = std::mem::take(&mut self.stretches);
-        self.states.each(e, |p, a, b, st| stretches.push((p, a, b, st)));
-        self.stretches = stretches;
-        self.take_stretches(cx);
-        if let Event::Busy { pproc: p, pid, start, end, .. } = *e {
-            if end > start && cx.selection.proc(p) {
-                let region = self.region(pid);
-                self.push(start, Rec::Enter { loc: p, region });
-                // The calls open in the interval, nested in the process's function.
-                if self.calls.any() {
-                    let mut marks = std::mem::take(&mut self.marks);
-                    self.calls.interval(pid, start, end, &mut marks);
-                    let unnamed = self.wait_base - 1;
-                    for m in &marks {
-                        let region = if m.function < unnamed { m.function } else { unnamed };
-                        let rec = if m.enter { Rec::Enter { loc: p, region } } else { Rec::Leave { loc: p, region } };
-                        self.push(m.time, rec);
-                    }
-                    self.marks = marks;
-                }
-                // A message sent or received by the interval's last instruction has the
-                // interval's end for its time: it goes before the leave, not after.
-                if let Some(queued) = self.messages.remove(&p) {
-                    for (t, key) in queued {
-                        if t == end {
-                            if let Some(rec) = self.buf.remove(key) {
-                                self.buf.push(Self::key(end), rec);
-                            }
-                        }
-                    }
-                }
-                self.push(end, Rec::Leave { loc: p, region });
-            }
+        if matches!(e, Event::Busy { .. } | Event::Hop { .. } | Event::LineCost { .. } | Event::Label { .. }) {
+            return Ok(());
         }
-        if matches!(e, Event::Enter { .. } | Event::Leave { .. }) {
-            self.calls.event(e);
+        let t = e.time();
+        if !self.open && t >= self.from {
+            self.open_window()?;
+        }
+        if !self.closed && t > self.to {
+            self.close_window(self.to)?;
         }
         match *e {
-            Event::ProcCreate { pid, function, .. } => {
-                let f = if (function as usize) < cx.header.functions.len() { function } else { self.wait_base - 1 };
-                if pid < DENSE_PIDS {
-                    if self.region_of.len() <= pid as usize {
-                        self.region_of.resize(pid as usize + 1, self.wait_base - 1);
+            Event::ProcCreate { time, pid, pproc, function, .. } => {
+                let i = self.locs.len();
+                if pid as usize != i {
+                    self.other.insert(pid, i);
+                }
+                let path = self.dir.join(&self.name).join(format!("{i}.evt"));
+                let region = self.function_region(function);
+                self.locs.push(Loc {
+                    pid,
+                    pproc,
+                    function: region,
+                    selected: cx.selection.proc(pproc),
+                    stack: vec![region],
+                    wait: None,
+                    file: Some(ChunkedFile::new(path, CHUNK)),
+                    events: 0,
+                    last: 0,
+                });
+                self.record(i, time, Rec::Enter { region })?;
+            }
+            Event::Enter { time, pid, function } => {
+                if let Some(i) = self.index(pid) {
+                    let region = self.function_region(function);
+                    self.locs[i].stack.push(region);
+                    self.record(i, time, Rec::Enter { region })?;
+                }
+            }
+            Event::Leave { time, pid, function } => {
+                let Some(i) = self.index(pid) else { return Ok(()) };
+                let region = self.function_region(function);
+                self.end_wait(i, time)?;
+                let open = self.open && !self.closed;
+                let Otf2Writer { locs, scratch, late, .. } = self;
+                let loc = &mut locs[i];
+                // The process's own function stays open until it ends.
+                if let Some(k) = loc.stack.iter().rposition(|&r| r == region).filter(|&k| k > 0) {
+                    while loc.stack.len() > k {
+                        let r = loc.stack.pop().unwrap_or(region);
+                        Self::emit(open, scratch, late, loc, time, Rec::Leave { region: r })?;
                     }
-                    self.region_of[pid as usize] = f;
-                } else {
-                    self.region_of_large.insert(pid, f);
+                }
+            }
+            Event::State { time, pid, state, reason } => {
+                let Some(i) = self.index(pid) else { return Ok(()) };
+                let want = wait_index(state, reason).map(|w| self.wait_base + w);
+                if self.locs[i].wait.map(|w| w.0) != want {
+                    self.end_wait(i, time)?;
+                    self.locs[i].wait = want.map(|region| (region, time));
+                }
+            }
+            Event::ProcEnd { time, pid } => {
+                if let Some(i) = self.index(pid) {
+                    self.leave_all(i, time)?;
+                    self.finish_file(i)?;
                 }
             }
             Event::MsgSend {
                 time,
                 msg,
-                src_pproc,
-                dst_pproc,
+                src_pid,
+                dst_pid,
                 purpose: MsgPurpose::Channel { channel, index },
                 bytes,
                 ..
             } => {
-                self.sent.insert(msg, (src_pproc, channel, index));
-                if cx.selection.proc(src_pproc) {
-                    let rec = Rec::Send { loc: src_pproc, to: dst_pproc, comm: channel, tag: index, bytes };
-                    if let Some(key) = self.push(time, rec) {
-                        self.messages.entry(src_pproc).or_default().push((time, key));
-                    }
-                }
+                let Some(i) = self.index(src_pid) else { return Ok(()) };
+                self.sent.insert(msg, (i as u32, channel, index));
+                let to = dst_pid.and_then(|d| self.index(d)).map_or(UNDEFINED, |r| r as u32);
+                self.record(i, time, Rec::Send { to, comm: channel, tag: index, bytes })?;
             }
-            Event::RecvDone { time, pproc, msg, bytes, .. } => {
-                if let Some((from, comm, tag)) = self.sent.remove(&msg) {
-                    if cx.selection.proc(pproc) {
-                        if let Some(key) = self.push(time, Rec::Recv { loc: pproc, from, comm, tag, bytes }) {
-                            self.messages.entry(pproc).or_default().push((time, key));
-                        }
-                    }
+            Event::RecvDone { time, pid, msg, bytes, .. } => {
+                if let (Some((from, comm, tag)), Some(i)) = (self.sent.remove(&msg), self.index(pid)) {
+                    self.record(i, time, Rec::Recv { from, comm, tag, bytes })?;
                 }
             }
             _ => {}
         }
-        // Held back to the earliest open stretch; when too much is held, the open
-        // stretches before the horizon are reported up to it.
-        if self.buf.len() > HOLD {
-            let mut stretches = std::mem::take(&mut self.stretches);
-            for p in self.states.open_before(cx.horizon) {
-                self.states.cut(p, cx.horizon, |p, a, b, st| stretches.push((p, a, b, st)));
-            }
-            self.stretches = stretches;
-            self.take_stretches(cx);
-        }
-        self.release(Self::key(cx.horizon.min(self.states.earliest_open())))
+        Ok(())
     }
 
     fn finish(
@@ -698,31 +780,30 @@ impl TraceWriter for Otf2Writer {
         end: Ticks,
         _out: &mut dyn Write,
     ) -> io::Result<Vec<(&'static str, String)>> {
-        let mut stretches = std::mem::take(&mut self.stretches);
-        self.states.finish(end, cx.procs(), |p, a, b, st| stretches.push((p, a, b, st)));
-        self.stretches = stretches;
-        self.take_stretches(cx);
-        for (p, region) in std::mem::take(&mut self.in_wait) {
-            self.push(end, Rec::Leave { loc: p, region });
+        if !self.open {
+            self.open_window()?;
         }
-        self.release(Ticks::MAX)?;
-        let mut counts = BTreeMap::new();
-        for (&p, f) in self.files.iter_mut() {
-            counts.insert(p, f.finish()?);
+        if !self.closed {
+            self.close_window(end)?;
+        }
+        let dir = self.dir.join(&self.name);
+        let mut counts = Vec::with_capacity(self.locs.len());
+        for i in 0..self.locs.len() {
+            self.finish_file(i)?;
             // Local definitions: none, but readers open the file.
-            let def = f.path.with_extension("def");
-            let _ = fs::remove_file(&def);
-            ChunkedFile::new(def, DEF_CHUNK as usize).finish()?;
+            ChunkedFile::new(dir.join(format!("{i}.def")), DEF_CHUNK as usize).finish()?;
+            let loc = &self.locs[i];
+            counts.push((loc.pid, loc.pproc, loc.function, loc.events));
         }
         let anchor = self.definitions(cx, end, &counts)?;
         let [a, _, _] = Self::parts(&self.name);
         fs::write(self.dir.join(a), anchor)?;
-        let events: u64 = counts.values().sum();
+        let events: u64 = counts.iter().map(|c| c.3).sum();
         Ok(vec![("events", events.to_string())])
     }
 
     fn late(&self) -> u64 {
-        self.buf.late()
+        self.late
     }
 }
 
@@ -750,7 +831,7 @@ mod tests {
         // MpiSend to rank 3, communicator 0, tag 300, 4 bytes: type 14, length 8, then
         // [1 3] [0] [2 0x2c 0x01] [1 4] = 2 + 1 + 3 + 2 = 8 bytes of data.
         let mut b = Vec::new();
-        Rec::Send { loc: 0, to: 3, comm: 0, tag: 300, bytes: 4 }.encode(&mut b);
+        Rec::Send { to: 3, comm: 0, tag: 300, bytes: 4 }.encode(&mut b);
         assert_eq!(b, [EVT_MPI_SEND, 8, 1, 3, 0, 2, 0x2c, 0x01, 1, 4]);
     }
 

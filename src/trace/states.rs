@@ -76,7 +76,7 @@ impl PState {
     const WAITS: [PState; 5] = [PState::Message, PState::RemoteRead, PState::Lock, PState::Children, PState::Delay];
 
     /// Its name in reports.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             PState::Idle => "idle",
             PState::Running => "running",
@@ -177,8 +177,9 @@ pub mod palette {
     }
 }
 
-/// The state a process enters with a state change, if it is a wait.
-fn wait_of(state: ProcState, reason: Reason) -> Option<PState> {
+/// The state a process enters with a state change, if it is a wait (shared with the OTF2
+/// writer's wait regions).
+pub fn wait_of(state: ProcState, reason: Reason) -> Option<PState> {
     match (state, reason) {
         (ProcState::Blocked, Reason::Channel { .. }) => Some(PState::Message),
         (ProcState::Blocked, Reason::RemoteRead { .. }) => Some(PState::RemoteRead),

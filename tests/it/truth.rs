@@ -333,12 +333,92 @@ fn otf2_events(anchor: &Path, what: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// What the record says of each process, for the OTF2 checks: its processor, creation
+/// and end, its calls per function, and its time in each waiting state.
+#[derive(Default)]
+struct ProcFacts {
+    pproc: u32,
+    function: String,
+    created: u64,
+    ended: Option<u64>,
+    calls: BTreeMap<String, usize>,
+    waits: BTreeMap<String, u64>,
+}
+
+/// The waiting region a state change begins, by the man page's definition (cptrace(1),
+/// otf2): blocked in a receive, a remote read or a join, waiting for a lock, delayed, or
+/// ready while another process runs.
+fn wait_region(state: cppe::trace::ProcState, reason: cppe::trace::Reason) -> Option<&'static str> {
+    use cppe::trace::{ProcState as S, Reason as R};
+    match (state, reason) {
+        (S::Blocked, R::Channel { .. }) => Some("waiting for a message"),
+        (S::Blocked, R::RemoteRead { .. }) => Some("waiting for a remote read"),
+        (_, R::Lock { .. }) => Some("waiting for a lock"),
+        (S::Blocked, R::Join | R::Forall | R::Children) => Some("waiting for children"),
+        (S::Delayed, _) => Some("delayed"),
+        (S::Ready, _) => Some("waiting for the processor"),
+        _ => None,
+    }
+}
+
+fn proc_facts(cpt: &Path) -> (BTreeMap<u32, ProcFacts>, usize, usize) {
+    use cppe::trace::Event as E;
+    let bytes = std::fs::read(cpt).unwrap();
+    let (mut r, header) = cppe::trace::RunRecordReader::open(&bytes[..]).unwrap();
+    let name = |f: u32| header.functions.get(f as usize).cloned().unwrap_or_else(|| "(unnamed process)".into());
+    let mut facts: BTreeMap<u32, ProcFacts> = BTreeMap::new();
+    let mut open: BTreeMap<u32, (&'static str, u64)> = BTreeMap::new();
+    let (mut sends, mut recvs) = (0usize, 0usize);
+    let mut channel_msgs = std::collections::BTreeSet::new();
+    let close = |facts: &mut BTreeMap<u32, ProcFacts>, open: &mut BTreeMap<u32, (&'static str, u64)>, pid, t| {
+        if let Some((w, since)) = open.remove(&pid) {
+            if t > since {
+                *facts.get_mut(&pid).unwrap().waits.entry(w.to_string()).or_default() += t - since;
+            }
+        }
+    };
+    while let Some(e) = r.next_event().unwrap() {
+        match e {
+            E::ProcCreate { time, pid, pproc, function, .. } => {
+                let f = ProcFacts { pproc, function: name(function), created: time, ..ProcFacts::default() };
+                facts.insert(pid, f);
+            }
+            E::Enter { pid, function, .. } => {
+                *facts.get_mut(&pid).unwrap().calls.entry(name(function)).or_default() += 1
+            }
+            E::State { time, pid, state, reason } => {
+                let want = wait_region(state, reason);
+                if open.get(&pid).map(|w| w.0) != want {
+                    close(&mut facts, &mut open, pid, time);
+                    if let Some(w) = want {
+                        open.insert(pid, (w, time));
+                    }
+                }
+            }
+            E::ProcEnd { time, pid } => {
+                close(&mut facts, &mut open, pid, time);
+                facts.get_mut(&pid).unwrap().ended = Some(time);
+            }
+            E::MsgSend { msg, purpose: cppe::trace::MsgPurpose::Channel { .. }, .. } => {
+                sends += 1;
+                channel_msgs.insert(msg);
+            }
+            E::RecvDone { msg, .. } if channel_msgs.contains(&msg) => recvs += 1,
+            _ => {}
+        }
+    }
+    (facts, sends, recvs)
+}
+
 #[test]
-fn otf2_of_every_fixture_reads_in_otf2_print_with_the_record_s_counts_and_states() {
-    // Every archive reads without a warning; its MPI_SEND / MPI_RECV events are the
-    // record's channel sends and completed receives, one ENTER of a function region per
-    // busy interval, regions nest on every location, and the time inside each region
-    // per processor is cpperf's time in that state (ticks = OTF2 timer ticks).
+fn otf2_of_every_fixture_reads_in_otf2_print_with_the_record_s_calls_waits_and_messages() {
+    // Every archive reads without a warning. Each process is a location; its MPI_SEND /
+    // MPI_RECV events are the record's channel sends and completed receives; its function
+    // region is entered once, at its creation, and left at its end; every call the
+    // record has is one ENTER of the callee (so a reader's call counts are the
+    // program's); its time in each waiting region is its time in that state by the
+    // record's state changes; regions nest and messages happen in a function, not in a
+    // wait.
     let dir = tempdir("truth-otf2");
     for (name, cpt) in records() {
         let anchor = dir.join(format!("{name}.otf2"));
@@ -346,92 +426,72 @@ fn otf2_of_every_fixture_reads_in_otf2_print_with_the_record_s_counts_and_states
         let out = run_in(&dir, "cptrace", &args, b"");
         assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         let events = otf2_events(&anchor, name);
+        let (facts, sends, recvs) = proc_facts(cpt);
 
-        let bytes = std::fs::read(cpt).unwrap();
-        let (mut r, header) = cppe::trace::RunRecordReader::open(&bytes[..]).unwrap();
-        let (mut sends, mut recvs, mut busy) = (0usize, 0usize, 0usize);
-        let mut channel_msgs = std::collections::BTreeSet::new();
-        while let Some(e) = r.next_event().unwrap() {
-            match e {
-                cppe::trace::Event::MsgSend { msg, purpose: cppe::trace::MsgPurpose::Channel { .. }, .. } => {
-                    sends += 1;
-                    channel_msgs.insert(msg);
-                }
-                cppe::trace::Event::RecvDone { msg, .. } if channel_msgs.contains(&msg) => recvs += 1,
-                cppe::trace::Event::Busy { start, end, .. } if end > start => busy += 1,
-                _ => {}
-            }
-        }
         let count = |kind: &str| events.iter().filter(|f| f[0] == kind).count();
         assert_eq!(count("MPI_SEND"), sends, "{name}: sends");
         assert_eq!(count("MPI_RECV"), recvs, "{name}: receives");
-        let functions: Vec<String> = header.functions.iter().map(|f| format!("\"{f}\"")).collect();
+        let is_wait = |r: &str| r.starts_with("\"waiting for ") || r == "\"delayed\"";
 
-        // Time per (location, region), with nesting checked. A function region entered
-        // inside another is a procedure call: the outermost ones are the busy intervals.
-        let mut stack: BTreeMap<u64, Vec<(String, u64)>> = BTreeMap::new();
-        let mut inside: BTreeMap<(u64, String), u64> = BTreeMap::new();
-        let (mut outer_enters, mut call_enters) = (0usize, 0usize);
-        let in_function = |s: &[(String, u64)]| s.iter().any(|(r, _)| functions.contains(r));
+        let mut stack: BTreeMap<u32, Vec<(String, u64)>> = BTreeMap::new();
+        let mut calls: BTreeMap<u32, BTreeMap<String, usize>> = BTreeMap::new();
+        let mut waits: BTreeMap<u32, BTreeMap<String, u64>> = BTreeMap::new();
+        let mut span: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
         for f in &events {
-            let (loc, t): (u64, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+            let (loc, t): (u32, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+            let region = f[4].trim_matches('"').to_string();
             match f[0].as_str() {
                 "ENTER" => {
                     let s = stack.entry(loc).or_default();
-                    if functions.contains(&f[4]) {
-                        if in_function(s) {
-                            call_enters += 1;
-                        } else {
-                            outer_enters += 1;
-                        }
+                    if s.is_empty() {
+                        assert!(!span.contains_key(&loc), "{name}: process {loc} entered its function twice");
+                        assert_eq!(region, facts[&loc].function, "{name}: process {loc}'s function");
+                        span.insert(loc, (t, t));
+                    } else if !is_wait(&f[4]) {
+                        *calls.entry(loc).or_default().entry(region.clone()).or_default() += 1;
                     }
-                    s.push((f[4].clone(), t));
+                    s.push((region, t));
                 }
                 "LEAVE" => {
-                    let (region, since) = stack.get_mut(&loc).and_then(Vec::pop).expect("leave without enter");
-                    assert_eq!(region, f[4], "{name}: location {loc} leaves {} inside {region}", f[4]);
-                    let nested = stack.get(&loc).is_some_and(|s| in_function(s));
-                    if !nested {
-                        let key = if functions.contains(&region) { "running".to_string() } else { region };
-                        *inside.entry((loc, key)).or_default() += t - since;
+                    let (open, since) = stack.get_mut(&loc).and_then(Vec::pop).expect("leave without enter");
+                    assert_eq!(open, region, "{name}: location {loc} leaves {region} inside {open}");
+                    if is_wait(&f[4]) {
+                        *waits.entry(loc).or_default().entry(region).or_default() += t - since;
+                    }
+                    if stack[&loc].is_empty() {
+                        span.get_mut(&loc).unwrap().1 = t;
                     }
                 }
                 "MPI_SEND" | "MPI_RECV" => {
                     let top = stack.get(&loc).and_then(|s| s.last()).map(|(r, _)| r.clone());
-                    assert!(top.is_some_and(|r| functions.contains(&r)), "{name}: {f:?} outside a busy interval");
+                    assert!(top.is_some_and(|r| !is_wait(&format!("\"{r}\""))), "{name}: {f:?} outside a function");
                 }
                 other => panic!("{name}: unexpected event {other}"),
             }
         }
         assert!(stack.values().all(Vec::is_empty), "{name}: regions left open");
-        assert_eq!(outer_enters, busy, "{name}: busy intervals");
-        if name == "recursion" {
-            // Its calls are there, nested in main's intervals.
-            assert!(call_enters >= 22069, "{name}: {call_enters} call enters");
-        }
-        let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
-        let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        let regions = [
-            ("running", "running"),
-            ("message", "\"waiting for a message\""),
-            ("remote_read", "\"waiting for a remote read\""),
-            ("lock", "\"waiting for a lock\""),
-            ("children", "\"waiting for children\""),
-            ("delay", "\"delayed\""),
-        ];
-        for row in j["states"].as_array().unwrap() {
-            let p = row["pproc"].as_u64().unwrap();
-            for (key, region) in regions {
-                let want = (row[key].as_f64().unwrap() * 1000.0).round() as u64;
-                let have = inside.get(&(p, region.to_string())).copied().unwrap_or(0);
-                assert_eq!(have, want, "{name}: P{p} {key}");
+        for (pid, fact) in &facts {
+            assert_eq!(calls.get(pid).cloned().unwrap_or_default(), fact.calls, "{name}: process {pid}'s calls");
+            assert_eq!(waits.get(pid).cloned().unwrap_or_default(), fact.waits, "{name}: process {pid}'s waits");
+            if let Some(end) = fact.ended {
+                assert_eq!(span.get(pid), Some(&(fact.created, end)), "{name}: process {pid}'s life");
             }
+        }
+        if name == "matmul" {
+            // The seed's program: main once, multiply once per process (64), whatever the
+            // number of busy slices they ran in.
+            let entered = |f: &str| events.iter().filter(|e| e[0] == "ENTER" && e[4] == format!("\"{f}\"")).count();
+            assert_eq!((entered("main"), entered("multiply")), (1, 64), "{name}");
+        }
+        if name == "recursion" {
+            // 22069 calls of fib, as many as the program makes (fib(20) computed naively).
+            assert_eq!(facts[&0].calls.get("fib"), Some(&22069), "{name}");
         }
     }
 }
 
 #[test]
-fn otf2_with_a_processor_filter_keeps_only_those_locations() {
+fn otf2_with_a_processor_filter_keeps_only_those_processes() {
     let dir = tempdir("truth-otf2-procs");
     let (name, cpt) = records().iter().find(|(n, _)| n == "matmul").expect("matmul ran");
     let anchor = dir.join("part.otf2");
@@ -439,7 +499,9 @@ fn otf2_with_a_processor_filter_keeps_only_those_locations() {
     assert_eq!(run_in(&dir, "cptrace", &args, b"").status.code(), Some(0));
     let events = otf2_events(&anchor, name);
     assert!(!events.is_empty());
-    assert!(events.iter().all(|f| f[1] == "0" || f[1] == "1"), "{name}: events outside 0-1");
+    let (facts, _, _) = proc_facts(cpt);
+    let on = |f: &Vec<String>| facts[&f[1].parse::<u32>().unwrap()].pproc;
+    assert!(events.iter().all(|f| on(f) <= 1), "{name}: events of processes outside 0-1");
     // Written twice, the archive is byte-identical, and no scratch directory is left.
     let first = std::fs::read(dir.join("part/0.evt")).unwrap();
     assert_eq!(run_in(&dir, "cptrace", &args, b"").status.code(), Some(0));
@@ -453,29 +515,70 @@ fn otf2_with_a_processor_filter_keeps_only_those_locations() {
 }
 
 #[test]
+fn otf2_of_a_window_enters_what_is_open_at_its_start_and_leaves_it_at_its_end() {
+    // The issue's program: w waits for `go` from 51 until main's message arrives at 663
+    // (default costs); a window [30, 670] cuts main's delay, w's function and main's join:
+    // each is entered at 30 and left at 670 (ticks: × 1000), and nothing else is written.
+    let dir = tempdir("truth-otf2-window");
+    let src = "#include \"cpc.h\"\narch line L[2]; phyArch line PL[2];\nchannel int go;\n\
+               void work(int k) { int i; double x = 2.0; for (i = 0; i < k; i++) x = sqrt(x); }\n\
+               void w() { int v; v = go; work(100); }\n\
+               void main() { fork [1; go] w(); delay(600); go = 1; join; }\n";
+    std::fs::write(dir.join("w.c"), src).unwrap();
+    assert_eq!(run_in(&dir, "cpcc", &["w.c", "-o", "w.cod"], b"").status.code(), Some(0));
+    let out = run_in(
+        &dir,
+        "cpss",
+        &["w.cod", "--quantum", "1", "--network", "packet", "--stats", "none", "-t", "w.cpt"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let args = ["w.cpt", "--format", "otf2", "--from", "30", "--to", "670", "-o", "w.otf2"];
+    assert_eq!(run_in(&dir, "cptrace", &args, b"").status.code(), Some(0));
+    let events = otf2_events(&dir.join("w.otf2"), "window");
+    let line = |f: &Vec<String>| format!("{} {} {} {}", f[0], f[1], f[2], f[4]);
+    let lines: Vec<String> = events.iter().map(line).collect();
+    assert_eq!(lines.first().map(String::as_str), Some("ENTER 0 30000 \"main\""), "{lines:#?}");
+    assert!(lines.contains(&"ENTER 0 30000 \"delayed\"".to_string()), "{lines:#?}");
+    assert!(lines.contains(&"ENTER 1 30000 \"w\"".to_string()), "{lines:#?}");
+    assert!(lines.contains(&"LEAVE 1 670000 \"w\"".to_string()), "{lines:#?}");
+    assert!(lines.contains(&"LEAVE 0 670000 \"main\"".to_string()), "{lines:#?}");
+    assert!(events.iter().all(|f| (30000..=670000).contains(&f[2].parse::<u64>().unwrap())), "{lines:#?}");
+    // The work after the window (w's call of work at 681) is not there.
+    assert!(!lines.iter().any(|l| l.contains("\"work\"")), "{lines:#?}");
+}
+
+#[test]
 fn otf2_of_a_long_run_spans_several_chunks_and_still_reads() {
-    // matmul at n = 4 with its shift loop run 500·n times: processor 0's event file is
-    // larger than one 256 KiB chunk, so the reader crosses chunk boundaries; it sees
-    // every event the location definition announces.
+    // matmul at n = 4 with its shift loop run 1000·n times: a process's event file is
+    // larger than one 256 KiB chunk (and than the part held in memory), so the reader
+    // crosses chunk boundaries; it sees every event the location definition announces.
     let dir = tempdir("truth-otf2-long");
     let src = std::fs::read_to_string(fixtures().join("matmul.c")).unwrap();
-    let src = src.replace("#define n 8", "#define n 4").replace("iter<n;", "iter<500*n;");
-    assert!(src.contains("iter<500*n;"), "fixtures/matmul.c changed: no shift loop to scale");
+    let src = src.replace("#define n 8", "#define n 4").replace("iter<n;", "iter<1000*n;");
+    assert!(src.contains("iter<1000*n;"), "fixtures/matmul.c changed: no shift loop to scale");
     std::fs::write(dir.join("long.c"), src).unwrap();
     assert_eq!(run_in(&dir, "cpcc", &["long.c", "-o", "long.cod"], b"").status.code(), Some(0));
     let out = run_in(&dir, "cpss", &["long.cod", "--stats", "none", "-t", "long.cpt"], b"");
     assert_eq!(out.status.code(), Some(0));
     let args = ["long.cpt", "--format", "otf2", "-o", "long.otf2"];
     assert_eq!(run_in(&dir, "cptrace", &args, b"").status.code(), Some(0));
-    let size = std::fs::metadata(dir.join("long/0.evt")).unwrap().len();
+    // The largest event file (a process that sends and receives 4000 times).
+    let (size, loc) = std::fs::read_dir(dir.join("long"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "evt"))
+        .map(|p| (std::fs::metadata(&p).unwrap().len(), p.file_stem().unwrap().to_string_lossy().into_owned()))
+        .max()
+        .unwrap();
     assert!(size > 256 * 1024, "only {size} bytes: one chunk");
     let events = otf2_events(&dir.join("long.otf2"), "long");
-    let on0 = events.iter().filter(|f| f[1] == "0").count() as u64;
+    let on0 = events.iter().filter(|f| f[1] == loc).count() as u64;
     let g = std::process::Command::new(otf2_print()).arg("-G").arg(dir.join("long.otf2")).output().unwrap();
     let defs = String::from_utf8_lossy(&g.stdout).into_owned();
     let announced = defs
         .lines()
-        .find(|l| l.starts_with("LOCATION ") && l.split_whitespace().nth(1) == Some("0"))
+        .find(|l| l.starts_with("LOCATION ") && l.split_whitespace().nth(1) == Some(loc.as_str()))
         .and_then(|l| l.split("# Events: ").nth(1))
         .and_then(|r| r.split(',').next())
         .and_then(|n| n.trim().parse::<u64>().ok())
