@@ -188,8 +188,10 @@ fn campaign(seconds: u64, seed: u64) -> u64 {
 
 #[test]
 fn fuzz_compiler_quick() {
+    // Three seconds of mutated programs: none crashes the compiler or fails the `.cod`
+    // round trip (how many run is a machine's speed, not a property: not checked).
     let n = campaign(3, 1);
-    assert!(n > 100, "only {n} executions in 3 s");
+    assert!(n > 0, "no input compiled in 3 s");
 }
 
 #[test]

@@ -216,21 +216,36 @@ fn picl_and_sddf_written_with_defaults_and_the_whole_window_give_the_record_s_fi
     assert!(String::from_utf8_lossy(&out.stderr).contains("note: no statistics record"), "{out:?}");
 }
 
-/// The bin directory of the readers' virtual environment (scripts/readers.sh installs
-/// it on first use).
-fn readers() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let out = std::process::Command::new(root().join("scripts/readers.sh")).output().expect("scripts/readers.sh");
-        assert!(out.status.success(), "scripts/readers.sh: {}", String::from_utf8_lossy(&out.stderr));
-        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-    })
+/// A reader written by others (`scripts/readers.sh` installs them: `ptd` into
+/// target/readers-venv, `otf2-print` and `chromium` from Debian), found in the
+/// readers' virtual environment or on the PATH. When it is missing, the check that
+/// needs it is skipped and says so on the terminal (past the test harness's capture),
+/// unless `CPPE_REQUIRE_READERS` is set, as `.ci/run` sets it: then a missing reader
+/// fails the test. The tests never install anything.
+fn reader(name: &str, check: &str) -> Option<PathBuf> {
+    let venv = root().join("target/readers-venv/bin").join(name);
+    let found = if venv.is_file() {
+        Some(venv)
+    } else {
+        std::env::var_os("PATH")
+            .map(|path| std::env::split_paths(&path).map(|d| d.join(name)).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .find(|p| p.is_file())
+    };
+    if found.is_none() {
+        let why = format!("{name} is not installed (scripts/readers.sh installs it)");
+        assert!(std::env::var_os("CPPE_REQUIRE_READERS").is_none(), "{check}: {why}");
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "skipped: {check}: {why}");
+    }
+    found
 }
 
 #[test]
 fn paraver_of_every_fixture_passes_bsc_s_checker_and_its_states_are_cpperf_s() {
+    let Some(ptd) = reader("ptd", "Paraver traces checked by pertalde") else { return };
     let dir = tempdir("truth-paraver");
-    let ptd = readers().join("ptd");
     let mut probes = 0;
     for (name, cpt) in records() {
         let prv = dir.join(format!("{name}.prv"));
@@ -304,18 +319,15 @@ fn a_delay_records_when_it_ends_and_the_process_resumes_then() {
     assert!(delays >= 4, "{delays} delays");
 }
 
-/// `otf2-print` from Debian's otf2-tools (scripts/readers.sh installs it).
-fn otf2_print() -> PathBuf {
-    let _ = readers();
-    let which = std::process::Command::new("sh").args(["-c", "command -v otf2-print"]).output().unwrap();
-    assert!(which.status.success(), "otf2-print is not installed: run scripts/readers.sh");
-    PathBuf::from(String::from_utf8_lossy(&which.stdout).trim())
+/// `otf2-print` from Debian's otf2-tools, if installed (see [`reader`]).
+fn otf2_print() -> Option<PathBuf> {
+    reader("otf2-print", "OTF2 archives read by otf2-print")
 }
 
 /// Runs otf2-print on an archive; asserts it read it without a warning or an error and
 /// returns its event lines split into fields.
 fn otf2_events(anchor: &Path, what: &str) -> Vec<Vec<String>> {
-    let out = std::process::Command::new(otf2_print()).arg(anchor).output().unwrap();
+    let out = std::process::Command::new(otf2_print().expect("otf2-print")).arg(anchor).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && err.trim().is_empty(), "{what}: otf2-print: {err}");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -412,6 +424,9 @@ fn proc_facts(cpt: &Path) -> (BTreeMap<u32, ProcFacts>, usize, usize) {
 
 #[test]
 fn otf2_of_every_fixture_reads_in_otf2_print_with_the_record_s_calls_waits_and_messages() {
+    if otf2_print().is_none() {
+        return;
+    }
     // Every archive reads without a warning. Each process is a location; its MPI_SEND /
     // MPI_RECV events are the record's channel sends and completed receives; its function
     // region is entered once, at its creation, and left at its end; every call the
@@ -492,6 +507,9 @@ fn otf2_of_every_fixture_reads_in_otf2_print_with_the_record_s_calls_waits_and_m
 
 #[test]
 fn otf2_with_a_processor_filter_keeps_only_those_processes() {
+    if otf2_print().is_none() {
+        return;
+    }
     let dir = tempdir("truth-otf2-procs");
     let (name, cpt) = records().iter().find(|(n, _)| n == "matmul").expect("matmul ran");
     let anchor = dir.join("part.otf2");
@@ -516,6 +534,9 @@ fn otf2_with_a_processor_filter_keeps_only_those_processes() {
 
 #[test]
 fn otf2_of_a_window_enters_what_is_open_at_its_start_and_leaves_it_at_its_end() {
+    if otf2_print().is_none() {
+        return;
+    }
     // The program: w waits for `go` from 51 until main's message arrives at 663
     // (default costs); a window [30, 670] cuts main's delay, w's function and main's join:
     // each is entered at 30 and left at 670 (ticks: × 1000), and nothing else is written.
@@ -550,6 +571,9 @@ fn otf2_of_a_window_enters_what_is_open_at_its_start_and_leaves_it_at_its_end() 
 
 #[test]
 fn otf2_of_a_long_run_spans_several_chunks_and_still_reads() {
+    if otf2_print().is_none() {
+        return;
+    }
     // matmul at n = 4 with its shift loop run 1000·n times: a process's event file is
     // larger than one 256 KiB chunk (and than the part held in memory), so the reader
     // crosses chunk boundaries; it sees every event the location definition announces.
@@ -574,7 +598,11 @@ fn otf2_of_a_long_run_spans_several_chunks_and_still_reads() {
     assert!(size > 256 * 1024, "only {size} bytes: one chunk");
     let events = otf2_events(&dir.join("long.otf2"), "long");
     let on0 = events.iter().filter(|f| f[1] == loc).count() as u64;
-    let g = std::process::Command::new(otf2_print()).arg("-G").arg(dir.join("long.otf2")).output().unwrap();
+    let g = std::process::Command::new(otf2_print().expect("otf2-print"))
+        .arg("-G")
+        .arg(dir.join("long.otf2"))
+        .output()
+        .unwrap();
     let defs = String::from_utf8_lossy(&g.stdout).into_owned();
     let announced = defs
         .lines()
@@ -586,19 +614,16 @@ fn otf2_of_a_long_run_spans_several_chunks_and_still_reads() {
     assert_eq!(on0, announced);
 }
 
-/// Debian's chromium (scripts/readers.sh installs it).
-fn chromium() -> PathBuf {
-    let _ = readers();
-    let which = std::process::Command::new("sh").args(["-c", "command -v chromium"]).output().unwrap();
-    assert!(which.status.success(), "chromium is not installed: run scripts/readers.sh");
-    PathBuf::from(String::from_utf8_lossy(&which.stdout).trim())
+/// Debian's chromium, if installed (see [`reader`]).
+fn chromium() -> Option<PathBuf> {
+    reader("chromium", "HTML reports opened in headless Chromium")
 }
 
 /// Headless Chromium with the network cut off (every host name fails to resolve) and a
 /// profile of its own; `extra` says what to do with the page.
 fn headless(tag: &str, extra: &[&str], url: &str) -> std::process::Output {
     let profile = tempdir(&format!("chromium-{tag}"));
-    let mut cmd = std::process::Command::new(chromium());
+    let mut cmd = std::process::Command::new(chromium().expect("chromium"));
     cmd.args([
         "--headless",
         "--no-sandbox",
@@ -634,6 +659,9 @@ fn busy_in(cpt: &Path, n: usize, a: u64, b: u64) -> Vec<u64> {
 
 #[test]
 fn every_fixture_s_html_report_loads_offline_and_draws_the_record_s_figures() {
+    if chromium().is_none() {
+        return;
+    }
     // Each report opens in headless Chromium with the network cut off and no console
     // message; it references nothing outside itself; its self-check (#selfcheck) finds
     // every view, the figures of cpperf --format json, and per processor a drawn busy
@@ -699,6 +727,9 @@ fn every_fixture_s_html_report_loads_offline_and_draws_the_record_s_figures() {
 
 #[test]
 fn the_matmul_report_has_a_screenshot() {
+    if chromium().is_none() {
+        return;
+    }
     // The seed's matrix multiplication's report rendered by Chromium: a nonempty PNG
     // (the README shows it; target/report/matmul.png is the one to look at).
     let (_, cpt) = records().iter().find(|(n, _)| n == "matmul").expect("matmul ran");
