@@ -228,6 +228,68 @@ pub enum Reason {
     Children,
 }
 
+impl Reason {
+    /// One reason of each kind, in declaration order (its place is its [`Reason::code`]).
+    pub const EACH: [Reason; 9] = [
+        Reason::None,
+        Reason::Channel { channel: 0, index: 0 },
+        Reason::Join,
+        Reason::Forall,
+        Reason::Lock { lock: 0 },
+        Reason::RemoteRead { owner: 0 },
+        Reason::Delay { until: 0 },
+        Reason::Quantum,
+        Reason::Children,
+    ];
+
+    /// Its number: its place in the declaration, which is its number in the run record
+    /// (postcard writes a variant's index) and in SDDF's `reason` field.
+    pub const fn code(self) -> u8 {
+        match self {
+            Reason::None => 0,
+            Reason::Channel { .. } => 1,
+            Reason::Join => 2,
+            Reason::Forall => 3,
+            Reason::Lock { .. } => 4,
+            Reason::RemoteRead { .. } => 5,
+            Reason::Delay { .. } => 6,
+            Reason::Quantum => 7,
+            Reason::Children => 8,
+        }
+    }
+
+    /// Its one detail word, as SDDF's `detail` field has it: the channel element (the
+    /// caller numbers elements across channels), the lock's address, the owner of the
+    /// word read, the wake time; 0 for the others.
+    pub fn detail(self, element: impl FnOnce(u32, u32) -> u64) -> u64 {
+        match self {
+            Reason::Channel { channel, index } => element(channel, index),
+            Reason::Lock { lock } => u64::from(lock),
+            Reason::RemoteRead { owner } => u64::from(owner),
+            Reason::Delay { until } => until,
+            Reason::None | Reason::Join | Reason::Forall | Reason::Quantum | Reason::Children => 0,
+        }
+    }
+
+    /// The reason numbered `code` with its detail word (a channel element becomes element
+    /// `detail` of channel 0: one detail word cannot tell more), if `code` is one.
+    pub fn from_code(code: u64, detail: u64) -> Option<Reason> {
+        let d32 = u32::try_from(detail).unwrap_or(u32::MAX);
+        Some(match code {
+            0 => Reason::None,
+            1 => Reason::Channel { channel: 0, index: d32 },
+            2 => Reason::Join,
+            3 => Reason::Forall,
+            4 => Reason::Lock { lock: d32 },
+            5 => Reason::RemoteRead { owner: d32 },
+            6 => Reason::Delay { until: detail },
+            7 => Reason::Quantum,
+            8 => Reason::Children,
+            _ => return None,
+        })
+    }
+}
+
 /// What a message carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MsgPurpose {

@@ -228,17 +228,7 @@ fn quote(s: &str) -> String {
 }
 
 fn reason_code(r: Reason, cx: &Context<'_>) -> (u8, u64) {
-    match r {
-        Reason::None => (0, 0),
-        Reason::Channel { channel, index } => (1, u64::from(cx.channel_element(channel, index))),
-        Reason::Join => (2, 0),
-        Reason::Forall => (3, 0),
-        Reason::Lock { lock } => (4, u64::from(lock)),
-        Reason::RemoteRead { owner } => (5, u64::from(owner)),
-        Reason::Delay { until } => (6, until),
-        Reason::Quantum => (7, 0),
-        Reason::Children => (8, 0),
-    }
+    (r.code(), r.detail(|channel, index| u64::from(cx.channel_element(channel, index))))
 }
 
 fn opt(v: Option<u32>) -> i64 {

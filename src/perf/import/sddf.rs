@@ -241,20 +241,11 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                     .ok()
                     .and_then(ProcState::from_code)
                     .ok_or_else(|| err(format!("unknown state code {code}")))?;
-                let detail = u64v(4)?;
-                let d32 = u32::try_from(detail).unwrap_or(u32::MAX);
-                let reason = match int(3)? {
-                    0 => Reason::None,
-                    1 => Reason::Channel { channel: 0, index: d32 },
-                    2 => Reason::Join,
-                    3 => Reason::Forall,
-                    4 => Reason::Lock { lock: d32 },
-                    5 => Reason::RemoteRead { owner: d32 },
-                    6 => Reason::Delay { until: detail },
-                    7 => Reason::Quantum,
-                    8 => Reason::Children,
-                    r => return Err(err(format!("unknown reason code {r}"))),
-                };
+                let (code, detail) = (int(3)?, u64v(4)?);
+                let reason = u64::try_from(code)
+                    .ok()
+                    .and_then(|c| Reason::from_code(c, detail))
+                    .ok_or_else(|| err(format!("unknown reason code {code}")))?;
                 Event::State { time: time(0)?, pid: u(1)?, state, reason }
             }
             "msg_send" => {

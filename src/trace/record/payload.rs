@@ -164,6 +164,7 @@ pub(super) fn fast_checked(bytes: &[u8], ck: &Checker) -> Option<(Event, Ticks, 
         2 => {
             let (time, pid) = (c.u64()?, c.u32()?);
             let state = ProcState::from_code(u64::from(c.u32()?))?;
+            // The numbers are `Reason::code` (checked by a test).
             let (reason, ok) = match c.u32()? {
                 0 => (Reason::None, true),
                 1 => {

@@ -712,3 +712,20 @@ fn a_state_s_number_is_postcard_s_variant_index() {
     assert_eq!(ProcState::from_code(6), None);
     assert_eq!(ProcState::from_code(u64::MAX), None);
 }
+
+#[test]
+fn a_reason_s_code_is_its_number_in_the_record_and_in_sddf() {
+    // postcard writes an enum variant as its index (one byte below 128): the first byte
+    // of an encoded reason is its code, which SDDF's `reason` field carries too, and
+    // `from_code` reads back the same kind (with its detail word where it has one).
+    for (k, r) in Reason::EACH.iter().enumerate() {
+        assert_eq!(usize::from(r.code()), k, "{r:?}");
+        assert_eq!(postcard::to_allocvec(r).unwrap()[0], r.code(), "{r:?}");
+        let detail = r.detail(|_, index| u64::from(index));
+        assert_eq!(Reason::from_code(u64::from(r.code()), detail), Some(*r), "{r:?}");
+    }
+    assert_eq!(Reason::from_code(9, 0), None);
+    // A delay's detail is its wake time, a lock's its address.
+    assert_eq!(Reason::Delay { until: 77 }.detail(|_, _| 0), 77);
+    assert_eq!(Reason::from_code(4, 12), Some(Reason::Lock { lock: 12 }));
+}
