@@ -2,8 +2,9 @@
 use anyhow::Context;
 use clap::{CommandFactory, Parser, ValueEnum};
 use cppe::cli::{self, exit, parse_units, AtomicFile};
-use cppe::net::{self, DeadlockMode, NetModel, NetParams};
+use cppe::net;
 use cppe::sim::debug::{run_session, SessionIo, SharedOut};
+use cppe::sim::params::ParamFlags;
 use cppe::sim::recorder::{exit_status, run_header, run_stats, Recorder};
 use cppe::sim::run::{self as runs, SweepAxis};
 use cppe::sim::setup::{configuration, setup, RunOptions};
@@ -46,15 +47,6 @@ struct Args {
     /// one.
     #[arg(long, value_name = "N", requires = "machine")]
     topology_id: Option<i64>,
-    /// Multiply every instruction cost by F.
-    #[arg(long, value_name = "F")]
-    scale_costs: Option<String>,
-    /// Make every link F times as fast (its time per flit divided by F).
-    #[arg(long, value_name = "F")]
-    scale_link_speed: Option<String>,
-    /// Multiply every link latency by F.
-    #[arg(long, value_name = "F")]
-    scale_latency: Option<String>,
     /// Multiply the costs of one group of machine parameters by F (repeatable; groups
     /// overlap and multiply): op:MNEMONIC, function:NAME, type:NAME, local, global,
     /// proc-type:N, link-speed:N, latency:N, spmd, spmd:MNEMONIC.
@@ -85,60 +77,18 @@ struct Args {
     /// A map file written by `cpmap --emit map`.
     #[arg(long, value_name = "FILE", conflicts_with = "mapping")]
     map_file: Option<PathBuf>,
-    /// Network model.
-    #[arg(long, value_enum, default_value_t = NetworkModel::Wormhole)]
-    network: NetworkModel,
-    /// Startup cost per message, time units.
-    #[arg(long, value_name = "T", default_value = "5")]
-    msg_init: String,
-    /// Startup cost per packet, time units.
-    #[arg(long, value_name = "T", default_value = "1")]
-    packet_init: String,
-    /// Packet size in bytes, header included (the last packet is padded).
-    #[arg(long, value_name = "BYTES", default_value_t = 4)]
-    packet_size: u32,
-    /// Header bytes per packet.
-    #[arg(long, value_name = "BYTES", default_value_t = 0)]
-    header_size: u32,
-    /// Flit size in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 1)]
-    flit_size: u32,
-    /// Time for one data flit to cross one link, time units (a head flit: times --head-flit-ratio).
-    #[arg(long, value_name = "T", default_value = "5")]
-    link_delay: String,
-    /// Cost of a message between processes on the same physical processor, time units.
-    #[arg(long, value_name = "T", default_value = "1")]
-    local_cost: String,
-    /// Virtual channels (lanes) per link (wormhole).
-    #[arg(long, value_name = "N", default_value_t = 2)]
-    lanes: u32,
-    /// Flits buffered per lane at the far end of a link (wormhole).
-    #[arg(long, value_name = "FLITS", default_value_t = 4)]
-    buffer_size: u32,
-    /// Time of a head flit over a link divided by a data flit's (wormhole, >= 1).
-    #[arg(long, value_name = "R", default_value_t = 2.0)]
-    head_flit_ratio: f64,
-    /// A cycle of blocked packets in the wormhole network: resolve it (counted in the statistics) or end the run with it (exit 1).
-    #[arg(long, value_enum, default_value_t = DeadlockArg::Resolve)]
-    deadlock: DeadlockArg,
     /// Record every link crossing of every packet in the run record.
     #[arg(long)]
     trace_routes: bool,
     /// Report each link's busy time and utilization with the statistics.
     #[arg(long)]
     link_stats: bool,
-    /// Scheduling quantum, time units.
-    #[arg(long, value_name = "T", default_value = "10")]
-    quantum: String,
     /// Override one instruction's cost: OP=T (mnemonic from `cpcc -S`, any case).
     #[arg(long, value_name = "OP=T")]
     cost: Vec<String>,
     /// Read cost overrides, one OP=T per line (# comments).
     #[arg(long, value_name = "FILE")]
     cost_file: Option<PathBuf>,
-    /// Seed of rand() and of the random mapping.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    seed: u64,
     /// Give processor i the speed factor 1/r_i, r_i in (0,1] drawn from SEED.
     #[arg(long, value_name = "SEED")]
     vary_speed: Option<u64>,
@@ -195,14 +145,31 @@ struct Args {
     /// them.
     #[arg(long, value_name = "RUN.cpt")]
     config_from: Option<PathBuf>,
+    /// List every parameter (unit, default, range, models, whether the debugger may set
+    /// it) and exit.
+    #[arg(long)]
+    list_params: bool,
+    /// The format of --list-params.
+    #[arg(long, value_enum, default_value_t = ListFormat::Text, requires = "list_params")]
+    format: ListFormat,
+    #[command(flatten)]
+    params: ParamFlags,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ListFormat {
+    Text,
+    Json,
 }
 
 /// Options a configuration may not hold.
-const NOT_CONFIGURABLE: &[&str] = &["completions", "config", "no-config", "config-from"];
+const NOT_CONFIGURABLE: &[&str] = &["completions", "config", "no-config", "config-from", "list-params", "format"];
 /// Options left out of the run record's configuration: where output goes and how the
 /// host works, not what is simulated.
 const NOT_RECORDED: &[&str] = &[
     "completions",
+    "list-params",
+    "format",
     "config",
     "no-config",
     "config-from",
@@ -214,24 +181,6 @@ const NOT_RECORDED: &[&str] = &[
     "runs",
     "sweep",
 ];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum NetworkModel {
-    /// Flit-level wormhole routing with virtual channels and link contention.
-    Wormhole,
-    /// Store-and-forward packet switching, links serve packets in FIFO order.
-    Packet,
-    /// Store-and-forward packets without contention, closed form (man page).
-    ShortestPath,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum DeadlockArg {
-    /// Take the youngest packet of the cycle out to the recovery channel and go on.
-    Resolve,
-    /// Stop with exit 1 and describe the cycle.
-    Report,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum TranscriptFormat {
@@ -313,6 +262,14 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         cli::write_stdout(&out)?;
         return Ok(exit::OK);
     }
+    if args.list_params {
+        let text = match args.format {
+            ListFormat::Text => cppe::sim::params::listing_text(),
+            ListFormat::Json => cppe::sim::params::listing_json(),
+        };
+        cli::write_stdout(text.as_bytes())?;
+        return Ok(exit::OK);
+    }
     cli::require_stdout()?;
     let from_stdin = args.file.as_ref().is_none_or(|f| f.as_os_str() == "-");
     // Standard input feeds one thing at most.
@@ -370,31 +327,8 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         virtual_topology: args.virtual_topology.clone(),
         mapping: args.mapping.clone(),
         map_file: args.map_file.as_deref().map(read_text).transpose()?,
-        net: NetParams {
-            model: match args.network {
-                NetworkModel::Wormhole => NetModel::Wormhole,
-                NetworkModel::Packet => NetModel::Packet,
-                NetworkModel::ShortestPath => NetModel::ShortestPath,
-            },
-            msg_init: units("msg-init", &args.msg_init)?,
-            packet_init: units("packet-init", &args.packet_init)?,
-            packet_size: args.packet_size,
-            header_size: args.header_size,
-            flit_size: args.flit_size,
-            link_delay: units("link-delay", &args.link_delay)?,
-            local_cost: units("local-cost", &args.local_cost)?,
-            lanes: args.lanes,
-            buffer_size: args.buffer_size,
-            head_flit_ratio: args.head_flit_ratio,
-            deadlock: match args.deadlock {
-                DeadlockArg::Resolve => DeadlockMode::Resolve,
-                DeadlockArg::Report => DeadlockMode::Report,
-            },
-        },
-        quantum: Some(units("quantum", &args.quantum)?),
         cost_overrides: args.cost.clone(),
         cost_file: args.cost_file.as_deref().map(read_text).transpose()?,
-        seed: args.seed,
         vary_speed: args.vary_speed,
         max_time: args.max_time.as_deref().map(|v| units("max-time", v)).transpose()?,
         max_steps: args.max_steps,
@@ -409,6 +343,14 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         ..RunOptions::default()
     };
     let mut opts = opts;
+    // Every parameter of the tables, given or default: the network's checked as a set.
+    let (net_values, run_values): (Vec<_>, Vec<_>) =
+        args.params.values.iter().partition(|(n, _)| cppe::params::find(&cppe::net::params::PARAMS, n).is_some());
+    let net_values: Vec<(&str, &str)> = net_values.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    opts.net.set_many(&net_values)?;
+    for (name, v) in run_values {
+        opts.set(name, v)?;
+    }
     if args.lines && args.runs < 2 {
         anyhow::bail!(
             "--lines sums line costs over --runs N (N at least 2); one run's are in its record (cpss -t, then cpperf)"
@@ -425,15 +367,6 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         let (name, text) = read_text(p)?;
         opts.machine = Some(std::sync::Arc::new(cppe::machine::Machine::parse(&name, &text)?));
         opts.topology_id = args.topology_id;
-    }
-    for (name, v) in [
-        ("scale-costs", &args.scale_costs),
-        ("scale-link-speed", &args.scale_link_speed),
-        ("scale-latency", &args.scale_latency),
-    ] {
-        if let Some(v) = v {
-            opts.set(name, v)?;
-        }
     }
     for g in &args.scale_group {
         opts.set("scale-group", g)?;

@@ -28,6 +28,7 @@
 //! | [`lang`] | the CPC front end: preprocessor, lexer, parser, AST, checker and code generator, diagnostics |
 //! | [`vcode`] | the instruction set (one table: opcode, operands, cost, class), the cost tables in units and ticks, the program tables, the `.cod` format, the listing |
 //! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
+//! | [`params`] | the form of a run parameter's declaration (name, kind and range, default, doc, models, whether the debugger may set it, how to write and read it): one row per parameter, the tables beside what they configure (`net::params`, `sim::params`) |
 //! | [`time`] | the tick and its unit, `NEVER`, reading and writing times, the priority queue keyed by time with a tie-break counter |
 //! | [`span`] | id ranges as users write them (`7`, `0-3`, `0:3`), for every tool |
 //! | [`textio`] | quoting for JSON strings (`serde_json`) and CSV records (`csv`), shared by every writer that streams its document |
@@ -56,13 +57,14 @@
 //! dense:
 //! rng:
 //! expr:
+//! params: time
 //! vcode: crc, time
 //! lang: vcode
 //! topo: expr, rng, vcode
-//! net: time, topo
+//! net: params, time, topo
 //! trace: crc, dense, span, textio, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
-//! sim: machine, net, rng, span, textio, time, topo, trace, vcode
+//! sim: machine, net, params, rng, span, textio, time, topo, trace, vcode
 //! perf: dense, textio, time, trace
 //! mapper: rng, textio, time, topo, trace
 //! cli: time
@@ -76,6 +78,11 @@
 //! * Same inputs and seed give byte-identical outputs: no hash-map iteration reaches an
 //!   output, simulated time is an integer, ties are broken by id.
 //! * No input, however malformed, causes a panic: every reader returns a typed error.
+//! * A run parameter (a number or a word of a fixed set that shapes a run) is declared
+//!   only as a row of its table (`net::params::PARAMS`, `sim::params::PARAMS`): `cpss`'s
+//!   flags, `--list-params`, config and sweep keys, the debugger's `set` and the man
+//!   page's PARAMETERS list all follow from the rows (`tests/it/docs.rs` checks the page,
+//!   `tests/it/params.rs` every way of setting each row).
 pub mod cli;
 pub mod crc;
 pub mod dense;
@@ -84,6 +91,7 @@ pub mod lang;
 pub mod machine;
 pub mod mapper;
 pub mod net;
+pub mod params;
 pub mod perf;
 pub mod rng;
 pub mod sim;

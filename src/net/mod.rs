@@ -16,11 +16,12 @@
 //!
 //! The parameters ([`NetParams`]) are plain values that can be changed between runs or
 //! during a suspended run ([`Network::set_params`]); a change applies to messages sent
-//! afterwards.
+//! afterwards. Each is declared once, as a row of [`params::PARAMS`].
 mod closed;
 mod fabric;
 pub(crate) use fabric::TickHash;
 mod packet;
+pub mod params;
 mod wormhole;
 
 pub use closed::ShortestPath;
@@ -66,7 +67,7 @@ impl NetModel {
 /// A parameter that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NetError {
-    #[error("unknown network parameter `{0}` (known: {known})", known = NetParams::NAMES.join(", "))]
+    #[error("unknown network parameter `{0}` (known: {known})", known = NetParams::names().collect::<Vec<_>>().join(", "))]
     UnknownParam(String),
     #[error("{param}: {message}")]
     BadValue { param: &'static str, message: String },
@@ -142,47 +143,39 @@ pub struct Resolution {
 }
 
 impl Default for NetParams {
-    /// The defaults of `cpss` (the man page gives the reason for each): msg_init 5 units,
-    /// packet_init 1 unit, 4-byte packets with no separate header bytes (seed 000 Table 6:
-    /// the experiments of Tables 4 and 5 ran with 4-byte packets), 1-byte flits, a data
-    /// flit crossing a link in 5 units and a head flit in twice that, 10 units = one
-    /// default quantum ("in each quantum, all active packets that are not blocked are
-    /// advanced by one link", seed 000 §3.2.3), local messages 1 unit; wormhole: 2 lanes
-    /// per link (the dateline classes of rings and tori), 4-flit lane buffers.
+    /// The defaults of `cpss`, each its row's in [`params::PARAMS`] (the man page gives
+    /// the reason for each): msg_init 5 units, packet_init 1 unit, 4-byte packets with no
+    /// separate header bytes (seed 000 Table 6: the experiments of Tables 4 and 5 ran
+    /// with 4-byte packets), 1-byte flits, a data flit crossing a link in 5 units and a
+    /// head flit in twice that, 10 units = one default quantum ("in each quantum, all
+    /// active packets that are not blocked are advanced by one link", seed 000 §3.2.3),
+    /// local messages 1 unit; wormhole: 2 lanes per link (the dateline classes of rings
+    /// and tori), 4-flit lane buffers.
     fn default() -> Self {
-        NetParams {
+        let base = NetParams {
             model: NetModel::default(),
-            msg_init: 5 * TICKS_PER_UNIT,
-            packet_init: TICKS_PER_UNIT,
-            packet_size: 4,
+            msg_init: 0,
+            packet_init: 0,
+            packet_size: 1,
             header_size: 0,
             flit_size: 1,
-            link_delay: 5 * TICKS_PER_UNIT,
-            local_cost: TICKS_PER_UNIT,
-            lanes: 2,
-            buffer_size: 4,
-            head_flit_ratio: 2.0,
+            link_delay: 0,
+            local_cost: 0,
+            lanes: 1,
+            buffer_size: 1,
+            head_flit_ratio: 1.0,
             deadlock: DeadlockMode::Resolve,
-        }
+        };
+        crate::params::defaults(&params::PARAMS, base)
     }
 }
 
 impl NetParams {
-    /// The names [`NetParams::set`] accepts (the `cpss` flag names without `--`).
-    pub const NAMES: [&'static str; 12] = [
-        "network",
-        "msg-init",
-        "packet-init",
-        "packet-size",
-        "header-size",
-        "flit-size",
-        "link-delay",
-        "local-cost",
-        "lanes",
-        "buffer-size",
-        "head-flit-ratio",
-        "deadlock",
-    ];
+    /// The names [`NetParams::set`] accepts (the `cpss` flag names without `--`), in
+    /// [`params::PARAMS`] order.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        params::PARAMS.iter().map(|p| p.info.name)
+    }
 
     /// Payload bytes per packet (at least 1).
     pub fn payload(&self) -> u64 {
@@ -206,25 +199,14 @@ impl NetParams {
         (self.packet_size.max(1) as u64).div_ceil(self.flit_size.max(1) as u64)
     }
 
-    /// Checks that the parameters describe a network that can carry a message.
+    /// Checks that the parameters describe a network that can carry a message: each in
+    /// its row's range, and packets larger than their headers.
     pub fn validate(&self) -> Result<(), NetError> {
+        for p in &params::PARAMS {
+            p.info.check((p.read)(self)).map_err(|message| NetError::BadValue { param: p.info.name, message })?;
+        }
         if self.packet_size <= self.header_size {
             return Err(NetError::PacketTooSmall { packet: self.packet_size, header: self.header_size });
-        }
-        if self.flit_size == 0 {
-            return Err(NetError::BadValue { param: "flit-size", message: "must be positive".into() });
-        }
-        if self.lanes == 0 || self.lanes > 64 {
-            return Err(NetError::BadValue { param: "lanes", message: "must be between 1 and 64".into() });
-        }
-        if self.buffer_size == 0 {
-            return Err(NetError::BadValue { param: "buffer-size", message: "must be at least one flit".into() });
-        }
-        if !(1.0..=1000.0).contains(&self.head_flit_ratio) {
-            return Err(NetError::BadValue {
-                param: "head-flit-ratio",
-                message: format!("{} is not between 1 and 1000", self.head_flit_ratio),
-            });
         }
         Ok(())
     }
@@ -232,44 +214,19 @@ impl NetParams {
     /// Sets the parameter `name` (a flag name without `--`, e.g. `link-delay`) from its
     /// textual value (times in units, sizes in bytes), then checks the whole set.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), NetError> {
-        let Some(&param) = Self::NAMES.iter().find(|&&n| n == name) else {
-            return Err(NetError::UnknownParam(name.to_string()));
-        };
-        let bad = |message: String| NetError::BadValue { param, message };
-        let time = |v: &str| parse_time(v).map_err(bad);
-        let bytes = |v: &str| -> Result<u32, NetError> {
-            v.trim().parse::<u32>().map_err(|_| bad(format!("`{v}` is not a whole number of bytes")))
-        };
+        self.set_many(&[(name, value)])
+    }
+
+    /// Sets several parameters, then checks the whole set once (so that, say, a larger
+    /// header and a larger packet may be given in either order); nothing changes when
+    /// one is wrong.
+    pub fn set_many(&mut self, values: &[(&str, &str)]) -> Result<(), NetError> {
         let mut next = self.clone();
-        match param {
-            "network" => {
-                next.model = NetModel::from_name(value.trim()).ok_or_else(|| {
-                    let known: Vec<_> = NetModel::ALL.iter().map(|m| m.name()).collect();
-                    bad(format!("`{value}` is not a network model (known: {})", known.join(", ")))
-                })?
-            }
-            "msg-init" => next.msg_init = time(value)?,
-            "packet-init" => next.packet_init = time(value)?,
-            "packet-size" => next.packet_size = bytes(value)?,
-            "header-size" => next.header_size = bytes(value)?,
-            "flit-size" => next.flit_size = bytes(value)?,
-            "link-delay" => next.link_delay = time(value)?,
-            "local-cost" => next.local_cost = time(value)?,
-            "lanes" => next.lanes = bytes(value).map_err(|_| bad(format!("`{value}` is not a whole number")))?,
-            "buffer-size" => {
-                next.buffer_size = bytes(value).map_err(|_| bad(format!("`{value}` is not a whole number of flits")))?
-            }
-            "deadlock" => {
-                next.deadlock = match value.trim() {
-                    "resolve" => DeadlockMode::Resolve,
-                    "report" => DeadlockMode::Report,
-                    _ => return Err(bad(format!("`{value}` is not `resolve` or `report`"))),
-                }
-            }
-            _ => {
-                next.head_flit_ratio =
-                    value.trim().parse::<f64>().map_err(|_| bad(format!("`{value}` is not a number")))?
-            }
+        for &(name, value) in values {
+            let Some(p) = crate::params::find(&params::PARAMS, name) else {
+                return Err(NetError::UnknownParam(name.to_string()));
+            };
+            p.set(&mut next, value).map_err(|message| NetError::BadValue { param: p.info.name, message })?;
         }
         next.validate()?;
         *self = next;
@@ -277,23 +234,9 @@ impl NetParams {
     }
 
     /// Every parameter as `(name, value)` in the units [`NetParams::set`] reads, in
-    /// [`NetParams::NAMES`] order (for run records, `params` and sweeps).
+    /// [`params::PARAMS`] order (for run records, `params` and sweeps).
     pub fn to_pairs(&self) -> Vec<(String, String)> {
-        let units = format_time;
-        vec![
-            ("network".into(), self.model.name().into()),
-            ("msg-init".into(), units(self.msg_init)),
-            ("packet-init".into(), units(self.packet_init)),
-            ("packet-size".into(), self.packet_size.to_string()),
-            ("header-size".into(), self.header_size.to_string()),
-            ("flit-size".into(), self.flit_size.to_string()),
-            ("link-delay".into(), units(self.link_delay)),
-            ("local-cost".into(), units(self.local_cost)),
-            ("lanes".into(), self.lanes.to_string()),
-            ("buffer-size".into(), self.buffer_size.to_string()),
-            ("head-flit-ratio".into(), self.head_flit_ratio.to_string()),
-            ("deadlock".into(), self.deadlock.name().into()),
-        ]
+        params::PARAMS.iter().map(|p| (p.info.name.to_string(), p.get(self))).collect()
     }
 }
 

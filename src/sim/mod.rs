@@ -109,6 +109,7 @@ pub mod groups;
 mod least_loaded;
 mod memory;
 pub mod observe;
+pub mod params;
 pub mod recorder;
 pub mod rng;
 pub mod run;

@@ -131,25 +131,14 @@ pub enum SetupError {
 }
 
 impl RunOptions {
-    /// Names [`RunOptions::set`] accepts besides the network's ([`NetParams::NAMES`]).
-    pub const NAMES: [&'static str; 12] = [
-        "topology",
-        "virtual",
-        "mapping",
-        "quantum",
-        "seed",
-        "vary-speed",
-        "cost",
-        "machine",
-        "scale-costs",
-        "scale-link-speed",
-        "scale-latency",
-        "scale-group",
-    ];
+    /// Names [`RunOptions::set`] accepts besides the parameters of the tables
+    /// ([`super::params::all`]): the options that are not numbers or words of a fixed set.
+    pub const NAMES: [&'static str; 7] =
+        ["topology", "virtual", "mapping", "vary-speed", "cost", "machine", "scale-group"];
 
     /// Every name [`RunOptions::set`] accepts.
     pub fn names() -> Vec<&'static str> {
-        Self::NAMES.iter().chain(NetParams::NAMES.iter()).copied().collect()
+        Self::NAMES.iter().copied().chain(super::params::all().map(|i| i.name)).collect()
     }
 
     /// Sets one parameter by its `cpss` flag name without `--` (`link-delay`,
@@ -158,16 +147,13 @@ impl RunOptions {
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SetupError> {
         let bad = |message: String| SetupError::BadValue { param: name.to_string(), message };
         let number = |v: &str| v.trim().parse::<u64>().map_err(|_| bad(format!("`{v}` is not a whole number")));
-        let factor = |v: &str| match v.trim().parse::<f64>() {
-            Ok(f) if (1e-6..=1e6).contains(&f) => Ok(f),
-            _ => Err(bad(format!("`{v}` is not a factor between 10^-6 and 10^6"))),
-        };
+        if let Some(p) = crate::params::find(&super::params::PARAMS, name) {
+            return p.set(self, value).map_err(bad);
+        }
         match name {
             "topology" => self.topology = Some(value.to_string()),
             "virtual" => self.virtual_topology = Some(value.to_string()),
             "mapping" => self.mapping = Some(value.to_string()),
-            "quantum" => self.quantum = Some(crate::net::parse_time(value).map_err(bad)?),
-            "seed" => self.seed = number(value)?,
             "vary-speed" => self.vary_speed = Some(number(value)?),
             "cost" => {
                 CostTable::default().apply(value).map_err(SetupError::Cost)?;
@@ -177,11 +163,8 @@ impl RunOptions {
                 let text = std::fs::read_to_string(value).map_err(|e| bad(format!("{value}: {e}")))?;
                 self.machine = Some(Arc::new(Machine::parse(value, &text)?));
             }
-            "scale-costs" => self.scale_costs = Some(factor(value)?),
-            "scale-link-speed" => self.scale_link_speed = Some(factor(value)?),
-            "scale-latency" => self.scale_latency = Some(factor(value)?),
             "scale-group" => self.scale_groups.push(groups::parse(value).map_err(bad)?),
-            _ if NetParams::NAMES.contains(&name) => self.net.set(name, value)?,
+            _ if crate::params::find(&crate::net::params::PARAMS, name).is_some() => self.net.set(name, value)?,
             _ => return Err(SetupError::UnknownParam(name.to_string())),
         }
         Ok(())

@@ -244,8 +244,8 @@ fn bad_inputs_exit_2() {
         (&["--mapping", "nosuch"], "unknown mapping"),
         (&["--mapping", "f(x) = [x + 100]."], "outside the physical architecture"),
         (&["--cost", "FOO=3"], "unknown instruction"),
-        (&["--quantum", "0"], "quantum must be positive"),
-        (&["--quantum", "ten"], "--quantum"),
+        (&["--quantum", "0"], "quantum: must be more than 0"),
+        (&["--quantum", "ten"], "quantum: "),
     ] {
         let mut a = vec![cod.to_str().unwrap()];
         a.extend_from_slice(args);

@@ -95,3 +95,26 @@ fn each_tool_describes_itself_as_its_man_page_does() {
         assert_eq!(help.lines().next(), Some(want), "{tool}");
     }
 }
+
+#[test]
+fn the_man_page_s_parameter_table_is_the_code_s() {
+    // man/cpss.1's PARAMETERS list, between its markers, is what the parameter table
+    // generates (UPDATE_EXPECT=1 rewrites it): a parameter is declared only in the table.
+    let path = root().join("man/cpss.1");
+    let page = std::fs::read_to_string(&path).unwrap();
+    let (begin, end) = (".\\\" BEGIN PARAMETERS\n", ".\\\" END PARAMETERS\n");
+    let a = page.find(begin).expect("BEGIN PARAMETERS marker") + begin.len();
+    let b = page.find(end).expect("END PARAMETERS marker");
+    let want = cppe::sim::params::man_table();
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, format!("{}{want}{}", &page[..a], &page[b..])).unwrap();
+        return;
+    }
+    assert_eq!(&page[a..b], want, "man/cpss.1 PARAMETERS differs from the table (UPDATE_EXPECT=1 rewrites it)");
+    // And --list-params lists the same names, one row each.
+    let out = crate::harness::run("cpss", &["--list-params", "--format", "json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = rows.as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    let table: Vec<&str> = cppe::sim::params::all().map(|i| i.name).collect();
+    assert_eq!(names, table);
+}

@@ -16,5 +16,6 @@ mod harden;
 mod harness;
 mod machine;
 mod network;
+mod params;
 mod truth;
 mod tutorial;

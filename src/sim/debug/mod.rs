@@ -21,7 +21,7 @@
 pub mod command;
 pub mod show;
 
-use crate::net::{format_time, NetParams, Ticks};
+use crate::net::{format_time, Ticks};
 use crate::sim::{CostTable, DebugHook, ProcState, Quit, SimError, Simulator, Stats, Stop};
 use crate::vcode::{listing, Module};
 use command::{parse, Command, Span};
@@ -728,14 +728,15 @@ impl Session {
                     let mut c = sim.costs().clone();
                     c.apply(&value).map_err(|e| e.to_string())?;
                     sim.set_costs(c);
-                } else if NetParams::NAMES.contains(&param.as_str()) {
+                } else if crate::sim::params::info(&param).is_some_and(|i| i.at_stop) {
                     let mut p = sim.network().params().clone();
                     p.set(&param, &value).map_err(|e| e.to_string())?;
                     sim.network_mut().set_params(p).map_err(|e| e.to_string())?;
-                } else if crate::sim::setup::RunOptions::NAMES.contains(&param.as_str()) {
+                } else if crate::sim::setup::RunOptions::names().contains(&param.as_str()) {
                     return Err(format!("`{param}` is fixed when the run starts"));
                 } else {
-                    let known: Vec<&str> = NetParams::NAMES.iter().copied().chain(["cost"]).collect();
+                    let settable = crate::sim::params::all().filter(|i| i.at_stop).map(|i| i.name);
+                    let known: Vec<&str> = settable.chain(["cost"]).collect();
                     return Err(format!("unknown parameter `{param}` (known: {})", known.join(", ")));
                 }
                 self.changes.push((sim.now(), format!("{param} {value}")));

@@ -1,0 +1,238 @@
+//! The run's own parameters, one row each (see [`crate::params`]), and every parameter
+//! of a run — the network's ([`crate::net::params`]) then these — for what enumerates
+//! them: `cpss`'s flags (a [`clap::Args`] built from the rows), `--list-params`, config
+//! files and `--sweep` (through [`super::setup::RunOptions::set`]), the debugger's `set`.
+//!
+//! Options that are not numbers or words of a fixed set — the topologies, the mapping, a
+//! cost override, a machine file, the limits that stop a run — are flags of their own.
+use super::setup::RunOptions;
+use crate::net::params as net;
+use crate::params::{Info, Kind, Param, Value};
+
+/// A factor of the machine parameters (the `--scale-…` flags).
+const FACTOR: Kind = Kind::Real { min: 1e-6, max: 1e6 };
+
+/// The run's parameters beyond the network's.
+pub const PARAMS: [Param<RunOptions>; 5] = [
+    Param {
+        info: Info {
+            name: "quantum",
+            kind: Kind::Time { positive: true },
+            default: "10",
+            doc: "scheduling quantum: a processor's turn, and the step at which packets advance and writes land",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.quantum = Some(v.ticks()),
+        read: |o| Value::Time(o.quantum.unwrap_or(super::SimConfig::default().quantum)),
+    },
+    Param {
+        info: Info {
+            name: "seed",
+            kind: Kind::Whole { min: 0, max: u64::MAX, unit: "" },
+            default: "0",
+            doc: "seed of rand(), of the random mapping and of a machine file's sampled timings",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.seed = v.whole(),
+        read: |o| Value::Whole(o.seed),
+    },
+    Param {
+        info: Info {
+            name: "scale-costs",
+            kind: FACTOR,
+            default: "1",
+            doc: "multiply every instruction cost by this factor",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.scale_costs = Some(v.real()),
+        read: |o| Value::Real(o.scale_costs.unwrap_or(1.0)),
+    },
+    Param {
+        info: Info {
+            name: "scale-link-speed",
+            kind: FACTOR,
+            default: "1",
+            doc: "make every link this many times as fast (its time per flit divided by it)",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.scale_link_speed = Some(v.real()),
+        read: |o| Value::Real(o.scale_link_speed.unwrap_or(1.0)),
+    },
+    Param {
+        info: Info {
+            name: "scale-latency",
+            kind: FACTOR,
+            default: "1",
+            doc: "multiply every link latency (machine files) by this factor",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.scale_latency = Some(v.real()),
+        read: |o| Value::Real(o.scale_latency.unwrap_or(1.0)),
+    },
+];
+
+/// Every parameter of a run, the network's first, in the order `cpss --list-params`
+/// prints them.
+pub fn all() -> impl Iterator<Item = &'static Info> {
+    net::PARAMS.iter().map(|p| &p.info).chain(PARAMS.iter().map(|p| &p.info))
+}
+
+/// The row of `name`, if it is a parameter.
+pub fn info(name: &str) -> Option<&'static Info> {
+    all().find(|i| i.name == name)
+}
+
+/// The listing of `cpss --list-params`: one row per parameter with its unit, default,
+/// range, models, whether the debugger may set it, and what it is.
+pub fn listing_text() -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<17} {:<11} {:<9} {:<29} {:<9} {:<4} description",
+        "parameter", "unit", "default", "range", "models", "set"
+    );
+    for i in all() {
+        let _ = writeln!(
+            s,
+            "{:<17} {:<11} {:<9} {:<29} {:<9} {:<4} {}",
+            i.name,
+            if i.unit().is_empty() { "-" } else { i.unit() },
+            i.default,
+            i.range(),
+            i.models,
+            if i.at_stop { "yes" } else { "no" },
+            i.doc
+        );
+    }
+    s
+}
+
+/// The same as one JSON array of objects (`name`, `unit`, `default`, `range`, `models`,
+/// `debugger_set`, `doc`).
+pub fn listing_json() -> String {
+    let rows: Vec<serde_json::Value> = all()
+        .map(|i| {
+            serde_json::json!({
+                "name": i.name,
+                "unit": i.unit(),
+                "default": i.default,
+                "range": i.range(),
+                "models": i.models,
+                "debugger_set": i.at_stop,
+                "doc": i.doc,
+            })
+        })
+        .collect();
+    let mut s = serde_json::to_string_pretty(&rows).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The man page's parameter table (`man/cpss.1`, section PARAMETERS), which a test
+/// checks against the rows.
+pub fn man_table() -> String {
+    let esc = |t: &str| t.replace('-', "\\-");
+    let mut s = String::new();
+    for i in all() {
+        s.push_str(&format!(".TP\n.BI \\-\\-{} \" {}\"\n", esc(i.name), i.value_name()));
+        let mut line = capitalized(i.doc);
+        if !i.unit().is_empty() {
+            line.push_str(&format!(", in {}", i.unit()));
+        }
+        line.push_str(&format!(". Default {}; valid {}; models: {}", i.default, i.range(), i.models));
+        if i.at_stop {
+            line.push_str("; the debugger may set it at a stop");
+        }
+        s.push_str(&esc(&line));
+        s.push_str(".\n");
+    }
+    s
+}
+
+/// `text` with its first letter in upper case.
+fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+/// The parameters as `cpss` flags: `--NAME VALUE` for every row, with its default. Take
+/// [`ParamFlags::values`] after parsing and give each to [`RunOptions::set`].
+#[derive(Debug, Clone, Default)]
+pub struct ParamFlags {
+    /// Every parameter's value, given or default, in [`all`] order.
+    pub values: Vec<(&'static str, String)>,
+}
+
+impl clap::FromArgMatches for ParamFlags {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let values = all().filter_map(|i| m.get_one::<String>(i.name).map(|v| (i.name, v.clone()))).collect();
+        Ok(ParamFlags { values })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for ParamFlags {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let mut cmd = cmd;
+        for i in all() {
+            let mut arg = clap::Arg::new(i.name)
+                .long(i.name)
+                .value_name(i.value_name())
+                .default_value(i.default)
+                .help(help(i))
+                .help_heading("Parameters (cpss --list-params)");
+            if let Kind::Choice(words) = i.kind {
+                arg = arg.value_parser(clap::builder::PossibleValuesParser::new(words.iter().copied()));
+            }
+            cmd = cmd.arg(arg);
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// A row's one-line help: its doc, unit and models.
+fn help(i: &Info) -> String {
+    let mut h = capitalized(i.doc);
+    let mut notes: Vec<String> = Vec::new();
+    if !i.unit().is_empty() {
+        notes.push(format!("in {}", i.unit()));
+    }
+    if i.models != "all" {
+        notes.push(i.models.to_string());
+    }
+    if !notes.is_empty() {
+        h.push_str(&format!(" ({})", notes.join("; ")));
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_run_default_parses_and_reads_back() {
+        // RunOptions' defaults read as the table's: quantum 10 units (SimConfig's), seed 0,
+        // every factor 1.
+        assert_eq!(crate::params::defaults_read_back(&PARAMS, &RunOptions::default()), Ok(()));
+        let names: Vec<&str> = all().map(|i| i.name).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "a name twice: {names:?}");
+    }
+}
