@@ -14,8 +14,8 @@
 //! marked but does not fail (its noise, such as a latency that moves with the order of
 //! messages, says nothing about the result a CI job guards).
 //!
-//! Depends on [`super::Analysis`] and [`super::render`] only.
-use super::render::{number, rounded, units};
+//! Depends on [`super::Analysis`] and [`super::table`] only.
+use super::table::{number, rounded, units};
 use super::Analysis;
 use std::fmt::Write;
 
@@ -456,7 +456,7 @@ impl Comparison {
             })
             .collect();
         let doc = CompareDoc {
-            schema_version: super::render::JSON_SCHEMA_VERSION,
+            schema_version: super::table::JSON_SCHEMA_VERSION,
             tolerance_percent: number(&num(self.tolerance.default)),
             regressed: self.regressed(),
             metrics,

@@ -25,7 +25,7 @@
 //! Memory grows with the busy intervals and calls, so the profile is built only when
 //! asked ([`super::Options::functions`]).
 use super::graph::{CriticalPath, EdgeKind};
-use super::render::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, units, Cell};
 use crate::trace::{Event, RunHeader, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;

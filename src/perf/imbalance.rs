@@ -22,7 +22,7 @@
 //! segments. Depends on [`super::graph`], [`super::processes`] and [`crate::trace`].
 use super::graph::{CriticalPath, EdgeKind};
 use super::processes::ProcessRow;
-use super::render::{number, rounded, table_csv, table_json, units, Cell};
+use super::table::{number, rounded, table_csv, table_json, units, Cell};
 use crate::trace::Ticks;
 use std::collections::BTreeMap;
 use std::fmt::Write;

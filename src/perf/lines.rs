@@ -10,7 +10,7 @@
 //! One counter update per busy interval; lines are kept in a vector indexed by line
 //! number (a map for implausibly large numbers from damaged input). Depends only on
 //! [`crate::trace`].
-use super::render::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, units, Cell};
 use crate::trace::{BusyClass, Event, ProcState, Reason, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -401,7 +401,7 @@ pub fn changes_csv(base: &LineProfile, new: &LineProfile) -> String {
 /// The comparison as one JSON object: `schema_version` and `lines`.
 pub fn changes_json(base: &LineProfile, new: &LineProfile) -> String {
     let doc = serde_json::json!({
-        "schema_version": super::render::JSON_SCHEMA_VERSION,
+        "schema_version": super::table::JSON_SCHEMA_VERSION,
         "lines": table_json(&CHANGE_COLUMNS, line_changes(base, new).iter().map(change_cells)),
     });
     let mut out = doc.to_string();

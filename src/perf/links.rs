@@ -15,7 +15,7 @@
 //! A record without hop events (routes not traced) has no link section. Linear in the
 //! events (a scan of the few links of a processor per crossing; the crossings of a link come in the order
 //! they end, which is all the union needs). Depends only on [`crate::trace`].
-use super::render::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, units, Cell};
 use crate::trace::{Event, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;

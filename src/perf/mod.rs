@@ -50,6 +50,7 @@ pub mod profile;
 pub mod render;
 pub mod summary;
 pub mod svg;
+pub mod table;
 pub mod unmatched;
 pub mod whatif;
 pub mod window;
@@ -209,9 +210,9 @@ pub fn windowed(t: import::Imported, w: window::Window) -> import::Imported {
     let (events, stats) = window::cut(events, w, &stats, header.pprocs);
     missing.push(format!(
         "the window {} to {}: times count from {}, messages are those sent inside it",
-        render::units(w.from),
-        render::units(w.from + stats.par_ticks),
-        render::units(w.from)
+        table::units(w.from),
+        table::units(w.from + stats.par_ticks),
+        table::units(w.from)
     ));
     import::Imported { header, events, stats, missing, window_from: None }
 }

@@ -24,7 +24,7 @@
 //! segments are weighed with the run's busy profile, shared with the critical path. Depends on
 //! [`super::graph`] and [`crate::trace`].
 use super::graph::{wcpa_weight, BusyProfile, CriticalPath, EdgeKind};
-use super::render::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, units, Cell};
 use crate::trace::{Event, RunHeader, Ticks, TICKS_PER_UNIT};
 use std::fmt::Write;
 

@@ -4,8 +4,8 @@
 //!
 //! The text report lists the ten busiest processes; `--table processes` (CSV) and the
 //! JSON report hold every one. Memory grows with the number of processes, not events.
-//! Depends on [`super::render`] and [`crate::trace`].
-use super::render::{table_csv, table_json, units, Cell};
+//! Depends on [`super::table`] and [`crate::trace`].
+use super::table::{table_csv, table_json, units, Cell};
 use crate::dense::DenseMap;
 use crate::trace::{Event, RunHeader, Ticks};
 use std::fmt::Write;

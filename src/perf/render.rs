@@ -3,6 +3,7 @@
 //!
 //! Depends on [`super`] (the analysis) and [`crate::trace`] (the tick unit).
 use super::graph::{group_weights, CriticalPath, EdgeKind, Segment};
+use super::table::{number, rounded, units, JSON_SCHEMA_VERSION};
 use super::Analysis;
 use crate::trace::{Ticks, TICKS_PER_UNIT};
 use serde::Serialize;
@@ -11,16 +12,6 @@ use std::fmt::Write;
 
 /// How many segments and groups the text report lists.
 pub const TOP: usize = 10;
-
-/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
-pub fn units(t: Ticks) -> String {
-    let (whole, frac) = (t / TICKS_PER_UNIT, t % TICKS_PER_UNIT);
-    if frac == 0 {
-        whole.to_string()
-    } else {
-        format!("{whole}.{}", format!("{frac:03}").trim_end_matches('0'))
-    }
-}
 
 fn weight_units(w: f64) -> String {
     format!("{:.3}", w / TICKS_PER_UNIT as f64)
@@ -390,57 +381,6 @@ pub fn csv_row(a: &Analysis) -> String {
     )
 }
 
-/// One cell of a report table: a number (written alike in CSV and JSON), a text (quoted
-/// each format's way) or nothing (empty in CSV, `null` in JSON).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
-    /// A number, already formatted.
-    Num(String),
-    /// A text.
-    Text(String),
-    /// No value.
-    Null,
-}
-
-/// A report table as CSV: the header, then one line per row. `columns` and each row's
-/// cells come from one list per table, so CSV and JSON ([`table_json`]) cannot drift.
-pub fn table_csv<const N: usize>(columns: &[&str; N], rows: impl IntoIterator<Item = [Cell; N]>) -> String {
-    let mut o = columns.join(",");
-    o.push('\n');
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|c| match c {
-                Cell::Num(v) => v.clone(),
-                Cell::Text(t) => csv_str(t),
-                Cell::Null => String::new(),
-            })
-            .collect();
-        o.push_str(&cells.join(","));
-        o.push('\n');
-    }
-    o
-}
-
-/// A report table as a JSON array of objects, one per row, keyed by `columns` in their
-/// order.
-pub fn table_json<const N: usize>(columns: &[&str; N], rows: impl IntoIterator<Item = [Cell; N]>) -> Value {
-    let object = |row: [Cell; N]| {
-        let fields = columns.iter().zip(row).map(|(k, c)| {
-            let v = match c {
-                Cell::Num(v) => number(&v),
-                Cell::Text(t) => Value::String(t),
-                Cell::Null => Value::Null,
-            };
-            (k.to_string(), v)
-        });
-        Value::Object(fields.collect())
-    };
-    Value::Array(rows.into_iter().map(object).collect())
-}
-
-pub use crate::textio::{csv_cell as csv_str, json_number as number, json_string as json_str, rounded};
-
 /// One segment of a path in the JSON report.
 #[derive(Serialize)]
 struct SegmentDoc {
@@ -504,10 +444,6 @@ pub fn same_path(x: &CriticalPath, y: &CriticalPath) -> bool {
 pub fn json(a: &Analysis) -> String {
     json_with(a, None)
 }
-
-/// The version of the JSON report's schema (the fields of `ReportDoc`); it changes
-/// when a field is renamed or removed or changes meaning, not when one is added.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
 
 /// The JSON report (`cpperf --format json`). Times are in time units, shares in percent,
 /// utilizations in percent; a table's rows are objects keyed by its CSV columns.

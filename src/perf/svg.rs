@@ -356,7 +356,7 @@ pub(super) fn escape(s: &str) -> String {
 }
 
 fn units(t: Ticks) -> String {
-    super::render::units(t)
+    super::table::units(t)
 }
 
 /// Tick times of an axis from 0 to `end`: multiples of a round step (1, 2 or 5 times a

@@ -26,7 +26,7 @@
 //! Messages, spawns and joins keep their time, so zeroing may move the critical path to
 //! other processes. Only built when asked for: memory grows with the graph's nodes.
 //! Linear in the events apart from map look-ups by message id. Depends on [`crate::trace`].
-use super::render::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, units, Cell};
 use crate::trace::{Event, ProcState, Reason, RunHeader, Ticks};
 use std::collections::BTreeMap;
 use std::fmt::Write;
