@@ -345,7 +345,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
     let mut opts = opts;
     // Every parameter of the tables, given or default: the network's checked as a set.
     let (net_values, run_values): (Vec<_>, Vec<_>) =
-        args.params.values.iter().partition(|(n, _)| cppe::params::find(&cppe::net::params::PARAMS, n).is_some());
+        args.params.values.iter().partition(|(n, _)| cppe::params::find(cppe::net::params::PARAMS, n).is_some());
     let net_values: Vec<(&str, &str)> = net_values.iter().map(|(n, v)| (*n, v.as_str())).collect();
     opts.net.set_many(&net_values)?;
     for (name, v) in run_values {

@@ -166,7 +166,7 @@ impl Default for NetParams {
             head_flit_ratio: 1.0,
             deadlock: DeadlockMode::Resolve,
         };
-        crate::params::defaults(&params::PARAMS, base)
+        crate::params::defaults(params::PARAMS, base)
     }
 }
 
@@ -202,7 +202,7 @@ impl NetParams {
     /// Checks that the parameters describe a network that can carry a message: each in
     /// its row's range, and packets larger than their headers.
     pub fn validate(&self) -> Result<(), NetError> {
-        for p in &params::PARAMS {
+        for p in params::PARAMS {
             p.info.check((p.read)(self)).map_err(|message| NetError::BadValue { param: p.info.name, message })?;
         }
         if self.packet_size <= self.header_size {
@@ -223,7 +223,7 @@ impl NetParams {
     pub fn set_many(&mut self, values: &[(&str, &str)]) -> Result<(), NetError> {
         let mut next = self.clone();
         for &(name, value) in values {
-            let Some(p) = crate::params::find(&params::PARAMS, name) else {
+            let Some(p) = crate::params::find(params::PARAMS, name) else {
                 return Err(NetError::UnknownParam(name.to_string()));
             };
             p.set(&mut next, value).map_err(|message| NetError::BadValue { param: p.info.name, message })?;

@@ -13,7 +13,7 @@ use crate::params::{Info, Kind, Param, Value};
 const FACTOR: Kind = Kind::Real { min: 1e-6, max: 1e6 };
 
 /// The run's parameters beyond the network's.
-pub const PARAMS: [Param<RunOptions>; 5] = [
+pub const PARAMS: &[Param<RunOptions>] = &[
     Param {
         info: Info {
             name: "quantum",
@@ -228,7 +228,7 @@ mod tests {
     fn every_run_default_parses_and_reads_back() {
         // RunOptions' defaults read as the table's: quantum 10 units (SimConfig's), seed 0,
         // every factor 1.
-        assert_eq!(crate::params::defaults_read_back(&PARAMS, &RunOptions::default()), Ok(()));
+        assert_eq!(crate::params::defaults_read_back(PARAMS, &RunOptions::default()), Ok(()));
         let names: Vec<&str> = all().map(|i| i.name).collect();
         let mut unique = names.clone();
         unique.sort_unstable();

@@ -147,7 +147,7 @@ impl RunOptions {
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SetupError> {
         let bad = |message: String| SetupError::BadValue { param: name.to_string(), message };
         let number = |v: &str| v.trim().parse::<u64>().map_err(|_| bad(format!("`{v}` is not a whole number")));
-        if let Some(p) = crate::params::find(&super::params::PARAMS, name) {
+        if let Some(p) = crate::params::find(super::params::PARAMS, name) {
             return p.set(self, value).map_err(bad);
         }
         match name {
@@ -164,7 +164,7 @@ impl RunOptions {
                 self.machine = Some(Arc::new(Machine::parse(value, &text)?));
             }
             "scale-group" => self.scale_groups.push(groups::parse(value).map_err(bad)?),
-            _ if crate::params::find(&crate::net::params::PARAMS, name).is_some() => self.net.set(name, value)?,
+            _ if crate::params::find(crate::net::params::PARAMS, name).is_some() => self.net.set(name, value)?,
             _ => return Err(SetupError::UnknownParam(name.to_string())),
         }
         Ok(())
