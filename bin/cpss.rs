@@ -343,14 +343,9 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> anyhow::Result<i32> {
         ..RunOptions::default()
     };
     let mut opts = opts;
-    // Every parameter of the tables, given or default: the network's checked as a set.
-    let (net_values, run_values): (Vec<_>, Vec<_>) =
-        args.params.values.iter().partition(|(n, _)| cppe::params::find(cppe::net::params::PARAMS, n).is_some());
-    let net_values: Vec<(&str, &str)> = net_values.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    opts.net.set_many(&net_values)?;
-    for (name, v) in run_values {
-        opts.set(name, v)?;
-    }
+    // Every parameter of the tables, given or default.
+    let values: Vec<(&str, &str)> = args.params.values.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    opts.set_many(&values)?;
     if args.lines && args.runs < 2 {
         anyhow::bail!(
             "--lines sums line costs over --runs N (N at least 2); one run's are in its record (cpss -t, then cpperf)"

@@ -141,6 +141,19 @@ impl RunOptions {
         Self::NAMES.iter().copied().chain(super::params::all().map(|i| i.name)).collect()
     }
 
+    /// Sets several parameters of the tables ([`super::params::all`]) or options: the
+    /// network's are checked as one set (so that a larger header and a larger packet may
+    /// come in either order), the others one by one as [`RunOptions::set`] does.
+    pub fn set_many(&mut self, values: &[(&str, &str)]) -> Result<(), SetupError> {
+        let is_net = |n: &str| crate::params::find(crate::net::params::PARAMS, n).is_some();
+        let net: Vec<(&str, &str)> = values.iter().copied().filter(|(n, _)| is_net(n)).collect();
+        self.net.set_many(&net)?;
+        for &(name, value) in values.iter().filter(|(n, _)| !is_net(n)) {
+            self.set(name, value)?;
+        }
+        Ok(())
+    }
+
     /// Sets one parameter by its `cpss` flag name without `--` (`link-delay`,
     /// `topology`, `cost` with a value `OP=T`, …) from its textual value, as the flag
     /// would: the one place sweeps and the debugger change a configuration.
