@@ -42,6 +42,7 @@
 //! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader; the trace writers (PICL, SDDF, Chrome, Paraver, OTF2) and the processor states they and `cpperf` share |
 //! | [`perf`] | `cpperf`: summary metrics, granularity, communication matrix, execution graph, critical path and weighted critical path (WCPA, the longest weighted path), processor time by state, phases, imbalance, link loads, what-if zeroing, cost per line |
 //! | [`mapper`] | `cpmap`: communication matrices, mapping evaluation and ranking, greedy and annealing search |
+//! | [`tools`] | the five tools' flags and entry points, and the typed error each `main` prints and exits by |
 //!
 //! ## Layers
 //!
@@ -62,12 +63,13 @@
 //! lang: vcode
 //! topo: expr, rng, vcode
 //! net: params, time, topo
-//! trace: crc, dense, span, textio, time, vcode
+//! trace: cli, crc, dense, span, textio, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
 //! sim: machine, net, params, rng, span, textio, time, topo, trace, vcode
 //! perf: dense, textio, time, trace
 //! mapper: rng, textio, time, topo, trace
 //! cli: time
+//! tools: cli, lang, machine, mapper, net, params, perf, sim, span, textio, time, topo, trace, vcode
 //! ```
 //!
 //! ## Invariants
@@ -98,6 +100,7 @@ pub mod sim;
 pub mod span;
 pub mod textio;
 pub mod time;
+pub mod tools;
 pub mod topo;
 pub mod trace;
 pub mod vcode;

@@ -230,19 +230,15 @@ pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
 /// [`exit::BROKEN_PIPE`] when standard output was closed early ([`is_broken_pipe`]),
 /// else the error printed once ([`error_text`]) as `TOOL: error: …` and the code
 /// `code_of` gives it (the tool's typed errors pick theirs; [`exit::USAGE`] by default).
-pub fn finish<E>(tool: &str, result: Result<i32, E>, code_of: impl Fn(&(dyn std::error::Error + 'static)) -> i32) -> i32
-where
-    E: AsRef<dyn std::error::Error + Send + Sync + 'static>,
-{
+pub fn finish<E: std::error::Error + 'static>(tool: &str, result: Result<i32, E>, code_of: impl Fn(&E) -> i32) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            let e: &(dyn std::error::Error + 'static) = e.as_ref();
-            if is_broken_pipe(e) {
+            if is_broken_pipe(&e) {
                 return exit::BROKEN_PIPE;
             }
-            eprintln!("{tool}: error: {}", error_text(e));
-            code_of(e)
+            eprintln!("{tool}: error: {}", error_text(&e));
+            code_of(&e)
         }
     }
 }

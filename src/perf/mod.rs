@@ -17,8 +17,9 @@
 //! per function), [`whatif`] (critical-path zeroing, only when [`Options::what_if`]
 //! asks), [`svg`] (the charts of `--svg`), [`compare`] (`cpperf compare`), [`busy`]
 //! (busy processors and each process's CPU time over any interval, for the weights) and
-//! [`import`] (PICL and SDDF traces as events, so a trace is analysed like a record;
-//! [`analyze_any`] tells them apart by content). Each processor's time by state comes
+//! the readable trace formats of [`crate::trace::format`] (PICL and SDDF traces as
+//! events, so a trace is analysed like a record; [`analyze_any`] tells them apart by
+//! content). Each processor's time by state comes
 //! from [`crate::trace::states`], the machine the Paraver writer uses too.
 //!
 //! Throughput: a run record is read and checked on the calling thread, which also feeds
@@ -41,7 +42,6 @@ pub mod functions;
 pub mod graph;
 pub mod html;
 pub mod imbalance;
-pub mod import;
 pub mod lines;
 pub mod links;
 pub mod phases;
@@ -55,6 +55,7 @@ pub mod unmatched;
 pub mod whatif;
 pub mod window;
 
+use crate::trace::format::{import, Format};
 use crate::trace::states::{PState, ProcessorStates};
 use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats, Ticks};
 use graph::{CriticalPath, GraphBuilder};
@@ -114,12 +115,9 @@ pub struct Options {
 pub enum InputKind {
     /// A binary run record (`cpss -t`).
     Record,
-    /// A PICL 2.0 trace (`cptrace --format picl`).
-    Picl,
-    /// An old-format PICL 1.x trace (`cptrace --format picl1`).
-    Picl1,
-    /// An ASCII SDDF trace (`cptrace --format sddf`).
-    Sddf,
+    /// A trace of a format `cpperf` reads back ([`Format::info`]`.readable`: PICL 2.0,
+    /// old PICL, ASCII SDDF).
+    Trace(Format),
     /// Statistics CSV (`cpperf --format csv`, `cpss --stats csv`).
     Csv,
 }
@@ -131,19 +129,22 @@ pub fn detect(head: &[u8]) -> Option<InputKind> {
     }
     let text = String::from_utf8_lossy(head);
     let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    if first == "SDDFA" {
-        return Some(InputKind::Sddf);
-    }
-    if import::picl::looks_like_picl(first) {
-        return Some(InputKind::Picl);
-    }
-    if import::picl1::looks_like_picl1(first) {
-        return Some(InputKind::Picl1);
+    if let Some(f) = Format::detect(first) {
+        return Some(InputKind::Trace(f));
     }
     if text.contains("seq_time,") {
         return Some(InputKind::Csv);
     }
     None
+}
+
+/// Reads a trace of the readable format `f` whole, as the window it was cut to (see
+/// [`own_window`]).
+fn read_trace(f: Format, mut input: impl BufRead) -> Result<import::Imported, PerfError> {
+    match f.read(&mut input) {
+        Some(t) => Ok(own_window(t?)),
+        None => Err(PerfError::Unknown),
+    }
 }
 
 /// Reads and analyses a whole input of any kind [`detect`] knows that holds events.
@@ -166,9 +167,7 @@ pub fn analyze_any_with<R: BufRead>(mut input: R, opts: &Options) -> Result<Anal
     // A record's magic is 8 bytes; a text trace's first line fits in a buffer.
     match detect(head) {
         Some(InputKind::Record) => analyze_with(input, opts),
-        Some(InputKind::Picl) => analyze_imported_with(&own_window(import::picl::read(input)?), opts),
-        Some(InputKind::Picl1) => analyze_imported_with(&import::picl1::read(input)?, opts),
-        Some(InputKind::Sddf) => analyze_imported_with(&own_window(import::sddf::read(input)?), opts),
+        Some(InputKind::Trace(f)) => analyze_imported_with(&read_trace(f, input)?, opts),
         Some(InputKind::Csv) | None => Err(PerfError::Unknown),
     }
 }
@@ -197,9 +196,10 @@ pub fn read_events<R: BufRead>(mut input: R) -> Result<import::Imported, PerfErr
             let stats = r.footer()?.stats;
             Ok(import::Imported { header, events, stats, missing: Vec::new(), window_from: None })
         }
-        Some(InputKind::Picl) => Ok(import::picl::read(input)?),
-        Some(InputKind::Picl1) => Ok(import::picl1::read(input)?),
-        Some(InputKind::Sddf) => Ok(import::sddf::read(input)?),
+        Some(InputKind::Trace(f)) => match f.read(&mut input) {
+            Some(t) => Ok(t?),
+            None => Err(PerfError::Unknown),
+        },
         Some(InputKind::Csv) | None => Err(PerfError::Unknown),
     }
 }
@@ -217,7 +217,7 @@ pub fn windowed(t: import::Imported, w: window::Window) -> import::Imported {
     import::Imported { header, events, stats, missing, window_from: None }
 }
 
-/// Analyses a trace read by [`import`].
+/// Analyses a trace read by a [`Format`]'s reader.
 pub fn analyze_imported(t: &import::Imported) -> Analysis {
     analyze_events(&t.header, &t.events, &t.stats)
 }
@@ -270,16 +270,8 @@ pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), P
             }
             page
         }
-        Some(InputKind::Picl) => {
-            let t = own_window(import::picl::read(bytes)?);
-            html::report(&a, &t.header, t.events.into_iter())
-        }
-        Some(InputKind::Picl1) => {
-            let t = import::picl1::read(bytes)?;
-            html::report(&a, &t.header, t.events.into_iter())
-        }
-        Some(InputKind::Sddf) => {
-            let t = own_window(import::sddf::read(bytes)?);
+        Some(InputKind::Trace(f)) => {
+            let t = read_trace(f, bytes)?;
             html::report(&a, &t.header, t.events.into_iter())
         }
         Some(InputKind::Csv) | None => return Err(PerfError::Unknown),

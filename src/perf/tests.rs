@@ -407,7 +407,7 @@ fn analyze_with_honours_a_window() {
 /// throughout: 10 ticks), as in the summary's busy time.
 #[test]
 fn processors_beyond_a_trace_s_limit_have_their_states() {
-    let p = import::MAX_PPROC + 5;
+    let p = crate::trace::format::import::MAX_PPROC + 5;
     let header = RunHeader { pprocs: p + 1, functions: vec!["main".into()], ..RunHeader::default() };
     let events = vec![
         Event::ProcCreate { time: 0, parent: None, pid: 0, vproc: None, pproc: p, function: 0, line: 0 },
@@ -427,4 +427,41 @@ fn processors_beyond_a_trace_s_limit_have_their_states() {
 fn a_damaged_record_is_an_error_not_a_panic() {
     assert!(analyze(&b"CPPE\0RUN\x01"[..]).is_err());
     assert!(analyze(&b"not a record"[..]).is_err());
+}
+
+proptest::proptest! {
+    /// No text makes a reader or the analysis of what it read panic: PICL-like lines
+    /// of small numbers, and SDDF lines mutated from a real record.
+    #[test]
+    fn trace_readers_and_their_analysis_never_panic(
+        lines in proptest::collection::vec(
+            proptest::collection::vec(-1000i64..1000, 0..12), 0..20),
+        cut in 0usize..400,
+        junk in "[ -~]{0,20}",
+    ) {
+        let mut picl = String::new();
+        for l in &lines {
+            let t: Vec<String> = l.iter().enumerate().map(|(k, v)| if k == 2 {
+                format!("0.{:06}", v.unsigned_abs())
+            } else {
+                v.to_string()
+            }).collect();
+            picl.push_str(&t.join(" "));
+            picl.push('\n');
+        }
+        if let Ok(t) = crate::trace::format::picl::read::read(picl.as_bytes()) {
+            let _ = crate::perf::analyze_imported(&t);
+        }
+        // The same lines with the signs dropped are old-format records.
+        if let Ok(t) = crate::trace::format::picl::read_old::read(picl.replace('-', "").as_bytes()) {
+            let _ = crate::perf::analyze_imported(&t);
+        }
+        let sddf = "SDDFA\n#2:\n\"proc_exit\" {\n\tdouble \"time\";\n\tint \"process\";\n};;\n\"proc_exit\" { 0.000002500, 3 };;\n";
+        let mut text = sddf[..cut.min(sddf.len())].to_string();
+        text.push_str(&junk);
+        text.push_str(&sddf[cut.min(sddf.len())..]);
+        if let Ok(t) = crate::trace::format::sddf::read::read(text.as_bytes()) {
+            let _ = crate::perf::analyze_imported(&t);
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! The conversion driver shared by the trace writers of `cptrace` ([`super::picl`],
-//! [`super::sddf`], [`super::chrome`], [`super::paraver`]): it streams a run record through
+//! The conversion driver shared by the trace writers of `cptrace` (one folder each under
+//! [`super::format`]): it streams a run record through
 //! a [`Filter`] into one writer, and supplies what the time-sorted formats need to stay
 //! sorted without holding the trace in memory.
 //!
@@ -21,26 +21,12 @@
 //! it is written at the earliest time still possible and counted in [`Report::late`].
 use super::event::{Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks};
 use super::filter::{Filter, Selection};
+use super::format::Format;
 use super::record::{RecordError, RunRecordReader};
 use crate::dense::DenseMap;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::io::{self, Read, Write};
-
-/// The output formats of `cptrace`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// PICL 2.0 "new" ASCII format, as read by ParaGraph.
-    Picl,
-    /// The old compact PICL format (seed 001 Table 8-1).
-    Picl1,
-    /// Pablo SDDF, ASCII.
-    Sddf,
-    /// Chrome Trace Event JSON (Perfetto).
-    Chrome,
-    /// Paraver `.prv` (with `.pcf` and `.row` in [`Report::extra`]).
-    Paraver,
-}
 
 /// Why a conversion failed.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +37,9 @@ pub enum ConvertError {
     /// Writing the output failed.
     #[error("writing the output")]
     Io(#[from] io::Error),
+    /// The format writes files of its own, not one stream ([`Format::writer`]).
+    #[error("--format {0} writes several files, not one stream")]
+    NotAStream(&'static str),
 }
 
 /// What a conversion did besides writing its main output.
@@ -134,18 +123,14 @@ pub fn convert<R: Read>(
     selection: Selection,
     out: &mut dyn Write,
 ) -> Result<Report, ConvertError> {
-    let mut writer: Box<dyn TraceWriter> = match format {
-        Format::Picl => Box::new(super::picl::PiclWriter::new(false)),
-        Format::Picl1 => Box::new(super::picl::PiclWriter::new(true)),
-        Format::Sddf => Box::new(super::sddf::SddfWriter::new()),
-        Format::Chrome => Box::new(super::chrome::ChromeWriter::new()),
-        Format::Paraver => Box::new(super::paraver::ParaverWriter::new()),
+    let Some(mut writer) = format.writer() else {
+        return Err(ConvertError::NotAStream(format.info().name));
     };
     convert_with(input, writer.as_mut(), selection, out)
 }
 
 /// Converts the run record read from `input` with `writer` (a writer whose output is
-/// not one stream, such as [`super::otf2::Otf2Writer`], writes its own files and
+/// not one stream, such as [`super::format::otf2::Otf2Writer`], writes its own files and
 /// ignores `out`).
 pub fn convert_with<R: Read>(
     input: R,

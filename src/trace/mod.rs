@@ -11,12 +11,14 @@
 //! checksum of everything before it.
 //!
 //! ```text
-//!  sim ──Tracer::event──▶ RunRecordWriter ──bytes──▶ RunRecordReader ──▶ cptrace / cpperf
+//!  sim ──Observer──▶ sim::recorder ──Tracer::event──▶ RunRecordWriter ──bytes──▶ RunRecordReader ──▶ cptrace / cpperf
 //! ```
 //!
-//! The simulator is generic over [`Tracer`]: with [`NoTrace`] tracing compiles away, and
-//! the writer never feeds anything back, so a run gives the same results with or without
-//! a record. Times are integer ticks, [`TICKS_PER_UNIT`] = 1000 per time unit.
+//! The simulator reports its events to an optional boxed observer (`sim::observe`); the
+//! one that records turns them into [`Event`]s for a [`Tracer`], here the
+//! [`RunRecordWriter`]. Without an observer nothing is built (one branch per event site,
+//! nothing in the interpreter loop), and the writer never feeds anything back, so a run
+//! gives the same results with or without a record. Times are integer ticks, [`TICKS_PER_UNIT`] = 1000 per time unit.
 //!
 //! ```
 //! use cppe::trace::{Event, RunHeader, RunRecordReader, RunRecordWriter, RunStats};
@@ -38,21 +40,20 @@
 //! * [`event`] — the header, event, statistics and footer types.
 //! * [`record`] — the byte layout, the writer, the streaming reader, [`TimeOrder`].
 //! * [`crate::crc`] — the incremental CRC-32 of the footer.
-//! * [`convert`], [`filter`], [`picl`], [`sddf`], [`chrome`], [`paraver`] — `cptrace`'s
-//!   streaming conversion to trace formats.
+//! * [`convert`], [`filter`] — `cptrace`'s streaming conversion: the driver and the
+//!   selection; [`states`] and [`calls`] — the processor states and the call stacks the
+//!   writers and `cpperf` share.
+//! * [`format`](mod@format) — the trace formats, one folder each (writer, reader, files), and their
+//!   registry [`format::Format`].
 //!
 //! Depends on serde, postcard and thiserror only; nothing in the crate upstream of the
 //! analysers (`sim`, `net`) is imported here, and nothing here knows the simulator.
 pub mod calls;
-pub mod chrome;
 pub mod convert;
 pub mod event;
 pub mod filter;
-pub mod otf2;
-pub mod paraver;
-pub mod picl;
+pub mod format;
 pub mod record;
-pub mod sddf;
 pub mod states;
 
 /// The marker line before an included file's text in a record header's `source`.

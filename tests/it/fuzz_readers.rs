@@ -396,18 +396,15 @@ pub fn exercise(target: &str, input: &[u8]) {
             }
             // Every cptrace writer behind its time-order buffer (OTF2 writes a folder of
             // files and is fuzzed through its own tests' records).
-            use cppe::trace::convert::{convert, Format};
-            for format in [Format::Picl, Format::Picl1, Format::Sddf, Format::Chrome, Format::Paraver] {
+            use cppe::trace::{convert::convert, format::Format};
+            for format in Format::ALL.into_iter().filter(|f| f.writer().is_some()) {
                 let _ = convert(input, format, Default::default(), &mut std::io::sink());
             }
         }
         "picl" | "picl1" | "sddf" => {
-            let r = match target {
-                "picl" => cppe::perf::import::picl::read(input),
-                "picl1" => cppe::perf::import::picl1::read(input),
-                _ => cppe::perf::import::sddf::read(input),
-            };
-            if let Ok(t) = r {
+            use cppe::trace::format::Format;
+            let format = Format::ALL.into_iter().find(|f| f.info().name == target).unwrap();
+            if let Some(Ok(t)) = format.read(&mut &input[..]) {
                 let charts = cppe::perf::Options { charts: true, ..cppe::perf::Options::default() };
                 let Ok(a) = cppe::perf::analyze_imported_with(&t, &charts) else { return };
                 let _ = cppe::perf::render::text(&a);

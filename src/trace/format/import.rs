@@ -1,6 +1,8 @@
-//! Text traces as run-record events, so that `cpperf` analyses a PICL or SDDF trace as
-//! it does a run record (SPEC §1 `cpperf run.trf`): [`picl`] reads the PICL 2.0 records
-//! and [`sddf`] the ASCII SDDF records that `cptrace` writes.
+//! What the trace readers share. They turn text traces into run-record events, so that
+//! `cpperf` analyses a PICL or SDDF trace as it does a run record (SPEC §1 `cpperf
+//! run.trf`): [`super::picl::read`] reads the PICL 2.0 records, [`super::picl::read_old`]
+//! the old compact ones and [`super::sddf::read`] the ASCII SDDF records that `cptrace`
+//! writes.
 //!
 //! Both give an [`Imported`] trace: a header (processors, program name when the trace
 //! says), the events in time order and the statistics. A trace written with `cptrace
@@ -11,10 +13,6 @@
 //! seconds with up to nine decimals is a whole number of ticks.
 //!
 //! Depends on [`crate::trace`] (the event types) and nom. Errors name the line.
-pub mod picl;
-pub mod picl1;
-pub mod sddf;
-
 use crate::trace::{Event, MsgPurpose, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
 
 /// The largest processor number a trace may use: per-processor tables are allocated
@@ -95,7 +93,7 @@ pub fn parse_seconds(s: &str) -> Option<Ticks> {
 /// record's line totals (`line_cost`), else the total busy time, processors used = those
 /// with busy time, messages and bytes = the channel sends, latency from sends to
 /// arrivals (or to receive completions when arrivals are not in the trace).
-fn derive_stats(events: &[Event], end: Ticks, pprocs: u32) -> RunStats {
+pub fn derive_stats(events: &[Event], end: Ticks, pprocs: u32) -> RunStats {
     use std::collections::BTreeMap;
     let mut busy = vec![0; pprocs as usize];
     let mut sent: BTreeMap<u64, Ticks> = BTreeMap::new();
@@ -143,7 +141,7 @@ fn derive_stats(events: &[Event], end: Ticks, pprocs: u32) -> RunStats {
 }
 
 /// Sorts by time, keeping the order of equal times.
-fn sort(events: &mut [Event]) {
+pub fn sort(events: &mut [Event]) {
     events.sort_by_key(Event::time);
 }
 
@@ -162,42 +160,5 @@ mod tests {
         assert_eq!(parse_seconds("-1"), None);
         assert_eq!(parse_seconds("1e3"), None);
         assert_eq!(parse_seconds("."), None);
-    }
-
-    proptest::proptest! {
-        /// No text makes a reader or the analysis of what it read panic: PICL-like lines
-        /// of small numbers, and SDDF lines mutated from a real record.
-        #[test]
-        fn readers_never_panic(
-            lines in proptest::collection::vec(
-                proptest::collection::vec(-1000i64..1000, 0..12), 0..20),
-            cut in 0usize..400,
-            junk in "[ -~]{0,20}",
-        ) {
-            let mut picl = String::new();
-            for l in &lines {
-                let t: Vec<String> = l.iter().enumerate().map(|(k, v)| if k == 2 {
-                    format!("0.{:06}", v.unsigned_abs())
-                } else {
-                    v.to_string()
-                }).collect();
-                picl.push_str(&t.join(" "));
-                picl.push('\n');
-            }
-            if let Ok(t) = picl::read(picl.as_bytes()) {
-                let _ = crate::perf::analyze_imported(&t);
-            }
-            // The same lines with the signs dropped are old-format records.
-            if let Ok(t) = picl1::read(picl.replace('-', "").as_bytes()) {
-                let _ = crate::perf::analyze_imported(&t);
-            }
-            let sddf = "SDDFA\n#2:\n\"proc_exit\" {\n\tdouble \"time\";\n\tint \"process\";\n};;\n\"proc_exit\" { 0.000002500, 3 };;\n";
-            let mut text = sddf[..cut.min(sddf.len())].to_string();
-            text.push_str(&junk);
-            text.push_str(&sddf[cut.min(sddf.len())..]);
-            if let Ok(t) = sddf::read(text.as_bytes()) {
-                let _ = crate::perf::analyze_imported(&t);
-            }
-        }
     }
 }

@@ -1,32 +1,32 @@
 //! The Paraver writer (`--format paraver`): the `.prv` records, and the `.pcf` (state and
 //! event names) and `.row` (row names) companions.
 //!
-//! Depends on [`super::convert`]. Model: one node, one application, one task per physical
+//! Depends on [`crate::trace::convert`]. Model: one node, one application, one task per physical
 //! processor with one thread; CPU `p + 1` is processor `p` and runs task `p + 1` (Paraver
 //! ids are 1-based). Times are nanoseconds, one time unit being one microsecond. The
 //! header line (`#Paraver (01/01/2026 at 00:00):FINAL_ns:1(P):1:P(1:1,…)`, a fixed date so
 //! outputs are deterministic) needs the final time, known only at the end of the run
 //! record: [`ParaverWriter`] writes the records only and returns the header line in
-//! [`super::convert::Report::extra`] as `prv-header`; `cptrace` writes it in front.
+//! [`crate::trace::convert::Report::extra`] as `prv-header`; `cptrace` writes it in front.
 //!
 //! Records: `1:cpu:1:task:1:begin:end:state` for every stretch of every processor's time:
 //! Running (1) for its busy intervals, and between them the state of its waiting
-//! processes ([`super::states`]: 3 waiting a message, 20 waiting for a remote read, 5
+//! processes ([`crate::trace::states`]: 3 waiting a message, 20 waiting for a remote read, 5
 //! for a lock, 7 for children, 21 delayed) or Idle (0), named in the `.pcf`; `2:…:time:70000004:pid+1` when a
 //! process starts and `…:70000004:0` when it ends; `2:…:time:70000003:1` when a process
 //! starts waiting in a receive and `…:70000003:0` when the receive completes;
 //! `2:…:time:70000001:id:70000002:label+1` for a probe; `2:…:time:70000005:f+1` when a
 //! process on the processor calls function `f` (index into the function table) and the
 //! caller's value (0: back in the process's own function) at the return, in every busy
-//! interval the call spans ([`super::calls`]); and
+//! interval the call spans ([`crate::trace::calls`]); and
 //! `3:cpu_s:1:task_s:1:send:send:cpu_r:1:task_r:1:recv_call:arrival:bytes:tag` for every
 //! channel message whose send and receive are kept (tag = flat channel element), placed
 //! at its receive. Records are sorted by time (a state by its begin).
-use super::calls::{CallMark, CallSplitter};
-use super::convert::{nanos, Context, Reorder, TraceWriter};
-use super::event::{Event, MsgPurpose, Reason, Ticks};
-use super::states::{PState, ProcessorStates, Stretch};
 use crate::dense::DenseMap;
+use crate::trace::calls::{CallMark, CallSplitter};
+use crate::trace::convert::{nanos, Context, Reorder, TraceWriter};
+use crate::trace::event::{Event, MsgPurpose, Reason, Ticks};
+use crate::trace::states::{PState, ProcessorStates, Stretch};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -110,7 +110,7 @@ pub fn pcf(labels: &[String], functions: &[String]) -> String {
     }
     s.push_str("\n\nSTATES_COLOR\n");
     for st in &states {
-        let [r, g, b] = super::states::palette::rgb(st.colour());
+        let [r, g, b] = crate::trace::states::palette::rgb(st.colour());
         let rgb = format!("{{{r},{g},{b}}}");
         s.push_str(&format!("{:<4} {rgb}\n", st.paraver()));
     }
@@ -269,6 +269,48 @@ impl TraceWriter for ParaverWriter {
     fn late(&self) -> u64 {
         self.buf.late()
     }
+}
+
+/// Writes the Paraver trace `prv` and its `.pcf` and `.row` beside it from the run record
+/// `input` (named `name` in errors). The `.prv`'s header holds the final time, known at
+/// the end: the records go to a scratch file first, then header and records into the
+/// `.prv`.
+pub fn write_files(
+    input: Box<dyn std::io::Read>,
+    sel: crate::trace::filter::Selection,
+    prv: &std::path::Path,
+    name: &str,
+) -> Result<crate::trace::convert::Report, super::WriteError> {
+    use super::WriteError;
+    use std::io::BufWriter;
+    let dir = super::folder_of(prv);
+    let stem = prv.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let scratch = dir.join(format!(".{stem}.body{}", std::process::id()));
+    let at = super::output_error;
+    let result = (|| {
+        let file = std::fs::File::create(&scratch).map_err(at(prv))?;
+        let mut body = BufWriter::new(file);
+        let mut writer = ParaverWriter::new();
+        let report = crate::trace::convert::convert_with(input, &mut writer, sel, &mut body).map_err(|e| match e {
+            crate::trace::convert::ConvertError::Io(io) => WriteError::Output { path: prv.to_path_buf(), source: io },
+            source => WriteError::Input { name: name.to_string(), source },
+        })?;
+        body.flush().map_err(at(prv))?;
+        drop(body);
+        let extra = |ext: &str| report.extra.iter().find(|(e, _)| *e == ext).map(|(_, s)| s.as_str()).unwrap_or("");
+        let mut file = crate::cli::AtomicFile::create(prv).map_err(at(prv))?;
+        writeln!(file, "{}", extra("prv-header")).map_err(at(prv))?;
+        let mut records = std::fs::File::open(&scratch).map_err(at(prv))?;
+        std::io::copy(&mut records, &mut file).map_err(at(prv))?;
+        for ext in ["pcf", "row"] {
+            let path = prv.with_extension(ext);
+            crate::cli::write_atomic(&path, extra(ext).as_bytes()).map_err(at(&path))?;
+        }
+        file.commit().map_err(at(prv))?;
+        Ok(report)
+    })();
+    let _ = std::fs::remove_file(&scratch);
+    result
 }
 
 #[cfg(test)]

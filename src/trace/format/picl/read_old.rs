@@ -1,5 +1,5 @@
 //! The old PICL reader: the compact PICL 1.x records of seed 001 Table 8-1 that
-//! `cptrace --format picl1` writes (see [`crate::trace::picl`]) turned back into
+//! `cptrace --format picl1` writes (see [`super`]) turned back into
 //! run-record events.
 //!
 //! A line is `key sec usec node fields…`, time in whole seconds and microseconds (one
@@ -13,7 +13,7 @@
 //! simulator's order for one sender; trace marks (`15`) are probes. The other keys of
 //! the format (open, close, sync, commstats, blocks, clock sync…) carry nothing the
 //! analysis uses and are skipped. Depends on [`super`] and [`crate::trace`].
-use super::{derive_stats, sort, ImportError, Imported, MAX_PPROC};
+use crate::trace::format::import::{derive_stats, sort, ImportError, Imported, MAX_PPROC};
 use crate::trace::{Event, MsgPurpose, RunHeader, Ticks, TICKS_PER_UNIT};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::BufRead;
@@ -211,8 +211,8 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     sort(&mut events);
     let header = RunHeader { pprocs: max_node + 1, ..RunHeader::default() };
     let stats = derive_stats(&events, end, header.pprocs);
-    let mut missing = super::missing(false, false);
-    missing.push(super::REBUILT.to_string());
+    let mut missing = crate::trace::format::import::missing(false, false);
+    missing.push(crate::trace::format::import::REBUILT.to_string());
     Ok(Imported { header, events, stats, missing, window_from: None })
 }
 

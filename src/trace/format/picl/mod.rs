@@ -1,7 +1,7 @@
 //! PICL trace writers: the PICL 2.0 "new" ASCII format that ParaGraph reads
 //! (`--format picl`) and the old compact format of seed 001 Table 8-1 (`--format picl1`).
 //!
-//! Depends on [`super::convert`] (the driver, the sorting buffer, busy/idle transitions).
+//! Depends on [`crate::trace::convert`] (the driver, the sorting buffer, busy/idle transitions).
 //!
 //! Time scale: one simulated time unit is one microsecond, so a run of 2720 units lasts
 //! 0.002720 s in ParaGraph. The new format writes seconds with nine decimals (exact to
@@ -29,9 +29,12 @@
 //! seconds and microseconds, written when an idle period ends and at the end), `19` trace
 //! exit (space 0), `20`/`21` block begin and end for a procedure's entry and exit
 //! (block type: the function's index + 1; location: the process; parameter 0).
-use super::convert::{seconds, Activity, Context, Reorder, TraceWriter};
-use super::event::{Event, MsgPurpose, RunStats, Ticks};
+pub mod read;
+pub mod read_old;
+
 use crate::dense::DenseMap;
+use crate::trace::convert::{seconds, Activity, Context, Reorder, TraceWriter};
+use crate::trace::event::{Event, MsgPurpose, RunStats, Ticks};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -287,7 +290,7 @@ impl TraceWriter for PiclWriter {
             // The header's names (functions, channels, labels, the source), so that the
             // reports name what the record names; the source is left out past 256 KiB.
             // In marks of at most 255 data, as the program's name.
-            let names = super::record::encode_names(cx.header, 256 << 10);
+            let names = crate::trace::record::encode_names(cx.header, 256 << 10);
             for chunk in names.chunks(255) {
                 writeln!(out, "-2 {NAMES_EVENT} {} 0 0 {}", seconds(start, self.tpu), byte_data(chunk))?;
             }
@@ -306,7 +309,7 @@ impl TraceWriter for PiclWriter {
         if !self.old {
             // Queued first: the event's own mark precedes the records made of it at the
             // same time, so the marks keep the record's order.
-            let data = byte_data(&super::record::encode_event(e));
+            let data = byte_data(&crate::trace::record::encode_event(e));
             self.buf.push(e.time(), Rec::Event { p: e.processors()[0].unwrap_or(0), data });
         }
         match *e {
@@ -330,7 +333,7 @@ impl TraceWriter for PiclWriter {
                 self.inflight.insert(msg, (src_pproc, ty));
                 self.buf.push(time, Rec::Send { p: src_pproc, pid: src_pid, dst: dst_pproc, ty, bytes });
             }
-            Event::State { time, pid, reason: super::event::Reason::Channel { channel, index }, .. } => {
+            Event::State { time, pid, reason: crate::trace::event::Reason::Channel { channel, index }, .. } => {
                 // A state change with a channel reason is a process blocking in a receive.
                 let ty = cx.channel_element(channel, index);
                 self.waiting.insert(u64::from(pid), ty);

@@ -1,24 +1,24 @@
 //! The Chrome Trace Event JSON writer (`--format chrome`), for Perfetto and
 //! chrome://tracing.
 //!
-//! Depends on [`super::convert`]. Layout: one process (`pid` 0, named after the program)
+//! Depends on [`crate::trace::convert`]. Layout: one process (`pid` 0, named after the program)
 //! with one thread per selected physical processor (`tid` = processor, named `P<n>` by
 //! `thread_name` metadata and ordered by `thread_sort_index`); an `X` slice per busy
 //! interval (name: the function the process runs, category `busy`, args: process, line,
 //! class), inside it an `X` slice per procedure call open in it (category `call`, named
 //! by the function, args: process and depth; a call that spans several intervals shows
-//! in each; [`super::calls`]), and one per idle stretch in which the processor's processes wait (category
-//! `state`, named by what they wait for: [`super::states`]) — a processor's intervals
+//! in each; [`crate::trace::calls`]), and one per idle stretch in which the processor's processes wait (category
+//! `state`, named by what they wait for: [`crate::trace::states`]) — a processor's intervals
 //! and stretches never overlap, so only calls nest, inside their interval; `i` instants for
 //! process creation and end and for probes; a `C` counter "busy processors" that steps at
 //! every change; and a flow per message (`s` at the send on the sender's track, `f` with
 //! `"bp":"e"` at the receive — the arrival for remote-memory traffic — on the receiver's
 //! track, sharing an `id`), written once both ends are known and kept. Times are
 //! microseconds with three decimals: one time unit is one microsecond.
-use super::calls::{CallMark, CallSplitter};
-use super::convert::{units, Activity, Context, Decimal, Reorder, TraceWriter};
-use super::event::{BusyClass, Event, MsgPurpose, Ticks};
-use super::states::{PState, ProcessorStates, Stretch};
+use crate::trace::calls::{CallMark, CallSplitter};
+use crate::trace::convert::{units, Activity, Context, Decimal, Reorder, TraceWriter};
+use crate::trace::event::{BusyClass, Event, MsgPurpose, Ticks};
+use crate::trace::states::{PState, ProcessorStates, Stretch};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Write};
 

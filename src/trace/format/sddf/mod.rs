@@ -1,15 +1,17 @@
 //! The ASCII Pablo Self-Defining Data Format writer (`--format sddf`; seed 001 Fig. 8-18).
 //!
-//! Depends on [`super::convert`] and [`super::filter::KINDS`]. The output is `SDDFA`, a
+//! Depends on [`crate::trace::convert`] and [`crate::trace::filter::KINDS`]. The output is `SDDFA`, a
 //! stream-attribute comment (creating program, program name, topology, ticks), one
 //! record descriptor per selected event kind (`#1:` … `#13:` in the order of
-//! [`super::filter::KINDS`], each field with a `// "name" "description"` attribute), then
+//! [`crate::trace::filter::KINDS`], each field with a `// "name" "description"` attribute), then
 //! one data record per kept event in run-record order (by time; a busy interval at its
 //! end). Times are `double` seconds, one time unit being one microsecond; state, reason,
 //! purpose and class are integer codes listed in the descriptors' attributes.
-use super::convert::{seconds, Context, TraceWriter};
-use super::event::{BusyClass, Event, MsgPurpose, Reason, RunStats, Ticks};
-use super::filter::KINDS;
+pub mod read;
+
+use crate::trace::convert::{seconds, Context, TraceWriter};
+use crate::trace::event::{BusyClass, Event, MsgPurpose, Reason, RunStats, Ticks};
+use crate::trace::filter::KINDS;
 use std::io::{self, Write};
 
 /// One descriptor: the record name and its fields as (type, name, description).
@@ -252,7 +254,7 @@ impl TraceWriter for SddfWriter {
     fn begin(&mut self, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
         self.tpu = cx.header.ticks_per_unit;
         let h = cx.header;
-        writeln!(out, "SDDFA")?;
+        writeln!(out, "{}", read::FIRST_LINE)?;
         writeln!(out, "/*")?;
         writeln!(out, " * \"creation program\" \"cptrace\"")?;
         writeln!(out, " * \"program\" {}", quote(&h.program))?;
@@ -261,12 +263,12 @@ impl TraceWriter for SddfWriter {
         writeln!(out, " * \"time unit\" \"1 time unit = 1 microsecond\"")?;
         if let Some(m) = h.network_links() {
             // The network's directed links, for the network load.
-            writeln!(out, " * {} \"{m}\"", quote(super::event::LINKS_PARAM))?;
+            writeln!(out, " * {} \"{m}\"", quote(crate::trace::event::LINKS_PARAM))?;
         }
         // The header's names (functions, channels, labels, the source; the source left
         // out past 256 KiB), as hex of their record encoding, so that the reports name
         // what the record names.
-        let names = super::record::encode_names(h, 256 << 10);
+        let names = crate::trace::record::encode_names(h, 256 << 10);
         let hex: String = names.iter().map(|b| format!("{b:02x}")).collect();
         writeln!(out, " * {} \"{hex}\"", quote(NAMES_ATTRIBUTE))?;
         if let Some(from) = cx.selection.from {

@@ -2,7 +2,7 @@
 //! Vampir, Scalasca's analysers) open, written by this module alone, without the C
 //! library.
 //!
-//! Depends on [`super::convert`] and [`super::states`].
+//! Depends on [`crate::trace::convert`] and [`crate::trace::states`].
 //!
 //! # The archive
 //!
@@ -36,7 +36,7 @@
 //!   seed's matrix product `main` is entered once and `multiply` 64 times. Waits are
 //!   regions of their own, nested in the function that waits: "waiting for a message",
 //!   "… a remote read", "… a lock", "… children", "delayed" (the states of
-//!   [`super::states`]) and "waiting for the processor" (ready while another process
+//!   [`crate::trace::states`]) and "waiting for the processor" (ready while another process
 //!   of its processor runs). A function's exclusive time is therefore the time its
 //!   process ran in it. A wait that ends at the instant it began is not written.
 //! - **Communicators:** one per channel of the program, over a group whose rank `n` is
@@ -56,9 +56,9 @@
 //! a partial chunk is held in memory up to [`SPILL`] bytes and then appended, its header
 //! patched when the chunk is complete, so memory stays small however many processes are
 //! alive. The archive has one event file per process.
-use super::convert::{Context, TraceWriter};
-use super::event::{Event, MsgPurpose, ProcState, Reason, Ticks};
-use super::states::{wait_of, PState};
+use crate::trace::convert::{Context, TraceWriter};
+use crate::trace::event::{Event, MsgPurpose, ProcState, Reason, Ticks};
+use crate::trace::states::{wait_of, PState};
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
@@ -372,6 +372,47 @@ fn wait_index(state: ProcState, reason: Reason) -> Option<u32> {
         PState::Delay => Some(4),
         PState::Running | PState::Idle => None,
     }
+}
+
+/// Writes the OTF2 archive whose anchor is `anchor` (`NAME.otf2`) from the run record
+/// `input` (named `name` in errors). Its files are written into a scratch directory beside
+/// the anchor, then moved into place (an existing archive of the same name is replaced),
+/// so a failed conversion leaves no half-written archive.
+pub fn write_archive(
+    input: Box<dyn std::io::Read>,
+    sel: crate::trace::filter::Selection,
+    anchor: &Path,
+    name: &str,
+) -> Result<crate::trace::convert::Report, super::WriteError> {
+    use super::WriteError;
+    let dir = super::folder_of(anchor);
+    let stem = match (anchor.file_stem(), anchor.extension()) {
+        (Some(s), Some(e)) if e == "otf2" => s.to_string_lossy().into_owned(),
+        _ => {
+            return Err(WriteError::Usage(format!(
+                "{}: the OTF2 anchor file must be named NAME.otf2",
+                anchor.display()
+            )))
+        }
+    };
+    let scratch = dir.join(format!(".{stem}.otf2-partial{}", std::process::id()));
+    let at = super::output_error;
+    let result = (|| {
+        std::fs::create_dir_all(&scratch).map_err(at(&scratch))?;
+        let mut writer = Otf2Writer::new(&scratch, &stem);
+        let report = crate::trace::convert::convert_with(input, &mut writer, sel, &mut std::io::sink())
+            .map_err(|source| WriteError::Input { name: name.to_string(), source })?;
+        for part in Otf2Writer::parts(&stem) {
+            let target = dir.join(&part);
+            if target.is_dir() {
+                std::fs::remove_dir_all(&target).map_err(at(&target))?;
+            }
+            std::fs::rename(scratch.join(&part), &target).map_err(at(&target))?;
+        }
+        Ok(report)
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
 }
 
 impl Otf2Writer {

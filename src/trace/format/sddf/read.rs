@@ -1,15 +1,15 @@
 //! The ASCII SDDF reader: the records `cptrace --format sddf` writes (see
-//! [`crate::trace::sddf`]) turned back into run-record events.
+//! [`super`]) turned back into run-record events.
 //!
 //! The stream is `SDDFA`, an optional attribute comment (`/* … */ ;;`, whose `"program"`
 //! and `"processors"` pairs are used), record descriptors (`#tag:` … `};;`, which must
 //! have the fields of ours) and data records, one a line: `"name" { v, v, … };;`. Every
 //! event of the run record is in the trace, so the analysis is that of the record, except
 //! that names are gone: channels are numbered by flat element (channel 0, index = the
-//! element), functions and labels by index. Depends on [`super`], [`crate::trace`]
-//! (the descriptors) and nom.
-use super::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
-use crate::trace::sddf::{DESCRIPTORS, STATS_FIELDS};
+//! element), functions and labels by index. Depends on [`super`] (the descriptors), [`crate::trace`]
+//! and nom.
+use super::{DESCRIPTORS, STATS_FIELDS};
+use crate::trace::format::import::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
 use crate::trace::{
     BusyClass, Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks, LINKS_PARAM, TICKS_PER_UNIT,
 };
@@ -22,6 +22,9 @@ use nom::sequence::{delimited, pair, preceded, terminated, tuple};
 use nom::IResult;
 use std::collections::BTreeMap;
 use std::io::BufRead;
+
+/// The first line of an ASCII SDDF stream.
+pub const FIRST_LINE: &str = "SDDFA";
 
 /// A field value of a data record.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,7 +122,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
         let line = line.map_err(|e| err(format!("cannot read: {e}")))?;
         let l = line.trim();
         if n == 1 {
-            if l != "SDDFA" {
+            if l != FIRST_LINE {
                 return Err(err("not ASCII SDDF (the first line is not SDDFA)".into()));
             }
             continue;
@@ -138,7 +141,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                             "topology" => header.topology = v,
                             "processors" => pprocs_attr = v.parse().ok().filter(|&p| p <= MAX_PPROC),
                             "window from" => window_from = parse_seconds(&v),
-                            k if k == crate::trace::sddf::NAMES_ATTRIBUTE => {
+                            k if k == super::NAMES_ATTRIBUTE => {
                                 let bytes: Option<Vec<u8>> = (0..v.len() / 2)
                                     .map(|i| v.get(2 * i..2 * i + 2).and_then(|x| u8::from_str_radix(x, 16).ok()))
                                     .collect();
@@ -350,7 +353,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     sort(&mut events);
     header.pprocs = pprocs_attr.unwrap_or(max_pproc + 1).max(max_pproc + 1);
     let mut derived = derive_stats(&events, end, header.pprocs);
-    let missing = super::missing(stats.is_some(), !header.program.is_empty());
+    let missing = crate::trace::format::import::missing(stats.is_some(), !header.program.is_empty());
     if let Some(s) = stats {
         derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };
     }

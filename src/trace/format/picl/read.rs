@@ -1,5 +1,5 @@
 //! The PICL 2.0 reader: the records `cptrace --format picl` writes (see
-//! [`crate::trace::picl`]) turned back into run-record events.
+//! [`super`]) turned back into run-record events.
 //!
 //! A line is `record event time node process n [format data…]`. What PICL does not hold
 //! is rebuilt: a processor is busy from its trace begin (`-3 -901`) except inside idle
@@ -9,11 +9,11 @@
 //! simulator's order for one sender; a process ends (PICL has no such record) where its
 //! processor last fell idle after its last event and before another process's next event
 //! there, or at its last event. A trace that carries the run record's events in `-2
-//! -999` marks ([`crate::trace::picl::EVENT_EVENT`], written by `cptrace`) is read as
+//! -999` marks ([`super::EVENT_EVENT`], written by `cptrace`) is read as
 //! those events instead, so that its analysis is the record's. Records of other kinds
 //! are skipped. Depends on
 //! [`super`], [`crate::trace`] and nom.
-use super::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
+use crate::trace::format::import::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
 use crate::trace::{BusyClass, Event, MsgPurpose, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
 use nom::bytes::complete::take_while1;
 use nom::character::complete::space1;
@@ -273,9 +273,9 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     }
     let header = RunHeader { pprocs: max_node + 1, program, ..names };
     let mut derived = derive_stats(&events, end, header.pprocs);
-    let mut missing = super::missing(stats.is_some(), !header.program.is_empty());
+    let mut missing = crate::trace::format::import::missing(stats.is_some(), !header.program.is_empty());
     if rebuilt {
-        missing.push(super::REBUILT.to_string());
+        missing.push(crate::trace::format::import::REBUILT.to_string());
     }
     if let Some(s) = stats {
         derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };

@@ -1,0 +1,108 @@
+//! `cpcc` — compile a CPC program to vCode.
+use super::{bail, usage, Context, Result};
+use crate::cli::{self, exit, Sink};
+use crate::lang::{self, FrontOptions};
+use crate::vcode::{cod, listing};
+use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+
+/// Compile a CPC (Concordia Parallel C) program to vCode.
+///
+/// Writes FILE's `.cod` beside it when standard output is a terminal, and to standard
+/// output otherwise, so `cpcc prog.c | cpss` works. Diagnostics go to standard error.
+#[derive(Parser, Debug)]
+#[command(name = "cpcc", version, about = "compile a CPC (Concordia Parallel C) program to vCode", long_about = None)]
+pub struct Args {
+    /// Print a completion script for SHELL and exit.
+    #[arg(long, value_name = "SHELL")]
+    completions: Option<clap_complete::Shell>,
+    /// CPC source file; `-` or none reads standard input.
+    file: Option<PathBuf>,
+    /// Write the output here (`-` for standard output).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Print the vCode listing (source line, vCode index, mnemonic, operands) instead of a .cod.
+    #[arg(short = 'S')]
+    listing: bool,
+    /// What to produce: a .cod file or the listing (`-S` is `--emit listing`).
+    #[arg(long, value_enum, value_name = "KIND")]
+    emit: Option<Emit>,
+    /// Read include files only from inside DIR (paths resolved, links followed); others
+    /// are refused with an error (for graders compiling students' programs).
+    #[arg(long, value_name = "DIR")]
+    sandbox: Option<PathBuf>,
+    /// Show at most N errors (0: all); "did you mean" notes are looked for only
+    /// within them.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    error_limit: usize,
+    /// Add DIR to the `#include` search path (after the source's folder; before $CPPE).
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Emit {
+    Cod,
+    Listing,
+}
+
+/// `cpcc`: compiles on a thread with a large stack (the checker and code generator walk
+/// the syntax tree recursively; the parser bounds its depth, and the large stack leaves a
+/// wide margin under that bound).
+pub fn main(args: Args) -> Result<i32> {
+    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run(&args));
+    match worker {
+        Ok(handle) => handle.join().unwrap_or_else(|_| Err(usage!("the compiler failed"))),
+        Err(e) => Err(e).context("starting the compiler's thread"),
+    }
+}
+
+fn run(args: &Args) -> Result<i32> {
+    if let Some(shell) = args.completions {
+        cli::print_completions(shell, &mut <Args as clap::CommandFactory>::command(), "cpcc")?;
+        return Ok(exit::OK);
+    }
+    let input = cli::read_input_within(args.file.as_deref(), cli::MAX_TEXT, None)?;
+    let text = String::from_utf8(input.bytes).map_err(|e| {
+        let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
+        usage!("{}:{line}: the source is not UTF-8 text", input.name)
+    })?;
+    let opts = FrontOptions {
+        include_dirs: args.include.clone(),
+        env_dirs: std::env::var("CPPE").map(|v| cli::split_search_path(&v)).unwrap_or_default(),
+        // cpcc exits once the module is written.
+        leak_syntax_tree: true,
+        sandbox: args.sandbox.clone(),
+        error_limit: (args.error_limit > 0).then_some(args.error_limit),
+    };
+    let compiled = match lang::compile(&input.name, &text, &opts) {
+        Ok(c) => c,
+        Err(failure) => {
+            eprint!("{failure}");
+            return Ok(exit::USAGE);
+        }
+    };
+    if !compiled.warnings.is_empty() {
+        eprint!("{}", compiled.sources.render_all(&compiled.warnings));
+    }
+    let emit = if args.listing { Emit::Listing } else { args.emit.unwrap_or(Emit::Cod) };
+    if emit == Emit::Listing {
+        Sink::from_arg(args.output.as_deref()).write(listing::listing(&compiled.module).as_bytes())?;
+        return Ok(exit::OK);
+    }
+    let bytes = cod::try_encode(&compiled.module)?;
+    let sink = match &args.output {
+        Some(p) => Sink::from_arg(Some(p)),
+        None if cli::stdout_is_terminal() => match &input.path {
+            Some(src) => Sink::File(src.with_extension("cod")),
+            None => bail!("refusing to write a binary .cod to the terminal: give -o FILE or redirect"),
+        },
+        None => Sink::Stdout,
+    };
+    if sink == Sink::Stdout && cli::stdout_is_terminal() {
+        bail!("refusing to write a binary .cod to the terminal: give -o FILE or redirect");
+    }
+    sink.write(&bytes).context("writing the .cod")?;
+    Ok(exit::OK)
+}

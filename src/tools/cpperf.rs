@@ -1,0 +1,375 @@
+//! `cpperf` — analyse run records: speedup, efficiency, utilization, granularity, the
+//! communication matrix, the critical path and the weighted critical path.
+use super::{bail, usage, Context, Result};
+use crate::cli::{self, exit};
+use crate::perf::summary::{self, Summary};
+use crate::perf::{analyze_any, analyze_any_with, detect, render, whatif, Analysis, InputKind, Options};
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+use rayon::prelude::*;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Analyse run records written by cpss -t.
+///
+/// Reports parallel and sequential time, speedup, efficiency, processor utilization,
+/// messages, granularity (computation : communication), the critical path of the
+/// execution graph and the weighted critical path with each segment's share, phases
+/// between probes, critical-path imbalance, link traffic, what-if answers and the cost
+/// of each source line.
+#[derive(Parser, Debug)]
+#[command(name = "cpperf", version, about = "analyse run records: speedup, utilization, granularity, critical path and weighted critical path", long_about = None, args_conflicts_with_subcommands = true)]
+pub struct Args {
+    /// Print a completion script for SHELL and exit.
+    #[arg(long, value_name = "SHELL")]
+    completions: Option<clap_complete::Shell>,
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Run records; `-` or none reads standard input.
+    runs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+    /// Print only the communication matrix between virtual processors as CSV
+    /// `src,dst,bytes` (the format cpmap --comm reads).
+    #[arg(long)]
+    comm: bool,
+    /// Write gantt.svg (with the critical path), spacetime.svg and utilization.svg into
+    /// DIR (with several runs, into one subfolder per run named after its file).
+    #[arg(long, value_name = "DIR")]
+    svg: Option<PathBuf>,
+    /// Write the visual report: one self-contained HTML file (data, script and styles
+    /// inside; no network) with the timeline, utilization, communication matrix,
+    /// topology, WCPA, phases, statistics and source views. One run only.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// How much shorter the critical path gets when TARGET takes no time:
+    /// function=NAME (the processes running NAME) or phase=LABEL (the phase opened by the
+    /// probe LABEL); may be repeated. Prints only the answers (text or CSV; the JSON
+    /// report holds them in `what_if`).
+    #[arg(long = "what-if", value_name = "TARGET", value_parser = parse_target)]
+    what_if: Vec<whatif::Target>,
+    /// Show only the N most expensive source lines (text, JSON and --table lines).
+    #[arg(long, value_name = "N")]
+    top_lines: Option<usize>,
+    /// Print only one table as CSV: lines, phases, links, imbalance, processes, functions
+    /// or what-if.
+    #[arg(long, value_enum, value_name = "TABLE", conflicts_with = "comm")]
+    table: Option<Table>,
+    /// Print the short form: the headline figures and the five heaviest segments of the
+    /// weighted critical path (text).
+    #[arg(long, conflicts_with_all = ["comm", "table", "what_if"])]
+    summary: bool,
+    /// Analyse only the window from time T (time units): every figure is the window's,
+    /// its times counted from T.
+    #[arg(long, value_name = "T", conflicts_with = "comm")]
+    from: Option<String>,
+    /// Analyse only the window up to time T (time units; default the run's end).
+    #[arg(long, value_name = "T", conflicts_with = "comm")]
+    to: Option<String>,
+    /// Add the procedure profile: per function its calls, inclusive and exclusive busy
+    /// time, mean and sd per call, critical-path share and concurrency-weighted time.
+    #[arg(long, conflicts_with = "comm")]
+    functions: bool,
+}
+
+fn parse_target(s: &str) -> Result<whatif::Target, String> {
+    whatif::Target::parse(s)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Table {
+    /// Cost per source line.
+    Lines,
+    /// Phases between probes.
+    Phases,
+    /// Link traffic from traced routes.
+    Links,
+    /// Critical-path imbalance per function.
+    Imbalance,
+    /// Every process: function, processor, start, end, busy time, messages.
+    Processes,
+    /// The procedure profile (as --functions).
+    Functions,
+    /// The --what-if answers.
+    WhatIf,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compare two runs metric by metric; exit 1 when one regresses beyond the tolerance.
+    Compare(CompareArgs),
+}
+
+/// Compare two runs' statistics (CSV from cpperf --format csv or cpss --stats csv, run
+/// records, PICL or SDDF traces). Times, latency, critical path, messages and bytes
+/// regress when they grow; speedup, efficiency, utilization and granularity when they
+/// shrink.
+#[derive(ClapArgs, Debug)]
+struct CompareArgs {
+    /// The reference run.
+    base: PathBuf,
+    /// The run to check.
+    new: PathBuf,
+    /// Largest change in the bad direction that is not a regression, in percent of the
+    /// base value: P% for every metric, METRIC=P% for one (comma list).
+    #[arg(long, value_name = "P%", default_value = "2%")]
+    tolerance: String,
+    /// Compare only these metrics, each of which then gates (comma list); default: every
+    /// metric both runs have but host_seconds, with par_time, speedup and efficiency gating.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    metrics: Option<Vec<String>>,
+    /// Compare the cost of each source line instead (run records or traces of two
+    /// versions): both runs side by side on one scale, with the change per line. Does
+    /// not gate (exit 0).
+    #[arg(long, conflicts_with_all = ["metrics"])]
+    lines: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// Human-readable report.
+    Text,
+    /// One header line and one row per run.
+    Csv,
+    /// One JSON object per run, one per line.
+    Json,
+}
+
+/// `cpperf`: the report of the runs given, or `cpperf compare`'s verdict.
+pub fn main(args: Args) -> Result<i32> {
+    match &args.command {
+        Some(Command::Compare(c)) => compare(c),
+        None => run(&args).map(|()| exit::OK),
+    }
+}
+
+fn open_input(path: &Path) -> Result<(String, Box<dyn BufRead>)> {
+    if path.as_os_str() == "-" {
+        return Ok(("<stdin>".into(), Box::new(BufReader::new(std::io::stdin().lock()))));
+    }
+    let f = cli::open_input(path)?;
+    Ok((path.display().to_string(), Box::new(BufReader::new(f))))
+}
+
+fn read_all(path: &Path) -> Result<(String, Vec<u8>)> {
+    let (name, mut input) = open_input(path)?;
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes).with_context(|| name.clone())?;
+    Ok((name, bytes))
+}
+
+/// `cpperf compare`: exit 1 on a regression, 0 otherwise.
+fn compare(c: &CompareArgs) -> Result<i32> {
+    if c.lines {
+        let analyse = |path: &Path| -> Result<Analysis> {
+            let (name, bytes) = read_all(path)?;
+            crate::perf::analyze_bytes(&bytes).with_context(|| format!("{name} (--lines needs a run record or trace)"))
+        };
+        let (base, new) = (analyse(&c.base)?, analyse(&c.new)?);
+        let out = match c.format {
+            FormatArg::Text => crate::perf::lines::changes_text(&base.lines, &new.lines),
+            FormatArg::Csv => crate::perf::lines::changes_csv(&base.lines, &new.lines),
+            FormatArg::Json => crate::perf::lines::changes_json(&base.lines, &new.lines),
+        };
+        cli::write_stdout(out.as_bytes())?;
+        return Ok(exit::OK);
+    }
+    let tolerance = crate::perf::compare::parse_tolerances(&c.tolerance).context("--tolerance")?;
+    let (bn, base) = read_all(&c.base)?;
+    let base = crate::perf::metrics_of_bytes(&base).with_context(|| bn.clone())?;
+    let (nn, new) = read_all(&c.new)?;
+    let new = crate::perf::metrics_of_bytes(&new).with_context(|| nn.clone())?;
+    let cmp = crate::perf::compare::compare(&base, &new, &tolerance, c.metrics.as_deref())?;
+    let out = match c.format {
+        FormatArg::Text => cmp.text(),
+        FormatArg::Csv => cmp.csv(),
+        FormatArg::Json => cmp.json(),
+    };
+    cli::write_stdout(out.as_bytes())?;
+    Ok(if cmp.regressed() { exit::RUNTIME } else { exit::OK })
+}
+
+/// `--comm` without `--svg`: only the summary is needed, so run records are read in one
+/// streaming pass whose memory does not grow with the number of events.
+fn comm_only(paths: &[PathBuf]) -> Result<()> {
+    let summaries: Vec<(String, Summary)> = paths
+        .par_iter()
+        .map(|p| {
+            let (name, mut input) = open_input(p)?;
+            let head = input.fill_buf().with_context(|| name.clone())?;
+            let s = if detect(head) == Some(InputKind::Record) {
+                summary::summarize(input).with_context(|| name.clone())?
+            } else {
+                analyze_any(input).with_context(|| name.clone())?.summary
+            };
+            Ok((name, s))
+        })
+        .collect::<Result<_>>()?;
+    let mut out = String::new();
+    for (name, s) in &summaries {
+        if summaries.len() > 1 {
+            out.push_str(&format!("# {name}\n"));
+        }
+        out.push_str(&s.comm_csv());
+    }
+    cli::write_stdout(out.as_bytes())?;
+    Ok(())
+}
+
+fn run(args: &Args) -> Result<()> {
+    if let Some(shell) = args.completions {
+        cli::print_completions(shell, &mut <Args as clap::CommandFactory>::command(), "cpperf")?;
+        return Ok(());
+    }
+    let paths: Vec<PathBuf> = if args.runs.is_empty() { vec![PathBuf::from("-")] } else { args.runs.clone() };
+    if args.summary && args.format != FormatArg::Text {
+        bail!("--summary is the short text form; --format csv already gives one row per run");
+    }
+    let time = |flag: &str, v: &Option<String>| -> Result<Option<u64>> {
+        v.as_deref().map(|v| cli::parse_units(v).map_err(|e| usage!("--{flag}: {e}"))).transpose()
+    };
+    let window = match (time("from", &args.from)?, time("to", &args.to)?) {
+        (None, None) => None,
+        (from, to) => {
+            let (from, to) = (from.unwrap_or(0), to.unwrap_or(u64::MAX));
+            if from >= to {
+                bail!("--from must be before --to");
+            }
+            Some(crate::perf::window::Window { from, to })
+        }
+    };
+    let functions = args.functions || args.table == Some(Table::Functions);
+    let opts = Options { what_if: args.what_if.clone(), window, functions, charts: args.svg.is_some() };
+    if args.comm && args.svg.is_none() {
+        return comm_only(&paths);
+    }
+    let mut page = None;
+    if let Some(html) = &args.html {
+        if paths.len() != 1 {
+            bail!("--html writes the report of one run: give one");
+        }
+        let (name, bytes) = read_all(&paths[0])?;
+        let (a, text) = crate::perf::html_report(&bytes, &opts).with_context(|| name.clone())?;
+        for note in &a.notes {
+            eprintln!("cpperf: {name}: note: {note}");
+        }
+        page = Some((name, a, text, html.clone()));
+    }
+    if let Some((_, _, text, path)) = &page {
+        cli::write_atomic(path, text.as_bytes())?;
+        eprintln!("cpperf: wrote {}", path.display());
+    }
+    // Runs are independent: analysed in parallel, reported in the order given.
+    let progress = cli::Progress::spinner("analysing");
+    let analyses: Vec<(String, Analysis)> = if let Some((name, a, _, _)) = page {
+        vec![(name, a)]
+    } else {
+        paths
+            .par_iter()
+            .map(|p| {
+                let (name, input) = open_input(p)?;
+                let a = analyze_any_with(input, &opts).with_context(|| name.clone())?;
+                for note in &a.notes {
+                    eprintln!("cpperf: {name}: note: {note}");
+                }
+                Ok((name, a))
+            })
+            .collect::<Result<_>>()?
+    };
+    progress.finish();
+    let many = analyses.len() > 1;
+    if let Some(dir) = &args.svg {
+        // With several runs, one folder each, named after the run (two runs of the same
+        // name get -2, -3, …), so no run's charts replace another's.
+        let mut used: Vec<String> = Vec::new();
+        for (name, a) in &analyses {
+            let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let mut folder = if stem.is_empty() || stem == "<stdin>" { "stdin".to_string() } else { stem };
+            let base = folder.clone();
+            let mut k = 1;
+            while used.contains(&folder) {
+                k += 1;
+                folder = format!("{base}-{k}");
+            }
+            used.push(folder.clone());
+            let out_dir = if many { dir.join(&folder) } else { dir.clone() };
+            std::fs::create_dir_all(&out_dir).with_context(|| out_dir.display().to_string())?;
+            for (file, text) in crate::perf::charts(a, a.summary.pprocs_used) {
+                let path = out_dir.join(file);
+                cli::write_atomic(&path, text.as_bytes())?;
+                eprintln!("cpperf: wrote {}", path.display());
+            }
+        }
+    }
+    let mut out = String::new();
+    if args.comm {
+        for (name, a) in &analyses {
+            if many {
+                out.push_str(&format!("# {name}\n"));
+            }
+            out.push_str(&a.summary.comm_csv());
+        }
+    } else if let Some(t) = args.table {
+        for (name, a) in &analyses {
+            if many {
+                out.push_str(&format!("# {name}\n"));
+            }
+            out.push_str(&match t {
+                Table::Lines => crate::perf::lines::csv(&a.lines, args.top_lines),
+                Table::Phases => crate::perf::phases::csv(&a.phases),
+                Table::Links => crate::perf::links::csv(&a.links),
+                Table::Imbalance => crate::perf::imbalance::csv(&a.imbalance),
+                Table::Processes => crate::perf::processes::csv(&a.processes),
+                Table::Functions => a.procedures.as_ref().map_or_else(String::new, crate::perf::functions::csv),
+                Table::WhatIf => crate::perf::whatif::csv(&a.what_if),
+            });
+        }
+    } else if !args.what_if.is_empty() && args.format != FormatArg::Json {
+        // --what-if answers its question: the comparison only (the JSON document keeps
+        // its one layout, whose `what_if` holds the answers).
+        for (i, (name, a)) in analyses.iter().enumerate() {
+            if many {
+                out.push_str(&format!("{}# {name}\n", if i > 0 { "\n" } else { "" }));
+            }
+            out.push_str(&match args.format {
+                FormatArg::Csv => whatif::csv(&a.what_if),
+                _ => format!("Program: {}{}", a.program, whatif::text(&a.what_if)),
+            });
+        }
+    } else if args.summary {
+        for (i, (name, a)) in analyses.iter().enumerate() {
+            if many {
+                out.push_str(&format!("{}== {name} ==\n", if i > 0 { "\n" } else { "" }));
+            }
+            out.push_str(&render::summary_text(a));
+        }
+    } else {
+        match args.format {
+            FormatArg::Text => {
+                for (i, (name, a)) in analyses.iter().enumerate() {
+                    if many {
+                        out.push_str(&format!("{}== {name} ==\n", if i > 0 { "\n" } else { "" }));
+                    }
+                    out.push_str(&render::text_with(a, args.top_lines));
+                }
+            }
+            FormatArg::Csv => {
+                out.push_str(render::CSV_HEADER);
+                out.push('\n');
+                for (_, a) in &analyses {
+                    out.push_str(&render::csv_row(a));
+                }
+            }
+            FormatArg::Json => {
+                for (_, a) in &analyses {
+                    out.push_str(&render::json_with(a, args.top_lines));
+                }
+            }
+        }
+    }
+    cli::write_stdout(out.as_bytes())?;
+    Ok(())
+}
