@@ -83,7 +83,7 @@
 //! * A run parameter (a number or a word of a fixed set that shapes a run) is declared
 //!   only as a row of its table (`net::params::PARAMS`, `sim::params::PARAMS`): `cpss`'s
 //!   flags, `--list-params`, config and sweep keys, the debugger's `set` and the man
-//!   page's PARAMETERS list all follow from the rows (`tests/it/docs.rs` checks the page,
+//!   page's Parameters list (in OPTIONS) all follow from the rows (`tests/it/docs.rs` checks the page,
 //!   `tests/it/params.rs` every way of setting each row).
 pub mod cli;
 pub mod crc;

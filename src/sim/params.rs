@@ -31,7 +31,7 @@ pub const PARAMS: &[Param<RunOptions>] = &[
             name: "seed",
             kind: Kind::Whole { min: 0, max: u64::MAX, unit: "" },
             default: "0",
-            doc: "seed of rand(), of the random mapping and of a machine file's sampled timings",
+            doc: "seed of rand(), of the random mapping and of a machine file's sampled timings (xoshiro256** seeded by SplitMix64, a stream that does not change between versions)",
             models: "all",
             at_stop: false,
         },
@@ -43,7 +43,7 @@ pub const PARAMS: &[Param<RunOptions>] = &[
             name: "scale-costs",
             kind: FACTOR,
             default: "1",
-            doc: "multiply every instruction cost by this factor",
+            doc: "multiply every instruction cost by this factor (a slower or faster clock)",
             models: "all",
             at_stop: false,
         },
@@ -134,7 +134,7 @@ pub fn listing_json() -> String {
     s
 }
 
-/// The man page's parameter table (`man/cpss.1`, section PARAMETERS), which a test
+/// The man page's parameter table (`man/cpss.1`, OPTIONS, Parameters), which a test
 /// checks against the rows.
 pub fn man_table() -> String {
     let esc = |t: &str| t.replace('-', "\\-");

@@ -98,7 +98,7 @@ fn each_tool_describes_itself_as_its_man_page_does() {
 
 #[test]
 fn the_man_page_s_parameter_table_is_the_code_s() {
-    // man/cpss.1's PARAMETERS list, between its markers, is what the parameter table
+    // man/cpss.1's Parameters list, between its markers, is what the parameter table
     // generates (UPDATE_EXPECT=1 rewrites it): a parameter is declared only in the table.
     let path = root().join("man/cpss.1");
     let page = std::fs::read_to_string(&path).unwrap();
@@ -110,7 +110,7 @@ fn the_man_page_s_parameter_table_is_the_code_s() {
         std::fs::write(&path, format!("{}{want}{}", &page[..a], &page[b..])).unwrap();
         return;
     }
-    assert_eq!(&page[a..b], want, "man/cpss.1 PARAMETERS differs from the table (UPDATE_EXPECT=1 rewrites it)");
+    assert_eq!(&page[a..b], want, "man/cpss.1 Parameters differs from the table (UPDATE_EXPECT=1 rewrites it)");
     // And --list-params lists the same names, one row each.
     let out = crate::harness::run("cpss", &["--list-params", "--format", "json"]);
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
