@@ -39,7 +39,7 @@
 //! | [`sim`] | the simulator core: `sim::engine` (one file each for the quantum scheduler, processes, channels and remote accesses, the instructions beyond the hot loop, the vCode interpreter, its superinstructions, and the network's own thread that runs a contention network ahead of the processors with identical results), the memory pool with owners, the default allocation, statistics; `sim::setup` (options to a ready configuration), `sim::groups` (group overrides of the machine parameters), `sim::run` (repetitions, sweeps), `sim::debug` (the debugger) |
 //! | [`machine`] | machine description files (seed 004): processor types with per-instruction timings `mean [sd]`, link-list topologies, expressions with references, per-run sampling |
 //! | [`net`] | network models behind the `Network` trait: wormhole (flits, lanes, buffers), packet (store-and-forward, FIFO links), shortest-path (closed form); per-link costs, route and link-load records; running ahead of the senders (`net::AheadStep`) |
-//! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader; the trace writers (PICL, SDDF, Chrome, Paraver, OTF2) and the processor states they and `cpperf` share |
+//! | [`trace`] | the run record: event types, the writer the simulator calls, the streaming reader; the conversion driver, the selection, and the processor states and call stacks the writers and `cpperf` share; `trace::format`, one folder per trace format (PICL, SDDF, Chrome, Paraver, OTF2: writer, reader, files) and their registry |
 //! | [`perf`] | `cpperf`: summary metrics, granularity, communication matrix, execution graph, critical path and weighted critical path (WCPA, the longest weighted path), processor time by state, phases, imbalance, link loads, what-if zeroing, cost per line |
 //! | [`mapper`] | `cpmap`: communication matrices, mapping evaluation and ranking, greedy and annealing search |
 //! | [`tools`] | the five tools' flags and entry points, and the typed error each `main` prints and exits by |
@@ -85,6 +85,13 @@
 //!   flags, `--list-params`, config and sweep keys, the debugger's `set` and the man
 //!   page's Parameters list (in OPTIONS) all follow from the rows (`tests/it/docs.rs` checks the page,
 //!   `tests/it/params.rs` every way of setting each row).
+//! * A trace format lives only in its folder under `trace::format` and its row of the
+//!   registry (`trace::format::Format`): `cptrace` and `cpperf` dispatch through the
+//!   registry and name no format's module.
+//! * The files of `perf/` and of `trace/` do not import each other in a loop (checked by
+//!   `tests/it/architecture.rs`): each section, format or pass can be read on its own.
+//! * A tool's `main` (`bin/`) only parses its flags, calls its entry point in [`tools`]
+//!   and exits with the code of the typed error it gets back.
 pub mod cli;
 pub mod crc;
 pub mod dense;

@@ -21,7 +21,6 @@
 //! it is written at the earliest time still possible and counted in [`Report::late`].
 use super::event::{Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks};
 use super::filter::{Filter, Selection};
-use super::format::Format;
 use super::record::{RecordError, RunRecordReader};
 use crate::dense::DenseMap;
 use std::cmp::Reverse;
@@ -37,7 +36,7 @@ pub enum ConvertError {
     /// Writing the output failed.
     #[error("writing the output")]
     Io(#[from] io::Error),
-    /// The format writes files of its own, not one stream ([`Format::writer`]).
+    /// The format writes files of its own, not one stream (`format::Format::writer`).
     #[error("--format {0} writes several files, not one stream")]
     NotAStream(&'static str),
 }
@@ -114,19 +113,6 @@ pub trait TraceWriter {
     fn whole_record(&self) -> bool {
         false
     }
-}
-
-/// Converts the run record read from `input` to `format`, writing to `out`.
-pub fn convert<R: Read>(
-    input: R,
-    format: Format,
-    selection: Selection,
-    out: &mut dyn Write,
-) -> Result<Report, ConvertError> {
-    let Some(mut writer) = format.writer() else {
-        return Err(ConvertError::NotAStream(format.info().name));
-    };
-    convert_with(input, writer.as_mut(), selection, out)
 }
 
 /// Converts the run record read from `input` with `writer` (a writer whose output is

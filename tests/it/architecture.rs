@@ -100,3 +100,133 @@ fn the_check_sees_imports_in_their_forms() {
         assert!(!reaches(&layers, m, m, 0), "`{m}` may use itself through the Layers list");
     }
 }
+
+/// The parts of `src/DIR` a line of a file in part `own` names: `crate::DIR::NAME`, and
+/// `super::NAME` (from a file directly in DIR) or `super::super::NAME` (one folder down),
+/// groups included. Only names that are parts count.
+fn parts_named(line: &str, dir: &str, depth: usize, parts: &BTreeSet<String>) -> BTreeSet<String> {
+    let code = line.split("//").next().unwrap_or("");
+    let mut prefixes = vec![format!("crate::{dir}::")];
+    prefixes.push(if depth == 0 { "super::".to_string() } else { "super::super::".to_string() });
+    let mut out = BTreeSet::new();
+    for prefix in &prefixes {
+        let mut rest = code;
+        while let Some(i) = rest.find(prefix.as_str()) {
+            // `super::super::x` also contains `super::x`: skip the longer form's tail.
+            let before = &rest[..i];
+            rest = &rest[i + prefix.len()..];
+            if depth == 0 && prefix == "super::" && before.ends_with("super::") {
+                continue;
+            }
+            let names: Vec<String> = match rest.strip_prefix('{') {
+                Some(group) => group.split('}').next().unwrap_or("").split(',').map(str::to_string).collect(),
+                None => vec![rest.to_string()],
+            };
+            for n in names {
+                let m: String = n.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if parts.contains(&m) {
+                    out.insert(m);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_files_of_perf_or_trace_import_each_other_in_a_loop() {
+    // The parts of a folder are its files and subfolders (its mod.rs, the folder's
+    // root, aside): the analysis's sections, the trace formats. A loop among them means
+    // no part can be read, or moved, without the others.
+    for dir in ["perf", "trace"] {
+        let root_dir = root().join("src").join(dir);
+        let mut parts = BTreeSet::new();
+        for e in std::fs::read_dir(&root_dir).unwrap() {
+            let p = e.unwrap().path();
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            if stem != "mod" && stem != "tests" {
+                parts.insert(stem);
+            }
+        }
+        let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for part in &parts {
+            let (file, folder) = (root_dir.join(format!("{part}.rs")), root_dir.join(part));
+            let mut files = Vec::new();
+            if folder.is_dir() {
+                rust_files(&folder, &mut files);
+            }
+            if file.is_file() {
+                files.push(file);
+            }
+            for f in files {
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                if name == "tests.rs" || name.ends_with("_tests.rs") {
+                    continue;
+                }
+                // How many folders below DIR the file's module is (a folder's mod.rs is
+                // the folder's module).
+                let rel = f.strip_prefix(&root_dir).unwrap();
+                let mut depth = rel.components().count() - 1;
+                if name == "mod.rs" {
+                    depth -= 1;
+                }
+                let text = std::fs::read_to_string(&f).unwrap();
+                for (_, line) in non_test_lines(&text) {
+                    for m in parts_named(line, dir, depth, &parts) {
+                        if &m != part {
+                            edges.entry(part.clone()).or_default().insert(m);
+                        }
+                    }
+                }
+            }
+        }
+        fn path(e: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str, seen: &mut BTreeSet<String>) -> bool {
+            e.get(from).is_some_and(|d| d.iter().any(|m| m == to || (seen.insert(m.clone()) && path(e, m, to, seen))))
+        }
+        for p in &parts {
+            let back: Vec<&String> =
+                edges.get(p).into_iter().flatten().filter(|m| path(&edges, m, p, &mut BTreeSet::new())).collect();
+            assert!(back.is_empty(), "src/{dir}: `{p}` uses {back:?}, which use it again (edges: {edges:?})");
+        }
+    }
+}
+
+#[test]
+fn the_loop_check_reads_relative_and_absolute_paths() {
+    let parts: BTreeSet<String> = ["convert", "format", "event"].iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        parts_named("use super::convert::{Context, TraceWriter};", "trace", 0, &parts),
+        ["convert".into()].into()
+    );
+    assert_eq!(parts_named("use super::super::event::Event;", "trace", 1, &parts), ["event".into()].into());
+    assert!(parts_named("use super::read;", "trace", 1, &parts).is_empty(), "a sibling inside the folder");
+    assert_eq!(
+        parts_named("use crate::trace::{convert::X, format::Format};", "trace", 2, &parts),
+        ["convert".into(), "format".into()].into()
+    );
+}
+
+#[test]
+fn a_trace_format_is_named_only_in_its_folder_and_the_registry() {
+    // Outside src/trace/format/ the code reaches a format through the registry
+    // (`Format`), never its module; tests may.
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let formats = ["picl", "sddf", "chrome", "paraver", "otf2"];
+    let mut bad = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/");
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        if rel.starts_with("src/trace/format/") || name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in non_test_lines(&text) {
+            let code = line.split("//").next().unwrap_or("");
+            if formats.iter().any(|m| code.contains(&format!("format::{m}"))) {
+                bad.push(format!("{rel}:{n}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "a format's module named outside its folder:\n{}", bad.join("\n"));
+}

@@ -396,7 +396,7 @@ pub fn exercise(target: &str, input: &[u8]) {
             }
             // Every cptrace writer behind its time-order buffer (OTF2 writes a folder of
             // files and is fuzzed through its own tests' records).
-            use cppe::trace::{convert::convert, format::Format};
+            use cppe::trace::format::{convert, Format};
             for format in Format::ALL.into_iter().filter(|f| f.writer().is_some()) {
                 let _ = convert(input, format, Default::default(), &mut std::io::sink());
             }

@@ -171,6 +171,20 @@ impl Format {
     }
 }
 
+/// Converts the run record read from `input` to `format`, writing to `out` (a format
+/// whose output is one stream, with its companion files in the report).
+pub fn convert<R: Read>(
+    input: R,
+    format: Format,
+    selection: Selection,
+    out: &mut dyn Write,
+) -> Result<Report, ConvertError> {
+    let Some(mut writer) = format.writer() else {
+        return Err(ConvertError::NotAStream(format.info().name));
+    };
+    convert_with(input, writer.as_mut(), selection, out)
+}
+
 /// Why `cptrace` could not write a trace.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
