@@ -94,8 +94,8 @@ mod parse;
 mod sections;
 
 use crate::expr::Expr;
-use crate::net::{Ticks, TICKS_PER_UNIT};
 use crate::rng::Rng;
+use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::topo::{Graph, Topology};
 use crate::vcode::cost::TickCosts;
 use crate::vcode::Op;

@@ -1,7 +1,8 @@
 //! The `shortest-path` model: store-and-forward packet switching with contention off, as
 //! a closed form (seed 000 App. A 2.4.3: "the shortest path network simulates a packet
 //! switching network with message congestion turned off").
-use super::{Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Ticks};
+use super::{Hop, LinkCost, LinkLoad, NetError, NetParams, Network};
+use crate::time::Ticks;
 use crate::topo::{Link, Topology};
 use std::collections::BTreeMap;
 
@@ -164,7 +165,7 @@ impl Network for ShortestPath {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::TICKS_PER_UNIT as U;
+    use crate::time::TICKS_PER_UNIT as U;
 
     #[test]
     fn closed_form() {

@@ -1,7 +1,8 @@
 //! What the contention models share: routes turned into link numbers (with each hop's
 //! virtual-channel class), per-link costs, a compact per-link state table, and an event
 //! queue ordered by time and then by insertion.
-use super::{LinkCost, Ticks};
+use super::LinkCost;
+use crate::time::Ticks;
 use crate::topo::{Link, Topology};
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;

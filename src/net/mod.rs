@@ -30,7 +30,8 @@ pub use wormhole::Wormhole;
 
 use crate::topo::{Link, Topology};
 
-pub use crate::time::{format_time, parse_time, Ticks, NEVER, TICKS_PER_UNIT};
+use crate::time::Ticks;
+pub use crate::time::{format_time, parse_time, NEVER};
 
 /// Which network model runs (`cpss --network`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -412,7 +413,13 @@ pub fn build(params: &NetParams, topo: &Topology, links: &[LinkCost]) -> Result<
 /// numbers keep them; the defaults have tests of their own.
 #[cfg(test)]
 pub(crate) fn classic() -> NetParams {
-    NetParams { packet_size: 32, header_size: 4, flit_size: 4, link_delay: TICKS_PER_UNIT, ..NetParams::default() }
+    NetParams {
+        packet_size: 32,
+        header_size: 4,
+        flit_size: 4,
+        link_delay: crate::time::TICKS_PER_UNIT,
+        ..NetParams::default()
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@
 //!
 //! [`ShortestPath`]: super::ShortestPath
 use super::fabric::{Events, Fabric, RouteHop, Slab};
-use super::{Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Ticks, NEVER};
+use super::{Hop, LinkCost, LinkLoad, NetError, NetParams, Network, NEVER};
+use crate::time::Ticks;
 use crate::topo::Topology;
 
 /// Store-and-forward packet switching, FIFO per link.
@@ -195,7 +196,8 @@ pub(super) fn drive(net: &mut dyn Network, sends: &[(u64, u32, u32, u32, Ticks)]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{ShortestPath, TICKS_PER_UNIT as U};
+    use crate::net::ShortestPath;
+    use crate::time::TICKS_PER_UNIT as U;
 
     fn net(topo: &str, p: &NetParams) -> PacketSwitched {
         PacketSwitched::new(p.clone(), Topology::parse(topo).unwrap(), Vec::new())

@@ -68,7 +68,8 @@
 //! stay blocked and [`Network::blocked`] describes the cycle; the simulator ends the
 //! run with it when nothing else can happen.
 use super::fabric::{Events, Fabric, RouteHop, Slab, NONE};
-use super::{AheadStep, DeadlockMode, Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Resolution, Ticks, NEVER};
+use super::{AheadStep, DeadlockMode, Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Resolution, NEVER};
+use crate::time::Ticks;
 use crate::topo::{TopoKind, Topology};
 use std::collections::VecDeque;
 
@@ -729,7 +730,7 @@ impl Network for Wormhole {
 mod tests {
     use super::super::packet::drive;
     use super::*;
-    use crate::net::TICKS_PER_UNIT as U;
+    use crate::time::TICKS_PER_UNIT as U;
 
     fn net(topo: &str, p: &NetParams) -> Wormhole {
         Wormhole::new(p.clone(), Topology::parse(topo).unwrap(), Vec::new())

@@ -6,7 +6,7 @@
 //!
 //! Depends only on [`crate::trace`] (its tick type).
 use crate::dense::DenseMap;
-use crate::trace::Ticks;
+use crate::time::Ticks;
 
 /// Sorts `v` by value unless it is sorted already. A record lists busy intervals by
 /// their end, so their starts come nearly in order: each at most a few hundred places

@@ -179,7 +179,7 @@ impl Metrics {
     /// utilization, at full precision.
     pub fn of(a: &Analysis) -> Metrics {
         let s = &a.summary;
-        let t = |x: crate::trace::Ticks| units(x).parse::<f64>().unwrap_or(0.0);
+        let t = |x: crate::time::Ticks| units(x).parse::<f64>().unwrap_or(0.0);
         let mut v: Vec<(String, f64)> = vec![
             ("seq_time".into(), t(s.seq_ticks)),
             ("par_time".into(), t(s.par_ticks)),
@@ -196,9 +196,9 @@ impl Metrics {
         }
         v.push(("critical_path".into(), t(a.critical.length)));
         v.push(("critical_segments".into(), a.critical.segments.len() as f64));
-        v.push(("wcpa_weight".into(), a.weighted.total_weight / crate::trace::TICKS_PER_UNIT as f64));
+        v.push(("wcpa_weight".into(), a.weighted.total_weight / crate::time::TICKS_PER_UNIT as f64));
         v.push(("unmatched_sends".into(), a.unmatched.sends.len() as f64));
-        v.push(("cp_imbalance".into(), a.imbalance.total / crate::trace::TICKS_PER_UNIT as f64));
+        v.push(("cp_imbalance".into(), a.imbalance.total / crate::time::TICKS_PER_UNIT as f64));
         v.push(("parallelism".into(), s.parallelism(a.critical.processors)));
         if let Some(l) = a.links.network_load() {
             v.push(("network_load".into(), l));

@@ -26,7 +26,8 @@
 //! asked ([`super::Options::functions`]).
 use super::graph::{CriticalPath, EdgeKind};
 use super::table::{table_csv, table_json, units, Cell};
-use crate::trace::{Event, RunHeader, Ticks};
+use crate::time::Ticks;
+use crate::trace::{Event, RunHeader};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -25,8 +25,9 @@
 use super::render::json;
 use super::svg::escape;
 use super::Analysis;
+use crate::time::Ticks;
 use crate::trace::states::{palette, PState, ProcessorStates};
-use crate::trace::{Event, RunHeader, Ticks};
+use crate::trace::{Event, RunHeader};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 

@@ -23,7 +23,7 @@
 use super::graph::{CriticalPath, EdgeKind};
 use super::processes::ProcessRow;
 use super::table::{number, rounded, table_csv, table_json, units, Cell};
-use crate::trace::Ticks;
+use crate::time::Ticks;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -11,7 +11,8 @@
 //! number (a map for implausibly large numbers from damaged input). Depends only on
 //! [`crate::trace`].
 use super::table::{table_csv, table_json, units, Cell};
-use crate::trace::{BusyClass, Event, ProcState, Reason, Ticks};
+use crate::time::Ticks;
+use crate::trace::{BusyClass, Event, ProcState, Reason};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -16,7 +16,8 @@
 //! events (a scan of the few links of a processor per crossing; the crossings of a link come in the order
 //! they end, which is all the union needs). Depends only on [`crate::trace`].
 use super::table::{table_csv, table_json, units, Cell};
-use crate::trace::{Event, Ticks};
+use crate::time::Ticks;
+use crate::trace::Event;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

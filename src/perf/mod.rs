@@ -55,9 +55,10 @@ pub mod unmatched;
 pub mod whatif;
 pub mod window;
 
+use crate::time::Ticks;
 use crate::trace::format::{import, Format};
 use crate::trace::states::{PState, ProcessorStates};
-use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats, Ticks};
+use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats};
 use graph::{CriticalPath, GraphBuilder};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};

@@ -25,7 +25,8 @@
 //! [`super::graph`] and [`crate::trace`].
 use super::graph::{wcpa_weight, BusyProfile, CriticalPath, EdgeKind};
 use super::table::{table_csv, table_json, units, Cell};
-use crate::trace::{Event, RunHeader, Ticks, TICKS_PER_UNIT};
+use crate::time::{Ticks, TICKS_PER_UNIT};
+use crate::trace::{Event, RunHeader};
 use std::fmt::Write;
 
 /// The name of the phase before the first probe.

@@ -7,7 +7,8 @@
 //! Depends on [`super::table`] and [`crate::trace`].
 use super::table::{table_csv, table_json, units, Cell};
 use crate::dense::DenseMap;
-use crate::trace::{Event, RunHeader, Ticks};
+use crate::time::Ticks;
+use crate::trace::{Event, RunHeader};
 use std::fmt::Write;
 
 /// One process's summary.

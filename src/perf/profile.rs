@@ -6,7 +6,8 @@
 //! Depends on [`super::graph`], [`super::svg::Timeline`] and [`crate::trace`].
 use super::graph::{BusyProfile, CriticalPath};
 use crate::dense::DenseMap;
-use crate::trace::{Event, Ticks};
+use crate::time::Ticks;
+use crate::trace::Event;
 use std::collections::BTreeMap;
 
 /// The distributions of one run.

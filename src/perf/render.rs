@@ -5,7 +5,7 @@
 use super::graph::{group_weights, CriticalPath, EdgeKind, Segment};
 use super::table::{number, rounded, units, JSON_SCHEMA_VERSION};
 use super::Analysis;
-use crate::trace::{Ticks, TICKS_PER_UNIT};
+use crate::time::{Ticks, TICKS_PER_UNIT};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write;

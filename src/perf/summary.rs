@@ -7,7 +7,8 @@
 //! `Busy` events and the communication matrix from `ProcCreate` and `MsgSend` events.
 //! Depends only on [`crate::trace`].
 use crate::dense::DenseMap;
-use crate::trace::{Event, MsgPurpose, RecordError, RunRecordReader, RunStats, Ticks};
+use crate::time::Ticks;
+use crate::trace::{Event, MsgPurpose, RecordError, RunRecordReader, RunStats};
 use std::collections::BTreeMap;
 use std::io::Read;
 

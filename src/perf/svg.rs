@@ -11,8 +11,9 @@
 use super::busy::Bounds;
 use super::graph::{CriticalPath, EdgeKind};
 use crate::dense::DenseMap;
+use crate::time::Ticks;
 use crate::trace::states::palette;
-use crate::trace::{Event, MsgPurpose, Ticks};
+use crate::trace::{Event, MsgPurpose};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

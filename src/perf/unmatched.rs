@@ -5,7 +5,8 @@
 //! Matching is by message id: a `RecvDone` names the message it consumed. Remote memory
 //! traffic has no receive and is not considered. Depends only on [`crate::trace`].
 use crate::dense::DenseMap;
-use crate::trace::{ChannelDecl, Event, MsgPurpose, RunHeader, Ticks};
+use crate::time::Ticks;
+use crate::trace::{ChannelDecl, Event, MsgPurpose, RunHeader};
 
 /// A channel message no receive consumed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,7 +27,8 @@
 //! other processes. Only built when asked for: memory grows with the graph's nodes.
 //! Linear in the events apart from map look-ups by message id. Depends on [`crate::trace`].
 use super::table::{table_csv, table_json, units, Cell};
-use crate::trace::{Event, ProcState, Reason, RunHeader, Ticks};
+use crate::time::Ticks;
+use crate::trace::{Event, ProcState, Reason, RunHeader};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

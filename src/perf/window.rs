@@ -27,7 +27,8 @@
 //!
 //! The window's events are held in memory (a run record is otherwise streamed).
 //! Depends on [`crate::trace`].
-use crate::trace::{BusyClass, Event, MsgPurpose, RunStats, Ticks};
+use crate::time::Ticks;
+use crate::trace::{BusyClass, Event, MsgPurpose, RunStats};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A time window `[from, to]` in ticks.

@@ -3,7 +3,8 @@
 //! costs of `vcode::isa`, following the code the compiler generates (quoted).
 use super::{Io, RuntimeError, SimConfig, SimError, Simulator, Stats};
 use crate::lang::{compile, FrontOptions};
-use crate::net::{NetModel, NetParams, Ticks, TICKS_PER_UNIT};
+use crate::net::{NetModel, NetParams};
+use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::topo::{builtin_mapping, Topology};
 use std::cell::RefCell;
 use std::io::Write;

@@ -10,7 +10,7 @@
 use super::observe::{Observer, RemoteKind, SimEvent};
 use super::setup::Setup;
 use super::Stats;
-use crate::net::Ticks;
+use crate::time::Ticks;
 use crate::trace::{
     self, BusyClass, ChannelDecl, Event, ExitStatus, MsgPurpose, ProcState, Reason, RunHeader, RunRecordWriter,
     RunStats, TimeOrder,
@@ -39,7 +39,7 @@ pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>
         costs: Op::ALL.iter().map(|&op| (op.mnemonic().to_string(), setup.config.costs.get(op))).collect(),
         seed: setup.config.seed,
         quantum_ticks: setup.config.quantum,
-        ticks_per_unit: crate::net::TICKS_PER_UNIT,
+        ticks_per_unit: crate::time::TICKS_PER_UNIT,
         options,
         functions: module.functions.iter().map(|f| f.name.clone()).collect(),
         channels: module.channels.iter().map(|c| ChannelDecl { name: c.name.clone(), dims: c.dims.clone() }).collect(),

@@ -14,8 +14,9 @@
 //! each run reads the same standard input bytes.
 use super::setup::{configuration, setup, RunOptions, Setup, SetupError};
 use super::{Io, Observer, RunConfig, SimError, SimEvent, Simulator, Stats};
-use crate::net::{self, NetError, TICKS_PER_UNIT};
+use crate::net::{self, NetError};
 use crate::time::Ticks;
+use crate::time::TICKS_PER_UNIT;
 use crate::vcode::Module;
 use rayon::prelude::*;
 use std::collections::BTreeMap;

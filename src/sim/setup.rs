@@ -13,10 +13,11 @@
 //! file, `--link-delay` is), and `--scale-latency F` multiplies every link latency by F.
 use super::{parse_override, CostError, CostTable, RunConfig, SimConfig, TickCosts};
 use crate::machine::{Machine, MachineError};
-use crate::net::{LinkCost, NetError, NetParams, Ticks, TICKS_PER_UNIT};
+use crate::net::{LinkCost, NetError, NetParams};
 use crate::rng::Rng;
 use crate::sim::groups::{self, GroupScale};
 use crate::time::MAX_QUANTITY;
+use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::topo::{resolve_mapping, MapError, MapFile, Mapping, TopoError, Topology};
 use crate::vcode::Module;
 use std::sync::Arc;

@@ -2,8 +2,9 @@
 //! nbrUsedProcessors, per-processor virTime) and their text, CSV and JSON renderings.
 //!
 //! Times are kept in ticks and printed in time units (ticks / 1000), with a fractional
-//! part only when it is non-zero. Depends on `net::Ticks`.
-use crate::net::{LinkLoad, Ticks};
+//! part only when it is non-zero. Depends on `time::Ticks`.
+use crate::net::LinkLoad;
+use crate::time::Ticks;
 use std::fmt::Write as _;
 use std::time::Duration;
 

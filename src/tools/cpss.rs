@@ -430,7 +430,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
     } else {
         Box::new(std::io::BufWriter::new(std::io::stdout()))
     };
-    let slowest = s.config.speeds.iter().copied().max().unwrap_or(crate::net::TICKS_PER_UNIT);
+    let slowest = s.config.speeds.iter().copied().max().unwrap_or(crate::time::TICKS_PER_UNIT);
     let config = configuration(&module, &s, &opts, recorded.clone());
     let header = run_header(&module, &s, recorded);
     enum Sink {

@@ -11,7 +11,8 @@
 //! their times, and the frames still open at its end are left at its end (innermost
 //! first). A call entered and left at one instant is left out, so a reader that orders
 //! a leave before an enter at equal times never sees a leave before its enter.
-use super::event::{Event, Ticks};
+use super::event::Event;
+use crate::time::Ticks;
 use std::collections::BTreeMap;
 
 /// One enter or leave of a called function inside a busy interval.

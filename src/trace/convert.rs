@@ -19,10 +19,11 @@
 //! records of the last few scheduling slices, whatever the length of the trace. If a
 //! record ever falls before what was already written (a case the bound does not foresee),
 //! it is written at the earliest time still possible and counted in [`Report::late`].
-use super::event::{Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks};
+use super::event::{Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats};
 use super::filter::{Filter, Selection};
 use super::record::{RecordError, RunRecordReader};
 use crate::dense::DenseMap;
+use crate::time::Ticks;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::io::{self, Read, Write};

@@ -28,7 +28,7 @@
 //! variant's fields never change.
 use serde::{Deserialize, Serialize};
 
-pub use crate::time::{Ticks, TICKS_PER_UNIT};
+use crate::time::{Ticks, TICKS_PER_UNIT};
 
 /// A channel declared by the program: its name and array dimensions (empty for a scalar
 /// channel). Element `index` of an event is the row-major flattening of the subscripts.

@@ -5,7 +5,8 @@
 //! Depends on [`super::event`] only. The filter is stateful because some events name only
 //! a process (`proc_exit`, `state`, `time_on`, `time_off`): it follows `proc_init` events
 //! to know each live process's processor, whatever the kinds selected.
-use super::event::{Event, Ticks};
+use super::event::Event;
+use crate::time::Ticks;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The event kind names of [`Event::kind_name`], in the order of the [`Event`] variants.

@@ -61,7 +61,6 @@ pub use crate::vcode::INCLUDE_MARK;
 /// The label prefix of the probe CPC's `mapping("SPEC")` writes (see [`crate::vcode::MAPPING_PROBE_ID`]).
 pub use crate::vcode::MAPPING_PREFIX;
 pub use event::{
-    BusyClass, ChannelDecl, Event, ExitStatus, Footer, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks,
-    LINKS_PARAM, TICKS_PER_UNIT,
+    BusyClass, ChannelDecl, Event, ExitStatus, Footer, MsgPurpose, ProcState, Reason, RunHeader, RunStats, LINKS_PARAM,
 };
 pub use record::{NoTrace, RecordError, RunRecordReader, RunRecordWriter, TimeOrder, Tracer};

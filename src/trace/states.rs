@@ -23,7 +23,8 @@
 //! process and per processor, plus the changes of a processor's open stretch.
 //!
 //! Depends on [`super::event`].
-use super::event::{Event, ProcState, Reason, Ticks};
+use super::event::{Event, ProcState, Reason};
+use crate::time::Ticks;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A processor's state.

@@ -86,7 +86,7 @@ fn every_module_imports_only_what_the_layers_allow() {
 #[test]
 fn the_check_sees_imports_in_their_forms() {
     // What the test above relies on: plain paths, groups, and nothing in comments.
-    assert_eq!(named("use crate::net::{Ticks, NEVER};"), ["net"]);
+    assert_eq!(named("use crate::net::{NetParams, NEVER};"), ["net"]);
     assert_eq!(named("use crate::{sim::Stats, trace};"), ["sim", "trace"]);
     assert_eq!(named("let t = crate::time::parse_time(s)?; // crate::perf"), ["time"]);
     assert_eq!(named("/// see [`crate::machine`]"), Vec::<String>::new());
@@ -229,4 +229,23 @@ fn a_trace_format_is_named_only_in_its_folder_and_the_registry() {
         }
     }
     assert!(bad.is_empty(), "a format's module named outside its folder:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn the_tick_has_one_path() {
+    // `Ticks` and `TICKS_PER_UNIT` are `crate::time`'s; no module re-exports them, so
+    // the code names them one way.
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let mut bad = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.trim_start().starts_with("pub use") && (code.contains("Ticks") || code.contains("TICKS_PER_UNIT")) {
+                bad.push(format!("{}:{}: {}", f.strip_prefix(root()).unwrap().display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "the tick re-exported:\n{}", bad.join("\n"));
 }

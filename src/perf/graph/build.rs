@@ -1,7 +1,8 @@
 //! Building the execution graph one event at a time: [`GraphBuilder::event`] adds each
 //! event's nodes, follows each node's CPU time and each process's waits.
 use super::{CpuTime, EdgeKind, GraphBuilder, Link, Node, NodeKind, Tail, MAX_REACH};
-use crate::trace::{Event, ProcState, Reason, Ticks};
+use crate::time::Ticks;
+use crate::trace::{Event, ProcState, Reason};
 
 impl GraphBuilder {
     fn push(&mut self, pid: u32, time: Ticks, kind: NodeKind) -> usize {

@@ -40,7 +40,7 @@ mod resolve;
 
 pub use super::busy::{sort_ticks, BusyProfile, CpuTime};
 use crate::dense::DenseMap;
-use crate::trace::Ticks;
+use crate::time::Ticks;
 pub use paths::{group_weights, PathEdges, WeakOrder};
 use std::collections::BTreeMap;
 

@@ -6,7 +6,7 @@
 //! ([`PathEdges::weigh`]). See the parent module for the graph and the weights.
 use super::{wcpa_weight, BusyProfile, CriticalPath, EdgeKind, GraphBuilder, Node, Segment};
 use crate::perf::busy::edge_busy_fraction;
-use crate::trace::Ticks;
+use crate::time::Ticks;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 

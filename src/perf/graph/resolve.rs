@@ -3,7 +3,7 @@
 #[cfg(test)]
 use super::{BusyProfile, CriticalPath};
 use super::{EdgeKind, GraphBuilder, Link, NodeKind, PathEdges};
-use crate::trace::Ticks;
+use crate::time::Ticks;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

@@ -4,7 +4,8 @@
 //!
 //! Ranges: `LO:HI` or `I` per dimension, dimensions separated by `,` (`1:2,0:3`), or in
 //! brackets (`[1:2][0:3]`). Depends on nothing else in the crate but `net::parse_time`.
-use crate::net::{parse_time, Ticks};
+use crate::net::parse_time;
+use crate::time::Ticks;
 
 /// An inclusive range of indices, `lo..=hi`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,8 +21,9 @@
 pub mod command;
 pub mod show;
 
-use crate::net::{format_time, Ticks};
+use crate::net::format_time;
 use crate::sim::{CostTable, DebugHook, ProcState, Quit, SimError, Simulator, Stats, Stop};
+use crate::time::Ticks;
 use crate::vcode::{listing, Module};
 use command::{parse, Command, Span};
 use std::cell::RefCell;
@@ -856,7 +857,7 @@ fn profile(sim: &mut Simulator<'_>, step: Option<Ticks>, range: Option<Span>) ->
         return Err("no profile is being recorded: start cpss with --profile".into());
     }
     let rec = st.profile_step;
-    let step = step.unwrap_or((10 * crate::net::TICKS_PER_UNIT).max(rec));
+    let step = step.unwrap_or((10 * crate::time::TICKS_PER_UNIT).max(rec));
     if step % rec != 0 {
         return Err(format!("the profile is recorded in rows of {}: give a multiple of it", format_time(rec)));
     }

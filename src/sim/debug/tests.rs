@@ -140,14 +140,14 @@ fn a_cost_change_applies_to_the_instructions_after_it() {
     let (_, plain) = session(LOOPS, "run\n");
     let (t, changed) = session(LOOPS, "break 5\nrun\nclear 5\nset cost ADDI=3\ncontinue\n");
     let (plain, changed) = (plain.unwrap().unwrap(), changed.unwrap().unwrap());
-    assert_eq!(changed.seq_ticks - plain.seq_ticks, 6 * crate::net::TICKS_PER_UNIT, "{t}");
+    assert_eq!(changed.seq_ticks - plain.seq_ticks, 6 * crate::time::TICKS_PER_UNIT, "{t}");
 }
 
 #[test]
 fn profile_rebins_the_recorded_rows_and_needs_a_recording() {
     let (t, _) = session(LOOPS, "break 5\nrun\nprofile\n");
     assert!(t.contains("error: no profile is being recorded: start cpss with --profile"), "{t}");
-    let cfg = SimConfig { profile_step: Some(10 * crate::net::TICKS_PER_UNIT), ..SimConfig::default() };
+    let cfg = SimConfig { profile_step: Some(10 * crate::time::TICKS_PER_UNIT), ..SimConfig::default() };
     let (t, _) = session_with(LOOPS, "break 5\nrun\nprofile 15\nprofile 20\n", cfg);
     assert!(t.contains("error: the profile is recorded in rows of 10: give a multiple of it"), "{t}");
     // One process busy all the time: every row of 20 units is `*` on processor 0.
@@ -167,7 +167,7 @@ void main() {
     forall (k from 0 to 3) work(k);
 }
 ";
-    let cfg = SimConfig { profile_step: Some(10 * crate::net::TICKS_PER_UNIT), ..SimConfig::default() };
+    let cfg = SimConfig { profile_step: Some(10 * crate::time::TICKS_PER_UNIT), ..SimConfig::default() };
     let (t, _) = session_with(src, "break 1\nrun\nprofile 10 1:2\nprofile 10 5-6\nprofile 10 0:3\n", cfg);
     let tables: Vec<&str> = t.split("(cpss) profile").skip(1).collect();
     assert_eq!(tables.len(), 3, "{t}");

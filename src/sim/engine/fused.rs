@@ -7,8 +7,8 @@
 //! Depends on the process type of [`super`] and on the memory pool.
 use super::interp::Tables;
 use super::{as_double, as_float, as_int, Proc};
-use crate::net::Ticks;
 use crate::sim::memory::Memory;
+use crate::time::Ticks;
 use crate::vcode::{Instr, Scalar, Word};
 
 /// One instruction of the code with its cost slot (its opcode, or a global variable
@@ -791,7 +791,7 @@ pub(super) fn fused_costs(t: &Tables, prog: &[Step]) -> Vec<FusedCost> {
 #[cfg(test)]
 mod tests {
     use super::{Arith, Cmp, Elem, Fused, FusedCost, Ix, LoopTiming, Rhs, Sum, Test};
-    use crate::net::Ticks;
+    use crate::time::Ticks;
     use crate::vcode::{Instr::*, Scalar};
 
     /// The charges of a superinstruction of instructions costing `costs` ticks, as

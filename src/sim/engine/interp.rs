@@ -23,9 +23,9 @@ use super::{
     as_double, as_float, as_int, as_long, convert, math, math_d, push_frame, truthy, Acc, Exit, FnLite, Proc,
     MAX_WORKING_STACK,
 };
-use crate::net::Ticks;
 use crate::sim::memory::Memory;
 use crate::sim::RuntimeError;
+use crate::time::Ticks;
 use crate::vcode::{Instr, Scalar, Word};
 
 /// What one call of [`interp`] needs besides the process and the pool.
@@ -803,12 +803,12 @@ pub(super) struct Tables {
 }
 
 /// The charges of a processor of `speed` ticks per time unit under the cost table
-/// `cost` (ticks per opcode at the reference speed of [`crate::net::TICKS_PER_UNIT`]):
+/// `cost` (ticks per opcode at the reference speed of [`crate::time::TICKS_PER_UNIT`]):
 /// `cost * speed / TICKS_PER_UNIT`, rounded to the nearest tick (exact for whole-unit
 /// costs). Sequential time counts the cost at the reference speed. [`Tables::fused`] is
 /// left empty: see [`fused_costs`].
 pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -> Tables {
-    const U: Ticks = crate::net::TICKS_PER_UNIT;
+    const U: Ticks = crate::time::TICKS_PER_UNIT;
     let mut t = Tables { ticks: [0; 256], seq: [0; 256], fused: Vec::new() };
     for o in 0..256 {
         // In 128 bits: a cost near MAX_QUANTITY on a slow processor passes 64; the

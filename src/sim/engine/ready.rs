@@ -18,7 +18,7 @@
 //! (blocked with nothing to wait for yet) is in neither set. The sets of all indexed
 //! processors share three trees keyed by processor first, so an indexed processor with
 //! one process costs a few tree entries, not a tree of its own.
-use super::Ticks;
+use crate::time::Ticks;
 use std::collections::BTreeSet;
 
 /// Processes of each processor whose queue is indexed (see the module docs).

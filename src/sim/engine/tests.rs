@@ -2,7 +2,8 @@
 //! costs of `vcode::isa` (quoted next to each instruction).
 use super::super::{Io, RuntimeError, SimConfig, SimError, Stats};
 use super::Simulator;
-use crate::net::{NetError, NetParams, Network, Ticks, TICKS_PER_UNIT};
+use crate::net::{NetError, NetParams, Network};
+use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::vcode::{ChannelInfo, FunctionInfo, Instr, Module, Scalar, Word};
 use std::cell::RefCell;
 use std::io::Write;

@@ -9,8 +9,8 @@
 //! interpreter, chosen when a hook is installed; runs without a debugger never look at
 //! them. Depends on the private process, memory and channel types of [`super`].
 use super::{Simulator, NONE};
-use crate::net::Ticks;
 use crate::sim::{CostTable, Limit, SimError, Stats};
+use crate::time::Ticks;
 use crate::vcode::{Module, Op, Word};
 
 /// Why the run is suspended.
@@ -258,7 +258,7 @@ impl<'m> Simulator<'m> {
         for pc in self.cfg.proc_costs.iter_mut() {
             let pc = std::sync::Arc::make_mut(pc);
             for &op in &changed {
-                pc.set(op, Ticks::from(costs.get(op)) * crate::net::TICKS_PER_UNIT);
+                pc.set(op, Ticks::from(costs.get(op)) * crate::time::TICKS_PER_UNIT);
             }
         }
         self.cfg.costs = costs;

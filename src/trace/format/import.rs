@@ -13,7 +13,8 @@
 //! seconds with up to nine decimals is a whole number of ticks.
 //!
 //! Depends on [`crate::trace`] (the event types) and nom. Errors name the line.
-use crate::trace::{Event, MsgPurpose, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
+use crate::time::{Ticks, TICKS_PER_UNIT};
+use crate::trace::{Event, MsgPurpose, RunHeader, RunStats};
 
 /// The largest processor number a trace may use: per-processor tables are allocated
 /// up to it, so a corrupt number must not ask for gigabytes.

@@ -57,7 +57,8 @@
 //! a record the reader would refuse to read, and reports the first violation from
 //! [`RunRecordWriter::finish`] without writing a footer.
 use crate::crc::Crc32;
-use crate::trace::event::{Event, Footer, MsgPurpose, Reason, RunHeader, RunStats, Ticks};
+use crate::time::Ticks;
+use crate::trace::event::{Event, Footer, MsgPurpose, Reason, RunHeader, RunStats};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 
 /// The eight bytes every run record starts with.

@@ -32,7 +32,7 @@ fn header() -> RunHeader {
     }
 }
 
-const TICKS: Ticks = crate::trace::event::TICKS_PER_UNIT;
+const TICKS: Ticks = crate::time::TICKS_PER_UNIT;
 
 /// One event of every kind, every reason and every message purpose, in time order.
 fn events() -> Vec<Event> {

@@ -15,9 +15,10 @@
 //! `"bp":"e"` at the receive — the arrival for remote-memory traffic — on the receiver's
 //! track, sharing an `id`), written once both ends are known and kept. Times are
 //! microseconds with three decimals: one time unit is one microsecond.
+use crate::time::Ticks;
 use crate::trace::calls::{CallMark, CallSplitter};
 use crate::trace::convert::{units, Activity, Context, Decimal, Reorder, TraceWriter};
-use crate::trace::event::{BusyClass, Event, MsgPurpose, Ticks};
+use crate::trace::event::{BusyClass, Event, MsgPurpose};
 use crate::trace::states::{PState, ProcessorStates, Stretch};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Write};

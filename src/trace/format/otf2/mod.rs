@@ -56,8 +56,9 @@
 //! a partial chunk is held in memory up to [`SPILL`] bytes and then appended, its header
 //! patched when the chunk is complete, so memory stays small however many processes are
 //! alive. The archive has one event file per process.
+use crate::time::Ticks;
 use crate::trace::convert::{Context, TraceWriter};
-use crate::trace::event::{Event, MsgPurpose, ProcState, Reason, Ticks};
+use crate::trace::event::{Event, MsgPurpose, ProcState, Reason};
 use crate::trace::states::{wait_of, PState};
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};

@@ -23,9 +23,10 @@
 //! channel message whose send and receive are kept (tag = flat channel element), placed
 //! at its receive. Records are sorted by time (a state by its begin).
 use crate::dense::DenseMap;
+use crate::time::Ticks;
 use crate::trace::calls::{CallMark, CallSplitter};
 use crate::trace::convert::{nanos, Context, Reorder, TraceWriter};
-use crate::trace::event::{Event, MsgPurpose, Reason, Ticks};
+use crate::trace::event::{Event, MsgPurpose, Reason};
 use crate::trace::states::{PState, ProcessorStates, Stretch};
 use std::fmt::Write as _;
 use std::io::{self, Write};

@@ -33,8 +33,9 @@ pub mod read;
 pub mod read_old;
 
 use crate::dense::DenseMap;
+use crate::time::Ticks;
 use crate::trace::convert::{seconds, Activity, Context, Reorder, TraceWriter};
-use crate::trace::event::{Event, MsgPurpose, RunStats, Ticks};
+use crate::trace::event::{Event, MsgPurpose, RunStats};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 

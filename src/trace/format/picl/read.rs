@@ -13,8 +13,9 @@
 //! those events instead, so that its analysis is the record's. Records of other kinds
 //! are skipped. Depends on
 //! [`super`], [`crate::trace`] and nom.
+use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::trace::format::import::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
-use crate::trace::{BusyClass, Event, MsgPurpose, RunHeader, RunStats, Ticks, TICKS_PER_UNIT};
+use crate::trace::{BusyClass, Event, MsgPurpose, RunHeader, RunStats};
 use nom::bytes::complete::take_while1;
 use nom::character::complete::space1;
 use nom::multi::separated_list1;

@@ -13,8 +13,9 @@
 //! simulator's order for one sender; trace marks (`15`) are probes. The other keys of
 //! the format (open, close, sync, commstats, blocks, clock sync…) carry nothing the
 //! analysis uses and are skipped. Depends on [`super`] and [`crate::trace`].
+use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::trace::format::import::{derive_stats, sort, ImportError, Imported, MAX_PPROC};
-use crate::trace::{Event, MsgPurpose, RunHeader, Ticks, TICKS_PER_UNIT};
+use crate::trace::{Event, MsgPurpose, RunHeader};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::BufRead;
 

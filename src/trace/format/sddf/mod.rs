@@ -9,8 +9,9 @@
 //! purpose and class are integer codes listed in the descriptors' attributes.
 pub mod read;
 
+use crate::time::Ticks;
 use crate::trace::convert::{seconds, Context, TraceWriter};
-use crate::trace::event::{BusyClass, Event, MsgPurpose, Reason, RunStats, Ticks};
+use crate::trace::event::{BusyClass, Event, MsgPurpose, Reason, RunStats};
 use crate::trace::filter::KINDS;
 use std::io::{self, Write};
 

@@ -9,10 +9,9 @@
 //! element), functions and labels by index. Depends on [`super`] (the descriptors), [`crate::trace`]
 //! and nom.
 use super::{DESCRIPTORS, STATS_FIELDS};
+use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::trace::format::import::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
-use crate::trace::{
-    BusyClass, Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, Ticks, LINKS_PARAM, TICKS_PER_UNIT,
-};
+use crate::trace::{BusyClass, Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, LINKS_PARAM};
 use nom::branch::alt;
 use nom::bytes::complete::{escaped, is_not, tag, take_while1};
 use nom::character::complete::{char as one, digit1, multispace0, one_of};
