@@ -31,7 +31,7 @@
 //! | [`params`] | the form of a run parameter's declaration (name, kind and range, default, doc, models, whether the debugger may set it, how to write and read it): one row per parameter, the tables beside what they configure (`net::params`, `sim::params`) |
 //! | [`time`] | the tick and its unit, `NEVER`, reading and writing times, the priority queue keyed by time with a tie-break counter |
 //! | [`span`] | id ranges as users write them (`7`, `0-3`, `0:3`), for every tool |
-//! | [`textio`] | quoting for JSON strings (`serde_json`) and CSV records (`csv`), shared by every writer that streams its document |
+//! | [`textio`] | quoting for JSON strings (`serde_json`) and CSV records (`csv`), shared by every writer that streams its document; the source line and caret under an error message |
 //! | [`crc`] | the CRC-32 of `.cod` files and run records |
 //! | [`dense`] | the map from mostly small, dense integer ids (processes, processors, messages) that the per-event work of `cptrace` and `cpperf` looks values up in |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
@@ -57,10 +57,10 @@
 //! crc:
 //! dense:
 //! rng:
-//! expr:
+//! expr: textio
 //! params: time
 //! vcode: crc, time
-//! lang: vcode
+//! lang: textio, vcode
 //! topo: expr, rng, vcode
 //! net: params, time, topo
 //! trace: cli, crc, dense, span, textio, time, vcode

@@ -1,7 +1,20 @@
 //! The one place text is quoted for a structured format: a JSON string through
 //! `serde_json`, a CSV record through the `csv` crate. Writers that build their
 //! documents as they stream (Chrome traces, the analysis report) quote every text they
-//! write through these, so no tool carries an escaper of its own.
+//! write through these, so no tool carries an escaper of its own. Also the one renderer
+//! of the source line under an error message with a caret ([`snippet`]), which the
+//! compiler's diagnostics and the expression errors of mapping strings and machine files
+//! share.
+
+/// The two lines under an error message at line `line`, column `col` (1-based) of a
+/// source whose line is `text`: ` N | text`, then a caret under `width` characters
+/// (at least one) from the column, tabs kept so that it lines up under them.
+pub fn snippet(line: u32, col: u32, text: &str, width: usize) -> String {
+    let gutter = line.to_string();
+    let pad: String =
+        text.chars().take(col.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    format!(" {gutter} | {text}\n {} | {pad}{}\n", " ".repeat(gutter.len()), "^".repeat(width.max(1)))
+}
 
 /// `s` as a JSON string literal, quotes included (`serde_json`'s escaping).
 pub fn json_string(s: &str) -> String {
@@ -138,5 +151,15 @@ mod tests {
         let mut rd = csv::ReaderBuilder::new().has_headers(false).from_reader(text.as_bytes());
         let rec = rd.records().next().unwrap().unwrap();
         assert_eq!(rec.iter().collect::<Vec<_>>(), ["p\"q", "r\ns", "t"]);
+    }
+}
+
+#[cfg(test)]
+mod snippet_tests {
+    #[test]
+    fn the_caret_sits_under_the_span_and_keeps_tabs() {
+        // Column 3 of "  y = 3;" is `y`; a tab before the column stays a tab.
+        assert_eq!(super::snippet(2, 3, "  y = 3;", 1), " 2 |   y = 3;\n   |   ^\n");
+        assert_eq!(super::snippet(10, 2, "\tx", 0), " 10 | \tx\n    | \t^\n");
     }
 }

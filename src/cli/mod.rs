@@ -196,12 +196,8 @@ pub fn stdout_is_open() -> bool {
     }
     #[cfg(unix)]
     {
-        extern "C" {
-            fn fcntl(fd: std::ffi::c_int, cmd: std::ffi::c_int, ...) -> std::ffi::c_int;
-        }
-        const F_GETFD: std::ffi::c_int = 1;
         // SAFETY: F_GETFD only reads the descriptor's flags; an invalid descriptor gives -1.
-        unsafe { fcntl(1, F_GETFD) != -1 }
+        unsafe { libc::fcntl(1, libc::F_GETFD) != -1 }
     }
     #[cfg(not(unix))]
     {
@@ -274,11 +270,16 @@ pub fn split_search_path(value: &str) -> Vec<PathBuf> {
 }
 
 /// A file written through a temporary beside it and renamed into place by
-/// [`AtomicFile::commit`]; dropped without commit, the temporary is removed and the target
-/// is untouched. For outputs too large to hold in memory (run records).
+/// [`AtomicFile::commit`]; dropped without commit, or when the commit fails, the
+/// temporary is removed and the target is untouched. For outputs too large to hold in
+/// memory (run records). The temporary is `tempfile`'s (a fresh random name,
+/// `.NAME.tmpXXXXXX`, created exclusively, so two runs writing the same output do not
+/// share one), made with the permissions a new file gets (0666 less the umask), so the
+/// output has them too.
 pub struct AtomicFile {
     target: PathBuf,
-    tmp: PathBuf,
+    /// The temporary's path (removed when dropped); `None` for a file written in place.
+    tmp: Option<tempfile::TempPath>,
     file: Option<io::BufWriter<fs::File>>,
     _guard: interrupt::Guard,
 }
@@ -293,7 +294,7 @@ impl AtomicFile {
                 let file = fs::OpenOptions::new().write(true).open(&p).map_err(named)?;
                 return Ok(AtomicFile {
                     target: p,
-                    tmp: PathBuf::new(),
+                    tmp: None,
                     file: Some(io::BufWriter::new(file)),
                     _guard: interrupt::Guard::none(),
                 });
@@ -307,24 +308,29 @@ impl AtomicFile {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a file name", target.display()))
         })?;
-        let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+        let prefix = format!(".{name}.tmp");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(fs::Permissions::from_mode(0o666));
+        }
+        let (file, tmp) = builder.tempfile_in(&dir).map_err(named)?.into_parts();
         let guard = interrupt::remove_on_signal(&tmp);
-        let file = fs::File::create(&tmp).map_err(named)?;
-        Ok(AtomicFile { target: path, tmp, file: Some(io::BufWriter::new(file)), _guard: guard })
+        Ok(AtomicFile { target: path, tmp: Some(tmp), file: Some(io::BufWriter::new(file)), _guard: guard })
     }
 
     /// Flushes, syncs and renames the temporary over the target (a file written in place
-    /// is only flushed).
+    /// is only flushed). On an error the temporary is removed.
     pub fn commit(mut self) -> io::Result<()> {
-        let in_place = self.tmp.as_os_str().is_empty();
         let result = (|| {
             let file = self.file.take().ok_or_else(|| io::Error::other("already committed"))?;
             let file = file.into_inner().map_err(|e| e.into_error())?;
-            if in_place {
-                return Ok(());
-            }
+            let Some(tmp) = self.tmp.take() else { return Ok(()) };
             file.sync_all()?;
-            fs::rename(&self.tmp, &self.target)
+            drop(file);
+            tmp.persist(&self.target).map_err(|e| e.error)
         })();
         result.map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.target.display())))
     }
@@ -341,14 +347,6 @@ impl Write for AtomicFile {
         match self.file.as_mut() {
             Some(f) => f.flush(),
             None => Ok(()),
-        }
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.file.take().is_some() && !self.tmp.as_os_str().is_empty() {
-            let _ = fs::remove_file(&self.tmp);
         }
     }
 }
@@ -469,26 +467,17 @@ pub mod interrupt {
 
     #[cfg(unix)]
     mod imp {
-        use std::ffi::{c_char, c_int, CString};
+        use libc::{c_char, c_int, SIG_DFL, SIG_ERR, SIG_IGN};
+        use libc::{SIGABRT, SIGALRM, SIGHUP, SIGINT, SIGPROF, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGXFSZ};
+        use std::ffi::CString;
         use std::os::unix::ffi::OsStrExt;
         use std::path::Path;
         use std::ptr::null_mut;
         use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
         use std::sync::Once;
 
-        const SIGHUP: c_int = 1;
-        const SIGINT: c_int = 2;
-        const SIGQUIT: c_int = 3;
-        const SIGABRT: c_int = 6;
-        const SIGUSR1: c_int = 10;
-        const SIGUSR2: c_int = 12;
-        const SIGALRM: c_int = 14;
-        const SIGTERM: c_int = 15;
-        const SIGXFSZ: c_int = 25;
-        const SIGVTALRM: c_int = 26;
-        const SIGPROF: c_int = 27;
-        /// The signals that end a process by default and can be caught (numbers as on
-        /// Linux).
+        /// The signals that end a process by default and can be caught (their numbers
+        /// are the platform's, from `libc`).
         const ENDING: [c_int; 10] =
             [SIGHUP, SIGINT, SIGQUIT, SIGABRT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGVTALRM, SIGPROF];
 
@@ -496,16 +485,7 @@ pub mod interrupt {
         /// instead of the process dying by SIGXFSZ with no message and its temporary left.
         pub fn ignore_file_size_signal() {
             // SAFETY: setting a signal's disposition to SIG_IGN.
-            unsafe { signal(SIGXFSZ, SIG_IGN) };
-        }
-        const SIG_DFL: usize = 0;
-        const SIG_IGN: usize = 1;
-        const SIG_ERR: usize = usize::MAX;
-
-        extern "C" {
-            fn signal(signum: c_int, handler: usize) -> usize;
-            fn raise(sig: c_int) -> c_int;
-            fn unlink(path: *const c_char) -> c_int;
+            unsafe { libc::signal(SIGXFSZ, SIG_IGN) };
         }
 
         static SLOTS: [AtomicPtr<c_char>; 16] = [const { AtomicPtr::new(null_mut()) }; 16];
@@ -528,13 +508,13 @@ pub mod interrupt {
                     // SAFETY: `p` came from `CString::into_raw` in `register` and was taken
                     // out of its slot by this swap, so nothing frees it meanwhile (it is
                     // leaked: the process is ending).
-                    unsafe { unlink(p) };
+                    unsafe { libc::unlink(p) };
                 }
             }
             // SAFETY: plain libc calls with valid arguments; both are async-signal-safe.
             unsafe {
-                signal(sig, SIG_DFL);
-                raise(sig);
+                libc::signal(sig, SIG_DFL);
+                libc::raise(sig);
             }
         }
 
@@ -542,14 +522,14 @@ pub mod interrupt {
             static ONCE: Once = Once::new();
             ONCE.call_once(|| {
                 for sig in ENDING {
-                    let handler = on_signal as extern "C" fn(c_int) as usize;
+                    let handler = on_signal as extern "C" fn(c_int) as libc::sighandler_t;
                     // SAFETY: installs a handler that only does async-signal-safe work
                     // (see the module documentation).
-                    let old = unsafe { signal(sig, handler) };
+                    let old = unsafe { libc::signal(sig, handler) };
                     if old == SIG_IGN || old == SIG_ERR {
                         // Ignored on entry (`nohup`, background jobs): keep it ignored.
                         // SAFETY: restores the disposition `signal` just returned.
-                        unsafe { signal(sig, old) };
+                        unsafe { libc::signal(sig, old) };
                     }
                 }
             });

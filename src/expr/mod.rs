@@ -59,7 +59,6 @@ mod lex;
 mod parse;
 
 use eval::{run, Leaf, Program};
-use std::fmt::Write as _;
 
 /// A place in the text: byte offset and length, 1-based line and column (in characters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -258,15 +257,11 @@ fn render_at(name: &str, text: &str, span: Option<Span>, message: &str) -> Strin
     let mut s = format!("{name}:{}:{}: error: {message}\n", span.line, span.col);
     let line_text = text.split('\n').nth(span.line.saturating_sub(1) as usize).unwrap_or("");
     let line_text = line_text.strip_suffix('\r').unwrap_or(line_text);
-    let gutter = span.line.to_string();
-    let _ = writeln!(s, " {gutter} | {line_text}");
-    let before = span.col.saturating_sub(1) as usize;
-    let pad: String = line_text.chars().take(before).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
     // The caret covers the span's characters on this line (at least one).
     let start = text.get(span.offset as usize..).unwrap_or("");
     let covered = start.get(..span.len as usize).unwrap_or(start);
-    let width = covered.chars().take_while(|&c| c != '\n').count().max(1);
-    let _ = writeln!(s, " {} | {pad}{}", " ".repeat(gutter.len()), "^".repeat(width));
+    let width = covered.chars().take_while(|&c| c != '\n').count();
+    s.push_str(&crate::textio::snippet(span.line, span.col, line_text, width));
     s
 }
 

@@ -76,16 +76,7 @@ impl SourceMap {
         };
         let mut s = format!("{}:{}:{}: {}: {}\n", name, d.loc.line, d.loc.col, sev, d.message);
         if let Some(text) = line_text(d.loc.file, d.loc.line) {
-            let gutter = d.loc.line.to_string();
-            let _ = writeln!(s, " {gutter} | {text}");
-            // Keep tabs so the caret lines up under the same characters.
-            let pad: String = text
-                .chars()
-                .take(d.loc.col.saturating_sub(1) as usize)
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
-            let width = d.loc.len.max(1) as usize;
-            let _ = writeln!(s, " {} | {}{}", " ".repeat(gutter.len()), pad, "^".repeat(width));
+            s.push_str(&crate::textio::snippet(d.loc.line, d.loc.col, text, d.loc.len as usize));
         }
         for n in &d.notes {
             let _ = writeln!(s, "  = note: {n}");
@@ -122,27 +113,9 @@ mod tests {
 }
 
 /// Levenshtein distance with adjacent transpositions counted as one edit (`pritnf` is one
-/// edit from `printf`), by characters.
+/// edit from `printf`), by characters: strsim's optimal string alignment distance.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev2 = vec![0usize; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0usize; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(prev2[j - 2] + 1);
-            }
-            cur[j] = v;
-        }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    strsim::osa_distance(a, b)
 }
 
 #[cfg(test)]
