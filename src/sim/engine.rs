@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::time::Instant;
 
+mod bridge;
 mod channels;
 mod complex;
 mod fused;
@@ -386,78 +387,28 @@ pub struct Simulator<'m> {
     unreceived: u64,
     /// Words in those messages.
     unreceived_words: u64,
-    /// Messages in a contention network, by id.
-    in_flight: HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
-    hop_buf: Vec<crate::net::Hop>,
-    /// Deadlocks the network resolved, between [`Self::flush_hops`] calls.
-    resolved: Vec<crate::net::Resolution>,
     max_depth: usize,
     program_end: Option<Ticks>,
     steps_left: u64,
     live_procs: u32,
-    qstart: Ticks,
     profile: Vec<Vec<Ticks>>,
     profile_prev: Vec<Ticks>,
     observer: Option<Box<dyn Observer>>,
     /// Busy ticks charged to each instruction since the last report to the observer
     /// (empty without an observer: the interpreter then keeps no account).
     pc_ticks: Vec<Ticks>,
-    /// Per physical processor, a lower bound of its processes' wake times: a processor
-    /// whose bound is past the quantum is skipped without looking at its queue.
-    pmin: Vec<Ticks>,
-    /// Processors to visit in this quantum, in id order.
-    due_now: procset::ProcSet,
-    /// `(pmin, processor)` of processors with something to do in a later quantum (stale
-    /// entries only cost a look at the processor), except those that go in `due_next`.
-    due_later: TimeQueue<u32>,
-    /// Processors due before `due_next_bound`, which is never after the end of the next
-    /// quantum: the next quantum visits them all, as it would take them out of
-    /// `due_later`. A busy processor is due again in the next quantum at almost every
-    /// turn, so this spares the heap a push and a pop per turn.
-    due_next: procset::ProcSet,
-    /// The least time an entry of `due_next` was put there with (NEVER: none).
-    due_next_min: Ticks,
-    due_next_bound: Ticks,
-    /// The `due_later` entries [`Self::next_event`] took out to look at (kept to reuse).
-    due_taken: Vec<(Ticks, u32)>,
-    /// The processor being run and the end of the quantum, during a quantum.
-    cur: Option<(usize, Ticks)>,
     /// Probes run so far (`#N` keys of [`SimConfig::phase_mappings`]).
     probes_run: u64,
     /// The calls and returns list each turn lends to the interpreter ([`interp::Ctr::calls`]).
     call_marks: Vec<(Ticks, u32)>,
-    /// Set by [`Self::lower_pmin`], through which every change of a process's wake time
-    /// goes except those of the running process by its own turn, and with it every change
-    /// of a queue (a process created, or ended: its parent is told). The scheduler clears
-    /// it before a turn: still clear after it, the other processes are as they were.
-    woken: bool,
     /// The debugger's stop conditions and hook ([`view`]).
     debug: Option<Box<view::DebugCtl>>,
     /// A complex instruction referenced a traced address ([`Self::note_ref`]).
     complex_traced: std::cell::Cell<bool>,
-    /// The network's thread, when it runs ahead of the processors ([`net_worker`]).
-    ahead: Option<Box<NetWorker>>,
-    /// Messages in a contention network whose arrival makes a send (remote-read
-    /// requests, spinlock requests and releases: [`read_requests`]).
-    reads_pending: u32,
-    /// Quanta in which the network ran ahead.
-    quanta_ahead: u64,
-    /// Remote writes whose arrival is known and which have not landed, by arrival
-    /// ([`Self::land_writes`]).
-    landing: TimeQueue<Landing>,
-    /// Remote writes in a contention network whose arrival is not known yet.
-    loads_pending: u32,
-}
-
-/// A word of a remote write, travelling to its owner's memory.
-struct Landing {
-    index: u32,
-    word: Word,
-    /// The writer.
-    pid: u32,
-    /// The processor that owned the word when it was written (a word given to another
-    /// processor meanwhile is not overwritten).
-    owner: u32,
+    /// The quantum scheduler's state ([`scheduler::Schedule`]).
+    sched: scheduler::Schedule,
+    /// Messages between the processors and the network ([`bridge::Bridge`]).
+    bridge: bridge::Bridge,
 }
 
 #[inline]
@@ -688,36 +639,20 @@ impl<'m> Simulator<'m> {
             msg_seq: 0,
             unreceived: 0,
             unreceived_words: 0,
-            in_flight: HashMap::default(),
-            hop_buf: Vec::new(),
-            resolved: Vec::new(),
             max_depth,
             program_end: None,
             steps_left,
             live_procs: 0,
-            qstart: 0,
             profile: Vec::new(),
             profile_prev: vec![0; npp],
             observer: None,
             pc_ticks: Vec::new(),
-            pmin: vec![NEVER; npp],
-            due_now: procset::ProcSet::new(npp),
-            due_later: TimeQueue::new(),
-            due_next: procset::ProcSet::new(npp),
-            due_next_min: NEVER,
-            due_next_bound: 0,
-            due_taken: Vec::new(),
-            cur: None,
             call_marks: Vec::new(),
             probes_run: 0,
-            woken: false,
             debug: None,
             complex_traced: std::cell::Cell::new(false),
-            ahead: None,
-            reads_pending: 0,
-            quanta_ahead: 0,
-            landing: TimeQueue::new(),
-            loads_pending: 0,
+            sched: scheduler::Schedule::new(npp),
+            bridge: bridge::Bridge::new(),
             mem: Memory::new(0),
             cfg,
         };
@@ -758,7 +693,7 @@ impl<'m> Simulator<'m> {
 
     /// The quanta in which the network ran ahead on its own thread ([`SimConfig::net_thread`]).
     pub fn quanta_ahead(&self) -> u64 {
-        self.quanta_ahead
+        self.bridge.quanta_ahead
     }
 
     /// Sends every later event to `observer`; the processes that exist already (process
@@ -780,7 +715,7 @@ impl<'m> Simulator<'m> {
 
     /// The global clock: the start of the next quantum to run.
     pub fn global_clock(&self) -> Ticks {
-        self.qstart
+        self.sched.qstart
     }
 
     /// Every process created so far, by pid.
@@ -813,7 +748,7 @@ impl<'m> Simulator<'m> {
     }
 
     fn limit(&mut self, limit: Limit) -> SimError {
-        SimError::LimitExceeded { limit, stats: Box::new(self.snapshot(self.qstart)) }
+        SimError::LimitExceeded { limit, stats: Box::new(self.snapshot(self.sched.qstart)) }
     }
 
     fn snapshot(&mut self, par: Ticks) -> Stats {
@@ -832,17 +767,17 @@ impl<'m> Simulator<'m> {
     /// Counts the deadlocks the network resolved and tells the observer of them and of
     /// the link crossings the network recorded.
     fn flush_hops(&mut self) {
-        self.net.take_resolutions(&mut self.resolved);
-        self.stats.deadlocks_resolved += self.resolved.len() as u64;
+        self.net.take_resolutions(&mut self.bridge.resolved);
+        self.stats.deadlocks_resolved += self.bridge.resolved.len() as u64;
         if let Some(o) = self.observer.as_mut() {
-            for r in &self.resolved {
+            for r in &self.bridge.resolved {
                 o.event(&SimEvent::Deadlock { time: r.time, msg: r.msg, packet: r.packet, at: r.at });
             }
         }
-        self.resolved.clear();
+        self.bridge.resolved.clear();
         let Some(o) = self.observer.as_mut() else { return };
-        self.net.take_hops(&mut self.hop_buf);
-        for h in self.hop_buf.drain(..) {
+        self.net.take_hops(&mut self.bridge.hop_buf);
+        for h in self.bridge.hop_buf.drain(..) {
             o.event(&SimEvent::Hop {
                 msg: h.msg,
                 packet: h.packet,

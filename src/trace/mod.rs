@@ -18,7 +18,7 @@
 //! one that records turns them into [`Event`]s for a [`Tracer`], here the
 //! [`RunRecordWriter`]. Without an observer nothing is built (one branch per event site,
 //! nothing in the interpreter loop), and the writer never feeds anything back, so a run
-//! gives the same results with or without a record. Times are integer ticks, [`TICKS_PER_UNIT`] = 1000 per time unit.
+//! gives the same results with or without a record. Times are integer ticks, [`crate::time::TICKS_PER_UNIT`] = 1000 per time unit.
 //!
 //! ```
 //! use cppe::trace::{Event, RunHeader, RunRecordReader, RunRecordWriter, RunStats};

@@ -61,13 +61,13 @@ impl<'m> Simulator<'m> {
                 p.writes_last = p.writes_last.max(t);
                 for (index, word) in vals {
                     let owner = self.mem.owner.get(index as usize).copied().unwrap_or(owner);
-                    self.landing.push(t, Landing { index, word, pid, owner });
+                    self.bridge.landing.push(t, super::bridge::Landing { index, word, pid, owner });
                 }
             }
             None => {
                 p.writes_out += 1;
-                self.loads_pending += 1;
-                self.in_flight.insert(self.msg_seq, InFlight::Load { pid, vals });
+                self.bridge.loads_pending += 1;
+                self.bridge.in_flight.insert(self.msg_seq, InFlight::Load { pid, vals });
             }
         }
     }
@@ -92,15 +92,15 @@ impl<'m> Simulator<'m> {
     /// quantum boundary `t`, so a write changes its owner's memory at the first quantum
     /// boundary at or after its arrival, never before it.
     pub(super) fn land_writes(&mut self, t: Ticks) {
-        while self.landing.peek_time().is_some_and(|a| a <= t) {
-            let Some((_, l)) = self.landing.pop() else { break };
+        while self.bridge.landing.peek_time().is_some_and(|a| a <= t) {
+            let Some((_, l)) = self.bridge.landing.pop() else { break };
             self.land(l.pid, l.index, l.word, l.owner);
         }
     }
 
     /// The earliest arrival of a remote write that has not landed (NEVER: none).
     pub(super) fn next_landing(&self) -> Ticks {
-        self.landing.peek_time().unwrap_or(NEVER)
+        self.bridge.landing.peek_time().unwrap_or(NEVER)
     }
 
     /// When the writes that arrive by `t` have landed: the first quantum boundary at
@@ -159,7 +159,7 @@ impl<'m> Simulator<'m> {
             match self.remote_send(RemoteKind::Reply, pid, lock, owner, me, 4, t) {
                 Some(a) => a.max(t),
                 None => {
-                    self.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
+                    self.bridge.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
                     return;
                 }
             }
@@ -175,7 +175,7 @@ impl<'m> Simulator<'m> {
         match self.remote_send(RemoteKind::Reply, pid, addr, owner, reader, bytes, t) {
             Some(t2) => t2.max(t),
             None => {
-                self.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
+                self.bridge.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
                 NEVER
             }
         }
@@ -271,7 +271,7 @@ impl<'m> Simulator<'m> {
     /// Message `id` arrived at `t`.
     pub(super) fn arrive(&mut self, id: u64, t: Ticks) {
         self.flush_hops();
-        match self.in_flight.remove(&id) {
+        match self.bridge.in_flight.remove(&id) {
             Some(InFlight::Chan { chan, sender }) => {
                 let c = chan as usize;
                 let Some(k) = self.chans[c].from.iter().position(|f| f.pid == sender) else { return };
@@ -282,7 +282,7 @@ impl<'m> Simulator<'m> {
             }
             Some(InFlight::ReadRequest { pid, addr, reader, owner, words }) => {
                 self.remote_arrived(id, t);
-                self.reads_pending -= 1;
+                self.bridge.reads_pending -= 1;
                 let wake = self.read_reply(pid, addr, reader, owner, words, t);
                 if wake != NEVER {
                     self.wake_reader(pid, wake);
@@ -295,7 +295,7 @@ impl<'m> Simulator<'m> {
             Some(InFlight::Frame { pid }) => self.wake_reader(pid, t),
             Some(InFlight::Load { pid, vals }) => {
                 self.remote_arrived(id, t);
-                self.loads_pending -= 1;
+                self.bridge.loads_pending -= 1;
                 for (index, word) in vals {
                     let owner = self.mem.owner.get(index as usize).copied().unwrap_or(NONE);
                     self.land(pid, index, word, owner);
@@ -311,12 +311,12 @@ impl<'m> Simulator<'m> {
             }
             Some(InFlight::LockRequest { pid, lock }) => {
                 self.remote_arrived(id, t);
-                self.reads_pending -= 1;
+                self.bridge.reads_pending -= 1;
                 self.lock_request(pid, lock, t);
             }
             Some(InFlight::LockRelease { pid, lock }) => {
                 self.remote_arrived(id, t);
-                self.reads_pending -= 1;
+                self.bridge.reads_pending -= 1;
                 let at = t.max(self.landed(self.procs[pid as usize].writes_last));
                 self.lock_release(lock, at);
             }

@@ -118,7 +118,7 @@ impl<'m> Simulator<'m> {
                 if let Some(e) = self.chans[c].from[k].pending.back_mut() {
                     e.deferred = true;
                 }
-                self.in_flight.insert(id, InFlight::Chan { chan: c as u32, sender: pid });
+                self.bridge.in_flight.insert(id, InFlight::Chan { chan: c as u32, sender: pid });
             }
         }
         Ok(Flow::Continue)
@@ -359,8 +359,8 @@ impl<'m> Simulator<'m> {
                     match self.remote_send(RemoteKind::Read, pid, i, me, owner, 4, now) {
                         Some(t) => self.lock_request(pid, i, t.max(now)),
                         None => {
-                            self.in_flight.insert(self.msg_seq, InFlight::LockRequest { pid, lock: i });
-                            self.reads_pending += 1;
+                            self.bridge.in_flight.insert(self.msg_seq, InFlight::LockRequest { pid, lock: i });
+                            self.bridge.reads_pending += 1;
                         }
                     }
                     let wake = self.wake[pid as usize];
@@ -388,8 +388,8 @@ impl<'m> Simulator<'m> {
                             self.lock_release(i, at);
                         }
                         None => {
-                            self.in_flight.insert(self.msg_seq, InFlight::LockRelease { pid, lock: i });
-                            self.reads_pending += 1;
+                            self.bridge.in_flight.insert(self.msg_seq, InFlight::LockRelease { pid, lock: i });
+                            self.bridge.reads_pending += 1;
                         }
                     }
                 }

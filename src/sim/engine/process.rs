@@ -234,7 +234,7 @@ impl<'m> Simulator<'m> {
             let id = self.msg_seq;
             let a = self.net_send(id, pp as u32, ppar, 4, t);
             if a.is_none() {
-                self.in_flight.insert(id, InFlight::EndNotice { pid });
+                self.bridge.in_flight.insert(id, InFlight::EndNotice { pid });
             }
             a.map(|a| a.max(t))
         };
@@ -346,7 +346,7 @@ impl<'m> Simulator<'m> {
         let wake = match self.net_send(id, src, pp, 4 * words, start) {
             Some(t) => t.max(start),
             None => {
-                self.in_flight.insert(id, InFlight::Frame { pid: child });
+                self.bridge.in_flight.insert(id, InFlight::Frame { pid: child });
                 NEVER
             }
         };

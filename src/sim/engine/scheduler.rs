@@ -3,6 +3,58 @@
 //! network to its own thread ([`super::net_worker`]) around a quantum.
 use super::*;
 
+/// The quantum scheduler's state: the quantum under way, and which processors are due
+/// when. It keeps every processor with a process that can run before the end of a
+/// quantum findable from `due_now`, `due_next` or `due_later` (stale entries are allowed
+/// and cost one look); [`Simulator::lower_pmin`] is the one way a wake time moves
+/// earlier.
+pub(super) struct Schedule {
+    pub(super) qstart: Ticks,
+    /// Per physical processor, a lower bound of its processes' wake times: a processor
+    /// whose bound is past the quantum is skipped without looking at its queue.
+    pub(super) pmin: Vec<Ticks>,
+    /// Processors to visit in this quantum, in id order.
+    pub(super) due_now: procset::ProcSet,
+    /// `(pmin, processor)` of processors with something to do in a later quantum (stale
+    /// entries only cost a look at the processor), except those that go in `due_next`.
+    pub(super) due_later: TimeQueue<u32>,
+    /// Processors due before `due_next_bound`, which is never after the end of the next
+    /// quantum: the next quantum visits them all, as it would take them out of
+    /// `due_later`. A busy processor is due again in the next quantum at almost every
+    /// turn, so this spares the heap a push and a pop per turn.
+    pub(super) due_next: procset::ProcSet,
+    /// The least time an entry of `due_next` was put there with (NEVER: none).
+    pub(super) due_next_min: Ticks,
+    pub(super) due_next_bound: Ticks,
+    /// The `due_later` entries [`Simulator::next_event`] took out to look at (kept to reuse).
+    pub(super) due_taken: Vec<(Ticks, u32)>,
+    /// The processor being run and the end of the quantum, during a quantum.
+    pub(super) cur: Option<(usize, Ticks)>,
+    /// Set by [`Simulator::lower_pmin`], through which every change of a process's wake time
+    /// goes except those of the running process by its own turn, and with it every change
+    /// of a queue (a process created, or ended: its parent is told). The scheduler clears
+    /// it before a turn: still clear after it, the other processes are as they were.
+    pub(super) woken: bool,
+}
+
+impl Schedule {
+    /// Nothing due, for `npp` physical processors.
+    pub(super) fn new(npp: usize) -> Schedule {
+        Schedule {
+            qstart: 0,
+            pmin: vec![NEVER; npp],
+            due_now: procset::ProcSet::new(npp),
+            due_later: TimeQueue::new(),
+            due_next: procset::ProcSet::new(npp),
+            due_next_min: NEVER,
+            due_next_bound: 0,
+            due_taken: Vec::new(),
+            cur: None,
+            woken: false,
+        }
+    }
+}
+
 impl<'m> Simulator<'m> {
     /// Runs the program to its end (or an alarm) and returns the statistics.
     pub fn run(&mut self) -> Result<Stats, SimError> {
@@ -18,10 +70,10 @@ impl<'m> Simulator<'m> {
             && self.net.lookahead().is_some()
         {
             let always = self.cfg.net_thread == NetThread::Always;
-            self.ahead = NetWorker::start(self.net.params().clone(), always).map(Box::new);
+            self.bridge.ahead = NetWorker::start(self.net.params().clone(), always).map(Box::new);
         }
         let r = self.run_inner();
-        self.ahead = None;
+        self.bridge.ahead = None;
         self.flush_line_costs();
         let _ = self.io.stdout.flush();
         for f in self.files.iter_mut().flatten() {
@@ -76,27 +128,27 @@ impl<'m> Simulator<'m> {
     pub(super) fn run_inner(&mut self) -> Result<Stats, SimError> {
         let q = self.cfg.quantum.max(1);
         loop {
-            self.land_writes(self.qstart);
-            let qend = self.qstart + q;
+            self.land_writes(self.sched.qstart);
+            let qend = self.sched.qstart + q;
             let mut active = false;
-            self.due_now.absorb(&mut self.due_next);
-            self.due_next_min = NEVER;
-            while let Some((t, &pp)) = self.due_later.peek() {
+            self.sched.due_now.absorb(&mut self.sched.due_next);
+            self.sched.due_next_min = NEVER;
+            while let Some((t, &pp)) = self.sched.due_later.peek() {
                 if t >= qend {
                     break;
                 }
-                self.due_later.pop();
-                self.due_now.insert(pp);
+                self.sched.due_later.pop();
+                self.sched.due_now.insert(pp);
             }
             // Every later quantum ends at `qend + q` or after.
-            self.due_next_bound = qend + q;
+            self.sched.due_next_bound = qend + q;
             // A solo run may carry the quantum forward (see `solo_cross`): its end is
-            // kept in `self.cur` while the processors run.
+            // kept in `self.sched.cur` while the processors run.
             let mut qend = qend;
-            self.cur = Some((0, qend));
+            self.sched.cur = Some((0, qend));
             let ahead = self.ahead_begin(qend);
             let r = self.run_processors(&mut qend, &mut active);
-            self.cur = None;
+            self.sched.cur = None;
             if ahead {
                 self.ahead_end(r.is_ok(), qend);
             }
@@ -104,48 +156,48 @@ impl<'m> Simulator<'m> {
             self.advance_network(qend);
             self.record_profile();
             if self.watched(qend) && self.program_end.is_none() {
-                self.qstart = qend;
+                self.sched.qstart = qend;
                 return Err(self.limit(Limit::Interrupted));
             }
             // The run ends when main has ended and no remote write is in the network.
-            if let (Some(t), 0) = (self.program_end, self.loads_pending) {
+            if let (Some(t), 0) = (self.program_end, self.bridge.loads_pending) {
                 let end = t.max(self.procs[0].writes_last);
                 self.land_writes(NEVER);
                 let par = qend.max(end.div_ceil(q) * q);
                 return Ok(self.snapshot(par));
             }
-            self.qstart = qend;
-            if self.debug.is_some() && self.cfg.alarm.is_some_and(|a| self.qstart >= a) {
+            self.sched.qstart = qend;
+            if self.debug.is_some() && self.cfg.alarm.is_some_and(|a| self.sched.qstart >= a) {
                 // With a debugger the alarm suspends the run, once.
                 self.cfg.alarm = None;
                 self.debug_stop(Stop::Alarm)?;
             }
             if let Some(a) = self.cfg.alarm {
-                if self.qstart >= a {
-                    let mut s = self.snapshot(self.qstart);
+                if self.sched.qstart >= a {
+                    let mut s = self.snapshot(self.sched.qstart);
                     s.stopped_by_alarm = true;
                     return Ok(s);
                 }
             }
             if let Some(m) = self.cfg.max_time {
-                if self.qstart > m {
+                if self.sched.qstart > m {
                     return Err(self.limit(Limit::Time));
                 }
             }
-            if self.qstart >= MAX_TIME {
+            if self.sched.qstart >= MAX_TIME {
                 return Err(self.limit(Limit::Clock));
             }
             if !active {
                 let next = self.next_event().min(self.net.next_event());
                 if next == NEVER && self.net.in_flight() > 0 {
                     let cycle = self.net.blocked();
-                    return Err(SimError::NetworkDeadlock { cycle, stats: Box::new(self.snapshot(self.qstart)) });
+                    return Err(SimError::NetworkDeadlock { cycle, stats: Box::new(self.snapshot(self.sched.qstart)) });
                 }
                 if next == NEVER {
                     let waiters = self.waiters();
-                    return Err(SimError::Deadlock { waiters, stats: Box::new(self.snapshot(self.qstart)) });
+                    return Err(SimError::Deadlock { waiters, stats: Box::new(self.snapshot(self.sched.qstart)) });
                 }
-                if self.cfg.skip_idle && next >= self.qstart + q {
+                if self.cfg.skip_idle && next >= self.sched.qstart + q {
                     let mut target = next / q * q;
                     // Stop where stepping would have stopped.
                     if let Some(a) = self.cfg.alarm {
@@ -154,7 +206,7 @@ impl<'m> Simulator<'m> {
                     if let Some(m) = self.cfg.max_time {
                         target = target.min((m / q + 1) * q);
                     }
-                    self.qstart = target.max(self.qstart);
+                    self.sched.qstart = target.max(self.sched.qstart);
                 }
             }
         }
@@ -163,11 +215,11 @@ impl<'m> Simulator<'m> {
     /// Runs the due processors in id order for the quantum ending at `qend` (a solo run
     /// may move it on); `active` becomes true if anything ran.
     pub(super) fn run_processors(&mut self, qend: &mut Ticks, active: &mut bool) -> Result<(), SimError> {
-        while let Some(pp) = self.due_now.pop_first() {
+        while let Some(pp) = self.sched.due_now.pop_first() {
             let pp = pp as usize;
-            self.cur = Some((pp, *qend));
+            self.sched.cur = Some((pp, *qend));
             *active |= self.run_pproc(pp)?;
-            *qend = self.cur.map_or(*qend, |(_, e)| e);
+            *qend = self.sched.cur.map_or(*qend, |(_, e)| e);
             if self.program_end.is_some() {
                 break;
             }
@@ -180,12 +232,12 @@ impl<'m> Simulator<'m> {
     /// `qstart + lookahead` (and before `qend`). Returns whether it did (there are such
     /// events); [`Self::ahead_end`] takes it back.
     pub(super) fn ahead_begin(&mut self, qend: Ticks) -> bool {
-        let Some(a) = self.ahead.as_mut() else { return false };
+        let Some(a) = self.bridge.ahead.as_mut() else { return false };
         if !a.wanted() {
             return false;
         }
         let Some(l) = self.net.lookahead() else { return false };
-        let until = self.qstart.saturating_add(l).min(qend);
+        let until = self.sched.qstart.saturating_add(l).min(qend);
         let next0 = self.net.next_event();
         if next0 >= until {
             return false;
@@ -193,8 +245,8 @@ impl<'m> Simulator<'m> {
         let Some(spare) = a.spare.take() else { return false };
         self.net.ahead(crate::net::AheadStep::Begin(until));
         let net = std::mem::replace(&mut self.net, spare);
-        a.give(net, until, next0, read_requests(&self.in_flight, self.reads_pending));
-        self.quanta_ahead += 1;
+        a.give(net, until, next0, read_requests(&self.bridge.in_flight, self.bridge.reads_pending));
+        self.bridge.quanta_ahead += 1;
         true
     }
 
@@ -205,7 +257,7 @@ impl<'m> Simulator<'m> {
     /// whose reply is a send), then the network comes back with the later arrivals,
     /// which are delivered too. Everything happens as if the network had stayed here.
     pub(super) fn ahead_end(&mut self, ok: bool, qend: Ticks) {
-        let Some(a) = self.ahead.as_mut() else { return };
+        let Some(a) = self.bridge.ahead.as_mut() else { return };
         if !ok {
             let (net, arrivals) = a.take();
             a.spare = Some(std::mem::replace(&mut self.net, net));
@@ -221,13 +273,13 @@ impl<'m> Simulator<'m> {
             net_worker::enter(&mut *self.net, &a.held);
             false
         } else {
-            a.second(qend, read_requests(&self.in_flight, self.reads_pending));
+            a.second(qend, read_requests(&self.bridge.in_flight, self.bridge.reads_pending));
             true
         };
         for &(id, t) in &first {
             self.arrive(id, t);
         }
-        let Some(a) = self.ahead.as_mut() else { return };
+        let Some(a) = self.bridge.ahead.as_mut() else { return };
         a.reuse(first);
         if second {
             let (net, arrivals) = a.take();
@@ -235,7 +287,7 @@ impl<'m> Simulator<'m> {
             for &(id, t) in &arrivals {
                 self.arrive(id, t);
             }
-            if let Some(a) = self.ahead.as_mut() {
+            if let Some(a) = self.bridge.ahead.as_mut() {
                 a.reuse(arrivals);
             }
         }
@@ -244,7 +296,7 @@ impl<'m> Simulator<'m> {
     /// Sends a message into the network (held back while the network runs ahead: see
     /// [`Self::ahead_begin`]).
     pub(super) fn net_send(&mut self, id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) -> Option<Ticks> {
-        match self.ahead.as_mut() {
+        match self.bridge.ahead.as_mut() {
             Some(a) if a.active => {
                 // A model that runs ahead delivers a message to the sender's own
                 // processor at once, without the network ([`Network::lookahead`]).
@@ -261,7 +313,7 @@ impl<'m> Simulator<'m> {
 
     /// The network's next event, as it would be with the held-back sends made.
     pub(super) fn net_next_event(&self) -> Ticks {
-        match self.ahead.as_deref() {
+        match self.bridge.ahead.as_deref() {
             Some(a) if a.active => a.next0.min(a.min_ready),
             _ => self.net.next_event(),
         }
@@ -270,7 +322,7 @@ impl<'m> Simulator<'m> {
     /// Adds the busy time of the quantum that just ran to its profile row.
     pub(super) fn record_profile(&mut self) {
         let Some(step) = self.cfg.profile_step else { return };
-        let row = (self.qstart / step.max(1)) as usize;
+        let row = (self.sched.qstart / step.max(1)) as usize;
         if self.profile.len() <= row {
             self.profile.resize(row + 1, vec![0; self.busy.len()]);
         }
@@ -289,24 +341,24 @@ impl<'m> Simulator<'m> {
     /// instead of every process of the machine. The entries looked at are put back.
     pub(super) fn next_event(&mut self) -> Ticks {
         let mut best = NEVER;
-        if self.due_next_min != NEVER {
-            for pp in self.due_next.iter() {
+        if self.sched.due_next_min != NEVER {
+            for pp in self.sched.due_next.iter() {
                 best = best.min(self.proc_next(pp as usize));
             }
         }
-        let mut taken = std::mem::take(&mut self.due_taken);
-        while let Some((t, &pp)) = self.due_later.peek() {
+        let mut taken = std::mem::take(&mut self.sched.due_taken);
+        while let Some((t, &pp)) = self.sched.due_later.peek() {
             if t >= best {
                 break;
             }
-            self.due_later.pop();
+            self.sched.due_later.pop();
             taken.push((t, pp));
             best = best.min(self.proc_next(pp as usize));
         }
         for e in taken.drain(..) {
-            self.due_later.push(e.0, e.1);
+            self.sched.due_later.push(e.0, e.1);
         }
-        self.due_taken = taken;
+        self.sched.due_taken = taken;
         debug_assert_eq!(best, self.scan_next_event());
         best
     }
@@ -333,15 +385,15 @@ impl<'m> Simulator<'m> {
     }
 
     /// Runs the processes of physical processor `pp` for the current quantum (its end is
-    /// in `self.cur`; a solo run may move it on). Returns whether anything ran.
+    /// in `self.sched.cur`; a solo run may move it on). Returns whether anything ran.
     pub(super) fn run_pproc(&mut self, pp: usize) -> Result<bool, SimError> {
         if self.ready.is_indexed(pp) {
             return self.run_pproc_indexed(pp);
         }
         let mut active = false;
         loop {
-            let qend = self.cur.map_or(NEVER, |(_, e)| e);
-            let floor = self.pclock[pp].max(self.qstart);
+            let qend = self.sched.cur.map_or(NEVER, |(_, e)| e);
+            let floor = self.pclock[pp].max(self.sched.qstart);
             let mut best: Option<(usize, Ticks)> = None;
             let mut min_wake = NEVER;
             // The least wake time (and the queue index of its first holder) and the least
@@ -397,14 +449,14 @@ impl<'m> Simulator<'m> {
                 self.run_pproc_indexed(pp)?;
                 break;
             }
-            if !self.woken && self.debug.is_none() {
+            if !self.sched.woken && self.debug.is_none() {
                 // Nothing but the turn's own process changed a wake time or the queue
                 // (see `woken`): the others' wakes are those of the scan above, so when
                 // no process can start before the quantum's end, the scan the loop would
                 // do next finds just that, and its outcome is computed here.
                 let min_wake = others_min.min(self.wake[pid as usize]);
-                let qend = self.cur.map_or(NEVER, |(_, e)| e);
-                let floor = self.pclock[pp].max(self.qstart);
+                let qend = self.sched.cur.map_or(NEVER, |(_, e)| e);
+                let floor = self.pclock[pp].max(self.sched.qstart);
                 if min_wake == NEVER || min_wake.max(floor) >= qend {
                     debug_assert_eq!(self.scan_min_wake(pp), min_wake);
                     self.settle(pp, min_wake);
@@ -420,8 +472,8 @@ impl<'m> Simulator<'m> {
     fn run_pproc_indexed(&mut self, pp: usize) -> Result<bool, SimError> {
         let mut active = false;
         loop {
-            let qend = self.cur.map_or(NEVER, |(_, e)| e);
-            let floor = self.pclock[pp].max(self.qstart);
+            let qend = self.sched.cur.map_or(NEVER, |(_, e)| e);
+            let floor = self.pclock[pp].max(self.sched.qstart);
             self.ready.absorb(pp, floor);
             let start = match self.ready.best(pp) {
                 Some((pid, start)) if start < qend => (pid, start),
@@ -445,7 +497,7 @@ impl<'m> Simulator<'m> {
     /// when the program ended in it.
     #[inline(always)]
     fn turn_on(&mut self, pp: usize, pid: u32, start: Ticks, qend: Ticks) -> Result<bool, SimError> {
-        self.woken = false;
+        self.sched.woken = false;
         self.turn(pid, start, qend)?;
         let c = self.procs[pid as usize].clock;
         self.pclock[pp] = self.pclock[pp].max(c);
@@ -456,7 +508,7 @@ impl<'m> Simulator<'m> {
     /// again, is where it is due next.
     #[inline(always)]
     fn settle(&mut self, pp: usize, min_wake: Ticks) {
-        self.pmin[pp] = min_wake;
+        self.sched.pmin[pp] = min_wake;
         if min_wake != NEVER {
             self.due_at(min_wake, pp as u32);
         }
@@ -599,9 +651,9 @@ impl<'m> Simulator<'m> {
                 // The quantum ends the interpreter went past, as `solo_cross` does them.
                 qend = ctr.qend;
                 self.pclock[pp] = self.pclock[pp].max(ctr.cross_clock);
-                self.pmin[pp] = ctr.cross_clock;
-                self.qstart = qend - q;
-                self.cur = Some((pp, qend));
+                self.sched.pmin[pp] = ctr.cross_clock;
+                self.sched.qstart = qend - q;
+                self.sched.cur = Some((pp, qend));
             }
             if ctr.trace_hit && r.is_ok() {
                 self.debug_stop(Stop::Traced { pid })?;
@@ -634,8 +686,8 @@ impl<'m> Simulator<'m> {
                             Some(t1) => self.read_reply(pid, a, me, o, w, t1),
                             None => {
                                 let req = InFlight::ReadRequest { pid, addr: a, reader: me, owner: o, words: w };
-                                self.in_flight.insert(self.msg_seq, req);
-                                self.reads_pending += 1;
+                                self.bridge.in_flight.insert(self.msg_seq, req);
+                                self.bridge.reads_pending += 1;
                                 NEVER
                             }
                         };
@@ -671,7 +723,11 @@ impl<'m> Simulator<'m> {
     pub(super) fn quantum_over(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
         // A process not alone on its processor, or with processors still to visit in
         // this quantum, never goes on (the common cases, tested here without a call).
-        let e = if self.due_now.is_empty() && self.queue_len(pp) == 1 { self.solo_cross(pid, pp, qend) } else { None };
+        let e = if self.sched.due_now.is_empty() && self.queue_len(pp) == 1 {
+            self.solo_cross(pid, pp, qend)
+        } else {
+            None
+        };
         if e.is_none() {
             let c = self.procs[pid as usize].clock;
             self.set_wake(pid, c);
@@ -698,7 +754,7 @@ impl<'m> Simulator<'m> {
     /// With a profile, every quantum's busy time needs its row: left to `solo_cross`.
     pub(super) fn cross_max(&self, pp: usize, q: Ticks) -> Ticks {
         // Processors still to visit in this quantum (the common case) first.
-        let alone = self.due_now.is_empty()
+        let alone = self.sched.due_now.is_empty()
             && self.observer.is_none()
             && self.cfg.profile_step.is_none()
             && self.program_end.is_none()
@@ -720,7 +776,7 @@ impl<'m> Simulator<'m> {
         let q = self.cfg.quantum.max(1);
         let next = qend + q;
         let clock = self.procs[pid as usize].clock;
-        let alone = self.due_now.is_empty()
+        let alone = self.sched.due_now.is_empty()
             && self.observer.is_none()
             && self.program_end.is_none()
             && self.queue_len(pp) == 1
@@ -736,11 +792,11 @@ impl<'m> Simulator<'m> {
             return None;
         }
         self.pclock[pp] = self.pclock[pp].max(clock);
-        self.pmin[pp] = clock;
+        self.sched.pmin[pp] = clock;
         self.record_profile();
         self.land_writes(qend);
-        self.qstart = qend;
-        self.cur = Some((pp, next));
+        self.sched.qstart = qend;
+        self.sched.cur = Some((pp, next));
         Some(next)
     }
 
@@ -759,14 +815,14 @@ impl<'m> Simulator<'m> {
     /// in this quantum if it comes later in the id order and `t` is before the quantum's
     /// end, else in the quantum containing `t` (or later).
     pub(super) fn lower_pmin(&mut self, pp: usize, t: Ticks) {
-        self.woken = true;
-        if t >= self.pmin[pp] {
+        self.sched.woken = true;
+        if t >= self.sched.pmin[pp] {
             return;
         }
-        self.pmin[pp] = t;
-        match self.cur {
+        self.sched.pmin[pp] = t;
+        match self.sched.cur {
             Some((cur, qend)) if pp > cur && t < qend => {
-                self.due_now.insert(pp as u32);
+                self.sched.due_now.insert(pp as u32);
             }
             _ => self.due_at(t, pp as u32),
         }
@@ -775,17 +831,17 @@ impl<'m> Simulator<'m> {
     /// Notes that processor `pp` is due in the quantum containing `t` (or later).
     #[inline]
     pub(super) fn due_at(&mut self, t: Ticks, pp: u32) {
-        if t < self.due_next_bound {
-            self.due_next.insert(pp);
-            self.due_next_min = self.due_next_min.min(t);
+        if t < self.sched.due_next_bound {
+            self.sched.due_next.insert(pp);
+            self.sched.due_next_min = self.sched.due_next_min.min(t);
         } else {
-            self.due_later.push(t, pp);
+            self.sched.due_later.push(t, pp);
         }
     }
 
     /// The least time a processor is due at after this quantum (as far as noted).
     #[inline]
     pub(super) fn due_min(&self) -> Ticks {
-        self.due_later.peek_time().unwrap_or(NEVER).min(self.due_next_min)
+        self.sched.due_later.peek_time().unwrap_or(NEVER).min(self.sched.due_next_min)
     }
 }

@@ -226,7 +226,7 @@ impl<'m> Simulator<'m> {
     /// The time a suspension is at: the end of the quantum being run (the seed's global
     /// clock during a quantum), else the global clock.
     pub fn now(&self) -> Ticks {
-        self.cur.map_or(self.qstart, |(_, e)| e)
+        self.sched.cur.map_or(self.sched.qstart, |(_, e)| e)
     }
 
     /// The statistics so far, the parallel time being [`Simulator::now`].
