@@ -131,11 +131,6 @@ impl Format {
         })
     }
 
-    /// The format's writer, for a format whose [`Info::output`] is not an archive.
-    fn stream_writer(self) -> Box<dyn TraceWriter> {
-        self.writer().unwrap_or_else(|| Box::new(picl::PiclWriter::new(false)))
-    }
-
     /// The readable format whose trace starts with the line `first` (its first non-blank
     /// line, trimmed), if one does.
     pub fn detect(first: &str) -> Option<Format> {
@@ -247,8 +242,7 @@ pub fn write(input: Box<dyn Read>, name: &str, sel: Selection, req: &Request<'_>
         (Output::Stream, Some(path)) => {
             let out_error = |source| WriteError::Output { path: path.to_path_buf(), source };
             let mut file = crate::cli::AtomicFile::create(path).map_err(out_error)?;
-            let mut writer = req.format.stream_writer();
-            let report = convert_with(input, writer.as_mut(), sel, &mut file).map_err(|e| match e {
+            let report = convert(input, req.format, sel, &mut file).map_err(|e| match e {
                 ConvertError::Io(io) => WriteError::Output { path: path.to_path_buf(), source: io },
                 e => input_error(e),
             })?;
@@ -260,8 +254,7 @@ pub fn write(input: Box<dyn Read>, name: &str, sel: Selection, req: &Request<'_>
         (Output::Stream, None) => {
             crate::cli::require_stdout().map_err(WriteError::Stdout)?;
             let mut out = BufWriter::new(std::io::stdout().lock());
-            let mut writer = req.format.stream_writer();
-            let report = convert_with(input, writer.as_mut(), sel, &mut out).map_err(|e| match e {
+            let report = convert(input, req.format, sel, &mut out).map_err(|e| match e {
                 ConvertError::Io(io) => WriteError::Stdout(io),
                 e => input_error(e),
             })?;
