@@ -91,20 +91,20 @@ impl Steps {
     }
 }
 
-/// Which search to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// Which search to run (the values of `cpmap --search`; each doc line is its help).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum SearchMethod {
-    /// The list algorithm.
+    /// List placement, heaviest communicators first, then swap descent.
     Greedy,
-    /// Simulated annealing.
+    /// Simulated annealing with swap moves and geometric cooling.
     Anneal,
-    /// Largest processing time first (needs task costs).
+    /// Largest processing time first: load balance only (needs --work).
     Lptf,
-    /// Largest global cost first (needs task costs).
+    /// Largest global cost first: computation and communication (needs --work).
     Lgcf,
-    /// The Boillat method (needs task costs).
+    /// The Boillat method: moves to neighbours, load or communication (needs --work).
     Boillat,
-    /// Heuristic move-exchange (needs task costs).
+    /// Heuristic move-exchange: best moves, best exchanges, random restarts (needs --work).
     Hme,
 }
 
@@ -681,5 +681,20 @@ mod tests {
         let found =
             search(SearchMethod::Anneal, &random, &v, &p, &comm, None, 1, past).unwrap_or_else(|e| panic!("{e}"));
         assert!(found.stopped);
+    }
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::SearchMethod;
+    use clap::ValueEnum;
+
+    #[test]
+    fn every_method_is_named_on_the_command_line_as_in_reports() {
+        // `cpmap --search NAME` and the reports name a method the same way.
+        for m in SearchMethod::ALL {
+            assert_eq!(m.to_possible_value().unwrap().get_name(), m.name(), "{m:?}");
+        }
+        assert_eq!(SearchMethod::value_variants().len(), SearchMethod::ALL.len());
     }
 }

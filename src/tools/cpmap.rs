@@ -31,7 +31,7 @@ pub struct Args {
     /// weighted cost; lptf, lgcf, boillat and hme the most loaded processor's time (they
     /// need --work). Several methods (comma-separated or repeated) are ranked together.
     #[arg(long, value_enum, value_name = "METHOD", value_delimiter = ',')]
-    search: Vec<Method>,
+    search: Vec<SearchMethod>,
     /// Computation cost of every task (virtual processor): a run record (the busy time
     /// of the processes on each) or CSV `vproc,cost` in time units. Ranks mappings by the
     /// time of the most loaded processor.
@@ -61,35 +61,6 @@ pub struct Args {
     /// Where --emit writes (default: standard output, replacing the report).
     #[arg(short = 'o', long = "output", value_name = "FILE", requires = "emit")]
     output: Option<PathBuf>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Method {
-    /// List placement, heaviest communicators first, then swap descent.
-    Greedy,
-    /// Simulated annealing with swap moves and geometric cooling.
-    Anneal,
-    /// Largest processing time first: load balance only (needs --work).
-    Lptf,
-    /// Largest global cost first: computation and communication (needs --work).
-    Lgcf,
-    /// The Boillat method: moves to neighbours, load or communication (needs --work).
-    Boillat,
-    /// Heuristic move-exchange: best moves, best exchanges, random restarts (needs --work).
-    Hme,
-}
-
-impl Method {
-    fn method(self) -> SearchMethod {
-        match self {
-            Method::Greedy => SearchMethod::Greedy,
-            Method::Anneal => SearchMethod::Anneal,
-            Method::Lptf => SearchMethod::Lptf,
-            Method::Lgcf => SearchMethod::Lgcf,
-            Method::Boillat => SearchMethod::Boillat,
-            Method::Hme => SearchMethod::Hme,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -207,7 +178,7 @@ fn run(args: &Args) -> Result<()> {
             None => candidates.push(("default".into(), resolve("default", None, &virt, &phys, args.seed)?)),
         }
     }
-    let methods: Vec<SearchMethod> = args.search.iter().map(|m| m.method()).collect();
+    let methods: Vec<SearchMethod> = args.search.clone();
     let costs = match &args.work {
         Some(path) => Some(read_work(path, args.byte_time.as_deref(), virt.nodes())?),
         None => {
