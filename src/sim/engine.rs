@@ -358,39 +358,22 @@ pub struct Simulator<'m> {
     net: Box<dyn Network>,
     io: Io,
     mem: Memory,
-    procs: Vec<Proc>,
-    /// Per process, the earliest time it can run (`NEVER`: waiting for an event with no
-    /// known time); apart from [`Proc`] so the scheduler's look at a processor's
-    /// queue reads one table.
-    wake: Vec<Ticks>,
-    queues: Vec<VecDeque<u32>>,
-    /// The queues of processors with many processes, indexed ([`ready`]); their
-    /// entry in `queues` stays empty.
-    ready: ready::ReadyIndex,
-    /// Live processes per physical processor, for the default allocation.
-    live: LeastLoaded,
+    /// The processes and the processors' run queues ([`process::ProcessTable`]).
+    pt: process::ProcessTable,
     busy: Vec<Ticks>,
     used: Vec<bool>,
     pclock: Vec<Ticks>,
-    chans: Vec<Chan>,
-    chan_at: Vec<u32>,
-    /// Per spinlock word, the processes waiting for it and when their request reached
-    /// the lock's processor, first come first.
-    lock_waiters: BTreeMap<u32, VecDeque<(u32, Ticks)>>,
+    /// The channel elements, spinlock queues and messages not yet received
+    /// ([`channels::Channels`]).
+    ch: channels::Channels,
     rng: Rng,
     files: Vec<Option<FileSlot>>,
     /// Blocks made by MALLOC/REALLOC and not yet freed: base → words.
     heap: BTreeMap<u32, u32>,
     stats: Stats,
-    msg_seq: u64,
-    /// Messages sent on channels and not yet received (bounded by `cfg.max_messages`).
-    unreceived: u64,
-    /// Words in those messages.
-    unreceived_words: u64,
     max_depth: usize,
     program_end: Option<Ticks>,
     steps_left: u64,
-    live_procs: u32,
     profile: Vec<Vec<Ticks>>,
     profile_prev: Vec<Ticks>,
     observer: Option<Box<dyn Observer>>,
@@ -621,28 +604,18 @@ impl<'m> Simulator<'m> {
             table_of,
             net,
             io,
-            procs: Vec::new(),
-            wake: Vec::new(),
-            queues: vec![VecDeque::new(); npp],
-            ready: ready::ReadyIndex::new(npp),
-            live: LeastLoaded::new(npp),
+            pt: process::ProcessTable::new(npp),
             busy: vec![0; npp],
             used: vec![false; npp],
             pclock: vec![0; npp],
-            chans: Vec::new(),
-            chan_at: vec![NONE; module.globals_words as usize],
-            lock_waiters: BTreeMap::new(),
+            ch: channels::Channels::new(module),
             rng: Rng::new(cfg.seed),
             files: Vec::new(),
             heap: BTreeMap::new(),
             stats: Stats::default(),
-            msg_seq: 0,
-            unreceived: 0,
-            unreceived_words: 0,
             max_depth,
             program_end: None,
             steps_left,
-            live_procs: 0,
             profile: Vec::new(),
             profile_prev: vec![0; npp],
             observer: None,
@@ -665,22 +638,6 @@ impl<'m> Simulator<'m> {
             }
         }
         sim.mem = mem;
-        for (ci, c) in module.channels.iter().enumerate() {
-            let count: u32 = c.dims.iter().product::<u32>().max(1);
-            for e in 0..count {
-                let a = c.base + e;
-                if let Some(slot) = sim.chan_at.get_mut(a as usize) {
-                    *slot = sim.chans.len() as u32;
-                    sim.chans.push(Chan {
-                        owner: 0,
-                        info: ci as u32,
-                        elem: e,
-                        queue: BinaryHeap::new(),
-                        from: Vec::new(),
-                    });
-                }
-            }
-        }
         let display = vec![0u32; sim.max_depth + 1];
         sim.spawn(NONE, Kind::Main, module.main, 0, p0, &[], &display, 0, (0, -1))?;
         let d = sim.cfg.start_delay;
@@ -699,7 +656,7 @@ impl<'m> Simulator<'m> {
     /// Sends every later event to `observer`; the processes that exist already (process
     /// 0) are reported as created first.
     pub fn set_observer(&mut self, mut observer: Box<dyn Observer>) {
-        for p in &self.procs {
+        for p in &self.pt.procs {
             let function = self.module.functions.get(p.func as usize).map_or("?", |f| f.name.as_str());
             let parent = if p.parent == NONE { None } else { Some(p.parent) };
             let (pid, vproc, pproc, time) = (p.pid, p.vproc, p.pproc, p.clock);
@@ -720,7 +677,8 @@ impl<'m> Simulator<'m> {
 
     /// Every process created so far, by pid.
     pub fn processes(&self) -> Vec<ProcessStatus> {
-        self.procs
+        self.pt
+            .procs
             .iter()
             .map(|p| {
                 let state = if p.ended {
@@ -754,7 +712,7 @@ impl<'m> Simulator<'m> {
     fn snapshot(&mut self, par: Ticks) -> Stats {
         let mut s = self.stats.clone();
         s.par_ticks = par;
-        s.undelivered = self.chans.iter().map(|c| c.queue.len() as u64).sum();
+        s.undelivered = self.ch.chans.iter().map(|c| c.queue.len() as u64).sum();
         if let Some(step) = self.cfg.profile_step {
             s.profile_step = step.max(1);
             s.profile = self.profile.clone();
@@ -790,7 +748,7 @@ impl<'m> Simulator<'m> {
     }
 
     fn rt(&self, pid: u32, kind: RuntimeError) -> SimError {
-        let pc = self.procs.get(pid as usize).map_or(0, |p| p.pc);
+        let pc = self.pt.procs.get(pid as usize).map_or(0, |p| p.pc);
         let (file, line) = self.place(pc);
         SimError::Runtime { pid, function: self.function_name(pc), file, line, kind }
     }
@@ -835,7 +793,7 @@ impl<'m> Simulator<'m> {
             return Err(self.limit(Limit::Steps));
         }
         self.steps_left -= 1;
-        let p = &mut self.procs[pid as usize];
+        let p = &mut self.pt.procs[pid as usize];
         let o = op.opcode() as usize;
         if p.time_on {
             let pp = p.pproc as usize;
@@ -854,7 +812,7 @@ impl<'m> Simulator<'m> {
     }
 
     fn pop(&mut self, pid: u32) -> Result<Word, SimError> {
-        match self.procs[pid as usize].stack.pop() {
+        match self.pt.procs[pid as usize].stack.pop() {
             Some(w) => Ok(w),
             None => Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() })),
         }
@@ -863,7 +821,7 @@ impl<'m> Simulator<'m> {
     /// Where the top `n` words of `pid`'s working stack start (a runtime error when it
     /// holds fewer).
     fn stack_top(&self, pid: u32, n: usize) -> Result<usize, SimError> {
-        match self.procs[pid as usize].stack.len().checked_sub(n) {
+        match self.pt.procs[pid as usize].stack.len().checked_sub(n) {
             Some(at) => Ok(at),
             None => Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() })),
         }
@@ -871,20 +829,20 @@ impl<'m> Simulator<'m> {
 
     fn pop_n(&mut self, pid: u32, n: usize) -> Result<Vec<Word>, SimError> {
         let at = self.stack_top(pid, n)?;
-        Ok(self.procs[pid as usize].stack.split_off(at))
+        Ok(self.pt.procs[pid as usize].stack.split_off(at))
     }
 
     /// The top `n` words of `pid`'s working stack, taken off it, as a message's words.
     fn pop_payload(&mut self, pid: u32, n: usize) -> Result<Payload, SimError> {
         let at = self.stack_top(pid, n)?;
-        let st = &mut self.procs[pid as usize].stack;
+        let st = &mut self.pt.procs[pid as usize].stack;
         let data = Payload::new(&st[at..]);
         st.truncate(at);
         Ok(data)
     }
 
     fn peek(&self, pid: u32) -> Result<Word, SimError> {
-        match self.procs[pid as usize].stack.last() {
+        match self.pt.procs[pid as usize].stack.last() {
             Some(&w) => Ok(w),
             None => Err(self.rt(pid, RuntimeError::BadCode { message: "working stack underflow".into() })),
         }

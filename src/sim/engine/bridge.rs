@@ -27,6 +27,9 @@ pub(super) struct Bridge {
     pub(super) landing: TimeQueue<Landing>,
     /// Remote writes in a contention network whose arrival is not known yet.
     pub(super) loads_pending: u32,
+    /// The id of the last message handed to the network (ids order messages that
+    /// arrive at the same time).
+    pub(super) msg_seq: u64,
 }
 
 impl Bridge {
@@ -41,6 +44,7 @@ impl Bridge {
             quanta_ahead: 0,
             landing: TimeQueue::new(),
             loads_pending: 0,
+            msg_seq: 0,
         }
     }
 }

@@ -2,10 +2,57 @@
 //! writes as network messages, and the arrivals the network hands back.
 use super::*;
 
+/// The program's channels and locks: one element per channel cell, which global word
+/// holds which, the processes queued for each spinlock, and the messages sent and not
+/// yet received (bounded by [`SimConfig::max_messages`] and `max_message_words`).
+pub(super) struct Channels {
+    /// The channel elements, in the order of the module's channel declarations.
+    pub(super) chans: Vec<Chan>,
+    /// Per global word, the index in `chans` of the element it holds (`NONE`: none).
+    pub(super) chan_at: Vec<u32>,
+    /// Per spinlock word, the processes waiting for it and when their request reached
+    /// the lock's processor, first come first.
+    pub(super) lock_waiters: BTreeMap<u32, VecDeque<(u32, Ticks)>>,
+    /// Messages sent on channels and not yet received.
+    pub(super) unreceived: u64,
+    /// Words in those messages.
+    pub(super) unreceived_words: u64,
+}
+
+impl Channels {
+    /// Every channel element `module` declares, owned by process 0 and empty.
+    pub(super) fn new(module: &Module) -> Channels {
+        let mut ch = Channels {
+            chans: Vec::new(),
+            chan_at: vec![NONE; module.globals_words as usize],
+            lock_waiters: BTreeMap::new(),
+            unreceived: 0,
+            unreceived_words: 0,
+        };
+        for (ci, c) in module.channels.iter().enumerate() {
+            let count: u32 = c.dims.iter().product::<u32>().max(1);
+            for e in 0..count {
+                let a = c.base + e;
+                if let Some(slot) = ch.chan_at.get_mut(a as usize) {
+                    *slot = ch.chans.len() as u32;
+                    ch.chans.push(Chan {
+                        owner: 0,
+                        info: ci as u32,
+                        elem: e,
+                        queue: BinaryHeap::new(),
+                        from: Vec::new(),
+                    });
+                }
+            }
+        }
+        ch
+    }
+}
+
 impl<'m> Simulator<'m> {
     /// `name[i][j]` of the channel element at address `a`.
     pub(super) fn channel_name(&self, a: u32) -> String {
-        match self.chan_at.get(a as usize).and_then(|&c| self.chans.get(c as usize)) {
+        match self.ch.chan_at.get(a as usize).and_then(|&c| self.ch.chans.get(c as usize)) {
             Some(ch) => self.channel_elem_name(ch.info, ch.elem),
             None => format!("at address {a}"),
         }
@@ -42,7 +89,7 @@ impl<'m> Simulator<'m> {
     /// ([`Self::land_writes`]); until then the owner's memory keeps its old values and
     /// only `pid` sees its new ones.
     pub(super) fn post_write(&mut self, pid: u32, me: u32, owner: u32, addr: u32, vals: Vec<(u32, Word)>, now: Ticks) {
-        self.msg_seq += 1;
+        self.bridge.msg_seq += 1;
         let data: u32 = vals
             .iter()
             .filter(|&&(i, _)| self.mem.owner.get(i as usize) == Some(&owner))
@@ -50,7 +97,7 @@ impl<'m> Simulator<'m> {
             .sum();
         let arrival = self.remote_send(RemoteKind::Write, pid, addr, me, owner, 4 + data, now);
         self.stats.remote_writes += 1;
-        let p = &mut self.procs[pid as usize];
+        let p = &mut self.pt.procs[pid as usize];
         for &(i, w) in &vals {
             let e = p.unlanded.entry(i).or_insert((w, 0));
             *e = (w, e.1 + 1);
@@ -67,7 +114,7 @@ impl<'m> Simulator<'m> {
             None => {
                 p.writes_out += 1;
                 self.bridge.loads_pending += 1;
-                self.bridge.in_flight.insert(self.msg_seq, InFlight::Load { pid, vals });
+                self.bridge.in_flight.insert(self.bridge.msg_seq, InFlight::Load { pid, vals });
             }
         }
     }
@@ -78,7 +125,7 @@ impl<'m> Simulator<'m> {
         if self.mem.owner.get(i) == Some(&owner) {
             self.mem.words[i] = word;
         }
-        if let Some(p) = self.procs.get_mut(pid as usize) {
+        if let Some(p) = self.pt.procs.get_mut(pid as usize) {
             if let Some(e) = p.unlanded.get_mut(&index) {
                 e.1 -= 1;
                 if e.1 == 0 {
@@ -115,9 +162,9 @@ impl<'m> Simulator<'m> {
     /// before it have had it (first come, first served).
     pub(super) fn lock_request(&mut self, pid: u32, lock: u32, t: Ticks) {
         let free = as_int(self.mem.words[lock as usize]) == 0;
-        let queue = self.lock_waiters.entry(lock).or_default();
+        let queue = self.ch.lock_waiters.entry(lock).or_default();
         if free && queue.is_empty() {
-            self.lock_waiters.remove(&lock);
+            self.ch.lock_waiters.remove(&lock);
             self.mem.words[lock as usize] = Word::Int(pid as i32 + 1);
             self.lock_grant(pid, lock, t);
         } else {
@@ -130,12 +177,12 @@ impl<'m> Simulator<'m> {
     pub(super) fn lock_release(&mut self, lock: u32, t: Ticks) {
         // The earliest request to arrive (a request's arrival may be known before an
         // earlier one's is); ties in the order they were made.
-        let next = self.lock_waiters.get_mut(&lock).and_then(|q| {
+        let next = self.ch.lock_waiters.get_mut(&lock).and_then(|q| {
             let k = (0..q.len()).min_by_key(|&k| q[k].1)?;
             q.remove(k)
         });
-        if self.lock_waiters.get(&lock).is_some_and(|q| q.is_empty()) {
-            self.lock_waiters.remove(&lock);
+        if self.ch.lock_waiters.get(&lock).is_some_and(|q| q.is_empty()) {
+            self.ch.lock_waiters.remove(&lock);
         }
         match next {
             Some((w, asked)) => {
@@ -150,16 +197,16 @@ impl<'m> Simulator<'m> {
     /// grant reaches it (a 4-byte reply when it runs elsewhere).
     fn lock_grant(&mut self, pid: u32, lock: u32, t: Ticks) {
         let owner = self.mem.owner[lock as usize];
-        let me = self.procs[pid as usize].pproc;
-        self.procs[pid as usize].granted = lock + 1;
+        let me = self.pt.procs[pid as usize].pproc;
+        self.pt.procs[pid as usize].granted = lock + 1;
         let wake = if owner == me {
             t
         } else {
-            self.msg_seq += 1;
+            self.bridge.msg_seq += 1;
             match self.remote_send(RemoteKind::Reply, pid, lock, owner, me, 4, t) {
                 Some(a) => a.max(t),
                 None => {
-                    self.bridge.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
+                    self.bridge.in_flight.insert(self.bridge.msg_seq, InFlight::ReadReply { pid });
                     return;
                 }
             }
@@ -170,18 +217,18 @@ impl<'m> Simulator<'m> {
     /// Sends the reply of a remote read whose request reached `owner` at `t`; returns
     /// when the reply reaches the reader (NEVER while it is in a contention network).
     pub(super) fn read_reply(&mut self, pid: u32, addr: u32, reader: u32, owner: u32, words: u32, t: Ticks) -> Ticks {
-        self.msg_seq += 1;
+        self.bridge.msg_seq += 1;
         let bytes = self.wire_bytes(addr, words);
         match self.remote_send(RemoteKind::Reply, pid, addr, owner, reader, bytes, t) {
             Some(t2) => t2.max(t),
             None => {
-                self.bridge.in_flight.insert(self.msg_seq, InFlight::ReadReply { pid });
+                self.bridge.in_flight.insert(self.bridge.msg_seq, InFlight::ReadReply { pid });
                 NEVER
             }
         }
     }
 
-    /// Sends remote-memory traffic (message `self.msg_seq`) of `kind` on behalf of
+    /// Sends remote-memory traffic (message `self.bridge.msg_seq`) of `kind` on behalf of
     /// process `pid` about address `addr`, and tells the observer; returns the arrival
     /// time when the network knows it now.
     #[allow(clippy::too_many_arguments)]
@@ -195,11 +242,11 @@ impl<'m> Simulator<'m> {
         bytes: u32,
         now: Ticks,
     ) -> Option<Ticks> {
-        let id = self.msg_seq;
+        let id = self.bridge.msg_seq;
         let arrival = self.net_send(id, src, dst, bytes, now);
         if let Some(o) = self.observer.as_mut() {
             let arrival = arrival.map(|a| a.max(now));
-            let line = self.module.line_of(self.procs[pid as usize].pc);
+            let line = self.module.line_of(self.pt.procs[pid as usize].pc);
             let (src_pproc, dst_pproc) = (src, dst);
             o.event(&SimEvent::Remote {
                 time: now,
@@ -229,7 +276,7 @@ impl<'m> Simulator<'m> {
     /// never arrives before the one sent before it.
     pub(super) fn deliver_ready(&mut self, c: usize, k: usize) {
         loop {
-            let chan = &mut self.chans[c];
+            let chan = &mut self.ch.chans[c];
             let f = &mut chan.from[k];
             match f.pending.front() {
                 Some(m) if m.arrival != NEVER => {}
@@ -249,10 +296,10 @@ impl<'m> Simulator<'m> {
                     o.event(&SimEvent::Arrive { time: arrival, msg: id });
                 }
             }
-            if let Some(o) = self.procs.get(owner as usize) {
+            if let Some(o) = self.pt.procs.get(owner as usize) {
                 if o.wait == reason {
                     let opp = o.pproc as usize;
-                    let w = self.wake[owner as usize].min(arrival);
+                    let w = self.pt.wake[owner as usize].min(arrival);
                     self.set_wake(owner, w);
                     self.lower_pmin(opp, arrival);
                 }
@@ -274,8 +321,8 @@ impl<'m> Simulator<'m> {
         match self.bridge.in_flight.remove(&id) {
             Some(InFlight::Chan { chan, sender }) => {
                 let c = chan as usize;
-                let Some(k) = self.chans[c].from.iter().position(|f| f.pid == sender) else { return };
-                if let Some(e) = self.chans[c].from[k].pending.iter_mut().find(|e| e.id == id) {
+                let Some(k) = self.ch.chans[c].from.iter().position(|f| f.pid == sender) else { return };
+                if let Some(e) = self.ch.chans[c].from[k].pending.iter_mut().find(|e| e.id == id) {
                     e.arrival = t;
                 }
                 self.deliver_ready(c, k);
@@ -300,7 +347,7 @@ impl<'m> Simulator<'m> {
                     let owner = self.mem.owner.get(index as usize).copied().unwrap_or(NONE);
                     self.land(pid, index, word, owner);
                 }
-                let p = &mut self.procs[pid as usize];
+                let p = &mut self.pt.procs[pid as usize];
                 p.writes_out -= 1;
                 p.writes_last = p.writes_last.max(t);
                 let (out, notice, last) = (p.writes_out, p.notice, p.writes_last);
@@ -317,7 +364,7 @@ impl<'m> Simulator<'m> {
             Some(InFlight::LockRelease { pid, lock }) => {
                 self.remote_arrived(id, t);
                 self.bridge.reads_pending -= 1;
-                let at = t.max(self.landed(self.procs[pid as usize].writes_last));
+                let at = t.max(self.landed(self.pt.procs[pid as usize].writes_last));
                 self.lock_release(lock, at);
             }
             Some(InFlight::EndNotice { pid }) => self.notice_arrived(pid, t),
@@ -328,7 +375,7 @@ impl<'m> Simulator<'m> {
     pub(super) fn chan_index(&self, pid: u32, addr: i64) -> Result<usize, SimError> {
         usize::try_from(addr)
             .ok()
-            .and_then(|a| self.chan_at.get(a).copied())
+            .and_then(|a| self.ch.chan_at.get(a).copied())
             .filter(|&c| c != NONE)
             .map(|c| c as usize)
             .ok_or_else(|| self.rt(pid, RuntimeError::NotAChannel { addr }))

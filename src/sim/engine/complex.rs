@@ -55,29 +55,30 @@ impl<'m> Simulator<'m> {
     fn exec_send(&mut self, pid: u32, n: u32) -> Result<Flow, SimError> {
         let op = Op::Send;
         // The send's own pc: `charge` moves past it.
-        let pc = self.procs[pid as usize].pc;
+        let pc = self.pt.procs[pid as usize].pc;
         let data = self.pop_payload(pid, n as usize)?;
         let a = as_int(self.pop(pid)?) as i64;
         let c = self.chan_index(pid, a)?;
         self.charge(pid, op)?;
         // Each unreceived message holds host memory: bounded in count and in words.
         let words = data.len() as u64;
-        if self.unreceived >= self.cfg.max_messages || self.unreceived_words + words > self.cfg.max_message_words {
+        if self.ch.unreceived >= self.cfg.max_messages || self.ch.unreceived_words + words > self.cfg.max_message_words
+        {
             return Err(self.limit(Limit::Messages));
         }
-        self.unreceived += 1;
-        self.unreceived_words += words;
-        let owner = self.chans[c].owner;
-        let src = self.procs[pid as usize].pproc;
-        let now = self.procs[pid as usize].clock;
-        let dst = self.procs.get(owner as usize).map_or(src, |p| p.pproc);
+        self.ch.unreceived += 1;
+        self.ch.unreceived_words += words;
+        let owner = self.ch.chans[c].owner;
+        let src = self.pt.procs[pid as usize].pproc;
+        let now = self.pt.procs[pid as usize].clock;
+        let dst = self.pt.procs.get(owner as usize).map_or(src, |p| p.pproc);
         let bytes: u32 = data.iter().copied().map(word_bytes).sum();
-        self.msg_seq += 1;
-        let id = self.msg_seq;
+        self.bridge.msg_seq += 1;
+        let id = self.bridge.msg_seq;
         let arrival = self.net_send(id, src, dst, bytes, now);
         self.stats.messages += 1;
         self.stats.bytes += bytes as u64;
-        let chan = &mut self.chans[c];
+        let chan = &mut self.ch.chans[c];
         let k = match chan.from.iter().position(|f| f.pid == pid) {
             Some(k) => k,
             None => {
@@ -92,8 +93,8 @@ impl<'m> Simulator<'m> {
         chan.from[k].pending.push_back(sent);
         if self.observer.is_some() {
             // The arrival after the non-overtaking rule (the last delivery).
-            let known = arrival.map(|t| t.max(now).max(self.chans[c].from[k].last));
-            let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+            let known = arrival.map(|t| t.max(now).max(self.ch.chans[c].from[k].last));
+            let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
             let line = self.module.line_of(pc);
             if let Some(o) = self.observer.as_mut() {
                 o.event(&SimEvent::Send {
@@ -115,7 +116,7 @@ impl<'m> Simulator<'m> {
         match arrival {
             Some(_) => self.deliver_ready(c, k),
             None => {
-                if let Some(e) = self.chans[c].from[k].pending.back_mut() {
+                if let Some(e) = self.ch.chans[c].from[k].pending.back_mut() {
                     e.deferred = true;
                 }
                 self.bridge.in_flight.insert(id, InFlight::Chan { chan: c as u32, sender: pid });
@@ -129,18 +130,18 @@ impl<'m> Simulator<'m> {
         let op = Op::Recv;
         let a = as_int(self.peek(pid)?) as i64;
         let c = self.chan_index(pid, a)?;
-        let owner = self.chans[c].owner;
+        let owner = self.ch.chans[c].owner;
         if owner != pid {
             let channel = self.channel_name(a as u32);
             return Err(self.rt(pid, RuntimeError::NotOwner { reader: pid, owner, channel }));
         }
-        let clock = self.procs[pid as usize].clock;
-        match self.chans[c].queue.peek().map(|m| m.arrival) {
+        let clock = self.pt.procs[pid as usize].clock;
+        match self.ch.chans[c].queue.peek().map(|m| m.arrival) {
             Some(t) if t <= clock => {
-                let m = self.chans[c].queue.pop().map(|m| m.data).unwrap_or_default();
-                self.unreceived = self.unreceived.saturating_sub(1);
-                self.unreceived_words = self.unreceived_words.saturating_sub(m.len() as u64);
-                let p = &mut self.procs[pid as usize];
+                let m = self.ch.chans[c].queue.pop().map(|m| m.data).unwrap_or_default();
+                self.ch.unreceived = self.ch.unreceived.saturating_sub(1);
+                self.ch.unreceived_words = self.ch.unreceived_words.saturating_sub(m.len() as u64);
+                let p = &mut self.pt.procs[pid as usize];
                 p.stack.pop();
                 match &*m {
                     [w] => p.stack.push(*w),
@@ -149,8 +150,8 @@ impl<'m> Simulator<'m> {
                 self.charge(pid, op)?;
                 if self.observer.is_some() {
                     let (time, line) =
-                        (self.procs[pid as usize].clock, self.module.line_of(self.procs[pid as usize].pc));
-                    let (channel, elem) = (self.chans[c].info, self.chans[c].elem);
+                        (self.pt.procs[pid as usize].clock, self.module.line_of(self.pt.procs[pid as usize].pc));
+                    let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
                     if let Some(o) = self.observer.as_mut() {
                         o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t, line });
                     }
@@ -158,7 +159,7 @@ impl<'m> Simulator<'m> {
                 Ok(Flow::Continue)
             }
             other => {
-                let reason = Reason::Channel { channel: self.chans[c].info, index: self.chans[c].elem };
+                let reason = Reason::Channel { channel: self.ch.chans[c].info, index: self.ch.chans[c].elem };
                 self.block(pid, reason, other.unwrap_or(NEVER));
                 Ok(Flow::Stop)
             }
@@ -188,12 +189,12 @@ impl<'m> Simulator<'m> {
                 };
                 let f = self.funcs[func as usize];
                 let n = f.frame.max(f.params);
-                let pp = self.procs[pid as usize].pproc;
+                let pp = self.pt.procs[pid as usize].pproc;
                 // The top frame's segment is full: the next kept segment if it holds the
                 // frame, else a new one in place of the kept ones (sizes grow 16, 64,
                 // 256 words... up to `segment_words`, so a process that calls a small
                 // function holds little).
-                let p = &mut self.procs[pid as usize];
+                let p = &mut self.pt.procs[pid as usize];
                 let next = p.cur_seg as usize + 1;
                 let base = match p.segs.get_mut(next) {
                     Some(s) if s.len >= n => {
@@ -207,24 +208,24 @@ impl<'m> Simulator<'m> {
                         let shift = (2 * next - 2).min(30) as u32;
                         let len = n.max((16u32 << shift).min(self.cfg.segment_words));
                         let Some(base) = self.mem.alloc(len, pp) else { return Err(self.limit(Limit::Memory)) };
-                        self.procs[pid as usize].segs.push(Seg { base, len, top: n });
+                        self.pt.procs[pid as usize].segs.push(Seg { base, len, top: n });
                         base
                     }
                 };
-                self.procs[pid as usize].cur_seg = next as u32;
-                let ret = self.procs[pid as usize].pc + 1;
+                self.pt.procs[pid as usize].cur_seg = next as u32;
+                let ret = self.pt.procs[pid as usize].pc + 1;
                 self.charge(pid, op)?;
-                let p = &mut self.procs[pid as usize];
+                let p = &mut self.pt.procs[pid as usize];
                 push_frame(p, &mut self.mem, f, base, ret).map_err(|k| self.rt(pid, k))?;
                 if let Some(o) = self.observer.as_mut() {
-                    let time = self.procs[pid as usize].clock;
+                    let time = self.pt.procs[pid as usize].clock;
                     o.event(&SimEvent::Enter { time, pid, function: func });
                 }
                 Ok(Flow::Continue)
             }
             Instr::Ret { .. } => {
                 // Return from the bottom frame.
-                let p = &mut self.procs[pid as usize];
+                let p = &mut self.pt.procs[pid as usize];
                 if p.group_next <= p.group_hi {
                     // Next index of this forall child's group: same frame, fresh words.
                     let idx = p.group_next;
@@ -238,7 +239,7 @@ impl<'m> Simulator<'m> {
                     p.stack.clear();
                     let entry = self.funcs[p.func as usize].entry;
                     self.charge(pid, op)?;
-                    self.procs[pid as usize].pc = entry;
+                    self.pt.procs[pid as usize].pc = entry;
                     return Ok(Flow::Continue);
                 }
                 self.charge(pid, op)?;
@@ -252,29 +253,29 @@ impl<'m> Simulator<'m> {
             }
             Instr::CopyToNewBlock { n } => {
                 let a = as_int(self.pop(pid)?) as i64;
-                let pp = self.procs[pid as usize].pproc;
+                let pp = self.pt.procs[pid as usize].pproc;
                 let Some(base) = self.mem.alloc(n, pp) else { return Err(self.limit(Limit::Memory)) };
                 for k in 0..n as i64 {
                     let i =
                         self.mem.index(a + k).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a + k }))?;
                     self.mem.words[base as usize + k as usize] = self.mem.words[i];
                 }
-                self.procs[pid as usize].stack.push(Word::Int(base as i32));
+                self.pt.procs[pid as usize].stack.push(Word::Int(base as i32));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
             Instr::Fork { func, chans, vproc } => {
                 self.fork(pid, op, func, chans, vproc, Kind::Fork)?;
-                self.procs[pid as usize].forked_live += 1;
+                self.pt.procs[pid as usize].forked_live += 1;
                 Ok(Flow::Continue)
             }
             Instr::ForallFork { func, chans, vproc } => {
                 self.fork(pid, op, func, chans, vproc, Kind::Forall)?;
-                self.procs[pid as usize].forall_pending += 1;
+                self.pt.procs[pid as usize].forall_pending += 1;
                 Ok(Flow::Continue)
             }
             Instr::ForallWait {} => {
-                let p = &mut self.procs[pid as usize];
+                let p = &mut self.pt.procs[pid as usize];
                 if p.forall_pending > 0 {
                     self.block(pid, Reason::Forall, NEVER);
                     return Ok(Flow::Stop);
@@ -294,7 +295,7 @@ impl<'m> Simulator<'m> {
                 let g = if grouping { (as_int(self.pop(pid)?) as i64).max(1) } else { 1 };
                 self.charge(pid, op)?;
                 let (start, display) = {
-                    let p = &self.procs[pid as usize];
+                    let p = &self.pt.procs[pid as usize];
                     (p.clock, p.display.clone())
                 };
                 let mut n = 0;
@@ -309,14 +310,14 @@ impl<'m> Simulator<'m> {
                 if n == 0 {
                     return Ok(Flow::Continue);
                 }
-                let p = &mut self.procs[pid as usize];
+                let p = &mut self.pt.procs[pid as usize];
                 p.forall_pending = n;
                 p.forall_end = 0;
                 self.block(pid, Reason::Forall, NEVER);
                 Ok(Flow::Stop)
             }
             Instr::Join {} => {
-                let p = &mut self.procs[pid as usize];
+                let p = &mut self.pt.procs[pid as usize];
                 match p.ended_children.peek_time() {
                     Some(t) if t <= p.clock => {
                         p.ended_children.pop();
@@ -337,33 +338,33 @@ impl<'m> Simulator<'m> {
             Instr::Lock {} => {
                 let a = as_int(self.peek(pid)?) as i64;
                 let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))? as u32;
-                let p = &mut self.procs[pid as usize];
+                let p = &mut self.pt.procs[pid as usize];
                 let granted = p.granted == i + 1;
                 let (me, now) = (p.pproc, p.clock);
                 let owner = self.mem.owner[i as usize];
                 if granted || (owner == me && as_int(self.mem.words[i as usize]) == 0) {
                     // Taken: free in its own processor's memory, or granted.
-                    self.procs[pid as usize].granted = 0;
+                    self.pt.procs[pid as usize].granted = 0;
                     self.note_ref(i as usize, 1);
                     self.mem.words[i as usize] = Word::Int(pid as i32 + 1);
-                    self.procs[pid as usize].stack.pop();
+                    self.pt.procs[pid as usize].stack.pop();
                     self.charge(pid, op)?;
                     Ok(Flow::Continue)
                 } else if owner == me {
-                    self.lock_waiters.entry(i).or_default().push_back((pid, now));
+                    self.ch.lock_waiters.entry(i).or_default().push_back((pid, now));
                     self.block(pid, Reason::Lock { lock: i }, NEVER);
                     Ok(Flow::Stop)
                 } else {
                     // A request to the lock's processor, which grants it with a reply.
-                    self.msg_seq += 1;
+                    self.bridge.msg_seq += 1;
                     match self.remote_send(RemoteKind::Read, pid, i, me, owner, 4, now) {
                         Some(t) => self.lock_request(pid, i, t.max(now)),
                         None => {
-                            self.bridge.in_flight.insert(self.msg_seq, InFlight::LockRequest { pid, lock: i });
+                            self.bridge.in_flight.insert(self.bridge.msg_seq, InFlight::LockRequest { pid, lock: i });
                             self.bridge.reads_pending += 1;
                         }
                     }
-                    let wake = self.wake[pid as usize];
+                    let wake = self.pt.wake[pid as usize];
                     self.block(pid, Reason::Lock { lock: i }, wake);
                     Ok(Flow::Stop)
                 }
@@ -373,7 +374,7 @@ impl<'m> Simulator<'m> {
                 let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))? as u32;
                 self.note_ref(i as usize, 1);
                 self.charge(pid, op)?;
-                let p = &self.procs[pid as usize];
+                let p = &self.pt.procs[pid as usize];
                 let (me, now) = (p.pproc, p.clock);
                 let owner = self.mem.owner[i as usize];
                 if owner == me {
@@ -381,14 +382,14 @@ impl<'m> Simulator<'m> {
                     self.lock_release(i, at);
                 } else {
                     // Posted: the release travels to the lock's processor.
-                    self.msg_seq += 1;
+                    self.bridge.msg_seq += 1;
                     match self.remote_send(RemoteKind::Write, pid, i, me, owner, 8, now) {
                         Some(t) => {
-                            let at = t.max(now).max(self.landed(self.procs[pid as usize].writes_last));
+                            let at = t.max(now).max(self.landed(self.pt.procs[pid as usize].writes_last));
                             self.lock_release(i, at);
                         }
                         None => {
-                            self.bridge.in_flight.insert(self.msg_seq, InFlight::LockRelease { pid, lock: i });
+                            self.bridge.in_flight.insert(self.bridge.msg_seq, InFlight::LockRelease { pid, lock: i });
                             self.bridge.reads_pending += 1;
                         }
                     }
@@ -402,7 +403,7 @@ impl<'m> Simulator<'m> {
                     w => (as_int(w).max(0) as Ticks) * TICKS_PER_UNIT,
                 };
                 self.charge(pid, op)?;
-                let until = self.procs[pid as usize].clock.saturating_add(d);
+                let until = self.pt.procs[pid as usize].clock.saturating_add(d);
                 if until >= MAX_TIME {
                     return Err(self.limit(Limit::Clock));
                 }
@@ -418,7 +419,7 @@ impl<'m> Simulator<'m> {
                 if self.observer.is_some() || is_mapping || !self.cfg.phase_mappings.is_empty() {
                     let label = self.string_at(pid, label)?;
                     let label = String::from_utf8_lossy(&label).into_owned();
-                    let time = self.procs[pid as usize].clock;
+                    let time = self.pt.procs[pid as usize].clock;
                     if let Some(o) = self.observer.as_mut() {
                         o.event(&SimEvent::Probe { time, pid, id, label: &label });
                     }
@@ -436,17 +437,17 @@ impl<'m> Simulator<'m> {
             }
             Instr::TimeOn {} | Instr::TimeOff {} => {
                 let on = matches!(ins, Instr::TimeOn {});
-                self.procs[pid as usize].time_on = on;
+                self.pt.procs[pid as usize].time_on = on;
                 self.charge(pid, op)?;
                 if let Some(o) = self.observer.as_mut() {
-                    let time = self.procs[pid as usize].clock;
+                    let time = self.pt.procs[pid as usize].clock;
                     o.event(&SimEvent::Timing { time, pid, on });
                 }
                 Ok(Flow::Continue)
             }
             Instr::Rand {} => {
                 let x = crate::sim::rng::next_f32(&mut self.rng);
-                self.procs[pid as usize].stack.push(Word::Float(x));
+                self.pt.procs[pid as usize].stack.push(Word::Float(x));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -482,7 +483,7 @@ impl<'m> Simulator<'m> {
                     },
                 };
                 res.map_err(|e| self.rt(pid, RuntimeError::Output { kind: e.kind(), message: e.to_string() }))?;
-                self.procs[pid as usize].stack.push(Word::Int(out.len() as i32));
+                self.pt.procs[pid as usize].stack.push(Word::Int(out.len() as i32));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -523,7 +524,7 @@ impl<'m> Simulator<'m> {
                         self.mem.words[i] = w;
                     }
                 }
-                self.procs[pid as usize].stack.push(Word::Int(scan.ret));
+                self.pt.procs[pid as usize].stack.push(Word::Int(scan.ret));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -558,7 +559,7 @@ impl<'m> Simulator<'m> {
                     }
                     None => 0,
                 };
-                self.procs[pid as usize].stack.push(Word::Int(h));
+                self.pt.procs[pid as usize].stack.push(Word::Int(h));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -571,7 +572,7 @@ impl<'m> Simulator<'m> {
                     Some(FileSlot::Read(_)) => 0,
                     None => -1,
                 };
-                self.procs[pid as usize].stack.push(Word::Int(r));
+                self.pt.procs[pid as usize].stack.push(Word::Int(r));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -599,13 +600,13 @@ impl<'m> Simulator<'m> {
                         self.mem.words[i] = Word::Char(b);
                     }
                 }
-                self.procs[pid as usize].stack.push(Word::Int(i32::try_from(out.len()).unwrap_or(i32::MAX)));
+                self.pt.procs[pid as usize].stack.push(Word::Int(i32::try_from(out.len()).unwrap_or(i32::MAX)));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
             Instr::Malloc {} => {
                 let n = as_int(self.pop(pid)?);
-                let pp = self.procs[pid as usize].pproc;
+                let pp = self.pt.procs[pid as usize].pproc;
                 let base = match u32::try_from(n) {
                     Ok(n) if n > 0 => match self.mem.alloc(n, pp) {
                         Some(b) => {
@@ -616,7 +617,7 @@ impl<'m> Simulator<'m> {
                     },
                     _ => 0,
                 };
-                self.procs[pid as usize].stack.push(Word::Int(base as i32));
+                self.pt.procs[pid as usize].stack.push(Word::Int(base as i32));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -641,7 +642,7 @@ impl<'m> Simulator<'m> {
                         None => return Err(self.rt(pid, RuntimeError::BadFree { addr: a as i64 })),
                     }
                 };
-                let pp = self.procs[pid as usize].pproc;
+                let pp = self.pt.procs[pid as usize].pproc;
                 let new = match u32::try_from(n) {
                     Ok(n) if n > 0 => self.mem.alloc(n, pp).map(|b| (b, n)),
                     _ => None,
@@ -657,12 +658,12 @@ impl<'m> Simulator<'m> {
                             self.heap.remove(&(a as u32));
                             self.mem.free(a as u32, old);
                         }
-                        self.procs[pid as usize].stack.push(Word::Int(b as i32));
+                        self.pt.procs[pid as usize].stack.push(Word::Int(b as i32));
                         keep
                     }
                     // C: a failed realloc leaves the block alone and returns NULL.
                     None => {
-                        self.procs[pid as usize].stack.push(Word::Int(0));
+                        self.pt.procs[pid as usize].stack.push(Word::Int(0));
                         0
                     }
                 };
@@ -681,7 +682,7 @@ impl<'m> Simulator<'m> {
                     self.check_fits(pid, "memcpy", dst, n as u64)?;
                     self.mem.words.copy_within(s0..=s1, d0);
                 }
-                self.procs[pid as usize].stack.push(Word::Int(dst as i32));
+                self.pt.procs[pid as usize].stack.push(Word::Int(dst as i32));
                 self.charge_n(pid, op, n.max(1) as u64)?;
                 Ok(Flow::Continue)
             }
@@ -696,7 +697,7 @@ impl<'m> Simulator<'m> {
                     let w = if v == 0 { Word::Int(0) } else { Word::Char(v) };
                     self.mem.words[d0..=d1].fill(w);
                 }
-                self.procs[pid as usize].stack.push(Word::Int(dst as i32));
+                self.pt.procs[pid as usize].stack.push(Word::Int(dst as i32));
                 self.charge_n(pid, op, n.max(1) as u64)?;
                 Ok(Flow::Continue)
             }
@@ -706,7 +707,7 @@ impl<'m> Simulator<'m> {
                     return Err(self.rt(pid, RuntimeError::Exit { status }));
                 }
                 self.charge(pid, op)?;
-                let t = self.procs[pid as usize].clock;
+                let t = self.pt.procs[pid as usize].clock;
                 if pid != 0 {
                     self.finish(pid, t);
                 }
@@ -810,7 +811,7 @@ impl Simulator<'_> {
                 return Some((b + n) as usize);
             }
         }
-        if let Some(p) = self.procs.get(pid as usize) {
+        if let Some(p) = self.pt.procs.get(pid as usize) {
             for (k, fr) in p.frames.iter().enumerate() {
                 let base = fr.base as usize;
                 if !(base..base + fr.words as usize).contains(&i) {

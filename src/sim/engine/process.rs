@@ -3,10 +3,45 @@
 //! deadlock report gives.
 use super::*;
 
+/// The processes and where they wait to run: every process made so far (a finished one
+/// keeps its entry), each one's earliest wake time, the run queue of each physical
+/// processor (indexed once it grows long) and the live count per processor.
+pub(super) struct ProcessTable {
+    /// By pid.
+    pub(super) procs: Vec<Proc>,
+    /// Per process, the earliest time it can run (`NEVER`: waiting for an event with no
+    /// known time); apart from [`Proc`] so the scheduler's look at a processor's
+    /// queue reads one table.
+    pub(super) wake: Vec<Ticks>,
+    /// Per physical processor, its runnable and waiting processes in turn order.
+    pub(super) queues: Vec<VecDeque<u32>>,
+    /// The queues of processors with many processes, indexed ([`ready`]); their
+    /// entry in `queues` stays empty.
+    pub(super) ready: ready::ReadyIndex,
+    /// Live processes per physical processor, for the default allocation.
+    pub(super) live: LeastLoaded,
+    /// Live processes in all (bounded by [`SimConfig::max_procs`]).
+    pub(super) live_procs: u32,
+}
+
+impl ProcessTable {
+    /// No process yet, on `npp` physical processors.
+    pub(super) fn new(npp: usize) -> ProcessTable {
+        ProcessTable {
+            procs: Vec::new(),
+            wake: Vec::new(),
+            queues: vec![VecDeque::new(); npp],
+            ready: ready::ReadyIndex::new(npp),
+            live: LeastLoaded::new(npp),
+            live_procs: 0,
+        }
+    }
+}
+
 impl<'m> Simulator<'m> {
     /// The physical processor with the fewest live processes (ties: lowest id).
     pub(super) fn default_pproc(&self) -> u32 {
-        self.live.least()
+        self.pt.live.least()
     }
 
     /// Creates a process running `func` with `args` as its first frame words.
@@ -23,7 +58,7 @@ impl<'m> Simulator<'m> {
         start: Ticks,
         group: (i64, i64),
     ) -> Result<u32, SimError> {
-        if self.live_procs >= self.cfg.max_procs {
+        if self.pt.live_procs >= self.cfg.max_procs {
             return Err(self.limit(Limit::Procs));
         }
         let f = *self
@@ -35,7 +70,7 @@ impl<'m> Simulator<'m> {
         // `segment_words` then, so an idle process holds just its frame.
         let len = n.max(1);
         let Some(base) = self.mem.alloc(len, pproc) else { return Err(self.limit(Limit::Memory)) };
-        let pid = self.procs.len() as u32;
+        let pid = self.pt.procs.len() as u32;
         let mut disp = vec![0u32; self.max_depth + 1];
         let d = (f.depth as usize).min(display.len());
         disp[..d].copy_from_slice(&display[..d]);
@@ -73,18 +108,18 @@ impl<'m> Simulator<'m> {
         };
         let fl = FnLite { params: args.len() as u32, ..f };
         push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
-        self.procs.push(p);
-        self.wake.push(start);
+        self.pt.procs.push(p);
+        self.pt.wake.push(start);
         self.enqueue(pproc as usize, pid);
         self.lower_pmin(pproc as usize, start);
-        self.live.add(pproc as usize, 1);
+        self.pt.live.add(pproc as usize, 1);
         self.used[pproc as usize] = true;
-        self.live_procs += 1;
+        self.pt.live_procs += 1;
         self.stats.processes += 1;
         if let Some(o) = self.observer.as_mut() {
             let function = self.module.functions.get(func as usize).map_or("?", |f| f.name.as_str());
             // The line of the parent's fork (its pc is at the creating instruction).
-            let line = self.procs.get(parent as usize).map_or(0, |p| self.module.line_of(p.pc));
+            let line = self.pt.procs.get(parent as usize).map_or(0, |p| self.module.line_of(p.pc));
             let parent = if parent == NONE { None } else { Some(parent) };
             o.event(&SimEvent::ProcessCreate { time: start, parent, pid, vproc, pproc, function, line });
         }
@@ -93,7 +128,7 @@ impl<'m> Simulator<'m> {
 
     pub(super) fn waiters(&self) -> Vec<Waiter> {
         let mut v = Vec::new();
-        for p in self.procs.iter().filter(|p| !p.ended) {
+        for p in self.pt.procs.iter().filter(|p| !p.ended) {
             let waits_for = match p.wait {
                 Reason::Channel { channel, index } => {
                     format!("a message on channel {}", self.channel_elem_name(channel, index))
@@ -123,12 +158,12 @@ impl<'m> Simulator<'m> {
     /// Sets `pid`'s wake time, keeping its processor's queue index in step.
     #[inline]
     pub(super) fn set_wake(&mut self, pid: u32, t: Ticks) {
-        let old = std::mem::replace(&mut self.wake[pid as usize], t);
-        if old != t && self.ready.any() {
+        let old = std::mem::replace(&mut self.pt.wake[pid as usize], t);
+        if old != t && self.pt.ready.any() {
             // (Until a queue is indexed, this is all a wake change costs.)
-            let pp = self.procs[pid as usize].pproc as usize;
-            if self.ready.is_indexed(pp) {
-                self.ready.rewake(pp, pid, old, t);
+            let pp = self.pt.procs[pid as usize].pproc as usize;
+            if self.pt.ready.is_indexed(pp) {
+                self.pt.ready.rewake(pp, pid, old, t);
             }
         }
     }
@@ -136,31 +171,31 @@ impl<'m> Simulator<'m> {
     /// Puts the new process `pid` at the back of `pp`'s queue, which becomes indexed when
     /// it grows past [`SimConfig::queue_index_at`].
     fn enqueue(&mut self, pp: usize, pid: u32) {
-        if self.ready.is_indexed(pp) {
-            self.ready.push_back(pp, pid, self.wake[pid as usize]);
+        if self.pt.ready.is_indexed(pp) {
+            self.pt.ready.push_back(pp, pid, self.pt.wake[pid as usize]);
             return;
         }
-        self.queues[pp].push_back(pid);
-        if self.queues[pp].len() > self.cfg.queue_index_at {
-            let q = std::mem::take(&mut self.queues[pp]);
-            let wake = &self.wake;
-            self.ready.index(pp, q.iter().map(|&p| (p, wake[p as usize])));
+        self.pt.queues[pp].push_back(pid);
+        if self.pt.queues[pp].len() > self.cfg.queue_index_at {
+            let q = std::mem::take(&mut self.pt.queues[pp]);
+            let wake = &self.pt.wake;
+            self.pt.ready.index(pp, q.iter().map(|&p| (p, wake[p as usize])));
         }
     }
 
     /// The number of processes in `pp`'s queue.
     #[inline]
     pub(super) fn queue_len(&self, pp: usize) -> usize {
-        if self.ready.is_indexed(pp) {
-            self.ready.len(pp)
+        if self.pt.ready.is_indexed(pp) {
+            self.pt.ready.len(pp)
         } else {
-            self.queues[pp].len()
+            self.pt.queues[pp].len()
         }
     }
 
     /// The reply of `pid`'s remote read arrives at `t`.
     pub(super) fn wake_reader(&mut self, pid: u32, t: Ticks) {
-        if let Some(p) = self.procs.get(pid as usize) {
+        if let Some(p) = self.pt.procs.get(pid as usize) {
             let pp = p.pproc as usize;
             self.set_wake(pid, t);
             self.lower_pmin(pp, t);
@@ -170,7 +205,7 @@ impl<'m> Simulator<'m> {
     /// Puts `pid` to wait for `wait` until `wake` and tells the observer.
     pub(super) fn block(&mut self, pid: u32, wait: Reason, wake: Ticks) {
         self.set_wake(pid, wake);
-        let p = &mut self.procs[pid as usize];
+        let p = &mut self.pt.procs[pid as usize];
         p.wait = wait;
         let time = p.clock;
         let pp = p.pproc as usize;
@@ -183,7 +218,7 @@ impl<'m> Simulator<'m> {
 
     /// Begins the end of `pid`: it ends once its forked children have ended.
     pub(super) fn begin_end(&mut self, pid: u32) {
-        let p = &mut self.procs[pid as usize];
+        let p = &mut self.pt.procs[pid as usize];
         p.ending = true;
         if p.forked_live == 0 {
             let t = p.clock;
@@ -198,7 +233,7 @@ impl<'m> Simulator<'m> {
     pub(super) fn finish(&mut self, pid: u32, t: Ticks) {
         self.set_wake(pid, NEVER);
         let (parent, pp, segs) = {
-            let p = &mut self.procs[pid as usize];
+            let p = &mut self.pt.procs[pid as usize];
             p.ended = true;
             p.wait = Reason::None;
             (p.parent, p.pproc as usize, std::mem::take(&mut p.segs))
@@ -206,32 +241,32 @@ impl<'m> Simulator<'m> {
         for s in segs {
             self.mem.free(s.base, s.len);
         }
-        if self.ready.is_indexed(pp) {
-            self.ready.remove(pp, pid, NEVER);
-        } else if let Some(k) = self.queues[pp].iter().position(|&x| x == pid) {
-            self.queues[pp].remove(k);
+        if self.pt.ready.is_indexed(pp) {
+            self.pt.ready.remove(pp, pid, NEVER);
+        } else if let Some(k) = self.pt.queues[pp].iter().position(|&x| x == pid) {
+            self.pt.queues[pp].remove(k);
         }
-        self.live.add(pp, -1);
-        self.live_procs -= 1;
+        self.pt.live.add(pp, -1);
+        self.pt.live_procs -= 1;
         if let Some(o) = self.observer.as_mut() {
             o.event(&SimEvent::ProcessEnd { time: t, pid });
         }
         if pid == 0 {
             // The run ends when main has ended and its own writes have landed (its
             // children's have: each child's end reached it after them).
-            let p = &self.procs[0];
+            let p = &self.pt.procs[0];
             self.program_end = Some(t.max(p.writes_last));
             return;
         }
-        let Some(ppar) = self.procs.get(parent as usize).map(|p| p.pproc) else { return };
+        let Some(ppar) = self.pt.procs.get(parent as usize).map(|p| p.pproc) else { return };
         // The end travels to the parent's processor as a one-word message, and reaches
         // the parent after the child's remote writes have landed (as a channel message
         // never arrives before one sent before it): the parent then sees the results.
         let notice = if ppar as usize == pp {
             Some(t)
         } else {
-            self.msg_seq += 1;
-            let id = self.msg_seq;
+            self.bridge.msg_seq += 1;
+            let id = self.bridge.msg_seq;
             let a = self.net_send(id, pp as u32, ppar, 4, t);
             if a.is_none() {
                 self.bridge.in_flight.insert(id, InFlight::EndNotice { pid });
@@ -246,7 +281,7 @@ impl<'m> Simulator<'m> {
     /// The notice of `pid`'s end reached its parent's processor at `t`: the parent
     /// learns of the end when the child's remote writes have landed too.
     pub(super) fn notice_arrived(&mut self, pid: u32, t: Ticks) {
-        let p = &mut self.procs[pid as usize];
+        let p = &mut self.pt.procs[pid as usize];
         p.notice = t;
         let (out, last) = (p.writes_out, p.writes_last);
         if out == 0 {
@@ -258,12 +293,12 @@ impl<'m> Simulator<'m> {
     /// The parent of the ended process `pid` learns of its end at `t`.
     pub(super) fn tell_parent(&mut self, pid: u32, t: Ticks) {
         let (parent, kind) = {
-            let p = &self.procs[pid as usize];
+            let p = &self.pt.procs[pid as usize];
             (p.parent, p.kind)
         };
-        let Some(par) = self.procs.get_mut(parent as usize) else { return };
+        let Some(par) = self.pt.procs.get_mut(parent as usize) else { return };
         let ppar = par.pproc as usize;
-        let old = self.wake[parent as usize];
+        let old = self.pt.wake[parent as usize];
         let new = match kind {
             Kind::Forall => {
                 par.forall_pending = par.forall_pending.saturating_sub(1);
@@ -312,7 +347,7 @@ impl<'m> Simulator<'m> {
         let chan_addrs = self.pop_n(pid, chans as usize)?;
         let (v, pp) = if vproc {
             let v = as_int(self.pop(pid)?) as i64;
-            let npp = self.queues.len() as u32;
+            let npp = self.pt.queues.len() as u32;
             let count = if self.cfg.mapping.is_empty() { u32::MAX } else { self.cfg.mapping.len() as u32 };
             let pp = match u32::try_from(v) {
                 Ok(v) if self.cfg.mapping.is_empty() => Some(v % npp),
@@ -333,15 +368,15 @@ impl<'m> Simulator<'m> {
         }
         self.charge(pid, op)?;
         let (start, display, src) = {
-            let p = &self.procs[pid as usize];
+            let p = &self.pt.procs[pid as usize];
             (p.clock, p.display.clone(), p.pproc)
         };
         let child = self.spawn(pid, kind, func, v, pp, &args, &display, start, (0, -1))?;
         for c in cidx {
-            self.chans[c].owner = child;
+            self.ch.chans[c].owner = child;
         }
-        self.msg_seq += 1;
-        let id = self.msg_seq;
+        self.bridge.msg_seq += 1;
+        let id = self.bridge.msg_seq;
         let words = args.len().max(1) as u32;
         let wake = match self.net_send(id, src, pp, 4 * words, start) {
             Some(t) => t.max(start),

@@ -161,7 +161,7 @@ impl<'m> Simulator<'m> {
             }
             // The run ends when main has ended and no remote write is in the network.
             if let (Some(t), 0) = (self.program_end, self.bridge.loads_pending) {
-                let end = t.max(self.procs[0].writes_last);
+                let end = t.max(self.pt.procs[0].writes_last);
                 self.land_writes(NEVER);
                 let par = qend.max(end.div_ceil(q) * q);
                 return Ok(self.snapshot(par));
@@ -375,8 +375,8 @@ impl<'m> Simulator<'m> {
     pub(super) fn scan_next_event(&self) -> Ticks {
         let mut next = NEVER;
         // The processes in the queues are those created and not ended.
-        for p in self.procs.iter().filter(|p| !p.ended) {
-            let w = self.wake[p.pid as usize];
+        for p in self.pt.procs.iter().filter(|p| !p.ended) {
+            let w = self.pt.wake[p.pid as usize];
             if w != NEVER {
                 next = next.min(w.max(self.pclock[p.pproc as usize]));
             }
@@ -387,7 +387,7 @@ impl<'m> Simulator<'m> {
     /// Runs the processes of physical processor `pp` for the current quantum (its end is
     /// in `self.sched.cur`; a solo run may move it on). Returns whether anything ran.
     pub(super) fn run_pproc(&mut self, pp: usize) -> Result<bool, SimError> {
-        if self.ready.is_indexed(pp) {
+        if self.pt.ready.is_indexed(pp) {
             return self.run_pproc_indexed(pp);
         }
         let mut active = false;
@@ -399,8 +399,8 @@ impl<'m> Simulator<'m> {
             // The least wake time (and the queue index of its first holder) and the least
             // of the others: the least of all but the chosen process is one of them.
             let (mut min_at, mut min2) = (usize::MAX, NEVER);
-            for (k, &pid) in self.queues[pp].iter().enumerate() {
-                let w = self.wake[pid as usize];
+            for (k, &pid) in self.pt.queues[pp].iter().enumerate() {
+                let w = self.pt.wake[pid as usize];
                 if w == NEVER {
                     continue;
                 }
@@ -427,7 +427,7 @@ impl<'m> Simulator<'m> {
             let Some((k, _)) = best else { break };
             // The chosen process goes to the back of the queue (nothing to move when
             // it is the last one; a rotation when it is the first).
-            let queue = &mut self.queues[pp];
+            let queue = &mut self.pt.queues[pp];
             let pid = if k + 1 == queue.len() {
                 queue[k]
             } else if k == 0 {
@@ -443,7 +443,7 @@ impl<'m> Simulator<'m> {
             if self.turn_on(pp, pid, start, qend)? {
                 break;
             }
-            if self.ready.is_indexed(pp) {
+            if self.pt.ready.is_indexed(pp) {
                 // The turn created the process that made the queue long: it is indexed
                 // from now on, so the quantum goes on there.
                 self.run_pproc_indexed(pp)?;
@@ -454,7 +454,7 @@ impl<'m> Simulator<'m> {
                 // (see `woken`): the others' wakes are those of the scan above, so when
                 // no process can start before the quantum's end, the scan the loop would
                 // do next finds just that, and its outcome is computed here.
-                let min_wake = others_min.min(self.wake[pid as usize]);
+                let min_wake = others_min.min(self.pt.wake[pid as usize]);
                 let qend = self.sched.cur.map_or(NEVER, |(_, e)| e);
                 let floor = self.pclock[pp].max(self.sched.qstart);
                 if min_wake == NEVER || min_wake.max(floor) >= qend {
@@ -474,17 +474,17 @@ impl<'m> Simulator<'m> {
         loop {
             let qend = self.sched.cur.map_or(NEVER, |(_, e)| e);
             let floor = self.pclock[pp].max(self.sched.qstart);
-            self.ready.absorb(pp, floor);
-            let start = match self.ready.best(pp) {
+            self.pt.ready.absorb(pp, floor);
+            let start = match self.pt.ready.best(pp) {
                 Some((pid, start)) if start < qend => (pid, start),
                 _ => {
-                    let min_wake = self.ready.min_wake(pp).unwrap_or(NEVER);
+                    let min_wake = self.pt.ready.min_wake(pp).unwrap_or(NEVER);
                     self.settle(pp, min_wake);
                     break;
                 }
             };
             let (pid, start) = start;
-            self.ready.send_to_back(pp, pid, self.wake[pid as usize]);
+            self.pt.ready.send_to_back(pp, pid, self.pt.wake[pid as usize]);
             active = true;
             if self.turn_on(pp, pid, start, qend)? {
                 break;
@@ -499,7 +499,7 @@ impl<'m> Simulator<'m> {
     fn turn_on(&mut self, pp: usize, pid: u32, start: Ticks, qend: Ticks) -> Result<bool, SimError> {
         self.sched.woken = false;
         self.turn(pid, start, qend)?;
-        let c = self.procs[pid as usize].clock;
+        let c = self.pt.procs[pid as usize].clock;
         self.pclock[pp] = self.pclock[pp].max(c);
         Ok(self.program_end.is_some())
     }
@@ -516,10 +516,10 @@ impl<'m> Simulator<'m> {
 
     /// The least wake time of processor `pp`'s processes (NEVER: none), by a look at each.
     pub(super) fn scan_min_wake(&self, pp: usize) -> Ticks {
-        if self.ready.is_indexed(pp) {
-            return self.ready.min_wake(pp).unwrap_or(NEVER);
+        if self.pt.ready.is_indexed(pp) {
+            return self.pt.ready.min_wake(pp).unwrap_or(NEVER);
         }
-        self.queues[pp].iter().map(|&pid| self.wake[pid as usize]).min().unwrap_or(NEVER)
+        self.pt.queues[pp].iter().map(|&pid| self.pt.wake[pid as usize]).min().unwrap_or(NEVER)
     }
 
     /// One turn of process `pid` starting at `start`, reported to the observer.
@@ -527,17 +527,17 @@ impl<'m> Simulator<'m> {
         if self.observer.is_none() {
             return self.turn_inner(pid, start, qend);
         }
-        let pp = self.procs[pid as usize].pproc;
+        let pp = self.pt.procs[pid as usize].pproc;
         let busy0 = self.busy[pp as usize];
         if let Some(o) = self.observer.as_mut() {
             o.event(&SimEvent::Start { time: start, pid });
         }
         let r = self.turn_inner(pid, start, qend);
-        let end = self.procs[pid as usize].clock;
+        let end = self.pt.procs[pid as usize].clock;
         let busy = self.busy[pp as usize] - busy0;
         if let Some(o) = self.observer.as_mut() {
             // The line the turn ended on (the last instruction's, for a process that ended).
-            let pc = self.procs[pid as usize].pc;
+            let pc = self.pt.procs[pid as usize].pc;
             // (Code the compiler added, as a function's closing return, has no line: the
             // nearest line before it, within a few instructions.)
             let line = (0..8).map(|k| self.module.line_of(pc.saturating_sub(k))).find(|&l| l > 0).unwrap_or(0);
@@ -549,7 +549,7 @@ impl<'m> Simulator<'m> {
     pub(super) fn turn_inner(&mut self, pid: u32, start: Ticks, mut qend: Ticks) -> Result<(), SimError> {
         let pp = {
             self.set_wake(pid, NEVER);
-            let p = &mut self.procs[pid as usize];
+            let p = &mut self.pt.procs[pid as usize];
             p.clock = start;
             p.wait = Reason::None;
             if p.ending {
@@ -575,7 +575,7 @@ impl<'m> Simulator<'m> {
                 let stop = w.stop.load(std::sync::atomic::Ordering::Relaxed);
                 cross_max = if stop { 0 } else { cross_max.min(qend.saturating_add(q << 16)) };
             }
-            let p = &mut self.procs[pid as usize];
+            let p = &mut self.pt.procs[pid as usize];
             let (time_on, clock0) = (p.time_on, p.clock);
             if clock0 >= qend && !(qend <= cross_max && clock0 < qend + q) {
                 // The interpreter's first check would end the turn before any instruction
@@ -661,7 +661,7 @@ impl<'m> Simulator<'m> {
             match r {
                 Err(k) => return Err(self.rt(pid, k)),
                 Ok(Exit::Stop) => {
-                    let pc = self.procs[pid as usize].pc;
+                    let pc = self.pt.procs[pid as usize].pc;
                     self.debug_stop(Stop::Pc { pid, pc })?;
                     skip_first = true;
                 }
@@ -675,18 +675,18 @@ impl<'m> Simulator<'m> {
                 },
                 Ok(Exit::Steps) => return Err(self.limit(Limit::Steps)),
                 Ok(Exit::Remote(mut acc)) => {
-                    let p = &self.procs[pid as usize];
+                    let p = &self.pt.procs[pid as usize];
                     let (me, now) = (p.pproc, p.clock);
                     if let Some((o, _, a)) = acc.write {
                         self.post_write(pid, me, o, a, std::mem::take(&mut acc.vals), now);
                     }
                     if let Some((o, w, a)) = acc.read {
-                        self.msg_seq += 1;
+                        self.bridge.msg_seq += 1;
                         let wake = match self.remote_send(RemoteKind::Read, pid, a, me, o, 4, now) {
                             Some(t1) => self.read_reply(pid, a, me, o, w, t1),
                             None => {
                                 let req = InFlight::ReadRequest { pid, addr: a, reader: me, owner: o, words: w };
-                                self.bridge.in_flight.insert(self.msg_seq, req);
+                                self.bridge.in_flight.insert(self.bridge.msg_seq, req);
                                 self.bridge.reads_pending += 1;
                                 NEVER
                             }
@@ -697,7 +697,7 @@ impl<'m> Simulator<'m> {
                     }
                 }
                 Ok(Exit::Complex) => {
-                    let pc = self.procs[pid as usize].pc;
+                    let pc = self.pt.procs[pid as usize].pc;
                     let Some(ins) = self.prog.get(pc as usize).map(|s| s.ins) else {
                         let message = format!("pc {pc} outside the code");
                         return Err(self.rt(pid, RuntimeError::BadCode { message }));
@@ -729,7 +729,7 @@ impl<'m> Simulator<'m> {
             None
         };
         if e.is_none() {
-            let c = self.procs[pid as usize].clock;
+            let c = self.pt.procs[pid as usize].clock;
             self.set_wake(pid, c);
         }
         e
@@ -775,7 +775,7 @@ impl<'m> Simulator<'m> {
     pub(super) fn solo_cross(&mut self, pid: u32, pp: usize, qend: Ticks) -> Option<Ticks> {
         let q = self.cfg.quantum.max(1);
         let next = qend + q;
-        let clock = self.procs[pid as usize].clock;
+        let clock = self.pt.procs[pid as usize].clock;
         let alone = self.sched.due_now.is_empty()
             && self.observer.is_none()
             && self.program_end.is_none()
@@ -807,7 +807,7 @@ impl<'m> Simulator<'m> {
         use std::sync::atomic::Ordering::Relaxed;
         w.time.store(qend, Relaxed);
         w.instructions.store(self.stats.instructions, Relaxed);
-        w.alive.store(u64::from(self.live_procs), Relaxed);
+        w.alive.store(u64::from(self.pt.live_procs), Relaxed);
         w.stop.load(Relaxed)
     }
 

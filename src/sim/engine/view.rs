@@ -153,7 +153,7 @@ impl<'m> Simulator<'m> {
     /// process and it ended.
     pub(super) fn debug_after_stop(&mut self, pid: u32) -> Result<(), SimError> {
         let stepping = self.debug.as_ref().is_some_and(|d| d.step_pid == pid);
-        if stepping && self.procs.get(pid as usize).is_some_and(|p| p.ended) {
+        if stepping && self.pt.procs.get(pid as usize).is_some_and(|p| p.ended) {
             return self.debug_stop(Stop::Ended { pid });
         }
         Ok(())
@@ -172,7 +172,7 @@ impl<'m> Simulator<'m> {
     /// Process `pid`'s next instruction and display (the frame base of each static
     /// depth; depth 0 is the global area at 0). `None` for an unknown or ended process.
     pub fn process_frame(&self, pid: u32) -> Option<(u32, Vec<u32>)> {
-        let p = self.procs.get(pid as usize).filter(|p| !p.ended)?;
+        let p = self.pt.procs.get(pid as usize).filter(|p| !p.ended)?;
         Some((p.pc, p.display.clone()))
     }
 
@@ -180,7 +180,7 @@ impl<'m> Simulator<'m> {
     /// it is at (for a caller, the line of its call) and its arguments (the first words of
     /// the frame). `None` for an unknown or ended process.
     pub fn call_stack(&self, pid: u32) -> Option<Vec<CallFrame>> {
-        let p = self.procs.get(pid as usize).filter(|p| !p.ended)?;
+        let p = self.pt.procs.get(pid as usize).filter(|p| !p.ended)?;
         let mut out = Vec::with_capacity(p.frames.len());
         for (k, fr) in p.frames.iter().enumerate().rev() {
             // Where this frame is: the running pc for the innermost, the call for the others.
@@ -214,8 +214,8 @@ impl<'m> Simulator<'m> {
 
     /// The messages of the channel element at `addr` (`None`: not a channel element).
     pub fn channel(&self, addr: u32) -> Option<ChannelView> {
-        let c = *self.chan_at.get(addr as usize).filter(|&&c| c != NONE)?;
-        let ch = self.chans.get(c as usize)?;
+        let c = *self.ch.chan_at.get(addr as usize).filter(|&&c| c != NONE)?;
+        let ch = self.ch.chans.get(c as usize)?;
         let mut queued: Vec<(Ticks, u64, Vec<Word>)> =
             ch.queue.iter().map(|m| (m.arrival, m.seq, m.data.to_vec())).collect();
         queued.sort_by_key(|&(t, s, _)| (t, s));
