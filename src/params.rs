@@ -25,6 +25,10 @@ pub enum Kind {
     Real { min: f64, max: f64 },
     /// One of these words.
     Choice(&'static [&'static str]),
+    /// A value of the inner kind, or `none`: a limit that may be lifted, a seed that may
+    /// be absent. A row of this kind that is not given is left out of the run record's
+    /// options (the record names only what the run was given).
+    OrNone(&'static Kind),
 }
 
 /// A parameter's value, parsed.
@@ -34,6 +38,8 @@ pub enum Value {
     Whole(u64),
     Real(f64),
     Choice(&'static str),
+    /// `none`, for a [`Kind::OrNone`] row.
+    None,
 }
 
 impl Value {
@@ -70,6 +76,22 @@ impl Value {
         }
     }
 
+    /// The ticks of a [`Kind::OrNone`] time: `None` for `none`.
+    pub fn opt_ticks(self) -> Option<Ticks> {
+        match self {
+            Value::Time(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The number of a [`Kind::OrNone`] whole number: `None` for `none`.
+    pub fn opt_whole(self) -> Option<u64> {
+        match self {
+            Value::Whole(n) => Some(n),
+            _ => None,
+        }
+    }
+
     /// The word of a [`Kind::Choice`] value.
     pub fn choice(self) -> &'static str {
         match self {
@@ -102,6 +124,8 @@ impl Info {
     pub fn parse(&self, text: &str) -> Result<Value, String> {
         let v = text.trim();
         match self.kind {
+            Kind::OrNone(_) if v == "none" => Ok(Value::None),
+            Kind::OrNone(&inner) => Info { kind: inner, ..*self }.parse(v),
             Kind::Time { .. } => parse_time(v).and_then(|t| self.check(Value::Time(t)).map(|()| Value::Time(t))),
             Kind::Whole { unit, .. } => {
                 let what = if unit.is_empty() { String::new() } else { format!(" of {unit}") };
@@ -123,6 +147,8 @@ impl Info {
     /// Checks a value against the row's range (a value made by code rather than parsed).
     pub fn check(&self, v: Value) -> Result<(), String> {
         match (self.kind, v) {
+            (Kind::OrNone(_), Value::None) => Ok(()),
+            (Kind::OrNone(&inner), v) => Info { kind: inner, ..*self }.check(v),
             (Kind::Time { positive: true }, Value::Time(0)) => Err("must be more than 0".to_string()),
             (Kind::Whole { min, max, .. }, Value::Whole(n)) if !(min..=max).contains(&n) => {
                 Err(format!("{n} is not between {min} and {max}"))
@@ -141,6 +167,7 @@ impl Info {
             Value::Whole(n) => n.to_string(),
             Value::Real(x) => x.to_string(),
             Value::Choice(w) => w.to_string(),
+            Value::None => "none".to_string(),
         }
     }
 
@@ -150,6 +177,7 @@ impl Info {
             Kind::Time { .. } => "time units",
             Kind::Whole { unit, .. } => unit,
             Kind::Real { .. } | Kind::Choice(_) => "",
+            Kind::OrNone(&inner) => Info { kind: inner, ..*self }.unit(),
         }
     }
 
@@ -162,6 +190,7 @@ impl Info {
             Kind::Whole { min, max, .. } => format!("{min}..{max}"),
             Kind::Real { min, max } => format!("{}..{}", real(min), real(max)),
             Kind::Choice(words) => words.join("|"),
+            Kind::OrNone(&inner) => format!("{} or none", Info { kind: inner, ..*self }.range()),
         }
     }
 
@@ -171,9 +200,11 @@ impl Info {
             Kind::Time { .. } => "T",
             Kind::Whole { unit: "bytes", .. } => "BYTES",
             Kind::Whole { unit: "flits", .. } => "FLITS",
+            Kind::Whole { unit: "words", .. } => "WORDS",
             Kind::Whole { .. } => "N",
             Kind::Real { .. } => "R",
             Kind::Choice(_) => "NAME",
+            Kind::OrNone(&inner) => Info { kind: inner, ..*self }.value_name(),
         }
     }
 }
@@ -264,5 +295,12 @@ mod tests {
         let c = Info { kind: Kind::Choice(&["a", "b"]), ..lanes };
         assert_eq!(c.parse("b"), Ok(Value::Choice("b")));
         assert_eq!(c.parse("c"), Err("`c` is not one of a, b".to_string()));
+        // A limit: a whole number of processes or `none`; its range says both.
+        let l = Info { kind: Kind::OrNone(&Kind::Whole { min: 0, max: u64::MAX, unit: "" }), ..lanes };
+        assert_eq!(l.parse("none"), Ok(Value::None));
+        assert_eq!(l.parse("7"), Ok(Value::Whole(7)));
+        assert_eq!(l.parse("x"), Err("`x` is not a whole number".to_string()));
+        assert_eq!(l.format(Value::None), "none");
+        assert_eq!(l.range(), ">= 0 or none");
     }
 }

@@ -351,11 +351,6 @@ impl Write for AtomicFile {
     }
 }
 
-/// Parses a time in time units (`12`, `2.5`) into ticks of 1/1000 unit.
-pub fn parse_units(s: &str) -> Result<u64, String> {
-    crate::time::parse_time(s)
-}
-
 /// A progress line on standard error for long work: shown only when standard error is
 /// a terminal and the work has lasted longer than a second; it shows the host seconds
 /// so far and the message `status` gives, asked ten times a second.

@@ -393,7 +393,7 @@ impl<T: Default> Slab<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::NEVER;
+    use crate::time::NEVER;
 
     #[test]
     fn dateline_classes_on_a_torus() {

@@ -31,7 +31,7 @@ pub use wormhole::Wormhole;
 use crate::topo::{Link, Topology};
 
 use crate::time::Ticks;
-pub use crate::time::{format_time, parse_time, NEVER};
+use crate::time::NEVER;
 
 /// Which network model runs (`cpss --network`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -15,8 +15,9 @@
 //! messages, says nothing about the result a CI job guards).
 //!
 //! Depends on [`super::Analysis`] and [`super::table`] only.
-use super::table::{number, rounded, units};
+use super::table::{number, rounded};
 use super::Analysis;
+use crate::time::format_time;
 use std::fmt::Write;
 
 /// Why two runs could not be compared.
@@ -179,7 +180,7 @@ impl Metrics {
     /// utilization, at full precision.
     pub fn of(a: &Analysis) -> Metrics {
         let s = &a.summary;
-        let t = |x: crate::time::Ticks| units(x).parse::<f64>().unwrap_or(0.0);
+        let t = |x: crate::time::Ticks| format_time(x).parse::<f64>().unwrap_or(0.0);
         let mut v: Vec<(String, f64)> = vec![
             ("seq_time".into(), t(s.seq_ticks)),
             ("par_time".into(), t(s.par_ticks)),

@@ -25,7 +25,8 @@
 //! Memory grows with the busy intervals and calls, so the profile is built only when
 //! asked ([`super::Options::functions`]).
 use super::graph::{CriticalPath, EdgeKind};
-use super::table::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, Cell};
+use crate::time::format_time;
 use crate::time::Ticks;
 use crate::trace::{Event, RunHeader};
 use std::collections::BTreeMap;
@@ -303,13 +304,6 @@ fn pct(part: f64, whole: f64) -> f64 {
     }
 }
 
-/// Ticks (possibly fractional) as time units with three decimals at most.
-fn units_f(t: f64) -> String {
-    let v = t / crate::time::TICKS_PER_UNIT as f64;
-    let s = format!("{v:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
 /// The text section.
 pub fn text(p: &FunctionProfile) -> String {
     let mut o = String::new();
@@ -319,7 +313,7 @@ pub fn text(p: &FunctionProfile) -> String {
     let _ = writeln!(
         o,
         "\nFunctions (busy time; inclusive counts callees, outermost calls only; critical path of {})",
-        units(p.critical_length)
+        format_time(p.critical_length)
     );
     let _ = writeln!(
         o,
@@ -331,13 +325,13 @@ pub fn text(p: &FunctionProfile) -> String {
             o,
             "  {:>8}  {:>10}  {:>10}  {:>6.2}  {:>10}  {:>10}  {:>6.2}  {:>10}  {}",
             r.calls,
-            units(r.inclusive),
-            units(r.exclusive),
+            format_time(r.inclusive),
+            format_time(r.exclusive),
             pct(r.exclusive as f64, p.busy as f64),
-            units_f(r.mean),
-            units_f(r.sd),
+            crate::time::format_mean(r.mean),
+            crate::time::format_mean(r.sd),
             pct(r.critical as f64, p.critical_length as f64),
-            units_f(r.weighted),
+            crate::time::format_mean(r.weighted),
             r.function
         );
     }
@@ -361,13 +355,13 @@ fn cells(r: &FunctionRow, length: Ticks) -> [Cell; 9] {
     [
         Cell::Text(r.function.clone()),
         Cell::Num(r.calls.to_string()),
-        Cell::Num(units(r.inclusive)),
-        Cell::Num(units(r.exclusive)),
-        Cell::Num(units_f(r.mean)),
-        Cell::Num(units_f(r.sd)),
-        Cell::Num(units(r.critical)),
+        Cell::Num(format_time(r.inclusive)),
+        Cell::Num(format_time(r.exclusive)),
+        Cell::Num(crate::time::format_mean(r.mean)),
+        Cell::Num(crate::time::format_mean(r.sd)),
+        Cell::Num(format_time(r.critical)),
         Cell::Num(format!("{:.4}", pct(r.critical as f64, length as f64) / 100.0)),
-        Cell::Num(units_f(r.weighted)),
+        Cell::Num(crate::time::format_mean(r.weighted)),
     ]
 }
 

@@ -22,7 +22,8 @@
 //! segments. Depends on [`super::graph`], [`super::processes`] and [`crate::trace`].
 use super::graph::{CriticalPath, EdgeKind};
 use super::processes::ProcessRow;
-use super::table::{number, rounded, table_csv, table_json, units, Cell};
+use super::table::{number, rounded, table_csv, table_json, Cell};
+use crate::time::format_time;
 use crate::time::Ticks;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -115,7 +116,7 @@ pub fn of(processes: &[ProcessRow], path: &CriticalPath) -> Imbalance {
 }
 
 fn ticks(x: f64) -> String {
-    units(x.round().max(0.0) as Ticks)
+    format_time(x.round().max(0.0) as Ticks)
 }
 
 /// The text section (nothing when no process was created).
@@ -140,10 +141,10 @@ pub fn text(m: &Imbalance) -> String {
             o,
             "  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>8.3}  {:>9}  {}",
             ticks(f.imbalance),
-            units(f.path_time),
-            units(f.path_busy),
+            format_time(f.path_time),
+            format_time(f.path_busy),
             ticks(f.mean_busy),
-            units(f.max_busy),
+            format_time(f.max_busy),
             f.max_over_mean(),
             f.processes,
             f.function
@@ -160,10 +161,10 @@ fn cells(f: &FunctionImbalance) -> [Cell; 8] {
     [
         Cell::Text(f.function.clone()),
         Cell::Num(f.processes.to_string()),
-        Cell::Num(units(f.path_time)),
-        Cell::Num(units(f.path_busy)),
+        Cell::Num(format_time(f.path_time)),
+        Cell::Num(format_time(f.path_busy)),
         Cell::Num(ticks(f.mean_busy)),
-        Cell::Num(units(f.max_busy)),
+        Cell::Num(format_time(f.max_busy)),
         Cell::Num(format!("{:.4}", f.max_over_mean())),
         Cell::Num(ticks(f.imbalance)),
     ]

@@ -10,7 +10,8 @@
 //! One counter update per busy interval; lines are kept in a vector indexed by line
 //! number (a map for implausibly large numbers from damaged input). Depends only on
 //! [`crate::trace`].
-use super::table::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, Cell};
+use crate::time::format_time;
 use crate::time::Ticks;
 use crate::trace::{BusyClass, Event, ProcState, Reason};
 use std::collections::BTreeMap;
@@ -281,7 +282,7 @@ pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
         "Cost per source line, base and new on one scale ({PAIR_BAR} characters = {}; # work, + overhead); \
          lines aligned by content (-N: line N of the base only); wait and comm: time waited at the line and \
          latency of the messages it sent",
-        units(max)
+        format_time(max)
     );
     let _ = writeln!(
         o,
@@ -310,14 +311,14 @@ pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
                 (None, Some(b)) => format!("-{}", base.label(b)),
                 (None, None) => "?".into(),
             },
-            units(LineChange::cost(r.base)),
-            units(LineChange::cost(r.new)),
+            format_time(LineChange::cost(r.base)),
+            format_time(LineChange::cost(r.new)),
             plus(r.change()),
             pct,
-            units(r.base_waits.0),
-            units(r.new_waits.0),
-            units(r.base_waits.1),
-            units(r.new_waits.1),
+            format_time(r.base_waits.0),
+            format_time(r.new_waits.0),
+            format_time(r.base_waits.1),
+            format_time(r.new_waits.1),
             bar_on(r.base.unwrap_or(&empty), max, PAIR_BAR),
             bar_on(r.new.unwrap_or(&empty), max, PAIR_BAR),
             r.text()
@@ -329,14 +330,14 @@ pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
         o,
         "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}  {:>10}",
         "all",
-        units(base.total),
-        units(new.total),
+        format_time(base.total),
+        format_time(new.total),
         plus(total),
         "",
-        units(sum(base, 0)),
-        units(sum(new, 0)),
-        units(sum(base, 1)),
-        units(sum(new, 1))
+        format_time(sum(base, 0)),
+        format_time(sum(new, 0)),
+        format_time(sum(base, 1)),
+        format_time(sum(new, 1))
     );
     o
 }
@@ -344,19 +345,9 @@ pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
 /// A change with its sign: `+1900`, `-3`, `0`.
 fn plus(t: i128) -> String {
     if t > 0 {
-        format!("+{}", signed_units(t))
+        format!("+{}", crate::time::format_signed(t))
     } else {
-        signed_units(t)
-    }
-}
-
-/// `units` of a signed tick count.
-fn signed_units(t: i128) -> String {
-    let u = units(t.unsigned_abs().min(u128::from(Ticks::MAX)) as Ticks);
-    if t < 0 {
-        format!("-{u}")
-    } else {
-        u
+        crate::time::format_signed(t)
     }
 }
 
@@ -380,14 +371,14 @@ fn change_cells(r: &LineChange) -> [Cell; 11] {
     [
         line(r.base_line),
         line(r.new_line),
-        Cell::Num(units(LineChange::cost(r.base))),
-        Cell::Num(units(LineChange::cost(r.new))),
-        Cell::Num(signed_units(r.change())),
+        Cell::Num(format_time(LineChange::cost(r.base))),
+        Cell::Num(format_time(LineChange::cost(r.new))),
+        Cell::Num(crate::time::format_signed(r.change())),
         r.change_percent().map_or(Cell::Null, |p| Cell::Num(format!("{p:.4}"))),
-        Cell::Num(units(r.base_waits.0)),
-        Cell::Num(units(r.new_waits.0)),
-        Cell::Num(units(r.base_waits.1)),
-        Cell::Num(units(r.new_waits.1)),
+        Cell::Num(format_time(r.base_waits.0)),
+        Cell::Num(format_time(r.new_waits.0)),
+        Cell::Num(format_time(r.base_waits.1)),
+        Cell::Num(format_time(r.new_waits.1)),
         Cell::Text(r.text().to_string()),
     ]
 }
@@ -532,7 +523,7 @@ impl LineBuilder {
 }
 
 /// The text section: one row per line with its time, share of all busy time, bar and text.
-pub fn text(p: &LineProfile, top: Option<usize>, units: impl Fn(Ticks) -> String) -> String {
+pub fn text(p: &LineProfile, top: Option<usize>) -> String {
     let mut o = String::new();
     if p.lines.is_empty() {
         return o;
@@ -551,7 +542,7 @@ pub fn text(p: &LineProfile, top: Option<usize>, units: impl Fn(Ticks) -> String
     for l in shown {
         let share = if p.total > 0 { 100.0 * l.total() as f64 / p.total as f64 } else { 0.0 };
         let line = p.label(l.line);
-        let row = format!("  {line:>5} {:>12} {share:6.2} % |{}| {}", units(l.total()), p.bar(l), l.text);
+        let row = format!("  {line:>5} {:>12} {share:6.2} % |{}| {}", format_time(l.total()), p.bar(l), l.text);
         let _ = writeln!(o, "{}", row.trim_end());
     }
     o
@@ -564,9 +555,9 @@ const COLUMNS: [&str; 7] = ["line", "time", "work", "overhead", "share", "relati
 fn cells(p: &LineProfile, max: Ticks, l: &LineCost) -> [Cell; 7] {
     [
         Cell::Num(l.line.to_string()),
-        Cell::Num(units(l.total())),
-        Cell::Num(units(l.work)),
-        Cell::Num(units(l.overhead)),
+        Cell::Num(format_time(l.total())),
+        Cell::Num(format_time(l.work)),
+        Cell::Num(format_time(l.overhead)),
         Cell::Num(format!("{:.4}", pct(l.total(), p.total))),
         Cell::Num(format!("{:.4}", pct(l.total(), max))),
         Cell::Text(l.text.clone()),
@@ -640,8 +631,9 @@ mod tests {
         assert_eq!(p.bar(&p.lines[1]), format!("{}{}{}", "#".repeat(12), "+".repeat(8), " ".repeat(20)));
         // Top 1 keeps line 2 only.
         assert_eq!(p.top(Some(1)).iter().map(|l| l.line).collect::<Vec<_>>(), vec![2]);
-        let t = text(&p, None, |t| t.to_string());
-        assert!(t.contains("    2          200  66.67 % |"), "{t}");
+        // 200 ticks are 0.2 time units.
+        let t = text(&p, None);
+        assert!(t.contains("    2          0.2  66.67 % |"), "{t}");
         assert!(t.contains("| y = f(x);"), "{t}");
     }
 

@@ -15,7 +15,8 @@
 //! A record without hop events (routes not traced) has no link section. Linear in the
 //! events (a scan of the few links of a processor per crossing; the crossings of a link come in the order
 //! they end, which is all the union needs). Depends only on [`crate::trace`].
-use super::table::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, Cell};
+use crate::time::format_time;
 use crate::time::Ticks;
 use crate::trace::Event;
 use std::collections::BTreeMap;
@@ -203,7 +204,7 @@ pub fn text(l: &Links, top: usize) -> String {
             x.packets,
             x.messages,
             x.bytes,
-            units(x.occupied),
+            format_time(x.occupied),
             x.utilization
         );
     }
@@ -220,7 +221,7 @@ fn cells(x: &LinkLoad) -> [Cell; 7] {
         Cell::Num(x.packets.to_string()),
         Cell::Num(x.messages.to_string()),
         Cell::Num(x.bytes.to_string()),
-        Cell::Num(units(x.occupied)),
+        Cell::Num(format_time(x.occupied)),
         Cell::Num(format!("{:.4}", x.utilization)),
     ]
 }

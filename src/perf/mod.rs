@@ -55,7 +55,7 @@ pub mod unmatched;
 pub mod whatif;
 pub mod window;
 
-use crate::time::Ticks;
+use crate::time::{format_time, Ticks};
 use crate::trace::format::{import, Format};
 use crate::trace::states::{PState, ProcessorStates};
 use crate::trace::{Event, RecordError, RunHeader, RunRecordReader, RunStats};
@@ -211,9 +211,9 @@ pub fn windowed(t: import::Imported, w: window::Window) -> import::Imported {
     let (events, stats) = window::cut(events, w, &stats, header.pprocs);
     missing.push(format!(
         "the window {} to {}: times count from {}, messages are those sent inside it",
-        table::units(w.from),
-        table::units(w.from + stats.par_ticks),
-        table::units(w.from)
+        format_time(w.from),
+        format_time(w.from + stats.par_ticks),
+        format_time(w.from)
     ));
     import::Imported { header, events, stats, missing, window_from: None }
 }

@@ -24,7 +24,8 @@
 //! segments are weighed with the run's busy profile, shared with the critical path. Depends on
 //! [`super::graph`] and [`crate::trace`].
 use super::graph::{wcpa_weight, BusyProfile, CriticalPath, EdgeKind};
-use super::table::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, Cell};
+use crate::time::format_time;
 use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::trace::{Event, RunHeader};
 use std::fmt::Write;
@@ -225,7 +226,8 @@ pub fn text(p: &Phases) -> String {
             Some(m) if !builtin => format!("  [mapping {m}]"),
             _ => String::new(),
         };
-        let _ = writeln!(o, "  {:6.2} %  {:>12}  {:>5}  {name}{mapped}", ph.share, units(ph.time), ph.occurrences);
+        let _ =
+            writeln!(o, "  {:6.2} %  {:>12}  {:>5}  {name}{mapped}", ph.share, format_time(ph.time), ph.occurrences);
     }
     o
 }
@@ -239,7 +241,7 @@ fn cells(ph: &Phase) -> [Cell; 7] {
         ph.id.map_or(Cell::Null, |i| Cell::Num(i.to_string())),
         Cell::Text(ph.label.clone()),
         Cell::Num(ph.occurrences.to_string()),
-        Cell::Num(units(ph.time)),
+        Cell::Num(format_time(ph.time)),
         Cell::Num(format!("{:.3}", ph.weight / TICKS_PER_UNIT as f64)),
         Cell::Num(format!("{:.4}", ph.share)),
         ph.mapping.clone().map_or(Cell::Null, Cell::Text),

@@ -5,8 +5,9 @@
 //! The text report lists the ten busiest processes; `--table processes` (CSV) and the
 //! JSON report hold every one. Memory grows with the number of processes, not events.
 //! Depends on [`super::table`] and [`crate::trace`].
-use super::table::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, Cell};
 use crate::dense::DenseMap;
+use crate::time::format_time;
 use crate::time::Ticks;
 use crate::trace::{Event, RunHeader};
 use std::fmt::Write;
@@ -106,15 +107,15 @@ pub fn text(rows: &[ProcessRow]) -> String {
         "pid", "pproc", "start", "end", "busy", "sent", "bytes", "received"
     );
     for r in &busiest[..shown] {
-        let end = r.end.map_or_else(|| "-".to_string(), units);
+        let end = r.end.map_or_else(|| "-".to_string(), format_time);
         let _ = writeln!(
             o,
             "  {:>7}  {:>5}  {:>10}  {:>10}  {:>10}  {:>6}  {:>8}  {:>8}  {}",
             r.pid,
             r.pproc,
-            units(r.start),
+            format_time(r.start),
             end,
-            units(r.busy),
+            format_time(r.busy),
             r.sent,
             r.bytes_sent,
             r.received,
@@ -132,9 +133,9 @@ fn cells(r: &ProcessRow) -> [Cell; 9] {
         Cell::Num(r.pid.to_string()),
         Cell::Text(r.function.clone()),
         Cell::Num(r.pproc.to_string()),
-        Cell::Num(units(r.start)),
-        r.end.map_or(Cell::Null, |t| Cell::Num(units(t))),
-        Cell::Num(units(r.busy)),
+        Cell::Num(format_time(r.start)),
+        r.end.map_or(Cell::Null, |t| Cell::Num(format_time(t))),
+        Cell::Num(format_time(r.busy)),
         Cell::Num(r.sent.to_string()),
         Cell::Num(r.bytes_sent.to_string()),
         Cell::Num(r.received.to_string()),

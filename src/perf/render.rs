@@ -3,19 +3,16 @@
 //!
 //! Depends on [`super`] (the analysis) and [`crate::trace`] (the tick unit).
 use super::graph::{group_weights, CriticalPath, EdgeKind, Segment};
-use super::table::{number, rounded, units, JSON_SCHEMA_VERSION};
+use super::table::{number, rounded, JSON_SCHEMA_VERSION};
 use super::Analysis;
-use crate::time::{Ticks, TICKS_PER_UNIT};
+use crate::time::format_time;
+use crate::time::Ticks;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write;
 
 /// How many segments and groups the text report lists.
 pub const TOP: usize = 10;
-
-fn weight_units(w: f64) -> String {
-    format!("{:.3}", w / TICKS_PER_UNIT as f64)
-}
 
 fn who(a: &Analysis, pid: u32) -> String {
     match a.functions.get(&pid) {
@@ -33,8 +30,8 @@ fn segment_label(a: &Analysis, s: &Segment) -> String {
             "{} {}: busy {}, waiting {}",
             s.kind.name(),
             who(a, s.pid),
-            units(s.busy),
-            units(s.to - s.from - s.busy)
+            format_time(s.busy),
+            format_time(s.to - s.from - s.busy)
         ),
         None => format!("{} {}", s.kind.name(), who(a, s.pid)),
     }
@@ -65,8 +62,8 @@ pub fn summary_text(a: &Analysis) -> String {
     let _ = writeln!(
         o,
         "Parallel time {} (sequential {}), speedup {:.4}, efficiency {:.4} on {} processors",
-        units(s.par_ticks),
-        units(s.seq_ticks),
+        format_time(s.par_ticks),
+        format_time(s.seq_ticks),
         s.speedup(),
         s.efficiency(),
         s.pprocs_used
@@ -78,18 +75,22 @@ pub fn summary_text(a: &Analysis) -> String {
         "Messages {} ({} bytes), average latency {}, mean utilization {mean:.2} %",
         s.messages,
         s.bytes,
-        units(s.avg_latency_ticks())
+        format_time(s.avg_latency_ticks())
     );
     match s.granularity() {
         Some(g) => {
-            let _ = writeln!(o, "Granularity {g:.4}, critical path {}", units(a.critical.length));
+            let _ = writeln!(o, "Granularity {g:.4}, critical path {}", format_time(a.critical.length));
         }
         None => {
-            let _ = writeln!(o, "Granularity - (no communication), critical path {}", units(a.critical.length));
+            let _ = writeln!(o, "Granularity - (no communication), critical path {}", format_time(a.critical.length));
         }
     }
     let c = &a.weighted;
-    let _ = writeln!(o, "Weighted critical path: total weight {}, heaviest segments:", weight_units(c.total_weight));
+    let _ = writeln!(
+        o,
+        "Weighted critical path: total weight {}, heaviest segments:",
+        crate::time::format_fixed(c.total_weight)
+    );
     heaviest(a, c, SUMMARY_SEGMENTS, "  ", &mut o);
     o
 }
@@ -104,8 +105,8 @@ fn heaviest(a: &Analysis, c: &CriticalPath, n: usize, indent: &str, o: &mut Stri
             o,
             "{indent}{:6.2} %  {:>10} .. {:<10} P = {:.3}  {}",
             share(seg.weight, c.total_weight),
-            units(seg.from),
-            units(seg.to),
+            format_time(seg.from),
+            format_time(seg.to),
             seg.parallelism,
             segment_label(a, seg)
         );
@@ -119,20 +120,20 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     let s = &a.summary;
     let mut o = String::new();
     let _ = writeln!(o, "Program: {}", a.program);
-    let _ = writeln!(o, "Sequential Execution Time = {}", units(s.seq_ticks));
-    let _ = writeln!(o, "Parallel Execution Time = {}", units(s.par_ticks));
+    let _ = writeln!(o, "Sequential Execution Time = {}", format_time(s.seq_ticks));
+    let _ = writeln!(o, "Parallel Execution Time = {}", format_time(s.par_ticks));
     let _ = writeln!(o, "Speedup = {:.4}", s.speedup());
     let _ = writeln!(o, "Efficiency = {:.4}", s.efficiency());
     let _ = writeln!(o, "Processors Used = {}", s.pprocs_used);
     let _ = writeln!(o, "Messages = {}", s.messages);
     let _ = writeln!(o, "Bytes = {}", s.bytes);
-    let _ = writeln!(o, "Average Message Latency = {}", units(s.avg_latency_ticks()));
+    let _ = writeln!(o, "Average Message Latency = {}", format_time(s.avg_latency_ticks()));
     if s.remote_messages > 0 {
         let _ = writeln!(
             o,
             "Remote Memory Messages = {}, average latency {}",
             s.remote_messages,
-            units(s.avg_remote_latency_ticks())
+            format_time(s.avg_remote_latency_ticks())
         );
     }
     match s.granularity() {
@@ -140,21 +141,22 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
             let _ = writeln!(
                 o,
                 "Granularity (computation : communication) = {} : ({} messages + {} remote memory) = {g:.4}",
-                units(s.total_busy_ticks()),
-                units(s.total_latency_ticks),
-                units(s.remote_latency_ticks)
+                format_time(s.total_busy_ticks()),
+                format_time(s.total_latency_ticks),
+                format_time(s.remote_latency_ticks)
             );
         }
         Some(g) => {
             let _ = writeln!(
                 o,
                 "Granularity (computation : communication) = {} : {} = {g:.4}",
-                units(s.total_busy_ticks()),
-                units(s.total_latency_ticks)
+                format_time(s.total_busy_ticks()),
+                format_time(s.total_latency_ticks)
             );
         }
         None => {
-            let _ = writeln!(o, "Granularity (computation : communication) = {} : 0", units(s.total_busy_ticks()));
+            let _ =
+                writeln!(o, "Granularity (computation : communication) = {} : 0", format_time(s.total_busy_ticks()));
         }
     }
     let n = a.critical.processors;
@@ -175,7 +177,7 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     }
     let c = &a.critical;
     let _ = writeln!(o, "\nCritical path");
-    let _ = writeln!(o, "  Length = {}", units(c.length));
+    let _ = writeln!(o, "  Length = {}", format_time(c.length));
     let _ = writeln!(o, "  Edges = {}, segments = {}", c.edges, c.segments.len());
     let mut longest: Vec<&Segment> = c.segments.iter().collect();
     longest.sort_by(|x, y| (y.to - y.from).cmp(&(x.to - x.from)).then(x.from.cmp(&y.from)));
@@ -184,24 +186,24 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
         let _ = writeln!(
             o,
             "    {:>10} .. {:<10} {:>10}  {}",
-            units(seg.from),
-            units(seg.to),
-            units(seg.to - seg.from),
+            format_time(seg.from),
+            format_time(seg.to),
+            format_time(seg.to - seg.from),
             segment_label(a, seg)
         );
     }
     let c = &a.weighted;
     let _ = writeln!(o, "\nWeighted critical path (the longest path by WCPA weight, n = {})", c.processors);
-    let _ = writeln!(o, "  Total weight = {}", weight_units(c.total_weight));
+    let _ = writeln!(o, "  Total weight = {}", crate::time::format_fixed(c.total_weight));
     if same_path(&a.critical, c) {
         let _ = writeln!(o, "  The same path as the elapsed-time critical path.");
     } else {
         let _ = writeln!(
             o,
             "  Not the elapsed-time critical path (which weighs {}): {} .. {}, {} segments",
-            weight_units(a.critical.total_weight),
-            units(c.segments.first().map_or(0, |s| s.from)),
-            units(c.segments.last().map_or(0, |s| s.to)),
+            crate::time::format_fixed(a.critical.total_weight),
+            format_time(c.segments.first().map_or(0, |s| s.from)),
+            format_time(c.segments.last().map_or(0, |s| s.to)),
             c.segments.len()
         );
     }
@@ -222,7 +224,7 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
     o.push_str(&super::links::text(&a.links, TOP));
     o.push_str(&super::whatif::text(&a.what_if));
     o.push_str(&unmatched_text(a));
-    o.push_str(&super::lines::text(&a.lines, top_lines, units));
+    o.push_str(&super::lines::text(&a.lines, top_lines));
     o
 }
 
@@ -247,8 +249,13 @@ fn states_text(a: &Analysis) -> String {
     );
     for (k, st) in PState::ALL.iter().enumerate() {
         if total[k] > 0 {
-            let _ =
-                writeln!(o, "  {:<26} {:6.2} %  {}", st.name(), share(total[k] as f64, all as f64), units(total[k]));
+            let _ = writeln!(
+                o,
+                "  {:<26} {:6.2} %  {}",
+                st.name(),
+                share(total[k] as f64, all as f64),
+                format_time(total[k])
+            );
         }
     }
     o
@@ -261,7 +268,7 @@ fn states_json(a: &Analysis) -> Value {
         let mut row = serde_json::Map::new();
         row.insert("pproc".into(), Value::from(*p));
         for (st, x) in PState::ALL.iter().zip(t) {
-            row.insert(st.key().into(), number(&units(*x)));
+            row.insert(st.key().into(), number(&format_time(*x)));
         }
         Value::Object(row)
     });
@@ -276,7 +283,7 @@ pub fn profile_text(a: &Analysis) -> String {
     let _ = writeln!(o, "\nConcurrency (share of time with exactly k processors busy)");
     for (k, &t) in p.concurrency.iter().enumerate() {
         if t > 0 {
-            let _ = writeln!(o, "  {k:>4}  {:6.2} %  {}", share(t as f64, total as f64), units(t));
+            let _ = writeln!(o, "  {k:>4}  {:6.2} %  {}", share(t as f64, total as f64), format_time(t));
         }
     }
     if !p.sizes.is_empty() {
@@ -288,17 +295,17 @@ pub fn profile_text(a: &Analysis) -> String {
     if !p.late_sender.is_empty() {
         let _ = writeln!(o, "\nLate Sender wait (arrival - receive call)");
         for &(pid, w, n) in &p.late_sender {
-            let _ = writeln!(o, "  {:>10}  {n} receives  {}", units(w), who(a, pid));
+            let _ = writeln!(o, "  {:>10}  {n} receives  {}", format_time(w), who(a, pid));
         }
     }
     let len = a.critical.length as f64;
     let _ = writeln!(o, "\nCritical path by processor");
     for &(pp, t) in &p.path_by_pproc {
-        let _ = writeln!(o, "  {pp:>4}  {:6.2} %  {}", share(t as f64, len), units(t));
+        let _ = writeln!(o, "  {pp:>4}  {:6.2} %  {}", share(t as f64, len), format_time(t));
     }
     let _ = writeln!(o, "Critical path by activity");
     for &(k, t) in &p.path_by_kind {
-        let _ = writeln!(o, "  {k:<11}  {:6.2} %  {}", share(t as f64, len), units(t));
+        let _ = writeln!(o, "  {k:<11}  {:6.2} %  {}", share(t as f64, len), format_time(t));
     }
     o
 }
@@ -329,7 +336,7 @@ pub fn unmatched_text(a: &Analysis) -> String {
             s.channel,
             s.index,
             line_text(s.line),
-            units(s.time)
+            format_time(s.time)
         );
     }
     for r in &u.receives {
@@ -341,7 +348,7 @@ pub fn unmatched_text(a: &Analysis) -> String {
             r.channel,
             r.index,
             line_text(r.line),
-            units(r.time)
+            format_time(r.time)
         );
     }
     o
@@ -355,20 +362,20 @@ pub fn csv_row(a: &Analysis) -> String {
     let s = &a.summary;
     format!(
         "{},{},{:.4},{:.4},{},{},{},{},{},{},{},{},{},{},{},{:.4},{}\n",
-        units(s.seq_ticks),
-        units(s.par_ticks),
+        format_time(s.seq_ticks),
+        format_time(s.par_ticks),
         s.speedup(),
         s.efficiency(),
         s.pprocs_used,
         s.messages,
         s.bytes,
-        units(s.avg_latency_ticks()),
+        format_time(s.avg_latency_ticks()),
         s.granularity().map(|g| format!("{g:.4}")).unwrap_or_default(),
-        units(a.critical.length),
+        format_time(a.critical.length),
         a.critical.segments.len(),
-        weight_units(a.weighted.total_weight),
+        crate::time::format_fixed(a.weighted.total_weight),
         a.unmatched.sends.len(),
-        units(a.imbalance.total.round().max(0.0) as Ticks),
+        format_time(a.imbalance.total.round().max(0.0) as Ticks),
         a.links
             .links
             .iter()
@@ -414,19 +421,19 @@ fn path_json(c: &CriticalPath) -> PathDoc {
             kind: g.kind.name(),
             pid: g.pid,
             to_pid: g.to_pid,
-            from: number(&units(g.from)),
-            to: number(&units(g.to)),
-            busy: if g.kind == EdgeKind::Compute { number(&units(g.busy)) } else { Value::Null },
+            from: number(&format_time(g.from)),
+            to: number(&format_time(g.to)),
+            busy: if g.kind == EdgeKind::Compute { number(&format_time(g.busy)) } else { Value::Null },
             parallelism: rounded(g.parallelism, 6),
-            weight: number(&weight_units(g.weight)),
+            weight: number(&crate::time::format_fixed(g.weight)),
             share: rounded(share(g.weight, c.total_weight), 4),
         })
         .collect();
     PathDoc {
-        length: number(&units(c.length)),
+        length: number(&format_time(c.length)),
         edges: c.edges,
         processors: c.processors,
-        wcpa_weight: number(&weight_units(c.total_weight)),
+        wcpa_weight: number(&crate::time::format_fixed(c.total_weight)),
         segments,
     }
 }
@@ -563,16 +570,16 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
     let doc = ReportDoc {
         schema_version: JSON_SCHEMA_VERSION,
         program: &a.program,
-        seq_time: number(&units(s.seq_ticks)),
-        par_time: number(&units(s.par_ticks)),
+        seq_time: number(&format_time(s.seq_ticks)),
+        par_time: number(&format_time(s.par_ticks)),
         speedup: rounded(s.speedup(), 6),
         efficiency: rounded(s.efficiency(), 6),
         pprocs_used: s.pprocs_used,
         messages: s.messages,
         bytes: s.bytes,
-        avg_latency: number(&units(s.avg_latency_ticks())),
+        avg_latency: number(&format_time(s.avg_latency_ticks())),
         remote_messages: s.remote_messages,
-        avg_remote_latency: number(&units(s.avg_remote_latency_ticks())),
+        avg_remote_latency: number(&format_time(s.avg_remote_latency_ticks())),
         granularity: s.granularity().map(|g| rounded(g, 6)),
         serial_fraction: p.serial_fraction().map(|f| rounded(f, 6)),
         amdahl_bound: p.amdahl_bound(a.critical.processors).map(|b| rounded(b, 6)),
@@ -594,7 +601,7 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
             .iter()
             .map(|u| UnmatchedDoc {
                 msg: u.msg,
-                time: number(&units(u.time)),
+                time: number(&format_time(u.time)),
                 pid: u.pid,
                 channel: u.channel,
                 index: u.index,
@@ -608,7 +615,7 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
             .receives
             .iter()
             .map(|r| PendingDoc {
-                time: number(&units(r.time)),
+                time: number(&format_time(r.time)),
                 pid: r.pid,
                 channel: r.channel,
                 index: r.index,
@@ -616,22 +623,22 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
                 line: r.line,
             })
             .collect(),
-        concurrency: p.concurrency.iter().map(|&t| number(&units(t))).collect(),
+        concurrency: p.concurrency.iter().map(|&t| number(&format_time(t))).collect(),
         message_sizes: p.sizes.iter().map(|&(up_to, messages)| SizeDoc { up_to, messages }).collect(),
         late_sender: p
             .late_sender
             .iter()
-            .map(|&(pid, w, receives)| LateDoc { pid, wait: number(&units(w)), receives })
+            .map(|&(pid, w, receives)| LateDoc { pid, wait: number(&format_time(w)), receives })
             .collect(),
         critical_path_by_pproc: p
             .path_by_pproc
             .iter()
-            .map(|&(pproc, t)| ByPprocDoc { pproc, time: number(&units(t)) })
+            .map(|&(pproc, t)| ByPprocDoc { pproc, time: number(&format_time(t)) })
             .collect(),
         critical_path_by_kind: p
             .path_by_kind
             .iter()
-            .map(|&(kind, t)| ByKindDoc { kind, time: number(&units(t)) })
+            .map(|&(kind, t)| ByKindDoc { kind, time: number(&format_time(t)) })
             .collect(),
         phase_process: a.phases.pid,
         phases: super::phases::json(&a.phases),

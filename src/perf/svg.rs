@@ -11,7 +11,7 @@
 use super::busy::Bounds;
 use super::graph::{CriticalPath, EdgeKind};
 use crate::dense::DenseMap;
-use crate::time::Ticks;
+use crate::time::{format_time, Ticks};
 use crate::trace::states::palette;
 use crate::trace::{Event, MsgPurpose};
 use std::collections::BTreeMap;
@@ -356,10 +356,6 @@ pub(super) fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn units(t: Ticks) -> String {
-    super::table::units(t)
-}
-
 /// Tick times of an axis from 0 to `end`: multiples of a round step (1, 2 or 5 times a
 /// power of ten ticks, so round in time units too) giving three to six ticks, then `end`
 /// itself unless it would crowd the last one (closer than a third of a step).
@@ -415,7 +411,8 @@ fn axes(o: &mut String, f: &Frame) {
     for t in axis_ticks(f.end) {
         let x = f.x(t);
         let _ = writeln!(o, "<line x1=\"{x:.2}\" y1=\"{y:.2}\" x2=\"{x:.2}\" y2=\"{:.2}\" stroke=\"black\"/>", y + 4.0);
-        let _ = writeln!(o, "<text x=\"{x:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>", y + 16.0, units(t));
+        let _ =
+            writeln!(o, "<text x=\"{x:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>", y + 16.0, format_time(t));
     }
 }
 
@@ -475,7 +472,8 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
     let mut o = String::new();
     let height = f.height() + 40.0;
     open(&mut o, &format!("{title}: Gantt chart and critical path"), height);
-    let _ = writeln!(o, "<desc>time 0 .. {}, {cols} columns of {} each</desc>", units(end), units(end / cols));
+    let _ =
+        writeln!(o, "<desc>time 0 .. {}, {cols} columns of {} each</desc>", format_time(end), format_time(end / cols));
     for (r, row) in rows.iter().enumerate() {
         let p = f.rows[r];
         let y = TOP + ROW * r as f64 + 2.0;
@@ -506,8 +504,8 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
                     ROW - 4.0,
                     colour(px.pid),
                     px.pid,
-                    units(lo(k as u64)),
-                    units(lo(j as u64))
+                    format_time(lo(k as u64)),
+                    format_time(lo(j as u64))
                 );
                 k = j;
             } else {
@@ -519,8 +517,8 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
                     ROW - 4.0,
                     colour(px.pid),
                     100.0 * share,
-                    units(lo(k as u64)),
-                    units(lo(k as u64 + 1)),
+                    format_time(lo(k as u64)),
+                    format_time(lo(k as u64 + 1)),
                     px.pid
                 );
                 k += 1;
@@ -540,8 +538,8 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
                 f.x(s.from),
                 f.x(s.to),
                 s.kind.name(),
-                units(s.from),
-                units(s.to)
+                format_time(s.from),
+                format_time(s.to)
             );
         }
     };
@@ -667,8 +665,8 @@ pub fn space_time(t: &Timeline, pprocs: u32, title: &str) -> String {
             y0 + ROW / 2.0,
             f.x(last),
             y1 + ROW / 2.0,
-            units(first),
-            units(last)
+            format_time(first),
+            format_time(last)
         );
     }
     axes(&mut o, &f);
@@ -764,8 +762,8 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
             f.x(lo),
             TOP + H - h,
             (f.x(hi) - f.x(lo)).max(0.5),
-            units(lo),
-            units(hi),
+            format_time(lo),
+            format_time(hi),
             100.0 * share
         );
     }
@@ -779,8 +777,13 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
     }
     let y = TOP + H + 4.0;
     for tk in axis_ticks(end) {
-        let _ =
-            writeln!(o, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>", f.x(tk), y + 12.0, units(tk));
+        let _ = writeln!(
+            o,
+            "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>",
+            f.x(tk),
+            y + 12.0,
+            format_time(tk)
+        );
     }
     let _ = writeln!(
         o,

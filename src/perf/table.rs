@@ -7,8 +7,6 @@
 use serde_json::Value;
 
 pub use crate::textio::{csv_cell as csv_str, json_number as number, json_string as json_str, rounded};
-/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
-pub use crate::time::format_time as units;
 
 /// The version of the JSON report's schema (the fields of `ReportDoc`); it changes
 /// when a field is renamed or removed or changes meaning, not when one is added.

@@ -26,7 +26,8 @@
 //! Messages, spawns and joins keep their time, so zeroing may move the critical path to
 //! other processes. Only built when asked for: memory grows with the graph's nodes.
 //! Linear in the events apart from map look-ups by message id. Depends on [`crate::trace`].
-use super::table::{table_csv, table_json, units, Cell};
+use super::table::{table_csv, table_json, Cell};
+use crate::time::format_time;
 use crate::time::Ticks;
 use crate::trace::{Event, ProcState, Reason, RunHeader};
 use std::collections::BTreeMap;
@@ -351,9 +352,9 @@ pub fn text(out: &[Outcome]) -> String {
             o,
             "  {}: critical path {} -> {}, {} shorter ({:.2} %)",
             w.target,
-            units(w.length),
-            units(w.new_length),
-            units(w.saving()),
+            format_time(w.length),
+            format_time(w.new_length),
+            format_time(w.saving()),
             w.saving_percent()
         );
     }
@@ -366,9 +367,9 @@ const COLUMNS: [&str; 5] = ["target", "length", "new_length", "saving", "saving_
 fn cells(w: &Outcome) -> [Cell; 5] {
     [
         Cell::Text(w.target.to_string()),
-        Cell::Num(units(w.length)),
-        Cell::Num(units(w.new_length)),
-        Cell::Num(units(w.saving())),
+        Cell::Num(format_time(w.length)),
+        Cell::Num(format_time(w.new_length)),
+        Cell::Num(format_time(w.saving())),
         Cell::Num(format!("{:.4}", w.saving_percent())),
     ]
 }

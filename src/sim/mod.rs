@@ -120,7 +120,7 @@ use crate::time::{Ticks, TICKS_PER_UNIT};
 pub use crate::vcode::cost::{parse_override, CostError, CostTable, TickCosts};
 pub use engine::{CallFrame, ChannelView, DebugHook, Quit, Simulator, Stop};
 pub use observe::{Observer, ProcState, ProcessStatus, RemoteKind, SimEvent};
-pub use stats::{units, RunConfig, Stats, STATS_SCHEMA_VERSION};
+pub use stats::{RunConfig, Stats, STATS_SCHEMA_VERSION};
 use std::io::{BufRead, Write};
 
 /// Configuration of a run.

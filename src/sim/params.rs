@@ -3,14 +3,34 @@
 //! them: `cpss`'s flags (a [`clap::Args`] built from the rows), `--list-params`, config
 //! files and `--sweep` (through [`super::setup::RunOptions::set`]), the debugger's `set`.
 //!
+//! The limits that stop a run are rows too, of a kind that may be `none` (no limit).
 //! Options that are not numbers or words of a fixed set — the topologies, the mapping, a
-//! cost override, a machine file, the limits that stop a run — are flags of their own.
+//! cost override, a machine file — are flags of their own, and so are the choices of what
+//! to report (`--profile`, `--stats`, `--link-stats`), which change no simulated time.
 use super::setup::RunOptions;
 use crate::net::params as net;
 use crate::params::{Info, Kind, Param, Value};
 
 /// A factor of the machine parameters (the `--scale-…` flags).
 const FACTOR: Kind = Kind::Real { min: 1e-6, max: 1e6 };
+/// A simulated time, or none.
+const TIME_OR_NONE: Kind = Kind::OrNone(&Kind::Time { positive: false });
+/// A count, or none.
+const COUNT_OR_NONE: Kind = Kind::OrNone(&Kind::Whole { min: 0, max: u64::MAX, unit: "" });
+
+/// A limit's value in a `u32` field: `none` lifts it to the largest.
+fn limit32(v: Value) -> Option<u32> {
+    Some(v.opt_whole().map_or(u32::MAX, |n| u32::try_from(n).unwrap_or(u32::MAX)))
+}
+
+/// A `u32` limit as a row reads it: not given is the simulator's default, the largest is
+/// `none`.
+fn read_limit32(limit: Option<u32>, default: u32) -> Value {
+    match limit.unwrap_or(default) {
+        u32::MAX => Value::None,
+        n => Value::Whole(u64::from(n)),
+    }
+}
 
 /// The run's parameters beyond the network's.
 pub const PARAMS: &[Param<RunOptions>] = &[
@@ -73,6 +93,93 @@ pub const PARAMS: &[Param<RunOptions>] = &[
         },
         apply: |o, v| o.scale_latency = Some(v.real()),
         read: |o| Value::Real(o.scale_latency.unwrap_or(1.0)),
+    },
+    Param {
+        info: Info {
+            name: "vary-speed",
+            kind: COUNT_OR_NONE,
+            default: "none",
+            doc: "make processor i 1/r_i times as fast, r_i in (0,1] drawn from this seed (seed 000 §4.2.3; three decimals, at least 0.001): no processor is slower than without it, and the sequential time is not scaled",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.vary_speed = v.opt_whole(),
+        read: |o| o.vary_speed.map_or(Value::None, Value::Whole),
+    },
+    Param {
+        info: Info {
+            name: "alarm",
+            kind: TIME_OR_NONE,
+            default: "none",
+            doc: "stop at this simulated time and report the statistics so far (exit 0; under --debug, suspend there instead)",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.alarm = v.opt_ticks(),
+        read: |o| o.alarm.map_or(Value::None, Value::Time),
+    },
+    Param {
+        info: Info {
+            name: "max-time",
+            kind: TIME_OR_NONE,
+            default: "none",
+            doc: "stop with exit status 3 when the simulated time passes this",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.max_time = v.opt_ticks(),
+        read: |o| o.max_time.map_or(Value::None, Value::Time),
+    },
+    Param {
+        info: Info {
+            name: "max-steps",
+            kind: COUNT_OR_NONE,
+            default: "none",
+            doc: "stop with exit status 3 after this many instructions (a loop running with time off never advances the clock: use this)",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.max_steps = v.opt_whole(),
+        read: |o| o.max_steps.map_or(Value::None, Value::Whole),
+    },
+    Param {
+        info: Info {
+            name: "max-procs",
+            kind: Kind::OrNone(&Kind::Whole { min: 0, max: u32::MAX as u64, unit: "" }),
+            default: "65536",
+            doc: "stop with exit status 3 when more processes than this are alive (a fork bomb stops here, before the host runs out of memory)",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.max_procs = limit32(v),
+        read: |o| read_limit32(o.max_procs, super::SimConfig::default().max_procs),
+    },
+    Param {
+        info: Info {
+            name: "max-memory",
+            kind: Kind::OrNone(&Kind::Whole { min: 0, max: u32::MAX as u64, unit: "words" }),
+            default: "268435456",
+            doc: "size of the memory pool; exhausting it stops the run with exit status 3 (so does a stack beyond 4194304 words: unbounded recursion)",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.max_memory = limit32(v),
+        read: |o| read_limit32(o.max_memory, super::SimConfig::default().max_memory),
+    },
+    Param {
+        info: Info {
+            name: "max-messages",
+            kind: COUNT_OR_NONE,
+            default: "4194304",
+            doc: "stop with exit status 3 when more messages than this are sent and not yet received (each holds host memory; their words are bounded too, at 2^25)",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.max_messages = Some(v.opt_whole().unwrap_or(u64::MAX)),
+        read: |o| match o.max_messages.unwrap_or(super::SimConfig::default().max_messages) {
+            u64::MAX => Value::None,
+            n => Value::Whole(n),
+        },
     },
 ];
 
@@ -188,9 +295,14 @@ impl clap::Args for ParamFlags {
             let mut arg = clap::Arg::new(i.name)
                 .long(i.name)
                 .value_name(i.value_name())
-                .default_value(i.default)
                 .help(help(i))
                 .help_heading("Parameters (cpss --list-params)");
+            // A row that may be none is recorded only when given; its default shows in
+            // the help all the same.
+            arg = match i.kind {
+                Kind::OrNone(_) => arg.help(format!("{} [default: {}]", help(i), i.default)),
+                _ => arg.default_value(i.default),
+            };
             if let Kind::Choice(words) = i.kind {
                 arg = arg.value_parser(clap::builder::PossibleValuesParser::new(words.iter().copied()));
             }

@@ -45,7 +45,7 @@ pub struct RunOptions {
     pub cost_file: Option<(String, String)>,
     /// `--seed`.
     pub seed: u64,
-    /// `--vary-speed SEED`.
+    /// `--vary-speed SEED` (a row of [`super::params::PARAMS`], as are the limits below).
     pub vary_speed: Option<u64>,
     /// Collect the busy time of every source line into [`crate::sim::Stats::lines`]
     /// (`cpss --runs N --lines`).
@@ -134,8 +134,7 @@ pub enum SetupError {
 impl RunOptions {
     /// Names [`RunOptions::set`] accepts besides the parameters of the tables
     /// ([`super::params::all`]): the options that are not numbers or words of a fixed set.
-    pub const NAMES: [&'static str; 7] =
-        ["topology", "virtual", "mapping", "vary-speed", "cost", "machine", "scale-group"];
+    pub const NAMES: [&'static str; 6] = ["topology", "virtual", "mapping", "cost", "machine", "scale-group"];
 
     /// Every name [`RunOptions::set`] accepts.
     pub fn names() -> Vec<&'static str> {
@@ -160,7 +159,6 @@ impl RunOptions {
     /// would: the one place sweeps and the debugger change a configuration.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SetupError> {
         let bad = |message: String| SetupError::BadValue { param: name.to_string(), message };
-        let number = |v: &str| v.trim().parse::<u64>().map_err(|_| bad(format!("`{v}` is not a whole number")));
         if let Some(p) = crate::params::find(super::params::PARAMS, name) {
             return p.set(self, value).map_err(bad);
         }
@@ -168,7 +166,6 @@ impl RunOptions {
             "topology" => self.topology = Some(value.to_string()),
             "virtual" => self.virtual_topology = Some(value.to_string()),
             "mapping" => self.mapping = Some(value.to_string()),
-            "vary-speed" => self.vary_speed = Some(number(value)?),
             "cost" => {
                 CostTable::default().apply(value).map_err(SetupError::Cost)?;
                 self.cost_overrides.push(value.to_string());

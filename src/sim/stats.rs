@@ -4,7 +4,7 @@
 //! Times are kept in ticks and printed in time units (ticks / 1000), with a fractional
 //! part only when it is non-zero. Depends on `time::Ticks`.
 use crate::net::LinkLoad;
-use crate::time::Ticks;
+use crate::time::{format_time, Ticks};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -104,7 +104,7 @@ pub const STATS_SCHEMA_VERSION: u32 = 1;
 
 /// A time in time units as a JSON number (a whole number when it is one).
 fn json_time(t: Ticks) -> serde_json::Number {
-    units(t).parse().unwrap_or_else(|_| serde_json::Number::from(0))
+    format_time(t).parse().unwrap_or_else(|_| serde_json::Number::from(0))
 }
 
 /// A float rounded to `digits` decimals, for JSON.
@@ -178,8 +178,6 @@ struct LinkDoc {
     percent: f64,
 }
 
-pub use crate::net::format_time as units;
-
 impl Stats {
     /// Sequential time / parallel time (0 when the parallel time is 0).
     pub fn speedup(&self) -> f64 {
@@ -216,20 +214,20 @@ impl Stats {
             let _ = writeln!(s, "Seed = {}", c.seed);
         }
         for (t, set) in &self.changes {
-            let _ = writeln!(s, "Set at time {} = {set}", units(*t));
+            let _ = writeln!(s, "Set at time {} = {set}", format_time(*t));
         }
         if self.stopped_by_alarm {
-            let _ = writeln!(s, "Alarm: stopped at time {}", units(self.par_ticks));
+            let _ = writeln!(s, "Alarm: stopped at time {}", format_time(self.par_ticks));
         }
-        let _ = writeln!(s, "Sequential Execution Time = {}", units(self.seq_ticks));
-        let _ = writeln!(s, "Parallel Execution Time = {}", units(self.par_ticks));
+        let _ = writeln!(s, "Sequential Execution Time = {}", format_time(self.seq_ticks));
+        let _ = writeln!(s, "Parallel Execution Time = {}", format_time(self.par_ticks));
         let _ = writeln!(s, "Speedup = {:.2}", self.speedup());
         let _ = writeln!(s, "Processors Used = {}", self.pprocs_used());
         let _ = writeln!(s, "Processes Created = {}", self.processes);
         let _ = writeln!(s, "Instructions Executed = {}", self.instructions);
         let _ = writeln!(s, "Messages Sent = {}", self.messages);
         let _ = writeln!(s, "Bytes Sent = {}", self.bytes);
-        let _ = writeln!(s, "Average Message Latency = {}", units(self.avg_latency_ticks()));
+        let _ = writeln!(s, "Average Message Latency = {}", format_time(self.avg_latency_ticks()));
         let _ = writeln!(s, "Remote Reads = {}", self.remote_reads);
         let _ = writeln!(s, "Remote Writes = {}", self.remote_writes);
         if self.undelivered > 0 {
@@ -245,7 +243,7 @@ impl Stats {
         if !self.links.is_empty() {
             let _ = writeln!(s, "Link Utilization:");
             for (l, busy, u) in self.link_utilization() {
-                let _ = writeln!(s, "  Link {l}: busy {}, {u:.1}%", units(busy));
+                let _ = writeln!(s, "  Link {l}: busy {}, {u:.1}%", format_time(busy));
             }
         }
         let _ = writeln!(s, "Host Time = {:.3} s", self.host_time.as_secs_f64());
@@ -297,7 +295,7 @@ impl Stats {
             crate::textio::csv_record(std::iter::once("time".to_string()).chain(used.iter().map(|p| format!("p{p}"))));
         for (t, pct) in rows {
             o.push_str(&crate::textio::csv_record(
-                std::iter::once(units(t)).chain(pct.iter().map(|x| format!("{x:.2}"))),
+                std::iter::once(format_time(t)).chain(pct.iter().map(|x| format!("{x:.2}"))),
             ));
         }
         o
@@ -312,7 +310,7 @@ impl Stats {
             return s;
         }
         let used: Vec<u32> = self.busy.iter().map(|&(p, _)| p).collect();
-        let _ = writeln!(s, "Utilization profile: one row per {} time units", units(self.profile_step));
+        let _ = writeln!(s, "Utilization profile: one row per {} time units", format_time(self.profile_step));
         if used.iter().any(|&p| p >= 10) {
             let tens: String = used.iter().map(|p| char::from(b'0' + ((p / 10) % 10) as u8)).collect();
             let _ = writeln!(s, "{:>10} {tens}", "");
@@ -324,7 +322,7 @@ impl Stats {
             let start = r as Ticks * self.profile_step;
             let len = self.profile_step.min(self.par_ticks - start).max(1);
             if r > 0 && r % 20 == 0 {
-                let _ = writeln!(s, "{:>10} --- time {} ---", "", units(start));
+                let _ = writeln!(s, "{:>10} --- time {} ---", "", format_time(start));
             }
             let row = self.profile.get(r);
             let marks: String = used
@@ -339,7 +337,7 @@ impl Stats {
                     }
                 })
                 .collect();
-            let _ = writeln!(s, "{:>10} {marks}", units(start));
+            let _ = writeln!(s, "{:>10} {marks}", format_time(start));
         }
         s
     }
@@ -348,15 +346,15 @@ impl Stats {
     /// speedup with `speedup_digits` decimals.
     fn fields(&self, speedup_digits: usize) -> [(&'static str, String); 11] {
         [
-            ("seq_time", units(self.seq_ticks)),
-            ("par_time", units(self.par_ticks)),
+            ("seq_time", format_time(self.seq_ticks)),
+            ("par_time", format_time(self.par_ticks)),
             ("speedup", format!("{:.*}", speedup_digits, self.speedup())),
             ("pprocs_used", self.pprocs_used().to_string()),
             ("processes", self.processes.to_string()),
             ("instructions", self.instructions.to_string()),
             ("messages", self.messages.to_string()),
             ("bytes", self.bytes.to_string()),
-            ("avg_latency", units(self.avg_latency_ticks())),
+            ("avg_latency", format_time(self.avg_latency_ticks())),
             ("remote_reads", self.remote_reads.to_string()),
             ("remote_writes", self.remote_writes.to_string()),
         ]
@@ -464,9 +462,9 @@ mod tests {
 
     #[test]
     fn renders_units_and_ratios() {
-        assert_eq!(units(35_816_000), "35816");
-        assert_eq!(units(12_500), "12.5");
-        assert_eq!(units(1_005), "1.005");
+        assert_eq!(format_time(35_816_000), "35816");
+        assert_eq!(format_time(12_500), "12.5");
+        assert_eq!(format_time(1_005), "1.005");
         // Seed 000 Table 4, 8x8 torus on 8x8 mesh: 35816 / 3630 = 9.866… → 9.87.
         let s = Stats {
             seq_ticks: 35_816_000,

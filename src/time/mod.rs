@@ -39,7 +39,8 @@ pub fn parse_time(s: &str) -> Result<Ticks, String> {
     Ok((v * TICKS_PER_UNIT as f64).round() as Ticks)
 }
 
-/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction.
+/// Renders ticks as time units: `1234`, or `12.5` when there is a fraction. Every time
+/// the tools print is written by this function or by the three below.
 pub fn format_time(t: Ticks) -> String {
     let whole = t / TICKS_PER_UNIT;
     let frac = t % TICKS_PER_UNIT;
@@ -49,4 +50,27 @@ pub fn format_time(t: Ticks) -> String {
         let f = format!("{frac:03}");
         format!("{whole}.{}", f.trim_end_matches('0'))
     }
+}
+
+/// A signed difference of ticks as time units, as [`format_time`] writes its size.
+pub fn format_signed(t: i128) -> String {
+    let u = format_time(t.unsigned_abs().min(u128::from(Ticks::MAX)) as Ticks);
+    if t < 0 {
+        format!("-{u}")
+    } else {
+        u
+    }
+}
+
+/// A mean or other fraction of ticks as time units, rounded to a tick (three decimals)
+/// and written as [`format_time`] writes whole ticks: `12.5`, `3`.
+pub fn format_mean(t: f64) -> String {
+    let s = format!("{:.3}", t / TICKS_PER_UNIT as f64);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A fraction of ticks as time units with exactly three decimals (`12.500`), for
+/// columns of weights whose decimals line up.
+pub fn format_fixed(t: f64) -> String {
+    format!("{:.3}", t / TICKS_PER_UNIT as f64)
 }

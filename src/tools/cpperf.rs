@@ -229,7 +229,7 @@ fn run(args: &Args) -> Result<()> {
         bail!("--summary is the short text form; --format csv already gives one row per run");
     }
     let time = |flag: &str, v: &Option<String>| -> Result<Option<u64>> {
-        v.as_deref().map(|v| cli::parse_units(v).map_err(|e| usage!("--{flag}: {e}"))).transpose()
+        v.as_deref().map(|v| crate::time::parse_time(v).map_err(|e| usage!("--{flag}: {e}"))).transpose()
     };
     let window = match (time("from", &args.from)?, time("to", &args.to)?) {
         (None, None) => None,

@@ -1,6 +1,6 @@
 //! `cpss` — simulate a vCode program on a configurable multicomputer.
 use super::{bail, usage, Context, Result};
-use crate::cli::{self, exit, parse_units, AtomicFile};
+use crate::cli::{self, exit, AtomicFile};
 use crate::net;
 use crate::sim::debug::{run_session, SessionIo, SharedOut};
 use crate::sim::params::ParamFlags;
@@ -89,33 +89,12 @@ pub struct Args {
     /// Read cost overrides, one OP=T per line (# comments).
     #[arg(long, value_name = "FILE")]
     cost_file: Option<PathBuf>,
-    /// Give processor i the speed factor 1/r_i, r_i in (0,1] drawn from SEED.
-    #[arg(long, value_name = "SEED")]
-    vary_speed: Option<u64>,
     /// Format of the final statistics.
     #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
     stats: StatsFormat,
     /// Print the utilization profile, one row per STEP time units.
     #[arg(long, value_name = "STEP", num_args = 0..=1, default_missing_value = "10")]
     profile: Option<String>,
-    /// Stop at simulated time T and report the statistics so far.
-    #[arg(long, value_name = "T")]
-    alarm: Option<String>,
-    /// Stop with exit code 3 when simulated time passes T.
-    #[arg(long, value_name = "T")]
-    max_time: Option<String>,
-    /// Stop with exit code 3 after N instructions.
-    #[arg(long, value_name = "N")]
-    max_steps: Option<u64>,
-    /// Stop with exit code 3 when more than N processes are alive.
-    #[arg(long, value_name = "N")]
-    max_procs: Option<u32>,
-    /// Size of the memory pool in words (exit code 3 when exhausted).
-    #[arg(long, value_name = "WORDS")]
-    max_memory: Option<u32>,
-    /// Stop with exit code 3 when more than N messages are sent and not yet received.
-    #[arg(long, value_name = "N")]
-    max_messages: Option<u64>,
     /// Host threads for a single run: 2 runs the wormhole network on a second thread,
     /// ahead of the processors (same results); 1 runs everything on one.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
@@ -238,7 +217,7 @@ fn configured(argv: &[std::ffi::OsString]) -> Result<(Args, Vec<(String, String)
 }
 
 fn units(flag: &str, v: &str) -> Result<u64> {
-    parse_units(v).map_err(|e| usage!("--{flag}: {e}"))
+    crate::time::parse_time(v).map_err(|e| usage!("--{flag}: {e}"))
 }
 
 /// A text file given by an option, or standard input for `-`; its name for messages.
@@ -322,13 +301,6 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
         map_file: args.map_file.as_deref().map(read_text).transpose()?,
         cost_overrides: args.cost.clone(),
         cost_file: args.cost_file.as_deref().map(read_text).transpose()?,
-        vary_speed: args.vary_speed,
-        max_time: args.max_time.as_deref().map(|v| units("max-time", v)).transpose()?,
-        max_steps: args.max_steps,
-        max_procs: args.max_procs,
-        max_memory: args.max_memory,
-        max_messages: args.max_messages,
-        alarm: args.alarm.as_deref().map(|v| units("alarm", v)).transpose()?,
         profile_step: match args.profile.as_deref().map(|v| units("profile", v)).transpose()? {
             Some(0) => bail!("--profile: the step must be more than 0"),
             step => step,
@@ -499,7 +471,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
     let interrupted = matches!(result, Err(SimError::LimitExceeded { limit: Limit::Interrupted, .. }));
     if interrupted {
         // The run record is dropped unfinished: its temporary file goes with it.
-        let when = stats.map_or(String::new(), |st| format!(" at time {}", crate::sim::units(st.par_ticks)));
+        let when = stats.map_or(String::new(), |st| format!(" at time {}", crate::time::format_time(st.par_ticks)));
         eprintln!("cpss: interrupted{when}: the statistics so far follow; no run record written");
         eprint!("{}", report_of(args, stats, &config));
         return Ok(exit::INTERRUPTED);
@@ -563,7 +535,7 @@ fn progress_line(w: &Watch, start: std::time::Instant) -> String {
     let rate = w.instructions.load(Relaxed) as f64 / start.elapsed().as_secs_f64().max(1e-3);
     format!(
         "simulated time {} · {:.1} M instructions/s · {} processes alive",
-        crate::sim::units(w.time.load(Relaxed)),
+        crate::time::format_time(w.time.load(Relaxed)),
         rate / 1e6,
         w.alive.load(Relaxed)
     )

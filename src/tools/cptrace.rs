@@ -1,6 +1,7 @@
 //! `cptrace` — convert a run record to a trace format.
 use super::{bail, usage, Result};
-use crate::cli::{self, exit, parse_units};
+use crate::cli::{self, exit};
+use crate::time::parse_time;
 use crate::trace::convert::Report;
 use crate::trace::filter::{ProcSet, Selection};
 use crate::trace::format::{self, Format, Request};
@@ -54,7 +55,7 @@ pub struct Args {
 
 fn selection(args: &Args) -> Result<Selection> {
     let units = |flag: &str, v: &Option<String>| {
-        v.as_deref().map(|v| parse_units(v).map_err(|e| usage!("--{flag}: {e}"))).transpose()
+        v.as_deref().map(|v| parse_time(v).map_err(|e| usage!("--{flag}: {e}"))).transpose()
     };
     let sel = Selection {
         procs: args.procs.as_deref().map(ProcSet::parse).transpose()?,

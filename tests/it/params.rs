@@ -9,6 +9,10 @@ use std::path::Path;
 /// the factor, another word.
 fn other_value(i: &cppe::params::Info) -> String {
     match i.kind {
+        // A limit or seed that is none by default: one that the program (4 processes,
+        // a few hundred instructions) never reaches.
+        Kind::OrNone(_) if i.default == "none" => "1000000".to_string(),
+        Kind::OrNone(&inner) => other_value(&cppe::params::Info { kind: inner, ..*i }),
         Kind::Time { .. } => format!("{}", i.default.parse::<f64>().unwrap() + 1.0),
         Kind::Whole { .. } => format!("{}", i.default.parse::<u64>().unwrap() + 1),
         Kind::Real { .. } => format!("{}", i.default.parse::<f64>().unwrap() * 2.0),
@@ -44,7 +48,9 @@ fn every_parameter_set_by_flag_config_sweep_or_debugger_reaches_the_run() {
     std::fs::write(dir.join("p.c"), src).unwrap();
     assert_eq!(run_in(&dir, "cpcc", &["p.c", "-o", "p.cod"], b"").status.code(), Some(0));
     let rows: Vec<_> = cppe::sim::params::all().collect();
-    assert!(rows.len() >= 17, "{} rows", rows.len());
+    // The network's 12 rows, the run's quantum, seed and three factors, its seed of
+    // speeds and six limits.
+    assert!(rows.len() >= 24, "{} rows", rows.len());
     for i in rows {
         let name = i.name;
         let v = other_value(i);

@@ -3,8 +3,8 @@
 //! tested and fuzzed alone; it never panics and reports what is wrong with a line.
 //!
 //! Ranges: `LO:HI` or `I` per dimension, dimensions separated by `,` (`1:2,0:3`), or in
-//! brackets (`[1:2][0:3]`). Depends on nothing else in the crate but `net::parse_time`.
-use crate::net::parse_time;
+//! brackets (`[1:2][0:3]`). Depends on nothing else in the crate but `time::parse_time`.
+use crate::time::parse_time;
 use crate::time::Ticks;
 
 /// An inclusive range of indices, `lo..=hi`.

@@ -21,8 +21,8 @@
 pub mod command;
 pub mod show;
 
-use crate::net::format_time;
 use crate::sim::{CostTable, DebugHook, ProcState, Quit, SimError, Simulator, Stats, Stop};
+use crate::time::format_time;
 use crate::time::Ticks;
 use crate::vcode::{listing, Module};
 use command::{parse, Command, Span};

@@ -8,8 +8,8 @@
 //! statement's) line, then the globals; the innermost block wins. Depends on
 //! [`crate::vcode::Module`] and on the [`ChannelView`] of the simulator.
 use super::command::Span;
-use crate::net::format_time;
 use crate::sim::ChannelView;
+use crate::time::format_time;
 use crate::vcode::{IdentInfo, IdentKind, Module, Type, TypeId, Word};
 
 /// Most values `show` prints at once.

@@ -18,8 +18,9 @@
 //!
 //! Each side waits for the other by spinning for a short while (a quantum takes tens of
 //! microseconds), then by yielding its processor, then by parking.
-use crate::net::{NetError, NetParams, Network, NEVER};
+use crate::net::{NetError, NetParams, Network};
 use crate::time::Ticks;
+use crate::time::NEVER;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle, Thread};
