@@ -11,16 +11,18 @@ use std::collections::BTreeMap;
 /// For a message of `b` bytes over `h >= 1` hops:
 ///
 /// ```text
-/// P         = max(1, ceil(b / (packet_size - header_size)))   packets
+/// P         = max(1, ceil((b + envelope) / (packet_size - header_size)))   packets
 /// F         = ceil(packet_size / flit_size)                  flits per packet (padded)
-/// latency   = msg_init + P * packet_init + (h + P - 1) * F * link_delay
+/// latency   = msg_init + P * packet_init + (h + P - 1) * F * link_delay + h * hop_latency
 /// ```
 ///
-/// The message is cut into packets (`msg_init + P * packet_init`), then each packet
-/// takes `F * link_delay` to cross a link and is forwarded only when whole; packets
-/// follow each other in a pipeline, so the last one leaves the first link after `P`
-/// link times and needs `h - 1` more. A message to the same processor (`h = 0`) costs
-/// `local_cost`.
+/// The message and its envelope are cut into packets (`msg_init + P * packet_init`),
+/// then each packet takes `F * link_delay` to cross a link and is forwarded only when
+/// whole; packets follow each other in a pipeline, so the last one leaves the first link
+/// after `P` link times and needs `h - 1` more. After each link a packet spends
+/// `hop_latency` in the router (the destination's too) without holding the link, so the
+/// pipeline's pace is unchanged and the last packet pays it `h` times. A message to the
+/// same processor (`h = 0`) costs `local_cost`.
 ///
 /// With per-link costs ([`LinkCost`]) a packet crosses link `l` in
 /// `F * per_flit(l) + latency(l)`, and the pipeline of packets moves at the pace of the
@@ -28,7 +30,7 @@ use std::collections::BTreeMap;
 ///
 /// ```text
 /// latency = msg_init + P * packet_init + sum over the route of (F * per_flit + latency)
-///           + (P - 1) * max over the route of (F * per_flit + latency)
+///           + (P - 1) * max over the route of (F * per_flit + latency) + h * hop_latency
 /// ```
 ///
 /// which is the formula above when every link costs `link_delay` per flit and no latency.
@@ -74,7 +76,10 @@ impl ShortestPath {
             return p.local_cost;
         }
         let packets = p.packets(bytes);
-        p.msg_init + packets * p.packet_init + (hops as u64 + packets - 1) * p.flits() * p.link_delay
+        p.msg_init
+            + packets * p.packet_init
+            + (hops as u64 + packets - 1) * p.flits() * p.link_delay
+            + u64::from(hops) * p.hop_latency
     }
 }
 
@@ -98,10 +103,11 @@ impl ShortestPath {
                 let c = c.unwrap_or(LinkCost::new(p.link_delay, 0));
                 let cross = flits * c.per_flit + c.latency;
                 let enter = t.max(self.ends[j]);
-                t = enter + cross;
-                self.ends[j] = t;
+                let leave = enter + cross;
+                self.ends[j] = leave;
+                t = leave + p.hop_latency;
                 if self.record {
-                    self.hops.push(Hop { msg: id, packet: i, from: l.from, to: l.to, enter, leave: t });
+                    self.hops.push(Hop { msg: id, packet: i, from: l.from, to: l.to, enter, leave });
                 }
                 if self.count {
                     *self.busy.entry(if shared { Link::BUS } else { *l }).or_default() += cross;
@@ -132,7 +138,8 @@ impl Network for ShortestPath {
             sum += t;
             slowest = slowest.max(t);
         }
-        Some(now + p.msg_init + packets * p.packet_init + sum + (packets - 1) * slowest)
+        let routers = self.route.len() as u64 * p.hop_latency;
+        Some(now + p.msg_init + packets * p.packet_init + sum + (packets - 1) * slowest + routers)
     }
 
     fn params(&self) -> &NetParams {
@@ -166,6 +173,18 @@ impl Network for ShortestPath {
 mod tests {
     use super::*;
     use crate::time::TICKS_PER_UNIT as U;
+
+    #[test]
+    fn envelope_and_router_time_in_the_closed_form() {
+        // classic: 28 payload bytes per packet, F = 8 flits of 1 unit. 4 bytes with a
+        // 28-byte envelope are 32 bytes: P = 2. Over 3 hops with 2 units per router:
+        // 5 + 2 * 1 + (3 + 2 - 1) * 8 + 3 * 2 = 45 units.
+        let p = NetParams { envelope: 28, hop_latency: 2 * U, ..crate::net::classic() };
+        assert_eq!(ShortestPath::latency(&p, 3, 4), 45 * U);
+        // The same with per-link costs (each link 1 unit per flit, no latency) on a line.
+        let mut n = ShortestPath::with_links(p, Topology::parse("line:4").unwrap(), vec![LinkCost::new(U, 0); 6]);
+        assert_eq!(n.send(1, 0, 3, 4, 0), Some(45 * U));
+    }
 
     #[test]
     fn closed_form() {

@@ -108,6 +108,11 @@ pub struct NetParams {
     pub head_flit_ratio: f64,
     /// What the wormhole network does with a cycle of blocked packets (`--deadlock`).
     pub deadlock: DeadlockMode,
+    /// Bytes a message carries beyond its payload (`--envelope`).
+    pub envelope: u32,
+    /// Time in the router after each link crossed, not holding the link
+    /// (`--hop-latency`).
+    pub hop_latency: Ticks,
 }
 
 /// What a contention network does when its packets wait for each other in a cycle
@@ -166,6 +171,8 @@ impl Default for NetParams {
             buffer_size: 1,
             head_flit_ratio: 1.0,
             deadlock: DeadlockMode::Resolve,
+            envelope: 0,
+            hop_latency: 0,
         };
         crate::params::defaults(params::PARAMS, base)
     }
@@ -183,9 +190,10 @@ impl NetParams {
         self.packet_size.saturating_sub(self.header_size).max(1) as u64
     }
 
-    /// Packets of a `bytes`-byte message: `max(1, ceil(bytes / payload))`.
+    /// Packets of a `bytes`-byte message with its envelope:
+    /// `max(1, ceil((bytes + envelope) / payload))`.
     pub fn packets(&self, bytes: u32) -> u64 {
-        (bytes as u64).div_ceil(self.payload()).max(1)
+        (u64::from(bytes) + u64::from(self.envelope)).div_ceil(self.payload()).max(1)
     }
 
     /// When a message of `bytes` bytes sent at `now` is ready to leave, in the

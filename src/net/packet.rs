@@ -4,7 +4,8 @@
 //!
 //! A message of `b` bytes becomes `P` packets of `F` flits (as in [`ShortestPath`]),
 //! all ready at `send + msg_init + P * packet_init`. A packet crosses a link in
-//! `F * per_flit + latency` and is forwarded only when it has wholly arrived. Each
+//! `F * per_flit + latency` and is forwarded only when it has wholly arrived and has
+//! spent `hop_latency` in the router at the link's end (the link is free meanwhile). Each
 //! directed link serves the packets that reach it one at a time in order of arrival
 //! (FIFO; packets reaching it at the same moment go in the order their events were made,
 //! which is send order for packets leaving one processor). Buffers are unbounded. The
@@ -47,9 +48,10 @@ struct Pkt {
 struct Msg {
     id: u64,
     route: Vec<RouteHop>,
-    /// Flits per packet and per-flit time (fixed at the send).
+    /// Flits per packet, per-flit time and time in each router (fixed at the send).
     flits: u64,
     link_delay: Ticks,
+    hop_latency: Ticks,
     /// Packets still travelling, and the latest arrival so far.
     left: u32,
     last: Ticks,
@@ -79,7 +81,7 @@ impl Network for PacketSwitched {
         if src == dst {
             return Some(now + p.local_cost);
         }
-        let (packets, flits, link_delay) = (p.packets(bytes), p.flits(), p.link_delay);
+        let (packets, flits, link_delay, hop_latency) = (p.packets(bytes), p.flits(), p.link_delay, p.hop_latency);
         let ready = now + p.msg_init + packets * p.packet_init;
         let m = self.msgs.alloc();
         let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
@@ -89,7 +91,7 @@ impl Network for PacketSwitched {
             busy.push(0);
         });
         self.msgs.items[m as usize] =
-            Msg { id, route, flits, link_delay, left: packets.min(u32::MAX as u64) as u32, last: 0 };
+            Msg { id, route, flits, link_delay, hop_latency, left: packets.min(u32::MAX as u64) as u32, last: 0 };
         for index in 0..packets.min(u32::MAX as u64) as u32 {
             let k = self.pkts.alloc();
             self.pkts.items[k as usize] = Pkt { msg: m, index, hop: 0 };
@@ -126,7 +128,7 @@ impl Network for PacketSwitched {
                 self.hops.push(Hop { msg: m.id, packet: index, from: h.from, to: h.to, enter: start, leave: end });
             }
             self.pkts.items[k as usize].hop += 1;
-            self.events.push(end, k);
+            self.events.push(end + m.hop_latency, k);
         }
         None
     }
@@ -242,6 +244,29 @@ mod tests {
         n.count_links(true);
         let busy: Vec<Ticks> = n.link_busy().iter().map(|l| l.busy / U).collect();
         assert_eq!(busy, vec![8, 16, 8]);
+    }
+
+    #[test]
+    fn envelope_and_router_time_idle_and_contended() {
+        // Idle, by hand: classic (28 payload bytes, 8 flits of 1 unit per packet), 4
+        // bytes + a 28-byte envelope = 2 packets, 2 units per router, 3 hops. Ready at
+        // 5 + 2 = 7; packet 1 crosses [7,15), [17,25), [27,35) and is out of the last
+        // router at 37; packet 2 crosses [15,23), [25,33), [35,43): out at 45.
+        let p = NetParams { envelope: 28, hop_latency: 2 * U, ..crate::net::classic() };
+        let got = drive(&mut net("line:4", &p), &[(1, 0, 3, 4, 0)]);
+        assert_eq!(got, vec![(1, 45 * U)]);
+        assert_eq!(ShortestPath::latency(&p, 3, 4), 45 * U);
+        // Two messages on one link, router time 4: ready at 6, the link carries them
+        // during [6,14) and [14,22), out of the router at 18 and 26. The router does not
+        // hold the link: were it part of the crossing, the second would be out at 30.
+        let p = NetParams { hop_latency: 4 * U, ..crate::net::classic() };
+        let got = drive(&mut net("line:2", &p), &[(1, 0, 1, 4, 0), (2, 0, 1, 4, 0)]);
+        assert_eq!(got, vec![(1, 18 * U), (2, 26 * U)]);
+        // Two messages of 2 packets each (the envelope's), ready at 7: the link serves
+        // 1's packets during [7,15), [15,23), then 2's during [23,31), [31,39).
+        let p = NetParams { envelope: 28, ..crate::net::classic() };
+        let got = drive(&mut net("line:2", &p), &[(1, 0, 1, 4, 0), (2, 0, 1, 4, 0)]);
+        assert_eq!(got, vec![(1, 23 * U), (2, 39 * U)]);
     }
 
     #[test]

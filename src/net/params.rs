@@ -153,6 +153,30 @@ pub const PARAMS: &[Param<NetParams>] = &[
         apply: |p, v| p.deadlock = if v.choice() == "report" { DeadlockMode::Report } else { DeadlockMode::Resolve },
         read: |p| Value::Choice(p.deadlock.name()),
     },
+    Param {
+        info: Info {
+            name: "envelope",
+            kind: Kind::Whole { min: 0, max: U32, unit: "bytes" },
+            default: "0",
+            doc: "bytes a message carries on the wire beyond its payload (its envelope: source, tag, size), cut into packets with it",
+            models: "all",
+            at_stop: true,
+        },
+        apply: |p, v| p.envelope = v.whole32(),
+        read: |p| Value::Whole(u64::from(p.envelope)),
+    },
+    Param {
+        info: Info {
+            name: "hop-latency",
+            kind: Kind::Time { positive: false },
+            default: "0",
+            doc: "time a packet (a wormhole packet's head) spends in the router after each link it crosses, the destination's included, without holding the link",
+            models: "all",
+            at_stop: true,
+        },
+        apply: |p, v| p.hop_latency = v.ticks(),
+        read: |p| Value::Time(p.hop_latency),
+    },
 ];
 
 #[cfg(test)]

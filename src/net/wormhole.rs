@@ -25,15 +25,18 @@
 //! # Latency in an idle network
 //!
 //! ```text
-//! latency = msg_init + P * packet_init + (P + h - 1) * hd + P * (F - 1) * ld
+//! latency = msg_init + P * packet_init + (P + h - 1) * hd + P * (F - 1) * ld + h * hr
 //! ```
 //!
 //! over `h` hops: the head of the first packet needs `h * hd`, its data flits follow one
 //! every `ld` behind it (the last link sets the pace), and each further packet adds its
-//! serialisation on the first link, `hd + (F - 1) * ld`. Exact when `P = 1`, `h = 1` or
-//! `head_flit_ratio = 1`, and for several packets over several hops behind a slower head
-//! when `buffer_size >= ceil(head_flit_ratio)` (room for the flits that bunch behind the
-//! head) and a second lane of the packet's class is free for the next packet; otherwise
+//! serialisation on the first link, `hd + (F - 1) * ld`. After each link the head spends
+//! `hr = hop_latency` in the router (the destination's too) before it asks for the next
+//! lane, keeping the lanes behind it and leaving the link free. Exact when `P = 1` or
+//! `h = 1`, or `head_flit_ratio = 1` with no router time, and for several packets over
+//! several hops behind a slower head when
+//! `buffer_size >= ceil(head_flit_ratio) + ceil(hr / ld)` (room for the flits that bunch
+//! behind the head) and a second lane of the packet's class is free for the next packet; otherwise
 //! the later packets wait for buffer room or for the earlier packet's lanes and the
 //! message is slower (tested over all these cases). A message to the same processor
 //! costs `local_cost`.
@@ -74,10 +77,12 @@ use crate::topo::{TopoKind, Topology};
 use std::collections::VecDeque;
 
 /// Events: a link finishing a flit (the link's slot), a message's first packet
-/// being released (`RELEASE | message`), or a packet of a message reaching its
-/// destination over the recovery channel (`RECOVERED | message`).
+/// being released (`RELEASE | message`), a packet of a message reaching its
+/// destination over the recovery channel or out of the destination's router
+/// (`RECOVERED | message`), or a packet's head leaving a router (`ROUTED | packet`).
 const RELEASE: u32 = 1 << 31;
 const RECOVERED: u32 = 1 << 30;
+const ROUTED: u32 = 1 << 29;
 
 /// Flit-level wormhole routing with virtual channels.
 pub struct Wormhole {
@@ -140,6 +145,9 @@ struct Pkt {
     index: u32,
     /// The hop whose lane the head waits for (NONE: not waiting).
     want: u32,
+    /// The hop whose lane the head asks for when it leaves the router it is in
+    /// (`hop_latency`).
+    routed: u32,
     /// The message's flits per packet and hop count, read at every flit.
     flits: u32,
     hops: u32,
@@ -218,10 +226,12 @@ impl Default for HopState {
 struct Msg {
     id: u64,
     route: Vec<RouteHop>,
-    /// Fixed at the send: flits per packet, per-flit time, head ratio, packets.
+    /// Fixed at the send: flits per packet, per-flit time, head ratio, time in each
+    /// router, packets.
     flits: u32,
     link_delay: Ticks,
     ratio: f64,
+    hop_latency: Ticks,
     packets: u32,
     /// Packets released so far, packets not yet arrived, latest arrival.
     released: u32,
@@ -408,6 +418,7 @@ impl Wormhole {
         let (m, index, lane, enter) = (p.msg, p.index, h.lane, h.enter);
         let (hops, tail) = (p.hops, flit + 1 == p.flits);
         let msg = &self.msgs.items[m as usize];
+        let hop_latency = msg.hop_latency;
         if tail && self.record {
             let h = msg.route[j as usize];
             self.hops.push(Hop { msg: msg.id, packet: index, from: h.from, to: h.to, enter, leave: now });
@@ -417,10 +428,23 @@ impl Wormhole {
                 self.release_lane(slot, lane);
                 self.pkts.items[k as usize].live = false;
                 self.pkts.release(k);
-                self.packet_arrived(m);
+                if hop_latency == 0 {
+                    self.packet_arrived(m);
+                } else {
+                    // Out of the destination's router later; the lane is free now.
+                    self.events.push(now + hop_latency, RECOVERED | m);
+                }
             }
         } else if flit == 0 {
-            self.request_lane(k, j + 1);
+            if hop_latency == 0 {
+                self.request_lane(k, j + 1);
+            } else {
+                // The head is in the router: it asks for the next lane when it leaves,
+                // holding the lanes behind it (it counts as moving meanwhile).
+                self.pkts.items[k as usize].routed = j + 1;
+                self.in_transit += 1;
+                self.events.push(now + hop_latency, ROUTED | k);
+            }
         } else {
             let next = msg.route[j as usize + 1].link;
             self.work.push_back(next);
@@ -583,7 +607,7 @@ impl Network for Wormhole {
         let packets = p.packets(bytes).min(u32::MAX as u64) as u32;
         let flits = p.flits().min(u32::MAX as u64) as u32;
         let ready = p.ready(bytes, now);
-        let (link_delay, ratio) = (p.link_delay, p.head_flit_ratio);
+        let (link_delay, ratio, hop_latency) = (p.link_delay, p.head_flit_ratio, p.hop_latency);
         let m = self.msgs.alloc();
         let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
         let (lanes, links, busy, width) = (&mut self.lanes, &mut self.links, &mut self.busy, self.stride);
@@ -593,7 +617,7 @@ impl Network for Wormhole {
             busy.push(0);
         });
         self.msgs.items[m as usize] =
-            Msg { id, route, flits, link_delay, ratio, packets, released: 0, left: packets, last: 0 };
+            Msg { id, route, flits, link_delay, ratio, hop_latency, packets, released: 0, left: packets, last: 0 };
         self.events.push(ready, RELEASE | m);
         None
     }
@@ -609,6 +633,10 @@ impl Network for Wormhole {
                 self.release_packet(what & !RELEASE);
             } else if what & RECOVERED != 0 {
                 self.packet_arrived(what & !RECOVERED);
+            } else if what & ROUTED != 0 {
+                let k = what & !ROUTED;
+                self.in_transit -= 1;
+                self.request_lane(k, self.pkts.items[k as usize].routed);
             } else {
                 self.flit_done(what);
             }
@@ -740,7 +768,7 @@ mod tests {
     fn formula(p: &NetParams, hops: u64, bytes: u32) -> Ticks {
         let (pk, f) = (p.packets(bytes), p.flits());
         let hd = (p.link_delay as f64 * p.head_flit_ratio).round() as Ticks;
-        p.msg_init + pk * p.packet_init + (pk + hops - 1) * hd + pk * (f - 1) * p.link_delay
+        p.msg_init + pk * p.packet_init + (pk + hops - 1) * hd + pk * (f - 1) * p.link_delay + hops * p.hop_latency
     }
 
     /// `head_time` is `f64::round` of the product, halves and near-halves included.
@@ -904,6 +932,33 @@ mod tests {
         let mut n = net("line:4", &p);
         let got = drive(&mut n, &[(1, 0, 2, 4, 0), (2, 1, 3, 4, U)]);
         assert_eq!(got, vec![(1, 23 * U), (2, 16 * U)]);
+    }
+
+    #[test]
+    fn router_time_idle_and_contended() {
+        // Idle: the formula plus h router times, for one and several packets (classic:
+        // 8 flits, head 2 units, data 1; 3 units per router; a 10-byte envelope), with
+        // buffers of 8 flits: room for the 2 + 3 flits that bunch behind a head while it
+        // crosses a link and waits in a router.
+        let p = NetParams { hop_latency: 3 * U, envelope: 10, buffer_size: 8, ..crate::net::classic() };
+        for hops in [1u32, 3, 7] {
+            for bytes in [4u32, 28, 100] {
+                let got = drive(&mut net("line:8", &p), &[(1, 0, hops, bytes, 0)]);
+                assert_eq!(got, vec![(1, formula(&p, hops as u64, bytes))], "hops {hops} bytes {bytes}");
+            }
+            // One packet arrives as the formula says whatever the buffers: its flits
+            // bunch behind the waiting head and leave the last router one per `ld`.
+            let small = NetParams { buffer_size: 1, ..p.clone() };
+            let got = drive(&mut net("line:8", &small), &[(1, 0, hops, 4, 0)]);
+            assert_eq!(got, vec![(1, formula(&small, hops as u64, 4))], "hops {hops}, 1-flit buffers");
+        }
+        // One lane, two one-packet messages 0 -> 1 ready at 6, router time 4. Message 1
+        // takes the lane: head [6,8), seven data flits [8,15); its tail frees the lane
+        // at 15 and it is out of the router at 19. Message 2 then crosses [15,17),
+        // [17,24): out at 28. Had the router time held the lane, 2 would be out at 32.
+        let p = NetParams { hop_latency: 4 * U, lanes: 1, ..crate::net::classic() };
+        let got = drive(&mut net("line:2", &p), &[(1, 0, 1, 4, 0), (2, 0, 1, 4, 0)]);
+        assert_eq!(got, vec![(1, 19 * U), (2, 28 * U)]);
     }
 
     #[test]
