@@ -12,9 +12,13 @@ use std::collections::BTreeMap;
 ///
 /// ```text
 /// P         = max(1, ceil((b + envelope) / (packet_size - header_size)))   packets
-/// F         = ceil(packet_size / flit_size)                  flits per packet (padded)
+/// F         = ceil(packet_size / flit_size)                  flits per packet
 /// latency   = msg_init + P * packet_init + (h + P - 1) * F * link_delay + h * hop_latency
 /// ```
+///
+/// With `pad_last_packet` off the last packet has `Fl <= F` flits
+/// ([`NetParams::last_flits`]); it catches up with the full packet ahead of it, so
+/// `(h + P - 1) * F` becomes `(h + P - 2) * F + Fl` (and `h * Fl` when `P = 1`).
 ///
 /// The message and its envelope are cut into packets (`msg_init + P * packet_init`),
 /// then each packet takes `F * link_delay` to cross a link and is forwarded only when
@@ -76,10 +80,9 @@ impl ShortestPath {
             return p.local_cost;
         }
         let packets = p.packets(bytes);
-        p.msg_init
-            + packets * p.packet_init
-            + (hops as u64 + packets - 1) * p.flits() * p.link_delay
-            + u64::from(hops) * p.hop_latency
+        let (h, f, fl) = (u64::from(hops), p.flits(), p.last_flits(bytes));
+        let flit_times = if packets == 1 { h * fl } else { (h + packets - 2) * f + fl };
+        p.msg_init + packets * p.packet_init + flit_times * p.link_delay + h * p.hop_latency
     }
 }
 
@@ -89,7 +92,7 @@ impl ShortestPath {
     /// has crossed hop `j` (the pipeline whose last arrival is the closed form).
     fn pipeline(&mut self, id: u64, src: u32, dst: u32, bytes: u32, now: Ticks) {
         let p = &self.params;
-        let (packets, flits) = (p.packets(bytes), p.flits());
+        let (packets, full, last) = (p.packets(bytes), p.flits(), p.last_flits(bytes));
         let ready = now + p.msg_init + packets * p.packet_init;
         self.route.clear();
         self.topo.route_into(src, dst, &mut self.route);
@@ -97,6 +100,7 @@ impl ShortestPath {
         self.ends.resize(self.route.len(), ready);
         let shared = self.topo.kind() == crate::topo::TopoKind::Shared;
         for i in 0..packets.min(u32::MAX as u64) as u32 {
+            let flits = if u64::from(i) + 1 == packets { last } else { full };
             let mut t = ready;
             for (j, l) in self.route.iter().enumerate() {
                 let c = self.topo.link_index(*l).and_then(|k| self.links.get(k)).copied();
@@ -129,17 +133,25 @@ impl Network for ShortestPath {
         }
         self.route.clear();
         self.topo.route_into(src, dst, &mut self.route);
-        let (packets, flits) = (p.packets(bytes), p.flits());
-        let (mut sum, mut slowest) = (0, 0);
-        for l in &self.route {
+        let (packets, flits, last) = (p.packets(bytes), p.flits(), p.last_flits(bytes));
+        let ready = now + p.msg_init + packets * p.packet_init;
+        let hr = p.hop_latency;
+        // The full packets flow as through a flow shop of identical jobs: full packet i
+        // leaves hop j at `sum(t_1..t_j) + (j - 1) * hr + i * max(t_1..t_j)` after
+        // `ready`. The last packet (of `last` flits) leaves hop j at
+        // `max(its leaving hop j - 1 + hr, packet P - 2 leaving hop j) + t'_j`.
+        let (mut sum, mut slowest, mut t_last) = (0, 0, 0);
+        for (j, l) in self.route.iter().enumerate() {
             let c = self.topo.link_index(*l).and_then(|i| self.links.get(i)).copied();
             let c = c.unwrap_or(LinkCost::new(p.link_delay, 0));
             let t = flits * c.per_flit + c.latency;
             sum += t;
             slowest = slowest.max(t);
+            let ahead = if packets >= 2 { sum + j as u64 * hr + (packets - 2) * slowest } else { 0 };
+            let start = if j == 0 { 0 } else { t_last + hr };
+            t_last = start.max(ahead) + last * c.per_flit + c.latency;
         }
-        let routers = self.route.len() as u64 * p.hop_latency;
-        Some(now + p.msg_init + packets * p.packet_init + sum + (packets - 1) * slowest + routers)
+        Some(ready + t_last + hr)
     }
 
     fn params(&self) -> &NetParams {
@@ -184,6 +196,22 @@ mod tests {
         // The same with per-link costs (each link 1 unit per flit, no latency) on a line.
         let mut n = ShortestPath::with_links(p, Topology::parse("line:4").unwrap(), vec![LinkCost::new(U, 0); 6]);
         assert_eq!(n.send(1, 0, 3, 4, 0), Some(45 * U));
+    }
+
+    #[test]
+    fn an_unpadded_last_packet_catches_up() {
+        // classic, 100 bytes: P = 4 (28 payload bytes each), the last carrying 16 bytes
+        // and the 4-byte header: 5 flits instead of 8. Ready at 5 + 4 = 9; over 3 hops
+        // packets 1-3 leave the last link at 33, 41, 49, and the last one crosses it
+        // during [49, 54): 5 + 4 + (3 + 4 - 2) * 8 + 5 = 54 units (padded: 57).
+        let p = NetParams { pad_last_packet: false, ..crate::net::classic() };
+        assert_eq!(p.last_flits(100), 5);
+        assert_eq!(ShortestPath::latency(&p, 3, 100), 54 * U);
+        let mut n =
+            ShortestPath::with_links(p.clone(), Topology::parse("line:4").unwrap(), vec![LinkCost::new(U, 0); 6]);
+        assert_eq!(n.send(1, 0, 3, 100, 0), Some(54 * U));
+        // One packet: 10 bytes + header = 14 bytes, 4 flits per hop: 5 + 1 + 3 * 4 = 18.
+        assert_eq!(ShortestPath::latency(&p, 3, 10), 18 * U);
     }
 
     #[test]

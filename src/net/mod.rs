@@ -113,6 +113,8 @@ pub struct NetParams {
     /// Time in the router after each link crossed, not holding the link
     /// (`--hop-latency`).
     pub hop_latency: Ticks,
+    /// The last packet of a message padded to full size (`--pad-last-packet`).
+    pub pad_last_packet: bool,
 }
 
 /// What a contention network does when its packets wait for each other in a cycle
@@ -173,6 +175,7 @@ impl Default for NetParams {
             deadlock: DeadlockMode::Resolve,
             envelope: 0,
             hop_latency: 0,
+            pad_last_packet: true,
         };
         crate::params::defaults(params::PARAMS, base)
     }
@@ -202,10 +205,22 @@ impl NetParams {
         now + self.msg_init + self.packets(bytes).min(u32::MAX as u64) * self.packet_init
     }
 
-    /// Flits per packet: `ceil(packet_size / flit_size)` (packets are padded to full
-    /// size).
+    /// Flits per packet: `ceil(packet_size / flit_size)` (every packet but the last is
+    /// full; the last is padded unless `pad_last_packet` is off).
     pub fn flits(&self) -> u64 {
         (self.packet_size.max(1) as u64).div_ceil(self.flit_size.max(1) as u64)
+    }
+
+    /// Flits of the last packet of a `bytes`-byte message: [`NetParams::flits`] when it
+    /// is padded, else `max(1, ceil((r + header_size) / flit_size))` for the `r` bytes
+    /// (of the message and its envelope) the earlier packets leave to it.
+    pub fn last_flits(&self, bytes: u32) -> u64 {
+        if self.pad_last_packet {
+            return self.flits();
+        }
+        let total = u64::from(bytes) + u64::from(self.envelope);
+        let rest = total.saturating_sub((self.packets(bytes) - 1) * self.payload());
+        (rest + u64::from(self.header_size)).div_ceil(u64::from(self.flit_size.max(1))).max(1)
     }
 
     /// Checks that the parameters describe a network that can carry a message: each in

@@ -48,8 +48,11 @@ struct Pkt {
 struct Msg {
     id: u64,
     route: Vec<RouteHop>,
-    /// Flits per packet, per-flit time and time in each router (fixed at the send).
+    /// Flits per packet (the last one's apart), per-flit time and time in each router
+    /// (fixed at the send), packets.
     flits: u64,
+    last_flits: u64,
+    packets: u32,
     link_delay: Ticks,
     hop_latency: Ticks,
     /// Packets still travelling, and the latest arrival so far.
@@ -90,8 +93,17 @@ impl Network for PacketSwitched {
             free_at.push(0);
             busy.push(0);
         });
-        self.msgs.items[m as usize] =
-            Msg { id, route, flits, link_delay, hop_latency, left: packets.min(u32::MAX as u64) as u32, last: 0 };
+        self.msgs.items[m as usize] = Msg {
+            id,
+            route,
+            flits,
+            last_flits: p.last_flits(bytes),
+            packets: packets.min(u32::MAX as u64) as u32,
+            link_delay,
+            hop_latency,
+            left: packets.min(u32::MAX as u64) as u32,
+            last: 0,
+        };
         for index in 0..packets.min(u32::MAX as u64) as u32 {
             let k = self.pkts.alloc();
             self.pkts.items[k as usize] = Pkt { msg: m, index, hop: 0 };
@@ -118,7 +130,8 @@ impl Network for PacketSwitched {
             };
             let LinkCost { per_flit, latency, .. } =
                 self.fabric.cost(self.fabric.slot_link[h.link as usize], m.link_delay);
-            let cross = m.flits * per_flit + latency;
+            let flits = if index + 1 == m.packets { m.last_flits } else { m.flits };
+            let cross = flits * per_flit + latency;
             let l = h.link as usize;
             let start = t.max(self.free_at[l]);
             let end = start + cross;
@@ -267,6 +280,18 @@ mod tests {
         let p = NetParams { envelope: 28, ..crate::net::classic() };
         let got = drive(&mut net("line:2", &p), &[(1, 0, 1, 4, 0), (2, 0, 1, 4, 0)]);
         assert_eq!(got, vec![(1, 23 * U), (2, 39 * U)]);
+    }
+
+    #[test]
+    fn unpadded_last_packets_idle_and_contended() {
+        // Idle: the closed form's 54 units (see closed.rs) for 100 bytes over 3 hops.
+        let p = NetParams { pad_last_packet: false, ..crate::net::classic() };
+        assert_eq!(drive(&mut net("line:4", &p), &[(1, 0, 3, 100, 0)]), vec![(1, 54 * U)]);
+        // Two messages of 30 bytes (a full packet and one of 2 bytes + header = 2 flits)
+        // on one link, ready at 7: 1's packets cross during [7,15), [15,17), 2's during
+        // [17,25), [25,27). Padded, they would arrive at 23 and 39.
+        let got = drive(&mut net("line:2", &p), &[(1, 0, 1, 30, 0), (2, 0, 1, 30, 0)]);
+        assert_eq!(got, vec![(1, 17 * U), (2, 27 * U)]);
     }
 
     #[test]

@@ -177,6 +177,18 @@ pub const PARAMS: &[Param<NetParams>] = &[
         apply: |p, v| p.hop_latency = v.ticks(),
         read: |p| Value::Time(p.hop_latency),
     },
+    Param {
+        info: Info {
+            name: "pad-last-packet",
+            kind: Kind::Choice(&["yes", "no"]),
+            default: "yes",
+            doc: "pad a message's last packet to the full packet size (yes, the seed's: its Table 6 needs it) or send only its bytes and header (no)",
+            models: "all",
+            at_stop: true,
+        },
+        apply: |p, v| p.pad_last_packet = v.choice() == "yes",
+        read: |p| Value::Choice(if p.pad_last_packet { "yes" } else { "no" }),
+    },
 ];
 
 #[cfg(test)]

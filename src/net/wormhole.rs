@@ -229,6 +229,7 @@ struct Msg {
     /// Fixed at the send: flits per packet, per-flit time, head ratio, time in each
     /// router, packets.
     flits: u32,
+    last_flits: u32,
     link_delay: Ticks,
     ratio: f64,
     hop_latency: Ticks,
@@ -282,7 +283,8 @@ impl Wormhole {
     #[inline(always)]
     fn release_packet(&mut self, m: u32) {
         let msg = &mut self.msgs.items[m as usize];
-        let (index, hops, flits) = (msg.released, msg.route.len(), msg.flits);
+        let index = msg.released;
+        let (hops, flits) = (msg.route.len(), if index + 1 == msg.packets { msg.last_flits } else { msg.flits });
         msg.released += 1;
         let k = self.pkts.alloc();
         let p = &mut self.pkts.items[k as usize];
@@ -616,8 +618,19 @@ impl Network for Wormhole {
             links.push(LinkState::default());
             busy.push(0);
         });
-        self.msgs.items[m as usize] =
-            Msg { id, route, flits, link_delay, ratio, hop_latency, packets, released: 0, left: packets, last: 0 };
+        self.msgs.items[m as usize] = Msg {
+            id,
+            route,
+            flits,
+            last_flits: p.last_flits(bytes).min(u32::MAX as u64) as u32,
+            link_delay,
+            ratio,
+            hop_latency,
+            packets,
+            released: 0,
+            left: packets,
+            last: 0,
+        };
         self.events.push(ready, RELEASE | m);
         None
     }
@@ -766,9 +779,13 @@ mod tests {
 
     /// The man page's idle-network latency.
     fn formula(p: &NetParams, hops: u64, bytes: u32) -> Ticks {
-        let (pk, f) = (p.packets(bytes), p.flits());
+        let (pk, f, fl) = (p.packets(bytes), p.flits(), p.last_flits(bytes));
         let hd = (p.link_delay as f64 * p.head_flit_ratio).round() as Ticks;
-        p.msg_init + pk * p.packet_init + (pk + hops - 1) * hd + pk * (f - 1) * p.link_delay + hops * p.hop_latency
+        p.msg_init
+            + pk * p.packet_init
+            + (pk + hops - 1) * hd
+            + ((pk - 1) * (f - 1) + fl - 1) * p.link_delay
+            + hops * p.hop_latency
     }
 
     /// `head_time` is `f64::round` of the product, halves and near-halves included.
@@ -951,6 +968,14 @@ mod tests {
             let small = NetParams { buffer_size: 1, ..p.clone() };
             let got = drive(&mut net("line:8", &small), &[(1, 0, hops, 4, 0)]);
             assert_eq!(got, vec![(1, formula(&small, hops as u64, 4))], "hops {hops}, 1-flit buffers");
+        }
+        // An unpadded last packet: its F' - 1 data flits follow its head, not F - 1.
+        let p = NetParams { pad_last_packet: false, ..crate::net::classic() };
+        for hops in [1u32, 3, 7] {
+            for bytes in [4u32, 30, 100] {
+                let got = drive(&mut net("line:8", &p), &[(1, 0, hops, bytes, 0)]);
+                assert_eq!(got, vec![(1, formula(&p, hops as u64, bytes))], "unpadded: hops {hops} bytes {bytes}");
+            }
         }
         // One lane, two one-packet messages 0 -> 1 ready at 6, router time 4. Message 1
         // takes the lane: head [6,8), seven data flits [8,15); its tail frees the lane
