@@ -115,6 +115,11 @@ pub struct NetParams {
     pub hop_latency: Ticks,
     /// The last packet of a message padded to full size (`--pad-last-packet`).
     pub pad_last_packet: bool,
+    /// Busy time of a channel send and of a channel receive on their processors beyond
+    /// the instructions (`--send-overhead`, `--recv-overhead`; charged by the
+    /// simulator, not the network).
+    pub send_overhead: Ticks,
+    pub recv_overhead: Ticks,
 }
 
 /// What a contention network does when its packets wait for each other in a cycle
@@ -176,6 +181,8 @@ impl Default for NetParams {
             envelope: 0,
             hop_latency: 0,
             pad_last_packet: true,
+            send_overhead: 0,
+            recv_overhead: 0,
         };
         crate::params::defaults(params::PARAMS, base)
     }

@@ -189,6 +189,30 @@ pub const PARAMS: &[Param<NetParams>] = &[
         apply: |p, v| p.pad_last_packet = v.choice() == "yes",
         read: |p| Value::Choice(if p.pad_last_packet { "yes" } else { "no" }),
     },
+    Param {
+        info: Info {
+            name: "send-overhead",
+            kind: Kind::Time { positive: false },
+            default: "0",
+            doc: "busy time a channel send costs its processor beyond the SEND instruction, before the message leaves (LogGP's o; not scaled by processor speed, not part of the sequential time)",
+            models: "all",
+            at_stop: true,
+        },
+        apply: |p, v| p.send_overhead = v.ticks(),
+        read: |p| Value::Time(p.send_overhead),
+    },
+    Param {
+        info: Info {
+            name: "recv-overhead",
+            kind: Kind::Time { positive: false },
+            default: "0",
+            doc: "busy time a channel receive costs its processor beyond the RECV instruction, once the message is there (LogGP's o; not scaled by processor speed, not part of the sequential time)",
+            models: "all",
+            at_stop: true,
+        },
+        apply: |p, v| p.recv_overhead = v.ticks(),
+        read: |p| Value::Time(p.recv_overhead),
+    },
 ];
 
 #[cfg(test)]

@@ -233,6 +233,40 @@ void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); jo
 }
 
 #[test]
+fn send_and_receive_overheads_are_busy_time_of_their_processors() {
+    // The ping-pong above with a send overhead of 3 and a receive overhead of 2 units.
+    let src = r#"arch line V[4];
+phyArch line P[4];
+channel int toB, toA;
+void b() { int x; x = toB; toA = x + 1; }
+void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); join; }
+"#;
+    let net = NetParams {
+        model: NetModel::ShortestPath,
+        send_overhead: 3 * U,
+        recv_overhead: 2 * U,
+        ..crate::net::classic()
+    };
+    let (s, out) = run_cpc_on("t.c", src, SimConfig::default(), "", None, &net);
+    let s = s.unwrap();
+    assert_eq!(out, "42\n");
+    // main: SEND 10 → 34, + 3 → 37: the message leaves at 37 and arrives at 67 (the
+    // latency is still 30). b starts at 52 and waits for 67: RECV 10 → 77, + 2 → 79;
+    // STORE .. ADDI 7 → 86, SEND 10 → 96, + 3 → 99 (arrives at 129), RET → 102.
+    // main wakes at 129: RECV 10 → 139, + 2 → 141, then 21 units as before → 162,
+    // HALT 1 → 163: the run ends in the quantum [160, 170).
+    assert_eq!(s.avg_latency_ticks(), 30 * U);
+    assert_eq!(s.par_ticks, 170 * U);
+    // The overheads are not work a sequential program would do.
+    assert_eq!(s.seq_ticks, 35 * U);
+    // Busy time: main and b each pay one send and one receive overhead, 10 units more
+    // than without them.
+    let (base, _) = run_ok(src);
+    let busy = |s: &Stats| s.busy.iter().map(|&(_, t)| t).sum::<Ticks>();
+    assert_eq!(busy(&s), busy(&base) + 10 * U);
+}
+
+#[test]
 fn reading_a_channel_of_another_process_names_both() {
     let src = "channel int c;
 void spy() { int x;

@@ -786,6 +786,22 @@ impl<'m> Simulator<'m> {
         self.charge_n(pid, op, 1)
     }
 
+    /// Busy time a message costs process `pid`'s processor beyond the instruction just
+    /// charged (`--send-overhead`, `--recv-overhead`): its clock and its processor's busy
+    /// time advance, and the instruction's line is charged; the sequential time is not
+    /// (a sequential program sends no message). Nothing while the process's time is off.
+    fn overhead(&mut self, pid: u32, t: Ticks) {
+        let p = &mut self.pt.procs[pid as usize];
+        if t == 0 || !p.time_on {
+            return;
+        }
+        p.clock += t;
+        self.busy[p.pproc as usize] += t;
+        if let Some(x) = self.pc_ticks.get_mut(p.pc.wrapping_sub(1) as usize) {
+            *x += t;
+        }
+    }
+
     /// Charges `op` `n` times over as one step (the library's per-word routines).
     #[inline(always)]
     fn charge_n(&mut self, pid: u32, op: Op, n: u64) -> Result<(), SimError> {

@@ -60,6 +60,7 @@ impl<'m> Simulator<'m> {
         let a = as_int(self.pop(pid)?) as i64;
         let c = self.chan_index(pid, a)?;
         self.charge(pid, op)?;
+        self.overhead(pid, self.net_params().send_overhead);
         // Each unreceived message holds host memory: bounded in count and in words.
         let words = data.len() as u64;
         if self.ch.unreceived >= self.cfg.max_messages || self.ch.unreceived_words + words > self.cfg.max_message_words
@@ -148,6 +149,7 @@ impl<'m> Simulator<'m> {
                     words => p.stack.extend_from_slice(words),
                 }
                 self.charge(pid, op)?;
+                self.overhead(pid, self.net_params().recv_overhead);
                 if self.observer.is_some() {
                     let (time, line) =
                         (self.pt.procs[pid as usize].clock, self.module.line_of(self.pt.procs[pid as usize].pc));

@@ -311,6 +311,14 @@ impl<'m> Simulator<'m> {
         }
     }
 
+    /// The network's parameters, wherever the network runs.
+    pub(super) fn net_params(&self) -> &crate::net::NetParams {
+        match self.bridge.ahead.as_deref() {
+            Some(a) if a.active => &a.params,
+            _ => self.net.params(),
+        }
+    }
+
     /// The network's next event, as it would be with the held-back sends made.
     pub(super) fn net_next_event(&self) -> Ticks {
         match self.bridge.ahead.as_deref() {
