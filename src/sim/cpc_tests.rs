@@ -438,6 +438,48 @@ impl super::Observer for Log {
 }
 
 #[test]
+fn back_to_back_sends_queue_behind_each_others_overhead() {
+    // main sends two messages to b at once; the network (30 units each, no contention
+    // in the closed form) is the same in both runs. Without overheads: sends at 34 and
+    // 46, arrivals 64 and 76; b's RECV ends at 64 + 10 = 74, four units of stores and
+    // loads later its second RECV at 78 + 10 = 88.
+    // With a send overhead of 3 and a receive overhead of 2: the second SEND starts
+    // only after the first one's overhead, so the sends end at 37 and 52 (3 and 6 units
+    // later; arrivals 67 and 82). b: RECV 67 + 10 + 2 = 79, stores and loads to 83, the
+    // second message is there (82): RECV 83 + 10 + 2 = 95.
+    let src = r#"arch line V[4];
+phyArch line P[4];
+channel int toB;
+void b() { int x, y; x = toB; y = toB; }
+void main() { fork [3; toB] b(); toB = 1; toB = 2; join; }
+"#;
+    let events = |send: Ticks, recv: Ticks| {
+        let net = NetParams {
+            model: NetModel::ShortestPath,
+            send_overhead: send,
+            recv_overhead: recv,
+            ..crate::net::classic()
+        };
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let (r, _, _) = run_cpc_full("t.c", src, SimConfig::default(), "", Some(Box::new(Log(log.clone()))), &net);
+        r.unwrap();
+        let times: Vec<(String, Ticks)> = log
+            .borrow()
+            .iter()
+            .filter(|l| l.starts_with("send") || l.starts_with("recv"))
+            .map(|l| {
+                let at: Ticks = l.split('@').nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+                (l.split('@').next().unwrap().trim().to_string(), at)
+            })
+            .collect();
+        times
+    };
+    let at = |v: Vec<(String, Ticks)>| v.into_iter().map(|(k, t)| format!("{k} {}", t / U)).collect::<Vec<_>>();
+    assert_eq!(at(events(0, 0)), ["send 0->1 34", "send 0->1 46", "recv 1 74", "recv 1 88"]);
+    assert_eq!(at(events(3 * U, 2 * U)), ["send 0->1 37", "send 0->1 52", "recv 1 79", "recv 1 95"]);
+}
+
+#[test]
 fn observer_sees_the_run_without_changing_it() {
     let src = r#"arch line V[4];
 phyArch line P[4];
