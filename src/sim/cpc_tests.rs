@@ -203,14 +203,18 @@ void main() { int k;
     assert_skip_equivalent(src);
 }
 
-#[test]
-fn channel_ping_pong_latency_and_times() {
-    let src = r#"arch line V[4];
+/// main sends 41 to b three hops away on a line and b answers 42: the program of the
+/// hand-timed tests below.
+const PING_PONG: &str = r#"arch line V[4];
 phyArch line P[4];
 channel int toB, toA;
 void b() { int x; x = toB; toA = x + 1; }
 void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); join; }
 "#;
+
+#[test]
+fn channel_ping_pong_latency_and_times() {
+    let src = PING_PONG;
     let (s, out) = run_ok(src);
     assert_eq!(out, "42\n");
     // One int (4 bytes) over 3 hops of the line: P = 1 packet of F = 32/4 = 8 flits;
@@ -235,12 +239,7 @@ void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); jo
 #[test]
 fn send_and_receive_overheads_are_busy_time_of_their_processors() {
     // The ping-pong above with a send overhead of 3 and a receive overhead of 2 units.
-    let src = r#"arch line V[4];
-phyArch line P[4];
-channel int toB, toA;
-void b() { int x; x = toB; toA = x + 1; }
-void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); join; }
-"#;
+    let src = PING_PONG;
     let net = NetParams {
         model: NetModel::ShortestPath,
         send_overhead: 3 * U,
@@ -481,12 +480,7 @@ void main() { fork [3; toB] b(); toB = 1; toB = 2; join; }
 
 #[test]
 fn observer_sees_the_run_without_changing_it() {
-    let src = r#"arch line V[4];
-phyArch line P[4];
-channel int toB, toA;
-void b() { int x; x = toB; toA = x + 1; }
-void main() { int y; fork [3; toB] b(); toB = 41; y = toA; printf("%d\n", y); join; }
-"#;
+    let src = PING_PONG;
     let c = compile("t.c", src, &FrontOptions::default()).unwrap();
     let run = |observe: bool| {
         let phys = Topology::parse("line:4").unwrap();
