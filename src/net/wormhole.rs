@@ -80,6 +80,9 @@ use std::collections::VecDeque;
 /// being released (`RELEASE | message`), a packet of a message reaching its
 /// destination over the recovery channel or out of the destination's router
 /// (`RECOVERED | message`), or a packet's head leaving a router (`ROUTED | packet`).
+/// Link slots, messages and packets in the network are therefore numbered below 2^29
+/// (the messages in flight are bounded far below: each holds host memory, and the
+/// words of channel messages in flight stop at 2^25).
 const RELEASE: u32 = 1 << 31;
 const RECOVERED: u32 = 1 << 30;
 const ROUTED: u32 = 1 << 29;

@@ -18,19 +18,23 @@ const TIME_OR_NONE: Kind = Kind::OrNone(&Kind::Time { positive: false });
 /// A count, or none.
 const COUNT_OR_NONE: Kind = Kind::OrNone(&Kind::Whole { min: 0, max: u64::MAX, unit: "" });
 
-/// A limit's value in a `u32` field: `none` lifts it to the largest.
-fn limit32(v: Value) -> Option<u32> {
-    Some(v.opt_whole().map_or(u32::MAX, |n| u32::try_from(n).unwrap_or(u32::MAX)))
+/// A limit with a default (a field whose type ends at `largest`): `none` lifts it to the
+/// largest value.
+fn lifted(v: Value, largest: u64) -> u64 {
+    v.opt_whole().map_or(largest, |n| n.min(largest))
 }
 
-/// A `u32` limit as a row reads it: not given is the simulator's default, the largest is
-/// `none`.
-fn read_limit32(limit: Option<u32>, default: u32) -> Value {
-    match limit.unwrap_or(default) {
-        u32::MAX => Value::None,
-        n => Value::Whole(u64::from(n)),
+/// The same limit as its row reads it: the largest value is `none`.
+fn limit_value(n: u64, largest: u64) -> Value {
+    if n == largest {
+        Value::None
+    } else {
+        Value::Whole(n)
     }
 }
+
+/// The largest `u32` limit.
+const U32: u64 = u32::MAX as u64;
 
 /// The run's parameters beyond the network's.
 pub const PARAMS: &[Param<RunOptions>] = &[
@@ -145,26 +149,26 @@ pub const PARAMS: &[Param<RunOptions>] = &[
     Param {
         info: Info {
             name: "max-procs",
-            kind: Kind::OrNone(&Kind::Whole { min: 0, max: u32::MAX as u64, unit: "" }),
+            kind: Kind::OrNone(&Kind::Whole { min: 0, max: U32, unit: "" }),
             default: "65536",
             doc: "stop with exit status 3 when more processes than this are alive (a fork bomb stops here, before the host runs out of memory)",
             models: "all",
             at_stop: false,
         },
-        apply: |o, v| o.max_procs = limit32(v),
-        read: |o| read_limit32(o.max_procs, super::SimConfig::default().max_procs),
+        apply: |o, v| o.max_procs = Some(lifted(v, U32) as u32),
+        read: |o| limit_value(u64::from(o.max_procs.unwrap_or(super::SimConfig::default().max_procs)), U32),
     },
     Param {
         info: Info {
             name: "max-memory",
-            kind: Kind::OrNone(&Kind::Whole { min: 0, max: u32::MAX as u64, unit: "words" }),
+            kind: Kind::OrNone(&Kind::Whole { min: 0, max: U32, unit: "words" }),
             default: "268435456",
             doc: "size of the memory pool; exhausting it stops the run with exit status 3 (so does a stack beyond 4194304 words: unbounded recursion)",
             models: "all",
             at_stop: false,
         },
-        apply: |o, v| o.max_memory = limit32(v),
-        read: |o| read_limit32(o.max_memory, super::SimConfig::default().max_memory),
+        apply: |o, v| o.max_memory = Some(lifted(v, U32) as u32),
+        read: |o| limit_value(u64::from(o.max_memory.unwrap_or(super::SimConfig::default().max_memory)), U32),
     },
     Param {
         info: Info {
@@ -175,11 +179,8 @@ pub const PARAMS: &[Param<RunOptions>] = &[
             models: "all",
             at_stop: false,
         },
-        apply: |o, v| o.max_messages = Some(v.opt_whole().unwrap_or(u64::MAX)),
-        read: |o| match o.max_messages.unwrap_or(super::SimConfig::default().max_messages) {
-            u64::MAX => Value::None,
-            n => Value::Whole(n),
-        },
+        apply: |o, v| o.max_messages = Some(lifted(v, u64::MAX)),
+        read: |o| limit_value(o.max_messages.unwrap_or(super::SimConfig::default().max_messages), u64::MAX),
     },
 ];
 
@@ -335,6 +336,30 @@ fn help(i: &Info) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lifted_limit_reads_none_and_a_given_one_itself() {
+        // `none` lifts a bound to its field's largest value (a u32 for processes and
+        // words, a u64 for messages) or leaves an optional one unset; each reads back
+        // as written.
+        let mut o = RunOptions::default();
+        for name in ["vary-speed", "alarm", "max-time", "max-steps", "max-procs", "max-memory", "max-messages"] {
+            let p = crate::params::find(PARAMS, name).unwrap();
+            p.set(&mut o, "none").unwrap();
+            assert_eq!(p.get(&o), "none", "{name}");
+        }
+        assert_eq!((o.max_procs, o.max_memory, o.max_messages), (Some(u32::MAX), Some(u32::MAX), Some(u64::MAX)));
+        assert_eq!((o.vary_speed, o.alarm, o.max_time, o.max_steps), (None, None, None, None));
+        for name in ["vary-speed", "alarm", "max-time", "max-steps", "max-procs", "max-memory", "max-messages"] {
+            let p = crate::params::find(PARAMS, name).unwrap();
+            p.set(&mut o, "7").unwrap();
+            assert_eq!(p.get(&o), "7", "{name}");
+        }
+        // 7 units are 7000 ticks.
+        assert_eq!((o.max_procs, o.max_messages, o.alarm), (Some(7), Some(7), Some(7000)));
+        // Beyond a u32 is refused for the u32 limits.
+        assert!(crate::params::find(PARAMS, "max-procs").unwrap().set(&mut o, "4294967296").is_err());
+    }
 
     #[test]
     fn every_run_default_parses_and_reads_back() {
