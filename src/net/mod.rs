@@ -19,12 +19,14 @@
 //! afterwards. Each is declared once, as a row of [`params::PARAMS`].
 mod closed;
 mod fabric;
+mod flow;
 pub(crate) use fabric::TickHash;
 mod packet;
 pub mod params;
 mod wormhole;
 
 pub use closed::ShortestPath;
+pub use flow::Flow;
 pub use packet::PacketSwitched;
 pub use wormhole::Wormhole;
 
@@ -44,11 +46,13 @@ pub enum NetModel {
     Packet,
     /// Store-and-forward packets, no contention: a closed form ([`ShortestPath`]).
     ShortestPath,
+    /// Each message a flow, link bandwidth shared max-min fairly ([`Flow`]).
+    Flow,
 }
 
 impl NetModel {
     /// Every model, in the order the documentation lists them.
-    pub const ALL: [NetModel; 3] = [NetModel::Wormhole, NetModel::Packet, NetModel::ShortestPath];
+    pub const ALL: [NetModel; 4] = [NetModel::Wormhole, NetModel::Packet, NetModel::ShortestPath, NetModel::Flow];
 
     /// The name used by `--network` and in run records.
     pub fn name(self) -> &'static str {
@@ -56,6 +60,7 @@ impl NetModel {
             NetModel::Wormhole => "wormhole",
             NetModel::Packet => "packet",
             NetModel::ShortestPath => "shortest-path",
+            NetModel::Flow => "flow",
         }
     }
 
@@ -120,6 +125,9 @@ pub struct NetParams {
     /// simulator, not the network).
     pub send_overhead: Ticks,
     pub recv_overhead: Ticks,
+    /// Channel messages of more bytes than this go by rendezvous (`--eager-limit`;
+    /// `None`: all eager; carried out by the simulator, not the network).
+    pub eager_limit: Option<u32>,
 }
 
 /// What a contention network does when its packets wait for each other in a cycle
@@ -183,6 +191,7 @@ impl Default for NetParams {
             pad_last_packet: true,
             send_overhead: 0,
             recv_overhead: 0,
+            eager_limit: None,
         };
         crate::params::defaults(params::PARAMS, base)
     }
@@ -434,6 +443,7 @@ pub fn build(params: &NetParams, topo: &Topology, links: &[LinkCost]) -> Result<
         NetModel::ShortestPath => Box::new(ShortestPath::with_links(params.clone(), topo.clone(), links.to_vec())),
         NetModel::Packet => Box::new(PacketSwitched::new(params.clone(), topo.clone(), links.to_vec())),
         NetModel::Wormhole => Box::new(Wormhole::new(params.clone(), topo.clone(), links.to_vec())),
+        NetModel::Flow => Box::new(Flow::new(params.clone(), topo.clone(), links.to_vec())),
     })
 }
 

@@ -12,9 +12,9 @@ pub const PARAMS: &[Param<NetParams>] = &[
     Param {
         info: Info {
             name: "network",
-            kind: Kind::Choice(&["wormhole", "packet", "shortest-path"]),
+            kind: Kind::Choice(&["wormhole", "packet", "shortest-path", "flow"]),
             default: "wormhole",
-            doc: "network model: flit-level wormhole routing with lanes, store-and-forward packets with FIFO links, or a contention-free closed form",
+            doc: "network model: flit-level wormhole routing with lanes, store-and-forward packets with FIFO links, a contention-free closed form, or flows sharing each link's bandwidth max-min fairly",
             models: "all",
             at_stop: true,
         },
@@ -212,6 +212,18 @@ pub const PARAMS: &[Param<NetParams>] = &[
         },
         apply: |p, v| p.recv_overhead = v.ticks(),
         read: |p| Value::Time(p.recv_overhead),
+    },
+    Param {
+        info: Info {
+            name: "eager-limit",
+            kind: Kind::OrNone(&Kind::Whole { min: 0, max: U32, unit: "bytes" }),
+            default: "none",
+            doc: "a channel message of more bytes than this to another processor goes by rendezvous: a request to send, then a clear to send once the receiver waits for it, then the data (none: every message eager)",
+            models: "all",
+            at_stop: true,
+        },
+        apply: |p, v| p.eager_limit = v.opt_whole().map(|n| n.min(U32) as u32),
+        read: |p| p.eager_limit.map_or(Value::None, |n| Value::Whole(u64::from(n))),
     },
 ];
 

@@ -266,6 +266,72 @@ fn send_and_receive_overheads_are_busy_time_of_their_processors() {
 }
 
 #[test]
+fn rendezvous_messages_wait_for_the_receive() {
+    // The ping-pong above with --eager-limit 0: each 4-byte message goes by rendezvous.
+    // A handshake message (no payload, one packet) costs the same 30 units as the data.
+    let src = PING_PONG;
+    let net = NetParams { model: NetModel::ShortestPath, eager_limit: Some(0), ..crate::net::classic() };
+    let (s, out) = run_cpc_on("t.c", src, SimConfig::default(), "", None, &net);
+    let s = s.unwrap();
+    assert_eq!(out, "42\n");
+    // main's SEND ends at 34: its request to send arrives at b's processor at 64. b waits
+    // from 54, so the clear to send leaves at 64 and arrives at 94; the data leaves then
+    // and arrives at 124 (eager: 64). b: RECV 10 → 134, 7 units → 141, SEND 10 → 151:
+    // its request arrives at 181; main has waited since 36, so the clear to send leaves
+    // at 181 (arrives 211) and the data arrives at 241 (eager: 121). main: 241 + 32 =
+    // 273, in the quantum [270, 280).
+    assert_eq!((s.messages, s.bytes), (2, 8));
+    assert_eq!(s.avg_latency_ticks(), 90 * U);
+    assert_eq!(s.par_ticks, 280 * U);
+    assert_eq!(s.seq_ticks, 35 * U);
+    // The packet model, its handshakes in flight: the same latencies (90 each).
+    let packet = NetParams { model: NetModel::Packet, ..net.clone() };
+    let s = run_cpc_on("t.c", src, SimConfig::default(), "", None, &packet).0.unwrap();
+    assert_eq!(s.avg_latency_ticks(), 90 * U);
+    // The flow model: a 32-byte packet's flow takes 6 units to start and 8 to move
+    // (4 bytes per unit), 14 in all. b's frame arrives at 22 + 14 = 36; main's request
+    // (sent at 34) at 48, b waiting since 38: the clear to send arrives at 62, the data at
+    // 76 (latency 42). Arrivals are received from the next quantum on: b runs from 80,
+    // sends at 107 and ends at 110. Its request joins the links at 113, its end notice at
+    // 116: they share the links (2 bytes per unit each) from 116, so the request, with
+    // 20 bytes left, arrives at 126 (alone: 121). Clear to send 126 -> 140, data 140 ->
+    // 154: latency 47. Mean 44.5.
+    let flow = NetParams { model: NetModel::Flow, ..net.clone() };
+    let s = run_cpc_on("t.c", src, SimConfig::default(), "", None, &flow).0.unwrap();
+    assert_eq!(s.avg_latency_ticks(), 44500);
+    // A limit of 4 bytes keeps 4-byte messages eager: the times of the eager run.
+    let net = NetParams { eager_limit: Some(4), ..net };
+    let s = run_cpc_on("t.c", src, SimConfig::default(), "", None, &net).0.unwrap();
+    assert_eq!((s.avg_latency_ticks(), s.par_ticks), (30 * U, 160 * U));
+}
+
+#[test]
+fn a_second_rendezvous_message_waits_for_the_second_receive() {
+    // main sends b two 4-byte messages back to back; b receives them one after the
+    // other. Closed form, classic parameters: every message (data or handshake) 30 units.
+    let src = r#"arch line V[4];
+phyArch line P[4];
+channel int toB, toA;
+void b() { int x; int y; x = toB; y = toB; toA = x + y; }
+void main() { int z; fork [3; toB] b(); toB = 20; toB = 22; z = toA; printf("%d\n", z); join; }
+"#;
+    let net = NetParams { model: NetModel::ShortestPath, eager_limit: Some(0), ..crate::net::classic() };
+    let (s, out) = run_cpc_on("t.c", src, SimConfig::default(), "", None, &net);
+    let s = s.unwrap();
+    assert_eq!(out, "42\n");
+    // main's SENDs end at 34 and 46: the requests arrive at 64 and 76. b (started at 52)
+    // waits from 54: the first clear to send leaves at 64, the data arrives at 124
+    // (latency 90). b: RECV 10, STORE 2, LDADDR, LDADDR → 138, when its second receive
+    // waits: only then does the second clear to send leave (its request has been there
+    // since 76): data at 138 + 60 = 198, latency 198 - 46 = 152 (eager: 30, the two
+    // messages would contend for nothing). b: RECV, STORE → 210, LDADDR 1, LDVal 2,
+    // LDVal 2, ADDI 1 → 216, SEND → 226; main waits: data at 226 + 90 = 316 (latency
+    // 90). In all 90 + 152 + 90 = 332 units.
+    assert_eq!(s.messages, 3);
+    assert_eq!(s.latency_ticks, 332 * U);
+}
+
+#[test]
 fn reading_a_channel_of_another_process_names_both() {
     let src = "channel int c;
 void spy() { int x;

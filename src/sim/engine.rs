@@ -249,6 +249,21 @@ struct Sent {
     data: Payload,
     /// Its arrival time was not known at the send: the observer hears of it.
     deferred: bool,
+    /// Where a rendezvous message is in its handshake (`--eager-limit`).
+    rdv: Rdv,
+}
+
+/// A channel message's delivery (`--eager-limit`, [`Simulator::post_recv`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rdv {
+    /// Sent at once (at most the eager limit, or to the sender's own processor).
+    Eager,
+    /// Its data waits at the sender: its request to send reaches the receiver at `rts`
+    /// and a receive waits for it from `posted` (each `NEVER` until known); the clear
+    /// to send leaves at the later of the two.
+    Parked { rts: Ticks, posted: Ticks },
+    /// The clear to send is on its way back, or the data on its way.
+    Cleared,
 }
 
 /// What a message still in a contention network is for.
@@ -272,10 +287,13 @@ enum InFlight {
     ReadReply { pid: u32 },
     /// The first frame of the new process `pid`: it starts when the block arrives.
     Frame { pid: u32 },
+    /// The request to send (`rts`) or the clear to send of rendezvous message `msg` on
+    /// channel element `chan` from `sender`.
+    Handshake { chan: u32, sender: u32, msg: u64, rts: bool },
 }
 
 /// The ids of the messages in `in_flight` whose arrival makes a send: remote-read
-/// requests, spinlock requests and releases (`pending` of them: none to look for when 0).
+/// requests, spinlock requests and releases, rendezvous handshakes (`pending` of them: none to look for when 0).
 fn read_requests(
     in_flight: &HashMap<u64, InFlight, std::hash::BuildHasherDefault<crate::net::TickHash>>,
     pending: u32,
@@ -284,7 +302,13 @@ fn read_requests(
         .iter()
         .take(if pending > 0 { usize::MAX } else { 0 })
         .filter(|(_, f)| {
-            matches!(f, InFlight::ReadRequest { .. } | InFlight::LockRequest { .. } | InFlight::LockRelease { .. })
+            matches!(
+                f,
+                InFlight::ReadRequest { .. }
+                    | InFlight::LockRequest { .. }
+                    | InFlight::LockRelease { .. }
+                    | InFlight::Handshake { .. }
+            )
         })
         .map(|(&id, _)| id)
 }

@@ -190,7 +190,10 @@ pub fn configuration(module: &Module, s: &Setup, opts: &RunOptions, options: Vec
         (None, Some((name, _))) => format!("map file {name}"),
         (None, None) => "default".to_string(),
     };
-    let mut parameters: Vec<(String, String)> = s.net.to_pairs().into_iter().filter(|(k, _)| k != "network").collect();
+    // A row that may be `none` is listed only when it is not (as the run record keeps it
+    // only when given), so that runs without it state the same configuration.
+    let mut parameters: Vec<(String, String)> =
+        s.net.to_pairs().into_iter().filter(|(k, v)| k != "network" && v != "none").collect();
     parameters.push(("quantum".into(), crate::time::format_time(s.config.quantum)));
     RunConfig {
         program: module.source_name.clone(),

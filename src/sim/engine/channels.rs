@@ -282,7 +282,7 @@ impl<'m> Simulator<'m> {
                 Some(m) if m.arrival != NEVER => {}
                 _ => return,
             }
-            let Some(Sent { id, arrival, sent, data, deferred }) = f.pending.pop_front() else { return };
+            let Some(Sent { id, arrival, sent, data, deferred, .. }) = f.pending.pop_front() else { return };
             let arrival = arrival.max(f.last);
             f.last = arrival;
             if chan.queue.capacity() == 0 {
@@ -368,8 +368,108 @@ impl<'m> Simulator<'m> {
                 self.lock_release(lock, at);
             }
             Some(InFlight::EndNotice { pid }) => self.notice_arrived(pid, t),
+            Some(InFlight::Handshake { chan, sender, msg, rts }) => {
+                self.bridge.reads_pending -= 1;
+                self.handshake_arrived(chan as usize, sender, msg, rts, t);
+            }
             None => {}
         }
+    }
+
+    /// A receive waits on channel element `c` from `t`: when nothing else is coming to
+    /// it (no message queued, none eager on its way, no rendezvous under way), the
+    /// oldest rendezvous message waiting at a sender's (the one with the least id among
+    /// each sender's first) is asked for, as an MPI receive matches one message.
+    pub(super) fn post_recv(&mut self, c: usize, t: Ticks) {
+        let chan = &self.ch.chans[c];
+        if !chan.queue.is_empty() {
+            return;
+        }
+        let mut pick: Option<(u64, usize)> = None;
+        for (k, f) in chan.from.iter().enumerate() {
+            for (i, m) in f.pending.iter().enumerate() {
+                match m.rdv {
+                    Rdv::Parked { posted: NEVER, .. } if i == 0 => {
+                        if pick.is_none_or(|(id, _)| m.id < id) {
+                            pick = Some((m.id, k));
+                        }
+                    }
+                    Rdv::Parked { posted: NEVER, .. } => {}
+                    _ => return,
+                }
+            }
+        }
+        let Some((_, k)) = pick else { return };
+        if let Some(m) = self.ch.chans[c].from[k].pending.front_mut() {
+            if let Rdv::Parked { posted, .. } = &mut m.rdv {
+                *posted = t;
+            }
+        }
+        self.clear_to_send(c, k);
+    }
+
+    /// Sends the clear to send of sender `k`'s first message on channel element `c` when
+    /// its request has arrived and a receive waits for it.
+    fn clear_to_send(&mut self, c: usize, k: usize) {
+        let f = &mut self.ch.chans[c].from[k];
+        let Some(m) = f.pending.front_mut() else { return };
+        let Rdv::Parked { rts, posted } = m.rdv else { return };
+        if rts == NEVER || posted == NEVER {
+            return;
+        }
+        m.rdv = Rdv::Cleared;
+        let (msg, sender, owner) = (m.id, f.pid, self.ch.chans[c].owner);
+        let (src, dst) = (self.pproc_of(owner), self.pproc_of(sender));
+        self.handshake(c, sender, msg, false, src, dst, rts.max(posted));
+    }
+
+    /// Sends a handshake message (no payload: its envelope) of rendezvous message `msg`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn handshake(&mut self, c: usize, sender: u32, msg: u64, rts: bool, src: u32, dst: u32, t: Ticks) {
+        self.bridge.msg_seq += 1;
+        let id = self.bridge.msg_seq;
+        match self.net_send(id, src, dst, 0, t) {
+            Some(at) => self.handshake_arrived(c, sender, msg, rts, at.max(t)),
+            None => {
+                self.bridge.reads_pending += 1;
+                let h = InFlight::Handshake { chan: c as u32, sender, msg, rts };
+                self.bridge.in_flight.insert(id, h);
+            }
+        }
+    }
+
+    /// The request to send (`rts`) or the clear to send of message `msg` arrived at `t`.
+    fn handshake_arrived(&mut self, c: usize, sender: u32, msg: u64, rts: bool, t: Ticks) {
+        let Some(k) = self.ch.chans[c].from.iter().position(|f| f.pid == sender) else { return };
+        if rts {
+            if let Some(m) = self.ch.chans[c].from[k].pending.iter_mut().find(|m| m.id == msg) {
+                if let Rdv::Parked { rts, .. } = &mut m.rdv {
+                    *rts = t;
+                }
+            }
+            self.clear_to_send(c, k);
+            return;
+        }
+        // The clear to send is back: the data leaves.
+        let Some(m) = self.ch.chans[c].from[k].pending.iter().find(|m| m.id == msg) else { return };
+        let bytes: u32 = m.data.iter().copied().map(word_bytes).sum();
+        let (src, dst) = (self.pproc_of(sender), self.pproc_of(self.ch.chans[c].owner));
+        match self.net_send(msg, src, dst, bytes, t) {
+            Some(at) => {
+                if let Some(m) = self.ch.chans[c].from[k].pending.iter_mut().find(|m| m.id == msg) {
+                    m.arrival = at.max(t);
+                }
+                self.deliver_ready(c, k);
+            }
+            None => {
+                self.bridge.in_flight.insert(msg, InFlight::Chan { chan: c as u32, sender });
+            }
+        }
+    }
+
+    /// The physical processor of process `pid` (0 when there is none).
+    fn pproc_of(&self, pid: u32) -> u32 {
+        self.pt.procs.get(pid as usize).map_or(0, |p| p.pproc)
     }
 
     pub(super) fn chan_index(&self, pid: u32, addr: i64) -> Result<usize, SimError> {

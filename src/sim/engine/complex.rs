@@ -76,7 +76,9 @@ impl<'m> Simulator<'m> {
         let bytes: u32 = data.iter().copied().map(word_bytes).sum();
         self.bridge.msg_seq += 1;
         let id = self.bridge.msg_seq;
-        let arrival = self.net_send(id, src, dst, bytes, now);
+        // Above the eager limit the data waits for the handshake ([`Self::post_recv`]).
+        let rendezvous = src != dst && self.net_params().eager_limit.is_some_and(|l| bytes > l);
+        let arrival = if rendezvous { None } else { self.net_send(id, src, dst, bytes, now) };
         self.stats.messages += 1;
         self.stats.bytes += bytes as u64;
         let chan = &mut self.ch.chans[c];
@@ -90,7 +92,9 @@ impl<'m> Simulator<'m> {
                 chan.from.len() - 1
             }
         };
-        let sent = Sent { id, arrival: arrival.map_or(NEVER, |t| t.max(now)), sent: now, data, deferred: false };
+        let rdv = if rendezvous { Rdv::Parked { rts: NEVER, posted: NEVER } } else { Rdv::Eager };
+        let arrival_at = arrival.map_or(NEVER, |t| t.max(now));
+        let sent = Sent { id, arrival: arrival_at, sent: now, data, deferred: rendezvous, rdv };
         chan.from[k].pending.push_back(sent);
         if self.observer.is_some() {
             // The arrival after the non-overtaking rule (the last delivery).
@@ -116,6 +120,15 @@ impl<'m> Simulator<'m> {
         self.flush_hops();
         match arrival {
             Some(_) => self.deliver_ready(c, k),
+            None if rendezvous => {
+                self.handshake(c, pid, id, true, src, dst, now);
+                let chan = &self.ch.chans[c];
+                let reason = Reason::Channel { channel: chan.info, index: chan.elem };
+                if let Some(o) = self.pt.procs.get(owner as usize).filter(|o| o.wait == reason) {
+                    let waiting_from = o.clock;
+                    self.post_recv(c, waiting_from);
+                }
+            }
             None => {
                 if let Some(e) = self.ch.chans[c].from[k].pending.back_mut() {
                     e.deferred = true;
@@ -163,6 +176,8 @@ impl<'m> Simulator<'m> {
             other => {
                 let reason = Reason::Channel { channel: self.ch.chans[c].info, index: self.ch.chans[c].elem };
                 self.block(pid, reason, other.unwrap_or(NEVER));
+                // (Blocked first: a message the handshake delivers at once wakes it.)
+                self.post_recv(c, clock);
                 Ok(Flow::Stop)
             }
         }
