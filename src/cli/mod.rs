@@ -264,6 +264,70 @@ impl Sink {
     }
 }
 
+/// Splits a command line written as one string into words as a POSIX shell does, without
+/// expansions: blanks separate words; `'...'` keeps everything literally; `"..."` keeps
+/// everything but `\"`, `\\`, `\$` and `` \` ``; elsewhere `\` quotes the next
+/// character. An unterminated quote or a trailing `\` is an error.
+pub fn shell_words(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut started = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            '\'' => {
+                started = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(format!("`{text}`: a ' is not closed")),
+                    }
+                }
+            }
+            '"' => {
+                started = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err(format!("`{text}`: a \" is not closed")),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(format!("`{text}`: a \" is not closed")),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(c) => {
+                    started = true;
+                    word.push(c);
+                }
+                None => return Err(format!("`{text}`: it ends with \\")),
+            },
+            c => {
+                started = true;
+                word.push(c);
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    Ok(words)
+}
+
 /// Splits a colon-separated search path (the `CPPE` environment variable).
 pub fn split_search_path(value: &str) -> Vec<PathBuf> {
     value.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect()
@@ -620,6 +684,19 @@ pub fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_words_split_as_a_shell_does() {
+        // Each case as `sh -c 'printf "[%s]" ARGS'` prints it.
+        let w = |t: &str| shell_words(t).unwrap();
+        assert_eq!(w("  --topology mesh:4x4   --link-delay 2 "), ["--topology", "mesh:4x4", "--link-delay", "2"]);
+        assert_eq!(w(r#"--mapping 'x + 1' --cost "ADD=2 MUL=3""#), ["--mapping", "x + 1", "--cost", "ADD=2 MUL=3"]);
+        assert_eq!(w(r#"a\ b "c\"d" 'e\f' "g\h" ''"#), ["a b", "c\"d", "e\\f", "g\\h", ""]);
+        assert_eq!(w(""), Vec::<String>::new());
+        assert!(shell_words("'open").is_err());
+        assert!(shell_words("\"open").is_err());
+        assert!(shell_words("end\\").is_err());
+    }
 
     #[test]
     fn atomic_write_replaces_whole_file() {

@@ -102,6 +102,7 @@
 //! the global clock jumps to the earlier of the next wake-up and the network's next
 //! event; messages stuck in the network with nothing moving end the run as a network
 //! deadlock.
+pub mod calibrate;
 pub mod debug;
 mod engine;
 pub mod format;

@@ -168,7 +168,7 @@ pub fn t_975(df: u32) -> f64 {
 
 /// The numeric statistics of a run, in `--stats csv` order, utilization as `util_P`
 /// per processor of `procs`.
-fn values(s: &Stats, procs: &[u32]) -> Vec<(String, f64)> {
+pub(crate) fn values(s: &Stats, procs: &[u32]) -> Vec<(String, f64)> {
     let units = |t: u64| t as f64 / TICKS_PER_UNIT as f64;
     let mut v = vec![
         ("seq_time".to_string(), units(s.seq_ticks)),

@@ -98,6 +98,32 @@ enum Table {
 enum Command {
     /// Compare two runs metric by metric; exit 1 when one regresses beyond the tolerance.
     Compare(CompareArgs),
+    /// Fit simulator parameters to observed values and write them as a cpss configuration.
+    Calibrate(CalibrateArgs),
+}
+
+/// Fit cpss's parameters to measured values: run each observation's program with its
+/// flags, search the parameters named by --vary to minimise the relative error
+/// (Nelder–Mead on their logarithms, with restarts; deterministic), print each
+/// observation's observed and predicted value, and write the fit as a configuration
+/// file that cpss --config reads.
+#[derive(ClapArgs, Debug)]
+struct CalibrateArgs {
+    /// CSV with the header `program,flags,observed` and an optional `metric` column (a
+    /// statistic of cpss --stats csv, default par_time): a program (.cod or .c, relative
+    /// to the CSV's folder), its cpss flags as one shell-quoted string, the value
+    /// observed.
+    observed: PathBuf,
+    /// The parameters to fit (comma list): rows of cpss --list-params that are numbers,
+    /// or group:GROUP for an instruction group's factor (as --scale-group GROUP=F).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', required = true)]
+    vary: Vec<String>,
+    /// Write the fitted parameters here, as TOML (cpss --config FILE).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Output format of the table of observations.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
 }
 
 /// Compare two runs' statistics (CSV from cpperf --format csv or cpss --stats csv, run
@@ -142,6 +168,7 @@ enum FormatArg {
 pub fn main(args: Args) -> Result<i32> {
     match &args.command {
         Some(Command::Compare(c)) => compare(c),
+        Some(Command::Calibrate(c)) => calibrate(c),
         None => run(&args).map(|()| exit::OK),
     }
 }
@@ -159,6 +186,194 @@ fn read_all(path: &Path) -> Result<(String, Vec<u8>)> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes).with_context(|| name.clone())?;
     Ok((name, bytes))
+}
+
+/// A program of an observation: a `.cod` file, or CPC source (`.c`) compiled here (on a
+/// thread with a large stack, as cpcc does).
+fn load_program(path: &Path) -> Result<crate::vcode::Module> {
+    let input = cli::read_input_within(Some(path), cli::MAX_INPUT, None)?;
+    if path.extension().is_some_and(|e| e == "c") {
+        let text =
+            String::from_utf8(input.bytes).map_err(|_| usage!("{}: the source is not UTF-8 text", input.name))?;
+        let name = input.name.clone();
+        let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || {
+            crate::lang::compile(&name, &text, &crate::lang::FrontOptions::default())
+                .map(|c| c.module)
+                .map_err(|e| e.to_string())
+        });
+        let compiled = worker.context("starting the compiler's thread")?.join();
+        return match compiled {
+            Ok(Ok(m)) => Ok(m),
+            Ok(Err(e)) => bail!("{e}"),
+            Err(_) => bail!("{}: the compiler failed", input.name),
+        };
+    }
+    if !input.bytes.starts_with(&crate::vcode::cod::MAGIC) {
+        bail!("{}: not a .cod file (bad magic) nor CPC source (.c)", input.name);
+    }
+    crate::vcode::cod::decode(&input.bytes).map_err(|e| usage!("{}: {e}", input.name))
+}
+
+/// The observations of `path`, each with its program loaded and its run's options.
+fn read_observations(path: &Path) -> Result<Vec<crate::sim::calibrate::Row>> {
+    use crate::sim::calibrate::{Row, METRICS};
+    let (name, bytes) = read_all(path)?;
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(&bytes[..]);
+    let header = reader.headers().with_context(|| name.clone())?.clone();
+    let col = |want: &str| header.iter().position(|h| h == want);
+    let (Some(program), Some(flags), Some(observed)) = (col("program"), col("flags"), col("observed")) else {
+        bail!(
+            "{name}:1: the header must name program, flags and observed (and may name metric); found {}",
+            header.iter().collect::<Vec<_>>().join(",")
+        );
+    };
+    let metric = col("metric");
+    let mut rows = Vec::new();
+    let mut programs: Vec<(PathBuf, crate::vcode::Module)> = Vec::new();
+    for record in reader.records() {
+        let record = record.with_context(|| name.clone())?;
+        let line = record.position().map_or(0, |p| p.line());
+        let at = |what: String| usage!("{name}:{line}: {what}");
+        let field = |i: usize| record.get(i).unwrap_or("").to_string();
+        let prog = field(program);
+        if prog.is_empty() {
+            return Err(at("no program".into()));
+        }
+        let observed: f64 = field(observed)
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v > 0.0)
+            .ok_or_else(|| at(format!("observed `{}` is not a positive number", field(observed))))?;
+        let metric = metric.map(field).filter(|m| !m.is_empty()).unwrap_or_else(|| "par_time".into());
+        if !METRICS.contains(&metric.as_str()) {
+            return Err(at(format!("metric `{metric}` is not a statistic (known: {})", METRICS.join(", "))));
+        }
+        let flags_text = field(flags);
+        let words = cli::shell_words(&flags_text).map_err(at)?;
+        let program_path = folder.join(&prog);
+        let module = match programs.iter().find(|(p, _)| *p == program_path) {
+            Some((_, m)) => m.clone(),
+            None => {
+                let m = load_program(&program_path).map_err(|e| at(format!("{e:#}")))?;
+                programs.push((program_path.clone(), m.clone()));
+                m
+            }
+        };
+        let (opts, stdin) = super::cpss::row_options(&program_path, &words).map_err(|e| at(format!("{e:#}")))?;
+        rows.push(Row { program: prog, flags: flags_text, metric, observed, module, opts, stdin });
+    }
+    if rows.is_empty() {
+        bail!("{name}: no observations");
+    }
+    Ok(rows)
+}
+
+/// `cpperf calibrate`.
+fn calibrate(c: &CalibrateArgs) -> Result<i32> {
+    use crate::sim::calibrate::{fit, Knob};
+    let knobs: Vec<Knob> = c.vary.iter().map(|v| Knob::parse(v)).collect::<Result<_, _>>()?;
+    let rows = read_observations(&c.observed)?;
+    let bar = if cli::stderr_is_terminal() {
+        let bar = indicatif::ProgressBar::new_spinner();
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {pos} evaluations {elapsed}") {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let result = fit(&rows, &knobs, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let fitted = result?;
+    let errors: Vec<f64> = rows.iter().zip(&fitted.predicted).map(|(r, p)| (p - r.observed) / r.observed).collect();
+    let mut out = String::new();
+    match c.format {
+        FormatArg::Csv | FormatArg::Json => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record(["program", "flags", "metric", "observed", "predicted", "error"])?;
+            for ((r, p), e) in rows.iter().zip(&fitted.predicted).zip(&errors) {
+                w.write_record([
+                    &r.program,
+                    &r.flags,
+                    &r.metric,
+                    &r.observed.to_string(),
+                    &p.to_string(),
+                    &format!("{e:.6}"),
+                ])?;
+            }
+            out = String::from_utf8_lossy(&w.into_inner().map_err(|e| usage!("{e}"))?).into_owned();
+        }
+        FormatArg::Text => {
+            use std::fmt::Write;
+            let names: Vec<String> = knobs.iter().map(Knob::name).collect();
+            let _ = writeln!(
+                out,
+                "Calibration of {} on {} observations ({} evaluations)",
+                names.join(", "),
+                rows.len(),
+                fitted.evaluations
+            );
+            let pw = rows.iter().map(|r| r.program.len()).max().unwrap_or(0).max(7);
+            let fw = rows.iter().map(|r| r.flags.len()).max().unwrap_or(0).max(5);
+            let _ = writeln!(
+                out,
+                "  {:pw$}  {:fw$}  {:12}  {:>12}  {:>12}  {:>8}",
+                "program", "flags", "metric", "observed", "predicted", "error"
+            );
+            for ((r, p), e) in rows.iter().zip(&fitted.predicted).zip(&errors) {
+                let _ = writeln!(
+                    out,
+                    "  {:pw$}  {:fw$}  {:12}  {:>12}  {:>12}  {:>+7.2}%",
+                    r.program,
+                    r.flags,
+                    r.metric,
+                    fmt_value(r.observed),
+                    fmt_value(*p),
+                    e * 100.0
+                );
+            }
+            let fitted_list: Vec<String> =
+                names.iter().zip(&fitted.values).map(|(n, v)| format!("{n} = {v}")).collect();
+            let _ = writeln!(out, "Fitted: {}", fitted_list.join(", "));
+            let rms = (errors.iter().map(|e| e * e).sum::<f64>() / errors.len().max(1) as f64).sqrt();
+            let worst = errors.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+            let _ = writeln!(out, "Relative error: RMS {:.2}%, largest {:.2}%", rms * 100.0, worst * 100.0);
+        }
+    }
+    if let Some(path) = &c.output {
+        let mut table = toml::Table::new();
+        let mut groups = Vec::new();
+        for (k, v) in knobs.iter().zip(&fitted.values) {
+            match k {
+                Knob::Param { name, .. } => {
+                    table.insert(name.to_string(), toml::Value::String(v.clone()));
+                }
+                Knob::Group(g) => groups.push(toml::Value::String(format!("{g}={v}"))),
+            }
+        }
+        if !groups.is_empty() {
+            table.insert("scale-group".into(), toml::Value::Array(groups));
+        }
+        let body = toml::to_string(&table).map_err(|e| usage!("{e}"))?;
+        let text = format!(
+            "# cpss configuration fitted by cpperf calibrate to {} ({} observations).\n{body}",
+            c.observed.display(),
+            rows.len()
+        );
+        cli::write_atomic(path, text.as_bytes()).with_context(|| path.display().to_string())?;
+    }
+    cli::write_stdout(out.as_bytes())?;
+    Ok(exit::OK)
+}
+
+/// A statistic as the table prints it: whole numbers plain, others to 4 decimals.
+fn fmt_value(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.4}")
+    }
 }
 
 /// `cpperf compare`: exit 1 on a regression, 0 otherwise.

@@ -216,6 +216,82 @@ fn configured(argv: &[std::ffi::OsString]) -> Result<(Args, Vec<(String, String)
     Ok((args, options))
 }
 
+/// The options and the program's input of one run of `program` with `flags` as cpss's
+/// command line gives them (configuration files included): a row of `cpperf calibrate`.
+/// Flags that make more or other than one run are refused.
+pub(crate) fn row_options(program: &Path, flags: &[String]) -> Result<(RunOptions, Vec<u8>)> {
+    let mut argv: Vec<std::ffi::OsString> = vec!["cpss".into()];
+    argv.extend(flags.iter().map(std::ffi::OsString::from));
+    argv.push(program.into());
+    let (args, _) = configured(&argv)?;
+    for (given, flag) in [
+        (args.runs > 1, "--runs"),
+        (!args.sweep.is_empty(), "--sweep"),
+        (args.trace.is_some(), "-t"),
+        (args.debug, "--debug"),
+        (args.commands.is_some(), "--commands"),
+        (args.profile.is_some(), "--profile"),
+        (args.lines, "--lines"),
+        (args.input.as_deref().is_some_and(cli::is_stdin), "--input -"),
+    ] {
+        if given {
+            bail!("{flag}: an observation is compared with one run");
+        }
+    }
+    let opts = run_options(&args)?;
+    let stdin = match &args.input {
+        Some(p) => std::fs::read(p).with_context(|| format!("--input {}", p.display()))?,
+        None => Vec::new(),
+    };
+    Ok((opts, stdin))
+}
+
+/// The run options the flags give (parameters, mapping, machine, cost files, groups).
+fn run_options(args: &Args) -> Result<RunOptions> {
+    let opts = RunOptions {
+        topology: args.topology.clone(),
+        virtual_topology: args.virtual_topology.clone(),
+        mapping: args.mapping.clone(),
+        map_file: args.map_file.as_deref().map(read_text).transpose()?,
+        cost_overrides: args.cost.clone(),
+        cost_file: args.cost_file.as_deref().map(read_text).transpose()?,
+        profile_step: match args.profile.as_deref().map(|v| units("profile", v)).transpose()? {
+            Some(0) => bail!("--profile: the step must be more than 0"),
+            step => step,
+        },
+        ..RunOptions::default()
+    };
+    let mut opts = opts;
+    // Every parameter of the tables, given or default.
+    let values: Vec<(&str, &str)> = args.params.values.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    opts.set_many(&values)?;
+    if args.lines && args.runs < 2 {
+        bail!(
+            "--lines sums line costs over --runs N (N at least 2); one run's are in its record (cpss -t, then cpperf)"
+        );
+    }
+    opts.lines = args.lines;
+    for pm in &args.phase_mapping {
+        let Some((key, spec)) = pm.split_once('=').filter(|(k, s)| !k.is_empty() && !s.is_empty()) else {
+            bail!("--phase-mapping {pm}: give KEY=MAPPING (a probe label or #N, then a mapping)");
+        };
+        opts.phase_mappings.push((key.to_string(), spec.to_string()));
+    }
+    if let Some(p) = &args.machine {
+        let (name, text) = read_text(p)?;
+        opts.machine = Some(std::sync::Arc::new(crate::machine::Machine::parse(&name, &text)?));
+        opts.topology_id = args.topology_id;
+    }
+    for g in &args.scale_group {
+        opts.set("scale-group", g)?;
+    }
+    if let Some(d) = &args.sandbox {
+        opts.sandbox = Some(std::fs::canonicalize(d).with_context(|| format!("--sandbox {}", d.display()))?);
+    }
+    opts.net.validate()?;
+    Ok(opts)
+}
+
 fn units(flag: &str, v: &str) -> Result<u64> {
     crate::time::parse_time(v).map_err(|e| usage!("--{flag}: {e}"))
 }
@@ -294,47 +370,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
     let input =
         cli::read_input_within(args.file.as_deref(), cli::MAX_INPUT, Some((&cod::MAGIC, "a .cod file (bad magic)")))?;
     let module = cod::decode(&input.bytes).map_err(|e| usage!("{}: {e}", input.name))?;
-    let opts = RunOptions {
-        topology: args.topology.clone(),
-        virtual_topology: args.virtual_topology.clone(),
-        mapping: args.mapping.clone(),
-        map_file: args.map_file.as_deref().map(read_text).transpose()?,
-        cost_overrides: args.cost.clone(),
-        cost_file: args.cost_file.as_deref().map(read_text).transpose()?,
-        profile_step: match args.profile.as_deref().map(|v| units("profile", v)).transpose()? {
-            Some(0) => bail!("--profile: the step must be more than 0"),
-            step => step,
-        },
-        ..RunOptions::default()
-    };
-    let mut opts = opts;
-    // Every parameter of the tables, given or default.
-    let values: Vec<(&str, &str)> = args.params.values.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    opts.set_many(&values)?;
-    if args.lines && args.runs < 2 {
-        bail!(
-            "--lines sums line costs over --runs N (N at least 2); one run's are in its record (cpss -t, then cpperf)"
-        );
-    }
-    opts.lines = args.lines;
-    for pm in &args.phase_mapping {
-        let Some((key, spec)) = pm.split_once('=').filter(|(k, s)| !k.is_empty() && !s.is_empty()) else {
-            bail!("--phase-mapping {pm}: give KEY=MAPPING (a probe label or #N, then a mapping)");
-        };
-        opts.phase_mappings.push((key.to_string(), spec.to_string()));
-    }
-    if let Some(p) = &args.machine {
-        let (name, text) = read_text(p)?;
-        opts.machine = Some(std::sync::Arc::new(crate::machine::Machine::parse(&name, &text)?));
-        opts.topology_id = args.topology_id;
-    }
-    for g in &args.scale_group {
-        opts.set("scale-group", g)?;
-    }
-    if let Some(d) = &args.sandbox {
-        opts.sandbox = Some(std::fs::canonicalize(d).with_context(|| format!("--sandbox {}", d.display()))?);
-    }
-    opts.net.validate()?;
+    let opts = run_options(args)?;
     if !args.sweep.is_empty() || args.runs > 1 {
         // What the machine file says that drives nothing, once for all the runs (a single
         // run says it with its setup's warnings below).

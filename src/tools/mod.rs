@@ -110,6 +110,8 @@ input_errors!(
     crate::topo::mapping::MapError,
     crate::trace::format::import::ImportError,
     crate::vcode::cod::CodError,
+    crate::sim::calibrate::CalibrateError,
+    csv::Error,
 );
 
 /// A tool's result.

@@ -1,0 +1,125 @@
+//! `cpperf calibrate`: parameters that cpss itself used to make the observations are
+//! found again from a wrong start.
+use crate::harness::*;
+use std::path::Path;
+
+/// Flag sets whose ping-pong latencies tell the three network terms apart: hops 1, 2 and
+/// 3 (ring, mesh, line), 4 to 32 flits per packet, three models.
+const ROWS: &[&str] = &[
+    "--network packet --topology line:4 --packet-size 4 --flit-size 1",
+    "--network packet --topology ring:4 --packet-size 4 --flit-size 1",
+    "--network packet --topology mesh:2x2 --packet-size 16 --flit-size 1",
+    "--network packet --topology line:4 --packet-size 16 --flit-size 2",
+    "--network shortest-path --topology ring:4 --packet-size 8 --flit-size 1",
+    "--network flow --topology line:4 --packet-size 32 --flit-size 4",
+];
+
+/// The statistic `metric` of one cpss run of `program` with `flags` and `truth`.
+fn observe(dir: &Path, program: &str, flags: &str, truth: &[&str], metric: &str) -> String {
+    let mut args: Vec<&str> = vec![program, "--stats", "csv"];
+    args.extend(flags.split_whitespace());
+    args.extend_from_slice(truth);
+    let out = run_in(dir, "cpss", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // The program's "42" comes first; then the header and the row.
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("seq_time,"));
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    row[header.iter().position(|h| *h == metric).unwrap()].to_string()
+}
+
+fn fitted(path: &Path) -> toml::Table {
+    std::fs::read_to_string(path).unwrap().parse().unwrap()
+}
+
+fn number(t: &toml::Table, key: &str) -> f64 {
+    t[key].as_str().unwrap().parse().unwrap()
+}
+
+#[test]
+fn calibrate_recovers_network_terms_cpss_used() {
+    let dir = tempdir("calibrate-net");
+    let src = fixtures().join("calibration/pingpong.c");
+    std::fs::copy(&src, dir.join("pingpong.c")).unwrap();
+    compile_into(&dir, &src);
+    // The truth: hop latency 3, link delay 2, message startup 7 (defaults 0, 5, 5).
+    let truth = ["--hop-latency", "3", "--link-delay", "2", "--msg-init", "7"];
+    let mut csv = String::from("program,flags,metric,observed\n");
+    for (i, flags) in ROWS.iter().enumerate() {
+        let v = observe(&dir, "pingpong.cod", flags, &truth, "avg_latency");
+        // One row names the source: calibrate compiles it.
+        let program = if i == 0 { "pingpong.c" } else { "pingpong.cod" };
+        csv.push_str(&format!("{program},\"{flags}\",avg_latency,{v}\n"));
+    }
+    std::fs::write(dir.join("observed.csv"), &csv).unwrap();
+    let out = run_in(
+        &dir,
+        "cpperf",
+        &["calibrate", "observed.csv", "--vary", "hop-latency,link-delay,msg-init", "-o", "fit.toml"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let t = fitted(&dir.join("fit.toml"));
+    for (key, want) in [("hop-latency", 3.0), ("link-delay", 2.0), ("msg-init", 7.0)] {
+        let got = number(&t, key);
+        assert!((got - want).abs() <= 0.01 * want, "{key}: fitted {got}, made with {want}\n{csv}");
+    }
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("Relative error: RMS 0.00%, largest 0.00%"), "{report}");
+    // cpss reads the fit as a configuration: the first row's observation again.
+    let again = observe(&dir, "pingpong.cod", ROWS[0], &["--config", "fit.toml"], "avg_latency");
+    let first = csv.lines().nth(1).unwrap().rsplit(',').next().unwrap();
+    assert_eq!(again, first);
+}
+
+#[test]
+fn calibrate_fits_an_instruction_group() {
+    // The one ADDI (cost 1, b's `x + 1`) made 4 times as costly: the sequential time is
+    // the ping-pong's 35 units (its hand timing in the simulator's tests) + 3 = 38.
+    let dir = tempdir("calibrate-group");
+    compile_into(&dir, &fixtures().join("calibration/pingpong.c"));
+    let v = observe(&dir, "pingpong.cod", "", &["--scale-group", "function:add=4"], "seq_time");
+    assert_eq!(v, "38");
+    std::fs::write(dir.join("o.csv"), format!("program,flags,metric,observed\npingpong.cod,,seq_time,{v}\n")).unwrap();
+    let out = run_in(&dir, "cpperf", &["calibrate", "o.csv", "--vary", "group:function:add", "-o", "g.toml"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let t = fitted(&dir.join("g.toml"));
+    let g = t["scale-group"].as_array().unwrap()[0].as_str().unwrap().to_string();
+    let factor: f64 = g.strip_prefix("function:add=").unwrap().parse().unwrap();
+    assert!((factor - 4.0).abs() < 0.04, "{g}");
+}
+
+#[test]
+fn calibrate_refuses_bad_observations_by_line() {
+    let dir = tempdir("calibrate-bad");
+    compile_into(&dir, &fixtures().join("calibration/pingpong.c"));
+    for (csv, vary, message) in [
+        ("program,observed\nx,1\n", "msg-init", "o.csv:1: the header must name program, flags and observed"),
+        ("program,flags,observed\npingpong.cod,,-3\n", "msg-init", "o.csv:2: observed `-3` is not a positive number"),
+        (
+            "program,flags,observed\npingpong.cod,--runs 3,1\n",
+            "msg-init",
+            "o.csv:2: --runs: an observation is compared with one run",
+        ),
+        (
+            "program,flags,observed\npingpong.cod,\"--mapping 'x\",1\n",
+            "msg-init",
+            "o.csv:2: `--mapping 'x`: a ' is not closed",
+        ),
+        (
+            "program,flags,metric,observed\npingpong.cod,,speed,1\n",
+            "msg-init",
+            "o.csv:2: metric `speed` is not a statistic",
+        ),
+        ("program,flags,observed\npingpong.cod,,1\n", "network", "--vary network: not a number parameter"),
+        ("program,flags,observed\npingpong.cod,,1\n", "warp", "--vary warp: not a parameter"),
+    ] {
+        std::fs::write(dir.join("o.csv"), csv).unwrap();
+        let out = run_in(&dir, "cpperf", &["calibrate", "o.csv", "--vary", vary, "-o", "f.toml"], b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{csv}: {err}");
+        assert!(err.contains(message), "{csv}: {err}");
+        assert!(!dir.join("f.toml").exists(), "no half-written fit");
+    }
+}
