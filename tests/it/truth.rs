@@ -243,6 +243,18 @@ fn reader(name: &str, check: &str) -> Option<PathBuf> {
 }
 
 #[test]
+fn smpi_observations_kept_as_data_are_what_smpi_predicts() {
+    // SimGrid's SMPI, run by scripts/smpi-suite.sh, gives the times the SMPI profile was
+    // fitted to (fixtures/profiles/smpi/observed-smpi.csv), byte for byte: the host's
+    // computing time is not simulated, so they are the same on every machine.
+    let Some(_) = reader("smpirun", "SMPI observations made again") else { return };
+    let out = std::process::Command::new(root().join("scripts/smpi-suite.sh")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let kept = std::fs::read_to_string(fixtures().join("profiles/smpi/observed-smpi.csv")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), kept);
+}
+
+#[test]
 fn paraver_of_every_fixture_passes_bsc_s_checker_and_its_states_are_cpperf_s() {
     let Some(ptd) = reader("ptd", "Paraver traces checked by pertalde") else { return };
     let dir = tempdir("truth-paraver");
