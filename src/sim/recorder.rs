@@ -48,11 +48,12 @@ pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>
 }
 
 /// The network's parameters as the header keeps them: every flag but `network` (the
-/// model has its own field), then `links`, the physical network's number of directed
+/// model has its own field) and those at `none` (as the statistics list them), then `links`, the physical network's number of directed
 /// links (parallel links of a machine file counted each): the m of the network load
 /// L = Σ U_link / m (seed 003 §3.3) that `cpperf` reports.
 fn network_params(setup: &Setup) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = setup.net.to_pairs().into_iter().filter(|(k, _)| k != "network").collect();
+    let mut v: Vec<(String, String)> =
+        setup.net.to_pairs().into_iter().filter(|(k, v)| k != "network" && v != "none").collect();
     let m = setup.links.len().max(setup.physical.link_count());
     v.push((trace::LINKS_PARAM.into(), m.to_string()));
     v
