@@ -211,17 +211,19 @@ pub fn fit(rows: &[Row], knobs: &[Knob], progress: &(dyn Fn() + Sync)) -> Result
     if knobs.is_empty() {
         return Err(CalibrateError::NoKnob);
     }
+    let x0: Vec<f64> = knobs.iter().map(|k| k.value(&first.opts)).map(|v| if v > 0.0 { v.ln() } else { 0.0 }).collect();
+    let texts = |y: &[f64]| -> Vec<String> { knobs.iter().zip(y).map(|(k, &y)| k.text(y.exp())).collect() };
     // Every row must run at the start: a bad flag is the user's to fix, not the search's.
-    let start_texts: Vec<String> = knobs.iter().map(|k| k.text(k.value(&first.opts))).collect();
-    for (r, p) in rows.iter().zip(predict(rows, knobs, &start_texts)) {
+    // (The start's evaluation is the search's first.)
+    let start = texts(&x0);
+    let at_start = predict(rows, knobs, &start);
+    for (r, p) in rows.iter().zip(&at_start) {
         if let Err(e) = p {
             return Err(CalibrateError::Setup(format!("{} {}: {e}", r.program, r.flags)));
         }
     }
-    let x0: Vec<f64> = knobs.iter().map(|k| k.value(&first.opts)).map(|v| if v > 0.0 { v.ln() } else { 0.0 }).collect();
-    let texts = |y: &[f64]| -> Vec<String> { knobs.iter().zip(y).map(|(k, &y)| k.text(y.exp())).collect() };
-    let evaluations = std::sync::atomic::AtomicU32::new(0);
-    let mut cache: Vec<(Vec<String>, f64)> = Vec::new();
+    let evaluations = std::sync::atomic::AtomicU32::new(1);
+    let mut cache: Vec<(Vec<String>, f64)> = vec![(start, objective(rows, &at_start))];
     let mut f = |y: &[f64]| -> f64 {
         let t = texts(y);
         if let Some((_, v)) = cache.iter().find(|(c, _)| *c == t) {

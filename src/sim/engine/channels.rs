@@ -17,6 +17,9 @@ pub(super) struct Channels {
     pub(super) unreceived: u64,
     /// Words in those messages.
     pub(super) unreceived_words: u64,
+    /// Rendezvous messages whose clear to send has not left ([`Rdv::Parked`]): while
+    /// there are none, a waiting receive has nothing to ask for.
+    pub(super) parked: u64,
 }
 
 impl Channels {
@@ -28,6 +31,7 @@ impl Channels {
             lock_waiters: BTreeMap::new(),
             unreceived: 0,
             unreceived_words: 0,
+            parked: 0,
         };
         for (ci, c) in module.channels.iter().enumerate() {
             let count: u32 = c.dims.iter().product::<u32>().max(1);
@@ -382,7 +386,7 @@ impl<'m> Simulator<'m> {
     /// each sender's first) is asked for, as an MPI receive matches one message.
     pub(super) fn post_recv(&mut self, c: usize, t: Ticks) {
         let chan = &self.ch.chans[c];
-        if !chan.queue.is_empty() {
+        if self.ch.parked == 0 || !chan.queue.is_empty() {
             return;
         }
         let mut pick: Option<(u64, usize)> = None;
@@ -418,6 +422,7 @@ impl<'m> Simulator<'m> {
             return;
         }
         m.rdv = Rdv::Cleared;
+        self.ch.parked -= 1;
         let (msg, sender, owner) = (m.id, f.pid, self.ch.chans[c].owner);
         let (src, dst) = (self.pproc_of(owner), self.pproc_of(sender));
         self.handshake(c, sender, msg, false, src, dst, rts.max(posted));

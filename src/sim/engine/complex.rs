@@ -93,6 +93,7 @@ impl<'m> Simulator<'m> {
             }
         };
         let rdv = if rendezvous { Rdv::Parked { rts: NEVER, posted: NEVER } } else { Rdv::Eager };
+        self.ch.parked += u64::from(rendezvous);
         let arrival_at = arrival.map_or(NEVER, |t| t.max(now));
         let sent = Sent { id, arrival: arrival_at, sent: now, data, deferred: rendezvous, rdv };
         chan.from[k].pending.push_back(sent);
