@@ -124,20 +124,6 @@ fn calibrate_refuses_bad_observations_by_line() {
     }
 }
 
-/// The words of a flags string of fixtures/profiles/smpi/observed.csv (single quotes
-/// only).
-fn words(flags: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for (i, part) in flags.split('\'').enumerate() {
-        if i % 2 == 1 {
-            out.push(part.to_string());
-        } else {
-            out.extend(part.split_whitespace().map(str::to_string));
-        }
-    }
-    out
-}
-
 #[test]
 fn smpi_profile_predicts_every_smpi_observation_within_five_percent() {
     // fixtures/profiles/smpi.toml was fitted by `cpperf calibrate` to SMPI's ping-pong
@@ -147,18 +133,19 @@ fn smpi_profile_predicts_every_smpi_observation_within_five_percent() {
     let dir = tempdir("calibrate-smpi");
     let d = fixtures().join("profiles/smpi");
     let profile = fixtures().join("profiles/smpi.toml");
-    let text = std::fs::read_to_string(d.join("observed.csv")).unwrap();
-    let mut worst: f64 = 0.0;
-    for line in text.lines().skip(1) {
-        let (program, rest) = line.split_once(',').unwrap();
-        let (flags, tail) = rest.strip_prefix('"').unwrap().split_once("\",").unwrap();
-        let (metric, observed) = tail.split_once(',').unwrap();
-        let observed: f64 = observed.parse().unwrap();
+    let mut rows = csv::Reader::from_path(d.join("observed.csv")).unwrap();
+    let (mut worst, mut count): (f64, u32) = (0.0, 0);
+    for row in rows.records() {
+        let row = row.unwrap();
+        count += 1;
+        let (program, flags, metric) = (&row[0], &row[1], &row[2]);
+        let observed: f64 = row[3].parse().unwrap();
         let cod = dir.join(program).with_extension("cod");
         if !cod.exists() {
             compile_into(&dir, &d.join(program));
         }
-        let mut args = words(flags);
+        // The flags split as `cpperf calibrate` splits them.
+        let mut args = cppe::cli::shell_words(flags).unwrap();
         args.extend(["--config".to_string(), profile.to_str().unwrap().to_string()]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let got: f64 = observe(&dir, cod.to_str().unwrap(), "", &args, metric).parse().unwrap();
@@ -166,5 +153,7 @@ fn smpi_profile_predicts_every_smpi_observation_within_five_percent() {
         worst = worst.max(error.abs());
         assert!(error.abs() < 0.05, "{program} {flags}: SMPI {observed}, cpss {got}");
     }
+    // Six sizes at three distances.
+    assert_eq!(count, 18);
     assert!(worst < 0.001, "the fit was within 0.1 %, now {worst}");
 }
