@@ -34,7 +34,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 /// an `#error` naming it, so the message says what is missing instead of "cannot find".
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        "time.h" => "#error <time.h> is not provided: a program has no clock but the simulated time (see man cpss)\n",
+        "time.h" => "#error <time.h> is not provided: the clock is the simulated time: simTime() (see man cpcc)\n",
         "iso646.h" => ISO646,
         "inttypes.h" => "#error <inttypes.h> is not provided: every integer is a 32-bit int here\n",
         _ => "#error this standard header is not provided (man cpcc lists what is)\n",

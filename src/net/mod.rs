@@ -128,6 +128,9 @@ pub struct NetParams {
     /// Channel messages of more bytes than this go by rendezvous (`--eager-limit`;
     /// `None`: all eager; carried out by the simulator, not the network).
     pub eager_limit: Option<u32>,
+    /// A rendezvous's request and clear to send cost nothing (`--handshake free`): the
+    /// data leaves once the send and a receive waiting for it are both there.
+    pub free_handshake: bool,
 }
 
 /// What a contention network does when its packets wait for each other in a cycle
@@ -192,6 +195,7 @@ impl Default for NetParams {
             send_overhead: 0,
             recv_overhead: 0,
             eager_limit: None,
+            free_handshake: false,
         };
         crate::params::defaults(params::PARAMS, base)
     }
@@ -277,6 +281,16 @@ impl NetParams {
     /// [`params::PARAMS`] order (for run records, `params` and sweeps).
     pub fn to_pairs(&self) -> Vec<(String, String)> {
         params::PARAMS.iter().map(|p| (p.info.name.to_string(), p.get(self))).collect()
+    }
+
+    /// The rows a run states (its statistics, its record's header): all but `network`
+    /// (stated on its own), a row at `none` and `handshake` with no eager limit (they
+    /// change nothing), so that runs without them state what runs before them did.
+    pub fn stated_pairs(&self) -> Vec<(String, String)> {
+        self.to_pairs()
+            .into_iter()
+            .filter(|(k, v)| k != "network" && v != "none" && (k != "handshake" || self.eager_limit.is_some()))
+            .collect()
     }
 }
 

@@ -225,6 +225,18 @@ pub const PARAMS: &[Param<NetParams>] = &[
         apply: |p, v| p.eager_limit = v.opt_whole().map(|n| n.min(U32) as u32),
         read: |p| p.eager_limit.map_or(Value::None, |n| Value::Whole(u64::from(n))),
     },
+    Param {
+        info: Info {
+            name: "handshake",
+            kind: Kind::Choice(&["network", "free"]),
+            default: "network",
+            doc: "a rendezvous's request to send and clear to send cross the network as messages of their own (network), or cost nothing (free: the data leaves once the send and a receive waiting for it are both there, as SimGrid's SMPI models a message by default)",
+            models: "all",
+            at_stop: true,
+        },
+        apply: |p, v| p.free_handshake = v.choice() == "free",
+        read: |p| Value::Choice(if p.free_handshake { "free" } else { "network" }),
+    },
 ];
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! every parameter stays positive and steps are relative (a time of 0.1 and one of 1000
 //! move alike); a value is rounded to what its row can hold (ticks, whole numbers)
 //! before a run. There is no randomness: the same rows and start give the same fit.
-use super::run::{run_config, values};
+use super::run::{run_config_to, values};
 use super::setup::RunOptions;
 use crate::params::{Kind, Value};
 use crate::time::{Ticks, MAX_QUANTITY, TICKS_PER_UNIT};
@@ -141,6 +141,22 @@ pub struct Row {
     pub stdin: Vec<u8>,
 }
 
+/// The parameters (of the tables, [`super::params::all`]) that every row runs with at
+/// one value other than the default and that no knob varies, with that value: what a
+/// fitted configuration must hold besides the knobs to stand for the observations.
+pub fn shared_params(rows: &[Row], knobs: &[Knob]) -> Vec<(&'static str, String)> {
+    let default = RunOptions::default();
+    let varied = |name: &str| knobs.iter().any(|k| matches!(k, Knob::Param { name: n, .. } if *n == name));
+    super::params::all()
+        .filter(|i| !varied(i.name))
+        .filter_map(|i| {
+            let first = rows.first()?.opts.get(i.name)?;
+            let same = rows.iter().all(|r| r.opts.get(i.name).as_ref() == Some(&first));
+            (same && default.get(i.name).as_ref() != Some(&first)).then_some((i.name, first))
+        })
+        .collect()
+}
+
 /// The statistic names a row may compare.
 pub const METRICS: &[&str] = &[
     "seq_time",
@@ -154,7 +170,35 @@ pub const METRICS: &[&str] = &[
     "avg_latency",
     "remote_reads",
     "remote_writes",
+    "output",
 ];
+
+/// The metric that is not a statistic: the last number the program wrote to its
+/// standard output (a program that times itself with `simTime()` prints its time).
+pub const OUTPUT: &str = "output";
+
+/// A shared buffer that takes a program's standard output.
+#[derive(Clone, Default)]
+struct Captured(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The last number in `text`: a run of characters that parses as a finite f64 (so
+/// `time 12.5 us` gives 12.5).
+pub fn last_number(text: &str) -> Option<f64> {
+    text.split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '=')
+        .rev()
+        .filter_map(|w| w.parse::<f64>().ok())
+        .find(|v| v.is_finite())
+}
 
 /// Each row's prediction with the knobs at `texts` (one per knob, as [`Knob::text`]
 /// gives them), in parallel; a run that fails gives its message.
@@ -165,8 +209,15 @@ pub fn predict(rows: &[Row], knobs: &[Knob], texts: &[String]) -> Vec<Result<f64
             for (k, t) in knobs.iter().zip(texts) {
                 k.apply(&mut opts, t)?;
             }
-            let outcome = run_config(&r.module, &opts, &r.stdin).map_err(|e| e.to_string())?;
+            let out = Captured::default();
+            let sink: Box<dyn std::io::Write> =
+                if r.metric == OUTPUT { Box::new(out.clone()) } else { Box::new(std::io::sink()) };
+            let outcome = run_config_to(&r.module, &opts, &r.stdin, sink).map_err(|e| e.to_string())?;
             let stats = outcome.as_ref().map_err(|e| e.to_string())?;
+            if r.metric == OUTPUT {
+                let text = String::from_utf8_lossy(&out.0.borrow()).into_owned();
+                return last_number(&text).ok_or_else(|| "the program printed no number".to_string());
+            }
             values(stats, &[])
                 .into_iter()
                 .find(|(n, _)| *n == r.metric)
@@ -350,5 +401,46 @@ mod tests {
         let opts = RunOptions::default();
         assert_eq!(Knob::parse("msg-init").unwrap().value(&opts), 5.0);
         assert_eq!(Knob::parse("group:op:ADDI").unwrap().value(&opts), 1.0);
+    }
+
+    #[test]
+    fn the_output_metric_is_the_last_number_printed() {
+        assert_eq!(last_number("ring 1024 36.65\n"), Some(36.65));
+        assert_eq!(last_number("t=12.5; done\n"), Some(12.5));
+        assert_eq!(last_number("1e3,2e3\n"), Some(2000.0));
+        // Not a number, nor one that is not finite.
+        assert_eq!(last_number("7 us, inf\n"), Some(7.0));
+        assert_eq!(last_number("nothing here\n"), None);
+    }
+
+    #[test]
+    fn shared_params_are_those_every_row_sets_alike_and_no_knob_varies() {
+        let opts = crate::lang::FrontOptions::default();
+        let module = crate::lang::compile("t.c", "void main() { }", &opts).unwrap().module;
+        let row = |sets: &[(&str, &str)]| {
+            let mut opts = RunOptions::default();
+            for (k, v) in sets {
+                opts.set(k, v).unwrap();
+            }
+            Row {
+                program: "t.c".into(),
+                flags: String::new(),
+                metric: "par_time".into(),
+                observed: 1.0,
+                module: module.clone(),
+                opts,
+                stdin: Vec::new(),
+            }
+        };
+        let rows = [
+            row(&[("network", "flow"), ("quantum", "0.5"), ("msg-init", "2"), ("envelope", "8")]),
+            row(&[("network", "flow"), ("quantum", "0.5"), ("msg-init", "2"), ("envelope", "16")]),
+            // The default written out is the default: not shared.
+            row(&[("network", "flow"), ("quantum", "0.5"), ("msg-init", "2"), ("hop-latency", "0")]),
+        ];
+        let knobs = [Knob::parse("msg-init").unwrap()];
+        // network and quantum: every row alike; msg-init is varied; envelope differs;
+        // hop-latency is at its default everywhere.
+        assert_eq!(shared_params(&rows, &knobs), vec![("network", "flow".to_string()), ("quantum", "0.5".to_string())]);
     }
 }

@@ -332,6 +332,49 @@ void main() { int z; fork [3; toB] b(); toB = 20; toB = 22; z = toA; printf("%d\
 }
 
 #[test]
+fn a_free_handshake_lets_the_data_leave_when_the_receive_is_posted() {
+    // The two tests above with --handshake free: no request or clear to send crosses the
+    // network; a message's data leaves at the later of its send and its receive.
+    let net = NetParams {
+        model: NetModel::ShortestPath,
+        eager_limit: Some(0),
+        free_handshake: true,
+        ..crate::net::classic()
+    };
+    // Ping-pong: main sends at 34, b waits from 54: the data leaves at 54, arrives at 84
+    // (latency 50). b ends its SEND 27 units after the arrival, at 111; main waits
+    // already: arrival 141 (latency 30). main: 141 + 32 = 173, in [170, 180).
+    let (s, out) = run_cpc_on("t.c", PING_PONG, SimConfig::default(), "", None, &net);
+    let s = s.unwrap();
+    assert_eq!(out, "42\n");
+    assert_eq!((s.latency_ticks, s.par_ticks), (80 * U, 180 * U));
+    // Two messages sent at 34 and 46: the first leaves at b's receive (54), arrives at
+    // 84 (latency 50); b's second receive waits 14 units later, at 98: arrival 128
+    // (latency 82). b's answer leaves 28 units after that, at 156: arrival 186 (30).
+    let src = r#"arch line V[4];
+phyArch line P[4];
+channel int toB, toA;
+void b() { int x; int y; x = toB; y = toB; toA = x + y; }
+void main() { int z; fork [3; toB] b(); toB = 20; toB = 22; z = toA; printf("%d\n", z); join; }
+"#;
+    let (s, out) = run_cpc_on("t.c", src, SimConfig::default(), "", None, &net);
+    assert_eq!(out, "42\n");
+    assert_eq!(s.unwrap().latency_ticks, (50 + 82 + 30) * U);
+}
+
+#[test]
+fn sim_time_is_the_process_clock_and_delay_takes_it_exactly() {
+    // With time off no instruction costs anything: the first simTime() reads 0. A delay
+    // of 12.5 - t (a double, not cut to an int) sleeps to 12.5 exactly, inside the
+    // quantum [10, 20), and the second simTime() reads 12.5.
+    let src = r#"void main() { double t; timeOff(); t = simTime(); delay(12.5 - t); printf("%g %g\n", t, simTime()); }
+"#;
+    let (s, out) = run_ok(src);
+    assert_eq!(out, "0 12.5\n");
+    assert!(s.par_ticks >= 12_500);
+}
+
+#[test]
 fn reading_a_channel_of_another_process_names_both() {
     let src = "channel int c;
 void spy() { int x;

@@ -52,8 +52,7 @@ pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>
 /// links (parallel links of a machine file counted each): the m of the network load
 /// L = Σ U_link / m (seed 003 §3.3) that `cpperf` reports.
 fn network_params(setup: &Setup) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> =
-        setup.net.to_pairs().into_iter().filter(|(k, v)| k != "network" && v != "none").collect();
+    let mut v = setup.net.stated_pairs();
     let m = setup.links.len().max(setup.physical.link_count());
     v.push((trace::LINKS_PARAM.into(), m.to_string()));
     v

@@ -71,12 +71,18 @@ pub fn simulate(module: &Module, s: &Setup, io: Io, observer: Option<Box<dyn Obs
 /// Sets up and runs one configuration with `stdin` as the program's input and its
 /// output discarded.
 pub fn run_config(module: &Module, opts: &RunOptions, stdin: &[u8]) -> Result<Outcome, RunError> {
+    run_config_to(module, opts, stdin, Box::new(std::io::sink()))
+}
+
+/// [`run_config`], the program's standard output going to `stdout`.
+pub fn run_config_to(
+    module: &Module,
+    opts: &RunOptions,
+    stdin: &[u8],
+    stdout: Box<dyn std::io::Write>,
+) -> Result<Outcome, RunError> {
     let s = setup(module, opts)?;
-    let io = Io {
-        stdin: Box::new(std::io::Cursor::new(stdin.to_vec())),
-        stdout: Box::new(std::io::sink()),
-        stderr: Box::new(std::io::sink()),
-    };
+    let io = Io { stdin: Box::new(std::io::Cursor::new(stdin.to_vec())), stdout, stderr: Box::new(std::io::sink()) };
     let totals: std::rc::Rc<std::cell::RefCell<BTreeMap<u32, Ticks>>> = Default::default();
     let observer: Option<Box<dyn Observer>> =
         if opts.lines { Some(Box::new(LineTotals(std::rc::Rc::clone(&totals)))) } else { None };

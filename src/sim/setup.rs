@@ -154,6 +154,15 @@ impl RunOptions {
         Ok(())
     }
 
+    /// The value of a parameter of the tables ([`super::params::all`]) as text, as
+    /// `--list-params` and the statistics write it; `None` for another name.
+    pub fn get(&self, name: &str) -> Option<String> {
+        if let Some(p) = crate::params::find(super::params::PARAMS, name) {
+            return Some(p.get(self));
+        }
+        crate::params::find(crate::net::params::PARAMS, name).map(|p| p.get(&self.net))
+    }
+
     /// Sets one parameter by its `cpss` flag name without `--` (`link-delay`,
     /// `topology`, `cost` with a value `OP=T`, …) from its textual value, as the flag
     /// would: the one place sweeps and the debugger change a configuration.
@@ -190,10 +199,9 @@ pub fn configuration(module: &Module, s: &Setup, opts: &RunOptions, options: Vec
         (None, Some((name, _))) => format!("map file {name}"),
         (None, None) => "default".to_string(),
     };
-    // A row that may be `none` is listed only when it is not (as the run record keeps it
-    // only when given), so that runs without it state the same configuration.
-    let mut parameters: Vec<(String, String)> =
-        s.net.to_pairs().into_iter().filter(|(k, v)| k != "network" && v != "none").collect();
+    // A row that changes nothing is not listed (as the run record leaves it out), so that
+    // runs without it state the same configuration.
+    let mut parameters = s.net.stated_pairs();
     parameters.push(("quantum".into(), crate::time::format_time(s.config.quantum)));
     RunConfig {
         program: module.source_name.clone(),

@@ -343,6 +343,9 @@ fn calibrate(c: &CalibrateArgs) -> Result<i32> {
     }
     if let Some(path) = &c.output {
         let mut table = toml::Table::new();
+        for (name, v) in crate::sim::calibrate::shared_params(&rows, &knobs) {
+            table.insert(name.to_string(), toml::Value::String(v));
+        }
         let mut groups = Vec::new();
         for (k, v) in knobs.iter().zip(&fitted.values) {
             match k {
@@ -357,7 +360,7 @@ fn calibrate(c: &CalibrateArgs) -> Result<i32> {
         }
         let body = toml::to_string(&table).map_err(|e| usage!("{e}"))?;
         let text = format!(
-            "# cpss configuration fitted by cpperf calibrate to {} ({} observations).\n{body}",
+            "# cpss configuration fitted by cpperf calibrate to {} ({} observations): the parameters\n# every observation ran with, and the fitted ones.\n{body}",
             c.observed.display(),
             rows.len()
         );

@@ -517,6 +517,8 @@ isa! {
     0x76 Rand "RAND" {} 2 Work;
     /// Pop an int; reseed the run's generator.
     0x77 Srand "SRAND" {} 2 Work;
+    /// Push the process's clock, in time units, as a double (CPC's `simTime()`).
+    0x78 SimTime "SIMTIME" {} 1 Work;
 
     // ---- input and output (seed 000 Table 1) ----
     /// Pop `argc` argument words (the last argument on top), pop the address of the format

@@ -252,6 +252,11 @@ fn smpi_observations_kept_as_data_are_what_smpi_predicts() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let kept = std::fs::read_to_string(fixtures().join("profiles/smpi/observed-smpi.csv")).unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), kept);
+    // The calibration's observations are the same times, with the twins and their flags.
+    let out = std::process::Command::new(root().join("scripts/smpi-suite.sh")).arg("--calibration").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let kept = std::fs::read_to_string(fixtures().join("profiles/smpi/observed.csv")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), kept);
 }
 
 #[test]

@@ -424,6 +424,9 @@ impl<'m> Simulator<'m> {
         m.rdv = Rdv::Cleared;
         self.ch.parked -= 1;
         let (msg, sender, owner) = (m.id, f.pid, self.ch.chans[c].owner);
+        if self.net_params().free_handshake {
+            return self.handshake_arrived(c, sender, msg, false, rts.max(posted));
+        }
         let (src, dst) = (self.pproc_of(owner), self.pproc_of(sender));
         self.handshake(c, sender, msg, false, src, dst, rts.max(posted));
     }
@@ -444,7 +447,7 @@ impl<'m> Simulator<'m> {
     }
 
     /// The request to send (`rts`) or the clear to send of message `msg` arrived at `t`.
-    fn handshake_arrived(&mut self, c: usize, sender: u32, msg: u64, rts: bool, t: Ticks) {
+    pub(super) fn handshake_arrived(&mut self, c: usize, sender: u32, msg: u64, rts: bool, t: Ticks) {
         let Some(k) = self.ch.chans[c].from.iter().position(|f| f.pid == sender) else { return };
         if rts {
             if let Some(m) = self.ch.chans[c].from[k].pending.iter_mut().find(|m| m.id == msg) {

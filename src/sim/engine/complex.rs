@@ -122,7 +122,11 @@ impl<'m> Simulator<'m> {
         match arrival {
             Some(_) => self.deliver_ready(c, k),
             None if rendezvous => {
-                self.handshake(c, pid, id, true, src, dst, now);
+                if self.net_params().free_handshake {
+                    self.handshake_arrived(c, pid, id, true, now);
+                } else {
+                    self.handshake(c, pid, id, true, src, dst, now);
+                }
                 let chan = &self.ch.chans[c];
                 let reason = Reason::Channel { channel: chan.info, index: chan.elem };
                 if let Some(o) = self.pt.procs.get(owner as usize).filter(|o| o.wait == reason) {
@@ -418,6 +422,8 @@ impl<'m> Simulator<'m> {
                 let d = match self.pop(pid)? {
                     // NaN and negative delays are 0; a huge one passes the clock's range.
                     Word::Float(f) => (f as f64 * TICKS_PER_UNIT as f64).round().clamp(0.0, MAX_TIME as f64) as Ticks,
+                    Word::Double(f) => (f * TICKS_PER_UNIT as f64).round().clamp(0.0, MAX_TIME as f64) as Ticks,
+                    Word::Long(l) => (l.max(0) as u64).saturating_mul(TICKS_PER_UNIT),
                     w => (as_int(w).max(0) as Ticks) * TICKS_PER_UNIT,
                 };
                 self.charge(pid, op)?;

@@ -759,6 +759,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             }
             Instr::Vproc {} => stack.push(Word::Int(p.vproc as i32)),
             Instr::Pid {} => stack.push(Word::Int(p.pid as i32)),
+            Instr::SimTime {} => stack.push(Word::Double(clock as f64 / crate::time::TICKS_PER_UNIT as f64)),
             _ => break 'run Ok(Exit::Complex),
         }
         if stack.len() > MAX_WORKING_STACK {

@@ -580,7 +580,7 @@ impl Gen<'_> {
                 self.emit(Instr::AbsI {}, loc);
                 INT
             }
-            "rand" | "vproc" | "pid" | "timeOn" | "timeOff" => {
+            "rand" | "vproc" | "pid" | "timeOn" | "timeOff" | "simTime" => {
                 if !self.arity(name, name_loc, args, 0) {
                     return ERROR;
                 }
@@ -588,6 +588,7 @@ impl Gen<'_> {
                     "rand" => (Instr::Rand {}, FLOAT),
                     "vproc" => (Instr::Vproc {}, INT),
                     "pid" => (Instr::Pid {}, INT),
+                    "simTime" => (Instr::SimTime {}, DOUBLE),
                     "timeOn" => (Instr::TimeOn {}, VOID),
                     _ => (Instr::TimeOff {}, VOID),
                 };

@@ -47,6 +47,7 @@ const BUILTINS: &[&str] = &[
     "mapping",
     "vproc",
     "pid",
+    "simTime",
     "lock",
     "unlock",
     "sprintf",
