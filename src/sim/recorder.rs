@@ -131,12 +131,16 @@ impl<W: Write> Recorder<W> {
     /// Starts a run record on `w` (writes the header).
     ///
     /// `slowest` is the largest number of ticks per time unit of any processor (its speed
-    /// factor): a process can overrun its quantum by one instruction at that speed.
-    pub fn new(w: W, header: &RunHeader, slowest: Ticks) -> io::Result<Rc<RefCell<Recorder<W>>>> {
+    /// factor): a process can overrun its quantum by one instruction at that speed, and
+    /// by `overhead` more (the send or receive overhead charged with the instruction).
+    pub fn new(w: W, header: &RunHeader, slowest: Ticks, overhead: Ticks) -> io::Result<Rc<RefCell<Recorder<W>>>> {
         let writer = RunRecordWriter::new(w, header)?;
         let max_cost = header.costs.iter().map(|c| c.1 as Ticks).max().unwrap_or(0);
-        let window =
-            header.quantum_ticks.saturating_mul(2).saturating_add((max_cost + 1).saturating_mul(slowest.max(1)));
+        let window = header
+            .quantum_ticks
+            .saturating_mul(2)
+            .saturating_add((max_cost + 1).saturating_mul(slowest.max(1)))
+            .saturating_add(overhead);
         Ok(Rc::new(RefCell::new(Recorder {
             out: TimeOrder::new(writer),
             window,

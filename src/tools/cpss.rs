@@ -439,6 +439,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
         Box::new(std::io::BufWriter::new(std::io::stdout()))
     };
     let slowest = s.config.speeds.iter().copied().max().unwrap_or(crate::time::TICKS_PER_UNIT);
+    let overhead = s.net.send_overhead.max(s.net.recv_overhead);
     let config = configuration(&module, &s, &opts, recorded.clone());
     let header = run_header(&module, &s, recorded);
     enum Sink {
@@ -460,8 +461,10 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
         }
     }
     let recorder = match (&args.trace, record_to_stdout) {
-        (_, true) => Some(Recorder::new(Sink::Stdout(std::io::BufWriter::new(std::io::stdout())), &header, slowest)?),
-        (Some(p), false) => Some(Recorder::new(Sink::File(AtomicFile::create(p)?), &header, slowest)?),
+        (_, true) => {
+            Some(Recorder::new(Sink::Stdout(std::io::BufWriter::new(std::io::stdout())), &header, slowest, overhead)?)
+        }
+        (Some(p), false) => Some(Recorder::new(Sink::File(AtomicFile::create(p)?), &header, slowest, overhead)?),
         (None, false) => None,
     };
     let observer: Option<Box<dyn Observer>> = recorder.as_ref().map(Recorder::handle);

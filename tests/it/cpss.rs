@@ -615,3 +615,29 @@ fn a_mapping_per_phase_beats_every_single_mapping() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--phase-mapping ring=…: unknown mapping `snake`"));
 }
+
+#[test]
+fn large_send_and_receive_overheads_are_recorded_in_time_order() {
+    // A send or receive overhead is busy time charged with its instruction, so a process
+    // can pass its quantum's end by that much more: the run record's ordering window
+    // makes room for it. Before, 50 units (5 quanta) gave "event ... follows an event"
+    // and no record.
+    let dir = tempdir("overhead-record");
+    let cod = compile_into(&dir, &fixtures().join("matmul.c"));
+    let rec = dir.join("m.cpt");
+    let args = [
+        cod.to_str().unwrap(),
+        "--send-overhead",
+        "50",
+        "--recv-overhead",
+        "70",
+        "--stats",
+        "none",
+        "-t",
+        rec.to_str().unwrap(),
+    ];
+    let out = run_in(&dir, "cpss", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(&dir, "cpperf", &[rec.to_str().unwrap(), "--summary"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
