@@ -363,6 +363,31 @@ void main() { int z; fork [3; toB] b(); toB = 20; toB = 22; z = toA; printf("%d\
 }
 
 #[test]
+fn fork_args_child_moves_the_arguments_time_from_parent_to_child() {
+    // The arguments cost LDVal 2 + LDVal 2 + MULI 2 + LDVal 2 + ADDI 1 = 9 units for
+    // `x * y + z` and LDADDR 1 for the reference `r`: 10. With --fork-args child the
+    // parent's processor (0) is busy 10 units less, the child's (1) 10 more; the
+    // sequential time and the instruction count (ARGS, the marker, is not one) do not
+    // change, nor does what the program computes.
+    let src = r#"arch line V[2];
+phyArch line P[2];
+int r;
+void f(int v, int &out) { out = v; }
+void main() { int x, y, z; x = 6; y = 7; z = -1; fork [1] f(x * y + z, r); join; printf("%d\n", r); }
+"#;
+    let (parent, out) = run_ok(src);
+    assert_eq!(out, "41\n");
+    let cfg = SimConfig { fork_args_child: true, ..SimConfig::default() };
+    let (child, out) = run_cpc("t.c", src, cfg, "");
+    let child = child.unwrap();
+    assert_eq!(out, "41\n");
+    let busy = |s: &Stats, p: u32| s.busy.iter().find(|&&(q, _)| q == p).map_or(0, |&(_, t)| t);
+    assert_eq!(busy(&child, 0) + 10 * U, busy(&parent, 0));
+    assert_eq!(busy(&child, 1), busy(&parent, 1) + 10 * U);
+    assert_eq!((child.seq_ticks, child.instructions), (parent.seq_ticks, parent.instructions));
+}
+
+#[test]
 fn sim_time_is_the_process_clock_and_delay_takes_it_exactly() {
     // With time off no instruction costs anything: the first simTime() reads 0. A delay
     // of 12.5 - t (a double, not cut to an int) sleeps to 12.5 exactly, inside the

@@ -106,6 +106,9 @@ struct Proc {
     ending: bool,
     time_on: bool,
     kind: Kind,
+    /// Busy time its first turn begins with: the evaluation of its arguments, with
+    /// `--fork-args child` (0 otherwise, and once paid).
+    start_cost: u32,
     // Second line: the display and the frames (variable accesses, calls and returns).
     display: Vec<u32>,
     frames: Vec<Frame>,
@@ -144,6 +147,11 @@ struct Proc {
     notice: Ticks,
     /// The spinlock word granted to it while it waited, plus one (0: none).
     granted: u32,
+    /// With `--fork-args child`: how many fork statements' arguments it is evaluating
+    /// (ARGS seen, FORK not yet; its time is off meanwhile), and the sequential cost of
+    /// that evaluation so far.
+    args_depth: u32,
+    args_cost: Ticks,
 }
 
 #[derive(Clone, Copy)]
@@ -845,6 +853,13 @@ impl<'m> Simulator<'m> {
             if let Some(t) = self.pc_ticks.get_mut(p.pc as usize) {
                 *t += dt;
             }
+        } else if p.args_depth > 0 {
+            // A fork's arguments for the child (`--fork-args child`): work done, on the
+            // child's time.
+            let Tables { seq, .. } = &*self.tables[self.table_of[p.pproc as usize]].1;
+            let ds = seq[o].saturating_mul(n);
+            self.stats.seq_ticks += ds;
+            p.args_cost = p.args_cost.saturating_add(ds);
         }
         self.stats.instructions += 1;
         p.pc += 1;

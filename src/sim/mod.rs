@@ -144,6 +144,10 @@ pub struct SimConfig {
     pub speeds: Vec<Ticks>,
     /// Seed of `rand()`.
     pub seed: u64,
+    /// The work of evaluating a fork's function arguments is the child's: the parent's
+    /// clock does not advance for it, the child starts that much later (`--fork-args
+    /// child`; the default, false, is `--fork-args parent`).
+    pub fork_args_child: bool,
     /// Stop with a limit error when the global clock passes this (ticks).
     pub max_time: Option<Ticks>,
     /// Stop with a limit error after this many instructions.
@@ -226,6 +230,7 @@ impl Default for SimConfig {
             mapping: Vec::new(),
             pprocs: 16,
             speeds: Vec::new(),
+            fork_args_child: false,
             seed: 0,
             max_time: None,
             max_steps: None,

@@ -52,6 +52,18 @@ pub const PARAMS: &[Param<RunOptions>] = &[
     },
     Param {
         info: Info {
+            name: "fork-args",
+            kind: Kind::Choice(&["parent", "child"]),
+            default: "parent",
+            doc: "whose time evaluating a fork's function arguments is: the parent's (it pays for them before the FORK) or the child's (the parent pays for the virtual processor, the channels and the FORK; the child starts that much later, busy on its processor); man page, Process creation",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.fork_args_child = v.choice() == "child",
+        read: |o| Value::Choice(if o.fork_args_child { "child" } else { "parent" }),
+    },
+    Param {
+        info: Info {
             name: "seed",
             kind: Kind::Whole { min: 0, max: u64::MAX, unit: "" },
             default: "0",

@@ -74,6 +74,8 @@ pub struct RunOptions {
     pub scale_latency: Option<f64>,
     /// `--scale-group GROUP=F`, in the order given ([`crate::sim::groups`]).
     pub scale_groups: Vec<GroupScale>,
+    /// `--fork-args child` ([`SimConfig::fork_args_child`]).
+    pub fork_args_child: bool,
 }
 
 /// A ready configuration.
@@ -442,6 +444,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         pprocs,
         speeds,
         seed: opts.seed,
+        fork_args_child: opts.fork_args_child,
         max_time: opts.max_time,
         max_steps: opts.max_steps,
         max_procs: opts.max_procs.unwrap_or(defaults.max_procs),

@@ -487,6 +487,10 @@ isa! {
     0x63 ForallFork "FORALLFORK" { func: u32, chans: u32, vproc: bool } 20 Overhead;
     /// Wait until every child made by FORALLFORK since the last FORALLWAIT has ended.
     0x64 ForallWait "FORALLWAIT" {} 5 Overhead;
+    /// A marker before the function arguments of a FORK or FORALLFORK: with `cpss
+    /// --fork-args child` their evaluation is the child's time, not the parent's. Not
+    /// an instruction the machine runs: no cost, not counted.
+    0x65 Args "ARGS" {} 0 Overhead;
 
     // ---- channels (overhead) ----
     /// Pop `n` value words, pop a channel element address; send the message to the

@@ -178,3 +178,27 @@ fn smpi_profile_predicts_every_smpi_workload_and_one_it_was_not_fitted_to() {
     let error = (got - smpi) / smpi;
     assert!(error.abs() < 0.10, "all-to-all: SMPI {smpi}, cpss {got}");
 }
+
+#[test]
+fn seed_tables_profile_predicts_what_the_man_page_says() {
+    // fixtures/profiles/cppe-thesis.toml, fitted to seed 000's Tables 4-6, with the rows'
+    // own flags: the predictions of cpss(1)'s table (MATCHING A MACHINE), which states
+    // each row's gap to the seed. A change of the model shows here first.
+    let dir = tempdir("calibrate-thesis");
+    let d = fixtures().join("profiles/cppe-thesis");
+    let profile = fixtures().join("profiles/cppe-thesis.toml");
+    let m8 = compile_into(&dir, &fixtures().join("matmul.c"));
+    let m4 = compile_into(&dir, &d.join("matmul4.c"));
+    let m16 = compile_into(&dir, &d.join("matmul16.c"));
+    let cases: [(&std::path::Path, &str, &str, &str); 5] = [
+        (&m8, "--topology mesh:8x8 --mapping identity", "par_time", "4430"),
+        (&m4, "--topology ring:256", "par_time", "1890"),
+        (&m4, "--topology torus:4x4", "par_time", "1120"),
+        (&m16, "--topology mesh:16x16 --packet-size 16", "par_time", "28810"),
+        (&m8, "--topology mesh:8x8 --mapping identity", "seq_time", "18978.913"),
+    ];
+    for (cod, flags, metric, want) in cases {
+        let got = observe(&dir, cod.to_str().unwrap(), flags, &["--config", profile.to_str().unwrap()], metric);
+        assert_eq!(got, want, "{} {flags} {metric}", cod.display());
+    }
+}

@@ -508,6 +508,9 @@ impl Gen<'_> {
                 self.error(c.loc, format!("a fork clause lists channels, found {}", self.types.name(t)));
             }
         }
+        if !args.is_empty() {
+            self.emit(Instr::Args {}, loc);
+        }
         if self.call_args(func, name, *name_loc, args) {
             let (chans, vproc) = (chans.len() as u32, vproc.is_some());
             if in_forall {

@@ -286,6 +286,18 @@ impl<'m> Simulator<'m> {
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
+            Instr::Args {} => {
+                // A marker: no cost, not counted.
+                let child = self.cfg.fork_args_child;
+                let p = &mut self.pt.procs[pid as usize];
+                if p.args_depth > 0 {
+                    p.args_depth += 1;
+                } else if child && p.time_on {
+                    (p.args_depth, p.args_cost, p.time_on) = (1, 0, false);
+                }
+                p.pc += 1;
+                Ok(Flow::Continue)
+            }
             Instr::Fork { func, chans, vproc } => {
                 self.fork(pid, op, func, chans, vproc, Kind::Fork)?;
                 self.pt.procs[pid as usize].forked_live += 1;

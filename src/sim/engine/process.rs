@@ -93,6 +93,9 @@ impl<'m> Simulator<'m> {
             cur_seg: 0,
             frame_words: 0,
             time_on: true,
+            start_cost: 0,
+            args_depth: 0,
+            args_cost: 0,
             forall_pending: 0,
             forall_end: 0,
             forked_live: 0,
@@ -366,12 +369,27 @@ impl<'m> Simulator<'m> {
         for w in &chan_addrs {
             cidx.push(self.chan_index(pid, as_int(*w) as i64)?);
         }
+        // `--fork-args child`: the arguments' evaluation ends here; its cost goes to the
+        // child, at the speed of the child's processor.
+        let mut start_cost = 0;
+        {
+            let p = &mut self.pt.procs[pid as usize];
+            if p.args_depth == 1 {
+                (p.args_depth, p.time_on) = (0, true);
+                let speed = self.cfg.speeds.get(pp as usize).copied().unwrap_or(TICKS_PER_UNIT);
+                let t = u128::from(p.args_cost) * u128::from(speed) / u128::from(TICKS_PER_UNIT);
+                start_cost = u32::try_from(t).unwrap_or(u32::MAX);
+            } else if p.args_depth > 1 {
+                p.args_depth -= 1;
+            }
+        }
         self.charge(pid, op)?;
         let (start, display, src) = {
             let p = &self.pt.procs[pid as usize];
             (p.clock, p.display.clone(), p.pproc)
         };
         let child = self.spawn(pid, kind, func, v, pp, &args, &display, start, (0, -1))?;
+        self.pt.procs[child as usize].start_cost = start_cost;
         for c in cidx {
             self.ch.chans[c].owner = child;
         }

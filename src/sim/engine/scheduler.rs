@@ -584,7 +584,31 @@ impl<'m> Simulator<'m> {
                 cross_max = if stop { 0 } else { cross_max.min(qend.saturating_add(q << 16)) };
             }
             let p = &mut self.pt.procs[pid as usize];
+            if p.start_cost > 0 {
+                // Its arguments, evaluated for it (`--fork-args child`): busy time at the
+                // start, on the line it starts at, a quantum at a time (as instructions
+                // are, so that no event comes out of time order).
+                let t = Ticks::from(p.start_cost).min(qend.saturating_sub(p.clock));
+                p.start_cost -= t as u32;
+                p.clock += t;
+                self.busy[pp] += t;
+                if let Some(x) = self.pc_ticks.get_mut(p.pc as usize) {
+                    *x += t;
+                }
+                if p.start_cost > 0 {
+                    match self.quantum_over(pid, pp, qend) {
+                        Some(e) => {
+                            qend = e;
+                            continue;
+                        }
+                        None => return Ok(()),
+                    }
+                }
+            }
+            let p = &mut self.pt.procs[pid as usize];
             let (time_on, clock0) = (p.time_on, p.clock);
+            // Evaluating a fork's arguments for the child: no time, but sequential work.
+            let args = !time_on && p.args_depth > 0;
             if clock0 >= qend && !(qend <= cross_max && clock0 < qend + q) {
                 // The interpreter's first check would end the turn before any instruction
                 // (after a complex instruction that reached the quantum's end): its exit,
@@ -608,7 +632,7 @@ impl<'m> Simulator<'m> {
                 code: &self.prog,
                 funcs: &self.funcs,
                 ticks: if time_on { ticks } else { &ZERO_TABLE },
-                seq: if time_on { seq } else { &ZERO_TABLE },
+                seq: if time_on || args { seq } else { &ZERO_TABLE },
                 fused: if time_on { fused } else { &[] },
                 max_stack: self.cfg.max_stack_words,
                 q,
@@ -652,6 +676,10 @@ impl<'m> Simulator<'m> {
             }
             self.call_marks = std::mem::take(&mut ctr.calls);
             self.stats.seq_ticks += ctr.seq;
+            if args {
+                let p = &mut self.pt.procs[pid as usize];
+                p.args_cost = p.args_cost.saturating_add(ctr.seq);
+            }
             self.busy[pp] += clock - clock0;
             self.stats.instructions += self.steps_left - ctr.steps_left;
             self.steps_left = ctr.steps_left;

@@ -1069,6 +1069,7 @@ fn a_process_block_keeps_a_turn_s_fields_in_its_first_cache_line() {
         offset_of!(Proc, ended) + 1,
         offset_of!(Proc, ending) + 1,
         offset_of!(Proc, time_on) + 1,
+        offset_of!(Proc, start_cost) + 4,
     ];
     assert!(first.iter().all(|&end| end <= 64), "{first:?}");
     let second = [offset_of!(Proc, display), offset_of!(Proc, frames), offset_of!(Proc, cur_seg)];
