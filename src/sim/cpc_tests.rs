@@ -388,6 +388,31 @@ void main() { int x, y, z; x = 6; y = 7; z = -1; fork [1] f(x * y + z, r); join;
 }
 
 #[test]
+fn fork_args_child_hands_over_an_evaluation_longer_than_a_u32_of_ticks() {
+    // spin(n) runs a loop of n turns; its cost grows linearly, so with n = 1000000 the
+    // arguments take far more than 2^32 ticks (4.3 million units). Moved to the child
+    // whole: the parent's processor is busy that much less, the child's that much more.
+    let src = r#"arch line V[2];
+phyArch line P[2];
+int r;
+int spin(int n) { int i, s; s = 0; for (i = 0; i < n; i++) s = s + i; return n; }
+void f(int v, int &out) { out = v; }
+void main() { fork [1] f(spin(1000000), r); join; printf("%d\n", r); }
+"#;
+    let (parent, out) = run_ok(src);
+    assert_eq!(out, "1000000\n");
+    let cfg = SimConfig { fork_args_child: true, ..SimConfig::default() };
+    let (child, out) = run_cpc("t.c", src, cfg, "");
+    let child = child.unwrap();
+    assert_eq!(out, "1000000\n");
+    let busy = |s: &Stats, p: u32| s.busy.iter().find(|&&(q, _)| q == p).map_or(0, |&(_, t)| t);
+    let moved = busy(&parent, 0) - busy(&child, 0);
+    assert!(moved > u64::from(u32::MAX), "{moved}");
+    assert_eq!(busy(&child, 1), busy(&parent, 1) + moved);
+    assert_eq!(child.seq_ticks, parent.seq_ticks);
+}
+
+#[test]
 fn sim_time_is_the_process_clock_and_delay_takes_it_exactly() {
     // With time off no instruction costs anything: the first simTime() reads 0. A delay
     // of 12.5 - t (a double, not cut to an int) sleeps to 12.5 exactly, inside the

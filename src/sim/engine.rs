@@ -106,8 +106,9 @@ struct Proc {
     ending: bool,
     time_on: bool,
     kind: Kind,
-    /// Busy time its first turn begins with: the evaluation of its arguments, with
-    /// `--fork-args child` (0 otherwise, and once paid).
+    /// Busy time its first turns begin with: the evaluation of its arguments, with
+    /// `--fork-args child` (0 otherwise, and once paid; beyond a u32, the rest waits in
+    /// `args_cost`).
     start_cost: u32,
     // Second line: the display and the frames (variable accesses, calls and returns).
     display: Vec<u32>,
@@ -149,7 +150,8 @@ struct Proc {
     granted: u32,
     /// With `--fork-args child`: how many fork statements' arguments it is evaluating
     /// (ARGS seen, FORK not yet; its time is off meanwhile), and the sequential cost of
-    /// that evaluation so far.
+    /// that evaluation so far (in a child not started yet: the part of its start cost
+    /// beyond `start_cost`).
     args_depth: u32,
     args_cost: Ticks,
 }

@@ -371,14 +371,14 @@ impl<'m> Simulator<'m> {
         }
         // `--fork-args child`: the arguments' evaluation ends here; its cost goes to the
         // child, at the speed of the child's processor.
-        let mut start_cost = 0;
+        let mut start_cost: Ticks = 0;
         {
             let p = &mut self.pt.procs[pid as usize];
             if p.args_depth == 1 {
                 (p.args_depth, p.time_on) = (0, true);
                 let speed = self.cfg.speeds.get(pp as usize).copied().unwrap_or(TICKS_PER_UNIT);
                 let t = u128::from(p.args_cost) * u128::from(speed) / u128::from(TICKS_PER_UNIT);
-                start_cost = u32::try_from(t).unwrap_or(u32::MAX);
+                start_cost = Ticks::try_from(t).unwrap_or(Ticks::MAX);
             } else if p.args_depth > 1 {
                 p.args_depth -= 1;
             }
@@ -389,7 +389,11 @@ impl<'m> Simulator<'m> {
             (p.clock, p.display.clone(), p.pproc)
         };
         let child = self.spawn(pid, kind, func, v, pp, &args, &display, start, (0, -1))?;
-        self.pt.procs[child as usize].start_cost = start_cost;
+        // The first u32's worth in the first cache line, the rest (a huge evaluation)
+        // where the child keeps its own argument cost, refilled from there.
+        let c = &mut self.pt.procs[child as usize];
+        c.start_cost = u32::try_from(start_cost).unwrap_or(u32::MAX);
+        c.args_cost = start_cost - Ticks::from(c.start_cost);
         for c in cidx {
             self.ch.chans[c].owner = child;
         }

@@ -590,6 +590,11 @@ impl<'m> Simulator<'m> {
                 // are, so that no event comes out of time order).
                 let t = Ticks::from(p.start_cost).min(qend.saturating_sub(p.clock));
                 p.start_cost -= t as u32;
+                if p.start_cost == 0 && p.args_cost > 0 {
+                    // The rest of an evaluation longer than a u32 of ticks.
+                    p.start_cost = u32::try_from(p.args_cost).unwrap_or(u32::MAX);
+                    p.args_cost -= Ticks::from(p.start_cost);
+                }
                 p.clock += t;
                 self.busy[pp] += t;
                 if let Some(x) = self.pc_ticks.get_mut(p.pc as usize) {
