@@ -188,6 +188,12 @@ fn seed_tables_profile_predicts_what_the_man_page_says() {
     let d = fixtures().join("profiles/cppe-thesis");
     let profile = fixtures().join("profiles/cppe-thesis.toml");
     let m8 = compile_into(&dir, &fixtures().join("matmul.c"));
+    // The two sizes are the seed's program with n changed, nothing else.
+    let seed = std::fs::read_to_string(fixtures().join("matmul.c")).unwrap();
+    for n in [4, 16] {
+        let copy = std::fs::read_to_string(d.join(format!("matmul{n}.c"))).unwrap();
+        assert_eq!(copy, seed.replace("#define n 8", &format!("#define n {n}")), "matmul{n}.c");
+    }
     let m4 = compile_into(&dir, &d.join("matmul4.c"));
     let m16 = compile_into(&dir, &d.join("matmul16.c"));
     let cases: [(&std::path::Path, &str, &str, &str); 5] = [

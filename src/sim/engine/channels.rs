@@ -424,16 +424,17 @@ impl<'m> Simulator<'m> {
         m.rdv = Rdv::Cleared;
         self.ch.parked -= 1;
         let (msg, sender, owner) = (m.id, f.pid, self.ch.chans[c].owner);
-        if self.net_params().free_handshake {
-            return self.handshake_arrived(c, sender, msg, false, rts.max(posted));
-        }
         let (src, dst) = (self.pproc_of(owner), self.pproc_of(sender));
         self.handshake(c, sender, msg, false, src, dst, rts.max(posted));
     }
 
     /// Sends a handshake message (no payload: its envelope) of rendezvous message `msg`.
+    /// With `--handshake free` it crosses nothing: it is there at once.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn handshake(&mut self, c: usize, sender: u32, msg: u64, rts: bool, src: u32, dst: u32, t: Ticks) {
+        if self.net_params().free_handshake {
+            return self.handshake_arrived(c, sender, msg, rts, t);
+        }
         self.bridge.msg_seq += 1;
         let id = self.bridge.msg_seq;
         match self.net_send(id, src, dst, 0, t) {
@@ -447,7 +448,7 @@ impl<'m> Simulator<'m> {
     }
 
     /// The request to send (`rts`) or the clear to send of message `msg` arrived at `t`.
-    pub(super) fn handshake_arrived(&mut self, c: usize, sender: u32, msg: u64, rts: bool, t: Ticks) {
+    fn handshake_arrived(&mut self, c: usize, sender: u32, msg: u64, rts: bool, t: Ticks) {
         let Some(k) = self.ch.chans[c].from.iter().position(|f| f.pid == sender) else { return };
         if rts {
             if let Some(m) = self.ch.chans[c].from[k].pending.iter_mut().find(|m| m.id == msg) {

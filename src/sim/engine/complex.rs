@@ -122,11 +122,7 @@ impl<'m> Simulator<'m> {
         match arrival {
             Some(_) => self.deliver_ready(c, k),
             None if rendezvous => {
-                if self.net_params().free_handshake {
-                    self.handshake_arrived(c, pid, id, true, now);
-                } else {
-                    self.handshake(c, pid, id, true, src, dst, now);
-                }
+                self.handshake(c, pid, id, true, src, dst, now);
                 let chan = &self.ch.chans[c];
                 let reason = Reason::Channel { channel: chan.info, index: chan.elem };
                 if let Some(o) = self.pt.procs.get(owner as usize).filter(|o| o.wait == reason) {
