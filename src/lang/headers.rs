@@ -44,7 +44,7 @@ fn unsupported(name: &str) -> Option<&'static str> {
 const STDDEF: &str = "#ifndef __CPPE_STDDEF_H
 #define __CPPE_STDDEF_H
 #define NULL ((void *)0)
-typedef int size_t;
+typedef unsigned int size_t;
 typedef int ptrdiff_t;
 #endif
 ";

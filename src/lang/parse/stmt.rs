@@ -133,8 +133,33 @@ impl Parser<'_> {
             _ if self.starts_type(t) => return self.decl_stmt(loc),
             _ => Self::expr_stmt,
         };
+        let mark = self.hoisted.len();
         let kind = f(self)?;
-        Ok(Stmt { kind, loc })
+        let stmt = Stmt { kind, loc };
+        // A selection or iteration statement is a block of its own (C11 6.8.4, 6.8.5):
+        // a struct or enum defined in its condition ends with it.
+        let scoped = matches!(
+            stmt.kind,
+            StmtKind::If { .. }
+                | StmtKind::While { .. }
+                | StmtKind::DoWhile { .. }
+                | StmtKind::For { .. }
+                | StmtKind::Switch { .. }
+        );
+        if !scoped || self.hoisted.len() == mark {
+            return Ok(stmt);
+        }
+        let end = self.prev().map_or(loc, |t| t.loc);
+        let mut stmts: Vec<Stmt> = self
+            .hoisted
+            .drain(mark..)
+            .map(|h| match h {
+                Hoisted::Struct(s) => Stmt { loc: s.loc, kind: StmtKind::Struct(s) },
+                Hoisted::Enum(e) => Stmt { loc: e.loc, kind: StmtKind::Enum(e) },
+            })
+            .collect();
+        stmts.push(stmt);
+        Ok(Stmt { loc, kind: StmtKind::Block(Block { stmts, loc, end }) })
     }
 
     /// `_Static_assert ( constant [, "message"] ) ;`

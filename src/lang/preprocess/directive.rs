@@ -121,12 +121,18 @@ impl Pre<'_> {
             // `#pragma once` is honoured; other pragmas (e.g. OpenMP's) are ignored, as C
             // allows for pragmas an implementation does not recognise.
             "pragma" => {
-                let once =
-                    rest.first().is_some_and(|t| matches!(t.kind, TokenKind::Ident(s) if self.names.name(s) == "once"));
-                if once {
-                    if let Some(key) = self.files.last().and_then(|f| f.key.clone()) {
-                        self.once.push(key);
+                let word = match rest.first().map(|t| t.kind) {
+                    Some(TokenKind::Ident(s)) => self.names.name(s).to_string(),
+                    _ => String::new(),
+                };
+                match word.as_str() {
+                    "once" => {
+                        if let Some(key) = self.files.last().and_then(|f| f.key.clone()) {
+                            self.once.push(key);
+                        }
                     }
+                    "push_macro" | "pop_macro" => self.push_pop_macro(head.loc, &word, &rest[1..]),
+                    _ => {}
                 }
             }
             // `#line N "file"`: the next line is numbered N (in file "file") for
@@ -373,6 +379,36 @@ impl Pre<'_> {
         match self.cache.get(&path) {
             Some(t) => (path, Ok(Rc::clone(t))),
             None => (path, Err(text.to_string())),
+        }
+    }
+
+    /// `#pragma push_macro("NAME")` saves NAME's definition (or its absence) on a stack
+    /// of its own; `#pragma pop_macro("NAME")` restores the last one saved (as gcc and
+    /// MSVC do; a pop with nothing saved leaves the macro as it is).
+    fn push_pop_macro(&mut self, loc: Loc, word: &str, args: &[Token]) {
+        let name = match args {
+            [open, name, close, ..] if punct(open.kind, Punct::LParen) && punct(close.kind, Punct::RParen) => {
+                match name.kind {
+                    TokenKind::Str(id) => String::from_utf8_lossy(self.names.str_bytes(id)).into_owned(),
+                    _ => String::new(),
+                }
+            }
+            _ => String::new(),
+        };
+        if name.is_empty() || args.len() > 3 {
+            self.error(loc, format!("expected `#pragma {word}(\"NAME\")`"));
+            return;
+        }
+        let sym = self.names.intern(&name);
+        let i = sym.0 as usize;
+        if word == "push_macro" {
+            let current = self.macros.get(i).cloned().flatten();
+            self.pushed_macros.entry(sym.0).or_default().push(current);
+        } else if let Some(saved) = self.pushed_macros.get_mut(&sym.0).and_then(|v| v.pop()) {
+            if self.macros.len() <= i {
+                self.macros.resize(i + 1, None);
+            }
+            self.macros[i] = saved;
         }
     }
 }

@@ -141,6 +141,7 @@ pub fn preprocess(
         once: Vec::new(),
         line_marks: Vec::new(),
         self_referenced: Vec::new(),
+        pushed_macros: BTreeMap::new(),
     };
     pp.predefine();
     let mut out = Vec::with_capacity(pp.files[0].toks.len() + 1);
@@ -273,6 +274,8 @@ struct Pre<'a> {
     line_marks: Vec<(u32, u32, i64, Option<String>)>,
     /// Macro names left unexpanded inside their own expansion.
     self_referenced: Vec<Sym>,
+    /// `#pragma push_macro` stacks, by symbol number.
+    pushed_macros: BTreeMap<u32, Vec<Option<Rc<Macro>>>>,
 }
 
 fn punct(k: TokenKind, p: Punct) -> bool {

@@ -196,7 +196,7 @@ fn includes_search_order_and_builtins() {
     // The standard headers are built in and never read from disk.
     let (s, d, _) = run_with("#include <stdio.h>\nEOF\n", &mut MemLoader::default(), &opts);
     assert!(d.is_empty(), "{d:?}");
-    assert!(s.starts_with("typedef int size_t ;"), "{s}");
+    assert!(s.starts_with("typedef unsigned int size_t ;"), "{s}");
     assert!(s.contains("typedef struct __cppe_file FILE ;"), "{s}");
     let (_, d, _) = run_with("#include <time.h>\n", &mut MemLoader::default(), &opts);
     assert!(d[0].message.starts_with("#error <time.h> is not provided"), "{d:?}");

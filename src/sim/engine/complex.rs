@@ -2,7 +2,7 @@
 //! a new frame segment, process creation and joins, channels, locks, delays, remote
 //! accesses, math, `printf`/`scanf` and the program's files.
 use super::*;
-use crate::vcode::IdentKind;
+use crate::vcode::{IdentInfo, IdentKind};
 
 impl<'m> Simulator<'m> {
     /// `mapping("SPEC")`: the processes created from now on are placed by SPEC, a mapping
@@ -854,14 +854,25 @@ impl Simulator<'_> {
                     None => p.pc,
                 };
                 let f = m.function_at(pc)?;
-                return m
-                    .idents
-                    .iter()
-                    .filter(|id| id.depth > 0 && is_object(id.kind))
-                    .filter(|id| m.blocks.get(id.block as usize).and_then(|b| b.func) == Some(f))
-                    .map(|id| (base + id.off as usize, base + id.off as usize + words(id.ty)))
-                    .find(|&(lo, hi)| (lo..hi).contains(&i))
-                    .map(|(_, hi)| hi);
+                // Variables of blocks that have ended share frame words with later ones:
+                // of the variables over word `i`, those whose block holds the current
+                // line and whose declaration has been passed are the live ones; when the
+                // lines cannot tell (two blocks on one line), the largest object is
+                // taken, so that a correct program is never stopped.
+                let at = m.line_of(pc);
+                let live = |id: &IdentInfo| {
+                    let declared = id.line <= at || id.kind == IdentKind::Param;
+                    declared && m.blocks.get(id.block as usize).is_some_and(|b| b.first_line <= at && at <= b.last_line)
+                };
+                let over = |id: &&IdentInfo| {
+                    id.depth > 0
+                        && is_object(id.kind)
+                        && m.blocks.get(id.block as usize).and_then(|b| b.func) == Some(f)
+                        && (base + id.off as usize..base + id.off as usize + words(id.ty)).contains(&i)
+                };
+                let end = |id: &IdentInfo| base + id.off as usize + words(id.ty);
+                let in_scope = m.idents.iter().filter(over).filter(|id| live(id)).map(&end).max();
+                return in_scope.or_else(|| m.idents.iter().filter(over).map(end).max());
             }
         }
         None

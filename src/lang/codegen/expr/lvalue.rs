@@ -62,6 +62,9 @@ impl Gen<'_> {
     fn index(&mut self, a: &Expr, i: &Expr, loc: Loc) -> TypeId {
         let base = if self.is_lvalue_expr(a) {
             let t = self.lvalue(a);
+            // An element of an array member of a union lies in the union's words: the
+            // flag survives the index expression (which may read other members).
+            let union = std::mem::take(&mut self.union_member);
             if t == ERROR {
                 self.rvalue_discard(i);
                 return ERROR;
@@ -70,6 +73,7 @@ impl Gen<'_> {
                 self.int_value(i);
                 let size = self.types.words(elem);
                 self.emit(Instr::Index { size, len }, loc);
+                self.union_member = union;
                 return elem;
             }
             // A pointer variable: load it.

@@ -370,6 +370,12 @@ impl Gen<'_> {
         if from == FLOAT {
             self.emit(Instr::PushF { v: 0.0 }, loc);
             self.emit(Instr::NeF {}, loc);
+        } else if from == DOUBLE {
+            self.emit(Instr::PushD { v: 0.0 }, loc);
+            self.emit(Instr::NeD {}, loc);
+        } else if scalar_of(from) == Scalar::Long {
+            self.emit(Instr::PushL { v: 0 }, loc);
+            self.emit(Instr::NeL {}, loc);
         } else {
             self.emit(Instr::PushI { v: 0 }, loc);
             self.emit(Instr::NeI {}, loc);

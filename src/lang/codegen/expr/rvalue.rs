@@ -69,7 +69,7 @@ impl Gen<'_> {
                     self.load(t, loc)
                 }
             },
-            ExprKind::Member { .. } => {
+            ExprKind::Member { .. } | ExprKind::Index(..) => {
                 self.union_member = false;
                 let t = self.lvalue(e);
                 let union = std::mem::take(&mut self.union_member);
@@ -79,7 +79,7 @@ impl Gen<'_> {
                 }
                 v
             }
-            ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Compound(_) => {
+            ExprKind::Unary(UnOp::Deref, _) | ExprKind::Compound(_) => {
                 let t = self.lvalue(e);
                 self.load(t, loc)
             }
@@ -227,7 +227,7 @@ impl Gen<'_> {
             ExprKind::SizeofType(_) => match self.const_int(e) {
                 Some(v) => {
                     self.emit(Instr::PushI { v: v as i32 }, loc);
-                    INT
+                    UINT
                 }
                 None => ERROR,
             },
@@ -238,9 +238,10 @@ impl Gen<'_> {
                 if t == ERROR {
                     return ERROR;
                 }
+                // `size_t` is unsigned (C11 6.5.3.4): `-1 < sizeof x` is false.
                 let n = self.types.words(t);
                 self.emit(Instr::PushI { v: n as i32 }, loc);
-                INT
+                UINT
             }
             ExprKind::Comma(ab) => {
                 self.expr_stmt(&ab.0);
