@@ -27,6 +27,8 @@ pub struct Program {
     /// Macro names the preprocessor left unexpanded inside their own expansion (C's
     /// rule): an "undeclared" one is explained as a recursive macro expansion.
     pub self_referenced: Vec<Name>,
+    /// Every identifier used in an expression (a call's name among them).
+    pub mentioned: std::collections::HashSet<Name>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -15,7 +15,7 @@ int main(void) {
     int (*fp)(int, int) = add;
     struct op ops[2] = {{"add", add}, {"sub", sub}};
     int a[3] = {1, 2, 3}, i;
-    int (*len)(const char *) = strlen;
+    size_t (*len)(const char *) = strlen;
     printf("%d %d %d\n", fp(2, 3), (*fp)(4, 5), apply(sub, 10, 4));
     fp = &mul;
     printf("%d %d\n", fp(6, 7), global_op(3, 3));

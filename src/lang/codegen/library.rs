@@ -13,23 +13,23 @@ use crate::lang::ast;
 
 /// Name and CPC source of each library function.
 const LIBRARY: &[(&str, &str)] = &[
-    ("strlen", "int strlen(const char *s) { int n = 0; while (s[n]) n++; return n; }"),
+    ("strlen", "unsigned int strlen(const char *s) { unsigned int n = 0; while (s[n]) n++; return n; }"),
     ("strcpy", "char *strcpy(char *d, const char *s) { int i = 0; while ((d[i] = s[i]) != 0) i++; return d; }"),
     (
         "strncpy",
-        "char *strncpy(char *d, const char *s, int n) { int i = 0; while (i < n && s[i]) { d[i] = s[i]; i++; } \
+        "char *strncpy(char *d, const char *s, unsigned int n) { int i = 0; while (i < n && s[i]) { d[i] = s[i]; i++; } \
          while (i < n) { d[i] = 0; i++; } return d; }",
     ),
     ("strcmp", "int strcmp(const char *a, const char *b) { int i = 0; while (a[i] && a[i] == b[i]) i++; return a[i] - b[i]; }"),
     (
         "strncmp",
-        "int strncmp(const char *a, const char *b, int n) { int i = 0; if (n <= 0) return 0; \
+        "int strncmp(const char *a, const char *b, unsigned int n) { unsigned int i = 0; if (n == 0) return 0; \
          while (i < n - 1 && a[i] && a[i] == b[i]) i++; return a[i] - b[i]; }",
     ),
     ("strcat", "char *strcat(char *d, const char *s) { int n = strlen(d); strcpy(d + n, s); return d; }"),
     (
         "strncat",
-        "char *strncat(char *d, const char *s, int m) { int n = strlen(d); int i = 0; \
+        "char *strncat(char *d, const char *s, unsigned int m) { int n = strlen(d); int i = 0; \
          while (i < m && s[i]) { d[n + i] = s[i]; i++; } d[n + i] = 0; return d; }",
     ),
     (
@@ -48,7 +48,7 @@ const LIBRARY: &[(&str, &str)] = &[
     ),
     (
         "memcmp",
-        "int memcmp(const void *a, const void *b, int n) { const char *x = a; const char *y = b; int i = 0; \
+        "int memcmp(const void *a, const void *b, unsigned int n) { const char *x = a; const char *y = b; int i = 0; \
          for (i = 0; i < n; i++) if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1; return 0; }",
     ),
     (
@@ -60,9 +60,9 @@ const LIBRARY: &[(&str, &str)] = &[
     ),
     ("puts", "int puts(const char *s) { printf(\"%s\\n\", s); return 0; }"),
     ("putchar", "int putchar(int c) { printf(\"%c\", c); return c; }"),
-    ("fputs", "int fputs(const char *s, void *f) { fprintf(f, \"%s\", s); return 0; }"),
-    ("fputc", "int fputc(int c, void *f) { fprintf(f, \"%c\", c); return c; }"),
-    ("putc", "int putc(int c, void *f) { fprintf(f, \"%c\", c); return c; }"),
+    ("fputs", "int fputs(const char *s, struct __cppe_file *f) { fprintf(f, \"%s\", s); return 0; }"),
+    ("fputc", "int fputc(int c, struct __cppe_file *f) { fprintf(f, \"%c\", c); return c; }"),
+    ("putc", "int putc(int c, struct __cppe_file *f) { fprintf(f, \"%c\", c); return c; }"),
     ("getchar", "int getchar(void) { char c; if (scanf(\"%c\", &c) != 1) return -1; return c; }"),
     ("isdigit", "int isdigit(int c) { return c >= '0' && c <= '9'; }"),
     ("isalpha", "int isalpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }"),
@@ -122,13 +122,26 @@ impl Gen<'_> {
     /// For a prototype the program declared but never defined: the library's definition.
     pub(super) fn link_declared(&mut self, name: &str) -> bool {
         let Some(f) = definition(name) else { return false };
+        let before = self.diags.len();
         match self.declare_signature(&f) {
             Some(idx) if matches!(self.lookup(name), Some(Symbol::Func(i)) if i == idx) => {
                 self.pending_library.push((idx, f));
                 self.link_pending();
                 true
             }
-            _ => false,
+            _ => {
+                // The library's definition has no place in the program's text: say at the
+                // program's prototype what the library's is.
+                self.diags.truncate(before);
+                let Some(Symbol::Func(i)) = self.lookup(name) else { return false };
+                let Some(loc) = self.sigs.get(i as usize).map(|s| s.loc) else { return false };
+                let text = LIBRARY
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map_or("", |(_, src)| src.split('{').next().unwrap_or("").trim());
+                self.error(loc, format!("`{name}` is declared differently from the library's `{text}`"));
+                true
+            }
         }
     }
 }

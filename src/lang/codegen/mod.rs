@@ -429,6 +429,14 @@ impl<'a> Gen<'a> {
                 ast::Item::PhyArch(a) => self.arch_decl(a, true),
                 ast::Item::Channel(c) => self.channel_decl(c),
                 ast::Item::Var(v) => self.global_var(v),
+                // A prototype the program neither defines nor names anywhere is
+                // dropped, as a C linker asks only for the symbols a program uses; one
+                // of a built-in (`extern int printf(const char *, ...);`) names the
+                // built-in itself.
+                ast::Item::Func(f)
+                    if f.body.is_none()
+                        && !defines(p, &f.name)
+                        && (expr::is_builtin(&f.name) || !p.mentioned.contains(f.name.as_str())) => {}
                 ast::Item::Func(f) => {
                     self.declare_signature(f);
                 }
@@ -1015,6 +1023,11 @@ fn remove_nops(code: &mut Vec<Instr>, lines: &mut Vec<u32>) {
     }
     code.truncate(w);
     lines.truncate(w);
+}
+
+/// Whether the program has a file-scope definition (with a body) of function `name`.
+fn defines(p: &ast::Program, name: &str) -> bool {
+    p.items.iter().any(|i| matches!(i, ast::Item::Func(f) if f.body.is_some() && *f.name == *name))
 }
 
 #[cfg(test)]

@@ -14,6 +14,12 @@ impl Gen<'_> {
         let mut nested = Vec::new();
         for s in &b.stmts {
             if let StmtKind::Func(f) = &s.kind {
+                // A block-scope prototype (`int helper(int);`) names the file-scope
+                // function, a library function or a built-in (C11 6.2.2p5), not a nested
+                // function of its own.
+                if f.body.is_none() && self.names_outer_function(&f.name) {
+                    continue;
+                }
                 if let Some(idx) = self.declare_signature(f) {
                     nested.push((idx, f));
                 }
@@ -30,6 +36,14 @@ impl Gen<'_> {
             }
             self.stmt(s);
         }
+    }
+
+    /// Whether `name` is a file-scope function, a library function or a built-in.
+    fn names_outer_function(&self, name: &str) -> bool {
+        let global = self.scopes.first().and_then(|s| s.names.get(name)).map(|(sym, _)| *sym);
+        matches!(global, Some(Symbol::Func(_)))
+            || super::expr::is_builtin(name)
+            || super::library::names().any(|n| n == name)
     }
 
     fn scoped_block(&mut self, b: &ast::Block) {

@@ -254,7 +254,14 @@ impl Parser<'_> {
     fn primary(&mut self) -> PResult<Expr> {
         let t = self.peek();
         let kind = match t.kind {
-            TokenKind::Ident(s) => ExprKind::Ident(self.name_of(s)),
+            TokenKind::Ident(s) => {
+                let i = s.0 as usize;
+                if self.mentioned.len() <= i {
+                    self.mentioned.resize(i + 1, false);
+                }
+                self.mentioned[i] = true;
+                ExprKind::Ident(self.name_of(s))
+            }
             TokenKind::Int(v) => ExprKind::IntLit(v),
             TokenKind::UInt(v) => ExprKind::UIntLit(v),
             TokenKind::Long(v) => ExprKind::LongLit(v),

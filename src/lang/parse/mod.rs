@@ -54,12 +54,20 @@ pub fn parse_tokens(toks: &[Token], names: &Interner, diags: &mut Vec<Diagnostic
         gave_up: false,
         shared: Vec::new(),
         scratch: Vec::new(),
+        mentioned: Vec::new(),
     };
     let program = p.program();
     let mut poisoned = p.poisoned;
     poisoned.sort_unstable();
     poisoned.dedup();
-    Program { poisoned: poisoned.into_iter().map(|s| Name::from(names.name(s))).collect(), ..program }
+    let mentioned = p
+        .mentioned
+        .iter()
+        .enumerate()
+        .filter(|(_, &m)| m)
+        .map(|(i, _)| Name::from(names.name(Sym(i as u32))))
+        .collect();
+    Program { poisoned: poisoned.into_iter().map(|s| Name::from(names.name(s))).collect(), mentioned, ..program }
 }
 
 /// The parse failed at a point already reported; the caller resynchronises.
@@ -98,6 +106,8 @@ struct Parser<'a> {
     /// gathered in one and copied out once at the exact size, instead of growing a new
     /// vector (and one per item) for every block.
     scratch: Vec<Vec<Stmt>>,
+    /// Symbols used in an expression (by symbol number).
+    mentioned: Vec<bool>,
 }
 
 /// A definition met inside a declaration and placed before it.
@@ -435,7 +445,7 @@ impl Parser<'_> {
                 self.bump();
             }
         }
-        Program { items, poisoned: Vec::new(), self_referenced: Vec::new() }
+        Program { items, poisoned: Vec::new(), self_referenced: Vec::new(), mentioned: Default::default() }
     }
 
     fn item(&mut self) -> PResult<Option<Item>> {
