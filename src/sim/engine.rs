@@ -673,13 +673,45 @@ impl<'m> Simulator<'m> {
         }
         sim.mem = mem;
         let display = vec![0u32; sim.max_depth + 1];
-        sim.spawn(NONE, Kind::Main, module.main, 0, p0, &[], &display, 0, (0, -1))?;
+        let args = sim.main_args(p0)?;
+        sim.spawn(NONE, Kind::Main, module.main, 0, p0, &args, &display, 0, (0, -1))?;
         let d = sim.cfg.start_delay;
         if d > 0 {
             // The topology's creation: main waits for it as for a delay.
             sim.block(0, Reason::Delay { until: d }, d);
         }
         Ok(sim)
+    }
+
+    /// `main`'s argument words: none for `main(void)`; for `main(int argc, char **argv)`
+    /// the count and the address of `argv`, a null-terminated array of the arguments'
+    /// strings, all placed in the memory of `main`'s processor `p0` before the run.
+    fn main_args(&mut self, p0: u32) -> Result<Vec<Word>, SimError> {
+        let params = self.module.functions.get(self.module.main as usize).map_or(0, |f| f.param_words);
+        if params != 2 {
+            return Ok(Vec::new());
+        }
+        let mut args = self.cfg.program_args.clone();
+        match args.first_mut() {
+            Some(a) if !a.is_empty() => {}
+            Some(a) => *a = self.module.source_name.clone(),
+            None => args.push(self.module.source_name.clone()),
+        }
+        let chars: usize = args.iter().map(|a| a.len() + 1).sum();
+        let words = u32::try_from(chars + args.len() + 1).map_err(|_| self.limit(Limit::Memory))?;
+        let Some(base) = self.mem.alloc(words, p0) else { return Err(self.limit(Limit::Memory)) };
+        let (argv, mut at) = (base as usize, base as usize + args.len() + 1);
+        for (k, a) in args.iter().enumerate() {
+            self.mem.words[argv + k] = Word::Int(at as i32);
+            for &b in a.as_bytes() {
+                self.mem.words[at] = Word::Char(b);
+                at += 1;
+            }
+            self.mem.words[at] = Word::Char(0);
+            at += 1;
+        }
+        self.mem.words[argv + args.len()] = Word::Int(0);
+        Ok(vec![Word::Int(args.len() as i32), Word::Int(argv as i32)])
     }
 
     /// The quanta in which the network ran ahead on its own thread ([`SimConfig::net_thread`]).

@@ -148,6 +148,9 @@ pub struct SimConfig {
     /// clock does not advance for it, the child starts that much later (`--fork-args
     /// child`; the default, false, is `--fork-args parent`).
     pub fork_args_child: bool,
+    /// The program's command line (`argv`, its name first) when `main` takes
+    /// `(int argc, char **argv)`; empty: the program's source name alone.
+    pub program_args: Vec<String>,
     /// Stop with a limit error when the global clock passes this (ticks).
     pub max_time: Option<Ticks>,
     /// Stop with a limit error after this many instructions.
@@ -231,6 +234,7 @@ impl Default for SimConfig {
             pprocs: 16,
             speeds: Vec::new(),
             fork_args_child: false,
+            program_args: Vec::new(),
             seed: 0,
             max_time: None,
             max_steps: None,
@@ -332,8 +336,6 @@ pub enum RuntimeError {
     BadCode { message: String },
     #[error("free or realloc of address {addr}, which malloc did not return (or was freed already)")]
     BadFree { addr: i64 },
-    #[error("the program called exit({status})")]
-    Exit { status: i32 },
 }
 
 /// What a blocked process waits for (for deadlock reports).

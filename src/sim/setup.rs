@@ -76,6 +76,8 @@ pub struct RunOptions {
     pub scale_groups: Vec<GroupScale>,
     /// `--fork-args child` ([`SimConfig::fork_args_child`]).
     pub fork_args_child: bool,
+    /// `cpss prog.cod -- ARGS`: the program's `argv` ([`SimConfig::program_args`]).
+    pub program_args: Vec<String>,
 }
 
 /// A ready configuration.
@@ -445,6 +447,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         speeds,
         seed: opts.seed,
         fork_args_child: opts.fork_args_child,
+        program_args: opts.program_args.clone(),
         max_time: opts.max_time,
         max_steps: opts.max_steps,
         max_procs: opts.max_procs.unwrap_or(defaults.max_procs),

@@ -47,6 +47,9 @@ pub struct Stats {
     pub links: Vec<LinkLoad>,
     /// Cycles of blocked packets the network resolved (`--deadlock resolve`).
     pub deadlocks_resolved: u64,
+    /// The program's exit status: `main`'s return value or `exit`'s argument (0 when
+    /// `main` ends without one).
+    pub exit_status: i32,
     /// What was run and how, stated with the statistics when known.
     pub config: Option<RunConfig>,
     /// With `cpss --runs N --lines`: the busy ticks of every source line that had any,
@@ -132,6 +135,7 @@ struct StatsDoc<'a> {
     host_seconds: f64,
     alarm: bool,
     deadlocks_resolved: u64,
+    exit_status: i32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     links: Vec<LinkDoc>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -235,6 +239,9 @@ impl Stats {
         }
         if self.deadlocks_resolved > 0 {
             let _ = writeln!(s, "Network Deadlocks Resolved = {}", self.deadlocks_resolved);
+        }
+        if self.exit_status != 0 {
+            let _ = writeln!(s, "Exit Status = {}", self.exit_status);
         }
         let _ = writeln!(s, "Utilization:");
         for (p, u) in self.utilization() {
@@ -361,11 +368,12 @@ impl Stats {
     }
 
     /// The fields after `utilization`.
-    fn tail_fields(&self) -> [(&'static str, String); 3] {
+    fn tail_fields(&self) -> [(&'static str, String); 4] {
         [
             ("host_seconds", format!("{:.6}", self.host_time.as_secs_f64())),
             ("alarm", self.stopped_by_alarm.to_string()),
             ("deadlocks_resolved", self.deadlocks_resolved.to_string()),
+            ("exit_status", self.exit_status.to_string()),
         ]
     }
 
@@ -428,6 +436,7 @@ impl Stats {
             host_seconds: rounded(self.host_time.as_secs_f64(), 6),
             alarm: self.stopped_by_alarm,
             deadlocks_resolved: self.deadlocks_resolved,
+            exit_status: self.exit_status,
             links: self
                 .link_utilization()
                 .into_iter()

@@ -60,6 +60,10 @@ pub struct Args {
     /// interval, min, max), as statistics line_N.
     #[arg(long)]
     lines: bool,
+    /// Exit with the program's exit status (main's return value or exit's argument,
+    /// modulo 256) when the run completes; cpss's own failures keep their codes.
+    #[arg(long)]
+    exit_status: bool,
     /// Run every combination of parameter values in parallel, one CSV row each:
     /// PARAM=v1,v2,... (PARAM is a flag name without --; repeat for a cartesian product).
     #[arg(long, value_name = "PARAM=VALUES")]
@@ -133,6 +137,10 @@ pub struct Args {
     format: ListFormat,
     #[command(flatten)]
     params: ParamFlags,
+    /// After `--`: the program's arguments, `argv[1]` on (`argv[0]` is the .cod file as
+    /// given, or the source name when the program comes from standard input).
+    #[arg(last = true, value_name = "ARGS")]
+    program_args: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -159,6 +167,7 @@ const NOT_RECORDED: &[&str] = &[
     "threads",
     "runs",
     "sweep",
+    "exit-status",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -262,6 +271,11 @@ fn run_options(args: &Args) -> Result<RunOptions> {
         ..RunOptions::default()
     };
     let mut opts = opts;
+    let name = match &args.file {
+        Some(f) if f.as_os_str() != "-" => f.display().to_string(),
+        _ => String::new(),
+    };
+    opts.program_args = std::iter::once(name).chain(args.program_args.iter().cloned()).collect();
     // Every parameter of the tables, given or default.
     let values: Vec<(&str, &str)> = args.params.values.iter().map(|(n, v)| (*n, v.as_str())).collect();
     opts.set_many(&values)?;
@@ -348,6 +362,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
             (args.commands.is_some(), "--commands"),
             (args.debug, "--debug"),
             (args.profile.is_some(), "--profile"),
+            (args.exit_status, "--exit-status"),
         ] {
             if given {
                 bail!("{flag} runs many simulations and summarizes them: {other} needs a single run");
@@ -549,7 +564,11 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
     } else {
         cli::write_stdout(report.as_bytes())?;
     }
-    Ok(code)
+    match &result {
+        // The program's own status, as a shell gives a process's: modulo 256.
+        Ok(st) if args.exit_status => Ok(st.exit_status & 0xff),
+        _ => Ok(code),
+    }
 }
 
 /// The statistics in the format asked for, with the profile when asked.

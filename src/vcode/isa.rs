@@ -491,6 +491,9 @@ isa! {
     /// --fork-args child` their evaluation is the child's time, not the parent's. Not
     /// an instruction the machine runs: no cost, not counted.
     0x65 Args "ARGS" {} 0 Overhead;
+    /// Pop an int: the program's exit status (`return N;` in `main`; it costs what the
+    /// POP it stands for costs).
+    0x66 Status "STATUS" {} 1 Work;
 
     // ---- channels (overhead) ----
     /// Pop `n` value words, pop a channel element address; send the message to the

@@ -641,3 +641,38 @@ fn large_send_and_receive_overheads_are_recorded_in_time_order() {
     let out = run_in(&dir, "cpperf", &[rec.to_str().unwrap(), "--summary"], b"");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn main_gets_its_arguments_and_its_status_reaches_the_shell() {
+    // `cpss prog.cod -- A B` gives main argc 3 and argv {prog.cod, A, B, NULL}; main's
+    // return value is the run's exit_status statistic, and --exit-status makes it cpss's
+    // own exit code (modulo 256, as a shell reports a process's).
+    let dir = tempdir("cpss-argv");
+    let src = "#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char *argv[]) {\n    for (int i = 0; i < argc; i++) printf(\"%d:%s\\n\", i, argv[i]);\n    printf(\"%d\\n\", argv[argc] == NULL);\n    return argc > 1 ? atoi(argv[1]) : 0;\n}\n";
+    std::fs::write(dir.join("args.c"), src).unwrap();
+    let cc = run_in(&dir, "cpcc", &["args.c", "-o", "args.cod"], b"");
+    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+    let out = run_in(&dir, "cpss", &["args.cod", "--stats", "none", "--", "300", "two words"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0:args.cod\n1:300\n2:two words\n1\n");
+    let csv = stats_csv(&dir, &dir.join("args.cod"), &["--", "300"]);
+    assert_eq!(stat(&csv, "exit_status"), "300");
+    let out = run_in(&dir, "cpss", &["args.cod", "--stats", "none", "--exit-status", "--", "300"], b"");
+    assert_eq!(out.status.code(), Some(300 & 0xff));
+    // No arguments: argc 1, status 0.
+    let out = run_in(&dir, "cpss", &["args.cod", "--stats", "none", "--exit-status"], b"");
+    assert_eq!(
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned()),
+        (Some(0), "0:args.cod\n1\n".into())
+    );
+    // exit(N) ends the program at once with status N: a normal end, not an error.
+    let src = "#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n    printf(\"a\\n\");\n    exit(3);\n    printf(\"b\\n\");\n}\n";
+    std::fs::write(dir.join("ex.c"), src).unwrap();
+    assert!(run_in(&dir, "cpcc", &["ex.c", "-o", "ex.cod"], b"").status.success());
+    let out = run_in(&dir, "cpss", &["ex.cod"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("a\n") && text.contains("Exit Status = 3\n"), "{text}");
+    let out = run_in(&dir, "cpss", &["ex.cod", "--stats", "none", "--exit-status"], b"");
+    assert_eq!(out.status.code(), Some(3));
+}

@@ -709,7 +709,14 @@ impl<'a> Gen<'a> {
         let depth = self.cur_depth();
         self.record_ident(&f.name, IdentKind::Function, ret, depth, idx, f.loc);
         if f.name == "main" && depth == 0 && !f.params.is_empty() {
-            self.error(f.loc, "`main` takes no parameters");
+            // `main(void)` or `main(int argc, char **argv)` (`char *argv[]`), as C has it.
+            let char_p = self.types.intern(Type::Pointer(types::CHAR));
+            let char_pp = self.types.intern(Type::Pointer(char_p));
+            let params = self.sigs.get(idx as usize).map(|s| s.params.clone()).unwrap_or_default();
+            let ok = matches!(params.as_slice(), [(INT, false), (t, false)] if *t == char_pp);
+            if !ok {
+                self.error(f.loc, "`main` takes no parameters, or `(int argc, char **argv)`");
+            }
         }
         Some(idx)
     }

@@ -315,7 +315,9 @@ impl Gen<'_> {
                 }
                 let t = self.value_of_type(ret, e);
                 if is_main {
-                    if t != ERROR {
+                    if t == INT {
+                        self.emit(Instr::Status {}, loc);
+                    } else if t != ERROR {
                         self.emit(Instr::Pop { n: self.types.words(ret) }, loc);
                     }
                     self.emit(Instr::Halt {}, loc);
