@@ -65,6 +65,8 @@ const STDLIB: &str = "#ifndef __CPPE_STDLIB_H
 #include <stddef.h>
 #define EXIT_SUCCESS 0
 #define EXIT_FAILURE 1
+#define RAND_MAX 2147483647
+#define rand __cppe_c_rand
 #endif
 ";
 

@@ -58,6 +58,13 @@ const LIBRARY: &[(&str, &str)] = &[
          if (s[i] == '-') { sign = -1; i++; } else if (s[i] == '+') i++; \
          while (s[i] >= '0' && s[i] <= '9') { v = v * 10 + (s[i] - '0'); i++; } return sign * v; }",
     ),
+    // C's `int rand(void)` in [0, RAND_MAX] (what `rand` names under <stdlib.h>): 31 bits
+    // from two draws of CPC's float `rand`, which is uniform on multiples of 2^-24.
+    (
+        "__cppe_c_rand",
+        "int __cppe_c_rand(void) { int hi = (int)(rand() * 32768.0f); int lo = (int)(rand() * 65536.0f); \
+         return hi * 65536 + lo; }",
+    ),
     ("puts", "int puts(const char *s) { printf(\"%s\\n\", s); return 0; }"),
     ("putchar", "int putchar(int c) { printf(\"%c\", c); return c; }"),
     ("fputs", "int fputs(const char *s, struct __cppe_file *f) { fprintf(f, \"%s\", s); return 0; }"),
