@@ -24,8 +24,9 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "assert.h" => ASSERT,
         "stdarg.h" => STDARG,
         "float.h" => FLOAT,
-        "time.h" | "errno.h" | "signal.h" | "setjmp.h" | "locale.h" | "wchar.h" | "complex.h" | "tgmath.h"
-        | "threads.h" | "stdatomic.h" | "inttypes.h" | "iso646.h" => return unsupported(name),
+        "time.h" => TIME,
+        "errno.h" | "signal.h" | "setjmp.h" | "locale.h" | "wchar.h" | "complex.h" | "tgmath.h" | "threads.h"
+        | "stdatomic.h" | "inttypes.h" | "iso646.h" => return unsupported(name),
         _ => return None,
     })
 }
@@ -34,7 +35,6 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 /// an `#error` naming it, so the message says what is missing instead of "cannot find".
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        "time.h" => "#error <time.h> is not provided: the clock is the simulated time: simTime() (see man cpcc)\n",
         "iso646.h" => ISO646,
         "inttypes.h" => "#error <inttypes.h> is not provided: every integer is a 32-bit int here\n",
         _ => "#error this standard header is not provided (man cpcc lists what is)\n",
@@ -67,6 +67,16 @@ const STDLIB: &str = "#ifndef __CPPE_STDLIB_H
 #define EXIT_FAILURE 1
 #define RAND_MAX 2147483647
 #define rand __cppe_c_rand
+#endif
+";
+
+/// The clock is the simulated one: a time unit counts as a microsecond (`man cpcc`).
+const TIME: &str = "#ifndef __CPPE_TIME_H
+#define __CPPE_TIME_H
+#include <stddef.h>
+typedef long time_t;
+typedef long clock_t;
+#define CLOCKS_PER_SEC 1000000L
 #endif
 ";
 

@@ -61,10 +61,27 @@ pub enum MathFn {
     Fabs = 7,
     Floor = 8,
     Ceil = 9,
+    Atan = 10,
+    Atan2 = 11,
+    Asin = 12,
+    Acos = 13,
+    Sinh = 14,
+    Cosh = 15,
+    Tanh = 16,
+    Fmod = 17,
+    Log10 = 18,
+    Log2 = 19,
+    Exp2 = 20,
+    Round = 21,
+    Trunc = 22,
+    Hypot = 23,
+    Fmin = 24,
+    Fmax = 25,
+    Cbrt = 26,
 }
 
 impl MathFn {
-    pub const ALL: [MathFn; 10] = [
+    pub const ALL: [MathFn; 27] = [
         MathFn::Sqrt,
         MathFn::Sin,
         MathFn::Cos,
@@ -75,6 +92,23 @@ impl MathFn {
         MathFn::Fabs,
         MathFn::Floor,
         MathFn::Ceil,
+        MathFn::Atan,
+        MathFn::Atan2,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Tanh,
+        MathFn::Fmod,
+        MathFn::Log10,
+        MathFn::Log2,
+        MathFn::Exp2,
+        MathFn::Round,
+        MathFn::Trunc,
+        MathFn::Hypot,
+        MathFn::Fmin,
+        MathFn::Fmax,
+        MathFn::Cbrt,
     ];
     /// The C name of the function.
     pub fn name(self) -> &'static str {
@@ -89,11 +123,28 @@ impl MathFn {
             MathFn::Fabs => "fabs",
             MathFn::Floor => "floor",
             MathFn::Ceil => "ceil",
+            MathFn::Atan => "atan",
+            MathFn::Atan2 => "atan2",
+            MathFn::Asin => "asin",
+            MathFn::Acos => "acos",
+            MathFn::Sinh => "sinh",
+            MathFn::Cosh => "cosh",
+            MathFn::Tanh => "tanh",
+            MathFn::Fmod => "fmod",
+            MathFn::Log10 => "log10",
+            MathFn::Log2 => "log2",
+            MathFn::Exp2 => "exp2",
+            MathFn::Round => "round",
+            MathFn::Trunc => "trunc",
+            MathFn::Hypot => "hypot",
+            MathFn::Fmin => "fmin",
+            MathFn::Fmax => "fmax",
+            MathFn::Cbrt => "cbrt",
         }
     }
     /// Number of `float` arguments.
     pub fn arity(self) -> usize {
-        if self == MathFn::Pow {
+        if matches!(self, MathFn::Pow | MathFn::Atan2 | MathFn::Fmod | MathFn::Hypot | MathFn::Fmin | MathFn::Fmax) {
             2
         } else {
             1

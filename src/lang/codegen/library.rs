@@ -65,6 +65,130 @@ const LIBRARY: &[(&str, &str)] = &[
         "int __cppe_c_rand(void) { int hi = (int)(rand() * 32768.0f); int lo = (int)(rand() * 65536.0f); \
          return hi * 65536 + lo; }",
     ),
+    // <math.h> beyond the MATH instruction's functions.
+    ("isnan", "int isnan(double x) { return x != x; }"),
+    ("isinf", "int isinf(double x) { return x == x && x - x != x - x; }"),
+    ("isfinite", "int isfinite(double x) { return x - x == 0.0; }"),
+    ("ldexp", "double ldexp(double x, int e) { return x * pow(2.0, e); }"),
+    (
+        "frexp",
+        "double frexp(double x, int *e) { int k = 0; double a = fabs(x); \
+         if (x == 0.0 || x != x || x - x != 0.0) { *e = 0; return x; } \
+         while (a >= 1.0) { a = a / 2.0; k++; } while (a < 0.5) { a = a * 2.0; k--; } \
+         *e = k; return x < 0.0 ? -a : a; }",
+    ),
+    ("modf", "double modf(double x, double *ip) { double t = trunc(x); *ip = t; return x - t; }"),
+    // <stdlib.h>
+    ("labs", "long labs(long x) { return x < 0 ? -x : x; }"),
+    ("llabs", "long llabs(long x) { return x < 0 ? -x : x; }"),
+    (
+        "strtol",
+        "long strtol(const char *s, char **end, int base) { int i = 0; int neg = 0; long v = 0; int any = 0; \
+         while (s[i] == ' ' || (s[i] >= '\\t' && s[i] <= '\\r')) i++; \
+         if (s[i] == '-') { neg = 1; i++; } else if (s[i] == '+') i++; \
+         if ((base == 0 || base == 16) && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) { base = 16; i += 2; } \
+         else if (base == 0 && s[i] == '0') base = 8; else if (base == 0) base = 10; \
+         while (1) { int c = s[i]; int d = 99; if (c >= '0' && c <= '9') d = c - '0'; \
+         else if (c >= 'a' && c <= 'z') d = c - 'a' + 10; else if (c >= 'A' && c <= 'Z') d = c - 'A' + 10; \
+         if (d >= base) break; v = v * base + d; any = 1; i++; } \
+         if (end) *end = (char *)(any ? s + i : s); return neg ? -v : v; }",
+    ),
+    (
+        "strtoul",
+        "unsigned long strtoul(const char *s, char **end, int base) { return (unsigned long)strtol(s, end, base); }",
+    ),
+    ("atol", "long atol(const char *s) { return strtol(s, 0, 10); }"),
+    ("atoll", "long atoll(const char *s) { return strtol(s, 0, 10); }"),
+    (
+        "strtod",
+        "double strtod(const char *s, char **end) { int i = 0; int neg = 0; long m = 0; int digits = 0; int e = 0; \
+         int any = 0; int ex = 0; int eneg = 0; double v; \
+         while (s[i] == ' ' || (s[i] >= '\\t' && s[i] <= '\\r')) i++; \
+         if (s[i] == '-') { neg = 1; i++; } else if (s[i] == '+') i++; \
+         while (s[i] >= '0' && s[i] <= '9') { if (digits < 18) { m = m * 10 + (s[i] - '0'); if (m) digits++; } else e++; any = 1; i++; } \
+         if (s[i] == '.') { i++; while (s[i] >= '0' && s[i] <= '9') { if (digits < 18) { m = m * 10 + (s[i] - '0'); if (m) digits++; e--; } \
+         any = 1; i++; } } \
+         if (!any) { if (end) *end = (char *)s; return 0.0; } \
+         if ((s[i] == 'e' || s[i] == 'E') && ((s[i + 1] >= '0' && s[i + 1] <= '9') || \
+         ((s[i + 1] == '-' || s[i + 1] == '+') && s[i + 2] >= '0' && s[i + 2] <= '9'))) { i++; \
+         if (s[i] == '-') { eneg = 1; i++; } else if (s[i] == '+') i++; \
+         while (s[i] >= '0' && s[i] <= '9') { if (ex < 100000) ex = ex * 10 + (s[i] - '0'); i++; } } \
+         e += eneg ? -ex : ex; v = (double)m; \
+         if (e > 0) { if (e <= 22) v = v * pow(10.0, e); else v = v * pow(10.0, e); } \
+         else if (e < 0) { if (e >= -22) v = v / pow(10.0, -e); else v = v / pow(10.0, 22) / pow(10.0, -e - 22); } \
+         if (end) *end = (char *)(s + i); return neg ? -v : v; }",
+    ),
+    ("atof", "double atof(const char *s) { return strtod(s, 0); }"),
+    (
+        "qsort",
+        "void qsort(void *base, unsigned int n, unsigned int size, int (*cmp)(const void *, const void *)) { \
+         char *a = base; char *t; unsigned int w; if (n < 2) return; t = malloc(n * size); \
+         for (w = 1; w < n; w = w * 2) { unsigned int lo; for (lo = 0; lo < n; lo += 2 * w) { \
+         unsigned int mid = lo + w < n ? lo + w : n; unsigned int hi = lo + 2 * w < n ? lo + 2 * w : n; \
+         unsigned int i = lo; unsigned int j = mid; unsigned int k = lo; \
+         while (i < mid && j < hi) { if (cmp(a + j * size, a + i * size) < 0) { memcpy(t + k * size, a + j * size, size); j++; } \
+         else { memcpy(t + k * size, a + i * size, size); i++; } k++; } \
+         while (i < mid) { memcpy(t + k * size, a + i * size, size); i++; k++; } \
+         while (j < hi) { memcpy(t + k * size, a + j * size, size); j++; k++; } } \
+         memcpy(a, t, n * size); } free(t); }",
+    ),
+    (
+        "bsearch",
+        "void *bsearch(const void *key, const void *base, unsigned int n, unsigned int size, \
+         int (*cmp)(const void *, const void *)) { const char *a = base; unsigned int lo = 0; unsigned int hi = n; \
+         while (lo < hi) { unsigned int mid = lo + (hi - lo) / 2; int c = cmp(key, a + mid * size); \
+         if (c == 0) return (void *)(a + mid * size); if (c < 0) hi = mid; else lo = mid + 1; } return 0; }",
+    ),
+    ("getenv", "char *getenv(const char *name) { return 0; }"),
+    ("abort", "void abort(void) { exit(134); }"),
+    // <string.h>
+    (
+        "strspn",
+        "unsigned int strspn(const char *s, const char *set) { unsigned int n = 0; \
+         while (s[n]) { int k = 0; while (set[k] && set[k] != s[n]) k++; if (!set[k]) break; n++; } return n; }",
+    ),
+    (
+        "strcspn",
+        "unsigned int strcspn(const char *s, const char *set) { unsigned int n = 0; \
+         while (s[n]) { int k = 0; while (set[k] && set[k] != s[n]) k++; if (set[k]) break; n++; } return n; }",
+    ),
+    (
+        "strpbrk",
+        "char *strpbrk(const char *s, const char *set) { int i = 0; \
+         while (s[i]) { int k = 0; while (set[k]) { if (set[k] == s[i]) return (char *)(s + i); k++; } i++; } return 0; }",
+    ),
+    (
+        "memchr",
+        "void *memchr(const void *p, int c, unsigned int n) { const char *s = p; unsigned int i; \
+         for (i = 0; i < n; i++) if (s[i] == (char)c) return (void *)(s + i); return 0; }",
+    ),
+    (
+        "strdup",
+        "char *strdup(const char *s) { unsigned int n = strlen(s); char *d = malloc(n + 1); \
+         if (d) memcpy(d, s, n + 1); return d; }",
+    ),
+    (
+        "strndup",
+        "char *strndup(const char *s, unsigned int m) { unsigned int n = 0; char *d; while (n < m && s[n]) n++; \
+         d = malloc(n + 1); if (d) { memcpy(d, s, n); d[n] = 0; } return d; }",
+    ),
+    // <time.h>: the simulated clock, one time unit a microsecond.
+    ("clock", "long clock(void) { return (long)simTime(); }"),
+    (
+        "time",
+        "long time(long *t) { long v = (long)(simTime() / 1000000.0); if (t) *t = v; return v; }",
+    ),
+    ("difftime", "double difftime(long a, long b) { return (double)(a - b); }"),
+    // <stdio.h>
+    ("fgetc", "int fgetc(struct __cppe_file *f) { char c; if (fscanf(f, \"%c\", &c) != 1) return -1; return c; }"),
+    ("getc", "int getc(struct __cppe_file *f) { return fgetc(f); }"),
+    (
+        "fgets",
+        "char *fgets(char *s, int n, struct __cppe_file *f) { int i = 0; int c = 0; if (n <= 0) return 0; \
+         while (i < n - 1) { c = fgetc(f); if (c < 0) break; s[i] = c; i++; if (c == '\\n') break; } \
+         if (i == 0 && c < 0) return 0; s[i] = 0; return s; }",
+    ),
+    ("fflush", "int fflush(struct __cppe_file *f) { return 0; }"),
     ("puts", "int puts(const char *s) { printf(\"%s\\n\", s); return 0; }"),
     ("putchar", "int putchar(int c) { printf(\"%c\", c); return c; }"),
     ("fputs", "int fputs(const char *s, struct __cppe_file *f) { fprintf(f, \"%s\", s); return 0; }"),
@@ -148,6 +272,25 @@ impl Gen<'_> {
                     .map_or("", |(_, src)| src.split('{').next().unwrap_or("").trim());
                 self.error(loc, format!("`{name}` is declared differently from the library's `{text}`"));
                 true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LIBRARY;
+
+    /// Every library function compiles as a program's own function would (types and the
+    /// functions it calls checked), so a routine no test program calls cannot hold an
+    /// error that only its first user would meet.
+    #[test]
+    fn every_library_function_compiles() {
+        let opts = crate::lang::FrontOptions::default();
+        for (name, src) in LIBRARY {
+            let text = format!("{src}\nint main(void) {{ return 0; }}\n");
+            if let Err(e) = crate::lang::compile("lib.c", &text, &opts) {
+                panic!("library function {name}:\n{e}");
             }
         }
     }
