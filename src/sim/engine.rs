@@ -504,69 +504,44 @@ fn convert(w: Word, to: Scalar) -> Word {
     }
 }
 
-fn math_d(f: MathFn, a: f64, b: f64) -> f64 {
-    match f {
-        MathFn::Sqrt => a.sqrt(),
-        MathFn::Sin => a.sin(),
-        MathFn::Cos => a.cos(),
-        MathFn::Tan => a.tan(),
-        MathFn::Exp => a.exp(),
-        MathFn::Log => a.ln(),
-        MathFn::Pow => a.powf(b),
-        MathFn::Fabs => a.abs(),
-        MathFn::Floor => a.floor(),
-        MathFn::Ceil => a.ceil(),
-        MathFn::Atan => a.atan(),
-        MathFn::Atan2 => a.atan2(b),
-        MathFn::Asin => a.asin(),
-        MathFn::Acos => a.acos(),
-        MathFn::Sinh => a.sinh(),
-        MathFn::Cosh => a.cosh(),
-        MathFn::Tanh => a.tanh(),
-        MathFn::Fmod => a % b,
-        MathFn::Log10 => a.log10(),
-        MathFn::Log2 => a.log2(),
-        MathFn::Exp2 => a.exp2(),
-        MathFn::Round => a.round(),
-        MathFn::Trunc => a.trunc(),
-        MathFn::Hypot => a.hypot(b),
-        MathFn::Fmin => a.min(b),
-        MathFn::Fmax => a.max(b),
-        MathFn::Cbrt => a.cbrt(),
-    }
+// One table of C's math functions for both widths: f32 and f64 have the same methods,
+// each calling the libm routine of its own width (`sinf` for float, as C does).
+macro_rules! math_fns {
+    ($($name:ident: $t:ty),*) => {$(
+        fn $name(f: MathFn, a: $t, b: $t) -> $t {
+            match f {
+                MathFn::Sqrt => a.sqrt(),
+                MathFn::Sin => a.sin(),
+                MathFn::Cos => a.cos(),
+                MathFn::Tan => a.tan(),
+                MathFn::Exp => a.exp(),
+                MathFn::Log => a.ln(),
+                MathFn::Pow => a.powf(b),
+                MathFn::Fabs => a.abs(),
+                MathFn::Floor => a.floor(),
+                MathFn::Ceil => a.ceil(),
+                MathFn::Atan => a.atan(),
+                MathFn::Atan2 => a.atan2(b),
+                MathFn::Asin => a.asin(),
+                MathFn::Acos => a.acos(),
+                MathFn::Sinh => a.sinh(),
+                MathFn::Cosh => a.cosh(),
+                MathFn::Tanh => a.tanh(),
+                MathFn::Fmod => a % b,
+                MathFn::Log10 => a.log10(),
+                MathFn::Log2 => a.log2(),
+                MathFn::Exp2 => a.exp2(),
+                MathFn::Round => a.round(),
+                MathFn::Trunc => a.trunc(),
+                MathFn::Hypot => a.hypot(b),
+                MathFn::Fmin => a.min(b),
+                MathFn::Fmax => a.max(b),
+                MathFn::Cbrt => a.cbrt(),
+            }
+        }
+    )*};
 }
-
-fn math(f: MathFn, a: f32, b: f32) -> f32 {
-    match f {
-        MathFn::Sqrt => a.sqrt(),
-        MathFn::Sin => a.sin(),
-        MathFn::Cos => a.cos(),
-        MathFn::Tan => a.tan(),
-        MathFn::Exp => a.exp(),
-        MathFn::Log => a.ln(),
-        MathFn::Pow => a.powf(b),
-        MathFn::Fabs => a.abs(),
-        MathFn::Floor => a.floor(),
-        MathFn::Ceil => a.ceil(),
-        MathFn::Atan => a.atan(),
-        MathFn::Atan2 => a.atan2(b),
-        MathFn::Asin => a.asin(),
-        MathFn::Acos => a.acos(),
-        MathFn::Sinh => a.sinh(),
-        MathFn::Cosh => a.cosh(),
-        MathFn::Tanh => a.tanh(),
-        MathFn::Fmod => a % b,
-        MathFn::Log10 => a.log10(),
-        MathFn::Log2 => a.log2(),
-        MathFn::Exp2 => a.exp2(),
-        MathFn::Round => a.round(),
-        MathFn::Trunc => a.trunc(),
-        MathFn::Hypot => a.hypot(b),
-        MathFn::Fmin => a.min(b),
-        MathFn::Fmax => a.max(b),
-        MathFn::Cbrt => a.cbrt(),
-    }
-}
+math_fns!(math_d: f64, math: f32);
 
 /// Places a new frame of `f` at `base` (already reserved in the top segment), moving the
 /// argument words from the working stack.
