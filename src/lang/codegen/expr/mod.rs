@@ -300,6 +300,16 @@ impl Gen<'_> {
             true
         } else if self.types.is_pointer(to) {
             match (self.types.pointee(to), self.types.pointee(from)) {
+                // `int *` and `unsigned *` (and the longs) point at the same words, read
+                // one way or the other: accepted with a warning, as C compilers do.
+                (Some(a), Some(b)) if matches!((a, b), (INT, UINT) | (UINT, INT) | (LONG, ULONG) | (ULONG, LONG)) => {
+                    let (f, t) = (self.types.name(from), self.types.name(to));
+                    self.diags.push(crate::lang::diag::Diagnostic::warning(
+                        e.loc,
+                        format!("pointer targets differ in signedness: {f} converted to {t}"),
+                    ));
+                    true
+                }
                 (Some(a), Some(b)) => a == b || a == VOID || b == VOID || self.same_array_elem(a, b),
                 // 0 is the null pointer.
                 (Some(_), None) => matches!(e.kind, ExprKind::IntLit(0)),

@@ -524,8 +524,12 @@ impl Gen<'_> {
         if base == ERROR {
             return;
         }
-        for d in &v.decls {
-            let Some((d, ty)) = self.variable(base, d) else { continue };
+        for decl in &v.decls {
+            let Some((d, ty)) = self.variable(base, decl) else {
+                // Reported once: later uses of the name are not "undeclared" as well.
+                self.poisoned.insert(decl.name.clone());
+                continue;
+            };
             let d = &*d;
             match v.ty.storage {
                 ast::Storage::Static => {

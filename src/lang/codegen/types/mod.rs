@@ -423,7 +423,12 @@ impl Gen<'_> {
                         ok = false;
                     }
                     None => {
-                        self.error(e.loc, "array size must be a constant integer expression");
+                        let vla = if self.fns.is_empty() {
+                            ""
+                        } else {
+                            " (variable-length arrays are left out: use malloc, see man cpcc)"
+                        };
+                        self.error(e.loc, format!("array size must be a constant integer expression{vla}"));
                         ok = false;
                     }
                 },
