@@ -522,14 +522,12 @@ fn parse_number(text: &[u8]) -> Result<TokenKind, &'static str> {
     if is_float {
         let suffix = text.last().copied().filter(|c| matches!(c, b'f' | b'F' | b'l' | b'L'));
         let body = if suffix.is_some() { &text[..text.len() - 1] } else { text };
-        if matches!(suffix, Some(b'l' | b'L')) {
-            return Err("`long double` constants are not supported");
-        }
         let s = std::str::from_utf8(body).map_err(|_| "not a number")?;
         if !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')) {
             return Err("bad digit or suffix");
         }
-        let kind = if suffix.is_some() { TokenKind::Float } else { TokenKind::Double };
+        // `1.5L` is a `long double` constant, which is `double` here.
+        let kind = if matches!(suffix, Some(b'f' | b'F')) { TokenKind::Float } else { TokenKind::Double };
         return s.parse::<f64>().map(kind).map_err(|_| "malformed floating constant");
     }
     let (digits, radix) = if is_hex {

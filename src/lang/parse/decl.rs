@@ -125,11 +125,8 @@ impl Parser<'_> {
             base = Some((b, t.loc));
         }
         let (base, loc) = match (base, signed) {
-            (Some((BaseType::Double, loc)), _) if !longs.is_empty() => {
-                return Err(
-                    self.error(loc, "`long double` is not supported: `double` is the widest floating type here")
-                );
-            }
+            // `long double` is `double` here (binary64, the widest type simulated).
+            (Some((BaseType::Double, loc)), _) if longs.len() == 1 => (BaseType::Double, loc),
             (None | Some((BaseType::Int, _)), Some((true, _))) if !longs.is_empty() => (BaseType::ULong, longs[0].loc),
             (None | Some((BaseType::Int, _)), _) if !longs.is_empty() => (BaseType::Long, longs[0].loc),
             (Some((_, loc)), _) if !longs.is_empty() => {

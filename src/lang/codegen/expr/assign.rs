@@ -98,6 +98,16 @@ impl Gen<'_> {
                 return ERROR;
             }
             let n = self.types.words(ty);
+            // `r = q = p;`: the inner assignment first, then a copy of what it stored,
+            // read again from its target (which reading twice cannot change).
+            if let ExprKind::Assign(None, lr) = &e.kind {
+                if Self::plain_lvalue(&lr.0) && self.channel_of(&lr.0).is_none() {
+                    if self.assign(None, &lr.0, &lr.1, false, e.loc) == ERROR {
+                        return ERROR;
+                    }
+                    return self.assign_into(ty, &lr.0, false);
+                }
+            }
             if self.is_lvalue_expr(e) && self.channel_of(e).is_none() {
                 let t = self.lvalue(e);
                 if t == ERROR {
@@ -122,6 +132,20 @@ impl Gen<'_> {
         }
         self.emit(Instr::Store { ty: scalar_of(ty), keep }, e.loc);
         ty
+    }
+
+    /// An lvalue that names the same object however often it is evaluated, with no side
+    /// effect: a variable, its members and elements at constant or variable indices, or
+    /// what a pointer variable points to.
+    fn plain_lvalue(e: &Expr) -> bool {
+        let plain_index = |i: &Expr| matches!(i.kind, ExprKind::IntLit(_) | ExprKind::Ident(_));
+        match &e.kind {
+            ExprKind::Ident(_) => true,
+            ExprKind::Member { expr, .. } => Self::plain_lvalue(expr),
+            ExprKind::Index(ai) => Self::plain_lvalue(&ai.0) && plain_index(&ai.1),
+            ExprKind::Unary(UnOp::Deref, p) => matches!(p.kind, ExprKind::Ident(_)),
+            _ => false,
+        }
     }
 
     pub(super) fn incdec(&mut self, pre: bool, inc: bool, e: &Expr, loc: Loc) -> TypeId {
