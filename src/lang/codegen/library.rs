@@ -210,13 +210,18 @@ const LIBRARY: &[(&str, &str)] = &[
 
 /// The parsed definition of library function `name`.
 fn definition(name: &str) -> Option<ast::FuncDef> {
-    let (_, src) = LIBRARY.iter().find(|(n, _)| *n == name)?;
+    let src = source(name)?;
     let (program, diags) = crate::lang::parse_text(src);
     debug_assert!(diags.is_empty(), "library source of {name}: {diags:?}");
     program.items.into_iter().find_map(|i| match i {
         ast::Item::Func(f) => Some(f),
         _ => None,
     })
+}
+
+/// The CPC source of library function `name`.
+fn source(name: &str) -> Option<&'static str> {
+    LIBRARY.iter().find(|(n, _)| *n == name).map(|(_, src)| *src)
 }
 
 /// Every library name (for "did you mean" suggestions).
@@ -266,10 +271,8 @@ impl Gen<'_> {
                 self.diags.truncate(before);
                 let Some(Symbol::Func(i)) = self.lookup(name) else { return false };
                 let Some(loc) = self.sigs.get(i as usize).map(|s| s.loc) else { return false };
-                let text = LIBRARY
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map_or("", |(_, src)| src.split('{').next().unwrap_or("").trim());
+                // The library's prototype: its definition up to the body.
+                let text = source(name).and_then(|src| src.split('{').next()).unwrap_or("").trim();
                 self.error(loc, format!("`{name}` is declared differently from the library's `{text}`"));
                 true
             }
