@@ -59,7 +59,7 @@ const DIAGNOSTIC_ROWS: &[(&str, u32, u32, &str)] = &[
     ("duplicate_definition.c", 2, 7, "duplicate definition of `count`"),
     ("missing_include.c", 1, 10, "cannot find include file `nowhere.h`"),
     ("recursive_macro.c", 5, 9, "recursive macro"),
-    ("nonconst_array_size.c", 3, 11, "array size must be a constant"),
+    ("nonconst_array_size.c", 3, 14, "only the first dimension of a variable-length array may vary"),
     ("return_in_forall.c", 4, 9, "`return` inside a forall body"),
     ("unknown_field.c", 4, 7, "has no field `z`"),
     ("reference_non_lvalue.c", 4, 10, "reference parameter"),

@@ -12,6 +12,7 @@ mod expr;
 mod library;
 mod stmt;
 mod types;
+mod vla;
 
 use super::ast::{self, Loc};
 use super::diag::Diagnostic;
@@ -40,6 +41,9 @@ struct Scope {
     /// The variables of this scope declared `const` (assigning to one is an error).
     consts: Vec<ast::Name>,
     block: u32,
+    /// Frame offsets of the variable-length arrays declared in this scope: their blocks
+    /// are freed when the scope ends.
+    vlas: Vec<u32>,
 }
 
 /// A user function's signature, known before its body is compiled.
@@ -83,6 +87,12 @@ struct FnCtx {
     /// Labels defined so far (code position and place) and `goto`s to patch at the end.
     labels: HashMap<ast::Name, (usize, Loc)>,
     gotos: Vec<(ast::Name, usize, Loc)>,
+    /// Frame words kept for the variable-length arrays of the body (see `vla`): from
+    /// `vla_base`, two words per array (the block's address, its element count), never
+    /// shared with other variables; `vla_used` of the `vla_count` are taken so far.
+    vla_base: u32,
+    vla_count: u32,
+    vla_used: u32,
 }
 
 pub(crate) struct Gen<'a> {
@@ -126,6 +136,8 @@ pub(crate) struct Gen<'a> {
     pending_library: Vec<(u32, ast::FuncDef)>,
     /// Above 0 while a library function is compiled: its code has no source line.
     in_library: u32,
+    /// The switches being compiled, innermost last (see `stmt::SwitchCtx`).
+    switches: Vec<stmt::SwitchCtx>,
     /// Set by the last member access when its container was a union.
     union_member: bool,
     /// Suggestions are looked for while fewer errors than this were found (see
@@ -188,6 +200,7 @@ pub fn generate(
         tentative: HashMap::default(),
         pending_library: Vec::new(),
         in_library: 0,
+        switches: Vec::new(),
         union_member: false,
     };
     g.program(program);
@@ -207,7 +220,7 @@ impl<'a> Gen<'a> {
         let func = self.fns.last().map(|f| f.index);
         let id = self.blocks.len() as u32;
         self.blocks.push(BlockInfo { parent, func, first_line: loc.line, last_line: loc.line });
-        self.scopes.push(Scope { names: HashMap::default(), consts: Vec::new(), block: id });
+        self.scopes.push(Scope { names: HashMap::default(), consts: Vec::new(), block: id, vlas: Vec::new() });
         id
     }
 
@@ -759,6 +772,9 @@ impl<'a> Gen<'a> {
             va_off: None,
             labels: HashMap::default(),
             gotos: Vec::new(),
+            vla_base: 0,
+            vla_count: 0,
+            vla_used: 0,
         });
         let block = self.push_scope(body.loc);
         for (p, (ty, is_ref)) in f.params.iter().zip(sig.params.iter()) {
@@ -778,12 +794,14 @@ impl<'a> Gen<'a> {
             }
         }
         let param_words = self.fns.last().map_or(0, |f| f.next);
+        self.reserve_vlas(&body.stmts);
         self.block_items(body);
         // Fall off the end: `main` halts, others return (zero for a non-void result).
         let end = body.end;
         if is_main {
             self.emit(Instr::Halt {}, end);
         } else {
+            self.free_vlas(end);
             let n = self.types.words(sig.ret);
             for _ in 0..n {
                 self.emit(Instr::PushI { v: 0 }, end);

@@ -50,6 +50,7 @@ impl Gen<'_> {
         let saved = self.fns.last().map_or(0, |f| f.next);
         self.push_scope(b.loc);
         self.block_items(b);
+        self.free_scope_vlas(b.end);
         self.pop_scope(b.end);
         // Sibling blocks reuse the frame words of this one.
         if let Some(f) = self.fns.last_mut() {
@@ -176,8 +177,21 @@ impl Gen<'_> {
                 }
             }
             StmtKind::Switch { expr, body } => self.switch(expr, body, loc),
-            StmtKind::Case(e) => self.error(e.loc, "`case` label outside a switch body"),
-            StmtKind::Default => self.error(loc, "`default` label outside a switch body"),
+            StmtKind::Case(e) => {
+                let here = self.here();
+                match self.switches.last_mut().and_then(|c| c.jumps.remove(&stmt_key(s))) {
+                    Some(usize::MAX) => {}
+                    Some(j) => self.patch(j, here),
+                    None => self.error(e.loc, "`case` label outside a switch body"),
+                }
+            }
+            StmtKind::Default => {
+                let here = self.here();
+                match self.switches.last_mut().filter(|c| c.default == Some(stmt_key(s))) {
+                    Some(c) => c.default_at = Some(here),
+                    None => self.error(loc, "`default` label outside a switch body"),
+                }
+            }
             StmtKind::Break => {
                 let j = self.emit(Instr::Jump { target: 0 }, loc);
                 match self.fns.last_mut().and_then(|f| f.breaks.last_mut()) {
@@ -234,17 +248,21 @@ impl Gen<'_> {
         self.emit(Instr::LdAddr { depth, off }, loc);
         self.emit(Instr::Swap {}, loc);
         self.emit(Instr::Store { ty: crate::vcode::Scalar::Int, keep: false }, loc);
-        // Dispatch: one compare-and-jump per case label (top-level labels of the body).
-        let mut labels: Vec<(usize, usize)> = Vec::new(); // (stmt index, jump to patch)
-                                                          // Each value's first label, for "duplicate case value" (a map: a switch may have
-                                                          // tens of thousands of cases, and compile time stays linear in them).
+        // Dispatch: one compare-and-jump per case label of the body, at any depth (a
+        // label inside a nested block or loop, as in Duff's device; not one of a nested
+        // switch), in source order. Each jump is patched when its label is compiled.
+        let mut cases: Vec<&ast::Stmt> = Vec::new();
+        collect_cases(&body.stmts, &mut cases);
+        let mut ctx = SwitchCtx::default();
+        // Each value's first label, for "duplicate case value" (a map: a switch may have
+        // tens of thousands of cases, and compile time stays linear in them).
         let mut values: std::collections::HashMap<i64, Loc> = std::collections::HashMap::new();
-        let mut default: Option<usize> = None;
-        for (k, s) in body.stmts.iter().enumerate() {
+        for s in cases {
             match &s.kind {
                 StmtKind::Case(ce) => {
                     let Some(v) = self.const_int(ce) else {
                         self.error(ce.loc, "case label must be a constant integer expression");
+                        ctx.jumps.insert(stmt_key(s), usize::MAX);
                         continue;
                     };
                     if let Some(&prev) = values.get(&v) {
@@ -252,6 +270,7 @@ impl Gen<'_> {
                             crate::lang::diag::Diagnostic::error(ce.loc, format!("duplicate case value {v}"))
                                 .with_note(format!("first used at line {}", prev.line)),
                         );
+                        ctx.jumps.insert(stmt_key(s), usize::MAX);
                         continue;
                     }
                     values.insert(v, ce.loc);
@@ -259,37 +278,24 @@ impl Gen<'_> {
                     self.emit(Instr::PushI { v: v as i32 }, ce.loc);
                     self.emit(Instr::EqI {}, ce.loc);
                     let j = self.emit(Instr::JumpIfTrue { target: 0 }, ce.loc);
-                    labels.push((k, j));
+                    ctx.jumps.insert(stmt_key(s), j);
                 }
-                StmtKind::Default => {
-                    if default.is_some() {
+                _ => {
+                    if ctx.default.is_some() {
                         self.error(s.loc, "more than one `default` label in a switch");
                     }
-                    default = Some(k);
+                    ctx.default.get_or_insert(stmt_key(s));
                 }
-                _ => {}
             }
         }
         let jdefault = self.emit(Instr::Jump { target: 0 }, loc);
         self.enter_loop(false);
         let saved = self.fns.last().map_or(0, |f| f.next);
         self.push_scope(body.loc);
-        let mut default_at = None;
-        // `labels` is in statement order: one cursor walks it beside the statements.
-        let mut next_label = labels.iter().peekable();
-        for (k, s) in body.stmts.iter().enumerate() {
-            let here = self.here();
-            while let Some(&(_, j)) = next_label.next_if(|(sk, _)| *sk == k) {
-                self.patch(j, here);
-            }
-            if default == Some(k) {
-                default_at = Some(here);
-            }
-            match &s.kind {
-                StmtKind::Case(_) | StmtKind::Default => {}
-                _ => self.stmt(s),
-            }
-        }
+        self.switches.push(ctx);
+        self.block_items(body);
+        self.free_scope_vlas(body.end);
+        let default_at = self.switches.pop().and_then(|c| c.default_at);
         self.pop_scope(body.end);
         if let Some(f) = self.fns.last_mut() {
             f.next = saved;
@@ -322,6 +328,8 @@ impl Gen<'_> {
                     }
                     self.emit(Instr::Halt {}, loc);
                 } else {
+                    // The value is on the stack: the arrays it was read from can go.
+                    self.free_vlas(loc);
                     let n = self.types.words(ret);
                     self.emit(Instr::Ret { n }, loc);
                 }
@@ -334,6 +342,7 @@ impl Gen<'_> {
                 if is_main {
                     self.emit(Instr::Halt {}, loc);
                 } else {
+                    self.free_vlas(loc);
                     self.emit(Instr::Ret { n: 0 }, loc);
                 }
             }
@@ -417,10 +426,15 @@ impl Gen<'_> {
             va_off: None,
             labels: HashMap::default(),
             gotos: Vec::new(),
+            vla_base: 0,
+            vla_count: 0,
+            vla_used: 0,
         });
         let block = self.push_scope(loc);
         self.declare_var(&crate::lang::ast::Name::from(var), INT, IdentKind::ForallIndex, var_loc);
+        self.reserve_vlas(std::slice::from_ref(body));
         self.sub_stmt(body);
+        self.free_vlas(loc);
         self.emit(Instr::Ret { n: 0 }, loc);
         self.pop_scope(loc);
         let name = format!("forall@{}", loc.line);
@@ -544,5 +558,40 @@ fn single_stmt(s: &ast::Stmt) -> &ast::Stmt {
     match &s.kind {
         StmtKind::Block(b) if b.stmts.len() == 1 => single_stmt(&b.stmts[0]),
         _ => s,
+    }
+}
+
+/// The case labels of a switch being compiled: the dispatch jump of each `case`
+/// statement (by its address; `usize::MAX` for one already reported), the `default`
+/// statement, and where the latter's code starts.
+#[derive(Default)]
+pub(super) struct SwitchCtx {
+    jumps: HashMap<usize, usize>,
+    default: Option<usize>,
+    default_at: Option<usize>,
+}
+
+fn stmt_key(s: &ast::Stmt) -> usize {
+    s as *const ast::Stmt as usize
+}
+
+/// The `case` and `default` labels of a switch body in source order, at any depth except
+/// inside a nested switch, function or forall body (those are not this switch's).
+fn collect_cases<'s>(stmts: &'s [ast::Stmt], out: &mut Vec<&'s ast::Stmt>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Case(_) | StmtKind::Default => out.push(s),
+            StmtKind::Block(b) => collect_cases(&b.stmts, out),
+            StmtKind::If { then, els, .. } => {
+                collect_cases(std::slice::from_ref(then), out);
+                if let Some(e) = els {
+                    collect_cases(std::slice::from_ref(e), out);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::For { body, .. } => {
+                collect_cases(std::slice::from_ref(body), out)
+            }
+            _ => {}
+        }
     }
 }

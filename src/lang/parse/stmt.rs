@@ -229,10 +229,10 @@ impl Parser<'_> {
     fn if_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let cond = self.paren_expr("after `if`")?;
-        let then = Box::new(self.stmt()?);
+        let then = Box::new(self.body()?);
         let els = if self.at_kw(Keyword::Else) {
             self.bump();
-            Some(Box::new(self.stmt()?))
+            Some(Box::new(self.body()?))
         } else {
             None
         };
@@ -242,12 +242,12 @@ impl Parser<'_> {
     fn while_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let cond = self.paren_expr("after `while`")?;
-        Ok(StmtKind::While { cond, body: Box::new(self.stmt()?) })
+        Ok(StmtKind::While { cond, body: Box::new(self.body()?) })
     }
 
     fn do_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
-        let body = Box::new(self.stmt()?);
+        let body = Box::new(self.body()?);
         if !self.at_kw(Keyword::While) {
             return Err(self.expected("`while` after the body of `do`"));
         }
@@ -260,10 +260,29 @@ impl Parser<'_> {
     fn switch_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let expr = self.paren_expr("after `switch`")?;
-        if !self.at(Punct::LBrace) {
-            return Err(self.expected("`{` after `switch (…)`"));
+        if self.at(Punct::LBrace) {
+            return Ok(StmtKind::Switch { expr: Box::new(expr), body: self.block()? });
         }
-        Ok(StmtKind::Switch { expr: Box::new(expr), body: self.block()? })
+        // `switch (x) case 1: f();` (C11 6.8.4: the body is any statement).
+        let s = self.body()?;
+        let body = match s.kind {
+            StmtKind::Block(b) => b,
+            _ => Block { loc: s.loc, end: s.loc, stmts: vec![s] },
+        };
+        Ok(StmtKind::Switch { expr: Box::new(expr), body })
+    }
+
+    /// The body of `if`, `else`, a loop or `switch`: one statement, where a labelled
+    /// statement (`L: s`, `case 1: s`, `default: s`) is the label and `s` together.
+    fn body(&mut self) -> PResult<Stmt> {
+        let first = self.stmt()?;
+        if !matches!(first.kind, StmtKind::Label(_) | StmtKind::Case(_) | StmtKind::Default) {
+            return Ok(first);
+        }
+        let loc = first.loc;
+        let next = self.body()?;
+        let end = next.loc;
+        Ok(Stmt { loc, kind: StmtKind::Block(Block { stmts: vec![first, next], loc, end }) })
     }
 
     fn case_label(&mut self) -> PResult<StmtKind> {
@@ -343,7 +362,7 @@ impl Parser<'_> {
         self.expect_punct(Punct::Semi, "after the `for` condition")?;
         let step = if self.at(Punct::RParen) { None } else { Some(self.expr()?) };
         self.expect_punct(Punct::RParen, "to close the `for` header")?;
-        let body = Box::new(self.stmt()?);
+        let body = Box::new(self.body()?);
         Ok(StmtKind::For { init, cond: cond.map(Box::new), step: step.map(Box::new), body })
     }
 

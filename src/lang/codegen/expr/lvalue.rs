@@ -107,7 +107,7 @@ impl Gen<'_> {
         self.truncate_code(at);
     }
 
-    pub(super) fn truncate_code(&mut self, at: usize) {
+    pub(in crate::lang::codegen) fn truncate_code(&mut self, at: usize) {
         if let Some(f) = self.fns.last_mut() {
             f.code.truncate(at);
             f.lines.truncate(at);

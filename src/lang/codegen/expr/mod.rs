@@ -417,7 +417,7 @@ impl Gen<'_> {
         }
     }
 
-    fn is_lvalue_expr(&self, e: &Expr) -> bool {
+    pub(in crate::lang::codegen) fn is_lvalue_expr(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Ident(n) => matches!(self.lookup(n), Some(Symbol::Var { .. })),
             ExprKind::Index(..) | ExprKind::Member { .. } | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Compound(_) => {

@@ -232,6 +232,9 @@ impl Gen<'_> {
                 None => ERROR,
             },
             ExprKind::SizeofExpr(a) => {
+                if let Some((elem, depth, off)) = self.vla_of(a) {
+                    return self.vla_sizeof(elem, depth, off, loc);
+                }
                 let at = self.here();
                 let t = if self.is_lvalue_expr(a) { self.lvalue(a) } else { self.rvalue(a) };
                 self.truncate_code(at);

@@ -61,6 +61,18 @@ impl Gen<'_> {
                     self.const_value(b)?
                 }
             }
+            ExprKind::SizeofExpr(a) => {
+                if self.vla_of(a).is_some() {
+                    return None;
+                }
+                let at = self.here();
+                let t = if self.is_lvalue_expr(a) { self.lvalue(a) } else { self.rvalue(a) };
+                self.truncate_code(at);
+                if t == ERROR {
+                    return None;
+                }
+                Const::Int(self.types.words(t) as i64)
+            }
             ExprKind::SizeofType(tn) => {
                 let base = self.base_type(&tn.base);
                 let t = if tn.pointers > 0 { INT } else { base };
@@ -525,6 +537,10 @@ impl Gen<'_> {
             return;
         }
         for decl in &v.decls {
+            if let Some(size) = self.vla_size(v.ty.storage, decl) {
+                self.vla_decl(base, decl, size);
+                continue;
+            }
             let Some((d, ty)) = self.variable(base, decl) else {
                 // Reported once: later uses of the name are not "undeclared" as well.
                 self.poisoned.insert(decl.name.clone());

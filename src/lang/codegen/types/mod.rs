@@ -423,11 +423,8 @@ impl Gen<'_> {
                         ok = false;
                     }
                     None => {
-                        let vla = if self.fns.is_empty() {
-                            ""
-                        } else {
-                            " (variable-length arrays are left out: use malloc, see man cpcc)"
-                        };
+                        let vla =
+                            if self.fns.is_empty() { "" } else { " (only a local array's first dimension may vary)" };
                         self.error(e.loc, format!("array size must be a constant integer expression{vla}"));
                         ok = false;
                     }
