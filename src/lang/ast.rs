@@ -389,6 +389,9 @@ pub enum ExprKind {
     CharLit(u8),
     /// Bytes of the string (escapes resolved), without the terminating NUL.
     StrLit(Vec<u8>),
+    /// A wide string (`L"…"`): its code points, without the terminating zero; an array
+    /// of `wchar_t` (`int`).
+    WStrLit(Vec<u32>),
     Ident(Name),
     Unary(UnOp, Box<Expr>),
     /// `a op b`; both operands in one allocation (as for `Assign`, `Index`, `Comma`).

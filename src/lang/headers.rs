@@ -25,8 +25,9 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "stdarg.h" => STDARG,
         "float.h" => FLOAT,
         "time.h" => TIME,
-        "errno.h" | "signal.h" | "setjmp.h" | "locale.h" | "wchar.h" | "complex.h" | "tgmath.h" | "threads.h"
-        | "stdatomic.h" | "inttypes.h" | "iso646.h" => return unsupported(name),
+        "wchar.h" => WCHAR,
+        "errno.h" | "signal.h" | "setjmp.h" | "locale.h" | "complex.h" | "tgmath.h" | "threads.h" | "stdatomic.h"
+        | "inttypes.h" | "iso646.h" => return unsupported(name),
         _ => return None,
     })
 }
@@ -46,6 +47,19 @@ const STDDEF: &str = "#ifndef __CPPE_STDDEF_H
 #define NULL ((void *)0)
 typedef unsigned int size_t;
 typedef int ptrdiff_t;
+typedef int wchar_t;
+#endif
+";
+
+/// `<wchar.h>`: the types only (a wide character is an int holding its code point;
+/// the wide-string functions are not provided).
+const WCHAR: &str = "#ifndef __CPPE_WCHAR_H
+#define __CPPE_WCHAR_H
+#include <stddef.h>
+typedef int wint_t;
+#define WEOF (-1)
+#define WCHAR_MIN (-2147483647 - 1)
+#define WCHAR_MAX 2147483647
 #endif
 ";
 

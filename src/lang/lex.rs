@@ -181,12 +181,27 @@ impl Lexer<'_, '_> {
                 }
             }
             let kind = match c {
-                b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                    while matches!(self.peek(0), b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_') {
-                        self.pos += 1;
+                // `L'x'`, `u'x'`, `U'x'`: a wide character is an int, its code point.
+                b'L' | b'u' | b'U' if self.peek(1) == b'\'' => {
+                    self.pos += 1;
+                    self.wide_char(start)
+                }
+                b'L' | b'u' | b'U' if self.peek(1) == b'"' => {
+                    self.pos += 1;
+                    match self.string(start + 1) {
+                        TokenKind::Str(id) => TokenKind::WStr(id),
+                        k => k,
                     }
+                }
+                // `u8"…"`: a UTF-8 string is a plain string.
+                b'u' if self.peek(1) == b'8' && self.peek(2) == b'"' => {
+                    self.pos += 2;
+                    self.string(start + 2)
+                }
+                b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                    self.identifier_rest();
                     // Keywords are pre-interned at the start of the table, so one hash
-                    // lookup classifies the word. The slice is ASCII by construction.
+                    // lookup classifies the word.
                     let sym = self.names.intern(self.text.get(start..self.pos).unwrap_or(""));
                     match Keyword::ALL.get(sym.0 as usize) {
                         Some(&k) => TokenKind::Kw(k),
@@ -197,6 +212,14 @@ impl Lexer<'_, '_> {
                 b'.' if self.peek(1).is_ascii_digit() => self.number(start),
                 b'"' => self.string(start),
                 b'\'' => self.char_lit(start),
+                // A letter beyond ASCII (C11 6.4.2.1 allows them in identifiers).
+                _ if c >= 0x80
+                    && self.text.get(start..).and_then(|s| s.chars().next()).is_some_and(char::is_alphabetic) =>
+                {
+                    self.nonascii = true;
+                    self.identifier_rest();
+                    TokenKind::Ident(self.names.intern(self.text.get(start..self.pos).unwrap_or("")))
+                }
                 _ => match self.punct() {
                     Some(p) => TokenKind::Punct(p),
                     None => {
@@ -219,6 +242,48 @@ impl Lexer<'_, '_> {
                 _ => DirState::None,
             };
             self.push(kind, start, line, col, line_start, sp);
+        }
+    }
+
+    /// Moves past the rest of an identifier: ASCII letters, digits and `_`, and letters
+    /// and digits beyond ASCII.
+    fn identifier_rest(&mut self) {
+        loop {
+            match self.peek(0) {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' => self.pos += 1,
+                b if b >= 0x80 => match self.text.get(self.pos..).and_then(|s| s.chars().next()) {
+                    Some(ch) if ch.is_alphanumeric() => self.pos += ch.len_utf8(),
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+    }
+
+    /// `L'x'` (at the quote): the character's code point as an int.
+    fn wide_char(&mut self, start: usize) -> TokenKind {
+        let loc = Loc { file: self.file, line: self.line, col: self.col_at(start), len: 1 };
+        self.pos += 1;
+        match self.quoted(b'\'') {
+            Ok(b) => {
+                let text = String::from_utf8_lossy(&b);
+                let mut chars = text.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(ch), None) => TokenKind::Int(i64::from(u32::from(ch))),
+                    (None, _) => {
+                        self.error(loc, "empty character literal");
+                        TokenKind::Int(0)
+                    }
+                    (Some(ch), Some(_)) => {
+                        self.error(loc, "wide character literal holds more than one character");
+                        TokenKind::Int(i64::from(u32::from(ch)))
+                    }
+                }
+            }
+            Err(_) => {
+                self.error(loc, "unterminated character literal");
+                TokenKind::Int(0)
+            }
         }
     }
 
@@ -437,6 +502,34 @@ impl Lexer<'_, '_> {
         Some(v)
     }
 
+    /// `\uXXXX` or `\UXXXXXXXX` (at the `u`): the character, appended in UTF-8.
+    fn universal(&mut self, bytes: &mut Vec<u8>) {
+        let at = self.pos - 1;
+        let n = if self.peek(0) == b'u' { 4 } else { 8 };
+        self.pos += 1;
+        let mut v: u32 = 0;
+        let mut got = 0;
+        while got < n && self.peek(0).is_ascii_hexdigit() {
+            v = v * 16 + u32::from(hex_val(self.peek(0)));
+            self.pos += 1;
+            got += 1;
+        }
+        match char::from_u32(v).filter(|_| got == n) {
+            Some(ch) => {
+                let mut buf = [0u8; 4];
+                bytes.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                self.nonascii = true;
+            }
+            None => {
+                let loc = self.loc_at(at, self.pos - at);
+                self.error(
+                    loc,
+                    format!("`\\{}` needs {n} hex digits naming a character", if n == 4 { 'u' } else { 'U' }),
+                );
+            }
+        }
+    }
+
     /// Reads literal bytes up to `quote`; `Err(bytes)` when the line or file ends first.
     fn quoted(&mut self, quote: u8) -> Result<Vec<u8>, Vec<u8>> {
         let mut bytes = Vec::new();
@@ -451,6 +544,10 @@ impl Lexer<'_, '_> {
                     }
                     if self.peek(0) == b'\r' && self.peek(1) == b'\n' {
                         self.pos += 1;
+                    }
+                    if matches!(self.peek(0), b'u' | b'U') {
+                        self.universal(&mut bytes);
+                        continue;
                     }
                     if let Some(v) = self.escape() {
                         bytes.push(v);
@@ -723,10 +820,12 @@ mod tests {
 
     #[test]
     fn stray_characters_are_reported_and_skipped() {
-        let (k, d, _) = kinds("a @ b ` é");
-        assert_eq!(k.len(), 2);
+        // `€` is no letter: an identifier cannot hold it (a letter beyond ASCII, `é`,
+        // can: C11 6.4.2.1).
+        let (k, d, _) = kinds("a @ b ` € é");
+        assert_eq!(k.len(), 3);
         assert_eq!(d.len(), 3);
         assert_eq!(d[0].message, "unexpected character `@`");
-        assert_eq!((d[2].loc.col, d[2].loc.len), (9, 2));
+        assert_eq!((d[2].loc.col, d[2].loc.len), (9, 3), "`€` is 3 bytes of UTF-8");
     }
 }

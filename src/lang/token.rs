@@ -193,6 +193,9 @@ pub enum TokenKind {
     Char(u8),
     /// String literal (escapes resolved, no terminating NUL).
     Str(StrId),
+    /// Wide string literal (`L"…"`, `u"…"`, `U"…"`): its characters as UTF-8, escapes
+    /// resolved; the program sees an array of `wchar_t` (`int`) code points.
+    WStr(StrId),
     /// `<file>` after `#include`; only the lexer's directive mode produces it.
     HeaderName(StrId),
     Punct(Punct),
@@ -416,6 +419,7 @@ impl TokenKind {
             TokenKind::Double(v) => format!("number `{v}`"),
             TokenKind::Char(_) => "character literal".to_string(),
             TokenKind::Str(_) => "string literal".to_string(),
+            TokenKind::WStr(_) => "wide string literal".to_string(),
             TokenKind::HeaderName(id) => format!("`<{}>`", String::from_utf8_lossy(names.str_bytes(id))),
             TokenKind::Punct(p) => format!("`{}`", p.as_str()),
             TokenKind::Eof => "end of file".to_string(),

@@ -991,6 +991,16 @@ impl<'a> Gen<'a> {
     }
 
     /// Allocates a string literal (with its NUL) in the global area once; returns its address.
+    /// A wide string's code points and a zero as a global `int` array: its address.
+    pub(crate) fn wide_string_literal(&mut self, points: &[u32]) -> u32 {
+        let addr = self.globals_words;
+        self.globals_words += points.len() as u32 + 1;
+        for (k, &c) in points.iter().enumerate() {
+            self.global_init.push((addr + k as u32, Word::Int(c as i32)));
+        }
+        addr
+    }
+
     pub(crate) fn string_literal(&mut self, bytes: &[u8]) -> u32 {
         if let Some(&a) = self.strings.get(bytes) {
             return a;

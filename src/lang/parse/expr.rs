@@ -269,12 +269,19 @@ impl Parser<'_> {
             TokenKind::Float(v) => ExprKind::FloatLit(v),
             TokenKind::Double(v) => ExprKind::DoubleLit(v),
             TokenKind::Char(c) => ExprKind::CharLit(c),
-            TokenKind::Str(_) => {
-                // Adjacent literals concatenate: "ab" "cd" is "abcd".
+            TokenKind::Str(_) | TokenKind::WStr(_) => {
+                // Adjacent literals concatenate: "ab" "cd" is "abcd"; with a wide one
+                // among them, the whole is wide (C11 6.4.5p5).
                 let mut bytes = Vec::new();
-                while let TokenKind::Str(id) = self.peek().kind {
+                let mut wide = false;
+                while let TokenKind::Str(id) | TokenKind::WStr(id) = self.peek().kind {
+                    wide |= matches!(self.peek().kind, TokenKind::WStr(_));
                     bytes.extend_from_slice(self.names.str_bytes(id));
                     self.bump();
+                }
+                if wide {
+                    let points = String::from_utf8_lossy(&bytes).chars().map(u32::from).collect();
+                    return Ok(Expr { kind: ExprKind::WStrLit(points), loc: t.loc });
                 }
                 return Ok(Expr { kind: ExprKind::StrLit(bytes), loc: t.loc });
             }

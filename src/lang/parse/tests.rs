@@ -31,6 +31,7 @@ fn sexp(e: &Expr) -> String {
         ExprKind::DoubleLit(v) => format!("{v:?}"),
         ExprKind::CharLit(c) => format!("'{}'", *c as char),
         ExprKind::StrLit(s) => format!("{:?}", String::from_utf8_lossy(s)),
+        ExprKind::WStrLit(s) => format!("L{:?}", s),
         ExprKind::Ident(n) => n.to_string(),
         ExprKind::Unary(op, x) => format!("({op:?} {})", sexp(x)),
         ExprKind::Binary(op, ab) => format!("({op:?} {} {})", sexp(&ab.0), sexp(&ab.1)),

@@ -11,6 +11,10 @@ struct CondExpr<'t> {
     /// Nesting of parentheses, prefix operators and `?:` so far (at most
     /// [`crate::lang::parse::MAX_DEPTH`], as in the parser: no input can overflow the stack).
     depth: u32,
+    /// Above 0 inside an operand that is not evaluated (the right of `0 && …` or
+    /// `1 || …`, the branch of `?:` not taken): a division by zero there is no error
+    /// (C11 6.6p3 applies to evaluated operands only).
+    unevaluated: u32,
 }
 
 type CondResult = Result<i64, (Loc, String)>;
@@ -40,19 +44,24 @@ impl CondExpr<'_> {
             return Err((self.here(), format!("`#if` expression nested too deep (more than {n} levels)")));
         }
         self.depth += 1;
-        let ab = self.branches();
+        let ab = self.branches(c != 0);
         self.depth -= 1;
         let (a, b) = ab?;
         Ok(if c != 0 { a } else { b })
     }
 
     /// The two branches of `?:` after the `?`.
-    fn branches(&mut self) -> Result<(i64, i64), (Loc, String)> {
+    fn branches(&mut self, first: bool) -> Result<(i64, i64), (Loc, String)> {
+        self.unevaluated += u32::from(!first);
         let a = self.ternary()?;
+        self.unevaluated -= u32::from(!first);
         if !self.eat(Punct::Colon) {
             return Err((self.here(), "expected `:` in the `#if` expression".into()));
         }
-        Ok((a, self.ternary()?))
+        self.unevaluated += u32::from(first);
+        let b = self.ternary()?;
+        self.unevaluated -= u32::from(first);
+        Ok((a, b))
     }
 
     /// Binary operators of precedence `min` and above (C's table, `||` lowest).
@@ -78,7 +87,14 @@ impl CondExpr<'_> {
             }
             let at = self.here();
             self.pos += 1;
+            let skip = match p {
+                Punct::AmpAmp => lhs == 0,
+                Punct::PipePipe => lhs != 0,
+                _ => false,
+            };
+            self.unevaluated += u32::from(skip);
             let rhs = self.binary(prec + 1)?;
+            self.unevaluated -= u32::from(skip);
             lhs = match p {
                 Punct::PipePipe => i64::from(lhs != 0 || rhs != 0),
                 Punct::AmpAmp => i64::from(lhs != 0 && rhs != 0),
@@ -96,6 +112,7 @@ impl CondExpr<'_> {
                 Punct::Plus => lhs.wrapping_add(rhs),
                 Punct::Minus => lhs.wrapping_sub(rhs),
                 Punct::Star => lhs.wrapping_mul(rhs),
+                Punct::Slash | Punct::Percent if rhs == 0 && self.unevaluated > 0 => 0,
                 Punct::Slash | Punct::Percent if rhs == 0 => {
                     return Err((at, "division by zero in the `#if` expression".into()));
                 }
@@ -159,6 +176,17 @@ impl CondExpr<'_> {
 }
 
 impl Pre<'_> {
+    /// The tokens of a directive's operand after macro expansion (`#if`, and `#line` and
+    /// `#include` when they are not in their plain form: C11 6.10.2p4, 6.10.4p5).
+    pub(super) fn expand_list(&mut self, toks: Vec<PTok>) -> Vec<Token> {
+        let mut ctx = Ctx { segs: Vec::new(), list: Some((toks, 0)), inherited: Vec::new(), depth: 0 };
+        let mut expanded = Vec::new();
+        while let Some(t) = self.next_expanded(&mut ctx) {
+            expanded.push(t.tok);
+        }
+        expanded
+    }
+
     /// The value of the condition of an `#if` or `#elif` at `loc`: `defined NAME` and
     /// `defined(NAME)` become 1 or 0, the rest is macro-expanded, identifiers left over
     /// are 0, and the integer constant expression is evaluated in 64-bit signed
@@ -168,6 +196,18 @@ impl Pre<'_> {
         let mut i = 0;
         while i < rest.len() {
             let t = rest[i];
+            if let Some(next) = self.has_include(rest, i) {
+                let (value, after) = match next {
+                    Ok(v) => v,
+                    Err(msg) => {
+                        self.error(t.loc, msg);
+                        return false;
+                    }
+                };
+                toks.push(PTok { tok: Token { kind: TokenKind::Int(i64::from(value)), loc: t.loc }, noexpand: true });
+                i = after;
+                continue;
+            }
             if Self::word_sym(t.kind) == Some(words::DEFINED) {
                 let paren = rest.get(i + 1).is_some_and(|x| punct(x.kind, Punct::LParen));
                 let at = if paren { i + 2 } else { i + 1 };
@@ -179,7 +219,7 @@ impl Pre<'_> {
                     self.error(t.loc, "expected `)` after `defined(NAME`");
                     return false;
                 }
-                let is = self.macros.get(name.0 as usize).is_some_and(Option::is_some);
+                let is = self.macros.get(name.0 as usize).is_some_and(Option::is_some) || self.is_has_include(name);
                 toks.push(PTok { tok: Token { kind: TokenKind::Int(i64::from(is)), loc: t.loc }, noexpand: true });
                 i = at + 1 + usize::from(paren);
                 continue;
@@ -187,12 +227,8 @@ impl Pre<'_> {
             toks.push(PTok { tok: t, noexpand: false });
             i += 1;
         }
-        let mut ctx = Ctx { segs: Vec::new(), list: Some((toks, 0)), inherited: Vec::new(), depth: 0 };
-        let mut expanded = Vec::new();
-        while let Some(t) = self.next_expanded(&mut ctx) {
-            expanded.push(t.tok);
-        }
-        let mut e = CondExpr { toks: &expanded, pos: 0, end: loc, depth: 0 };
+        let expanded = self.expand_list(toks);
+        let mut e = CondExpr { toks: &expanded, pos: 0, end: loc, depth: 0, unevaluated: 0 };
         match e.ternary().and_then(|v| match e.toks.get(e.pos) {
             None => Ok(v),
             Some(t) => Err((t.loc, "unexpected token after the `#if` expression".to_string())),
@@ -203,5 +239,52 @@ impl Pre<'_> {
                 false
             }
         }
+    }
+}
+
+impl Pre<'_> {
+    /// Whether `s` is `__has_include` or `__has_include_next` (C23 6.10.1, gcc): defined
+    /// for `#ifdef` and `defined`, operators in `#if`.
+    pub(super) fn is_has_include(&self, s: Sym) -> bool {
+        matches!(self.names.name(s), "__has_include" | "__has_include_next")
+    }
+
+    /// `__has_include("file")`, `__has_include(<file>)` or `__has_include(MACRO)` at
+    /// `rest[i]`: whether `#include` would find the file, and the index after the `)`.
+    /// `None` when `rest[i]` is not the operator. `__has_include_next` searches as
+    /// `__has_include` does (there is one search path per kind of name).
+    fn has_include(&mut self, rest: &[Token], i: usize) -> Option<Result<(bool, usize), String>> {
+        let s = Self::word_sym(rest[i].kind)?;
+        if !self.is_has_include(s) {
+            return None;
+        }
+        let what = self.names.name(s).to_string();
+        if !rest.get(i + 1).is_some_and(|t| punct(t.kind, Punct::LParen)) {
+            return Some(Err(format!("expected `(` after `{what}`")));
+        }
+        let Some(close) = rest[i + 2..].iter().position(|t| punct(t.kind, Punct::RParen)).map(|k| i + 2 + k) else {
+            return Some(Err(format!("expected `)` to close `{what}(`")));
+        };
+        let inner: Vec<Token> = rest[i + 2..close].to_vec();
+        let inner = match inner.first().map(|t| t.kind) {
+            Some(TokenKind::Ident(_)) => {
+                self.expand_list(inner.into_iter().map(|tok| PTok { tok, noexpand: false }).collect())
+            }
+            _ => inner,
+        };
+        let (name, angle) = match inner.as_slice() {
+            [t] => match t.kind {
+                TokenKind::Str(id) | TokenKind::HeaderName(id) => (
+                    String::from_utf8_lossy(self.names.str_bytes(id)).into_owned(),
+                    matches!(t.kind, TokenKind::HeaderName(_)),
+                ),
+                _ => return Some(Err(format!("expected \"file\" or <file> in `{what}(…)`"))),
+            },
+            [lt, mid @ .., gt] if punct(lt.kind, Punct::Lt) && punct(gt.kind, Punct::Gt) => {
+                (mid.iter().map(|&t| self.spell(t)).collect(), true)
+            }
+            _ => return Some(Err(format!("expected \"file\" or <file> in `{what}(…)`"))),
+        };
+        Some(Ok((self.include_exists(&name, angle), close + 1)))
     }
 }

@@ -39,7 +39,7 @@ impl Pre<'_> {
         match name {
             "ifdef" | "ifndef" => {
                 let defined = match rest.first().and_then(|t| Self::word_sym(t.kind)) {
-                    Some(s) => self.macro_of(s).is_some(),
+                    Some(s) => self.macro_of(s).is_some() || self.is_has_include(s),
                     None => {
                         if active {
                             self.error(head.loc, format!("expected a macro name after `#{name}`"));
@@ -127,7 +127,7 @@ impl Pre<'_> {
                 };
                 match word.as_str() {
                     "once" => {
-                        if let Some(key) = self.files.last().and_then(|f| f.key.clone()) {
+                        if let Some(key) = self.files.last().and_then(|f| f.key.as_deref().map(once_key)) {
                             self.once.push(key);
                         }
                     }
@@ -137,18 +137,16 @@ impl Pre<'_> {
             }
             // `#line N "file"`: the next line is numbered N (in file "file") for
             // `__LINE__` and `__FILE__`; diagnostics keep the real file's positions.
-            "line" => match (rest.first().map(|t| t.kind), rest.get(1).map(|t| t.kind)) {
-                (Some(TokenKind::Int(n)), name @ (None | Some(TokenKind::Str(_)))) if rest.len() <= 2 => {
-                    let name = match name {
-                        Some(TokenKind::Str(id)) => {
-                            Some(String::from_utf8_lossy(self.names.str_bytes(id)).into_owned())
-                        }
-                        _ => self.line_marks.iter().rev().find(|m| m.0 == head.loc.file).and_then(|m| m.3.clone()),
-                    };
-                    self.line_marks.push((head.loc.file, head.loc.line, n, name));
-                }
-                _ => self.error(head.loc, "expected `#line` NUMBER or `#line` NUMBER \"FILE\""),
-            },
+            "line" => {
+                let expanded;
+                let rest = if matches!(rest.first().map(|t| t.kind), Some(TokenKind::Int(_))) {
+                    rest
+                } else {
+                    expanded = self.expand_list(rest.iter().map(|&tok| PTok { tok, noexpand: false }).collect());
+                    &expanded[..]
+                };
+                self.line_directive(head, rest);
+            }
             _ => {
                 let msg = match head.kind {
                     TokenKind::Ident(s) => format!("unknown preprocessor directive `#{}`", self.names.name(s)),
@@ -158,6 +156,38 @@ impl Pre<'_> {
                 let loc = if matches!(head.kind, TokenKind::Ident(_) | TokenKind::Kw(_)) { head.loc } else { hash.loc };
                 self.error(loc, msg);
             }
+        }
+    }
+
+    /// Whether `#include "name"` (`angle`: `<name>`) would find a file.
+    pub(super) fn include_exists(&mut self, file_name: &str, angle: bool) -> bool {
+        if crate::lang::headers::builtin(file_name).is_some() {
+            return true;
+        }
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if !angle {
+            dirs.extend(self.files.last().map(|f| f.dir.clone()));
+        }
+        dirs.extend(self.opts.include_dirs.iter().cloned());
+        dirs.extend(self.opts.env_dirs.iter().cloned());
+        dirs.iter().any(|d| {
+            let path = normalize(&d.join(file_name));
+            self.cache.contains_key(&path)
+                || (self.loader.refused(&path).is_none() && self.loader.read(&path).is_some())
+        })
+    }
+
+    /// `#line N ["file"]` with its operand expanded already.
+    fn line_directive(&mut self, head: Token, rest: &[Token]) {
+        match (rest.first().map(|t| t.kind), rest.get(1).map(|t| t.kind)) {
+            (Some(TokenKind::Int(n)), name @ (None | Some(TokenKind::Str(_)))) if rest.len() <= 2 => {
+                let name = match name {
+                    Some(TokenKind::Str(id)) => Some(String::from_utf8_lossy(self.names.str_bytes(id)).into_owned()),
+                    _ => self.line_marks.iter().rev().find(|m| m.0 == head.loc.file).and_then(|m| m.3.clone()),
+                };
+                self.line_marks.push((head.loc.file, head.loc.line, n, name));
+            }
+            _ => self.error(head.loc, "expected `#line` NUMBER or `#line` NUMBER \"FILE\""),
         }
     }
 
@@ -291,6 +321,14 @@ impl Pre<'_> {
     }
 
     pub(super) fn include(&mut self, head: Token, rest: &[Token]) {
+        let expanded;
+        let rest = match rest.first().map(|t| t.kind) {
+            Some(TokenKind::Ident(_)) => {
+                expanded = self.expand_list(rest.iter().map(|&tok| PTok { tok, noexpand: false }).collect());
+                &expanded[..]
+            }
+            _ => rest,
+        };
         let Some(&name_tok) = rest.first() else {
             self.error(head.loc, "expected \"file\" or <file> after `#include`");
             return;
@@ -298,13 +336,27 @@ impl Pre<'_> {
         let (id, angle) = match name_tok.kind {
             TokenKind::Str(id) => (id, false),
             TokenKind::HeaderName(id) => (id, true),
+            // A macro that gave `<`, the name's tokens and `>` (C11 6.10.2p4: spelt
+            // together, without the spaces between them).
+            TokenKind::Punct(Punct::Lt) if rest.iter().skip(1).any(|t| punct(t.kind, Punct::Gt)) => {
+                let close = rest.iter().position(|t| punct(t.kind, Punct::Gt)).unwrap_or(rest.len());
+                let name: String = rest[1..close].iter().map(|&t| self.spell(t)).collect();
+                let id = self.names.add_str(name.into_bytes());
+                return self.include_named(name_tok, id, true, &rest[close + 1..]);
+            }
             k => {
                 let msg = format!("expected \"file\" or <file> after `#include`, found {}", k.describe(&self.names));
                 self.error(name_tok.loc, msg);
                 return;
             }
         };
-        self.extra_tokens(&rest[1..], "include");
+        self.include_named(name_tok, id, angle, &rest[1..]);
+    }
+
+    /// `#include` of file `id` (`angle`: `<name>`), named at `name_tok`; `after`: the
+    /// directive's tokens after the name (none are expected).
+    fn include_named(&mut self, name_tok: Token, id: crate::lang::token::StrId, angle: bool, after: &[Token]) {
+        self.extra_tokens(after, "include");
         let file_name = String::from_utf8_lossy(self.names.str_bytes(id)).into_owned();
         let builtin = crate::lang::headers::builtin(&file_name);
         let mut dirs: Vec<PathBuf> = Vec::new();
@@ -320,7 +372,7 @@ impl Pre<'_> {
             found = Some(self.builtin_header(&file_name, text));
         }
         for d in dirs.iter().filter(|_| found.is_none()) {
-            let path = d.join(&file_name);
+            let path = normalize(&d.join(&file_name));
             if let Some(why) = self.loader.refused(&path) {
                 self.error(name_tok.loc, format!("cannot include `{file_name}`: {why}"));
                 return;
@@ -341,11 +393,20 @@ impl Pre<'_> {
             self.error(name_tok.loc, format!("cannot find include file `{file_name}`"));
             return;
         };
-        if self.once.contains(&path) {
+        if self.once.contains(&once_key(&path)) {
             return;
         }
-        if self.files.iter().any(|f| f.key.as_deref() == Some(path.as_path())) {
-            self.error(name_tok.loc, format!("`#include` cycle: `{}` is already being included", path.display()));
+        // A file may include itself (C11 6.10.2 sets no rule against it: a macro or guard
+        // ends the recursion); one without an end stops at the depth limit, named.
+        if self.files.len() >= MAX_INCLUDE_DEPTH && self.files.iter().any(|f| f.key.as_deref() == Some(path.as_path()))
+        {
+            self.error(
+                name_tok.loc,
+                format!(
+                    "`#include` cycle: `{}` includes itself more than {MAX_INCLUDE_DEPTH} levels deep (an include guard ends it)",
+                    path.display()
+                ),
+            );
             return;
         }
         if self.files.len() >= MAX_INCLUDE_DEPTH {
@@ -411,4 +472,30 @@ impl Pre<'_> {
             self.macros[i] = saved;
         }
     }
+}
+
+/// `path` with `.` components dropped and `dir/..` pairs removed, as written (no file
+/// system lookup): `./x.h` and `../here/x.h` name the file `x.h` does, for `#pragma once`.
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
+/// The identity of a file for `#pragma once`: its canonical path where the file system
+/// has one (a file reached through `../dir/x.h` or a link is the same file), else `path`.
+fn once_key(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }

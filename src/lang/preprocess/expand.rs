@@ -31,6 +31,7 @@ impl Pre<'_> {
                     TokenKind::Str(id) | TokenKind::HeaderName(id) => {
                         format!("\"{}\"", escape_c(self.names.str_bytes(id), b'"'))
                     }
+                    TokenKind::WStr(id) => format!("L\"{}\"", escape_c(self.names.str_bytes(id), b'"')),
                     _ => String::new(),
                 }
             }
@@ -154,6 +155,10 @@ impl Pre<'_> {
                                 .to_string(),
                         };
                         TokenKind::Str(self.names.add_str(name.into_bytes()))
+                    }
+                    Dynamic::Counter => {
+                        self.counter += 1;
+                        TokenKind::Int(i64::from(self.counter - 1))
                     }
                 };
                 return Some(PTok { tok: Token { kind, loc: use_loc }, noexpand: true });

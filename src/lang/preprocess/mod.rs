@@ -5,7 +5,8 @@
 //! `#undef`, `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/`#endif`, `#error`, `#warning`,
 //! `#pragma` (`once` honoured, others ignored), `#line` (for `__LINE__` and
 //! `__FILE__`; diagnostics keep real positions) and the
-//! predefined `__LINE__`, `__FILE__`, `__STDC__`, `__STDC_VERSION__`. Macro expansion
+//! predefined `__LINE__`, `__FILE__`, `__STDC__`, `__STDC_VERSION__`, `__COUNTER__` and
+//! gcc's type macros (`__SIZE_TYPE__`, ...). Macro expansion
 //! uses a stack of replacement segments: a macro is *active* while its replacement is
 //! being read, and an active macro's name met again is left alone (C's rule); the names
 //! so left are reported with the output, so that the compiler can explain an
@@ -142,6 +143,7 @@ pub fn preprocess(
         line_marks: Vec::new(),
         self_referenced: Vec::new(),
         pushed_macros: BTreeMap::new(),
+        counter: 0,
     };
     pp.predefine();
     let mut out = Vec::with_capacity(pp.files[0].toks.len() + 1);
@@ -189,6 +191,7 @@ struct Cond {
     in_else: bool,
 }
 
+#[derive(Clone)]
 enum BodyTok {
     Tok(TokenKind),
     Param(usize),
@@ -203,6 +206,9 @@ enum BodyTok {
 enum Dynamic {
     Line,
     File,
+    /// `__COUNTER__`: 0, 1, 2, ... at each expansion (a GNU extension that headers and
+    /// test suites use for unique names).
+    Counter,
 }
 
 struct Macro {
@@ -274,6 +280,8 @@ struct Pre<'a> {
     line_marks: Vec<(u32, u32, i64, Option<String>)>,
     /// Macro names left unexpanded inside their own expansion.
     self_referenced: Vec<Sym>,
+    /// The next value of `__COUNTER__`.
+    counter: u32,
     /// `#pragma push_macro` stacks, by symbol number.
     pushed_macros: BTreeMap<u32, Vec<Option<Rc<Macro>>>>,
 }
@@ -300,6 +308,16 @@ impl Pre<'_> {
         set(self, "__STDC_VERSION__", vec![BodyTok::Tok(TokenKind::Int(199_901))], None);
         set(self, "__STDC_HOSTED__", vec![BodyTok::Tok(TokenKind::Int(1))], None);
         set(self, "__CPPE__", vec![BodyTok::Tok(TokenKind::Int(1))], None);
+        set(self, "__COUNTER__", Vec::new(), Some(Dynamic::Counter));
+        // The type names gcc predefines for the headers: size_t is unsigned int here.
+        let (u, i) = (BodyTok::Tok(TokenKind::Kw(Keyword::Unsigned)), BodyTok::Tok(TokenKind::Kw(Keyword::Int)));
+        set(self, "__SIZE_TYPE__", vec![u.clone(), i.clone()], None);
+        set(self, "__PTRDIFF_TYPE__", vec![i.clone()], None);
+        set(self, "__WCHAR_TYPE__", vec![i.clone()], None);
+        set(self, "__INTPTR_TYPE__", vec![i], None);
+        set(self, "__CHAR_BIT__", vec![BodyTok::Tok(TokenKind::Int(8))], None);
+        set(self, "__INT_MAX__", vec![BodyTok::Tok(TokenKind::Int(i64::from(i32::MAX)))], None);
+        set(self, "__LONG_MAX__", vec![BodyTok::Tok(TokenKind::Long(i64::MAX))], None);
     }
 
     /// The source text a token was read from, when `loc` points at text of its length.

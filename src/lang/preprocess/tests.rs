@@ -216,10 +216,35 @@ fn include_cycle_is_an_error() {
     fs.files.insert(PathBuf::from("dir/a.h"), "a\n#include \"b.h\"\n".into());
     fs.files.insert(PathBuf::from("dir/b.h"), "b\n#include \"a.h\"\n".into());
     let (s, d, _) = run_with("#include \"a.h\"\nend\n", &mut fs, &FrontOptions::default());
+    // main -> a -> b -> a -> ...: 64 files open (main and 63 includes, the last an a.h:
+    // the chain alternates and begins with a) when a.h's include of b.h is refused.
     assert_eq!(d.len(), 1, "{d:?}");
-    assert_eq!(d[0].message, "`#include` cycle: `dir/a.h` is already being included");
-    assert_eq!(d[0].loc.file, 2, "reported inside b.h");
-    assert_eq!(s, "a b end EOF");
+    assert_eq!(
+        d[0].message,
+        "`#include` cycle: `dir/b.h` includes itself more than 64 levels deep (an include guard ends it)"
+    );
+    assert_eq!(d[0].loc.file, 1, "reported inside a.h");
+    assert_eq!(s, format!("{}a end EOF", "a b ".repeat(31)));
+}
+
+#[test]
+fn a_guarded_file_may_include_itself() {
+    let mut fs = MemLoader::default();
+    fs.files.insert(
+        PathBuf::from("dir/a.h"),
+        "#ifndef DONE
+#define DONE
+first
+#include \"a.h\"
+#else
+second
+#endif
+"
+        .into(),
+    );
+    let (s, d, _) = run_with("#include \"a.h\"\nend\n", &mut fs, &FrontOptions::default());
+    assert!(d.is_empty(), "{d:?}");
+    assert_eq!(s, "first second end EOF");
 }
 
 #[test]

@@ -46,6 +46,11 @@ impl Gen<'_> {
                 self.emit(Instr::LdAddr { depth: 0, off: addr }, loc);
                 self.types.intern(Type::Pointer(CHAR))
             }
+            ExprKind::WStrLit(points) => {
+                let addr = self.wide_string_literal(points);
+                self.emit(Instr::LdAddr { depth: 0, off: addr }, loc);
+                self.types.intern(Type::Pointer(INT))
+            }
             ExprKind::Ident(name) => match self.lookup(name) {
                 Some(Symbol::Var { ty, depth, off, kind }) if self.types.is_scalar(ty) => {
                     if kind == IdentKind::RefParam {

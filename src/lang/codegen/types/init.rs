@@ -148,6 +148,10 @@ impl Gen<'_> {
                 let a = self.string_literal(b);
                 Some((i64::from(a), self.types.intern(Type::Pointer(CHAR))))
             }
+            ExprKind::WStrLit(points) => {
+                let a = self.wide_string_literal(points);
+                Some((i64::from(a), self.types.intern(Type::Pointer(INT))))
+            }
             ExprKind::Cast(tn, inner) if tn.pointers > 0 => {
                 let (a, _) = self.const_address(inner)?;
                 let mut t = self.base_type(&tn.base);
@@ -521,7 +525,20 @@ impl Gen<'_> {
             self.error(d.loc, "only parameters can be references");
             return None;
         }
-        let d = self.with_inferred_size(base, d);
+        // `wchar_t s[] = L"…"` is the list of its code points and a zero.
+        let d = match &d.init {
+            Some(Init::Expr(ast::Expr { kind: ExprKind::WStrLit(points), loc })) if !d.dims.is_empty() => {
+                let mut wide = d.clone();
+                let items = points
+                    .iter()
+                    .chain(std::iter::once(&0))
+                    .map(|&c| Init::Expr(ast::Expr { kind: ExprKind::IntLit(i64::from(c)), loc: *loc }))
+                    .collect();
+                wide.init = Some(Init::List(items, *loc));
+                std::borrow::Cow::Owned(self.with_inferred_size(base, &wide).into_owned())
+            }
+            _ => self.with_inferred_size(base, d),
+        };
         let ty = self.declarator_type(base, &d, false)?;
         if ty == VOID {
             self.error(d.loc, format!("variable `{}` cannot have type void", d.name));
