@@ -165,6 +165,8 @@ pub struct Declarator {
     /// `(*name)(params)`: the name is a pointer to a function whose result type is the
     /// base type with `pointers` applied.
     pub func: Option<Box<FuncPtr>>,
+    /// `name : width` (a struct field that is a bit-field).
+    pub bits: Option<Box<Expr>>,
 }
 
 /// The function part of a function-pointer declarator `(*…name[dims])(params)`.

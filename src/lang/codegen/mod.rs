@@ -138,6 +138,10 @@ pub(crate) struct Gen<'a> {
     in_library: u32,
     /// The switches being compiled, innermost last (see `stmt::SwitchCtx`).
     switches: Vec<stmt::SwitchCtx>,
+    /// Bit-fields by (struct index, field name): width and signedness.
+    bitfields: HashMap<(u32, String), (u8, bool)>,
+    /// Set by the last member access when it was a bit-field (see `narrow_bitfield`).
+    bitfield: Option<(u8, bool)>,
     /// Set by the last member access when its container was a union.
     union_member: bool,
     /// Suggestions are looked for while fewer errors than this were found (see
@@ -201,6 +205,8 @@ pub fn generate(
         pending_library: Vec::new(),
         in_library: 0,
         switches: Vec::new(),
+        bitfields: HashMap::default(),
+        bitfield: None,
         union_member: false,
     };
     g.program(program);

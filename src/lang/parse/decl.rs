@@ -253,14 +253,39 @@ impl Parser<'_> {
 
     fn field(&mut self) -> PResult<Option<VarDecl>> {
         let ty = self.type_spec()?;
-        if self.eat(Punct::Semi) {
+        if self.at(Punct::Semi) {
+            let t = self.bump();
+            // An anonymous struct or union member (C11 6.7.2.1p13): its fields are the
+            // enclosing struct's; the member has the empty name.
+            if matches!(&ty.base, BaseType::Struct(n) if n.starts_with("<anon")) {
+                let d = Declarator {
+                    name: Name::from(""),
+                    loc: t.loc,
+                    pointers: 0,
+                    const_pointer: false,
+                    is_ref: false,
+                    dims: Vec::new(),
+                    init: None,
+                    func: None,
+                    bits: None,
+                };
+                return Ok(Some(VarDecl { loc: ty.loc, ty, decls: vec![d] }));
+            }
             return Ok(None);
         }
         let mut decls = Vec::new();
         loop {
-            let d = self.declarator(false)?;
-            if self.at(Punct::Colon) {
-                return Err(self.error(self.peek().loc, "bit-fields are not supported: give the field its own `int`"));
+            // `int : 3;`: an unnamed bit-field only pads; it holds nothing.
+            if self.eat(Punct::Colon) {
+                self.cond_expr()?;
+                if !self.eat(Punct::Comma) {
+                    break;
+                }
+                continue;
+            }
+            let mut d = self.declarator(false)?;
+            if self.eat(Punct::Colon) {
+                d.bits = Some(Box::new(self.cond_expr()?));
             }
             if self.at(Punct::Assign) || self.at(Punct::LParen) {
                 return Err(self.expected("`,` or `;` in a struct field"));
@@ -309,7 +334,7 @@ impl Parser<'_> {
             dims.push(Some(self.cond_expr()?));
             self.expect_punct(Punct::RBracket, "to close the array dimension")?;
         }
-        Ok(Declarator { name, loc, pointers, const_pointer, is_ref, dims, init: None, func: None })
+        Ok(Declarator { name, loc, pointers, const_pointer, is_ref, dims, init: None, func: None, bits: None })
     }
 
     /// `( * name [dims] ) ( params )` after the result type's `*`s.

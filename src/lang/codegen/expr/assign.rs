@@ -26,6 +26,7 @@ impl Gen<'_> {
             self.rvalue_discard(r);
             return ERROR;
         }
+        let bitfield = self.bitfield_target(l);
         if let Some(elem) = self.types.channel_elem(t) {
             if op.is_some() {
                 self.error(loc, "a channel element cannot take a compound assignment (a read and a send)");
@@ -52,6 +53,16 @@ impl Gen<'_> {
             return ERROR;
         }
         match op {
+            None if bitfield.is_some() => {
+                if self.value_of_type(t, r) == ERROR {
+                    return ERROR;
+                }
+                if let Some(bf) = bitfield {
+                    self.narrow_bitfield(bf, t, loc);
+                }
+                self.emit(Instr::Store { ty: scalar_of(t), keep: want }, loc);
+                t
+            }
             None => self.assign_into(t, r, want),
             Some(op) => {
                 if !self.types.is_scalar(t) {
@@ -83,6 +94,9 @@ impl Gen<'_> {
                         self.emit(Instr::Convert { to: Scalar::Int }, loc);
                     }
                     self.emit_narrow(t, loc);
+                }
+                if let Some(bf) = bitfield {
+                    self.narrow_bitfield(bf, t, loc);
                 }
                 self.emit(Instr::Store { ty: scalar_of(t), keep: want }, loc);
                 t
@@ -160,6 +174,7 @@ impl Gen<'_> {
         if t == ERROR {
             return ERROR;
         }
+        let bitfield = self.bitfield_target(e);
         let step = if let Some(p) = self.types.pointee(t) {
             self.types.words(p).max(1) as i32
         } else if self.types.is_arith(t) {
@@ -190,6 +205,26 @@ impl Gen<'_> {
             return BOOL;
         }
         let delta = if inc { step } else { -step };
+        if let Some(bf) = bitfield {
+            // Load, add, wrap into the field's bits, store (keeping the old value after).
+            if !pre {
+                self.emit(Instr::Dup {}, loc);
+                self.emit(Instr::Dereference {}, loc);
+                self.emit(Instr::Swap {}, loc);
+            }
+            self.emit(Instr::Dup {}, loc);
+            self.emit(Instr::Dereference {}, loc);
+            if scalar_of(t) == Scalar::Long {
+                self.emit(Instr::PushL { v: i64::from(delta) }, loc);
+                self.emit(Instr::AddL {}, loc);
+            } else {
+                self.emit(Instr::PushI { v: delta }, loc);
+                self.emit(Instr::AddI {}, loc);
+            }
+            self.narrow_bitfield(bf, t, loc);
+            self.emit(Instr::Store { ty: scalar_of(t), keep: pre }, loc);
+            return t;
+        }
         if narrow_of(t).is_some() {
             // Load, add, wrap into the type's range, store (keeping the old value after).
             if !pre {
@@ -207,5 +242,43 @@ impl Gen<'_> {
         }
         self.emit(Instr::IncDec { ty: scalar_of(t), delta, pre }, loc);
         t
+    }
+}
+
+impl Gen<'_> {
+    /// The bit-field an assignment's target `l` (its lvalue just computed) is, if any:
+    /// the last member access made it known, and it was `l`'s own only when `l` is a
+    /// member access.
+    fn bitfield_target(&mut self, l: &Expr) -> Option<(u8, bool)> {
+        let bf = self.bitfield.take();
+        if matches!(l.kind, ExprKind::Member { .. }) {
+            bf
+        } else {
+            None
+        }
+    }
+
+    /// Wraps the value on top (of the field's type `t`) into bit-field `bf`'s bits.
+    pub(in crate::lang::codegen) fn narrow_bitfield(&mut self, bf: (u8, bool), t: TypeId, loc: Loc) {
+        let (bits, signed) = bf;
+        if scalar_of(t) == Scalar::Long {
+            if bits >= 64 {
+                return;
+            }
+            let shift = i32::from(64 - bits);
+            self.emit(Instr::PushI { v: shift }, loc);
+            self.emit(Instr::ShlL {}, loc);
+            self.emit(Instr::PushI { v: shift }, loc);
+            if signed {
+                self.emit(Instr::ShrL {}, loc);
+            } else {
+                // A logical shift: the arithmetic one, then the sign's copies masked off.
+                self.emit(Instr::ShrL {}, loc);
+                self.emit(Instr::PushL { v: ((1u64 << bits) - 1) as i64 }, loc);
+                self.emit(Instr::AndL {}, loc);
+            }
+        } else if t != BOOL && bits < 32 {
+            self.emit(Instr::Narrow { bits, signed }, loc);
+        }
     }
 }

@@ -233,6 +233,10 @@ impl Gen<'_> {
         if t == ERROR {
             return None;
         }
+        // A null pointer constant (`free(0)`) is a pointer (C11 6.3.2.3p3).
+        if matches!(e.kind, ExprKind::IntLit(0)) {
+            return Some(self.types.intern(Type::Pointer(VOID)));
+        }
         if !self.types.is_pointer(t) {
             self.error(e.loc, format!("type mismatch: {what} must be a pointer, found {}", self.types.name(t)));
             return None;

@@ -142,11 +142,14 @@ impl Gen<'_> {
             }
             t
         };
-        self.union_member = self.types.is_union(st);
+        self.bitfield = None;
         let Some(info) = self.types.struct_info(st) else { return ERROR };
-        match info.fields.iter().find(|f| f.name == field) {
-            Some(f) => {
-                let (off, ty) = (f.off, f.ty);
+        match self.find_field(st, field) {
+            Some((ty, off, container)) => {
+                self.union_member = self.types.is_union(container);
+                if !self.bitfields.is_empty() {
+                    self.bitfield = self.bitfields.get(&(self.types.struct_id(container), field.to_string())).copied();
+                }
                 if off != 0 {
                     self.emit(Instr::PushI { v: off as i32 }, field_loc);
                     self.emit(Instr::AddI {}, field_loc);
@@ -194,5 +197,21 @@ impl Gen<'_> {
                 ERROR
             }
         }
+    }
+}
+
+impl Gen<'_> {
+    /// Field `name` of struct or union `st`, looked for in `st`'s own fields and then in
+    /// those of its anonymous members (C11 6.7.2.1p13): the field's type, its offset in
+    /// `st` and the struct or union that declares it.
+    pub(in crate::lang::codegen) fn find_field(&self, st: TypeId, name: &str) -> Option<(TypeId, u32, TypeId)> {
+        let info = self.types.struct_info(st)?;
+        if let Some(f) = info.fields.iter().find(|f| f.name == name) {
+            return Some((f.ty, f.off, st));
+        }
+        info.fields
+            .iter()
+            .filter(|f| f.name.is_empty())
+            .find_map(|f| self.find_field(f.ty, name).map(|(t, off, c)| (t, f.off + off, c)))
     }
 }

@@ -93,7 +93,7 @@ pub(super) fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
 }
 
-fn scalar_of(t: TypeId) -> Scalar {
+pub(in crate::lang::codegen) fn scalar_of(t: TypeId) -> Scalar {
     match t {
         FLOAT => Scalar::Float,
         DOUBLE => Scalar::Double,

@@ -7,7 +7,7 @@ impl Gen<'_> {
     /// Evaluates an integer constant expression (array sizes, case labels, arch sizes).
     pub(in crate::lang::codegen) fn const_int(&mut self, e: &ast::Expr) -> Option<i64> {
         self.const_value(e).and_then(|v| match v {
-            Const::Int(i) => Some(i),
+            Const::Int(i) | Const::Long(i) => Some(i),
             Const::Float(_) => None,
         })
     }
@@ -17,9 +17,10 @@ impl Gen<'_> {
             ExprKind::IntLit(v) => Const::Int(*v),
             ExprKind::UIntLit(v) => Const::Int(i64::from(*v)),
             ExprKind::DoubleLit(v) => Const::Float(*v),
-            ExprKind::LongLit(v) => Const::Int(*v),
-            // Constant expressions are evaluated in 64-bit signed arithmetic (`man cpcc`).
-            ExprKind::ULongLit(v) => Const::Int(*v as i64),
+            // Constant expressions are evaluated as at run time: int ones in 32 bits, long
+            // ones in 64 (an unsigned long as its two's complement value: `man cpcc`).
+            ExprKind::LongLit(v) => Const::Long(*v),
+            ExprKind::ULongLit(v) => Const::Long(*v as i64),
             ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Symbol::Const(v)) => Const::Int(v as i64),
                 _ => return None,
@@ -30,10 +31,12 @@ impl Gen<'_> {
                 let a = self.const_value(a)?;
                 match (op, a) {
                     (UnOp::Neg, Const::Int(i)) => Const::Int(i.checked_neg()?),
+                    (UnOp::Neg, Const::Long(i)) => Const::Long(i.wrapping_neg()),
                     (UnOp::Neg, Const::Float(f)) => Const::Float(-f),
                     (UnOp::Plus, v) => v,
-                    (UnOp::Not, Const::Int(i)) => Const::Int((i == 0) as i64),
+                    (UnOp::Not, Const::Int(i) | Const::Long(i)) => Const::Int((i == 0) as i64),
                     (UnOp::BitNot, Const::Int(i)) => Const::Int(!i),
+                    (UnOp::BitNot, Const::Long(i)) => Const::Long(!i),
                     _ => return None,
                 }
             }
@@ -41,6 +44,7 @@ impl Gen<'_> {
                 let (a, b) = (self.const_value(&ab.0)?, self.const_value(&ab.1)?);
                 match (a, b) {
                     (Const::Int(x), Const::Int(y)) => Const::Int(const_int_op(*op, x, y)?),
+                    (Const::Int(x) | Const::Long(x), Const::Int(y) | Const::Long(y)) => const_long_op(*op, x, y)?,
                     (x, y) => {
                         let (x, y) = (x.as_f64(), y.as_f64());
                         match op {
@@ -83,11 +87,25 @@ impl Gen<'_> {
                 if tn.pointers > 0 {
                     return None;
                 }
+                let i = match v {
+                    Const::Int(i) | Const::Long(i) => i,
+                    Const::Float(f) => f as i64,
+                };
                 match self.base_type(&tn.base) {
                     FLOAT => Const::Float(v.as_f64() as f32 as f64),
                     DOUBLE => Const::Float(v.as_f64()),
-                    INT => Const::Int(v.as_f64() as i64),
-                    CHAR => Const::Int(v.as_f64() as i64 & 0xff),
+                    INT => Const::Int(i64::from(i as i32)),
+                    UINT => Const::Int(i64::from(i as u32)),
+                    CHAR => Const::Int(i & 0xff),
+                    SCHAR => Const::Int(i64::from(i as i8)),
+                    SHORT => Const::Int(i64::from(i as i16)),
+                    USHORT => Const::Int(i64::from(i as u16)),
+                    BOOL => Const::Int(i64::from(v.as_f64() != 0.0)),
+                    LONG => Const::Long(i),
+                    ULONG => Const::Long(match v {
+                        Const::Float(f) => f as u64 as i64,
+                        _ => i,
+                    }),
                     _ => return None,
                 }
             }
@@ -111,7 +129,11 @@ impl Gen<'_> {
                 self.error(e.loc, format!("cannot initialise {} from a single value", self.types.name(lty)));
                 continue;
             }
-            if self.types.is_pointer(lty) && !matches!(e.kind, ExprKind::IntLit(0)) {
+            if self.types.is_pointer(lty) && self.is_null_constant(e) {
+                self.global_init.push((off + at, Word::Int(0)));
+                continue;
+            }
+            if self.types.is_pointer(lty) {
                 match self.const_address(e) {
                     Some((addr, pty)) => {
                         let (want, have) = (self.types.pointee(lty), self.types.pointee(pty));
@@ -131,6 +153,13 @@ impl Gen<'_> {
             }
             match self.const_value(e) {
                 Some(c) => {
+                    let c = match (self.bitfield_at(ty, at), c) {
+                        (Some((bits, signed)), Const::Int(i) | Const::Long(i)) => {
+                            Const::Long(wrap_bits(i, bits, signed))
+                        }
+                        (Some((bits, signed)), Const::Float(f)) => Const::Int(wrap_bits(f as i64, bits, signed)),
+                        (None, c) => c,
+                    };
                     let w = c.to_word(lty);
                     self.global_init.push((off + at, w));
                 }
@@ -170,6 +199,16 @@ impl Gen<'_> {
                 Some((a, self.types.intern(Type::Pointer(t))))
             }
             ExprKind::Ident(_) if self.const_function(e).is_some() => self.const_function(e),
+            // `c ? &a : 0`: the branch the constant condition takes.
+            ExprKind::Cond(c, a, b) => {
+                let pick = if self.const_value(c)?.as_f64() != 0.0 { a } else { b };
+                if self.is_null_constant(pick) {
+                    let other = if std::ptr::eq(pick, a) { b } else { a };
+                    let t = self.const_address(other).map_or(self.types.intern(Type::Pointer(VOID)), |(_, t)| t);
+                    return Some((0, t));
+                }
+                self.const_address(pick)
+            }
             ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), lr) => {
                 let (a, t) = self.const_address(&lr.0)?;
                 let k = self.const_int(&lr.1)?;
@@ -185,10 +224,30 @@ impl Gen<'_> {
         }
     }
 
+    /// Whether `e` is a null pointer constant (C11 6.3.2.3p3): an integer constant 0,
+    /// or one cast to a pointer type (`NULL`, `(int *)0`).
+    fn is_null_constant(&mut self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Cast(tn, inner) if tn.pointers > 0 => self.is_null_constant(inner),
+            ExprKind::IntLit(0) | ExprKind::LongLit(0) => true,
+            ExprKind::Cast(..) | ExprKind::Binary(..) | ExprKind::Unary(..) | ExprKind::Cond(..) => {
+                let mark = self.diags.len();
+                let zero = matches!(self.const_value(e), Some(Const::Int(0) | Const::Long(0)));
+                self.diags.truncate(mark);
+                zero
+            }
+            _ => false,
+        }
+    }
+
     /// A file-scope function named by `e`: its pointer value and type.
     fn const_function(&mut self, e: &ast::Expr) -> Option<(i64, TypeId)> {
         let ExprKind::Ident(n) = &e.kind else { return None };
-        let Some(Symbol::Func(idx)) = self.lookup(n) else { return None };
+        let idx = match self.lookup(n) {
+            Some(Symbol::Func(idx)) => idx,
+            None if crate::lang::codegen::library::names().any(|l| l == &**n) => self.link_library(n)?,
+            _ => return None,
+        };
         let sig = self.sigs.get(idx as usize)?.clone();
         if !sig.top || sig.variadic || sig.params.iter().any(|(_, r)| *r) {
             return None;
@@ -378,6 +437,16 @@ impl Gen<'_> {
             }
             ast::Designator::Field(name, loc) => {
                 let found = self.types.struct_info(ty).map(|i| i.fields.iter().position(|f| *f.name == **name));
+                // A field of an anonymous member: designate the member, and the same
+                // path again inside it.
+                if let Some(None) = found {
+                    let anon = self.types.struct_info(ty).and_then(|i| {
+                        i.fields.iter().position(|f| f.name.is_empty() && self.find_field(f.ty, name).is_some())
+                    });
+                    if let Some(k) = anon {
+                        return Some((k, path));
+                    }
+                }
                 match found {
                     Some(Some(k)) => k,
                     Some(None) => {
@@ -413,14 +482,27 @@ impl Gen<'_> {
     ) {
         let Some((k, rest)) = self.designate(ty, path) else { return };
         let Some(subs) = self.subobjects(ty) else { return };
-        let (st, off) = subs[k];
+        // A field designator's index is into the struct's fields, which may be more than
+        // its subobjects (the members of an anonymous union).
+        let designated = match self.types.struct_info(ty) {
+            Some(info) => info.fields.get(k).map(|f| (f.ty, f.off)),
+            None => subs.get(k).copied(),
+        };
+        let Some((st, off)) = designated else { return };
         if rest.is_empty() {
             self.init_sub(st, at + off, init, items, pos, out);
         } else {
             self.designated(st, at + off, rest, init, items, pos, out);
         }
-        let rest_of = if self.types.is_union(ty) { &subs[subs.len()..] } else { &subs[k + 1..] };
-        for &(st, off) in rest_of {
+        let rest_of: Vec<(TypeId, u32)> = if self.types.is_union(ty) {
+            Vec::new()
+        } else if self.types.struct_info(ty).is_some() {
+            let end = off + self.types.words(st).max(1);
+            subs.iter().filter(|(_, o)| *o >= end).copied().collect()
+        } else {
+            subs[k + 1..].to_vec()
+        };
+        for (st, off) in rest_of {
             let item = match items.get(*pos) {
                 None | Some(Init::Designated(..)) => return,
                 Some(i) => {
@@ -621,9 +703,45 @@ impl Gen<'_> {
                 }
                 None => {
                     self.emit(Instr::LdAddr { depth, off: at }, e.loc);
-                    self.assign_into(lty, e, false);
+                    let bitfield = if self.types.is_scalar(lty) { self.bitfield_at(ty, at - off) } else { None };
+                    match bitfield {
+                        Some(bf) => {
+                            if self.value_of_type(lty, e) != ERROR {
+                                self.narrow_bitfield(bf, lty, e.loc);
+                                self.emit(
+                                    Instr::Store { ty: crate::lang::codegen::expr::scalar_of(lty), keep: false },
+                                    e.loc,
+                                );
+                            }
+                        }
+                        None => {
+                            self.assign_into(lty, e, false);
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /// The bit-field (width, signedness) at word `at` of an object of type `ty`, if the
+    /// scalar there is one.
+    pub(in crate::lang::codegen) fn bitfield_at(&self, mut ty: TypeId, mut at: u32) -> Option<(u8, bool)> {
+        if self.bitfields.is_empty() {
+            return None;
+        }
+        loop {
+            if let Some((elem, _)) = self.types.array_elem(ty) {
+                at %= self.types.words(elem).max(1);
+                ty = elem;
+                continue;
+            }
+            let info = self.types.struct_info(ty)?;
+            let f = info.fields.iter().find(|f| f.off <= at && at < f.off + self.types.words(f.ty).max(1))?;
+            if f.off == at && self.types.is_scalar(f.ty) {
+                return self.bitfields.get(&(self.types.struct_id(ty), f.name.clone())).copied();
+            }
+            at -= f.off;
+            ty = f.ty;
         }
     }
 
@@ -634,20 +752,23 @@ impl Gen<'_> {
 
 #[derive(Clone, Copy)]
 enum Const {
+    /// An int-typed value (folded in 32 bits).
     Int(i64),
+    /// A long-typed value (folded in 64 bits).
+    Long(i64),
     Float(f64),
 }
 
 impl Const {
     fn as_f64(self) -> f64 {
         match self {
-            Const::Int(i) => i as f64,
+            Const::Int(i) | Const::Long(i) => i as f64,
             Const::Float(f) => f,
         }
     }
     fn to_word(self, ty: TypeId) -> Word {
         let int = match self {
-            Const::Int(i) => i,
+            Const::Int(i) | Const::Long(i) => i,
             Const::Float(f) => f as i64,
         };
         if let Some((bits, signed)) = narrow_of(ty) {
@@ -658,26 +779,65 @@ impl Const {
         match ty {
             BOOL => Word::Int(i32::from(self.as_f64() != 0.0)),
             UINT => Word::Int(match self {
-                Const::Int(i) => i as i32,
+                Const::Int(i) | Const::Long(i) => i as i32,
                 Const::Float(f) => f as u32 as i32,
             }),
             FLOAT => Word::Float(self.as_f64() as f32),
             DOUBLE => Word::Double(self.as_f64()),
             LONG => Word::Long(int),
             ULONG => Word::Long(match self {
-                Const::Int(i) => i,
+                Const::Int(i) | Const::Long(i) => i,
                 Const::Float(f) => f as u64 as i64,
             }),
             CHAR => Word::Char(match self {
-                Const::Int(i) => i as u8,
+                Const::Int(i) | Const::Long(i) => i as u8,
                 Const::Float(f) => f as i64 as u8,
             }),
             _ => Word::Int(match self {
-                Const::Int(i) => i as i32,
+                Const::Int(i) | Const::Long(i) => i as i32,
                 Const::Float(f) => f as i32,
             }),
         }
     }
+}
+
+/// `v` wrapped into a bit-field of `bits` bits, signed or not (C11 6.3.1.3: what an
+/// unsigned field keeps; gcc's choice, two's complement, for a signed one).
+pub(in crate::lang::codegen) fn wrap_bits(v: i64, bits: u8, signed: bool) -> i64 {
+    if bits >= 64 {
+        return v;
+    }
+    let shift = 64 - u32::from(bits);
+    if signed {
+        (v << shift) >> shift
+    } else {
+        ((v as u64) << shift >> shift) as i64
+    }
+}
+
+/// A binary operator on constants one of which is a long: in 64 bits, as at run time
+/// (comparisons and logical operators give an int).
+fn const_long_op(op: BinOp, a: i64, b: i64) -> Option<Const> {
+    Some(match op {
+        BinOp::Add => Const::Long(a.wrapping_add(b)),
+        BinOp::Sub => Const::Long(a.wrapping_sub(b)),
+        BinOp::Mul => Const::Long(a.wrapping_mul(b)),
+        BinOp::Div => Const::Long(a.checked_div(b)?),
+        BinOp::Mod => Const::Long(a.checked_rem(b)?),
+        BinOp::Shl => Const::Long(a.wrapping_shl(b as u32)),
+        BinOp::Shr => Const::Long(a.wrapping_shr(b as u32)),
+        BinOp::BitAnd => Const::Long(a & b),
+        BinOp::BitXor => Const::Long(a ^ b),
+        BinOp::BitOr => Const::Long(a | b),
+        BinOp::Lt => Const::Int((a < b) as i64),
+        BinOp::Le => Const::Int((a <= b) as i64),
+        BinOp::Gt => Const::Int((a > b) as i64),
+        BinOp::Ge => Const::Int((a >= b) as i64),
+        BinOp::Eq => Const::Int((a == b) as i64),
+        BinOp::Ne => Const::Int((a != b) as i64),
+        BinOp::And => Const::Int((a != 0 && b != 0) as i64),
+        BinOp::Or => Const::Int((a != 0 || b != 0) as i64),
+    })
 }
 
 fn const_int_op(op: BinOp, x: i64, y: i64) -> Option<i64> {

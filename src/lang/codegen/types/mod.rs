@@ -221,6 +221,14 @@ impl Types {
         i
     }
 
+    /// The index of struct type `t` (`u32::MAX` for another type).
+    pub(crate) fn struct_id(&self, t: TypeId) -> u32 {
+        match self.get(t) {
+            Type::Struct(i) => *i,
+            _ => u32::MAX,
+        }
+    }
+
     pub(crate) fn struct_info(&self, t: TypeId) -> Option<&StructInfo> {
         match self.get(t) {
             Type::Struct(s) => self.structs.get(*s as usize),
@@ -471,6 +479,42 @@ impl Gen<'_> {
         Some(t)
     }
 
+    /// The width and signedness of bit-field `d` of type `ty` (C11 6.7.2.1p4-5): an
+    /// integer type, a constant width from 1 to the type's bits (0 names no field).
+    /// `int` and the signed types are signed, as in gcc; an enum's is unsigned (gcc's
+    /// choice for an enum without negative constants).
+    fn bit_width(&mut self, ty: TypeId, is_enum: bool, w: &ast::Expr, d: &ast::Declarator) -> Option<(u8, bool)> {
+        let (max, signed) = match ty {
+            INT => (32, !is_enum),
+            UINT => (32, false),
+            BOOL => (1, false),
+            CHAR => (8, false),
+            SCHAR => (8, true),
+            SHORT => (16, true),
+            USHORT => (16, false),
+            LONG => (64, true),
+            ULONG => (64, false),
+            _ => {
+                self.error(
+                    d.loc,
+                    format!("bit-field `{}` must have an integer type, not {}", d.name, self.types.name(ty)),
+                );
+                return None;
+            }
+        };
+        match self.const_int(w) {
+            Some(v) if v >= 1 && v <= max => Some((v as u8, signed)),
+            Some(v) => {
+                self.error(w.loc, format!("bit-field `{}` width must be 1 to {max}, found {v}", d.name));
+                None
+            }
+            None => {
+                self.error(w.loc, format!("bit-field `{}` width must be a constant integer expression", d.name));
+                None
+            }
+        }
+    }
+
     pub(super) fn struct_def(&mut self, s: &ast::StructDef) {
         let idx = self.types.struct_index(&s.name);
         if self.types.complete.get(idx as usize).copied().unwrap_or(false) || self.types.defining.contains(&idx) {
@@ -491,11 +535,18 @@ impl Gen<'_> {
                     continue;
                 }
                 let Some(ty) = self.declarator_type(base, d, false) else { continue };
+                if let Some(w) = &d.bits {
+                    let is_enum = matches!(f.ty.base, ast::BaseType::Enum);
+                    let Some(width) = self.bit_width(ty, is_enum, w, d) else { continue };
+                    self.bitfields.insert((idx, d.name.to_string()), width);
+                }
                 if ty == VOID || self.types.channel_elem(ty).is_some() {
                     self.error(d.loc, format!("field `{}` cannot have type {}", d.name, self.types.name(ty)));
                     continue;
                 }
-                if fields.iter().any(|x| *x.name == *d.name) {
+                // An anonymous struct or union member (named ""): its fields are found
+                // through it (`Gen::find_field`).
+                if !d.name.is_empty() && fields.iter().any(|x| *x.name == *d.name) {
                     self.error(d.loc, format!("duplicate field `{}`", d.name));
                     continue;
                 }
