@@ -167,6 +167,9 @@ pub struct Declarator {
     pub func: Option<Box<FuncPtr>>,
     /// `name : width` (a struct field that is a bit-field).
     pub bits: Option<Box<Expr>>,
+    /// `(*name)[N]`: the number of `*` applied after the dimensions (a pointer to an
+    /// array); 0 otherwise.
+    pub array_pointers: u32,
 }
 
 /// The function part of a function-pointer declarator `(*…name[dims])(params)`.
@@ -283,6 +286,9 @@ pub enum StmtKind {
     DoWhile {
         body: Box<Stmt>,
         cond: Expr,
+        /// Structs and enums defined in the condition: they come into scope after the
+        /// body, before the condition (the statement is a block of its own).
+        cond_defs: Vec<Stmt>,
     },
     For {
         /// An expression statement or a declaration.

@@ -134,12 +134,15 @@ impl Gen<'_> {
                 self.patch_all(&breaks, end);
                 self.patch_all(&conts, top);
             }
-            StmtKind::DoWhile { body, cond } => {
+            StmtKind::DoWhile { body, cond, cond_defs } => {
                 let top = self.here();
                 self.enter_loop(true);
                 self.sub_stmt(body);
                 let (breaks, conts) = self.leave_loop();
                 let cont = self.here();
+                for d in cond_defs {
+                    self.stmt(d);
+                }
                 self.condition(cond);
                 self.emit(Instr::JumpIfTrue { target: top as u32 }, cond.loc);
                 let end = self.here();

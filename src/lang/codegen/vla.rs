@@ -20,7 +20,11 @@ impl Gen<'_> {
     /// The size expression of `d` if it declares a variable-length array: a local object
     /// whose first dimension is present and not a constant.
     pub(super) fn vla_size<'e>(&mut self, storage: ast::Storage, d: &'e ast::Declarator) -> Option<&'e ast::Expr> {
-        if self.fns.is_empty() || matches!(storage, ast::Storage::Static | ast::Storage::Extern) || d.func.is_some() {
+        if self.fns.is_empty()
+            || matches!(storage, ast::Storage::Static | ast::Storage::Extern)
+            || d.func.is_some()
+            || d.array_pointers > 0
+        {
             return None;
         }
         // The first dimension must be there; an inner one that varies is reported by

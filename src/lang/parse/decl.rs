@@ -268,6 +268,7 @@ impl Parser<'_> {
                     init: None,
                     func: None,
                     bits: None,
+                    array_pointers: 0,
                 };
                 return Ok(Some(VarDecl { loc: ty.loc, ty, decls: vec![d] }));
             }
@@ -325,8 +326,36 @@ impl Parser<'_> {
             }
             _ => return Err(self.expected("a name")),
         };
+        let dims = self.declarator_dims()?;
+        Ok(Declarator {
+            name,
+            loc,
+            pointers,
+            const_pointer,
+            is_ref,
+            dims,
+            init: None,
+            func: None,
+            bits: None,
+            array_pointers: 0,
+        })
+    }
+
+    /// `[N]…` after a declarator's name (none: an empty list).
+    fn declarator_dims(&mut self) -> PResult<Vec<Option<Expr>>> {
         let mut dims = Vec::new();
         while self.eat(Punct::LBracket) {
+            // A parameter's `[const 5]`, `[static 5]`, `[restrict]` and `[*]` (C11
+            // 6.7.6.3p7): the qualifiers and `static` change nothing here, `*` is `[]`.
+            while matches!(
+                self.peek().kind,
+                TokenKind::Kw(Keyword::Const | Keyword::Volatile | Keyword::Restrict | Keyword::Static)
+            ) {
+                self.bump();
+            }
+            if self.at(Punct::Star) && self.peek_at(1).kind == TokenKind::Punct(Punct::RBracket) {
+                self.bump();
+            }
             if self.eat(Punct::RBracket) {
                 dims.push(None);
                 continue;
@@ -334,7 +363,7 @@ impl Parser<'_> {
             dims.push(Some(self.cond_expr()?));
             self.expect_punct(Punct::RBracket, "to close the array dimension")?;
         }
-        Ok(Declarator { name, loc, pointers, const_pointer, is_ref, dims, init: None, func: None, bits: None })
+        Ok(dims)
     }
 
     /// `( * name [dims] ) ( params )` after the result type's `*`s.
@@ -350,6 +379,25 @@ impl Parser<'_> {
             return Err(self.error(d.loc, "only `(*name)(params)` function pointers are supported"));
         }
         self.expect_punct(Punct::RParen, "to close `(*name`")?;
+        // `(*p)[N]`: a pointer to an array; `(*p)` alone: a pointer in parentheses.
+        if !self.at(Punct::LParen) {
+            if !d.dims.is_empty() {
+                return Err(self.error(d.loc, "only `(*name)[N]` and `(*name)(params)` are supported here"));
+            }
+            let mut outer = Vec::new();
+            while self.at(Punct::LBracket) {
+                let arr = self.declarator_dims()?;
+                outer.extend(arr);
+            }
+            d.pointers = pointers;
+            if outer.is_empty() {
+                d.pointers += inner;
+            } else {
+                d.dims = outer;
+                d.array_pointers = inner;
+            }
+            return Ok(d);
+        }
         self.expect_punct(Punct::LParen, "to open the parameters of the function pointer")?;
         let (params, variadic) = self.params()?;
         d.pointers = pointers;

@@ -158,6 +158,11 @@ impl Parser<'_> {
                 Hoisted::Enum(e) => Stmt { loc: e.loc, kind: StmtKind::Enum(e) },
             })
             .collect();
+        let mut stmt = stmt;
+        // A do-while's condition follows its body: what it defines is not the body's.
+        if let StmtKind::DoWhile { cond_defs, .. } = &mut stmt.kind {
+            *cond_defs = std::mem::take(&mut stmts);
+        }
         stmts.push(stmt);
         Ok(Stmt { loc, kind: StmtKind::Block(Block { stmts, loc, end }) })
     }
@@ -254,7 +259,7 @@ impl Parser<'_> {
         self.bump();
         let cond = self.paren_expr("after `while`")?;
         self.expect_semi("`do`-`while` statement")?;
-        Ok(StmtKind::DoWhile { body, cond })
+        Ok(StmtKind::DoWhile { body, cond, cond_defs: Vec::new() })
     }
 
     fn switch_stmt(&mut self) -> PResult<StmtKind> {

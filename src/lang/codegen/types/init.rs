@@ -35,6 +35,7 @@ impl Gen<'_> {
                     (UnOp::Neg, Const::Float(f)) => Const::Float(-f),
                     (UnOp::Plus, v) => v,
                     (UnOp::Not, Const::Int(i) | Const::Long(i)) => Const::Int((i == 0) as i64),
+                    (UnOp::Not, Const::Float(f)) => Const::Int((f == 0.0) as i64),
                     (UnOp::BitNot, Const::Int(i)) => Const::Int(!i),
                     (UnOp::BitNot, Const::Long(i)) => Const::Long(!i),
                     _ => return None,
@@ -52,6 +53,14 @@ impl Gen<'_> {
                             BinOp::Sub => Const::Float(x - y),
                             BinOp::Mul => Const::Float(x * y),
                             BinOp::Div => Const::Float(x / y),
+                            BinOp::Lt => Const::Int((x < y) as i64),
+                            BinOp::Le => Const::Int((x <= y) as i64),
+                            BinOp::Gt => Const::Int((x > y) as i64),
+                            BinOp::Ge => Const::Int((x >= y) as i64),
+                            BinOp::Eq => Const::Int((x == y) as i64),
+                            BinOp::Ne => Const::Int((x != y) as i64),
+                            BinOp::And => Const::Int((x != 0.0 && y != 0.0) as i64),
+                            BinOp::Or => Const::Int((x != 0.0 || y != 0.0) as i64),
                             _ => return None,
                         }
                     }

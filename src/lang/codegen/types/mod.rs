@@ -358,7 +358,10 @@ impl Gen<'_> {
             self.error(d.loc, "array of void");
             return None;
         }
-        let (t, _) = self.array_dims(t, &d.dims, allow_open)?;
+        let (mut t, _) = self.array_dims(t, &d.dims, allow_open && d.array_pointers == 0)?;
+        for _ in 0..d.array_pointers {
+            t = self.types.intern(Type::Pointer(t));
+        }
         let depth = self.types.depth(t) as usize;
         if depth > crate::vcode::cod::MAX_TYPE_NESTING {
             let limit = crate::vcode::cod::MAX_TYPE_NESTING;
