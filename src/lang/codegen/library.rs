@@ -189,6 +189,20 @@ const LIBRARY: &[(&str, &str)] = &[
          if (i == 0 && c < 0) return 0; s[i] = 0; return s; }",
     ),
     ("fflush", "int fflush(struct __cppe_file *f) { return 0; }"),
+    // fwrite and fread move characters: the elements of a char buffer, size × n of
+    // them (a word of another type read or written through the char pointer is a
+    // runtime error that names it, as memory holds values, not bytes).
+    (
+        "fwrite",
+        "unsigned int fwrite(const void *p, unsigned int size, unsigned int n, struct __cppe_file *f) { \
+         const char *c = p; unsigned int i; for (i = 0; i < size * n; i++) fprintf(f, \"%c\", c[i]); return n; }",
+    ),
+    (
+        "fread",
+        "unsigned int fread(void *p, unsigned int size, unsigned int n, struct __cppe_file *f) { \
+         char *c = p; unsigned int k; unsigned int i; char ch; for (k = 0; k < n; k++) { for (i = 0; i < size; i++) { \
+         if (fscanf(f, \"%c\", &ch) != 1) return k; c[k * size + i] = ch; } } return n; }",
+    ),
     ("puts", "int puts(const char *s) { printf(\"%s\\n\", s); return 0; }"),
     ("putchar", "int putchar(int c) { printf(\"%c\", c); return c; }"),
     ("fputs", "int fputs(const char *s, struct __cppe_file *f) { fprintf(f, \"%s\", s); return 0; }"),

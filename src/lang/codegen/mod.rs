@@ -556,7 +556,7 @@ impl<'a> Gen<'a> {
                 continue;
             }
             let chan_ty = self.types.intern(Type::Channel(elem));
-            let Some((ty, dims)) = self.array_dims(chan_ty, &d.dims, false) else { continue };
+            let Some((ty, dims)) = self.array_dims(chan_ty, &d.dims, false, d.loc) else { continue };
             if let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Channel, d.loc) {
                 self.channels.push(ChannelInfo {
                     name: d.name.to_string(),
@@ -620,7 +620,7 @@ impl<'a> Gen<'a> {
     /// A file-scope declaration of a name already declared there: `extern int x;` then
     /// `int x = 1;`, or `int x; int x;` (C99 6.9.2: one object). Returns whether it was
     /// handled here.
-    fn redeclare_global(&mut self, d: &ast::Declarator, ty: TypeId) -> bool {
+    fn redeclare_global(&mut self, d: &ast::Declarator, ty: TypeId, open_first: bool) -> bool {
         if self.fns.last().is_some() || self.scopes.len() != 1 {
             return false;
         }
@@ -630,6 +630,13 @@ impl<'a> Gen<'a> {
         else {
             return false;
         };
+        // `extern int a[10];` then `int a[] = {1, 2};`: one array of 10 (C11 6.2.7p3:
+        // the composite type), the list initialising its first elements.
+        let composite = match (self.types.array_elem(gty), self.types.array_elem(ty)) {
+            (Some((ge, glen)), Some((e, len))) => ge == e && len <= glen && open_first,
+            _ => false,
+        };
+        let ty = if composite { gty } else { ty };
         if gty != ty {
             self.diags.push(
                 Diagnostic::error(d.loc, format!("duplicate definition of `{}`", d.name))
@@ -657,9 +664,11 @@ impl<'a> Gen<'a> {
             return;
         }
         for d in &v.decls {
+            // Sized by its initialiser (`int a[] = {…}`)?
+            let open_first = matches!(d.dims.first(), Some(None));
             let Some((d, ty)) = self.variable(base, d) else { continue };
             let d = &*d;
-            if self.redeclare_global(d, ty) {
+            if self.redeclare_global(d, ty, open_first) {
                 continue;
             }
             let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Var, d.loc) else { continue };

@@ -127,6 +127,27 @@ impl Gen<'_> {
                     return ERROR;
                 }
             }
+        } else if !self.is_lvalue_expr(e) && matches!(e.kind, ExprKind::Call { .. } | ExprKind::CallPtr(..)) {
+            // `f().a`: the struct a call returns, kept in frame words of its own.
+            let Some(at) = self.fns.last().map(|f| f.next) else { return ERROR };
+            let depth = self.cur_depth();
+            self.emit(Instr::LdAddr { depth, off: at }, e.loc);
+            let t = self.rvalue(e);
+            if t == ERROR {
+                return ERROR;
+            }
+            if !self.types.is_struct(t) {
+                self.error(e.loc, format!("`.` needs a struct, found {}", self.types.name(t)));
+                return ERROR;
+            }
+            let n = self.types.words(t);
+            if let Some(f) = self.fns.last_mut() {
+                f.next = at + n;
+                f.high = f.high.max(f.next);
+            }
+            self.emit(Instr::StoreBlock { n }, e.loc);
+            self.emit(Instr::LdAddr { depth, off: at }, e.loc);
+            t
         } else {
             if !self.is_lvalue_expr(e) {
                 self.error(e.loc, "`.` needs a struct variable, array element or dereference");

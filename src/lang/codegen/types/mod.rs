@@ -358,7 +358,7 @@ impl Gen<'_> {
             self.error(d.loc, "array of void");
             return None;
         }
-        let (mut t, _) = self.array_dims(t, &d.dims, allow_open && d.array_pointers == 0)?;
+        let (mut t, _) = self.array_dims(t, &d.dims, allow_open && d.array_pointers == 0, d.loc)?;
         for _ in 0..d.array_pointers {
             t = self.types.intern(Type::Pointer(t));
         }
@@ -417,6 +417,7 @@ impl Gen<'_> {
         elem: TypeId,
         dims: &[Option<ast::Expr>],
         allow_open_first: bool,
+        loc: ast::Loc,
     ) -> Option<(TypeId, Vec<u32>)> {
         let mut sizes = Vec::with_capacity(dims.len());
         let mut ok = true;
@@ -424,7 +425,7 @@ impl Gen<'_> {
             match d {
                 None if k == 0 && allow_open_first => sizes.push(0),
                 None => {
-                    self.error(Default::default(), "array size missing");
+                    self.error(loc, "array size missing (give it, or an initialiser to count)");
                     ok = false;
                 }
                 Some(e) => match self.const_int(e) {
