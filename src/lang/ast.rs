@@ -379,6 +379,15 @@ pub enum BinOp {
 pub struct TypeName {
     pub base: TypeSpec,
     pub pointers: u32,
+    /// `T (*)(params)`: a function pointer type whose result is `base` with `pointers`.
+    pub func: Option<Box<FuncPtr>>,
+}
+
+impl TypeName {
+    /// Whether the type is a pointer (to data or to a function).
+    pub fn is_pointer(&self) -> bool {
+        self.pointers > 0 || self.func.is_some()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -527,7 +527,7 @@ impl Parser<'_> {
     }
 
     /// Parameters after `(`, through `)`, and whether `...` ends them.
-    fn params(&mut self) -> PResult<(Vec<Param>, bool)> {
+    pub(super) fn params(&mut self) -> PResult<(Vec<Param>, bool)> {
         let mut params = Vec::new();
         if self.eat(Punct::RParen) {
             return Ok((params, false));

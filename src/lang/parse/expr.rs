@@ -119,13 +119,25 @@ impl Parser<'_> {
             pointers += 1;
             self.skip_qualifiers();
         }
+        // `T (*)(params)`: a function pointer type.
+        if self.at(Punct::LParen)
+            && self.peek_at(1).kind == TokenKind::Punct(Punct::Star)
+            && self.peek_at(2).kind == TokenKind::Punct(Punct::RParen)
+        {
+            self.bump();
+            self.bump();
+            self.bump();
+            self.expect_punct(Punct::LParen, "to open the parameters of the function pointer type")?;
+            let (params, variadic) = self.params()?;
+            return Ok(TypeName { base, pointers, func: Some(Box::new(FuncPtr { pointers: 1, params, variadic })) });
+        }
         if self.at(Punct::LParen) || self.at(Punct::LBracket) {
             return Err(self.error(
                 self.peek().loc,
-                "only `T` and `T *…` are supported as type names (no array or function type names)",
+                "only `T`, `T *…` and `T (*)(params)` are supported as type names (no array or function type names)",
             ));
         }
-        Ok(TypeName { base, pointers })
+        Ok(TypeName { base, pointers, func: None })
     }
 
     fn unary(&mut self) -> PResult<Expr> {

@@ -494,7 +494,7 @@ fn unsupported_constructs_are_named() {
         ("long long long x;", "`long long long` is too long"),
         ("int (*(*fp)(int))(int);", "only `(*name)(params)` function pointers are supported"),
         ("int f(...);", "`...` needs a named parameter before it"),
-        ("int a[2] = (int[2]){1, 2};", "only `T` and `T *…` are supported as type names"),
+        ("int a[2] = (int[2]){1, 2};", "only `T`, `T *…` and `T (*)(params)` are supported as type names"),
         ("int x = _Generic(1, int: 2);", "`_Generic` is not supported"),
     ];
     for (src, want) in cases {

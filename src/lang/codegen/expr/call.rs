@@ -411,13 +411,7 @@ impl Gen<'_> {
         init: &crate::lang::ast::Init,
         loc: Loc,
     ) -> TypeId {
-        let mut ty = self.base_type(&tn.base);
-        if ty == ERROR {
-            return ERROR;
-        }
-        for _ in 0..tn.pointers {
-            ty = self.types.intern(Type::Pointer(ty));
-        }
+        let Some(ty) = self.type_name_type(tn) else { return ERROR };
         if ty == VOID {
             self.error(loc, "a compound literal cannot have type void");
             return ERROR;

@@ -193,14 +193,10 @@ impl Gen<'_> {
                 self.function_result(ft)
             }
             ExprKind::Cast(tn, a) => {
-                let base = self.base_type(&tn.base);
+                let to = self.type_name_type(tn).unwrap_or(ERROR);
                 let t = self.rvalue(a);
-                if base == ERROR || t == ERROR {
+                if to == ERROR || t == ERROR {
                     return ERROR;
-                }
-                let mut to = base;
-                for _ in 0..tn.pointers {
-                    to = self.types.intern(Type::Pointer(to));
                 }
                 if to == VOID {
                     let n = self.types.words(t);

@@ -88,12 +88,12 @@ impl Gen<'_> {
             }
             ExprKind::SizeofType(tn) => {
                 let base = self.base_type(&tn.base);
-                let t = if tn.pointers > 0 { INT } else { base };
+                let t = if tn.is_pointer() { INT } else { base };
                 Const::Int(self.types.words(t) as i64)
             }
             ExprKind::Cast(tn, a) => {
                 let v = self.const_value(a)?;
-                if tn.pointers > 0 {
+                if tn.is_pointer() {
                     return None;
                 }
                 let i = match v {
@@ -190,12 +190,9 @@ impl Gen<'_> {
                 let a = self.wide_string_literal(points);
                 Some((i64::from(a), self.types.intern(Type::Pointer(INT))))
             }
-            ExprKind::Cast(tn, inner) if tn.pointers > 0 => {
+            ExprKind::Cast(tn, inner) if tn.is_pointer() => {
                 let (a, _) = self.const_address(inner)?;
-                let mut t = self.base_type(&tn.base);
-                for _ in 0..tn.pointers {
-                    t = self.types.intern(Type::Pointer(t));
-                }
+                let t = self.type_name_type(tn)?;
                 Some((a, t))
             }
             ExprKind::Unary(UnOp::Addr, x)
@@ -237,7 +234,7 @@ impl Gen<'_> {
     /// or one cast to a pointer type (`NULL`, `(int *)0`).
     fn is_null_constant(&mut self, e: &ast::Expr) -> bool {
         match &e.kind {
-            ExprKind::Cast(tn, inner) if tn.pointers > 0 => self.is_null_constant(inner),
+            ExprKind::Cast(tn, inner) if tn.is_pointer() => self.is_null_constant(inner),
             ExprKind::IntLit(0) | ExprKind::LongLit(0) => true,
             ExprKind::Cast(..) | ExprKind::Binary(..) | ExprKind::Unary(..) | ExprKind::Cond(..) => {
                 let mark = self.diags.len();
@@ -247,6 +244,24 @@ impl Gen<'_> {
             }
             _ => false,
         }
+    }
+
+    /// The type a type name names (`None` after an error in it).
+    pub(in crate::lang::codegen) fn type_name_type(&mut self, tn: &ast::TypeName) -> Option<TypeId> {
+        let mut t = self.base_type(&tn.base);
+        if t == ERROR {
+            return None;
+        }
+        for _ in 0..tn.pointers {
+            t = self.types.intern(Type::Pointer(t));
+        }
+        if let Some(fp) = &tn.func {
+            t = self.function_type(t, &fp.params, fp.variadic, tn.base.loc)?;
+            for _ in 0..fp.pointers {
+                t = self.types.intern(Type::Pointer(t));
+            }
+        }
+        Some(t)
     }
 
     /// A file-scope function named by `e`: its pointer value and type.
