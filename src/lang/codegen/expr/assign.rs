@@ -205,8 +205,9 @@ impl Gen<'_> {
             return BOOL;
         }
         let delta = if inc { step } else { -step };
-        if let Some(bf) = bitfield {
-            // Load, add, wrap into the field's bits, store (keeping the old value after).
+        if bitfield.is_some() || narrow_of(t).is_some() {
+            // Load, add, wrap into the field's bits or the type's range, store (keeping
+            // the old value after).
             if !pre {
                 self.emit(Instr::Dup {}, loc);
                 self.emit(Instr::Dereference {}, loc);
@@ -221,23 +222,11 @@ impl Gen<'_> {
                 self.emit(Instr::PushI { v: delta }, loc);
                 self.emit(Instr::AddI {}, loc);
             }
-            self.narrow_bitfield(bf, t, loc);
-            self.emit(Instr::Store { ty: scalar_of(t), keep: pre }, loc);
-            return t;
-        }
-        if narrow_of(t).is_some() {
-            // Load, add, wrap into the type's range, store (keeping the old value after).
-            if !pre {
-                self.emit(Instr::Dup {}, loc);
-                self.emit(Instr::Dereference {}, loc);
-                self.emit(Instr::Swap {}, loc);
+            match bitfield {
+                Some(bf) => self.narrow_bitfield(bf, t, loc),
+                None => self.emit_narrow(t, loc),
             }
-            self.emit(Instr::Dup {}, loc);
-            self.emit(Instr::Dereference {}, loc);
-            self.emit(Instr::PushI { v: delta }, loc);
-            self.emit(Instr::AddI {}, loc);
-            self.emit_narrow(t, loc);
-            self.emit(Instr::Store { ty: Scalar::Int, keep: pre }, loc);
+            self.emit(Instr::Store { ty: scalar_of(t), keep: pre }, loc);
             return t;
         }
         self.emit(Instr::IncDec { ty: scalar_of(t), delta, pre }, loc);

@@ -53,15 +53,7 @@ impl Gen<'_> {
                             BinOp::Sub => Const::Float(x - y),
                             BinOp::Mul => Const::Float(x * y),
                             BinOp::Div => Const::Float(x / y),
-                            BinOp::Lt => Const::Int((x < y) as i64),
-                            BinOp::Le => Const::Int((x <= y) as i64),
-                            BinOp::Gt => Const::Int((x > y) as i64),
-                            BinOp::Ge => Const::Int((x >= y) as i64),
-                            BinOp::Eq => Const::Int((x == y) as i64),
-                            BinOp::Ne => Const::Int((x != y) as i64),
-                            BinOp::And => Const::Int((x != 0.0 && y != 0.0) as i64),
-                            BinOp::Or => Const::Int((x != 0.0 || y != 0.0) as i64),
-                            _ => return None,
+                            _ => Const::Int(const_compare(*op, x, y, 0.0)?),
                         }
                     }
                 }
@@ -853,15 +845,24 @@ fn const_long_op(op: BinOp, a: i64, b: i64) -> Option<Const> {
         BinOp::BitAnd => Const::Long(a & b),
         BinOp::BitXor => Const::Long(a ^ b),
         BinOp::BitOr => Const::Long(a | b),
-        BinOp::Lt => Const::Int((a < b) as i64),
-        BinOp::Le => Const::Int((a <= b) as i64),
-        BinOp::Gt => Const::Int((a > b) as i64),
-        BinOp::Ge => Const::Int((a >= b) as i64),
-        BinOp::Eq => Const::Int((a == b) as i64),
-        BinOp::Ne => Const::Int((a != b) as i64),
-        BinOp::And => Const::Int((a != 0 && b != 0) as i64),
-        BinOp::Or => Const::Int((a != 0 || b != 0) as i64),
+        _ => Const::Int(const_compare(op, a, b, 0)?),
     })
+}
+
+/// A comparison or logical operator on two constants (`zero`: the type's zero): 1 or 0
+/// as an int; `None` for another operator.
+fn const_compare<T: PartialOrd + Copy>(op: BinOp, a: T, b: T, zero: T) -> Option<i64> {
+    Some(i64::from(match op {
+        BinOp::Lt => a < b,
+        BinOp::Le => a <= b,
+        BinOp::Gt => a > b,
+        BinOp::Ge => a >= b,
+        BinOp::Eq => a == b,
+        BinOp::Ne => a != b,
+        BinOp::And => a != zero && b != zero,
+        BinOp::Or => a != zero || b != zero,
+        _ => return None,
+    }))
 }
 
 fn const_int_op(op: BinOp, x: i64, y: i64) -> Option<i64> {
