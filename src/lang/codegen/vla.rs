@@ -31,9 +31,7 @@ impl Gen<'_> {
         // `vla_decl`. Quietly: an error in a size is reported when the declaration is
         // compiled.
         let first = d.dims.first()?.as_ref()?;
-        let mark = self.diags.len();
-        let varies = d.dims.iter().flatten().any(|e| self.const_int(e).is_none());
-        self.diags.truncate(mark);
+        let varies = d.dims.iter().flatten().any(|e| self.quiet_const_int(e).is_none());
         varies.then_some(first)
     }
 
@@ -85,12 +83,7 @@ impl Gen<'_> {
             self.poisoned.insert(d.name.clone());
             return;
         }
-        if let Some(e) = d.dims[1..].iter().flatten().find(|e| {
-            let mark = self.diags.len();
-            let c = self.const_int(e).is_none();
-            self.diags.truncate(mark);
-            c
-        }) {
+        if let Some(e) = d.dims[1..].iter().flatten().find(|e| self.quiet_const_int(e).is_none()) {
             self.error(
                 e.loc,
                 "only the first dimension of a variable-length array may vary (the others must be constants)",

@@ -12,6 +12,15 @@ impl Gen<'_> {
         })
     }
 
+    /// [`Self::const_int`] without diagnostics: whether a size or a null pointer is a
+    /// constant is asked before the expression is compiled, which reports its errors.
+    pub(in crate::lang::codegen) fn quiet_const_int(&mut self, e: &ast::Expr) -> Option<i64> {
+        let mark = self.diags.len();
+        let v = self.const_int(e);
+        self.diags.truncate(mark);
+        v
+    }
+
     fn const_value(&mut self, e: &ast::Expr) -> Option<Const> {
         Some(match &e.kind {
             ExprKind::IntLit(v) => Const::Int(*v),
@@ -229,10 +238,7 @@ impl Gen<'_> {
             ExprKind::Cast(tn, inner) if tn.is_pointer() => self.is_null_constant(inner),
             ExprKind::IntLit(0) | ExprKind::LongLit(0) => true,
             ExprKind::Cast(..) | ExprKind::Binary(..) | ExprKind::Unary(..) | ExprKind::Cond(..) => {
-                let mark = self.diags.len();
-                let zero = matches!(self.const_value(e), Some(Const::Int(0) | Const::Long(0)));
-                self.diags.truncate(mark);
-                zero
+                self.quiet_const_int(e) == Some(0)
             }
             _ => false,
         }
