@@ -26,7 +26,8 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "float.h" => FLOAT,
         "time.h" => TIME,
         "wchar.h" => WCHAR,
-        "errno.h" | "signal.h" | "setjmp.h" | "locale.h" | "complex.h" | "tgmath.h" | "threads.h" | "stdatomic.h"
+        "errno.h" => ERRNO,
+        "signal.h" | "setjmp.h" | "locale.h" | "complex.h" | "tgmath.h" | "threads.h" | "stdatomic.h"
         | "inttypes.h" | "iso646.h" => return unsupported(name),
         _ => return None,
     })
@@ -48,6 +49,7 @@ const STDDEF: &str = "#ifndef __CPPE_STDDEF_H
 typedef unsigned int size_t;
 typedef int ptrdiff_t;
 typedef int wchar_t;
+#define offsetof(type, member) ((size_t)&((type *)0)->member)
 #endif
 ";
 
@@ -63,14 +65,37 @@ typedef int wint_t;
 #endif
 ";
 
+/// `errno`: a global the library sets where C's would and this machine can fail
+/// (`fopen` of a missing file: ENOENT); `perror` and `strerror` name it.
+const ERRNO: &str = "#ifndef __CPPE_ERRNO_H
+#define __CPPE_ERRNO_H
+#ifndef __CPPE_ERRNO_DECL
+#define __CPPE_ERRNO_DECL
+int __cppe_errno;
+#endif
+#define errno __cppe_errno
+#define ENOENT 2
+#define EINVAL 22
+#define EDOM 33
+#define ERANGE 34
+#endif
+";
+
 const STDIO: &str = "#ifndef __CPPE_STDIO_H
 #define __CPPE_STDIO_H
 #include <stddef.h>
+#ifndef __CPPE_ERRNO_DECL
+#define __CPPE_ERRNO_DECL
+int __cppe_errno;
+#endif
 typedef struct __cppe_file FILE;
 #define EOF (-1)
 #define stdin ((FILE *)-1)
 #define stdout ((FILE *)-2)
 #define stderr ((FILE *)-3)
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
 #endif
 ";
 
@@ -81,6 +106,9 @@ const STDLIB: &str = "#ifndef __CPPE_STDLIB_H
 #define EXIT_FAILURE 1
 #define RAND_MAX 2147483647
 #define rand __cppe_c_rand
+typedef struct __cppe_div { int quot, rem; } div_t;
+typedef struct __cppe_ldiv { long quot, rem; } ldiv_t;
+typedef ldiv_t lldiv_t;
 #endif
 ";
 
@@ -195,13 +223,14 @@ const ASSERT: &str = "#undef assert
 #endif
 ";
 
-/// The extra arguments of a `...` call are one word each (`char` and `_Bool` promoted to
-/// `int`), in order; `va_list` walks them.
+/// The extra arguments of a `...` call lie one after another, a word per scalar (`char`
+/// and `_Bool` promoted to `int`) and a struct's words; `va_list` walks them by `sizeof`
+/// (which counts words).
 const STDARG: &str = "#ifndef __CPPE_STDARG_H
 #define __CPPE_STDARG_H
 typedef char *va_list;
 #define va_start(ap, last) ((ap) = __builtin_va_start())
-#define va_arg(ap, type) (*(type *)(((ap) += 1) - 1))
+#define va_arg(ap, type) (*(type *)(((ap) += sizeof(type)) - sizeof(type)))
 #define va_end(ap) ((void)0)
 #define va_copy(d, s) ((d) = (s))
 #endif

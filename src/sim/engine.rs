@@ -21,13 +21,14 @@ use super::least_loaded::LeastLoaded;
 use super::memory::Memory;
 use super::observe::{Observer, ProcState, ProcessStatus, Reason, RemoteKind, SimEvent};
 use super::rng::Rng;
+use super::stream::{Indicators, Reading};
 use super::{Io, Limit, NetThread, RuntimeError, SimConfig, SimError, Stats, TickCosts, Waiter};
 use crate::net::Network;
 use crate::time::{Ticks, TimeQueue, MAX_TIME, NEVER, TICKS_PER_UNIT};
 use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
 use net_worker::NetWorker;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Write};
 use std::time::Instant;
 
 mod bridge;
@@ -324,7 +325,8 @@ fn read_requests(
 }
 
 enum FileSlot {
-    Read(BufReader<std::fs::File>),
+    /// Opened for reading, with C's indicators and pushed-back character.
+    Read(BufReader<std::fs::File>, Indicators),
     Write(BufWriter<std::fs::File>),
 }
 
@@ -402,6 +404,8 @@ pub struct Simulator<'m> {
     ch: channels::Channels,
     rng: Rng,
     files: Vec<Option<FileSlot>>,
+    /// `stdin`'s end-of-file and error indicators and pushed-back character.
+    stdin_ind: Indicators,
     /// Blocks made by MALLOC/REALLOC and not yet freed: base → words.
     heap: BTreeMap<u32, u32>,
     stats: Stats,
@@ -654,6 +658,7 @@ impl<'m> Simulator<'m> {
             ch: channels::Channels::new(module),
             rng: Rng::new(cfg.seed),
             files: Vec::new(),
+            stdin_ind: Indicators::default(),
             heap: BTreeMap::new(),
             stats: Stats::default(),
             max_depth,

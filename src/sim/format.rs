@@ -68,8 +68,6 @@ struct Spec {
     prec: Option<usize>,
 }
 
-/// Formats `fmt` with `args` into `out`, C `printf` style. `read_str` returns the bytes
-/// (without the NUL) of the string at an address, for `%s`.
 /// How many argument words format `fmt` consumes: one per conversion but `%%`, and one
 /// more for each `*` width or precision (for `vprintf`, whose arguments are in memory).
 pub fn arguments_needed(fmt: &[u8]) -> usize {
@@ -100,10 +98,13 @@ pub fn arguments_needed(fmt: &[u8]) -> usize {
     n
 }
 
+/// Formats `fmt` with `args` into `out`, C `printf` style. `read_str(addr, max)` returns
+/// the bytes (without the NUL) of the string at an address, for `%s`: at most `max` of
+/// them (a precision; `usize::MAX` without one).
 pub fn printf(
     fmt: &[u8],
     args: &[Word],
-    read_str: &mut dyn FnMut(i32) -> Result<Vec<u8>, FormatError>,
+    read_str: &mut dyn FnMut(i32, usize) -> Result<Vec<u8>, FormatError>,
     out: &mut Vec<u8>,
 ) -> Result<(), FormatError> {
     let mut next = 0usize;
@@ -208,10 +209,7 @@ pub fn printf(
             }
             b's' => {
                 let addr = word_int(take(&mut next)?) as i32;
-                let mut bytes = read_str(addr)?;
-                if let Some(p) = s.prec {
-                    bytes.truncate(p);
-                }
+                let bytes = read_str(addr, s.prec.unwrap_or(usize::MAX))?;
                 pad_bytes(out, &s, &bytes);
             }
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
@@ -581,9 +579,9 @@ mod tests {
 
     fn pf(fmt: &str, args: &[Word]) -> String {
         let mut out = Vec::new();
-        let mut rs = |a: i32| -> Result<Vec<u8>, FormatError> {
+        let mut rs = |a: i32, max: usize| -> Result<Vec<u8>, FormatError> {
             if a == 7 {
-                Ok(b"hello".to_vec())
+                Ok(b"hello"[..max.min(5)].to_vec())
             } else {
                 Err(FormatError::BadString { addr: a })
             }
@@ -631,7 +629,7 @@ mod tests {
     #[test]
     fn missing_argument_is_an_error() {
         let mut out = Vec::new();
-        let r = printf(b"%d %d", &[I(1)], &mut |_| Ok(Vec::new()), &mut out);
+        let r = printf(b"%d %d", &[I(1)], &mut |_, _| Ok(Vec::new()), &mut out);
         assert_eq!(r, Err(FormatError::MissingArgument { given: 1 }));
     }
 

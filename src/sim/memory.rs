@@ -82,8 +82,17 @@ impl Memory {
 
     /// The bytes of the NUL-ended string at `addr` (at most 1 MiB).
     pub(crate) fn read_c_string(&self, addr: i64) -> Option<Vec<u8>> {
+        self.read_c_string_max(addr, usize::MAX)
+    }
+
+    /// The bytes of the string at `addr`, up to its NUL or `max` bytes, whichever comes
+    /// first (`%.3s` reads no further than three characters, as C does).
+    pub(crate) fn read_c_string_max(&self, addr: i64, max: usize) -> Option<Vec<u8>> {
         let mut i = self.index(addr)?;
         let mut out = Vec::new();
+        if max == 0 {
+            return Some(out);
+        }
         loop {
             let b = match *self.words.get(i)? {
                 Word::Char(c) => c,
@@ -96,6 +105,9 @@ impl Memory {
                 return Some(out);
             }
             out.push(b);
+            if out.len() >= max {
+                return Some(out);
+            }
             i += 1;
         }
     }

@@ -116,6 +116,7 @@ pub mod rng;
 pub mod run;
 pub mod setup;
 mod stats;
+mod stream;
 
 use crate::time::{Ticks, TICKS_PER_UNIT};
 pub use crate::vcode::cost::{parse_override, CostError, CostTable, TickCosts};

@@ -599,6 +599,10 @@ isa! {
     /// unbounded) and the destination address; write at most size-1 chars and a NUL
     /// there; push the length the whole text has (C's result).
     0x86 Sprintf "SPRINTF" { argc: u32 } 10 Work;
+    /// `sscanf` (.cod 1.5): pop `argc` destination addresses, pop the format address, pop
+    /// the address of the input string; as SCANF, reading that string; push the number
+    /// of conversions assigned (-1 when the string ends before the first).
+    0x87 Sscanf "SSCANF" { argc: u32 } 10 Work;
 
     // ---- the C library's memory routines (.cod 1.3) ----
     /// Pop a word count n; push the address of n new zeroed words owned by the caller's
@@ -618,6 +622,11 @@ isa! {
     /// Pop a status; end the program (C's `exit`): status 0 as when `main` returns, any
     /// other value as a runtime error naming the status.
     0x8D Exit "EXIT" {} 1 Work;
+    /// A stream operation of `<stdio.h>` (.cod 1.5), chosen by `op` ([`file_op`]): FEOF,
+    /// FERROR, CLEARERR, FTELL and REWIND pop a file handle; FSEEK pops `whence`, a long
+    /// offset and a handle; UNGETC pops a handle and a character. Each pushes C's result
+    /// (an int; a long for FTELL).
+    0x8E FileOp "FILEOP" { op: u8 } 5 Work;
 
     // ---- unsigned int (.cod 1.3): +, -, *, &, |, ^, << and == are the int ones ----
     /// Pop b, pop a (as unsigned 32-bit); push a / b (division by zero is a runtime error).
@@ -768,6 +777,17 @@ pub const MAPPING_PROBE_ID: i32 = i32::MIN;
 
 /// The label prefix of a [`MAPPING_PROBE_ID`] probe.
 pub const MAPPING_PREFIX: &str = "mapping: ";
+
+/// The operations of FILEOP (its `op` operand).
+pub mod file_op {
+    pub const FEOF: u8 = 0;
+    pub const FERROR: u8 = 1;
+    pub const CLEARERR: u8 = 2;
+    pub const FTELL: u8 = 3;
+    pub const FSEEK: u8 = 4;
+    pub const REWIND: u8 = 5;
+    pub const UNGETC: u8 = 6;
+}
 
 #[cfg(test)]
 mod tests {

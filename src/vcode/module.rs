@@ -70,6 +70,25 @@ pub enum Type {
     /// C's `unsigned long` and `unsigned long long`: a `long` word read as 64 unsigned
     /// bits. Added in `.cod` 1.4.
     ULong,
+    /// A function type whose parameters end with `...`: `params` are the named ones. A
+    /// call through a pointer to one pushes the named arguments, then the address of the
+    /// caller's words that hold the others (the callee's hidden last parameter, which
+    /// `va_start` reads). Added in `.cod` 1.5.
+    VariadicFunction {
+        ret: TypeId,
+        params: Vec<TypeId>,
+    },
+}
+
+impl Type {
+    /// A function type's result, named parameters and whether `...` follows them.
+    pub fn function_parts(&self) -> Option<(TypeId, &[TypeId], bool)> {
+        match self {
+            Type::Function { ret, params } => Some((*ret, params, false)),
+            Type::VariadicFunction { ret, params } => Some((*ret, params, true)),
+            _ => None,
+        }
+    }
 }
 
 /// A struct definition.

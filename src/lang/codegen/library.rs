@@ -65,6 +65,55 @@ const LIBRARY: &[(&str, &str)] = &[
         "int __cppe_c_rand(void) { int hi = (int)(rand() * 32768.0f); int lo = (int)(rand() * 65536.0f); \
          return hi * 65536 + lo; }",
     ),
+    // The formatted output built-ins as functions, for a pointer to one (`&fprintf`):
+    // a call by name compiles to the instruction itself.
+    (
+        "__cppe_fn_printf",
+        "int __cppe_fn_printf(const char *f, ...) { return vprintf(f, __builtin_va_start()); }",
+    ),
+    (
+        "__cppe_fn_fprintf",
+        "int __cppe_fn_fprintf(struct __cppe_file *s, const char *f, ...) { return vfprintf(s, f, __builtin_va_start()); }",
+    ),
+    (
+        "__cppe_fn_sprintf",
+        "int __cppe_fn_sprintf(char *d, const char *f, ...) { return vsprintf(d, f, __builtin_va_start()); }",
+    ),
+    (
+        "__cppe_fn_snprintf",
+        "int __cppe_fn_snprintf(char *d, unsigned int n, const char *f, ...) \
+         { return vsnprintf(d, n, f, __builtin_va_start()); }",
+    ),
+    // <string.h>'s strtok keeps its place between calls, as C's does.
+    (
+        "strtok",
+        "char *strtok(char *s, const char *d) { static char *p = 0; char *t; if (s) p = s; if (!p) return 0; \
+         p = p + strspn(p, d); if (!*p) { p = 0; return 0; } t = p; p = p + strcspn(p, d); \
+         if (*p) { *p = 0; p++; } else p = 0; return t; }",
+    ),
+    // The messages of the errno values <errno.h> names (glibc's wording).
+    (
+        "strerror",
+        "char *strerror(int e) { static char buf[32]; if (e == 0) return \"Success\"; \
+         if (e == 2) return \"No such file or directory\"; if (e == 22) return \"Invalid argument\"; \
+         if (e == 33) return \"Numerical argument out of domain\"; \
+         if (e == 34) return \"Numerical result out of range\"; \
+         sprintf(buf, \"Unknown error %d\", e); return buf; }",
+    ),
+    (
+        "perror",
+        "void perror(const char *s) { if (s && s[0]) fprintf((struct __cppe_file *)-3, \"%s: \", s); \
+         fprintf((struct __cppe_file *)-3, \"%s\\n\", strerror(__cppe_errno)); }",
+    ),
+    ("div", "struct __cppe_div div(int a, int b) { struct __cppe_div r; r.quot = a / b; r.rem = a % b; return r; }"),
+    (
+        "ldiv",
+        "struct __cppe_ldiv ldiv(long a, long b) { struct __cppe_ldiv r; r.quot = a / b; r.rem = a % b; return r; }",
+    ),
+    (
+        "lldiv",
+        "struct __cppe_ldiv lldiv(long a, long b) { struct __cppe_ldiv r; r.quot = a / b; r.rem = a % b; return r; }",
+    ),
     // <math.h> beyond the MATH instruction's functions.
     ("isnan", "int isnan(double x) { return x != x; }"),
     ("isinf", "int isinf(double x) { return x == x && x - x != x - x; }"),
@@ -244,6 +293,23 @@ pub(super) fn names() -> impl Iterator<Item = &'static str> + 'static {
 }
 
 impl Gen<'_> {
+    /// The function `name` names when used as a value: the program's, or the library's
+    /// (linked now), or a built-in's function form.
+    pub(super) fn named_function(&mut self, name: &str) -> Option<u32> {
+        match self.lookup(name) {
+            Some(Symbol::Func(idx)) => Some(idx),
+            Some(_) => None,
+            None if source(name).is_some() => self.link_library(name),
+            None => {
+                let hidden = format!("__cppe_fn_{name}");
+                match self.lookup(&hidden) {
+                    Some(Symbol::Func(idx)) => Some(idx),
+                    _ => self.link_library(&hidden),
+                }
+            }
+        }
+    }
+
     /// Declares library function `name` (its body is compiled by [`Gen::link_pending`]).
     /// Returns its index, or `None` if `name` is not a library function.
     pub(super) fn link_library(&mut self, name: &str) -> Option<u32> {
@@ -300,12 +366,13 @@ mod tests {
 
     /// Every library function compiles as a program's own function would (types and the
     /// functions it calls checked), so a routine no test program calls cannot hold an
-    /// error that only its first user would meet.
+    /// error that only its first user would meet. The program includes the headers
+    /// that declare what the routines use (`FILE`'s struct, `errno`, `div_t`'s struct).
     #[test]
     fn every_library_function_compiles() {
         let opts = crate::lang::FrontOptions::default();
         for (name, src) in LIBRARY {
-            let text = format!("{src}\nint main(void) {{ return 0; }}\n");
+            let text = format!("#include <stdio.h>\n#include <stdlib.h>\n{src}\nint main(void) {{ return 0; }}\n");
             if let Err(e) = crate::lang::compile("lib.c", &text, &opts) {
                 panic!("library function {name}:\n{e}");
             }

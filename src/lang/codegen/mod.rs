@@ -44,6 +44,10 @@ struct Scope {
     /// Frame offsets of the variable-length arrays declared in this scope: their blocks
     /// are freed when the scope ends.
     vlas: Vec<u32>,
+    /// The struct and union tags declared in this scope (C's tag name space): each
+    /// names an index of the struct table, so `struct T` in an inner block or in two
+    /// functions can be two different types.
+    tags: HashMap<String, u32>,
 }
 
 /// A user function's signature, known before its body is compiled.
@@ -57,7 +61,7 @@ struct Signature {
     /// its enclosing frames).
     top: bool,
     /// `...` after the parameters: a hidden last parameter holds the address of the
-    /// extra arguments, one word each, in the caller's frame.
+    /// extra arguments, one after another, in the caller's frame.
     variadic: bool,
     loc: Loc,
     defined: bool,
@@ -132,6 +136,10 @@ pub(crate) struct Gen<'a> {
     /// Global objects declared `extern` or without an initialiser (tentative): a later
     /// declaration of the same name and type is the same object (C99 6.9.2).
     tentative: HashMap<ast::Name, bool>,
+    /// `extern T a[];` at file scope before any definition of `a`: its (open) type and
+    /// where it was declared. The definition gives the size; a name still here after
+    /// the file-scope declarations is an error if the program uses it.
+    open_externs: HashMap<ast::Name, (TypeId, Loc)>,
     /// Library functions declared and waiting for their bodies (see `library`).
     pending_library: Vec<(u32, ast::FuncDef)>,
     /// Above 0 while a library function is compiled: its code has no source line.
@@ -202,6 +210,7 @@ pub fn generate(
         poisoned: program.poisoned.iter().cloned().collect(),
         self_referenced: program.self_referenced.clone(),
         tentative: HashMap::default(),
+        open_externs: HashMap::default(),
         pending_library: Vec::new(),
         in_library: 0,
         switches: Vec::new(),
@@ -226,7 +235,13 @@ impl<'a> Gen<'a> {
         let func = self.fns.last().map(|f| f.index);
         let id = self.blocks.len() as u32;
         self.blocks.push(BlockInfo { parent, func, first_line: loc.line, last_line: loc.line });
-        self.scopes.push(Scope { names: HashMap::default(), consts: Vec::new(), block: id, vlas: Vec::new() });
+        self.scopes.push(Scope {
+            names: HashMap::default(),
+            consts: Vec::new(),
+            block: id,
+            vlas: Vec::new(),
+            tags: HashMap::default(),
+        });
         id
     }
 
@@ -461,6 +476,15 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        let mut open: Vec<_> = self.open_externs.drain().filter(|(n, _)| p.mentioned.contains(&**n)).collect();
+        open.sort_by_key(|(_, (_, loc))| (loc.file, loc.line, loc.col));
+        for (name, (_, loc)) in open {
+            self.error(
+                loc,
+                format!("`{name}` is declared `extern` with no size and never defined: define it in this file"),
+            );
+            self.poisoned.insert(name);
+        }
         // Pass 2: bodies.
         for item in &p.items {
             if let ast::Item::Func(f) = item {
@@ -666,16 +690,49 @@ impl<'a> Gen<'a> {
         for d in &v.decls {
             // Sized by its initialiser (`int a[] = {…}`)?
             let open_first = matches!(d.dims.first(), Some(None));
+            if open_first && d.init.is_none() && v.ty.storage == ast::Storage::Extern {
+                self.open_extern(base, d);
+                continue;
+            }
             let Some((d, ty)) = self.variable(base, d) else { continue };
             let d = &*d;
             if self.redeclare_global(d, ty, open_first) {
                 continue;
+            }
+            if let Some((open, loc)) = self.open_externs.remove(&d.name) {
+                if self.types.array_elem(open).map(|e| e.0) != self.types.array_elem(ty).map(|e| e.0) {
+                    let (a, b) = (self.types.name(ty), self.types.name(open));
+                    self.diags.push(
+                        Diagnostic::error(d.loc, format!("`{}` is defined as {a} but declared {b}", d.name))
+                            .with_note(format!("previous declaration at line {}", loc.line)),
+                    );
+                    self.poisoned.insert(d.name.clone());
+                    continue;
+                }
             }
             let Some((_, off)) = self.declare_var(&d.name, ty, IdentKind::Var, d.loc) else { continue };
             self.note_const(&v.ty, d);
             self.tentative.insert(d.name.clone(), d.init.is_some());
             if let Some(init) = &d.init {
                 self.global_init_value(ty, off, init);
+            }
+        }
+    }
+
+    /// `extern T a[];` at file scope: after a definition of `a`, a declaration of it
+    /// (the element types must agree); before one, remembered until the definition
+    /// gives the size.
+    fn open_extern(&mut self, base: TypeId, d: &ast::Declarator) {
+        let Some(ty) = self.declarator_type(base, d, true) else { return };
+        let Some((elem, _)) = self.types.array_elem(ty) else { return };
+        match self.scopes.first().and_then(|s| s.names.get(&d.name)).copied() {
+            Some((Symbol::Var { ty: gty, .. }, _)) if self.types.array_elem(gty).is_some_and(|g| g.0 == elem) => {}
+            Some((_, prev)) => self.diags.push(
+                Diagnostic::error(d.loc, format!("`{}` is declared again with a different type", d.name))
+                    .with_note(format!("previous declaration at line {}:{}", prev.line, prev.col)),
+            ),
+            None => {
+                self.open_externs.entry(d.name.clone()).or_insert((ty, d.loc));
             }
         }
     }

@@ -234,7 +234,7 @@ impl Render<'_> {
                     h => format!("held by process {}", h - 1),
                 }
             }
-            Some(Type::Pointer(p)) if matches!(m.types.get(*p as usize), Some(Type::Function { .. })) => {
+            Some(Type::Pointer(p)) if m.types.get(*p as usize).is_some_and(|t| t.function_parts().is_some()) => {
                 self.tick()?;
                 let v = int_of(self.word(read, addr)?);
                 let f = usize::try_from(v - 1).ok().and_then(|i| m.functions.get(i));
@@ -270,7 +270,7 @@ impl Render<'_> {
                 format!("{{ {} }}", parts.join(", "))
             }
             Some(Type::Channel(elem)) => self.channel(*elem, addr)?,
-            Some(Type::Function { .. }) => "<function>".into(),
+            Some(Type::Function { .. } | Type::VariadicFunction { .. }) => "<function>".into(),
         })
     }
 

@@ -524,19 +524,30 @@ impl<'m> Simulator<'m> {
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
-            Instr::Scanf { argc } | Instr::Fscanf { argc } => {
+            Instr::Scanf { argc } | Instr::Fscanf { argc } | Instr::Sscanf { argc } => {
                 let dests = self.pop_n(pid, argc as usize)?;
                 let fmt_addr = as_int(self.pop(pid)?) as i64;
-                let file = if matches!(ins, Instr::Fscanf { .. }) { Some(as_int(self.pop(pid)?) as i64) } else { None };
+                let source =
+                    if matches!(ins, Instr::Scanf { .. }) { None } else { Some(as_int(self.pop(pid)?) as i64) };
                 let fmt = self.string_at(pid, fmt_addr)?;
-                let scan = match file {
-                    None | Some(STDIN_HANDLE) => format::scanf(&fmt, &mut *self.io.stdin),
-                    Some(h) => match self.file(h) {
-                        Some(FileSlot::Read(r)) => format::scanf(&fmt, r as &mut dyn BufRead),
+                let scan = match (ins, source) {
+                    (Instr::Sscanf { .. }, Some(a)) => {
+                        let text = self.string_at(pid, a)?;
+                        format::scanf(&fmt, &mut std::io::Cursor::new(text))
+                    }
+                    (_, None | Some(STDIN_HANDLE)) => {
+                        format::scanf(&fmt, &mut Reading { inner: &mut *self.io.stdin, ind: &mut self.stdin_ind })
+                    }
+                    (_, Some(h)) => match self.file(h) {
+                        Some(FileSlot::Read(r, ind)) => format::scanf(&fmt, &mut Reading { inner: r, ind }),
                         _ => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
                     },
                 };
-                let function = if matches!(ins, Instr::Fscanf { .. }) { "fscanf" } else { "scanf" };
+                let function = match ins {
+                    Instr::Fscanf { .. } => "fscanf",
+                    Instr::Sscanf { .. } => "sscanf",
+                    _ => "scanf",
+                };
                 for (v, d) in scan.values.iter().zip(dests.iter()) {
                     let a = as_int(*d) as i64;
                     let words: Vec<Word> = match v {
@@ -587,7 +598,7 @@ impl<'m> Simulator<'m> {
                         .ok()
                         .map(|f| FileSlot::Write(BufWriter::new(f)))
                 } else {
-                    std::fs::File::open(&name).ok().map(|f| FileSlot::Read(BufReader::new(f)))
+                    std::fs::File::open(&name).ok().map(|f| FileSlot::Read(BufReader::new(f), Indicators::default()))
                 };
                 let h = match slot {
                     Some(s) => {
@@ -606,10 +617,16 @@ impl<'m> Simulator<'m> {
                 let r = match usize::try_from(h - 1).ok().and_then(|k| self.files.get_mut(k)).and_then(|s| s.take()) {
                     _ if standard => 0,
                     Some(FileSlot::Write(mut w)) => w.flush().map_or(-1, |_| 0),
-                    Some(FileSlot::Read(_)) => 0,
+                    Some(FileSlot::Read(..)) => 0,
                     None => -1,
                 };
                 self.pt.procs[pid as usize].stack.push(Word::Int(r));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
+            Instr::FileOp { op: fop } => {
+                let r = self.file_op(pid, fop)?;
+                self.pt.procs[pid as usize].stack.push(r);
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -761,10 +778,10 @@ impl<'m> Simulator<'m> {
         format::printf(
             fmt,
             args,
-            &mut |a| {
-                let s = mem.read_c_string(a as i64).ok_or(format::FormatError::BadString { addr: a })?;
+            &mut |a, max| {
+                let s = mem.read_c_string_max(a as i64, max).ok_or(format::FormatError::BadString { addr: a })?;
                 if let Some(i) = mem.index(a as i64) {
-                    self.note_ref(i, s.len() + 1);
+                    self.note_ref(i, (s.len() + 1).min(max));
                 }
                 Ok(s)
             },
@@ -786,6 +803,79 @@ impl<'m> Simulator<'m> {
             return Err(self.rt(pid, RuntimeError::NullPointer));
         }
         self.mem.index(addr).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
+    }
+
+    /// FILEOP `op` on the stream whose handle (and operands) are on the stack: C's
+    /// result. `ftell`/`fseek` on a standard stream fail (-1), as on a pipe.
+    fn file_op(&mut self, pid: u32, op: u8) -> Result<Word, SimError> {
+        use crate::vcode::file_op::*;
+        use std::io::{Seek, SeekFrom};
+        let h = as_int(self.pop(pid)?) as i64;
+        let (whence, offset, c) = match op {
+            FSEEK => {
+                let w = as_int(self.pop(pid)?);
+                let o = match self.pop(pid)? {
+                    Word::Long(l) => l,
+                    w => i64::from(as_int(w)),
+                };
+                (w, o, 0)
+            }
+            UNGETC => (0, 0, as_int(self.pop(pid)?)),
+            FEOF | FERROR | CLEARERR | FTELL | REWIND => (0, 0, 0),
+            _ => return Err(self.rt(pid, RuntimeError::BadCode { message: format!("FILEOP {op}") })),
+        };
+        let mut none = Indicators::default();
+        let (ind, seek): (&mut Indicators, Option<&mut dyn Seek>) = match h {
+            STDIN_HANDLE => (&mut self.stdin_ind, None),
+            STDOUT_HANDLE | STDERR_HANDLE => (&mut none, None),
+            _ => match usize::try_from(h - 1).ok().and_then(|k| self.files.get_mut(k)).and_then(|s| s.as_mut()) {
+                Some(FileSlot::Read(r, ind)) => (ind, Some(r)),
+                Some(FileSlot::Write(w)) => (&mut none, Some(w)),
+                None => return Err(self.rt(pid, RuntimeError::BadFile { handle: h })),
+            },
+        };
+        let back = u64::from(ind.back.is_some());
+        Ok(match op {
+            FEOF => Word::Int(i32::from(ind.eof)),
+            FERROR => Word::Int(i32::from(ind.error)),
+            CLEARERR => {
+                (ind.eof, ind.error) = (false, false);
+                Word::Int(0)
+            }
+            FTELL => {
+                Word::Long(seek.and_then(|s| s.stream_position().ok()).map_or(-1, |p| p.saturating_sub(back) as i64))
+            }
+            FSEEK | REWIND => {
+                let to = match (op, whence) {
+                    (REWIND, _) | (_, 0) => {
+                        u64::try_from(if op == REWIND { 0 } else { offset }).ok().map(SeekFrom::Start)
+                    }
+                    (_, 1) => Some(SeekFrom::Current(offset - back as i64)),
+                    (_, 2) => Some(SeekFrom::End(offset)),
+                    _ => None,
+                };
+                let ok = match (seek, to) {
+                    (Some(s), Some(to)) => s.seek(to).is_ok(),
+                    _ => false,
+                };
+                if ok {
+                    (ind.eof, ind.back) = (false, None);
+                    if op == REWIND {
+                        ind.error = false;
+                    }
+                }
+                Word::Int(if ok { 0 } else { -1 })
+            }
+            // UNGETC: one character back (C guarantees one); EOF pushes nothing.
+            _ => {
+                if c == -1 || ind.back.is_some() {
+                    Word::Int(-1)
+                } else {
+                    (ind.back, ind.eof) = (Some(c as u8), false);
+                    Word::Int(i32::from(c as u8))
+                }
+            }
+        })
     }
 
     pub(super) fn file(&mut self, h: i64) -> Option<&mut FileSlot> {

@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `43 50 50 45 00 43 4F 44` = `b"CPPE\0COD"` ([`MAGIC`]) |
 //! | 8 | 2 | format major version, u16 ([`VERSION_MAJOR`] = 1) |
-//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 4) |
+//! | 10 | 2 | format minor version, u16 ([`VERSION_MINOR`] = 5) |
 //! | 12 | 4 | section count N, u32 |
 //! | 16 | … | N sections, each: tag u16, payload length L u32, then L payload bytes |
 //! | end − 4 | 4 | CRC-32 (IEEE, as zlib/PNG; see [`crc32`]) of every byte before it, u32 |
@@ -50,7 +50,8 @@
 //!   unsigned DIVU … CVTFU, VPRINTF … VSNPRINTF, CALLIND, NARROW, CHECKWORD, the
 //!   double and long instructions, and the types `_Bool`, `unsigned int`, `short`,
 //!   `unsigned short`, `signed char`, `double`, `long` and function types; 1.4 added
-//!   `unsigned long` and its instructions DIVUL … CVTFUL. A tag
+//!   `unsigned long` and its instructions DIVUL … CVTFUL; 1.5 added the variadic
+//!   function type. A tag
 //!   with the high bit set
 //!   ([`OPTIONAL_SECTION`], `0x8000`) marks a section that readers which do not know it
 //!   skip; an unknown tag without that bit is an error naming the tag (the file needs a
@@ -80,7 +81,7 @@ pub const MAGIC: [u8; 8] = *b"CPPE\0COD";
 /// The format major version written and accepted by this reader.
 pub const VERSION_MAJOR: u16 = 1;
 /// The format minor version written by this writer.
-pub const VERSION_MINOR: u16 = 4;
+pub const VERSION_MINOR: u16 = 5;
 /// High bit of a section tag: readers that do not know the section may skip it.
 pub const OPTIONAL_SECTION: u16 = 0x8000;
 /// Deepest type nesting (arrays, struct fields, pointer chains) the verifier accepts.

@@ -186,7 +186,7 @@ fn round_trip_preserves_every_table() {
 fn layout_header_is_as_documented() {
     let bytes = encode(&sample_module());
     assert_eq!(&bytes[0..8], b"CPPE\0COD");
-    assert_eq!(&bytes[8..12], &[1, 0, 4, 0], "version 1.4, two u16 LE");
+    assert_eq!(&bytes[8..12], &[1, 0, 5, 0], "version 1.5, two u16 LE");
     assert_eq!(&bytes[12..16], &[10, 0, 0, 0], "ten sections");
     assert_eq!(&bytes[16..18], &[1, 0], "the meta section comes first");
     // Code section: count 20 then the first instruction LDADDR 0 0 = opcode 0x10,
@@ -212,7 +212,7 @@ fn major_version_2_is_rejected() {
     let m = sample_module();
     let bytes = assemble(2, 0, &module_sections(&m));
     let e = decode(&bytes).unwrap_err();
-    assert!(matches!(e, CodError::UnsupportedVersion { found: (2, 0), supported: (1, 4) }), "{e:?}");
+    assert!(matches!(e, CodError::UnsupportedVersion { found: (2, 0), supported: (1, 5) }), "{e:?}");
     assert_eq!(e.to_string(), "unsupported .cod format version 2.0 (this reader supports 1.x)");
 }
 

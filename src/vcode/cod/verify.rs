@@ -64,7 +64,7 @@ fn verify_types(m: &Module) -> Result<Vec<u32>, CodError> {
         let whose = || format!("type {i}");
         match *t {
             Type::Pointer(p) => names[i].push(ty_ok(p, &whose)?),
-            Type::Function { ret, ref params } => {
+            Type::Function { ret, ref params } | Type::VariadicFunction { ret, ref params } => {
                 names[i].push(ty_ok(ret, &whose)?);
                 for &p in params {
                     names[i].push(ty_ok(p, &whose)?);

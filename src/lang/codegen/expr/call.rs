@@ -75,78 +75,94 @@ impl Gen<'_> {
             self.error(loc, format!("`{name}` is a nested function: only a file-scope function can be pointed to"));
             return ERROR;
         }
-        if sig.variadic || sig.params.iter().any(|(_, r)| *r) {
-            self.error(
-                loc,
-                format!("`{name}` takes `...` or reference parameters: it cannot be called through a pointer"),
-            );
+        if sig.params.iter().any(|(_, r)| *r) {
+            self.error(loc, format!("`{name}` takes reference parameters: it cannot be called through a pointer"));
             return ERROR;
         }
-        let params = sig.params.iter().map(|(t, _)| *t).collect();
-        let ft = self.types.intern(Type::Function { ret: sig.ret, params });
+        let ft = self.signature_type(&sig);
         self.emit(Instr::PushI { v: idx as i32 + 1 }, loc);
         self.types.intern(Type::Pointer(ft))
     }
 
-    /// The result type of function type `ft`.
-    pub(super) fn function_result(&self, ft: TypeId) -> TypeId {
-        match self.types.get(ft) {
-            Type::Function { ret, .. } => *ret,
-            _ => ERROR,
-        }
+    /// The function type of a signature without reference parameters.
+    pub(in crate::lang::codegen) fn signature_type(&mut self, sig: &crate::lang::codegen::Signature) -> TypeId {
+        let (ret, params) = (sig.ret, sig.params.iter().map(|(t, _)| *t).collect());
+        self.types.intern(if sig.variadic {
+            Type::VariadicFunction { ret, params }
+        } else {
+            Type::Function { ret, params }
+        })
     }
 
-    /// Pushes the arguments of a call through a pointer to function type `ft`.
+    /// The result type of function type `ft`.
+    pub(super) fn function_result(&self, ft: TypeId) -> TypeId {
+        self.types.get(ft).function_parts().map_or(ERROR, |f| f.0)
+    }
+
+    /// Pushes the arguments of a call through a pointer to function type `ft`: the named
+    /// ones, then (for `...`) the address of the words holding the others.
     pub(super) fn pointer_call_args(&mut self, ft: TypeId, args: &[Expr], loc: Loc) -> bool {
-        let params = match self.types.get(ft) {
-            Type::Function { params, .. } => params.clone(),
-            _ => return false,
+        let Some((params, variadic)) = self.types.get(ft).function_parts().map(|(_, p, v)| (p.to_vec(), v)) else {
+            return false;
         };
-        if params.len() != args.len() {
+        if params.len() != args.len() && !(variadic && args.len() >= params.len()) {
             self.error(
                 loc,
                 format!(
-                    "wrong number of arguments: the function pointed to takes {}, {} given",
+                    "wrong number of arguments: the function pointed to takes {}{}, {} given",
+                    if variadic { "at least " } else { "" },
                     params.len(),
                     args.len()
                 ),
             );
             return false;
         }
+        let (named, extra) = args.split_at(params.len());
         let mut ok = true;
-        for (a, p) in args.iter().zip(params) {
+        for (a, p) in named.iter().zip(params) {
             ok &= self.value_of_type(p, a) != ERROR;
+        }
+        if variadic {
+            ok &= self.variadic_args("the function pointed to", extra, loc);
         }
         ok
     }
 
-    /// The arguments after a variadic function's named ones: each scalar, promoted as
-    /// C does (`char` and `_Bool` to `int`), is stored in one word of hidden frame words
-    /// of the caller, whose address is pushed as the callee's hidden last parameter
-    /// (`va_start` reads it, `va_arg` walks it).
+    /// The arguments after a variadic function's named ones, stored one after another in
+    /// hidden frame words of the caller, whose address is pushed as the callee's hidden
+    /// last parameter (`va_start` reads it, `va_arg` walks it by `sizeof` the type it
+    /// reads). A scalar takes one word, promoted as C does (`char` and `_Bool` to
+    /// `int`); a struct or union takes its words, copied.
     fn variadic_args(&mut self, name: &str, extra: &[Expr], loc: Loc) -> bool {
-        let n = extra.len() as u32;
         let Some(f) = self.fns.last_mut() else {
             self.error(loc, format!("`{name}` cannot be called here"));
             return false;
         };
         let (depth, base) = (f.depth, f.next);
-        f.next += n.max(1);
-        f.high = f.high.max(f.next);
+        let mut cur = base;
         let mut ok = true;
-        for (k, a) in extra.iter().enumerate() {
-            self.emit(Instr::LdAddr { depth, off: base + k as u32 }, a.loc);
+        for a in extra {
+            // The words of the arguments before this one are kept from its temporaries;
+            // its own are written only once its value is on the stack.
+            if let Some(f) = self.fns.last_mut() {
+                f.next = f.next.max(cur);
+                f.high = f.high.max(f.next);
+            }
+            self.emit(Instr::LdAddr { depth, off: cur }, a.loc);
             let t = self.rvalue(a);
             if t == ERROR {
                 ok = false;
                 self.emit(Instr::Pop { n: 1 }, a.loc);
                 continue;
             }
+            if self.types.is_struct(t) {
+                let n = self.types.words(t);
+                self.emit(Instr::StoreBlock { n }, a.loc);
+                cur += n;
+                continue;
+            }
             if !self.types.is_scalar(t) {
-                self.error(
-                    a.loc,
-                    format!("a {} cannot be passed through `...` here (scalars only)", self.types.name(t)),
-                );
+                self.error(a.loc, format!("a {} cannot be passed through `...`", self.types.name(t)));
                 ok = false;
                 continue;
             }
@@ -157,6 +173,11 @@ impl Gen<'_> {
                 scalar_of(t)
             };
             self.emit(Instr::Store { ty: st, keep: false }, a.loc);
+            cur += 1;
+        }
+        if let Some(f) = self.fns.last_mut() {
+            f.next = f.next.max(cur.max(base + 1));
+            f.high = f.high.max(f.next);
         }
         self.emit(Instr::LdAddr { depth, off: base }, loc);
         ok
@@ -174,7 +195,7 @@ impl Gen<'_> {
                 }
             }
             Some(Symbol::Var { ty, .. })
-                if self.types.pointee(ty).is_some_and(|p| matches!(self.types.get(p), Type::Function { .. })) =>
+                if self.types.pointee(ty).is_some_and(|p| self.types.get(p).function_parts().is_some()) =>
             {
                 let ft = self.types.pointee(ty).unwrap_or(ERROR);
                 if !self.pointer_call_args(ft, args, loc) {
@@ -481,13 +502,17 @@ impl Gen<'_> {
     /// values to print (scalars) or destinations to read into (pointers).
     fn formatted_io(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
         let file = name.starts_with('f');
+        let string = name == "sscanf";
         let reads = name.ends_with("scanf");
-        let fixed = if file { 2 } else { 1 };
+        let fixed = if file || string { 2 } else { 1 };
         if args.len() < fixed {
             self.error(name_loc, format!("wrong number of arguments: `{name}` needs at least {fixed}"));
             return ERROR;
         }
         if file && !self.file_arg(&args[0]) {
+            return ERROR;
+        }
+        if string && !self.pointer_arg(&args[0], "the string to read") {
             return ERROR;
         }
         let fmt = &args[fixed - 1];
@@ -513,6 +538,7 @@ impl Gen<'_> {
         }
         let argc = (args.len() - fixed) as u32;
         let instr = match (file, reads) {
+            _ if string => Instr::Sscanf { argc },
             (false, false) => Instr::Printf { argc },
             (true, false) => Instr::Fprintf { argc },
             (false, true) => Instr::Scanf { argc },
@@ -538,7 +564,41 @@ impl Gen<'_> {
             return DOUBLE;
         }
         match name {
-            "printf" | "fprintf" | "scanf" | "fscanf" => self.formatted_io(name, name_loc, args, loc),
+            "printf" | "fprintf" | "scanf" | "fscanf" | "sscanf" => self.formatted_io(name, name_loc, args, loc),
+            "feof" | "ferror" | "clearerr" | "ftell" | "rewind" | "fseek" | "ungetc" => {
+                use crate::vcode::file_op::*;
+                let (op, n, ret) = match name {
+                    "feof" => (FEOF, 1, INT),
+                    "ferror" => (FERROR, 1, INT),
+                    "clearerr" => (CLEARERR, 1, VOID),
+                    "ftell" => (FTELL, 1, LONG),
+                    "rewind" => (REWIND, 1, VOID),
+                    "fseek" => (FSEEK, 3, INT),
+                    _ => (UNGETC, 2, INT),
+                };
+                if !self.arity(name, name_loc, args, n) {
+                    return ERROR;
+                }
+                // The operands below the handle: ungetc's character, fseek's offset
+                // and whence (the handle is pushed last: FILEOP pops it first).
+                let ok = match name {
+                    "ungetc" => self.int_value(&args[0]) != ERROR && self.file_arg(&args[1]),
+                    "fseek" => {
+                        self.value_of_type(LONG, &args[1]) != ERROR
+                            && self.int_value(&args[2]) != ERROR
+                            && self.file_arg(&args[0])
+                    }
+                    _ => self.file_arg(&args[0]),
+                };
+                if !ok {
+                    return ERROR;
+                }
+                self.emit(Instr::FileOp { op }, loc);
+                if ret == VOID {
+                    self.emit(Instr::Pop { n: 1 }, loc);
+                }
+                ret
+            }
             "fopen" => {
                 if !self.arity(name, name_loc, args, 2) {
                     return ERROR;
@@ -547,6 +607,18 @@ impl Gen<'_> {
                     return ERROR;
                 }
                 self.emit(Instr::Fopen {}, loc);
+                // A failed open sets `errno` to ENOENT (2), when a header declared it.
+                if let Some((Symbol::Var { depth: 0, off, .. }, _)) =
+                    self.scopes.first().and_then(|s| s.names.get("__cppe_errno")).copied()
+                {
+                    self.emit(Instr::Dup {}, loc);
+                    let j = self.emit(Instr::JumpIfTrue { target: 0 }, loc);
+                    self.emit(Instr::LdAddr { depth: 0, off }, loc);
+                    self.emit(Instr::PushI { v: 2 }, loc);
+                    self.emit(Instr::Store { ty: Scalar::Int, keep: false }, loc);
+                    let end = self.here();
+                    self.patch(j, end);
+                }
                 // A `FILE *` (the handle is the pointer's value; see `convert_to` for `int`).
                 self.types.intern(Type::Pointer(VOID))
             }

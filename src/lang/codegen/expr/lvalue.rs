@@ -211,7 +211,7 @@ impl Gen<'_> {
                 ERROR
             }
             // `*fp`: a function designator, which is its pointer again (C11 6.3.2.1p4).
-            Type::Function { .. } => self.types.intern(Type::Pointer(t)),
+            Type::Function { .. } | Type::VariadicFunction { .. } => self.types.intern(Type::Pointer(t)),
             // Void (every other type is a scalar, taken above).
             _ => {
                 self.error(loc, "a void value cannot be used");

@@ -60,11 +60,10 @@ impl Gen<'_> {
                     }
                     ty
                 }
-                Some(Symbol::Func(idx)) => self.function_pointer(idx, name, loc),
-                None if crate::lang::codegen::library::names().any(|n| n == &**name) => match self.link_library(name) {
-                    Some(idx) => self.function_pointer(idx, name, loc),
-                    None => ERROR,
-                },
+                Some(Symbol::Func(_)) | None if self.named_function(name).is_some() => {
+                    let idx = self.named_function(name).unwrap_or(0);
+                    self.function_pointer(idx, name, loc)
+                }
                 Some(Symbol::Const(v)) => {
                     self.emit(Instr::PushI { v }, loc);
                     INT
@@ -88,7 +87,7 @@ impl Gen<'_> {
                 let t = self.lvalue(e);
                 self.load(t, loc)
             }
-            ExprKind::Unary(UnOp::Addr, a) if matches!(&a.kind, ExprKind::Ident(n) if matches!(self.lookup(n), Some(Symbol::Func(_)))) => {
+            ExprKind::Unary(UnOp::Addr, a) if matches!(&a.kind, ExprKind::Ident(n) if matches!(self.lookup(n), Some(Symbol::Func(_)) | None)) => {
                 self.rvalue(a)
             }
             ExprKind::Unary(UnOp::Addr, a) => {
@@ -176,8 +175,7 @@ impl Gen<'_> {
                 if t == ERROR {
                     return ERROR;
                 }
-                let Some(ft) = self.types.pointee(t).filter(|p| matches!(self.types.get(*p), Type::Function { .. }))
-                else {
+                let Some(ft) = self.types.pointee(t).filter(|p| self.types.get(*p).function_parts().is_some()) else {
                     self.error(callee.loc, format!("called object is not a function (it is {})", self.types.name(t)));
                     return ERROR;
                 };
@@ -218,8 +216,11 @@ impl Gen<'_> {
                 if self.types.is_pointer(to) && (self.types.is_pointer(t) || self.types.is_integral(t)) {
                     return to;
                 }
-                if to == INT && self.types.is_pointer(t) {
-                    return INT;
+                // A pointer is an int word (its address): to another integer type, as
+                // that int converts.
+                if self.types.is_integral(to) && self.types.is_pointer(t) {
+                    self.convert_scalar(INT, to, loc);
+                    return to;
                 }
                 let (f, tt) = (self.types.name(t), self.types.name(to));
                 self.error(loc, format!("cannot cast {f} to {tt}"));

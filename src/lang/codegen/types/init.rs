@@ -265,17 +265,12 @@ impl Gen<'_> {
     /// A file-scope function named by `e`: its pointer value and type.
     fn const_function(&mut self, e: &ast::Expr) -> Option<(i64, TypeId)> {
         let ExprKind::Ident(n) = &e.kind else { return None };
-        let idx = match self.lookup(n) {
-            Some(Symbol::Func(idx)) => idx,
-            None if crate::lang::codegen::library::names().any(|l| l == &**n) => self.link_library(n)?,
-            _ => return None,
-        };
+        let idx = self.named_function(n)?;
         let sig = self.sigs.get(idx as usize)?.clone();
-        if !sig.top || sig.variadic || sig.params.iter().any(|(_, r)| *r) {
+        if !sig.top || sig.params.iter().any(|(_, r)| *r) {
             return None;
         }
-        let params = sig.params.iter().map(|(t, _)| *t).collect();
-        let ft = self.types.intern(Type::Function { ret: sig.ret, params });
+        let ft = self.signature_type(&sig);
         Some((i64::from(idx) + 1, self.types.intern(Type::Pointer(ft))))
     }
 
@@ -660,6 +655,22 @@ impl Gen<'_> {
         for decl in &v.decls {
             if let Some(size) = self.vla_size(v.ty.storage, decl) {
                 self.vla_decl(base, decl, size);
+                continue;
+            }
+            // `extern T a[];` in a block: the file-scope array, whatever its size.
+            if v.ty.storage == ast::Storage::Extern && matches!(decl.dims.first(), Some(None)) && decl.init.is_none() {
+                if let Some(ty) = self.declarator_type(base, decl, true) {
+                    let global = self.scopes.first().and_then(|s| s.names.get(&decl.name)).map(|(s, _)| *s);
+                    let ty = match global {
+                        Some(Symbol::Var { ty: gty, .. })
+                            if self.types.array_elem(gty).map(|g| g.0) == self.types.array_elem(ty).map(|e| e.0) =>
+                        {
+                            gty
+                        }
+                        _ => ty,
+                    };
+                    self.extern_local(decl, ty);
+                }
                 continue;
             }
             let Some((d, ty)) = self.variable(base, decl) else {

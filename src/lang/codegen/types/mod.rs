@@ -50,7 +50,6 @@ pub(crate) struct Types {
     structs: Vec<StructInfo>,
     /// Struct name → index. A struct gets its index when first named, so `struct S *`
     /// works inside S's own definition and before it.
-    struct_names: HashMap<String, u32>,
     /// By struct index: whether its definition has been completed.
     complete: Vec<bool>,
     /// Structs whose fields are being read (innermost last).
@@ -69,7 +68,7 @@ enum TypeKey {
     Array(TypeId, u32),
     Struct(u32),
     Channel(TypeId),
-    Function(TypeId, Vec<TypeId>),
+    Function(TypeId, Vec<TypeId>, bool),
 }
 
 impl Types {
@@ -94,7 +93,6 @@ impl Types {
             ],
             index: HashMap::default(),
             structs: Vec::new(),
-            struct_names: HashMap::default(),
             complete: Vec::new(),
             defining: Vec::new(),
             unions: Vec::new(),
@@ -127,7 +125,8 @@ impl Types {
             Type::Array { elem, len } => TypeKey::Array(*elem, *len),
             Type::Struct(s) => TypeKey::Struct(*s),
             Type::Channel(e) => TypeKey::Channel(*e),
-            Type::Function { ret, params } => TypeKey::Function(*ret, params.clone()),
+            Type::Function { ret, params } => TypeKey::Function(*ret, params.clone(), false),
+            Type::VariadicFunction { ret, params } => TypeKey::Function(*ret, params.clone(), true),
         };
         if let Some(&id) = self.index.get(&key) {
             return id;
@@ -135,7 +134,9 @@ impl Types {
         let id = self.types.len() as TypeId;
         let depth = match &t {
             Type::Pointer(e) | Type::Array { elem: e, .. } | Type::Channel(e) => 1 + self.depth(*e),
-            Type::Function { ret, params } => 1 + params.iter().fold(self.depth(*ret), |d, &p| d.max(self.depth(p))),
+            Type::Function { ret, params } | Type::VariadicFunction { ret, params } => {
+                1 + params.iter().fold(self.depth(*ret), |d, &p| d.max(self.depth(p)))
+            }
             _ => 1,
         };
         self.depth.push(depth);
@@ -208,16 +209,12 @@ impl Types {
         }
     }
 
-    /// The index of struct `name`, made (incomplete) if it was never named before.
-    fn struct_index(&mut self, name: &str) -> u32 {
-        if let Some(&i) = self.struct_names.get(name) {
-            return i;
-        }
+    /// A new (incomplete) struct named `name`: its index.
+    fn new_struct(&mut self, name: &str) -> u32 {
         let i = self.structs.len() as u32;
         self.structs.push(StructInfo { name: name.to_string(), fields: Vec::new(), words: 0 });
         self.complete.push(false);
         self.unions.push(false);
-        self.struct_names.insert(name.to_string(), i);
         i
     }
 
@@ -234,6 +231,15 @@ impl Types {
             Type::Struct(s) => self.structs.get(*s as usize),
             _ => None,
         }
+    }
+
+    /// A function type's parameter list as C writes it: `int, char *, ...`.
+    fn param_list(&self, (_, params, variadic): (TypeId, &[TypeId], bool)) -> String {
+        let mut ps: Vec<String> = params.iter().map(|p| self.name(*p)).collect();
+        if variadic {
+            ps.push("...".into());
+        }
+        ps.join(", ")
     }
 
     /// The type as C would write it, for messages.
@@ -255,22 +261,21 @@ impl Types {
             Type::Double => "double".into(),
             Type::Long => "long".into(),
             Type::ULong => "unsigned long".into(),
-            Type::Pointer(e) => match self.get(*e) {
-                Type::Function { ret, params } => {
-                    let ps: Vec<String> = params.iter().map(|p| self.name(*p)).collect();
-                    format!("{} (*)({})", self.name(*ret), ps.join(", "))
-                }
-                _ => format!("{}*", self.name(*e)),
+            Type::Pointer(e) => match self.get(*e).function_parts() {
+                Some(f) => format!("{} (*)({})", self.name(f.0), self.param_list(f)),
+                None => format!("{}*", self.name(*e)),
             },
-            Type::Function { ret, params } => {
-                let ps: Vec<String> = params.iter().map(|p| self.name(*p)).collect();
-                format!("{} ({})", self.name(*ret), ps.join(", "))
+            Type::Function { .. } | Type::VariadicFunction { .. } => {
+                let f = self.get(t).function_parts().unwrap_or((ERROR, &[], false));
+                format!("{} ({})", self.name(f.0), self.param_list(f))
             }
             Type::Array { elem, len } => {
-                let mut dims = format!("[{len}]");
+                // Length 0 is an open `[]` (an `extern` array, a flexible member).
+                let show = |len: u32| if len == 0 { "[]".to_string() } else { format!("[{len}]") };
+                let mut dims = show(*len);
                 let mut e = *elem;
                 while let Type::Array { elem, len } = self.get(e) {
-                    dims.push_str(&format!("[{len}]"));
+                    dims.push_str(&show(*len));
                     e = *elem;
                 }
                 format!("{}{}", self.name(e), dims)
@@ -299,7 +304,7 @@ impl Gen<'_> {
             ast::BaseType::Void => VOID,
             ast::BaseType::Spinlock => SPINLOCK,
             ast::BaseType::Struct(name) => {
-                let s = self.types.struct_index(name);
+                let s = self.struct_tag(name, false);
                 self.types.intern(Type::Struct(s))
             }
             ast::BaseType::Enum => INT,
@@ -387,10 +392,6 @@ impl Gen<'_> {
         variadic: bool,
         loc: ast::Loc,
     ) -> Option<TypeId> {
-        if variadic {
-            self.error(loc, "a pointer to a variadic function is not supported");
-            return None;
-        }
         if self.types.array_elem(ret).is_some() {
             self.error(loc, "a function cannot return an array");
             return None;
@@ -407,7 +408,11 @@ impl Gen<'_> {
             }
             ps.push(self.param_type(base, &p.decl)?);
         }
-        Some(self.types.intern(Type::Function { ret, params: ps }))
+        Some(self.types.intern(if variadic {
+            Type::VariadicFunction { ret, params: ps }
+        } else {
+            Type::Function { ret, params: ps }
+        }))
     }
 
     /// Builds `elem[d0][d1]…`; returns the type and the dimensions. An open first
@@ -519,8 +524,27 @@ impl Gen<'_> {
         }
     }
 
+    /// The struct or union tag `name` names here: the innermost declaration of it (for
+    /// a definition, only one in the current scope counts, which it completes), else a
+    /// new incomplete one declared in the current scope, as C's tag scopes have it.
+    fn struct_tag(&mut self, name: &str, defining: bool) -> u32 {
+        let found = if defining {
+            self.scopes.last().and_then(|s| s.tags.get(name).copied())
+        } else {
+            self.scopes.iter().rev().find_map(|s| s.tags.get(name).copied())
+        };
+        if let Some(i) = found {
+            return i;
+        }
+        let i = self.types.new_struct(name);
+        if let Some(s) = self.scopes.last_mut() {
+            s.tags.insert(name.to_string(), i);
+        }
+        i
+    }
+
     pub(super) fn struct_def(&mut self, s: &ast::StructDef) {
-        let idx = self.types.struct_index(&s.name);
+        let idx = self.struct_tag(&s.name, true);
         if self.types.complete.get(idx as usize).copied().unwrap_or(false) || self.types.defining.contains(&idx) {
             self.error(s.loc, format!("duplicate definition of struct `{}`", s.name));
             return;
@@ -528,17 +552,35 @@ impl Gen<'_> {
         self.types.defining.push(idx);
         let mut fields: Vec<FieldInfo> = Vec::new();
         let mut off = 0u32;
+        let count: usize = s.fields.iter().map(|f| f.decls.len()).sum();
+        let mut k = 0;
         for f in &s.fields {
             let base = self.base_type(&f.ty);
             if base == ERROR {
                 continue;
             }
             for d in &f.decls {
+                k += 1;
                 if d.is_ref || d.init.is_some() {
                     self.error(d.loc, "a struct field takes no `&` or initialiser");
                     continue;
                 }
-                let Some(ty) = self.declarator_type(base, d, false) else { continue };
+                // A flexible array member (`double v[];`, C99): the last member of a
+                // struct with others, no words of its own; its elements are those the
+                // allocation gives beyond the struct.
+                let flexible = !s.union && k == count && count > 1;
+                if !flexible && matches!(d.dims.first(), Some(None)) {
+                    self.error(
+                        d.loc,
+                        format!(
+                            "field `{}` has no array size: only the last member of a struct with other \
+                             members can be a flexible array (`T name[];`)",
+                            d.name
+                        ),
+                    );
+                    continue;
+                }
+                let Some(ty) = self.declarator_type(base, d, flexible) else { continue };
                 if let Some(w) = &d.bits {
                     let is_enum = matches!(f.ty.base, ast::BaseType::Enum);
                     let Some(width) = self.bit_width(ty, is_enum, w, d) else { continue };
