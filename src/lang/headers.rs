@@ -14,6 +14,8 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "stddef.h" => STDDEF,
         "stdio.h" => STDIO,
         "stdlib.h" => STDLIB,
+        // Not standard C, but where many Unix programs take malloc and free from.
+        "malloc.h" => "#include <stdlib.h>\n",
         "string.h" => STRING,
         "strings.h" => STRING,
         "math.h" => MATH,
@@ -27,8 +29,10 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "time.h" => TIME,
         "wchar.h" => WCHAR,
         "errno.h" => ERRNO,
-        "signal.h" | "setjmp.h" | "locale.h" | "complex.h" | "tgmath.h" | "threads.h" | "stdatomic.h"
-        | "inttypes.h" | "iso646.h" => return unsupported(name),
+        "inttypes.h" => INTTYPES,
+        "signal.h" | "setjmp.h" | "locale.h" | "complex.h" | "tgmath.h" | "threads.h" | "stdatomic.h" | "iso646.h" => {
+            return unsupported(name)
+        }
         _ => return None,
     })
 }
@@ -38,8 +42,11 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
         "iso646.h" => ISO646,
-        "inttypes.h" => "#error <inttypes.h> is not provided: every integer is a 32-bit int here\n",
-        _ => "#error this standard header is not provided (man cpcc lists what is)\n",
+        "setjmp.h" => "#error <setjmp.h> is not provided: setjmp and longjmp are left out (man cpcc, C SCOPE)\n",
+        "signal.h" => "#error <signal.h> is not provided: the simulated machine has no signals (man cpcc, C SCOPE)\n",
+        "locale.h" => "#error <locale.h> is not provided: there is one locale, C's (man cpcc, C SCOPE)\n",
+        "complex.h" | "tgmath.h" => "#error <complex.h> and <tgmath.h> are not provided: complex numbers are left out (man cpcc, C SCOPE)\n",
+        _ => "#error <threads.h> and <stdatomic.h> are not provided: use CPC's processes, channels and spinlocks (man cpcc)\n",
     })
 }
 
@@ -78,6 +85,34 @@ int __cppe_errno;
 #define EINVAL 22
 #define EDOM 33
 #define ERANGE 34
+#endif
+";
+
+/// `<inttypes.h>`: `<stdint.h>` and the `printf`/`scanf` conversion macros of its types.
+const INTTYPES: &str = "#ifndef __CPPE_INTTYPES_H
+#define __CPPE_INTTYPES_H
+#include <stdint.h>
+#define PRId8 \"d\"
+#define PRId16 \"d\"
+#define PRId32 \"d\"
+#define PRId64 \"ld\"
+#define PRIi32 \"i\"
+#define PRIi64 \"li\"
+#define PRIu8 \"u\"
+#define PRIu16 \"u\"
+#define PRIu32 \"u\"
+#define PRIu64 \"lu\"
+#define PRIx32 \"x\"
+#define PRIx64 \"lx\"
+#define PRIX32 \"X\"
+#define PRIX64 \"lX\"
+#define PRIdMAX \"ld\"
+#define PRIuMAX \"lu\"
+#define PRIdPTR \"d\"
+#define SCNd32 \"d\"
+#define SCNd64 \"ld\"
+#define SCNu32 \"u\"
+#define SCNu64 \"lu\"
 #endif
 ";
 

@@ -39,9 +39,16 @@ pub struct FrontOptions {
     pub error_limit: Option<usize>,
 }
 
+/// Orders diagnostics by file, line and column, with the `#error`s first: an `#error`
+/// (a header that is not provided says why in one) explains the errors that follow it.
+fn sort_diagnostics(diags: &mut [Diagnostic]) {
+    diags.sort_by_key(|d| (!d.message.starts_with("#error"), d.loc.file, d.loc.line, d.loc.col));
+}
+
 /// Preprocesses and parses the main file `text`, reading includes from disk. The main
 /// file is added to `sources` under `name` (file 0 when `sources` starts empty), then
-/// each include file as it is read. Diagnostics are sorted by file, line and column.
+/// each include file as it is read. Diagnostics are sorted by file, line and column
+/// (`#error`s first).
 pub fn parse_source(
     name: &str,
     text: &str,
@@ -77,7 +84,7 @@ fn front(
     let pre_errors = diags.iter().any(Diagnostic::is_error);
     let mut program = parse::parse_tokens(&toks, &names, &mut diags);
     program.self_referenced = left.into_iter().map(|s| ast::Name::from(names.name(s))).collect();
-    diags.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.col));
+    sort_diagnostics(&mut diags);
     (program, diags, pre_errors)
 }
 
@@ -179,7 +186,7 @@ pub fn compile(name: &str, text: &str, opts: &FrontOptions) -> Result<Compiled, 
             module = None;
         }
     }
-    diags.sort_by_key(|d| (d.loc.file, d.loc.line, d.loc.col));
+    sort_diagnostics(&mut diags);
     match module {
         Some(module) if !diags.iter().any(|d| d.is_error()) => Ok(Compiled { module, warnings: diags, sources }),
         _ => Err(CompileError { diagnostics: diags, sources, error_limit: opts.error_limit }),

@@ -346,14 +346,32 @@ impl Gen<'_> {
                 true
             }
             _ => {
-                // The library's definition has no place in the program's text: say at the
-                // program's prototype what the library's is.
+                // The program declares it with other types (`int strlen(char *);`): as
+                // gcc does, the library's body is compiled with the program's types when
+                // it can be (same number of parameters, and the body compiles), with a
+                // warning; otherwise the error says what the library's prototype is.
                 self.diags.truncate(before);
                 let Some(Symbol::Func(i)) = self.lookup(name) else { return false };
-                let Some(loc) = self.sigs.get(i as usize).map(|s| s.loc) else { return false };
+                let Some(sig) = self.sigs.get(i as usize).cloned() else { return false };
                 // The library's prototype: its definition up to the body.
                 let text = source(name).and_then(|src| src.split('{').next()).unwrap_or("").trim();
-                self.error(loc, format!("`{name}` is declared differently from the library's `{text}`"));
+                let fits = sig.params.len() == f.params.len() && sig.variadic == f.variadic;
+                if fits && sig.params.iter().all(|(t, r)| !r && *t != super::ERROR) {
+                    self.pending_library.push((i, f));
+                    self.link_pending();
+                    if self.diags[before..].iter().all(|d| !d.is_error()) {
+                        self.push_diag(crate::lang::diag::Diagnostic::warning(
+                            sig.loc,
+                            format!(
+                                "`{name}` is declared differently from the library's `{text}`: the library's \
+                                 definition is compiled with this declaration's types"
+                            ),
+                        ));
+                        return true;
+                    }
+                    self.diags.truncate(before);
+                }
+                self.error(sig.loc, format!("`{name}` is declared differently from the library's `{text}`"));
                 true
             }
         }

@@ -133,6 +133,9 @@ pub(crate) struct Gen<'a> {
     poisoned: std::collections::HashSet<ast::Name>,
     /// Macro names left unexpanded inside their own expansion.
     self_referenced: Vec<ast::Name>,
+    /// The names the program uses in an expression (a prototype of any other name is
+    /// dropped, as a linker asks only for the symbols a program uses).
+    mentioned: std::collections::HashSet<ast::Name>,
     /// Global objects declared `extern` or without an initialiser (tentative): a later
     /// declaration of the same name and type is the same object (C99 6.9.2).
     tentative: HashMap<ast::Name, bool>,
@@ -209,6 +212,7 @@ pub fn generate(
         line_offset,
         poisoned: program.poisoned.iter().cloned().collect(),
         self_referenced: program.self_referenced.clone(),
+        mentioned: program.mentioned.clone(),
         tentative: HashMap::default(),
         open_externs: HashMap::default(),
         pending_library: Vec::new(),

@@ -17,7 +17,8 @@ impl Gen<'_> {
                 // A block-scope prototype (`int helper(int);`) names the file-scope
                 // function, a library function or a built-in (C11 6.2.2p5), not a nested
                 // function of its own.
-                if f.body.is_none() && self.names_outer_function(&f.name) {
+                if f.body.is_none() && (self.names_outer_function(&f.name) || !self.mentioned.contains(f.name.as_str()))
+                {
                     continue;
                 }
                 if let Some(idx) = self.declare_signature(f) {

@@ -110,6 +110,11 @@ struct Parser<'a> {
     mentioned: Vec<bool>,
 }
 
+/// Keywords of GNU C's extensions (attributes, inline assembly, statement-level
+/// `typeof`): a syntax error next to one names it.
+const GNU_EXTENSIONS: &[&str] =
+    &["__attribute__", "__attribute", "asm", "__asm__", "__asm", "typeof", "__typeof__", "__extension__", "__label__"];
+
 /// A definition met inside a declaration and placed before it.
 enum Hoisted {
     Struct(StructDef),
@@ -252,7 +257,23 @@ impl Parser<'_> {
     fn error(&mut self, loc: Loc, msg: impl Into<String>) -> Fail {
         if self.last_err != Some(self.pos) && !self.gave_up {
             self.last_err = Some(self.pos);
-            self.diags.push(Diagnostic::error(loc, msg));
+            // A syntax error at or just after a GNU extension's keyword is that
+            // extension: name it rather than the token the grammar expected.
+            let near = self.toks.get(self.pos.saturating_sub(2)..(self.pos + 1).min(self.toks.len())).unwrap_or(&[]);
+            let gnu = near.iter().rev().find_map(|t| match t.kind {
+                TokenKind::Ident(s) if GNU_EXTENSIONS.contains(&self.names.name(s)) => {
+                    Some((t.loc, self.names.name(s)))
+                }
+                _ => None,
+            });
+            let d = match gnu {
+                Some((at, name)) => Diagnostic::error(
+                    at,
+                    format!("`{name}` is a GNU extension cpcc does not support (man cpcc, C SCOPE)"),
+                ),
+                None => Diagnostic::error(loc, msg),
+            };
+            self.diags.push(d);
         }
         Fail
     }

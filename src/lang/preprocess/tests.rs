@@ -199,7 +199,7 @@ fn includes_search_order_and_builtins() {
     assert!(s.starts_with("typedef unsigned int size_t ;"), "{s}");
     assert!(s.contains("typedef struct __cppe_file FILE ;"), "{s}");
     let (_, d, _) = run_with("#include <setjmp.h>\n", &mut MemLoader::default(), &opts);
-    assert!(d[0].message.starts_with("#error this standard header is not provided"), "{d:?}");
+    assert!(d[0].message.starts_with("#error <setjmp.h> is not provided"), "{d:?}");
 }
 
 #[test]

@@ -193,6 +193,11 @@ impl Gen<'_> {
         match self.types.get(t).clone() {
             _ if self.types.is_scalar(t) => {
                 self.emit(Instr::Dereference {}, loc);
+                // A `char` word read through a `signed char *` (converted with a
+                // warning) holds 0..255: read as C's signed char would be.
+                if t == SCHAR {
+                    self.emit(Instr::Narrow { bits: 8, signed: true }, loc);
+                }
                 t
             }
             Type::Array { elem, .. } => self.types.intern(Type::Pointer(elem)),

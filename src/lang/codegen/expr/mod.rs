@@ -14,7 +14,7 @@ mod call;
 mod lvalue;
 mod rvalue;
 
-use super::types::{narrow_of, BOOL, CHAR, DOUBLE, LONG, SPINLOCK, UINT, ULONG};
+use super::types::{narrow_of, BOOL, CHAR, DOUBLE, LONG, SCHAR, SPINLOCK, UINT, ULONG};
 use super::{Gen, Symbol, ERROR, FLOAT, INT, VOID};
 use crate::lang::ast::{BinOp, Expr, ExprKind, Loc, UnOp};
 use crate::vcode::{IdentKind, Instr, Scalar, Type, TypeId};
@@ -310,7 +310,12 @@ impl Gen<'_> {
             match (self.types.pointee(to), self.types.pointee(from)) {
                 // `int *` and `unsigned *` (and the longs) point at the same words, read
                 // one way or the other: accepted with a warning, as C compilers do.
-                (Some(a), Some(b)) if matches!((a, b), (INT, UINT) | (UINT, INT) | (LONG, ULONG) | (ULONG, LONG)) => {
+                (Some(a), Some(b))
+                    if matches!(
+                        (a, b),
+                        (INT, UINT) | (UINT, INT) | (LONG, ULONG) | (ULONG, LONG) | (CHAR, SCHAR) | (SCHAR, CHAR)
+                    ) =>
+                {
                     let (f, t) = (self.types.name(from), self.types.name(to));
                     self.diags.push(crate::lang::diag::Diagnostic::warning(
                         e.loc,
