@@ -168,6 +168,34 @@ const MATH: &str = "#ifndef __CPPE_MATH_H
 #define M_PI 3.14159265358979323846
 #define M_E 2.7182818284590452354
 #define M_SQRT2 1.41421356237309504880
+#define M_PI_2 1.57079632679489661923
+#define M_PI_4 0.78539816339744830962
+#define M_1_PI 0.31830988618379067154
+#define M_2_PI 0.63661977236758134308
+#define M_LN2 0.69314718055994530942
+#define M_LN10 2.30258509299404568402
+#define M_LOG2E 1.4426950408889634074
+#define M_LOG10E 0.43429448190325182765
+#define M_SQRT1_2 0.70710678118654752440
+#define HUGE_VAL (1e300 * 1e300)
+#define HUGE_VALF ((float)HUGE_VAL)
+#define INFINITY ((float)HUGE_VAL)
+#define NAN ((float)(HUGE_VAL - HUGE_VAL))
+#define FP_NAN 0
+#define FP_INFINITE 1
+#define FP_ZERO 2
+#define FP_SUBNORMAL 3
+#define FP_NORMAL 4
+#define fpclassify(x) ((x) != (x) ? FP_NAN : (x) - (x) != 0 ? FP_INFINITE : (x) == 0 ? FP_ZERO \\
+    : fabs(x) < 2.2250738585072014e-308 ? FP_SUBNORMAL : FP_NORMAL)
+#define isnormal(x) (fpclassify(x) == FP_NORMAL)
+#define signbit(x) ((x) < 0 || ((x) == 0 && 1.0 / (x) < 0))
+#define isgreater(x, y) ((x) > (y))
+#define isgreaterequal(x, y) ((x) >= (y))
+#define isless(x, y) ((x) < (y))
+#define islessequal(x, y) ((x) <= (y))
+#define islessgreater(x, y) ((x) < (y) || (x) > (y))
+#define isunordered(x, y) ((x) != (x) || (y) != (y))
 #endif
 ";
 

@@ -511,8 +511,9 @@ fn convert(w: Word, to: Scalar) -> Word {
 // One table of C's math functions for both widths: f32 and f64 have the same methods,
 // each calling the libm routine of its own width (`sinf` for float, as C does).
 macro_rules! math_fns {
-    ($($name:ident: $t:ty),*) => {$(
+    ($($name:ident: $t:ident),*) => {$(
         fn $name(f: MathFn, a: $t, b: $t) -> $t {
+            type L = libm::Libm<$t>;
             match f {
                 MathFn::Sqrt => a.sqrt(),
                 MathFn::Sin => a.sin(),
@@ -541,6 +542,27 @@ macro_rules! math_fns {
                 MathFn::Fmin => a.min(b),
                 MathFn::Fmax => a.max(b),
                 MathFn::Cbrt => a.cbrt(),
+                MathFn::Expm1 => L::expm1(a),
+                MathFn::Log1p => L::log1p(a),
+                MathFn::Asinh => L::asinh(a),
+                MathFn::Acosh => L::acosh(a),
+                MathFn::Atanh => L::atanh(a),
+                MathFn::Erf => L::erf(a),
+                MathFn::Erfc => L::erfc(a),
+                MathFn::Tgamma => L::tgamma(a),
+                MathFn::Lgamma => L::lgamma(a),
+                MathFn::Rint => a.round_ties_even(),
+                // C's logb: the exponent as a float; -inf at 0, inf at ±inf, NaN at NaN.
+                MathFn::Logb => match a {
+                    _ if a.is_nan() => a,
+                    _ if a.is_infinite() => <$t>::INFINITY,
+                    _ if a == 0.0 => <$t>::NEG_INFINITY,
+                    _ => L::ilogb(a) as $t,
+                },
+                MathFn::Copysign => a.copysign(b),
+                MathFn::Fdim => L::fdim(a, b),
+                MathFn::Remainder => L::remainder(a, b),
+                MathFn::Nextafter => L::nextafter(a, b),
             }
         }
     )*};

@@ -78,10 +78,28 @@ pub enum MathFn {
     Fmin = 24,
     Fmax = 25,
     Cbrt = 26,
+    // .cod 1.5
+    Expm1 = 27,
+    Log1p = 28,
+    Asinh = 29,
+    Acosh = 30,
+    Atanh = 31,
+    Erf = 32,
+    Erfc = 33,
+    Tgamma = 34,
+    Lgamma = 35,
+    /// Round to the nearest integer, ties to even (C's `rint` and `nearbyint` in the
+    /// default rounding mode, the only one here).
+    Rint = 36,
+    Logb = 37,
+    Copysign = 38,
+    Fdim = 39,
+    Remainder = 40,
+    Nextafter = 41,
 }
 
 impl MathFn {
-    pub const ALL: [MathFn; 27] = [
+    pub const ALL: [MathFn; 42] = [
         MathFn::Sqrt,
         MathFn::Sin,
         MathFn::Cos,
@@ -109,7 +127,35 @@ impl MathFn {
         MathFn::Fmin,
         MathFn::Fmax,
         MathFn::Cbrt,
+        MathFn::Expm1,
+        MathFn::Log1p,
+        MathFn::Asinh,
+        MathFn::Acosh,
+        MathFn::Atanh,
+        MathFn::Erf,
+        MathFn::Erfc,
+        MathFn::Tgamma,
+        MathFn::Lgamma,
+        MathFn::Rint,
+        MathFn::Logb,
+        MathFn::Copysign,
+        MathFn::Fdim,
+        MathFn::Remainder,
+        MathFn::Nextafter,
     ];
+    /// The function C's `name` calls (for a double) or `namef` (for a float, `false`):
+    /// `nearbyint` is `rint` here.
+    pub fn of_c_name(name: &str) -> Option<(MathFn, bool)> {
+        let find = |n: &str| match n {
+            "nearbyint" => Some(MathFn::Rint),
+            _ => MathFn::ALL.iter().copied().find(|m| m.name() == n),
+        };
+        match find(name) {
+            Some(m) => Some((m, true)),
+            None => name.strip_suffix('f').and_then(find).map(|m| (m, false)),
+        }
+    }
+
     /// The C name of the function.
     pub fn name(self) -> &'static str {
         match self {
@@ -140,11 +186,38 @@ impl MathFn {
             MathFn::Fmin => "fmin",
             MathFn::Fmax => "fmax",
             MathFn::Cbrt => "cbrt",
+            MathFn::Expm1 => "expm1",
+            MathFn::Log1p => "log1p",
+            MathFn::Asinh => "asinh",
+            MathFn::Acosh => "acosh",
+            MathFn::Atanh => "atanh",
+            MathFn::Erf => "erf",
+            MathFn::Erfc => "erfc",
+            MathFn::Tgamma => "tgamma",
+            MathFn::Lgamma => "lgamma",
+            MathFn::Rint => "rint",
+            MathFn::Logb => "logb",
+            MathFn::Copysign => "copysign",
+            MathFn::Fdim => "fdim",
+            MathFn::Remainder => "remainder",
+            MathFn::Nextafter => "nextafter",
         }
     }
     /// Number of `float` arguments.
     pub fn arity(self) -> usize {
-        if matches!(self, MathFn::Pow | MathFn::Atan2 | MathFn::Fmod | MathFn::Hypot | MathFn::Fmin | MathFn::Fmax) {
+        if matches!(
+            self,
+            MathFn::Pow
+                | MathFn::Atan2
+                | MathFn::Fmod
+                | MathFn::Hypot
+                | MathFn::Fmin
+                | MathFn::Fmax
+                | MathFn::Copysign
+                | MathFn::Fdim
+                | MathFn::Remainder
+                | MathFn::Nextafter
+        ) {
             2
         } else {
             1

@@ -116,9 +116,25 @@ const LIBRARY: &[(&str, &str)] = &[
     ),
     // <math.h> beyond the MATH instruction's functions.
     ("isnan", "int isnan(double x) { return x != x; }"),
-    ("isinf", "int isinf(double x) { return x == x && x - x != x - x; }"),
+    // glibc's: -1 for -inf.
+    ("isinf", "int isinf(double x) { if (x == x && x - x != x - x) return x > 0 ? 1 : -1; return 0; }"),
     ("isfinite", "int isfinite(double x) { return x - x == 0.0; }"),
     ("ldexp", "double ldexp(double x, int e) { return x * pow(2.0, e); }"),
+    ("scalbn", "double scalbn(double x, int e) { return ldexp(x, e); }"),
+    ("ilogb", "int ilogb(double x) { return (int)logb(x); }"),
+    ("lround", "long lround(double x) { return (long)round(x); }"),
+    ("llround", "long llround(double x) { return (long)round(x); }"),
+    ("lrint", "long lrint(double x) { return (long)rint(x); }"),
+    ("llrint", "long llrint(double x) { return (long)rint(x); }"),
+    // Not fused: the product is rounded before the sum (man cpcc).
+    ("fma", "double fma(double x, double y, double z) { return x * y + z; }"),
+    // One locale, C's: collation is byte order.
+    ("strcoll", "int strcoll(const char *a, const char *b) { return strcmp(a, b); }"),
+    (
+        "strxfrm",
+        "unsigned int strxfrm(char *d, const char *s, unsigned int n) { unsigned int k = strlen(s); \
+         if (k < n) strcpy(d, s); return k; }",
+    ),
     (
         "frexp",
         "double frexp(double x, int *e) { int k = 0; double a = fabs(x); \
@@ -267,6 +283,9 @@ const LIBRARY: &[(&str, &str)] = &[
     ("isxdigit", "int isxdigit(int c) { return isdigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }"),
     ("ispunct", "int ispunct(int c) { return c > ' ' && c < 127 && !isalnum(c); }"),
     ("isprint", "int isprint(int c) { return c >= ' ' && c < 127; }"),
+    ("isgraph", "int isgraph(int c) { return c > ' ' && c < 127; }"),
+    ("iscntrl", "int iscntrl(int c) { return (c >= 0 && c < ' ') || c == 127; }"),
+    ("isblank", "int isblank(int c) { return c == ' ' || c == '\\t'; }"),
     ("toupper", "int toupper(int c) { if (c >= 'a' && c <= 'z') return c - 'a' + 'A'; return c; }"),
     ("tolower", "int tolower(int c) { if (c >= 'A' && c <= 'Z') return c - 'A' + 'a'; return c; }"),
 ];

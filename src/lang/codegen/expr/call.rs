@@ -549,19 +549,20 @@ impl Gen<'_> {
     }
 
     fn builtin(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
-        let math = crate::vcode::MathFn::ALL.iter().copied().find(|m| m.name() == name);
-        if let Some(f) = math {
+        if let Some((f, double)) = crate::vcode::MathFn::of_c_name(name) {
             if !self.arity(name, name_loc, args, f.arity()) {
                 return ERROR;
             }
-            // C's math functions take and give double.
+            // C's math functions take and give double; `sqrtf` and the others named
+            // with an `f` take and give float.
+            let t = if double { DOUBLE } else { FLOAT };
             for a in args {
-                if self.value_of_type(DOUBLE, a) == ERROR {
+                if self.value_of_type(t, a) == ERROR {
                     return ERROR;
                 }
             }
-            self.emit(Instr::MathD { f }, loc);
-            return DOUBLE;
+            self.emit(if double { Instr::MathD { f } } else { Instr::Math { f } }, loc);
+            return t;
         }
         match name {
             "printf" | "fprintf" | "scanf" | "fscanf" | "sscanf" => self.formatted_io(name, name_loc, args, loc),

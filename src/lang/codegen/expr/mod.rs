@@ -98,7 +98,7 @@ pub(super) fn builtin_names() -> &'static [&'static str] {
 }
 
 pub(super) fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name)
+    BUILTINS.contains(&name) || crate::vcode::MathFn::of_c_name(name).is_some()
 }
 
 pub(in crate::lang::codegen) fn scalar_of(t: TypeId) -> Scalar {
