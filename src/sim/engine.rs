@@ -406,6 +406,8 @@ pub struct Simulator<'m> {
     files: Vec<Option<FileSlot>>,
     /// `stdin`'s end-of-file and error indicators and pushed-back character.
     stdin_ind: Indicators,
+    /// The address of each environment variable's string `getenv` has returned.
+    env_strings: HashMap<String, u32>,
     /// Blocks made by MALLOC/REALLOC and not yet freed: base → words.
     heap: BTreeMap<u32, u32>,
     stats: Stats,
@@ -681,6 +683,7 @@ impl<'m> Simulator<'m> {
             rng: Rng::new(cfg.seed),
             files: Vec::new(),
             stdin_ind: Indicators::default(),
+            env_strings: HashMap::new(),
             heap: BTreeMap::new(),
             stats: Stats::default(),
             max_depth,

@@ -152,6 +152,9 @@ pub struct SimConfig {
     /// The program's command line (`argv`, its name first) when `main` takes
     /// `(int argc, char **argv)`; empty: the program's source name alone.
     pub program_args: Vec<String>,
+    /// The program's environment (`getenv`), in the order given; a later value of a
+    /// name wins. Empty by default: a run never sees the host's environment.
+    pub program_env: Vec<(String, String)>,
     /// Stop with a limit error when the global clock passes this (ticks).
     pub max_time: Option<Ticks>,
     /// Stop with a limit error after this many instructions.
@@ -236,6 +239,7 @@ impl Default for SimConfig {
             speeds: Vec::new(),
             fork_args_child: false,
             program_args: Vec::new(),
+            program_env: Vec::new(),
             seed: 0,
             max_time: None,
             max_steps: None,

@@ -78,6 +78,8 @@ pub struct RunOptions {
     pub fork_args_child: bool,
     /// `cpss prog.cod -- ARGS`: the program's `argv` ([`SimConfig::program_args`]).
     pub program_args: Vec<String>,
+    /// `--env NAME=VALUE` ([`SimConfig::program_env`]).
+    pub program_env: Vec<(String, String)>,
 }
 
 /// A ready configuration.
@@ -448,6 +450,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         seed: opts.seed,
         fork_args_child: opts.fork_args_child,
         program_args: opts.program_args.clone(),
+        program_env: opts.program_env.clone(),
         max_time: opts.max_time,
         max_steps: opts.max_steps,
         max_procs: opts.max_procs.unwrap_or(defaults.max_procs),

@@ -64,6 +64,10 @@ pub struct Args {
     /// modulo 256) when the run completes; cpss's own failures keep their codes.
     #[arg(long)]
     exit_status: bool,
+    /// NAME=VALUE: an environment variable the program's getenv("NAME") finds
+    /// (repeatable; the host's environment is never visible to the program).
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
+    env: Vec<(String, String)>,
     /// Run every combination of parameter values in parallel, one CSV row each:
     /// PARAM=v1,v2,... (PARAM is a flag name without --; repeat for a cartesian product).
     #[arg(long, value_name = "PARAM=VALUES")]
@@ -276,6 +280,7 @@ fn run_options(args: &Args) -> Result<RunOptions> {
         _ => String::new(),
     };
     opts.program_args = std::iter::once(name).chain(args.program_args.iter().cloned()).collect();
+    opts.program_env = args.env.clone();
     // Every parameter of the tables, given or default.
     let values: Vec<(&str, &str)> = args.params.values.iter().map(|(n, v)| (*n, v.as_str())).collect();
     opts.set_many(&values)?;
@@ -698,4 +703,12 @@ fn sweep(args: &Args, module: &crate::vcode::Module, opts: &RunOptions, stdin: &
     };
     cli::write_stdout(report.as_bytes())?;
     Ok(code)
+}
+
+/// `--env NAME=VALUE`: the name is non-empty and holds no `=`.
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((n, v)) if !n.is_empty() => Ok((n.to_string(), v.to_string())),
+        _ => Err(format!("`{s}` is not NAME=VALUE")),
+    }
 }

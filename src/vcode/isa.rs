@@ -700,6 +700,9 @@ isa! {
     /// offset and a handle; UNGETC pops a handle and a character. Each pushes C's result
     /// (an int; a long for FTELL).
     0x8E FileOp "FILEOP" { op: u8 } 5 Work;
+    /// `getenv` (.cod 1.5): pop a name's address; push the address of its value in the
+    /// run's environment (`cpss --env`), a string owned by the calling processor, or 0.
+    0x8F Getenv "GETENV" {} 5 Work;
 
     // ---- unsigned int (.cod 1.3): +, -, *, &, |, ^, << and == are the int ones ----
     /// Pop b, pop a (as unsigned 32-bit); push a / b (division by zero is a runtime error).

@@ -676,3 +676,20 @@ fn main_gets_its_arguments_and_its_status_reaches_the_shell() {
     let out = run_in(&dir, "cpss", &["ex.cod", "--stats", "none", "--exit-status"], b"");
     assert_eq!(out.status.code(), Some(3));
 }
+
+#[test]
+fn getenv_sees_only_the_env_flags() {
+    // The program's environment is what `--env` gives, the last value of a name
+    // winning, never the host's: HOME is set for the test process but not given.
+    let dir = tempdir("cpss-env");
+    let src = "#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n    const char *s = getenv(\"SIZE\");\n    printf(\"%s %d %d\\n\", s ? s : \"(null)\", getenv(\"HOME\") == NULL, getenv(\"SIZE\") == s);\n    return 0;\n}\n";
+    std::fs::write(dir.join("env.c"), src).unwrap();
+    assert!(run_in(&dir, "cpcc", &["env.c", "-o", "env.cod"], b"").status.success());
+    let out = run_in(&dir, "cpss", &["env.cod", "--stats", "none"], b"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "(null) 1 1\n");
+    let out = run_in(&dir, "cpss", &["env.cod", "--stats", "none", "--env", "SIZE=4", "--env", "SIZE=64"], b"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "64 1 1\n");
+    // A flag that is not NAME=VALUE is a usage error.
+    let out = run_in(&dir, "cpss", &["env.cod", "--env", "=4"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}

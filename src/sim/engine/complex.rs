@@ -624,6 +624,30 @@ impl<'m> Simulator<'m> {
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
+            Instr::Getenv {} => {
+                let name = as_int(self.pop(pid)?) as i64;
+                let name = self.string_at(pid, name)?;
+                let value = self.cfg.program_env.iter().rev().find(|(n, _)| n.as_bytes() == name.as_slice());
+                let addr = match value.map(|(n, v)| (n.clone(), v.clone())) {
+                    // One copy per name, made at its first call (C allows a later call
+                    // to return the same string).
+                    Some((key, _)) if self.env_strings.contains_key(&key) => self.env_strings[&key] as i32,
+                    Some((key, v)) => {
+                        let pp = self.pt.procs[pid as usize].pproc;
+                        let n = u32::try_from(v.len() + 1).map_err(|_| self.limit(Limit::Memory))?;
+                        let Some(b) = self.mem.alloc(n, pp) else { return Err(self.limit(Limit::Memory)) };
+                        for (k, &c) in v.as_bytes().iter().chain([0u8].iter()).enumerate() {
+                            self.mem.words[b as usize + k] = Word::Char(c);
+                        }
+                        self.env_strings.insert(key, b);
+                        b as i32
+                    }
+                    None => 0,
+                };
+                self.pt.procs[pid as usize].stack.push(Word::Int(addr));
+                self.charge(pid, op)?;
+                Ok(Flow::Continue)
+            }
             Instr::FileOp { op: fop } => {
                 let r = self.file_op(pid, fop)?;
                 self.pt.procs[pid as usize].stack.push(r);

@@ -566,6 +566,13 @@ impl Gen<'_> {
         }
         match name {
             "printf" | "fprintf" | "scanf" | "fscanf" | "sscanf" => self.formatted_io(name, name_loc, args, loc),
+            "getenv" => {
+                if !self.arity(name, name_loc, args, 1) || !self.pointer_arg(&args[0], "the variable's name") {
+                    return ERROR;
+                }
+                self.emit(Instr::Getenv {}, loc);
+                self.types.intern(Type::Pointer(CHAR))
+            }
             "feof" | "ferror" | "clearerr" | "ftell" | "rewind" | "fseek" | "ungetc" => {
                 use crate::vcode::file_op::*;
                 let (op, n, ret) = match name {

@@ -76,6 +76,7 @@ const BUILTINS: &[&str] = &[
     "fseek",
     "rewind",
     "ungetc",
+    "getenv",
     "snprintf",
     "malloc",
     "calloc",
