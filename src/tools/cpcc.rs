@@ -8,8 +8,10 @@ use std::path::PathBuf;
 
 /// Compile a CPC (Concordia Parallel C) program to vCode.
 ///
-/// Writes FILE's `.cod` beside it when standard output is a terminal, and to standard
-/// output otherwise, so `cpcc prog.c | cpss` works. Diagnostics go to standard error.
+/// Writes FILE's `.cod` beside it (`prog.c` gives `prog.cod`), as `gcc -c` and `gzip`
+/// name their outputs, whatever standard output is; to standard output only when asked
+/// (`-o -`) or when the source came from standard input (`cpcc < prog.c | cpss`, `cpcc
+/// -`). Diagnostics go to standard error.
 #[derive(Parser, Debug)]
 #[command(name = "cpcc", version, about = "compile a CPC (Concordia Parallel C) program to vCode", long_about = None)]
 pub struct Args {
@@ -63,6 +65,9 @@ fn run(args: &Args) -> Result<i32> {
         return Ok(exit::OK);
     }
     let input = cli::read_input_within(args.file.as_deref(), cli::MAX_TEXT, None)?;
+    if input.bytes.starts_with(&cod::MAGIC) {
+        bail!("{}: this is a compiled .cod file, not C source: run it with cpss {}", input.name, input.name);
+    }
     let text = String::from_utf8(input.bytes).map_err(|e| {
         let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -92,13 +97,10 @@ fn run(args: &Args) -> Result<i32> {
         return Ok(exit::OK);
     }
     let bytes = cod::try_encode(&compiled.module)?;
-    let sink = match &args.output {
-        Some(p) => Sink::from_arg(Some(p)),
-        None if cli::stdout_is_terminal() => match &input.path {
-            Some(src) => Sink::File(src.with_extension("cod")),
-            None => bail!("refusing to write a binary .cod to the terminal: give -o FILE or redirect"),
-        },
-        None => Sink::Stdout,
+    let sink = match (&args.output, &input.path) {
+        (Some(p), _) => Sink::from_arg(Some(p)),
+        (None, Some(src)) => Sink::File(src.with_extension("cod")),
+        (None, None) => Sink::Stdout,
     };
     if sink == Sink::Stdout && cli::stdout_is_terminal() {
         bail!("refusing to write a binary .cod to the terminal: give -o FILE or redirect");

@@ -387,8 +387,21 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
     if trace_to_stdout && (args.debug || args.commands.is_some()) {
         bail!("-t -: the run record and the debugger's transcript cannot both go to standard output");
     }
+    // One step off: C source given where its compiled form belongs.
+    if let Some(src) = args.file.as_deref().filter(|f| f.extension().is_some_and(|e| e == "c" || e == "cpc")) {
+        let cod = src.with_extension("cod");
+        bail!(
+            "{}: this is C source, not a .cod file: compile it with cpcc first (cpcc {} && cpss {})",
+            src.display(),
+            src.display(),
+            cod.display()
+        );
+    }
     let input =
         cli::read_input_within(args.file.as_deref(), cli::MAX_INPUT, Some((&cod::MAGIC, "a .cod file (bad magic)")))?;
+    if input.bytes.is_empty() && input.path.is_none() {
+        bail!("no program on standard input: give a .cod file (cpss prog.cod), or pipe one in (cpcc < prog.c | cpss)");
+    }
     let module = cod::decode(&input.bytes).map_err(|e| usage!("{}: {e}", input.name))?;
     let opts = run_options(args)?;
     if !args.sweep.is_empty() || args.runs > 1 {

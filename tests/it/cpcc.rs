@@ -149,14 +149,22 @@ fn golden_cod_v1_decodes() {
 }
 
 #[test]
-fn writes_cod_to_stdout_when_piped_and_to_o_file() {
+fn writes_cod_beside_the_source_and_to_stdout_only_when_asked() {
     let dir = tempdir("cpcc-out");
     std::fs::write(dir.join("p.c"), "void main() { printf(\"hi\\n\"); }\n").unwrap();
-    // stdout is a pipe here: the .cod goes to stdout, and nothing is written beside p.c.
+    // stdout is a pipe here (as under `make | cat`): the .cod still goes beside p.c, as
+    // `gcc -c p.c` writes p.o, and nothing goes to stdout.
     let out = run_in(&dir, "cpcc", &["p.c"], b"");
     assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "{} bytes on stdout", out.stdout.len());
+    assert!(cod::decode(&std::fs::read(dir.join("p.cod")).unwrap()).is_ok());
+    // `-o -` asks for stdout; so does a source read from stdin.
+    let out = run_in(&dir, "cpcc", &["-o", "-", "p.c"], b"");
     assert!(cod::decode(&out.stdout).is_ok());
-    assert!(!dir.join("p.cod").exists());
+    let src = std::fs::read(dir.join("p.c")).unwrap();
+    let out = run_in(&dir, "cpcc", &[], &src);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(cod::decode(&out.stdout).is_ok());
     // -o writes the file.
     let out = run_in(&dir, "cpcc", &["p.c", "-o", "x.cod"], b"");
     assert_eq!(out.status.code(), Some(0));
@@ -185,4 +193,25 @@ fn missing_file_and_bad_flag_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-file.c"));
     let out = run("cpcc", &["--no-such-flag"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn one_step_off_inputs_say_what_to_do() {
+    // A .cod given to cpcc, C source or nothing given to cpss: each error says which
+    // tool the input belongs to, exit 2.
+    let dir = tempdir("cpcc-hints");
+    std::fs::write(dir.join("p.c"), "int main(void) { return 0; }\n").unwrap();
+    assert!(run_in(&dir, "cpcc", &["p.c"], b"").status.success());
+    let out = run_in(&dir, "cpcc", &["p.cod"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("this is a compiled .cod file, not C source: run it with cpss p.cod"), "{err}");
+    let out = run_in(&dir, "cpss", &["p.c"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("compile it with cpcc first (cpcc p.c && cpss p.cod)"), "{err}");
+    let out = run_in(&dir, "cpss", &[], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no program on standard input"), "{err}");
 }
