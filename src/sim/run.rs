@@ -89,6 +89,7 @@ pub fn run_config_to(
     let mut o = simulate(module, &s, io, observer)?;
     if let Some(st) = outcome_stats_mut(&mut o) {
         st.config = Some(configuration(module, &s, opts, Vec::new()));
+        st.report_host_time = opts.host_time;
         st.lines = totals.borrow().iter().map(|(&l, &t)| (l, t)).collect();
     }
     Ok(o)
@@ -194,7 +195,9 @@ pub(crate) fn values(s: &Stats, procs: &[u32]) -> Vec<(String, f64)> {
         let u = util.iter().find(|(q, _)| *q == p).map(|(_, u)| *u).unwrap_or(0.0);
         v.push((format!("util_{p}"), u));
     }
-    v.push(("host_seconds".into(), s.host_time.as_secs_f64()));
+    if s.report_host_time {
+        v.push(("host_seconds".into(), s.host_time.as_secs_f64()));
+    }
     v
 }
 

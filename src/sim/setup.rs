@@ -80,6 +80,9 @@ pub struct RunOptions {
     pub program_args: Vec<String>,
     /// `--env NAME=VALUE` ([`SimConfig::program_env`]).
     pub program_env: Vec<(String, String)>,
+    /// `--host-time`: the CSV and JSON statistics carry `host_seconds`
+    /// ([`crate::sim::Stats::report_host_time`]).
+    pub host_time: bool,
 }
 
 /// A ready configuration.

@@ -52,6 +52,10 @@ pub struct Stats {
     pub exit_status: i32,
     /// What was run and how, stated with the statistics when known.
     pub config: Option<RunConfig>,
+    /// Whether the CSV and JSON statistics carry `host_seconds` (`cpss --host-time`):
+    /// off by default, so that identical runs give identical bytes. The text report
+    /// always states the host time.
+    pub report_host_time: bool,
     /// With `cpss --runs N --lines`: the busy ticks of every source line that had any,
     /// in line order (empty otherwise).
     pub lines: Vec<(u32, Ticks)>,
@@ -132,7 +136,8 @@ struct StatsDoc<'a> {
     remote_reads: u64,
     remote_writes: u64,
     utilization: Vec<UtilDoc>,
-    host_seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host_seconds: Option<f64>,
     alarm: bool,
     deadlocks_resolved: u64,
     exit_status: i32,
@@ -368,13 +373,15 @@ impl Stats {
     }
 
     /// The fields after `utilization`.
-    fn tail_fields(&self) -> [(&'static str, String); 4] {
-        [
-            ("host_seconds", format!("{:.6}", self.host_time.as_secs_f64())),
-            ("alarm", self.stopped_by_alarm.to_string()),
-            ("deadlocks_resolved", self.deadlocks_resolved.to_string()),
-            ("exit_status", self.exit_status.to_string()),
-        ]
+    fn tail_fields(&self) -> Vec<(&'static str, String)> {
+        let host = self.report_host_time.then(|| ("host_seconds", format!("{:.6}", self.host_time.as_secs_f64())));
+        host.into_iter()
+            .chain([
+                ("alarm", self.stopped_by_alarm.to_string()),
+                ("deadlocks_resolved", self.deadlocks_resolved.to_string()),
+                ("exit_status", self.exit_status.to_string()),
+            ])
+            .collect()
     }
 
     /// One header line and one data row (the `csv` crate quotes what needs it);
@@ -433,7 +440,7 @@ impl Stats {
                 .into_iter()
                 .map(|(pproc, u)| UtilDoc { pproc, percent: rounded(u, 4) })
                 .collect(),
-            host_seconds: rounded(self.host_time.as_secs_f64(), 6),
+            host_seconds: self.report_host_time.then(|| rounded(self.host_time.as_secs_f64(), 6)),
             alarm: self.stopped_by_alarm,
             deadlocks_resolved: self.deadlocks_resolved,
             exit_status: self.exit_status,

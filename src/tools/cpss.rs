@@ -64,6 +64,11 @@ pub struct Args {
     /// modulo 256) when the run completes; cpss's own failures keep their codes.
     #[arg(long)]
     exit_status: bool,
+    /// Also state the host's time of the run (host_seconds) in --stats csv/json and in
+    /// --runs and --sweep output. Off by default, so that identical runs give identical
+    /// bytes; the text report always states it.
+    #[arg(long)]
+    host_time: bool,
     /// NAME=VALUE: an environment variable the program's getenv("NAME") finds
     /// (repeatable; the host's environment is never visible to the program).
     #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
@@ -281,6 +286,7 @@ fn run_options(args: &Args) -> Result<RunOptions> {
     };
     opts.program_args = std::iter::once(name).chain(args.program_args.iter().cloned()).collect();
     opts.program_env = args.env.clone();
+    opts.host_time = args.host_time;
     // Every parameter of the tables, given or default.
     let values: Vec<(&str, &str)> = args.params.values.iter().map(|(n, v)| (*n, v.as_str())).collect();
     opts.set_many(&values)?;
@@ -592,7 +598,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
 /// The statistics in the format asked for, with the profile when asked.
 fn report_of(args: &Args, stats: Option<&Stats>, config: &crate::sim::RunConfig) -> String {
     let Some(st) = stats else { return String::new() };
-    let st = &Stats { config: Some(config.clone()), ..st.clone() };
+    let st = &Stats { config: Some(config.clone()), report_host_time: args.host_time, ..st.clone() };
     // The profile takes the statistics' format: a chart after the text, a second CSV
     // table after a blank line, a `profile` field of the JSON document.
     match args.stats {

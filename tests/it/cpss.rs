@@ -693,3 +693,25 @@ fn getenv_sees_only_the_env_flags() {
     let out = run_in(&dir, "cpss", &["env.cod", "--env", "=4"], b"");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn identical_runs_give_identical_machine_readable_statistics() {
+    // The host's time differs between runs, so it is in the CSV and JSON statistics
+    // only with --host-time; without it two runs give the same bytes.
+    let dir = tempdir("cpss-same-stats");
+    let cod = compile_into(&dir, &fixtures().join("ring_token.c"));
+    let cod = cod.to_str().unwrap();
+    for format in ["csv", "json"] {
+        let a = run_in(&dir, "cpss", &[cod, "--stats", format], b"");
+        let b = run_in(&dir, "cpss", &[cod, "--stats", format], b"");
+        assert_eq!(a.status.code(), Some(0));
+        assert_eq!(a.stdout, b.stdout, "--stats {format}");
+        assert!(!String::from_utf8_lossy(&a.stdout).contains("host_seconds"));
+        let h = run_in(&dir, "cpss", &[cod, "--stats", format, "--host-time"], b"");
+        assert!(String::from_utf8_lossy(&h.stdout).contains("host_seconds"), "--stats {format} --host-time");
+    }
+    let a = run_in(&dir, "cpss", &[cod, "--runs", "3", "--stats", "csv"], b"");
+    let b = run_in(&dir, "cpss", &[cod, "--runs", "3", "--stats", "csv"], b"");
+    assert_eq!(a.status.code(), Some(0), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout, "--runs 3");
+}

@@ -23,11 +23,13 @@ fn cpss(dir: &Path, args: &[&str], code: i32) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// A `--stats csv` data row without the host time (the one field two runs never share),
-/// counted from the end since sweep rows have parameter columns in front.
+/// A `--stats csv` data row without the host time (the one field two runs never share;
+/// there only with --host-time), counted from the end since sweep rows have parameter
+/// columns in front.
 fn without_host(header: &str, row: &str) -> String {
     let h: Vec<&str> = header.split(',').collect();
-    let from_end = h.len() - h.iter().position(|k| *k == "host_seconds").unwrap();
+    let Some(at) = h.iter().position(|k| *k == "host_seconds") else { return row.to_string() };
+    let from_end = h.len() - at;
     let fields: Vec<&str> = row.split(',').collect();
     let skip = fields.len() - from_end;
     fields.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, v)| *v).collect::<Vec<_>>().join(",")
