@@ -456,6 +456,9 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
     // Where things go (SPEC §1).
     let record_to_stdout = trace_to_stdout || (args.trace.is_none() && from_stdin && !cli::stdout_is_terminal());
     let text_to_stderr = record_to_stdout;
+    // With machine-readable statistics on standard output, it carries only them: the
+    // program's output goes to standard error (`cpss p.cod --stats json | jq .`).
+    let machine_stats = matches!(args.stats, StatsFormat::Csv | StatsFormat::Json);
     // A debugging session's transcript and the program's output share standard output.
     let debugging = args.debug || args.commands.is_some();
     let session_out = debugging.then(|| SharedOut::new(Box::new(std::io::BufWriter::new(std::io::stdout()))));
@@ -472,7 +475,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
         Box::new(c.clone())
     } else if let Some(o) = &session_out {
         Box::new(o.clone())
-    } else if text_to_stderr {
+    } else if text_to_stderr || machine_stats {
         Box::new(std::io::LineWriter::new(std::io::stderr()))
     } else {
         Box::new(std::io::BufWriter::new(std::io::stdout()))

@@ -715,3 +715,32 @@ fn identical_runs_give_identical_machine_readable_statistics() {
     assert_eq!(a.status.code(), Some(0), "{}", String::from_utf8_lossy(&a.stderr));
     assert_eq!(a.stdout, b.stdout, "--runs 3");
 }
+
+#[test]
+fn machine_readable_statistics_own_standard_output() {
+    // ring_token prints a line per lap; with --stats json or csv those lines go to
+    // stderr and stdout parses as one JSON document (checked by Python's own parser
+    // when there is one) or one CSV header and row.
+    let dir = tempdir("cpss-json-stdout");
+    let cod = compile_into(&dir, &fixtures().join("ring_token.c"));
+    let cod = cod.to_str().unwrap();
+    let out = run_in(&dir, "cpss", &[cod, "--stats", "json"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lap 1 token 36"));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert_eq!(doc["messages"], 27, "ring_token's 3 laps of 9 hops");
+    if let Ok(mut py) = std::process::Command::new("python3")
+        .args(["-m", "json.tool"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+    {
+        use std::io::Write;
+        py.stdin.take().unwrap().write_all(&out.stdout).unwrap();
+        assert!(py.wait().unwrap().success(), "python3 -m json.tool rejects the statistics");
+    }
+    let out = run_in(&dir, "cpss", &[cod, "--stats", "csv"], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.starts_with("seq_time,"), "{text}");
+}

@@ -97,7 +97,9 @@ fn no_program_deadlocks_in_the_network_with_defaults() {
         let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--topology", topo, "--stats", "csv"], b"");
         assert_eq!(out.status.code(), Some(0), "{topo}: {}", String::from_utf8_lossy(&out.stderr));
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.starts_with(&format!("all-to-all of {p} processes done\n")), "{topo}: {text}");
+        // With --stats csv the program's output goes to stderr.
+        let printed = String::from_utf8_lossy(&out.stderr);
+        assert!(printed.starts_with(&format!("all-to-all of {p} processes done\n")), "{topo}: {printed}");
         let header: Vec<&str> = text.lines().rev().nth(1).unwrap().split(',').collect();
         let row: Vec<&str> = text.lines().last().unwrap().split(',').collect();
         let k = header.iter().position(|&h| h == "deadlocks_resolved").unwrap();
@@ -119,7 +121,8 @@ fn a_forced_cycle_is_resolved_or_reported() {
     let one = run_in(&dir, "cpss", &[&args[..], &["--threads", "1", "-t", "one.cpt"]].concat(), b"");
     assert_eq!(one.status.code(), Some(0), "{}", String::from_utf8_lossy(&one.stderr));
     let text = String::from_utf8_lossy(&one.stdout).into_owned();
-    assert!(text.starts_with("all-to-all of 16 processes done\n"), "{text}");
+    let printed = String::from_utf8_lossy(&one.stderr);
+    assert!(printed.starts_with("all-to-all of 16 processes done\n"), "{printed}");
     let header: Vec<&str> = text.lines().rev().nth(1).unwrap().split(',').collect();
     let row: Vec<&str> = text.lines().last().unwrap().split(',').collect();
     let k = header.iter().position(|&h| h == "deadlocks_resolved").unwrap();
