@@ -874,7 +874,7 @@ impl<'m> Simulator<'m> {
                     (REWIND, _) | (_, 0) => {
                         u64::try_from(if op == REWIND { 0 } else { offset }).ok().map(SeekFrom::Start)
                     }
-                    (_, 1) => Some(SeekFrom::Current(offset - back as i64)),
+                    (_, 1) => Some(SeekFrom::Current(offset.saturating_sub(back as i64))),
                     (_, 2) => Some(SeekFrom::End(offset)),
                     _ => None,
                 };

@@ -60,10 +60,13 @@ impl Gen<'_> {
                     }
                     ty
                 }
-                Some(Symbol::Func(_)) | None if self.named_function(name).is_some() => {
-                    let idx = self.named_function(name).unwrap_or(0);
-                    self.function_pointer(idx, name, loc)
-                }
+                Some(Symbol::Func(_)) | None => match self.named_function(name) {
+                    Some(idx) => self.function_pointer(idx, name, loc),
+                    None => {
+                        let t = self.lvalue(e);
+                        self.load(t, loc)
+                    }
+                },
                 Some(Symbol::Const(v)) => {
                     self.emit(Instr::PushI { v }, loc);
                     INT
