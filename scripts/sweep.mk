@@ -6,7 +6,7 @@
 #
 # Every configuration is one cpss process, so the same sweep scales over machines as a
 # job array (see README, "Sweeps"). Variables: CPCC, CPSS, CPPERF (the tools), EXTRA (more
-# cpss flags for every run), DIR (work folder).
+# cpss flags for every run; no single quotes), DIR (work folder).
 #
 # Regression check, as a CI job would run it: keep one sweep's statistics as the baseline,
 # then check a later sweep (another build, another network parameter, another program
@@ -40,18 +40,27 @@ ROWS    := $(addprefix $(DIR)/,$(addsuffix .row,$(CONFIGS)))
 STATS   := $(ROWS:.row=.csv)
 CHECKS  := $(ROWS:.row=.check)
 
-.PHONY: all clean baseline check
+.PHONY: all clean baseline check FORCE
 all: $(OUT)
 
-$(COD): $(PROGRAM) | $(DIR)
+$(COD): $(PROGRAM) $(CPCC) | $(DIR)
 	$(CPCC) -I fixtures/include $< -o $@
 
 $(DIR):
 	mkdir -p $@
 
-# One configuration: its whole statistics CSV (the program's output, cpss's header and
-# row), kept for `check`, written under a temporary name and renamed when complete.
-$(DIR)/%.csv: $(COD)
+# The flags every run shares, and which cpss runs them: the stamp is rewritten only
+# when they change, so a changed EXTRA or parameter (or a rebuilt cpss, a prerequisite
+# below) runs every configuration again instead of reusing old statistics.
+FLAGS := $(CPSS) --$(PARAM1) --$(PARAM2) $(EXTRA)
+$(DIR)/flags.stamp: FORCE | $(DIR)
+	@echo '$(FLAGS)' | cmp -s - $@ || echo '$(FLAGS)' > $@
+FORCE:
+
+# One configuration: its statistics CSV (cpss's header and row; the program's output
+# goes to stderr), kept for `check`, written under a temporary name and renamed when
+# complete.
+$(DIR)/%.csv: $(COD) $(CPSS) $(DIR)/flags.stamp
 	@v1=$(word 1,$(subst _, ,$*)); v2=$(word 2,$(subst _, ,$*)); \
 	$(CPSS) $(COD) --$(PARAM1) $$v1 --$(PARAM2) $$v2 $(EXTRA) --stats csv > $@.tmp && mv $@.tmp $@
 
@@ -75,7 +84,7 @@ check: $(CHECKS)
 	@echo "$(words $(CHECKS)) configurations within $(TOLERANCE) of $(BASELINE)"
 
 # cpperf compare exits 1 on a regression: the table goes to .failed and make stops.
-$(DIR)/%.check: $(DIR)/%.csv
+$(DIR)/%.check: $(DIR)/%.csv $(BASELINE)/%.csv
 	@if $(CPPERF) compare $(BASELINE)/$*.csv $< --tolerance $(TOLERANCE) \
 	    $(if $(METRICS),--metrics $(METRICS)) > $(DIR)/$*.failed; then \
 	  mv $(DIR)/$*.failed $@; \

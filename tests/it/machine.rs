@@ -186,7 +186,8 @@ fn completions_are_generated() {
 }
 
 /// `scripts/sweep.mk`: one row per configuration gathered into the CSV, a baseline kept,
-/// `check` passing against itself and failing on a slower network. The slower network is
+/// `check` passing against itself and failing on a slower network, in another folder
+/// and in the baseline's own (whose old statistics must not be reused). The slower network is
 /// `--msg-init 40` instead of the default 5: every message starts 35 units later, so the
 /// ring's parallel time grows far beyond the 2 % tolerance, and `cpperf compare` must
 /// flag it (exit 1), which stops make with a non-zero status.
@@ -224,6 +225,12 @@ fn sweep_makefile_gathers_rows_and_checks_against_a_baseline() {
 
     let slower = make(&["check", "DIR=slow.d", "EXTRA=--msg-init 40"]);
     assert!(!slower.status.success(), "a slower network must fail the check");
+    // In the same folder as the baseline's runs: the statistics depend on the flags, so
+    // the check runs every configuration again instead of passing on the old files.
+    let again = make(&["check", "EXTRA=--msg-init 40"]);
+    assert!(!again.status.success(), "changed flags in the same folder must run again and fail");
+    let report = String::from_utf8_lossy(&again.stdout);
+    assert!(report.contains("regression against"), "{report}");
     let report = String::from_utf8_lossy(&slower.stdout);
     assert!(report.contains("regression against") && report.contains("REGRESSION"), "{report}");
     assert!(report.lines().any(|l| l.starts_with("par_time") && l.ends_with("REGRESSION")), "{report}");
