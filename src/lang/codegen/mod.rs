@@ -99,6 +99,15 @@ struct FnCtx {
     vla_used: u32,
 }
 
+impl FnCtx {
+    /// Keeps the frame words below `end` from later temporaries (the frame grows to hold
+    /// them).
+    fn reserve_to(&mut self, end: u32) {
+        self.next = self.next.max(end);
+        self.high = self.high.max(self.next);
+    }
+}
+
 pub(crate) struct Gen<'a> {
     pub(crate) types: Types,
     pub(crate) diags: Vec<Diagnostic>,
@@ -305,8 +314,7 @@ impl<'a> Gen<'a> {
         let (depth, off) = match self.fns.last_mut() {
             Some(f) => {
                 let off = f.next;
-                f.next += words;
-                f.high = f.high.max(f.next);
+                f.reserve_to(off + words);
                 (f.depth, off)
             }
             None => {
@@ -367,8 +375,7 @@ impl<'a> Gen<'a> {
         match self.fns.last_mut() {
             Some(f) => {
                 let off = f.next;
-                f.next += 1;
-                f.high = f.high.max(f.next);
+                f.reserve_to(off + 1);
                 (f.depth, off)
             }
             None => (0, 0),

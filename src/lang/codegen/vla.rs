@@ -70,8 +70,7 @@ impl Gen<'_> {
             f.vla_base = f.next;
             f.vla_count = n;
             f.vla_used = 0;
-            f.next += 2 * n;
-            f.high = f.high.max(f.next);
+            f.reserve_to(f.next + 2 * n);
         }
     }
 

@@ -631,7 +631,9 @@ impl<'m> Simulator<'m> {
                 let addr = match value.map(|(n, v)| (n.clone(), v.clone())) {
                     // One copy per name, made at its first call (C allows a later call
                     // to return the same string).
-                    Some((key, _)) if self.env_strings.contains_key(&key) => self.env_strings[&key] as i32,
+                    Some((key, _)) if self.env_strings.contains_key(&key) => {
+                        self.env_strings.get(&key).map_or(0, |&b| b as i32)
+                    }
                     Some((key, v)) => {
                         let pp = self.pt.procs[pid as usize].pproc;
                         let n = u32::try_from(v.len() + 1).map_err(|_| self.limit(Limit::Memory))?;

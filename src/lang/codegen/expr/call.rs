@@ -145,8 +145,7 @@ impl Gen<'_> {
             // The words of the arguments before this one are kept from its temporaries;
             // its own are written only once its value is on the stack.
             if let Some(f) = self.fns.last_mut() {
-                f.next = f.next.max(cur);
-                f.high = f.high.max(f.next);
+                f.reserve_to(cur);
             }
             self.emit(Instr::LdAddr { depth, off: cur }, a.loc);
             let t = self.rvalue(a);
@@ -176,8 +175,7 @@ impl Gen<'_> {
             cur += 1;
         }
         if let Some(f) = self.fns.last_mut() {
-            f.next = f.next.max(cur.max(base + 1));
-            f.high = f.high.max(f.next);
+            f.reserve_to(cur.max(base + 1));
         }
         self.emit(Instr::LdAddr { depth, off: base }, loc);
         ok
@@ -443,8 +441,7 @@ impl Gen<'_> {
             return ERROR;
         };
         let (depth, off) = (f.depth, f.next);
-        f.next += words;
-        f.high = f.high.max(f.next);
+        f.reserve_to(off + words);
         self.local_init(ty, depth, off, init);
         self.emit(Instr::LdAddr { depth, off }, loc);
         ty
