@@ -166,6 +166,13 @@ impl Gen<'_> {
                 if self.types.is_pointer(ta) && self.types.is_pointer(tb) {
                     return ta;
                 }
+                // A pointer and a null pointer constant (C11 6.5.15p6): the pointer's type.
+                if self.types.is_pointer(ta) && self.is_null_constant(b) {
+                    return ta;
+                }
+                if self.types.is_pointer(tb) && self.is_null_constant(a) {
+                    return tb;
+                }
                 let (na, nb) = (self.types.name(ta), self.types.name(tb));
                 self.error(loc, format!("type mismatch: the branches of `?:` are {na} and {nb}"));
                 ERROR

@@ -233,7 +233,7 @@ impl Gen<'_> {
 
     /// Whether `e` is a null pointer constant (C11 6.3.2.3p3): an integer constant 0,
     /// or one cast to a pointer type (`NULL`, `(int *)0`).
-    fn is_null_constant(&mut self, e: &ast::Expr) -> bool {
+    pub(in crate::lang::codegen) fn is_null_constant(&mut self, e: &ast::Expr) -> bool {
         match &e.kind {
             ExprKind::Cast(tn, inner) if tn.is_pointer() => self.is_null_constant(inner),
             ExprKind::IntLit(0) | ExprKind::LongLit(0) => true,
