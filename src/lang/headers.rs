@@ -30,6 +30,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         "wchar.h" => WCHAR,
         "errno.h" => ERRNO,
         "inttypes.h" => INTTYPES,
+        "mpi.h" => MPI,
         "signal.h" | "setjmp.h" | "locale.h" | "complex.h" | "tgmath.h" | "threads.h" | "stdatomic.h" | "iso646.h" => {
             return unsupported(name)
         }
@@ -310,4 +311,77 @@ const ISO646: &str = "#define and &&
 #define or_eq |=
 #define xor ^
 #define xor_eq ^=
+";
+
+/// `<mpi.h>`: the handles are ints; a status is a struct with C's public fields; the
+/// constants a program may print have SMPI's values (`MPI_ANY_SOURCE` -555,
+/// `MPI_PROC_NULL` -666, `MPI_ANY_TAG` -444, `MPI_UNDEFINED` -333); the
+/// state of each rank's library (`src/lang/codegen/mpi_library.rs`) is a global, so each
+/// rank has its own.
+const MPI: &str = "#ifndef __CPPE_MPI_H
+#define __CPPE_MPI_H
+#include <stddef.h>
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef struct __cppe_mpi_status { int MPI_SOURCE; int MPI_TAG; int MPI_ERROR; int __count; } MPI_Status;
+struct __cppe_mpi_comm { int ctx; int size; int rank; int *ranks; int ndims; int *dims; int *periods; };
+struct __cppe_mpi_req { int kind; int done; int seq; void *buf; int count; int dt; int source; int tag; int comm;
+    struct __cppe_mpi_status st; };
+struct __cppe_mpi_state { int init; int fin; struct __cppe_mpi_comm *comms; int ncomms; struct __cppe_mpi_req *reqs;
+    int nreqs; int req_seq; int next_ctx; };
+struct __cppe_mpi_state __cppe_mpi;
+char __cppe_mpi_in_place;
+#define MPI_IN_PLACE ((void *)&__cppe_mpi_in_place)
+#define MPI_SUCCESS 0
+#define MPI_ERR_OTHER 15
+#define MPI_COMM_WORLD 0
+#define MPI_COMM_SELF 1
+#define MPI_COMM_NULL (-1)
+#define MPI_REQUEST_NULL (-1)
+#define MPI_ANY_SOURCE (-555)
+#define MPI_ANY_TAG (-444)
+#define MPI_PROC_NULL (-666)
+#define MPI_UNDEFINED (-333)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_TAG_UB 2147483647
+#define MPI_MAX_PROCESSOR_NAME 64
+#define MPI_CHAR 1
+#define MPI_SIGNED_CHAR 2
+#define MPI_UNSIGNED_CHAR 3
+#define MPI_BYTE 4
+#define MPI_SHORT 5
+#define MPI_UNSIGNED_SHORT 6
+#define MPI_INT 7
+#define MPI_UNSIGNED 8
+#define MPI_LONG 9
+#define MPI_UNSIGNED_LONG 10
+#define MPI_LONG_LONG 11
+#define MPI_LONG_LONG_INT 11
+#define MPI_UNSIGNED_LONG_LONG 12
+#define MPI_FLOAT 13
+#define MPI_DOUBLE 14
+#define MPI_LONG_DOUBLE 15
+#define MPI_C_BOOL 16
+#define MPI_2INT 20
+#define MPI_FLOAT_INT 21
+#define MPI_DOUBLE_INT 22
+#define MPI_LONG_INT 23
+#define MPI_SHORT_INT 24
+#define MPI_OP_NULL 0
+#define MPI_MAX 1
+#define MPI_MIN 2
+#define MPI_SUM 3
+#define MPI_PROD 4
+#define MPI_LAND 5
+#define MPI_BAND 6
+#define MPI_LOR 7
+#define MPI_BOR 8
+#define MPI_LXOR 9
+#define MPI_BXOR 10
+#define MPI_MAXLOC 11
+#define MPI_MINLOC 12
+#endif
 ";

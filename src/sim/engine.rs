@@ -36,6 +36,7 @@ mod channels;
 mod complex;
 mod fused;
 mod interp;
+mod mpi;
 mod net_worker;
 mod process;
 mod procset;
@@ -258,6 +259,8 @@ struct Sent {
     arrival: Ticks,
     sent: Ticks,
     data: Payload,
+    /// Bytes on the wire (an MPI message's envelope words are not data).
+    bytes: u32,
     /// Its arrival time was not known at the send: the observer hears of it.
     deferred: bool,
     /// Where a rendezvous message is in its handshake (`--eager-limit`).
@@ -402,6 +405,8 @@ pub struct Simulator<'m> {
     /// The channel elements, spinlock queues and messages not yet received
     /// ([`channels::Channels`]).
     ch: channels::Channels,
+    /// The MPI ranks (`SimConfig::ranks`) and their mailboxes.
+    ranks: mpi::Ranks,
     rng: Rng,
     files: Vec<Option<FileSlot>>,
     /// `stdin`'s end-of-file and error indicators and pushed-back character.
@@ -679,7 +684,8 @@ impl<'m> Simulator<'m> {
             busy: vec![0; npp],
             used: vec![false; npp],
             pclock: vec![0; npp],
-            ch: channels::Channels::new(module),
+            ch: channels::Channels::new(module, cfg.ranks.max(1)),
+            ranks: mpi::Ranks::default(),
             rng: Rng::new(cfg.seed),
             files: Vec::new(),
             stdin_ind: Indicators::default(),
@@ -711,9 +717,29 @@ impl<'m> Simulator<'m> {
             }
         }
         sim.mem = mem;
-        let display = vec![0u32; sim.max_depth + 1];
-        let args = sim.main_args(p0)?;
-        sim.spawn(NONE, Kind::Main, module.main, 0, p0, &args, &display, 0, (0, -1))?;
+        let mut display = vec![0u32; sim.max_depth + 1];
+        // Rank r (pid r) runs `main` on virtual processor r mod V, with its own globals
+        // (rank 0 the ones loaded above).
+        let ranks = sim.cfg.ranks.max(1);
+        sim.ranks = mpi::Ranks {
+            count: ranks,
+            mailbox: sim.ch.chans.len() - ranks as usize,
+            matched: vec![None; ranks as usize],
+            waiting: vec![Vec::new(); ranks as usize],
+            live: ranks,
+            last_end: 0,
+        };
+        for r in 0..ranks {
+            let (v, pp) = match sim.cfg.mapping.len() {
+                0 => (r % npp as u32, r % npp as u32),
+                n => (r % n as u32, sim.cfg.mapping[(r as usize) % n].min(npp as u32 - 1)),
+            };
+            if r > 0 {
+                display[0] = sim.copy_globals(pp)?;
+            }
+            let args = sim.main_args(pp)?;
+            sim.spawn(NONE, Kind::Main, module.main, v, pp, &args, &display, 0, (0, -1))?;
+        }
         let d = sim.cfg.start_delay;
         if d > 0 {
             // The topology's creation: main waits for it as for a delay.
@@ -855,6 +881,10 @@ impl<'m> Simulator<'m> {
     fn rt(&self, pid: u32, kind: RuntimeError) -> SimError {
         let pc = self.pt.procs.get(pid as usize).map_or(0, |p| p.pc);
         let (file, line) = self.place(pc);
+        // Inside an MPI call: the call, at the program's line that made it.
+        if let Some((function, line)) = self.mpi_call(pid) {
+            return SimError::Runtime { pid, function, file, line, kind };
+        }
         SimError::Runtime { pid, function: self.function_name(pc), file, line, kind }
     }
 

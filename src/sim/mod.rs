@@ -155,6 +155,9 @@ pub struct SimConfig {
     /// The program's environment (`getenv`), in the order given; a later value of a
     /// name wins. Empty by default: a run never sees the host's environment.
     pub program_env: Vec<(String, String)>,
+    /// MPI ranks (`cpss --ranks`): processes 0..ranks-1 each run `main` from time 0 with
+    /// their own globals; 0 or 1: `main` alone, as process 0.
+    pub ranks: u32,
     /// Stop with a limit error when the global clock passes this (ticks).
     pub max_time: Option<Ticks>,
     /// Stop with a limit error after this many instructions.
@@ -240,6 +243,7 @@ impl Default for SimConfig {
             fork_args_child: false,
             program_args: Vec::new(),
             program_env: Vec::new(),
+            ranks: 1,
             seed: 0,
             max_time: None,
             max_steps: None,
@@ -355,14 +359,21 @@ pub struct Waiter {
     pub line: u32,
     /// E.g. `receive on channel c[3]`, `join`, `forall children`, `lock at 12`.
     pub waits_for: String,
+    /// Its MPI rank, in a run of several (`cpss --ranks`).
+    pub rank: Option<u32>,
 }
 
 impl std::fmt::Display for Waiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(r) = self.rank {
+            write!(f, "rank {r} (process {}, ", self.pid)?;
+        } else {
+            write!(f, "process {} (", self.pid)?;
+        }
         write!(
             f,
-            "process {} (vproc {}, pproc {}) in {} at {}:{}: waiting for {}",
-            self.pid, self.vproc, self.pproc, self.function, self.file, self.line, self.waits_for
+            "vproc {}, pproc {}) in {} at {}:{}: waiting for {}",
+            self.vproc, self.pproc, self.function, self.file, self.line, self.waits_for
         )
     }
 }

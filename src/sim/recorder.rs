@@ -25,6 +25,12 @@ use std::rc::Rc;
 /// Builds the header of a run record from the module and the configuration.
 pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>) -> RunHeader {
     let p = &setup.net;
+    let mut channels: Vec<ChannelDecl> =
+        module.channels.iter().map(|c| ChannelDecl { name: c.name.clone(), dims: c.dims.clone() }).collect();
+    // The ranks' mailboxes: element r of the channel `MPI` is rank r's.
+    if module.uses_mpi() || setup.config.ranks > 1 {
+        channels.push(ChannelDecl { name: "MPI".into(), dims: vec![setup.config.ranks.max(1)] });
+    }
     RunHeader {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         program: module.source_name.clone(),
@@ -42,7 +48,7 @@ pub fn run_header(module: &Module, setup: &Setup, options: Vec<(String, String)>
         ticks_per_unit: crate::time::TICKS_PER_UNIT,
         options,
         functions: module.functions.iter().map(|f| f.name.clone()).collect(),
-        channels: module.channels.iter().map(|c| ChannelDecl { name: c.name.clone(), dims: c.dims.clone() }).collect(),
+        channels,
         labels: Vec::new(),
     }
 }

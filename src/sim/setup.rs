@@ -80,6 +80,9 @@ pub struct RunOptions {
     pub program_args: Vec<String>,
     /// `--env NAME=VALUE` ([`SimConfig::program_env`]).
     pub program_env: Vec<(String, String)>,
+    /// `--ranks N` ([`SimConfig::ranks`]); by default one per virtual processor for a
+    /// program that calls `MPI_Init`, else 1.
+    pub ranks: Option<u32>,
     /// `--host-time`: the CSV and JSON statistics carry `host_seconds`
     /// ([`crate::sim::Stats::report_host_time`]).
     pub host_time: bool,
@@ -454,6 +457,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         fork_args_child: opts.fork_args_child,
         program_args: opts.program_args.clone(),
         program_env: opts.program_env.clone(),
+        ranks: opts.ranks.unwrap_or(if module.uses_mpi() { virtual_topology.nodes() } else { 1 }),
         max_time: opts.max_time,
         max_steps: opts.max_steps,
         max_procs: opts.max_procs.unwrap_or(defaults.max_procs),

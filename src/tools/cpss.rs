@@ -73,6 +73,11 @@ pub struct Args {
     /// (repeatable; the host's environment is never visible to the program).
     #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
     env: Vec<(String, String)>,
+    /// Run N MPI ranks: N processes each running main with its own globals, rank r on
+    /// virtual processor r mod V [default: for a program that calls MPI_Init, one per
+    /// virtual processor; otherwise 1]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    ranks: Option<u32>,
     /// Run every combination of parameter values in parallel, one CSV row each:
     /// PARAM=v1,v2,... (PARAM is a flag name without --; repeat for a cartesian product).
     #[arg(long, value_name = "PARAM=VALUES")]
@@ -286,6 +291,7 @@ fn run_options(args: &Args) -> Result<RunOptions> {
     };
     opts.program_args = std::iter::once(name).chain(args.program_args.iter().cloned()).collect();
     opts.program_env = args.env.clone();
+    opts.ranks = args.ranks;
     opts.host_time = args.host_time;
     // Every parameter of the tables, given or default.
     let values: Vec<(&str, &str)> = args.params.values.iter().map(|(n, v)| (*n, v.as_str())).collect();

@@ -812,6 +812,23 @@ isa! {
     0xCC CvtULF "CVTULF" {} 1 Work;
     /// Convert the top word, a float, to unsigned long (truncating toward zero).
     0xCD CvtFUL "CVTFUL" {} 1 Work;
+
+    // ---- MPI (.cod 1.6) ----
+    /// The message passing of `<mpi.h>` (its library is C built on these), chosen by
+    /// `op` ([`mpi_op`]): RANK and SIZE push the world rank of the calling process and
+    /// the number of ranks (`cpss --ranks`); WTIME and WTICK push seconds as a double
+    /// (the clock, and one tick, at [`mpi_op::SECONDS_PER_UNIT`] per unit); SEND pops
+    /// `flags`, a context, a tag, a destination rank, a word count and a buffer address,
+    /// sends those words to the destination's mailbox (non-blocking) and pushes 0;
+    /// MATCH pops the address of a 5-int information block, `block`, a pattern count
+    /// `n` and the address of `n` patterns `(source, tag, context)` (source and tag -1:
+    /// any), finds the earliest message in the caller's mailbox that has arrived and
+    /// matches a pattern (blocking until one does when `block` is not 0), writes its
+    /// `(source, tag, words, flags, context)` into the block and pushes the index of the
+    /// first pattern it matches, or -1; TAKE pops a word count and a buffer address,
+    /// removes the message MATCH found last, copies its words into the buffer (more words
+    /// than the count is a runtime error, MPI's truncation) and pushes their number.
+    0xCE Mpi "MPI" { op: u8 } 10 Overhead;
 }
 
 impl fmt::Display for Instr {
@@ -853,6 +870,22 @@ pub const MAPPING_PROBE_ID: i32 = i32::MIN;
 
 /// The label prefix of a [`MAPPING_PROBE_ID`] probe.
 pub const MAPPING_PREFIX: &str = "mapping: ";
+
+/// The operations of MPI (its `op` operand).
+pub mod mpi_op {
+    pub const RANK: u8 = 0;
+    pub const SIZE: u8 = 1;
+    pub const WTIME: u8 = 2;
+    pub const WTICK: u8 = 3;
+    pub const SEND: u8 = 4;
+    pub const MATCH: u8 = 5;
+    pub const TAKE: u8 = 6;
+    /// Seconds per time unit in `MPI_Wtime` (1 unit = 1 µs, as `fixtures/profiles/smpi.toml`
+    /// is fitted).
+    pub const SECONDS_PER_UNIT: f64 = 1e-6;
+    /// Words before the data in an MPI message: source rank, tag, context, flags.
+    pub const HEADER: usize = 4;
+}
 
 /// The operations of FILEOP (its `op` operand).
 pub mod file_op {

@@ -9,5 +9,5 @@ pub mod isa;
 pub mod listing;
 pub mod module;
 
-pub use isa::{file_op, Class, DecodeError, Instr, MathFn, Op, Scalar, MAPPING_PREFIX, MAPPING_PROBE_ID};
+pub use isa::{file_op, mpi_op, Class, DecodeError, Instr, MathFn, Op, Scalar, MAPPING_PREFIX, MAPPING_PROBE_ID};
 pub use module::*;

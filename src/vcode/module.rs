@@ -283,6 +283,12 @@ pub struct Module {
     /// Initial global memory: (address, word) for every non-zero initial word (string
     /// literals, initialised globals).
     pub global_init: Vec<(u32, Word)>,
+    /// The addresses in `global_init` whose word is the address of a global (`char *s =
+    /// "x"; int *p = &g;`), ascending: a copy of the globals at another base (each MPI
+    /// rank has its own, `cpss --ranks`) adds the base to them. Section
+    /// [`crate::vcode::cod::tag::GLOBAL_RELOCS`], written when not empty.
+    #[serde(default)]
+    pub global_relocs: Vec<u32>,
     /// Index of `main` in `functions`.
     pub main: u32,
     /// The virtual architecture (`arch`).
@@ -297,6 +303,12 @@ pub struct Module {
 }
 
 impl Module {
+    /// Whether the program is an MPI program (it calls `MPI_Init`): `cpss` then starts
+    /// one rank per virtual processor unless `--ranks` says otherwise.
+    pub fn uses_mpi(&self) -> bool {
+        self.functions.iter().any(|f| f.name == "MPI_Init")
+    }
+
     /// The source line of instruction `pc` (0 if unknown).
     pub fn line_of(&self, pc: u32) -> u32 {
         self.lines.get(pc as usize).copied().unwrap_or(0)

@@ -16,6 +16,7 @@ mod fuzz_readers;
 mod harden;
 mod harness;
 mod machine;
+mod mpi;
 mod network;
 mod params;
 mod truth;

@@ -302,12 +302,12 @@ fn definition(name: &str) -> Option<ast::FuncDef> {
 
 /// The CPC source of library function `name`.
 fn source(name: &str) -> Option<&'static str> {
-    LIBRARY.iter().find(|(n, _)| *n == name).map(|(_, src)| *src)
+    LIBRARY.iter().find(|(n, _)| *n == name).map(|(_, src)| *src).or_else(|| super::mpi_library::source(name))
 }
 
 /// Every library name (for "did you mean" suggestions).
 pub(super) fn names() -> impl Iterator<Item = &'static str> + 'static {
-    LIBRARY.iter().map(|(n, _)| *n)
+    LIBRARY.iter().map(|(n, _)| *n).chain(super::mpi_library::names())
 }
 
 impl Gen<'_> {

@@ -10,6 +10,7 @@
 //! and no further diagnostics are reported about it, so one mistake gives one message.
 mod expr;
 mod library;
+mod mpi_library;
 mod stmt;
 mod types;
 mod vla;
@@ -126,7 +127,8 @@ pub(crate) struct Gen<'a> {
     blocks: Vec<BlockInfo>,
     channels: Vec<ChannelInfo>,
     globals_words: u32,
-    global_init: Vec<(u32, Word)>,
+    /// Initial global words, and whether each is the address of a global.
+    global_init: Vec<(u32, Word, bool)>,
     strings: HashMap<Vec<u8>, u32>,
     arch: Option<(ArchDecl, Loc)>,
     phy_arch: Option<(ArchDecl, Loc)>,
@@ -408,6 +410,13 @@ impl<'a> Gen<'a> {
                     "undeclared {what} `{name}`: the recursive macro expansion of `{name}` stops at `{name}` \
                      (C does not expand a macro inside itself)"
                 ),
+            );
+            return;
+        }
+        if name.starts_with("MPI_") && name.len() > 4 {
+            self.error(
+                loc,
+                format!("`{name}` is not supported: cpcc's <mpi.h> has the subset `man cpcc` lists under MPI"),
             );
             return;
         }
@@ -975,16 +984,17 @@ impl<'a> Gen<'a> {
             first.iter().enumerate().filter(|(_, &pc)| pc != u32::MAX).map(|(l, &pc)| (l as u32, pc)).collect();
         // A later initialiser of the same word wins (`{[1] = 9, [1] = 3}`); zero words
         // need no entry (the pool starts zeroed).
-        self.global_init.sort_by_key(|(a, _)| *a);
-        let mut image: Vec<(u32, Word)> = Vec::with_capacity(self.global_init.len());
-        for (a, w) in self.global_init.drain(..) {
+        self.global_init.sort_by_key(|(a, _, _)| *a);
+        let mut image: Vec<(u32, Word, bool)> = Vec::with_capacity(self.global_init.len());
+        for (a, w, r) in self.global_init.drain(..) {
             match image.last_mut() {
-                Some(last) if last.0 == a => last.1 = w,
-                _ => image.push((a, w)),
+                Some(last) if last.0 == a => (last.1, last.2) = (w, r),
+                _ => image.push((a, w, r)),
             }
         }
-        image.retain(|(_, w)| *w != Word::Int(0));
-        self.global_init = image;
+        image.retain(|(_, w, _)| *w != Word::Int(0));
+        let global_relocs = image.iter().filter(|e| e.2).map(|e| e.0).collect();
+        let global_init = image.into_iter().map(|(a, w, _)| (a, w)).collect();
         let (types, structs) = self.types.export();
         Some(Module {
             source_name: self.source_name.to_string(),
@@ -1000,7 +1010,8 @@ impl<'a> Gen<'a> {
             channels: std::mem::take(&mut self.channels),
             globals_words: self.globals_words,
             null_reserved: true,
-            global_init: std::mem::take(&mut self.global_init),
+            global_init,
+            global_relocs,
             main,
             arch: self.arch.take().map(|(a, _)| a),
             phy_arch: self.phy_arch.take().map(|(a, _)| a),
@@ -1079,7 +1090,7 @@ impl<'a> Gen<'a> {
         let addr = self.globals_words;
         self.globals_words += points.len() as u32 + 1;
         for (k, &c) in points.iter().enumerate() {
-            self.global_init.push((addr + k as u32, Word::Int(c as i32)));
+            self.global_init.push((addr + k as u32, Word::Int(c as i32), false));
         }
         addr
     }
@@ -1091,9 +1102,9 @@ impl<'a> Gen<'a> {
         let addr = self.globals_words;
         self.globals_words += bytes.len() as u32 + 1;
         for (k, &b) in bytes.iter().enumerate() {
-            self.global_init.push((addr + k as u32, Word::Char(b)));
+            self.global_init.push((addr + k as u32, Word::Char(b), false));
         }
-        self.global_init.push((addr + bytes.len() as u32, Word::Char(0)));
+        self.global_init.push((addr + bytes.len() as u32, Word::Char(0), false));
         self.strings.insert(bytes.to_vec(), addr);
         addr
     }

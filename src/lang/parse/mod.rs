@@ -501,7 +501,7 @@ impl Parser<'_> {
                 })
             }
             TokenKind::Ident(_) if matches!(self.peek_at(1).kind, TokenKind::Ident(_)) => {
-                let msg = format!("unknown type name `{}`", self.names_of(t));
+                let msg = unknown_type(self.names_of(t));
                 Err(self.error(t.loc, msg))
             }
             _ => Err(self.expected("a declaration")),
@@ -552,3 +552,13 @@ impl Parser<'_> {
 
 #[cfg(test)]
 mod tests;
+
+/// The message for a declaration that starts with `name`, which names no type: an MPI
+/// type that `<mpi.h>` does not provide says so.
+fn unknown_type(name: &str) -> String {
+    if name.starts_with("MPI_") && name.len() > 4 {
+        format!("`{name}` is not supported: cpcc's <mpi.h> has the subset `man cpcc` lists under MPI")
+    } else {
+        format!("unknown type name `{name}`")
+    }
+}

@@ -79,7 +79,7 @@ impl Parser<'_> {
                 Err(self.error(t.loc, format!("`{}` declarations must be at file level", k.as_str())))
             }
             TokenKind::Ident(_) if matches!(self.peek_at(1).kind, TokenKind::Ident(_)) => {
-                let msg = format!("unknown type name `{}`", self.names_of(t));
+                let msg = super::unknown_type(self.names_of(t));
                 Err(self.error(t.loc, msg))
             }
             _ => {

@@ -23,8 +23,10 @@ pub(super) struct Channels {
 }
 
 impl Channels {
-    /// Every channel element `module` declares, owned by process 0 and empty.
-    pub(super) fn new(module: &Module) -> Channels {
+    /// Every channel element `module` declares, owned by process 0 and empty, then the
+    /// mailbox of each of the `ranks` MPI ranks (element r of the pseudo-channel after
+    /// the module's, owned by rank r: process r).
+    pub(super) fn new(module: &Module, ranks: u32) -> Channels {
         let mut ch = Channels {
             chans: Vec::new(),
             chan_at: vec![NONE; module.globals_words as usize],
@@ -48,6 +50,10 @@ impl Channels {
                     });
                 }
             }
+        }
+        let info = module.channels.len() as u32;
+        for r in 0..ranks {
+            ch.chans.push(Chan { owner: r, info, elem: r, queue: BinaryHeap::new(), from: Vec::new() });
         }
         ch
     }
@@ -385,6 +391,9 @@ impl<'m> Simulator<'m> {
     /// oldest rendezvous message waiting at a sender's (the one with the least id among
     /// each sender's first) is asked for, as an MPI receive matches one message.
     pub(super) fn post_recv(&mut self, c: usize, t: Ticks) {
+        if c >= self.ranks.mailbox {
+            return self.mpi_post_recv(c, t);
+        }
         let chan = &self.ch.chans[c];
         if self.ch.parked == 0 || !chan.queue.is_empty() {
             return;
@@ -414,7 +423,7 @@ impl<'m> Simulator<'m> {
 
     /// Sends the clear to send of sender `k`'s first message on channel element `c` when
     /// its request has arrived and a receive waits for it.
-    fn clear_to_send(&mut self, c: usize, k: usize) {
+    pub(super) fn clear_to_send(&mut self, c: usize, k: usize) {
         let f = &mut self.ch.chans[c].from[k];
         let Some(m) = f.pending.front_mut() else { return };
         let Rdv::Parked { rts, posted } = m.rdv else { return };
@@ -461,7 +470,7 @@ impl<'m> Simulator<'m> {
         }
         // The clear to send is back: the data leaves.
         let Some(m) = self.ch.chans[c].from[k].pending.iter().find(|m| m.id == msg) else { return };
-        let bytes: u32 = m.data.iter().copied().map(word_bytes).sum();
+        let bytes = m.bytes;
         let (src, dst) = (self.pproc_of(sender), self.pproc_of(self.ch.chans[c].owner));
         match self.net_send(msg, src, dst, bytes, t) {
             Some(at) => {

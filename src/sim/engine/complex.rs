@@ -59,7 +59,23 @@ impl<'m> Simulator<'m> {
         let data = self.pop_payload(pid, n as usize)?;
         let a = as_int(self.pop(pid)?) as i64;
         let c = self.chan_index(pid, a)?;
+        let bytes: u32 = data.iter().copied().map(word_bytes).sum();
         self.charge(pid, op)?;
+        self.post_message(pid, pc, c, data, bytes)?;
+        Ok(Flow::Continue)
+    }
+
+    /// Sends message `data` (`bytes` on the wire) from `pid`, whose SEND or MPI send is
+    /// at `pc` and charged, to channel element `c`: eager, or parked for the handshake
+    /// above the eager limit; delivered in order per sender.
+    pub(super) fn post_message(
+        &mut self,
+        pid: u32,
+        pc: u32,
+        c: usize,
+        data: Payload,
+        bytes: u32,
+    ) -> Result<(), SimError> {
         self.overhead(pid, self.net_params().send_overhead);
         // Each unreceived message holds host memory: bounded in count and in words.
         let words = data.len() as u64;
@@ -73,7 +89,6 @@ impl<'m> Simulator<'m> {
         let src = self.pt.procs[pid as usize].pproc;
         let now = self.pt.procs[pid as usize].clock;
         let dst = self.pt.procs.get(owner as usize).map_or(src, |p| p.pproc);
-        let bytes: u32 = data.iter().copied().map(word_bytes).sum();
         self.bridge.msg_seq += 1;
         let id = self.bridge.msg_seq;
         // Above the eager limit the data waits for the handshake ([`Self::post_recv`]).
@@ -95,7 +110,7 @@ impl<'m> Simulator<'m> {
         let rdv = if rendezvous { Rdv::Parked { rts: NEVER, posted: NEVER } } else { Rdv::Eager };
         self.ch.parked += u64::from(rendezvous);
         let arrival_at = arrival.map_or(NEVER, |t| t.max(now));
-        let sent = Sent { id, arrival: arrival_at, sent: now, data, deferred: rendezvous, rdv };
+        let sent = Sent { id, arrival: arrival_at, sent: now, data, bytes, deferred: rendezvous, rdv };
         chan.from[k].pending.push_back(sent);
         if self.observer.is_some() {
             // The arrival after the non-overtaking rule (the last delivery).
@@ -137,7 +152,7 @@ impl<'m> Simulator<'m> {
                 self.bridge.in_flight.insert(id, InFlight::Chan { chan: c as u32, sender: pid });
             }
         }
-        Ok(Flow::Continue)
+        Ok(())
     }
 
     /// RECV.
@@ -624,6 +639,7 @@ impl<'m> Simulator<'m> {
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
+            Instr::Mpi { op: m } => self.exec_mpi(pid, m),
             Instr::Getenv {} => {
                 let name = as_int(self.pop(pid)?) as i64;
                 let name = self.string_at(pid, name)?;

@@ -133,6 +133,9 @@ impl<'m> Simulator<'m> {
         let mut v = Vec::new();
         for p in self.pt.procs.iter().filter(|p| !p.ended) {
             let waits_for = match p.wait {
+                Reason::Channel { channel, index } if channel as usize == self.module.channels.len() => {
+                    self.mpi_waits_for(index)
+                }
                 Reason::Channel { channel, index } => {
                     format!("a message on channel {}", self.channel_elem_name(channel, index))
                 }
@@ -144,16 +147,14 @@ impl<'m> Simulator<'m> {
                 Reason::Children => format!("{} forked children to end before it ends", p.forked_live),
                 Reason::None | Reason::Quantum => "nothing (ready)".to_string(),
             };
-            let (file, line) = self.place(p.pc);
-            v.push(Waiter {
-                pid: p.pid,
-                vproc: p.vproc,
-                pproc: p.pproc,
-                function: self.function_name(p.pc),
-                file,
-                line,
-                waits_for,
-            });
+            let (file, mut line) = self.place(p.pc);
+            let mut function = self.function_name(p.pc);
+            // In an MPI call: the call and the program's line that made it.
+            if let Some((f, l)) = self.mpi_call(p.pid) {
+                (function, line) = (f, l);
+            }
+            let rank = (self.ranks.count > 1 && p.pid < self.ranks.count).then_some(p.pid);
+            v.push(Waiter { pid: p.pid, vproc: p.vproc, pproc: p.pproc, function, file, line, waits_for, rank });
         }
         v
     }
@@ -254,11 +255,16 @@ impl<'m> Simulator<'m> {
         if let Some(o) = self.observer.as_mut() {
             o.event(&SimEvent::ProcessEnd { time: t, pid });
         }
-        if pid == 0 {
-            // The run ends when main has ended and its own writes have landed (its
-            // children's have: each child's end reached it after them).
-            let p = &self.pt.procs[0];
-            self.program_end = Some(t.max(p.writes_last));
+        if pid < self.ranks.count {
+            // The run ends when main has ended (every rank's, `--ranks`) and its own
+            // writes have landed (its children's have: each child's end reached it
+            // after them).
+            let p = &self.pt.procs[pid as usize];
+            self.ranks.last_end = self.ranks.last_end.max(t.max(p.writes_last));
+            self.ranks.live -= 1;
+            if self.ranks.live == 0 {
+                self.program_end = Some(self.ranks.last_end);
+            }
             return;
         }
         let Some(ppar) = self.pt.procs.get(parent as usize).map(|p| p.pproc) else { return };

@@ -82,6 +82,7 @@ fn module(fs: Vec<F>, globals_before: u32, strings: &[&str], channels: Vec<Chann
         globals_words: g,
         null_reserved: false,
         global_init,
+        global_relocs: Vec::new(),
         main: 0,
         arch: None,
         phy_arch: None,

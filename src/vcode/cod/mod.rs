@@ -33,6 +33,7 @@
 //! | 8 | functions | postcard `Vec<FunctionInfo>` |
 //! | 9 | channels | postcard `Vec<ChannelInfo>` |
 //! | 10 | global_init | postcard `Vec<(u32, Word)>` |
+//! | 0x800B | global_relocs (optional, when not empty) | postcard `Vec<u32>` |
 //!
 //! The code section uses its own encoding rather than postcard so that a reader meeting an
 //! opcode it does not know reports the instruction index and the byte offset
@@ -51,7 +52,7 @@
 //!   double and long instructions, and the types `_Bool`, `unsigned int`, `short`,
 //!   `unsigned short`, `signed char`, `double`, `long` and function types; 1.4 added
 //!   `unsigned long` and its instructions DIVUL … CVTFUL; 1.5 added the variadic
-//!   function type. A tag
+//!   function type; 1.6 added MPI and the optional section `global_relocs`. A tag
 //!   with the high bit set
 //!   ([`OPTIONAL_SECTION`], `0x8000`) marks a section that readers which do not know it
 //!   skip; an unknown tag without that bit is an error naming the tag (the file needs a
@@ -81,7 +82,7 @@ pub const MAGIC: [u8; 8] = *b"CPPE\0COD";
 /// The format major version written and accepted by this reader.
 pub const VERSION_MAJOR: u16 = 1;
 /// The format minor version written by this writer.
-pub const VERSION_MINOR: u16 = 5;
+pub const VERSION_MINOR: u16 = 6;
 /// High bit of a section tag: readers that do not know the section may skip it.
 pub const OPTIONAL_SECTION: u16 = 0x8000;
 /// Deepest type nesting (arrays, struct fields, pointer chains) the verifier accepts.
@@ -110,6 +111,9 @@ pub mod tag {
     pub const CHANNELS: u16 = 9;
     /// The initial global memory image.
     pub const GLOBAL_INIT: u16 = 10;
+    /// Which initial global words are addresses of globals (1.6; optional: a reader that
+    /// does not know it runs the program as one process, as it always did).
+    pub const GLOBAL_RELOCS: u16 = super::OPTIONAL_SECTION | 11;
     /// Every section a 1.0 reader requires, in the order the writer emits them.
     pub const REQUIRED: [u16; 10] =
         [META, SOURCE, CODE, LINES, TYPES, IDENTS, BLOCKS, FUNCTIONS, CHANNELS, GLOBAL_INIT];
@@ -215,6 +219,7 @@ pub fn section_name(t: u16) -> &'static str {
         tag::FUNCTIONS => "functions",
         tag::CHANNELS => "channels",
         tag::GLOBAL_INIT => "global_init",
+        tag::GLOBAL_RELOCS => "global_relocs",
         t if t & OPTIONAL_SECTION != 0 => "unknown optional",
         _ => "unknown",
     }

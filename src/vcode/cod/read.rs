@@ -117,6 +117,7 @@ pub fn decode(bytes: &[u8]) -> Result<Module, CodError> {
     let minor = read_u16(bytes, 10).unwrap_or(0);
     let mut found: [Option<&Section<'_>>; tag::REQUIRED.len()] = [None; tag::REQUIRED.len()];
     let mut optional_seen: Vec<u16> = Vec::new();
+    let mut relocs: Option<&Section<'_>> = None;
     for s in &sections {
         match tag::REQUIRED.iter().position(|&t| t == s.tag) {
             Some(i) => {
@@ -130,6 +131,9 @@ pub fn decode(bytes: &[u8]) -> Result<Module, CodError> {
                     return Err(bad_section(s.tag, "appears twice"));
                 }
                 optional_seen.push(s.tag);
+                if s.tag == tag::GLOBAL_RELOCS {
+                    relocs = Some(s);
+                }
             }
             None => {
                 return Err(bad_section(
@@ -152,6 +156,10 @@ pub fn decode(bytes: &[u8]) -> Result<Module, CodError> {
     let functions: Vec<FunctionInfo> = postcard_payload(get(tag::FUNCTIONS)?)?;
     let channels: Vec<ChannelInfo> = postcard_payload(get(tag::CHANNELS)?)?;
     let global_init: Vec<(u32, Word)> = postcard_payload(get(tag::GLOBAL_INIT)?)?;
+    let global_relocs: Vec<u32> = match relocs {
+        Some(s) => postcard_payload(s)?,
+        None => Vec::new(),
+    };
     let m = Module {
         source_name,
         source,
@@ -167,6 +175,7 @@ pub fn decode(bytes: &[u8]) -> Result<Module, CodError> {
         globals_words,
         null_reserved: minor >= 2,
         global_init,
+        global_relocs,
         main,
         arch,
         phy_arch,

@@ -117,6 +117,7 @@ pub(crate) fn sample_module() -> Module {
         globals_words: 6,
         null_reserved: true,
         global_init: vec![(3, Word::Char(b'h')), (4, Word::Char(b'i'))],
+        global_relocs: Vec::new(),
         main: 1,
         arch: Some(ArchDecl { kind: TopoKind::Torus, name: "T".into(), dims: vec![2, 2] }),
         phy_arch: Some(ArchDecl { kind: TopoKind::Mesh, name: "M".into(), dims: vec![2, 2] }),
@@ -186,7 +187,7 @@ fn round_trip_preserves_every_table() {
 fn layout_header_is_as_documented() {
     let bytes = encode(&sample_module());
     assert_eq!(&bytes[0..8], b"CPPE\0COD");
-    assert_eq!(&bytes[8..12], &[1, 0, 5, 0], "version 1.5, two u16 LE");
+    assert_eq!(&bytes[8..12], &[1, 0, 6, 0], "version 1.6, two u16 LE");
     assert_eq!(&bytes[12..16], &[10, 0, 0, 0], "ten sections");
     assert_eq!(&bytes[16..18], &[1, 0], "the meta section comes first");
     // Code section: count 20 then the first instruction LDADDR 0 0 = opcode 0x10,
@@ -212,17 +213,34 @@ fn major_version_2_is_rejected() {
     let m = sample_module();
     let bytes = assemble(2, 0, &module_sections(&m));
     let e = decode(&bytes).unwrap_err();
-    assert!(matches!(e, CodError::UnsupportedVersion { found: (2, 0), supported: (1, 5) }), "{e:?}");
+    assert!(matches!(e, CodError::UnsupportedVersion { found: (2, 0), supported: (1, 6) }), "{e:?}");
     assert_eq!(e.to_string(), "unsupported .cod format version 2.0 (this reader supports 1.x)");
 }
 
 #[test]
 fn newer_minor_with_optional_section_is_read() {
-    // A 1.7 writer added an optional section: this 1.0 reader skips it.
+    // A 1.7 writer added an optional section: this 1.6 reader skips it.
     let m = sample_module();
     let mut sections = module_sections(&m);
-    sections.push((OPTIONAL_SECTION | 11, vec![1, 2, 3]));
+    sections.push((OPTIONAL_SECTION | 12, vec![1, 2, 3]));
     assert_eq!(decode(&assemble(1, 7, &sections)).unwrap(), m);
+}
+
+/// The addresses among the initial globals (`global_relocs`, for the ranks' copies) are
+/// written as an eleventh, optional section when there are any, and read back; one that
+/// names a word with no initial value is refused.
+#[test]
+fn global_relocations_round_trip() {
+    let mut m = sample_module();
+    m.global_init.push((5, Word::Int(3)));
+    m.global_init.sort_by_key(|e| e.0);
+    m.global_relocs = vec![5];
+    let bytes = encode(&m);
+    assert_eq!(&bytes[12..16], &[11, 0, 0, 0], "eleven sections");
+    assert_eq!(decode(&bytes).unwrap(), m);
+    m.global_relocs = vec![6];
+    let e = decode(&encode(&m)).unwrap_err();
+    assert!(e.to_string().contains("global_relocs: address 6 has no initial word"), "{e}");
 }
 
 #[test]

@@ -448,6 +448,13 @@ fn verify_globals(m: &Module, types: &[u32]) -> Result<(), CodError> {
     if let Some(w) = addrs.windows(2).find(|w| w[0] == w[1]) {
         return Err(invalid(format!("global_init: address {} initialised twice", w[0])));
     }
+    // Each relocation names an initialised word, once, in ascending order.
+    if let Some(w) = m.global_relocs.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(invalid(format!("global_relocs: {} then {} (not ascending)", w[0], w[1])));
+    }
+    if let Some(a) = m.global_relocs.iter().find(|a| addrs.binary_search(a).is_err()) {
+        return Err(invalid(format!("global_relocs: address {a} has no initial word")));
+    }
     for (which, arch) in [("arch", &m.arch), ("phyArch", &m.phy_arch)] {
         let Some(a) = arch else { continue };
         let ok = match a.kind {

@@ -144,7 +144,8 @@ pub fn try_encode(m: &Module) -> Result<Vec<u8>, CodError> {
         + CRC_LEN;
     let mut out = Vec::with_capacity(guess);
     // A module that still places an object at address 0 is written as 1.1, which says so.
-    put_header(&mut out, VERSION_MAJOR, if m.null_reserved { VERSION_MINOR } else { 1 }, 10);
+    let sections = 10 + usize::from(!m.global_relocs.is_empty());
+    put_header(&mut out, VERSION_MAJOR, if m.null_reserved { VERSION_MINOR } else { 1 }, sections);
     out = put_postcard(out, tag::META, &(&m.source_name, &m.arch, &m.phy_arch, m.main, m.globals_words))?;
     out = put_postcard(out, tag::SOURCE, &m.source)?;
     let at = begin_section(&mut out, tag::CODE);
@@ -157,5 +158,8 @@ pub fn try_encode(m: &Module) -> Result<Vec<u8>, CodError> {
     out = put_postcard(out, tag::FUNCTIONS, &m.functions)?;
     out = put_postcard(out, tag::CHANNELS, &m.channels)?;
     out = put_postcard(out, tag::GLOBAL_INIT, &m.global_init)?;
+    if !m.global_relocs.is_empty() {
+        out = put_postcard(out, tag::GLOBAL_RELOCS, &m.global_relocs)?;
+    }
     Ok(finish(out))
 }

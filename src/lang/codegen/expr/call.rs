@@ -545,6 +545,35 @@ impl Gen<'_> {
         INT
     }
 
+    /// The MPI instruction's operations, for `<mpi.h>`'s library ([`crate::vcode::mpi_op`]):
+    /// `(op, [is each operand a pointer], result)`.
+    fn mpi_builtin(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
+        use crate::vcode::mpi_op::*;
+        let (op, operands, ret): (u8, &[bool], TypeId) = match name {
+            "__cppe_mpi_rank" => (RANK, &[], INT),
+            "__cppe_mpi_size" => (SIZE, &[], INT),
+            "__cppe_mpi_wtime" => (WTIME, &[], DOUBLE),
+            "__cppe_mpi_wtick" => (WTICK, &[], DOUBLE),
+            // (buffer, words, destination, tag, context, flags)
+            "__cppe_mpi_send" => (SEND, &[true, false, false, false, false, false], INT),
+            // (patterns, count, block, information)
+            "__cppe_mpi_match" => (MATCH, &[true, false, false, true], INT),
+            // (buffer, count)
+            _ => (TAKE, &[true, false], INT),
+        };
+        if !self.arity(name, name_loc, args, operands.len()) {
+            return ERROR;
+        }
+        for (a, &pointer) in args.iter().zip(operands) {
+            let ok = if pointer { self.pointer_arg(a, "a buffer") } else { self.int_value(a) != ERROR };
+            if !ok {
+                return ERROR;
+            }
+        }
+        self.emit(Instr::Mpi { op }, loc);
+        ret
+    }
+
     fn builtin(&mut self, name: &str, name_loc: Loc, args: &[Expr], loc: Loc) -> TypeId {
         if let Some((f, double)) = crate::vcode::MathFn::of_c_name(name) {
             if !self.arity(name, name_loc, args, f.arity()) {
@@ -563,6 +592,8 @@ impl Gen<'_> {
         }
         match name {
             "printf" | "fprintf" | "scanf" | "fscanf" | "sscanf" => self.formatted_io(name, name_loc, args, loc),
+            "__cppe_mpi_rank" | "__cppe_mpi_size" | "__cppe_mpi_wtime" | "__cppe_mpi_wtick" | "__cppe_mpi_send"
+            | "__cppe_mpi_match" | "__cppe_mpi_take" => self.mpi_builtin(name, name_loc, args, loc),
             "getenv" => {
                 if !self.arity(name, name_loc, args, 1) || !self.pointer_arg(&args[0], "the variable's name") {
                     return ERROR;

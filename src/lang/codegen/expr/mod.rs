@@ -91,6 +91,13 @@ const BUILTINS: &[&str] = &[
     "vfprintf",
     "vsprintf",
     "vsnprintf",
+    "__cppe_mpi_rank",
+    "__cppe_mpi_size",
+    "__cppe_mpi_wtime",
+    "__cppe_mpi_wtick",
+    "__cppe_mpi_send",
+    "__cppe_mpi_match",
+    "__cppe_mpi_take",
 ];
 
 /// Every built-in name (for "did you mean" suggestions).

@@ -131,7 +131,7 @@ impl Gen<'_> {
             if let Some(bytes) = self.char_array_string(lty, e) {
                 // Every word, padding included, is a char (as a local's would be).
                 for (k, &b) in bytes.iter().enumerate() {
-                    self.global_init.push((off + at + k as u32, Word::Char(b)));
+                    self.global_init.push((off + at + k as u32, Word::Char(b), false));
                 }
                 continue;
             }
@@ -140,7 +140,7 @@ impl Gen<'_> {
                 continue;
             }
             if self.types.is_pointer(lty) && self.is_null_constant(e) {
-                self.global_init.push((off + at, Word::Int(0)));
+                self.global_init.push((off + at, Word::Int(0), false));
                 continue;
             }
             if self.types.is_pointer(lty) {
@@ -148,7 +148,13 @@ impl Gen<'_> {
                     Some((addr, pty)) => {
                         let (want, have) = (self.types.pointee(lty), self.types.pointee(pty));
                         if want == have || want == Some(VOID) || have == Some(VOID) {
-                            self.global_init.push((off + at, Word::Int(addr as i32)));
+                            // An object's address moves with the globals (a function's
+                            // value is its index).
+                            let object = !matches!(
+                                have.map(|t| self.types.get(t)),
+                                Some(Type::Function { .. } | Type::VariadicFunction { .. })
+                            );
+                            self.global_init.push((off + at, Word::Int(addr as i32), object && addr != 0));
                         } else {
                             let (t, f) = (self.types.name(lty), self.types.name(pty));
                             self.error(e.loc, format!("type mismatch: expected {t}, found {f}"));
@@ -171,7 +177,7 @@ impl Gen<'_> {
                         (None, c) => c,
                     };
                     let w = c.to_word(lty);
-                    self.global_init.push((off + at, w));
+                    self.global_init.push((off + at, w, false));
                 }
                 None => self.error(e.loc, "a global initialiser must be a constant expression"),
             }

@@ -1,0 +1,311 @@
+//! MPI ranks (`cpss --ranks N`): each rank is a process running `main` from time 0 on
+//! the physical processor the mapping gives virtual processor `rank mod V`, with its own
+//! copy of the globals in that processor's memory, and a mailbox — a channel element
+//! that only it reads, element `rank` of the pseudo-channel `MPI` the run record
+//! declares. The MPI instruction ([`crate::vcode::mpi_op`]) is what `<mpi.h>`'s library
+//! (C, compiled with the program) is built on: a send is a channel message whose first
+//! [`mpi_op::HEADER`] words are the envelope (source, tag, context, flags); a receive
+//! matches the earliest arrived message of its mailbox against its patterns, so the
+//! messages of one sender are matched in the order they were sent (the channels'
+//! non-overtaking delivery), as MPI requires.
+use super::*;
+use crate::vcode::mpi_op;
+
+/// The ranks of a run and their mailboxes.
+#[derive(Default)]
+pub(super) struct Ranks {
+    /// Number of ranks; 1 for a program run as one process.
+    pub(super) count: u32,
+    /// Channel element index of rank 0's mailbox; rank r's is `mailbox + r`.
+    pub(super) mailbox: usize,
+    /// Per rank, the message MATCH found last, `(arrival, sequence)`.
+    pub(super) matched: Vec<Option<(Ticks, u64)>>,
+    /// Per rank, the patterns of the MATCH it blocks in (for a deadlock's report).
+    pub(super) waiting: Vec<Vec<Pattern>>,
+    /// Ranks still running.
+    pub(super) live: u32,
+    /// The latest end of a rank so far.
+    pub(super) last_end: Ticks,
+}
+
+/// A receive pattern: source rank, tag and context; -1 matches any source or tag.
+#[derive(Clone, Copy)]
+pub(super) struct Pattern {
+    source: i32,
+    tag: i32,
+    context: i32,
+}
+
+impl Pattern {
+    fn matches(&self, env: &[Word]) -> bool {
+        let (s, t, c) = (as_int(env[0]), as_int(env[1]), as_int(env[2]));
+        (self.source == -1 || self.source == s) && (self.tag == -1 || self.tag == t) && self.context == c
+    }
+}
+
+impl<'m> Simulator<'m> {
+    /// The world rank of process `pid`: its own for a rank, its creator's rank for a
+    /// process a rank created.
+    fn rank_of(&self, pid: u32) -> u32 {
+        let mut p = pid;
+        while p >= self.ranks.count {
+            match self.pt.procs.get(p as usize) {
+                Some(q) if q.parent != NONE => p = q.parent,
+                _ => return 0,
+            }
+        }
+        p
+    }
+
+    /// A copy of the initial globals for a rank on processor `pp`: its base address
+    /// (the addresses of globals among the initial words moved by it).
+    pub(super) fn copy_globals(&mut self, pp: u32) -> Result<u32, SimError> {
+        let n = self.module.globals_words;
+        if n == 0 {
+            return Ok(0);
+        }
+        let Some(base) = self.mem.alloc(n, pp) else { return Err(self.limit(Limit::Memory)) };
+        let relocs = &self.module.global_relocs;
+        for &(a, w) in &self.module.global_init {
+            let w = match w {
+                Word::Int(v) if relocs.binary_search(&a).is_ok() => Word::Int(v.wrapping_add(base as i32)),
+                w => w,
+            };
+            if let Some(slot) = self.mem.words.get_mut(base as usize + a as usize) {
+                *slot = w;
+            }
+        }
+        Ok(base)
+    }
+
+    /// MPI `op` ([`mpi_op`]) for `pid`.
+    pub(super) fn exec_mpi(&mut self, pid: u32, op: u8) -> Result<Flow, SimError> {
+        let ins_op = Op::Mpi;
+        match op {
+            mpi_op::RANK | mpi_op::SIZE => {
+                let v = if op == mpi_op::RANK { self.rank_of(pid) } else { self.ranks.count };
+                self.pt.procs[pid as usize].stack.push(Word::Int(v as i32));
+            }
+            mpi_op::WTIME | mpi_op::WTICK => {
+                let t = if op == mpi_op::WTIME { self.pt.procs[pid as usize].clock } else { 1 };
+                let s = t as f64 / TICKS_PER_UNIT as f64 * mpi_op::SECONDS_PER_UNIT;
+                self.pt.procs[pid as usize].stack.push(Word::Double(s));
+            }
+            mpi_op::SEND => return self.mpi_send(pid),
+            mpi_op::MATCH => return self.mpi_match(pid),
+            mpi_op::TAKE => return self.mpi_take(pid),
+            _ => return Err(self.rt(pid, RuntimeError::BadCode { message: format!("MPI operation {op}") })),
+        }
+        self.charge(pid, ins_op)?;
+        Ok(Flow::Continue)
+    }
+
+    /// The rank owning mailbox `c` waits from `t` in a MATCH: every sender holding a
+    /// rendezvous message (`--eager-limit`) that one of its patterns matches is asked for
+    /// its first parked message (its messages arrive in order, so those before the
+    /// matching one come first), as an MPI receive posted for that message would.
+    pub(super) fn mpi_post_recv(&mut self, c: usize, t: Ticks) {
+        if self.ch.parked == 0 {
+            return;
+        }
+        let rank = c - self.ranks.mailbox;
+        let Some(pats) = self.ranks.waiting.get(rank) else { return };
+        let mut ask = Vec::new();
+        for (k, f) in self.ch.chans[c].from.iter().enumerate() {
+            let wanted = f.pending.iter().any(|m| pats.iter().any(|p| p.matches(&m.data)));
+            if wanted && matches!(f.pending.front().map(|m| m.rdv), Some(Rdv::Parked { posted: NEVER, .. })) {
+                ask.push(k);
+            }
+        }
+        for k in ask {
+            if let Some(m) = self.ch.chans[c].from[k].pending.front_mut() {
+                if let Rdv::Parked { posted, .. } = &mut m.rdv {
+                    *posted = t;
+                }
+            }
+            self.clear_to_send(c, k);
+        }
+    }
+
+    /// What rank `rank`, blocked in MATCH, waits for (a deadlock's report).
+    pub(super) fn mpi_waits_for(&self, rank: u32) -> String {
+        let pats = self.ranks.waiting.get(rank as usize).map_or(&[][..], |v| &v[..]);
+        let one = |p: &Pattern| {
+            let from = if p.source < 0 { "any rank".to_string() } else { format!("rank {}", p.source) };
+            let tag = if p.tag < 0 { "any tag".to_string() } else { format!("tag {}", p.tag) };
+            let kind = match p.context % 4 {
+                1 => ", of a collective",
+                2 => ", the acknowledgement of an MPI_Ssend",
+                _ => "",
+            };
+            format!("a message from {from} with {tag}{kind}")
+        };
+        match pats {
+            [] => format!("a message in the MPI mailbox of rank {rank}"),
+            [p] => one(p),
+            ps => ps.iter().map(one).collect::<Vec<_>>().join(" or "),
+        }
+    }
+
+    /// The outermost `MPI_` function in `pid`'s call stack and the program's line that
+    /// called it.
+    pub(super) fn mpi_call(&self, pid: u32) -> Option<(String, u32)> {
+        if self.ranks.count <= 1 && !self.module.uses_mpi() {
+            return None;
+        }
+        let stack = self.call_stack(pid)?;
+        let k = stack.iter().rposition(|f| f.function.starts_with("MPI_"))?;
+        Some((stack[k].function.clone(), stack.get(k + 1).map_or(0, |c| c.line)))
+    }
+
+    /// A runtime error of the MPI library.
+    fn mpi_error(&self, pid: u32, message: String) -> SimError {
+        self.rt(pid, RuntimeError::Format { message })
+    }
+
+    fn mpi_send(&mut self, pid: u32) -> Result<Flow, SimError> {
+        let pc = self.pt.procs[pid as usize].pc;
+        let flags = as_int(self.pop(pid)?);
+        let context = as_int(self.pop(pid)?);
+        let tag = as_int(self.pop(pid)?);
+        let dest = as_int(self.pop(pid)?);
+        let words = as_int(self.pop(pid)?);
+        let buf = as_int(self.pop(pid)?) as i64;
+        let count = self.ranks.count;
+        let Some(dest) = u32::try_from(dest).ok().filter(|&d| d < count) else {
+            return Err(
+                self.mpi_error(pid, format!("MPI: a send to rank {dest}, which does not exist ({count} ranks)"))
+            );
+        };
+        let words = u32::try_from(words)
+            .map_err(|_| self.mpi_error(pid, format!("MPI: a send of a negative count ({words})")))?;
+        let mut data = Vec::with_capacity(mpi_op::HEADER + words as usize);
+        let me = self.rank_of(pid);
+        data.extend_from_slice(&[Word::Int(me as i32), Word::Int(tag), Word::Int(context), Word::Int(flags)]);
+        if words > 0 {
+            let a = self.word_index(pid, buf)?;
+            let b = self.word_index(pid, buf + i64::from(words) - 1)?;
+            data.extend_from_slice(&self.mem.words[a..=b]);
+        }
+        let bytes: u32 = data[mpi_op::HEADER..].iter().copied().map(word_bytes).sum();
+        let c = self.ranks.mailbox + dest as usize;
+        self.charge(pid, Op::Mpi)?;
+        self.post_message(pid, pc, c, Payload::Heap(data), bytes)?;
+        self.pt.procs[pid as usize].stack.push(Word::Int(0));
+        Ok(Flow::Continue)
+    }
+
+    /// The `k`th word from the top of `pid`'s stack (0: the top), as an int.
+    fn peek_int(&self, pid: u32, k: usize) -> Result<i32, SimError> {
+        let s = &self.pt.procs[pid as usize].stack;
+        match s.len().checked_sub(k + 1).and_then(|i| s.get(i)) {
+            Some(&w) => Ok(as_int(w)),
+            None => Err(self.rt(pid, RuntimeError::BadCode { message: "MPI on a short stack".into() })),
+        }
+    }
+
+    fn mpi_match(&mut self, pid: u32) -> Result<Flow, SimError> {
+        // Operands stay on the stack until the match succeeds: a blocked MATCH runs again.
+        let info = self.peek_int(pid, 0)? as i64;
+        let block = self.peek_int(pid, 1)? != 0;
+        let n = self.peek_int(pid, 2)?.max(0) as i64;
+        let pats = self.peek_int(pid, 3)? as i64;
+        let mut patterns = Vec::with_capacity(n as usize);
+        for k in 0..n {
+            let w = |j: i64| self.word_index(pid, pats + 3 * k + j).map(|i| as_int(self.mem.words[i]));
+            patterns.push(Pattern { source: w(0)?, tag: w(1)?, context: w(2)? });
+        }
+        let me = self.rank_of(pid);
+        let c = self.ranks.mailbox + me as usize;
+        let clock = self.pt.procs[pid as usize].clock;
+        // The earliest arrived message that a pattern matches, and the earliest arrival
+        // of one still on its way.
+        let mut best: Option<(Ticks, u64, usize)> = None;
+        let mut next = NEVER;
+        for m in self.ch.chans[c].queue.iter() {
+            let Some(k) = patterns.iter().position(|p| p.matches(&m.data)) else { continue };
+            if m.arrival > clock {
+                next = next.min(m.arrival);
+            } else if best.is_none_or(|(a, s, _)| (m.arrival, m.seq) < (a, s)) {
+                best = Some((m.arrival, m.seq, k));
+            }
+        }
+        match best {
+            Some((arrival, seq, k)) => {
+                let m = self.ch.chans[c].queue.iter().find(|m| (m.arrival, m.seq) == (arrival, seq));
+                let env: Vec<Word> = m.map(|m| m.data[..mpi_op::HEADER].to_vec()).unwrap_or_default();
+                let words = m.map_or(0, |m| m.data.len() - mpi_op::HEADER) as i32;
+                let block = [env[0], env[1], Word::Int(words), env[3], env[2]];
+                let i = self.word_index(pid, info)?;
+                self.word_index(pid, info + 4)?;
+                self.mem.words[i..i + 5].copy_from_slice(&block);
+                self.ranks.matched[me as usize] = Some((arrival, seq));
+                let s = &mut self.pt.procs[pid as usize].stack;
+                s.truncate(s.len() - 4);
+                s.push(Word::Int(k as i32));
+            }
+            None if !block => {
+                let s = &mut self.pt.procs[pid as usize].stack;
+                s.truncate(s.len() - 4);
+                s.push(Word::Int(-1));
+            }
+            None => {
+                let reason = Reason::Channel { channel: self.ch.chans[c].info, index: self.ch.chans[c].elem };
+                self.block(pid, reason, next);
+                self.ranks.waiting[me as usize] = patterns;
+                self.mpi_post_recv(c, clock);
+                return Ok(Flow::Stop);
+            }
+        }
+        self.charge(pid, Op::Mpi)?;
+        Ok(Flow::Continue)
+    }
+
+    fn mpi_take(&mut self, pid: u32) -> Result<Flow, SimError> {
+        let count = as_int(self.pop(pid)?);
+        let buf = as_int(self.pop(pid)?) as i64;
+        let me = self.rank_of(pid);
+        let c = self.ranks.mailbox + me as usize;
+        let Some(key) = self.ranks.matched[me as usize].take() else {
+            return Err(self.mpi_error(pid, "MPI: a receive with no matched message".into()));
+        };
+        let mut v = std::mem::take(&mut self.ch.chans[c].queue).into_vec();
+        let Some(k) = v.iter().position(|m| (m.arrival, m.seq) == key) else {
+            self.ch.chans[c].queue = BinaryHeap::from(v);
+            return Err(self.mpi_error(pid, "MPI: the matched message is gone".into()));
+        };
+        let m = v.swap_remove(k);
+        self.ch.chans[c].queue = BinaryHeap::from(v);
+        self.ch.unreceived = self.ch.unreceived.saturating_sub(1);
+        self.ch.unreceived_words = self.ch.unreceived_words.saturating_sub(m.data.len() as u64);
+        let data = &m.data[mpi_op::HEADER..];
+        if data.len() as i64 > i64::from(count) {
+            let (src, tag) = (as_int(m.data[0]), as_int(m.data[1]));
+            return Err(self.mpi_error(
+                pid,
+                format!(
+                    "MPI: message truncated: {} elements from rank {src} (tag {tag}) into a receive of {count}",
+                    data.len()
+                ),
+            ));
+        }
+        if !data.is_empty() {
+            let a = self.word_index(pid, buf)?;
+            self.word_index(pid, buf + data.len() as i64 - 1)?;
+            self.check_fits(pid, "MPI_Recv", buf, data.len() as u64)?;
+            self.mem.words[a..a + data.len()].copy_from_slice(data);
+        }
+        self.pt.procs[pid as usize].stack.push(Word::Int(data.len() as i32));
+        self.charge(pid, Op::Mpi)?;
+        self.overhead(pid, self.net_params().recv_overhead);
+        if self.observer.is_some() {
+            let p = &self.pt.procs[pid as usize];
+            let (time, line) = (p.clock, self.module.line_of(p.pc));
+            let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
+            if let Some(o) = self.observer.as_mut() {
+                o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: m.arrival, line });
+            }
+        }
+        Ok(Flow::Continue)
+    }
+}

@@ -1,0 +1,207 @@
+//! MPI programs (`fixtures/mpi/`) compiled by `cpcc` and run as ranks by `cpss`: the
+//! values, statuses, counts and order MPI guarantees, collectives against sequential
+//! computations, a broadcast's time against its closed form, and the errors.
+//! The expected outputs are also SMPI's on the same sources (the order of lines printed
+//! by different ranks aside): `scripts/mpi-compare.sh` runs both.
+use crate::harness::{compile_into, fixtures, run_in, tempdir};
+use std::path::Path;
+
+/// Runs `fixtures/mpi/NAME.c` as `ranks` ranks with `extra` flags: (exit code, stdout, stderr).
+fn run_mpi(dir: &Path, name: &str, ranks: u32, extra: &[&str]) -> (i32, String, String) {
+    let cod = compile_into(dir, &fixtures().join("mpi").join(format!("{name}.c")));
+    let r = ranks.to_string();
+    let args = [&[cod.to_str().unwrap(), "--ranks", &r, "--stats", "none"][..], extra].concat();
+    let out = run_in(dir, "cpss", &args, b"");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+/// Each rank has its own globals, initialised as C says: `counter` is 5 and `pc` points
+/// at the rank's own `counter` (an address moved with the rank's copy), so rank r's
+/// `*pc += r` gives r + 5 and it sends 10 (r + 5); rank 0's stays 5. Rank 0 receives
+/// with `MPI_ANY_SOURCE` and `MPI_ANY_TAG` (tag r + 100); on the idle network the
+/// messages arrive in rank order.
+#[test]
+fn each_rank_has_its_own_globals() {
+    let dir = tempdir("mpi-globals");
+    let (code, out, err) = run_mpi(&dir, "globals", 4, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "from 1 tag 101: 60\nfrom 2 tag 102: 70\nfrom 3 tag 103: 80\nrank 0 counter 5\n");
+}
+
+/// `p2p.c` on 4 ranks (each line's comment in the source states the rule): two messages
+/// with one tag from one sender arrive in send order (11 then 22); a receive for tag 2
+/// takes the later message and the next, with any tag, the earlier (tag 1); `MPI_Probe`
+/// sees 3 ints from rank 3 (an `MPI_Ssend`) and a receive with room for 4 gets 3;
+/// `MPI_PROC_NULL` gives source -666, tag -444 and count 0 (SMPI's constants); a ring of
+/// `MPI_Sendrecv` gives rank r the value 100 (r - 1) from r - 1, and the reverse ring of
+/// `MPI_Sendrecv_replace` gives r + 1; `MPI_Waitany` completes a receive whose source
+/// matches its index, `MPI_Waitall` the rest (1 + 4 + 9 = 14); a test of the null
+/// request and an `MPI_Iprobe` with nothing pending answer 1 and 0.
+#[test]
+fn point_to_point_keeps_mpi_s_guarantees() {
+    let dir = tempdir("mpi-p2p");
+    let (code, out, err) = run_mpi(&dir, "p2p", 4, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, P2P);
+}
+
+const P2P: &str = "first 11\n\
+second 22\n\
+tag 2 gives 2\n\
+rank 2 got 100 from 1\n\
+then any tag gives 1 with tag 1\n\
+probe: source 3 tag 9 count 3\n\
+received 3 ints: 5 6 7\n\
+proc null: source -666 tag -444 count 0\n\
+rank 1 got 0 from 0\n\
+rank 3 got 200 from 2\n\
+rank 0 got 300 from 3\n\
+rank 3 replaced by 0\n\
+rank 1 replaced by 2\n\
+rank 2 replaced by 3\n\
+rank 0 replaced by 1\n\
+waitany: one of the three, from 1\n\
+waitall: sum 14\n\
+test of a null request: flag 1\n\
+iprobe with nothing sent: flag 0\n\
+";
+
+/// Every collective on 1, 2, 3, 7, 8 and 16 ranks equals the sequential computation:
+/// the program checks each rank's result against the closed form (the sum of r + 1 is
+/// n (n + 1) / 2 and so on) and rank 0 prints the value and whether all agreed.
+#[test]
+fn collectives_equal_the_sequential_computation() {
+    let dir = tempdir("mpi-coll");
+    for n in [1i64, 2, 3, 7, 8, 16] {
+        let (code, out, err) = run_mpi(&dir, "coll", n as u32, &[]);
+        assert_eq!(code, 0, "{n} ranks: {err}");
+        let root = n / 2;
+        let want: Vec<(&str, i64)> = vec![
+            ("bcast", 4242),
+            ("reduce", n * (n + 1) / 2),
+            ("allr-max", (n - 1) * (n - 1)),
+            ("allr-prod", (0..n).map(|i| i % 3 + 1).product()),
+            ("allr-lor", 1),
+            ("allr-bor", if n >= 16 { 65535 } else { (1 << n) - 1 }),
+            ("allr-lxor", n % 2),
+            ("allr-min", 0),
+            ("allr-dsum", n * (n - 1)),
+            ("maxloc", root),
+            ("minloc", if root >= n - 1 - root { 0 } else { n - 1 }),
+            ("gather", n),
+            ("allgather", 2 * (n - 1)),
+            ("scatter", 0),
+            ("gatherv", n * (n + 1) / 2),
+            ("scatterv", n * (n + 1) / 2),
+            ("alltoall", 0),
+            ("scan", 1),
+            ("inplace", n * (n - 1) / 2),
+        ];
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), want.len(), "{n} ranks:\n{out}");
+        for (line, (name, value)) in lines.iter().zip(&want) {
+            assert_eq!(*line, format!("{name:<10} {value} ok"), "{n} ranks");
+        }
+    }
+}
+
+/// `comm.c` on 6 ranks: `MPI_Comm_split` by parity with the key 6 - r, a dup, and the
+/// 3 x 2 Cartesian communicator `MPI_Dims_create(6, 2)` gives (periodic in the first
+/// dimension only): rank r is at (r / 2, r % 2); its shift along dimension 0 wraps (rank
+/// 0's source is 4), along dimension 1 it stops at the edge (`MPI_PROC_NULL`, -666).
+/// The halves' sums are 0 + 2 + 4 = 6 and 1 + 3 + 5 = 9; `MPI_Dims_create(24, 3)` with
+/// the middle dimension fixed at 3 gives 4 x 3 x 2.
+#[test]
+fn communicators_and_cartesian_topologies() {
+    let dir = tempdir("mpi-comm");
+    let (code, out, err) = run_mpi(&dir, "comm", 6, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, COMM);
+}
+
+const COMM: &str = "dims 3 x 2\n\
+rank 0: half rank 0 of 3, half sum 6, shift0 4->2, shift1 -666->1\n\
+rank 1: half rank 0 of 3, half sum 9, shift0 5->3, shift1 0->-666\n\
+rank 2: half rank 0 of 3, half sum 6, shift0 0->4, shift1 -666->3\n\
+rank 3: half rank 0 of 3, half sum 9, shift0 1->5, shift1 2->-666\n\
+rank 4: half rank 0 of 3, half sum 6, shift0 2->0, shift1 -666->5\n\
+rank 5: half rank 0 of 3, half sum 9, shift0 3->1, shift1 4->-666\n\
+coords (3,1) wrap to rank 1\n\
+dims_create(24, 3, {0,3,0}) = 4 3 2\n\
+";
+
+/// A binomial broadcast of one int from rank 0 on the contention-free network with
+/// instructions that cost nothing: rank v receives after as many messages as v has bits
+/// set (its path from the root in the tree), each one hop of a full connection: msg-init
+/// 5 + packet-init 1 + 4 flits x link-delay 5 = 26 units. The last rank to receive has
+/// max popcount(v < n) hops: 1 for n = 2 and 3, 2 for 4 and 7, 3 for 8, 4 for 16.
+#[test]
+fn a_broadcast_takes_its_closed_form() {
+    let dir = tempdir("mpi-bcast");
+    let costs = fixtures().join("mpi").join("free.costs");
+    let flags = [
+        "--cost-file",
+        costs.to_str().unwrap(),
+        "--network",
+        "shortest-path",
+        "--topology",
+        "fullconnect:16",
+        "--quantum",
+        "1",
+    ];
+    for n in [2u32, 3, 4, 7, 8, 16] {
+        let depth = (0..n).map(|v| v.count_ones()).max().unwrap();
+        let (code, out, err) = run_mpi(&dir, "bcast_time", n, &flags);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out, format!("7 {}\n", 26 * depth), "{n} ranks");
+    }
+}
+
+/// Two ranks that both receive first: the deadlock report names each rank, the MPI call
+/// it blocks in and the program's line of the call, and what it waits for.
+#[test]
+fn a_deadlock_names_the_ranks_and_their_calls() {
+    let dir = tempdir("mpi-deadlock");
+    let (code, _, err) = run_mpi(&dir, "deadlock", 2, &[]);
+    assert_eq!(code, 1, "{err}");
+    for r in 0..2 {
+        let want = format!(
+            "rank {r} (process {r}, vproc {r}, pproc {r}) in MPI_Recv at {}deadlock.c:6: waiting for a message from rank {} \
+             with tag 0",
+            dir_of_fixtures(),
+            1 - r
+        );
+        assert!(err.contains(&want), "{err}");
+    }
+}
+
+/// A message longer than the receive is MPI's truncation error, named at the call.
+#[test]
+fn truncation_is_an_error_at_the_receive() {
+    let dir = tempdir("mpi-truncate");
+    let (code, _, err) = run_mpi(&dir, "truncate", 2, &[]);
+    assert_eq!(code, 1, "{err}");
+    let want = format!(
+        "process 1 (MPI_Recv, {}truncate.c:7): MPI: message truncated: 4 elements from rank 0",
+        dir_of_fixtures()
+    );
+    assert!(err.contains(&want), "{err}");
+}
+
+/// The prefix of a fixture's path as the tools name it (`.../fixtures/mpi/`).
+fn dir_of_fixtures() -> String {
+    format!("{}/", fixtures().join("mpi").display())
+}
+
+/// MPI functions and types outside the subset are refused by name.
+#[test]
+fn unsupported_mpi_is_named() {
+    let dir = tempdir("mpi-unsupported");
+    let src = fixtures().join("mpi").join("unsupported.c");
+    let out = run_in(&dir, "cpcc", &[src.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`MPI_Win` is not supported"), "{err}");
+    assert!(err.contains("`MPI_Win_create` is not supported"), "{err}");
+}
