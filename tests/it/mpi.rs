@@ -205,3 +205,23 @@ fn unsupported_mpi_is_named() {
     assert!(err.contains("`MPI_Win` is not supported"), "{err}");
     assert!(err.contains("`MPI_Win_create` is not supported"), "{err}");
 }
+
+/// The six programs of `scripts/mpi/` print under cpss exactly what they print under
+/// SimGrid's SMPI (`scripts/mpi-compare.sh` exits non-zero and shows the difference
+/// otherwise). Skipped, and said so, where `smpirun` is not installed
+/// (`scripts/readers.sh` installs it).
+#[test]
+fn mpi_programs_print_what_smpi_prints() {
+    if std::process::Command::new("smpirun").arg("-version").output().is_err() {
+        eprintln!("skipped: smpirun not found (libsimgrid-dev; scripts/readers.sh installs it)");
+        return;
+    }
+    let out = std::process::Command::new("bash")
+        .arg(crate::harness::root().join("scripts").join("mpi-compare.sh"))
+        .output()
+        .expect("running scripts/mpi-compare.sh");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // A header and one row per program and size (the ping-pong at 16 ranks only).
+    assert_eq!(stdout.lines().count(), 1 + 11, "{stdout}");
+}

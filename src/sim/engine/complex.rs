@@ -116,7 +116,8 @@ impl<'m> Simulator<'m> {
             // The arrival after the non-overtaking rule (the last delivery).
             let known = arrival.map(|t| t.max(now).max(self.ch.chans[c].from[k].last));
             let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
-            let line = self.module.line_of(pc);
+            // An MPI send is at the program's line that called MPI.
+            let line = if c >= self.ranks.mailbox { self.mpi_line(pid, pc) } else { self.module.line_of(pc) };
             if let Some(o) = self.observer.as_mut() {
                 o.event(&SimEvent::Send {
                     time: now,

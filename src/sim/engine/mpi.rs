@@ -158,6 +158,12 @@ impl<'m> Simulator<'m> {
         Some((stack[k].function.clone(), stack.get(k + 1).map_or(0, |c| c.line)))
     }
 
+    /// The source line an MPI event of `pid` at `pc` is reported at: the program's line
+    /// that called the MPI function (the library's own code has no line of the program).
+    pub(super) fn mpi_line(&self, pid: u32, pc: u32) -> u32 {
+        self.mpi_call(pid).map_or_else(|| self.module.line_of(pc), |(_, l)| l)
+    }
+
     /// A runtime error of the MPI library.
     fn mpi_error(&self, pid: u32, message: String) -> SimError {
         self.rt(pid, RuntimeError::Format { message })
@@ -300,7 +306,7 @@ impl<'m> Simulator<'m> {
         self.overhead(pid, self.net_params().recv_overhead);
         if self.observer.is_some() {
             let p = &self.pt.procs[pid as usize];
-            let (time, line) = (p.clock, self.module.line_of(p.pc));
+            let (time, line) = (p.clock, self.mpi_line(pid, p.pc));
             let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
             if let Some(o) = self.observer.as_mut() {
                 o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: m.arrival, line });
