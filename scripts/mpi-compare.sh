@@ -10,13 +10,16 @@
 # instruction at cost 0 (fixtures/mpi/free.costs), so the times are the network's and
 # the MPI protocol's alone and the same on every machine.
 #
-# Usage: scripts/mpi-compare.sh [PROGRAM...]   (default: all six; needs a release build)
+# Usage: scripts/mpi-compare.sh [PROGRAM...]   (default: all six; needs a release build,
+# or CPPE_BIN=FOLDER naming the folder of cpcc and cpss)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 command -v smpirun >/dev/null || { echo "mpi-compare: smpirun not found (install libsimgrid-dev: scripts/readers.sh)" >&2; exit 2; }
-cpcc=$root/target/release/cpcc
-cpss=$root/target/release/cpss
-[ -x "$cpss" ] || { echo "mpi-compare: build first: cargo build --release" >&2; exit 2; }
+# The tools: CPPE_BIN's (a folder), else the release build's.
+bin=${CPPE_BIN:-$root/target/release}
+cpcc=$bin/cpcc
+cpss=$bin/cpss
+[ -x "$cpss" ] || { echo "mpi-compare: no $cpss: build first (cargo build --release) or set CPPE_BIN" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 programs=("$@")

@@ -20,6 +20,9 @@ pub struct Profile {
     pub sizes: Vec<(u64, u64)>,
     /// Late Sender wait per receiving process: `(pid, total ticks, receives that waited)`.
     pub late_sender: Vec<(u32, Ticks, u64)>,
+    /// Late Sender wait per call site, the source line of the receive (of the MPI call
+    /// for an MPI program): `(line, total ticks, receives that waited)`, by line.
+    pub late_sender_lines: Vec<(u32, Ticks, u64)>,
     /// Ticks of the critical path per physical processor of the process on it (messages,
     /// spawns and joins charged to the sender, parent or ended child).
     pub path_by_pproc: Vec<(u32, Ticks)>,
@@ -50,10 +53,13 @@ impl Profile {
 pub struct ProfileBuilder {
     /// Messages per size class: entry k counts those of class 2^k (a payload is a u32).
     sizes: [u64; 33],
-    call: DenseMap<Ticks>,
+    /// Per process, the time and line of its pending receive call.
+    call: DenseMap<(Ticks, u32)>,
     arrival: DenseMap<Ticks>,
     /// Late Sender wait and count per receiving process.
     late: DenseMap<(Ticks, u64)>,
+    /// Late Sender wait and count per line of the receive.
+    late_lines: BTreeMap<u32, (Ticks, u64)>,
 }
 
 impl Default for ProfileBuilder {
@@ -64,6 +70,7 @@ impl Default for ProfileBuilder {
             // Messages are numbered in sending order and mostly received in it.
             arrival: DenseMap::sliding(),
             late: DenseMap::default(),
+            late_lines: BTreeMap::new(),
         }
     }
 }
@@ -84,17 +91,20 @@ impl ProfileBuilder {
             Event::MsgArrive { time, msg, .. } => {
                 self.arrival.insert(msg, time);
             }
-            Event::RecvCall { time, pid, .. } => {
-                self.call.insert(u64::from(pid), time);
+            Event::RecvCall { time, pid, line, .. } => {
+                self.call.insert(u64::from(pid), (time, line));
             }
             Event::RecvDone { pid, msg, .. } => {
                 // The arrival event precedes the completion in the record; traces without
                 // arrivals (PICL) have no Late Sender figure.
-                if let (Some(c), Some(a)) = (self.call.remove(u64::from(pid)), self.arrival.remove(msg)) {
+                if let (Some((c, line)), Some(a)) = (self.call.remove(u64::from(pid)), self.arrival.remove(msg)) {
                     if a > c {
                         let w = self.late.get_or_insert_with(u64::from(pid), || (0, 0));
                         w.0 += a - c;
                         w.1 += 1;
+                        let l = self.late_lines.entry(line).or_insert((0, 0));
+                        l.0 += a - c;
+                        l.1 += 1;
                     }
                 }
             }
@@ -109,6 +119,7 @@ impl ProfileBuilder {
             concurrency: busy.concurrency(end),
             sizes: (0..).zip(self.sizes).filter(|&(_, n)| n > 0).map(|(k, n)| (1u64 << k, n)).collect(),
             late_sender: self.late.iter().map(|(p, &(w, n))| (p as u32, w, n)).collect(),
+            late_sender_lines: self.late_lines.into_iter().map(|(l, (w, n))| (l, w, n)).collect(),
             path_by_pproc: {
                 let mut m: BTreeMap<u32, Ticks> = BTreeMap::new();
                 for s in &path.segments {

@@ -297,6 +297,10 @@ pub fn profile_text(a: &Analysis) -> String {
         for &(pid, w, n) in &p.late_sender {
             let _ = writeln!(o, "  {:>10}  {n} receives  {}", format_time(w), who(a, pid));
         }
+        let _ = writeln!(o, "\nLate Sender wait by call site (the receive's source line; an MPI call's line)");
+        for &(line, w, n) in &p.late_sender_lines {
+            let _ = writeln!(o, "  {:>10}  {n} receives  line {line}", format_time(w));
+        }
     }
     let len = a.critical.length as f64;
     let _ = writeln!(o, "\nCritical path by processor");
@@ -489,6 +493,7 @@ struct ReportDoc<'a> {
     concurrency: Vec<Value>,
     message_sizes: Vec<SizeDoc>,
     late_sender: Vec<LateDoc>,
+    late_sender_lines: Vec<LateLineDoc>,
     critical_path_by_pproc: Vec<ByPprocDoc>,
     critical_path_by_kind: Vec<ByKindDoc>,
     phase_process: Option<u32>,
@@ -546,6 +551,13 @@ struct SizeDoc {
 #[derive(Serialize)]
 struct LateDoc {
     pid: u32,
+    wait: Value,
+    receives: u64,
+}
+
+#[derive(Serialize)]
+struct LateLineDoc {
+    line: u32,
     wait: Value,
     receives: u64,
 }
@@ -629,6 +641,11 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
             .late_sender
             .iter()
             .map(|&(pid, w, receives)| LateDoc { pid, wait: number(&format_time(w)), receives })
+            .collect(),
+        late_sender_lines: p
+            .late_sender_lines
+            .iter()
+            .map(|&(line, w, receives)| LateLineDoc { line, wait: number(&format_time(w)), receives })
             .collect(),
         critical_path_by_pproc: p
             .path_by_pproc

@@ -75,7 +75,7 @@ pub enum SimEvent<'a> {
     /// A packet of message `msg` crossed the link `from -> to` (`--trace-routes`).
     Hop { msg: u64, packet: u32, from: u32, to: u32, enter: Ticks, leave: Ticks },
     /// A message was received (the `RECV` completed at `time`).
-    Receive { time: Ticks, pid: u32, channel: u32, elem: u32, arrival: Ticks, line: u32 },
+    Receive { time: Ticks, pid: u32, channel: u32, elem: u32, arrival: Ticks, line: u32, msg: u64 },
     /// `probe(id, label)`.
     Probe { time: Ticks, pid: u32, id: i32, label: &'a str },
     /// `timeOn()` (`on`) or `timeOff()`.

@@ -90,6 +90,8 @@ pub fn run_stats(stats: &Stats, pprocs: u32, exit: ExitStatus, message: String) 
 
 struct Pending {
     msg: u64,
+    /// The simulator's id of the message.
+    sim: u64,
     src_pid: u32,
     bytes: u32,
 }
@@ -296,7 +298,7 @@ impl<W: Write> Recorder<W> {
                     bytes,
                     line,
                 });
-                let pending = Pending { msg, src_pid, bytes };
+                let pending = Pending { msg, sim: id, src_pid, bytes };
                 match arrival {
                     Some(arrival) => self.arrived(channel, elem, arrival, pending, dst_pproc),
                     None => {
@@ -348,12 +350,20 @@ impl<W: Write> Recorder<W> {
                     }
                 }
             }
-            SimEvent::Receive { time, pid, channel, elem, line, .. } => {
+            SimEvent::Receive { time, pid, channel, elem, line, msg: id, .. } => {
                 let pproc = self.pproc_of.get(&pid).copied().unwrap_or(0);
                 if self.waiting_receive.remove(&pid).is_none() {
                     self.push(Event::RecvCall { time, pid, pproc, channel, index: elem, line });
                 }
-                let first = self.queues.get_mut(&(channel, elem)).and_then(|q| q.pop_first());
+                // A channel read takes the first message; an MPI receive the one it
+                // matched, wherever it is in the queue.
+                let first = self.queues.get_mut(&(channel, elem)).and_then(|q| match q.first_key_value() {
+                    Some((_, p)) if p.sim == id => q.pop_first(),
+                    _ => {
+                        let key = q.iter().find(|(_, p)| p.sim == id).map(|(k, _)| *k)?;
+                        q.remove_entry(&key)
+                    }
+                });
                 if let Some((_, p)) = first {
                     self.push(Event::RecvDone { time, pid, pproc, msg: p.msg, src_pid: p.src_pid, bytes: p.bytes });
                 }

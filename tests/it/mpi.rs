@@ -216,12 +216,53 @@ fn mpi_programs_print_what_smpi_prints() {
         eprintln!("skipped: smpirun not found (libsimgrid-dev; scripts/readers.sh installs it)");
         return;
     }
+    let bin = crate::harness::tool("cpss");
     let out = std::process::Command::new("bash")
         .arg(crate::harness::root().join("scripts").join("mpi-compare.sh"))
+        .env("CPPE_BIN", bin.parent().expect("the tools' folder"))
         .output()
         .expect("running scripts/mpi-compare.sh");
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{stdout}\n{stderr}");
     // A header and one row per program and size (the ping-pong at 16 ranks only).
     assert_eq!(stdout.lines().count(), 1 + 11, "{stdout}");
+}
+
+/// The rest of the subset on 4 ranks: `MPI_Initialized` is 0 before `MPI_Init` (no
+/// line) and 1 after; the 2 x 2 grid periodic in its second dimension has 2 dimensions
+/// and puts rank 3 at (1, 1); `MPI_Wtick` is one tick, 0.001 unit of 1 µs = 1e-9 s;
+/// `MPI_Request_free` sets the handle to `MPI_REQUEST_NULL` and the freed send still
+/// delivers (rank 2 receives its own 2); `MPI_Finalized` is 1 after `MPI_Finalize`.
+/// With an argument rank 1 calls `MPI_Abort(…, 7)`: the run ends with status 7
+/// (`--exit-status`) and says which rank aborted.
+#[test]
+fn the_rest_of_the_subset() {
+    let dir = tempdir("mpi-misc");
+    let (code, out, err) = run_mpi(&dir, "misc", 4, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "initialized 1; 2 dims 2x2 periods 0 1; rank 3 at (1,1); tick 1e-09 s\nrequest freed: 1, own message 2\nfinalized 1\n"
+    );
+    let (code, out, err) = run_mpi(&dir, "misc", 4, &["--exit-status", "--", "abort"]);
+    assert_eq!(code, 7, "{err}");
+    assert!(!out.contains("finalized"), "{out}");
+    assert!(err.contains("MPI_Abort on rank 1: error code 7"), "{err}");
+}
+
+/// Late Sender waits are reported per call site: in `late.c` rank 1 computes before
+/// it sends, so rank 0's one `MPI_Recv`, on line 12, waits, and `cpperf` puts that one
+/// receive on line 12 (the program's line of the MPI call, not a line of the library).
+#[test]
+fn late_sender_is_reported_at_the_mpi_call() {
+    let dir = tempdir("mpi-late");
+    let cpt = dir.join("late.cpt");
+    let (code, out, err) = run_mpi(&dir, "late", 2, &["-t", cpt.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (0, "499500\n"), "{err}");
+    let rep = run_in(&dir, "cpperf", &[cpt.to_str().unwrap()], b"");
+    let text = String::from_utf8_lossy(&rep.stdout);
+    let section = text.split("Late Sender wait by call site").nth(1).expect("the section");
+    let rows: Vec<&str> = section.lines().skip(1).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(rows.len(), 1, "{section}");
+    assert!(rows[0].ends_with("1 receives  line 12"), "{section}");
 }

@@ -169,7 +169,7 @@ impl<'m> Simulator<'m> {
         let clock = self.pt.procs[pid as usize].clock;
         match self.ch.chans[c].queue.peek().map(|m| m.arrival) {
             Some(t) if t <= clock => {
-                let m = self.ch.chans[c].queue.pop().map(|m| m.data).unwrap_or_default();
+                let (m, seq) = self.ch.chans[c].queue.pop().map(|m| (m.data, m.seq)).unwrap_or_default();
                 self.ch.unreceived = self.ch.unreceived.saturating_sub(1);
                 self.ch.unreceived_words = self.ch.unreceived_words.saturating_sub(m.len() as u64);
                 let p = &mut self.pt.procs[pid as usize];
@@ -185,7 +185,7 @@ impl<'m> Simulator<'m> {
                         (self.pt.procs[pid as usize].clock, self.module.line_of(self.pt.procs[pid as usize].pc));
                     let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
                     if let Some(o) = self.observer.as_mut() {
-                        o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t, line });
+                        o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t, line, msg: seq });
                     }
                 }
                 Ok(Flow::Continue)

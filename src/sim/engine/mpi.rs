@@ -309,7 +309,7 @@ impl<'m> Simulator<'m> {
             let (time, line) = (p.clock, self.mpi_line(pid, p.pc));
             let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
             if let Some(o) = self.observer.as_mut() {
-                o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: m.arrival, line });
+                o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: m.arrival, line, msg: m.seq });
             }
         }
         Ok(Flow::Continue)

@@ -213,8 +213,14 @@ impl<'m> Simulator<'m> {
         p.wait = wait;
         let time = p.clock;
         let pp = p.pproc as usize;
-        let line = self.module.line_of(p.pc);
+        let (pc, mut line) = (p.pc, self.module.line_of(p.pc));
         self.lower_pmin(pp, wake);
+        if self.observer.is_some() {
+            // A wait in MPI is at the program's line that called it.
+            if matches!(wait, Reason::Channel { channel, .. } if channel as usize == self.module.channels.len()) {
+                line = self.mpi_line(pid, pc);
+            }
+        }
         if let Some(o) = self.observer.as_mut() {
             o.event(&SimEvent::Block { time, pid, reason: wait, line });
         }
