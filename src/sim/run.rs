@@ -20,6 +20,7 @@ use crate::time::TICKS_PER_UNIT;
 use crate::vcode::Module;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Why a configuration could not start.
 #[derive(Debug, thiserror::Error)]
@@ -115,17 +116,27 @@ pub fn run_seed(seed: u64, i: u32) -> u64 {
 }
 
 /// `runs` runs of `opts`, run `i` with seed [`run_seed`]`(opts.seed, i)`, in parallel;
-/// results in run order.
-pub fn repeat(module: &Module, opts: &RunOptions, stdin: &[u8], runs: u32) -> Vec<Result<Outcome, RunError>> {
+/// results in run order. Once `stop` is set (`^C`) no further run starts: those are
+/// `None`.
+pub fn repeat(
+    module: &Module,
+    opts: &RunOptions,
+    stdin: &[u8],
+    runs: u32,
+    stop: &AtomicBool,
+) -> Vec<Option<Result<Outcome, RunError>>> {
     (0..runs)
         .into_par_iter()
         .map(|i| {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
             let mut o = opts.clone();
             o.seed = run_seed(opts.seed, i);
             // Each run draws its own processor speeds too: a repetition study of a
             // heterogeneous machine varies the machine, not only rand().
             o.vary_speed = opts.vary_speed.map(|v| run_seed(v, i));
-            run_config(module, &o, stdin)
+            Some(run_config(module, &o, stdin))
         })
         .collect()
 }
@@ -328,19 +339,24 @@ pub fn sweep_configs(base: &RunOptions, axes: &[SweepAxis]) -> Result<Vec<(Vec<S
 }
 
 /// Runs every configuration in parallel; `done` is called as each one finishes (for a
-/// progress bar). Results in configuration order.
+/// progress bar). Results in configuration order; once `stop` is set (`^C`) no further
+/// configuration starts: those are `None`.
 pub fn sweep(
     module: &Module,
     configs: &[(Vec<String>, RunOptions)],
     stdin: &[u8],
     done: &(dyn Fn() + Sync),
-) -> Vec<Result<Outcome, RunError>> {
+    stop: &AtomicBool,
+) -> Vec<Option<Result<Outcome, RunError>>> {
     configs
         .par_iter()
         .map(|(_, opts)| {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
             let r = run_config(module, opts, stdin);
             done();
-            r
+            Some(r)
         })
         .collect()
 }
@@ -355,11 +371,15 @@ pub fn sweep_repeated(
     stdin: &[u8],
     runs: u32,
     done: &(dyn Fn() + Sync),
-) -> Vec<Vec<Result<Outcome, RunError>>> {
+    stop: &AtomicBool,
+) -> Vec<Vec<Option<Result<Outcome, RunError>>>> {
     let runs = runs.max(1) as usize;
-    let flat: Vec<Result<Outcome, RunError>> = (0..configs.len() * runs)
+    let flat: Vec<Option<Result<Outcome, RunError>>> = (0..configs.len() * runs)
         .into_par_iter()
         .map(|k| {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
             let (c, i) = (k / runs, (k % runs) as u32);
             let opts = &configs[c].1;
             let mut o = opts.clone();
@@ -367,10 +387,10 @@ pub fn sweep_repeated(
             o.vary_speed = opts.vary_speed.map(|v| run_seed(v, i));
             let r = run_config(module, &o, stdin);
             done();
-            r
+            Some(r)
         })
         .collect();
-    let mut out: Vec<Vec<Result<Outcome, RunError>>> = Vec::with_capacity(configs.len());
+    let mut out: Vec<Vec<Option<Result<Outcome, RunError>>>> = Vec::with_capacity(configs.len());
     let mut it = flat.into_iter();
     for _ in configs {
         out.push(it.by_ref().take(runs).collect());

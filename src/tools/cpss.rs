@@ -635,12 +635,15 @@ fn progress_line(w: &Watch, start: std::time::Instant) -> String {
 /// `--runs N`: the summary of every statistic over the runs.
 fn repeat(args: &Args, module: &crate::vcode::Module, opts: &RunOptions, stdin: &[u8]) -> Result<i32> {
     let progress = cli::Progress::spinner("simulating");
-    let results = runs::repeat(module, opts, stdin, args.runs);
+    let stop = cli::interrupt::catch_sigint();
+    let results = runs::repeat(module, opts, stdin, args.runs, stop);
     progress.finish();
     let mut code = exit::OK;
     let mut stats = Vec::new();
+    let missing = results.iter().filter(|r| r.is_none()).count();
     for (i, r) in results.iter().enumerate() {
         let seed = runs::run_seed(opts.seed, i as u32);
+        let Some(r) = r else { continue };
         match r {
             Err(e) => bail!("run {} (seed {seed}): {e}", i + 1),
             Ok(o) => {
@@ -661,6 +664,14 @@ fn repeat(args: &Args, module: &crate::vcode::Module, opts: &RunOptions, stdin: 
         StatsFormat::Text => runs::summary_text(&rows, stats.len(), config),
     };
     cli::write_stdout(report.as_bytes())?;
+    if missing > 0 || stop.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!(
+            "cpss: interrupted: {missing} of {} runs not run; the summary is of the {} that ended",
+            args.runs,
+            stats.len()
+        );
+        return Ok(exit::INTERRUPTED);
+    }
     Ok(code)
 }
 
@@ -700,37 +711,64 @@ fn sweep(args: &Args, module: &crate::vcode::Module, opts: &RunOptions, stdin: &
     } else {
         indicatif::ProgressBar::hidden()
     };
+    // ^C: no further configuration (or run) starts; the finished ones are written.
+    let stop = cli::interrupt::catch_sigint();
     if repeated {
         // Each configuration repeated: its statistics' mean, sd and 95 % interval.
-        let results = runs::sweep_repeated(module, &configs, stdin, args.runs, &|| bar.inc(1));
+        let all = runs::sweep_repeated(module, &configs, stdin, args.runs, &|| bar.inc(1), stop);
         bar.finish_and_clear();
+        // A configuration is written when all its runs ended.
+        let (mut done, mut results) = (Vec::new(), Vec::new());
+        for (c, rs) in configs.iter().zip(all) {
+            if rs.iter().all(|r| r.is_some()) {
+                done.push(c.clone());
+                results.push(rs.into_iter().flatten().collect::<Vec<_>>());
+            }
+        }
         let mut code = exit::OK;
-        for ((vals, _), rs) in configs.iter().zip(&results) {
+        for ((vals, _), rs) in done.iter().zip(&results) {
             for (i, r) in rs.iter().enumerate() {
                 code = code.max(sweep_failure(&axes, vals, &format!(" run {i}"), r));
             }
         }
         let report = match args.stats {
-            StatsFormat::Json => runs::sweep_repeated_json(&axes, &configs, &results, args.runs),
+            StatsFormat::Json => runs::sweep_repeated_json(&axes, &done, &results, args.runs),
             StatsFormat::None => String::new(),
-            StatsFormat::Csv | StatsFormat::Text => runs::sweep_repeated_csv(&axes, &configs, &results),
+            StatsFormat::Csv | StatsFormat::Text => runs::sweep_repeated_csv(&axes, &done, &results),
         };
         cli::write_stdout(report.as_bytes())?;
-        return Ok(code);
+        return Ok(interrupted_sweep(stop, configs.len(), done.len()).unwrap_or(code));
     }
-    let results = runs::sweep(module, &configs, stdin, &|| bar.inc(1));
+    let all = runs::sweep(module, &configs, stdin, &|| bar.inc(1), stop);
     bar.finish_and_clear();
+    let (mut done, mut results) = (Vec::new(), Vec::new());
+    for (c, r) in configs.iter().zip(all) {
+        if let Some(r) = r {
+            done.push(c.clone());
+            results.push(r);
+        }
+    }
     let mut code = exit::OK;
-    for ((vals, _), r) in configs.iter().zip(&results) {
+    for ((vals, _), r) in done.iter().zip(&results) {
         code = code.max(sweep_failure(&axes, vals, "", r));
     }
     let report = match args.stats {
-        StatsFormat::Json => runs::sweep_json(&axes, &configs, &results),
+        StatsFormat::Json => runs::sweep_json(&axes, &done, &results),
         StatsFormat::None => String::new(),
-        StatsFormat::Csv | StatsFormat::Text => runs::sweep_csv(&axes, &configs, &results),
+        StatsFormat::Csv | StatsFormat::Text => runs::sweep_csv(&axes, &done, &results),
     };
     cli::write_stdout(report.as_bytes())?;
-    Ok(code)
+    Ok(interrupted_sweep(stop, configs.len(), done.len()).unwrap_or(code))
+}
+
+/// After a sweep: when `^C` stopped it, says how many configurations are missing from
+/// the rows written and gives the exit code (130).
+fn interrupted_sweep(stop: &std::sync::atomic::AtomicBool, all: usize, done: usize) -> Option<i32> {
+    if !stop.load(std::sync::atomic::Ordering::Relaxed) && done == all {
+        return None;
+    }
+    eprintln!("cpss: interrupted: {} of {all} configurations missing; the {done} finished are written", all - done);
+    Some(exit::INTERRUPTED)
 }
 
 /// `--env NAME=VALUE`: the name is non-empty and holds no `=`.

@@ -393,6 +393,65 @@ fn interrupt_prints_statistics_so_far_and_leaves_no_file() {
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
+/// `^C` during `--sweep` and `--runs`: no further configuration or run starts, the
+/// finished ones are written (the CSV rows of the finished configurations, the summary
+/// of the runs that ended), stderr says how many are missing, and the exit code is 130.
+/// Each of the 200 000 configurations (100 000 runs) spins for 100 000 instructions,
+/// far more than finishes in the half second before the signal.
+#[cfg(unix)]
+#[test]
+fn interrupt_during_sweep_and_runs_keeps_what_finished() {
+    use std::os::unix::process::CommandExt;
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    let dir = tempdir("interrupt-sweep");
+    std::fs::write(
+        dir.join("spin.c"),
+        "int main() {\n    int i = 0;\n    while (1) { i = i + 1; }\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let cod = compile_into(&dir, &dir.join("spin.c"));
+    let seeds = (1..=500).map(|s| s.to_string()).collect::<Vec<_>>().join(",");
+    let steps = (100_000..100_400).map(|s| s.to_string()).collect::<Vec<_>>().join(",");
+    let (seeds, steps) = (format!("seed={seeds}"), format!("max-steps={steps}"));
+    let sweep = [cod.to_str().unwrap(), "--sweep", &seeds, "--sweep", &steps, "--stats", "csv"];
+    let runs = [cod.to_str().unwrap(), "--max-steps", "100000", "--runs", "100000", "--stats", "csv"];
+    for (args, what, total) in [(&sweep[..], "configurations missing", 200_000), (&runs[..], "runs not run", 100_000)] {
+        let mut cmd = std::process::Command::new(tool("cpss"));
+        cmd.current_dir(&dir)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires (see above).
+        unsafe {
+            cmd.pre_exec(|| {
+                signal(2, 0);
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        // SAFETY: sends SIGINT to the child, which is still running.
+        assert_eq!(unsafe { kill(child.id() as i32, 2) }, 0);
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(130), "{stderr}");
+        let line = stderr.lines().find(|l| l.starts_with("cpss: interrupted: ")).expect(&stderr);
+        let missing: usize = line["cpss: interrupted: ".len()..].split(' ').next().unwrap().parse().unwrap();
+        assert!(line.contains(&format!("of {total} {what}")), "{line}");
+        assert!(missing > 0, "{line}");
+        if what.starts_with("configurations") {
+            // A header, then one row per finished configuration.
+            assert_eq!(stdout.lines().count(), 1 + total - missing, "{line}");
+        } else {
+            assert!(stdout.starts_with("statistic,mean,"), "{stdout}");
+        }
+    }
+}
+
 /// `--config-from RUN.cpt` reruns the options the record keeps: the same program gives a
 /// byte-identical record, and a flag on the command line still overrides the record.
 #[test]

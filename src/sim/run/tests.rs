@@ -78,7 +78,9 @@ fn sweep_rows_equal_single_runs() {
     assert_eq!(configs.len(), 6, "2 × 3 configurations");
     // The last axis varies fastest.
     assert_eq!(configs[1].0, vec!["1".to_string(), "32".to_string()]);
-    let results = sweep(&m, &configs, b"", &|| {});
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let results: Vec<_> =
+        sweep(&m, &configs, b"", &|| {}, &never).into_iter().map(|r| r.expect("every configuration runs")).collect();
     let csv = sweep_csv(&axes, &configs, &results);
     let header = csv.lines().next().unwrap();
     let rows: Vec<&str> = csv.lines().skip(1).collect();
@@ -156,8 +158,9 @@ fn repeated_runs_spread_only_with_sd() {
     let fixed = Arc::new(Machine::parse("m", &mesh_machine(2, 2, "0.25", "ADDI = 1\nMULI = 2")).unwrap());
     for (machine, varies) in [(spread, true), (fixed, false)] {
         let opts = RunOptions { machine: Some(machine), seed: 5, ..RunOptions::default() };
-        let runs = repeat(&m, &opts, b"", 6);
-        let stats: Vec<Stats> = runs.into_iter().map(|r| r.unwrap().unwrap()).collect();
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let runs = repeat(&m, &opts, b"", 6, &never);
+        let stats: Vec<Stats> = runs.into_iter().map(|r| r.unwrap().unwrap().unwrap()).collect();
         let refs: Vec<&Stats> = stats.iter().collect();
         let rows = summarize(&refs);
         let par = rows.iter().find(|r| r.name == "par_time").unwrap();
@@ -185,4 +188,16 @@ fn group_overrides_scale_costs_and_links() {
     let fast = run_config(&m, &o, b"").unwrap().unwrap();
     assert!(fast.avg_latency_ticks() < base.avg_latency_ticks());
     assert!(o.set("scale-latency", "0").is_err());
+}
+
+/// Once the stop flag is set (`^C`), no configuration or run starts: every result is
+/// `None` when it is set before the sweep.
+#[test]
+fn a_set_stop_flag_starts_nothing() {
+    let m = module(RING);
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let configs = vec![(vec!["1".to_string()], RunOptions::default()); 3];
+    assert!(sweep(&m, &configs, b"", &|| {}, &stop).iter().all(Option::is_none));
+    assert!(repeat(&m, &RunOptions::default(), b"", 4, &stop).iter().all(Option::is_none));
+    assert!(sweep_repeated(&m, &configs, b"", 2, &|| {}, &stop).iter().flatten().all(Option::is_none));
 }
