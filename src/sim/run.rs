@@ -317,10 +317,23 @@ impl SweepAxis {
     }
 }
 
+/// The most configurations a `--sweep` may have (as `--runs` has at most 100 000 runs):
+/// each holds its options and, once run, its statistics in memory.
+pub const MAX_SWEEP: usize = 1_000_000;
+
 /// Every configuration of the cartesian product of `axes` applied to `base`, the last
 /// axis varying fastest, each with its values in axis order. Every value is checked by
-/// [`RunOptions::set`] before anything runs.
+/// [`RunOptions::set`] before anything runs; more than [`MAX_SWEEP`] configurations is
+/// an error that says how many there would be.
 pub fn sweep_configs(base: &RunOptions, axes: &[SweepAxis]) -> Result<Vec<(Vec<String>, RunOptions)>, SetupError> {
+    let count = axes.iter().try_fold(1usize, |n, a| n.checked_mul(a.values.len()).filter(|&n| n <= MAX_SWEEP));
+    if count.is_none() {
+        let total = axes.iter().map(|a| a.values.len() as f64).product::<f64>();
+        return Err(SetupError::BadValue {
+            param: "--sweep".into(),
+            message: format!("{total:.0} configurations, more than the {MAX_SWEEP} a sweep may have"),
+        });
+    }
     let mut out = vec![(Vec::new(), base.clone())];
     for axis in axes {
         let mut next = Vec::with_capacity(out.len() * axis.values.len());

@@ -201,3 +201,13 @@ fn a_set_stop_flag_starts_nothing() {
     assert!(repeat(&m, &RunOptions::default(), b"", 4, &stop).iter().all(Option::is_none));
     assert!(sweep_repeated(&m, &configs, b"", 2, &|| {}, &stop).iter().flatten().all(Option::is_none));
 }
+
+/// A sweep of more than [`MAX_SWEEP`] configurations is refused before anything runs,
+/// with the count: 1001 × 1000 = 1 001 000.
+#[test]
+fn a_sweep_has_a_cap() {
+    let axis = |n: usize| SweepAxis { name: "seed".into(), values: (0..n).map(|k| k.to_string()).collect() };
+    let e = sweep_configs(&RunOptions::default(), &[axis(1001), axis(1000)]).unwrap_err();
+    assert!(e.to_string().contains("1001000 configurations, more than the 1000000 a sweep may have"), "{e}");
+    assert_eq!(sweep_configs(&RunOptions::default(), &[axis(10), axis(3)]).unwrap().len(), 30);
+}
