@@ -38,7 +38,8 @@ pub(super) struct Pattern {
 
 impl Pattern {
     fn matches(&self, env: &[Word]) -> bool {
-        let (s, t, c) = (as_int(env[0]), as_int(env[1]), as_int(env[2]));
+        let [s, t, c, ..] = *env else { return false };
+        let (s, t, c) = (as_int(s), as_int(t), as_int(c));
         (self.source == -1 || self.source == s) && (self.tag == -1 || self.tag == t) && self.context == c
     }
 }
@@ -239,9 +240,10 @@ impl<'m> Simulator<'m> {
         match best {
             Some((arrival, seq, k)) => {
                 let m = self.ch.chans[c].queue.iter().find(|m| (m.arrival, m.seq) == (arrival, seq));
-                let env: Vec<Word> = m.map(|m| m.data[..mpi_op::HEADER].to_vec()).unwrap_or_default();
-                let words = m.map_or(0, |m| m.data.len() - mpi_op::HEADER) as i32;
-                let block = [env[0], env[1], Word::Int(words), env[3], env[2]];
+                let Some(&[source, tag, context, flags, ref data @ ..]) = m.map(|m| &m.data[..]) else {
+                    return Err(self.mpi_error(pid, "MPI: a message without its envelope".into()));
+                };
+                let block = [source, tag, Word::Int(data.len() as i32), flags, context];
                 let i = self.word_index(pid, info)?;
                 self.word_index(pid, info + 4)?;
                 self.mem.words[i..i + 5].copy_from_slice(&block);
