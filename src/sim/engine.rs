@@ -728,6 +728,7 @@ impl<'m> Simulator<'m> {
             waiting: vec![Vec::new(); ranks as usize],
             live: ranks,
             last_end: 0,
+            uses_mpi: module.uses_mpi(),
         };
         for r in 0..ranks {
             let (v, pp) = match sim.cfg.mapping.len() {

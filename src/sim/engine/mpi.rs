@@ -26,6 +26,8 @@ pub(super) struct Ranks {
     pub(super) live: u32,
     /// The latest end of a rank so far.
     pub(super) last_end: Ticks,
+    /// The program calls MPI ([`Module::uses_mpi`], looked up once).
+    pub(super) uses_mpi: bool,
 }
 
 /// A receive pattern: source rank, tag and context; -1 matches any source or tag.
@@ -151,7 +153,7 @@ impl<'m> Simulator<'m> {
     /// The outermost `MPI_` function in `pid`'s call stack and the program's line that
     /// called it.
     pub(super) fn mpi_call(&self, pid: u32) -> Option<(String, u32)> {
-        if self.ranks.count <= 1 && !self.module.uses_mpi() {
+        if self.ranks.count <= 1 && !self.ranks.uses_mpi {
             return None;
         }
         let stack = self.call_stack(pid)?;
