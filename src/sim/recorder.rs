@@ -124,6 +124,26 @@ pub struct Recorder<W: Write> {
     labels: HashMap<String, u32>,
     functions: HashMap<String, u32>,
     pproc_of: HashMap<u32, u32>,
+    /// What each function is to the call record ([`Library`]).
+    library: Vec<Library>,
+    /// Per process inside a library call: the frames open from the outermost library
+    /// frame in, and whether that frame is recorded (an `MPI_` call) or not.
+    in_library: HashMap<u32, (u32, bool)>,
+}
+
+/// A function's place in the call record. The libraries cpcc links (the C library's
+/// helpers, `<mpi.h>`'s MPI library) are recorded as a profiling interface records them:
+/// an MPI call is one region, entered and left at the call and the return, and nothing
+/// it calls inside is recorded (its time is the call's); a helper called from the
+/// program (`__cppe_…`) is not recorded, its time is its caller's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Library {
+    /// The program's own function (or a library function called by name, as `printf`).
+    No,
+    /// An MPI call (`MPI_…`, in a program that calls `MPI_Init`).
+    Call,
+    /// A library helper (`__cppe_…`).
+    Helper,
 }
 
 /// A shared handle given to the simulator as its observer.
@@ -164,6 +184,23 @@ impl<W: Write> Recorder<W> {
             labels: HashMap::new(),
             functions: header.functions.iter().enumerate().map(|(i, f)| (f.clone(), i as u32)).collect(),
             pproc_of: HashMap::new(),
+            library: {
+                let mpi = header.functions.iter().any(|f| f == "MPI_Init");
+                header
+                    .functions
+                    .iter()
+                    .map(|f| {
+                        if f.starts_with("__cppe_") {
+                            Library::Helper
+                        } else if mpi && f.starts_with("MPI_") {
+                            Library::Call
+                        } else {
+                            Library::No
+                        }
+                    })
+                    .collect()
+            },
+            in_library: HashMap::new(),
         })))
     }
 
@@ -236,6 +273,7 @@ impl<W: Write> Recorder<W> {
             }
             SimEvent::ProcessEnd { time, pid } => {
                 self.stopped.remove(&pid);
+                self.in_library.remove(&pid);
                 self.push(Event::ProcEnd { time, pid })
             }
             SimEvent::LineCosts { lines } => {
@@ -389,9 +427,34 @@ impl<W: Write> Recorder<W> {
                 self.push(Event::Deadlock { time, msg, packet, pproc: at });
             }
             SimEvent::Enter { time, pid, function } => {
+                if let Some(d) = self.in_library.get_mut(&pid) {
+                    d.0 += 1;
+                    return;
+                }
+                match self.library.get(function as usize).copied().unwrap_or(Library::No) {
+                    Library::No => {}
+                    Library::Call => {
+                        self.in_library.insert(pid, (1, true));
+                    }
+                    Library::Helper => {
+                        self.in_library.insert(pid, (1, false));
+                        return;
+                    }
+                }
                 self.push(Event::Enter { time, pid, function });
             }
             SimEvent::Leave { time, pid, function } => {
+                if let Some(d) = self.in_library.get_mut(&pid) {
+                    d.0 -= 1;
+                    if d.0 > 0 {
+                        return;
+                    }
+                    let recorded = d.1;
+                    self.in_library.remove(&pid);
+                    if !recorded {
+                        return;
+                    }
+                }
                 self.push(Event::Leave { time, pid, function });
             }
             SimEvent::Timing { time, pid, on } => {

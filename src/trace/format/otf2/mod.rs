@@ -39,6 +39,12 @@
 //!   [`crate::trace::states`]) and "waiting for the processor" (ready while another process
 //!   of its processor runs). A function's exclusive time is therefore the time its
 //!   process ran in it. A wait that ends at the instant it began is not written.
+//! - **MPI programs** (those with `MPI_Init`): an MPI call is a region of paradigm MPI
+//!   with Score-P's role for it ([`mpi_role`]: point-to-point, barrier, the collectives by
+//!   shape, else function), and the ranks' mailbox channel is the communicator
+//!   `MPI_COMM_WORLD` (messages are addressed by world rank; the record does not keep the
+//!   MPI tag, so the tag is the element index, the receiving rank, as for every channel).
+//!   The run record has no region for the library's insides (see `cpss`).
 //! - **Communicators:** one per channel of the program, over a group whose rank `n` is
 //!   process `n` (location `n`). A channel message is an `MpiSend` on the sender at the
 //!   send (receiver = the receiving process, tag = the element's flat index in the
@@ -102,6 +108,12 @@ const REGION_TYPE_UNKNOWN: u8 = 0;
 const REGION_TYPE_FUNCTION: u8 = 1;
 const ROLE_FUNCTION: u8 = 1;
 const ROLE_ARTIFICIAL: u8 = 31;
+const ROLE_BARRIER: u8 = 15;
+const ROLE_COLL_ONE2ALL: u8 = 23;
+const ROLE_COLL_ALL2ONE: u8 = 24;
+const ROLE_COLL_ALL2ALL: u8 = 25;
+const ROLE_COLL_OTHER: u8 = 26;
+const ROLE_POINT2POINT: u8 = 28;
 const PARADIGM_USER: u8 = 1;
 const PARADIGM_MPI: u8 = 4;
 const PARADIGM_MEASUREMENT: u8 = 6;
@@ -596,6 +608,7 @@ impl Otf2Writer {
         }
         let source = s(&h.source_name);
         let empty = s("");
+        let mpi = h.functions.iter().any(|f| f == "MPI_Init");
         let mut regions: Vec<(String, bool)> = h.functions.iter().map(|f| (f.clone(), true)).collect();
         regions.push(("(unnamed process)".to_string(), true));
         regions.extend(WAIT_REGIONS.iter().map(|w| (w.to_string(), false)));
@@ -610,8 +623,11 @@ impl Otf2Writer {
             put_u32(&mut d, 0);
             put_u32(&mut d, 0);
             put_u32(&mut d, n);
-            d.push(if *function { ROLE_FUNCTION } else { ROLE_ARTIFICIAL });
-            d.push(if *function { PARADIGM_USER } else { PARADIGM_MEASUREMENT });
+            match (function, mpi.then(|| mpi_role(name)).flatten()) {
+                (true, Some(role)) => d.extend([role, PARADIGM_MPI]),
+                (true, None) => d.extend([ROLE_FUNCTION, PARADIGM_USER]),
+                (false, _) => d.extend([ROLE_ARTIFICIAL, PARADIGM_MEASUREMENT]),
+            }
             put_u32(&mut d, 0);
             defs.push((DEF_REGION, d));
         }
@@ -636,7 +652,11 @@ impl Otf2Writer {
             for (c, ch) in h.channels.iter().enumerate() {
                 let mut d = Vec::new();
                 put_u32(&mut d, c as u32);
-                put_u32(&mut d, s(&format!("channel {}", ch.name)));
+                // The ranks' mailboxes carry every communicator's messages, addressed by
+                // rank in MPI_COMM_WORLD.
+                let name =
+                    if mpi && ch.name == "MPI" { "MPI_COMM_WORLD".to_string() } else { format!("channel {}", ch.name) };
+                put_u32(&mut d, s(&name));
                 put_u32(&mut d, 1);
                 put_u32(&mut d, UNDEFINED);
                 defs.push((DEF_COMM, d));
@@ -847,6 +867,25 @@ impl TraceWriter for Otf2Writer {
     fn late(&self) -> u64 {
         self.late
     }
+}
+
+/// The OTF2 role of an MPI function's region, as Score-P's MPI adapter gives it: the
+/// point-to-point calls, the barrier, the collectives by their shape (one to all, all to
+/// one, all to all, `MPI_Scan` other), and every other MPI call (set-up, communicators,
+/// requests, time) a function; `None` for a name that is not an MPI call.
+fn mpi_role(name: &str) -> Option<u8> {
+    let call = name.strip_prefix("MPI_")?;
+    Some(match call {
+        "Send" | "Recv" | "Ssend" | "Isend" | "Irecv" | "Sendrecv" | "Sendrecv_replace" | "Probe" | "Iprobe" => {
+            ROLE_POINT2POINT
+        }
+        "Barrier" => ROLE_BARRIER,
+        "Bcast" | "Scatter" | "Scatterv" => ROLE_COLL_ONE2ALL,
+        "Reduce" | "Gather" | "Gatherv" => ROLE_COLL_ALL2ONE,
+        "Allreduce" | "Allgather" | "Alltoall" => ROLE_COLL_ALL2ALL,
+        "Scan" => ROLE_COLL_OTHER,
+        _ => ROLE_FUNCTION,
+    })
 }
 
 #[cfg(test)]

@@ -18,7 +18,10 @@
 //! `2:…:time:70000001:id:70000002:label+1` for a probe; `2:…:time:70000005:f+1` when a
 //! process on the processor calls function `f` (index into the function table) and the
 //! caller's value (0: back in the process's own function) at the return, in every busy
-//! interval the call spans ([`crate::trace::calls`]); and
+//! interval the call spans ([`crate::trace::calls`]), and for an MPI call of an MPI
+//! program Extrae's MPI event in the same record (`50000001` point-to-point, `50000002`
+//! collective, `50000003` other, with Extrae's value of the call, `0` at the return), so
+//! Paraver's MPI views read them; and
 //! `3:cpu_s:1:task_s:1:send:send:cpu_r:1:task_r:1:recv_call:arrival:bytes:tag` for every
 //! channel message whose send and receive are kept (tag = flat channel element), placed
 //! at its receive. Records are sorted by time (a state by its begin).
@@ -56,6 +59,9 @@ pub struct ParaverWriter {
     /// The processes' calls, placed in their busy intervals.
     calls: CallSplitter,
     marks: Vec<CallMark>,
+    /// Per function of the header: its Extrae MPI event (type, value), for an MPI call of
+    /// an MPI program.
+    mpi: Vec<Option<(u32, i64)>>,
 }
 
 /// The records held before open stretches are cut to let them go (bounded memory).
@@ -130,7 +136,94 @@ pub fn pcf(labels: &[String], functions: &[String]) -> String {
     for (i, f) in functions.iter().enumerate() {
         s.push_str(&format!("{}      {}\n", i + 1, f.replace('\n', " ")));
     }
+    // The MPI calls of an MPI program, as Extrae names them: one event type per group,
+    // the calls of the program as its values.
+    let mpi = mpi_events(functions);
+    for (ty, label) in MPI_TYPES {
+        let mut values: Vec<(i64, &str)> = functions
+            .iter()
+            .zip(&mpi)
+            .filter_map(|(f, e)| e.filter(|e| e.0 == ty).map(|e| (e.1, f.as_str())))
+            .collect();
+        if values.is_empty() {
+            continue;
+        }
+        values.sort();
+        s.push_str(&format!("\n\nEVENT_TYPE\n9    {ty}    {label}\nVALUES\n"));
+        for (v, f) in values {
+            s.push_str(&format!("{v}   {f}\n"));
+        }
+        s.push_str("0   End\n");
+    }
     s
+}
+
+/// Extrae's MPI event types: point-to-point, collective, other.
+const MPI_TYPES: [(u32, &str); 3] =
+    [(50000001, "MPI Point-to-point"), (50000002, "MPI Collective Comm"), (50000003, "MPI Other")];
+
+/// The Extrae MPI event (type, value) of each function of `functions`, when the program is
+/// an MPI program (it has `MPI_Init`) and the function is an MPI call of cpcc's subset;
+/// the values are Extrae's (its `MPI_EventEncoding.h`), so Paraver's MPI views and
+/// configurations read them.
+fn mpi_events(functions: &[String]) -> Vec<Option<(u32, i64)>> {
+    let mpi = functions.iter().any(|f| f == "MPI_Init");
+    functions
+        .iter()
+        .map(|f| {
+            if !mpi {
+                return None;
+            }
+            let (ty, v) = match f.strip_prefix("MPI_")? {
+                "Send" => (1, 1),
+                "Recv" => (1, 2),
+                "Isend" => (1, 3),
+                "Irecv" => (1, 4),
+                "Wait" => (1, 5),
+                "Waitall" => (1, 6),
+                "Bcast" => (2, 7),
+                "Barrier" => (2, 8),
+                "Reduce" => (2, 9),
+                "Allreduce" => (2, 10),
+                "Alltoall" => (2, 11),
+                "Gather" => (2, 13),
+                "Gatherv" => (2, 14),
+                "Scatter" => (2, 15),
+                "Scatterv" => (2, 16),
+                "Allgather" => (2, 17),
+                "Comm_rank" => (3, 19),
+                "Comm_size" => (3, 20),
+                "Comm_dup" => (3, 22),
+                "Comm_split" => (3, 23),
+                "Comm_free" => (3, 25),
+                "Scan" => (2, 30),
+                "Init" => (3, 31),
+                "Finalize" => (3, 32),
+                "Ssend" => (1, 34),
+                "Test" => (3, 39),
+                "Sendrecv" => (1, 41),
+                "Sendrecv_replace" => (1, 42),
+                "Cart_create" => (3, 43),
+                "Cart_shift" => (3, 44),
+                "Cart_coords" => (3, 45),
+                "Cart_get" => (3, 46),
+                "Cart_rank" => (3, 48),
+                "Cartdim_get" => (3, 50),
+                "Dims_create" => (3, 51),
+                "Waitany" => (1, 59),
+                "Probe" => (1, 61),
+                "Iprobe" => (1, 62),
+                "Abort" => (3, 100),
+                "Initialized" => (3, 108),
+                "Wtick" => (3, 109),
+                "Wtime" => (3, 110),
+                "Request_free" => (3, 115),
+                "Get_count" => (3, 118),
+                _ => return None,
+            };
+            Some((50000000 + ty, v))
+        })
+        .collect()
 }
 
 /// The `.row` file: CPU, node and thread names.
@@ -149,6 +242,7 @@ impl TraceWriter for ParaverWriter {
     fn begin(&mut self, cx: &Context<'_>, _out: &mut dyn Write) -> io::Result<()> {
         self.tpu = cx.header.ticks_per_unit;
         self.from = cx.selection.from.unwrap_or(0);
+        self.mpi = mpi_events(&cx.header.functions);
         for p in cx.procs() {
             self.states.begin(p, self.from);
         }
@@ -230,7 +324,15 @@ impl TraceWriter for ParaverWriter {
                         stack.pop();
                     }
                     let value = stack.last().map_or(0, |&f| i64::from(f) + 1);
-                    self.event_record(m.time, pproc, &[(70000005, value)]);
+                    // An MPI call is also Extrae's MPI event: its value at the call, 0 (End)
+                    // at the return.
+                    match self.mpi.get(m.function as usize).copied().flatten() {
+                        Some((ty, v)) => {
+                            let v = if m.enter { v } else { 0 };
+                            self.event_record(m.time, pproc, &[(70000005, value), (ty, v)]);
+                        }
+                        None => self.event_record(m.time, pproc, &[(70000005, value)]),
+                    }
                 }
                 self.marks = marks;
             }
