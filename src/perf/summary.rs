@@ -154,6 +154,8 @@ pub struct SummaryBuilder {
     remote_sent: std::collections::HashMap<u64, Ticks>,
     remote_messages: u64,
     remote_latency: Ticks,
+    /// Arrivals of channel messages (of those the record says were sent).
+    channel_arrivals: u64,
 }
 
 /// Destinations of a source kept in its row of [`SummaryBuilder`]'s matrix.
@@ -177,6 +179,8 @@ impl SummaryBuilder {
                 if let Some(t0) = self.remote_sent.remove(&msg) {
                     self.remote_messages += 1;
                     self.remote_latency += time.saturating_sub(t0);
+                } else {
+                    self.channel_arrivals += 1;
                 }
             }
             Event::MsgSend { src_pid, dst_pid: Some(dst), bytes, .. } => {
@@ -207,7 +211,13 @@ impl SummaryBuilder {
             messages: stats.messages,
             bytes: stats.bytes,
             total_latency_ticks: stats.total_latency_ticks,
-            latency_messages: stats.latency_messages.unwrap_or(stats.messages),
+            // The footer's latency covers the messages that arrived: a message still in
+            // the network at the end has none (a record without arrivals, as one made
+            // from a PICL trace, covers every message).
+            latency_messages: stats.latency_messages.unwrap_or(match self.channel_arrivals {
+                0 => stats.messages,
+                n => n.min(stats.messages),
+            }),
             remote_messages: self.remote_messages,
             remote_latency_ticks: self.remote_latency,
             // Keys came from u32 virtual processor numbers; a pair is in a row or in

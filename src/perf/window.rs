@@ -10,7 +10,8 @@
 //!   kept when the time lies in it.
 //! * A process alive at T1 (created before, not yet ended) gets a creation at the
 //!   window's start, so its work inside the window belongs to it; one alive at T2 gets
-//!   an end there, so the critical path spans the window.
+//!   an end there, so the critical path spans the window (but not at the end of a window
+//!   that is the whole run: a process the program's exit() cut short has no end in it).
 //! * A message belongs to the window when it is sent inside it; its arrival and receive
 //!   completion are kept only then (a message sent before T1 has no send in the window,
 //!   so its completion is dropped, and the receive waits from the window's start).
@@ -124,14 +125,18 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run: &RunStats, p
                 }
                 out.push(shifted(e, shift(time)));
             }
-            Event::MsgArrive { time, msg, .. } if inside(time) => {
+            // (In the whole run, a message arriving after the program ended, as one sent
+            // just before an exit(), counts as in the run's statistics.)
+            Event::MsgArrive { time, msg, .. } if inside(time) || whole => {
                 if let Some(&(s, channel)) = sent.get(&msg) {
                     arrived.insert(msg);
                     if channel {
                         stats.total_latency_ticks = stats.total_latency_ticks.saturating_add(time.saturating_sub(s));
                         latency_messages += 1;
                     }
-                    out.push(shifted(e, shift(time)));
+                    if inside(time) {
+                        out.push(shifted(e, shift(time)));
+                    }
                 }
             }
             Event::RecvDone { time, msg, .. } if inside(time) => {
@@ -160,7 +165,11 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run: &RunStats, p
         lead.extend(alive.into_values());
     }
     stats.processes = lead.len() as u64 + out.iter().filter(|e| matches!(e, Event::ProcCreate { .. })).count() as u64;
-    out.extend(live.into_iter().map(|pid| Event::ProcEnd { time: to - w.from, pid }));
+    // A process alive at the end of the whole run (the program ended by exit() while it
+    // waited) has no end in the run either: the window [0, T] stays the run.
+    if !whole {
+        out.extend(live.into_iter().map(|pid| Event::ProcEnd { time: to - w.from, pid }));
+    }
     // The record gives each busy interval's length, not how much of it was sequential
     // work: the window's sequential time is the run's in the proportion of the window's
     // work-class busy time to the run's (the whole run's for [0, T]).

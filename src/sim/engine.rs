@@ -156,6 +156,9 @@ struct Proc {
     /// beyond `start_cost`).
     args_depth: u32,
     args_cost: Ticks,
+    /// The pc of the program's call into the library it is in (see
+    /// [`Simulator::lib_pc`]): its time there is charged to that call's line.
+    line_site: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -425,6 +428,10 @@ pub struct Simulator<'m> {
     /// Busy ticks charged to each instruction since the last report to the observer
     /// (empty without an observer: the interpreter then keeps no account).
     pc_ticks: Vec<Ticks>,
+    /// With `pc_ticks`: per pc, whether it is in a library function (one with no source
+    /// line at all: the C and MPI libraries cpcc links), whose time per line is its
+    /// caller's: the line of the program's call into the library.
+    lib_pc: Vec<bool>,
     /// Probes run so far (`#N` keys of [`SimConfig::phase_mappings`]).
     probes_run: u64,
     /// The calls and returns list each turn lends to the interpreter ([`interp::Ctr::calls`]).
@@ -699,6 +706,7 @@ impl<'m> Simulator<'m> {
             profile_prev: vec![0; npp],
             observer: None,
             pc_ticks: Vec::new(),
+            lib_pc: Vec::new(),
             call_marks: Vec::new(),
             probes_run: 0,
             debug: None,
@@ -800,6 +808,23 @@ impl<'m> Simulator<'m> {
         }
         self.observer = Some(observer);
         self.pc_ticks = vec![0; self.prog.len()];
+        self.lib_pc = vec![false; self.prog.len()];
+        for f in &self.module.functions {
+            let code = f.entry as usize..(f.end as usize).min(self.prog.len());
+            if code.clone().all(|pc| self.module.line_of(pc as u32) == 0) {
+                self.lib_pc[code].fill(true);
+            }
+        }
+    }
+
+    /// The pc whose line the time of process `p` at `pc` is charged to: the program's
+    /// call into the library for a pc in a library function, else `pc`.
+    fn line_pc(lib_pc: &[bool], p: &Proc, pc: u32) -> usize {
+        if lib_pc.get(pc as usize) == Some(&true) {
+            p.line_site as usize
+        } else {
+            pc as usize
+        }
     }
 
     /// The global clock: the start of the next quantum to run.
@@ -933,7 +958,7 @@ impl<'m> Simulator<'m> {
         }
         p.clock += t;
         self.busy[p.pproc as usize] += t;
-        if let Some(x) = self.pc_ticks.get_mut(p.pc.wrapping_sub(1) as usize) {
+        if let Some(x) = self.pc_ticks.get_mut(Self::line_pc(&self.lib_pc, p, p.pc.wrapping_sub(1))) {
             *x += t;
         }
     }
@@ -954,7 +979,7 @@ impl<'m> Simulator<'m> {
             p.clock += dt;
             self.busy[pp] += dt;
             self.stats.seq_ticks += ds;
-            if let Some(t) = self.pc_ticks.get_mut(p.pc as usize) {
+            if let Some(t) = self.pc_ticks.get_mut(Self::line_pc(&self.lib_pc, p, p.pc)) {
                 *t += dt;
             }
         } else if p.args_depth > 0 {

@@ -28,6 +28,9 @@ pub struct Stats {
     pub bytes: u64,
     /// Sum over messages of arrival time minus send time.
     pub latency_ticks: Ticks,
+    /// The messages that sum covers: those whose arrival is known (a message still in
+    /// the network when the run ends has no latency yet).
+    pub latency_messages: u64,
     /// Reads of words owned by another physical processor (one per instruction).
     pub remote_reads: u64,
     /// Writes of words owned by another physical processor (one per instruction).
@@ -210,9 +213,9 @@ impl Stats {
             .collect()
     }
 
-    /// Average message latency in ticks (0 without messages).
+    /// Average message latency in ticks, over the messages that arrived (0 without any).
     pub fn avg_latency_ticks(&self) -> Ticks {
-        self.latency_ticks.checked_div(self.messages).unwrap_or(0)
+        self.latency_ticks.checked_div(self.latency_messages).unwrap_or(0)
     }
 
     /// The end-of-run report in the seed's words.

@@ -301,6 +301,7 @@ impl<'m> Simulator<'m> {
             chan.queue.push(Msg { arrival, seq: id, data });
             let (reason, owner) = (Reason::Channel { channel: chan.info, index: chan.elem }, chan.owner);
             self.stats.latency_ticks += arrival - sent;
+            self.stats.latency_messages += 1;
             if deferred {
                 if let Some(o) = self.observer.as_mut() {
                     o.event(&SimEvent::Arrive { time: arrival, msg: id });

@@ -248,6 +248,11 @@ impl<'m> Simulator<'m> {
                 };
                 self.pt.procs[pid as usize].cur_seg = next as u32;
                 let ret = self.pt.procs[pid as usize].pc + 1;
+                if self.lib_pc.get(ret as usize - 1) == Some(&false) {
+                    // The program calls (into the library, perhaps): its line for the
+                    // library's time.
+                    self.pt.procs[pid as usize].line_site = ret - 1;
+                }
                 self.charge(pid, op)?;
                 let p = &mut self.pt.procs[pid as usize];
                 push_frame(p, &mut self.mem, f, base, ret).map_err(|k| self.rt(pid, k))?;

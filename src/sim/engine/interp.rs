@@ -53,6 +53,9 @@ pub(super) struct Env<'a> {
     pub(super) skip_first: bool,
     /// Traced address ranges `lo..hi`: an instruction referencing one suspends after it.
     pub(super) traced: &'a [(u32, u32)],
+    /// With `LINES`: per pc, whether it is library code, whose time goes to the line of
+    /// the program's call into the library (`Proc::line_site`).
+    pub(super) lib: &'a [bool],
 }
 
 /// Counters of one call of [`interp`].
@@ -107,6 +110,11 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
     let mut traced_hit = false;
     // The step whose clock advance is not charged to its instruction yet.
     let (mut line_pc, mut line_clock) = (pc, clock);
+    // The program's call into the library (with `LINES`): library code's time goes there.
+    let mut site = p.line_site as usize;
+    if LINES && env.lib.get(pc) == Some(&true) {
+        line_pc = site;
+    }
 
     let r: Result<Exit, RuntimeError> = 'run: loop {
         // Defined inside the loop so that they can leave it by its label.
@@ -185,7 +193,8 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             if let Some(t) = pc_ticks.get_mut(line_pc) {
                 *t += clock - line_clock;
             }
-            (line_pc, line_clock) = (pc, clock);
+            line_pc = if env.lib.get(pc) == Some(&true) { site } else { pc };
+            line_clock = clock;
         }
         if clock >= qend {
             // Cheap: reached once per quantum.
@@ -723,6 +732,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 }
                 if LINES {
                     ctr.calls.push((clock + ticks[op as usize], func));
+                    if env.lib.get(pc) != Some(&true) {
+                        site = pc;
+                    }
                 }
                 // As the pc is the callee's entry from here on (also for an error below).
                 pc = p.pc as usize;
@@ -780,6 +792,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
         if let Some(t) = pc_ticks.get_mut(line_pc) {
             *t += clock - line_clock;
         }
+        p.line_site = site as u32;
     }
     p.stack = stack;
     p.pc = pc as u32;

@@ -96,6 +96,7 @@ impl<'m> Simulator<'m> {
             start_cost: 0,
             args_depth: 0,
             args_cost: 0,
+            line_site: 0,
             forall_pending: 0,
             forall_end: 0,
             forked_live: 0,

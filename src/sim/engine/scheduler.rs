@@ -163,7 +163,11 @@ impl<'m> Simulator<'m> {
             if let (Some(t), 0) = (self.program_end, self.bridge.loads_pending) {
                 let end = t.max(self.pt.procs[0].writes_last);
                 self.land_writes(NEVER);
-                let par = qend.max(end.div_ceil(q) * q);
+                // A processor may have run one instruction past the quantum's end before
+                // the program ended (C's exit() by another process): the run lasts until
+                // that instruction ends, so that no processor is busy longer than the run.
+                let ran = self.pclock.iter().copied().max().unwrap_or(0);
+                let par = qend.max(end.div_ceil(q) * q).max(ran);
                 return Ok(self.snapshot(par));
             }
             self.sched.qstart = qend;
@@ -545,7 +549,9 @@ impl<'m> Simulator<'m> {
         let busy = self.busy[pp as usize] - busy0;
         if let Some(o) = self.observer.as_mut() {
             // The line the turn ended on (the last instruction's, for a process that ended).
-            let pc = self.pt.procs[pid as usize].pc;
+            // (In a library function: the program's call into the library.)
+            let p = &self.pt.procs[pid as usize];
+            let pc = Self::line_pc(&self.lib_pc, p, p.pc) as u32;
             // (Code the compiler added, as a function's closing return, has no line: the
             // nearest line before it, within a few instructions.)
             let line = (0..8).map(|k| self.module.line_of(pc.saturating_sub(k))).find(|&l| l > 0).unwrap_or(0);
@@ -597,7 +603,7 @@ impl<'m> Simulator<'m> {
                 }
                 p.clock += t;
                 self.busy[pp] += t;
-                if let Some(x) = self.pc_ticks.get_mut(p.pc as usize) {
+                if let Some(x) = self.pc_ticks.get_mut(Self::line_pc(&self.lib_pc, p, p.pc)) {
                     *x += t;
                 }
                 if p.start_cost > 0 {
@@ -645,6 +651,7 @@ impl<'m> Simulator<'m> {
                 stops,
                 skip_first,
                 traced,
+                lib: &self.lib_pc,
             };
             let mut ctr = Ctr {
                 seq: 0,
