@@ -266,3 +266,33 @@ fn late_sender_is_reported_at_the_mpi_call() {
     assert_eq!(rows.len(), 1, "{section}");
     assert!(rows[0].ends_with("1 receives  line 12"), "{section}");
 }
+
+/// The library's time is the program's: in `late.c` on 2 ranks, cpperf's cost per line
+/// has no row without a line (all of the MPI library's busy time is charged to the line
+/// of the program's call into it), its rows sum to the busy time of every processor,
+/// and `MPI_Recv`'s line 12 costs more than its own few instructions (it carries the
+/// receive's library code). The function table has the MPI calls and nothing of the
+/// library's insides (`__cppe_…`), as a profiling interface records them.
+#[test]
+fn the_mpi_library_s_time_is_charged_to_the_program_s_calls() {
+    let dir = tempdir("mpi-lines");
+    let cpt = dir.join("late.cpt");
+    let (code, _, err) = run_mpi(&dir, "late", 2, &["-t", cpt.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let rep = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+    let j: serde_json::Value = serde_json::from_slice(&rep.stdout).expect("JSON");
+    let lines = j["lines"].as_array().unwrap();
+    assert!(lines.iter().all(|l| l["line"].as_u64() != Some(0)), "{lines:?}");
+    let sum: u64 = lines.iter().map(|l| l["time"].as_u64().unwrap()).sum();
+    let busy: u64 = j["states"].as_array().unwrap().iter().map(|s| s["running"].as_u64().unwrap()).sum();
+    assert_eq!(sum, busy);
+    let time = |n: u64| lines.iter().find(|l| l["line"].as_u64() == Some(n)).map_or(0, |l| l["time"].as_u64().unwrap());
+    // Line 12's one receive: its library code (matching, the status, the copy) is more
+    // than a hundred instructions at one unit or more each, where the call itself (its
+    // arguments and CALL) is a dozen.
+    assert!(time(12) > 100, "line 12: {}", time(12));
+    let rep = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--table", "functions"], b"");
+    let table = String::from_utf8_lossy(&rep.stdout);
+    assert!(table.lines().any(|l| l.starts_with("MPI_Recv,")), "{table}");
+    assert!(!table.contains("__cppe"), "{table}");
+}
