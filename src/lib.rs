@@ -34,6 +34,7 @@
 //! | [`textio`] | quoting for JSON strings (`serde_json`) and CSV records (`csv`), shared by every writer that streams its document; the source line and caret under an error message |
 //! | [`crc`] | the CRC-32 of `.cod` files and run records |
 //! | [`dense`] | the map from mostly small, dense integer ids (processes, processors, messages) that the per-event work of `cptrace` and `cpperf` looks values up in |
+//! | [`stat`] | Student's t quantile and Welch's test, for `cpss --runs` intervals and `cpperf compare` over repeated runs |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
 //! | [`expr`] | the expression engine of mapping strings (`cpmap`, `cpss --mapping`) and machine-file expressions |
 //! | [`sim`] | the simulator core: `sim::engine` (one file each for the quantum scheduler and its state `Schedule`, the bridge to the network and its state `Bridge` (messages in flight, writes landing, the network's thread), processes, channels and remote accesses, MPI ranks with their globals and mailboxes, the instructions beyond the hot loop, the vCode interpreter, its superinstructions, and the network's own thread that runs a contention network ahead of the processors with identical results), the memory pool with owners, the default allocation, statistics; `sim::setup` (options to a ready configuration), `sim::groups` (group overrides of the machine parameters), `sim::run` (repetitions, sweeps), `sim::calibrate` (fitting parameters to observed values), `sim::debug` (the debugger) |
@@ -57,6 +58,7 @@
 //! crc:
 //! dense:
 //! rng:
+//! stat:
 //! expr: textio
 //! params: time
 //! vcode: crc, time
@@ -65,8 +67,8 @@
 //! net: params, time, topo
 //! trace: cli, crc, dense, span, textio, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
-//! sim: machine, net, params, rng, span, textio, time, topo, trace, vcode
-//! perf: dense, textio, time, trace
+//! sim: machine, net, params, rng, span, stat, textio, time, topo, trace, vcode
+//! perf: dense, stat, textio, time, trace
 //! mapper: rng, textio, time, topo, trace
 //! cli: time
 //! tools: cli, lang, machine, mapper, net, params, perf, sim, span, textio, time, topo, trace, vcode
@@ -105,6 +107,7 @@ pub mod perf;
 pub mod rng;
 pub mod sim;
 pub mod span;
+pub mod stat;
 pub mod textio;
 pub mod time;
 pub mod tools;

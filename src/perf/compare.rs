@@ -14,7 +14,11 @@
 //! marked but does not fail (its noise, such as a latency that moves with the order of
 //! messages, says nothing about the result a CI job guards).
 //!
-//! Depends on [`super::Analysis`] and [`super::table`] only.
+//! JSON statistics and summaries of repeated runs (`cpss --runs`) are read too
+//! ([`Metrics::from_text`]); with repeated runs on both sides a change counts only when
+//! Welch's t-test finds it significant at 95 % ([`crate::stat::welch`]).
+//!
+//! Depends on [`super::Analysis`], [`super::table`] and [`crate::stat`].
 use super::table::{number, rounded};
 use super::Analysis;
 use crate::time::format_time;
@@ -73,6 +77,14 @@ pub enum CompareError {
     /// A tolerance that is not a non-negative percentage.
     #[error("bad tolerance {0:?}: expected a percentage such as 2% or 0.5")]
     Tolerance(String),
+    /// A statistics JSON document that does not parse or is not one run's.
+    #[error("line {line}: {message}")]
+    Json {
+        /// Line of the error (1-based).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// Which way a metric is better.
@@ -109,14 +121,123 @@ const CONFIGURATION_COLUMNS: &[&str] = &["program", "topology", "virtual", "mapp
 /// One run's metrics, in the order of their source.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Metrics {
-    /// `(name, value)`; times in time units.
+    /// `(name, value)`; times in time units. For repeated runs, the mean.
     pub values: Vec<(String, f64)>,
+    /// For repeated runs (`cpss --runs`): `(name, sample sd, runs)` of each value.
+    pub spread: Vec<(String, f64, u32)>,
+    /// The program the statistics are of, when they say (`cpss --stats csv`'s
+    /// `program`).
+    pub program: Option<String>,
 }
 
 impl Metrics {
     /// The value of `name`, if present.
     pub fn get(&self, name: &str) -> Option<f64> {
         self.values.iter().find(|(k, _)| k == name).map(|&(_, v)| v)
+    }
+
+    /// The spread `(sd, runs)` of `name` over repeated runs, if known.
+    pub fn spread_of(&self, name: &str) -> Option<(f64, u32)> {
+        self.spread.iter().find(|(k, _, _)| k == name).map(|&(_, s, n)| (s, n))
+    }
+
+    /// Reads any statistics text `cpperf compare` takes: the JSON document of `cpss
+    /// --stats json` or `cpperf --format json`, the summary of repeated runs (`cpss --runs
+    /// N --stats csv`: `statistic,mean,sd,…,n`), or a statistics CSV ([`Self::from_csv`]).
+    /// `None`: the text is none of these (a run record or trace, to analyse).
+    pub fn from_text(text: &str) -> Option<Result<Metrics, CompareError>> {
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        if first.starts_with('{') && text.contains("\"seq_time\"") && !text.contains("\"traceEvents\"") {
+            return Some(Metrics::from_json(text));
+        }
+        if text.lines().any(|l| l.starts_with("statistic,mean,sd,")) {
+            return Some(Metrics::from_runs_csv(text));
+        }
+        if text.contains("seq_time,") {
+            return Some(Metrics::from_csv(text));
+        }
+        None
+    }
+
+    /// The statistics JSON of `cpss --stats json` or `cpperf --format json`: every number
+    /// at the top level is a metric, `utilization` (a list of `{pproc, percent}`) its
+    /// mean, `program` the program; other fields are left out. A `cpss --runs` JSON
+    /// document is refused with the advice to use its CSV.
+    pub fn from_json(text: &str) -> Result<Metrics, CompareError> {
+        let v: serde_json::Value = serde_json::from_str(text.trim())
+            .map_err(|e| CompareError::Json { line: e.line(), message: e.to_string() })?;
+        let Some(obj) = v.as_object() else {
+            return Err(CompareError::Json { line: 1, message: "not a JSON object".into() });
+        };
+        if obj.contains_key("runs") && !obj.contains_key("seq_time") {
+            return Err(CompareError::Json {
+                line: 1,
+                message: "a summary of repeated runs: compare their CSV (cpss --runs N --stats csv)".into(),
+            });
+        }
+        let mut m = Metrics::default();
+        for (k, x) in obj {
+            match x {
+                serde_json::Value::Number(n) if k != "schema_version" => {
+                    if let Some(f) = n.as_f64().filter(|f| f.is_finite()) {
+                        m.values.push((k.clone(), f));
+                    }
+                }
+                serde_json::Value::Array(a) if k == "utilization" => {
+                    let pct: Vec<f64> = a.iter().filter_map(|u| u["percent"].as_f64()).collect();
+                    if !pct.is_empty() {
+                        m.values.push((k.clone(), pct.iter().sum::<f64>() / pct.len() as f64));
+                    }
+                }
+                serde_json::Value::String(s) if k == "program" => m.program = Some(s.clone()),
+                _ => {}
+            }
+        }
+        Ok(m)
+    }
+
+    /// The summary CSV of repeated runs (`cpss --runs N --stats csv`): each statistic's
+    /// mean is its value, with its sd and the number of runs (`n`) for the test of the
+    /// difference; `util_P` rows become `utilization`, their mean (its spread unknown).
+    pub fn from_runs_csv(text: &str) -> Result<Metrics, CompareError> {
+        let lines: Vec<&str> = text.lines().collect();
+        let h = lines.iter().rposition(|l| l.starts_with("statistic,mean,sd,")).ok_or(CompareError::NoHeader)?;
+        let body: String = lines[h..].iter().take_while(|l| !l.trim().is_empty()).map(|l| format!("{l}\n")).collect();
+        let mut reader = csv::ReaderBuilder::new().from_reader(body.as_bytes());
+        let keys: Vec<String> =
+            reader.headers().map_err(|_| CompareError::NoHeader)?.iter().map(str::to_string).collect();
+        let col = |name: &str| keys.iter().position(|k| k == name);
+        let (Some(mean), Some(sd)) = (col("mean"), col("sd")) else { return Err(CompareError::NoHeader) };
+        let runs = col("n");
+        let mut m = Metrics::default();
+        let mut util = Vec::new();
+        for (i, row) in reader.records().enumerate() {
+            let line = h + 2 + i;
+            let row = row.map_err(|_| CompareError::Width { line, found: 0, expected: keys.len() })?;
+            let name = row.get(0).unwrap_or("").to_string();
+            let num = |k: usize| -> Result<f64, CompareError> {
+                let v = row.get(k).unwrap_or("").trim();
+                v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| CompareError::Value {
+                    line,
+                    metric: name.clone(),
+                    value: v.into(),
+                })
+            };
+            let (x, s) = (num(mean)?, num(sd)?);
+            if name.starts_with("util_") {
+                util.push(x);
+                continue;
+            }
+            if let Some(k) = runs {
+                let n = num(k)?;
+                m.spread.push((name.clone(), s, n as u32));
+            }
+            m.values.push((name, x));
+        }
+        if !util.is_empty() {
+            m.values.push(("utilization".into(), util.iter().sum::<f64>() / util.len() as f64));
+        }
+        Ok(m)
     }
 
     /// Parses the statistics CSV of `cpperf --format csv` or `cpss --stats csv` (any text
@@ -165,6 +286,9 @@ impl Metrics {
                 }
                 continue;
             }
+            if k == "program" && !v.is_empty() {
+                m.program = Some(v.to_string());
+            }
             if v.is_empty() || v == "true" || v == "false" || CONFIGURATION_COLUMNS.contains(&k) {
                 continue;
             }
@@ -208,7 +332,8 @@ impl Metrics {
         if !util.is_empty() {
             v.push(("utilization".into(), util.iter().map(|u| u.1).sum::<f64>() / util.len() as f64));
         }
-        Metrics { values: v }
+        let program = (!a.program.is_empty()).then(|| a.program.clone());
+        Metrics { values: v, spread: Vec::new(), program }
     }
 }
 
@@ -275,6 +400,9 @@ pub struct Row {
     pub worse: bool,
     /// Worse and gating: the comparison fails.
     pub regressed: bool,
+    /// With repeated runs on both sides: Welch's `(t, df)` of the difference of the
+    /// means; the change counts as worse only when it is also significant at 95 %.
+    pub welch: Option<(f64, f64)>,
 }
 
 /// A comparison of two runs.
@@ -284,6 +412,9 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// The tolerances.
     pub tolerance: Tolerances,
+    /// The programs of the two runs when they differ (`base`, `new`): the comparison is
+    /// likely meaningless, and `cpperf compare` says so.
+    pub programs_differ: Option<(String, String)>,
 }
 
 /// Compares `new` against `base`: the metrics listed (all that both have when `None`,
@@ -341,12 +472,25 @@ pub fn compare(
             Better::Neither => false,
         };
         let tol = tolerance.of(&name);
-        let worse = worse && change.is_none_or(|c| c.abs() > tol);
+        // Repeated runs on both sides: a change within their noise is not a regression.
+        let welch = match (base.spread_of(&name), new.spread_of(&name)) {
+            (Some((s1, n1)), Some((s2, n2))) => crate::stat::welch(b, s1, n1, n, s2, n2),
+            _ => None,
+        };
+        let noise = welch.is_some_and(|(t, df)| !crate::stat::significant(t, df));
+        let worse = worse && change.is_none_or(|c| c.abs() > tol) && !noise;
         let gates = metrics.is_some() || GATING.contains(&name.as_str());
         let regressed = worse && gates;
-        rows.push(Row { name, base: b, new: n, change, better, tolerance: tol, gates, worse, regressed });
+        rows.push(Row { name, base: b, new: n, change, better, tolerance: tol, gates, worse, regressed, welch });
     }
-    Ok(Comparison { rows, tolerance: tolerance.clone() })
+    // Different programs: compared by file name, as the same program is often compared
+    // from two checkouts.
+    let stem = |p: &str| std::path::Path::new(p).file_stem().map(|s| s.to_string_lossy().into_owned());
+    let programs_differ = match (&base.program, &new.program) {
+        (Some(a), Some(b)) if stem(a) != stem(b) => Some((a.clone(), b.clone())),
+        _ => None,
+    };
+    Ok(Comparison { rows, tolerance: tolerance.clone(), programs_differ })
 }
 
 fn num(x: f64) -> String {
@@ -371,9 +515,13 @@ impl Comparison {
         self.rows.iter().any(|r| r.regressed)
     }
 
-    /// A table: metric, base, new, change, and `REGRESSION` where one is.
+    /// A table: metric, base, new, change, and `REGRESSION` where one is (with repeated
+    /// runs, Welch's t and whether the difference is significant).
     pub fn text(&self) -> String {
         let mut o = String::new();
+        if let Some((a, b)) = &self.programs_differ {
+            let _ = writeln!(o, "WARNING: the runs are of different programs: {a} and {b}");
+        }
         let _ = writeln!(o, "{:<18} {:>14} {:>14} {:>10}", "metric", "base", "new", "change");
         for r in &self.rows {
             let flag = match (r.regressed, r.worse) {
@@ -381,9 +529,13 @@ impl Comparison {
                 (false, true) => "  worse (not gating)",
                 _ => "",
             };
+            let test = r.welch.filter(|_| r.base != r.new).map_or(String::new(), |(t, df)| {
+                let verdict = if crate::stat::significant(t, df) { "significant" } else { "within the noise" };
+                format!("  (Welch t {} df {:.1}: {verdict})", num(t), df)
+            });
             let _ = writeln!(
                 o,
-                "{:<18} {:>14} {:>14} {:>10}{flag}",
+                "{:<18} {:>14} {:>14} {:>10}{flag}{test}",
                 r.name,
                 num(r.base),
                 num(r.new),
@@ -401,14 +553,17 @@ impl Comparison {
         o
     }
 
-    /// CSV `metric,base,new,change_percent,regressed`.
+    /// CSV `metric,base,new,change_percent,tolerance_percent,gates,worse,regressed,
+    /// welch_t,welch_df` (the last two empty without repeated runs on both sides).
     pub fn csv(&self) -> String {
-        let mut o = String::from("metric,base,new,change_percent,tolerance_percent,gates,worse,regressed\n");
+        let mut o =
+            String::from("metric,base,new,change_percent,tolerance_percent,gates,worse,regressed,welch_t,welch_df\n");
         for r in &self.rows {
             let c = r.change.map(|c| format!("{c:.4}")).unwrap_or_default();
+            let (t, df) = r.welch.map_or((String::new(), String::new()), |(t, df)| (num(t), format!("{df:.4}")));
             let _ = writeln!(
                 o,
-                "{},{},{},{c},{},{},{},{}",
+                "{},{},{},{c},{},{},{},{},{t},{df}",
                 r.name,
                 num(r.base),
                 num(r.new),
@@ -418,6 +573,65 @@ impl Comparison {
                 r.regressed
             );
         }
+        o
+    }
+
+    /// JUnit XML, as CI services read test reports: one test case per gating metric,
+    /// failed when it regressed (the message gives the change and the tolerance).
+    pub fn junit(&self) -> String {
+        let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+        let gating: Vec<&Row> = self.rows.iter().filter(|r| r.gates).collect();
+        let failures = gating.iter().filter(|r| r.regressed).count();
+        let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = writeln!(o, "<testsuites name=\"cpperf compare\" tests=\"{}\" failures=\"{failures}\">", gating.len());
+        let _ = writeln!(o, "  <testsuite name=\"cpperf compare\" tests=\"{}\" failures=\"{failures}\">", gating.len());
+        for r in gating {
+            let _ = write!(o, "    <testcase classname=\"cpperf.compare\" name=\"{}\"", esc(&r.name));
+            if r.regressed {
+                let msg = format!(
+                    "{}: {} -> {} ({}, tolerance {}%)",
+                    r.name,
+                    num(r.base),
+                    num(r.new),
+                    change_text(r.change),
+                    num(r.tolerance)
+                );
+                let _ =
+                    writeln!(o, ">\n      <failure message=\"{}\" type=\"regression\"/>\n    </testcase>", esc(&msg));
+            } else {
+                o.push_str("/>\n");
+            }
+        }
+        o.push_str("  </testsuite>\n</testsuites>\n");
+        o
+    }
+
+    /// A Markdown table for a CI job's summary: metric, base, new, change, verdict.
+    pub fn markdown(&self) -> String {
+        let mut o = String::new();
+        if let Some((a, b)) = &self.programs_differ {
+            let _ = writeln!(o, "**Warning: the runs are of different programs: `{a}` and `{b}`.**\n");
+        }
+        o.push_str("| metric | base | new | change | verdict |\n|---|---:|---:|---:|---|\n");
+        for r in &self.rows {
+            let verdict = match (r.regressed, r.worse, r.welch) {
+                (true, _, _) => "**regression**".to_string(),
+                (false, true, _) => "worse (not gating)".to_string(),
+                (false, false, Some((t, df))) if !crate::stat::significant(t, df) => "within the noise".to_string(),
+                _ if r.gates => "ok".to_string(),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {verdict} |",
+                r.name,
+                num(r.base),
+                num(r.new),
+                change_text(r.change)
+            );
+        }
+        let n = self.rows.iter().filter(|r| r.regressed).count();
+        let _ = writeln!(o, "\n{n} regression(s) beyond {}% in the gating metrics.", num(self.tolerance.default));
         o
     }
 
@@ -434,12 +648,15 @@ impl Comparison {
             gates: bool,
             worse: bool,
             regressed: bool,
+            welch_t: Option<f64>,
+            welch_df: Option<f64>,
         }
         #[derive(serde::Serialize)]
         struct CompareDoc<'a> {
             schema_version: u32,
             tolerance_percent: serde_json::Value,
             regressed: bool,
+            programs_differ: Option<[&'a str; 2]>,
             metrics: Vec<MetricDoc<'a>>,
         }
         let metrics = self
@@ -454,12 +671,16 @@ impl Comparison {
                 gates: r.gates,
                 worse: r.worse,
                 regressed: r.regressed,
+                // (An infinite t, deterministic runs that differ, is JSON's null.)
+                welch_t: r.welch.map(|w| w.0).filter(|t| t.is_finite()).map(|t| rounded(t, 4)),
+                welch_df: r.welch.map(|w| rounded(w.1, 4)),
             })
             .collect();
         let doc = CompareDoc {
             schema_version: super::table::JSON_SCHEMA_VERSION,
             tolerance_percent: number(&num(self.tolerance.default)),
             regressed: self.regressed(),
+            programs_differ: self.programs_differ.as_ref().map(|(a, b)| [a.as_str(), b.as_str()]),
             metrics,
         };
         let mut out = serde_json::to_string(&doc).unwrap_or_default();
@@ -529,8 +750,8 @@ mod tests {
     #[test]
     fn from_zero_any_growth_regresses() {
         // Messages from 0 to 1: worse beyond any tolerance; a regression once named.
-        let base = Metrics { values: vec![("messages".into(), 0.0)] };
-        let new = Metrics { values: vec![("messages".into(), 1.0)] };
+        let base = Metrics { values: vec![("messages".into(), 0.0)], ..Metrics::default() };
+        let new = Metrics { values: vec![("messages".into(), 1.0)], ..Metrics::default() };
         let c = compare(&base, &new, &Tolerances::all(50.0), Some(&["messages".into()])).unwrap();
         assert_eq!(c.rows[0].change, None);
         assert!(c.rows[0].worse && c.regressed());
@@ -559,5 +780,73 @@ mod tests {
             compare(&base, &new, &parse_tolerances("nope=1%").unwrap(), None),
             Err(CompareError::UnknownMetric { .. })
         ));
+    }
+
+    /// A summary of repeated runs: `par_time` and `speedup` with their sd over `n` runs.
+    fn runs(par: f64, sd: f64, n: u32) -> String {
+        format!(
+            "statistic,mean,sd,ci95_low,ci95_high,min,max,n\npar_time,{par},{sd},0,0,0,0,{n}\nspeedup,2,0,2,2,2,2,{n}\nutil_0,50,1,0,0,0,0,{n}\n"
+        )
+    }
+
+    #[test]
+    fn repeated_runs_are_judged_against_their_spread() {
+        // par_time 100 (sd 10) against 104 (sd 10): +4 % is beyond the 2 % tolerance.
+        // Over 5 runs each, Welch's t = 4 / sqrt(100/5 + 100/5) = 0.632 with 8 degrees
+        // of freedom, below t_975(8) = 2.306: within the noise, no regression. Over 200
+        // runs each, t = 4 / sqrt(0.5 + 0.5) = 4, df = 398: significant, a regression.
+        let t = Tolerances::all(2.0);
+        let (a, b) = (
+            Metrics::from_runs_csv(&runs(100.0, 10.0, 5)).unwrap(),
+            Metrics::from_runs_csv(&runs(104.0, 10.0, 5)).unwrap(),
+        );
+        assert_eq!(a.get("utilization"), Some(50.0));
+        let c = compare(&a, &b, &t, None).unwrap();
+        let row = c.rows.iter().find(|r| r.name == "par_time").unwrap();
+        let (tv, df) = row.welch.unwrap();
+        assert!((tv - 4.0 / 40f64.sqrt()).abs() < 1e-9 && (df - 8.0).abs() < 1e-9, "{tv} {df}");
+        assert!(!row.worse && !c.regressed());
+        assert!(c.text().contains("within the noise"), "{}", c.text());
+        let (a, b) = (
+            Metrics::from_runs_csv(&runs(100.0, 10.0, 200)).unwrap(),
+            Metrics::from_runs_csv(&runs(104.0, 10.0, 200)).unwrap(),
+        );
+        let c = compare(&a, &b, &t, None).unwrap();
+        let row = c.rows.iter().find(|r| r.name == "par_time").unwrap();
+        assert!((row.welch.unwrap().0 - 4.0).abs() < 1e-9 && row.regressed, "{row:?}");
+        assert!(c.csv().lines().nth(1).unwrap().ends_with(",true,true,true,4,398.0000"), "{}", c.csv());
+    }
+
+    #[test]
+    fn json_statistics_junit_markdown_and_different_programs() {
+        // cpss --stats json (the program named in a CSV of the other side): par_time
+        // 100 -> 110 regresses (+10 %), speedup 2 -> 1.8 (-10 %).
+        let a = Metrics::from_text(r#"{"schema_version":1,"seq_time":200,"par_time":100,"speedup":2,"utilization":[{"pproc":0,"percent":40},{"pproc":1,"percent":60}],"program":"a/matmul.c"}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (a.get("utilization"), a.get("schema_version"), a.program.as_deref()),
+            (Some(50.0), None, Some("a/matmul.c"))
+        );
+        let b = Metrics::from_text("seq_time,par_time,speedup,program\n198,110,1.8,b/ring_token.c\n").unwrap().unwrap();
+        let c = compare(&a, &b, &Tolerances::all(2.0), None).unwrap();
+        assert_eq!(c.programs_differ, Some(("a/matmul.c".into(), "b/ring_token.c".into())));
+        assert!(c.text().starts_with("WARNING: the runs are of different programs"), "{}", c.text());
+        let j = c.junit();
+        assert!(j.contains(r#"<testsuite name="cpperf compare" tests="2" failures="2">"#), "{j}");
+        assert!(
+            j.contains(r#"<failure message="par_time: 100 -&gt; 110 (+10.00%, tolerance 2%)" type="regression"/>"#),
+            "{j}"
+        );
+        let m = c.markdown();
+        assert!(m.contains("| par_time | 100 | 110 | +10.00% | **regression** |"), "{m}");
+        // The same program from two checkouts is the same program.
+        let b = Metrics::from_text("seq_time,par_time,speedup,program\n198,100,2,other/matmul.c\n").unwrap().unwrap();
+        let c = compare(&a, &b, &Tolerances::all(2.0), None).unwrap();
+        assert_eq!(c.programs_differ, None);
+        assert!(c.junit().contains(r#"<testcase classname="cpperf.compare" name="par_time"/>"#));
+        // A --runs JSON document is refused with the advice.
+        let e = Metrics::from_text(r#"{"schema_version":1,"runs":3,"statistics":[]}"#);
+        assert!(e.is_none() || e.unwrap().is_err());
     }
 }

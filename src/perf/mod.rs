@@ -237,9 +237,12 @@ pub fn analyze_imported_with(t: &import::Imported, opts: &Options) -> Result<Ana
 /// The metrics of an input for `cpperf compare`: a statistics CSV, or the analysis of a
 /// run record or trace.
 pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
-    match detect(bytes) {
-        Some(InputKind::Csv) => Ok(compare::Metrics::from_csv(&String::from_utf8_lossy(bytes))?),
-        _ => Ok(compare::Metrics::of(&analyze_bytes(bytes)?)),
+    if detect(bytes) == Some(InputKind::Record) {
+        return Ok(compare::Metrics::of(&analyze_bytes(bytes)?));
+    }
+    match compare::Metrics::from_text(&String::from_utf8_lossy(bytes)) {
+        Some(m) => Ok(m?),
+        None => Ok(compare::Metrics::of(&analyze_bytes(bytes)?)),
     }
 }
 

@@ -155,34 +155,11 @@ pub struct Summary {
     /// The smallest and largest value over the runs.
     pub min: f64,
     pub max: f64,
+    /// The number of runs.
+    pub n: u32,
 }
 
-/// The two-sided 95 % quantile of Student's t with `df` degrees of freedom
-/// (`t(0.975, df)`): the table value for 1–30, 40, 60, 120, interpolated linearly in
-/// `1/df` between them, and 1.960 (the normal quantile) beyond.
-pub fn t_975(df: u32) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-    ];
-    const TAIL: [(f64, f64); 4] = [(30.0, 2.042), (40.0, 2.021), (60.0, 2.000), (120.0, 1.980)];
-    match df {
-        0 => f64::NAN,
-        1..=30 => TABLE[df as usize - 1],
-        _ if df >= 120 => {
-            // Between 120 and infinity (1.960), linear in 1/df.
-            let x = 120.0 / f64::from(df);
-            1.960 + (1.980 - 1.960) * x
-        }
-        _ => {
-            let d = f64::from(df);
-            let k = TAIL.iter().rposition(|&(lo, _)| lo <= d).unwrap_or(0).min(TAIL.len() - 2);
-            let ((d0, t0), (d1, t1)) = (TAIL[k], TAIL[k + 1]);
-            let w = (1.0 / d0 - 1.0 / d) / (1.0 / d0 - 1.0 / d1);
-            t0 + (t1 - t0) * w
-        }
-    }
-}
+pub use crate::stat::t_975;
 
 /// The numeric statistics of a run, in `--stats csv` order, utilization as `util_P`
 /// per processor of `procs`.
@@ -249,7 +226,7 @@ pub fn summarize(runs: &[&Stats]) -> Vec<Summary> {
             };
             let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
             let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            Summary { name: first[k].0.clone(), mean, sd, half_width, min, max }
+            Summary { name: first[k].0.clone(), mean, sd, half_width, min, max, n: table.len() as u32 }
         })
         .collect()
 }
@@ -279,19 +256,21 @@ pub fn summary_text(rows: &[Summary], runs: usize, config: Option<&RunConfig>) -
     s
 }
 
-/// The summary as CSV: `statistic,mean,sd,ci95_low,ci95_high,min,max`.
+/// The summary as CSV: `statistic,mean,sd,ci95_low,ci95_high,min,max,n` (`n`: the
+/// runs, which `cpperf compare` needs for its test of two such summaries).
 pub fn summary_csv(rows: &[Summary]) -> String {
-    let mut s = String::from("statistic,mean,sd,ci95_low,ci95_high,min,max\n");
+    let mut s = String::from("statistic,mean,sd,ci95_low,ci95_high,min,max,n\n");
     for r in rows {
         s.push_str(&format!(
-            "{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6}\n",
+            "{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{}\n",
             r.name,
             r.mean,
             r.sd,
             r.mean - r.half_width,
             r.mean + r.half_width,
             r.min,
-            r.max
+            r.max,
+            r.n
         ));
     }
     s

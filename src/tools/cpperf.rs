@@ -126,10 +126,12 @@ struct CalibrateArgs {
     format: FormatArg,
 }
 
-/// Compare two runs' statistics (CSV from cpperf --format csv or cpss --stats csv, run
+/// Compare two runs' statistics (CSV or JSON from cpperf --format csv|json or cpss
+/// --stats csv|json, the summary of repeated runs from cpss --runs N --stats csv, run
 /// records, PICL or SDDF traces). Times, latency, critical path, messages and bytes
 /// regress when they grow; speedup, efficiency, utilization and granularity when they
-/// shrink.
+/// shrink. With repeated runs on both sides a change must also be significant by
+/// Welch's t-test at 95 %. A warning when the runs are of different programs.
 #[derive(ClapArgs, Debug)]
 struct CompareArgs {
     /// The reference run.
@@ -149,9 +151,29 @@ struct CompareArgs {
     /// not gate (exit 0).
     #[arg(long, conflicts_with_all = ["metrics"])]
     lines: bool,
+    /// Compare runs of two different programs (by file name) all the same: without it
+    /// such a comparison is refused (exit 2), as a CI gate against the wrong baseline
+    /// must not pass.
+    #[arg(long)]
+    any_programs: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
-    format: FormatArg,
+    format: CompareFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum CompareFormat {
+    /// A table: each metric's base and new values, its change, and the verdict.
+    Text,
+    /// One row per metric: values, change, tolerance, whether it gates, got worse,
+    /// regressed, and Welch's t and degrees of freedom.
+    Csv,
+    /// One JSON object: the verdict and one object per metric.
+    Json,
+    /// JUnit XML for CI test reports: one test case per gating metric.
+    Junit,
+    /// A Markdown table for a CI job's summary.
+    Markdown,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -388,9 +410,12 @@ fn compare(c: &CompareArgs) -> Result<i32> {
         };
         let (base, new) = (analyse(&c.base)?, analyse(&c.new)?);
         let out = match c.format {
-            FormatArg::Text => crate::perf::lines::changes_text(&base.lines, &new.lines),
-            FormatArg::Csv => crate::perf::lines::changes_csv(&base.lines, &new.lines),
-            FormatArg::Json => crate::perf::lines::changes_json(&base.lines, &new.lines),
+            CompareFormat::Text => crate::perf::lines::changes_text(&base.lines, &new.lines),
+            CompareFormat::Csv => crate::perf::lines::changes_csv(&base.lines, &new.lines),
+            CompareFormat::Json => crate::perf::lines::changes_json(&base.lines, &new.lines),
+            CompareFormat::Junit | CompareFormat::Markdown => {
+                bail!("--lines does not gate: its formats are text, csv and json")
+            }
         };
         cli::write_stdout(out.as_bytes())?;
         return Ok(exit::OK);
@@ -401,10 +426,20 @@ fn compare(c: &CompareArgs) -> Result<i32> {
     let (nn, new) = read_all(&c.new)?;
     let new = crate::perf::metrics_of_bytes(&new).with_context(|| nn.clone())?;
     let cmp = crate::perf::compare::compare(&base, &new, &tolerance, c.metrics.as_deref())?;
+    if let Some((a, b)) = &cmp.programs_differ {
+        if !c.any_programs {
+            return Err(usage!(
+                "the two runs are of different programs ({a} and {b}): compare two runs of one program (--any-programs compares them all the same)"
+            ));
+        }
+        eprintln!("cpperf compare: WARNING: the two runs are of different programs ({a} and {b}): the comparison is likely meaningless");
+    }
     let out = match c.format {
-        FormatArg::Text => cmp.text(),
-        FormatArg::Csv => cmp.csv(),
-        FormatArg::Json => cmp.json(),
+        CompareFormat::Text => cmp.text(),
+        CompareFormat::Csv => cmp.csv(),
+        CompareFormat::Json => cmp.json(),
+        CompareFormat::Junit => cmp.junit(),
+        CompareFormat::Markdown => cmp.markdown(),
     };
     cli::write_stdout(out.as_bytes())?;
     Ok(if cmp.regressed() { exit::RUNTIME } else { exit::OK })

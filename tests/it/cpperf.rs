@@ -1003,3 +1003,72 @@ fn functions_profile_counts_calls_and_main_is_the_busy_time() {
     let out = run_in(&dir, "cpperf", &[trf.to_str().unwrap(), "--table", "functions"], b"");
     assert!(String::from_utf8_lossy(&out.stdout).contains("\nfib,22069,"), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// `cpperf compare` for CI, end to end: cpss's JSON statistics against its CSV of the same
+/// run compare equal (exit 0); two summaries of repeated runs (`cpss --runs 4`) of the
+/// same machine compare equal with Welch's test reported; the ring against the matmul is
+/// refused (exit 2: different programs), or with `--any-programs` compared with a
+/// warning; `--format junit` has one test case per
+/// gating metric and fails the one that regressed (par_time at --link-delay 9 against
+/// the default 5 on the ring: every message is slower, the run longer).
+#[test]
+fn compare_reads_json_and_repeated_runs_and_writes_junit() {
+    let dir = tempdir("cpperf-compare-ci");
+    let cod = compile_into(&dir, &fixtures().join("ring_token.c"));
+    let cpss = |args: &[&str], file: &str| {
+        let out = run_in(&dir, "cpss", &[&[cod.to_str().unwrap()][..], args].concat(), b"");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let p = dir.join(file);
+        std::fs::write(&p, &out.stdout).unwrap();
+        p
+    };
+    let compare = |a: &Path, b: &Path, extra: &[&str]| {
+        run_in(&dir, "cpperf", &[&["compare", a.to_str().unwrap(), b.to_str().unwrap()][..], extra].concat(), b"")
+    };
+    let json = cpss(&["--stats", "json"], "r.json");
+    let csv = cpss(&["--stats", "csv"], "r.csv");
+    let out = compare(&json, &csv, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let runs = ["--runs", "4", "--vary-speed", "1", "--stats", "csv"];
+    let (a, b) = (cpss(&runs, "a.csv"), cpss(&runs, "b.csv"));
+    let out = compare(&a, &b, &["--format", "csv"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    // Identical summaries: t = 0 with 4 + 4 - 2 = 6 degrees of freedom (par_time gates).
+    let par = text.lines().find(|l| l.starts_with("par_time,")).unwrap();
+    assert!(par.ends_with(",true,false,false,0,6.0000"), "{par}");
+    let slow = cpss(&["--stats", "csv", "--link-delay", "9"], "slow.csv");
+    let out = compare(&csv, &slow, &["--format", "junit"]);
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{xml}");
+    assert!(xml.contains(r#"<testsuite name="cpperf compare" tests="2" failures="2">"#), "{xml}");
+    assert!(xml.contains(r#"<testcase classname="cpperf.compare" name="par_time">"#), "{xml}");
+    // A real JUnit reader (PyPI's junitparser, in the readers' environment) reads it: two
+    // tests, two failures, the first par_time's.
+    let python = root().join("target/readers-venv/bin/python");
+    if python.is_file() {
+        let file = dir.join("compare.xml");
+        std::fs::write(&file, xml.as_bytes()).unwrap();
+        let script = "import sys\nfrom junitparser import JUnitXml, Failure\nx = JUnitXml.fromfile(sys.argv[1])\n\
+            cases = [c for s in x for c in s]\n\
+            print(len(cases), sum(1 for c in cases if any(isinstance(r, Failure) for r in c.result)), cases[0].name)";
+        let r = std::process::Command::new(&python).args(["-c", script]).arg(&file).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "2 2 par_time", "{}", String::from_utf8_lossy(&r.stderr));
+    } else {
+        assert!(std::env::var_os("CPPE_REQUIRE_READERS").is_none(), "junitparser: scripts/readers.sh installs it");
+        eprintln!("skipped: JUnit output read by junitparser: not installed (scripts/readers.sh installs it)");
+    }
+    let other = compile_into(&dir, &fixtures().join("matmul.c"));
+    let out = run_in(&dir, "cpss", &[other.to_str().unwrap(), "--stats", "csv"], b"");
+    let mm = dir.join("mm.csv");
+    std::fs::write(&mm, &out.stdout).unwrap();
+    let out = compare(&csv, &mm, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the two runs are of different programs"), "{err}");
+    let out = compare(&csv, &mm, &["--any-programs", "--format", "markdown"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("WARNING: the two runs are of different programs"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("**Warning: the runs are of different programs"));
+}

@@ -89,7 +89,7 @@ fn runs_report_mean_sd_and_interval() {
     let text = cpss(&dir, &[cod, "--machine", &machine("hetero_cluster8.mach"), "--runs", "10"], 0);
     assert!(text.contains("Statistics over 10 runs (mean, sd, 95% confidence interval"), "{text}");
     let csv = cpss(&dir, &[cod, "--machine", &machine("hetero_cluster8.mach"), "--runs", "10", "--stats", "csv"], 0);
-    assert!(csv.starts_with("statistic,mean,sd,ci95_low,ci95_high,min,max\n"), "{csv}");
+    assert!(csv.starts_with("statistic,mean,sd,ci95_low,ci95_high,min,max,n\n"), "{csv}");
     let field = |csv: &str, name: &str, k: usize| -> f64 {
         let line = csv.lines().find(|l| l.starts_with(&format!("{name},"))).unwrap();
         line.split(',').nth(k).unwrap().parse().unwrap()
