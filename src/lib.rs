@@ -63,14 +63,14 @@
 //! params: time
 //! vcode: crc, time
 //! lang: textio, vcode
-//! topo: expr, rng, vcode
+//! topo: expr, rng, textio, vcode
 //! net: params, time, topo
 //! trace: cli, crc, dense, span, textio, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
 //! sim: machine, net, params, rng, span, stat, textio, time, topo, trace, vcode
 //! perf: dense, stat, textio, time, trace
 //! mapper: rng, textio, time, topo, trace
-//! cli: time
+//! cli: textio, time
 //! tools: cli, lang, machine, mapper, net, params, perf, sim, span, textio, time, topo, trace, vcode
 //! ```
 //!

@@ -4,7 +4,7 @@
 //! write through these, so no tool carries an escaper of its own. Also the one renderer
 //! of the source line under an error message with a caret ([`snippet`]), which the
 //! compiler's diagnostics and the expression errors of mapping strings and machine files
-//! share.
+//! share. And the "did you mean" of every tool's unknown names ([`did_you_mean`]).
 
 /// The two lines under an error message at line `line`, column `col` (1-based) of a
 /// source whose line is `text`: ` N | text`, then a caret under `width` characters
@@ -161,5 +161,38 @@ mod snippet_tests {
         // Column 3 of "  y = 3;" is `y`; a tab before the column stays a tab.
         assert_eq!(super::snippet(2, 3, "  y = 3;", 1), " 2 |   y = 3;\n   |   ^\n");
         assert_eq!(super::snippet(10, 2, "\tx", 0), " 10 | \tx\n    | \t^\n");
+    }
+}
+
+/// "; did you mean `X`?" for the candidate closest to `word` (Levenshtein distance with
+/// transpositions, strsim's optimal string alignment) when it is close enough to be a
+/// slip — at most a third of the word's length, and at least one edit — else "". For an
+/// error message that already lists what is known: `unknown kind `mesj` (expected line,
+/// ring, mesh, ...); did you mean `mesh`?`.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let limit = (word.chars().count() / 3).max(1);
+    let best = candidates
+        .into_iter()
+        .map(|c| (strsim::osa_distance(word, c), c))
+        .filter(|&(d, _)| d > 0 && d <= limit)
+        .min_by_key(|&(d, _)| d);
+    best.map_or_else(String::new, |(_, c)| format!("; did you mean `{c}`?"))
+}
+
+#[cfg(test)]
+mod did_you_mean_tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn a_slip_is_named_and_a_stranger_is_not() {
+        // `mesj` is one edit from `mesh` (4 letters: up to 1 edit); `snkae` two from
+        // `snake`... which is not a candidate here; `torus2mehs` one transposition from
+        // `torus2mesh`; `grid` is 3 or more edits from every kind: nothing.
+        let kinds = ["line", "ring", "mesh", "torus", "hypercube"];
+        assert_eq!(did_you_mean("mesj", kinds), "; did you mean `mesh`?");
+        assert_eq!(did_you_mean("torus2mehs", ["default", "torus2mesh"]), "; did you mean `torus2mesh`?");
+        assert_eq!(did_you_mean("grid", kinds), "");
+        assert_eq!(did_you_mean("mesh", kinds), "");
+        assert_eq!(did_you_mean("link-dely", ["link-delay", "lanes"]), "; did you mean `link-delay`?");
     }
 }

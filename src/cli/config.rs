@@ -21,10 +21,12 @@ use std::ffi::OsString;
 /// An option that a configuration cannot give, or a configuration that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{source_name}: {message}")]
-    Syntax { source_name: String, message: String },
-    #[error("{source_name}{}: `{key}` is not a long option of {tool} (see {tool} --help)", line_suffix(*.line))]
-    Unknown { source_name: String, line: Option<usize>, key: String, tool: String },
+    /// TOML that does not parse: where (1-based line and column), what, and the line
+    /// with a caret under the place.
+    #[error("{source_name}:{line}:{col}: {message}\n{snippet}")]
+    Syntax { source_name: String, line: usize, col: usize, message: String, snippet: String },
+    #[error("{source_name}{}: `{key}` is not a long option of {tool} (see {tool} --help){hint}", line_suffix(*.line))]
+    Unknown { source_name: String, line: Option<usize>, key: String, tool: String, hint: String },
     #[error("{source_name}{}: `{key}` cannot be given in a configuration", line_suffix(*.line))]
     Refused { source_name: String, line: Option<usize>, key: String },
     #[error("{source_name}{}: `{key}`: {message}", line_suffix(*.line))]
@@ -69,9 +71,21 @@ fn line_of(text: &str, key: &str) -> Option<usize> {
 impl Layer {
     /// Reads a TOML configuration of `tool` from `text` (named `source_name`).
     pub fn from_toml(source_name: &str, tool: &str, text: &str) -> Result<Layer, ConfigError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Syntax {
-            source_name: source_name.to_string(),
-            message: e.to_string().trim_end().replace('\n', " "),
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let at = e.span().map_or(0, |s| s.start).min(text.len());
+            let before = text.get(..at).unwrap_or("");
+            let line = before.matches('\n').count() + 1;
+            let start = before.rfind('\n').map_or(0, |i| i + 1);
+            let col = text.get(start..at).map_or(0, |s| s.chars().count()) + 1;
+            let line_text = text[start..].lines().next().unwrap_or("");
+            let snippet = crate::textio::snippet(line as u32, col as u32, line_text, 1);
+            ConfigError::Syntax {
+                source_name: source_name.to_string(),
+                line,
+                col,
+                message: e.message().trim_end().replace('\n', " "),
+                snippet: snippet.trim_end().to_string(),
+            }
         })?;
         let mut entries = Vec::new();
         let value_err = |key: &str, message: String| ConfigError::Value {
@@ -177,6 +191,7 @@ pub fn merged_args(
                     line: e.line,
                     key: e.key.clone(),
                     tool: cmd.get_name().to_string(),
+                    hint: crate::textio::did_you_mean(&e.key, cmd.get_arguments().filter_map(Arg::get_long)),
                 });
             };
             if refused.contains(&e.key.as_str()) || arg.is_positional() {
@@ -321,13 +336,18 @@ mod tests {
     #[test]
     fn errors_name_the_file_the_line_and_the_key() {
         let e = merge(&["t"], &[toml("# c\ntopolgy = \"x\"\n")]).unwrap_err();
-        assert_eq!(e.to_string(), "c.toml:2: `topolgy` is not a long option of t (see t --help)");
+        // One transposition from `topology`: named.
+        assert_eq!(
+            e.to_string(),
+            "c.toml:2: `topolgy` is not a long option of t (see t --help); did you mean `topology`?"
+        );
         let e = merge(&["t"], &[toml("config = \"x\"\n")]).unwrap_err();
         assert_eq!(e.to_string(), "c.toml:1: `config` cannot be given in a configuration");
         let e = merge(&["t"], &[toml("topology = [\"a\", \"b\"]\n")]).unwrap_err();
         assert_eq!(e.to_string(), "c.toml:1: `topology`: takes one value, not an array");
         let e = Layer::from_toml("c.toml", "t", "topology = \n").unwrap_err();
-        assert!(e.to_string().starts_with("c.toml: "), "{e}");
+        // Line 1, column 12: past `topology = `, where a value is missing.
+        assert!(e.to_string().starts_with("c.toml:1:12: "), "{e}");
         let e = Layer::from_toml("c.toml", "t", "[cpperf]\nx = 1\n").unwrap_err();
         assert_eq!(e.to_string(), "c.toml:1: `[cpperf]` cannot be given in a configuration");
     }

@@ -309,7 +309,11 @@ impl clap::Args for ParamFlags {
                 .long(i.name)
                 .value_name(i.value_name())
                 .help(help(i))
-                .help_heading("Parameters (cpss --list-params)");
+                .help_heading("Parameters (cpss --list-params)")
+                // `--seed -1` is a value the row's own check refuses with its range,
+                // not an unknown argument clap would tell to pass after `--` (to the
+                // program).
+                .allow_negative_numbers(true);
             // A row that may be none is recorded only when given; its default shows in
             // the help all the same.
             arg = match i.kind {

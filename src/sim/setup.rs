@@ -125,7 +125,8 @@ pub enum SetupError {
     ZeroQuantum,
     #[error(transparent)]
     Net(#[from] NetError),
-    #[error("unknown parameter `{0}` (known: {known})", known = RunOptions::names().join(", "))]
+    #[error("unknown parameter `{0}` (known: {known}){hint}", known = RunOptions::names().join(", "),
+        hint = crate::textio::did_you_mean(.0, RunOptions::names().iter().copied()))]
     UnknownParam(String),
     #[error("{param}: {message}")]
     BadValue { param: String, message: String },

@@ -151,11 +151,11 @@ struct CompareArgs {
     /// not gate (exit 0).
     #[arg(long, conflicts_with_all = ["metrics"])]
     lines: bool,
-    /// Compare runs of two different programs (by file name) all the same: without it
-    /// such a comparison is refused (exit 2), as a CI gate against the wrong baseline
-    /// must not pass.
+    /// The runs are of two versions of a program (files of different names): compare
+    /// them. Without it runs of programs of different names are refused (exit 2), as a
+    /// CI gate against the wrong baseline must not pass.
     #[arg(long)]
-    any_programs: bool,
+    versions: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: CompareFormat,
@@ -427,12 +427,12 @@ fn compare(c: &CompareArgs) -> Result<i32> {
     let new = crate::perf::metrics_of_bytes(&new).with_context(|| nn.clone())?;
     let cmp = crate::perf::compare::compare(&base, &new, &tolerance, c.metrics.as_deref())?;
     if let Some((a, b)) = &cmp.programs_differ {
-        if !c.any_programs {
+        if !c.versions {
             return Err(usage!(
-                "the two runs are of different programs ({a} and {b}): compare two runs of one program (--any-programs compares them all the same)"
+                "the two runs are of different programs ({a} and {b}): compare two runs of one program, or give --versions if they are two versions of one"
             ));
         }
-        eprintln!("cpperf compare: WARNING: the two runs are of different programs ({a} and {b}): the comparison is likely meaningless");
+        eprintln!("cpperf compare: note: two versions of a program compared ({a} and {b})");
     }
     let out = match c.format {
         CompareFormat::Text => cmp.text(),

@@ -138,6 +138,10 @@ pub struct Args {
     /// Do not read ./cppe.toml.
     #[arg(long)]
     no_config: bool,
+    /// Do not say on stderr that ./cppe.toml was read (it is said otherwise, as it
+    /// changes results without being named on the command line).
+    #[arg(long, short = 'q')]
+    quiet: bool,
     /// Rerun with the options recorded in a run record (-t); the command line overrides
     /// them.
     #[arg(long, value_name = "RUN.cpt")]
@@ -173,6 +177,7 @@ const NOT_RECORDED: &[&str] = &[
     "format",
     "config",
     "no-config",
+    "quiet",
     "config-from",
     "trace",
     "stats",
@@ -205,6 +210,9 @@ enum StatsFormat {
 /// options under it) asks for.
 pub fn main(argv: &[std::ffi::OsString]) -> Result<i32> {
     let (args, recorded) = configured(argv)?;
+    if !args.quiet && !args.no_config && args.completions.is_none() && Path::new("cppe.toml").is_file() {
+        eprintln!("cpss: note: options read from ./cppe.toml (the command line overrides them; --no-config ignores the file, --quiet silences this note)");
+    }
     run(&args, recorded)
 }
 

@@ -24,7 +24,8 @@ pub struct Mapping {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MapError {
     /// Not one of the built-in mapping names.
-    #[error("unknown mapping `{name}` (expected default, identity, random, ring2line or torus2mesh)")]
+    #[error("unknown mapping `{name}` (expected default, identity, random, ring2line or torus2mesh){}",
+        crate::textio::did_you_mean(name, ["default", "identity", "random", "ring2line", "torus2mesh"]))]
     UnknownMapping { name: String },
     /// The table does not have one entry per virtual processor.
     #[error("mapping has {found} entries but the virtual architecture has {expected} processors")]

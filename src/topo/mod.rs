@@ -46,7 +46,8 @@ pub enum TopoError {
     #[error("topology `{input}`: expected KIND:SIZES such as mesh:8x8, torus:4x4x4, ring:16 or hypercube:6")]
     MissingColon { input: String },
     /// The kind is not one of the seven known ones.
-    #[error("topology `{input}`: unknown kind `{kind}` (expected line, ring, mesh, torus, hypercube, fullconnect or shared)")]
+    #[error("topology `{input}`: unknown kind `{kind}` (expected line, ring, mesh, torus, hypercube, fullconnect or shared){}",
+        crate::textio::did_you_mean(kind, ["line", "ring", "mesh", "torus", "hypercube", "fullconnect", "shared"]))]
     UnknownKind { input: String, kind: String },
     /// A size is not a number.
     #[error("topology `{input}`: size `{text}` is not a non-negative integer")]

@@ -1007,7 +1007,7 @@ fn functions_profile_counts_calls_and_main_is_the_busy_time() {
 /// `cpperf compare` for CI, end to end: cpss's JSON statistics against its CSV of the same
 /// run compare equal (exit 0); two summaries of repeated runs (`cpss --runs 4`) of the
 /// same machine compare equal with Welch's test reported; the ring against the matmul is
-/// refused (exit 2: different programs), or with `--any-programs` compared with a
+/// refused (exit 2: different programs), or with `--versions` compared with a
 /// warning; `--format junit` has one test case per
 /// gating metric and fails the one that regressed (par_time at --link-delay 9 against
 /// the default 5 on the ring: every message is slower, the run longer).
@@ -1067,8 +1067,8 @@ fn compare_reads_json_and_repeated_runs_and_writes_junit() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("the two runs are of different programs"), "{err}");
-    let out = compare(&csv, &mm, &["--any-programs", "--format", "markdown"]);
+    let out = compare(&csv, &mm, &["--versions", "--format", "markdown"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("WARNING: the two runs are of different programs"), "{err}");
+    assert!(err.contains("note: two versions of a program compared"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("**Warning: the runs are of different programs"));
 }

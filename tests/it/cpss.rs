@@ -518,7 +518,7 @@ fn project_configuration_file_and_its_overrides() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "cpss: error: cppe.toml:2: `link-dleay` is not a long option of cpss (see cpss --help)\n"
+        "cpss: error: cppe.toml:2: `link-dleay` is not a long option of cpss (see cpss --help); did you mean `link-delay`?\n"
     );
 }
 
@@ -795,4 +795,41 @@ fn machine_readable_statistics_own_standard_output() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(text.lines().count(), 2, "{text}");
     assert!(text.starts_with("seq_time,"), "{text}");
+}
+
+/// Hints where a user is one step off: a misspelt mapping, topology kind, sweep
+/// parameter or configuration key names the closest one; `--seed -1` is refused by the
+/// seed's own check (not clap's advice to pass it after `--`, which would give it to the
+/// program); a TOML error gives the file, line and column with the line and a caret; a
+/// `./cppe.toml` nobody named is announced on stderr, unless `--quiet`.
+#[test]
+fn hints_for_a_user_one_step_off() {
+    let dir = tempdir("cpss-hints");
+    let cod = compile_into(&dir, &fixtures().join("ring_token.c"));
+    let cod = cod.to_str().unwrap();
+    let err = |args: &[&str]| {
+        let out = run_in(&dir, "cpss", &[&[cod][..], args].concat(), b"");
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    for (args, hint) in [
+        (&["--mapping", "torus2mehs"][..], "did you mean `torus2mesh`?"),
+        (&["--topology", "mesj:4x4"], "did you mean `mesh`?"),
+        (&["--sweep", "link-dely=1,2"], "did you mean `link-delay`?"),
+    ] {
+        let (code, e) = err(args);
+        assert_eq!(code, Some(2), "{e}");
+        assert!(e.trim_end().ends_with(hint), "{args:?}: {e}");
+    }
+    let (code, e) = err(&["--seed", "-1"]);
+    assert_eq!((code, e.as_str()), (Some(2), "cpss: error: seed: `-1` is not a whole number\n"));
+    std::fs::write(dir.join("bad.toml"), "seed = 1\n[x\n").unwrap();
+    let (code, e) = err(&["--config", "bad.toml"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(e, "cpss: error: bad.toml:2:3: unclosed table, expected `]`\n 2 | [x\n   |   ^\n");
+    std::fs::write(dir.join("cppe.toml"), "lanes = 2\n").unwrap();
+    let (code, e) = err(&["--stats", "none"]);
+    assert_eq!(code, Some(0), "{e}");
+    assert!(e.starts_with("cpss: note: options read from ./cppe.toml"), "{e}");
+    let (_, e) = err(&["--stats", "none", "--quiet"]);
+    assert!(!e.contains("cppe.toml"), "{e}");
 }

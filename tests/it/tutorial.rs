@@ -67,9 +67,15 @@ fn tutorial_steps_hold() {
     assert!(main["parallelism"].as_f64().unwrap() < 0.1, "{main}");
 
     // compare: the change is an improvement (exit 0); undone, it regresses (exit 1).
-    let better = run_in(&dir, "cpperf", &["compare", "before.cpt", "after.cpt"], b"");
+    // Two versions of the program (files of different names): --versions says so.
+    let better = run_in(&dir, "cpperf", &["compare", "before.cpt", "after.cpt", "--versions"], b"");
     assert_eq!(better.status.code(), Some(0), "{}", String::from_utf8_lossy(&better.stdout));
-    let worse = run_in(&dir, "cpperf", &["compare", "after.cpt", "before.cpt", "--metrics", "par_time,speedup"], b"");
+    let worse = run_in(
+        &dir,
+        "cpperf",
+        &["compare", "after.cpt", "before.cpt", "--versions", "--metrics", "par_time,speedup"],
+        b"",
+    );
     assert_eq!(worse.status.code(), Some(1), "{}", String::from_utf8_lossy(&worse.stdout));
     let table = String::from_utf8_lossy(&worse.stdout);
     assert!(table.contains("2 regression(s) beyond 2%"), "{table}");
