@@ -118,3 +118,38 @@ fn the_man_page_s_parameter_table_is_the_code_s() {
     let table: Vec<&str> = cppe::sim::params::all().map(|i| i.name).collect();
     assert_eq!(names, table);
 }
+
+/// `scripts/install.sh PREFIX` (with the binaries under test, `CPPE_BIN`) installs the
+/// five tools in PREFIX/bin, their man pages in PREFIX/share/man/man1, and completions
+/// where bash, zsh and fish look: each installed tool runs, each bash completion loads
+/// and registers its tool, the zsh ones start `#compdef TOOL`, the fish ones hold
+/// `complete -c TOOL` commands, and each man page is the repository's.
+#[test]
+fn install_script_installs_binaries_man_pages_and_completions() {
+    let prefix = tempdir("install").join("prefix");
+    let bin = tool("cpss").parent().unwrap().to_path_buf();
+    let out = std::process::Command::new("bash")
+        .arg(root().join("scripts/install.sh"))
+        .arg(&prefix)
+        .env("CPPE_BIN", &bin)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for tool in ["cpcc", "cpss", "cptrace", "cpperf", "cpmap"] {
+        let v = std::process::Command::new(prefix.join("bin").join(tool)).arg("--version").output().unwrap();
+        assert!(String::from_utf8_lossy(&v.stdout).starts_with(tool), "{tool} --version");
+        let man = std::fs::read(prefix.join(format!("share/man/man1/{tool}.1"))).unwrap();
+        assert_eq!(man, std::fs::read(root().join(format!("man/{tool}.1"))).unwrap(), "{tool}.1");
+        let bash = prefix.join(format!("share/bash-completion/completions/{tool}"));
+        let script = format!("source '{}' && complete -p {tool}", bash.display());
+        let c = std::process::Command::new("bash").args(["-c", &script]).output().unwrap();
+        assert!(String::from_utf8_lossy(&c.stdout).trim_end().ends_with(&format!(" {tool}")), "{tool}: bash");
+        let zsh = std::fs::read_to_string(prefix.join(format!("share/zsh/site-functions/_{tool}"))).unwrap();
+        assert!(zsh.starts_with(&format!("#compdef {tool}\n")), "{tool}: zsh");
+        let fish =
+            std::fs::read_to_string(prefix.join(format!("share/fish/vendor_completions.d/{tool}.fish"))).unwrap();
+        // (A value list may span lines inside a quoted argument.)
+        let lines = fish.lines().filter(|l| l.starts_with(&format!("complete -c {tool} "))).count();
+        assert!(lines > 5, "{tool}: fish");
+    }
+}
