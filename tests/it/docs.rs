@@ -153,3 +153,33 @@ fn install_script_installs_binaries_man_pages_and_completions() {
         assert!(lines > 5, "{tool}: fish");
     }
 }
+
+/// The demo (README's first command; here with the tools under test, `CPPE_BIN`) fits
+/// one screen: at most 24 lines, with the parallel and sequential times and the speedup
+/// of the seed's matrix product (3.5197: Table 5's mapping, pinned by the figures tests),
+/// the critical path, the weighted critical path's heaviest segments, where the HTML
+/// report is (and it is there), and how to see the whole analysis.
+#[test]
+fn the_demo_fits_one_screen_and_says_where_the_rest_is() {
+    let dir = tempdir("demo");
+    let bin = tool("cpss").parent().unwrap().to_path_buf();
+    let out = std::process::Command::new("bash")
+        .arg(root().join("scripts/demo.sh"))
+        .env("CPPE_BIN", &bin)
+        .env("DEMO_DIR", &*dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().count() <= 24, "{text}");
+    for want in [
+        "Parallel time 13100 (sequential 46108), speedup 3.5197",
+        "critical path 13099",
+        "heaviest segments:",
+        "matmul.html",
+        "| less",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    assert!(dir.join("matmul.html").is_file());
+}
