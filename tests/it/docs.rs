@@ -183,3 +183,51 @@ fn the_demo_fits_one_screen_and_says_where_the_rest_is() {
     }
     assert!(dir.join("matmul.html").is_file());
 }
+
+/// The README's tour, run as written (in a copy of the fixtures, with the tools under
+/// test on the PATH; `| less` reads as `| cat`): every command exits as it says (the
+/// deadlock 1, a program with errors 2, everything else 0), and the effects its comments
+/// state hold: the program's own machine gives 13030 (the figures tests pin it), the
+/// pipeline writes a run record on stdout, and the map cpmap searched for the random
+/// mapping's traffic gives a lower parallel time than the random mapping and the
+/// default.
+#[test]
+fn the_readme_tour_runs_and_its_claims_hold() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let tour = readme.split("## A short tour\n\n```sh\n").nth(1).unwrap().split("\n```").next().unwrap();
+    let dir = tempdir("tour");
+    let copy = std::process::Command::new("cp").arg("-r").arg(fixtures()).arg(&*dir).status().unwrap();
+    assert!(copy.success());
+    let bin = tool("cpss").parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let sh = |cmd: &str| {
+        std::process::Command::new("sh").args(["-c", cmd]).current_dir(&*dir).env("PATH", &path).output().unwrap()
+    };
+    let mut ran = 0;
+    for line in tour.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("cargo build")) {
+        let (cmd, comment) = line.split_once("  #").map_or((line, ""), |(c, m)| (c, m));
+        let cmd = cmd.replace("| less", "| cat");
+        let out = sh(&cmd);
+        let want = if comment.contains("exit 1") {
+            1
+        } else if cmd.contains("several_errors") {
+            2
+        } else {
+            0
+        };
+        assert_eq!(out.status.code(), Some(want), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+        ran += 1;
+    }
+    assert!(ran >= 20, "{ran} commands");
+    // The pipeline's run record (`> run.cpt`) is a run record.
+    assert!(std::fs::read(dir.join("run.cpt")).unwrap().starts_with(b"CPPE"), "run.cpt");
+    let par = |args: &str| {
+        let out = sh(&format!("cpss fixtures/matmul.cod {args} --stats csv"));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let row = text.lines().last().unwrap().to_string();
+        row.split(',').nth(1).unwrap().parse::<f64>().unwrap()
+    };
+    let (default, random, better) = (par(""), par("--mapping random --seed 1"), par("--map-file better.map"));
+    assert_eq!(default, 13030.0);
+    assert!(better < random && better < default, "better.map {better}, random {random}, default {default}");
+}
