@@ -40,7 +40,7 @@
 //!   of its processor runs). A function's exclusive time is therefore the time its
 //!   process ran in it. A wait that ends at the instant it began is not written.
 //! - **MPI programs** (those with `MPI_Init`): an MPI call is a region of paradigm MPI
-//!   with Score-P's role for it ([`mpi_role`]: point-to-point, barrier, the collectives by
+//!   with Score-P's role for it (`mpi_role`: point-to-point, barrier, the collectives by
 //!   shape, else function), and the ranks' mailbox channel is the communicator
 //!   `MPI_COMM_WORLD` (messages are addressed by world rank; the record does not keep the
 //!   MPI tag, so the tag is the element index, the receiving rank, as for every channel).
