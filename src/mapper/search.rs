@@ -42,11 +42,14 @@ pub const RESTARTS: u64 = 4;
 /// descent); each greedy start and each annealing restart has its own `max_steps`, so a
 /// step-bounded search is as deterministic as an unbounded one. The deadline bounds the
 /// whole search in wall time (then the result depends on the host's speed). A run that
-/// hits either keeps the best mapping it has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// hits either keeps the best mapping it has. So does a search asked to stop (`^C`:
+/// `stop`, looked at with the clock).
+#[derive(Clone, Copy, Debug)]
 pub struct Budget {
     pub max_steps: u64,
     pub deadline: Option<std::time::Instant>,
+    /// Set (by `cpmap`'s `^C`) to end the search early, keeping the best so far.
+    pub stop: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl Budget {
@@ -56,9 +59,22 @@ impl Budget {
     pub const DEFAULT_STEPS: u64 = 20_000_000;
 }
 
+/// Equal bounds: the same steps, deadline and stop flag (the same flag, not its value).
+impl PartialEq for Budget {
+    fn eq(&self, o: &Budget) -> bool {
+        let same_flag = match (self.stop, o.stop) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        self.max_steps == o.max_steps && self.deadline == o.deadline && same_flag
+    }
+}
+
+impl Eq for Budget {}
+
 impl Default for Budget {
     fn default() -> Budget {
-        Budget { max_steps: Budget::DEFAULT_STEPS, deadline: None }
+        Budget { max_steps: Budget::DEFAULT_STEPS, deadline: None, stop: None }
     }
 }
 
@@ -88,6 +104,7 @@ impl Steps {
 
     fn past_deadline(&self) -> bool {
         self.budget.deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            || self.budget.stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
     }
 }
 
@@ -667,7 +684,7 @@ mod tests {
         let (v, p) = (t("torus:8x8"), t("mesh:8x8"));
         let comm = torus_traffic(&v);
         let random = builtin_mapping("random", &v, &p, 1).unwrap_or_else(|e| panic!("{e}"));
-        let budget = Budget { max_steps: 500, deadline: None };
+        let budget = Budget { max_steps: 500, deadline: None, stop: None };
         for method in [SearchMethod::Greedy, SearchMethod::Anneal] {
             let run = || search(method, &random, &v, &p, &comm, None, 1, budget).unwrap_or_else(|e| panic!("{e}"));
             let found = run();
@@ -677,7 +694,7 @@ mod tests {
             assert_eq!(run(), found, "{method:?}");
         }
         // A deadline already past stops the annealer at its first clock reading.
-        let past = Budget { max_steps: u64::MAX, deadline: Some(std::time::Instant::now()) };
+        let past = Budget { max_steps: u64::MAX, deadline: Some(std::time::Instant::now()), stop: None };
         let found =
             search(SearchMethod::Anneal, &random, &v, &p, &comm, None, 1, past).unwrap_or_else(|e| panic!("{e}"));
         assert!(found.stopped);

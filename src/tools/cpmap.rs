@@ -78,7 +78,7 @@ enum Emit {
 
 /// `cpmap`: a mapping evaluated, compared or searched.
 pub fn main(args: Args) -> Result<i32> {
-    run(&args).map(|()| exit::OK)
+    run(&args)
 }
 
 fn topology(flag: &str, given: Option<&str>, from_record: Option<&str>) -> Result<Topology> {
@@ -134,10 +134,10 @@ fn read_work(path: &std::path::Path, byte_time: Option<&str>, vprocs: u32) -> Re
     TaskCosts::new(&given, vprocs, byte_time).with_context(|| name.clone())
 }
 
-fn run(args: &Args) -> Result<()> {
+fn run(args: &Args) -> Result<i32> {
     if let Some(shell) = args.completions {
         cli::print_completions(shell, &mut <Args as clap::CommandFactory>::command(), "cpmap")?;
-        return Ok(());
+        return Ok(exit::OK);
     }
     if let (Some(c), Some(w)) = (&args.comm, &args.work) {
         if cli::is_stdin(c) && cli::is_stdin(w) {
@@ -195,7 +195,10 @@ fn run(args: &Args) -> Result<()> {
         Some(s) => bail!("--max-seconds {s}: give a number of seconds above 0 and at most 10^9"),
         None => None,
     };
-    let budget = crate::mapper::Budget { max_steps: args.max_steps, deadline };
+    // ^C during a search ends it with the best mapping found so far (reported, exit
+    // 130); a second ^C ends cpmap at once.
+    let stop = (!methods.is_empty()).then(cli::interrupt::catch_sigint);
+    let budget = crate::mapper::Budget { max_steps: args.max_steps, deadline, stop };
     let request = SearchRequest { methods, seed: args.seed, budget };
     let progress = cli::Progress::spinner(if request.methods.is_empty() { "evaluating" } else { "searching" });
     let report = build_report(&virt, &phys, candidates, comm.as_ref(), costs.as_ref(), Some(&request));
@@ -217,9 +220,20 @@ fn run(args: &Args) -> Result<()> {
         let file = MapFile { virt: virt.clone(), phys: phys.clone(), mapping: chosen.mapping.clone() };
         sink.write(file.to_text().as_bytes())?;
         if sink == Sink::Stdout {
-            return Ok(());
+            return Ok(interrupted(stop));
         }
     }
     cli::write_stdout(text.as_bytes())?;
-    Ok(())
+    Ok(interrupted(stop))
+}
+
+/// Exit 130, saying so, when `^C` cut the search short (its best mapping so far was
+/// reported); 0 otherwise.
+fn interrupted(stop: Option<&std::sync::atomic::AtomicBool>) -> i32 {
+    if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst)) {
+        eprintln!("cpmap: interrupted: the search stopped early; the best mapping it had found is reported");
+        exit::INTERRUPTED
+    } else {
+        exit::OK
+    }
 }

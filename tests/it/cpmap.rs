@@ -348,3 +348,37 @@ fn lptf_and_lgcf_by_hand_from_csv() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.csv: task cost line 2: `-3` is not a time between 0 and 10^15 units"), "{err}");
 }
+
+/// `^C` during a long search (greedy then annealing on a 64x64 torus's traffic, 4096
+/// virtual processors: tens of seconds): cpmap stops within a few seconds, reports the
+/// best mapping found so far (the ranking, with the search's row), says on stderr that
+/// it was interrupted, and exits 130.
+#[cfg(unix)]
+#[test]
+fn interrupt_during_a_search_reports_the_best_so_far() {
+    extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    let dir = tempdir("cpmap-interrupt");
+    let mut csv = String::from("src,dst,bytes\n");
+    for v in 0..4096u32 {
+        let (x, y) = (v % 64, v / 64);
+        for (dx, dy) in [(1, 0), (0, 1)] {
+            csv.push_str(&format!("{v},{},{}\n", (x + dx) % 64 + 64 * ((y + dy) % 64), 1 + v % 97));
+        }
+    }
+    std::fs::write(dir.join("comm.csv"), csv).unwrap();
+    let args =
+        ["--comm", "comm.csv", "--virtual", "torus:64x64", "--physical", "mesh:64x64", "--search", "greedy,anneal"];
+    let child = spawn_interruptible("cpmap", &dir, &args);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let start = std::time::Instant::now();
+    // SAFETY: sends SIGINT to the child, still searching (the search takes far longer).
+    assert_eq!(unsafe { kill(child.id() as i32, 2) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("cpmap: interrupted: the search stopped early"), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("search:"), "the ranking with the search's mapping");
+    assert!(start.elapsed().as_secs() < 20, "stopped {} s after ^C", start.elapsed().as_secs());
+}

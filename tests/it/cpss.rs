@@ -334,31 +334,6 @@ fn runs_and_sweep_print_json() {
     }
 }
 
-/// Starts `cpss ARGS` in `dir` with its output piped and SIGINT at its default action: a
-/// test run from a background job inherits SIGINT ignored, and the child takes the
-/// default, as an interactive command does.
-#[cfg(unix)]
-fn spawn_interruptible(dir: &std::path::Path, args: &[&str]) -> std::process::Child {
-    use std::os::unix::process::CommandExt;
-    extern "C" {
-        fn signal(signum: i32, handler: usize) -> usize;
-    }
-    let mut cmd = std::process::Command::new(tool("cpss"));
-    cmd.current_dir(dir)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires.
-    unsafe {
-        cmd.pre_exec(|| {
-            signal(2, 0);
-            Ok(())
-        });
-    }
-    cmd.spawn().unwrap()
-}
-
 /// `^C` during a run (SIGINT): cpss stops at the next quantum, prints a one-line note and
 /// the statistics so far on standard error, exits 130 (128 + SIGINT, what a shell
 /// reports for `^C`), and leaves neither the run record nor its temporary file.
@@ -375,7 +350,7 @@ fn interrupt_prints_statistics_so_far_and_leaves_no_file() {
     )
     .unwrap();
     let cod = compile_into(&dir, &dir.join("spin.c"));
-    let child = spawn_interruptible(&dir, &[cod.to_str().unwrap(), "-t", "out.cpt"]);
+    let child = spawn_interruptible("cpss", &dir, &[cod.to_str().unwrap(), "-t", "out.cpt"]);
     // The program never ends: wait until the run is under way (the temporary exists).
     let start = std::time::Instant::now();
     while !std::fs::read_dir(&dir).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains("out.cpt")) {
@@ -425,7 +400,7 @@ fn interrupt_during_sweep_and_runs_keeps_what_finished() {
     let sweep = [cod.to_str().unwrap(), "--sweep", &seeds, "--sweep", &steps, "--stats", "csv"];
     let runs = [cod.to_str().unwrap(), "--max-steps", "100000", "--runs", "100000", "--stats", "csv"];
     for (args, what, total) in [(&sweep[..], "configurations missing", 200_000), (&runs[..], "runs not run", 100_000)] {
-        let child = spawn_interruptible(&dir, args);
+        let child = spawn_interruptible("cpss", &dir, args);
         std::thread::sleep(std::time::Duration::from_millis(500));
         // SAFETY: sends SIGINT to the child, which is still running.
         assert_eq!(unsafe { kill(child.id() as i32, 2) }, 0);

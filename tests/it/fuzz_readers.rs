@@ -598,7 +598,7 @@ fn work_heuristics(input: &[u8]) {
         input.chunks(3).filter(|c| c.len() == 3).map(|c| (u32::from(c[0] % 8), u32::from(c[1] % 8), u64::from(c[2]))),
     );
     let Ok(start) = cppe::topo::builtin_mapping("default", &virt, &phys, 0) else { panic!("default mapping") };
-    let budget = Budget { max_steps: 20_000, deadline: None };
+    let budget = Budget { max_steps: 20_000, deadline: None, stop: None };
     for m in SearchMethod::ALL {
         let found = search(m, &start, &virt, &phys, &comm, Some(&costs), 3, budget);
         assert!(found.is_ok_and(|f| f.mapping.validate(&virt, &phys).is_ok()), "{m:?}");

@@ -179,3 +179,28 @@ pub fn statistics_only(text: &str) -> String {
 
 /// The columns of `cpss --stats csv` that state the configuration, and the host time.
 pub const NOT_STATISTICS: [&str; 7] = ["program", "topology", "virtual", "mapping", "network", "seed", "host_seconds"];
+
+/// Starts tool `name` with `args` in `dir` with its output piped and SIGINT at its default action: a
+/// test run from a background job inherits SIGINT ignored, and the child takes the
+/// default, as an interactive command does.
+#[cfg(unix)]
+pub fn spawn_interruptible(name: &str, dir: &std::path::Path, args: &[&str]) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    let mut cmd = std::process::Command::new(tool(name));
+    cmd.current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            signal(2, 0);
+            Ok(())
+        });
+    }
+    cmd.spawn().unwrap()
+}
