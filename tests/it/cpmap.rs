@@ -349,10 +349,11 @@ fn lptf_and_lgcf_by_hand_from_csv() {
     assert!(err.contains("bad.csv: task cost line 2: `-3` is not a time between 0 and 10^15 units"), "{err}");
 }
 
-/// `^C` during a long search (greedy then annealing on a 64x64 torus's traffic, 4096
-/// virtual processors: tens of seconds): cpmap stops within a few seconds, reports the
-/// best mapping found so far (the ranking, with the search's row), says on stderr that
-/// it was interrupted, and exits 130.
+/// `^C` during a long search (greedy then annealing on a 48x48 torus's traffic, 2304
+/// virtual processors: 40 s in a release build): cpmap stops within seconds (about 1 in
+/// a release build, 7 in a debug one, as CI builds), reports the best mapping found so
+/// far (the ranking, with the search's row), says on stderr that it was interrupted,
+/// and exits 130.
 #[cfg(unix)]
 #[test]
 fn interrupt_during_a_search_reports_the_best_so_far() {
@@ -361,15 +362,15 @@ fn interrupt_during_a_search_reports_the_best_so_far() {
     }
     let dir = tempdir("cpmap-interrupt");
     let mut csv = String::from("src,dst,bytes\n");
-    for v in 0..4096u32 {
-        let (x, y) = (v % 64, v / 64);
+    for v in 0..2304u32 {
+        let (x, y) = (v % 48, v / 48);
         for (dx, dy) in [(1, 0), (0, 1)] {
-            csv.push_str(&format!("{v},{},{}\n", (x + dx) % 64 + 64 * ((y + dy) % 64), 1 + v % 97));
+            csv.push_str(&format!("{v},{},{}\n", (x + dx) % 48 + 48 * ((y + dy) % 48), 1 + v % 97));
         }
     }
     std::fs::write(dir.join("comm.csv"), csv).unwrap();
     let args =
-        ["--comm", "comm.csv", "--virtual", "torus:64x64", "--physical", "mesh:64x64", "--search", "greedy,anneal"];
+        ["--comm", "comm.csv", "--virtual", "torus:48x48", "--physical", "mesh:48x48", "--search", "greedy,anneal"];
     let child = spawn_interruptible("cpmap", &dir, &args);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let start = std::time::Instant::now();
@@ -380,5 +381,5 @@ fn interrupt_during_a_search_reports_the_best_so_far() {
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("cpmap: interrupted: the search stopped early"), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("search:"), "the ranking with the search's mapping");
-    assert!(start.elapsed().as_secs() < 20, "stopped {} s after ^C", start.elapsed().as_secs());
+    assert!(start.elapsed().as_secs() < 30, "stopped {} s after ^C", start.elapsed().as_secs());
 }
