@@ -38,14 +38,16 @@ pub fn welch(m1: f64, s1: f64, n1: u32, m2: f64, s2: f64, n2: u32) -> Option<(f6
     if n1 < 2 || n2 < 2 {
         return None;
     }
-    let (a, b) = (s1 * s1 / f64::from(n1), s2 * s2 / f64::from(n2));
+    // (Counts come from a user's CSV: in f64, so that no sum of two overflows.)
+    let (n1, n2) = (f64::from(n1), f64::from(n2));
+    let (a, b) = (s1 * s1 / n1, s2 * s2 / n2);
     let se = (a + b).sqrt();
     let d = (m2 - m1).abs();
     if se == 0.0 {
         let t = if d == 0.0 { 0.0 } else { f64::INFINITY };
-        return Some((t, f64::from(n1 + n2 - 2)));
+        return Some((t, n1 + n2 - 2.0));
     }
-    let df = (a + b).powi(2) / (a * a / f64::from(n1 - 1) + b * b / f64::from(n2 - 1));
+    let df = (a + b).powi(2) / (a * a / (n1 - 1.0) + b * b / (n2 - 1.0));
     Some((d / se, df))
 }
 
@@ -74,5 +76,10 @@ mod tests {
         assert_eq!(welch(3.0, 0.0, 4, 3.5, 0.0, 4), Some((f64::INFINITY, 6.0)));
         assert!(!significant(welch(3.0, 0.0, 4, 3.0, 0.0, 4).unwrap().0, 6.0));
         assert_eq!(welch(3.0, 0.0, 1, 3.5, 0.0, 4), None);
+        // The largest counts a CSV can give do not overflow.
+        assert_eq!(
+            welch(3.0, 0.0, u32::MAX, 3.5, 0.0, u32::MAX),
+            Some((f64::INFINITY, 2.0 * f64::from(u32::MAX) - 2.0))
+        );
     }
 }

@@ -845,8 +845,9 @@ mod tests {
         let c = compare(&a, &b, &Tolerances::all(2.0), None).unwrap();
         assert_eq!(c.programs_differ, None);
         assert!(c.junit().contains(r#"<testcase classname="cpperf.compare" name="par_time"/>"#));
-        // A --runs JSON document is refused with the advice.
-        let e = Metrics::from_text(r#"{"schema_version":1,"runs":3,"statistics":[]}"#);
-        assert!(e.is_none() || e.unwrap().is_err());
+        // A --runs JSON document (its shape as cpss writes it) is refused with the advice.
+        let runs = r#"{"schema_version":1,"runs":2,"statistics":[{"name":"seq_time","mean":96930.0,"sd":0.0}]}"#;
+        let e = Metrics::from_text(runs).expect("taken for statistics").unwrap_err();
+        assert!(e.to_string().contains("compare their CSV (cpss --runs N --stats csv)"), "{e}");
     }
 }

@@ -357,9 +357,6 @@ fn lptf_and_lgcf_by_hand_from_csv() {
 #[cfg(unix)]
 #[test]
 fn interrupt_during_a_search_reports_the_best_so_far() {
-    extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
-    }
     let dir = tempdir("cpmap-interrupt");
     let mut csv = String::from("src,dst,bytes\n");
     for v in 0..2304u32 {
@@ -374,8 +371,7 @@ fn interrupt_during_a_search_reports_the_best_so_far() {
     let child = spawn_interruptible("cpmap", &dir, &args);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let start = std::time::Instant::now();
-    // SAFETY: sends SIGINT to the child, still searching (the search takes far longer).
-    assert_eq!(unsafe { kill(child.id() as i32, 2) }, 0);
+    interrupt(&child);
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");

@@ -340,9 +340,6 @@ fn runs_and_sweep_print_json() {
 #[cfg(unix)]
 #[test]
 fn interrupt_prints_statistics_so_far_and_leaves_no_file() {
-    extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
-    }
     let dir = tempdir("interrupt");
     std::fs::write(
         dir.join("spin.c"),
@@ -358,8 +355,7 @@ fn interrupt_prints_statistics_so_far_and_leaves_no_file() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     std::thread::sleep(std::time::Duration::from_millis(300));
-    // SAFETY: sends SIGINT to the child, which is still running (it never ends by itself).
-    assert_eq!(unsafe { kill(child.id() as i32, 2) }, 0);
+    interrupt(&child);
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
@@ -384,9 +380,6 @@ fn interrupt_prints_statistics_so_far_and_leaves_no_file() {
 #[cfg(unix)]
 #[test]
 fn interrupt_during_sweep_and_runs_keeps_what_finished() {
-    extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
-    }
     let dir = tempdir("interrupt-sweep");
     std::fs::write(
         dir.join("spin.c"),
@@ -402,8 +395,7 @@ fn interrupt_during_sweep_and_runs_keeps_what_finished() {
     for (args, what, total) in [(&sweep[..], "configurations missing", 200_000), (&runs[..], "runs not run", 100_000)] {
         let child = spawn_interruptible("cpss", &dir, args);
         std::thread::sleep(std::time::Duration::from_millis(500));
-        // SAFETY: sends SIGINT to the child, which is still running.
-        assert_eq!(unsafe { kill(child.id() as i32, 2) }, 0);
+        interrupt(&child);
         let out = child.wait_with_output().unwrap();
         let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert_eq!(out.status.code(), Some(130), "{stderr}");

@@ -204,3 +204,13 @@ pub fn spawn_interruptible(name: &str, dir: &std::path::Path, args: &[&str]) -> 
     }
     cmd.spawn().unwrap()
 }
+
+/// Sends SIGINT (`^C`) to `child`, which must still be running.
+#[cfg(unix)]
+pub fn interrupt(child: &std::process::Child) {
+    extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    // SAFETY: `kill` only sends a signal; the child is ours and has not been reaped.
+    assert_eq!(unsafe { kill(child.id() as i32, 2) }, 0, "SIGINT to {}", child.id());
+}
