@@ -31,10 +31,11 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::io::{BufReader, BufWriter, Write};
 use std::time::Instant;
 
+mod arith;
+mod block;
 mod bridge;
 mod channels;
 mod complex;
-mod fused;
 mod interp;
 mod mpi;
 mod net_worker;
@@ -42,7 +43,7 @@ mod process;
 mod procset;
 mod ready;
 mod scheduler;
-use fused::{fused_costs, Step};
+use block::Step;
 use interp::{interp, tick_tables, Ctr, Env, Tables, LEAVE};
 mod view;
 pub use view::{CallFrame, ChannelView, DebugHook, Quit, Stop};
@@ -57,8 +58,9 @@ static ZERO_TABLE: [Ticks; 256] = [0; 256];
 const NONE: u32 = u32::MAX;
 /// Most words on one process's working stack.
 const MAX_WORKING_STACK: usize = 1 << 22;
-/// The most distinct per-processor cost tables that get superinstruction charges.
-const MAX_FUSED_TABLES: usize = 64;
+/// The most distinct per-processor cost tables that get the charges of straight
+/// stretches ([`block::Charges`]).
+const MAX_CHARGED_TABLES: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -641,13 +643,12 @@ fn cost_tables(cfg: &SimConfig, npp: usize, prog: &[Step]) -> (Vec<(Ticks, Box<T
         };
         table_of.push(k);
     }
-    // The superinstructions' charges take about 180 bytes per instruction and table: with
-    // a speed per processor (--vary-speed) on a big machine they would outweigh the rest
-    // of the run. Without them the interpreter runs every instruction alone, with the
-    // same results.
-    if tables.len() <= MAX_FUSED_TABLES {
+    // The stretches' charges take 16 bytes per instruction and table: with a speed per
+    // processor (--vary-speed) on a big machine they would outweigh the rest of the run.
+    // Without them the interpreter runs every instruction alone, with the same results.
+    if tables.len() <= MAX_CHARGED_TABLES {
         for (_, t) in tables.iter_mut() {
-            t.fused = fused_costs(t, prog);
+            t.charges = block::Charges::new(&t.ticks, &t.seq, prog);
         }
     }
     (tables, table_of)

@@ -10,18 +10,19 @@
 //! instruction kind is looked up in ticks already multiplied by the processor's speed;
 //! and when every word of the pool belongs to the running process's processor (always
 //! so on one processor) the remote-access bookkeeping is compiled out (`CHECK`). In that
-//! case, and without the debugger, the common instruction sequences of compiled CPC run
-//! as superinstructions decoded at load time ([`super::fused`]: one dispatch for up to 17
-//! instructions, with exactly the charges, quantum ends and failures of the unfused
-//! run); the `.cod` code itself is unchanged. The inner loop of a matrix product,
-//! `for (...; k < n; k++) s = s + a[i][k] * b[k][j];` (of ints, floats or doubles), runs whole ([`super::fused::dot_loop`]): as many
-//! iterations as the quantum ends the process may cross and the step limit allow, with
-//! its variables resolved once and the clock, the quantum ends crossed and the busy time
-//! per instruction worked out once for the run.
-use super::fused::{dot_loop, run_fused, Fused, FusedCost, LoopTiming, Step, FUSED_MAX};
+//! case, and without the debugger, the program runs in the form translated at load time
+//! ([`super::block`]): straight stretches of operations that each stand for a run of
+//! instructions (an operand folded into the instruction that uses it, an array element in
+//! one, a comparison with its branch), charged by prefix sums, with the quantum and the
+//! step limit checked once per stretch, and a loop whose body is one stretch run back to
+//! back; the rules are on vCode's shapes, so every spelling of a loop or a sum compiling
+//! to the same shapes is as fast. The charges, quantum ends, failures and busy time per
+//! instruction are exactly those of the instructions run one by one; the `.cod` code
+//! itself is unchanged. Everything else runs here one instruction at a time.
+use super::arith;
+use super::block::{self, Step};
 use super::{
-    as_double, as_float, as_int, as_long, convert, math, math_d, push_frame, truthy, Acc, Exit, FnLite, Proc,
-    MAX_WORKING_STACK,
+    as_double, as_float, as_int, convert, math, math_d, push_frame, truthy, Acc, Exit, FnLite, Proc, MAX_WORKING_STACK,
 };
 use crate::sim::memory::Memory;
 use crate::sim::RuntimeError;
@@ -36,9 +37,12 @@ pub(super) struct Env<'a> {
     pub(super) ticks: &'a [Ticks; 256],
     /// Ticks of sequential time per opcode (0 for overhead, or while timing is off).
     pub(super) seq: &'a [Ticks; 256],
-    /// Per pc, the ticks and sequential ticks of the superinstruction starting there
-    /// ([`Tables::fused`]); empty: no superinstructions (while timing is off).
-    pub(super) fused: &'a [FusedCost],
+    /// The prefix sums of the ticks and of the sequential ticks over the code
+    /// ([`block::Charges`]); empty: every instruction runs alone (while timing is off).
+    pub(super) cum: &'a [Ticks],
+    pub(super) cum_seq: &'a [Ticks],
+    /// [`block::Charges::tmax`].
+    pub(super) tmax: Ticks,
     pub(super) max_stack: u32,
     /// The quantum length.
     pub(super) q: Ticks,
@@ -86,9 +90,9 @@ pub(super) const LEAVE: u32 = 1 << 31;
 /// charged here. `CHECK` false is only allowed when every word of `mem` is owned by
 /// `p.pproc`. `DEBUG` adds the debugger's stops ([`Env::stops`], [`Env::traced`]); without
 /// it they compile away.
-/// With `LINES`, the clock advance of every step (an instruction, or a fused sequence,
-/// charged to its first instruction) is added to `pc_ticks[pc]`, so that the ticks per
-/// instruction sum to the busy time the turn adds; only run records ask for it.
+/// With `LINES`, the ticks of every instruction run are added to `pc_ticks[pc]` (library
+/// code's to the program's call into the library), so that the ticks per instruction sum
+/// to the busy time the turn adds; only run records ask for it.
 pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
     env: &Env<'_>,
     p: &mut Proc,
@@ -108,6 +112,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
     let mut acc = Acc::default();
     let mut skip = DEBUG && env.skip_first;
     let mut traced_hit = false;
+    // An operation of `super::block` found that it would fail here: its first instruction
+    // runs alone.
+    let mut bail = usize::MAX;
     // The step whose clock advance is not charged to its instruction yet.
     let (mut line_pc, mut line_clock) = (pc, clock);
     // The program's call into the library (with `LINES`): library code's time goes there.
@@ -218,98 +225,40 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
         let Some(step) = code.get(pc) else {
             fail!(RuntimeError::BadCode { message: format!("pc {pc} outside the code") });
         };
-        if !CHECK && !DEBUG && step.fused != Fused::None {
-            if let Some(fc) = env.fused.get(pc) {
-                // The top of the loop checked the quantum and the step limit before the
-                // first instruction (`clock < qend` holds); the checks before the others
-                // follow. The one after the last is the next round's.
-                if steps > FUSED_MAX as u64 && stack.len() + FUSED_MAX < MAX_WORKING_STACK {
-                    if step.dot_loop {
-                        if let (Some(fi), Some(next)) = (env.fused.get(pc + fc.len), code.get(pc + fc.len)) {
-                            let timing = LoopTiming::new(fc, fi);
-                            let len = (fc.len + fi.len) as u64;
-                            let max = timing.budget(clock, qend, env.q, env.cross_max).min(steps / len);
-                            let (n, exit) = dot_loop(step.fused, next.fused, p, mem, max);
-                            if n > 0 {
-                                if let Some((m, at)) = timing.crossings(clock, n, qend, env.q) {
-                                    qend += m * env.q;
-                                    ctr.crossed += m;
-                                    ctr.cross_clock = at;
-                                }
-                                clock += n * timing.period;
-                                seq += n * (fc.seq + fi.seq);
-                                steps -= n * len;
-                                if LINES {
-                                    // As the two superinstructions charge it: the body to its
-                                    // pc (by the next loop top), the rest to the increment's.
-                                    if let Some(t) = pc_ticks.get_mut(pc + fc.len) {
-                                        *t += n * fi.total;
-                                    }
-                                    line_clock += n * fi.total;
-                                }
-                                pc = exit.unwrap_or(pc);
-                                continue;
-                            }
-                        }
-                    }
-                    let k = fc.len;
-                    if fc.inner < qend - clock {
-                        // No quantum end before the last instruction: the common case.
-                        if let Some(n) = run_fused(step.fused, p, mem, &mut stack, pc) {
-                            pc = n;
-                            clock += fc.total;
-                            seq += fc.seq;
-                            steps -= k as u64;
-                            continue;
-                        }
-                    } else {
-                        // Quantum ends inside: each must be one the loop top would cross.
-                        let (mut qe, mut crossed, mut cc) = (qend, 0, 0);
-                        let mut ok = true;
-                        if fc.tmax <= env.q && qend.saturating_add(FUSED_MAX as Ticks * env.q) <= env.cross_max {
-                            // Every end it reaches may be crossed (they are at most
-                            // `qend + (FUSED_MAX - 2) * q`), and no instruction steps over a
-                            // whole quantum, so the loop top crosses each end once, at the
-                            // first instruction that starts at or after it: the ends up to
-                            // the start of the last instruction, `clock + inner`.
-                            let over = fc.inner - (qend - clock);
-                            let m = if over < env.q { 1 } else { over / env.q + 1 };
-                            qe = qend + m * env.q;
-                            crossed = m;
-                            // The last crossing is at the first start at or after `qe - q`
-                            // (`pre` is non-decreasing up to `inner`, which is past it, and
-                            // 0 after the last instruction).
-                            let th = qe - env.q - clock;
-                            cc = clock + fc.pre.iter().copied().find(|&t| t >= th).unwrap_or(fc.inner);
-                        } else {
-                            for &t in fc.pre.iter().take(k - 1) {
-                                let c = clock + t;
-                                if c >= qe {
-                                    if qe <= env.cross_max && c < qe + env.q {
-                                        crossed += 1;
-                                        cc = c;
-                                        qe += env.q;
-                                    } else {
-                                        ok = false;
-                                        break;
-                                    }
-                                }
-                            }
-                        }
-                        if ok {
-                            if let Some(n) = run_fused(step.fused, p, mem, &mut stack, pc) {
-                                pc = n;
-                                clock += fc.total;
-                                seq += fc.seq;
-                                steps -= k as u64;
-                                qend = qe;
-                                ctr.crossed += crossed;
-                                ctr.cross_clock = cc;
-                                continue;
-                            }
-                        }
-                    }
+        if !CHECK && !DEBUG && pc != bail && !env.cum.is_empty() {
+            // Straight stretches of translated operations (see `super::block`).
+            let mut b = block::State { pc, clock, qend, steps, seq: 0, crossed: 0, cross_clock: 0, bail: usize::MAX };
+            let limits = block::Limits {
+                cum: env.cum,
+                cum_seq: env.cum_seq,
+                q: env.q,
+                cross_max: env.cross_max,
+                crossable: env.q > 0 && env.tmax <= env.q,
+            };
+            if LINES {
+                block::run_stretches::<true>(
+                    code,
+                    &limits,
+                    p,
+                    mem,
+                    &mut stack,
+                    &mut b,
+                    (pc_ticks, env.lib, ticks, site),
+                );
+            } else {
+                block::run_stretches::<false>(code, &limits, p, mem, &mut stack, &mut b, (&mut [], &[], ticks, site));
+            }
+            if b.steps != steps {
+                (pc, clock, qend, steps, bail) = (b.pc, b.clock, b.qend, b.steps, b.bail);
+                seq += b.seq;
+                if b.crossed > 0 {
+                    ctr.crossed += b.crossed;
+                    ctr.cross_clock = b.cross_clock;
                 }
+                if LINES {
+                    line_clock = clock;
+                }
+                continue;
             }
         }
         let (ins, op) = (step.ins, step.op);
@@ -404,75 +353,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             Instr::IncDec { ty, delta, pre } => {
                 let a = as_int(pop!()) as i64;
                 let old = rd!(a);
-                let new = match ty {
-                    Scalar::Int => Word::Int(as_int(old).wrapping_add(delta)),
-                    Scalar::Float => Word::Float(as_float(old) + delta as f32),
-                    Scalar::Char => Word::Char(as_int(old).wrapping_add(delta) as u8),
-                    Scalar::Double => Word::Double(as_double(old) + f64::from(delta)),
-                    Scalar::Long => Word::Long(as_long(old).wrapping_add(i64::from(delta))),
-                };
+                let new = arith::inc_dec(old, ty, delta);
                 wr!(a, new);
                 stack.push(if pre { new } else { convert(old, ty) });
-            }
-            Instr::AddI {}
-            | Instr::SubI {}
-            | Instr::MulI {}
-            | Instr::DivI {}
-            | Instr::ModI {}
-            | Instr::BitAnd {}
-            | Instr::BitOr {}
-            | Instr::BitXor {}
-            | Instr::Shl {}
-            | Instr::Shr {}
-            | Instr::EqI {}
-            | Instr::NeI {}
-            | Instr::LtI {}
-            | Instr::LeI {}
-            | Instr::GtI {}
-            | Instr::GeI {} => {
-                let b = as_int(pop!());
-                let a = as_int(pop!());
-                let r = match ins {
-                    Instr::AddI {} => a.wrapping_add(b),
-                    Instr::SubI {} => a.wrapping_sub(b),
-                    Instr::MulI {} => a.wrapping_mul(b),
-                    Instr::DivI {} | Instr::ModI {} if b == 0 => fail!(RuntimeError::DivisionByZero),
-                    Instr::DivI {} => a.wrapping_div(b),
-                    Instr::ModI {} => a.wrapping_rem(b),
-                    Instr::BitAnd {} => a & b,
-                    Instr::BitOr {} => a | b,
-                    Instr::BitXor {} => a ^ b,
-                    Instr::Shl {} => a.wrapping_shl(b as u32),
-                    Instr::Shr {} => a.wrapping_shr(b as u32),
-                    Instr::EqI {} => (a == b) as i32,
-                    Instr::NeI {} => (a != b) as i32,
-                    Instr::LtI {} => (a < b) as i32,
-                    Instr::LeI {} => (a <= b) as i32,
-                    Instr::GtI {} => (a > b) as i32,
-                    _ => (a >= b) as i32,
-                };
-                stack.push(Word::Int(r));
-            }
-            Instr::DivU {}
-            | Instr::ModU {}
-            | Instr::ShrU {}
-            | Instr::LtU {}
-            | Instr::LeU {}
-            | Instr::GtU {}
-            | Instr::GeU {} => {
-                let b = as_int(pop!()) as u32;
-                let a = as_int(pop!()) as u32;
-                let r = match ins {
-                    Instr::DivU {} | Instr::ModU {} if b == 0 => fail!(RuntimeError::DivisionByZero),
-                    Instr::DivU {} => a / b,
-                    Instr::ModU {} => a % b,
-                    Instr::ShrU {} => a.wrapping_shr(b),
-                    Instr::LtU {} => (a < b) as u32,
-                    Instr::LeU {} => (a <= b) as u32,
-                    Instr::GtU {} => (a > b) as u32,
-                    _ => (a >= b) as u32,
-                };
-                stack.push(Word::Int(r as i32));
             }
             Instr::CheckWord { ty } => {
                 let Some(&w) = stack.last() else { bad!("CHECKWORD on an empty stack") };
@@ -496,196 +379,6 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             }
             Instr::PushD { v } => stack.push(Word::Double(v)),
             Instr::PushL { v } => stack.push(Word::Long(v)),
-            Instr::AddL {}
-            | Instr::SubL {}
-            | Instr::MulL {}
-            | Instr::DivL {}
-            | Instr::ModL {}
-            | Instr::AndL {}
-            | Instr::OrL {}
-            | Instr::XorL {}
-            | Instr::ShlL {}
-            | Instr::ShrL {} => {
-                let b = as_long(pop!());
-                let a = as_long(pop!());
-                let r = match ins {
-                    Instr::AddL {} => a.wrapping_add(b),
-                    Instr::SubL {} => a.wrapping_sub(b),
-                    Instr::MulL {} => a.wrapping_mul(b),
-                    Instr::DivL {} | Instr::ModL {} if b == 0 => fail!(RuntimeError::DivisionByZero),
-                    Instr::DivL {} => a.wrapping_div(b),
-                    Instr::ModL {} => a.wrapping_rem(b),
-                    Instr::AndL {} => a & b,
-                    Instr::OrL {} => a | b,
-                    Instr::XorL {} => a ^ b,
-                    Instr::ShlL {} => a.wrapping_shl(b as u32),
-                    _ => a.wrapping_shr(b as u32),
-                };
-                stack.push(Word::Long(r));
-            }
-            Instr::EqL {} | Instr::NeL {} | Instr::LtL {} | Instr::LeL {} | Instr::GtL {} | Instr::GeL {} => {
-                let b = as_long(pop!());
-                let a = as_long(pop!());
-                let r = match ins {
-                    Instr::EqL {} => a == b,
-                    Instr::NeL {} => a != b,
-                    Instr::LtL {} => a < b,
-                    Instr::LeL {} => a <= b,
-                    Instr::GtL {} => a > b,
-                    _ => a >= b,
-                };
-                stack.push(Word::Int(r as i32));
-            }
-            Instr::NegL {} => {
-                let a = as_long(pop!());
-                stack.push(Word::Long(a.wrapping_neg()));
-            }
-            Instr::DivUL {}
-            | Instr::ModUL {}
-            | Instr::ShrUL {}
-            | Instr::LtUL {}
-            | Instr::LeUL {}
-            | Instr::GtUL {}
-            | Instr::GeUL {} => {
-                let b = as_long(pop!()) as u64;
-                let a = as_long(pop!()) as u64;
-                let r = match ins {
-                    Instr::DivUL {} | Instr::ModUL {} if b == 0 => fail!(RuntimeError::DivisionByZero),
-                    Instr::DivUL {} => Word::Long((a / b) as i64),
-                    Instr::ModUL {} => Word::Long((a % b) as i64),
-                    Instr::ShrUL {} => Word::Long(a.wrapping_shr(b as u32) as i64),
-                    Instr::LtUL {} => Word::Int((a < b) as i32),
-                    Instr::LeUL {} => Word::Int((a <= b) as i32),
-                    Instr::GtUL {} => Word::Int((a > b) as i32),
-                    _ => Word::Int((a >= b) as i32),
-                };
-                stack.push(r);
-            }
-            Instr::CvtULD {} => {
-                let a = as_long(pop!()) as u64;
-                stack.push(Word::Double(a as f64));
-            }
-            Instr::CvtULF {} => {
-                let a = as_long(pop!()) as u64;
-                stack.push(Word::Float(a as f32));
-            }
-            Instr::CvtDUL {} => {
-                let a = as_double(pop!());
-                stack.push(Word::Long(a as u64 as i64));
-            }
-            Instr::CvtFUL {} => {
-                let a = as_double(pop!());
-                stack.push(Word::Long(a as u64 as i64));
-            }
-            Instr::CvtUL {} => {
-                let a = as_int(pop!()) as u32;
-                stack.push(Word::Long(i64::from(a)));
-            }
-            Instr::CvtUD {} => {
-                let a = as_int(pop!()) as u32;
-                stack.push(Word::Double(f64::from(a)));
-            }
-            Instr::CvtDU {} => {
-                let a = as_double(pop!());
-                stack.push(Word::Int(a as u32 as i32));
-            }
-            Instr::AddD {} | Instr::SubD {} | Instr::MulD {} | Instr::DivD {} => {
-                let b = as_double(pop!());
-                let a = as_double(pop!());
-                stack.push(Word::Double(match ins {
-                    Instr::AddD {} => a + b,
-                    Instr::SubD {} => a - b,
-                    Instr::MulD {} => a * b,
-                    _ => a / b,
-                }));
-            }
-            Instr::EqD {} | Instr::NeD {} | Instr::LtD {} | Instr::LeD {} | Instr::GtD {} | Instr::GeD {} => {
-                let b = as_double(pop!());
-                let a = as_double(pop!());
-                let r = match ins {
-                    Instr::EqD {} => a == b,
-                    Instr::NeD {} => a != b,
-                    Instr::LtD {} => a < b,
-                    Instr::LeD {} => a <= b,
-                    Instr::GtD {} => a > b,
-                    _ => a >= b,
-                };
-                stack.push(Word::Int(r as i32));
-            }
-            Instr::NegD {} => {
-                let a = as_double(pop!());
-                stack.push(Word::Double(-a));
-            }
-            Instr::MathD { f } => {
-                let b = if f.arity() == 2 { as_double(pop!()) } else { 0.0 };
-                let a = as_double(pop!());
-                stack.push(Word::Double(math_d(f, a, b)));
-            }
-            Instr::Narrow { bits, signed } => {
-                let a = as_int(pop!());
-                stack.push(Word::Int(narrow(a, bits, signed)));
-            }
-            Instr::CvtUF {} => {
-                let a = as_int(pop!()) as u32;
-                stack.push(Word::Float(a as f32));
-            }
-            Instr::CvtFU {} => {
-                let a = as_float(pop!());
-                stack.push(Word::Int(a as u32 as i32));
-            }
-            Instr::NegI {} => {
-                let a = as_int(pop!());
-                stack.push(Word::Int(a.wrapping_neg()));
-            }
-            Instr::BitNot {} => {
-                let a = as_int(pop!());
-                stack.push(Word::Int(!a));
-            }
-            Instr::AbsI {} => {
-                let a = as_int(pop!());
-                stack.push(Word::Int(a.wrapping_abs()));
-            }
-            Instr::LogNot {} => {
-                let a = pop!();
-                stack.push(Word::Int(!truthy(a) as i32));
-            }
-            Instr::AddF {} | Instr::SubF {} | Instr::MulF {} | Instr::DivF {} => {
-                let b = as_float(pop!());
-                let a = as_float(pop!());
-                let r = match ins {
-                    Instr::AddF {} => a + b,
-                    Instr::SubF {} => a - b,
-                    Instr::MulF {} => a * b,
-                    _ => a / b,
-                };
-                stack.push(Word::Float(r));
-            }
-            Instr::EqF {} | Instr::NeF {} | Instr::LtF {} | Instr::LeF {} | Instr::GtF {} | Instr::GeF {} => {
-                let b = as_float(pop!());
-                let a = as_float(pop!());
-                let r = match ins {
-                    Instr::EqF {} => a == b,
-                    Instr::NeF {} => a != b,
-                    Instr::LtF {} => a < b,
-                    Instr::LeF {} => a <= b,
-                    Instr::GtF {} => a > b,
-                    _ => a >= b,
-                };
-                stack.push(Word::Int(r as i32));
-            }
-            Instr::NegF {} => {
-                let a = as_float(pop!());
-                stack.push(Word::Float(-a));
-            }
-            Instr::Convert { to } => {
-                let a = pop!();
-                stack.push(convert(a, to));
-            }
-            Instr::Math { f } => {
-                let b = if f.arity() == 2 { as_float(pop!()) } else { 0.0 };
-                let a = as_float(pop!());
-                stack.push(Word::Float(math(f, a, b)));
-            }
             Instr::Jump { target } => next = target as usize,
             Instr::JumpIfFalse { target } => {
                 if !truthy(pop!()) {
@@ -772,12 +465,33 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             Instr::Vproc {} => stack.push(Word::Int(p.vproc as i32)),
             Instr::Pid {} => stack.push(Word::Int(p.pid as i32)),
             Instr::SimTime {} => stack.push(Word::Double(clock as f64 / crate::time::TICKS_PER_UNIT as f64)),
+            _ if arith::is_binary(ins) => {
+                let b = pop!();
+                let a = pop!();
+                match arith::binary(ins, a, b) {
+                    Ok(w) => stack.push(w),
+                    Err(e) => fail!(e),
+                }
+            }
+            Instr::Math { f } | Instr::MathD { f } if f.arity() == 2 => {
+                let b = pop!();
+                let a = pop!();
+                stack.push(match ins {
+                    Instr::Math { .. } => Word::Float(math(f, as_float(a), as_float(b))),
+                    _ => Word::Double(math_d(f, as_double(a), as_double(b))),
+                });
+            }
+            _ if arith::is_unary(ins) => {
+                let a = pop!();
+                stack.push(arith::unary(ins, a));
+            }
             _ => break 'run Ok(Exit::Complex),
         }
         if stack.len() > MAX_WORKING_STACK {
             fail!(RuntimeError::StackOverflow { limit: env.max_stack });
         }
         pc = next;
+        bail = usize::MAX;
         clock += ticks[op as usize];
         seq += seqt[op as usize];
         steps -= 1;
@@ -810,20 +524,20 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
 pub(super) struct Tables {
     pub(super) ticks: [Ticks; 256],
     pub(super) seq: [Ticks; 256],
-    /// Per pc of the program, the charges of the superinstruction starting there
-    /// ([`Step::fused`]; one instruction for none). Empty (no superinstructions) on
-    /// machines with many processor types, where it would take too much memory.
-    pub(super) fused: Vec<FusedCost>,
+    /// The prefix sums of the charges over the program, for its straight stretches
+    /// ([`block::Charges`]); empty on machines with many processor types, where they would
+    /// take too much memory (every instruction then runs alone, with the same results).
+    pub(super) charges: block::Charges,
 }
 
 /// The charges of a processor of `speed` ticks per time unit under the cost table
 /// `cost` (ticks per opcode at the reference speed of [`crate::time::TICKS_PER_UNIT`]):
 /// `cost * speed / TICKS_PER_UNIT`, rounded to the nearest tick (exact for whole-unit
-/// costs). Sequential time counts the cost at the reference speed. [`Tables::fused`] is
-/// left empty: see [`fused_costs`].
+/// costs). Sequential time counts the cost at the reference speed. [`Tables::charges`]
+/// is left empty: see [`block::Charges::new`].
 pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -> Tables {
     const U: Ticks = crate::time::TICKS_PER_UNIT;
-    let mut t = Tables { ticks: [0; 256], seq: [0; 256], fused: Vec::new() };
+    let mut t = Tables { ticks: [0; 256], seq: [0; 256], charges: block::Charges::default() };
     for o in 0..256 {
         // In 128 bits: a cost near MAX_QUANTITY on a slow processor passes 64; the
         // clock's range then ends the run with a limit error.
@@ -834,15 +548,4 @@ pub(super) fn tick_tables(cost: &[u64; 256], work: &[bool; 256], speed: Ticks) -
         }
     }
     t
-}
-
-/// `v` wrapped into `bits` bits (1..=32), as a conversion to a narrower integer type.
-fn narrow(v: i32, bits: u8, signed: bool) -> i32 {
-    let bits = u32::from(bits.clamp(1, 32));
-    let shift = 32 - bits;
-    if signed {
-        v.wrapping_shl(shift).wrapping_shr(shift)
-    } else {
-        ((v as u32).wrapping_shl(shift) >> shift) as i32
-    }
 }

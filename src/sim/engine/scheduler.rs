@@ -633,7 +633,7 @@ impl<'m> Simulator<'m> {
                     None => return Ok(()),
                 }
             }
-            let Tables { ticks, seq, fused } = &*self.tables[self.table_of[pp]].1;
+            let Tables { ticks, seq, charges } = &*self.tables[self.table_of[pp]].1;
             let (stops, traced): (&[u64], &[(u32, u32)]) = match self.debug.as_deref() {
                 Some(d) if d.step_pid == pid => (&d.step_stops, &d.traced),
                 Some(d) => (&d.stops, &d.traced),
@@ -644,7 +644,9 @@ impl<'m> Simulator<'m> {
                 funcs: &self.funcs,
                 ticks: if time_on { ticks } else { &ZERO_TABLE },
                 seq: if time_on || args { seq } else { &ZERO_TABLE },
-                fused: if time_on { fused } else { &[] },
+                cum: if time_on { &charges.cum } else { &[] },
+                cum_seq: if time_on { &charges.seq } else { &[] },
+                tmax: charges.tmax,
                 max_stack: self.cfg.max_stack_words,
                 q,
                 cross_max,

@@ -710,17 +710,8 @@ fn process_table_shows_blocked_states_after_a_deadlock() {
 /// every instruction dispatched alone; the statistics without host time, the output and
 /// the error message.
 fn run_fusing(m: &Module, cfg: SimConfig, fuse: bool) -> (Option<Stats>, String, String) {
-    let (s, out, err, _) = run_fusing_lines(m, cfg, if fuse { Fusing::All } else { Fusing::None }, false);
+    let (s, out, err, _) = run_fusing_lines(m, cfg, fuse, false);
     (s, out, err)
-}
-
-/// Which superinstructions [`run_fusing_lines`] keeps.
-#[derive(Clone, Copy, PartialEq)]
-enum Fusing {
-    All,
-    /// All but the dot-product loops (each of their iterations then takes two dispatches).
-    NoLoops,
-    None,
 }
 
 /// [`run_fusing`], with an observer when `observe` is set: then the interpreter keeps the
@@ -729,7 +720,7 @@ enum Fusing {
 fn run_fusing_lines(
     m: &Module,
     cfg: SimConfig,
-    fusing: Fusing,
+    translated: bool,
     observe: bool,
 ) -> (Option<Stats>, String, String, Vec<String>) {
     #[derive(Clone, Default)]
@@ -749,12 +740,8 @@ fn run_fusing_lines(
         stderr: Box::new(std::io::sink()),
     };
     let r = Simulator::new(m, cfg, Box::new(Fixed(20, NetParams::default())), io).and_then(|mut s| {
-        for st in &mut s.prog {
-            match fusing {
-                Fusing::All => {}
-                Fusing::NoLoops => st.dot_loop = false,
-                Fusing::None => st.fused = super::fused::Fused::None,
-            }
+        if !translated {
+            super::block::Step::untranslated(&mut s.prog);
         }
         if observe {
             s.set_observer(Box::new(lines.clone()));
@@ -916,23 +903,14 @@ void main() {
 
 #[test]
 fn dot_product_loops_change_no_result() {
-    // Run whole, a dot-product loop (of ints, doubles, floats) must give what its two
-    // superinstructions give iteration by iteration, and what its instructions give one
-    // by one: statistics,
+    // Translated (a loop whose body is one stretch run whole), a dot-product loop (of
+    // ints, doubles, floats) must give what its instructions give one by one: statistics,
     // output, errors and the busy time per source line, whatever the quantum (ends inside
     // iterations, an iteration longer than a quantum), step limit (reached inside an
     // iteration), alarm and time limit, and with processes taking turns.
     let dot = crate::lang::compile("dot.c", DOT_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
     let race = crate::lang::compile("race.c", DOT_RACE_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
     let real = crate::lang::compile("real.c", DOT_REAL_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
-    assert!(
-        super::fused::Step::all(&real.code).iter().filter(|s| s.dot_loop).count() == 2,
-        "the double and the float loop are recognised"
-    );
-    assert!(
-        super::fused::Step::all(&dot.code).iter().filter(|s| s.dot_loop).count() == 3,
-        "the three loops are recognised"
-    );
     let mut cfgs = Vec::new();
     for q in [1, 7 * U / 10, U, 3 * U, 10 * U, 11 * U, 29 * U, 1000 * U] {
         cfgs.push(SimConfig { quantum: q, ..SimConfig::default() });
@@ -965,15 +943,14 @@ fn dot_product_loops_change_no_result() {
             cfg.max_time
         );
         for observe in [false, true] {
-            let whole = run_fusing_lines(m, cfg.clone(), Fusing::All, observe);
-            assert_eq!(whole, run_fusing_lines(m, cfg.clone(), Fusing::NoLoops, observe), "{what} {observe}");
-            assert_eq!(whole, run_fusing_lines(m, cfg.clone(), Fusing::None, observe), "{what} {observe}");
+            let whole = run_fusing_lines(m, cfg.clone(), true, observe);
+            assert_eq!(whole, run_fusing_lines(m, cfg.clone(), false, observe), "{what} {observe}");
         }
     }
     // The programs' own results. dot.c: c[i][i] is twice the sum over k < 6 of
     // (i + 2k)(k i - 3) = i^2 * 15 + 2i * 55 - 3 * 6i - 6 * 15 = 15i^2 + 92i - 90, so the
     // trace is 2 * (15 * 55 + 92 * 15 - 6 * 90) = 3330; the seventh k is out of bounds.
-    let (s, out, err, _) = run_fusing_lines(&dot, SimConfig::default(), Fusing::All, false);
+    let (s, out, err, _) = run_fusing_lines(&dot, SimConfig::default(), true, false);
     assert_eq!(out, "3330\n");
     assert!(s.is_none() && err.contains("index 6") && err.contains("dot.c:14"), "{err}");
     // real.c: the same sums in Rust, in the program's order and types (each product and
@@ -996,11 +973,11 @@ fn dot_product_loops_change_no_result() {
             }
         }
     }
-    let (_, out, err, _) = run_fusing_lines(&real, SimConfig::default(), Fusing::All, false);
+    let (_, out, err, _) = run_fusing_lines(&real, SimConfig::default(), true, false);
     assert_eq!((out, err), (format!("{s:.12} {:.6}\n", f64::from(t)), String::new()));
     // race.c with a quantum longer than the whole run: each worker runs to its end in turn.
     let long = SimConfig { quantum: 1 << 40, pprocs: 1, ..SimConfig::default() };
-    let (_, out, _, _) = run_fusing_lines(&race, long, Fusing::All, false);
+    let (_, out, _, _) = run_fusing_lines(&race, long, true, false);
     assert_eq!(out, format!("{}{}{}", "1".repeat(20), "2".repeat(20), "3".repeat(20)));
 }
 
@@ -1076,4 +1053,85 @@ fn a_process_block_keeps_a_turn_s_fields_in_its_first_cache_line() {
     let second = [offset_of!(Proc, display), offset_of!(Proc, frames), offset_of!(Proc, cur_seg)];
     assert!(second.iter().all(|&at| (64..128).contains(&at)), "{second:?}");
     assert_eq!(size_of::<Proc>() % 64, 0);
+}
+
+/// Every kind of translated operation, in loops spelled four ways (for, while, `x = x + 1`,
+/// `x += 1`), on every scalar type, with 1-D and 2-D arrays, signed and unsigned
+/// arithmetic, conversions, `i++` in an expression, and stack shapes that are not
+/// statements (`?:`, `&&`, calls in expressions); then the failures a stretch must leave to
+/// the instruction that fails: a division by zero (line 20) when `z` is 0.
+const ALL_OPS_SRC: &str = "int v[12], m[4][5], g;
+double d[6]; float f[6]; char c[9]; long l[4]; unsigned u[4];
+int sq(int x) { return x * x; }
+void main() {
+    int i, j, k, s, t, z;
+    double x; float y; long w; unsigned q;
+    for (i = 0; i < 12; i++) v[i] = i * 3 - 7;
+    i = 0; while (i < 4) { j = 0; while (j < 5) { m[i][j] = v[i + j] % 5; j = j + 1; } i += 1; }
+    s = 0; for (k = 11; k >= 0; k--) s += v[k] * (k & 3) - (v[k] >> 1) + (k ^ 5);
+    t = 0; for (i = 0; i < 4; ++i) for (j = 0; j < 5; j++) t = m[i][j] * 7 + t / 3 - (i < j ? i : j);
+    x = 0.5; for (i = 0; i < 6; i++) { d[i] = i * 0.25 + x; x = x * 1.5 - d[i] / 4.0; }
+    y = 1.0f; for (i = 0; i < 6; i++) { f[i] = y * i; y = y + f[i] / 3.0f; }
+    for (i = 0; i < 8; i++) c[i] = 'a' + i * 2;
+    w = 1; for (i = 0; i < 4; i++) { l[i] = w * 1000003; w = w * 7 + l[i] % 11; }
+    q = 4000000000u; for (i = 0; i < 4; i++) { u[i] = q / (i + 1) + q % 7; q = q >> 1; }
+    k = 0; for (i = 0; i < 12 && v[i] < 20; i++) k = k + (v[i] > 0 || i == 3);
+    g = 0; for (i = 0; i < 5; i++) g = g + sq(i) + v[i++];
+    printf(\"%d %d %.9f %.5f %s %ld %u %u %d %d\\n\", s, t, x, y, c, w, u[1], q, k, g);
+    z = 3;
+    for (i = 0; i < 6; i++) { s = s + 100 / z; z = z - 1; }
+    printf(\"%d\\n\", s);
+}";
+
+#[test]
+fn translated_operations_change_no_result() {
+    // Against every instruction dispatched alone: identical statistics, output, error
+    // (with its line and time) and busy time per source line, whatever the quantum (ends
+    // inside stretches and inside loops run whole, instructions longer than a quantum),
+    // step limit (inside a stretch and inside a loop), alarm and time limit.
+    let m = crate::lang::compile("ops.c", ALL_OPS_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
+    // The program does use most kinds of operation (so the comparison covers them).
+    let kinds: std::collections::HashSet<_> =
+        super::block::Step::all(&m.code).iter().map(|s| std::mem::discriminant(&s.x)).collect();
+    assert!(kinds.len() >= 20, "{} kinds of operation", kinds.len());
+    let mut cfgs = Vec::new();
+    for q in [1, 7 * U / 10, U, 2 * U, 3 * U, 10 * U, 13 * U, 1000 * U] {
+        cfgs.push(SimConfig { quantum: q, ..SimConfig::default() });
+    }
+    for n in [1, 2, 3, 17, 100, 501, 502, 503, 1000, 1001, 1500] {
+        cfgs.push(SimConfig { max_steps: Some(n), ..SimConfig::default() });
+    }
+    for t in [37 * U, 1234 * U + 1, 2500 * U + 3] {
+        cfgs.push(SimConfig { alarm: Some(t), ..SimConfig::default() });
+        cfgs.push(SimConfig { max_time: Some(t), ..SimConfig::default() });
+    }
+    for cfg in cfgs {
+        let what =
+            format!("quantum {} steps {:?} alarm {:?} time {:?}", cfg.quantum, cfg.max_steps, cfg.alarm, cfg.max_time);
+        for observe in [false, true] {
+            let translated = run_fusing_lines(&m, cfg.clone(), true, observe);
+            assert_eq!(translated, run_fusing_lines(&m, cfg.clone(), false, observe), "{what} {observe}");
+        }
+    }
+    // The run itself, checked against the same arithmetic in Rust: it prints the line of
+    // results, then fails at the division by zero of line 20 (z counts 3, 2, 1, 0).
+    let (s, out, err, _) = run_fusing_lines(&m, SimConfig::default(), true, false);
+    let v: Vec<i32> = (0..12).map(|i| i * 3 - 7).collect();
+    let ss: i32 = (0..12).rev().map(|k: i32| v[k as usize] * (k & 3) - (v[k as usize] >> 1) + (k ^ 5)).sum();
+    let mut mm = [[0i32; 5]; 4];
+    for (i, row) in mm.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            *x = v[i + j] % 5;
+        }
+    }
+    let mut t = 0i32;
+    for (i, row) in mm.iter().enumerate() {
+        for (j, &x) in row.iter().enumerate() {
+            t = x * 7 + t / 3 - (if i < j { i } else { j }) as i32;
+        }
+    }
+    let line = out.lines().next().unwrap_or("");
+    assert!(line.starts_with(&format!("{ss} {t} ")), "{line} (want {ss} {t} ...)");
+    assert!(line.contains(" acegikmo "), "{line}");
+    assert!(s.is_none() && err.contains("division by zero") && err.contains("ops.c:20"), "{err}");
 }

@@ -1,0 +1,1154 @@
+//! The interpreter's fast path: the program translated when it is loaded into a form with
+//! fewer dispatches, and run a straight stretch at a time.
+//!
+//! **The translation** ([`Op`], [`Step::all`]): at every pc, the run of consecutive
+//! instructions that starts there and forms one operation of the program: a variable or
+//! a constant folded into the instruction that uses it (`LDVal i; PUSHI 1; ADDI` is one
+//! addition of two operands), an array element's address and load in one (`a[i]`,
+//! `a[i][j]`, whatever the element type), an assignment of a variable or constant to a
+//! variable, `x++` and `x = x + c`, a comparison with the branch that uses it, two
+//! arithmetic instructions in a row (`(i + j) % 7`, `s + x * y`, `i * n + k`). The rules are
+//! on the shapes of vCode, not on any source statement: every spelling of a loop, a sum or
+//! an index that compiles to the same shapes gets the same dispatches. Every pc has its
+//! own decoding, so a jump may land anywhere.
+//!
+//! **The charges** ([`Charges`]): per processor type, the prefix sums of the ticks and of
+//! the sequential ticks over the code, so that the instructions `s..e` (a stretch run
+//! straight) are charged `cum[e] - cum[s]`: exactly what charging them one by one gives.
+//!
+//! **The rule that keeps every result the same** ([`super::interp`]): a stretch from `s`
+//! runs translated only when every instruction of it up to its end ([`Step::end`], the
+//! first instruction that is not translated, or the end of an unconditional jump) would
+//! start before the quantum's end, within the step limit and the working stack's bound;
+//! a taken branch ends the stretch and starts another (checked again). An operation that
+//! would fail changes nothing and returns `None`: the interpreter then runs its first
+//! instruction alone, which fails or not exactly as it always does. Used only without
+//! remote-access bookkeeping and without the debugger.
+//! Depends on the process type of [`super`], the word arithmetic ([`super::arith`]) and the
+//! memory pool.
+use super::arith::{binary_or_none, inc_dec, int_op, is_binary, is_comparison, is_int_kind, is_unary, unary};
+use super::{as_int, convert, truthy, Proc};
+use crate::sim::memory::Memory;
+use crate::time::Ticks;
+use crate::vcode::{Instr, Scalar, Word};
+
+/// One instruction of the code with its cost slot (its opcode, or a global variable
+/// access's own slot: [`crate::vcode::cost::cost_slot`]), the translated operation that
+/// starts at it and how many instructions that stands for, and where a straight stretch
+/// run from it ends.
+#[derive(Clone, Copy)]
+pub(super) struct Step {
+    pub(super) ins: Instr,
+    pub(super) op: u8,
+    /// The operation starting here ([`Op::Stop`]: this instruction is run alone).
+    pub(super) x: Op,
+    /// Its number of instructions (1 for `Stop`).
+    pub(super) len: u8,
+    /// The stretch from here: the pc after its last instruction. The operations from
+    /// here, one after the other, end exactly there (at a `Stop`, the code's end, or
+    /// after a `Jump`); equal to the pc itself when this is a `Stop`.
+    pub(super) end: u32,
+}
+
+impl Step {
+    /// The steps of `code`, in order.
+    pub(super) fn all(code: &[Instr]) -> Vec<Step> {
+        let mut steps: Vec<Step> = (0..code.len())
+            .map(|pc| {
+                let (x, len) = Op::at(code, pc);
+                Step { ins: code[pc], op: crate::vcode::cost::cost_slot(&code[pc]), x, len: len as u8, end: pc as u32 }
+            })
+            .collect();
+        // Backwards: a stretch goes on through the one after its first operation.
+        for pc in (0..steps.len()).rev() {
+            let s = steps[pc];
+            let next = pc + s.len as usize;
+            steps[pc].end = match s.x {
+                Op::Stop => pc as u32,
+                Op::Jump(_) | Op::IncJump { .. } => next as u32,
+                _ => steps.get(next).map_or(next as u32, |n| n.end),
+            };
+        }
+        steps
+    }
+
+    /// The same steps with nothing translated: every instruction run alone (the reference
+    /// the tests compare the translated runs with).
+    #[cfg(test)]
+    pub(super) fn untranslated(steps: &mut [Step]) {
+        for (pc, s) in steps.iter_mut().enumerate() {
+            (s.x, s.len, s.end) = (Op::Stop, 1, pc as u32);
+        }
+    }
+}
+
+/// Where an operand comes from: the working stack (popped), a variable (`LDVal depth
+/// off`, its address from the display) or an `int` constant (`PUSHI v`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Src {
+    Stack,
+    Var(u8, u32),
+    Int(i32),
+}
+
+impl Src {
+    /// The operand that `ins` pushes, when it is a variable or an `int` constant.
+    fn of(ins: Instr) -> Option<Src> {
+        match ins {
+            Instr::LdVal { depth, off } => Some(Src::Var(depth, off)),
+            Instr::PushI { v } => Some(Src::Int(v)),
+            _ => None,
+        }
+    }
+}
+
+/// An index of `INDEX size len`, from `i`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Ix {
+    pub(super) i: Src,
+    pub(super) size: u32,
+    pub(super) len: u32,
+}
+
+/// A translated operation: the instructions it stands for are in its doc. Each computes
+/// what they compute, in their order, and on the same words (addresses pass through `int`
+/// words as `LDADDR` pushes them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Op {
+    /// Not translated: run alone by the interpreter (calls, returns, channels, I/O, ...).
+    Stop,
+    /// `LDVal` or `PUSHI` (1).
+    Push(Src),
+    /// `PUSHF`, `PUSHC`, `PUSHD`, `PUSHL` (1).
+    Const(Word),
+    /// `LDADDR depth off` (1).
+    Addr(u8, u32),
+    /// A [`binary`] instruction `ins` with its operands: `a` and `b` from the stack (1),
+    /// `b` pushed just before (2), or both (3).
+    Bin {
+        ins: Instr,
+        a: Src,
+        b: Src,
+    },
+    /// [`Op::Bin`] of an `int` instruction ([`is_int_kind`]): the operands read as `int`s.
+    BinI {
+        ins: Instr,
+        a: Src,
+        b: Src,
+    },
+    /// Two [`binary`] instructions in a row, both on the stack (2): `x then (y first z)`.
+    BinBin {
+        first: Instr,
+        then: Instr,
+    },
+    /// [`Op::BinBin`] of two `int` instructions.
+    BinBinI {
+        first: Instr,
+        then: Instr,
+    },
+    /// `(a first b) then c` of three pushed operands (5): `a; b; first; c; then`.
+    Bin2 {
+        first: Instr,
+        a: Src,
+        b: Src,
+        then: Instr,
+        c: Src,
+    },
+    /// [`Op::Bin2`] of two `int` instructions.
+    Bin2I {
+        first: Instr,
+        a: Src,
+        b: Src,
+        then: Instr,
+        c: Src,
+    },
+    /// A [`unary`] instruction (1).
+    Un(Instr),
+    /// `INDEX size len` of the base on the stack, by `i`, and `Dereference` when `load`
+    /// (1 to 3).
+    Index {
+        ix: Ix,
+        load: bool,
+    },
+    /// `LDADDR depth off; <i>; INDEX` and `Dereference` when `load` (3 or 4): `a[i]`.
+    Elem {
+        depth: u8,
+        off: u32,
+        i: Ix,
+        load: bool,
+    },
+    /// `LDADDR depth off; <i>; INDEX; <j>; INDEX` and `Dereference` when `load` (5 or 6):
+    /// `a[i][j]`.
+    Elem2 {
+        depth: u8,
+        off: u32,
+        i: Ix,
+        j: Ix,
+        load: bool,
+    },
+    /// `Dereference` (1).
+    Deref,
+    /// `STORE ty keep` (1).
+    Store {
+        ty: Scalar,
+        keep: bool,
+    },
+    /// `LDADDR depth off; <v>; STORE ty 0` (3): `x = v;`.
+    Set {
+        depth: u8,
+        off: u32,
+        ty: Scalar,
+        v: Src,
+    },
+    /// `LDADDR depth off; INCDEC int delta _; POP 1` (3): `x++;`, or `LDADDR depth off;
+    /// LDVal depth off; PUSHI c; ADDI | SUBI; STORE int 0` (5, `wide` set: the value is
+    /// read at the untruncated address, as `LDVal` reads it): `x = x + c;`.
+    IncVar {
+        depth: u8,
+        off: u32,
+        delta: i32,
+        wide: bool,
+    },
+    /// [`Op::IncVar`] and the `JMP target` after it (4 or 6): the end of a loop's body.
+    IncJump {
+        depth: u8,
+        off: u32,
+        delta: i32,
+        wide: bool,
+        target: u32,
+    },
+    /// `INCDEC ty delta pre` (1).
+    IncDec {
+        ty: Scalar,
+        delta: i32,
+        pre: bool,
+    },
+    /// `LDADDR depth off; DUP; Dereference` (3): the start of `x += ...`.
+    AddrDeref(u8, u32),
+    /// `POP n`, `DUP`, `SWAP` (1).
+    Pop(u32),
+    Dup,
+    Swap,
+    /// `JMP target` (1).
+    Jump(u32),
+    /// A comparison `cmp` of `a` and `b` (as [`Op::Bin`]) and the `JPF` (`when` false) or
+    /// `JPT` (`when` true) after it: jumps to `target` when the result's truth is `when`
+    /// (2 to 4).
+    Branch {
+        cmp: Instr,
+        a: Src,
+        b: Src,
+        when: bool,
+        target: u32,
+    },
+    /// [`Op::Branch`] of an `int` comparison.
+    BranchI {
+        cmp: Instr,
+        a: Src,
+        b: Src,
+        when: bool,
+        target: u32,
+    },
+    /// `JPF` / `JPT` of the value on the stack (1).
+    JumpIf {
+        when: bool,
+        target: u32,
+    },
+}
+
+impl Op {
+    /// The operation starting at `code[pc]` and its number of instructions, its
+    /// arithmetic on `int`s when all of it is.
+    fn at(code: &[Instr], pc: usize) -> (Op, usize) {
+        let (op, n) = Op::shape(code, pc);
+        let op = match op {
+            Op::Bin { ins, a, b } if is_int_kind(ins) => Op::BinI { ins, a, b },
+            Op::BinBin { first, then } if is_int_kind(first) && is_int_kind(then) => Op::BinBinI { first, then },
+            Op::Bin2 { first, a, b, then, c } if is_int_kind(first) && is_int_kind(then) => {
+                Op::Bin2I { first, a, b, then, c }
+            }
+            Op::Branch { cmp, a, b, when, target } if is_int_kind(cmp) => Op::BranchI { cmp, a, b, when, target },
+            op => op,
+        };
+        match (op, code.get(pc + n)) {
+            (Op::IncVar { depth, off, delta, wide }, Some(Instr::Jump { target })) => {
+                (Op::IncJump { depth, off, delta, wide, target: *target }, n + 1)
+            }
+            _ => (op, n),
+        }
+    }
+
+    /// The operation starting at `code[pc]` and its number of instructions.
+    fn shape(code: &[Instr], pc: usize) -> (Op, usize) {
+        use Instr as I;
+        let c = code.get(pc..).unwrap_or(&[]);
+        let src = |k: usize| c.get(k).copied().and_then(Src::of);
+        let ins = |k: usize| c.get(k).copied();
+        let bin = |k: usize| ins(k).filter(|&i| is_binary(i));
+        let jump = |k: usize| match ins(k) {
+            Some(I::JumpIfFalse { target }) => Some((false, target)),
+            Some(I::JumpIfTrue { target }) => Some((true, target)),
+            _ => None,
+        };
+        let index = |k: usize| match ins(k) {
+            Some(I::Index { size, len }) => Some((size, len)),
+            _ => None,
+        };
+        let deref = |k: usize| matches!(ins(k), Some(I::Dereference {}));
+        // A binary operation of `a` and `b` at `k` (the comparison with its branch).
+        let binop = |k: usize, a: Src, b: Src, n: usize| -> Option<(Op, usize)> {
+            let op = bin(k)?;
+            Some(match jump(k + 1) {
+                Some((when, target)) if is_comparison(op) => (Op::Branch { cmp: op, a, b, when, target }, n + 2),
+                _ => (Op::Bin { ins: op, a, b }, n + 1),
+            })
+        };
+        let Some(first) = ins(0) else { return (Op::Stop, 1) };
+        if let Some(a) = src(0) {
+            if let Some(b) = src(1) {
+                if let (Some(f), Some(x), Some(t)) = (bin(2), src(3), bin(4)) {
+                    if jump(5).is_none() || !is_comparison(t) {
+                        return (Op::Bin2 { first: f, a, b, then: t, c: x }, 5);
+                    }
+                }
+                if let Some(r) = binop(2, a, b, 2) {
+                    return r;
+                }
+            }
+            if let Some(r) = binop(1, Src::Stack, a, 1) {
+                return r;
+            }
+            if let Some((size, len)) = index(1) {
+                let load = deref(2);
+                return (Op::Index { ix: Ix { i: a, size, len }, load }, 2 + load as usize);
+            }
+            return (Op::Push(a), 1);
+        }
+        match first {
+            I::LdAddr { depth, off } => {
+                match (ins(1), ins(2), ins(3), ins(4)) {
+                    (Some(I::IncDec { ty: Scalar::Int, delta, .. }), Some(I::Pop { n: 1 }), _, _) => {
+                        return (Op::IncVar { depth, off, delta, wide: false }, 3);
+                    }
+                    (
+                        Some(I::LdVal { depth: d, off: o }),
+                        Some(I::PushI { v }),
+                        Some(add @ (I::AddI {} | I::SubI {})),
+                        Some(I::Store { ty: Scalar::Int, keep: false }),
+                    ) if (d, o) == (depth, off) => {
+                        let delta = if add == (I::AddI {}) { v } else { v.wrapping_neg() };
+                        return (Op::IncVar { depth, off, delta, wide: true }, 5);
+                    }
+                    (Some(I::Dup {}), Some(I::Dereference {}), _, _) => return (Op::AddrDeref(depth, off), 3),
+                    _ => {}
+                }
+                if let (Some(i), Some((size, len))) = (src(1), index(2)) {
+                    let i = Ix { i, size, len };
+                    if let (Some(j), Some((size, len))) = (src(3), index(4)) {
+                        let load = deref(5);
+                        let j = Ix { i: j, size, len };
+                        return (Op::Elem2 { depth, off, i, j, load }, 5 + load as usize);
+                    }
+                    let load = deref(3);
+                    return (Op::Elem { depth, off, i, load }, 3 + load as usize);
+                }
+                if let (Some(v), Some(I::Store { ty, keep: false })) = (src(1), ins(2)) {
+                    return (Op::Set { depth, off, ty, v }, 3);
+                }
+                (Op::Addr(depth, off), 1)
+            }
+            _ if is_binary(first) => match bin(1) {
+                Some(then) if jump(2).is_none() || !is_comparison(then) => (Op::BinBin { first, then }, 2),
+                _ => binop(0, Src::Stack, Src::Stack, 0).unwrap_or((Op::Stop, 1)),
+            },
+            _ if is_unary(first) => (Op::Un(first), 1),
+            I::Index { size, len } => {
+                let load = deref(1);
+                (Op::Index { ix: Ix { i: Src::Stack, size, len }, load }, 1 + load as usize)
+            }
+            I::Dereference {} => (Op::Deref, 1),
+            I::Store { ty, keep } => (Op::Store { ty, keep }, 1),
+            I::IncDec { ty, delta, pre } => (Op::IncDec { ty, delta, pre }, 1),
+            I::PushF { v } => (Op::Const(Word::Float(v)), 1),
+            I::PushC { v } => (Op::Const(Word::Char(v)), 1),
+            I::PushD { v } => (Op::Const(Word::Double(v)), 1),
+            I::PushL { v } => (Op::Const(Word::Long(v)), 1),
+            I::Pop { n } => (Op::Pop(n), 1),
+            I::Dup {} => (Op::Dup, 1),
+            I::Swap {} => (Op::Swap, 1),
+            I::Nop {} => (Op::Pop(0), 1),
+            I::Jump { target } => (Op::Jump(target), 1),
+            I::JumpIfFalse { target } => (Op::JumpIf { when: false, target }, 1),
+            I::JumpIfTrue { target } => (Op::JumpIf { when: true, target }, 1),
+            _ => (Op::Stop, 1),
+        }
+    }
+}
+
+/// The address of variable `(depth, off)`, as `LDVal` computes it from the display `p`.
+#[inline(always)]
+fn var(p: &[u32], depth: u8, off: u32) -> Option<i64> {
+    p.get(depth as usize).map(|&b| b as i64 + off as i64)
+}
+
+/// The word at `a`, if `a` is inside the pool.
+#[inline(always)]
+fn load(mem: &Memory, a: i64) -> Option<Word> {
+    mem.index(a).map(|i| mem.words[i])
+}
+
+/// The value of a pushed operand (`Stack` is the caller's).
+#[inline(always)]
+fn get(p: &[u32], mem: &Memory, s: Src) -> Option<Word> {
+    match s {
+        Src::Int(v) => Some(Word::Int(v)),
+        Src::Var(d, o) => load(mem, var(p, d, o)?),
+        Src::Stack => None,
+    }
+}
+
+/// [`as_int`] with the common case (an `int` word) first and inline: the other cases out of
+/// line, so that reading an operand is a test and a load, not a jump through a table.
+#[inline(always)]
+fn int_of(w: &Word) -> i32 {
+    match w {
+        Word::Int(i) => *i,
+        _ => int_of_other(w),
+    }
+}
+
+#[inline(never)]
+fn int_of_other(w: &Word) -> i32 {
+    as_int(*w)
+}
+
+/// The value of a pushed operand as an `int` (`Stack` is the caller's): read in place, as
+/// the `int` instructions convert it.
+#[inline(always)]
+fn int(p: &[u32], mem: &Memory, s: Src) -> Option<i32> {
+    match s {
+        Src::Int(v) => Some(v),
+        Src::Var(d, o) => {
+            let i = mem.index(var(p, d, o)?)?;
+            Some(int_of(&mem.words[i]))
+        }
+        Src::Stack => None,
+    }
+}
+
+/// `base + i * size` as `INDEX size len` computes it: `None` when `i` is outside
+/// `0..len` (no bound when `len` is 0).
+#[inline(always)]
+fn index(base: i32, i: i32, size: u32, len: u32) -> Option<i32> {
+    (len == 0 || (i >= 0 && (i as u32) < len)).then(|| base.wrapping_add(i.wrapping_mul(size as i32)))
+}
+
+/// Writes `a <ins> b` of a binary instruction ([`binary_or_none`]) into `dst`; `None`,
+/// with `dst` unchanged, on a division by zero. The common `int` and `double` arithmetic
+/// and comparisons are inline, written straight into `dst` (a word assembled elsewhere
+/// and copied whole would be read back before its parts are stored), the rest out of
+/// line, so that the operations stay small.
+#[inline(always)]
+fn binary(ins: Instr, a: Word, b: Word, dst: &mut Word) -> Option<()> {
+    use Instr as I;
+    match (a, b) {
+        (Word::Int(x), Word::Int(y)) => {
+            *dst = Word::Int(match ins {
+                I::AddI {} => x.wrapping_add(y),
+                I::SubI {} => x.wrapping_sub(y),
+                I::MulI {} => x.wrapping_mul(y),
+                I::LtI {} => (x < y) as i32,
+                I::LeI {} => (x <= y) as i32,
+                I::GtI {} => (x > y) as i32,
+                I::GeI {} => (x >= y) as i32,
+                I::EqI {} => (x == y) as i32,
+                I::NeI {} => (x != y) as i32,
+                _ => return binary_out_of_line(ins, a, b, dst),
+            })
+        }
+        (Word::Double(x), Word::Double(y)) => match ins {
+            I::AddD {} => *dst = Word::Double(x + y),
+            I::SubD {} => *dst = Word::Double(x - y),
+            I::MulD {} => *dst = Word::Double(x * y),
+            I::DivD {} => *dst = Word::Double(x / y),
+            I::LtD {} => *dst = Word::Int((x < y) as i32),
+            I::GtD {} => *dst = Word::Int((x > y) as i32),
+            _ => return binary_out_of_line(ins, a, b, dst),
+        },
+        _ => return binary_out_of_line(ins, a, b, dst),
+    }
+    Some(())
+}
+
+#[inline(never)]
+fn binary_out_of_line(ins: Instr, a: Word, b: Word, dst: &mut Word) -> Option<()> {
+    *dst = binary_or_none(ins, a, b)?;
+    Some(())
+}
+
+/// Whether `a <cmp> b` of a comparison is true; `None` never (comparisons do not fail),
+/// kept for the shape of [`binary`].
+#[inline(always)]
+fn compare(cmp: Instr, a: Word, b: Word) -> Option<bool> {
+    use Instr as I;
+    if let (Word::Int(x), Word::Int(y)) = (a, b) {
+        return Some(match cmp {
+            I::LtI {} => x < y,
+            I::LeI {} => x <= y,
+            I::GtI {} => x > y,
+            I::GeI {} => x >= y,
+            I::EqI {} => x == y,
+            I::NeI {} => x != y,
+            _ => return compare_out_of_line(cmp, a, b),
+        });
+    }
+    compare_out_of_line(cmp, a, b)
+}
+
+#[inline(never)]
+fn compare_out_of_line(cmp: Instr, a: Word, b: Word) -> Option<bool> {
+    binary_or_none(cmp, a, b).map(truthy)
+}
+
+#[inline(never)]
+fn unary_out_of_line(ins: Instr, a: Word) -> Word {
+    unary(ins, a)
+}
+
+/// The top `n` words of the stack, if it has them.
+#[inline(always)]
+fn top<const N: usize>(stack: &[Word]) -> Option<&[Word; N]> {
+    stack.get(stack.len().checked_sub(N)?..)?.try_into().ok()
+}
+
+/// What running one operation did.
+enum Ran {
+    /// Go on with the operation at this pc.
+    Next(usize),
+    /// A jump to this pc was taken: the stretch ends.
+    Jumped(usize),
+}
+
+/// The interpreter's state while it runs stretches: its pc, clock, quantum end and step
+/// budget, what the stretches added (sequential ticks, quantum ends crossed and the clock
+/// at the last crossing), and the pc whose first instruction must run alone.
+pub(super) struct State {
+    pub(super) pc: usize,
+    pub(super) clock: Ticks,
+    pub(super) qend: Ticks,
+    pub(super) steps: u64,
+    pub(super) seq: Ticks,
+    pub(super) crossed: u64,
+    pub(super) cross_clock: Ticks,
+    pub(super) bail: usize,
+}
+
+/// What bounds a run of stretches: the charges ([`Charges`]), the quantum, and the last
+/// quantum end the process may go past (see [`super::interp::Env::cross_max`]).
+pub(super) struct Limits<'a> {
+    pub(super) cum: &'a [Ticks],
+    pub(super) cum_seq: &'a [Ticks],
+    pub(super) q: Ticks,
+    pub(super) cross_max: Ticks,
+    /// No translated instruction is longer than a quantum ([`Charges::tmax`]).
+    pub(super) crossable: bool,
+}
+
+/// Runs straight stretches from `st.pc`, one after the other as taken jumps lead, while
+/// each fits: all its instructions would start before the quantum's end (or past ends
+/// the process may cross, when `crossable`: each is then crossed at the first instruction
+/// starting at or after it, as the interpreter's loop top crosses it), within the step
+/// limit and the working stack's bound. Stops at a stretch that does not fit, at a `Stop`
+/// and at an operation that would fail (`st.bail`: its first instruction must run alone).
+/// Charges what ran to `st`; with `LINES`, the ticks of each instruction to its pc in
+/// `lines.0` (library code's to the call site `lines.3`, as [`super::interp`] does).
+#[inline(never)]
+pub(super) fn run_stretches<const LINES: bool>(
+    code: &[Step],
+    lim: &Limits<'_>,
+    p: &Proc,
+    mem: &mut Memory,
+    stack: &mut Vec<Word>,
+    st: &mut State,
+    lines: (&mut [Ticks], &[bool], &[Ticks; 256], usize),
+) {
+    let display = &p.display[..];
+    let (cum, cum_seq) = (lim.cum, lim.cum_seq);
+    // The state in locals (registers), written back at the end.
+    let (mut clock, mut qend, mut steps, mut seq, mut crossed) = (st.clock, st.qend, st.steps, 0, 0);
+    // The stretch of the last crossing: its first pc, its end, its clock, and the quantum
+    // end crossed last; the clock at that crossing is worked out once, at the end.
+    let mut last_cross = None;
+    // The clock at the last crossing, when a loop run whole crossed last.
+    let mut cross_at = None;
+    // Runs the operations of the stretch from `$s` to `$end`: the pc reached and the
+    // target of the jump taken, if one was.
+    macro_rules! ops {
+        ($s:expr, $end:expr) => {{
+            let (mut at, mut jumped) = ($s, None);
+            while at < $end {
+                let x = &code[at];
+                match run(&x.x, x.len as usize, display, mem, stack, at) {
+                    Some(Ran::Next(k)) => at = k,
+                    Some(Ran::Jumped(t)) => {
+                        jumped = Some(t);
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            // The instructions run: those before `at`, and the jump's own.
+            let e = match jumped {
+                Some(_) => at + code[at].len as usize,
+                None => at,
+            };
+            (at, jumped, e)
+        }};
+    }
+    // Charges the instructions `$s..$e`, run from the current clock.
+    macro_rules! charge {
+        ($s:expr, $e:expr) => {{
+            let (s, e) = ($s, $e);
+            let last = clock + (cum[e - 1] - cum[s]);
+            if last >= qend {
+                // The ends crossed: every end up to the last start (the instructions of
+                // earlier stretches all started before `qend`).
+                let mut m = 1;
+                while qend + m * lim.q <= last {
+                    m += 1;
+                    if m > 8 {
+                        m = (last - qend) / lim.q + 1;
+                        break;
+                    }
+                }
+                last_cross = Some((s, e, clock, qend + (m - 1) * lim.q));
+                crossed += m;
+                qend += m * lim.q;
+            }
+            clock += cum[e] - cum[s];
+            seq += cum_seq[e] - cum_seq[s];
+            steps -= (e - s) as u64;
+            if LINES {
+                let (pc_ticks, lib, ticks, site) = (&mut *lines.0, lines.1, lines.2, lines.3);
+                for k in s..e {
+                    let to = if lib.get(k) == Some(&true) { site } else { k };
+                    if let Some(t) = pc_ticks.get_mut(to) {
+                        *t += ticks[code[k].op as usize];
+                    }
+                }
+            }
+        }};
+    }
+    let mut s = st.pc;
+    while let Some(first) = code.get(s) {
+        let end = first.end as usize;
+        let n = end - s;
+        if n == 0 || steps < n as u64 || stack.len() + 2 * n > super::MAX_WORKING_STACK {
+            break;
+        }
+        let last = clock.saturating_add(cum[end - 1] - cum[s]);
+        if last >= qend && !(lim.crossable && last <= lim.cross_max) {
+            break;
+        }
+        let (mut at, mut jumped, mut e) = ops!(s, end);
+        if e > s {
+            charge!(s, e);
+        }
+        if jumped == Some(s) && e == end {
+            // A loop whose body is this whole stretch: further iterations run back to
+            // back while they fit (their last instruction starting before the quantum's
+            // end, or at most at the last end that may be crossed), each charged the
+            // same, and the crossings worked out once for them all.
+            let (period, inner) = (cum[end] - cum[s], cum[end - 1] - cum[s]);
+            let limit = match (lim.crossable, qend.checked_sub(1)) {
+                (true, q1) => Some(lim.cross_max.max(q1.unwrap_or(0))),
+                (false, q1) => q1,
+            };
+            let fit = match limit {
+                Some(l) if clock.saturating_add(inner) <= l => {
+                    (l - clock - inner).checked_div(period).map_or(u64::MAX, |k| k.saturating_add(1))
+                }
+                _ => 0,
+            };
+            let max = fit.min(steps / n as u64);
+            let (clock0, h) = (clock, stack.len());
+            let mut done = 0u64;
+            while done < max {
+                let r = ops!(s, end);
+                if r.1 == Some(s) && r.2 == end && stack.len() == h {
+                    done += 1;
+                } else {
+                    // An iteration that did not go round: charged as a stretch below.
+                    (at, jumped, e) = r;
+                    break;
+                }
+            }
+            if done > 0 {
+                let last = clock0 + (done - 1) * period + inner;
+                if last >= qend {
+                    let m = (last - qend) / lim.q + 1;
+                    let l = qend + (m - 1) * lim.q;
+                    // The first start at or after `l`: in iteration `rel / period`.
+                    let rel = l.saturating_sub(clock0);
+                    let (j, r) = (rel / period, rel % period);
+                    let k = s + cum[s..end].partition_point(|&t| t - cum[s] < r);
+                    cross_at = Some(if k == end {
+                        clock0 + (j + 1) * period
+                    } else {
+                        clock0 + j * period + (cum[k] - cum[s])
+                    });
+                    last_cross = None;
+                    crossed += m;
+                    qend += m * lim.q;
+                }
+                clock += done * period;
+                seq += done * (cum_seq[end] - cum_seq[s]);
+                steps -= done * n as u64;
+                if LINES {
+                    let (pc_ticks, lib, ticks, site) = (&mut *lines.0, lines.1, lines.2, lines.3);
+                    for k in s..end {
+                        let to = if lib.get(k) == Some(&true) { site } else { k };
+                        if let Some(t) = pc_ticks.get_mut(to) {
+                            *t += done * ticks[code[k].op as usize];
+                        }
+                    }
+                }
+            }
+            if done < max && e > s {
+                charge!(s, e);
+            }
+        }
+        match jumped {
+            Some(t) => (st.pc, s) = (t, t),
+            None => {
+                st.pc = at;
+                if at < end {
+                    st.bail = at;
+                }
+                break;
+            }
+        }
+    }
+    if let Some(c) = cross_at {
+        st.cross_clock = c;
+    }
+    if let Some((s, e, c, end)) = last_cross {
+        // The start of the first instruction at or after the last end crossed.
+        let k = s + cum[s..e].partition_point(|&t| c + (t - cum[s]) < end);
+        st.cross_clock = c + (cum[k] - cum[s]);
+    }
+    (st.clock, st.qend, st.steps, st.seq, st.crossed) = (clock, qend, steps, seq, crossed);
+}
+
+/// Runs operation `x` (of `len` instructions) at `pc`. `None`, having changed nothing,
+/// when one of its instructions would fail (the caller then runs the first one alone,
+/// which reports the failure as usual), or for a `Stop`. The operations of inner loops
+/// are here; the rest out of line ([`run_cold`]), so that this stays small.
+#[inline(always)]
+fn run(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Word>, pc: usize) -> Option<Ran> {
+    let next = pc + len;
+    match *x {
+        Op::Store { ty: Scalar::Int, keep: false } => {
+            let &[a, v] = top::<2>(stack)?;
+            let i = mem.index(int_of(&a) as i64)?;
+            mem.words[i] = Word::Int(int_of(&v));
+            stack.truncate(stack.len() - 2);
+        }
+        Op::Set { depth, off, ty: Scalar::Int, v } => {
+            let a = var(p, depth, off)? as i32;
+            let w = int(p, mem, v)?;
+            let i = mem.index(a as i64)?;
+            mem.words[i] = Word::Int(w);
+        }
+        Op::Push(Src::Int(v)) => stack.push(Word::Int(v)),
+        Op::Push(Src::Var(d, o)) => {
+            // Copied whole from its slot: a word taken apart (by an `Option`) is put
+            // together again with stores that the next read cannot forward.
+            let i = mem.index(var(p, d, o)?)?;
+            stack.push(mem.words[i]);
+        }
+        Op::Addr(d, o) => stack.push(Word::Int(var(p, d, o)? as i32)),
+        Op::BinI { ins, a, b } => match (a, b) {
+            (Src::Stack, Src::Stack) => {
+                let &[x, y] = top::<2>(stack)?;
+                let r = int_op(ins, int_of(&x), int_of(&y))?;
+                stack.pop();
+                *stack.last_mut()? = Word::Int(r);
+            }
+            (Src::Stack, b) => {
+                let y = int(p, mem, b)?;
+                let x = stack.last_mut()?;
+                *x = Word::Int(int_op(ins, int_of(x), y)?);
+            }
+            (a, b) => {
+                let r = int_op(ins, int(p, mem, a)?, int(p, mem, b)?)?;
+                stack.push(Word::Int(r));
+            }
+        },
+        Op::BinBinI { first, then } => {
+            let &[x, y, z] = top::<3>(stack)?;
+            let r = int_op(then, int_of(&x), int_op(first, int_of(&y), int_of(&z))?)?;
+            let l = stack.len();
+            stack[l - 3] = Word::Int(r);
+            stack.truncate(l - 2);
+        }
+        Op::Bin2I { first, a, b, then, c } => {
+            let r = int_op(first, int(p, mem, a)?, int(p, mem, b)?)?;
+            let r = int_op(then, r, int(p, mem, c)?)?;
+            stack.push(Word::Int(r));
+        }
+        Op::BranchI { cmp, a, b, when, target } => {
+            let r = match (a, b) {
+                (Src::Stack, Src::Stack) => {
+                    let &[x, y] = top::<2>(stack)?;
+                    let r = int_op(cmp, int_of(&x), int_of(&y))?;
+                    stack.truncate(stack.len() - 2);
+                    r
+                }
+                (Src::Stack, b) => {
+                    let y = int(p, mem, b)?;
+                    let r = int_op(cmp, int_of(stack.last()?), y)?;
+                    stack.pop();
+                    r
+                }
+                (a, b) => int_op(cmp, int(p, mem, a)?, int(p, mem, b)?)?,
+            };
+            if (r != 0) == when {
+                return Some(Ran::Jumped(target as usize));
+            }
+        }
+        Op::Bin { ins, a, b } => match (a, b) {
+            (Src::Stack, Src::Stack) => {
+                let l = stack.len();
+                if l < 2 {
+                    return None;
+                }
+                let y = stack[l - 1];
+                let (x, dst) = (stack[l - 2], &mut stack[l - 2]);
+                binary(ins, x, y, dst)?;
+                stack.pop();
+            }
+            (Src::Stack, b) => {
+                let y = get(p, mem, b)?;
+                let dst = stack.last_mut()?;
+                binary(ins, *dst, y, dst)?;
+            }
+            (a, b) => {
+                let x = get(p, mem, a)?;
+                let y = get(p, mem, b)?;
+                stack.push(Word::Int(0));
+                if binary(ins, x, y, stack.last_mut()?).is_none() {
+                    stack.pop();
+                    return None;
+                }
+            }
+        },
+        Op::BinBin { first, then } => {
+            let &[x, y, z] = top::<3>(stack)?;
+            let mut r = Word::Int(0);
+            binary(first, y, z, &mut r)?;
+            let l = stack.len();
+            binary(then, x, r, &mut stack[l - 3])?;
+            stack.truncate(l - 2);
+        }
+        Op::Bin2 { first, a, b, then, c } => {
+            let x = get(p, mem, a)?;
+            let y = get(p, mem, b)?;
+            let mut r = Word::Int(0);
+            binary(first, x, y, &mut r)?;
+            let z = get(p, mem, c)?;
+            stack.push(Word::Int(0));
+            if binary(then, r, z, stack.last_mut()?).is_none() {
+                stack.pop();
+                return None;
+            }
+        }
+        Op::Index { ix, load: ld } => {
+            let (a, l) = match ix.i {
+                Src::Stack => {
+                    let &[b, i] = top::<2>(stack)?;
+                    (index(int_of(&b), int_of(&i), ix.size, ix.len)?, stack.len() - 1)
+                }
+                s => {
+                    let i = int(p, mem, s)?;
+                    (index(int_of(stack.last()?), i, ix.size, ix.len)?, stack.len())
+                }
+            };
+            if ld {
+                let k = mem.index(a as i64)?;
+                stack[l - 1] = mem.words[k];
+            } else {
+                stack[l - 1] = Word::Int(a);
+            }
+            stack.truncate(l);
+        }
+        Op::Elem { depth, off, i, load: ld } => {
+            let base = var(p, depth, off)? as i32;
+            let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
+            if ld {
+                let i = mem.index(a as i64)?;
+                stack.push(mem.words[i]);
+            } else {
+                stack.push(Word::Int(a));
+            }
+        }
+        Op::Elem2 { depth, off, i, j, load: ld } => {
+            let base = var(p, depth, off)? as i32;
+            let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
+            let a = index(a, int(p, mem, j.i)?, j.size, j.len)?;
+            if ld {
+                let i = mem.index(a as i64)?;
+                stack.push(mem.words[i]);
+            } else {
+                stack.push(Word::Int(a));
+            }
+        }
+        Op::Deref => {
+            let w = stack.last_mut()?;
+            let i = mem.index(int_of(w) as i64)?;
+            *w = mem.words[i];
+        }
+        Op::IncJump { depth, off, delta, wide, target } => {
+            let a = var(p, depth, off)?;
+            let w = mem.index(a as i32 as i64)?;
+            let r = if wide { mem.index(a)? } else { w };
+            mem.words[w] = Word::Int(int_of(&mem.words[r]).wrapping_add(delta));
+            return Some(Ran::Jumped(target as usize));
+        }
+        Op::IncVar { depth, off, delta, wide } => {
+            let a = var(p, depth, off)?;
+            let w = mem.index(a as i32 as i64)?;
+            let r = if wide { mem.index(a)? } else { w };
+            mem.words[w] = Word::Int(int_of(&mem.words[r]).wrapping_add(delta));
+        }
+        Op::AddrDeref(d, o) => {
+            let a = var(p, d, o)? as i32;
+            let i = mem.index(a as i64)?;
+            stack.push(Word::Int(a));
+            stack.push(mem.words[i]);
+        }
+        Op::Pop(n) => {
+            let l = stack.len().saturating_sub(n as usize);
+            stack.truncate(l);
+        }
+        Op::Dup => stack.push(*stack.last()?),
+        Op::Jump(t) => return Some(Ran::Jumped(t as usize)),
+        Op::Branch { cmp, a, b, when, target } => {
+            let r = match (a, b) {
+                (Src::Stack, Src::Stack) => {
+                    let &[x, y] = top::<2>(stack)?;
+                    let r = compare(cmp, x, y)?;
+                    stack.truncate(stack.len() - 2);
+                    r
+                }
+                (Src::Stack, b) => {
+                    let y = get(p, mem, b)?;
+                    let r = compare(cmp, *stack.last()?, y)?;
+                    stack.pop();
+                    r
+                }
+                (a, b) => compare(cmp, get(p, mem, a)?, get(p, mem, b)?)?,
+            };
+            if r == when {
+                return Some(Ran::Jumped(target as usize));
+            }
+        }
+        Op::JumpIf { when, target } => {
+            let w = stack.pop()?;
+            if truthy(w) == when {
+                return Some(Ran::Jumped(target as usize));
+            }
+        }
+
+        _ => return run_cold(x, len, p, mem, stack, pc),
+    }
+    Some(Ran::Next(next))
+}
+
+/// [`run`] of the other operations.
+#[inline(never)]
+fn run_cold(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Word>, pc: usize) -> Option<Ran> {
+    match *x {
+        Op::Stop => return None,
+        Op::Push(s) => stack.push(get(p, mem, s)?),
+        Op::Const(w) => stack.push(w),
+        Op::Un(ins) => {
+            let x = stack.last_mut()?;
+            *x = unary_out_of_line(ins, *x);
+        }
+        Op::Store { ty, keep } => {
+            let &[a, v] = top::<2>(stack)?;
+            let v = convert(v, ty);
+            let i = mem.index(as_int(a) as i64)?;
+            mem.words[i] = v;
+            stack.truncate(stack.len() - 2);
+            if keep {
+                stack.push(v);
+            }
+        }
+        Op::Set { depth, off, ty, v } => {
+            let a = var(p, depth, off)? as i32;
+            let w = convert(get(p, mem, v)?, ty);
+            let i = mem.index(a as i64)?;
+            mem.words[i] = w;
+        }
+        Op::IncDec { ty, delta, pre } => {
+            let a = as_int(*stack.last()?) as i64;
+            let i = mem.index(a)?;
+            let old = mem.words[i];
+            let new = inc_dec(old, ty, delta);
+            mem.words[i] = new;
+            *stack.last_mut()? = if pre { new } else { convert(old, ty) };
+        }
+        Op::Swap => {
+            let l = stack.len();
+            if l < 2 {
+                return None;
+            }
+            stack.swap(l - 1, l - 2);
+        }
+        _ => return run(x, len, p, mem, stack, pc),
+    }
+    Some(Ran::Next(pc + len))
+}
+
+/// The charges of the code on one processor type: `cum[k]`, the ticks of the
+/// instructions before pc `k` (and of the sequential time, `seq[k]`), so that running
+/// `s..e` straight costs `cum[e] - cum[s]`. Empty when a sum would pass `u64` (absurd
+/// costs): the interpreter then runs every instruction alone.
+#[derive(Default)]
+pub(super) struct Charges {
+    pub(super) cum: Vec<Ticks>,
+    pub(super) seq: Vec<Ticks>,
+    /// The most ticks of one translated instruction: a stretch may cross quantum ends
+    /// only when no instruction of it is longer than a quantum (so it crosses each end
+    /// at the first instruction starting after it, as the interpreter's loop top does).
+    pub(super) tmax: Ticks,
+}
+
+impl Charges {
+    /// The charges of `prog` under the per-slot tables `ticks` and `seq`.
+    pub(super) fn new(ticks: &[Ticks; 256], seq: &[Ticks; 256], prog: &[Step]) -> Charges {
+        let mut c =
+            Charges { cum: Vec::with_capacity(prog.len() + 1), seq: Vec::with_capacity(prog.len() + 1), tmax: 0 };
+        let (mut t, mut s) = (0 as Ticks, 0 as Ticks);
+        c.cum.push(0);
+        c.seq.push(0);
+        for st in prog {
+            match (t.checked_add(ticks[st.op as usize]), s.checked_add(seq[st.op as usize])) {
+                (Some(a), Some(b)) => (t, s) = (a, b),
+                _ => return Charges::default(),
+            }
+            c.cum.push(t);
+            c.seq.push(s);
+            if st.x != Op::Stop {
+                c.tmax = c.tmax.max(ticks[st.op as usize]);
+            }
+        }
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Ix, Op, Src, Step};
+    use crate::vcode::{Instr::*, Scalar};
+
+    #[test]
+    fn the_spellings_of_a_dot_product_translate_to_the_same_few_operations() {
+        // `s = s + a[i][k] * b[k][j];` as cpcc emits it (a at 0, b at 40000, i j k s at
+        // 1 0..=3), then `s = a[i][k] * b[k][j] + s;`: 17 instructions in 6 operations
+        // each, whichever side the sum is on.
+        let a = Op::Elem2 {
+            depth: 0,
+            off: 0,
+            i: Ix { i: Src::Var(1, 0), size: 200, len: 200 },
+            j: Ix { i: Src::Var(1, 2), size: 1, len: 200 },
+            load: true,
+        };
+        let b = Op::Elem2 {
+            depth: 0,
+            off: 40000,
+            i: Ix { i: Src::Var(1, 2), size: 200, len: 200 },
+            j: Ix { i: Src::Var(1, 1), size: 1, len: 200 },
+            load: true,
+        };
+        let elem = |off: u32, i: u32, j: u32, n: u32| {
+            vec![
+                LdAddr { depth: 0, off },
+                LdVal { depth: 1, off: i },
+                Index { size: n, len: n },
+                LdVal { depth: 1, off: j },
+                Index { size: 1, len: n },
+                Dereference {},
+            ]
+        };
+        let mut left = vec![LdAddr { depth: 1, off: 3 }, LdVal { depth: 1, off: 3 }];
+        left.extend(elem(0, 0, 2, 200));
+        left.extend(elem(40000, 2, 1, 200));
+        left.extend([MulI {}, AddI {}, Store { ty: Scalar::Int, keep: false }]);
+        let ops = |code: &[crate::vcode::Instr]| {
+            let steps = Step::all(code);
+            let mut pc = 0;
+            let mut out = Vec::new();
+            while pc < code.len() {
+                out.push(steps[pc].x);
+                pc += steps[pc].len as usize;
+            }
+            out
+        };
+        let mul_add = Op::BinBinI { first: MulI {}, then: AddI {} };
+        assert_eq!(
+            ops(&left),
+            vec![Op::Addr(1, 3), Op::Push(Src::Var(1, 3)), a, b, mul_add, Op::Store { ty: Scalar::Int, keep: false }]
+        );
+        let mut right = vec![LdAddr { depth: 1, off: 3 }];
+        right.extend(elem(0, 0, 2, 200));
+        right.extend(elem(40000, 2, 1, 200));
+        right.extend([MulI {}, LdVal { depth: 1, off: 3 }, AddI {}, Store { ty: Scalar::Int, keep: false }]);
+        let mul = Op::BinI { ins: MulI {}, a: Src::Stack, b: Src::Stack };
+        let add = Op::BinI { ins: AddI {}, a: Src::Stack, b: Src::Var(1, 3) };
+        assert_eq!(ops(&right), vec![Op::Addr(1, 3), a, b, mul, add, Op::Store { ty: Scalar::Int, keep: false }]);
+        // A loop's test, `k < 200` (4 instructions), `k++;` (3) and `k = k + 1;` (5), and
+        // a 1-D index `i * 200 + k` (5): one operation each.
+        let test = [LdVal { depth: 1, off: 2 }, PushI { v: 200 }, LtI {}, JumpIfFalse { target: 9 }];
+        assert_eq!(
+            ops(&test),
+            vec![Op::BranchI { cmp: LtI {}, a: Src::Var(1, 2), b: Src::Int(200), when: false, target: 9 }]
+        );
+        let inc = [LdAddr { depth: 1, off: 2 }, IncDec { ty: Scalar::Int, delta: 1, pre: false }, Pop { n: 1 }];
+        assert_eq!(ops(&inc), vec![Op::IncVar { depth: 1, off: 2, delta: 1, wide: false }]);
+        // With the jump back to the loop's test: one operation that ends the stretch.
+        let mut back = inc.to_vec();
+        back.push(Jump { target: 0 });
+        assert_eq!(ops(&back), vec![Op::IncJump { depth: 1, off: 2, delta: 1, wide: false, target: 0 }]);
+        let add1 = [
+            LdAddr { depth: 1, off: 2 },
+            LdVal { depth: 1, off: 2 },
+            PushI { v: 1 },
+            AddI {},
+            Store { ty: Scalar::Int, keep: false },
+        ];
+        assert_eq!(ops(&add1), vec![Op::IncVar { depth: 1, off: 2, delta: 1, wide: true }]);
+        let flat = [LdVal { depth: 1, off: 0 }, PushI { v: 200 }, MulI {}, LdVal { depth: 1, off: 2 }, AddI {}];
+        assert_eq!(
+            ops(&flat),
+            vec![Op::Bin2I { first: MulI {}, a: Src::Var(1, 0), b: Src::Int(200), then: AddI {}, c: Src::Var(1, 2) }]
+        );
+        // A stretch ends at the first instruction run alone, or after a jump; every pc
+        // has its own.
+        let code = [
+            LdVal { depth: 1, off: 0 },
+            PushI { v: 1 },
+            AddI {},
+            Pop { n: 1 },
+            Jump { target: 0 },
+            PushI { v: 2 },
+            Call { func: 0 },
+        ];
+        let steps = Step::all(&code);
+        assert_eq!(steps.iter().map(|s| s.end).collect::<Vec<_>>(), vec![5, 5, 5, 5, 5, 6, 6]);
+        assert_eq!(steps[1].x, Op::BinI { ins: AddI {}, a: Src::Stack, b: Src::Int(1) }, "from pc 1: `PUSHI 1; ADDI`");
+        assert_eq!(steps[6].x, Op::Stop);
+    }
+}
