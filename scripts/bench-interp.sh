@@ -11,7 +11,7 @@ fi
 cargo build --release --quiet --bins
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-target/release/cpcc scripts/bench/matmul_seq.c -o "$tmp/m.cod"
+target/release/cpcc scripts/bench/suite/matmul.c -o "$tmp/m.cod"
 best() { # best wall time of 3 runs of "$@", in seconds
   local b=999999 t s e
   for _ in 1 2 3; do
@@ -22,8 +22,8 @@ best() { # best wall time of 3 runs of "$@", in seconds
 }
 tc=$(best target/release/cpss "$tmp/m.cod" --stats csv)
 target/release/cpss "$tmp/m.cod" --stats csv > "$tmp/cpss.out"
-tl=$(best lua5.4 scripts/bench/matmul_seq.lua)
-lua5.4 scripts/bench/matmul_seq.lua > "$tmp/lua.out"
+tl=$(best lua5.4 scripts/bench/suite/matmul.lua)
+lua5.4 scripts/bench/suite/matmul.lua > "$tmp/lua.out"
 want=$(cat "$tmp/lua.out")
 got=$(head -1 "$tmp/cpss.out")
 [ "$want" = "$got" ] || { echo "results differ: cpss '$got' lua '$want'" >&2; exit 1; }

@@ -1,6 +1,6 @@
-/* Sequential matrix multiply for the interpreter benchmark (scripts/bench-interp.sh):
+/* Sequential matrix multiply for the interpreter benchmark (scripts/bench-interp.sh, scripts/bench-suite.sh):
  * C = A * B with n = 200, A[i][j] = (i + j) % 7, B[i][j] = (i * j) % 5; prints the
- * trace of C (the same number as matmul_seq.lua). */
+ * trace of C (the same number as matmul.lua). */
 #define N 200
 int a[N][N], b[N][N], c[N][N];
 void main() {

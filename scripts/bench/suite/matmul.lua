@@ -1,4 +1,4 @@
--- Sequential matrix multiply, the same algorithm as matmul_seq.c (n = 200).
+-- Sequential matrix multiply, the same algorithm as matmul.c (n = 200).
 local N = 200
 local a, b, c = {}, {}, {}
 for i = 0, N - 1 do

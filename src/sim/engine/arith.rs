@@ -9,75 +9,32 @@ use crate::vcode::{Instr, Scalar, Word};
 /// Whether `ins` is a [`binary`] instruction.
 pub(super) fn is_binary(ins: Instr) -> bool {
     use Instr as I;
-    matches!(
-        ins,
-        I::AddI {}
-            | I::SubI {}
-            | I::MulI {}
-            | I::DivI {}
-            | I::ModI {}
-            | I::BitAnd {}
-            | I::BitOr {}
-            | I::BitXor {}
-            | I::Shl {}
-            | I::Shr {}
-            | I::EqI {}
-            | I::NeI {}
-            | I::LtI {}
-            | I::LeI {}
-            | I::GtI {}
-            | I::GeI {}
-            | I::DivU {}
-            | I::ModU {}
-            | I::ShrU {}
-            | I::LtU {}
-            | I::LeU {}
-            | I::GtU {}
-            | I::GeU {}
-            | I::AddL {}
-            | I::SubL {}
-            | I::MulL {}
-            | I::DivL {}
-            | I::ModL {}
-            | I::AndL {}
-            | I::OrL {}
-            | I::XorL {}
-            | I::ShlL {}
-            | I::ShrL {}
-            | I::EqL {}
-            | I::NeL {}
-            | I::LtL {}
-            | I::LeL {}
-            | I::GtL {}
-            | I::GeL {}
-            | I::DivUL {}
-            | I::ModUL {}
-            | I::ShrUL {}
-            | I::LtUL {}
-            | I::LeUL {}
-            | I::GtUL {}
-            | I::GeUL {}
-            | I::AddD {}
-            | I::SubD {}
-            | I::MulD {}
-            | I::DivD {}
-            | I::EqD {}
-            | I::NeD {}
-            | I::LtD {}
-            | I::LeD {}
-            | I::GtD {}
-            | I::GeD {}
-            | I::AddF {}
-            | I::SubF {}
-            | I::MulF {}
-            | I::DivF {}
-            | I::EqF {}
-            | I::NeF {}
-            | I::LtF {}
-            | I::LeF {}
-            | I::GtF {}
-            | I::GeF {}
-    )
+    is_int_kind(ins)
+        || matches!(
+            ins,
+            I::AddL {}
+                | I::SubL {}
+                | I::MulL {}
+                | I::DivL {}
+                | I::ModL {}
+                | I::AndL {}
+                | I::OrL {}
+                | I::XorL {}
+                | I::ShlL {}
+                | I::ShrL {}
+                | I::DivUL {}
+                | I::ModUL {}
+                | I::ShrUL {}
+                | I::AddD {}
+                | I::SubD {}
+                | I::MulD {}
+                | I::DivD {}
+                | I::AddF {}
+                | I::SubF {}
+                | I::MulF {}
+                | I::DivF {}
+        )
+        || is_comparison(ins)
 }
 
 /// Whether `ins` is a [`binary`] instruction on `int`s (signed or unsigned): its result

@@ -443,29 +443,15 @@ fn index(base: i32, i: i32, size: u32, len: u32) -> Option<i32> {
     (len == 0 || (i >= 0 && (i as u32) < len)).then(|| base.wrapping_add(i.wrapping_mul(size as i32)))
 }
 
-/// Writes `a <ins> b` of a binary instruction ([`binary_or_none`]) into `dst`; `None`,
-/// with `dst` unchanged, on a division by zero. The common `int` and `double` arithmetic
-/// and comparisons are inline, written straight into `dst` (a word assembled elsewhere
-/// and copied whole would be read back before its parts are stored), the rest out of
-/// line, so that the operations stay small.
+/// Writes `a <ins> b` of a binary instruction that is not on `int`s ([`binary_or_none`];
+/// those are [`int_op`]) into `dst`; `None`, with `dst` unchanged, on a division by zero.
+/// The `double` arithmetic and comparisons are inline, written straight into `dst` (a
+/// word assembled elsewhere and copied whole would be read back before its parts are
+/// stored), the rest out of line, so that the operations stay small.
 #[inline(always)]
 fn binary(ins: Instr, a: Word, b: Word, dst: &mut Word) -> Option<()> {
     use Instr as I;
     match (a, b) {
-        (Word::Int(x), Word::Int(y)) => {
-            *dst = Word::Int(match ins {
-                I::AddI {} => x.wrapping_add(y),
-                I::SubI {} => x.wrapping_sub(y),
-                I::MulI {} => x.wrapping_mul(y),
-                I::LtI {} => (x < y) as i32,
-                I::LeI {} => (x <= y) as i32,
-                I::GtI {} => (x > y) as i32,
-                I::GeI {} => (x >= y) as i32,
-                I::EqI {} => (x == y) as i32,
-                I::NeI {} => (x != y) as i32,
-                _ => return binary_out_of_line(ins, a, b, dst),
-            })
-        }
         (Word::Double(x), Word::Double(y)) => match ins {
             I::AddD {} => *dst = Word::Double(x + y),
             I::SubD {} => *dst = Word::Double(x - y),
@@ -486,22 +472,10 @@ fn binary_out_of_line(ins: Instr, a: Word, b: Word, dst: &mut Word) -> Option<()
     Some(())
 }
 
-/// Whether `a <cmp> b` of a comparison is true; `None` never (comparisons do not fail),
-/// kept for the shape of [`binary`].
+/// Whether `a <cmp> b` of a comparison that is not on `int`s is true (comparisons do not
+/// fail: `Some` always, kept for the shape of [`binary`]).
 #[inline(always)]
 fn compare(cmp: Instr, a: Word, b: Word) -> Option<bool> {
-    use Instr as I;
-    if let (Word::Int(x), Word::Int(y)) = (a, b) {
-        return Some(match cmp {
-            I::LtI {} => x < y,
-            I::LeI {} => x <= y,
-            I::GtI {} => x > y,
-            I::GeI {} => x >= y,
-            I::EqI {} => x == y,
-            I::NeI {} => x != y,
-            _ => return compare_out_of_line(cmp, a, b),
-        });
-    }
     compare_out_of_line(cmp, a, b)
 }
 
