@@ -385,24 +385,41 @@ impl Op {
     }
 }
 
-/// The address of variable `(depth, off)`, as `LDVal` computes it from the display `p`.
+/// What the operations read of the running process: its display, and the processor it
+/// runs on when some words of the pool belong to others (`u32::MAX` when none do).
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    display: &'a [u32],
+    me: u32,
+}
+
+/// The address of variable `(depth, off)`, as `LDVal` computes it from the display.
 #[inline(always)]
-fn var(p: &[u32], depth: u8, off: u32) -> Option<i64> {
-    p.get(depth as usize).map(|&b| b as i64 + off as i64)
+fn var(p: Ctx<'_>, depth: u8, off: u32) -> Option<i64> {
+    p.display.get(depth as usize).map(|&b| b as i64 + off as i64)
+}
+
+/// The pool index of address `a` when the word is inside the pool and the running
+/// processor's own: an access to another processor's word is left to the interpreter,
+/// which makes it a remote access.
+#[inline(always)]
+fn slot(p: Ctx<'_>, mem: &Memory, a: i64) -> Option<usize> {
+    let i = mem.index(a)?;
+    (p.me == u32::MAX || mem.owner.get(i) == Some(&p.me)).then_some(i)
 }
 
 /// The word at `a`, if `a` is inside the pool.
 #[inline(always)]
-fn load(mem: &Memory, a: i64) -> Option<Word> {
-    mem.index(a).map(|i| mem.words[i])
+fn load(p: Ctx<'_>, mem: &Memory, a: i64) -> Option<Word> {
+    slot(p, mem, a).map(|i| mem.words[i])
 }
 
 /// The value of a pushed operand (`Stack` is the caller's).
 #[inline(always)]
-fn get(p: &[u32], mem: &Memory, s: Src) -> Option<Word> {
+fn get(p: Ctx<'_>, mem: &Memory, s: Src) -> Option<Word> {
     match s {
         Src::Int(v) => Some(Word::Int(v)),
-        Src::Var(d, o) => load(mem, var(p, d, o)?),
+        Src::Var(d, o) => load(p, mem, var(p, d, o)?),
         Src::Stack => None,
     }
 }
@@ -425,11 +442,11 @@ fn int_of_other(w: &Word) -> i32 {
 /// The value of a pushed operand as an `int` (`Stack` is the caller's): read in place, as
 /// the `int` instructions convert it.
 #[inline(always)]
-fn int(p: &[u32], mem: &Memory, s: Src) -> Option<i32> {
+fn int(p: Ctx<'_>, mem: &Memory, s: Src) -> Option<i32> {
     match s {
         Src::Int(v) => Some(v),
         Src::Var(d, o) => {
-            let i = mem.index(var(p, d, o)?)?;
+            let i = slot(p, mem, var(p, d, o)?)?;
             Some(int_of(&mem.words[i]))
         }
         Src::Stack => None,
@@ -526,6 +543,10 @@ pub(super) struct Limits<'a> {
     pub(super) cross_max: Ticks,
     /// No translated instruction is longer than a quantum ([`Charges::tmax`]).
     pub(super) crossable: bool,
+    /// The running processor when some words of the pool belong to other processors
+    /// (an operation touching one of those is left to the interpreter); `u32::MAX` when
+    /// every word is its own.
+    pub(super) me: u32,
 }
 
 /// Runs straight stretches from `st.pc`, one after the other as taken jumps lead, while
@@ -546,7 +567,7 @@ pub(super) fn run_stretches<const LINES: bool>(
     st: &mut State,
     lines: (&mut [Ticks], &[bool], &[Ticks; 256], usize),
 ) {
-    let display = &p.display[..];
+    let ctx = Ctx { display: &p.display, me: lim.me };
     let (cum, cum_seq) = (lim.cum, lim.cum_seq);
     // The state in locals (registers), written back at the end.
     let (mut clock, mut qend, mut steps, mut seq, mut crossed) = (st.clock, st.qend, st.steps, 0, 0);
@@ -562,7 +583,7 @@ pub(super) fn run_stretches<const LINES: bool>(
             let (mut at, mut jumped) = ($s, None);
             while at < $end {
                 let x = &code[at];
-                match run(&x.x, x.len as usize, display, mem, stack, at) {
+                match run(&x.x, x.len as usize, ctx, mem, stack, at) {
                     Some(Ran::Next(k)) => at = k,
                     Some(Ran::Jumped(t)) => {
                         jumped = Some(t);
@@ -719,26 +740,26 @@ pub(super) fn run_stretches<const LINES: bool>(
 /// which reports the failure as usual), or for a `Stop`. The operations of inner loops
 /// are here; the rest out of line ([`run_cold`]), so that this stays small.
 #[inline(always)]
-fn run(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Word>, pc: usize) -> Option<Ran> {
+fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, pc: usize) -> Option<Ran> {
     let next = pc + len;
     match *x {
         Op::Store { ty: Scalar::Int, keep: false } => {
             let &[a, v] = top::<2>(stack)?;
-            let i = mem.index(int_of(&a) as i64)?;
+            let i = slot(p, mem, int_of(&a) as i64)?;
             mem.words[i] = Word::Int(int_of(&v));
             stack.truncate(stack.len() - 2);
         }
         Op::Set { depth, off, ty: Scalar::Int, v } => {
             let a = var(p, depth, off)? as i32;
             let w = int(p, mem, v)?;
-            let i = mem.index(a as i64)?;
+            let i = slot(p, mem, a as i64)?;
             mem.words[i] = Word::Int(w);
         }
         Op::Push(Src::Int(v)) => stack.push(Word::Int(v)),
         Op::Push(Src::Var(d, o)) => {
             // Copied whole from its slot: a word taken apart (by an `Option`) is put
             // together again with stores that the next read cannot forward.
-            let i = mem.index(var(p, d, o)?)?;
+            let i = slot(p, mem, var(p, d, o)?)?;
             stack.push(mem.words[i]);
         }
         Op::Addr(d, o) => stack.push(Word::Int(var(p, d, o)? as i32)),
@@ -849,7 +870,7 @@ fn run(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Word>, p
                 }
             };
             if ld {
-                let k = mem.index(a as i64)?;
+                let k = slot(p, mem, a as i64)?;
                 stack[l - 1] = mem.words[k];
             } else {
                 stack[l - 1] = Word::Int(a);
@@ -860,7 +881,7 @@ fn run(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Word>, p
             let base = var(p, depth, off)? as i32;
             let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
             if ld {
-                let i = mem.index(a as i64)?;
+                let i = slot(p, mem, a as i64)?;
                 stack.push(mem.words[i]);
             } else {
                 stack.push(Word::Int(a));
@@ -871,7 +892,7 @@ fn run(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Word>, p
             let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
             let a = index(a, int(p, mem, j.i)?, j.size, j.len)?;
             if ld {
-                let i = mem.index(a as i64)?;
+                let i = slot(p, mem, a as i64)?;
                 stack.push(mem.words[i]);
             } else {
                 stack.push(Word::Int(a));
@@ -879,25 +900,25 @@ fn run(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Word>, p
         }
         Op::Deref => {
             let w = stack.last_mut()?;
-            let i = mem.index(int_of(w) as i64)?;
+            let i = slot(p, mem, int_of(w) as i64)?;
             *w = mem.words[i];
         }
         Op::IncJump { depth, off, delta, wide, target } => {
             let a = var(p, depth, off)?;
-            let w = mem.index(a as i32 as i64)?;
-            let r = if wide { mem.index(a)? } else { w };
+            let w = slot(p, mem, a as i32 as i64)?;
+            let r = if wide { slot(p, mem, a)? } else { w };
             mem.words[w] = Word::Int(int_of(&mem.words[r]).wrapping_add(delta));
             return Some(Ran::Jumped(target as usize));
         }
         Op::IncVar { depth, off, delta, wide } => {
             let a = var(p, depth, off)?;
-            let w = mem.index(a as i32 as i64)?;
-            let r = if wide { mem.index(a)? } else { w };
+            let w = slot(p, mem, a as i32 as i64)?;
+            let r = if wide { slot(p, mem, a)? } else { w };
             mem.words[w] = Word::Int(int_of(&mem.words[r]).wrapping_add(delta));
         }
         Op::AddrDeref(d, o) => {
             let a = var(p, d, o)? as i32;
-            let i = mem.index(a as i64)?;
+            let i = slot(p, mem, a as i64)?;
             stack.push(Word::Int(a));
             stack.push(mem.words[i]);
         }
@@ -941,7 +962,7 @@ fn run(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Word>, p
 
 /// [`run`] of the other operations.
 #[inline(never)]
-fn run_cold(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Word>, pc: usize) -> Option<Ran> {
+fn run_cold(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, pc: usize) -> Option<Ran> {
     match *x {
         Op::Stop => return None,
         Op::Push(s) => stack.push(get(p, mem, s)?),
@@ -953,7 +974,7 @@ fn run_cold(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Wor
         Op::Store { ty, keep } => {
             let &[a, v] = top::<2>(stack)?;
             let v = convert(v, ty);
-            let i = mem.index(as_int(a) as i64)?;
+            let i = slot(p, mem, as_int(a) as i64)?;
             mem.words[i] = v;
             stack.truncate(stack.len() - 2);
             if keep {
@@ -963,12 +984,12 @@ fn run_cold(x: &Op, len: usize, p: &[u32], mem: &mut Memory, stack: &mut Vec<Wor
         Op::Set { depth, off, ty, v } => {
             let a = var(p, depth, off)? as i32;
             let w = convert(get(p, mem, v)?, ty);
-            let i = mem.index(a as i64)?;
+            let i = slot(p, mem, a as i64)?;
             mem.words[i] = w;
         }
         Op::IncDec { ty, delta, pre } => {
             let a = as_int(*stack.last()?) as i64;
-            let i = mem.index(a)?;
+            let i = slot(p, mem, a)?;
             let old = mem.words[i];
             let new = inc_dec(old, ty, delta);
             mem.words[i] = new;

@@ -225,7 +225,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
         let Some(step) = code.get(pc) else {
             fail!(RuntimeError::BadCode { message: format!("pc {pc} outside the code") });
         };
-        if !CHECK && !DEBUG && pc != bail && !env.cum.is_empty() && step.end as usize >= pc + 3 {
+        if !DEBUG && pc != bail && !env.cum.is_empty() && step.end as usize >= pc + 3 {
             // Straight stretches of translated operations (see `super::block`); one or two
             // instructions before a call or a return run alone, for less than entering
             // the stretches costs (recursive Fibonacci: 20 % less time).
@@ -236,6 +236,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 q: env.q,
                 cross_max: env.cross_max,
                 crossable: env.q > 0 && env.tmax <= env.q,
+                me: if CHECK { me } else { u32::MAX },
             };
             if LINES {
                 block::run_stretches::<true>(

@@ -1135,3 +1135,35 @@ fn translated_operations_change_no_result() {
     assert!(line.contains(" acegikmo "), "{line}");
     assert!(s.is_none() && err.contains("division by zero") && err.contains("ops.c:20"), "{err}");
 }
+
+#[test]
+fn translated_operations_leave_remote_accesses_to_the_interpreter() {
+    // Programs whose processes read and write words of other processors (a forall over a
+    // mesh, a spinlock counter) and MPI ranks (each with its own globals): an operation
+    // touching another processor's word is run by the interpreter, which makes it a
+    // remote access; everything must equal the untranslated run, at several quanta.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let opts = crate::lang::FrontOptions { include_dirs: vec![dir.join("include")], ..Default::default() };
+    let compile = |name: &str| {
+        let src = std::fs::read_to_string(dir.join(name)).unwrap();
+        crate::lang::compile(name, &src, &opts).unwrap().module
+    };
+    let runs = [("forall_mesh.c", 1), ("spinlock_counter.c", 1), ("matmul.c", 1), ("mpi/coll.c", 7), ("mpi/p2p.c", 4)];
+    for (name, ranks) in runs {
+        let m = compile(name);
+        for q in [U, 3 * U, 10 * U, 100 * U] {
+            let cfg = SimConfig { quantum: q, ranks, ..SimConfig::default() };
+            for observe in [false, true] {
+                let translated = run_fusing_lines(&m, cfg.clone(), true, observe);
+                let plain = run_fusing_lines(&m, cfg.clone(), false, observe);
+                assert_eq!(translated, plain, "{name} quantum {q} {observe}");
+                if name != "matmul.c" || ranks > 1 {
+                    continue;
+                }
+                // The seed's matmul writes to other processors' words (63 remote writes).
+                let s = translated.0.as_ref().expect("matmul runs");
+                assert!(s.remote_writes > 0, "{s:?}");
+            }
+        }
+    }
+}
