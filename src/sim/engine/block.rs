@@ -660,7 +660,7 @@ pub(super) fn run_stretches<const LINES: bool>(
                 (false, q1) => q1,
             };
             let fit = match limit {
-                Some(l) if clock.saturating_add(inner) <= l => {
+                Some(l) if clock.checked_add(inner).is_some_and(|c| c <= l) => {
                     (l - clock - inner).checked_div(period).map_or(u64::MAX, |k| k.saturating_add(1))
                 }
                 _ => 0,

@@ -9,8 +9,8 @@
 //! in locals and are written back once, when the loop ends; the cost of every
 //! instruction kind is looked up in ticks already multiplied by the processor's speed;
 //! and when every word of the pool belongs to the running process's processor (always
-//! so on one processor) the remote-access bookkeeping is compiled out (`CHECK`). In that
-//! case, and without the debugger, the program runs in the form translated at load time
+//! so on one processor) the remote-access bookkeeping is compiled out (`CHECK`). Without
+//! the debugger, the program runs in the form translated at load time
 //! ([`super::block`]): straight stretches of operations that each stand for a run of
 //! instructions (an operand folded into the instruction that uses it, an array element in
 //! one, a comparison with its branch), charged by prefix sums, with the quantum and the
@@ -18,7 +18,8 @@
 //! back; the rules are on vCode's shapes, so every spelling of a loop or a sum compiling
 //! to the same shapes is as fast. The charges, quantum ends, failures and busy time per
 //! instruction are exactly those of the instructions run one by one; the `.cod` code
-//! itself is unchanged. Everything else runs here one instruction at a time.
+//! itself is unchanged. Everything else runs here one instruction at a time, and so does
+//! an operation that would touch another processor's word (a remote access).
 use super::arith;
 use super::block::{self, Step};
 use super::{
