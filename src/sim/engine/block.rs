@@ -27,7 +27,8 @@
 //! Depends on the process type of [`super`], the word arithmetic ([`super::arith`]) and the
 //! memory pool.
 use super::arith::{binary_or_none, inc_dec, int_op, is_binary, is_comparison, is_int_kind, is_unary, unary};
-use super::{as_int, convert, truthy, Proc};
+use super::interp::LEAVE;
+use super::{as_int, convert, push_frame, truthy, FnLite, Frame, Proc};
 use crate::sim::memory::Memory;
 use crate::time::Ticks;
 use crate::vcode::{Instr, Scalar, Word};
@@ -65,7 +66,7 @@ impl Step {
             let next = pc + s.len as usize;
             steps[pc].end = match s.x {
                 Op::Stop => pc as u32,
-                Op::Jump(_) | Op::IncJump { .. } => next as u32,
+                Op::Jump(_) | Op::IncJump { .. } | Op::Call(_) | Op::Ret(_) => next as u32,
                 _ => steps.get(next).map_or(next as u32, |n| n.end),
             };
         }
@@ -249,6 +250,11 @@ pub(super) enum Op {
         when: bool,
         target: u32,
     },
+    /// `CALL func` (1): run by [`run_stretches`] itself when the frame fits the current
+    /// segment (it ends the stretch and starts one at the callee's entry).
+    Call(u32),
+    /// `RET n` (1), from any function but the process's first (as [`Op::Call`]).
+    Ret(u32),
     /// `JPF` / `JPT` of the value on the stack (1).
     JumpIf {
         when: bool,
@@ -378,6 +384,8 @@ impl Op {
             I::Swap {} => (Op::Swap, 1),
             I::Nop {} => (Op::Pop(0), 1),
             I::Jump { target } => (Op::Jump(target), 1),
+            I::Call { func } => (Op::Call(func), 1),
+            I::Ret { n } => (Op::Ret(n), 1),
             I::JumpIfFalse { target } => (Op::JumpIf { when: false, target }, 1),
             I::JumpIfTrue { target } => (Op::JumpIf { when: true, target }, 1),
             _ => (Op::Stop, 1),
@@ -518,6 +526,8 @@ enum Ran {
     Next(usize),
     /// A jump to this pc was taken: the stretch ends.
     Jumped(usize),
+    /// A call or a return, for [`run_stretches`] to run: the stretch ends.
+    Transfer,
 }
 
 /// The interpreter's state while it runs stretches: its pc, clock, quantum end and step
@@ -532,6 +542,8 @@ pub(super) struct State {
     pub(super) crossed: u64,
     pub(super) cross_clock: Ticks,
     pub(super) bail: usize,
+    /// With `LINES`: the program's call into the library, whose time library code's is.
+    pub(super) site: usize,
 }
 
 /// What bounds a run of stretches: the charges ([`Charges`]), the quantum, and the last
@@ -547,6 +559,18 @@ pub(super) struct Limits<'a> {
     /// (an operation touching one of those is left to the interpreter); `u32::MAX` when
     /// every word is its own.
     pub(super) me: u32,
+    /// The program's functions and the frame words a process may take, for calls.
+    pub(super) funcs: &'a [FnLite],
+    pub(super) max_stack: u32,
+}
+
+/// What [`run_stretches`] reports with `LINES`: the ticks per pc (library code's to the
+/// call site), and the calls and returns (see [`super::interp::Ctr::calls`]).
+pub(super) struct Lines<'a> {
+    pub(super) pc_ticks: &'a mut [Ticks],
+    pub(super) lib: &'a [bool],
+    pub(super) ticks: &'a [Ticks; 256],
+    pub(super) calls: &'a mut Vec<(Ticks, u32)>,
 }
 
 /// Runs straight stretches from `st.pc`, one after the other as taken jumps lead, while
@@ -555,19 +579,21 @@ pub(super) struct Limits<'a> {
 /// starting at or after it, as the interpreter's loop top crosses it), within the step
 /// limit and the working stack's bound. Stops at a stretch that does not fit, at a `Stop`
 /// and at an operation that would fail (`st.bail`: its first instruction must run alone).
-/// Charges what ran to `st`; with `LINES`, the ticks of each instruction to its pc in
-/// `lines.0` (library code's to the call site `lines.3`, as [`super::interp`] does).
+/// Runs a call (when the callee's frame fits the current segment) or a return (but the
+/// process's first function's) itself, and goes on at the callee's entry or the return
+/// pc. Charges what ran to `st`; with `LINES`, the ticks of each instruction to its pc in
+/// `lines` (library code's to the call site `st.site`), and the calls and returns, as
+/// [`super::interp`] does.
 #[inline(never)]
 pub(super) fn run_stretches<const LINES: bool>(
     code: &[Step],
     lim: &Limits<'_>,
-    p: &Proc,
+    p: &mut Proc,
     mem: &mut Memory,
     stack: &mut Vec<Word>,
     st: &mut State,
-    lines: (&mut [Ticks], &[bool], &[Ticks; 256], usize),
+    lines: Lines<'_>,
 ) {
-    let ctx = Ctx { display: &p.display, me: lim.me };
     let (cum, cum_seq) = (lim.cum, lim.cum_seq);
     // The state in locals (registers), written back at the end.
     let (mut clock, mut qend, mut steps, mut seq, mut crossed) = (st.clock, st.qend, st.steps, 0, 0);
@@ -579,17 +605,17 @@ pub(super) fn run_stretches<const LINES: bool>(
     // Runs the operations of the stretch from `$s` to `$end`: the pc reached and the
     // target of the jump taken, if one was.
     macro_rules! ops {
-        ($s:expr, $end:expr) => {{
+        ($ctx:expr, $s:expr, $end:expr) => {{
             let (mut at, mut jumped) = ($s, None);
             while at < $end {
                 let x = &code[at];
-                match run(&x.x, x.len as usize, ctx, mem, stack, at) {
+                match run(&x.x, x.len as usize, $ctx, mem, stack, at) {
                     Some(Ran::Next(k)) => at = k,
                     Some(Ran::Jumped(t)) => {
                         jumped = Some(t);
                         break;
                     }
-                    None => break,
+                    Some(Ran::Transfer) | None => break,
                 }
             }
             // The instructions run: those before `at`, and the jump's own.
@@ -624,7 +650,7 @@ pub(super) fn run_stretches<const LINES: bool>(
             seq += cum_seq[e] - cum_seq[s];
             steps -= (e - s) as u64;
             if LINES {
-                let (pc_ticks, lib, ticks, site) = (&mut *lines.0, lines.1, lines.2, lines.3);
+                let (pc_ticks, lib, ticks, site) = (&mut *lines.pc_ticks, lines.lib, lines.ticks, st.site);
                 for k in s..e {
                     let to = if lib.get(k) == Some(&true) { site } else { k };
                     if let Some(t) = pc_ticks.get_mut(to) {
@@ -636,6 +662,7 @@ pub(super) fn run_stretches<const LINES: bool>(
     }
     let mut s = st.pc;
     while let Some(first) = code.get(s) {
+        let ctx = Ctx { display: &p.display, me: lim.me };
         let end = first.end as usize;
         let n = end - s;
         if n == 0 || steps < n as u64 || stack.len() + 2 * n > super::MAX_WORKING_STACK {
@@ -645,7 +672,7 @@ pub(super) fn run_stretches<const LINES: bool>(
         if last >= qend && !(lim.crossable && last <= lim.cross_max) {
             break;
         }
-        let (mut at, mut jumped, mut e) = ops!(s, end);
+        let (mut at, mut jumped, mut e) = ops!(ctx, s, end);
         if e > s {
             charge!(s, e);
         }
@@ -669,7 +696,7 @@ pub(super) fn run_stretches<const LINES: bool>(
             let (clock0, h) = (clock, stack.len());
             let mut done = 0u64;
             while done < max {
-                let r = ops!(s, end);
+                let r = ops!(ctx, s, end);
                 if r.1 == Some(s) && r.2 == end && stack.len() == h {
                     done += 1;
                 } else {
@@ -700,7 +727,7 @@ pub(super) fn run_stretches<const LINES: bool>(
                 seq += done * (cum_seq[end] - cum_seq[s]);
                 steps -= done * n as u64;
                 if LINES {
-                    let (pc_ticks, lib, ticks, site) = (&mut *lines.0, lines.1, lines.2, lines.3);
+                    let (pc_ticks, lib, ticks, site) = (&mut *lines.pc_ticks, lines.lib, lines.ticks, st.site);
                     for k in s..end {
                         let to = if lib.get(k) == Some(&true) { site } else { k };
                         if let Some(t) = pc_ticks.get_mut(to) {
@@ -711,6 +738,27 @@ pub(super) fn run_stretches<const LINES: bool>(
             }
             if done < max && e > s {
                 charge!(s, e);
+            }
+        }
+        if jumped.is_none() && at < end {
+            // A call or a return ends the stretch: run here when it can be, as the
+            // interpreter runs it (with `LINES`, reported at the clock after it, and a call
+            // from the program's own code moves the call site library time goes to).
+            let to = match code[at].x {
+                Op::Call(func) => call(p, mem, stack, lim, func, at).map(|t| (t, func)),
+                Op::Ret(n) if p.frames.len() > 1 => ret(p, stack, n).map(|fr| (fr.ret_pc as usize, fr.func | LEAVE)),
+                _ => None,
+            };
+            if let Some((t, mark)) = to {
+                charge!(at, at + 1);
+                if LINES {
+                    lines.calls.push((clock, mark));
+                    if mark & LEAVE == 0 && lines.lib.get(at) != Some(&true) {
+                        st.site = at;
+                    }
+                }
+                (st.pc, s) = (t, t);
+                continue;
             }
         }
         match jumped {
@@ -733,6 +781,65 @@ pub(super) fn run_stretches<const LINES: bool>(
         st.cross_clock = c + (cum[k] - cum[s]);
     }
     (st.clock, st.qend, st.steps, st.seq, st.crossed) = (clock, qend, steps, seq, crossed);
+}
+
+/// `CALL func` at `pc`, as the interpreter runs it when the callee's frame fits the current
+/// frame segment: the callee's entry; `None`, having changed nothing, when it does not fit
+/// or would fail (the interpreter then runs it, grows the stack or reports the error).
+fn call(
+    p: &mut Proc,
+    mem: &mut Memory,
+    stack: &mut Vec<Word>,
+    lim: &Limits<'_>,
+    func: u32,
+    pc: usize,
+) -> Option<usize> {
+    let f = *lim.funcs.get(func as usize)?;
+    let n = f.frame.max(f.params);
+    let seg = p.segs.get(p.cur_seg as usize)?;
+    let top = seg.top.checked_add(n).filter(|&t| t <= seg.len)?;
+    let base = seg.base + seg.top;
+    let fits = p.frame_words.saturating_add(n) <= lim.max_stack
+        && mem.words.get(base as usize..base as usize + n as usize).is_some()
+        && stack.len() >= f.params as usize
+        && (f.depth as usize) < p.display.len();
+    if !fits {
+        return None;
+    }
+    p.segs[p.cur_seg as usize].top = top;
+    // push_frame works on the whole process: lend it the stack.
+    p.stack = std::mem::take(stack);
+    p.pc = pc as u32;
+    let r = push_frame(p, mem, f, base, pc as u32 + 1);
+    *stack = std::mem::take(&mut p.stack);
+    r.ok()?;
+    Some(p.pc as usize)
+}
+
+/// `RET n` from a function other than the process's first (the caller checks): leaves its
+/// frame, the `n` results in place of what the call's frame took, and returns it; `None`,
+/// having changed nothing, when the stack is shorter than the frame's base and the results.
+pub(super) fn ret(p: &mut Proc, stack: &mut Vec<Word>, n: u32) -> Option<Frame> {
+    let fr = *p.frames.last()?;
+    let (l, n, sb) = (stack.len(), n as usize, fr.stack_base as usize);
+    if l < n || sb > l - n {
+        return None;
+    }
+    p.frames.pop();
+    stack.copy_within(l - n..l, sb);
+    stack.truncate(sb + n);
+    if let Some(s) = p.display.get_mut(fr.depth as usize) {
+        *s = fr.saved;
+    }
+    p.frame_words -= fr.words;
+    if let Some(seg) = p.segs.get_mut(p.cur_seg as usize) {
+        seg.top -= fr.words;
+        // An emptied segment is kept for the next call.
+        if seg.top == 0 && p.cur_seg > 0 {
+            p.cur_seg -= 1;
+        }
+    }
+    Some(fr)
 }
 
 /// Runs operation `x` (of `len` instructions) at `pc`. `None`, having changed nothing,
@@ -928,6 +1035,7 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
         }
         Op::Dup => stack.push(*stack.last()?),
         Op::Jump(t) => return Some(Ran::Jumped(t as usize)),
+        Op::Call(_) | Op::Ret(_) => return Some(Ran::Transfer),
         Op::Branch { cmp, a, b, when, target } => {
             let r = match (a, b) {
                 (Src::Stack, Src::Stack) => {
@@ -1139,10 +1247,14 @@ mod tests {
             Pop { n: 1 },
             Jump { target: 0 },
             PushI { v: 2 },
+            SimTime {},
             Call { func: 0 },
+            PushI { v: 3 },
         ];
         let steps = Step::all(&code);
-        assert_eq!(steps.iter().map(|s| s.end).collect::<Vec<_>>(), vec![5, 5, 5, 5, 5, 6, 6]);
+        // `SIMTIME` is run alone; a call ends the stretch it is in (after it).
+        assert_eq!(steps.iter().map(|s| s.end).collect::<Vec<_>>(), vec![5, 5, 5, 5, 5, 6, 6, 8, 9]);
+        assert_eq!(steps[7].x, Op::Call(0));
         assert_eq!(steps[1].x, Op::BinI { ins: AddI {}, a: Src::Stack, b: Src::Int(1) }, "from pc 1: `PUSHI 1; ADDI`");
         assert_eq!(steps[6].x, Op::Stop);
     }

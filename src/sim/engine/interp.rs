@@ -230,7 +230,8 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             // Straight stretches of translated operations (see `super::block`); one or two
             // instructions before a call or a return run alone, for less than entering
             // the stretches costs (recursive Fibonacci: 20 % less time).
-            let mut b = block::State { pc, clock, qend, steps, seq: 0, crossed: 0, cross_clock: 0, bail: usize::MAX };
+            let mut b =
+                block::State { pc, clock, qend, steps, seq: 0, crossed: 0, cross_clock: 0, bail: usize::MAX, site };
             let limits = block::Limits {
                 cum: env.cum,
                 cum_seq: env.cum_seq,
@@ -238,22 +239,13 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 cross_max: env.cross_max,
                 crossable: env.q > 0 && env.tmax <= env.q,
                 me: if CHECK { me } else { u32::MAX },
+                funcs: env.funcs,
+                max_stack: env.max_stack,
             };
-            if LINES {
-                block::run_stretches::<true>(
-                    code,
-                    &limits,
-                    p,
-                    mem,
-                    &mut stack,
-                    &mut b,
-                    (pc_ticks, env.lib, ticks, site),
-                );
-            } else {
-                block::run_stretches::<false>(code, &limits, p, mem, &mut stack, &mut b, (&mut [], &[], ticks, site));
-            }
+            let lines = block::Lines { pc_ticks: &mut *pc_ticks, lib: env.lib, ticks, calls: &mut ctr.calls };
+            block::run_stretches::<LINES>(code, &limits, p, mem, &mut stack, &mut b, lines);
             if b.steps != steps {
-                (pc, clock, qend, steps, bail) = (b.pc, b.clock, b.qend, b.steps, b.bail);
+                (pc, clock, qend, steps, bail, site) = (b.pc, b.clock, b.qend, b.steps, b.bail, b.site);
                 seq += b.seq;
                 if b.crossed > 0 {
                     ctr.crossed += b.crossed;
@@ -441,28 +433,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if p.frames.len() <= 1 {
                     break 'run Ok(Exit::Complex);
                 }
-                let Some(fr) = p.frames.pop() else { break 'run Ok(Exit::Complex) };
+                let Some(fr) = block::ret(p, &mut stack, n) else { bad!("RET with a short stack") };
                 if LINES {
                     ctr.calls.push((clock + ticks[op as usize], fr.func | LEAVE));
-                }
-                let l = stack.len();
-                let n = n as usize;
-                let sb = fr.stack_base as usize;
-                if l < n || sb > l - n {
-                    bad!("RET with a short stack");
-                }
-                stack.copy_within(l - n..l, sb);
-                stack.truncate(sb + n);
-                if let Some(s) = p.display.get_mut(fr.depth as usize) {
-                    *s = fr.saved;
-                }
-                p.frame_words -= fr.words;
-                if let Some(seg) = p.segs.get_mut(p.cur_seg as usize) {
-                    seg.top -= fr.words;
-                    // An emptied segment is kept for the next call.
-                    if seg.top == 0 && p.cur_seg > 0 {
-                        p.cur_seg -= 1;
-                    }
                 }
                 next = fr.ret_pc as usize;
             }

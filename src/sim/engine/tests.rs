@@ -716,7 +716,8 @@ fn run_fusing(m: &Module, cfg: SimConfig, fuse: bool) -> (Option<Stats>, String,
 
 /// [`run_fusing`], with an observer when `observe` is set: then the interpreter keeps the
 /// busy time per instruction (and a process never runs on past a quantum end on its own),
-/// and the busy time per source line it reported is returned too.
+/// and the busy time per source line and the calls' enter and leave events it reported
+/// are returned too.
 fn run_fusing_lines(
     m: &Module,
     cfg: SimConfig,
@@ -727,8 +728,15 @@ fn run_fusing_lines(
     struct Lines(Rc<RefCell<Vec<String>>>);
     impl super::super::Observer for Lines {
         fn event(&mut self, e: &super::super::SimEvent<'_>) {
-            if let super::super::SimEvent::LineCosts { lines } = e {
-                self.0.borrow_mut().push(format!("{lines:?}"));
+            match e {
+                super::super::SimEvent::LineCosts { lines } => self.0.borrow_mut().push(format!("{lines:?}")),
+                super::super::SimEvent::Enter { time, pid, function } => {
+                    self.0.borrow_mut().push(format!("enter {time} {pid} {function}"))
+                }
+                super::super::SimEvent::Leave { time, pid, function } => {
+                    self.0.borrow_mut().push(format!("leave {time} {pid} {function}"))
+                }
+                _ => {}
             }
         }
     }
@@ -1137,18 +1145,31 @@ fn translated_operations_change_no_result() {
 }
 
 #[test]
-fn translated_operations_leave_remote_accesses_to_the_interpreter() {
+fn translated_runs_of_fixtures_equal_untranslated_ones() {
     // Programs whose processes read and write words of other processors (a forall over a
     // mesh, a spinlock counter) and MPI ranks (each with its own globals): an operation
     // touching another processor's word is run by the interpreter, which makes it a
-    // remote access; everything must equal the untranslated run, at several quanta.
+    // remote access. Programs of calls and returns (recursion, the C library's string
+    // functions, whose time goes to the program's call site, pointers, structures).
+    // Everything must equal the untranslated run, at several quanta, with and without
+    // the busy time per line and the calls' enter and leave events.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let opts = crate::lang::FrontOptions { include_dirs: vec![dir.join("include")], ..Default::default() };
     let compile = |name: &str| {
         let src = std::fs::read_to_string(dir.join(name)).unwrap();
         crate::lang::compile(name, &src, &opts).unwrap().module
     };
-    let runs = [("forall_mesh.c", 1), ("spinlock_counter.c", 1), ("matmul.c", 1), ("mpi/coll.c", 7), ("mpi/p2p.c", 4)];
+    let runs = [
+        ("forall_mesh.c", 1),
+        ("spinlock_counter.c", 1),
+        ("matmul.c", 1),
+        ("mpi/coll.c", 7),
+        ("mpi/p2p.c", 4),
+        ("recursion.c", 1),
+        ("strings.c", 1),
+        ("pointers.c", 1),
+        ("structs.c", 1),
+    ];
     for (name, ranks) in runs {
         let m = compile(name);
         for q in [U, 3 * U, 10 * U, 100 * U] {
@@ -1157,6 +1178,9 @@ fn translated_operations_leave_remote_accesses_to_the_interpreter() {
                 let translated = run_fusing_lines(&m, cfg.clone(), true, observe);
                 let plain = run_fusing_lines(&m, cfg.clone(), false, observe);
                 assert_eq!(translated, plain, "{name} quantum {q} {observe}");
+                if observe && name == "recursion.c" {
+                    assert!(translated.3.iter().any(|e| e.starts_with("enter")), "the calls are reported");
+                }
                 if name != "matmul.c" || ranks > 1 {
                     continue;
                 }
