@@ -498,14 +498,9 @@ fn binary_out_of_line(ins: Instr, a: Word, b: Word, dst: &mut Word) -> Option<()
 }
 
 /// Whether `a <cmp> b` of a comparison that is not on `int`s is true (comparisons do not
-/// fail: `Some` always, kept for the shape of [`binary`]).
-#[inline(always)]
-fn compare(cmp: Instr, a: Word, b: Word) -> Option<bool> {
-    compare_out_of_line(cmp, a, b)
-}
-
+/// fail: `Some` always, kept for the shape of [`binary`]); out of line, as they are rare.
 #[inline(never)]
-fn compare_out_of_line(cmp: Instr, a: Word, b: Word) -> Option<bool> {
+fn compare(cmp: Instr, a: Word, b: Word) -> Option<bool> {
     binary_or_none(cmp, a, b).map(truthy)
 }
 
