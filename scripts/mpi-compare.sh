@@ -8,7 +8,11 @@
 # with the shipped SMPI profile (fixtures/profiles/smpi.toml, 1 unit = 1 us). Neither
 # simulates computation: SMPI with smpi/simulate-computation:no, cpss with every
 # instruction at cost 0 (fixtures/mpi/free.costs), so the times are the network's and
-# the MPI protocol's alone and the same on every machine.
+# the MPI protocol's alone and the same on every machine. SMPI's collectives are set
+# to the algorithms cpcc's <mpi.h> library uses (SMPI's selectors binomial_tree Bcast,
+# binomial Reduce, rdb Allreduce, ompi_bruck Barrier — the dissemination pattern —,
+# ompi_basic_linear Gather and Scatter, ring Allgather, pair Alltoall), so both send
+# the same messages.
 #
 # Usage: scripts/mpi-compare.sh [PROGRAM...]   (default: all six; needs a release build,
 # or CPPE_BIN=FOLDER naming the folder of cpcc and cpss)
@@ -35,6 +39,9 @@ for p in "${programs[@]}"; do
     smpicc -O2 "$root/scripts/mpi/$p.c" -o "$work/$p" 2>/dev/null
     smpirun -np "$n" -platform "$platform" -hostfile "$work/hosts" \
       --cfg=network/model:CM02 --cfg=smpi/simulate-computation:no --cfg=smpi/iprobe:1e-7 --cfg=smpi/test:1e-7 --cfg=smpi/display-timing:yes \
+      --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial --cfg=smpi/allreduce:rdb --cfg=smpi/barrier:ompi_bruck \
+      --cfg=smpi/gather:ompi_basic_linear --cfg=smpi/scatter:ompi_basic_linear --cfg=smpi/allgather:ring \
+      --cfg=smpi/alltoall:pair \
       --log=root.thres:critical --log=smpi_utils.thres:info "$work/$p" > "$work/smpi.out" 2> "$work/smpi.err"
     smpi_s=$(grep -o 'Simulated time: [0-9.e+-]*' "$work/smpi.err" | awk '{print $3}')
     "$cpcc" -o "$work/$p.cod" "$root/scripts/mpi/$p.c"

@@ -330,7 +330,7 @@ struct __cppe_mpi_comm { int ctx; int size; int rank; int *ranks; int ndims; int
 struct __cppe_mpi_req { int kind; int done; int seq; void *buf; int count; int dt; int source; int tag; int comm;
     struct __cppe_mpi_status st; };
 struct __cppe_mpi_state { int init; int fin; struct __cppe_mpi_comm *comms; int ncomms; struct __cppe_mpi_req *reqs;
-    int nreqs; int req_seq; int next_ctx; };
+    int nreqs; int req_seq; };
 struct __cppe_mpi_state __cppe_mpi;
 char __cppe_mpi_in_place;
 #define MPI_IN_PLACE ((void *)&__cppe_mpi_in_place)

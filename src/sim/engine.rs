@@ -735,6 +735,8 @@ impl<'m> Simulator<'m> {
             mailbox: sim.ch.chans.len() - ranks as usize,
             matched: vec![None; ranks as usize],
             waiting: vec![Vec::new(); ranks as usize],
+            probing: vec![false; ranks as usize],
+            next_context: 2,
             live: ranks,
             last_end: 0,
             uses_mpi: module.uses_mpi(),

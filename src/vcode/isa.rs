@@ -820,14 +820,19 @@ isa! {
     /// (the clock, and one tick, at [`mpi_op::SECONDS_PER_UNIT`] per unit); SEND pops
     /// `flags`, a context, a tag, a destination rank, a word count and a buffer address,
     /// sends those words to the destination's mailbox (non-blocking) and pushes 0;
-    /// MATCH pops the address of a 5-int information block, `block`, a pattern count
+    /// MATCH pops the address of a 5-int information block, a `mode`, a pattern count
     /// `n` and the address of `n` patterns `(source, tag, context)` (source and tag -1:
     /// any), finds the earliest message in the caller's mailbox that has arrived and
-    /// matches a pattern (blocking until one does when `block` is not 0), writes its
-    /// `(source, tag, words, flags, context)` into the block and pushes the index of the
-    /// first pattern it matches, or -1; TAKE pops a word count and a buffer address,
+    /// matches a pattern (blocking until one does when bit 0 of `mode` is set), writes
+    /// its `(source, tag, words, flags, context)` into the block and pushes the index of
+    /// the first pattern it matches, or -1. With bit 1 of `mode` set it is a probe: a
+    /// rendezvous message whose request to send has arrived matches too (its data stays
+    /// at the sender), and no TAKE follows; otherwise a MATCH that finds nothing posts
+    /// its patterns as receives (the rendezvous messages they match are asked for);
+    /// TAKE pops a word count and a buffer address,
     /// removes the message MATCH found last, copies its words into the buffer (more words
-    /// than the count is a runtime error, MPI's truncation) and pushes their number.
+    /// than the count is a runtime error, MPI's truncation) and pushes their number;
+    /// CONTEXT pops a count and pushes the first of that many fresh context numbers.
     0xCE Mpi "MPI" { op: u8 } 10 Overhead;
 }
 
@@ -880,6 +885,10 @@ pub mod mpi_op {
     pub const SEND: u8 = 4;
     pub const MATCH: u8 = 5;
     pub const TAKE: u8 = 6;
+    /// Pops a count `n` and pushes the first of `n` context numbers no communicator of
+    /// the run has had (one counter for the whole run, as SimGrid's SMPI numbers its
+    /// communicators): a new communicator's rank 0 takes one and broadcasts it.
+    pub const CONTEXT: u8 = 7;
     /// Seconds per time unit in `MPI_Wtime` (1 unit = 1 µs, as `fixtures/profiles/smpi.toml`
     /// is fitted).
     pub const SECONDS_PER_UNIT: f64 = 1e-6;

@@ -13,14 +13,19 @@
 //! can match another's receive.
 //!
 //! Algorithms (the collectives are point-to-point messages on the simulated network):
-//! `MPI_Barrier` dissemination (⌈log₂ n⌉ rounds); `MPI_Bcast` and `MPI_Reduce` binomial
-//! trees rooted at `root` (MPICH's, SMPI's `binomial_tree`); `MPI_Allreduce` recursive
+//! `MPI_Barrier` dissemination (⌈log₂ n⌉ rounds, SMPI `ompi_bruck`); `MPI_Bcast` and
+//! `MPI_Reduce` binomial trees rooted at `root` (MPICH's, SMPI's `binomial_tree` and
+//! `binomial`); `MPI_Allreduce` recursive
 //! doubling for a power-of-two size (SMPI `rdb`), otherwise a binomial reduce to rank 0
 //! then a binomial broadcast; `MPI_Gather(v)` and `MPI_Scatter(v)` linear at the root
 //! (SMPI `ompi_basic_linear`); `MPI_Allgather` ring (SMPI `ring`); `MPI_Alltoall`
-//! pairwise exchange (SMPI `pair`); `MPI_Scan` a linear chain.
+//! pairwise exchange (SMPI `pair`); `MPI_Scan` a linear chain. A new communicator's
+//! context comes from the run's counter (`mpi_op::CONTEXT`), taken by its rank 0 and
+//! broadcast, as SMPI's `Comm` constructor does; `MPI_Comm_split` gathers the colours
+//! and keys at rank 0, which sends each member its group (SMPI's algorithm).
 //!
-//! Receives: a blocking receive matches the earliest arrived message of its pattern; a
+//! Receives: a blocking receive matches the earliest arrived message of its pattern
+//! (a probe also sees a rendezvous message's envelope: MATCH's mode bit 1); a
 //! request of `MPI_Irecv` is matched when the program waits for or tests a request
 //! (each wait or test first matches the pending receives in the order they were
 //! posted), so the receives of one rank match in posting order whenever their messages
@@ -70,7 +75,7 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
          c->ndims = 0; c->dims = 0; c->periods = 0; \
          c = __cppe_mpi.comms + 1; c->ctx = 1; c->size = 1; c->rank = 0; c->ranks = malloc(sizeof(int)); \
          c->ranks[0] = __cppe_mpi_rank(); c->ndims = 0; c->dims = 0; c->periods = 0; \
-         __cppe_mpi.next_ctx = 2; __cppe_mpi.init = 1; return 0; }",
+         __cppe_mpi.init = 1; return 0; }",
     ),
     (
         "MPI_Finalize",
@@ -150,7 +155,7 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
         "int __cppe_mpi_probe_core(int source, int tag, int comm, struct __cppe_mpi_status *st, int block, \
          const char *f) { struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, f); int p[3]; int info[5]; \
          if (source == -666) { __cppe_mpi_null_status(st); return 1; } __cppe_mpi_pattern(p, c, source, tag, f); \
-         if (__cppe_mpi_match(p, 1, block, info) < 0) return 0; \
+         if (__cppe_mpi_match(p, 1, block | 2, info) < 0) return 0; \
          if (st) { st->MPI_SOURCE = __cppe_mpi_local(c, info[0]); st->MPI_TAG = info[1]; st->MPI_ERROR = 0; \
          st->__count = info[2]; } return 1; }",
     ),
@@ -430,23 +435,22 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
          if (c->rank + 1 < c->size) __cppe_mpi_csend(rbuf, words, c, c->rank + 1, 9); return 0; }",
     ),
     // ---- communicators ----
-    // A context number every member agrees on: one more than the largest any member
-    // has used (a collective over `c`; `MPI_Comm_split` gathers it with the colours
-    // and keys, then broadcasts the table).
+    // A new communicator's context, as SimGrid's SMPI gives one (its `Comm` constructor):
+    // the new communicator's rank 0 takes a fresh number from the run's counter and
+    // broadcasts it to the other members (a binomial tree over them, in the collective
+    // context of the communicator the new one was made from, which `k` still carries).
     (
-        "__cppe_mpi_agree",
-        "int __cppe_mpi_agree(struct __cppe_mpi_comm *c) { int mine = __cppe_mpi.next_ctx; int all = mine; int k; \
-         int n = c->size; for (k = 1; k < n; k <<= 1) { int other; __cppe_mpi_csend(&all, 1, c, (c->rank + k) % n, 10); \
-         __cppe_mpi_crecv(&other, 1, c, (c->rank - k + n) % n, 10); if (other > all) all = other; } \
-         __cppe_mpi.next_ctx = all + 1; return all; }",
+        "__cppe_mpi_fresh",
+        "void __cppe_mpi_fresh(int k) { int ctx = 0; if (__cppe_mpi.comms[k].rank == 0) ctx = __cppe_mpi_context(1); \
+         __cppe_mpi_bcast(&ctx, 1, 0, __cppe_mpi.comms + k); __cppe_mpi.comms[k].ctx = ctx; }",
     ),
     (
         "MPI_Comm_dup",
         "int MPI_Comm_dup(int comm, int *out) { struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, \"MPI_Comm_dup\"); \
-         int ctx = __cppe_mpi_agree(c); int *ranks = 0; int k; \
+         int *ranks = 0; int k; \
+         if (c->ranks) { ranks = malloc(c->size * sizeof(int)); memcpy(ranks, c->ranks, c->size * sizeof(int)); } \
+         k = __cppe_mpi_new_comm(c->ctx, c->size, c->rank, ranks); __cppe_mpi_fresh(k); \
          c = __cppe_mpi_comm_of(comm, \"MPI_Comm_dup\"); \
-         if (c->ranks) { ranks = malloc(c->size * sizeof(int)); memcpy(ranks, c->ranks, c->size); } \
-         k = __cppe_mpi_new_comm(ctx, c->size, c->rank, ranks); c = __cppe_mpi_comm_of(comm, \"MPI_Comm_dup\"); \
          if (c->ndims) __cppe_mpi_set_cart(k, c->ndims, c->dims, c->periods); *out = k; return 0; }",
     ),
     (
@@ -455,22 +459,29 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
          if (*comm < 2) __cppe_mpi_fail(\"MPI_Comm_free\", \"cannot free a predefined communicator\", *comm); \
          free(c->ranks); free(c->dims); free(c->periods); c->size = 0; *comm = -1; return 0; }",
     ),
+    // SMPI's algorithm: the colours and keys gathered at rank 0, which sends each member
+    // of each colour its new communicator's members (in key order, ties by old rank),
+    // one message per member; then each new communicator agrees on its context.
     (
         "MPI_Comm_split",
         "int MPI_Comm_split(int comm, int color, int key, int *out) { \
-         struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, \"MPI_Comm_split\"); int n = c->size; int i; int m = 0; \
-         int *all = malloc((3 * n + 1) * sizeof(int)); int mine[3]; int *ranks; int ctx; int me = 0; \
-         mine[0] = color; mine[1] = key; mine[2] = __cppe_mpi.next_ctx; MPI_Gather(mine, 3, 7, all, 3, 7, 0, comm); \
-         c = __cppe_mpi_comm_of(comm, \"MPI_Comm_split\"); \
-         if (c->rank == 0) { all[3 * n] = 0; for (i = 0; i < n; i++) if (all[3 * i + 2] > all[3 * n]) all[3 * n] = all[3 * i + 2]; } \
-         __cppe_mpi_bcast(all, 3 * n + 1, 0, c); ctx = all[3 * n]; __cppe_mpi.next_ctx = ctx + 1; \
-         if (color == -333) { free(all); *out = -1; return 0; } \
-         for (i = 0; i < n; i++) if (all[3 * i] == color) m++; ranks = malloc(m * sizeof(int)); m = 0; \
-         for (i = 0; i < n; i++) if (all[3 * i] == color) { int j = m; \
-         while (j > 0 && all[3 * i + 1] < all[3 * ranks[j - 1] + 1]) { ranks[j] = ranks[j - 1]; j--; } \
-         ranks[j] = i; m++; } \
-         for (i = 0; i < m; i++) { if (ranks[i] == c->rank) me = i; if (c->ranks) ranks[i] = c->ranks[ranks[i]]; } \
-         free(all); *out = __cppe_mpi_new_comm(ctx, m, me, ranks); return 0; }",
+         struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, \"MPI_Comm_split\"); int n = c->size; int i; int j; \
+         int m = 0; int mine[2]; int *all = 0; int *ranks = malloc((n + 1) * sizeof(int)); int me = 0; int k; \
+         if (color < 0 && color != -333) __cppe_mpi_fail(\"MPI_Comm_split\", \"invalid color\", color); \
+         mine[0] = color; mine[1] = key; if (c->rank == 0) all = malloc(2 * n * sizeof(int)); \
+         MPI_Gather(mine, 2, 7, all, 2, 7, 0, comm); c = __cppe_mpi_comm_of(comm, \"MPI_Comm_split\"); \
+         if (c->rank == 0) { int *g = malloc((n + 1) * sizeof(int)); \
+         for (i = 0; i < n; i++) { int col = all[2 * i]; if (col == -333 || col == -1) continue; g[0] = 0; \
+         for (j = i; j < n; j++) if (all[2 * j] == col) { int q = ++g[0]; \
+         while (q > 1 && all[2 * j + 1] < all[2 * g[q - 1] + 1]) { g[q] = g[q - 1]; q--; } g[q] = j; \
+         if (j > i) all[2 * j] = -1; } \
+         for (j = 1; j <= g[0]; j++) if (g[j] == 0) memcpy(ranks, g, (g[0] + 1) * sizeof(int)); \
+         else __cppe_mpi_csend(g, g[0] + 1, c, g[j], 11); } free(g); free(all); } \
+         else if (color != -333) __cppe_mpi_crecv(ranks, n + 1, c, 0, 11); \
+         if (color == -333) { free(ranks); *out = -1; return 0; } \
+         m = ranks[0]; for (i = 0; i < m; i++) { ranks[i] = ranks[i + 1]; if (ranks[i] == c->rank) me = i; \
+         if (c->ranks) ranks[i] = c->ranks[ranks[i]]; } \
+         k = __cppe_mpi_new_comm(c->ctx, m, me, ranks); __cppe_mpi_fresh(k); *out = k; return 0; }",
     ),
     // ---- Cartesian topologies (row-major: the last dimension varies fastest) ----
     (
@@ -483,11 +494,13 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
     (
         "MPI_Cart_create",
         "int MPI_Cart_create(int comm, int nd, const int *dims, const int *periods, int reorder, int *out) { \
-         struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, \"MPI_Cart_create\"); int i; int p = 1; \
+         struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, \"MPI_Cart_create\"); int i; int p = 1; int *ranks = 0; int k; \
          for (i = 0; i < nd; i++) { if (dims[i] <= 0) __cppe_mpi_fail(\"MPI_Cart_create\", \"invalid dimension\", dims[i]); \
          p *= dims[i]; } if (p > c->size) __cppe_mpi_fail(\"MPI_Cart_create\", \"more processes than the communicator has:\", p); \
-         MPI_Comm_split(comm, c->rank < p ? 0 : -333, c->rank, out); \
-         if (*out != -1) __cppe_mpi_set_cart(*out, nd, dims, periods); return 0; }",
+         if (c->rank >= p) { *out = -1; return 0; } \
+         if (c->ranks) { ranks = malloc(p * sizeof(int)); memcpy(ranks, c->ranks, p * sizeof(int)); } \
+         k = __cppe_mpi_new_comm(c->ctx, p, c->rank, ranks); __cppe_mpi_fresh(k); __cppe_mpi_set_cart(k, nd, dims, periods); \
+         *out = k; return 0; }",
     ),
     (
         "__cppe_mpi_cart_of",

@@ -393,7 +393,8 @@ impl<'m> Simulator<'m> {
     /// each sender's first) is asked for, as an MPI receive matches one message.
     pub(super) fn post_recv(&mut self, c: usize, t: Ticks) {
         if c >= self.ranks.mailbox {
-            return self.mpi_post_recv(c, t);
+            // An MPI mailbox posts its receives itself ([`Self::mpi_envelope`]).
+            return;
         }
         let chan = &self.ch.chans[c];
         if self.ch.parked == 0 || !chan.queue.is_empty() {
@@ -414,19 +415,19 @@ impl<'m> Simulator<'m> {
             }
         }
         let Some((_, k)) = pick else { return };
-        if let Some(m) = self.ch.chans[c].from[k].pending.front_mut() {
-            if let Rdv::Parked { posted, .. } = &mut m.rdv {
-                *posted = t;
-            }
+        let Some(m) = self.ch.chans[c].from[k].pending.front_mut() else { return };
+        if let Rdv::Parked { posted, .. } = &mut m.rdv {
+            *posted = t;
         }
-        self.clear_to_send(c, k);
+        let id = m.id;
+        self.clear_to_send(c, k, id);
     }
 
-    /// Sends the clear to send of sender `k`'s first message on channel element `c` when
+    /// Sends the clear to send of sender `k`'s message `id` on channel element `c` when
     /// its request has arrived and a receive waits for it.
-    pub(super) fn clear_to_send(&mut self, c: usize, k: usize) {
+    pub(super) fn clear_to_send(&mut self, c: usize, k: usize, id: u64) {
         let f = &mut self.ch.chans[c].from[k];
-        let Some(m) = f.pending.front_mut() else { return };
+        let Some(m) = f.pending.iter_mut().find(|m| m.id == id) else { return };
         let Rdv::Parked { rts, posted } = m.rdv else { return };
         if rts == NEVER || posted == NEVER {
             return;
@@ -466,7 +467,10 @@ impl<'m> Simulator<'m> {
                     *rts = t;
                 }
             }
-            self.clear_to_send(c, k);
+            self.clear_to_send(c, k, msg);
+            if c >= self.ranks.mailbox {
+                self.mpi_envelope(c, t);
+            }
             return;
         }
         // The clear to send is back: the data leaves.

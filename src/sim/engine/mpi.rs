@@ -22,6 +22,12 @@ pub(super) struct Ranks {
     pub(super) matched: Vec<Option<(Ticks, u64)>>,
     /// Per rank, the patterns of the MATCH it blocks in (for a deadlock's report).
     pub(super) waiting: Vec<Vec<Pattern>>,
+    /// Per rank, whether the MATCH it blocks in is a probe (it waits for an envelope,
+    /// not for data).
+    pub(super) probing: Vec<bool>,
+    /// The next context number `mpi_op::CONTEXT` gives (0 and 1 are `MPI_COMM_WORLD`'s
+    /// and `MPI_COMM_SELF`'s).
+    pub(super) next_context: i32,
     /// Ranks still running.
     pub(super) live: u32,
     /// The latest end of a rank so far.
@@ -94,6 +100,15 @@ impl<'m> Simulator<'m> {
                 let s = t as f64 / TICKS_PER_UNIT as f64 * mpi_op::SECONDS_PER_UNIT;
                 self.pt.procs[pid as usize].stack.push(Word::Double(s));
             }
+            mpi_op::CONTEXT => {
+                let n = as_int(self.pop(pid)?);
+                let first = self.ranks.next_context;
+                match u32::try_from(n).ok().and_then(|n| first.checked_add_unsigned(n)) {
+                    Some(next) if next < i32::MAX / 4 => self.ranks.next_context = next,
+                    _ => return Err(self.mpi_error(pid, format!("MPI: no context numbers left for {n} communicators"))),
+                }
+                self.pt.procs[pid as usize].stack.push(Word::Int(first));
+            }
             mpi_op::SEND => return self.mpi_send(pid),
             mpi_op::MATCH => return self.mpi_match(pid),
             mpi_op::TAKE => return self.mpi_take(pid),
@@ -103,30 +118,62 @@ impl<'m> Simulator<'m> {
         Ok(Flow::Continue)
     }
 
-    /// The rank owning mailbox `c` waits from `t` in a MATCH: every sender holding a
-    /// rendezvous message (`--eager-limit`) that one of its patterns matches is asked for
-    /// its first parked message (its messages arrive in order, so those before the
-    /// matching one come first), as an MPI receive posted for that message would.
-    pub(super) fn mpi_post_recv(&mut self, c: usize, t: Ticks) {
+    /// The rank owning mailbox `c` posts receives for `pats` at `t` (a receive MATCH
+    /// that found no arrived message): each pattern with no matching message already on
+    /// its way to the rank is given the rendezvous message (`--eager-limit`) whose
+    /// request to send came first among those it matches (each sender's first matching
+    /// one: the non-overtaking order), and that message's clear to send leaves once its
+    /// request is there. One message per posted receive, as an MPI receive matches one
+    /// envelope; a probe posts nothing.
+    pub(super) fn mpi_post_recv(&mut self, c: usize, t: Ticks, pats: &[Pattern]) {
         if self.ch.parked == 0 {
             return;
         }
-        let rank = c - self.ranks.mailbox;
-        let Some(pats) = self.ranks.waiting.get(rank) else { return };
-        let mut ask = Vec::new();
-        for (k, f) in self.ch.chans[c].from.iter().enumerate() {
-            let wanted = f.pending.iter().any(|m| pats.iter().any(|p| p.matches(&m.data)));
-            if wanted && matches!(f.pending.front().map(|m| m.rdv), Some(Rdv::Parked { posted: NEVER, .. })) {
-                ask.push(k);
+        let mut chosen: Vec<(usize, u64)> = Vec::new();
+        let chan = &self.ch.chans[c];
+        for p in pats {
+            let on_way = chan.queue.iter().any(|m| m.arrival > t && p.matches(&m.data))
+                || chan.from.iter().any(|f| f.pending.iter().any(|m| m.rdv == Rdv::Cleared && p.matches(&m.data)));
+            if on_way {
+                continue;
+            }
+            let mut pick: Option<(Ticks, u64, usize)> = None;
+            for (k, f) in chan.from.iter().enumerate() {
+                let first = f.pending.iter().find(|m| m.rdv != Rdv::Eager && p.matches(&m.data));
+                let Some(m) = first else { continue };
+                let Rdv::Parked { rts, posted: NEVER } = m.rdv else { continue };
+                if rts != NEVER && !chosen.contains(&(k, m.id)) && pick.is_none_or(|(r, id, _)| (rts, m.id) < (r, id)) {
+                    pick = Some((rts, m.id, k));
+                }
+            }
+            if let Some((_, id, k)) = pick {
+                chosen.push((k, id));
             }
         }
-        for k in ask {
-            if let Some(m) = self.ch.chans[c].from[k].pending.front_mut() {
+        for (k, id) in chosen {
+            if let Some(m) = self.ch.chans[c].from[k].pending.iter_mut().find(|m| m.id == id) {
                 if let Rdv::Parked { posted, .. } = &mut m.rdv {
                     *posted = t;
                 }
             }
-            self.clear_to_send(c, k);
+            self.clear_to_send(c, k, id);
+        }
+    }
+
+    /// The request to send of a rendezvous message to mailbox `c` is there at `t`: a
+    /// rank blocked in a probe wakes to see it; one blocked in a receive posts it.
+    pub(super) fn mpi_envelope(&mut self, c: usize, t: Ticks) {
+        let chan = &self.ch.chans[c];
+        let (reason, owner) = (Reason::Channel { channel: chan.info, index: chan.elem }, chan.owner);
+        let Some(o) = self.pt.procs.get(owner as usize).filter(|o| o.wait == reason) else { return };
+        let (opp, since) = (o.pproc as usize, o.clock);
+        let rank = c - self.ranks.mailbox;
+        if self.ranks.probing.get(rank).copied().unwrap_or(false) {
+            let w = self.pt.wake[owner as usize].min(t);
+            self.set_wake(owner, w);
+            self.lower_pmin(opp, t);
+        } else if let Some(pats) = self.ranks.waiting.get(rank).cloned() {
+            self.mpi_post_recv(c, since, &pats);
         }
     }
 
@@ -216,7 +263,9 @@ impl<'m> Simulator<'m> {
     fn mpi_match(&mut self, pid: u32) -> Result<Flow, SimError> {
         // Operands stay on the stack until the match succeeds: a blocked MATCH runs again.
         let info = self.peek_int(pid, 0)? as i64;
-        let block = self.peek_int(pid, 1)? != 0;
+        // Bit 0: wait for a match; bit 1: a probe (an envelope matches, its data stays).
+        let mode = self.peek_int(pid, 1)?;
+        let (block, probe) = (mode & 1 != 0, mode & 2 != 0);
         let n = self.peek_int(pid, 2)?.max(0) as i64;
         let pats = self.peek_int(pid, 3)? as i64;
         let mut patterns = Vec::with_capacity(n as usize);
@@ -228,8 +277,10 @@ impl<'m> Simulator<'m> {
         let c = self.ranks.mailbox + me as usize;
         let clock = self.pt.procs[pid as usize].clock;
         // The earliest arrived message that a pattern matches, and the earliest arrival
-        // of one still on its way.
+        // of one still on its way. A probe also sees the envelope of a rendezvous message
+        // whose request to send is there (`parked`: the data is still at the sender).
         let mut best: Option<(Ticks, u64, usize)> = None;
+        let mut parked = false;
         let mut next = NEVER;
         for m in self.ch.chans[c].queue.iter() {
             let Some(k) = patterns.iter().position(|p| p.matches(&m.data)) else { continue };
@@ -239,22 +290,42 @@ impl<'m> Simulator<'m> {
                 best = Some((m.arrival, m.seq, k));
             }
         }
+        if probe && self.ch.parked > 0 {
+            for f in &self.ch.chans[c].from {
+                for m in &f.pending {
+                    let Rdv::Parked { rts, .. } = m.rdv else { continue };
+                    let Some(k) = patterns.iter().position(|p| p.matches(&m.data)) else { continue };
+                    if rts > clock {
+                        next = next.min(rts);
+                    } else if best.is_none_or(|(a, s, _)| (rts, m.id) < (a, s)) {
+                        (best, parked) = (Some((rts, m.id, k)), true);
+                    }
+                }
+            }
+        }
         match best {
             Some((arrival, seq, k)) => {
-                let m = self.ch.chans[c].queue.iter().find(|m| (m.arrival, m.seq) == (arrival, seq));
-                let Some(&[source, tag, context, flags, ref data @ ..]) = m.map(|m| &m.data[..]) else {
+                let chan = &self.ch.chans[c];
+                let m = match parked {
+                    false => chan.queue.iter().find(|m| (m.arrival, m.seq) == (arrival, seq)).map(|m| &m.data),
+                    true => chan.from.iter().flat_map(|f| f.pending.iter()).find(|m| m.id == seq).map(|m| &m.data),
+                };
+                let Some(&[source, tag, context, flags, ref data @ ..]) = m.map(|m| &m[..]) else {
                     return Err(self.mpi_error(pid, "MPI: a message without its envelope".into()));
                 };
                 let block = [source, tag, Word::Int(data.len() as i32), flags, context];
                 let i = self.word_index(pid, info)?;
                 self.word_index(pid, info + 4)?;
                 self.mem.words[i..i + 5].copy_from_slice(&block);
-                self.ranks.matched[me as usize] = Some((arrival, seq));
+                self.ranks.matched[me as usize] = if probe { None } else { Some((arrival, seq)) };
                 let s = &mut self.pt.procs[pid as usize].stack;
                 s.truncate(s.len() - 4);
                 s.push(Word::Int(k as i32));
             }
             None if !block => {
+                if !probe {
+                    self.mpi_post_recv(c, clock, &patterns);
+                }
                 let s = &mut self.pt.procs[pid as usize].stack;
                 s.truncate(s.len() - 4);
                 s.push(Word::Int(-1));
@@ -262,8 +333,11 @@ impl<'m> Simulator<'m> {
             None => {
                 let reason = Reason::Channel { channel: self.ch.chans[c].info, index: self.ch.chans[c].elem };
                 self.block(pid, reason, next);
+                if !probe {
+                    self.mpi_post_recv(c, clock, &patterns);
+                }
                 self.ranks.waiting[me as usize] = patterns;
-                self.mpi_post_recv(c, clock);
+                self.ranks.probing[me as usize] = probe;
                 return Ok(Flow::Stop);
             }
         }

@@ -558,6 +558,8 @@ impl Gen<'_> {
             "__cppe_mpi_send" => (SEND, &[true, false, false, false, false, false], INT),
             // (patterns, count, block, information)
             "__cppe_mpi_match" => (MATCH, &[true, false, false, true], INT),
+            // (count)
+            "__cppe_mpi_context" => (CONTEXT, &[false], INT),
             // (buffer, count)
             _ => (TAKE, &[true, false], INT),
         };
@@ -593,7 +595,9 @@ impl Gen<'_> {
         match name {
             "printf" | "fprintf" | "scanf" | "fscanf" | "sscanf" => self.formatted_io(name, name_loc, args, loc),
             "__cppe_mpi_rank" | "__cppe_mpi_size" | "__cppe_mpi_wtime" | "__cppe_mpi_wtick" | "__cppe_mpi_send"
-            | "__cppe_mpi_match" | "__cppe_mpi_take" => self.mpi_builtin(name, name_loc, args, loc),
+            | "__cppe_mpi_match" | "__cppe_mpi_take" | "__cppe_mpi_context" => {
+                self.mpi_builtin(name, name_loc, args, loc)
+            }
             "getenv" => {
                 if !self.arity(name, name_loc, args, 1) || !self.pointer_arg(&args[0], "the variable's name") {
                     return ERROR;

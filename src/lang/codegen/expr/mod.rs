@@ -98,6 +98,7 @@ const BUILTINS: &[&str] = &[
     "__cppe_mpi_send",
     "__cppe_mpi_match",
     "__cppe_mpi_take",
+    "__cppe_mpi_context",
 ];
 
 /// Every built-in name (for "did you mean" suggestions).
