@@ -394,6 +394,9 @@ pub struct Simulator<'m> {
     funcs: Vec<FnLite>,
     /// The module's code with each instruction's opcode.
     prog: Vec<Step>,
+    /// The global variables' words `(first, end)`, relative to a process's globals
+    /// (`display[0]`), in address order: [`Self::object_end`]'s search.
+    global_objects: Vec<(u32, u32)>,
     /// Per distinct pair of processor speed and cost table (processor type), the speed
     /// and the tick and sequential-time tables for the interpreter and [`Self::charge`];
     /// `table_of[pp]` is processor `pp`'s entry.
@@ -680,10 +683,29 @@ impl<'m> Simulator<'m> {
         mem.null_reserved = module.null_reserved;
         let p0 = cfg.mapping.first().copied().unwrap_or(0).min(npp as u32 - 1);
         let steps_left = cfg.max_steps.unwrap_or(u64::MAX);
+        let global_objects = {
+            let is_object = |k: crate::vcode::IdentKind| {
+                matches!(
+                    k,
+                    crate::vcode::IdentKind::Var
+                        | crate::vcode::IdentKind::Param
+                        | crate::vcode::IdentKind::ForallIndex
+                )
+            };
+            let mut v: Vec<(u32, u32)> = module
+                .idents
+                .iter()
+                .filter(|id| id.depth == 0 && is_object(id.kind))
+                .map(|id| (id.off, id.off.saturating_add(module.type_words(id.ty).max(1))))
+                .collect();
+            v.sort_unstable();
+            v
+        };
         let mut sim = Simulator {
             module,
             funcs,
             prog,
+            global_objects,
             tables,
             table_of,
             net,

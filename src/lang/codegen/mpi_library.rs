@@ -42,15 +42,15 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
     ("__cppe_mpi_words", "int __cppe_mpi_words(int dt) { return dt >= 20 ? 2 : 1; }"),
     (
         "__cppe_mpi_comm_of",
-        "struct __cppe_mpi_comm *__cppe_mpi_comm_of(int comm, const char *f) { \
+        "struct __cppe_mpi_comm *__cppe_mpi_comm_of(int comm, const char *f) { struct __cppe_mpi_comm *c; \
+         if ((unsigned)comm < (unsigned)__cppe_mpi.ncomms) { c = __cppe_mpi.comms + comm; if (c->size) return c; } \
          if (!__cppe_mpi.init) __cppe_mpi_fail(f, \"called outside MPI_Init ... MPI_Finalize, communicator\", comm); \
-         if (comm < 0 || comm >= __cppe_mpi.ncomms || __cppe_mpi.comms[comm].size == 0) \
-         __cppe_mpi_fail(f, \"invalid communicator\", comm); return __cppe_mpi.comms + comm; }",
+         __cppe_mpi_fail(f, \"invalid communicator\", comm); return 0; }",
     ),
     (
         "__cppe_mpi_world",
         "int __cppe_mpi_world(struct __cppe_mpi_comm *c, int r, const char *f) { \
-         if (r < 0 || r >= c->size) __cppe_mpi_fail(f, \"invalid rank\", r); return c->ranks ? c->ranks[r] : r; }",
+         if ((unsigned)r >= (unsigned)c->size) __cppe_mpi_fail(f, \"invalid rank\", r); return c->ranks ? c->ranks[r] : r; }",
     ),
     (
         "__cppe_mpi_local",
@@ -80,7 +80,7 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
     (
         "MPI_Finalize",
         "int MPI_Finalize(void) { __cppe_mpi_comm_of(0, \"MPI_Finalize\"); __cppe_mpi.init = 0; __cppe_mpi.fin = 1; \
-         return 0; }",
+         __cppe_mpi.ncomms = 0; return 0; }",
     ),
     ("MPI_Initialized", "int MPI_Initialized(int *flag) { *flag = __cppe_mpi.init || __cppe_mpi.fin; return 0; }"),
     ("MPI_Finalized", "int MPI_Finalized(int *flag) { *flag = __cppe_mpi.fin; return 0; }"),
@@ -103,9 +103,10 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
         "__cppe_mpi_send_core",
         "int __cppe_mpi_send_core(const void *buf, int count, int dt, int dest, int tag, int comm, int flags, \
          const char *f) { struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, f); int w; int p[3]; int info[5]; \
-         if (dest == -666) return 0; if (tag < 0) __cppe_mpi_fail(f, \"invalid tag\", tag); \
-         if (count < 0) __cppe_mpi_fail(f, \"invalid count\", count); \
-         w = __cppe_mpi_world(c, dest, f); __cppe_mpi_send(buf, count * __cppe_mpi_words(dt), w, tag, 4 * c->ctx, flags); \
+         if (dest == -666) return 0; if ((tag | count) < 0) { if (tag < 0) __cppe_mpi_fail(f, \"invalid tag\", tag); \
+         __cppe_mpi_fail(f, \"invalid count\", count); } \
+         if ((unsigned)dest >= (unsigned)c->size) __cppe_mpi_fail(f, \"invalid rank\", dest); \
+         w = c->ranks ? c->ranks[dest] : dest; __cppe_mpi_send(buf, dt >= 20 ? count + count : count, w, tag, 4 * c->ctx, flags); \
          if (flags & 1) { p[0] = w; p[1] = tag; p[2] = 4 * c->ctx + 2; __cppe_mpi_match(p, 1, 1, info); \
          __cppe_mpi_take(0, 0); } return 0; }",
     ),
@@ -142,13 +143,17 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
         "int __cppe_mpi_recv_core(void *buf, int count, int dt, int source, int tag, int comm, \
          struct __cppe_mpi_status *st, int block, const char *f) { struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, f); \
          int p[3]; int info[5]; int n; if (source == -666) { __cppe_mpi_null_status(st); return 1; } \
-         __cppe_mpi_pattern(p, c, source, tag, f); if (__cppe_mpi_match(p, 1, block, info) < 0) return 0; \
-         n = __cppe_mpi_take(buf, count * __cppe_mpi_words(dt)); __cppe_mpi_finish(c, info, n, st); return 1; }",
+         if (source == -555) p[0] = -1; else if ((unsigned)source < (unsigned)c->size) p[0] = c->ranks ? c->ranks[source] : source; \
+         else __cppe_mpi_fail(f, \"invalid rank\", source); \
+         if (tag == -444) p[1] = -1; else if (tag < 0) __cppe_mpi_fail(f, \"invalid tag\", tag); else p[1] = tag; \
+         p[2] = 4 * c->ctx; if (__cppe_mpi_match(p, 1, block, info) < 0) return 0; \
+         n = __cppe_mpi_take(buf, dt >= 20 ? count + count : count); if (st || info[3] & 1) __cppe_mpi_finish(c, info, n, st); \
+         return 1; }",
     ),
     (
         "MPI_Recv",
         "int MPI_Recv(void *buf, int count, int dt, int source, int tag, int comm, struct __cppe_mpi_status *st) { \
-         __cppe_mpi_progress(); __cppe_mpi_recv_core(buf, count, dt, source, tag, comm, st, 1, \"MPI_Recv\"); return 0; }",
+         if (__cppe_mpi.nreqs) __cppe_mpi_progress(); __cppe_mpi_recv_core(buf, count, dt, source, tag, comm, st, 1, \"MPI_Recv\"); return 0; }",
     ),
     (
         "__cppe_mpi_probe_core",
@@ -178,14 +183,14 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
         "MPI_Sendrecv",
         "int MPI_Sendrecv(const void *sbuf, int scount, int sdt, int dest, int stag, void *rbuf, int rcount, int rdt, \
          int source, int rtag, int comm, struct __cppe_mpi_status *st) { \
-         __cppe_mpi_send_core(sbuf, scount, sdt, dest, stag, comm, 0, \"MPI_Sendrecv\"); __cppe_mpi_progress(); \
+         __cppe_mpi_send_core(sbuf, scount, sdt, dest, stag, comm, 0, \"MPI_Sendrecv\"); if (__cppe_mpi.nreqs) __cppe_mpi_progress(); \
          __cppe_mpi_recv_core(rbuf, rcount, rdt, source, rtag, comm, st, 1, \"MPI_Sendrecv\"); return 0; }",
     ),
     (
         "MPI_Sendrecv_replace",
         "int MPI_Sendrecv_replace(void *buf, int count, int dt, int dest, int stag, int source, int rtag, int comm, \
          struct __cppe_mpi_status *st) { \
-         __cppe_mpi_send_core(buf, count, dt, dest, stag, comm, 0, \"MPI_Sendrecv_replace\"); __cppe_mpi_progress(); \
+         __cppe_mpi_send_core(buf, count, dt, dest, stag, comm, 0, \"MPI_Sendrecv_replace\"); if (__cppe_mpi.nreqs) __cppe_mpi_progress(); \
          __cppe_mpi_recv_core(buf, count, dt, source, rtag, comm, st, 1, \"MPI_Sendrecv_replace\"); return 0; }",
     ),
     // Requests: `kind` 1 a send (complete at once: sends are buffered), 2 a receive;
@@ -211,7 +216,7 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
          struct __cppe_mpi_req *q; __cppe_mpi_comm_of(comm, \"MPI_Irecv\"); *req = __cppe_mpi_new_req(2); \
          q = __cppe_mpi.reqs + *req; q->buf = buf; q->count = count; q->dt = dt; q->source = source; q->tag = tag; \
          q->comm = comm; if (source == -666) { q->done = 1; q->st.MPI_SOURCE = -666; q->st.MPI_TAG = -444; } \
-         __cppe_mpi_progress(); return 0; }",
+         if (__cppe_mpi.nreqs) __cppe_mpi_progress(); return 0; }",
     ),
     (
         "__cppe_mpi_try",
@@ -242,14 +247,14 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
         "MPI_Wait",
         "int MPI_Wait(int *req, struct __cppe_mpi_status *st) { struct __cppe_mpi_req *q; \
          if (*req == -1) { __cppe_mpi_null_status(st); if (st) { st->MPI_SOURCE = -555; } return 0; } \
-         q = __cppe_mpi_req_of(*req, \"MPI_Wait\"); __cppe_mpi_progress(); __cppe_mpi_try(*req, 1); \
+         q = __cppe_mpi_req_of(*req, \"MPI_Wait\"); if (__cppe_mpi.nreqs) __cppe_mpi_progress(); __cppe_mpi_try(*req, 1); \
          __cppe_mpi_complete(req, st); return 0; }",
     ),
     (
         "MPI_Test",
         "int MPI_Test(int *req, int *flag, struct __cppe_mpi_status *st) { struct __cppe_mpi_req *q; \
          if (*req == -1) { *flag = 1; __cppe_mpi_null_status(st); if (st) { st->MPI_SOURCE = -555; } return 0; } \
-         q = __cppe_mpi_req_of(*req, \"MPI_Test\"); __cppe_mpi_progress(); *flag = q->done; \
+         q = __cppe_mpi_req_of(*req, \"MPI_Test\"); if (__cppe_mpi.nreqs) __cppe_mpi_progress(); *flag = q->done; \
          if (q->done) __cppe_mpi_complete(req, st); return 0; }",
     ),
     (
@@ -262,7 +267,7 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
     (
         "MPI_Waitany",
         "int MPI_Waitany(int n, int *reqs, int *index, struct __cppe_mpi_status *st) { int i; int m; int *p; int *which; \
-         int info[5]; int any = 0; __cppe_mpi_progress(); \
+         int info[5]; int any = 0; if (__cppe_mpi.nreqs) __cppe_mpi_progress(); \
          for (i = 0; i < n; i++) if (reqs[i] != -1) { any = 1; if (__cppe_mpi_req_of(reqs[i], \"MPI_Waitany\")->done) { \
          *index = i; __cppe_mpi_complete(reqs + i, st); return 0; } } \
          if (!any) { *index = -333; __cppe_mpi_null_status(st); if (st) st->MPI_SOURCE = -555; return 0; } \
@@ -528,12 +533,12 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
     (
         "MPI_Cart_shift",
         "int MPI_Cart_shift(int comm, int dir, int disp, int *src, int *dst) { \
-         struct __cppe_mpi_comm *c = __cppe_mpi_cart_of(comm, \"MPI_Cart_shift\"); int co[32]; int k; int x; int d; \
-         if (dir < 0 || dir >= c->ndims) __cppe_mpi_fail(\"MPI_Cart_shift\", \"invalid direction\", dir); \
-         MPI_Cart_coords(comm, c->rank, 32, co); d = c->dims[dir]; x = co[dir]; \
+         struct __cppe_mpi_comm *c = __cppe_mpi_cart_of(comm, \"MPI_Cart_shift\"); int i; int stride = 1; int x; int d; \
+         int k; if ((unsigned)dir >= (unsigned)c->ndims) __cppe_mpi_fail(\"MPI_Cart_shift\", \"invalid direction\", dir); \
+         for (i = c->ndims - 1; i > dir; i--) stride *= c->dims[i]; d = c->dims[dir]; x = c->rank / stride % d; \
          for (k = 0; k < 2; k++) { int y = k ? x + disp : x - disp; int *to = k ? dst : src; \
-         if (c->periods[dir]) y = ((y % d) + d) % d; \
-         if (y < 0 || y >= d) *to = -666; else { co[dir] = y; MPI_Cart_rank(comm, co, to); co[dir] = x; } } return 0; }",
+         if (c->periods[dir]) { y %= d; if (y < 0) y += d; } \
+         *to = y < 0 || y >= d ? -666 : c->rank + (y - x) * stride; } return 0; }",
     ),
     (
         "MPI_Cart_get",

@@ -973,10 +973,14 @@ impl Simulator<'_> {
         let m = self.module;
         let words = |ty| m.type_words(ty).max(1) as usize;
         let is_object = |k: IdentKind| matches!(k, IdentKind::Var | IdentKind::Param | IdentKind::ForallIndex);
-        for id in m.idents.iter().filter(|id| id.depth == 0 && is_object(id.kind)) {
-            let lo = id.off as usize;
-            if (lo..lo + words(id.ty)).contains(&i) {
-                return Some(lo + words(id.ty));
+        // A global of the process's own copy (a rank's globals start at its display[0]).
+        let globals = self.pt.procs.get(pid as usize).and_then(|p| p.display.first().copied()).unwrap_or(0) as usize;
+        if let Some(j) = i.checked_sub(globals) {
+            let k = self.global_objects.partition_point(|&(lo, _)| lo as usize <= j);
+            if let Some(&(_, end)) = k.checked_sub(1).and_then(|k| self.global_objects.get(k)) {
+                if j < end as usize {
+                    return Some(globals + end as usize);
+                }
             }
         }
         if let Some((&b, &n)) = self.heap.range(..=i as u32).next_back() {
