@@ -183,7 +183,7 @@ impl<'h> Analyzer<'h> {
             opts,
             graph: GraphBuilder::default(),
             timeline: svg::TimelineBuilder::new(opts.charts),
-            profile: profile::ProfileBuilder::default(),
+            profile: profile::ProfileBuilder::new(&header.functions),
             phases: phases::PhaseBuilder::default(),
             lines: lines::LineBuilder::default(),
             links: links::LinkBuilder::default(),
@@ -269,7 +269,11 @@ impl<'h> Analyzer<'h> {
                 self.lines.event(e);
             }
             Event::TimeOff { .. } | Event::TimeOn { .. } | Event::Deadlock { .. } => self.timeline.event(e),
-            Event::Enter { .. } | Event::Leave { .. } => {}
+            Event::Enter { .. } | Event::Leave { .. } => {
+                if self.profile.wants_calls() {
+                    self.profile.event(e);
+                }
+            }
         }
         if let Some(w) = &mut self.what_if {
             w.event(e);

@@ -1,7 +1,9 @@
 //! Distributions of a run (FORMATS.md "What the best analysers report"): the concurrency
 //! histogram (share of time with exactly k processors busy, ParaGraph), the message size
 //! histogram, Late Sender wait per receiving process (Scalasca: arrival − receive call,
-//! when positive) and the critical-path profile per processor and per activity kind.
+//! when positive), Late Receiver wait (Scalasca: receive call − send, when positive, for
+//! the message of an `MPI_Ssend`, whose sender waits for the receive) and the
+//! critical-path profile per processor and per activity kind.
 //!
 //! Depends on [`super::graph`], [`super::svg::Timeline`] and [`crate::trace`].
 use super::graph::{BusyProfile, CriticalPath};
@@ -23,6 +25,11 @@ pub struct Profile {
     /// Late Sender wait per call site, the source line of the receive (of the MPI call
     /// for an MPI program): `(line, total ticks, receives that waited)`, by line.
     pub late_sender_lines: Vec<(u32, Ticks, u64)>,
+    /// Late Receiver wait per sending process: `(pid, total ticks, MPI_Ssend calls that
+    /// waited)`; a call waits receive call − send when its receive is called later.
+    pub late_receiver: Vec<(u32, Ticks, u64)>,
+    /// Late Receiver wait per call site (the `MPI_Ssend` call's line), by line.
+    pub late_receiver_lines: Vec<(u32, Ticks, u64)>,
     /// Ticks of the critical path per physical processor of the process on it (messages,
     /// spawns and joins charged to the sender, parent or ended child).
     pub path_by_pproc: Vec<(u32, Ticks)>,
@@ -60,6 +67,16 @@ pub struct ProfileBuilder {
     late: DenseMap<(Ticks, u64)>,
     /// Late Sender wait and count per line of the receive.
     late_lines: BTreeMap<u32, (Ticks, u64)>,
+    /// The run's `MPI_Ssend` function (index into the header's functions), if any.
+    ssend: Option<u32>,
+    /// Per process, how many `MPI_Ssend` calls are open (its wait inside one is for the
+    /// acknowledgement, not a Late Sender).
+    in_ssend: DenseMap<u32>,
+    /// The messages of open `MPI_Ssend` calls: message → (send time, line, sender).
+    ssend_msgs: BTreeMap<u64, (Ticks, u32, u32)>,
+    /// Late Receiver wait and count per sending process and per line.
+    late_recv: DenseMap<(Ticks, u64)>,
+    late_recv_lines: BTreeMap<u32, (Ticks, u64)>,
 }
 
 impl Default for ProfileBuilder {
@@ -71,6 +88,11 @@ impl Default for ProfileBuilder {
             arrival: DenseMap::sliding(),
             late: DenseMap::default(),
             late_lines: BTreeMap::new(),
+            ssend: None,
+            in_ssend: DenseMap::default(),
+            ssend_msgs: BTreeMap::new(),
+            late_recv: DenseMap::default(),
+            late_recv_lines: BTreeMap::new(),
         }
     }
 }
@@ -81,12 +103,34 @@ pub fn size_class(bytes: u64) -> u64 {
 }
 
 impl ProfileBuilder {
+    /// A builder for a run whose functions are `functions` (the header's table).
+    pub fn new(functions: &[String]) -> Self {
+        let ssend = functions.iter().position(|f| f == "MPI_Ssend").map(|i| i as u32);
+        ProfileBuilder { ssend, ..ProfileBuilder::default() }
+    }
+
+    /// Whether [`Event::Enter`] and [`Event::Leave`] matter (the run calls `MPI_Ssend`).
+    pub fn wants_calls(&self) -> bool {
+        self.ssend.is_some()
+    }
+
     /// Takes one event into account.
     #[inline]
     pub fn event(&mut self, e: &Event) {
         match *e {
-            Event::MsgSend { bytes, purpose: crate::trace::MsgPurpose::Channel { .. }, .. } => {
-                self.sizes[size_class(u64::from(bytes)).trailing_zeros() as usize] += 1
+            Event::MsgSend {
+                time,
+                msg,
+                src_pid,
+                bytes,
+                line,
+                purpose: crate::trace::MsgPurpose::Channel { .. },
+                ..
+            } => {
+                self.sizes[size_class(u64::from(bytes)).trailing_zeros() as usize] += 1;
+                if self.ssend.is_some() && self.in_ssend.get(u64::from(src_pid)).is_some_and(|&n| n > 0) {
+                    self.ssend_msgs.insert(msg, (time, line, src_pid));
+                }
             }
             Event::MsgArrive { time, msg, .. } => {
                 self.arrival.insert(msg, time);
@@ -97,8 +141,24 @@ impl ProfileBuilder {
             Event::RecvDone { pid, msg, .. } => {
                 // The arrival event precedes the completion in the record; traces without
                 // arrivals (PICL) have no Late Sender figure.
-                if let (Some((c, line)), Some(a)) = (self.call.remove(u64::from(pid)), self.arrival.remove(msg)) {
-                    if a > c {
+                let call = self.call.remove(u64::from(pid));
+                if let (Some((c, _)), Some((s, line, sender))) = (call, self.ssend_msgs.remove(&msg)) {
+                    // A synchronous send's message: its sender waited from s for this
+                    // receive, called at c.
+                    if c > s {
+                        let w = self.late_recv.get_or_insert_with(u64::from(sender), || (0, 0));
+                        w.0 += c - s;
+                        w.1 += 1;
+                        let l = self.late_recv_lines.entry(line).or_insert((0, 0));
+                        l.0 += c - s;
+                        l.1 += 1;
+                    }
+                }
+                // The wait of an MPI_Ssend for its acknowledgement is the receiver's
+                // (above), not a Late Sender.
+                let acknowledgement = self.ssend.is_some() && self.in_ssend.get(u64::from(pid)).is_some_and(|&n| n > 0);
+                if let (Some((c, line)), Some(a)) = (call, self.arrival.remove(msg)) {
+                    if a > c && !acknowledgement {
                         let w = self.late.get_or_insert_with(u64::from(pid), || (0, 0));
                         w.0 += a - c;
                         w.1 += 1;
@@ -106,6 +166,14 @@ impl ProfileBuilder {
                         l.0 += a - c;
                         l.1 += 1;
                     }
+                }
+            }
+            Event::Enter { pid, function, .. } if Some(function) == self.ssend => {
+                *self.in_ssend.get_or_insert_with(u64::from(pid), || 0) += 1;
+            }
+            Event::Leave { pid, function, .. } if Some(function) == self.ssend => {
+                if let Some(n) = self.in_ssend.get_mut(u64::from(pid)) {
+                    *n = n.saturating_sub(1);
                 }
             }
             _ => {}
@@ -120,6 +188,8 @@ impl ProfileBuilder {
             sizes: (0..).zip(self.sizes).filter(|&(_, n)| n > 0).map(|(k, n)| (1u64 << k, n)).collect(),
             late_sender: self.late.iter().map(|(p, &(w, n))| (p as u32, w, n)).collect(),
             late_sender_lines: self.late_lines.into_iter().map(|(l, (w, n))| (l, w, n)).collect(),
+            late_receiver: self.late_recv.iter().map(|(p, &(w, n))| (p as u32, w, n)).collect(),
+            late_receiver_lines: self.late_recv_lines.into_iter().map(|(l, (w, n))| (l, w, n)).collect(),
             path_by_pproc: {
                 let mut m: BTreeMap<u32, Ticks> = BTreeMap::new();
                 for s in &path.segments {

@@ -302,6 +302,16 @@ pub fn profile_text(a: &Analysis) -> String {
             let _ = writeln!(o, "  {:>10}  {n} receives  line {line}", format_time(w));
         }
     }
+    if !p.late_receiver.is_empty() {
+        let _ = writeln!(o, "\nLate Receiver wait (receive call - MPI_Ssend)");
+        for &(pid, w, n) in &p.late_receiver {
+            let _ = writeln!(o, "  {:>10}  {n} sends  {}", format_time(w), who(a, pid));
+        }
+        let _ = writeln!(o, "\nLate Receiver wait by call site (the MPI_Ssend's source line)");
+        for &(line, w, n) in &p.late_receiver_lines {
+            let _ = writeln!(o, "  {:>10}  {n} sends  line {line}", format_time(w));
+        }
+    }
     let len = a.critical.length as f64;
     let _ = writeln!(o, "\nCritical path by processor");
     for &(pp, t) in &p.path_by_pproc {
@@ -494,6 +504,8 @@ struct ReportDoc<'a> {
     message_sizes: Vec<SizeDoc>,
     late_sender: Vec<LateDoc>,
     late_sender_lines: Vec<LateLineDoc>,
+    late_receiver: Vec<LateSendDoc>,
+    late_receiver_lines: Vec<LateSendLineDoc>,
     critical_path_by_pproc: Vec<ByPprocDoc>,
     critical_path_by_kind: Vec<ByKindDoc>,
     phase_process: Option<u32>,
@@ -560,6 +572,20 @@ struct LateLineDoc {
     line: u32,
     wait: Value,
     receives: u64,
+}
+
+#[derive(Serialize)]
+struct LateSendDoc {
+    pid: u32,
+    wait: Value,
+    sends: u64,
+}
+
+#[derive(Serialize)]
+struct LateSendLineDoc {
+    line: u32,
+    wait: Value,
+    sends: u64,
 }
 
 #[derive(Serialize)]
@@ -646,6 +672,16 @@ pub fn json_with(a: &Analysis, top_lines: Option<usize>) -> String {
             .late_sender_lines
             .iter()
             .map(|&(line, w, receives)| LateLineDoc { line, wait: number(&format_time(w)), receives })
+            .collect(),
+        late_receiver: p
+            .late_receiver
+            .iter()
+            .map(|&(pid, w, sends)| LateSendDoc { pid, wait: number(&format_time(w)), sends })
+            .collect(),
+        late_receiver_lines: p
+            .late_receiver_lines
+            .iter()
+            .map(|&(line, w, sends)| LateSendLineDoc { line, wait: number(&format_time(w)), sends })
             .collect(),
         critical_path_by_pproc: p
             .path_by_pproc

@@ -347,3 +347,33 @@ fn a_probe_sees_an_envelope_and_a_receive_asks_for_one_message() {
         "eager"
     );
 }
+
+/// Late Receiver (Scalasca: the receive's call − the synchronous send, when positive) per
+/// sending process and per call site. Free instructions on a full connection, 26 units a
+/// message (the broadcast test's closed form): rank 2's message reaches rank 1 at 26, so
+/// rank 1's first receive (line 13) waits 26 for a late sender and it calls the receive
+/// for rank 0's `MPI_Ssend` (line 11, sent at 0) at 26: rank 0 waited 26 for a late
+/// receiver. Rank 0's wait for the acknowledgement is not a Late Sender.
+#[test]
+fn late_receiver_is_reported_at_the_synchronous_send() {
+    let dir = tempdir("mpi-late-receiver");
+    let cpt = dir.join("lr.cpt");
+    let costs = fixtures().join("mpi").join("free.costs");
+    let flags = ["--cost-file", costs.to_str().unwrap(), "--network", "shortest-path", "--topology", "fullconnect:3"];
+    let flags = [&flags[..], &["--quantum", "1", "-t", cpt.to_str().unwrap()]].concat();
+    let (code, out, err) = run_mpi(&dir, "late_receiver", 3, &flags);
+    assert_eq!((code, out.as_str()), (0, "5 7\n"), "{err}");
+    let rep = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
+    let j: serde_json::Value = serde_json::from_slice(&rep.stdout).expect("JSON");
+    assert_eq!(j["late_receiver"], serde_json::json!([{"pid": 0, "wait": 26, "sends": 1}]));
+    assert_eq!(j["late_receiver_lines"], serde_json::json!([{"line": 11, "wait": 26, "sends": 1}]));
+    assert_eq!(j["late_sender_lines"], serde_json::json!([{"line": 13, "wait": 26, "receives": 1}]));
+    let text = run_in(&dir, "cpperf", &[cpt.to_str().unwrap()], b"");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "Late Receiver wait by call site (the MPI_Ssend's source line)\n          26  1 sends  line 11\n"
+        ),
+        "{text}"
+    );
+}

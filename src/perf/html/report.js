@@ -593,6 +593,19 @@
       ph.appendChild(pt);
     }
     app.appendChild(ph);
+    // Waits by call site: Late Sender (a receive called before its message arrived) and
+    // Late Receiver (a synchronous send's receive called after the send).
+    const ls = A.late_sender_lines || [], lr = A.late_receiver_lines || [];
+    if (ls.length + lr.length > 0) {
+      const w = section("Waits by call site", "Late Sender: arrival − receive call; Late Receiver: receive call − MPI_Ssend (Scalasca's patterns), by the program's line of the call.");
+      const wt = el("table", { id: "waits" });
+      wt.appendChild(el("tr", {}, el("th", { class: "l", text: "wait" }), el("th", { text: "line" }), el("th", { text: "time" }), el("th", { text: "calls" })));
+      const rows = ls.map((r) => ["Late Sender", r.line, r.wait, r.receives]).concat(lr.map((r) => ["Late Receiver", r.line, r.wait, r.sends]));
+      for (const [k, line, wait, n] of rows.sort((x, y) => y[2] - x[2]))
+        wt.appendChild(el("tr", {}, el("td", { class: "l", text: k }), el("td", { text: String(line) }), el("td", { text: String(wait) }), el("td", { text: String(n) })));
+      w.appendChild(wt);
+      app.appendChild(w);
+    }
     const st = section("Statistics");
     const tt = el("table", { id: "stats" });
     for (const k of ["seq_time", "par_time", "speedup", "efficiency", "pprocs_used", "messages", "bytes", "avg_latency", "granularity", "serial_fraction", "amdahl_bound", "parallelism", "network_load"])
