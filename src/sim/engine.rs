@@ -873,18 +873,34 @@ impl<'m> Simulator<'m> {
                         r => ProcState::Blocked(r),
                     }
                 };
+                let (function, line) = self.program_position(p.pid, p.pc);
                 ProcessStatus {
                     pid: p.pid,
                     parent: if p.parent == NONE { None } else { Some(p.parent) },
                     vproc: p.vproc,
                     pproc: p.pproc,
-                    function: self.function_name(p.pc),
-                    line: self.module.line_of(p.pc),
+                    function,
+                    line,
                     clock: p.clock,
                     state,
                 }
             })
             .collect()
+    }
+
+    /// Where process `pid` at `pc` is in the program's terms: its function and line, or,
+    /// inside library code that has no source line (an MPI call's insides, `printf`'s),
+    /// the library function the program called and the line of that call.
+    fn program_position(&self, pid: u32, pc: u32) -> (String, u32) {
+        let line = self.module.line_of(pc);
+        if line == 0 {
+            if let Some(frames) = self.call_stack(pid) {
+                if let Some(k) = frames.iter().position(|f| f.line > 0).filter(|&k| k > 0) {
+                    return (frames[k - 1].function.clone(), frames[k].line);
+                }
+            }
+        }
+        (self.function_name(pc), line)
     }
 
     fn limit(&mut self, limit: Limit) -> SimError {

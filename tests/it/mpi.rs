@@ -377,3 +377,30 @@ fn late_receiver_is_reported_at_the_synchronous_send() {
         "{text}"
     );
 }
+
+/// The debugger steps ranks as a user reads the program: a `step` at an MPI call goes
+/// over the library (its code has no source line) to the next line of the rank, `where`
+/// shows the program's frames and the MPI call but not the library's helpers, and
+/// `status` names the MPI call a blocked rank is in, the line of the call and what it
+/// waits for. In `late_receiver.c` rank 1 stops at its first receive (line 13); one step
+/// takes it to line 14 once rank 2's message is in; rank 0 then waits in its MPI_Ssend
+/// (line 11) for rank 1's acknowledgement.
+#[test]
+fn the_debugger_steps_a_rank_over_its_mpi_calls() {
+    let dir = tempdir("mpi-debug");
+    let cmds = dir.join("cmds");
+    std::fs::write(&cmds, "break 13\nrun\nstep\nwhere\nstatus\nwhere 0\nquit\n").unwrap();
+    let (code, out, err) = run_mpi(&dir, "late_receiver", 3, &["--commands", cmds.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Step: process 1 (main, vproc 1, pproc 1) at line 14,"), "{out}");
+    assert!(out.contains("(cpss) where\nProcess 1:\n#0  main(1, "), "{out}");
+    assert!(!out.contains("__cppe"), "{out}");
+    assert!(
+        out.contains(
+            "    0  MPI_Ssend       11  blocked (a message from rank 1 with tag 0, the acknowledgement of an MPI_Ssend)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("Process 0:\n#0  MPI_Ssend("), "{out}");
+    assert!(out.contains("at line 0\n#1  main(1, ") && out.contains(") at line 11\n"), "{out}");
+}

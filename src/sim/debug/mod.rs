@@ -387,7 +387,10 @@ impl Session {
         let bps: Vec<u32> = (0..m.code.len() as u32)
             .filter(|&pc| self.entry[pc as usize] && self.breakpoints.contains(&m.line_of(pc)))
             .collect();
-        let starts: Vec<u32> = (0..m.code.len() as u32).filter(|&pc| self.entry[pc as usize]).collect();
+        // Library code has no source line (line 0): a step goes over it, as over a
+        // function without debugging information.
+        let starts: Vec<u32> =
+            (0..m.code.len() as u32).filter(|&pc| self.entry[pc as usize] && m.line_of(pc) > 0).collect();
         sim.set_stops(&bps, self.stepping.as_ref().map(|s| (s.pid, starts.as_slice())));
         sim.set_traced(self.traces.iter().map(|t| (t.lo, t.hi)).collect());
     }
@@ -590,8 +593,11 @@ impl Session {
                 let pid = pid.unwrap_or_else(|| self.default_pid());
                 self.active(sim, pid)?;
                 let frames = sim.call_stack(pid).ok_or_else(|| format!("process {pid} has ended"))?;
+                // The library's own helpers (`__cppe_…`) are not the program's: the call
+                // the program made (`MPI_Recv`) is the innermost frame shown.
                 let lines: Vec<String> = frames
                     .iter()
+                    .filter(|f| !f.function.starts_with("__cppe_"))
                     .enumerate()
                     .map(|(k, f)| {
                         let args: Vec<String> = f.args.iter().map(|&w| show::word_text(w)).collect();
@@ -766,6 +772,8 @@ impl Session {
         for p in rows {
             let state = if Some(p.pid) == self.current && !self.ended {
                 "running".to_string()
+            } else if let Some(w) = sim.mpi_wait(p.pid) {
+                format!("blocked ({w})")
             } else {
                 state_text(&self.module, p.state)
             };

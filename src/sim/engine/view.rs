@@ -176,6 +176,15 @@ impl<'m> Simulator<'m> {
         Some((p.pc, p.display.clone()))
     }
 
+    /// What MPI rank `pid` waits for when it is blocked in an MPI receive (a deadlock's
+    /// report says the same); `None` for any other process or state.
+    pub fn mpi_wait(&self, pid: u32) -> Option<String> {
+        let p = self.pt.procs.get(pid as usize).filter(|p| !p.ended && pid < self.ranks.count)?;
+        let mailbox = self.ch.chans.get(self.ranks.mailbox + pid as usize)?;
+        let reason = crate::trace::Reason::Channel { channel: mailbox.info, index: mailbox.elem };
+        (p.wait == reason).then(|| self.mpi_waits_for(pid))
+    }
+
     /// Process `pid`'s call stack, innermost call first: each frame's function, the line
     /// it is at (for a caller, the line of its call) and its arguments (the first words of
     /// the frame). `None` for an unknown or ended process.
