@@ -173,7 +173,31 @@ impl Flow {
                 self.users[h.link as usize] += 1;
             }
         }
+        // A flow alone on every link of its route gets the least of their capacities
+        // whatever the others do: the filling below would fix it, alone, at that share
+        // in some round, and fixing it changes no other flow's links. Fixed here at
+        // once, the rounds are left for the flows that share a link (a shift between
+        // neighbours, where every flow is alone, takes one pass instead of a round per
+        // flow).
         let mut unfixed = self.active.len();
+        for &f in &self.active {
+            let fl = &mut self.flows.items[f as usize];
+            if fl.route.iter().all(|h| self.users[h.link as usize] == 1) {
+                let mut share = f64::INFINITY;
+                for h in &fl.route {
+                    let s = h.link as usize;
+                    share = share.min(self.cap_left[s] / f64::from(self.users[s]));
+                }
+                fl.fixed = true;
+                fl.rate = share;
+                unfixed -= 1;
+                for h in &fl.route {
+                    let s = h.link as usize;
+                    self.cap_left[s] = (self.cap_left[s] - share).max(0.0);
+                    self.users[s] -= 1;
+                }
+            }
+        }
         while unfixed > 0 {
             // The bottleneck: the least share any link can give its unfixed flows.
             let (mut share, mut at) = (f64::INFINITY, NONE);
