@@ -205,13 +205,37 @@ pub fn stdout_is_open() -> bool {
     }
 }
 
-/// An error unless standard output is open ([`stdout_is_open`]).
+/// An error unless standard output is open ([`stdout_is_open`]) and is not a file this
+/// run reads ([`stdout_is_an_input`]).
 pub fn require_stdout() -> io::Result<()> {
-    if stdout_is_open() {
-        Ok(())
-    } else {
-        Err(io::Error::other("standard output is closed: nothing could be written (redirect it or give -o FILE)"))
+    if !stdout_is_open() {
+        return Err(io::Error::other(
+            "standard output is closed: nothing could be written (redirect it or give -o FILE)",
+        ));
     }
+    stdout_is_an_input()
+}
+
+/// An error when standard output is a regular file this run reads ([`note_input`]):
+/// `cptrace rr.cpt --format picl >> rr.cpt` would append to the record it reads. As
+/// `cat` does, the device and inode of descriptor 1 are compared with every input's.
+pub fn stdout_is_an_input() -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        // SAFETY: fstat writes into the zeroed struct it is given; an invalid descriptor
+        // gives -1 and leaves it alone.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(1, &mut st) } == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFREG {
+            let id = (st.st_dev as u64, st.st_ino as u64);
+            if INPUTS.lock().is_ok_and(|v| v.contains(&id)) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "standard output is a file this run reads (input file is output file): refusing to write to it",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes to standard output and flushes. Errors, a broken pipe among them, go back to

@@ -91,6 +91,11 @@ fn run(args: &Args) -> Result<i32> {
     if !compiled.warnings.is_empty() {
         eprint!("{}", compiled.sources.render_all(&compiled.warnings));
     }
+    // The files the program includes are inputs too: no output may replace one
+    // (`cpcc i.c -o inc/h.h`). Built-in headers (`<stdio.h>`) are not on disk.
+    for f in compiled.sources.files.iter().skip(1).filter(|f| !f.name.starts_with('<')) {
+        cli::note_input(std::path::Path::new(&f.name));
+    }
     let emit = if args.listing { Emit::Listing } else { args.emit.unwrap_or(Emit::Cod) };
     if emit == Emit::Listing {
         Sink::from_arg(args.output.as_deref()).write(listing::listing(&compiled.module).as_bytes())?;

@@ -479,6 +479,9 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
     for p in [program_input, args.commands.as_ref(), args.machine.as_ref()].into_iter().flatten() {
         cli::note_input(p);
     }
+    // Every named input is noted by now: the program's output, the transcript or the
+    // statistics must not go onto one of them (`cpss p.cod --input in.txt >> in.txt`).
+    cli::stdout_is_an_input()?;
     let program_stdin: Box<dyn BufRead> = match program_input {
         Some(p) => Box::new(std::io::BufReader::new(cli::open_input(p).context("--input")?)),
         None if from_stdin || args.debug => Box::new(std::io::empty()),

@@ -880,3 +880,58 @@ fn macro_bombs_and_repeated_large_includes_are_bounded() {
     let out = run_in(&dir, "cpcc", &[inc.to_str().unwrap(), "-o", "i.cod"], b"");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// Every file a run reads is an input no output may replace: a header the program
+/// includes (`cpcc i.c -o inc/h.h`), a cost or configuration file (`-t` onto it), and,
+/// through standard output, any input at all (`cptrace rr.cpt --format picl >> rr.cpt`,
+/// `cpss --input in.txt >> in.txt`, `cpperf rr.cpt >> rr.cpt`): as `cat` does, the
+/// device and inode of standard output are compared with the inputs'. Each is refused
+/// with exit 2 and leaves the file as it was.
+#[test]
+fn no_output_lands_on_an_included_file_or_through_standard_output_on_an_input() {
+    let dir = tempdir("harden-inputs");
+    std::fs::create_dir_all(dir.join("inc")).unwrap();
+    std::fs::write(dir.join("inc/h.h"), "#define K 3\n").unwrap();
+    std::fs::write(dir.join("i.c"), "#include \"inc/h.h\"\n#include <stdio.h>\nint main(void) { int x; scanf(\"%d\", &x); printf(\"%d\\n\", x * K); return 0; }\n").unwrap();
+    std::fs::write(dir.join("in.txt"), "14\n").unwrap();
+    std::fs::write(dir.join("c.costs"), "ADDI=2\n").unwrap();
+    std::fs::write(dir.join("cfg.toml"), "network = \"flow\"\n").unwrap();
+    let ok = run_in(&dir, "cpcc", &["i.c", "-o", "i.cod"], b"");
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    let ok = run_in(&dir, "cpss", &["i.cod", "--input", "in.txt", "--stats", "none", "-t", "rr.cpt"], b"");
+    assert_eq!((ok.status.code(), ok.stdout.as_slice()), (Some(0), &b"42\n"[..]), "{}", stderr(&ok));
+    let files = ["inc/h.h", "in.txt", "c.costs", "cfg.toml", "rr.cpt"];
+    let before: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(dir.join(f)).unwrap()).collect();
+    let named: [(&str, Vec<&str>); 4] = [
+        ("cpcc", vec!["i.c", "-o", "inc/h.h"]),
+        ("cpcc", vec!["-S", "i.c", "-o", "inc/h.h"]),
+        ("cpss", vec!["i.cod", "--input", "in.txt", "--cost-file", "c.costs", "-t", "c.costs"]),
+        ("cpss", vec!["i.cod", "--input", "in.txt", "--config", "cfg.toml", "-t", "cfg.toml"]),
+    ];
+    for (tool, args) in named {
+        let out = run_in(&dir, tool, &args, b"");
+        assert_eq!(out.status.code(), Some(2), "{tool} {args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("is also an input of this run"), "{tool} {args:?}: {}", stderr(&out));
+    }
+    let appended: [(&str, Vec<&str>, &str); 3] = [
+        ("cptrace", vec!["rr.cpt", "--format", "picl"], "rr.cpt"),
+        ("cpss", vec!["i.cod", "--input", "in.txt", "--stats", "none"], "in.txt"),
+        ("cpperf", vec!["rr.cpt"], "rr.cpt"),
+    ];
+    for (tool, args, onto) in appended {
+        let out_file = std::fs::OpenOptions::new().append(true).open(dir.join(onto)).unwrap();
+        let out = Command::new(crate::harness::tool(tool))
+            .args(&args)
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(out_file))
+            .output()
+            .unwrap();
+        no_panic(&out);
+        assert_eq!(out.status.code(), Some(2), "{tool} {args:?} >> {onto}: {}", stderr(&out));
+        assert!(stderr(&out).contains("input file is output file"), "{tool} {args:?}: {}", stderr(&out));
+    }
+    for (f, bytes) in files.iter().zip(before) {
+        assert!(std::fs::read(dir.join(f)).unwrap() == bytes, "{f} changed");
+    }
+}
