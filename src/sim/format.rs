@@ -1,6 +1,7 @@
 //! C `printf` / `scanf` for the simulated program (seed 000 Table 1: PRINTF, SCANF …).
 //!
-//! [`printf`] formats the conversions `%d %i %u %f %F %e %E %g %G %c %s %x %X %o %%` with
+//! [`printf`] formats the conversions `%d %i %u %f %F %e %E %g %G %a %A %c %s %p %x %X
+//! %o %%` (`%n` and unknown letters are errors, never printed as text) with
 //! the flags `- + space 0 #`, a width and a precision (either may be `*`), and ignores
 //! the length modifiers `l h L`. A `float` argument is printed as C prints a `float`
 //! promoted to `double`: the `f32` value is widened to `f64` exactly and formatted with
@@ -23,6 +24,9 @@ pub enum FormatError {
     /// Fewer arguments than conversions.
     #[error("the format needs more arguments than the {given} given")]
     MissingArgument { given: usize },
+    /// A conversion this `printf` does not have (`%n`, an unknown letter), as written.
+    #[error("the conversion `{conv}` is not supported")]
+    Unsupported { conv: String },
 }
 
 fn word_int(w: Word) -> i64 {
@@ -235,10 +239,90 @@ pub fn printf(
                 };
                 pad_number(out, &s, sign, body.as_bytes(), true);
             }
-            _ => out.extend_from_slice(&fmt[start..i]),
+            b'a' | b'A' => {
+                let v = word_float(take(&mut next)?);
+                let upper = conv == b'A';
+                let sign = sign_prefix(v.is_sign_negative() && !v.is_nan(), &s);
+                if !v.is_finite() {
+                    let t: &[u8] = match (v.is_nan(), upper) {
+                        (true, false) => b"nan",
+                        (true, true) => b"NAN",
+                        (false, false) => b"inf",
+                        (false, true) => b"INF",
+                    };
+                    pad_number(out, &s, sign, t, false);
+                    continue;
+                }
+                let mut prefix = sign.to_vec();
+                prefix.extend_from_slice(if upper { b"0X" } else { b"0x" });
+                pad_number(out, &s, &prefix, hex_float(v.abs(), s.prec, s.alt, upper).as_bytes(), true);
+            }
+            b'p' => {
+                let v = word_int(take(&mut next)?) as u32;
+                if v == 0 {
+                    pad_bytes(out, &s, b"(nil)");
+                } else {
+                    pad_number(out, &s, b"0x", &int_digits(u64::from(v), 16, false, s.prec), s.prec.is_none());
+                }
+            }
+            _ => {
+                let end = (i..=fmt.len()).find(|&e| std::str::from_utf8(&fmt[start..e]).is_ok()).unwrap_or(i);
+                return Err(FormatError::Unsupported { conv: String::from_utf8_lossy(&fmt[start..end]).into_owned() });
+            }
         }
     }
     Ok(())
+}
+
+/// `%a`'s digits after `0x` for a finite `v >= 0`, as glibc prints a double: the leading
+/// hex digit (1 for a normal number, 0 for zero and subnormals), the fraction's 13 hex
+/// digits without trailing zeros, or rounded half to even to `prec` digits, then `p` and
+/// the binary exponent (`1.5` is `1.8p+0`, `0.1` is `1.999999999999ap-4`).
+fn hex_float(v: f64, prec: Option<usize>, alt: bool, upper: bool) -> String {
+    let bits = v.to_bits();
+    let (biased, frac) = ((bits >> 52) & 0x7ff, bits & ((1u64 << 52) - 1));
+    let (mut lead, exp) = match (biased, frac) {
+        (0, 0) => (0u64, 0i64),
+        (0, _) => (0, -1022),
+        (b, _) => (1, b as i64 - 1023),
+    };
+    let digits = match prec {
+        None => {
+            let mut d = format!("{frac:013x}");
+            while d.ends_with('0') {
+                d.pop();
+            }
+            d
+        }
+        Some(p) if p >= 13 => format!("{frac:013x}{}", "0".repeat(p - 13)),
+        Some(p) => {
+            let shift = 52 - 4 * p as u32;
+            let (mut kept, rest, half) = (frac >> shift, frac & ((1u64 << shift) - 1), 1u64 << (shift - 1));
+            let odd = if p == 0 { lead & 1 == 1 } else { kept & 1 == 1 };
+            if rest > half || (rest == half && odd) {
+                kept += 1;
+                if kept >> (4 * p) != 0 {
+                    lead += 1;
+                    kept = 0;
+                }
+            }
+            if p == 0 {
+                String::new()
+            } else {
+                format!("{kept:0width$x}", width = p)
+            }
+        }
+    };
+    let mut t = format!("{lead}");
+    if !digits.is_empty() || alt {
+        t.push('.');
+    }
+    t.push_str(&digits);
+    t.push_str(&format!("p{exp:+}"));
+    if upper {
+        t = t.to_ascii_uppercase();
+    }
+    t
 }
 
 fn sign_prefix(neg: bool, s: &Spec) -> &'static [u8] {
@@ -601,6 +685,41 @@ mod tests {
             assert!(out.len() <= MAX_PRECISION + 16, "{fmt}: {} bytes", out.len());
             assert!(out.starts_with('1'), "{fmt}");
         }
+    }
+
+    /// `%a` as glibc prints it (each expected string is glibc's for the same format and
+    /// double): the shortest exact hex digits, a precision rounded half to even (1.5 to
+    /// 0 digits is 0x2p+0: the kept digit 1 is odd), subnormals with a 0 lead and
+    /// exponent -1022, flags and zero padding after `0x`.
+    #[test]
+    fn hex_floats_are_glibc_s() {
+        use Word::Double as D;
+        let row = |v: f64| pf("%a %A %.0a %.1a %.3a %#.0a %12.2a %-14a| %+a %013a", &[D(v); 10]);
+        assert_eq!(
+            row(1.5),
+            "0x1.8p+0 0X1.8P+0 0x2p+0 0x1.8p+0 0x1.800p+0 0x2.p+0    0x1.80p+0 0x1.8p+0      | +0x1.8p+0 0x000001.8p+0"
+        );
+        assert_eq!(row(0.1), "0x1.999999999999ap-4 0X1.999999999999AP-4 0x2p-4 0x1.ap-4 0x1.99ap-4 0x2.p-4    0x1.9ap-4 0x1.999999999999ap-4| +0x1.999999999999ap-4 0x1.999999999999ap-4");
+        assert_eq!(
+            row(-2.75),
+            "-0x1.6p+1 -0X1.6P+1 -0x1p+1 -0x1.6p+1 -0x1.600p+1 -0x1.p+1   -0x1.60p+1 -0x1.6p+1     | -0x1.6p+1 -0x00001.6p+1"
+        );
+        assert_eq!(row(255.5), "0x1.ffp+7 0X1.FFP+7 0x2p+7 0x2.0p+7 0x1.ff0p+7 0x2.p+7    0x1.ffp+7 0x1.ffp+7     | +0x1.ffp+7 0x00001.ffp+7");
+        assert_eq!(row(4.9e-324), "0x0.0000000000001p-1022 0X0.0000000000001P-1022 0x0p-1022 0x0.0p-1022 0x0.000p-1022 0x0.p-1022 0x0.00p-1022 0x0.0000000000001p-1022| +0x0.0000000000001p-1022 0x0.0000000000001p-1022");
+        assert_eq!(pf("%a %a %.20a", &[D(0.0), D(-0.0), D(1.0 / 3.0)]), "0x0p+0 -0x0p+0 0x1.55555555555550000000p-2");
+    }
+
+    /// `%n` (which would write through its argument) and unknown letters are errors that
+    /// name the conversion, never printed as text with the arguments shifted; `%p` is
+    /// glibc's (`(nil)` for a null pointer).
+    #[test]
+    fn unsupported_conversions_are_errors_and_p_is_glibc_s() {
+        let mut rs = |a: i32, _: usize| -> Result<Vec<u8>, FormatError> { Err(FormatError::BadString { addr: a }) };
+        for (fmt, conv) in [("%n %d", "%n"), ("x %-5y", "%-5y"), ("%lk", "%lk")] {
+            let e = printf(fmt.as_bytes(), &[I(8), I(5)], &mut rs, &mut Vec::new()).unwrap_err();
+            assert_eq!(e, FormatError::Unsupported { conv: conv.into() }, "{fmt}");
+        }
+        assert_eq!(pf("%p %p|%8p", &[I(255), I(0), I(16)]), "0xff (nil)|    0x10");
     }
 
     #[test]

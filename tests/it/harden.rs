@@ -935,3 +935,30 @@ fn no_output_lands_on_an_included_file_or_through_standard_output_on_an_input() 
         assert!(std::fs::read(dir.join(f)).unwrap() == bytes, "{f} changed");
     }
 }
+
+/// `printf("%n %d\n", &x, 5)` printed `%n 8` (the conversion as text, the arguments
+/// shifted by one). A literal format with `%n` or an unknown letter is a compile error
+/// that names it (exit 2); a format built at run time is a runtime error at the call
+/// (exit 1); `%a` prints glibc's hex float.
+#[test]
+fn unsupported_printf_conversions_are_refused_by_name() {
+    let dir = tempdir("harden-printf");
+    std::fs::write(
+        dir.join("n.c"),
+        "#include <stdio.h>\nint main(void) { int x; printf(\"%n %d\\n\", &x, 5); return 0; }\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, "cpcc", &["n.c", "-o", "n.cod"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("n.c:2:"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the `printf` conversion `%n` is not supported"), "{}", stderr(&out));
+    let cod = compile_text(
+        &dir,
+        "runtime",
+        "#include <stdio.h>\nint main(void) {\n  char f[8] = \"%n %d\\n\"; int x = 0;\n  printf(\"%a\\n\", 1.5);\n  printf(f, &x, 5);\n  return 0;\n}\n",
+    );
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none"], b"");
+    no_panic(&out);
+    assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(1), &b"0x1.8p+0\n"[..]), "{}", stderr(&out));
+    assert!(said(&out, &cod).contains("(main, line 5): the conversion `%n` is not supported"), "{}", stderr(&out));
+}

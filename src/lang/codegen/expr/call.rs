@@ -483,8 +483,44 @@ impl Gen<'_> {
         n
     }
 
+    /// The first conversion of a literal `printf` format that the C library here does
+    /// not have (`%n`, which would write through its argument, or an unknown letter),
+    /// as written (`%n`, `%-5y`).
+    fn unsupported_conversion(fmt: &[u8]) -> Option<String> {
+        let mut i = 0;
+        while i < fmt.len() {
+            if fmt[i] != b'%' {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            i += 1;
+            while matches!(fmt.get(i), Some(b'-' | b'+' | b' ' | b'0' | b'#' | b'*' | b'.') | Some(b'0'..=b'9')) {
+                i += 1;
+            }
+            while matches!(fmt.get(i), Some(b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) {
+                i += 1;
+            }
+            match fmt.get(i) {
+                None => return None,
+                Some(c) if b"%diuxXofFeEgGaAcsp".contains(c) => i += 1,
+                Some(_) => {
+                    let end = (i + 1..=fmt.len()).find(|&e| std::str::from_utf8(&fmt[start..e]).is_ok())?;
+                    return Some(String::from_utf8_lossy(&fmt[start..end]).into_owned());
+                }
+            }
+        }
+        None
+    }
+
     fn check_format(&mut self, fmt: &Expr, given: usize, name: &str) {
         if let ExprKind::StrLit(bytes) = &fmt.kind {
+            if !name.ends_with("scanf") {
+                if let Some(conv) = Self::unsupported_conversion(bytes) {
+                    self.error(fmt.loc, format!("the `{name}` conversion `{conv}` is not supported"));
+                    return;
+                }
+            }
             let want = Self::format_conversions(bytes);
             if want != given {
                 self.error(
