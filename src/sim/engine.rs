@@ -1019,7 +1019,7 @@ impl<'m> Simulator<'m> {
             let (dt, ds) = (ticks[o].saturating_mul(n), seq[o].saturating_mul(n));
             p.clock += dt;
             self.busy[pp] += dt;
-            self.stats.seq_ticks += ds;
+            self.stats.seq_ticks = self.stats.seq_ticks.saturating_add(ds);
             if let Some(t) = self.pc_ticks.get_mut(Self::line_pc(&self.lib_pc, p, p.pc)) {
                 *t += dt;
             }
@@ -1028,7 +1028,7 @@ impl<'m> Simulator<'m> {
             // child's time.
             let Tables { seq, .. } = &*self.tables[self.table_of[p.pproc as usize]].1;
             let ds = seq[o].saturating_mul(n);
-            self.stats.seq_ticks += ds;
+            self.stats.seq_ticks = self.stats.seq_ticks.saturating_add(ds);
             p.args_cost = p.args_cost.saturating_add(ds);
         }
         self.stats.instructions += 1;

@@ -393,6 +393,9 @@ pub enum Limit {
     Interrupted,
     /// The clock would pass [`crate::time::MAX_TIME`].
     Clock,
+    /// The sequential time (every processor's work summed) would pass
+    /// [`crate::time::MAX_TIME`]: the speedup could not be computed.
+    Work,
 }
 
 impl std::fmt::Display for Limit {
@@ -406,6 +409,9 @@ impl std::fmt::Display for Limit {
             Limit::Debugger => "the debugger's quit",
             Limit::Interrupted => "interrupted",
             Limit::Clock => "simulated time exceeds 4611686018427387 units, the clock's range",
+            Limit::Work => {
+                "the sequential time (every processor's work summed) exceeds 4611686018427387 units, the clock's range"
+            }
         })
     }
 }

@@ -962,3 +962,35 @@ fn unsupported_printf_conversions_are_refused_by_name() {
     assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(1), &b"0x1.8p+0\n"[..]), "{}", stderr(&out));
     assert!(said(&out, &cod).contains("(main, line 5): the conversion `%n` is not supported"), "{}", stderr(&out));
 }
+
+/// The sequential time (every processor's work summed) grows 64 times as fast as the
+/// clock on 64 workers: with every instruction at cost 4294967295 it passed 2^64 ticks
+/// and wrapped, printing a speedup of 0.66 with exit 0. It now ends the run with the
+/// limit named (exit 3) once it would pass the clock's range; below that the speedup is
+/// computed (at most 64 on 64 processors).
+#[test]
+fn the_sequential_time_never_wraps() {
+    let dir = tempdir("harden-seq-wrap");
+    let cod = compile_text(
+        &dir,
+        "work",
+        "#include <stdlib.h>\nint s[64];\nint main(int argc, char **argv) {\n  int w; int n = atoi(argv[1]);\n  \
+         forall (w from 0 to 63) { int i; for (i = 0; i < n; i++) s[w] = s[w] + i; }\n  return 0;\n}\n",
+    );
+    let costs: String = cppe::vcode::Op::ALL.iter().map(|op| format!("{}=4294967295\n", op.mnemonic())).collect();
+    std::fs::write(dir.join("huge.costs"), costs).unwrap();
+    let run = |n: &str| {
+        let args = [cod.to_str().unwrap(), "--topology", "mesh:8x8", "--cost-file", "huge.costs", "--", n];
+        run_in(&dir, "cpss", &args, b"")
+    };
+    let out = run("2000");
+    no_panic(&out);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the sequential time (every processor's work summed) exceeds"), "{}", stderr(&out));
+    let out = run("200");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let speedup: f64 =
+        text.lines().find_map(|l| l.strip_prefix("Speedup = ")).and_then(|v| v.parse().ok()).expect("a speedup");
+    assert!(speedup > 1.0 && speedup <= 64.0, "{text}");
+}

@@ -95,7 +95,7 @@ impl<'m> Simulator<'m> {
         let rendezvous = src != dst && self.net_params().eager_limit.is_some_and(|l| bytes > l);
         let arrival = if rendezvous { None } else { self.net_send(id, src, dst, bytes, now) };
         self.stats.messages += 1;
-        self.stats.bytes += bytes as u64;
+        self.stats.bytes = self.stats.bytes.saturating_add(u64::from(bytes));
         let chan = &mut self.ch.chans[c];
         let k = match chan.from.iter().position(|f| f.pid == pid) {
             Some(k) => k,

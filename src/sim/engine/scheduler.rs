@@ -689,7 +689,12 @@ impl<'m> Simulator<'m> {
                 ctr.calls.clear();
             }
             self.call_marks = std::mem::take(&mut ctr.calls);
-            self.stats.seq_ticks += ctr.seq;
+            // The work summed over processors grows faster than any clock: past the
+            // clock's range it is a limit, never a wrapped (wrong) speedup.
+            self.stats.seq_ticks = self.stats.seq_ticks.saturating_add(ctr.seq);
+            if self.stats.seq_ticks > crate::time::MAX_TIME {
+                return Err(self.limit(Limit::Work));
+            }
             if args {
                 let p = &mut self.pt.procs[pid as usize];
                 p.args_cost = p.args_cost.saturating_add(ctr.seq);
