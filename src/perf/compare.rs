@@ -56,8 +56,8 @@ pub enum CompareError {
         /// `base` or `new`.
         which: &'static str,
     },
-    /// A value that is not a finite number.
-    #[error("line {line}: the value {value:?} of {metric} is not a finite number")]
+    /// A value that is not a finite number at or above 0 (no statistic is negative).
+    #[error("line {line}: the value {value:?} of {metric} is not a finite number at or above 0")]
     Value {
         /// Line of the row (1-based).
         line: usize,
@@ -178,11 +178,11 @@ impl Metrics {
         let mut m = Metrics::default();
         for (k, x) in obj {
             match x {
-                serde_json::Value::Number(n) if k != "schema_version" => {
-                    if let Some(f) = n.as_f64().filter(|f| f.is_finite()) {
-                        m.values.push((k.clone(), f));
-                    }
-                }
+                serde_json::Value::Number(n) if k != "schema_version" => match n.as_f64().filter(|f| f.is_finite()) {
+                    Some(f) if f >= 0.0 => m.values.push((k.clone(), f)),
+                    Some(_) => return Err(CompareError::Value { line: 1, metric: k.clone(), value: n.to_string() }),
+                    None => {}
+                },
                 serde_json::Value::Array(a) if k == "utilization" => {
                     let pct: Vec<f64> = a.iter().filter_map(|u| u["percent"].as_f64()).collect();
                     if !pct.is_empty() {
@@ -217,7 +217,7 @@ impl Metrics {
             let name = row.get(0).unwrap_or("").to_string();
             let num = |k: usize| -> Result<f64, CompareError> {
                 let v = row.get(k).unwrap_or("").trim();
-                v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| CompareError::Value {
+                v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| CompareError::Value {
                     line,
                     metric: name.clone(),
                     value: v.into(),
@@ -293,7 +293,7 @@ impl Metrics {
                 continue;
             }
             match v.parse::<f64>() {
-                Ok(x) if x.is_finite() => m.values.push((k.into(), x)),
+                Ok(x) if x.is_finite() && x >= 0.0 => m.values.push((k.into(), x)),
                 _ => return Err(CompareError::Value { line, metric: k.into(), value: v.into() }),
             }
         }
@@ -735,6 +735,11 @@ mod tests {
         ));
         assert!(matches!(Metrics::from_csv("a,b\n1,2\n"), Err(CompareError::NoHeader)));
         assert!(matches!(Metrics::from_csv("seq_time,par_time\n1\n"), Err(CompareError::Width { line: 2, .. })));
+        // No statistic is negative: a negative time is refused, not compared.
+        let e = Metrics::from_csv("seq_time,par_time\n1,-5\n").unwrap_err();
+        assert_eq!(e.to_string(), "line 2: the value \"-5\" of par_time is not a finite number at or above 0");
+        let e = Metrics::from_text(r#"{"seq_time":1,"par_time":-5}"#).expect("JSON").unwrap_err();
+        assert!(e.to_string().contains("of par_time is not a finite number at or above 0"), "{e}");
         assert!(matches!(Metrics::from_csv("seq_time,x\n1,2\n3,4\n"), Err(CompareError::Rows { rows: 2, .. })));
         assert!(matches!(Metrics::from_csv("seq_time,x\ny,1\n"), Err(CompareError::Value { .. })));
     }

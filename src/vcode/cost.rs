@@ -26,7 +26,7 @@ pub enum CostError {
     Syntax { text: String },
     #[error("unknown instruction `{name}` in cost override")]
     UnknownOp { name: String },
-    #[error("bad cost `{value}` for {name}: expected a whole number of time units")]
+    #[error("bad cost `{value}` for {name}: expected a whole number of time units from 0 to 4294967295")]
     BadValue { name: String, value: String },
 }
 
@@ -282,6 +282,9 @@ mod tests {
         assert!(matches!(c.apply("FOO=1"), Err(CostError::UnknownOp { .. })));
         assert!(matches!(c.apply("ADDI"), Err(CostError::Syntax { .. })));
         assert!(matches!(c.apply("ADDI=-1"), Err(CostError::BadValue { .. })));
+        // The error says the range: 2^32 is one past the largest cost.
+        let e = c.apply("MULF=4294967296").unwrap_err().to_string();
+        assert_eq!(e, "bad cost `4294967296` for MULF: expected a whole number of time units from 0 to 4294967295");
     }
 
     #[test]
