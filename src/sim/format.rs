@@ -216,7 +216,7 @@ pub fn printf(
                 let bytes = read_str(addr, s.prec.unwrap_or(usize::MAX))?;
                 pad_bytes(out, &s, &bytes);
             }
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
                 let v = word_float(take(&mut next)?);
                 let upper = conv.is_ascii_uppercase();
                 let sign = sign_prefix(v.is_sign_negative() && !v.is_nan(), &s);
@@ -231,6 +231,12 @@ pub fn printf(
                     continue;
                 }
                 let a = v.abs();
+                if conv.eq_ignore_ascii_case(&b'a') {
+                    // The `0x` goes before any zero padding, as the sign does.
+                    let prefix = [sign, if upper { b"0X" } else { b"0x" }].concat();
+                    pad_number(out, &s, &prefix, hex_float(a, s.prec, s.alt, upper).as_bytes(), true);
+                    continue;
+                }
                 let prec = s.prec.unwrap_or(6);
                 let body = match conv.to_ascii_lowercase() {
                     b'f' => fixed(a, prec, s.alt),
@@ -238,24 +244,6 @@ pub fn printf(
                     _ => general(a, prec, s.alt, upper),
                 };
                 pad_number(out, &s, sign, body.as_bytes(), true);
-            }
-            b'a' | b'A' => {
-                let v = word_float(take(&mut next)?);
-                let upper = conv == b'A';
-                let sign = sign_prefix(v.is_sign_negative() && !v.is_nan(), &s);
-                if !v.is_finite() {
-                    let t: &[u8] = match (v.is_nan(), upper) {
-                        (true, false) => b"nan",
-                        (true, true) => b"NAN",
-                        (false, false) => b"inf",
-                        (false, true) => b"INF",
-                    };
-                    pad_number(out, &s, sign, t, false);
-                    continue;
-                }
-                let mut prefix = sign.to_vec();
-                prefix.extend_from_slice(if upper { b"0X" } else { b"0x" });
-                pad_number(out, &s, &prefix, hex_float(v.abs(), s.prec, s.alt, upper).as_bytes(), true);
             }
             b'p' => {
                 let v = word_int(take(&mut next)?) as u32;
