@@ -141,19 +141,20 @@ enum Destination {
 
 fn destination(target: &Path) -> io::Result<Destination> {
     let err = |kind: io::ErrorKind, what: &str| io::Error::new(kind, format!("{}: {what}", target.display()));
-    // Follow symbolic links to the file they name (a dangling link names a new file).
+    // Follow symbolic links to the file they name (a dangling link names a new file); a
+    // chain of more than 40 is a loop, refused as the system refuses to open one.
     let mut path = target.to_path_buf();
-    for _ in 0..40 {
-        match fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let link = fs::read_link(&path)?;
-                path = match path.parent() {
-                    Some(dir) if link.is_relative() => dir.join(link),
-                    _ => link,
-                };
-            }
-            _ => break,
+    let mut links = 0;
+    while fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        if links == 40 {
+            return Err(err(io::ErrorKind::InvalidInput, "too many levels of symbolic links"));
         }
+        links += 1;
+        let link = fs::read_link(&path)?;
+        path = match path.parent() {
+            Some(dir) if link.is_relative() => dir.join(link),
+            _ => link,
+        };
     }
     match fs::metadata(&path) {
         Ok(m) if m.is_dir() => Err(err(io::ErrorKind::InvalidInput, "is a directory")),

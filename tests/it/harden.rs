@@ -994,3 +994,29 @@ fn the_sequential_time_never_wraps() {
         text.lines().find_map(|l| l.strip_prefix("Speedup = ")).and_then(|v| v.parse().ok()).expect("a speedup");
     assert!(speedup > 1.0 && speedup <= 64.0, "{text}");
 }
+
+/// A symbolic link loop named as the output was replaced by a regular file (exit 0); it
+/// is refused as the system refuses to open one, "too many levels of symbolic links"
+/// (exit 2), and both links stay links.
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_loop_as_the_output_is_refused() {
+    let dir = tempdir("harden-link-loop");
+    let (_, cpt) = ring(&dir);
+    std::os::unix::fs::symlink("loop_b", dir.join("loop_a")).unwrap();
+    std::os::unix::fs::symlink("loop_a", dir.join("loop_b")).unwrap();
+    std::fs::copy(fixtures().join("ring_token.c"), dir.join("a.c")).unwrap();
+    let cases: [(&str, Vec<&str>); 2] = [
+        ("cpcc", vec!["a.c", "-o", "loop_a"]),
+        ("cptrace", vec![cpt.to_str().unwrap(), "--format", "picl", "-o", "loop_b"]),
+    ];
+    for (tool, args) in cases {
+        let out = run_in(&dir, tool, &args, b"");
+        no_panic(&out);
+        assert_eq!(out.status.code(), Some(2), "{tool}: {}", stderr(&out));
+        assert!(stderr(&out).contains("too many levels of symbolic links"), "{tool}: {}", stderr(&out));
+    }
+    for l in ["loop_a", "loop_b"] {
+        assert!(std::fs::symlink_metadata(dir.join(l)).unwrap().file_type().is_symlink(), "{l} is no longer a link");
+    }
+}
