@@ -105,8 +105,7 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
          const char *f) { struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, f); int w; int p[3]; int info[5]; \
          if (dest == -666) return 0; if ((tag | count) < 0) { if (tag < 0) __cppe_mpi_fail(f, \"invalid tag\", tag); \
          __cppe_mpi_fail(f, \"invalid count\", count); } \
-         if ((unsigned)dest >= (unsigned)c->size) __cppe_mpi_fail(f, \"invalid rank\", dest); \
-         w = c->ranks ? c->ranks[dest] : dest; __cppe_mpi_send(buf, dt >= 20 ? count + count : count, w, tag, 4 * c->ctx, flags); \
+         w = __cppe_mpi_world(c, dest, f); __cppe_mpi_send(buf, dt >= 20 ? count + count : count, w, tag, 4 * c->ctx, flags); \
          if (flags & 1) { p[0] = w; p[1] = tag; p[2] = 4 * c->ctx + 2; __cppe_mpi_match(p, 1, 1, info); \
          __cppe_mpi_take(0, 0); } return 0; }",
     ),
@@ -123,8 +122,10 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
     (
         "__cppe_mpi_pattern",
         "void __cppe_mpi_pattern(int *p, struct __cppe_mpi_comm *c, int source, int tag, const char *f) { \
-         p[0] = source == -555 ? -1 : __cppe_mpi_world(c, source, f); p[1] = tag == -444 ? -1 : tag; \
-         p[2] = 4 * c->ctx; if (tag < 0 && tag != -444) __cppe_mpi_fail(f, \"invalid tag\", tag); }",
+         if (source == -555) p[0] = -1; else if ((unsigned)source < (unsigned)c->size) p[0] = c->ranks ? c->ranks[source] : source; \
+         else __cppe_mpi_fail(f, \"invalid rank\", source); \
+         if (tag == -444) p[1] = -1; else if (tag < 0) __cppe_mpi_fail(f, \"invalid tag\", tag); else p[1] = tag; \
+         p[2] = 4 * c->ctx; }",
     ),
     (
         "__cppe_mpi_null_status",
@@ -143,10 +144,7 @@ const MPI_LIBRARY: &[(&str, &str)] = &[
         "int __cppe_mpi_recv_core(void *buf, int count, int dt, int source, int tag, int comm, \
          struct __cppe_mpi_status *st, int block, const char *f) { struct __cppe_mpi_comm *c = __cppe_mpi_comm_of(comm, f); \
          int p[3]; int info[5]; int n; if (source == -666) { __cppe_mpi_null_status(st); return 1; } \
-         if (source == -555) p[0] = -1; else if ((unsigned)source < (unsigned)c->size) p[0] = c->ranks ? c->ranks[source] : source; \
-         else __cppe_mpi_fail(f, \"invalid rank\", source); \
-         if (tag == -444) p[1] = -1; else if (tag < 0) __cppe_mpi_fail(f, \"invalid tag\", tag); else p[1] = tag; \
-         p[2] = 4 * c->ctx; if (__cppe_mpi_match(p, 1, block, info) < 0) return 0; \
+         __cppe_mpi_pattern(p, c, source, tag, f); if (__cppe_mpi_match(p, 1, block, info) < 0) return 0; \
          n = __cppe_mpi_take(buf, dt >= 20 ? count + count : count); if (st || info[3] & 1) __cppe_mpi_finish(c, info, n, st); \
          return 1; }",
     ),
