@@ -2,7 +2,8 @@
 # Installs the trace readers the tests check our outputs with, written by others:
 # BSC's pertalde (Paraver checker, PyPI) into target/readers-venv, and with apt-get
 # otf2-print (Debian's otf2-tools, the OTF2 reference library's printer), Debian's
-# chromium (the HTML reports are opened in it headless) and SimGrid's SMPI (Debian's
+# chromium (the HTML reports are opened in it headless; chromium-driver drives them
+# through WebDriver) and SimGrid's SMPI (Debian's
 # libsimgrid-dev: smpicc, smpirun; scripts/smpi-suite.sh makes the SMPI profile's
 # observations with it).
 # Idempotent: does nothing when they are there. Prints the venv's bin directory.
@@ -18,6 +19,7 @@ fi
 missing=""
 command -v otf2-print >/dev/null 2>&1 || missing="$missing otf2-tools"
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+command -v chromedriver >/dev/null 2>&1 || missing="$missing chromium-driver"
 command -v smpirun >/dev/null 2>&1 || missing="$missing libsimgrid-dev"
 if [ -n "$missing" ]; then
   sudo=""

@@ -249,7 +249,6 @@ pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
 /// The HTML report (`--html`, [`html`]) of the run record or trace `bytes`, analysed with
 /// `opts`: the events are read twice, once for the analysis and once for the timeline.
 pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), PerfError> {
-    let opts = &Options { charts: true, ..opts.clone() };
     if let Some(w) = opts.window {
         let t = windowed(read_events(bytes)?, w);
         let a = analyze_imported_with(&t, opts)?;

@@ -55,7 +55,7 @@ pub enum MsgKind {
 }
 
 impl MsgKind {
-    fn of(p: MsgPurpose) -> MsgKind {
+    pub(crate) fn of(p: MsgPurpose) -> MsgKind {
         match p {
             MsgPurpose::Channel { .. } => MsgKind::Channel,
             MsgPurpose::RemoteRead { .. } | MsgPurpose::RemoteReply { .. } => MsgKind::RemoteRead,

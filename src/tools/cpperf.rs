@@ -26,9 +26,10 @@ pub struct Args {
     command: Option<Command>,
     /// Run records; `-` or none reads standard input.
     runs: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    format: FormatArg,
+    /// Output format (default text). With --html or --svg the report goes to standard
+    /// output only when this (or --table, --summary, --what-if, --comm) is given.
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
     /// Print only the communication matrix between virtual processors as CSV
     /// `src,dst,bytes` (the format cpmap --comm reads).
     #[arg(long)]
@@ -478,7 +479,15 @@ fn run(args: &Args) -> Result<()> {
         return Ok(());
     }
     let paths: Vec<PathBuf> = if args.runs.is_empty() { vec![PathBuf::from("-")] } else { args.runs.clone() };
-    if args.summary && args.format != FormatArg::Text {
+    // --html and --svg write their files; a report on standard output only when asked.
+    let files_only = (args.html.is_some() || args.svg.is_some())
+        && args.format.is_none()
+        && args.table.is_none()
+        && !args.summary
+        && args.what_if.is_empty()
+        && !args.comm;
+    let format = args.format.unwrap_or(FormatArg::Text);
+    if args.summary && format != FormatArg::Text {
         bail!("--summary is the short text form; --format csv already gives one row per run");
     }
     let time = |flag: &str, v: &Option<String>| -> Result<Option<u64>> {
@@ -557,6 +566,9 @@ fn run(args: &Args) -> Result<()> {
             }
         }
     }
+    if files_only {
+        return Ok(());
+    }
     let mut out = String::new();
     if args.comm {
         for (name, a) in &analyses {
@@ -580,14 +592,14 @@ fn run(args: &Args) -> Result<()> {
                 Table::WhatIf => crate::perf::whatif::csv(&a.what_if),
             });
         }
-    } else if !args.what_if.is_empty() && args.format != FormatArg::Json {
+    } else if !args.what_if.is_empty() && format != FormatArg::Json {
         // --what-if answers its question: the comparison only (the JSON document keeps
         // its one layout, whose `what_if` holds the answers).
         for (i, (name, a)) in analyses.iter().enumerate() {
             if many {
                 out.push_str(&format!("{}# {name}\n", if i > 0 { "\n" } else { "" }));
             }
-            out.push_str(&match args.format {
+            out.push_str(&match format {
                 FormatArg::Csv => whatif::csv(&a.what_if),
                 _ => format!("Program: {}{}", a.program, whatif::text(&a.what_if)),
             });
@@ -600,7 +612,7 @@ fn run(args: &Args) -> Result<()> {
             out.push_str(&render::summary_text(a));
         }
     } else {
-        match args.format {
+        match format {
             FormatArg::Text => {
                 for (i, (name, a)) in analyses.iter().enumerate() {
                     if many {

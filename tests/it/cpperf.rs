@@ -585,6 +585,10 @@ fn svg_charts_are_well_formed_and_deterministic() {
     let (cpt, _) = simulate(&dir, "ring_token.c", &[]);
     let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--svg", "charts"], b"");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // --svg alone writes its files and prints nothing; with --format the report too.
+    assert!(out.stdout.is_empty(), "--svg printed {} bytes", out.stdout.len());
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--svg", "charts", "--format", "text"], b"");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Speedup"), "--svg --format text prints the report");
     let first: Vec<String> = ["gantt.svg", "spacetime.svg", "utilization.svg"]
         .iter()
         .map(|f| std::fs::read_to_string(dir.join("charts").join(f)).unwrap())

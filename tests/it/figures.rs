@@ -76,20 +76,20 @@ fn state_times(dir: &Path, name: &str) -> Vec<BTreeMap<&'static str, u64>> {
         let f: Vec<u64> = l.split(':').map(|x| x.parse().unwrap()).collect();
         *prv_times[f[1] as usize - 1].entry(f[7] as u32).or_insert(0) += (f[6] - f[5]) / 1000;
     }
-    // The HTML report's timeline: per processor, `[start, end, state code, pid, line]`.
+    // The HTML report's timeline: per processor, `[gap, length, state code, pid, line]`.
+    // --html alone prints nothing: the report is the file.
     let html = dir.join(format!("{name}.html"));
     let out = run_in(dir, "cpperf", &[cpt, "--html", html.to_str().unwrap()], b"");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty(), "--html printed {} bytes", out.stdout.len());
     let page = std::fs::read_to_string(&html).unwrap();
-    let data = page.split("<script id=\"data\" type=\"application/json\">").nth(1).unwrap();
-    let data: serde_json::Value =
-        serde_json::from_str(&data[..data.find("</script>").unwrap()].replace("<\\/", "</")).unwrap();
+    let data = cppe::perf::html::page_data(&page).expect("the report's data");
     assert_eq!(data["timeline"]["mode"], "stretches");
     let mut html_times = vec![BTreeMap::new(); times.len()];
     for (p, row) in data["timeline"]["rows"].as_array().unwrap().iter().enumerate() {
-        let v: Vec<u64> = row.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+        let v: Vec<i64> = row.as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect();
         for s in v.chunks(5) {
-            *html_times[p].entry(s[2] as usize).or_insert(0) += (s[1] - s[0]) / 1000;
+            *html_times[p].entry(s[2] as usize).or_insert(0) += s[1] as u64 / 1000;
         }
     }
     for (p, t) in times.iter().enumerate() {

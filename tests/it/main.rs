@@ -1,6 +1,7 @@
 //! Integration tests: run the real binaries on `fixtures/` and compare with expected
 //! files. `UPDATE_EXPECT=1 cargo test` rewrites the expected files; review the diff.
 mod architecture;
+mod browser;
 mod calibrate;
 mod conformance;
 mod cpcc;

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 /// Every fixture program that runs to completion, with its run record: (name, record).
 /// Simulated once per test process.
-fn records() -> &'static [(String, PathBuf)] {
+pub(crate) fn records() -> &'static [(String, PathBuf)] {
     static RECORDS: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
     RECORDS.get_or_init(|| {
         let dir = shared_dir("truth-records");
@@ -228,7 +228,7 @@ fn picl_and_sddf_written_with_defaults_and_the_whole_window_give_the_record_s_fi
 /// needs it is skipped and says so on the terminal (past the test harness's capture),
 /// unless `CPPE_REQUIRE_READERS` is set, as `.ci/run` sets it: then a missing reader
 /// fails the test. The tests never install anything.
-fn reader(name: &str, check: &str) -> Option<PathBuf> {
+pub(crate) fn reader(name: &str, check: &str) -> Option<PathBuf> {
     let venv = root().join("target/readers-venv/bin").join(name);
     let found = if venv.is_file() {
         Some(venv)
@@ -651,13 +651,13 @@ fn otf2_of_a_long_run_spans_several_chunks_and_still_reads() {
 }
 
 /// Debian's chromium, if installed (see [`reader`]).
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     reader("chromium", "HTML reports opened in headless Chromium")
 }
 
 /// Headless Chromium with the network cut off (every host name fails to resolve) and a
 /// profile of its own; `extra` says what to do with the page.
-fn headless(tag: &str, extra: &[&str], url: &str) -> std::process::Output {
+pub(crate) fn headless(tag: &str, extra: &[&str], url: &str) -> std::process::Output {
     let profile = tempdir(&format!("chromium-{tag}"));
     let mut cmd = std::process::Command::new(chromium().expect("chromium"));
     cmd.args([
@@ -678,7 +678,7 @@ fn headless(tag: &str, extra: &[&str], url: &str) -> std::process::Output {
 }
 
 /// Busy ticks of each processor in [a, b) from the record's busy intervals.
-fn busy_in(cpt: &Path, n: usize, a: u64, b: u64) -> Vec<u64> {
+pub(crate) fn busy_in(cpt: &Path, n: usize, a: u64, b: u64) -> Vec<u64> {
     let bytes = std::fs::read(cpt).unwrap();
     let (mut r, _) = cppe::trace::RunRecordReader::open(&bytes[..]).unwrap();
     let mut busy = vec![0u64; n];
@@ -725,7 +725,22 @@ fn every_fixture_s_html_report_loads_offline_and_draws_the_record_s_figures() {
         let check: serde_json::Value = serde_json::from_str(&check.replace("&quot;", "\"")).expect("self-check JSON");
         assert_eq!(check["errors"].as_array().map(Vec::len), Some(0), "{name}: script errors {}", check["errors"]);
         let views: Vec<&str> = check["views"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-        assert_eq!(views, ["timeline", "profile", "per-processor", "topology", "wcpa", "stats", "source"], "{name}");
+        assert_eq!(
+            views,
+            [
+                "timeline",
+                "search",
+                "details",
+                "profile",
+                "per-processor",
+                "topology",
+                "unmatched",
+                "wcpa",
+                "stats",
+                "source"
+            ],
+            "{name}"
+        );
 
         let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"");
         let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
