@@ -78,12 +78,75 @@ struct Line {
     channel: Option<(u32, u32)>,
 }
 
+/// A stretch of one processor's time: `(pproc, start, end, state code, pid, line)`; pid
+/// `u32::MAX` and line 0 for waiting stretches; the line a busy interval's turn ended on.
+type Stretch = (u32, Ticks, Ticks, u8, u32, u32);
+
+/// The timeline as the pass collects it: stretch by stretch while there are at most
+/// [`MAX_STRETCHES`], then pre-aggregated into bins (see the module documentation), so
+/// its memory is bounded whatever the run's length.
+#[derive(Debug)]
+enum Rows {
+    Stretches(Vec<Stretch>),
+    /// `per` bins a processor; `rows[p][state * per + k]`: ticks of the state in bin k.
+    Bins {
+        per: usize,
+        rows: Vec<Vec<u64>>,
+    },
+}
+
+impl Default for Rows {
+    fn default() -> Self {
+        Rows::Stretches(Vec::new())
+    }
+}
+
+impl Rows {
+    /// Adds stretch `x` of a machine of `n` processors and a run ending at `end`, turning
+    /// to bins past `max` stretches.
+    fn push(&mut self, x: Stretch, n: u32, end: Ticks, max: usize) {
+        match self {
+            Rows::Stretches(v) => {
+                v.push(x);
+                if v.len() > max {
+                    let per = (MAX_BIN_VALUES / (STATES.len() * n.max(1) as usize)).clamp(1, MAX_BINS);
+                    let mut rows = vec![vec![0; per * STATES.len()]; n as usize];
+                    for &x in v.iter() {
+                        bin(&mut rows, per, x, end);
+                    }
+                    *self = Rows::Bins { per, rows };
+                }
+            }
+            Rows::Bins { per, rows } => bin(rows, *per, x, end),
+        }
+    }
+}
+
+/// Adds stretch `(p, s, t, st, ..)` to the bins `rows` (`per` a processor) of a run
+/// ending at `end`. Bin k covers [k·end/per, (k+1)·end/per): exact integer edges.
+fn bin(rows: &mut [Vec<u64>], per: usize, (p, s, t, st, _, _): Stretch, end: Ticks) {
+    let Some(r) = rows.get_mut(p as usize) else { return };
+    let bins = per as u64;
+    let end = end.max(1);
+    let lo = |k: u64| (u128::from(k) * u128::from(end) / u128::from(bins)) as Ticks;
+    let (s, t) = (s.min(end), t.min(end));
+    let mut k = (u128::from(s) * u128::from(bins) / u128::from(end)) as u64;
+    while k < bins && lo(k) < t {
+        let (x, y) = (lo(k).max(s), lo(k + 1).min(t));
+        if y > x {
+            r[st as usize * per + k as usize] += y - x;
+        }
+        k += 1;
+    }
+}
+
 /// What the second pass over the events collects.
 #[derive(Debug, Default)]
 struct Pass {
-    /// `(pproc, start, end, state code, pid, line)`; pid `u32::MAX` and line 0 for
-    /// waiting stretches; the line a busy interval's turn ended on.
-    stretches: Vec<(u32, Ticks, Ticks, u8, u32, u32)>,
+    /// The timeline.
+    rows: Rows,
+    /// Busy processor-ticks per thousandth of the run (the utilization profile).
+    profile: Vec<u128>,
     /// The first [`MAX_MESSAGES`] messages in record (send) order.
     lines: Vec<Line>,
     /// Their places in `lines`, by message id.
@@ -137,7 +200,7 @@ impl Pass {
 pub fn report(a: &Analysis, header: &RunHeader, events: impl Iterator<Item = Event>) -> String {
     let n = header.pprocs.max(a.summary.pprocs_used).max(1);
     let end = a.summary.par_ticks.max(a.timeline.end).max(1);
-    let mut pass = Pass::default();
+    let mut pass = Pass { profile: vec![0; 1000], ..Pass::default() };
     let mut states = ProcessorStates::default();
     for p in 0..n {
         states.begin(p, 0);
@@ -148,19 +211,24 @@ pub fn report(a: &Analysis, header: &RunHeader, events: impl Iterator<Item = Eve
             _ => (u32::MAX, 0),
         };
         pass.message(&e);
+        let (rows, profile) = (&mut pass.rows, &mut pass.profile);
         states.each(&e, |p, s, t, st| {
             if st != PState::Idle && t > s {
                 let (pid, line) = if st == PState::Running { (pid_of, line_of) } else { (u32::MAX, 0) };
-                pass.stretches.push((p, s, t, code(st), pid, line));
+                if st == PState::Running {
+                    super::svg::add_busy(profile, s, t, end);
+                }
+                rows.push((p, s, t, code(st), pid, line), n, end, MAX_STRETCHES);
             }
         });
     }
+    let rows = &mut pass.rows;
     states.finish(end, 0..n, |p, s, t, st| {
         if st != PState::Idle && t > s {
-            pass.stretches.push((p, s, t, code(st), u32::MAX, 0));
+            rows.push((p, s, t, code(st), u32::MAX, 0), n, end, MAX_STRETCHES);
         }
     });
-    let data = encode(&data(a, header, n, end, pass));
+    let data = data(a, header, n, end, pass);
     let mut page = String::with_capacity(data.len() + SCRIPT.len() + STYLE.len() + 4096);
     let title = escape(if a.program.is_empty() { "run" } else { &a.program });
     page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
@@ -190,11 +258,15 @@ fn script_hash() -> String {
     format!("sha256-{}", base64(&sha2::Sha256::digest(SCRIPT.as_bytes())))
 }
 
-/// `text` gzip-compressed, in base64.
-fn encode(text: &str) -> String {
-    let mut z = flate2::write::GzEncoder::new(Vec::with_capacity(text.len() / 6), flate2::Compression::new(6));
-    // Writing into a vector cannot fail.
-    let _ = z.write_all(text.as_bytes());
+/// What `write` writes, gzip-compressed, in base64.
+fn encode(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> String {
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    {
+        // Many small writes: buffered, so the compressor sees large blocks. Writing into
+        // a vector cannot fail.
+        let mut b = std::io::BufWriter::with_capacity(1 << 16, &mut z);
+        let _ = write(&mut b).and_then(|()| b.flush());
+    }
     base64(&z.finish().unwrap_or_default())
 }
 
@@ -241,49 +313,14 @@ pub fn page_data(page: &str) -> Option<Value> {
     serde_json::from_str(&json).ok()
 }
 
-/// The page's data as one JSON document.
-fn data(a: &Analysis, header: &RunHeader, n: u32, end: Ticks, mut pass: Pass) -> String {
-    let analysis: Value = serde_json::from_str(&json(a)).unwrap_or(Value::Null);
+/// The page's data: one JSON document, gzip-compressed, in base64. Written straight into
+/// the compressor, field by field, so that no document tree or text of the whole is held.
+fn data(a: &Analysis, header: &RunHeader, n: u32, end: Ticks, pass: Pass) -> String {
     // Processor of each process, function of each process.
     let pproc_of: BTreeMap<String, u32> = a.timeline.pproc_of.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     let functions: BTreeMap<String, &str> = a.functions.iter().map(|(k, v)| (k.to_string(), v.as_str())).collect();
-    // The utilization profile: busy ticks per thousandth of the run.
-    let busy: Vec<(u32, u32, Ticks, Ticks)> =
-        pass.stretches.iter().filter(|s| s.3 == 0).map(|&(p, s, t, _, pid, _)| (p, pid, s, t)).collect();
-    let profile: Vec<f64> = super::svg::busy_per_column(&busy, end, 1000)
-        .iter()
-        .map(|&x| x as f64 / (end as f64 / 1000.0) / f64::from(n))
-        .collect();
-    drop(busy);
-    let timeline = timeline(&mut pass.stretches, n, end, MAX_STRETCHES);
-    // `[send, src, arrival, dst, bytes, kind, src pid, dst pid, line, channel, index]`,
-    // -1 for what a message has not.
-    let opt = |x: Option<u32>| x.map_or(-1, i64::from);
+    let profile: Vec<f64> = pass.profile.iter().map(|&x| x as f64 / (end as f64 / 1000.0) / f64::from(n)).collect();
     let arrived = pass.lines.iter().filter(|m| m.arrival.is_some()).count();
-    let messages: Vec<[i64; 11]> = pass
-        .lines
-        .iter()
-        .filter_map(|m| {
-            let kind = match m.kind {
-                MsgKind::Channel => 0,
-                MsgKind::RemoteRead => 1,
-                MsgKind::RemoteWrite => 2,
-            };
-            Some([
-                m.send as i64,
-                i64::from(m.src),
-                m.arrival? as i64,
-                i64::from(m.dst),
-                i64::from(m.bytes),
-                kind,
-                i64::from(m.src_pid),
-                opt(m.dst_pid),
-                i64::from(m.line),
-                opt(m.channel.map(|c| c.0)),
-                opt(m.channel.map(|c| c.1)),
-            ])
-        })
-        .collect();
     let path = |c: &super::graph::CriticalPath| -> Vec<Value> {
         c.segments
             .iter()
@@ -304,7 +341,7 @@ fn data(a: &Analysis, header: &RunHeader, n: u32, end: Ticks, mut pass: Pass) ->
     };
     let waits: Vec<[u64; 2]> =
         a.lines.waits.iter().filter(|(_, w)| w.0 > 0).map(|(&l, &(w, _))| [u64::from(l), w]).collect();
-    let doc = json!({
+    let small = json!({
         "version": 2,
         "tpu": header.ticks_per_unit.max(1),
         "end": end,
@@ -320,8 +357,6 @@ fn data(a: &Analysis, header: &RunHeader, n: u32, end: Ticks, mut pass: Pass) ->
         "states": STATES.iter().map(|s| s.name()).collect::<Vec<_>>(),
         "colours": STATES.iter().map(|s| s.colour()).collect::<Vec<_>>(),
         "line_colours": palette::LINES,
-        "timeline": timeline,
-        "messages": messages,
         // Sent in the run, and of the first MAX_MESSAGES sent, those that arrived (drawn).
         "messages_total": pass.sent,
         "messages_arrived": arrived,
@@ -329,60 +364,97 @@ fn data(a: &Analysis, header: &RunHeader, n: u32, end: Ticks, mut pass: Pass) ->
         "weighted": path(&a.weighted),
         "profile": profile,
         "waits": waits,
-        "analysis": analysis,
     });
-    doc.to_string()
+    let analysis = json(a);
+    encode(|w| {
+        // The small fields, then the timeline, the messages and the analysis (already
+        // JSON text), each written as it is made.
+        let head = small.to_string();
+        w.write_all(&head.as_bytes()[..head.len() - 1])?;
+        w.write_all(b",\"timeline\":")?;
+        write_timeline(w, pass.rows, n)?;
+        w.write_all(b",\"messages\":[")?;
+        // `[send, src, arrival, dst, bytes, kind, src pid, dst pid, line, channel,
+        // index]`, -1 for what a message has not.
+        let opt = |x: Option<u32>| x.map_or(-1, i64::from);
+        let mut first = true;
+        for m in &pass.lines {
+            let Some(arrival) = m.arrival else { continue };
+            let kind = match m.kind {
+                MsgKind::Channel => 0,
+                MsgKind::RemoteRead => 1,
+                MsgKind::RemoteWrite => 2,
+            };
+            let (ch, idx) = (opt(m.channel.map(|c| c.0)), opt(m.channel.map(|c| c.1)));
+            write!(
+                w,
+                "{}[{},{},{},{},{},{},{},{},{},{},{}]",
+                if first { "" } else { "," },
+                m.send,
+                m.src,
+                arrival,
+                m.dst,
+                m.bytes,
+                kind,
+                m.src_pid,
+                opt(m.dst_pid),
+                m.line,
+                ch,
+                idx
+            )?;
+            first = false;
+        }
+        w.write_all(b"],\"analysis\":")?;
+        w.write_all(analysis.as_bytes())?;
+        w.write_all(b"}")
+    })
 }
 
-/// The timeline's data: every stretch while there are at most `max` of them, else the
-/// time in each state per bin (see the module documentation).
-fn timeline(stretches: &mut [(u32, Ticks, Ticks, u8, u32, u32)], n: u32, end: Ticks, max: usize) -> Value {
-    if stretches.len() <= max {
-        // By processor, then start: the page finds a window's stretches by binary search.
-        stretches.sort_unstable();
-        // `[gap, length, state, pid, line]`: the gap since the row's previous stretch
-        // ended (from 0), pid -1 for a wait; small numbers that compress well.
-        let mut rows: Vec<Vec<i64>> = vec![Vec::new(); n as usize];
-        let mut last: Vec<Ticks> = vec![0; n as usize];
-        for &(p, s, t, st, pid, line) in stretches.iter() {
-            if let Some(r) = rows.get_mut(p as usize) {
-                let pid = if pid == u32::MAX { -1 } else { i64::from(pid) };
-                r.extend_from_slice(&[
-                    (s - last[p as usize]) as i64,
-                    (t - s) as i64,
-                    i64::from(st),
-                    pid,
-                    i64::from(line),
-                ]);
-                last[p as usize] = t;
-            }
-        }
-        json!({ "mode": "stretches", "rows": rows })
-    } else {
-        let per = (MAX_BIN_VALUES / (STATES.len() * n.max(1) as usize)).clamp(1, MAX_BINS);
-        let bins = per as u64;
-        let mut rows: Vec<Vec<u64>> = vec![vec![0; per * STATES.len()]; n as usize];
-        // Bin k covers [k·end/bins, (k+1)·end/bins): exact integer edges.
-        let lo = |k: u64| (u128::from(k) * u128::from(end) / u128::from(bins)) as Ticks;
-        for &(p, s, t, st, _, _) in stretches.iter() {
-            let Some(r) = rows.get_mut(p as usize) else { continue };
-            let (s, t) = (s.min(end), t.min(end));
-            let mut k = (u128::from(s) * u128::from(bins) / u128::from(end)) as u64;
-            while k < bins && lo(k) < t {
-                let (x, y) = (lo(k).max(s), lo(k + 1).min(t));
-                if y > x {
-                    r[st as usize * per + k as usize] += y - x;
+/// Writes the timeline's data: every stretch (`mode` "stretches") or the time in each
+/// state per bin ("bins"; see the module documentation).
+fn write_timeline(w: &mut dyn Write, rows: Rows, n: u32) -> std::io::Result<()> {
+    match rows {
+        Rows::Stretches(mut stretches) => {
+            // By processor, then start: the page finds a window's stretches by binary
+            // search. `[gap, length, state, pid, line]`: the gap since the row's previous
+            // stretch ended (from 0), pid -1 for a wait; small numbers that compress well.
+            stretches.sort_unstable();
+            w.write_all(b"{\"mode\":\"stretches\",\"rows\":[")?;
+            let mut i = 0;
+            for p in 0..n {
+                w.write_all(if p == 0 { b"[" } else { b",[" })?;
+                let mut last = 0;
+                let mut first = true;
+                while i < stretches.len() && stretches[i].0 == p {
+                    let (_, s, t, st, pid, line) = stretches[i];
+                    let pid = if pid == u32::MAX { -1 } else { i64::from(pid) };
+                    write!(w, "{}{},{},{},{},{}", if first { "" } else { "," }, s - last, t - s, st, pid, line)?;
+                    last = t;
+                    first = false;
+                    i += 1;
                 }
-                k += 1;
+                w.write_all(b"]")?;
             }
+            w.write_all(b"]}")
         }
-        json!({ "mode": "bins", "bins": per, "rows": rows })
+        Rows::Bins { per, rows } => {
+            write!(w, "{{\"mode\":\"bins\",\"bins\":{per},\"rows\":")?;
+            serde_json::to_writer(&mut *w, &rows).map_err(std::io::Error::other)?;
+            w.write_all(b"}")
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The timeline's JSON as written.
+    fn written(rows: Rows, n: u32) -> Value {
+        let mut out = Vec::new();
+        write_timeline(&mut out, rows, n).unwrap();
+        serde_json::from_slice(&out).unwrap()
+    }
 
     #[test]
     fn base64_is_rfc_4648_s_and_reads_back() {
@@ -410,7 +482,7 @@ mod tests {
         let text = json!({"source": "/* </script><!--<script> */ main(){}", "x": [1, 2]}).to_string();
         let page = format!(
             "<script id=\"data\" type=\"application/octet-stream\" data-encoding=\"gzip+base64\">{}</script>",
-            encode(&text)
+            encode(|w: &mut dyn Write| w.write_all(text.as_bytes()))
         );
         let inner = &page[page.find('>').unwrap() + 1..page.rfind("</script>").unwrap()];
         assert!(!inner.contains('<') && !inner.contains('>') && !inner.contains('&'));
@@ -422,8 +494,11 @@ mod tests {
         // Two stretches of P1 given out of order, one of P0: rows hold
         // [gap, length, state, pid, line] sorted by start; P1's wait [50, 60) starts 30
         // after its run [10, 20) ends, and has no process (-1).
-        let mut v = vec![(1, 50, 60, 1, u32::MAX, 0), (0, 0, 10, 0, 3, 7), (1, 10, 20, 0, 4, 9)];
-        let t = timeline(&mut v, 2, 100, 10);
+        let mut rows = Rows::default();
+        for x in [(1, 50, 60, 1, u32::MAX, 0), (0, 0, 10, 0, 3, 7), (1, 10, 20, 0, 4, 9)] {
+            rows.push(x, 2, 100, 10);
+        }
+        let t = written(rows, 2);
         assert_eq!(t["mode"], "stretches");
         assert_eq!(t["rows"][0], json!([0, 10, 0, 3, 7]));
         assert_eq!(t["rows"][1], json!([10, 10, 0, 4, 9, 30, 10, 1, -1, 0]));
@@ -435,8 +510,11 @@ mod tests {
         // capped at MAX_BINS = 4096 bins of 100/4096 ticks. A running stretch [10, 35)
         // and a message wait [35, 100): the bins' running ticks sum to 25 and the
         // waiting ticks to 65, every tick counted once.
-        let mut v = vec![(0, 10, 35, 0, 1, 0), (0, 35, 100, 1, u32::MAX, 0)];
-        let t = timeline(&mut v, 1, 100, 0);
+        let mut rows = Rows::default();
+        for x in [(0, 10, 35, 0, 1, 0), (0, 35, 100, 1, u32::MAX, 0)] {
+            rows.push(x, 1, 100, 0);
+        }
+        let t = written(rows, 1);
         assert_eq!(t["mode"], "bins");
         let bins = t["bins"].as_u64().unwrap() as usize;
         assert_eq!(bins, MAX_BINS);

@@ -249,16 +249,27 @@ pub fn metrics_of_bytes(bytes: &[u8]) -> Result<compare::Metrics, PerfError> {
 /// The HTML report (`--html`, [`html`]) of the run record or trace `bytes`, analysed with
 /// `opts`: the events are read twice, once for the analysis and once for the timeline.
 pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), PerfError> {
+    html_report_with(&|| Ok(Box::new(bytes) as Box<dyn BufRead + '_>), opts)
+}
+
+/// [`html_report`] of the input that `open` opens (twice: a file is read again rather
+/// than held in memory).
+pub fn html_report_with<'a>(
+    open: &dyn Fn() -> Result<Box<dyn BufRead + 'a>, PerfError>,
+    opts: &Options,
+) -> Result<(Analysis, String), PerfError> {
     if let Some(w) = opts.window {
-        let t = windowed(read_events(bytes)?, w);
+        let t = windowed(read_events(open()?)?, w);
         let a = analyze_imported_with(&t, opts)?;
         let page = html::report(&a, &t.header, t.events.into_iter());
         return Ok((a, page));
     }
-    let a = analyze_any_with(bytes, opts)?;
-    let page = match detect(bytes) {
+    let a = analyze_any_with(open()?, opts)?;
+    let mut input = open()?;
+    let kind = detect(input.fill_buf().map_err(RecordError::Io)?);
+    let page = match kind {
         Some(InputKind::Record) => {
-            let (mut r, header) = crate::trace::RunRecordReader::open(bytes)?;
+            let (mut r, header) = crate::trace::RunRecordReader::open(input)?;
             let mut failed = None;
             let iter = std::iter::from_fn(|| match r.next_event() {
                 Ok(e) => e,
@@ -274,7 +285,7 @@ pub fn html_report(bytes: &[u8], opts: &Options) -> Result<(Analysis, String), P
             page
         }
         Some(InputKind::Trace(f)) => {
-            let t = read_trace(f, bytes)?;
+            let t = read_trace(f, input)?;
             html::report(&a, &t.header, t.events.into_iter())
         }
         Some(InputKind::Csv) | None => return Err(PerfError::Unknown),

@@ -715,24 +715,32 @@ pub fn busy_per_column(busy: &[(u32, u32, Ticks, Ticks)], end: Ticks, columns: u
     let end = end.max(1);
     let columns = columns.max(1);
     let mut area = vec![0u128; columns as usize];
-    // Column k covers [k·end/columns, (k+1)·end/columns), in exact integer arithmetic.
-    let lo = |k: u64| (u128::from(k) * u128::from(end) / u128::from(columns)) as Ticks;
     for &(_, _, s, e) in busy {
-        let (s, e) = (s.min(end), e.min(end));
-        if e <= s {
-            continue;
-        }
-        let first = (u128::from(s) * u128::from(columns) / u128::from(end)) as u64;
-        let mut k = first.min(columns - 1);
-        while k < columns && lo(k) < e {
-            let (a, b) = (lo(k).max(s), lo(k + 1).min(e));
-            if b > a {
-                area[k as usize] += u128::from(b - a);
-            }
-            k += 1;
-        }
+        add_busy(&mut area, s, e, end);
     }
     area
+}
+
+/// Adds the busy interval `[s, e)` to `area`, the busy processor-ticks of each of its
+/// equal time slices of `[0, end)` (as [`busy_per_column`]).
+pub fn add_busy(area: &mut [u128], s: Ticks, e: Ticks, end: Ticks) {
+    let end = end.max(1);
+    let columns = area.len().max(1) as u64;
+    // Column k covers [k·end/columns, (k+1)·end/columns), in exact integer arithmetic.
+    let lo = |k: u64| (u128::from(k) * u128::from(end) / u128::from(columns)) as Ticks;
+    let (s, e) = (s.min(end), e.min(end));
+    if e <= s || area.is_empty() {
+        return;
+    }
+    let first = (u128::from(s) * u128::from(columns) / u128::from(end)) as u64;
+    let mut k = first.min(columns - 1);
+    while k < columns && lo(k) < e {
+        let (a, b) = (lo(k).max(s), lo(k + 1).min(e));
+        if b > a {
+            area[k as usize] += u128::from(b - a);
+        }
+        k += 1;
+    }
 }
 
 /// The utilization profile: a bar per time slice, its height the share of the `n`

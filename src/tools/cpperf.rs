@@ -513,8 +513,21 @@ fn run(args: &Args) -> Result<()> {
         if paths.len() != 1 {
             bail!("--html writes the report of one run: give one");
         }
-        let (name, bytes) = read_all(&paths[0])?;
-        let (a, text) = crate::perf::html_report(&bytes, &opts).with_context(|| name.clone())?;
+        // A file is read twice (analysis, then timeline) rather than held in memory;
+        // standard input is read once and kept.
+        let (name, a, text) = if paths[0].as_os_str() == "-" {
+            let (name, bytes) = read_all(&paths[0])?;
+            let (a, text) = crate::perf::html_report(&bytes, &opts).with_context(|| name.clone())?;
+            (name, a, text)
+        } else {
+            let name = paths[0].display().to_string();
+            let open = || -> Result<Box<dyn BufRead>, crate::perf::PerfError> {
+                let f = cli::open_input(&paths[0]).map_err(crate::trace::RecordError::Io)?;
+                Ok(Box::new(BufReader::new(f)))
+            };
+            let (a, text) = crate::perf::html_report_with(&open, &opts).with_context(|| name.clone())?;
+            (name, a, text)
+        };
         for note in &a.notes {
             eprintln!("cpperf: {name}: note: {note}");
         }
