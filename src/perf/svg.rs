@@ -315,9 +315,28 @@ const TOP: f64 = 30.0;
 const WIDTH: f64 = 1000.0;
 const ROW: f64 = 18.0;
 
+/// The most message lines the space-time diagram draws: with more, messages between the
+/// same rows whose sends and arrivals fall in the same columns of 2, 4, 8… pixels are one
+/// line (its tooltip counts them).
+pub const MAX_LINES: usize = 12_000;
+/// The most partial-pixel rectangles of a Gantt chart that carry a tooltip (about 80
+/// bytes each); past it, they carry none, so the chart stays a few MB.
+pub const MAX_TIPS: usize = 20_000;
+
+/// The most rows a chart draws: with more processors, a row is a block of consecutive
+/// processors (see [`Frame`]).
+pub const MAX_ROWS: usize = 128;
+
+/// The rows of a chart: the processors that appear in the run, one a row; or, when they
+/// are more than [`MAX_ROWS`], blocks of `block` consecutive processors (`rows` holds
+/// each block's first), drawn as the block's total.
 struct Frame {
     end: Ticks,
     rows: Vec<u32>,
+    /// Processors a row (1: one row per processor that appears).
+    block: u32,
+    /// One past the highest processor drawn.
+    top: u32,
 }
 
 impl Frame {
@@ -325,8 +344,33 @@ impl Frame {
         LEFT + (WIDTH - LEFT - RIGHT) * (t as f64 / self.end.max(1) as f64)
     }
 
+    /// The row of processor `pproc`.
+    fn index(&self, pproc: u32) -> Option<usize> {
+        if self.block == 1 {
+            self.rows.binary_search(&pproc).ok()
+        } else {
+            let i = (pproc / self.block) as usize;
+            (i < self.rows.len()).then_some(i)
+        }
+    }
+
     fn row(&self, pproc: u32) -> Option<f64> {
-        self.rows.binary_search(&pproc).ok().map(|i| TOP + ROW * i as f64)
+        self.index(pproc).map(|i| TOP + ROW * i as f64)
+    }
+
+    /// How many processors row `i` stands for.
+    fn members(&self, i: usize) -> u64 {
+        u64::from(self.block.min(self.top.saturating_sub(self.rows[i])).max(1))
+    }
+
+    /// The label of row `i`: `P3`, or `P32-63` for a block.
+    fn label(&self, i: usize) -> String {
+        let p = self.rows[i];
+        if self.block == 1 {
+            format!("P{p}")
+        } else {
+            format!("P{p}-{}", p + self.members(i) as u32 - 1)
+        }
     }
 
     fn height(&self) -> f64 {
@@ -388,6 +432,16 @@ fn axis_titles(o: &mut String, f: &Frame) {
         (LEFT + WIDTH - RIGHT) / 2.0,
         base + 34.0
     );
+    if f.block > 1 {
+        // Block labels fill the margin: the rows' title goes above them, on the right.
+        let _ = writeln!(
+            o,
+            "<text x=\"{:.2}\" y=\"18\" text-anchor=\"end\">rows: {} physical processors each</text>",
+            WIDTH - RIGHT,
+            f.block
+        );
+        return;
+    }
     let _ = writeln!(
         o,
         "<text x=\"12\" y=\"{mid:.2}\" transform=\"rotate(-90 12 {mid:.2})\" text-anchor=\"middle\">physical processor</text>"
@@ -396,11 +450,16 @@ fn axis_titles(o: &mut String, f: &Frame) {
 
 /// Processor labels on the left and a time axis with round ticks below the rows.
 fn axes(o: &mut String, f: &Frame) {
-    for &p in &f.rows {
-        if let Some(y) = f.row(p) {
-            let _ =
-                writeln!(o, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\">P{p}</text>", LEFT - 6.0, y + ROW - 5.0);
-        }
+    for i in 0..f.rows.len() {
+        let y = TOP + ROW * i as f64;
+        let size = if f.block > 1 { " font-size=\"9\"" } else { "" };
+        let _ = writeln!(
+            o,
+            "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\"{size}>{}</text>",
+            LEFT - 6.0,
+            y + ROW - 5.0,
+            f.label(i)
+        );
     }
     let y = TOP + ROW * f.rows.len() as f64 + 4.0;
     let _ = writeln!(
@@ -424,7 +483,13 @@ fn frame(t: &Timeline, pprocs: u32) -> Frame {
     }
     rows.sort_unstable();
     rows.dedup();
-    Frame { end: t.end.max(1), rows }
+    let top = rows.last().map_or(1, |&p| p + 1);
+    if rows.len() > MAX_ROWS {
+        let block = top.div_ceil(MAX_ROWS as u32);
+        let rows = (0..top.div_ceil(block)).map(|i| i * block).collect();
+        return Frame { end: t.end.max(1), rows, block, top };
+    }
+    Frame { end: t.end.max(1), rows, block: 1, top }
 }
 
 /// Busy coverage of one pixel column of a processor's row: busy ticks in it, and the
@@ -453,7 +518,7 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
     let lo = |k: u64| (u128::from(k) * u128::from(end) / u128::from(cols)) as Ticks;
     let mut rows: Vec<Vec<Pixel>> = vec![vec![Pixel::default(); cols as usize]; f.rows.len()];
     for &(p, pid, s, e) in &t.busy {
-        let Ok(r) = f.rows.binary_search(&p) else { continue };
+        let Some(r) = f.index(p) else { continue };
         let (s, e) = (s.min(end), e.min(end));
         let mut k = (u128::from(s) * u128::from(cols) / u128::from(end)) as u64;
         while k < cols && lo(k) < e {
@@ -469,19 +534,34 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
             k += 1;
         }
     }
+    // Partial columns (drawn one by one): with too many, no tooltips on them.
+    let partial = rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let m = f.members(r);
+            row.iter()
+                .enumerate()
+                .filter(|(k, px)| px.busy > 0 && px.busy < (lo(*k as u64 + 1) - lo(*k as u64)) * m)
+                .count()
+        })
+        .sum::<usize>();
+    let tips = partial <= MAX_TIPS;
     let mut o = String::new();
     let height = f.height() + 40.0;
     open(&mut o, &format!("{title}: Gantt chart and critical path"), height);
     let _ =
         writeln!(o, "<desc>time 0 .. {}, {cols} columns of {} each</desc>", format_time(end), format_time(end / cols));
     for (r, row) in rows.iter().enumerate() {
-        let p = f.rows[r];
+        let p = f.label(r);
+        let m = f.members(r);
         let y = TOP + ROW * r as f64 + 2.0;
-        let _ = writeln!(o, "<g id=\"P{p}\">");
+        let _ = writeln!(o, "<g id=\"{p}\">");
         let mut k = 0usize;
         while k < row.len() {
             let px = row[k];
-            let width = lo(k as u64 + 1) - lo(k as u64);
+            // A block's column holds `m` processors' time.
+            let width = (lo(k as u64 + 1) - lo(k as u64)) * m;
             if px.busy == 0 || width == 0 {
                 k += 1;
                 continue;
@@ -491,14 +571,14 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
                 let mut j = k + 1;
                 while j < row.len()
                     && row[j].pid == px.pid
-                    && row[j].busy >= lo(j as u64 + 1) - lo(j as u64)
+                    && row[j].busy >= (lo(j as u64 + 1) - lo(j as u64)) * m
                     && row[j].busy > 0
                 {
                     j += 1;
                 }
                 let _ = writeln!(
                     o,
-                    "<rect x=\"{:.0}\" y=\"{y:.2}\" width=\"{}\" height=\"{:.2}\" fill=\"{}\"><title>P{p}, process {}: busy {} .. {}</title></rect>",
+                    "<rect x=\"{:.0}\" y=\"{y:.2}\" width=\"{}\" height=\"{:.2}\" fill=\"{}\"><title>{p}, process {}: busy {} .. {}</title></rect>",
                     LEFT + k as f64,
                     j - k,
                     ROW - 4.0,
@@ -510,17 +590,27 @@ pub fn gantt(t: &Timeline, path: &CriticalPath, weighted: Option<&CriticalPath>,
                 k = j;
             } else {
                 let share = px.busy as f64 / width as f64;
-                let _ = writeln!(
-                    o,
-                    "<rect x=\"{:.0}\" y=\"{y:.2}\" width=\"1\" height=\"{:.2}\" fill=\"{}\" fill-opacity=\"{share:.4}\"><title>P{p}: busy {:.1} % of {} .. {} (mostly process {})</title></rect>",
-                    LEFT + k as f64,
-                    ROW - 4.0,
-                    colour(px.pid),
-                    100.0 * share,
-                    format_time(lo(k as u64)),
-                    format_time(lo(k as u64 + 1)),
-                    px.pid
-                );
+                if tips {
+                    let _ = writeln!(
+                        o,
+                        "<rect x=\"{:.0}\" y=\"{y:.2}\" width=\"1\" height=\"{:.2}\" fill=\"{}\" fill-opacity=\"{share:.4}\"><title>{p}: busy {:.1} % of {} .. {} (mostly process {})</title></rect>",
+                        LEFT + k as f64,
+                        ROW - 4.0,
+                        colour(px.pid),
+                        100.0 * share,
+                        format_time(lo(k as u64)),
+                        format_time(lo(k as u64 + 1)),
+                        px.pid
+                    );
+                } else {
+                    let _ = writeln!(
+                        o,
+                        "<rect x=\"{:.0}\" y=\"{y:.2}\" width=\"1\" height=\"{:.2}\" fill=\"{}\" fill-opacity=\"{share:.4}\"/>",
+                        LEFT + k as f64,
+                        ROW - 4.0,
+                        colour(px.pid)
+                    );
+                }
                 k += 1;
             }
         }
@@ -632,20 +722,31 @@ pub fn space_time(t: &Timeline, pprocs: u32, title: &str) -> String {
     }
     // (send pixel, source row, arrival pixel, destination row, style) → (count, first
     // send, last arrival, smallest and largest size).
+    // Columns `q` pixels wide: 1, or doubled until at most MAX_LINES lines remain.
     type Key = (i64, usize, i64, usize, &'static str, bool);
-    let mut lines: BTreeMap<Key, (u64, Ticks, Ticks, u32, u32)> = BTreeMap::new();
-    let mut classes: BTreeMap<(&'static str, bool), u64> = BTreeMap::new();
-    for m in &t.messages {
-        let (Ok(r0), Ok(r1)) = (f.rows.binary_search(&m.src), f.rows.binary_search(&m.dst)) else { continue };
-        let (colour, dashed) = message_style(m);
-        *classes.entry((colour, dashed)).or_insert(0) += 1;
-        let key = (f.x(m.send).floor() as i64, r0, f.x(m.arrival).floor() as i64, r1, colour, dashed);
-        let e = lines.entry(key).or_insert((0, m.send, m.arrival, m.bytes, m.bytes));
-        e.0 += 1;
-        e.1 = e.1.min(m.send);
-        e.2 = e.2.max(m.arrival);
-        e.3 = e.3.min(m.bytes);
-        e.4 = e.4.max(m.bytes);
+    let mut q = 1.0;
+    let (lines, classes) = loop {
+        let mut lines: BTreeMap<Key, (u64, Ticks, Ticks, u32, u32)> = BTreeMap::new();
+        let mut classes: BTreeMap<(&'static str, bool), u64> = BTreeMap::new();
+        for m in &t.messages {
+            let (Some(r0), Some(r1)) = (f.index(m.src), f.index(m.dst)) else { continue };
+            let (colour, dashed) = message_style(m);
+            *classes.entry((colour, dashed)).or_insert(0) += 1;
+            let key = ((f.x(m.send) / q).floor() as i64, r0, (f.x(m.arrival) / q).floor() as i64, r1, colour, dashed);
+            let e = lines.entry(key).or_insert((0, m.send, m.arrival, m.bytes, m.bytes));
+            e.0 += 1;
+            e.1 = e.1.min(m.send);
+            e.2 = e.2.max(m.arrival);
+            e.3 = e.3.min(m.bytes);
+            e.4 = e.4.max(m.bytes);
+        }
+        if lines.len() <= MAX_LINES || q >= WIDTH {
+            break (lines, classes);
+        }
+        q *= 2.0;
+    };
+    if q > 1.0 {
+        let _ = writeln!(o, "<desc>messages whose sends and arrivals fall in the same {q:.0}-pixel columns between the same rows drawn as one line</desc>");
     }
     let mut ordered: Vec<_> = lines.into_iter().collect();
     // Remote traffic above channel messages, larger classes above smaller ones.
@@ -653,14 +754,14 @@ pub fn space_time(t: &Timeline, pprocs: u32, title: &str) -> String {
         (*dashed, SIZE_CLASSES.iter().position(|c| c.1 == *colour), *x0, *r0, *x1, *r1)
     });
     for ((_, r0, _, r1, colour, dashed), (n, first, last, small, large)) in ordered {
-        let (p0, p1) = (f.rows[r0], f.rows[r1]);
-        let (Some(y0), Some(y1)) = (f.row(p0), f.row(p1)) else { continue };
+        let (p0, p1) = (f.label(r0), f.label(r1));
+        let (y0, y1) = (TOP + ROW * r0 as f64, TOP + ROW * r1 as f64);
         let dash = if dashed { " stroke-dasharray=\"3,2\"" } else { "" };
         let what = if n == 1 { "1 message".to_string() } else { format!("{n} messages") };
         let size = if small == large { format!("{small} B") } else { format!("{small}..{large} B") };
         let _ = writeln!(
             o,
-            "<line x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" stroke=\"{colour}\" stroke-opacity=\"0.8\"{dash}><title>{what} P{p0} to P{p1}, {size}: sent {} .. arrived {}</title></line>",
+            "<line x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" stroke=\"{colour}\" stroke-opacity=\"0.8\"{dash}><title>{what} {p0} to {p1}, {size}: sent {} .. arrived {}</title></line>",
             f.x(first),
             y0 + ROW / 2.0,
             f.x(last),
@@ -753,7 +854,7 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
     let height = TOP + H + 44.0;
     let mut o = String::new();
     open(&mut o, &format!("{title}: utilization profile ({n} processors)"), height);
-    let f = Frame { end, rows: Vec::new() };
+    let f = Frame { end, rows: Vec::new(), block: 1, top: 0 };
     for (k, &a) in area.iter().enumerate() {
         let k = k as u64;
         let lo = (u128::from(k) * u128::from(end) / u128::from(COLS)) as Ticks;

@@ -1076,3 +1076,53 @@ fn compare_reads_json_and_repeated_runs_and_writes_junit() {
     assert!(err.contains("note: two versions of a program compared"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("**Warning: the runs are of different programs"));
 }
+
+/// A run on more processors than a chart has rows (128, `cppe::perf::svg::MAX_ROWS`):
+/// the seed's matmul at n = 16 on a 16x16 mesh, 256 processors. The Gantt chart draws
+/// 128 rows of 2 processors each (labelled `P0-1` … `P254-255`), each row's ink (the
+/// rectangles' widths times their opacity, over the chart's 920 columns) the mean
+/// utilization of its two processors (from the JSON report, within 1 %); the space-time
+/// diagram draws at most 12 000 lines (`MAX_LINES`); neither exceeds 5 MB.
+#[test]
+fn svg_charts_of_many_processors_draw_blocks_whose_ink_is_their_utilization() {
+    let dir = tempdir("cpperf-svg-blocks");
+    let src = std::fs::read_to_string(fixtures().join("matmul.c")).unwrap().replace("#define n 8", "#define n 16");
+    std::fs::write(dir.join("m16.c"), src).unwrap();
+    assert_eq!(run_in(&dir, "cpcc", &["m16.c", "-o", "m16.cod"], b"").status.code(), Some(0));
+    let out = run_in(&dir, "cpss", &["m16.cod", "-t", "m16.cpt", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(&dir, "cpperf", &["m16.cpt", "--svg", "charts", "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let util: Vec<f64> = j["utilization"].as_array().unwrap().iter().map(|u| u["percent"].as_f64().unwrap()).collect();
+    assert_eq!(util.len(), 256);
+    let gantt = std::fs::read_to_string(dir.join("charts/gantt.svg")).unwrap();
+    let space = std::fs::read_to_string(dir.join("charts/spacetime.svg")).unwrap();
+    assert!(gantt.len() < 5 << 20 && space.len() < 5 << 20, "{} and {} bytes", gantt.len(), space.len());
+    assert!(gantt.contains("rows: 2 physical processors each"));
+    let attr = |tag: &str, name: &str| -> Option<f64> {
+        let k = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[k..].split('"').next()?.parse().ok()
+    };
+    let mut ink: Vec<(u32, f64)> = Vec::new();
+    for line in gantt.lines() {
+        if let Some(rest) = line.strip_prefix("<g id=\"P") {
+            let first: u32 = rest.split('-').next().unwrap().parse().unwrap();
+            ink.push((first, 0.0));
+        } else if line.starts_with("<rect ") && !ink.is_empty() && !line.contains("fill=\"white\"") {
+            if let Some(w) = attr(line, "width") {
+                ink.last_mut().unwrap().1 += w * attr(line, "fill-opacity").unwrap_or(1.0);
+            }
+        } else if line.starts_with("</g>") && ink.len() == 128 {
+            break;
+        }
+    }
+    assert_eq!(ink.len(), 128, "rows");
+    for (first, drawn) in ink {
+        let want = (util[first as usize] + util[first as usize + 1]) / 2.0 / 100.0;
+        let drawn = drawn / 920.0;
+        assert!((drawn - want).abs() <= 0.01, "P{first}-{}: drawn {drawn:.4}, utilization {want:.4}", first + 1);
+    }
+    let lines = space.lines().filter(|l| l.starts_with("<line") && l.contains("<title>")).count();
+    assert!(lines <= 12_000, "{lines} message lines");
+}
