@@ -50,6 +50,7 @@ pub mod profile;
 pub mod render;
 pub mod summary;
 pub mod svg;
+pub mod sweep;
 pub mod table;
 pub mod unmatched;
 pub mod whatif;

@@ -204,6 +204,50 @@ fn open_input(path: &Path) -> Result<(String, Box<dyn BufRead>)> {
     Ok((path.display().to_string(), Box::new(BufReader::new(f))))
 }
 
+/// `--html`/`--svg` of a sweep's CSV (`cpss --sweep … --stats csv`, [`crate::perf::sweep`]):
+/// its charts written; false (nothing done) when the input is not a sweep.
+fn sweep_charts(args: &Args, path: &Path) -> Result<bool> {
+    let (name, text) = if path.as_os_str() == "-" {
+        let (name, bytes) = read_all(path)?;
+        (name, bytes)
+    } else {
+        // A run record can be large: only its head is read to tell.
+        let (name, mut input) = open_input(path)?;
+        let head = input.fill_buf().with_context(|| name.clone())?;
+        if !crate::perf::sweep::is_sweep(&String::from_utf8_lossy(head)) {
+            return Ok(false);
+        }
+        let mut bytes = Vec::new();
+        input.read_to_end(&mut bytes).with_context(|| name.clone())?;
+        (name, bytes)
+    };
+    let text = String::from_utf8_lossy(&text);
+    if !crate::perf::sweep::is_sweep(&text) {
+        if path.as_os_str() == "-" {
+            bail!("{name}: --html and --svg of standard input take a sweep's CSV; give a run record as a file");
+        }
+        return Ok(false);
+    }
+    if args.format.is_some() || args.table.is_some() || args.summary || !args.what_if.is_empty() {
+        bail!("{name}: a sweep's CSV is drawn (--html, --svg), not analysed: drop --format, --table, --summary, --what-if");
+    }
+    let s = crate::perf::sweep::read(&text).with_context(|| name.clone())?;
+    let title = Path::new(&name).file_stem().map_or_else(|| "sweep".to_string(), |s| s.to_string_lossy().into_owned());
+    if let Some(dir) = &args.svg {
+        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        for (file, svg) in crate::perf::sweep::charts(&s, &title) {
+            let p = dir.join(file);
+            cli::write_atomic(&p, svg.as_bytes())?;
+            eprintln!("cpperf: wrote {}", p.display());
+        }
+    }
+    if let Some(html) = &args.html {
+        cli::write_atomic(html, crate::perf::sweep::page(&s, &title).as_bytes())?;
+        eprintln!("cpperf: wrote {}", html.display());
+    }
+    Ok(true)
+}
+
 fn read_all(path: &Path) -> Result<(String, Vec<u8>)> {
     let (name, mut input) = open_input(path)?;
     let mut bytes = Vec::new();
@@ -507,6 +551,9 @@ fn run(args: &Args) -> Result<()> {
     let opts = Options { what_if: args.what_if.clone(), window, functions, charts: args.svg.is_some() };
     if args.comm && args.svg.is_none() {
         return comm_only(&paths);
+    }
+    if (args.html.is_some() || args.svg.is_some()) && paths.len() == 1 && sweep_charts(args, &paths[0])? {
+        return Ok(());
     }
     let mut page = None;
     if let Some(html) = &args.html {

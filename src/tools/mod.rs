@@ -106,6 +106,7 @@ input_errors!(
     crate::mapper::MapperError,
     crate::cli::config::ConfigError,
     crate::perf::compare::CompareError,
+    crate::perf::sweep::SweepError,
     crate::net::NetError,
     crate::topo::mapping::MapError,
     crate::trace::format::import::ImportError,

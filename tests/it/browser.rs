@@ -412,3 +412,62 @@ fn a_hostile_source_is_shown_as_text_and_runs_nothing() {
     assert!(dom.contains("&lt;/script&gt;&lt;!--&lt;script&gt;"), "the comment shown as text in the source view");
     assert!(dom.contains("&lt;b&gt;bold&lt;/b&gt;"), "the probe label shown as text");
 }
+
+/// A sweep of the seed's matmul over four machine sizes, three runs each with varied
+/// processor speeds, drawn by `cpperf --html`: in Chromium the speedup chart has a point
+/// per machine size at the mean of its runs and an interval bar from the CSV's 95 %
+/// bounds (Student's t, as cpss computed them), x being the processors used.
+#[test]
+fn a_sweep_s_speedup_chart_has_interval_bars_in_chromium() {
+    if crate::truth::chromium().is_none() {
+        return;
+    }
+    let dir = tempdir("browser-sweep");
+    let src = fixtures().join("matmul.c");
+    assert_eq!(run_in(&dir, "cpcc", &[src.to_str().unwrap(), "-o", "m.cod"], b"").status.code(), Some(0));
+    let sweep =
+        ["m.cod", "--sweep", "topology=mesh:1x2,mesh:2x2,mesh:4x4,mesh:8x8", "--runs", "3", "--vary-speed", "7"];
+    let out = run_in(&dir, "cpss", &[&sweep[..], &["--stats", "csv"]].concat(), b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(dir.join("sweep.csv"), &out.stdout).unwrap();
+    let out = run_in(&dir, "cpperf", &["sweep.csv", "--html", "sweep.html"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty());
+    // The CSV's speedup mean and bounds per processors used.
+    let text = std::fs::read(dir.join("sweep.csv")).unwrap();
+    let mut r = csv::Reader::from_reader(&text[..]);
+    let h = r.headers().unwrap().clone();
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    let want: Vec<[f64; 4]> = r
+        .records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            let v = |n: &str| rec[col(n)].parse::<f64>().unwrap();
+            [v("pprocs_used_mean"), v("speedup_mean"), v("speedup_ci95_low"), v("speedup_ci95_high")]
+        })
+        .collect();
+    assert_eq!(want.iter().map(|w| w[0]).collect::<Vec<_>>(), [2.0, 4.0, 16.0, 64.0]);
+    let url = format!("file://{}", dir.join("sweep.html").display());
+    let out = crate::truth::headless("sweep", &["--dump-dom"], &url);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("CONSOLE") && !err.contains("Uncaught"), "console: {err}");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let chart =
+        dom.split("id=\"chart-speedup\"").nth(1).and_then(|c| c.split("</svg>").next()).expect("the speedup chart");
+    let attr = |tag: &str, name: &str| -> f64 {
+        let k = tag.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        tag[k..].split('"').next().unwrap().parse().unwrap()
+    };
+    let bars: Vec<[f64; 4]> = chart
+        .split("<line class=\"ci\"")
+        .skip(1)
+        .map(|t| [attr(t, "data-x"), attr(t, "data-mean"), attr(t, "data-low"), attr(t, "data-high")])
+        .collect();
+    assert_eq!(bars.len(), 4, "an interval bar per machine size");
+    for (b, w) in bars.iter().zip(&want) {
+        for k in 0..4 {
+            assert!((b[k] - w[k]).abs() <= 1e-6 * w[k].abs().max(1.0), "bar {b:?} vs CSV {w:?}");
+        }
+        assert!(b[2] < b[1] && b[1] < b[3], "the mean inside its interval: {b:?}");
+    }
+}
