@@ -471,3 +471,78 @@ fn a_sweep_s_speedup_chart_has_interval_bars_in_chromium() {
         assert!(b[2] < b[1] && b[1] < b[3], "the mean inside its interval: {b:?}");
     }
 }
+
+/// The report of the 64x64 matrix multiplication (4096 processes on a 64x64 mesh): at
+/// most 5 MB; in Chromium the timeline's rows are at most 256 blocks, the topology a heat
+/// grid, the communication matrix summed into blocks, and nothing wider than the page
+/// (a screenshot is left in target/report/matmul64.png). The unmatched-messages view of
+/// `unreceived_send` jumps to its message.
+#[test]
+fn the_64x64_report_fits_the_page_and_the_unmatched_view_jumps() {
+    let Some(d) = Driver::start("m64") else { return };
+    let dir = tempdir("browser-m64");
+    let src = std::fs::read_to_string(fixtures().join("matmul.c")).unwrap().replace("#define n 8", "#define n 64");
+    std::fs::write(dir.join("m64.c"), src).unwrap();
+    assert_eq!(run_in(&dir, "cpcc", &["m64.c", "-o", "m64.cod"], b"").status.code(), Some(0));
+    let out = run_in(&dir, "cpss", &["m64.cod", "-t", "m64.cpt", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_in(&dir, "cpperf", &["m64.cpt", "--html", "m64.html"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let size = std::fs::metadata(dir.join("m64.html")).unwrap().len();
+    assert!(size <= 5 << 20, "the 64x64 report is {size} bytes");
+    d.open(&dir.join("m64.html"));
+    let v = d.script(
+        "const w = (id) => document.getElementById(id).getBoundingClientRect().right; \
+         return [document.documentElement.scrollWidth, window.innerWidth, w('timeline'), w('topology'), w('matrix'), \
+         document.getElementById('topology').tagName, document.getElementById('matrix-scale').textContent, \
+         document.getElementById('timeline').height];",
+    );
+    let (scroll, inner) = (v[0].as_f64().unwrap(), v[1].as_f64().unwrap());
+    assert!(scroll <= inner, "the page scrolls sideways: {scroll} > {inner}");
+    for k in 2..5 {
+        assert!(v[k].as_f64().unwrap() <= inner, "a view wider than the page: {v}");
+    }
+    assert_eq!(v[5], json!("CANVAS"), "the 64x64 mesh as a heat grid");
+    assert!(v[6].as_str().unwrap().contains("32 × 32 processors a cell"), "{}", v[6]);
+    assert!(v[7].as_f64().unwrap() <= 256.0 * 3.0 + 30.0, "timeline height {}", v[7]);
+    assert_eq!(d.script("return window.cppeReport.errors();"), json!([]));
+    let shot = d.cmd("GET", "/screenshot", Value::Null);
+    let png = base64_decode(shot.as_str().unwrap());
+    assert!(png.starts_with(b"\x89PNG"));
+    let report = root().join("target/report");
+    std::fs::create_dir_all(&report).unwrap();
+    std::fs::write(report.join("matmul64.png"), png).unwrap();
+
+    // The unmatched view: unreceived_send sends one message nobody receives.
+    let (_, cpt) = records().iter().find(|(n, _)| n == "unreceived_send").expect("unreceived_send ran");
+    let out = run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--html", "u.html"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let j: Value =
+        serde_json::from_slice(&run_in(&dir, "cpperf", &[cpt.to_str().unwrap(), "--format", "json"], b"").stdout)
+            .unwrap();
+    let sent = &j["unmatched_sends"][0];
+    d.open(&dir.join("u.html"));
+    d.script("document.querySelector('#unmatched button').click();");
+    let (kind, f) = d.details();
+    assert_eq!(kind, "unmatched");
+    assert_eq!(f["pid"], sent["pid"]);
+    assert_eq!(f["element"], sent["element"]);
+    let w = d.script("return window.cppeReport.window();");
+    let t = sent["time"].as_f64().unwrap() * 1000.0;
+    assert!(w[0].as_f64().unwrap() <= t && t <= w[1].as_f64().unwrap(), "the window {w} holds the send at {t}");
+}
+
+/// Standard base64 decoded (the WebDriver screenshot).
+fn base64_decode(text: &str) -> Vec<u8> {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
+    for c in text.bytes().take_while(|&c| c != b'=') {
+        acc = (acc << 6) | A.iter().position(|&a| a == c).unwrap() as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}

@@ -318,7 +318,7 @@
         if (i % every === 0 || selected) {
           ctx.fillStyle = "#333";
           const label = (r.members.length > 1 ? (opened.has(r.group) ? "▾ " : "▸ ") : r.inner ? "  " : "") + r.label;
-          ctx.fillText(label, 2, top + Math.min(rowH, 11) - 1);
+          ctx.fillText(label, 2, Math.max(9, top + Math.min(rowH, 11) - 1));
         }
       });
       // Messages in the window (sorted by send time): fainter when many cross the
