@@ -324,7 +324,7 @@ pub const MAX_LINES: usize = 12_000;
 pub const MAX_TIPS: usize = 20_000;
 
 /// The most rows a chart draws: with more processors, a row is a block of consecutive
-/// processors (see [`Frame`]).
+/// processors, drawn as their total (a block column is inked by its busy share).
 pub const MAX_ROWS: usize = 128;
 
 /// The rows of a chart: the processors that appear in the run, one a row; or, when they
