@@ -286,7 +286,7 @@ fn base64(bytes: &[u8]) -> String {
 }
 
 /// The bytes of standard base64 text (whitespace skipped); `None` if it is not base64.
-fn unbase64(text: &str) -> Option<Vec<u8>> {
+pub fn unbase64(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len() / 4 * 3);
     let (mut acc, mut bits) = (0u32, 0);
     for c in text.bytes().filter(|c| !c.is_ascii_whitespace()) {

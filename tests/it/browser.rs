@@ -454,10 +454,7 @@ fn a_sweep_s_speedup_chart_has_interval_bars_in_chromium() {
     let dom = String::from_utf8_lossy(&out.stdout);
     let chart =
         dom.split("id=\"chart-speedup\"").nth(1).and_then(|c| c.split("</svg>").next()).expect("the speedup chart");
-    let attr = |tag: &str, name: &str| -> f64 {
-        let k = tag.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
-        tag[k..].split('"').next().unwrap().parse().unwrap()
-    };
+    let attr = |tag: &str, name: &str| -> f64 { attr(tag, name).unwrap_or_else(|| panic!("{name} in {tag}")) };
     let bars: Vec<[f64; 4]> = chart
         .split("<line class=\"ci\"")
         .skip(1)
@@ -507,7 +504,7 @@ fn the_64x64_report_fits_the_page_and_the_unmatched_view_jumps() {
     assert!(v[7].as_f64().unwrap() <= 256.0 * 3.0 + 30.0, "timeline height {}", v[7]);
     assert_eq!(d.script("return window.cppeReport.errors();"), json!([]));
     let shot = d.cmd("GET", "/screenshot", Value::Null);
-    let png = base64_decode(shot.as_str().unwrap());
+    let png = cppe::perf::html::unbase64(shot.as_str().unwrap()).expect("base64");
     assert!(png.starts_with(b"\x89PNG"));
     let report = root().join("target/report");
     std::fs::create_dir_all(&report).unwrap();
@@ -530,19 +527,4 @@ fn the_64x64_report_fits_the_page_and_the_unmatched_view_jumps() {
     let w = d.script("return window.cppeReport.window();");
     let t = sent["time"].as_f64().unwrap() * 1000.0;
     assert!(w[0].as_f64().unwrap() <= t && t <= w[1].as_f64().unwrap(), "the window {w} holds the send at {t}");
-}
-
-/// Standard base64 decoded (the WebDriver screenshot).
-fn base64_decode(text: &str) -> Vec<u8> {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
-    for c in text.bytes().take_while(|&c| c != b'=') {
-        acc = (acc << 6) | A.iter().position(|&a| a == c).unwrap() as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    out
 }

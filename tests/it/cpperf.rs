@@ -1100,10 +1100,6 @@ fn svg_charts_of_many_processors_draw_blocks_whose_ink_is_their_utilization() {
     let space = std::fs::read_to_string(dir.join("charts/spacetime.svg")).unwrap();
     assert!(gantt.len() < 5 << 20 && space.len() < 5 << 20, "{} and {} bytes", gantt.len(), space.len());
     assert!(gantt.contains("rows: 2 physical processors each"));
-    let attr = |tag: &str, name: &str| -> Option<f64> {
-        let k = tag.find(&format!(" {name}=\""))? + name.len() + 3;
-        tag[k..].split('"').next()?.parse().ok()
-    };
     let mut ink: Vec<(u32, f64)> = Vec::new();
     for line in gantt.lines() {
         if let Some(rest) = line.strip_prefix("<g id=\"P") {

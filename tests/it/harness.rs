@@ -214,3 +214,9 @@ pub fn interrupt(child: &std::process::Child) {
     // SAFETY: `kill` only sends a signal; the child is ours and has not been reaped.
     assert_eq!(unsafe { kill(child.id() as i32, 2) }, 0, "SIGINT to {}", child.id());
 }
+
+/// The number in attribute `name` of the markup tag `tag` (`… name="3.5" …`), if any.
+pub fn attr(tag: &str, name: &str) -> Option<f64> {
+    let k = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    tag[k..].split('"').next()?.parse().ok()
+}

@@ -109,10 +109,6 @@ fn the_chrome_counter_counts_the_busy_slices_of_every_fixture() {
 /// The busy coverage of each processor's row of a Gantt chart: the rectangles' widths
 /// (pixels), each times its fill opacity (1 when none), summed per `<g id="P…">` row.
 fn gantt_coverage(svg: &str) -> BTreeMap<u64, f64> {
-    let attr = |tag: &str, name: &str| -> Option<f64> {
-        let k = tag.find(&format!(" {name}=\""))? + name.len() + 3;
-        tag[k..].split('"').next()?.parse().ok()
-    };
     let mut cover: BTreeMap<u64, f64> = BTreeMap::new();
     let mut row: Option<u64> = None;
     for line in svg.lines() {
