@@ -476,6 +476,24 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
     if let Some(m) = &machine {
         warnings.extend(m.warnings());
     }
+    // A --phase-mapping key that no probe can have (when every label is a literal):
+    // neither `#N` nor a label of the program.
+    if let Some(labels) = module.probe_labels() {
+        for (key, _) in &config.phase_mappings {
+            let nth = key.strip_prefix('#').is_some_and(|n| n.parse::<u64>().is_ok_and(|n| n >= 1));
+            if !nth && !labels.contains(key) {
+                let known = if labels.is_empty() {
+                    "the program has no probes".to_string()
+                } else {
+                    format!(
+                        "its probes' labels: {}",
+                        labels.iter().map(|l| format!("\"{l}\"")).collect::<Vec<_>>().join(", ")
+                    )
+                };
+                warnings.push(format!("--phase-mapping {key}=…: no probe of the program has the label \"{key}\", so this mapping is never used ({known}; #N names the N-th probe run)"));
+            }
+        }
+    }
     Ok(Setup { config, physical, virtual_topology, mapping, net, links, warnings })
 }
 

@@ -303,6 +303,44 @@ pub struct Module {
 }
 
 impl Module {
+    /// The labels of the program's probes, in code order, each once: `Some` when every
+    /// probe's label is a string literal (`probe(1, "start")`: the probe instruction
+    /// follows the literal's global address), `None` when one is computed at run time.
+    /// Mapping probes (labels starting with [`crate::vcode::MAPPING_PREFIX`]) are left out.
+    pub fn probe_labels(&self) -> Option<Vec<String>> {
+        let init: std::collections::HashMap<u32, Word> = self.global_init.iter().copied().collect();
+        let mut out: Vec<String> = Vec::new();
+        for (pc, ins) in self.code.iter().enumerate() {
+            if !matches!(ins, Instr::Probe {}) {
+                continue;
+            }
+            let Some(&Instr::LdAddr { depth: 0, off }) = pc.checked_sub(1).and_then(|p| self.code.get(p)) else {
+                return None;
+            };
+            let mut bytes = Vec::new();
+            let mut a = off;
+            // The literal's characters, one a word, up to its NUL (a zero word is not
+            // in the initial image).
+            while let Some(&w) = init.get(&a) {
+                let b = match w {
+                    Word::Char(c) => c,
+                    Word::Int(v) => v as u8,
+                    _ => break,
+                };
+                if b == 0 || bytes.len() >= 4096 {
+                    break;
+                }
+                bytes.push(b);
+                a += 1;
+            }
+            let label = String::from_utf8_lossy(&bytes).into_owned();
+            if !label.starts_with(crate::vcode::MAPPING_PREFIX) && !out.contains(&label) {
+                out.push(label);
+            }
+        }
+        Some(out)
+    }
+
     /// Whether the program is an MPI program (it calls `MPI_Init`): `cpss` then starts
     /// one rank per virtual processor unless `--ranks` says otherwise.
     pub fn uses_mpi(&self) -> bool {

@@ -1020,3 +1020,27 @@ fn a_symbolic_link_loop_as_the_output_is_refused() {
         assert!(std::fs::symlink_metadata(dir.join(l)).unwrap().file_type().is_symlink(), "{l} is no longer a link");
     }
 }
+
+/// A `--phase-mapping` key that no probe can have is not ignored in silence: jacobi's
+/// probes are labelled "start sweeps" and "sweeps done", so `sweep` and `#0` (probes
+/// count from #1) warn, naming both labels, while "start sweeps" and `#2` do not; the
+/// run goes on (exit 0) either way.
+#[test]
+fn a_phase_mapping_key_that_never_matches_warns_with_the_program_s_labels() {
+    let dir = tempdir("harden-phase-key");
+    let inc = fixtures().join("include");
+    let src = fixtures().join("jacobi.c");
+    let out = run_in(&dir, "cpcc", &["-I", inc.to_str().unwrap(), src.to_str().unwrap(), "-o", "j.cod"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    for (key, warns) in [("sweep", true), ("#0", true), ("start sweeps", false), ("#2", false)] {
+        let spec = format!("{key}=random");
+        let out = run_in(&dir, "cpss", &["j.cod", "--phase-mapping", &spec, "--stats", "none"], b"");
+        assert_eq!(out.status.code(), Some(0), "{key}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let warned = err.contains(&format!("--phase-mapping {key}=…: no probe of the program has the label"));
+        assert_eq!(warned, warns, "{key}: {err}");
+        if warns {
+            assert!(err.contains("\"start sweeps\", \"sweeps done\""), "{err}");
+        }
+    }
+}
