@@ -555,6 +555,13 @@ fn run(args: &Args) -> Result<()> {
     if (args.html.is_some() || args.svg.is_some()) && paths.len() == 1 && sweep_charts(args, &paths[0])? {
         return Ok(());
     }
+    // A sweep's CSV is drawn, not analysed: say how, rather than "not a run record".
+    for p in paths.iter().filter(|p| p.as_os_str() != "-") {
+        let (name, mut input) = open_input(p)?;
+        if crate::perf::sweep::is_sweep(&String::from_utf8_lossy(input.fill_buf().with_context(|| name.clone())?)) {
+            bail!("{name}: the CSV of a sweep: cpperf draws it with --html FILE or --svg DIR");
+        }
+    }
     let mut page = None;
     if let Some(html) = &args.html {
         if paths.len() != 1 {

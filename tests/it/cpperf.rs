@@ -1122,3 +1122,15 @@ fn svg_charts_of_many_processors_draw_blocks_whose_ink_is_their_utilization() {
     let lines = space.lines().filter(|l| l.starts_with("<line") && l.contains("<title>")).count();
     assert!(lines <= 12_000, "{lines} message lines");
 }
+
+/// A sweep's CSV given to cpperf without --html or --svg is refused with the way to draw
+/// it (exit 2), not as "not a run record".
+#[test]
+fn a_sweep_csv_without_a_chart_flag_says_how_to_draw_it() {
+    let dir = tempdir("cpperf-sweep-hint");
+    std::fs::write(dir.join("s.csv"), "topology,seq_time,par_time,speedup,pprocs_used\nmesh:2x2,10,5,2,4\n").unwrap();
+    let out = run_in(&dir, "cpperf", &["s.csv"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("s.csv: the CSV of a sweep: cpperf draws it with --html FILE or --svg DIR"));
+}
