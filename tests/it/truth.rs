@@ -788,9 +788,11 @@ fn the_matmul_report_has_a_screenshot() {
     let png = dir.join("matmul.png");
     let _ = std::fs::remove_file(&png);
     let shot = format!("--screenshot={}", png.display());
+    // The page draws after inflating its data (asynchronously): the virtual time budget
+    // lets it finish before the picture is taken.
     let out = headless(
         "shot",
-        &[&shot, "--window-size=1280,1600", "--hide-scrollbars"],
+        &[&shot, "--window-size=1280,1600", "--hide-scrollbars", "--virtual-time-budget=5000"],
         &format!("file://{}", html.display()),
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
