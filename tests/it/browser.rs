@@ -478,11 +478,7 @@ fn a_sweep_s_speedup_chart_has_interval_bars_in_chromium() {
 fn the_64x64_report_fits_the_page_and_the_unmatched_view_jumps() {
     let Some(d) = Driver::start("m64") else { return };
     let dir = tempdir("browser-m64");
-    let src = std::fs::read_to_string(fixtures().join("matmul.c")).unwrap().replace("#define n 8", "#define n 64");
-    std::fs::write(dir.join("m64.c"), src).unwrap();
-    assert_eq!(run_in(&dir, "cpcc", &["m64.c", "-o", "m64.cod"], b"").status.code(), Some(0));
-    let out = run_in(&dir, "cpss", &["m64.cod", "-t", "m64.cpt", "--stats", "none"], b"");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    matmul_record(&dir, 64);
     let out = run_in(&dir, "cpperf", &["m64.cpt", "--html", "m64.html"], b"");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let size = std::fs::metadata(dir.join("m64.html")).unwrap().len();

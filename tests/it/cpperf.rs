@@ -1086,11 +1086,7 @@ fn compare_reads_json_and_repeated_runs_and_writes_junit() {
 #[test]
 fn svg_charts_of_many_processors_draw_blocks_whose_ink_is_their_utilization() {
     let dir = tempdir("cpperf-svg-blocks");
-    let src = std::fs::read_to_string(fixtures().join("matmul.c")).unwrap().replace("#define n 8", "#define n 16");
-    std::fs::write(dir.join("m16.c"), src).unwrap();
-    assert_eq!(run_in(&dir, "cpcc", &["m16.c", "-o", "m16.cod"], b"").status.code(), Some(0));
-    let out = run_in(&dir, "cpss", &["m16.cod", "-t", "m16.cpt", "--stats", "none"], b"");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    matmul_record(&dir, 16);
     let out = run_in(&dir, "cpperf", &["m16.cpt", "--svg", "charts", "--format", "json"], b"");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -220,3 +220,16 @@ pub fn attr(tag: &str, name: &str) -> Option<f64> {
     let k = tag.find(&format!(" {name}=\""))? + name.len() + 3;
     tag[k..].split('"').next()?.parse().ok()
 }
+
+/// The seed's matrix multiplication (fixtures/matmul.c) at `n` × `n` processes on an
+/// `n` × `n` mesh, compiled and run in `dir`: its run record `m{n}.cpt`.
+pub fn matmul_record(dir: &Path, n: u32) -> PathBuf {
+    let src =
+        std::fs::read_to_string(fixtures().join("matmul.c")).unwrap().replace("#define n 8", &format!("#define n {n}"));
+    let (c, cod, cpt) = (format!("m{n}.c"), format!("m{n}.cod"), format!("m{n}.cpt"));
+    std::fs::write(dir.join(&c), src).unwrap();
+    assert_eq!(run_in(dir, "cpcc", &[&c, "-o", &cod], b"").status.code(), Some(0));
+    let out = run_in(dir, "cpss", &[&cod, "-t", &cpt, "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    dir.join(cpt)
+}
