@@ -396,6 +396,9 @@ pub enum Limit {
     /// The sequential time (every processor's work summed) would pass
     /// [`crate::time::MAX_TIME`]: the speedup could not be computed.
     Work,
+    /// The observer's output failed ([`Observer::failed`]): the run record could not be
+    /// written.
+    Output,
 }
 
 impl std::fmt::Display for Limit {
@@ -412,6 +415,7 @@ impl std::fmt::Display for Limit {
             Limit::Work => {
                 "the sequential time (every processor's work summed) exceeds 4611686018427387 units, the clock's range"
             }
+            Limit::Output => "the run record could not be written",
         })
     }
 }

@@ -97,6 +97,13 @@ pub enum SimEvent<'a> {
 pub trait Observer {
     /// Called once per event, in simulation order.
     fn event(&mut self, event: &SimEvent<'_>);
+
+    /// Whether the observer can no longer do its work (its output failed: a full disk, a
+    /// closed pipe). The run then stops at the next quantum end with
+    /// [`super::Limit::Output`] rather than simulate on for nothing.
+    fn failed(&self) -> bool {
+        false
+    }
 }
 
 /// A process's state (SPEC §4 "Process states"); Running is only seen from inside an

@@ -153,6 +153,10 @@ impl<W: Write> Observer for RecorderHandle<W> {
     fn event(&mut self, e: &SimEvent<'_>) {
         self.0.borrow_mut().event(e);
     }
+
+    fn failed(&self) -> bool {
+        self.0.borrow().out.get_ref().failed()
+    }
 }
 
 impl<W: Write> Recorder<W> {

@@ -4,6 +4,7 @@ use crate::cli::{self, exit, Sink};
 use crate::mapper::{build_report, byte_time_of, resolve, CommMatrix, SearchMethod, SearchRequest, TaskCosts};
 use crate::topo::{MapFile, Mapping, Topology};
 use clap::{Parser, ValueEnum};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Evaluate mappings of a virtual architecture onto a physical one: the mapping table,
@@ -195,6 +196,13 @@ fn run(args: &Args) -> Result<i32> {
         Some(s) => bail!("--max-seconds {s}: give a number of seconds above 0 and at most 10^9"),
         None => None,
     };
+    // The map file's output is opened (its temporary created) before the search, so that
+    // an output that cannot be written (a missing folder, a directory, an input) is told
+    // at once, not after minutes of searching.
+    let mut map_out = match Sink::from_arg(args.output.as_deref()) {
+        Sink::File(p) => Some(cli::AtomicFile::create(&p)?),
+        Sink::Stdout => None,
+    };
     // ^C during a search ends it with the best mapping found so far (reported, exit
     // 130); a second ^C ends cpmap at once.
     let stop = (!methods.is_empty()).then(cli::interrupt::catch_sigint);
@@ -214,13 +222,18 @@ fn run(args: &Args) -> Result<i32> {
         Format::Csv => report.to_csv(),
         Format::Json => report.to_json(),
     };
-    let sink = Sink::from_arg(args.output.as_deref());
     if args.emit == Some(Emit::Map) {
         let chosen = report.chosen().context("no mapping to emit")?;
         let file = MapFile { virt: virt.clone(), phys: phys.clone(), mapping: chosen.mapping.clone() };
-        sink.write(file.to_text().as_bytes())?;
-        if sink == Sink::Stdout {
-            return Ok(interrupted(stop));
+        match map_out.take() {
+            Some(mut f) => {
+                let name = args.output.as_deref().unwrap_or(std::path::Path::new("-")).display().to_string();
+                f.write_all(file.to_text().as_bytes()).and_then(|()| f.commit()).with_context(|| name)?;
+            }
+            None => {
+                cli::write_stdout(file.to_text().as_bytes())?;
+                return Ok(interrupted(stop));
+            }
         }
     }
     cli::write_stdout(text.as_bytes())?;

@@ -2,7 +2,7 @@
 use super::{bail, usage, Context, Result};
 use crate::cli::{self, exit, AtomicFile};
 use crate::net;
-use crate::sim::debug::{run_session, SessionIo, SharedOut};
+use crate::sim::debug::{run_session, SessionFault, SessionIo, SharedOut};
 use crate::sim::params::ParamFlags;
 use crate::sim::recorder::{exit_status, run_header, run_stats, Recorder};
 use crate::sim::run::{self as runs, SweepAxis};
@@ -540,8 +540,16 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
         };
         let echo = args.commands.is_some();
         match run_session(&mut sim, SessionIo { commands, out, echo, json: captured }) {
-            None | Some(Err(SimError::LimitExceeded { limit: Limit::Debugger, .. })) => return Ok(exit::OK),
-            Some(r) => r,
+            Ok(None | Some(Err(SimError::LimitExceeded { limit: Limit::Debugger, .. }))) => return Ok(exit::OK),
+            Ok(Some(r)) => r,
+            Err(SessionFault::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(exit::BROKEN_PIPE),
+            Err(SessionFault::Output(e)) => return Err(e).context("writing the debugger's transcript"),
+            Err(fault @ SessionFault::LineTooLong { .. }) => {
+                let from = args.commands.as_ref().filter(|p| !cli::is_stdin(p));
+                let from = from.map_or("standard input".to_string(), |p| p.display().to_string());
+                eprintln!("cpss: {from}: {fault}: the session ended without finishing the run");
+                return Ok(exit::USAGE);
+            }
         }
     } else {
         // `^C` ends the run at the next quantum with the statistics so far.

@@ -547,8 +547,9 @@ fn bad_combinations_and_limits_have_their_exit_codes() {
 
 /// The debugger reads commands as text lines of at most 4096 bytes: a line that is not
 /// UTF-8 is an error and the session goes on (the breakpoint set before it still stops
-/// the run); an endless line (/dev/zero) ends the session with an error instead of
-/// filling memory.
+/// the run); a line over 4096 bytes, or an endless one (/dev/zero), ends the session
+/// with an error naming the line and exit 2 instead of filling memory (it ended with exit
+/// 0 before, as if the commands had run).
 #[test]
 fn debugger_command_lines_are_bounded_text() {
     let dir = tempdir("harden-debug-lines");
@@ -563,7 +564,33 @@ fn debugger_command_lines_are_bounded_text() {
         let out = run_in(&dir, "cpss", &["ring.cod", "--commands", "/dev/zero", "--stats", "none"], b"");
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("error: a command line longer than 4096 bytes: the session ends"), "{text}");
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains("cpss: /dev/zero: command line 1 is longer than 4096 bytes"), "{}", stderr(&out));
     }
+    // Line 2 has 5000 bytes: the `break` of line 1 is answered, nothing after line 2 runs.
+    std::fs::write(dir.join("long.cmd"), format!("break 20\nprint {}\nrun\n", "x".repeat(4994))).unwrap();
+    let out = run_in(&dir, "cpss", &["ring.cod", "--commands", "long.cmd", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cpss: long.cmd: command line 2 is longer than 4096 bytes"), "{}", stderr(&out));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Breakpoint: "), "the run must not start");
+}
+
+/// A transcript piped into `head` ends the session as soon as a write fails, with 141
+/// (128 + SIGPIPE) as the shell reports for `yes | head`; it exited 0 before, having run
+/// every remaining command into the closed pipe.
+#[cfg(unix)]
+#[test]
+fn debugger_transcript_into_a_closed_pipe_exits_141() {
+    let dir = tempdir("harden-debug-pipe");
+    let (_, _) = ring(&dir);
+    std::fs::write(dir.join("many.cmd"), "step\n".repeat(20_000)).unwrap();
+    let script = format!(
+        "set -o pipefail; '{}' ring.cod --commands many.cmd --stats none | head -c 1 >/dev/null",
+        tool("cpss").display()
+    );
+    let out = std::process::Command::new("bash").arg("-c").arg(&script).current_dir(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(141), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "a closed pipe is not an error message");
 }
 
 /// Numbers out of range are errors, never silent wrong answers: a scale factor outside
@@ -1042,5 +1069,60 @@ fn a_phase_mapping_key_that_never_matches_warns_with_the_program_s_labels() {
         if warns {
             assert!(err.contains("\"start sweeps\", \"sweeps done\""), "{err}");
         }
+    }
+}
+
+/// A run record that cannot be written stops the run at the next quantum end (exit 2,
+/// the write error named) instead of simulating to the end for nothing: the token ring
+/// of 100 000 laps prints far fewer than its 100 000 lap lines before the run stops. Before,
+/// the whole run was simulated and only then reported the full disk.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_run_record_stops_the_run() {
+    let dir = tempdir("harden-record-full");
+    let src = std::fs::read_to_string(fixtures().join("ring_token.c")).unwrap();
+    let long = src.replace("#define LAPS 3", "#define LAPS 100000");
+    assert_ne!(long, src);
+    std::fs::write(dir.join("long.c"), long).unwrap();
+    let inc = fixtures().join("include");
+    let out = run_in(&dir, "cpcc", &["long.c", "-I", inc.to_str().unwrap(), "-o", "long.cod"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_in(&dir, "cpss", &["long.cod", "--trace", "/dev/full", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("writing the run record: No space left on device"), "{}", stderr(&out));
+    let laps = String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.starts_with("lap ")).count();
+    assert!(laps < 1000, "{laps} laps simulated after the record failed");
+}
+
+/// cpmap checks its map file's output before it searches: a missing folder, a directory
+/// or an input as `-o` is exit 2 at once. Before, a greedy search on 4096 processors ran
+/// its 26 s and only then said so. The search here is bounded by `--max-seconds 120`, so
+/// an answer within 30 s shows it never started.
+#[test]
+fn cpmap_checks_its_output_before_searching() {
+    let dir = tempdir("harden-cpmap-early");
+    let n = 64;
+    let mut csv = String::from("src,dst,bytes\n");
+    for y in 0..n {
+        for x in 0..n {
+            for (dx, dy) in [(1, 0), (n - 1, 0), (0, 1), (0, n - 1)] {
+                csv.push_str(&format!("{},{},100\n", y * n + x, ((y + dy) % n) * n + (x + dx) % n));
+            }
+        }
+    }
+    std::fs::write(dir.join("comm.csv"), csv).unwrap();
+    for (out, says) in [
+        ("missing/m.map", "missing/m.map: No such file or directory"),
+        (".", ".: is a directory"),
+        ("comm.csv", "comm.csv: is also an input of this run"),
+    ] {
+        let start = Instant::now();
+        let args = ["--virtual", "torus:64x64", "--physical", "mesh:64x64", "--comm", "comm.csv", "--search", "greedy"];
+        let tail = ["--max-seconds", "120", "--emit", "map", "-o", out];
+        let all: Vec<&str> = args.iter().chain(tail.iter()).copied().collect();
+        let r = run_in(&dir, "cpmap", &all, b"");
+        assert_eq!(r.status.code(), Some(2), "-o {out}: {}", stderr(&r));
+        assert!(stderr(&r).contains(says), "-o {out}: {}", stderr(&r));
+        assert!(start.elapsed() < Duration::from_secs(30), "-o {out}: the search ran first");
     }
 }

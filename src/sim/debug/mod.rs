@@ -54,7 +54,18 @@ impl Write for SharedOut {
 }
 
 /// The longest command line read, in bytes.
-const MAX_LINE: usize = 4096;
+pub const MAX_LINE: usize = 4096;
+
+/// Why a session ended before its commands did, the run's result aside.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionFault {
+    /// The transcript could not be written (a closed pipe: `… | head`).
+    #[error("writing the transcript: {0}")]
+    Output(#[from] std::io::Error),
+    /// Command line `line` (counting from 1) is longer than [`MAX_LINE`] bytes.
+    #[error("command line {line} is longer than {MAX_LINE} bytes")]
+    LineTooLong { line: usize },
+}
 
 /// Where the session reads commands and writes its transcript.
 pub struct SessionIo {
@@ -161,6 +172,11 @@ struct Session {
     ended: bool,
     /// JSON transcripts: the command being answered and its answer so far.
     json_command: Option<String>,
+    /// Command lines read so far.
+    lines_read: usize,
+    /// Set once the session must end: the transcript cannot be written or a command
+    /// line was refused.
+    fault: Option<SessionFault>,
     json_output: String,
 }
 
@@ -203,8 +219,10 @@ impl DebugHook for Hook {
 /// Runs a debugging session around `sim`'s run: commands before the run, at each
 /// suspension and after the end, until `quit` or the end of the commands. Returns the
 /// run's result (`None` when the run was never started); a `quit` during the run gives
-/// [`SimError::LimitExceeded`] with [`crate::sim::Limit::Debugger`].
-pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Option<Result<Stats, SimError>> {
+/// [`SimError::LimitExceeded`] with [`crate::sim::Limit::Debugger`]. A transcript that
+/// cannot be written, or a command line over [`MAX_LINE`] bytes, ends the session at
+/// once with a [`SessionFault`].
+pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Result<Option<Result<Stats, SimError>>, SessionFault> {
     let module = Rc::new(sim.module().clone());
     let session = Rc::new(RefCell::new(Session {
         entry: line_entries(&module),
@@ -222,18 +240,21 @@ pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Option<Result<Stat
         ended: false,
         json_command: None,
         json_output: String::new(),
+        lines_read: 0,
+        fault: None,
     }));
     sim.set_debugger(Box::new(Hook(Rc::clone(&session))));
     let start = session.borrow_mut().command_loop(sim, Phase::NotStarted);
     if start == Next::Quit {
-        session.borrow_mut().emit_record();
-        let _ = session.borrow_mut().io.out.flush();
-        return None;
+        let mut s = session.borrow_mut();
+        s.emit_record();
+        s.flush();
+        return s.fault.take().map_or(Ok(None), Err);
     }
     let result = sim.run();
     let mut s = session.borrow_mut();
     let quit = matches!(&result, Err(SimError::LimitExceeded { limit: crate::sim::Limit::Debugger, .. }));
-    if !quit {
+    if !quit && s.fault.is_none() {
         s.ended = true;
         let msg = match &result {
             Ok(st) => format!("The program ended at time {}.", format_time(st.par_ticks)),
@@ -253,7 +274,10 @@ pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Option<Result<Stat
         s.command_loop(sim, Phase::Finished);
     }
     s.emit_record();
-    let _ = s.io.out.flush();
+    s.flush();
+    if let Some(fault) = s.fault.take() {
+        return Err(fault);
+    }
     // The statistics list each change the session made, with its time.
     let changes = std::mem::take(&mut s.changes);
     let mut result = result;
@@ -262,10 +286,28 @@ pub fn run_session(sim: &mut Simulator<'_>, io: SessionIo) -> Option<Result<Stat
         Err(SimError::Deadlock { stats, .. } | SimError::LimitExceeded { stats, .. }) => stats.changes = changes,
         Err(_) => {}
     }
-    Some(result)
+    Ok(Some(result))
 }
 
 impl Session {
+    /// Writes `bytes` to the transcript unless it has already failed; the first failure
+    /// ends the session.
+    fn put(&mut self, bytes: &[u8]) {
+        if self.fault.is_none() {
+            if let Err(e) = self.io.out.write_all(bytes) {
+                self.fault = Some(SessionFault::Output(e));
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.fault.is_none() {
+            if let Err(e) = self.io.out.flush() {
+                self.fault = Some(SessionFault::Output(e));
+            }
+        }
+    }
+
     fn say(&mut self, text: &str) {
         if self.io.json.is_some() {
             self.json_output.push_str(text);
@@ -274,9 +316,9 @@ impl Session {
             }
             return;
         }
-        let _ = self.io.out.write_all(text.as_bytes());
+        self.put(text.as_bytes());
         if !text.ends_with('\n') {
-            let _ = self.io.out.write_all(b"\n");
+            self.put(b"\n");
         }
     }
 
@@ -293,7 +335,7 @@ impl Session {
             program_output: &program_output,
         };
         if let Ok(line) = serde_json::to_string(&record) {
-            let _ = writeln!(self.io.out, "{line}");
+            self.put(format!("{line}\n").as_bytes());
         }
         self.json_command = None;
         self.json_output.clear();
@@ -401,18 +443,23 @@ impl Session {
             if self.io.json.is_some() {
                 self.emit_record();
             } else {
-                let _ = self.io.out.write_all(b"(cpss) ");
+                self.put(b"(cpss) ");
             }
-            let _ = self.io.out.flush();
+            self.flush();
+            if self.fault.is_some() {
+                return Next::Quit;
+            }
             // A command line is text of at most MAX_LINE bytes; past that (a binary
             // file, /dev/zero) the session ends with an error instead of reading on.
             let mut bytes = Vec::new();
             let read = std::io::Read::take(&mut self.io.commands, MAX_LINE as u64 + 1).read_until(b'\n', &mut bytes);
             let too_long = bytes.len() > MAX_LINE;
+            self.lines_read += 1;
             let line = match std::string::String::from_utf8(bytes) {
                 Ok(l) if !too_long => l,
                 Ok(_) | Err(_) if too_long => {
                     self.say(&format!("error: a command line longer than {MAX_LINE} bytes: the session ends"));
+                    self.fault = Some(SessionFault::LineTooLong { line: self.lines_read });
                     return Next::Quit;
                 }
                 Ok(_) | Err(_) => {

@@ -29,7 +29,8 @@ fn session_with(src: &str, commands: &str, cfg: SimConfig) -> (String, Option<Re
     let io = Io { stdin: Box::new(std::io::empty()), stdout: Box::new(out.clone()), stderr: Box::new(std::io::sink()) };
     let mut sim = Simulator::new(&m, SimConfig { pprocs: 4, ..cfg }, Box::new(net), io).unwrap();
     let commands = Box::new(std::io::Cursor::new(commands.as_bytes().to_vec()));
-    let r = run_session(&mut sim, SessionIo { commands, out, echo: true, json: None });
+    let r = run_session(&mut sim, SessionIo { commands, out, echo: true, json: None })
+        .expect("the transcript is a buffer and no test line is too long");
     let text = String::from_utf8_lossy(&buf.borrow()).into_owned();
     (text, r)
 }

@@ -159,6 +159,10 @@ impl<'m> Simulator<'m> {
                 self.sched.qstart = qend;
                 return Err(self.limit(Limit::Interrupted));
             }
+            if self.observer.as_ref().is_some_and(|o| o.failed()) {
+                self.sched.qstart = qend;
+                return Err(self.limit(Limit::Output));
+            }
             // The run ends when main has ended and no remote write is in the network.
             if let (Some(t), 0) = (self.program_end, self.bridge.loads_pending) {
                 let end = t.max(self.pt.procs[0].writes_last);

@@ -83,6 +83,11 @@ impl<T: Tracer> TimeOrder<T> {
         }
     }
 
+    /// The inner tracer.
+    pub fn get_ref(&self) -> &T {
+        &self.inner
+    }
+
     /// Passes on every held event and returns the inner tracer.
     pub fn into_inner(mut self) -> T {
         self.release_before(Ticks::MAX);
@@ -212,6 +217,12 @@ impl<W: Write> RunRecordWriter<W> {
             Ok(()) => self.events += 1,
             Err(err) => self.error = Some(err),
         }
+    }
+
+    /// Whether a write has failed (or an event was invalid): every later event is
+    /// dropped and [`finish`](Self::finish) reports the error.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
     }
 
     /// Number of events written so far.
