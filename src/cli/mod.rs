@@ -425,6 +425,118 @@ impl AtomicFile {
     }
 }
 
+impl AtomicFile {
+    /// Flushes and syncs what was written so far, keeping the temporary: a set of files
+    /// ([`OutputSet`]) is all on disk before any is renamed into place.
+    fn sync(&mut self) -> io::Result<()> {
+        let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", self.target.display()));
+        match self.file.as_mut() {
+            Some(f) if self.tmp.is_some() => f.flush().and_then(|()| f.get_ref().sync_all()).map_err(named),
+            Some(f) => f.flush().map_err(named),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Folders created for an output, removed again (when empty) unless [`kept`](Self::keep):
+/// an output that fails leaves no new folder behind.
+#[derive(Default)]
+pub struct NewFolders {
+    created: Vec<PathBuf>,
+}
+
+impl NewFolders {
+    /// Creates `dir` and its missing parents, remembering the ones it created.
+    pub fn create(&mut self, dir: &Path) -> io::Result<()> {
+        let mut missing = Vec::new();
+        let mut cur = Some(dir);
+        while let Some(d) = cur.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+            missing.push(d.to_path_buf());
+            cur = d.parent();
+        }
+        for d in missing.into_iter().rev() {
+            match fs::create_dir(&d) {
+                Ok(()) => self.created.push(d),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", d.display()))),
+            }
+        }
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{}: not a folder", dir.display())));
+        }
+        Ok(())
+    }
+
+    /// Keeps the folders created.
+    pub fn keep(mut self) {
+        self.created.clear();
+    }
+}
+
+impl Drop for NewFolders {
+    fn drop(&mut self) {
+        for d in self.created.iter().rev() {
+            let _ = fs::remove_dir(d);
+        }
+    }
+}
+
+/// Several output files written as one (the charts of `cpperf --svg DIR`): each is
+/// written to its temporary and synced as it is added, and only when every one is on
+/// disk does [`commit`](Self::commit) rename them into place. Dropped uncommitted (a
+/// full disk, an error, a signal), it removes every temporary and every folder it
+/// created, so no output of the set replaces an older file: all of them or none.
+#[derive(Default)]
+pub struct OutputSet {
+    files: Vec<AtomicFile>,
+    folders: NewFolders,
+}
+
+impl OutputSet {
+    /// An empty set.
+    pub fn new() -> OutputSet {
+        OutputSet::default()
+    }
+
+    /// Creates the folder `dir` (and its parents) for files of the set.
+    pub fn create_dir(&mut self, dir: &Path) -> io::Result<()> {
+        self.folders.create(dir)
+    }
+
+    /// Writes `bytes` as the file `path` of the set (to its temporary, synced).
+    pub fn add(&mut self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let mut f = AtomicFile::create(path)?;
+        f.write_all(bytes).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        f.sync()?;
+        self.files.push(f);
+        Ok(())
+    }
+
+    /// Adds a file already written through its own [`AtomicFile`] (a stream too large
+    /// to hold), synced now.
+    pub fn add_file(&mut self, mut f: AtomicFile) -> io::Result<()> {
+        f.sync()?;
+        self.files.push(f);
+        Ok(())
+    }
+
+    /// Renames every file into place.
+    pub fn commit(mut self) -> io::Result<()> {
+        for f in std::mem::take(&mut self.files) {
+            f.commit()?;
+        }
+        std::mem::take(&mut self.folders).keep();
+        Ok(())
+    }
+}
+
+impl Drop for OutputSet {
+    fn drop(&mut self) {
+        // The temporaries go before the folders that hold them.
+        self.files.clear();
+    }
+}
+
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self.file.as_mut() {

@@ -228,7 +228,9 @@ fn run(args: &Args) -> Result<i32> {
         match map_out.take() {
             Some(mut f) => {
                 let name = args.output.as_deref().unwrap_or(std::path::Path::new("-")).display().to_string();
-                f.write_all(file.to_text().as_bytes()).and_then(|()| f.commit()).with_context(|| name)?;
+                // The commit's errors name the file already; a write's do not.
+                f.write_all(file.to_text().as_bytes()).with_context(|| name)?;
+                f.commit()?;
             }
             None => {
                 cli::write_stdout(file.to_text().as_bytes())?;

@@ -234,10 +234,16 @@ fn sweep_charts(args: &Args, path: &Path) -> Result<bool> {
     let s = crate::perf::sweep::read(&text).with_context(|| name.clone())?;
     let title = Path::new(&name).file_stem().map_or_else(|| "sweep".to_string(), |s| s.to_string_lossy().into_owned());
     if let Some(dir) = &args.svg {
-        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        let mut set = cli::OutputSet::new();
+        set.create_dir(dir)?;
+        let mut wrote = Vec::new();
         for (file, svg) in crate::perf::sweep::charts(&s, &title) {
             let p = dir.join(file);
-            cli::write_atomic(&p, svg.as_bytes())?;
+            set.add(&p, svg.as_bytes())?;
+            wrote.push(p);
+        }
+        set.commit()?;
+        for p in wrote {
             eprintln!("cpperf: wrote {}", p.display());
         }
     }
@@ -613,7 +619,10 @@ fn run(args: &Args) -> Result<()> {
     if let Some(dir) = &args.svg {
         // With several runs, one folder each, named after the run (two runs of the same
         // name get -2, -3, …), so no run's charts replace another's.
+        // Every chart of every run is one set: all are written, or none replaces an older one.
         let mut used: Vec<String> = Vec::new();
+        let mut set = cli::OutputSet::new();
+        let mut wrote = Vec::new();
         for (name, a) in &analyses {
             let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let mut folder = if stem.is_empty() || stem == "<stdin>" { "stdin".to_string() } else { stem };
@@ -625,12 +634,16 @@ fn run(args: &Args) -> Result<()> {
             }
             used.push(folder.clone());
             let out_dir = if many { dir.join(&folder) } else { dir.clone() };
-            std::fs::create_dir_all(&out_dir).with_context(|| out_dir.display().to_string())?;
+            set.create_dir(&out_dir)?;
             for (file, text) in crate::perf::charts(a, a.summary.pprocs_used) {
                 let path = out_dir.join(file);
-                cli::write_atomic(&path, text.as_bytes())?;
-                eprintln!("cpperf: wrote {}", path.display());
+                set.add(&path, text.as_bytes())?;
+                wrote.push(path);
             }
+        }
+        set.commit()?;
+        for path in wrote {
+            eprintln!("cpperf: wrote {}", path.display());
         }
     }
     if files_only {

@@ -1126,3 +1126,58 @@ fn cpmap_checks_its_output_before_searching() {
         assert!(start.elapsed() < Duration::from_secs(30), "-o {out}: the search ran first");
     }
 }
+
+/// The files of one output are a set, all written or none: under a 20 480-byte file
+/// limit (`ulimit -f 40`, 512-byte blocks) master_worker's Gantt (18 130 bytes) and
+/// space-time (6 892) charts fit but its utilization chart (25 062) does not, so
+/// `cpperf --svg DIR` fails (exit 2) and DIR keeps the ring's three charts byte for byte,
+/// with no temporary; a folder it had to create is gone again. Before, DIR was left with
+/// two charts of one run and one of the other. The Paraver set (.prv, .pcf, .row) and an
+/// OTF2 archive's new folder (under a 512-byte limit) behave the same.
+#[cfg(unix)]
+#[test]
+fn a_set_of_outputs_is_written_whole_or_not_at_all() {
+    let dir = tempdir("harden-output-set");
+    let (_, ring_cpt) = ring(&dir);
+    let mw = crate::harness::compile_into(&dir, &fixtures().join("master_worker.c"));
+    let out = run_in(&dir, "cpss", &[mw.to_str().unwrap(), "-t", "mw.cpt", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_in(&dir, "cpperf", &[ring_cpt.to_str().unwrap(), "--svg", "charts"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_in(&dir, "cptrace", &["ring.cpt", "--format", "paraver", "-o", "t.prv"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let before = |names: &[&str]| names.iter().map(|n| std::fs::read(dir.join(n)).unwrap()).collect::<Vec<_>>();
+    let charts = ["charts/gantt.svg", "charts/spacetime.svg", "charts/utilization.svg"];
+    let paraver = ["t.prv", "t.pcf", "t.row"];
+    let (old_charts, old_paraver) = (before(&charts), before(&paraver));
+    let limited_to = |blocks: u32, args: &str| {
+        let line = format!("ulimit -f {blocks}; {args}");
+        Command::new("sh").arg("-c").arg(&line).current_dir(&dir).output().unwrap()
+    };
+    let limited = |args: &str| limited_to(40, args);
+    let cpperf = tool_path("cpperf");
+    let out = limited(&format!("'{cpperf}' mw.cpt --svg charts"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("charts/utilization.svg: File too large"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("wrote"), "nothing was written: {}", stderr(&out));
+    assert_eq!(before(&charts), old_charts, "the older charts are untouched");
+    let out = limited(&format!("'{cpperf}' mw.cpt --svg new/deeper"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!dir.join("new").exists(), "the folders made for the failed set are removed");
+    // The alltoall run's .prv passes the limit: nothing of the set replaces the old one.
+    let a2a = crate::harness::compile_into(&dir, &fixtures().join("alltoall.c"));
+    let out = run_in(&dir, "cpss", &[a2a.to_str().unwrap(), "-t", "a2a.cpt", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = limited(&format!("'{}' a2a.cpt --format paraver -o t.prv", tool_path("cptrace")));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(before(&paraver), old_paraver, "the older Paraver set is untouched");
+    let out = limited_to(1, &format!("'{}' a2a.cpt --format otf2 -o arch/a.otf2", tool_path("cptrace")));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!dir.join("arch").exists(), "the OTF2 archive's new folder is removed");
+    let mut left = listing(&dir);
+    left.retain(|n| n.starts_with('.'));
+    assert!(left.is_empty(), "temporaries left: {left:?}");
+    let mut left = listing(&dir.join("charts"));
+    left.retain(|n| n.starts_with('.'));
+    assert!(left.is_empty(), "temporaries left in charts/: {left:?}");
+}

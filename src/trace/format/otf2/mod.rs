@@ -410,7 +410,10 @@ pub fn write_archive(
     };
     let scratch = dir.join(format!(".{stem}.otf2-partial{}", std::process::id()));
     let at = super::output_error;
+    // A folder made for the archive goes again if the archive fails.
+    let mut folders = crate::cli::NewFolders::default();
     let result = (|| {
+        folders.create(&dir).map_err(at(&dir))?;
         std::fs::create_dir_all(&scratch).map_err(at(&scratch))?;
         let mut writer = Otf2Writer::new(&scratch, &stem);
         let report = crate::trace::convert::convert_with(input, &mut writer, sel, &mut std::io::sink())
@@ -425,6 +428,9 @@ pub fn write_archive(
         Ok(report)
     })();
     let _ = std::fs::remove_dir_all(&scratch);
+    if result.is_ok() {
+        folders.keep();
+    }
     result
 }
 

@@ -405,11 +405,14 @@ pub fn write_files(
         writeln!(file, "{}", extra("prv-header")).map_err(at(prv))?;
         let mut records = std::fs::File::open(&scratch).map_err(at(prv))?;
         std::io::copy(&mut records, &mut file).map_err(at(prv))?;
+        // The three files are one set: none replaces an older one unless all are written.
+        let mut set = crate::cli::OutputSet::new();
+        set.add_file(file).map_err(at(prv))?;
         for ext in ["pcf", "row"] {
             let path = prv.with_extension(ext);
-            crate::cli::write_atomic(&path, extra(ext).as_bytes()).map_err(at(&path))?;
+            set.add(&path, extra(ext).as_bytes()).map_err(at(&path))?;
         }
-        file.commit().map_err(at(prv))?;
+        set.commit().map_err(at(prv))?;
         Ok(report)
     })();
     let _ = std::fs::remove_file(&scratch);
