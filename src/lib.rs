@@ -33,6 +33,7 @@
 //! | [`span`] | id ranges as users write them (`7`, `0-3`, `0:3`), for every tool |
 //! | [`textio`] | quoting for JSON strings (`serde_json`) and CSV records (`csv`), shared by every writer that streams its document; the source line and caret under an error message |
 //! | [`crc`] | the CRC-32 of `.cod` files and run records |
+//! | [`hostmem`] | the tools' global allocator (a refused allocation is a clean exit 3 naming the limit, not an abort) and the sections whose refusals are returned to the caller |
 //! | [`dense`] | the map from mostly small, dense integer ids (processes, processors, messages) that the per-event work of `cptrace` and `cpperf` looks values up in |
 //! | [`stat`] | Student's t quantile and Welch's test, for `cpss --runs` intervals and `cpperf compare` over repeated runs |
 //! | [`rng`] | the one documented random generator (xoshiro256** seeded by SplitMix64) |
@@ -56,6 +57,7 @@
 //! span:
 //! textio:
 //! crc:
+//! hostmem:
 //! dense:
 //! rng:
 //! stat:
@@ -67,7 +69,7 @@
 //! net: params, time, topo
 //! trace: cli, crc, dense, span, textio, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
-//! sim: machine, net, params, rng, span, stat, textio, time, topo, trace, vcode
+//! sim: hostmem, machine, net, params, rng, span, stat, textio, time, topo, trace, vcode
 //! perf: dense, stat, textio, time, trace
 //! mapper: rng, textio, time, topo, trace
 //! cli: textio, time
@@ -98,6 +100,7 @@ pub mod cli;
 pub mod crc;
 pub mod dense;
 pub mod expr;
+pub mod hostmem;
 pub mod lang;
 pub mod machine;
 pub mod mapper;

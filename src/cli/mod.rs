@@ -698,6 +698,16 @@ pub mod interrupt {
             if sig == SIGINT && GRACEFUL.load(Ordering::SeqCst) && !STOP.swap(true, Ordering::SeqCst) {
                 return;
             }
+            remove_temporaries();
+            // SAFETY: plain libc calls with valid arguments; both are async-signal-safe.
+            unsafe {
+                libc::signal(sig, SIG_DFL);
+                libc::raise(sig);
+            }
+        }
+
+        /// Unlinks every registered temporary (async-signal-safe, allocates nothing).
+        pub fn remove_temporaries() {
             for slot in &SLOTS {
                 let p = slot.swap(null_mut(), Ordering::SeqCst);
                 if !p.is_null() {
@@ -706,11 +716,6 @@ pub mod interrupt {
                     // leaked: the process is ending).
                     unsafe { libc::unlink(p) };
                 }
-            }
-            // SAFETY: plain libc calls with valid arguments; both are async-signal-safe.
-            unsafe {
-                libc::signal(sig, SIG_DFL);
-                libc::raise(sig);
             }
         }
 
@@ -755,6 +760,12 @@ pub mod interrupt {
         }
     }
 
+    /// Removes every registered temporary now, for a process about to end without its
+    /// destructors (a refused allocation, `crate::hostmem`); allocates nothing.
+    pub fn remove_temporaries() {
+        imp::remove_temporaries();
+    }
+
     /// Prepares a tool's process: a write past a file size limit fails with an error
     /// (which removes the temporary and names the file) instead of killing the process.
     pub fn prepare() {
@@ -766,6 +777,7 @@ pub mod interrupt {
         pub fn ignore_file_size_signal() {}
         pub static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         pub fn catch_sigint() {}
+        pub fn remove_temporaries() {}
         pub fn register(_tmp: &std::path::Path) -> Option<usize> {
             None
         }

@@ -18,7 +18,7 @@
 //! executed by [`Simulator::exec_complex`] with access to the whole machine.
 use super::format::{self, ScanValue};
 use super::least_loaded::LeastLoaded;
-use super::memory::Memory;
+use super::memory::{AllocError, Memory};
 use super::observe::{Observer, ProcState, ProcessStatus, Reason, RemoteKind, SimEvent};
 use super::rng::Rng;
 use super::stream::{Indicators, Reading};
@@ -739,8 +739,10 @@ impl<'m> Simulator<'m> {
             mem: Memory::new(0),
             cfg,
         };
-        if module.globals_words > 0 && mem.alloc(module.globals_words, p0).is_none() {
-            return Err(sim.limit(Limit::Memory));
+        if module.globals_words > 0 {
+            if let Err(e) = mem.alloc(module.globals_words, p0) {
+                return Err(sim.alloc_error(e));
+            }
         }
         for &(a, w) in &module.global_init {
             if let Some(slot) = mem.words.get_mut(a as usize) {
@@ -798,7 +800,7 @@ impl<'m> Simulator<'m> {
         }
         let chars: usize = args.iter().map(|a| a.len() + 1).sum();
         let words = u32::try_from(chars + args.len() + 1).map_err(|_| self.limit(Limit::Memory))?;
-        let Some(base) = self.mem.alloc(words, p0) else { return Err(self.limit(Limit::Memory)) };
+        let base = self.mem.alloc(words, p0).map_err(|e| self.alloc_error(e))?;
         let (argv, mut at) = (base as usize, base as usize + args.len() + 1);
         for (k, a) in args.iter().enumerate() {
             self.mem.words[argv + k] = Word::Int(at as i32);
@@ -905,6 +907,14 @@ impl<'m> Simulator<'m> {
 
     fn limit(&mut self, limit: Limit) -> SimError {
         SimError::LimitExceeded { limit, stats: Box::new(self.snapshot(self.sched.qstart)) }
+    }
+
+    /// The limit error of a pool allocation that failed: the pool's size, or the host's.
+    fn alloc_error(&mut self, e: AllocError) -> SimError {
+        match e {
+            AllocError::Pool => self.limit(Limit::Memory),
+            AllocError::Host { .. } => self.limit(Limit::HostMemory),
+        }
     }
 
     fn snapshot(&mut self, par: Ticks) -> Stats {

@@ -18,6 +18,15 @@ pub(crate) struct Memory {
     pub(crate) null_reserved: bool,
 }
 
+/// Why [`Memory::alloc`] gave no words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AllocError {
+    /// The pool's size (`--max-memory`) would be passed.
+    Pool,
+    /// The host refused the memory for a pool of this many words.
+    Host { words: u64 },
+}
+
 impl Memory {
     pub(crate) fn new(limit: u32) -> Memory {
         Memory {
@@ -30,8 +39,8 @@ impl Memory {
         }
     }
 
-    /// Allocates `n` zeroed words owned by `pproc`; `None` when the pool limit is reached.
-    pub(crate) fn alloc(&mut self, n: u32, pproc: u32) -> Option<u32> {
+    /// Allocates `n` zeroed words owned by `pproc`: the base, or why not.
+    pub(crate) fn alloc(&mut self, n: u32, pproc: u32) -> Result<u32, AllocError> {
         if self.words.is_empty() && self.sole_owner.is_none() {
             self.sole_owner = Some(pproc);
         } else if self.sole_owner != Some(pproc) {
@@ -52,13 +61,34 @@ impl Memory {
             let r = base as usize..(base + n) as usize;
             self.words[r.clone()].fill(Word::Int(0));
             self.owner[r].fill(pproc);
-            return Some(base);
+            return Ok(base);
         }
         let base = self.words.len() as u32;
-        let end = base.checked_add(n).filter(|&e| e <= self.limit)?;
+        let end = base.checked_add(n).filter(|&e| e <= self.limit).ok_or(AllocError::Pool)?;
+        self.grow(end as usize)?;
         self.words.resize(end as usize, Word::Int(0));
         self.owner.resize(end as usize, pproc);
-        Some(base)
+        Ok(base)
+    }
+
+    /// Makes room for `len` words in the pool's host memory, asking the host for the
+    /// usual doubling first and for the exact size when that is refused; a refusal of
+    /// both is [`AllocError::Host`] (a `ulimit -v` below what the pool needs).
+    fn grow(&mut self, len: usize) -> Result<(), AllocError> {
+        if len <= self.words.capacity() && len <= self.owner.capacity() {
+            return Ok(());
+        }
+        let more = len - self.words.len();
+        let host = |_| AllocError::Host { words: len as u64 };
+        crate::hostmem::fallible(|| {
+            if self.words.try_reserve(more).is_err() {
+                self.words.try_reserve_exact(more).map_err(host)?;
+            }
+            if self.owner.try_reserve(more).is_err() {
+                self.owner.try_reserve_exact(more).map_err(host)?;
+            }
+            Ok(())
+        })
     }
 
     /// The processor owning every word, if there is one: no access can be remote for
@@ -120,21 +150,21 @@ mod tests {
     #[test]
     fn alloc_reuses_freed_segments_best_fit() {
         let mut m = Memory::new(100);
-        assert_eq!(m.alloc(10, 0), Some(0));
-        assert_eq!(m.alloc(20, 1), Some(10));
-        assert_eq!(m.alloc(5, 1), Some(30));
+        assert_eq!(m.alloc(10, 0), Ok(0));
+        assert_eq!(m.alloc(20, 1), Ok(10));
+        assert_eq!(m.alloc(5, 1), Ok(30));
         m.free(0, 10);
         m.free(30, 5);
         // 4 words: the 5-word segment at 30 is the shortest that holds them; its last
         // word stays free.
-        assert_eq!(m.alloc(4, 2), Some(30));
+        assert_eq!(m.alloc(4, 2), Ok(30));
         assert_eq!(m.owner[33], 2);
-        assert_eq!(m.alloc(1, 3), Some(34), "the 1-word rest of the 5-word segment");
+        assert_eq!(m.alloc(1, 3), Ok(34), "the 1-word rest of the 5-word segment");
         // 6 words: only the 10-word segment at 0 holds them; 4 words remain at 6.
-        assert_eq!(m.alloc(6, 3), Some(0));
-        assert_eq!(m.alloc(4, 3), Some(6));
-        assert_eq!(m.alloc(65, 0), Some(35));
-        assert_eq!(m.alloc(1, 0), None, "pool limit of 100 words reached");
+        assert_eq!(m.alloc(6, 3), Ok(0));
+        assert_eq!(m.alloc(4, 3), Ok(6));
+        assert_eq!(m.alloc(65, 0), Ok(35));
+        assert_eq!(m.alloc(1, 0), Err(AllocError::Pool), "pool limit of 100 words reached");
     }
 
     #[test]
@@ -144,23 +174,23 @@ mod tests {
         let b = m.alloc(8, 0).unwrap();
         m.free(a, 8);
         m.free(b, 8);
-        assert_eq!(m.alloc(8, 1), Some(b));
-        assert_eq!(m.alloc(8, 1), Some(a));
-        assert_eq!(m.alloc(8, 1), Some(16), "none left: the top of the pool");
+        assert_eq!(m.alloc(8, 1), Ok(b));
+        assert_eq!(m.alloc(8, 1), Ok(a));
+        assert_eq!(m.alloc(8, 1), Ok(16), "none left: the top of the pool");
     }
 
     #[test]
     fn sole_owner_holds_until_another_processor_gets_words() {
         let mut m = Memory::new(100);
         assert_eq!(m.sole_owner(), None, "no words yet");
-        m.alloc(10, 3);
-        m.alloc(5, 3);
+        m.alloc(10, 3).unwrap();
+        m.alloc(5, 3).unwrap();
         assert_eq!(m.sole_owner(), Some(3));
         m.free(0, 10);
         // Reusing the freed segment for processor 1 mixes the owners.
-        assert_eq!(m.alloc(4, 1), Some(0));
+        assert_eq!(m.alloc(4, 1), Ok(0));
         assert_eq!(m.sole_owner(), None);
-        m.alloc(4, 3);
+        m.alloc(4, 3).unwrap();
         assert_eq!(m.sole_owner(), None, "once mixed, stays mixed");
     }
 }

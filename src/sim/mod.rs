@@ -396,6 +396,9 @@ pub enum Limit {
     /// The sequential time (every processor's work summed) would pass
     /// [`crate::time::MAX_TIME`]: the speedup could not be computed.
     Work,
+    /// The host refused the memory pool's growth (a `ulimit -v` below what the pool
+    /// needs); `--max-memory` bounds the pool.
+    HostMemory,
     /// The observer's output failed ([`Observer::failed`]): the run record could not be
     /// written.
     Output,
@@ -414,6 +417,9 @@ impl std::fmt::Display for Limit {
             Limit::Clock => "simulated time exceeds 4611686018427387 units, the clock's range",
             Limit::Work => {
                 "the sequential time (every processor's work summed) exceeds 4611686018427387 units, the clock's range"
+            }
+            Limit::HostMemory => {
+                "the host refused memory for the memory pool (a limit such as `ulimit -v`, or the machine's memory is used up): give a smaller --max-memory or raise the limit"
             }
             Limit::Output => "the run record could not be written",
         })

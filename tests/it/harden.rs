@@ -1181,3 +1181,36 @@ fn a_set_of_outputs_is_written_whole_or_not_at_all() {
     left.retain(|n| n.starts_with('.'));
     assert!(left.is_empty(), "temporaries left in charts/: {left:?}");
 }
+
+/// Under an address-space limit the host's refusals are exit 3 with the limit named,
+/// never an abort (exit 134 and a backtrace): a program that mallocs 1 MB forever under
+/// `ulimit -v 4000000` stops when the pool cannot grow (the statistics so far follow,
+/// and no processor is busy longer than the run: 100.0 %), and a hypercube:24 (16 777 216
+/// processors, within the documented limit) under `ulimit -v 1000000` is refused by the
+/// allocator's line, naming the bytes asked for.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_refused_host_allocation_is_exit_3_naming_the_limit() {
+    let dir = tempdir("harden-host-memory");
+    let (_, _) = ring(&dir);
+    let ma = compile_text(
+        &dir,
+        "ma",
+        "#include <stdlib.h>\nint main() {\n    while (1)\n        malloc(1000000);\n    return 0;\n}\n",
+    );
+    let line = format!("ulimit -v 4000000; '{}' '{}'", tool_path("cpss"), ma.display());
+    let out = Command::new("sh").arg("-c").arg(&line).current_dir(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the host refused memory for the memory pool (a limit such as `ulimit -v`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("Processor 0: 100.0%"), "{}", stderr(&out));
+    let line = format!("ulimit -v 1000000; '{}' ring.cod --topology hypercube:24", tool_path("cpss"));
+    let out = Command::new("sh").arg("-c").arg(&line).current_dir(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("cpss: error: the host refused "), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bytes of memory (a limit such as `ulimit -v`"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("backtrace"), "{}", stderr(&out));
+}

@@ -241,7 +241,7 @@ impl<'m> Simulator<'m> {
                         }
                         let shift = (2 * next - 2).min(30) as u32;
                         let len = n.max((16u32 << shift).min(self.cfg.segment_words));
-                        let Some(base) = self.mem.alloc(len, pp) else { return Err(self.limit(Limit::Memory)) };
+                        let base = self.mem.alloc(len, pp).map_err(|e| self.alloc_error(e))?;
                         self.pt.procs[pid as usize].segs.push(Seg { base, len, top: n });
                         base
                     }
@@ -293,7 +293,7 @@ impl<'m> Simulator<'m> {
             Instr::CopyToNewBlock { n } => {
                 let a = as_int(self.pop(pid)?) as i64;
                 let pp = self.pt.procs[pid as usize].pproc;
-                let Some(base) = self.mem.alloc(n, pp) else { return Err(self.limit(Limit::Memory)) };
+                let base = self.mem.alloc(n, pp).map_err(|e| self.alloc_error(e))?;
                 for k in 0..n as i64 {
                     let i =
                         self.mem.index(a + k).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a + k }))?;
@@ -659,7 +659,7 @@ impl<'m> Simulator<'m> {
                     Some((key, v)) => {
                         let pp = self.pt.procs[pid as usize].pproc;
                         let n = u32::try_from(v.len() + 1).map_err(|_| self.limit(Limit::Memory))?;
-                        let Some(b) = self.mem.alloc(n, pp) else { return Err(self.limit(Limit::Memory)) };
+                        let b = self.mem.alloc(n, pp).map_err(|e| self.alloc_error(e))?;
                         for (k, &c) in v.as_bytes().iter().chain([0u8].iter()).enumerate() {
                             self.mem.words[b as usize + k] = Word::Char(c);
                         }
@@ -711,11 +711,13 @@ impl<'m> Simulator<'m> {
                 let pp = self.pt.procs[pid as usize].pproc;
                 let base = match u32::try_from(n) {
                     Ok(n) if n > 0 => match self.mem.alloc(n, pp) {
-                        Some(b) => {
+                        Ok(b) => {
                             self.heap.insert(b, n);
                             b
                         }
-                        None => 0,
+                        // A full pool is C's NULL; a host that refuses memory ends the run.
+                        Err(AllocError::Pool) => 0,
+                        Err(e) => return Err(self.alloc_error(e)),
                     },
                     _ => 0,
                 };
@@ -746,7 +748,11 @@ impl<'m> Simulator<'m> {
                 };
                 let pp = self.pt.procs[pid as usize].pproc;
                 let new = match u32::try_from(n) {
-                    Ok(n) if n > 0 => self.mem.alloc(n, pp).map(|b| (b, n)),
+                    Ok(n) if n > 0 => match self.mem.alloc(n, pp) {
+                        Ok(b) => Some((b, n)),
+                        Err(AllocError::Pool) => None,
+                        Err(e) => return Err(self.alloc_error(e)),
+                    },
                     _ => None,
                 };
                 let moved = match new {

@@ -73,7 +73,7 @@ impl<'m> Simulator<'m> {
         if n == 0 {
             return Ok(0);
         }
-        let Some(base) = self.mem.alloc(n, pp) else { return Err(self.limit(Limit::Memory)) };
+        let base = self.mem.alloc(n, pp).map_err(|e| self.alloc_error(e))?;
         let relocs = &self.module.global_relocs;
         for &(a, w) in &self.module.global_init {
             let w = match w {

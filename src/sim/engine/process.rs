@@ -69,7 +69,7 @@ impl<'m> Simulator<'m> {
         // The bottom frame only: a process that calls gets a segment of at least
         // `segment_words` then, so an idle process holds just its frame.
         let len = n.max(1);
-        let Some(base) = self.mem.alloc(len, pproc) else { return Err(self.limit(Limit::Memory)) };
+        let base = self.mem.alloc(len, pproc).map_err(|e| self.alloc_error(e))?;
         let pid = self.pt.procs.len() as u32;
         let mut disp = vec![0u32; self.max_depth + 1];
         let d = (f.depth as usize).min(display.len());

@@ -514,9 +514,15 @@ impl<'m> Simulator<'m> {
     #[inline(always)]
     fn turn_on(&mut self, pp: usize, pid: u32, start: Ticks, qend: Ticks) -> Result<bool, SimError> {
         self.sched.woken = false;
-        self.turn(pid, start, qend)?;
+        let mut r = self.turn(pid, start, qend);
         let c = self.pt.procs[pid as usize].clock;
         self.pclock[pp] = self.pclock[pp].max(c);
+        if let Err(SimError::LimitExceeded { stats, .. }) = &mut r {
+            // A limit hit inside the quantum: the run lasted until the last instruction
+            // any processor ran in it ended, so that none was busy longer than the run.
+            stats.par_ticks = stats.par_ticks.max(self.pclock.iter().copied().max().unwrap_or(c));
+        }
+        r?;
         Ok(self.program_end.is_some())
     }
 
