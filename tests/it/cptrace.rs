@@ -154,15 +154,15 @@ fn sddf_records_match_their_descriptors() {
         }
     }
     // One descriptor per event kind, and the run's statistics (a whole run's trace).
-    assert_eq!(fields.len(), 18, "one descriptor per event kind and run_stats");
+    assert_eq!(fields.len(), 19, "one descriptor per event kind, event_count and run_stats");
     // Every event of the record is written: 546 events for ring_token (run-record dump:
     // 322 busy, 34 each of msg_send and msg_arr (27 channel messages and 7 remote
     // writes: each stage stores into main's where[k] through its reference parameter,
     // line 21), 27 each of recv_call, recv_done, 63 state (27 blocks in a receive, 27
     // resumptions after them and the 9 processes' starts), 9 each of proc_init,
     // proc_exit, and 21 line_cost: lines 20-27, 29 and 34-45, those whose instructions
-    // ran), and the run_stats record.
-    assert_eq!(data, 547);
+    // ran), the event_count record that counts them and the run_stats record.
+    assert_eq!(data, 548);
 }
 
 fn num(v: &serde_json::Value, key: &str) -> f64 {
@@ -266,10 +266,12 @@ fn filters_drop_what_they_should() {
     }
     // Only busy records.
     let text = cptrace(&dir, &[r, "--format", "sddf", "--events", "busy"]);
+    // The trace ends with the count of its event records (322).
     let data: Vec<&str> = text.lines().filter(|l| l.ends_with("};;") && l.starts_with('"')).collect();
-    assert_eq!(data.len(), 322);
-    assert!(data.iter().all(|l| l.starts_with("\"busy\" {")));
-    assert_eq!(text.matches("\n#").count(), 1, "one descriptor");
+    assert_eq!(data.len(), 323);
+    assert!(data[..322].iter().all(|l| l.starts_with("\"busy\" {")));
+    assert_eq!(data[322], "\"event_count\" { 322 };;");
+    assert_eq!(text.matches("\n#").count(), 2, "the busy descriptor and the count's");
     for bad in [["--events", "sends"], ["--procs", "3-1"], ["--from", "x"]] {
         let out = run_in(&dir, "cptrace", &[r, "--format", "picl", bad[0], bad[1]], b"");
         assert_eq!(out.status.code(), Some(2), "{bad:?}");

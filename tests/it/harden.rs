@@ -1214,3 +1214,127 @@ fn a_refused_host_allocation_is_exit_3_naming_the_limit() {
     assert!(stderr(&out).contains("bytes of memory (a limit such as `ulimit -v`"), "{}", stderr(&out));
     assert!(!stderr(&out).contains("backtrace"), "{}", stderr(&out));
 }
+
+/// Text traces are checked as run records are (they were analysed whatever they held):
+/// the ring's PICL and SDDF traces are refused (exit 2, the line named) with a record
+/// moved earlier, a record repeated, or an event record deleted (the count record at the
+/// end says how many there were); a PICL trace without the run record's events (as
+/// other tools write) is refused with a receive whose send was deleted, an idle block
+/// ended twice, or a send begun inside another. The traces as written pass.
+#[test]
+fn inconsistent_text_traces_are_refused_with_the_line() {
+    let dir = tempdir("harden-text-traces");
+    let (_, cpt) = ring(&dir);
+    let cpt = cpt.to_str().unwrap();
+    let mut texts = Vec::new();
+    for (format, file) in [("picl", "r.trf"), ("sddf", "r.sddf")] {
+        let out = run_in(&dir, "cptrace", &[cpt, "--format", format, "-o", file], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        texts.push((file, std::fs::read_to_string(dir.join(file)).unwrap()));
+    }
+    let analyse = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).unwrap();
+        run_in(&dir, "cpperf", &[name], b"")
+    };
+    for (file, text) in &texts {
+        let out = analyse(file, text);
+        assert_eq!(out.status.code(), Some(0), "{file} as written: {}", stderr(&out));
+    }
+    let lines = |t: &str| t.lines().map(str::to_string).collect::<Vec<_>>();
+    let join = |v: &[String]| v.join("\n") + "\n";
+    // The k-th line that starts with `prefix`.
+    let nth = |v: &[String], prefix: &str, k: usize| {
+        v.iter().enumerate().filter(|(_, l)| l.starts_with(prefix)).nth(k).map(|(i, _)| i).unwrap()
+    };
+    let (picl, sddf) = (lines(&texts[0].1), lines(&texts[1].1));
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "moved.trf",
+            {
+                let mut v = picl.clone();
+                let i = nth(&v, "-2 -999", 200);
+                let l = v.remove(i);
+                v.insert(i + 40, l);
+                v
+            },
+            "a trace is in time order",
+        ),
+        (
+            "repeated.trf",
+            {
+                let mut v = picl.clone();
+                let i = nth(&v, "-2 -999", 100);
+                v.insert(i, v[i].clone());
+                v
+            },
+            "repeats the one before it",
+        ),
+        (
+            "deleted.trf",
+            {
+                let mut v = picl.clone();
+                v.remove(nth(&v, "-2 -999", 300));
+                v
+            },
+            "marks were deleted or repeated",
+        ),
+        (
+            "moved.sddf",
+            {
+                let mut v = sddf.clone();
+                let i = nth(&v, "\"busy\" {", 20);
+                let l = v.remove(i);
+                v.insert(i + 60, l);
+                v
+            },
+            "a trace is in time order",
+        ),
+        (
+            "deleted.sddf",
+            {
+                let mut v = sddf.clone();
+                v.remove(nth(&v, "\"busy\" {", 20));
+                v
+            },
+            "records were deleted or repeated",
+        ),
+        (
+            "no_send.trf",
+            {
+                let mut v: Vec<String> =
+                    picl.iter().filter(|l| !l.starts_with("-2 -999") && !l.starts_with("-2 -992")).cloned().collect();
+                let i = nth(&v, "-3 -21 ", 0);
+                v.drain(i..i + 2);
+                v
+            },
+            "before any record sends it",
+        ),
+        (
+            "idle_twice.trf",
+            {
+                let mut v: Vec<String> =
+                    picl.iter().filter(|l| !l.starts_with("-2 -999") && !l.starts_with("-2 -992")).cloned().collect();
+                let i = nth(&v, "-4 -601 ", 0);
+                v.insert(i, v[i].clone());
+                v
+            },
+            "ends an idle block while not idle",
+        ),
+        (
+            "send_in_send.trf",
+            {
+                let mut v: Vec<String> =
+                    picl.iter().filter(|l| !l.starts_with("-2 -999") && !l.starts_with("-2 -992")).cloned().collect();
+                v.remove(nth(&v, "-4 -21 ", 0));
+                v
+            },
+            "(a record repeated or missing?)",
+        ),
+    ];
+    for (name, v, says) in cases {
+        let out = analyse(name, &join(&v));
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains(&format!("cpperf: error: {name}: line ")), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{name}: {}", stderr(&out));
+    }
+}

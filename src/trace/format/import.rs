@@ -146,6 +146,130 @@ pub fn sort(events: &mut [Event]) {
     events.sort_by_key(Event::time);
 }
 
+/// Checks, record by record in the trace's order, that a text trace holds together, as a
+/// run record's reader does, so that an edited or damaged trace is refused (exit 2, the
+/// line named) instead of analysed into wrong figures: times never go back, no record
+/// repeats the one before it, no process is created or ended twice or acts before its
+/// creation or after its end, no message is sent twice or received before it was sent,
+/// and a procedure left is the one last entered. A trace cut by a window (`cptrace
+/// --from T`) starts in the middle of the run: only the order and repetition checks
+/// apply to it ([`Consistency::windowed`]).
+#[derive(Debug, Default)]
+pub struct Consistency {
+    last_time: Ticks,
+    last: Option<Event>,
+    windowed: bool,
+    created: std::collections::HashSet<u32>,
+    ended: std::collections::HashSet<u32>,
+    sent: std::collections::HashSet<u64>,
+    received: std::collections::HashSet<u64>,
+    /// Per process: the procedures entered and not yet left.
+    stacks: std::collections::HashMap<u32, Vec<u32>>,
+    /// Per process: the function it was created to run.
+    root: std::collections::HashMap<u32, u32>,
+}
+
+impl Consistency {
+    /// The trace starts at a window's beginning: what came before is not in it.
+    pub fn windowed(&mut self) {
+        self.windowed = true;
+    }
+
+    /// Checks the next time in the trace's order (the records that carry no event).
+    pub fn time(&mut self, t: Ticks) -> Result<(), String> {
+        if t < self.last_time {
+            return Err(format!(
+                "time {} comes after time {}: a trace is in time order (a record moved or edited?)",
+                crate::time::format_time(t),
+                crate::time::format_time(self.last_time)
+            ));
+        }
+        self.last_time = t;
+        Ok(())
+    }
+
+    /// Checks the next event in the trace's order.
+    pub fn event(&mut self, e: &Event) -> Result<(), String> {
+        // A hop's time is when it leaves its link and an arrival's when it arrives, both
+        // announced with the message's send; a window carries the labels defined before it.
+        if !matches!(e, Event::Hop { .. } | Event::MsgArrive { .. } | Event::Label { .. }) {
+            self.time(e.time())?;
+        }
+        if self.last.as_ref() == Some(e) {
+            return Err(format!("this {} record repeats the one before it (a duplicated record?)", e.kind_name()));
+        }
+        self.last = Some(e.clone());
+        let full = !self.windowed;
+        let alive = |c: &Consistency, pid: u32| -> Result<(), String> {
+            if full && !c.created.contains(&pid) {
+                return Err(format!("process {pid} acts before any record creates it (a record missing?)"));
+            }
+            if c.ended.contains(&pid) {
+                return Err(format!("process {pid} acts after its end"));
+            }
+            Ok(())
+        };
+        match *e {
+            Event::ProcCreate { pid, function, .. } => {
+                if !self.created.insert(pid) {
+                    return Err(format!("process {pid} is created twice (a duplicated record?)"));
+                }
+                self.root.insert(pid, function);
+            }
+            Event::ProcEnd { pid, .. } => {
+                alive(self, pid)?;
+                self.ended.insert(pid);
+            }
+            Event::MsgSend { msg, src_pid, .. } => {
+                if src_pid != u32::MAX {
+                    alive(self, src_pid)?;
+                }
+                if !self.sent.insert(msg) {
+                    return Err(format!("message {msg} is sent twice (a duplicated record?)"));
+                }
+            }
+            Event::RecvDone { pid, msg, .. } => {
+                alive(self, pid)?;
+                if full && !self.sent.contains(&msg) {
+                    return Err(format!(
+                        "process {pid} receives message {msg} before any record sends it (a send missing or moved?)"
+                    ));
+                }
+                if !self.received.insert(msg) {
+                    return Err(format!("message {msg} is received twice (a duplicated record?)"));
+                }
+            }
+            Event::Enter { pid, function, .. } => {
+                alive(self, pid)?;
+                self.stacks.entry(pid).or_default().push(function);
+            }
+            Event::Leave { pid, function, .. } => {
+                alive(self, pid)?;
+                let stack = self.stacks.entry(pid).or_default();
+                match stack.last() {
+                    Some(&top) if top == function => {
+                        stack.pop();
+                    }
+                    Some(&top) if full => {
+                        return Err(format!(
+                            "process {pid} leaves function {function} while inside function {top} (a record missing?)"
+                        ))
+                    }
+                    None if full && self.root.get(&pid) != Some(&function) => {
+                        return Err(format!(
+                            "process {pid} leaves function {function}, which it never entered (a record missing?)"
+                        ))
+                    }
+                    // Its own function, or (in a window) one entered before the window.
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,6 +118,8 @@ pub struct PiclWriter {
     waiting: DenseMap<u32>,
     /// Live process → its processor.
     pproc_of: DenseMap<u32>,
+    /// Event marks written ([`COUNT_EVENT`]).
+    marks: u64,
 }
 
 impl PiclWriter {
@@ -133,6 +135,7 @@ impl PiclWriter {
             inflight: DenseMap::sliding(),
             waiting: DenseMap::default(),
             pproc_of: DenseMap::default(),
+            marks: 0,
         }
     }
 
@@ -176,6 +179,12 @@ fn write_new(out: &mut dyn Write, t: Ticks, tpu: Ticks, r: &Rec) -> io::Result<(
 /// data, concatenated, are the encoding.
 pub const NAMES_EVENT: i32 = -998;
 
+/// The event type of the mark, written last, that counts the event marks
+/// ([`EVENT_EVENT`]) before it (`-2 -992 T 0 0 1 2 COUNT`): a reader that finds another
+/// number of marks knows that some were deleted or repeated, as a run record's footer
+/// tells its reader.
+pub const COUNT_EVENT: i32 = -992;
+
 /// The event type of the marks that carry the run record's events verbatim
 /// (`-2 -999 T NODE 0 N 2 BYTES…`: the event's record payload, one byte per datum), in
 /// the record's order. PICL has no records for a process's waits (delays, remote reads,
@@ -212,6 +221,11 @@ pub const PROGRAM_EVENT: i32 = -991;
 /// (`-2 -989 T 0 0 0`, no data): its time is the window's start, from which `cpperf` counts
 /// the trace's times.
 pub const WINDOW_EVENT: i32 = -989;
+
+/// The event type of the mark (`-2 -988 T 0 0 0`, no data) that starts a trace of some
+/// processors or some kinds of event only (`cptrace --procs`, `--kinds`): a reader does
+/// not expect every send of a receive, nor every creation, to be in it.
+pub const PART_EVENT: i32 = -988;
 
 /// The event type of the run-statistics mark that `cptrace --stats` appends.
 pub const STATS_EVENT: i32 = -990;
@@ -296,6 +310,9 @@ impl TraceWriter for PiclWriter {
                 writeln!(out, "-2 {NAMES_EVENT} {} 0 0 {}", seconds(start, self.tpu), byte_data(chunk))?;
             }
         }
+        if !self.old && (cx.selection.procs.is_some() || cx.selection.kinds.is_some()) {
+            writeln!(out, "-2 {PART_EVENT} {} 0 0 0", seconds(start, self.tpu))?;
+        }
         if let (false, Some(from)) = (self.old, cx.selection.from) {
             writeln!(out, "-2 {WINDOW_EVENT} {} 0 0 0", seconds(from, self.tpu))?;
         }
@@ -312,6 +329,7 @@ impl TraceWriter for PiclWriter {
             // same time, so the marks keep the record's order.
             let data = byte_data(&crate::trace::record::encode_event(e));
             self.buf.push(e.time(), Rec::Event { p: e.processors()[0].unwrap_or(0), data });
+            self.marks += 1;
         }
         match *e {
             Event::Busy { pproc, start, end, .. } => self.activity.busy(pproc, start, end, &mut self.buf, Rec::Idle),
@@ -379,6 +397,9 @@ impl TraceWriter for PiclWriter {
             self.buf.push(end, Rec::End(p));
         }
         self.release(Ticks::MAX, out)?;
+        if !self.old && self.marks > 0 {
+            writeln!(out, "-2 {COUNT_EVENT} {} 0 0 1 2 {}", seconds(end, self.tpu), self.marks)?;
+        }
         Ok(Vec::new())
     }
 

@@ -14,7 +14,7 @@
 //! are skipped. Depends on
 //! [`super`], [`crate::trace`] and nom.
 use crate::time::{Ticks, TICKS_PER_UNIT};
-use crate::trace::format::import::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
+use crate::trace::format::import::{derive_stats, parse_seconds, sort, Consistency, ImportError, Imported, MAX_PPROC};
 use crate::trace::{BusyClass, Event, MsgPurpose, RunHeader, RunStats};
 use nom::bytes::complete::take_while1;
 use nom::character::complete::space1;
@@ -38,8 +38,20 @@ pub fn looks_like_picl(line: &str) -> bool {
         && parse_seconds(t[2]).is_some()
 }
 
+/// A node's place between its trace and idle blocks' begin and end records.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    #[default]
+    Before,
+    Busy,
+    Idle,
+    Ended,
+}
+
 #[derive(Default)]
 struct Node {
+    /// Where the node is in its trace: the trace and idle blocks must nest.
+    phase: Phase,
     busy_since: Option<Ticks>,
     /// Idle starts, in time order.
     idle_starts: Vec<Ticks>,
@@ -62,6 +74,15 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     // The header's names, when the trace carries them (`-2 -998`, concatenated).
     let mut names_bytes: Vec<u8> = Vec::new();
     let (mut next_msg, mut end, mut max_node) = (0u64, 0 as Ticks, 0u32);
+    // The records as the trace has them, and the run record's events it carries.
+    let (mut check, mut check_embedded) = (Consistency::default(), Consistency::default());
+    let mut rebuilt_error: Option<ImportError> = None;
+    // Per process: the call (-21 send, -51 or -52 receive) begun and not ended.
+    let mut open_call: BTreeMap<u32, i64> = BTreeMap::new();
+    // Whether the event marks were counted ([`super::COUNT_EVENT`]).
+    let mut counted = false;
+    // A window or selection (-989, -988 marks) of the run.
+    let mut part = false;
     for (i, line) in crate::textio::lines(input, crate::textio::MAX_LINE).enumerate() {
         let n = i + 1;
         let err = |reason: String| ImportError { line: n, reason };
@@ -106,12 +127,85 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
         }
         max_node = max_node.max(node);
         end = end.max(time);
+        if matches!((rec, ev), (-2, -988 | -989)) {
+            // A window or a selection: not every send, creation or call begin is here.
+            check.windowed();
+            check_embedded.windowed();
+            part = true;
+        }
+        if (rec, ev) != (-2, -999) {
+            // An event mark's time is its event's, checked with the event.
+            check.time(time).map_err(err)?;
+        }
+        let before = events.len();
         let nd = nodes.entry(node).or_default();
-        let process_level = !matches!(ev, -901 | -601 | -989 | -990 | -991 | -998 | -999);
+        let process_level = !matches!(ev, -901 | -601 | -988 | -989 | -990 | -991 | -992 | -998 | -999);
         if process_level {
             nd.current = pid;
             nd.activity.push((time, pid));
             last_of.insert(pid, (time, node));
+        }
+        // The trace block (-901) holds the idle blocks (-601), one at a time: a record
+        // repeated or lost there would make busy time out of nothing.
+        let next = match (rec, ev, nd.phase) {
+            (-3, -901, Phase::Before) | (-4, -601, Phase::Idle) => Some(Phase::Busy),
+            (-3, -601, Phase::Busy) => Some(Phase::Idle),
+            (-4, -901, Phase::Busy | Phase::Idle) => Some(Phase::Ended),
+            (-3 | -4, -901 | -601, phase) => {
+                let what = match (rec, ev) {
+                    (-3, -901) => "begins its trace",
+                    (-4, -901) => "ends its trace",
+                    (-3, _) => "begins an idle block",
+                    _ => "ends an idle block",
+                };
+                let state = match phase {
+                    Phase::Before => "before its trace began",
+                    Phase::Busy => "while not idle",
+                    Phase::Idle => "while idle",
+                    Phase::Ended => "after its trace ended",
+                };
+                return Err(err(format!("node {node} {what} {state} (a record repeated or missing?)")));
+            }
+            _ => None,
+        };
+        if let Some(p) = next {
+            nd.phase = p;
+        }
+        // A send or receive is a begin and an end record of its process, in a row.
+        if matches!(ev, -21 | -51 | -52) && matches!(rec, -3 | -4) {
+            let open = open_call.get(&pid).copied();
+            let name = |e: i64| match e {
+                -21 => "send",
+                -51 => "receive",
+                _ => "blocking receive",
+            };
+            match (rec, open) {
+                (-3, None) => {
+                    open_call.insert(pid, ev);
+                }
+                (-4, Some(o)) if o == ev => {
+                    open_call.remove(&pid);
+                }
+                // A process woken without a message (a probe, a wait for any of several)
+                // blocks again in the same receive.
+                (-3, Some(-52)) if ev == -52 => {}
+                (-3, Some(o)) => {
+                    return Err(err(format!(
+                        "process {pid} begins a {} inside its {} (a record repeated or missing?)",
+                        name(ev),
+                        name(o)
+                    )))
+                }
+                (_, Some(o)) => return Err(err(format!("process {pid} ends a {} inside its {}", name(ev), name(o)))),
+                // In a window the call may have begun before it.
+                (_, None) if part => {}
+                (_, None) => {
+                    return Err(err(format!(
+                        "process {pid} ends a {} it did not begin (a record repeated or missing?)",
+                        name(ev)
+                    )))
+                }
+            }
         }
         match (rec, ev) {
             (-3, -901) | (-4, -601) => nd.busy_since = Some(time),
@@ -209,12 +303,20 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                     }
                     max_node = max_node.max(p);
                 }
-                if embedded.last().is_some_and(|l: &Event| l.time() > e.time()) {
-                    return Err(err("event marks out of time order".into()));
-                }
+                check_embedded.event(&e).map_err(|r| err(format!("event mark: {r}")))?;
                 embedded.push(e);
             }
             (-2, -989) => window_from = Some(time),
+            (-2, -992) => {
+                let count = u64::try_from(d(0)?).map_err(|_| err("bad event mark count".into()))?;
+                if count != embedded.len() as u64 {
+                    return Err(err(format!(
+                        "the trace holds {} event marks (-2 -999) where its count mark says {count}: marks were deleted or repeated",
+                        embedded.len()
+                    )));
+                }
+                counted = true;
+            }
             (-2, -991) => {
                 // The program's name, one byte per datum.
                 let bytes: Vec<u8> =
@@ -239,6 +341,16 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
             }
             _ => {}
         }
+        // The events rebuilt from this record: they count only when the trace carries no
+        // run-record events, so the first inconsistency is kept until that is known.
+        if rebuilt_error.is_none() {
+            for e in &events[before..] {
+                if let Err(r) = check.event(e) {
+                    rebuilt_error = Some(err(r));
+                    break;
+                }
+            }
+        }
     }
     // Process ends, from the idle blocks (see the module documentation). Each process's
     // question is two binary searches in its node's lists, sorted by time (they already
@@ -261,6 +373,10 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
         events.push(Event::ProcEnd { time, pid });
     }
     let rebuilt = embedded.is_empty();
+    let uncounted = !rebuilt && !counted;
+    if let Some(e) = rebuilt_error.filter(|_| rebuilt) {
+        return Err(e);
+    }
     if rebuilt {
         sort(&mut events);
     } else {
@@ -277,6 +393,11 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let mut missing = crate::trace::format::import::missing(stats.is_some(), !header.program.is_empty());
     if rebuilt {
         missing.push(crate::trace::format::import::REBUILT.to_string());
+    }
+    if uncounted {
+        missing.push(
+            "no count mark (-2 -992) ends the event marks: the trace may be cut short or be from an older cptrace, and a deleted mark would go unseen".to_string(),
+        );
     }
     if let Some(s) = stats {
         derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };

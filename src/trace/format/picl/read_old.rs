@@ -56,6 +56,8 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let mut nodes: BTreeMap<u32, Node> = BTreeMap::new();
     let mut queues: BTreeMap<(u32, u32, u64), VecDeque<u64>> = BTreeMap::new();
     let (mut next_msg, mut end, mut max_node) = (0u64, 0 as Ticks, 0u32);
+    // The records' times never go back.
+    let mut order = crate::trace::format::import::Consistency::default();
     for (i, line) in crate::textio::lines(input, crate::textio::MAX_LINE).enumerate() {
         let n = i + 1;
         let err = |reason: String| ImportError { line: n, reason };
@@ -97,6 +99,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
         let small = |v: u64, what: &str| u32::try_from(v).map_err(|_| err(format!("{what} {v} is out of range")));
         max_node = max_node.max(node);
         end = end.max(time);
+        order.time(time).map_err(err)?;
         let nd = nodes.entry(node).or_default();
         match key {
             1 => {

@@ -167,6 +167,15 @@ pub const NAMES_ATTRIBUTE: &str = "cppe names";
 /// tags of [`DESCRIPTORS`]).
 pub const STATS_TAG: usize = DESCRIPTORS.len() + 1;
 
+/// The tag of the `event_count` descriptor that ends every trace `cptrace` writes: its one
+/// record counts the event records before it, so that a reader that finds another
+/// number knows records were deleted or repeated (as a run record's footer tells its
+/// reader).
+pub const COUNT_TAG: usize = DESCRIPTORS.len() + 2;
+
+/// The fields of the `event_count` record.
+pub const COUNT_FIELDS: [(&str, &str, &str); 1] = [("int", "records", "Event records in the trace before this one")];
+
 /// The fields of the `run_stats` record.
 pub const STATS_FIELDS: [(&str, &str, &str); 8] = [
     ("double", "time", "Seconds, the parallel time"),
@@ -205,12 +214,14 @@ pub fn stats_records(stats: &RunStats, tpu: Ticks) -> String {
 #[derive(Debug, Default)]
 pub struct SddfWriter {
     tpu: Ticks,
+    /// Event records written ([`COUNT_TAG`]).
+    records: u64,
 }
 
 impl SddfWriter {
     /// A new writer.
     pub fn new() -> SddfWriter {
-        SddfWriter { tpu: 1000 }
+        SddfWriter { tpu: 1000, records: 0 }
     }
 }
 
@@ -276,6 +287,10 @@ impl TraceWriter for SddfWriter {
             // A cut trace: `cpperf` counts its times from the window's start.
             writeln!(out, " * \"window from\" \"{}\"", seconds(from, self.tpu))?;
         }
+        if cx.selection.procs.is_some() || cx.selection.kinds.is_some() {
+            // Some processors or kinds only: not every send of a receive is here.
+            writeln!(out, " * \"selection\" \"part of the run\"")?;
+        }
         writeln!(out, " */ ;;")?;
         writeln!(out)?;
         for (i, (name, fields)) in DESCRIPTORS.iter().enumerate() {
@@ -297,6 +312,7 @@ impl TraceWriter for SddfWriter {
     }
 
     fn event(&mut self, e: &Event, cx: &Context<'_>, out: &mut dyn Write) -> io::Result<()> {
+        self.records += 1;
         let s = |t: Ticks| seconds(t, self.tpu);
         let kind = e.kind_name();
         match e {
@@ -361,8 +377,14 @@ impl TraceWriter for SddfWriter {
         &mut self,
         _cx: &Context<'_>,
         _end: Ticks,
-        _out: &mut dyn Write,
+        out: &mut dyn Write,
     ) -> io::Result<Vec<(&'static str, String)>> {
+        writeln!(out, "#{COUNT_TAG}:\n// \"event\" \"event_count\"\n\"event_count\" {{")?;
+        for (ty, field, desc) in COUNT_FIELDS {
+            writeln!(out, "\t// {} {}\n\t{ty} {};", quote(field), quote(desc), quote(field))?;
+        }
+        writeln!(out, "}};;\n")?;
+        writeln!(out, "\"event_count\" {{ {} }};;", self.records)?;
         Ok(Vec::new())
     }
 }

@@ -8,7 +8,7 @@
 //! that names are gone: channels are numbered by flat element (channel 0, index = the
 //! element), functions and labels by index. Depends on [`super`] (the descriptors), [`crate::trace`]
 //! and nom.
-use super::{DESCRIPTORS, STATS_FIELDS};
+use super::{COUNT_FIELDS, DESCRIPTORS, STATS_FIELDS};
 use crate::time::{Ticks, TICKS_PER_UNIT};
 use crate::trace::format::import::{derive_stats, parse_seconds, sort, ImportError, Imported, MAX_PPROC};
 use crate::trace::{BusyClass, Event, MsgPurpose, ProcState, Reason, RunHeader, RunStats, LINKS_PARAM};
@@ -101,6 +101,9 @@ fn our_fields(name: &str) -> Option<Vec<String>> {
     if name == "run_stats" {
         return Some(STATS_FIELDS.iter().map(|f| strip(f.1)).collect());
     }
+    if name == "event_count" {
+        return Some(COUNT_FIELDS.iter().map(|f| strip(f.1)).collect());
+    }
     DESCRIPTORS.iter().find(|d| d.0 == name).map(|d| d.1.iter().map(|f| strip(f.1)).collect())
 }
 
@@ -113,6 +116,10 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     let mut pprocs_attr: Option<u32> = None;
     let mut window_from: Option<Ticks> = None;
     let (mut max_pproc, mut end) = (0u32, 0 as Ticks);
+    // The records hold together as a run record's events do.
+    let mut check = crate::trace::format::import::Consistency::default();
+    // Event records read, and whether an `event_count` record counted them.
+    let (mut records, mut counted) = (0u64, false);
     // Open comment or descriptor: (kind, first line, text so far).
     let mut open: Option<(char, usize, String)> = None;
     for (i, line) in crate::textio::lines(input, crate::textio::MAX_LINE).enumerate() {
@@ -140,6 +147,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                             "topology" => header.topology = v,
                             "processors" => pprocs_attr = v.parse().ok().filter(|&p| p <= MAX_PPROC),
                             "window from" => window_from = parse_seconds(&v),
+                            "selection" => check.windowed(),
                             k if k == super::NAMES_ATTRIBUTE => {
                                 let bytes: Option<Vec<u8>> = (0..v.len() / 2)
                                     .map(|i| v.get(2 * i..2 * i + 2).and_then(|x| u8::from_str_radix(x, 16).ok()))
@@ -319,6 +327,16 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
             "line_cost" => Event::LineCost { time: time(0)?, line: u(1)?, work: time(2)?, overhead: time(3)? },
             "proc_enter" => Event::Enter { time: time(0)?, pid: u(1)?, function: u(2)? },
             "proc_leave" => Event::Leave { time: time(0)?, pid: u(1)?, function: u(2)? },
+            "event_count" => {
+                let count = u64::try_from(int(0)?).map_err(|_| err("negative event count".into()))?;
+                if count != records {
+                    return Err(err(format!(
+                        "the trace holds {records} event records where its event_count record says {count}: records were deleted or repeated"
+                    )));
+                }
+                counted = true;
+                continue;
+            }
             "run_stats" => {
                 let tpu = u64v(7)?.max(1);
                 let t = |x: u64| x.saturating_mul(TICKS_PER_UNIT) / tpu;
@@ -342,6 +360,11 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
             }
             max_pproc = max_pproc.max(pproc);
         }
+        if window_from.is_some() {
+            check.windowed();
+        }
+        check.event(&e).map_err(err)?;
+        records += 1;
         events.push(e);
     }
     if let Some((_, first, _)) = open {
@@ -352,7 +375,12 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
     sort(&mut events);
     header.pprocs = pprocs_attr.unwrap_or(max_pproc + 1).max(max_pproc + 1);
     let mut derived = derive_stats(&events, end, header.pprocs);
-    let missing = crate::trace::format::import::missing(stats.is_some(), !header.program.is_empty());
+    let mut missing = crate::trace::format::import::missing(stats.is_some(), !header.program.is_empty());
+    if !counted && records > 0 {
+        missing.push(
+            "no event_count record ends the trace: it may be cut short or be from an older cptrace, and a deleted record would go unseen".to_string(),
+        );
+    }
     if let Some(s) = stats {
         derived = RunStats { busy_ticks: derived.busy_ticks, processes: derived.processes, ..s };
     }
@@ -374,7 +402,8 @@ mod tests {
 
     #[test]
     fn a_small_trace_round_trips_through_the_writer_descriptors() {
-        let text = "SDDFA\n/*\n * \"program\" \"p\"\n * \"processors\" \"4\"\n */ ;;\n\n#2:\n\"proc_exit\" {\n\t// \"time\" \"Seconds\"\n\tdouble \"time\";\n\tint \"process\";\n};;\n\"proc_exit\" { 0.000002500, 3 };;\n";
+        // A selection of the run (`cptrace --kinds proc_exit`): no creation before the exit.
+        let text = "SDDFA\n/*\n * \"program\" \"p\"\n * \"processors\" \"4\"\n * \"selection\" \"part of the run\"\n */ ;;\n\n#2:\n\"proc_exit\" {\n\t// \"time\" \"Seconds\"\n\tdouble \"time\";\n\tint \"process\";\n};;\n\"proc_exit\" { 0.000002500, 3 };;\n";
         let t = read(text.as_bytes()).unwrap();
         assert_eq!(t.header.program, "p");
         assert_eq!(t.header.pprocs, 4);
