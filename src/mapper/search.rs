@@ -320,7 +320,8 @@ pub fn greedy(adj: &Adjacency, phys: &Topology, cap: u32, budget: Budget) -> (Ma
         .par_iter()
         .map(|&first| {
             let mut steps = Steps::new(budget);
-            let table = descend(list_placement(adj, &dist, &nbrs, cap, first), adj, &dist, cap, &mut steps);
+            let placed = list_placement(adj, &dist, &nbrs, cap, first, &mut steps);
+            let table = descend(placed, adj, &dist, cap, &mut steps);
             (adj_cost(&table, adj, &dist), table, steps.out)
         })
         .collect();
@@ -334,7 +335,18 @@ pub fn greedy(adj: &Adjacency, phys: &Topology, cap: u32, budget: Budget) -> (Ma
 /// processor with room minimising the cost to its placed partners (ties: more room on
 /// the neighbouring processors, so that chains do not paint themselves into a corner;
 /// then lower id). A processor with no placed partner starts near `first`.
-fn list_placement(adj: &Adjacency, dist: &Distances, nbrs: &[Vec<u32>], cap: u32, first: u32) -> Vec<u32> {
+///
+/// A deadline or `^C` met meanwhile (looked at every 64 placements, each of which weighs
+/// every processor) places the rest in id order on the first processors with room, so
+/// that the mapping is whole and the search ends at once.
+fn list_placement(
+    adj: &Adjacency,
+    dist: &Distances,
+    nbrs: &[Vec<u32>],
+    cap: u32,
+    first: u32,
+    steps: &mut Steps,
+) -> Vec<u32> {
     let nv = adj.vprocs();
     let np = dist.n as u32;
     let mut placed: Vec<Option<u32>> = vec![None; nv as usize];
@@ -342,7 +354,19 @@ fn list_placement(adj: &Adjacency, dist: &Distances, nbrs: &[Vec<u32>], cap: u32
     // Bytes each unplaced vproc exchanges with placed ones.
     let mut attraction = vec![0u64; nv as usize];
     let volume: Vec<u64> = (0..nv).map(|v| adj.volume(v)).collect();
-    for _ in 0..nv {
+    for k in 0..nv {
+        if k % 64 == 63 && steps.past_deadline() {
+            steps.out = true;
+            let mut p = 0usize;
+            for slot in placed.iter_mut().filter(|s| s.is_none()) {
+                while p + 1 < room.len() && room[p] == 0 {
+                    p += 1;
+                }
+                *slot = Some(p as u32);
+                room[p] = room[p].saturating_sub(1);
+            }
+            break;
+        }
         let Some(v) = (0..nv)
             .filter(|&v| placed[v as usize].is_none())
             .max_by_key(|&v| (attraction[v as usize], volume[v as usize], std::cmp::Reverse(v)))
