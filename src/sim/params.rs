@@ -115,7 +115,7 @@ pub const PARAMS: &[Param<RunOptions>] = &[
             name: "vary-speed",
             kind: COUNT_OR_NONE,
             default: "none",
-            doc: "make processor i 1/r_i times as fast, r_i in (0,1] drawn from this seed (seed 000 §4.2.3; three decimals, at least 0.001): no processor is slower than without it, and the sequential time is not scaled",
+            doc: "make processor i 1/r_i times as fast, r_i in (0,1] drawn from this seed, not from --seed (seed 000 §4.2.3; three decimals, at least 0.001): no processor is slower than without it, and the sequential time is not scaled",
             models: "all",
             at_stop: false,
         },
