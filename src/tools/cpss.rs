@@ -358,6 +358,12 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
         return Ok(exit::OK);
     }
     cli::require_stdout()?;
+    if !args.debug && args.commands.is_none() {
+        // Every run but a debugging session stops cleanly at `^C`; caught from the start,
+        // a `^C` during the setup (a large sweep's configurations) stops it before any
+        // run begins, rather than killing cpss with nothing written.
+        cli::interrupt::catch_sigint();
+    }
     let from_stdin = args.file.as_ref().is_none_or(|f| f.as_os_str() == "-");
     // Standard input feeds one thing at most.
     let stdin_users: Vec<&str> = [
