@@ -520,13 +520,15 @@ impl OutputSet {
         Ok(())
     }
 
-    /// Renames every file into place.
-    pub fn commit(mut self) -> io::Result<()> {
+    /// Renames every file into place; returns their paths, in the order they were added.
+    pub fn commit(mut self) -> io::Result<Vec<PathBuf>> {
+        let mut written = Vec::with_capacity(self.files.len());
         for f in std::mem::take(&mut self.files) {
+            written.push(f.target.clone());
             f.commit()?;
         }
         std::mem::take(&mut self.folders).keep();
-        Ok(())
+        Ok(written)
     }
 }
 

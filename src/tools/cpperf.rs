@@ -236,14 +236,10 @@ fn sweep_charts(args: &Args, path: &Path) -> Result<bool> {
     if let Some(dir) = &args.svg {
         let mut set = cli::OutputSet::new();
         set.create_dir(dir)?;
-        let mut wrote = Vec::new();
         for (file, svg) in crate::perf::sweep::charts(&s, &title) {
-            let p = dir.join(file);
-            set.add(&p, svg.as_bytes())?;
-            wrote.push(p);
+            set.add(&dir.join(file), svg.as_bytes())?;
         }
-        set.commit()?;
-        for p in wrote {
+        for p in set.commit()? {
             eprintln!("cpperf: wrote {}", p.display());
         }
     }
@@ -622,7 +618,6 @@ fn run(args: &Args) -> Result<()> {
         // Every chart of every run is one set: all are written, or none replaces an older one.
         let mut used: Vec<String> = Vec::new();
         let mut set = cli::OutputSet::new();
-        let mut wrote = Vec::new();
         for (name, a) in &analyses {
             let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let mut folder = if stem.is_empty() || stem == "<stdin>" { "stdin".to_string() } else { stem };
@@ -636,13 +631,10 @@ fn run(args: &Args) -> Result<()> {
             let out_dir = if many { dir.join(&folder) } else { dir.clone() };
             set.create_dir(&out_dir)?;
             for (file, text) in crate::perf::charts(a, a.summary.pprocs_used) {
-                let path = out_dir.join(file);
-                set.add(&path, text.as_bytes())?;
-                wrote.push(path);
+                set.add(&out_dir.join(file), text.as_bytes())?;
             }
         }
-        set.commit()?;
-        for path in wrote {
+        for path in set.commit()? {
             eprintln!("cpperf: wrote {}", path.display());
         }
     }

@@ -1247,89 +1247,39 @@ fn inconsistent_text_traces_are_refused_with_the_line() {
         v.iter().enumerate().filter(|(_, l)| l.starts_with(prefix)).nth(k).map(|(i, _)| i).unwrap()
     };
     let (picl, sddf) = (lines(&texts[0].1), lines(&texts[1].1));
+    // The same PICL without the run record's events, as other tools write it.
+    let rebuilt: Vec<String> =
+        picl.iter().filter(|l| !l.starts_with("-2 -999") && !l.starts_with("-2 -992")).cloned().collect();
+    // The k-th line starting with `prefix`, moved `by` lines later, repeated or deleted.
+    let moved = |v: &[String], prefix: &str, k: usize, by: usize| {
+        let mut v = v.to_vec();
+        let i = nth(&v, prefix, k);
+        let l = v.remove(i);
+        v.insert(i + by, l);
+        v
+    };
+    let repeated = |v: &[String], prefix: &str, k: usize| {
+        let mut v = v.to_vec();
+        let i = nth(&v, prefix, k);
+        v.insert(i, v[i].clone());
+        v
+    };
+    let deleted = |v: &[String], prefix: &str, k: usize, n: usize| {
+        let mut v = v.to_vec();
+        let i = nth(&v, prefix, k);
+        v.drain(i..i + n);
+        v
+    };
     let cases: Vec<(&str, Vec<String>, &str)> = vec![
-        (
-            "moved.trf",
-            {
-                let mut v = picl.clone();
-                let i = nth(&v, "-2 -999", 200);
-                let l = v.remove(i);
-                v.insert(i + 40, l);
-                v
-            },
-            "a trace is in time order",
-        ),
-        (
-            "repeated.trf",
-            {
-                let mut v = picl.clone();
-                let i = nth(&v, "-2 -999", 100);
-                v.insert(i, v[i].clone());
-                v
-            },
-            "repeats the one before it",
-        ),
-        (
-            "deleted.trf",
-            {
-                let mut v = picl.clone();
-                v.remove(nth(&v, "-2 -999", 300));
-                v
-            },
-            "marks were deleted or repeated",
-        ),
-        (
-            "moved.sddf",
-            {
-                let mut v = sddf.clone();
-                let i = nth(&v, "\"busy\" {", 20);
-                let l = v.remove(i);
-                v.insert(i + 60, l);
-                v
-            },
-            "a trace is in time order",
-        ),
-        (
-            "deleted.sddf",
-            {
-                let mut v = sddf.clone();
-                v.remove(nth(&v, "\"busy\" {", 20));
-                v
-            },
-            "records were deleted or repeated",
-        ),
-        (
-            "no_send.trf",
-            {
-                let mut v: Vec<String> =
-                    picl.iter().filter(|l| !l.starts_with("-2 -999") && !l.starts_with("-2 -992")).cloned().collect();
-                let i = nth(&v, "-3 -21 ", 0);
-                v.drain(i..i + 2);
-                v
-            },
-            "before any record sends it",
-        ),
-        (
-            "idle_twice.trf",
-            {
-                let mut v: Vec<String> =
-                    picl.iter().filter(|l| !l.starts_with("-2 -999") && !l.starts_with("-2 -992")).cloned().collect();
-                let i = nth(&v, "-4 -601 ", 0);
-                v.insert(i, v[i].clone());
-                v
-            },
-            "ends an idle block while not idle",
-        ),
-        (
-            "send_in_send.trf",
-            {
-                let mut v: Vec<String> =
-                    picl.iter().filter(|l| !l.starts_with("-2 -999") && !l.starts_with("-2 -992")).cloned().collect();
-                v.remove(nth(&v, "-4 -21 ", 0));
-                v
-            },
-            "(a record repeated or missing?)",
-        ),
+        ("moved.trf", moved(&picl, "-2 -999", 200, 40), "a trace is in time order"),
+        ("repeated.trf", repeated(&picl, "-2 -999", 100), "repeats the one before it"),
+        ("deleted.trf", deleted(&picl, "-2 -999", 300, 1), "marks were deleted or repeated"),
+        ("moved.sddf", moved(&sddf, "\"busy\" {", 20, 60), "a trace is in time order"),
+        ("deleted.sddf", deleted(&sddf, "\"busy\" {", 20, 1), "records were deleted or repeated"),
+        // A send's begin and end records.
+        ("no_send.trf", deleted(&rebuilt, "-3 -21 ", 0, 2), "before any record sends it"),
+        ("idle_twice.trf", repeated(&rebuilt, "-4 -601 ", 0), "ends an idle block while not idle"),
+        ("send_in_send.trf", deleted(&rebuilt, "-4 -21 ", 0, 1), "(a record repeated or missing?)"),
     ];
     for (name, v, says) in cases {
         let out = analyse(name, &join(&v));
