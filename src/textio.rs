@@ -6,14 +6,66 @@
 //! compiler's diagnostics and the expression errors of mapping strings and machine files
 //! share. And the "did you mean" of every tool's unknown names ([`did_you_mean`]).
 
+/// The most characters of a line [`snippet`] shows: an error in a file that is no source
+/// (a binary, `/proc/self/environ`, one huge line) echoes no more than this of it.
+pub const SNIPPET_CHARS: usize = 120;
+
 /// The two lines under an error message at line `line`, column `col` (1-based) of a
 /// source whose line is `text`: ` N | text`, then a caret under `width` characters
-/// (at least one) from the column, tabs kept so that it lines up under them.
+/// (at least one) from the column, tabs kept so that it lines up under them. A line
+/// longer than [`SNIPPET_CHARS`] shows only that many characters around the column,
+/// with `…` where it is cut; control characters but tab show as `?`. Nothing but that
+/// one line of the file is ever shown.
 pub fn snippet(line: u32, col: u32, text: &str, width: usize) -> String {
     let gutter = line.to_string();
+    let chars: Vec<char> = text.chars().collect();
+    let at = (col.saturating_sub(1) as usize).min(chars.len());
+    let start = match chars.len() {
+        n if n <= SNIPPET_CHARS => 0,
+        n => at.saturating_sub(SNIPPET_CHARS / 2).min(n - SNIPPET_CHARS),
+    };
+    let end = chars.len().min(start + SNIPPET_CHARS);
+    let shown: String = chars[start..end].iter().map(|&c| if c.is_control() && c != '\t' { '?' } else { c }).collect();
+    let (lead, trail) = (if start > 0 { "…" } else { "" }, if end < chars.len() { "…" } else { "" });
     let pad: String =
-        text.chars().take(col.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-    format!(" {gutter} | {text}\n {} | {pad}{}\n", " ".repeat(gutter.len()), "^".repeat(width.max(1)))
+        lead.chars().chain(chars[start..at].iter().copied()).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    let width = width.min(end.saturating_sub(at)).max(1);
+    format!(" {gutter} | {lead}{shown}{trail}\n {} | {pad}{}\n", " ".repeat(gutter.len()), "^".repeat(width))
+}
+
+/// The most characters of one `quoted` text in an error message ([`shorten_quotes`]).
+pub const QUOTE_CHARS: usize = 80;
+
+/// An error message with every text between backquotes (how the tools quote what they
+/// read: a token, a line, a name) cut to [`QUOTE_CHARS`] characters with `…`, and control
+/// characters but tab shown as `?`: a message about a file that is no source (one huge
+/// line, a binary) echoes no more than that of it.
+pub fn shorten_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4096));
+    let mut inside = false;
+    let mut run = 0usize;
+    for c in message.chars() {
+        if c == '`' {
+            if inside && run > QUOTE_CHARS {
+                out.push('…');
+            }
+            inside = !inside;
+            run = 0;
+            out.push(c);
+            continue;
+        }
+        if inside {
+            run += 1;
+            if run > QUOTE_CHARS {
+                continue;
+            }
+        }
+        out.push(if c.is_control() && c != '\t' && c != '\n' { '?' } else { c });
+    }
+    if inside && run > QUOTE_CHARS {
+        out.push('…');
+    }
+    out
 }
 
 /// `s` as a JSON string literal, quotes included (`serde_json`'s escaping).
@@ -161,6 +213,35 @@ mod snippet_tests {
         // Column 3 of "  y = 3;" is `y`; a tab before the column stays a tab.
         assert_eq!(super::snippet(2, 3, "  y = 3;", 1), " 2 |   y = 3;\n   |   ^\n");
         assert_eq!(super::snippet(10, 2, "\tx", 0), " 10 | \tx\n    | \t^\n");
+        // A caret past the end of the line sits just after it.
+        assert_eq!(super::snippet(1, 9, "ab", 3), " 1 | ab\n   |   ^\n");
+    }
+
+    /// A quoted text of 200 characters is cut to 80 and `…`; short quotes, the text
+    /// around them and an unclosed quote's first 80 characters stay; a NUL shows as `?`.
+    #[test]
+    fn long_quotes_in_messages_are_cut() {
+        let long = "x".repeat(200);
+        assert_eq!(
+            super::shorten_quotes(&format!("found `{long}` after `a`")),
+            format!("found `{}…` after `a`", "x".repeat(80))
+        );
+        assert_eq!(super::shorten_quotes(&format!("at `{long}")), format!("at `{}…", "x".repeat(80)));
+        assert_eq!(super::shorten_quotes("name `a\0b`\nnext line"), "name `a?b`\nnext line");
+    }
+
+    /// A 1000-character line shows 120 characters around the column, cut with `…` on
+    /// both sides (the caret under column 500 sits 61 places in: `…` and 60 before it);
+    /// a NUL and an escape show as `?`, so no terminal control reaches the screen.
+    #[test]
+    fn a_long_or_binary_line_shows_a_window_of_it() {
+        let text: String = (0..1000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let s = super::snippet(1, 500, &text, 4);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], format!(" 1 | …{}…", &text[439..559]));
+        assert_eq!(lines[1], format!("   | {}^^^^", " ".repeat(61)));
+        assert_eq!(super::snippet(1, 1, "A\0B\x1bC", 1), " 1 | A?B?C\n   | ^\n");
     }
 }
 

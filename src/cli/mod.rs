@@ -258,7 +258,7 @@ pub fn finish<E: std::error::Error + 'static>(tool: &str, result: Result<i32, E>
             if is_broken_pipe(&e) {
                 return exit::BROKEN_PIPE;
             }
-            eprintln!("{tool}: error: {}", error_text(&e));
+            eprintln!("{tool}: error: {}", crate::textio::shorten_quotes(&error_text(&e)));
             code_of(&e)
         }
     }

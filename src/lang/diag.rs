@@ -74,25 +74,44 @@ impl SourceMap {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut s = format!("{}:{}:{}: {}: {}\n", name, d.loc.line, d.loc.col, sev, d.message);
+        let message = crate::textio::shorten_quotes(&d.message);
+        let mut s = format!("{}:{}:{}: {}: {}\n", name, d.loc.line, d.loc.col, sev, message);
         if let Some(text) = line_text(d.loc.file, d.loc.line) {
             s.push_str(&crate::textio::snippet(d.loc.line, d.loc.col, text, d.loc.len as usize));
         }
         for n in &d.notes {
-            let _ = writeln!(s, "  = note: {n}");
+            let _ = writeln!(s, "  = note: {}", crate::textio::shorten_quotes(n));
         }
         s
     }
 
+    /// Whether file `file` is C source by its name: the main file, a built-in header, or
+    /// an include named `.h`, `.c`, `.inc` or `.def`. Of any other file (`#include
+    /// "/etc/passwd"` under `cpcc --trust`) the diagnostics show one line at most.
+    pub fn is_source(&self, file: u32) -> bool {
+        let Some(f) = self.files.get(file as usize) else { return false };
+        file == 0
+            || f.name.starts_with('<')
+            || std::path::Path::new(&f.name)
+                .extension()
+                .is_some_and(|e| ["h", "c", "inc", "def"].iter().any(|x| e.eq_ignore_ascii_case(x)))
+    }
+
     /// Renders every diagnostic in order; each file's lines are found once, so the time
     /// grows with the number of diagnostics, not with its product by the file's length.
+    /// A file that is no source ([`Self::is_source`]) has its line shown under its first
+    /// diagnostic only.
     pub fn render_all(&self, diags: &[Diagnostic]) -> String {
         let lines: Vec<Vec<&str>> = self
             .files
             .iter()
             .map(|f| f.text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect())
             .collect();
+        let shown = std::cell::RefCell::new(std::collections::BTreeSet::new());
         let line_text = |file: u32, line: u32| -> Option<&str> {
+            if !self.is_source(file) && !shown.borrow_mut().insert(file) {
+                return None;
+            }
             lines.get(file as usize)?.get(line.checked_sub(1)? as usize).copied()
         };
         diags.iter().map(|d| self.render_with(d, line_text)).collect()
@@ -109,6 +128,24 @@ mod tests {
         sm.add("p.c", "int x;\n  y = 3;\n");
         let d = Diagnostic::error(Loc { file: 0, line: 2, col: 3, len: 1 }, "undeclared name `y`");
         assert_eq!(sm.render(&d), "p.c:2:3: error: undeclared name `y`\n 2 |   y = 3;\n   |   ^\n");
+    }
+
+    /// Two errors in `/etc/passwd` (no source by its name) show its first line only, under
+    /// the first error; two in a header `q.h` show both lines.
+    #[test]
+    fn a_file_that_is_no_source_shows_one_line() {
+        let mut sm = SourceMap::default();
+        sm.add("p.c", "#include ...\n");
+        sm.add("/etc/passwd", "root:x:0:0\nuser:x:1000:1000\n");
+        sm.add("q.h", "a b\nc d\n");
+        let at = |file, line| Diagnostic::error(Loc { file, line, col: 1, len: 1 }, "bad");
+        let text = sm.render_all(&[at(1, 1), at(1, 2), at(2, 1), at(2, 2)]);
+        assert_eq!(
+            text,
+            "/etc/passwd:1:1: error: bad\n 1 | root:x:0:0\n   | ^\n/etc/passwd:2:1: error: bad\n\
+             q.h:1:1: error: bad\n 1 | a b\n   | ^\nq.h:2:1: error: bad\n 2 | c d\n   | ^\n"
+        );
+        assert!(sm.is_source(0) && !sm.is_source(1) && sm.is_source(2));
     }
 }
 

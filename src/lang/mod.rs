@@ -29,9 +29,11 @@ pub struct FrontOptions {
     /// cost about a tenth of the compilation for nothing. A caller that compiles
     /// repeatedly leaves this false.
     pub leak_syntax_tree: bool,
-    /// `cpcc --sandbox DIR`: include files are read only from inside this folder
-    /// (resolved, symbolic links followed); others are refused with an error.
-    pub sandbox: Option<std::path::PathBuf>,
+    /// Include files are read only from inside these folders (resolved, symbolic links
+    /// followed); others are refused with an error. `cpcc` gives the source's folder,
+    /// the `-I` and `$CPPE` folders unless `--trust` (or only `--sandbox DIR`); `None`
+    /// reads any file.
+    pub sandbox: Option<Vec<std::path::PathBuf>>,
     /// `cpcc --error-limit N`: a failed compilation shows its first N errors (and the
     /// warnings among them), and "did you mean" suggestions are looked for only while
     /// fewer than N errors were found, so reporting stays linear in the number of
@@ -55,7 +57,7 @@ pub fn parse_source(
     opts: &FrontOptions,
     sources: &mut SourceMap,
 ) -> (ast::Program, Vec<Diagnostic>) {
-    parse_with_loader(name, text, opts, sources, &mut preprocess::FsLoader::new(opts.sandbox.clone()))
+    parse_with_loader(name, text, opts, sources, &mut preprocess::FsLoader::new(opts.sandbox.as_deref()))
 }
 
 /// [`parse_source`] with include files read through `loader`.
@@ -160,7 +162,7 @@ impl std::error::Error for CompileError {}
 /// tokens themselves are in doubt, and only those errors and the syntax errors are given.
 pub fn compile(name: &str, text: &str, opts: &FrontOptions) -> Result<Compiled, CompileError> {
     let mut sources = SourceMap::default();
-    let mut loader = preprocess::FsLoader::new(opts.sandbox.clone());
+    let mut loader = preprocess::FsLoader::new(opts.sandbox.as_deref());
     let (program, mut diags, pre_errors) = front(name, text, opts, &mut sources, &mut loader);
     let mut module = None;
     if !pre_errors {

@@ -339,8 +339,8 @@ fn data(a: &Analysis, header: &RunHeader, n: u32, end: Ticks, pass: Pass) -> Str
             })
             .collect()
     };
-    let waits: Vec<[u64; 2]> =
-        a.lines.waits.iter().filter(|(_, w)| w.0 > 0).map(|(&l, &(w, _))| [u64::from(l), w]).collect();
+    let waits: Vec<[u128; 2]> =
+        a.lines.waits.iter().filter(|(_, w)| w.0 > 0).map(|(&l, &(w, _))| [u128::from(l), w]).collect();
     let small = json!({
         "version": 2,
         "tpu": header.ticks_per_unit.max(1),

@@ -11,8 +11,8 @@
 //! number (a map for implausibly large numbers from damaged input). Depends only on
 //! [`crate::trace`].
 use super::table::{table_csv, table_json, Cell};
-use crate::time::format_time;
-use crate::time::Ticks;
+use crate::time::{format_time, format_total};
+use crate::time::{Ticks, Total};
 use crate::trace::{BusyClass, Event, ProcState, Reason};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -38,8 +38,8 @@ pub struct LineCost {
 
 impl LineCost {
     /// Work + overhead.
-    pub fn total(&self) -> Ticks {
-        self.work + self.overhead
+    pub fn total(&self) -> Total {
+        Total::from(self.work) + Total::from(self.overhead)
     }
 }
 
@@ -49,12 +49,13 @@ pub struct LineProfile {
     /// Every line with busy time, in line order.
     pub lines: Vec<LineCost>,
     /// Total busy ticks over all lines.
-    pub total: Ticks,
+    pub total: Total,
     /// Per line with any, `(wait, communication)` ticks: the time processes waited
     /// there (a receive from its call to its completion, a remote read, a lock, a join
     /// or a delay: the line the process last ran) and the latency of the messages sent
     /// there (channel messages and remote memory traffic, from the send to the arrival).
-    pub waits: BTreeMap<u32, (Ticks, Ticks)>,
+    /// Summed over processes and messages, so wider than one process's time.
+    pub waits: BTreeMap<u32, (Total, Total)>,
     /// The source text's lines, trimmed (for aligning two versions).
     pub source: Vec<String>,
 }
@@ -77,7 +78,7 @@ impl LineProfile {
     }
 
     /// The cost of the most expensive line (0 without lines).
-    pub fn max(&self) -> Ticks {
+    pub fn max(&self) -> Total {
         self.lines.iter().map(LineCost::total).max().unwrap_or(0)
     }
 
@@ -101,13 +102,13 @@ impl LineProfile {
 
 /// The bar of `l` on a scale where `max` ticks fill `width` characters (`#` work, `+`
 /// overhead, spaces to `width`): one scale serves two runs side by side.
-pub fn bar_on(l: &LineCost, max: Ticks, width: usize) -> String {
+pub fn bar_on(l: &LineCost, max: Total, width: usize) -> String {
     if max == 0 {
         return " ".repeat(width);
     }
-    let cells = |t: Ticks| ((t as u128 * width as u128 + max as u128 / 2) / max as u128) as usize;
+    let cells = |t: Total| ((t * width as u128 + max / 2) / max) as usize;
     let all = cells(l.total()).min(width);
-    let work = cells(l.work).min(all);
+    let work = cells(Total::from(l.work)).min(all);
     format!("{}{}{}", "#".repeat(work), "+".repeat(all - work), " ".repeat(width - all))
 }
 
@@ -122,19 +123,19 @@ pub struct LineChange<'a> {
     pub base: Option<&'a LineCost>,
     pub new: Option<&'a LineCost>,
     /// `(wait, communication)` ticks in the base and in the new run.
-    pub base_waits: (Ticks, Ticks),
-    pub new_waits: (Ticks, Ticks),
+    pub base_waits: (Total, Total),
+    pub new_waits: (Total, Total),
     pub text: &'a str,
 }
 
 impl LineChange<'_> {
-    fn cost(l: Option<&LineCost>) -> Ticks {
+    fn cost(l: Option<&LineCost>) -> Total {
         l.map_or(0, LineCost::total)
     }
 
     /// new − base busy time, in ticks.
     pub fn change(&self) -> i128 {
-        i128::from(Self::cost(self.new)) - i128::from(Self::cost(self.base))
+        Self::cost(self.new) as i128 - Self::cost(self.base) as i128
     }
 
     /// The change in percent of the base cost (`None` when the base had none).
@@ -282,7 +283,7 @@ pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
         "Cost per source line, base and new on one scale ({PAIR_BAR} characters = {}; # work, + overhead); \
          lines aligned by content (-N: line N of the base only); wait and comm: time waited at the line and \
          latency of the messages it sent",
-        format_time(max)
+        format_total(max)
     );
     let _ = writeln!(
         o,
@@ -311,33 +312,33 @@ pub fn changes_text(base: &LineProfile, new: &LineProfile) -> String {
                 (None, Some(b)) => format!("-{}", base.label(b)),
                 (None, None) => "?".into(),
             },
-            format_time(LineChange::cost(r.base)),
-            format_time(LineChange::cost(r.new)),
+            format_total(LineChange::cost(r.base)),
+            format_total(LineChange::cost(r.new)),
             plus(r.change()),
             pct,
-            format_time(r.base_waits.0),
-            format_time(r.new_waits.0),
-            format_time(r.base_waits.1),
-            format_time(r.new_waits.1),
+            format_total(r.base_waits.0),
+            format_total(r.new_waits.0),
+            format_total(r.base_waits.1),
+            format_total(r.new_waits.1),
             bar_on(r.base.unwrap_or(&empty), max, PAIR_BAR),
             bar_on(r.new.unwrap_or(&empty), max, PAIR_BAR),
             r.text()
         );
     }
-    let total = i128::from(new.total) - i128::from(base.total);
-    let sum = |p: &LineProfile, k: usize| p.waits.values().map(|w| if k == 0 { w.0 } else { w.1 }).sum::<Ticks>();
+    let total = new.total as i128 - base.total as i128;
+    let sum = |p: &LineProfile, k: usize| p.waits.values().map(|w| if k == 0 { w.0 } else { w.1 }).sum::<Total>();
     let _ = writeln!(
         o,
         "  {:>6}  {:>10}  {:>10}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}  {:>10}",
         "all",
-        format_time(base.total),
-        format_time(new.total),
+        format_total(base.total),
+        format_total(new.total),
         plus(total),
         "",
-        format_time(sum(base, 0)),
-        format_time(sum(new, 0)),
-        format_time(sum(base, 1)),
-        format_time(sum(new, 1))
+        format_total(sum(base, 0)),
+        format_total(sum(new, 0)),
+        format_total(sum(base, 1)),
+        format_total(sum(new, 1))
     );
     o
 }
@@ -371,14 +372,14 @@ fn change_cells(r: &LineChange) -> [Cell; 11] {
     [
         line(r.base_line),
         line(r.new_line),
-        Cell::Num(format_time(LineChange::cost(r.base))),
-        Cell::Num(format_time(LineChange::cost(r.new))),
+        Cell::Num(format_total(LineChange::cost(r.base))),
+        Cell::Num(format_total(LineChange::cost(r.new))),
         Cell::Num(crate::time::format_signed(r.change())),
         r.change_percent().map_or(Cell::Null, |p| Cell::Num(format!("{p:.4}"))),
-        Cell::Num(format_time(r.base_waits.0)),
-        Cell::Num(format_time(r.new_waits.0)),
-        Cell::Num(format_time(r.base_waits.1)),
-        Cell::Num(format_time(r.new_waits.1)),
+        Cell::Num(format_total(r.base_waits.0)),
+        Cell::Num(format_total(r.new_waits.0)),
+        Cell::Num(format_total(r.base_waits.1)),
+        Cell::Num(format_total(r.new_waits.1)),
         Cell::Text(r.text().to_string()),
     ]
 }
@@ -434,7 +435,7 @@ pub struct LineBuilder {
     totals: Counts,
     has_totals: bool,
     /// Per line, wait and communication ticks ([`LineProfile::waits`]).
-    waits: BTreeMap<u32, (Ticks, Ticks)>,
+    waits: BTreeMap<u32, (Total, Total)>,
     /// Per process in a receive: the line it was called on and when.
     called: BTreeMap<u32, (u32, Ticks)>,
     /// Per process: the line its latest busy interval ended on, and since when it has
@@ -469,14 +470,14 @@ impl LineBuilder {
             }
             Event::RecvDone { time, pid, .. } => {
                 if let Some((line, since)) = self.called.remove(&pid) {
-                    self.waits.entry(line).or_default().0 += time.saturating_sub(since);
+                    self.waits.entry(line).or_default().0 += Total::from(time.saturating_sub(since));
                 }
             }
             Event::State { time, pid, state, reason } => match state {
                 ProcState::Running => {
                     if let Some(since) = self.suspended.remove(&pid) {
                         let line = self.last_line.get(&pid).copied().unwrap_or(0);
-                        self.waits.entry(line).or_default().0 += time.saturating_sub(since);
+                        self.waits.entry(line).or_default().0 += Total::from(time.saturating_sub(since));
                     }
                 }
                 ProcState::Blocked | ProcState::Delayed if !matches!(reason, Reason::Channel { .. }) => {
@@ -493,7 +494,7 @@ impl LineBuilder {
             }
             Event::MsgArrive { time, msg, .. } => {
                 if let Some((line, t0)) = self.sent.remove(&msg) {
-                    self.waits.entry(line).or_default().1 += time.saturating_sub(t0);
+                    self.waits.entry(line).or_default().1 += Total::from(time.saturating_sub(t0));
                 }
             }
             _ => {}
@@ -510,7 +511,7 @@ impl LineBuilder {
         let lines: Vec<LineCost> = (0u32..)
             .zip(counts.dense)
             .chain(counts.sparse)
-            .filter(|&(_, (w, o))| w + o > 0)
+            .filter(|&(_, (w, o))| w > 0 || o > 0)
             .map(|(line, (work, overhead))| LineCost { line, work, overhead, text: quote(line) })
             .collect();
         let total = lines.iter().map(LineCost::total).sum();
@@ -542,7 +543,7 @@ pub fn text(p: &LineProfile, top: Option<usize>) -> String {
     for l in shown {
         let share = if p.total > 0 { 100.0 * l.total() as f64 / p.total as f64 } else { 0.0 };
         let line = p.label(l.line);
-        let row = format!("  {line:>5} {:>12} {share:6.2} % |{}| {}", format_time(l.total()), p.bar(l), l.text);
+        let row = format!("  {line:>5} {:>12} {share:6.2} % |{}| {}", format_total(l.total()), p.bar(l), l.text);
         let _ = writeln!(o, "{}", row.trim_end());
     }
     o
@@ -552,10 +553,10 @@ pub fn text(p: &LineProfile, top: Option<usize>) -> String {
 const COLUMNS: [&str; 7] = ["line", "time", "work", "overhead", "share", "relative", "text"];
 
 /// One line's cells; `relative` is the bar's share of the most expensive line in percent.
-fn cells(p: &LineProfile, max: Ticks, l: &LineCost) -> [Cell; 7] {
+fn cells(p: &LineProfile, max: Total, l: &LineCost) -> [Cell; 7] {
     [
         Cell::Num(l.line.to_string()),
-        Cell::Num(format_time(l.total())),
+        Cell::Num(format_total(l.total())),
         Cell::Num(format_time(l.work)),
         Cell::Num(format_time(l.overhead)),
         Cell::Num(format!("{:.4}", pct(l.total(), p.total))),
@@ -576,7 +577,7 @@ pub fn csv(p: &LineProfile, top: Option<usize>) -> String {
     table_csv(&COLUMNS, p.top(top).into_iter().map(|l| cells(p, max, l)))
 }
 
-fn pct(a: Ticks, b: Ticks) -> f64 {
+fn pct(a: Total, b: Total) -> f64 {
     if b == 0 {
         0.0
     } else {

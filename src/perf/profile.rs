@@ -42,7 +42,12 @@ impl Profile {
     /// done while exactly one processor was busy, over all computation (busy time summed
     /// over processors); `None` without busy time.
     pub fn serial_fraction(&self) -> Option<f64> {
-        let work: Ticks = self.concurrency.iter().enumerate().map(|(k, &t)| k as Ticks * t).sum();
+        let work: crate::time::Total = self
+            .concurrency
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| k as crate::time::Total * crate::time::Total::from(t))
+            .sum();
         let alone = self.concurrency.get(1).copied().unwrap_or(0);
         (work > 0).then(|| alone as f64 / work as f64)
     }

@@ -5,8 +5,8 @@
 use super::graph::{group_weights, CriticalPath, EdgeKind, Segment};
 use super::table::{number, rounded, JSON_SCHEMA_VERSION};
 use super::Analysis;
-use crate::time::format_time;
 use crate::time::Ticks;
+use crate::time::{format_time, format_total, Total};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write;
@@ -141,7 +141,7 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
             let _ = writeln!(
                 o,
                 "Granularity (computation : communication) = {} : ({} messages + {} remote memory) = {g:.4}",
-                format_time(s.total_busy_ticks()),
+                format_total(s.total_busy_ticks()),
                 format_time(s.total_latency_ticks),
                 format_time(s.remote_latency_ticks)
             );
@@ -150,13 +150,13 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
             let _ = writeln!(
                 o,
                 "Granularity (computation : communication) = {} : {} = {g:.4}",
-                format_time(s.total_busy_ticks()),
+                format_total(s.total_busy_ticks()),
                 format_time(s.total_latency_ticks)
             );
         }
         None => {
             let _ =
-                writeln!(o, "Granularity (computation : communication) = {} : 0", format_time(s.total_busy_ticks()));
+                writeln!(o, "Granularity (computation : communication) = {} : 0", format_total(s.total_busy_ticks()));
         }
     }
     let n = a.critical.processors;
@@ -232,13 +232,14 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
 fn states_text(a: &Analysis) -> String {
     use crate::trace::states::PState;
     let mut o = String::new();
-    let mut total = [0 as Ticks; 7];
+    // Summed over processors: wider than one processor's time.
+    let mut total = [0 as Total; 7];
     for (_, t) in &a.states {
         for (k, x) in t.iter().enumerate() {
-            total[k] += x;
+            total[k] += Total::from(*x);
         }
     }
-    let all: Ticks = total.iter().sum();
+    let all: Total = total.iter().sum();
     if all == 0 {
         return o;
     }
@@ -254,7 +255,7 @@ fn states_text(a: &Analysis) -> String {
                 "  {:<26} {:6.2} %  {}",
                 st.name(),
                 share(total[k] as f64, all as f64),
-                format_time(total[k])
+                format_total(total[k])
             );
         }
     }

@@ -64,8 +64,8 @@ impl Summary {
     }
 
     /// Total busy ticks over all processors (seed 003's total computation time Σ Cᵢ).
-    pub fn total_busy_ticks(&self) -> Ticks {
-        self.busy.iter().map(|&(_, b)| b).sum()
+    pub fn total_busy_ticks(&self) -> crate::time::Total {
+        self.busy.iter().map(|&(_, b)| crate::time::Total::from(b)).sum()
     }
 
     /// The degree of parallelism over the run, seed 003 §3.3: P = Σ U_cpu,i / n, the mean

@@ -408,6 +408,10 @@ pub struct Simulator<'m> {
     /// The processes and the processors' run queues ([`process::ProcessTable`]).
     pt: process::ProcessTable,
     busy: Vec<Ticks>,
+    /// The busy time summed over processors (work and overhead): it bounds every sum of
+    /// busy time (a line's cost over all processes, the analysis's totals), and past
+    /// [`crate::time::MAX_TIME`] the run stops with [`Limit::Work`].
+    busy_sum: Ticks,
     used: Vec<bool>,
     pclock: Vec<Ticks>,
     /// The channel elements, spinlock queues and messages not yet received
@@ -417,6 +421,9 @@ pub struct Simulator<'m> {
     ranks: mpi::Ranks,
     rng: Rng,
     files: Vec<Option<FileSlot>>,
+    /// Bytes the program has written (standard output, standard error and its files),
+    /// bounded by [`SimConfig::max_output`].
+    output_bytes: u64,
     /// `stdin`'s end-of-file and error indicators and pushed-back character.
     stdin_ind: Indicators,
     /// The address of each environment variable's string `getenv` has returned.
@@ -712,12 +719,14 @@ impl<'m> Simulator<'m> {
             io,
             pt: process::ProcessTable::new(npp),
             busy: vec![0; npp],
+            busy_sum: 0,
             used: vec![false; npp],
             pclock: vec![0; npp],
             ch: channels::Channels::new(module, cfg.ranks.max(1)),
             ranks: mpi::Ranks::default(),
             rng: Rng::new(cfg.seed),
             files: Vec::new(),
+            output_bytes: 0,
             stdin_ind: Indicators::default(),
             env_strings: HashMap::new(),
             heap: BTreeMap::new(),
@@ -1009,6 +1018,7 @@ impl<'m> Simulator<'m> {
         }
         p.clock += t;
         self.busy[p.pproc as usize] += t;
+        self.busy_sum = self.busy_sum.saturating_add(t);
         if let Some(x) = self.pc_ticks.get_mut(Self::line_pc(&self.lib_pc, p, p.pc.wrapping_sub(1))) {
             *x += t;
         }
@@ -1029,6 +1039,7 @@ impl<'m> Simulator<'m> {
             let (dt, ds) = (ticks[o].saturating_mul(n), seq[o].saturating_mul(n));
             p.clock += dt;
             self.busy[pp] += dt;
+            self.busy_sum = self.busy_sum.saturating_add(dt);
             self.stats.seq_ticks = self.stats.seq_ticks.saturating_add(ds);
             if let Some(t) = self.pc_ticks.get_mut(Self::line_pc(&self.lib_pc, p, p.pc)) {
                 *t += dt;

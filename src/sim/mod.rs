@@ -172,6 +172,10 @@ pub struct SimConfig {
     /// Most words in those messages at once (a flood of large structs exhausts host
     /// memory long before the count limit).
     pub max_message_words: u64,
+    /// Most bytes the program may write (standard output, standard error and its files
+    /// together); the write that would pass it is cut there and the run stops with
+    /// [`Limit::ProgramOutput`].
+    pub max_output: u64,
     /// Most frame words of one process (beyond: stack overflow).
     pub max_stack_words: u32,
     /// Smallest frame segment allocated for a process, in words.
@@ -196,8 +200,9 @@ pub struct SimConfig {
     /// Watched from outside while the run goes on: progress for a display, and a flag
     /// that ends the run at the next quantum boundary ([`Limit::Interrupted`]).
     pub watch: Option<std::sync::Arc<Watch>>,
-    /// `cpss --sandbox DIR`, resolved: the program's `fopen` reaches only files inside
-    /// it (others are a runtime error); `None`: any file the user may open.
+    /// The sandbox folder, resolved (`cpss`: the working folder, or `--sandbox DIR`): the
+    /// program's `fopen` reaches only files inside it (others are a runtime error);
+    /// `None` (`cpss --trust`, the library's default): any file the user may open.
     pub sandbox: Option<std::path::PathBuf>,
     /// `cpss --phase-mapping`: when a probe with this label (or the `#N`-th probe of the
     /// run) runs, later processes are placed by this mapping table.
@@ -254,6 +259,7 @@ impl Default for SimConfig {
             max_messages: 1 << 22,
             // 16 bytes each: 2^25 words stay near 512 MB.
             max_message_words: 1 << 25,
+            max_output: u64::MAX,
             max_stack_words: 1 << 22,
             segment_words: 1024,
             queue_index_at: 32,
@@ -335,7 +341,9 @@ pub enum RuntimeError {
     BadFile { handle: i64 },
     #[error("{function} writes {words} words at address {addr}, past the end of its object ({room} words from there)")]
     Overflow { function: &'static str, addr: i64, words: u64, room: u64 },
-    #[error("fopen of `{path}`, which is outside the sandbox {root} (cpss --sandbox)")]
+    #[error(
+        "fopen of `{path}`, which is outside the sandbox {root} (the working folder unless --sandbox DIR; --trust lifts it)"
+    )]
     Sandbox { path: String, root: String },
     #[error("output error: {message}")]
     Output { kind: std::io::ErrorKind, message: String },
@@ -393,12 +401,15 @@ pub enum Limit {
     Interrupted,
     /// The clock would pass [`crate::time::MAX_TIME`].
     Clock,
-    /// The sequential time (every processor's work summed) would pass
-    /// [`crate::time::MAX_TIME`]: the speedup could not be computed.
+    /// The sequential time (every processor's work summed), or the busy time summed over
+    /// processors (work and overhead), would pass [`crate::time::MAX_TIME`]: the speedup
+    /// or a line's cost could not be computed.
     Work,
     /// The host refused the memory pool's growth (a `ulimit -v` below what the pool
     /// needs); `--max-memory` bounds the pool.
     HostMemory,
+    /// The program wrote more than [`SimConfig::max_output`] bytes.
+    ProgramOutput,
     /// The observer's output failed ([`Observer::failed`]): the run record could not be
     /// written.
     Output,
@@ -416,12 +427,15 @@ impl std::fmt::Display for Limit {
             Limit::Interrupted => "interrupted",
             Limit::Clock => "simulated time exceeds 4611686018427387 units, the clock's range",
             Limit::Work => {
-                "the sequential time (every processor's work summed) exceeds 4611686018427387 units, the clock's range"
+                "the sequential time (every processor's work summed), or the busy time summed over processors (work and overhead), exceeds 4611686018427387 units, the clock's range"
             }
             Limit::HostMemory => {
                 "the host refused memory for the memory pool (a limit such as `ulimit -v`, or the machine's memory is used up): give a smaller --max-memory or raise the limit"
             }
             Limit::Output => "the run record could not be written",
+            Limit::ProgramOutput => {
+                "the program's output (standard output, standard error and its files) passed --max-output bytes (unbounded printing? --max-output none or --trust lifts the cap)"
+            }
         })
     }
 }

@@ -194,6 +194,18 @@ pub const PARAMS: &[Param<RunOptions>] = &[
         apply: |o, v| o.max_messages = Some(lifted(v, u64::MAX)),
         read: |o| limit_value(o.max_messages.unwrap_or(super::SimConfig::default().max_messages), u64::MAX),
     },
+    Param {
+        info: Info {
+            name: "max-output",
+            kind: Kind::OrNone(&Kind::Whole { min: 0, max: u64::MAX, unit: "bytes" }),
+            default: "67108864",
+            doc: "stop with exit status 3 when the program has written this many bytes (standard output, standard error and its files together; the write that passes it is cut there); cpss --trust makes the default none",
+            models: "all",
+            at_stop: false,
+        },
+        apply: |o, v| o.max_output = Some(lifted(v, u64::MAX)),
+        read: |o| limit_value(o.max_output.unwrap_or(super::setup::DEFAULT_MAX_OUTPUT), u64::MAX),
+    },
 ];
 
 /// Every parameter of a run, the network's first, in the order `cpss --list-params`

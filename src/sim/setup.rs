@@ -22,6 +22,11 @@ use crate::topo::{resolve_mapping, MapError, MapFile, Mapping, TopoError, Topolo
 use crate::vcode::Module;
 use std::sync::Arc;
 
+/// The default of `--max-output` (64 MiB): far above what a program prints to be read,
+/// far below a full disk. The library's own default ([`SimConfig::max_output`]) is no
+/// cap; a tool's run gets this one unless `--trust`.
+pub const DEFAULT_MAX_OUTPUT: u64 = 64 << 20;
+
 /// What the user chose; `None` means "the program's declaration, else the default".
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
@@ -55,6 +60,7 @@ pub struct RunOptions {
     pub max_procs: Option<u32>,
     pub max_memory: Option<u32>,
     pub max_messages: Option<u64>,
+    pub max_output: Option<u64>,
     pub alarm: Option<Ticks>,
     pub profile_step: Option<Ticks>,
     /// `--machine`: a parsed machine description (shared by the runs of a sweep).
@@ -64,7 +70,7 @@ pub struct RunOptions {
     pub topology_id: Option<i64>,
     /// `--phase-mapping KEY=MAPPING`: (probe label or `#N`, mapping), in the order given.
     pub phase_mappings: Vec<(String, String)>,
-    /// `--sandbox DIR`, resolved ([`SimConfig::sandbox`]).
+    /// The sandbox folder, resolved ([`SimConfig::sandbox`]).
     pub sandbox: Option<std::path::PathBuf>,
     /// `--scale-costs`: factor on every instruction cost (default 1).
     pub scale_costs: Option<f64>,
@@ -464,6 +470,7 @@ pub fn setup(module: &Module, opts: &RunOptions) -> Result<Setup, SetupError> {
         max_procs: opts.max_procs.unwrap_or(defaults.max_procs),
         max_memory: opts.max_memory.unwrap_or(defaults.max_memory),
         max_messages: opts.max_messages.unwrap_or(defaults.max_messages),
+        max_output: opts.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
         alarm: opts.alarm,
         profile_step: opts.profile_step,
         sandbox: opts.sandbox.clone(),

@@ -39,11 +39,20 @@ pub fn parse_time(s: &str) -> Result<Ticks, String> {
     Ok((v * TICKS_PER_UNIT as f64).round() as Ticks)
 }
 
+/// A sum of times over processors or processes (idle time, a line's waits): wider than
+/// [`Ticks`], since 2^24 processors idle for 2^62 ticks pass any 64-bit count.
+pub type Total = u128;
+
 /// Renders ticks as time units: `1234`, or `12.5` when there is a fraction. Every time
-/// the tools print is written by this function or by the three below.
+/// the tools print is written by this function, [`format_total`] or the three below.
 pub fn format_time(t: Ticks) -> String {
-    let whole = t / TICKS_PER_UNIT;
-    let frac = t % TICKS_PER_UNIT;
+    format_total(Total::from(t))
+}
+
+/// [`format_time`] of a [`Total`].
+pub fn format_total(t: Total) -> String {
+    let whole = t / Total::from(TICKS_PER_UNIT);
+    let frac = t % Total::from(TICKS_PER_UNIT);
     if frac == 0 {
         whole.to_string()
     } else {

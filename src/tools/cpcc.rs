@@ -29,10 +29,13 @@ pub struct Args {
     /// What to produce: a .cod file or the listing (`-S` is `--emit listing`).
     #[arg(long, value_enum, value_name = "KIND")]
     emit: Option<Emit>,
-    /// Read include files only from inside DIR (paths resolved, links followed); others
-    /// are refused with an error (for graders compiling students' programs).
-    #[arg(long, value_name = "DIR")]
+    /// Read include files only from inside DIR (paths resolved, links followed), not
+    /// from the default folders (the source's, -I and $CPPE folders); others are refused.
+    #[arg(long, value_name = "DIR", conflicts_with = "trust")]
     sandbox: Option<PathBuf>,
+    /// Lift the sandbox: an #include may read any file the user can read.
+    #[arg(long)]
+    trust: bool,
     /// Show at most N errors (0: all); "did you mean" notes are looked for only
     /// within them.
     #[arg(long, value_name = "N", default_value_t = 20)]
@@ -73,12 +76,27 @@ fn run(args: &Args) -> Result<i32> {
         let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
         usage!("{}:{line}: the source is not UTF-8 text", input.name)
     })?;
+    let env_dirs = std::env::var("CPPE").map(|v| cli::split_search_path(&v)).unwrap_or_default();
+    // The sandbox: the folders an include may come from (the search path itself, unless
+    // `--sandbox` names one or `--trust` lifts it). A source on standard input sits in
+    // the working folder.
+    let sandbox = match (&args.sandbox, args.trust) {
+        (_, true) => None,
+        (Some(d), false) => Some(vec![d.clone()]),
+        (None, false) => {
+            let here = input.path.as_deref().and_then(std::path::Path::parent).filter(|d| !d.as_os_str().is_empty());
+            let mut dirs = vec![here.map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf)];
+            dirs.extend(args.include.iter().cloned());
+            dirs.extend(env_dirs.iter().cloned());
+            Some(dirs)
+        }
+    };
     let opts = FrontOptions {
         include_dirs: args.include.clone(),
-        env_dirs: std::env::var("CPPE").map(|v| cli::split_search_path(&v)).unwrap_or_default(),
+        env_dirs,
         // cpcc exits once the module is written.
         leak_syntax_tree: true,
-        sandbox: args.sandbox.clone(),
+        sandbox,
         error_limit: (args.error_limit > 0).then_some(args.error_limit),
     };
     let compiled = match lang::compile(&input.name, &text, &opts) {

@@ -128,9 +128,13 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = TranscriptFormat::Text)]
     transcript: TranscriptFormat,
     /// Let the program's fopen reach only files inside DIR (paths resolved, links
-    /// followed); others are a runtime error (for graders running students' programs).
-    #[arg(long, value_name = "DIR")]
+    /// followed) instead of the working folder; others are a runtime error.
+    #[arg(long, value_name = "DIR", conflicts_with = "trust")]
     sandbox: Option<PathBuf>,
+    /// Lift the sandbox: the program's fopen reaches any file the user may open, and
+    /// --max-output is none unless given.
+    #[arg(long)]
+    trust: bool,
     /// Read long options from a TOML file (`link-delay = 5`; man page, CONFIGURATION);
     /// the command line overrides it.
     #[arg(long, value_name = "FILE")]
@@ -168,7 +172,10 @@ enum ListFormat {
 }
 
 /// Options a configuration may not hold.
-const NOT_CONFIGURABLE: &[&str] = &["completions", "config", "no-config", "config-from", "list-params", "format"];
+/// A configuration cannot lift or move the sandbox: `./cppe.toml` may come with the
+/// program.
+const NOT_CONFIGURABLE: &[&str] =
+    &["completions", "config", "no-config", "config-from", "list-params", "format", "trust", "sandbox"];
 /// Options left out of the run record's configuration: where output goes and how the
 /// host works, not what is simulated.
 const NOT_RECORDED: &[&str] = &[
@@ -187,6 +194,8 @@ const NOT_RECORDED: &[&str] = &[
     "runs",
     "sweep",
     "exit-status",
+    "trust",
+    "sandbox",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -324,8 +333,19 @@ fn run_options(args: &Args) -> Result<RunOptions> {
     for g in &args.scale_group {
         opts.set("scale-group", g)?;
     }
-    if let Some(d) = &args.sandbox {
-        opts.sandbox = Some(std::fs::canonicalize(d).with_context(|| format!("--sandbox {}", d.display()))?);
+    // The sandbox: the working folder unless `--sandbox DIR` moves it or `--trust` lifts
+    // it (with the output cap, unless `--max-output` is given).
+    opts.sandbox = match (&args.sandbox, args.trust) {
+        (_, true) => None,
+        (Some(d), false) => Some(std::fs::canonicalize(d).with_context(|| format!("--sandbox {}", d.display()))?),
+        (None, false) => Some(
+            std::env::current_dir()
+                .and_then(std::fs::canonicalize)
+                .context("the working folder (the default sandbox)")?,
+        ),
+    };
+    if args.trust && opts.max_output.is_none() {
+        opts.max_output = Some(u64::MAX);
     }
     opts.net.validate()?;
     Ok(opts)

@@ -1013,7 +1013,11 @@ fn the_sequential_time_never_wraps() {
     let out = run("2000");
     no_panic(&out);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("the sequential time (every processor's work summed) exceeds"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the sequential time (every processor's work summed), or the busy"),
+        "{}",
+        stderr(&out)
+    );
     let out = run("200");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -1287,4 +1291,141 @@ fn inconsistent_text_traces_are_refused_with_the_line() {
         assert!(stderr(&out).contains(&format!("cpperf: error: {name}: line ")), "{name}: {}", stderr(&out));
         assert!(stderr(&out).contains(says), "{name}: {}", stderr(&out));
     }
+}
+
+/// The sandbox by default (issue: graders' safety). cpcc reads an include only from the
+/// source's folder (and below), `-I` and `$CPPE` folders: `/proc/self/environ` and
+/// `../up.h` are refused naming the file and echoing none of it, `inc/h.h` below the
+/// source is read, `-I ..` admits `../up.h`, `--trust` admits any file but still refuses
+/// one holding a NUL byte. cpss lets `fopen` reach the working folder only (`../out.txt`
+/// is a runtime error, exit 1, unless `--trust`), cuts the program's output at
+/// `--max-output` (exactly 1000 bytes written, then exit 3 naming the flag), and no
+/// configuration file may give `--trust`.
+#[cfg(unix)]
+#[test]
+fn the_sandbox_is_the_default_and_trust_lifts_it() {
+    let dir = tempdir("harden-default-sandbox");
+    let p = dir.join("prog");
+    std::fs::create_dir_all(p.join("inc")).unwrap();
+    std::fs::write(dir.join("up.h"), "#define UP 7\n").unwrap();
+    std::fs::write(p.join("inc/h.h"), "#define H 5\n").unwrap();
+    let src = |name: &str, include: &str| {
+        std::fs::write(p.join(name), format!("#include \"{include}\"\nint main() {{ return 0; }}\n")).unwrap();
+    };
+    src("env.c", "/proc/self/environ");
+    src("up.c", "../up.h");
+    src("h.c", "inc/h.h");
+    for (file, flags, code, says) in [
+        ("env.c", &[][..], 2, "`/proc/self/environ` is outside the sandbox"),
+        ("env.c", &["--trust"][..], 2, "`/proc/self/environ` is not C source text (a NUL byte on its line 1)"),
+        ("up.c", &[][..], 2, "is outside the sandbox"),
+        ("up.c", &["-I", ".."][..], 0, ""),
+        ("up.c", &["--trust"][..], 0, ""),
+        ("h.c", &[][..], 0, ""),
+    ] {
+        let mut args = flags.to_vec();
+        args.extend(["-o", "x.cod", file]);
+        let out = run_in(&p, "cpcc", &args, b"");
+        assert_eq!(out.status.code(), Some(code), "{file} {flags:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{file} {flags:?}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("PATH="), "no environment echoed: {}", stderr(&out));
+        no_panic(&out);
+    }
+    std::fs::write(
+        p.join("w.c"),
+        "#include <stdio.h>\nint main() {\n    FILE *f;\n    f = fopen(\"here.txt\", \"w\");\n    fprintf(f, \"in\\n\");\n    fclose(f);\n    f = fopen(\"../out.txt\", \"w\");\n    fprintf(f, \"out\\n\");\n    fclose(f);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let out = run_in(&p, "cpcc", &["w.c"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_in(&p, "cpss", &["w.cod", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("w.c:7): fopen of `../out.txt`, which is outside the sandbox"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(p.join("here.txt")).unwrap(), "in\n");
+    assert!(!dir.join("out.txt").exists());
+    let out = run_in(&p, "cpss", &["w.cod", "--stats", "none", "--trust"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(dir.join("out.txt")).unwrap(), "out\n");
+    // A configuration that comes with the program cannot lift it.
+    std::fs::write(p.join("cppe.toml"), "trust = true\n").unwrap();
+    let out = run_in(&p, "cpss", &["w.cod", "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cppe.toml:1: `trust` cannot be given in a configuration"), "{}", stderr(&out));
+    std::fs::remove_file(p.join("cppe.toml")).unwrap();
+    // The output cap: 7 bytes a line, cut at exactly 1000 bytes.
+    std::fs::write(
+        p.join("loud.c"),
+        "#include <stdio.h>\nint main() {\n    while (1) printf(\"012345\\n\");\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let out = run_in(&p, "cpcc", &["loud.c"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run_in(&p, "cpss", &["loud.cod", "--max-output", "1000"], b"");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(out.stdout.len(), 1000);
+    assert!(stderr(&out).contains("passed --max-output bytes"), "{}", stderr(&out));
+    // The default cap is --list-params's 67108864 bytes; --trust makes it none, which a
+    // step limit shows: the same loop then stops at --max-steps (exit 3) having written
+    // more than a --max-output of 1000 would allow.
+    let out = run_in(&p, "cpss", &["--list-params"], b"");
+    let row = String::from_utf8_lossy(&out.stdout).lines().find(|l| l.starts_with("max-output")).unwrap().to_string();
+    assert!(row.contains(" bytes ") && row.contains(" 67108864 "), "{row}");
+    let out = run_in(&p, "cpss", &["loud.cod", "--trust", "--max-steps", "20000"], b"");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--max-steps"), "{}", stderr(&out));
+    assert!(out.stdout.len() > 1000, "{}", out.stdout.len());
+}
+
+/// Time in units as the reports print it (`12`, `3.25`) in ticks, exactly, however large.
+fn units_to_ticks(s: &str) -> u128 {
+    let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
+    whole.parse::<u128>().unwrap() * 1000 + format!("{frac:0<3}").parse::<u128>().unwrap()
+}
+
+/// Sums over processors pass 2^64 ticks (1.8 * 10^16 units) well inside the clock's
+/// range. Busy time summed over processors is bounded like the sequential time: 32
+/// processes each sending once with a send overhead of 10^15 units make 3.2 * 10^16
+/// units of busy time, and the run stops with the limit named (exit 3) where the
+/// analysis printed "running 156.51 %". Idle time is not bounded by the simulator and is
+/// summed without overflow: when process 0 alone sends, the other 31 processors idle for
+/// about 3.1 * 10^16 units, and running + waiting + idle is exactly 32 times the parallel
+/// time (each processor is in one state at every moment), where a 64-bit sum had wrapped.
+#[test]
+fn sums_over_processors_never_wrap() {
+    let dir = tempdir("harden-sum-wrap");
+    let body = |all: bool| {
+        format!(
+            "#define P 32\nchannel int box[P];\nvoid node(int me) {{\n  int x;\n  if ({}) {{ box[me] = me; x = box[me]; }}\n}}\n\
+             void main() {{\n  int i;\n  forall (i from 0 to P - 1) fork [i; box[i]] node(i);\n}}\n",
+            if all { "1" } else { "me == 0" }
+        )
+    };
+    let all = compile_text(&dir, "all", &body(true));
+    let one = compile_text(&dir, "one", &body(false));
+    let flags = ["--topology", "mesh:8x4", "--send-overhead", "1000000000000000"];
+    let mut args = vec![all.to_str().unwrap()];
+    args.extend(flags);
+    let out = run_in(&dir, "cpss", &args, b"");
+    no_panic(&out);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the busy time summed over processors (work and overhead)"), "{}", stderr(&out));
+    let mut args = vec![one.to_str().unwrap(), "-t", "one.cpt"];
+    args.extend(flags);
+    let out = run_in(&dir, "cpss", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let par = units_to_ticks(text.lines().find_map(|l| l.strip_prefix("Parallel Execution Time = ")).unwrap());
+    let out = run_in(&dir, "cpperf", &["one.cpt"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    let states: Vec<u128> = report
+        .lines()
+        .skip_while(|l| !l.starts_with("Processor time by state"))
+        .skip(1)
+        .take_while(|l| l.contains('%'))
+        .map(|l| units_to_ticks(l.split_whitespace().last().unwrap()))
+        .collect();
+    assert_eq!(states.len(), 3, "running, waiting for children, idle: {report}");
+    assert!(states[2] > 1 << 64, "idle passes 2^64 ticks: {states:?}");
+    assert_eq!(states.iter().sum::<u128>(), 32 * par, "{report}");
 }

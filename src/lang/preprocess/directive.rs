@@ -413,6 +413,21 @@ impl Pre<'_> {
             self.error(name_tok.loc, format!("`#include` nested too deeply (limit {MAX_INCLUDE_DEPTH})"));
             return;
         }
+        // A NUL byte is in no C source (a binary, `/proc/self/environ`): refused whole,
+        // with nothing of it echoed.
+        if let Err(text) = &content {
+            if let Some(at) = text.find('\0') {
+                let line = text[..at].matches('\n').count() + 1;
+                self.error(
+                    name_tok.loc,
+                    format!(
+                        "cannot include `{file_name}`: `{}` is not C source text (a NUL byte on its line {line})",
+                        path.display()
+                    ),
+                );
+                return;
+            }
+        }
         let toks = match content {
             Ok(toks) => toks,
             Err(text) => {

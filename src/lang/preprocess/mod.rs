@@ -42,33 +42,37 @@ pub trait IncludeLoader {
 }
 
 /// Reads include files from disk (regular files only, at most [`FsLoader::MAX_BYTES`]),
-/// from inside its sandbox folder only when it has one.
+/// from inside its sandbox folders only when it has them.
 #[derive(Clone, Debug, Default)]
 pub struct FsLoader {
-    /// The sandbox, resolved (`None`: any readable file).
-    root: Option<PathBuf>,
+    /// The sandbox folders, resolved (`None`: any readable file).
+    roots: Option<Vec<PathBuf>>,
 }
 
 impl FsLoader {
     /// Larger files are treated as missing rather than read into memory.
     pub const MAX_BYTES: u64 = 64 << 20;
 
-    /// A loader confined to `sandbox` when given (a folder that cannot be resolved
-    /// confines to nothing: every include file is refused).
-    pub fn new(sandbox: Option<PathBuf>) -> FsLoader {
-        FsLoader {
-            root: sandbox.map(|d| std::fs::canonicalize(&d).unwrap_or_else(|_| PathBuf::from("/nonexistent\0"))),
-        }
+    /// A loader confined to the folders of `sandbox` when given (a folder that cannot be
+    /// resolved admits nothing; an empty list refuses every include file).
+    pub fn new(sandbox: Option<&[PathBuf]>) -> FsLoader {
+        FsLoader { roots: sandbox.map(|dirs| dirs.iter().filter_map(|d| std::fs::canonicalize(d).ok()).collect()) }
     }
 }
 
 impl IncludeLoader for FsLoader {
     fn refused(&self, path: &Path) -> Option<String> {
-        let root = self.root.as_ref()?;
+        let roots = self.roots.as_ref()?;
         // Only an existing file is resolved; a missing one is simply not found.
         let real = std::fs::canonicalize(path).ok()?;
-        (!real.starts_with(root))
-            .then(|| format!("`{}` is outside the sandbox {} (cpcc --sandbox)", path.display(), root.display()))
+        (!roots.iter().any(|r| real.starts_with(r))).then(|| {
+            let folders: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+            format!(
+                "`{}` is outside the sandbox (the folders {}; give -I DIR for another folder, or --trust)",
+                path.display(),
+                folders.join(", ")
+            )
+        })
     }
 
     fn read(&mut self, path: &Path) -> Option<String> {

@@ -531,7 +531,15 @@ impl<'m> Simulator<'m> {
                     Some(a) => self.va_words(pid, a, format::arguments_needed(&fmt))?,
                     None => args,
                 };
-                let out = self.format_text(pid, &fmt, &args)?;
+                let mut out = self.format_text(pid, &fmt, &args)?;
+                // The output cap: the write that would pass it is cut there, and the run
+                // stops once that much is written.
+                let room = self.cfg.max_output.saturating_sub(self.output_bytes);
+                let over = out.len() as u64 > room;
+                if over {
+                    out.truncate(room as usize);
+                }
+                self.output_bytes += out.len() as u64;
                 let res = match file {
                     None | Some(STDOUT_HANDLE) => self.io.stdout.write_all(&out),
                     Some(STDERR_HANDLE) => self.io.stderr.write_all(&out),
@@ -541,6 +549,9 @@ impl<'m> Simulator<'m> {
                     },
                 };
                 res.map_err(|e| self.rt(pid, RuntimeError::Output { kind: e.kind(), message: e.to_string() }))?;
+                if over {
+                    return Err(self.limit(Limit::ProgramOutput));
+                }
                 self.pt.procs[pid as usize].stack.push(Word::Int(out.len() as i32));
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)

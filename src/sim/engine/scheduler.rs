@@ -613,6 +613,7 @@ impl<'m> Simulator<'m> {
                 }
                 p.clock += t;
                 self.busy[pp] += t;
+                self.busy_sum = self.busy_sum.saturating_add(t);
                 if let Some(x) = self.pc_ticks.get_mut(Self::line_pc(&self.lib_pc, p, p.pc)) {
                     *x += t;
                 }
@@ -699,10 +700,12 @@ impl<'m> Simulator<'m> {
                 ctr.calls.clear();
             }
             self.call_marks = std::mem::take(&mut ctr.calls);
-            // The work summed over processors grows faster than any clock: past the
-            // clock's range it is a limit, never a wrapped (wrong) speedup.
+            // The work (and the busy time) summed over processors grows faster than any
+            // clock: past the clock's range it is a limit, never a wrapped (wrong)
+            // speedup or line cost.
             self.stats.seq_ticks = self.stats.seq_ticks.saturating_add(ctr.seq);
-            if self.stats.seq_ticks > crate::time::MAX_TIME {
+            self.busy_sum = self.busy_sum.saturating_add(clock - clock0);
+            if self.stats.seq_ticks > crate::time::MAX_TIME || self.busy_sum > crate::time::MAX_TIME {
                 return Err(self.limit(Limit::Work));
             }
             if args {
