@@ -1298,7 +1298,7 @@ fn inconsistent_text_traces_are_refused_with_the_line() {
 /// `../up.h` are refused naming the file and echoing none of it, `inc/h.h` below the
 /// source is read, `-I ..` admits `../up.h`, `--trust` admits any file but still refuses
 /// one holding a NUL byte. cpss lets `fopen` reach the working folder only (`../out.txt`
-/// is a runtime error, exit 1, unless `--trust`), cuts the program's output at
+/// is a runtime error, exit 1, unless `--trust`; a missing folder gives NULL), cuts the program's output at
 /// `--max-output` (exactly 1000 bytes written, then exit 3 naming the flag), and no
 /// configuration file may give `--trust`.
 #[cfg(unix)]
@@ -1333,14 +1333,16 @@ fn the_sandbox_is_the_default_and_trust_lifts_it() {
     }
     std::fs::write(
         p.join("w.c"),
-        "#include <stdio.h>\nint main() {\n    FILE *f;\n    f = fopen(\"here.txt\", \"w\");\n    fprintf(f, \"in\\n\");\n    fclose(f);\n    f = fopen(\"../out.txt\", \"w\");\n    fprintf(f, \"out\\n\");\n    fclose(f);\n    return 0;\n}\n",
+        "#include <stdio.h>\nint main() {\n    FILE *f;\n    f = fopen(\"here.txt\", \"w\");\n    fprintf(f, \"in\\n\");\n    fclose(f);\n    printf(\"%d\\n\", fopen(\"nodir/x.txt\", \"w\") == NULL);\n    f = fopen(\"../out.txt\", \"w\");\n    fprintf(f, \"out\\n\");\n    fclose(f);\n    return 0;\n}\n",
     )
     .unwrap();
     let out = run_in(&p, "cpcc", &["w.c"], b"");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = run_in(&p, "cpss", &["w.cod", "--stats", "none"], b"");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("w.c:7): fopen of `../out.txt`, which is outside the sandbox"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("w.c:8): fopen of `../out.txt`, which is outside the sandbox"), "{}", stderr(&out));
+    // A folder that does not exist holds no file: fopen returns NULL, as in C.
+    assert_eq!(out.stdout, b"1\n");
     assert_eq!(std::fs::read_to_string(p.join("here.txt")).unwrap(), "in\n");
     assert!(!dir.join("out.txt").exists());
     let out = run_in(&p, "cpss", &["w.cod", "--stats", "none", "--trust"], b"");

@@ -951,20 +951,28 @@ impl<'m> Simulator<'m> {
 
 /// Whether `path` (relative to the working directory) resolves inside the folder `root`
 /// (itself resolved): an existing file through its links, a new one through its folder's.
+/// A path whose folder does not exist is let through: the open fails and `fopen`
+/// returns NULL, as C's does, rather than a sandbox error for a file that cannot be.
 fn inside(root: &std::path::Path, path: &std::path::Path) -> bool {
     // A dangling link would be followed by the open: refused.
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) && std::fs::canonicalize(path).is_err()
     {
         return false;
     }
-    let resolved = std::fs::canonicalize(path).ok().or_else(|| {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => std::path::Path::new("."),
-        };
-        Some(std::fs::canonicalize(dir).ok()?.join(path.file_name()?))
-    });
-    resolved.is_some_and(|r| r.starts_with(root))
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real.starts_with(root);
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    match (std::fs::canonicalize(dir), path.file_name()) {
+        (Ok(d), Some(name)) => d.join(name).starts_with(root),
+        // No such folder: nothing can be opened there.
+        (Err(_), _) => std::fs::symlink_metadata(dir).is_err(),
+        // `..` or `/` at the end: resolved above when it exists.
+        (Ok(_), None) => false,
+    }
 }
 
 impl Simulator<'_> {
