@@ -142,8 +142,8 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
                 o,
                 "Granularity (computation : communication) = {} : ({} messages + {} remote memory) = {g:.4}",
                 format_total(s.total_busy_ticks()),
-                format_time(s.total_latency_ticks),
-                format_time(s.remote_latency_ticks)
+                format_total(s.total_latency_ticks),
+                format_total(s.remote_latency_ticks)
             );
         }
         Some(g) => {
@@ -151,7 +151,7 @@ pub fn text_with(a: &Analysis, top_lines: Option<usize>) -> String {
                 o,
                 "Granularity (computation : communication) = {} : {} = {g:.4}",
                 format_total(s.total_busy_ticks()),
-                format_time(s.total_latency_ticks)
+                format_total(s.total_latency_ticks)
             );
         }
         None => {

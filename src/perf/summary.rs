@@ -28,7 +28,7 @@ pub struct Summary {
     /// Payload bytes sent (footer).
     pub bytes: u64,
     /// Sum over messages of arrival − send (footer).
-    pub total_latency_ticks: Ticks,
+    pub total_latency_ticks: crate::time::Total,
     /// The messages that sum covers (a window's that arrive inside it; else `messages`).
     pub latency_messages: u64,
     /// Remote-memory messages (read requests and replies, writes, spinlock requests,
@@ -36,7 +36,7 @@ pub struct Summary {
     /// arrive inside it.
     pub remote_messages: u64,
     /// Sum over those of arrival − send.
-    pub remote_latency_ticks: Ticks,
+    pub remote_latency_ticks: crate::time::Total,
     /// Bytes sent between virtual processors, keyed `(src, dst)`; processes without a
     /// virtual processor (the main process, remote memory traffic) are left out, as in
     /// `cpmap --comm`.
@@ -82,17 +82,19 @@ impl Summary {
 
     /// Average message latency in ticks, rounded down as `cpss` does (0 without messages).
     pub fn avg_latency_ticks(&self) -> Ticks {
-        self.total_latency_ticks.checked_div(self.latency_messages).unwrap_or(0)
+        let avg = self.total_latency_ticks.checked_div(u128::from(self.latency_messages)).unwrap_or(0);
+        Ticks::try_from(avg).unwrap_or(Ticks::MAX)
     }
 
     /// Average latency of the remote-memory messages in ticks, rounded down (0 without).
     pub fn avg_remote_latency_ticks(&self) -> Ticks {
-        self.remote_latency_ticks.checked_div(self.remote_messages).unwrap_or(0)
+        let avg = self.remote_latency_ticks.checked_div(u128::from(self.remote_messages)).unwrap_or(0);
+        Ticks::try_from(avg).unwrap_or(Ticks::MAX)
     }
 
     /// The communication time M of the granularity: the total latency of the channel
     /// messages and of the remote-memory messages.
-    pub fn communication_ticks(&self) -> Ticks {
+    pub fn communication_ticks(&self) -> crate::time::Total {
         self.total_latency_ticks + self.remote_latency_ticks
     }
 
@@ -153,7 +155,7 @@ pub struct SummaryBuilder {
     /// Remote-memory messages sent and not arrived yet: id → send time.
     remote_sent: std::collections::HashMap<u64, Ticks>,
     remote_messages: u64,
-    remote_latency: Ticks,
+    remote_latency: crate::time::Total,
     /// Arrivals of channel messages (of those the record says were sent).
     channel_arrivals: u64,
 }
@@ -178,7 +180,7 @@ impl SummaryBuilder {
             Event::MsgArrive { time, msg, .. } => {
                 if let Some(t0) = self.remote_sent.remove(&msg) {
                     self.remote_messages += 1;
-                    self.remote_latency += time.saturating_sub(t0);
+                    self.remote_latency += crate::time::Total::from(time.saturating_sub(t0));
                 } else {
                     self.channel_arrivals += 1;
                 }

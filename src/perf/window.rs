@@ -131,7 +131,7 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run: &RunStats, p
                 if let Some(&(s, channel)) = sent.get(&msg) {
                     arrived.insert(msg);
                     if channel {
-                        stats.total_latency_ticks = stats.total_latency_ticks.saturating_add(time.saturating_sub(s));
+                        stats.total_latency_ticks += crate::time::Total::from(time.saturating_sub(s));
                         latency_messages += 1;
                     }
                     if inside(time) {
@@ -143,7 +143,7 @@ pub fn cut(events: impl IntoIterator<Item = Event>, w: Window, run: &RunStats, p
                 if let Some(&(s, _)) = sent.get(&msg) {
                     if !arrived.contains(&msg) {
                         // A trace without arrivals: the completion stands for it.
-                        stats.total_latency_ticks = stats.total_latency_ticks.saturating_add(time.saturating_sub(s));
+                        stats.total_latency_ticks += crate::time::Total::from(time.saturating_sub(s));
                         latency_messages += 1;
                     }
                     out.push(shifted(e, shift(time)));

@@ -328,7 +328,7 @@ void main() { int z; fork [3; toB] b(); toB = 20; toB = 22; z = toA; printf("%d\
     // LDVal 2, ADDI 1 → 216, SEND → 226; main waits: data at 226 + 90 = 316 (latency
     // 90). In all 90 + 152 + 90 = 332 units.
     assert_eq!(s.messages, 3);
-    assert_eq!(s.latency_ticks, 332 * U);
+    assert_eq!(s.latency_ticks, u128::from(332 * U));
 }
 
 #[test]
@@ -347,7 +347,7 @@ fn a_free_handshake_lets_the_data_leave_when_the_receive_is_posted() {
     let (s, out) = run_cpc_on("t.c", PING_PONG, SimConfig::default(), "", None, &net);
     let s = s.unwrap();
     assert_eq!(out, "42\n");
-    assert_eq!((s.latency_ticks, s.par_ticks), (80 * U, 180 * U));
+    assert_eq!((s.latency_ticks, s.par_ticks), (u128::from(80 * U), 180 * U));
     // Two messages sent at 34 and 46: the first leaves at b's receive (54), arrives at
     // 84 (latency 50); b's second receive waits 14 units later, at 98: arrival 128
     // (latency 82). b's answer leaves 28 units after that, at 156: arrival 186 (30).
@@ -359,7 +359,7 @@ void main() { int z; fork [3; toB] b(); toB = 20; toB = 22; z = toA; printf("%d\
 "#;
     let (s, out) = run_cpc_on("t.c", src, SimConfig::default(), "", None, &net);
     assert_eq!(out, "42\n");
-    assert_eq!(s.unwrap().latency_ticks, (50 + 82 + 30) * U);
+    assert_eq!(s.unwrap().latency_ticks, u128::from((50 + 82 + 30) * U));
 }
 
 #[test]

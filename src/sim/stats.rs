@@ -26,8 +26,9 @@ pub struct Stats {
     pub messages: u64,
     /// Bytes of those messages (4 per word).
     pub bytes: u64,
-    /// Sum over messages of arrival time minus send time.
-    pub latency_ticks: Ticks,
+    /// Sum over messages of arrival time minus send time (wider than one message's: many
+    /// long latencies pass 2^64 ticks).
+    pub latency_ticks: crate::time::Total,
     /// The messages that sum covers: those whose arrival is known (a message still in
     /// the network when the run ends has no latency yet).
     pub latency_messages: u64,
@@ -215,7 +216,8 @@ impl Stats {
 
     /// Average message latency in ticks, over the messages that arrived (0 without any).
     pub fn avg_latency_ticks(&self) -> Ticks {
-        self.latency_ticks.checked_div(self.latency_messages).unwrap_or(0)
+        let avg = self.latency_ticks.checked_div(u128::from(self.latency_messages)).unwrap_or(0);
+        Ticks::try_from(avg).unwrap_or(Ticks::MAX)
     }
 
     /// The end-of-run report in the seed's words.

@@ -671,7 +671,9 @@ pub struct RunStats {
     pub bytes: u64,
     /// Sum over messages of arrival time − send time; average = this / `messages`, or /
     /// `latency_messages` when set.
-    pub total_latency_ticks: Ticks,
+    /// Wider than one latency (postcard writes it as the same varint as a `u64` below
+    /// 2^64, so records stay readable both ways).
+    pub total_latency_ticks: crate::time::Total,
     /// How many messages `total_latency_ticks` covers when that is not `messages`: a
     /// time window's messages sent inside it of which only those that also arrive inside
     /// it have a latency there. Not part of the run record (a whole run's latency covers

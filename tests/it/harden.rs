@@ -1392,6 +1392,7 @@ fn units_to_ticks(s: &str) -> u128 {
 /// summed without overflow: when process 0 alone sends, the other 31 processors idle for
 /// about 3.1 * 10^16 units, and running + waiting + idle is exactly 32 times the parallel
 /// time (each processor is in one state at every moment), where a 64-bit sum had wrapped.
+/// Message latencies summed past 2^64 ticks keep a true average.
 #[test]
 fn sums_over_processors_never_wrap() {
     let dir = tempdir("harden-sum-wrap");
@@ -1430,4 +1431,27 @@ fn sums_over_processors_never_wrap() {
     assert_eq!(states.len(), 3, "running, waiting for children, idle: {report}");
     assert!(states[2] > 1 << 64, "idle passes 2^64 ticks: {states:?}");
     assert_eq!(states.iter().sum::<u128>(), 32 * par, "{report}");
+    // Latencies: 32 processes each send 600 messages with a start-up of 10^12 units
+    // (--msg-init, the largest time quantity): 19200 latencies of a little over 10^12
+    // units sum past 2^64 ticks. The average stays a little over 10^12 (a saturated sum
+    // had given 960767920505.705), in cpss and in cpperf alike.
+    let lat = compile_text(
+        &dir,
+        "lat",
+        "#define P 32\nchannel int box[P];\nvoid node(int me) {\n  int x, k;\n  \
+         for (k = 0; k < 600; k++) box[(me + 1) % P] = me;\n  for (k = 0; k < 600; k++) x = box[me];\n}\n\
+         void main() {\n  int i;\n  forall (i from 0 to P - 1) fork [i; box[i]] node(i);\n}\n",
+    );
+    let args = [lat.to_str().unwrap(), "--topology", "mesh:8x4", "--msg-init", "1000000000000", "-t", "lat.cpt"];
+    let out = run_in(&dir, "cpss", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let avg = |text: &str| {
+        let v = text.lines().find_map(|l| l.strip_prefix("Average Message Latency = ")).expect("an average");
+        units_to_ticks(v)
+    };
+    let from_cpss = avg(&String::from_utf8_lossy(&out.stdout));
+    assert!((1_000_000_000_000_000..1_000_000_000_100_000).contains(&from_cpss), "{from_cpss}");
+    let out = run_in(&dir, "cpperf", &["lat.cpt"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(avg(&String::from_utf8_lossy(&out.stdout)), from_cpss);
 }

@@ -300,7 +300,7 @@ impl<'m> Simulator<'m> {
             }
             chan.queue.push(Msg { arrival, seq: id, data });
             let (reason, owner) = (Reason::Channel { channel: chan.info, index: chan.elem }, chan.owner);
-            self.stats.latency_ticks = self.stats.latency_ticks.saturating_add(arrival - sent);
+            self.stats.latency_ticks += crate::time::Total::from(arrival - sent);
             self.stats.latency_messages += 1;
             if deferred {
                 if let Some(o) = self.observer.as_mut() {

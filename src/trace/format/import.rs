@@ -130,7 +130,7 @@ pub fn derive_stats(events: &[Event], end: Ticks, pprocs: u32) -> RunStats {
     }
     for (msg, t) in latency_to {
         if let Some(&st) = sent.get(&msg) {
-            s.total_latency_ticks += t.saturating_sub(st);
+            s.total_latency_ticks += crate::time::Total::from(t.saturating_sub(st));
         }
     }
     // The sequential work of every line when the trace has the record's per-line

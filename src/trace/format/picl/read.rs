@@ -335,7 +335,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                     pprocs_used: u32::try_from(v[2]).unwrap_or(u32::MAX),
                     messages: v[3],
                     bytes: v[4],
-                    total_latency_ticks: t(v[5]),
+                    total_latency_ticks: crate::time::Total::from(t(v[5])),
                     ..RunStats::default()
                 });
             }

@@ -259,7 +259,7 @@ mod tests {
         assert_eq!(busy, vec![(0, 2, 5), (1, 6, 9)]);
         // The wake-up is matched to node 0's send: latency 6 − 4 = 2 µs.
         assert_eq!(t.stats.messages, 1);
-        assert_eq!(t.stats.total_latency_ticks, 2 * us);
+        assert_eq!(t.stats.total_latency_ticks, u128::from(2 * us));
         // par = 9 µs, seq = busy 3 + 3 = 6 µs, both nodes used, two processes.
         assert_eq!((t.stats.par_ticks, t.stats.seq_ticks), (9 * us, 6 * us));
         assert_eq!((t.stats.pprocs_used, t.stats.processes), (2, 2));

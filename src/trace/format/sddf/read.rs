@@ -346,7 +346,7 @@ pub fn read<R: BufRead>(input: R) -> Result<Imported, ImportError> {
                     pprocs_used: u(3)?,
                     messages: u64v(4)?,
                     bytes: u64v(5)?,
-                    total_latency_ticks: t(u64v(6)?),
+                    total_latency_ticks: crate::time::Total::from(t(u64v(6)?)),
                     ..RunStats::default()
                 });
                 continue;
