@@ -1024,6 +1024,24 @@ fn the_sequential_time_never_wraps() {
     let speedup: f64 =
         text.lines().find_map(|l| l.strip_prefix("Speedup = ")).and_then(|v| v.parse().ok()).expect("a speedup");
     assert!(speedup > 1.0 && speedup <= 64.0, "{text}");
+    // The analysis of that record at 10^15 units of work: each WCPA weight is
+    // w = Δt (1 + (1 − P)(n − 1)), between Δt and n Δt, and the weighted path is the
+    // heaviest, so its weight W lies between the critical path's length L and n times the
+    // parallel time (n = 64).
+    let args =
+        [cod.to_str().unwrap(), "--topology", "mesh:8x8", "--cost-file", "huge.costs", "-t", "w.cpt", "--", "200"];
+    let out = run_in(&dir, "cpss", &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let par = units_to_ticks(text.lines().find_map(|l| l.strip_prefix("Parallel Execution Time = ")).unwrap());
+    let out = run_in(&dir, "cpperf", &["w.cpt"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    let field = |name: &str| -> u128 {
+        units_to_ticks(report.lines().find_map(|l| l.trim().strip_prefix(name)).expect(name).trim())
+    };
+    let (length, weight) = (field("Length = "), field("Total weight = "));
+    assert!(length > 0 && length <= par && length <= weight && weight <= 64 * par, "{length} {weight} {par}");
 }
 
 /// A symbolic link loop named as the output was replaced by a regular file (exit 0); it
