@@ -6,9 +6,9 @@
 # platform (scripts/bench/torus16.xml). SMPI runs with its defaults (computation bursts
 # are measured and simulated) plus --cfg=smpi/host-speed:1Gf (the platform's host speed,
 # so bursts map 1:1 to simulated time).
-# cpss runs with its defaults, the network on a second thread (--threads 2): its CPU time
-# counts that thread's waiting too, so the ratio by CPU time is the lower one. (SMPI's
-# own parallel mode, --cfg=contexts/nthreads:2, aborts on this program here.)
+# cpss runs with its defaults (one thread; --threads 2 would run the network on a second
+# one). (SMPI's own parallel mode, --cfg=contexts/nthreads:2, aborts on this program
+# here.)
 # Prints, for each: the checksum of C (both must agree), simulated point-to-point
 # messages, host time (best wall time of RUNS runs, and the user+sys CPU time of that
 # run), messages per host second, and the ratio cpss/SMPI; then the median wall times
@@ -17,8 +17,8 @@
 # Messages: cpss counts them in its statistics; SMPI's are 2 per rank per step plus the
 # skew, 256 * 2 * 1000 + 2 * 15 * 16 = 512480 (the final MPI_Reduce of the checksum is
 # not counted), the same number cpss reports.
-# With PIN=1 both run pinned to one core (taskset -c 0) and cpss runs on one thread
-# (--threads 1): the comparison the target is stated for.
+# With PIN=1 both run pinned to one core (taskset -c 0): the comparison the target is
+# stated for.
 # Usage: [PIN=1] [RUNS=n] scripts/bench-cannon.sh [ITERS] (default 1000); RUNS=3 by default.
 set -euo pipefail
 cd "$(dirname "$0")/.."

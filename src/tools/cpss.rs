@@ -113,9 +113,9 @@ pub struct Args {
     /// Print the utilization profile, one row per STEP time units.
     #[arg(long, value_name = "STEP", num_args = 0..=1, default_missing_value = "10")]
     profile: Option<String>,
-    /// Host threads for a single run: 2 runs the wormhole network on a second thread,
-    /// ahead of the processors (same results); 1 runs everything on one.
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Host threads for a single run: 1 (the default) runs everything on one; 2 runs the
+    /// wormhole network on a second thread, ahead of the processors (same results).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     threads: u32,
     /// Debug the run: read debugger commands from standard input (`help` lists them).
     #[arg(long)]

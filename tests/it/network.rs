@@ -136,7 +136,7 @@ fn a_forced_cycle_is_resolved_or_reported() {
     assert_eq!(records as u64, resolved);
     // The network's thread changes nothing: the same statistics but for the host time,
     // the same events.
-    let two = run_in(&dir, "cpss", &[&args[..], &["-t", "two.cpt"]].concat(), b"");
+    let two = run_in(&dir, "cpss", &[&args[..], &["--threads", "2", "-t", "two.cpt"]].concat(), b"");
     let two = String::from_utf8_lossy(&two.stdout).into_owned();
     // (host_seconds is there only with --host-time.)
     let h = header.iter().position(|&h| h == "host_seconds").unwrap_or(usize::MAX);
