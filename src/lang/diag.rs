@@ -107,14 +107,16 @@ impl SourceMap {
             .iter()
             .map(|f| f.text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect())
             .collect();
-        let shown = std::cell::RefCell::new(std::collections::BTreeSet::new());
-        let line_text = |file: u32, line: u32| -> Option<&str> {
-            if !self.is_source(file) && !shown.borrow_mut().insert(file) {
-                return None;
-            }
-            lines.get(file as usize)?.get(line.checked_sub(1)? as usize).copied()
-        };
-        diags.iter().map(|d| self.render_with(d, line_text)).collect()
+        let mut shown = std::collections::BTreeSet::new();
+        diags
+            .iter()
+            .map(|d| {
+                let show = self.is_source(d.loc.file) || shown.insert(d.loc.file);
+                self.render_with(d, |file, line| {
+                    lines.get(file as usize)?.get(line.checked_sub(1)? as usize).copied().filter(|_| show)
+                })
+            })
+            .collect()
     }
 }
 

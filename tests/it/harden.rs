@@ -1311,14 +1311,14 @@ fn inconsistent_text_traces_are_refused_with_the_line() {
     }
 }
 
-/// The sandbox by default (issue: graders' safety). cpcc reads an include only from the
-/// source's folder (and below), `-I` and `$CPPE` folders: `/proc/self/environ` and
-/// `../up.h` are refused naming the file and echoing none of it, `inc/h.h` below the
-/// source is read, `-I ..` admits `../up.h`, `--trust` admits any file but still refuses
-/// one holding a NUL byte. cpss lets `fopen` reach the working folder only (`../out.txt`
-/// is a runtime error, exit 1, unless `--trust`; a missing folder gives NULL), cuts the program's output at
-/// `--max-output` (exactly 1000 bytes written, then exit 3 naming the flag), and no
-/// configuration file may give `--trust`.
+/// The sandbox by default, for graders. cpcc reads an include only from the source's
+/// folder (and below), `-I` and `$CPPE` folders: `/proc/self/environ` and `../up.h` are
+/// refused naming the file and echoing none of it, `inc/h.h` below the source is read,
+/// `-I ..` admits `../up.h`, `--trust` admits any file but still refuses one holding a
+/// NUL byte. cpss lets `fopen` reach the working folder only (`../out.txt` is a runtime
+/// error, exit 1, unless `--trust`; a missing folder gives NULL), cuts the program's
+/// output at `--max-output` (exactly 1000 bytes written, then exit 3 naming the flag),
+/// and no configuration file may give `--trust`.
 #[cfg(unix)]
 #[test]
 fn the_sandbox_is_the_default_and_trust_lifts_it() {
