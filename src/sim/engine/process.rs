@@ -168,7 +168,7 @@ impl<'m> Simulator<'m> {
             // (Until a queue is indexed, this is all a wake change costs.)
             let pp = self.pt.procs[pid as usize].pproc as usize;
             if self.pt.ready.is_indexed(pp) {
-                self.pt.ready.rewake(pp, pid, old, t);
+                self.pt.ready.rewake(pp, pid, t);
             }
         }
     }
@@ -253,7 +253,7 @@ impl<'m> Simulator<'m> {
             self.mem.free(s.base, s.len);
         }
         if self.pt.ready.is_indexed(pp) {
-            self.pt.ready.remove(pp, pid, NEVER);
+            self.pt.ready.remove(pp, pid);
         } else if let Some(k) = self.pt.queues[pp].iter().position(|&x| x == pid) {
             self.pt.queues[pp].remove(k);
         }

@@ -8,50 +8,79 @@
 //! `w` can start at `max(w, f)`; the earliest start wins, ties to the process nearest
 //! the front of the round-robin queue, and the chosen process goes to the back. Here
 //! the queue order is a rank (a counter stamped when a process joins the back), and the
-//! processes with a known wake time are in one of two sets:
+//! processes with a known wake time are in one of two sets, binary heaps per processor
+//! (entries left stale by a change are dropped when they reach the top, and a heap with
+//! more stale entries than live ones is compacted):
 //!
 //! * ready, `w <= absorbed`: all start at the floor, so the least rank wins;
 //! * pending, `w > absorbed`: the least `(w, rank)` wins.
 //!
 //! `absorbed` follows the floor (entries move between the sets when it changes), so a
 //! ready process always beats a pending one, as in the scan. A process with no wake time
-//! (blocked with nothing to wait for yet) is in neither set. The sets of all indexed
-//! processors share three trees keyed by processor first, so an indexed processor with
-//! one process costs a few tree entries, not a tree of its own.
+//! (blocked with nothing to wait for yet) is in neither set. Only an indexed processor
+//! has heaps; the others cost four bytes of slot.
 use crate::time::Ticks;
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Where a process of an indexed processor is.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+enum Place {
+    /// In neither set (no wake time, or not indexed).
+    #[default]
+    Out,
+    Ready,
+    Pending,
+}
+
+/// The sets of one indexed processor, as binary heaps whose entries carry their
+/// process's stamp at entry: an entry whose stamp is no longer its process's (the process
+/// left the set, or entered it again) is stale and is dropped when it reaches the top.
+/// Every heap's top is kept valid, so that reading the best costs a look at the tops.
+#[derive(Default)]
+struct Sets {
+    /// `(rank, stamp, pid)` of the ready processes, least rank on top.
+    ready: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    /// `(wake, stamp, pid)` of the ready processes, least wake on top.
+    ready_least: BinaryHeap<Reverse<(Ticks, u32, u32)>>,
+    /// `(wake, stamp, pid)` of the ready processes, greatest wake on top.
+    ready_most: BinaryHeap<(Ticks, u32, u32)>,
+    /// `(wake, rank, stamp, pid)` of the pending processes, least on top.
+    pending: BinaryHeap<Reverse<(Ticks, u64, u32, u32)>>,
+    /// The processes in each set (the heaps hold stale entries too).
+    ready_len: usize,
+    pending_len: usize,
+}
 
 /// Processes of each processor whose queue is indexed (see the module docs).
 #[derive(Default)]
 pub(super) struct ReadyIndex {
-    /// Per processor: whether its queue is indexed, its length, and the floor the ready
-    /// set was last brought to.
-    indexed: Vec<bool>,
+    /// Per processor: the slot of its sets in `sets` (`u32::MAX`: not indexed), its
+    /// queue's length, and the floor the ready set was last brought to.
+    slot: Vec<u32>,
     /// Some processor is indexed (until then a wake change costs one test).
     any: bool,
     len: Vec<u32>,
     absorbed: Vec<Ticks>,
-    /// Per process of an indexed processor: its place in the round-robin order.
+    sets: Vec<Sets>,
+    /// Per process of an indexed processor: its place in the round-robin order, the
+    /// set it is in, and the stamp of its entries there.
     rank: Vec<u64>,
+    place: Vec<Place>,
+    stamp: Vec<u32>,
     next_rank: u64,
-    /// `(processor, rank, pid)` of the ready processes.
-    ready: BTreeSet<(u32, u64, u32)>,
-    /// `(processor, wake, pid)` of the ready processes (their least wake time).
-    ready_wake: BTreeSet<(u32, Ticks, u32)>,
-    /// `(processor, wake, rank, pid)` of the pending processes.
-    pending: BTreeSet<(u32, Ticks, u64, u32)>,
 }
 
 impl ReadyIndex {
     /// No processor indexed yet, `npp` processors.
     pub(super) fn new(npp: usize) -> ReadyIndex {
-        ReadyIndex { indexed: vec![false; npp], len: vec![0; npp], absorbed: vec![0; npp], ..Default::default() }
+        ReadyIndex { slot: vec![u32::MAX; npp], len: vec![0; npp], absorbed: vec![0; npp], ..Default::default() }
     }
 
     /// Whether processor `pp`'s queue is indexed.
     #[inline]
     pub(super) fn is_indexed(&self, pp: usize) -> bool {
-        self.any && self.indexed[pp]
+        self.any && self.slot[pp] != u32::MAX
     }
 
     /// Whether any processor's queue is indexed.
@@ -68,7 +97,10 @@ impl ReadyIndex {
 
     /// Indexes `pp`'s queue: `procs` are its processes, front first, with their wakes.
     pub(super) fn index(&mut self, pp: usize, procs: impl Iterator<Item = (u32, Ticks)>) {
-        self.indexed[pp] = true;
+        if self.slot[pp] == u32::MAX {
+            self.slot[pp] = self.sets.len() as u32;
+            self.sets.push(Sets::default());
+        }
         self.any = true;
         self.absorbed[pp] = 0;
         for (pid, wake) in procs {
@@ -79,7 +111,10 @@ impl ReadyIndex {
     /// A process joins the back of `pp`'s queue with wake time `wake`.
     pub(super) fn push_back(&mut self, pp: usize, pid: u32, wake: Ticks) {
         if self.rank.len() <= pid as usize {
-            self.rank.resize(pid as usize + 1, 0);
+            let n = pid as usize + 1;
+            self.rank.resize(n, 0);
+            self.place.resize(n, Place::Out);
+            self.stamp.resize(n, 0);
         }
         self.rank[pid as usize] = self.next_rank;
         self.next_rank += 1;
@@ -87,22 +122,22 @@ impl ReadyIndex {
         self.enter(pp, pid, wake);
     }
 
-    /// A process leaves `pp`'s queue (it ended); `wake` is its wake time.
-    pub(super) fn remove(&mut self, pp: usize, pid: u32, wake: Ticks) {
-        self.leave(pp, pid, wake);
+    /// A process leaves `pp`'s queue (it ended).
+    pub(super) fn remove(&mut self, pp: usize, pid: u32) {
+        self.leave(pp, pid);
         self.len[pp] -= 1;
     }
 
-    /// A process's wake time changes from `old` to `new`.
+    /// A process's wake time changes to `new`.
     #[inline]
-    pub(super) fn rewake(&mut self, pp: usize, pid: u32, old: Ticks, new: Ticks) {
-        self.leave(pp, pid, old);
+    pub(super) fn rewake(&mut self, pp: usize, pid: u32, new: Ticks) {
+        self.leave(pp, pid);
         self.enter(pp, pid, new);
     }
 
     /// The chosen process goes to the back of the queue.
     pub(super) fn send_to_back(&mut self, pp: usize, pid: u32, wake: Ticks) {
-        self.leave(pp, pid, wake);
+        self.leave(pp, pid);
         self.rank[pid as usize] = self.next_rank;
         self.next_rank += 1;
         self.enter(pp, pid, wake);
@@ -110,51 +145,57 @@ impl ReadyIndex {
 
     /// Brings the ready set of `pp` to the floor `floor`.
     pub(super) fn absorb(&mut self, pp: usize, floor: Ticks) {
-        let p = pp as u32;
         let old = self.absorbed[pp];
+        self.absorbed[pp] = floor;
+        let s = &mut self.sets[self.slot[pp] as usize];
         if floor > old {
-            while let Some(&(q, w, r, pid)) = self.pending.range((p, 0, 0, 0)..).next() {
-                if q != p || w > floor {
+            while let Some(&Reverse((w, r, _, pid))) = s.pending.peek() {
+                if w > floor {
                     break;
                 }
-                self.pending.remove(&(q, w, r, pid));
-                self.ready.insert((p, r, pid));
-                self.ready_wake.insert((p, w, pid));
+                s.pending.pop();
+                s.pending_len -= 1;
+                let st = &mut self.stamp[pid as usize];
+                *st = st.wrapping_add(1);
+                self.place[pid as usize] = Place::Ready;
+                s.ready_len += 1;
+                s.ready.push(Reverse((r, *st, pid)));
+                s.ready_least.push(Reverse((w, *st, pid)));
+                s.ready_most.push((w, *st, pid));
+                Self::clean(s, &self.place, &self.stamp);
             }
         } else if floor < old {
-            while let Some(&(q, w, pid)) = self.ready_wake.range(..(p + 1, 0, 0)).next_back() {
-                if q != p || w <= floor {
+            while let Some(&(w, _, pid)) = s.ready_most.peek() {
+                if w <= floor {
                     break;
                 }
-                let r = self.rank[pid as usize];
-                self.ready_wake.remove(&(q, w, pid));
-                self.ready.remove(&(p, r, pid));
-                self.pending.insert((p, w, r, pid));
+                s.ready_most.pop();
+                s.ready_len -= 1;
+                let st = &mut self.stamp[pid as usize];
+                *st = st.wrapping_add(1);
+                self.place[pid as usize] = Place::Pending;
+                s.pending_len += 1;
+                s.pending.push(Reverse((w, self.rank[pid as usize], *st, pid)));
+                Self::clean(s, &self.place, &self.stamp);
             }
         }
-        self.absorbed[pp] = floor;
     }
 
     /// The process of `pp` that starts first from the floor the ready set was brought to
     /// ([`Self::absorb`]), with its start time.
     pub(super) fn best(&self, pp: usize) -> Option<(u32, Ticks)> {
-        let p = pp as u32;
-        if let Some(&(q, _, pid)) = self.ready.range((p, 0, 0)..).next() {
-            if q == p {
-                return Some((pid, self.absorbed[pp]));
-            }
+        let s = &self.sets[self.slot[pp] as usize];
+        if let Some(&Reverse((_, _, pid))) = s.ready.peek() {
+            return Some((pid, self.absorbed[pp]));
         }
-        match self.pending.range((p, 0, 0, 0)..).next() {
-            Some(&(q, w, _, pid)) if q == p => Some((pid, w)),
-            _ => None,
-        }
+        s.pending.peek().map(|&Reverse((w, _, _, pid))| (pid, w))
     }
 
     /// The least wake time of `pp`'s processes (`NEVER`-free: `None` when none has one).
     pub(super) fn min_wake(&self, pp: usize) -> Option<Ticks> {
-        let p = pp as u32;
-        let r = self.ready_wake.range((p, 0, 0)..).next().filter(|e| e.0 == p).map(|e| e.1);
-        let q = self.pending.range((p, 0, 0, 0)..).next().filter(|e| e.0 == p).map(|e| e.1);
+        let s = &self.sets[self.slot[pp] as usize];
+        let r = s.ready_least.peek().map(|e| e.0 .0);
+        let q = s.pending.peek().map(|e| e.0 .0);
         match (r, q) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -165,25 +206,68 @@ impl ReadyIndex {
         if wake == super::NEVER {
             return;
         }
-        let (p, r) = (pp as u32, self.rank[pid as usize]);
+        let i = pid as usize;
+        let st = self.stamp[i].wrapping_add(1);
+        self.stamp[i] = st;
+        let s = &mut self.sets[self.slot[pp] as usize];
         if wake <= self.absorbed[pp] {
-            self.ready.insert((p, r, pid));
-            self.ready_wake.insert((p, wake, pid));
+            self.place[i] = Place::Ready;
+            s.ready_len += 1;
+            s.ready.push(Reverse((self.rank[i], st, pid)));
+            s.ready_least.push(Reverse((wake, st, pid)));
+            s.ready_most.push((wake, st, pid));
         } else {
-            self.pending.insert((p, wake, r, pid));
+            self.place[i] = Place::Pending;
+            s.pending_len += 1;
+            s.pending.push(Reverse((wake, self.rank[i], st, pid)));
         }
     }
 
-    fn leave(&mut self, pp: usize, pid: u32, wake: Ticks) {
-        if wake == super::NEVER {
-            return;
+    /// Takes `pid` out of its set, if it is in one (its wake time is not needed: the
+    /// process knows its set).
+    fn leave(&mut self, pp: usize, pid: u32) {
+        let i = pid as usize;
+        let s = &mut self.sets[self.slot[pp] as usize];
+        match self.place[i] {
+            Place::Ready => s.ready_len -= 1,
+            Place::Pending => s.pending_len -= 1,
+            Place::Out => return,
         }
-        let (p, r) = (pp as u32, self.rank[pid as usize]);
-        if wake <= self.absorbed[pp] {
-            self.ready.remove(&(p, r, pid));
-            self.ready_wake.remove(&(p, wake, pid));
-        } else {
-            self.pending.remove(&(p, wake, r, pid));
+        // Its entries are stale from now on.
+        self.place[i] = Place::Out;
+        self.stamp[i] = self.stamp[i].wrapping_add(1);
+        Self::clean(s, &self.place, &self.stamp);
+    }
+
+    /// Drops the stale entries from the heaps' tops, and compacts a heap that holds more
+    /// than twice as many entries as its set has processes (so stale entries deep in a
+    /// heap cost amortized constant time, and bounded memory).
+    fn clean(s: &mut Sets, place: &[Place], stamp: &[u32]) {
+        let valid = |pid: u32, st: u32, want: Place| place[pid as usize] == want && stamp[pid as usize] == st;
+        while s.ready.peek().is_some_and(|&Reverse((_, st, pid))| !valid(pid, st, Place::Ready)) {
+            s.ready.pop();
+        }
+        while s.ready_least.peek().is_some_and(|&Reverse((_, st, pid))| !valid(pid, st, Place::Ready)) {
+            s.ready_least.pop();
+        }
+        while s.ready_most.peek().is_some_and(|&(_, st, pid)| !valid(pid, st, Place::Ready)) {
+            s.ready_most.pop();
+        }
+        while s.pending.peek().is_some_and(|&Reverse((_, _, st, pid))| !valid(pid, st, Place::Pending)) {
+            s.pending.pop();
+        }
+        let most = 2 * s.ready_len + 32;
+        if s.ready.len() > most {
+            s.ready.retain(|&Reverse((_, st, pid))| valid(pid, st, Place::Ready));
+        }
+        if s.ready_least.len() > most {
+            s.ready_least.retain(|&Reverse((_, st, pid))| valid(pid, st, Place::Ready));
+        }
+        if s.ready_most.len() > most {
+            s.ready_most.retain(|&(_, st, pid)| valid(pid, st, Place::Ready));
+        }
+        if s.pending.len() > 2 * s.pending_len + 32 {
+            s.pending.retain(|&Reverse((_, _, st, pid))| valid(pid, st, Place::Pending));
         }
     }
 }
@@ -239,13 +323,13 @@ mod tests {
                 3..=4 if !queues[pp].is_empty() => {
                     let pid = queues[pp][rnd(queues[pp].len() as u64) as usize];
                     let new = if rnd(4) == 0 { NEVER } else { floor[pp] + rnd(60) };
-                    ix.rewake(pp, pid, wake[pid as usize], new);
+                    ix.rewake(pp, pid, new);
                     wake[pid as usize] = new;
                 }
                 5 if !queues[pp].is_empty() => {
                     let k = rnd(queues[pp].len() as u64) as usize;
                     let pid = queues[pp].remove(k);
-                    ix.remove(pp, pid, wake[pid as usize]);
+                    ix.remove(pp, pid);
                 }
                 _ => {
                     floor[pp] = if rnd(8) == 0 { floor[pp].saturating_sub(rnd(20)) } else { floor[pp] + rnd(10) };
