@@ -701,6 +701,16 @@ fn sizes_are_checked_before_allocating() {
     }
 }
 
+/// Writes `cwd/file`, a program that only includes `include`, and compiles it in `cwd`
+/// with `flags` (to `x.cod` beside it).
+fn compile_an_include(cwd: &Path, file: &str, include: &str, flags: &[&str]) -> std::process::Output {
+    std::fs::write(cwd.join(file), format!("#include \"{include}\"\nint main() {{ return 0; }}\n")).unwrap();
+    let cod = Path::new(file).with_file_name("x.cod");
+    let mut args = flags.to_vec();
+    args.extend([file, "-o", cod.to_str().unwrap()]);
+    run_in(cwd, "cpcc", &args, b"")
+}
+
 /// `--sandbox DIR` for graders: cpcc refuses an include outside DIR (an absolute path
 /// such as /proc/self/environ, or a link inside DIR that leads out) with an error naming
 /// it; cpss makes the program's fopen of a file outside DIR a runtime error (exit 1),
@@ -714,10 +724,8 @@ fn sandbox_confines_includes_and_fopen() {
     std::fs::write(dir.join("secret.h"), "#define SECRET 42\n").unwrap();
     std::os::unix::fs::symlink("../secret.h", b.join("link.h")).unwrap();
     std::fs::write(b.join("ok.h"), "#define X 3\n").unwrap();
-    for (file, include) in [("abs.c", "/proc/self/environ"), ("link.c", "link.h")] {
-        std::fs::write(b.join(file), format!("#include \"{include}\"\nint main() {{ return 0; }}\n")).unwrap();
-        let src = format!("box/{file}");
-        let out = run_in(&dir, "cpcc", &["--sandbox", "box", &src, "-o", "box/x.cod"], b"");
+    for (file, include) in [("box/abs.c", "/proc/self/environ"), ("box/link.c", "link.h")] {
+        let out = compile_an_include(&dir, file, include, &["--sandbox", "box"]);
         assert_eq!(out.status.code(), Some(2), "{file}: {}", stderr(&out));
         assert!(stderr(&out).contains("is outside the sandbox"), "{file}: {}", stderr(&out));
         assert!(!stderr(&out).contains("PATH="), "no environment echoed");
@@ -1327,25 +1335,22 @@ fn the_sandbox_is_the_default_and_trust_lifts_it() {
     std::fs::create_dir_all(p.join("inc")).unwrap();
     std::fs::write(dir.join("up.h"), "#define UP 7\n").unwrap();
     std::fs::write(p.join("inc/h.h"), "#define H 5\n").unwrap();
-    let src = |name: &str, include: &str| {
-        std::fs::write(p.join(name), format!("#include \"{include}\"\nint main() {{ return 0; }}\n")).unwrap();
-    };
-    src("env.c", "/proc/self/environ");
-    src("up.c", "../up.h");
-    src("h.c", "inc/h.h");
-    for (file, flags, code, says) in [
-        ("env.c", &[][..], 2, "`/proc/self/environ` is outside the sandbox"),
-        ("env.c", &["--trust"][..], 2, "`/proc/self/environ` is not C source text (a NUL byte on its line 1)"),
-        ("up.c", &[][..], 2, "is outside the sandbox"),
-        ("up.c", &["-I", ".."][..], 0, ""),
-        ("up.c", &["--trust"][..], 0, ""),
-        ("h.c", &[][..], 0, ""),
+    for (include, flags, code, says) in [
+        ("/proc/self/environ", &[][..], 2, "`/proc/self/environ` is outside the sandbox"),
+        (
+            "/proc/self/environ",
+            &["--trust"][..],
+            2,
+            "`/proc/self/environ` is not C source text (a NUL byte on its line 1)",
+        ),
+        ("../up.h", &[][..], 2, "`../up.h` is outside the sandbox"),
+        ("../up.h", &["-I", ".."][..], 0, ""),
+        ("../up.h", &["--trust"][..], 0, ""),
+        ("inc/h.h", &[][..], 0, ""),
     ] {
-        let mut args = flags.to_vec();
-        args.extend(["-o", "x.cod", file]);
-        let out = run_in(&p, "cpcc", &args, b"");
-        assert_eq!(out.status.code(), Some(code), "{file} {flags:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains(says), "{file} {flags:?}: {}", stderr(&out));
+        let out = compile_an_include(&p, "i.c", include, flags);
+        assert_eq!(out.status.code(), Some(code), "{include} {flags:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{include} {flags:?}: {}", stderr(&out));
         assert!(!stderr(&out).contains("PATH="), "no environment echoed: {}", stderr(&out));
         no_panic(&out);
     }

@@ -243,32 +243,23 @@ impl ReadyIndex {
     /// than twice as many entries as its set has processes (so stale entries deep in a
     /// heap cost amortized constant time, and bounded memory).
     fn clean(s: &mut Sets, place: &[Place], stamp: &[u32]) {
-        let valid = |pid: u32, st: u32, want: Place| place[pid as usize] == want && stamp[pid as usize] == st;
-        while s.ready.peek().is_some_and(|&Reverse((_, st, pid))| !valid(pid, st, Place::Ready)) {
-            s.ready.pop();
-        }
-        while s.ready_least.peek().is_some_and(|&Reverse((_, st, pid))| !valid(pid, st, Place::Ready)) {
-            s.ready_least.pop();
-        }
-        while s.ready_most.peek().is_some_and(|&(_, st, pid)| !valid(pid, st, Place::Ready)) {
-            s.ready_most.pop();
-        }
-        while s.pending.peek().is_some_and(|&Reverse((_, _, st, pid))| !valid(pid, st, Place::Pending)) {
-            s.pending.pop();
-        }
-        let most = 2 * s.ready_len + 32;
-        if s.ready.len() > most {
-            s.ready.retain(|&Reverse((_, st, pid))| valid(pid, st, Place::Ready));
-        }
-        if s.ready_least.len() > most {
-            s.ready_least.retain(|&Reverse((_, st, pid))| valid(pid, st, Place::Ready));
-        }
-        if s.ready_most.len() > most {
-            s.ready_most.retain(|&(_, st, pid)| valid(pid, st, Place::Ready));
-        }
-        if s.pending.len() > 2 * s.pending_len + 32 {
-            s.pending.retain(|&Reverse((_, _, st, pid))| valid(pid, st, Place::Pending));
-        }
+        let valid = |want: Place| move |st: u32, pid: u32| place[pid as usize] == want && stamp[pid as usize] == st;
+        let (ready, pending) = (valid(Place::Ready), valid(Place::Pending));
+        prune(&mut s.ready, s.ready_len, |&Reverse((_, st, pid))| ready(st, pid));
+        prune(&mut s.ready_least, s.ready_len, |&Reverse((_, st, pid))| ready(st, pid));
+        prune(&mut s.ready_most, s.ready_len, |&(_, st, pid)| ready(st, pid));
+        prune(&mut s.pending, s.pending_len, |&Reverse((_, _, st, pid))| pending(st, pid));
+    }
+}
+
+/// Pops the stale entries off `heap`'s top, then drops every stale one when the heap
+/// holds more than twice its `live` entries (and some slack).
+fn prune<T: Ord>(heap: &mut BinaryHeap<T>, live: usize, valid: impl Fn(&T) -> bool) {
+    while heap.peek().is_some_and(|e| !valid(e)) {
+        heap.pop();
+    }
+    if heap.len() > 2 * live + 32 {
+        heap.retain(|e| valid(e));
     }
 }
 
