@@ -11,6 +11,7 @@
 //! number (a map for implausibly large numbers from damaged input). Depends only on
 //! [`crate::trace`].
 use super::table::{table_csv, table_json, Cell};
+use crate::dense::DenseMap;
 use crate::time::{format_time, format_total};
 use crate::time::{Ticks, Total};
 use crate::trace::{BusyClass, Event, ProcState, Reason};
@@ -426,8 +427,9 @@ impl Counts {
     }
 }
 
-/// Accumulates a [`LineProfile`].
-#[derive(Debug, Default)]
+/// Accumulates a [`LineProfile`]. Its per-process and per-message maps are
+/// [`DenseMap`]s: one look-up per event costs an index, not a tree search.
+#[derive(Debug)]
 pub struct LineBuilder {
     /// From the busy intervals' lines.
     busy: Counts,
@@ -437,15 +439,31 @@ pub struct LineBuilder {
     /// Per line, wait and communication ticks ([`LineProfile::waits`]).
     waits: BTreeMap<u32, (Total, Total)>,
     /// Per process in a receive: the line it was called on and when.
-    called: BTreeMap<u32, (u32, Ticks)>,
+    called: DenseMap<(u32, Ticks)>,
     /// Per process: the line its latest busy interval ended on, and since when it has
     /// been suspended (other than in a receive). A turn's busy interval is recorded
     /// after the state change that ends it and before the process runs again, so when
     /// it resumes, its latest line is the one it blocked on.
-    last_line: BTreeMap<u32, u32>,
-    suspended: BTreeMap<u32, Ticks>,
+    last_line: DenseMap<u32>,
+    suspended: DenseMap<Ticks>,
     /// Messages sent and not arrived: id → (line, send time).
-    sent: std::collections::HashMap<u64, (u32, Ticks)>,
+    sent: DenseMap<(u32, Ticks)>,
+}
+
+impl Default for LineBuilder {
+    fn default() -> Self {
+        LineBuilder {
+            busy: Counts::default(),
+            totals: Counts::default(),
+            has_totals: false,
+            waits: BTreeMap::new(),
+            called: DenseMap::default(),
+            last_line: DenseMap::default(),
+            suspended: DenseMap::default(),
+            // Messages arrive roughly in the order they were sent.
+            sent: DenseMap::sliding(),
+        }
+    }
 }
 
 impl LineBuilder {
@@ -459,41 +477,41 @@ impl LineBuilder {
                     BusyClass::Work => self.busy.add(line, t, 0),
                     BusyClass::Overhead => self.busy.add(line, 0, t),
                 }
-                self.last_line.insert(pid, line);
+                self.last_line.insert(pid as u64, line);
             }
             Event::LineCost { line, work, overhead, .. } => {
                 self.has_totals = true;
                 self.totals.add(line, work, overhead);
             }
             Event::RecvCall { time, pid, line, .. } => {
-                self.called.insert(pid, (line, time));
+                self.called.insert(pid as u64, (line, time));
             }
             Event::RecvDone { time, pid, .. } => {
-                if let Some((line, since)) = self.called.remove(&pid) {
+                if let Some((line, since)) = self.called.remove(pid as u64) {
                     self.waits.entry(line).or_default().0 += Total::from(time.saturating_sub(since));
                 }
             }
             Event::State { time, pid, state, reason } => match state {
                 ProcState::Running => {
-                    if let Some(since) = self.suspended.remove(&pid) {
-                        let line = self.last_line.get(&pid).copied().unwrap_or(0);
+                    if let Some(since) = self.suspended.remove(pid as u64) {
+                        let line = self.last_line.get(pid as u64).copied().unwrap_or(0);
                         self.waits.entry(line).or_default().0 += Total::from(time.saturating_sub(since));
                     }
                 }
                 ProcState::Blocked | ProcState::Delayed if !matches!(reason, Reason::Channel { .. }) => {
-                    self.suspended.insert(pid, time);
+                    self.suspended.insert(pid as u64, time);
                 }
                 _ => {}
             },
             Event::ProcEnd { pid, .. } => {
-                self.last_line.remove(&pid);
-                self.suspended.remove(&pid);
+                self.last_line.remove(pid as u64);
+                self.suspended.remove(pid as u64);
             }
             Event::MsgSend { time, msg, line, .. } => {
                 self.sent.insert(msg, (line, time));
             }
             Event::MsgArrive { time, msg, .. } => {
-                if let Some((line, t0)) = self.sent.remove(&msg) {
+                if let Some((line, t0)) = self.sent.remove(msg) {
                     self.waits.entry(line).or_default().1 += Total::from(time.saturating_sub(t0));
                 }
             }
