@@ -611,7 +611,7 @@ fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32)
     words[..np].copy_from_slice(&p.stack[sl - np..]);
     p.stack.truncate(sl - np);
     let d = f.depth as usize;
-    let slot = p.display.get_mut(d).ok_or(RuntimeError::BadCode { message: "function depth".into() })?;
+    let slot = p.display.get_mut(d).ok_or_else(|| RuntimeError::BadCode { message: "function depth".into() })?;
     let saved = *slot;
     *slot = base;
     p.frames.push(Frame {

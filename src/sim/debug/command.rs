@@ -123,7 +123,7 @@ pub fn parse_range(text: &str) -> Result<Vec<Span>, CommandError> {
     if let Some(inner) = t.strip_prefix('[') {
         let inner = inner
             .strip_suffix(']')
-            .ok_or(CommandError::Range { text: text.to_string(), why: "a `[` without its `]`" })?;
+            .ok_or_else(|| CommandError::Range { text: text.to_string(), why: "a `[` without its `]`" })?;
         return inner.split("][").map(|d| span(d, text)).collect();
     }
     t.split(',').map(|d| span(d, text)).collect()

@@ -104,6 +104,61 @@ pub(super) fn int_op(ins: Instr, x: i32, y: i32) -> Option<i32> {
     })
 }
 
+/// The `int` arithmetic an array index is computed with, in one byte, for the translated
+/// operations that carry an index expression ([`super::block::Op::ElemX`]): each computes
+/// exactly what [`int_op`] computes for its instruction (checked by a test).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+}
+
+impl IntOp {
+    /// The operation of `ins`, if it is one of these.
+    pub(super) fn of(ins: Instr) -> Option<IntOp> {
+        use Instr as I;
+        Some(match ins {
+            I::AddI {} => IntOp::Add,
+            I::SubI {} => IntOp::Sub,
+            I::MulI {} => IntOp::Mul,
+            I::DivI {} => IntOp::Div,
+            I::ModI {} => IntOp::Mod,
+            I::Shl {} => IntOp::Shl,
+            I::Shr {} => IntOp::Shr,
+            I::BitAnd {} => IntOp::And,
+            I::BitOr {} => IntOp::Or,
+            I::BitXor {} => IntOp::Xor,
+            _ => return None,
+        })
+    }
+
+    /// `x <op> y` as [`int_op`] computes it; `None` on a division by zero.
+    #[inline(always)]
+    pub(super) fn apply(self, x: i32, y: i32) -> Option<i32> {
+        Some(match self {
+            IntOp::Add => x.wrapping_add(y),
+            IntOp::Sub => x.wrapping_sub(y),
+            IntOp::Mul => x.wrapping_mul(y),
+            IntOp::Div | IntOp::Mod if y == 0 => return None,
+            IntOp::Div => x.wrapping_div(y),
+            IntOp::Mod => x.wrapping_rem(y),
+            IntOp::Shl => x.wrapping_shl(y as u32),
+            IntOp::Shr => x.wrapping_shr(y as u32),
+            IntOp::And => x & y,
+            IntOp::Or => x | y,
+            IntOp::Xor => x ^ y,
+        })
+    }
+}
+
 /// Whether `ins` is a comparison among the [`binary`] instructions (it pushes 0 or 1).
 pub(super) fn is_comparison(ins: Instr) -> bool {
     use Instr as I;

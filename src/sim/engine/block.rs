@@ -5,7 +5,8 @@
 //! instructions that starts there and forms one operation of the program: a variable or
 //! a constant folded into the instruction that uses it (`LDVal i; PUSHI 1; ADDI` is one
 //! addition of two operands), an array element's address and load in one (`a[i]`,
-//! `a[i][j]`, whatever the element type), an assignment of a variable or constant to a
+//! `a[i][j]`, `a[i * n + k]`: an index of one or two `int` operations; whatever the element
+//! type), an assignment of a variable or constant to a
 //! variable, `x++` and `x = x + c`, a comparison with the branch that uses it, two
 //! arithmetic instructions in a row (`(i + j) % 7`, `s + x * y`, `i * n + k`). The rules are
 //! on the shapes of vCode, not on any source statement: every spelling of a loop, a sum or
@@ -26,9 +27,9 @@
 //! remote-access bookkeeping and without the debugger.
 //! Depends on the process type of [`super`], the word arithmetic ([`super::arith`]) and the
 //! memory pool.
-use super::arith::{binary_or_none, inc_dec, int_op, is_binary, is_comparison, is_int_kind, is_unary, unary};
+use super::arith::{binary_or_none, inc_dec, int_op, is_binary, is_comparison, is_int_kind, is_unary, unary, IntOp};
 use super::interp::LEAVE;
-use super::{as_int, convert, push_frame, truthy, FnLite, Frame, Proc};
+use super::{as_double, as_int, convert, truthy, FnLite, Frame, Proc};
 use crate::sim::memory::Memory;
 use crate::time::Ticks;
 use crate::vcode::{Instr, Scalar, Word};
@@ -111,6 +112,16 @@ pub(super) struct Ix {
     pub(super) len: u32,
 }
 
+/// The index of [`Op::ElemX`]: `a first b`, then `then c` when `then` is there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct IxExpr {
+    pub(super) first: IntOp,
+    pub(super) then: Option<IntOp>,
+    pub(super) a: Src,
+    pub(super) b: Src,
+    pub(super) c: Src,
+}
+
 /// A translated operation: the instructions it stands for are in its doc. Each computes
 /// what they compute, in their order, and on the same words (addresses pass through `int`
 /// words as `LDADDR` pushes them).
@@ -185,6 +196,17 @@ pub(super) enum Op {
         off: u32,
         i: Ix,
         j: Ix,
+        load: bool,
+    },
+    /// `LDADDR depth off; <a>; <b>; first; INDEX; [Dereference]` (5 or 6), or with `<c>;
+    /// then` after `first` when `then` is there (7 or 8): `a[i * n + k]`, `a[i + 1]`, an
+    /// element whose index is one or two `int` operations of variables and constants.
+    ElemX {
+        depth: u8,
+        off: u32,
+        e: IxExpr,
+        size: u32,
+        len: u32,
         load: bool,
     },
     /// `Dereference` (1).
@@ -347,6 +369,20 @@ impl Op {
                     }
                     (Some(I::Dup {}), Some(I::Dereference {}), _, _) => return (Op::AddrDeref(depth, off), 3),
                     _ => {}
+                }
+                // An index computed by one or two `int` operations.
+                let iop = |k: usize| bin(k).and_then(IntOp::of);
+                if let (Some(a), Some(b), Some(first)) = (src(1), src(2), iop(3)) {
+                    let e = IxExpr { first, then: None, a, b, c: Src::Int(0) };
+                    if let Some((size, len)) = index(4) {
+                        let load = deref(5);
+                        return (Op::ElemX { depth, off, e, size, len, load }, 5 + load as usize);
+                    }
+                    if let (Some(c), Some(then), Some((size, len))) = (src(4), iop(5), index(6)) {
+                        let load = deref(7);
+                        let e = IxExpr { then: Some(then), c, ..e };
+                        return (Op::ElemX { depth, off, e, size, len, load }, 7 + load as usize);
+                    }
                 }
                 if let (Some(i), Some((size, len))) = (src(1), index(2)) {
                     let i = Ix { i, size, len };
@@ -791,24 +827,38 @@ fn call(
 ) -> Option<usize> {
     let f = *lim.funcs.get(func as usize)?;
     let n = f.frame.max(f.params);
-    let seg = p.segs.get(p.cur_seg as usize)?;
+    let cur = p.cur_seg as usize;
+    let seg = *p.segs.get(cur)?;
     let top = seg.top.checked_add(n).filter(|&t| t <= seg.len)?;
     let base = seg.base + seg.top;
-    let fits = p.frame_words.saturating_add(n) <= lim.max_stack
-        && mem.words.get(base as usize..base as usize + n as usize).is_some()
-        && stack.len() >= f.params as usize
-        && (f.depth as usize) < p.display.len();
-    if !fits {
+    let (np, sl) = (f.params as usize, stack.len());
+    if p.frame_words.saturating_add(n) > lim.max_stack || sl < np {
         return None;
     }
-    p.segs[p.cur_seg as usize].top = top;
-    // push_frame works on the whole process: lend it the stack.
-    p.stack = std::mem::take(stack);
-    p.pc = pc as u32;
-    let r = push_frame(p, mem, f, base, pc as u32 + 1);
-    *stack = std::mem::take(&mut p.stack);
-    r.ok()?;
-    Some(p.pc as usize)
+    // Everything checked before anything changes: what [`super::push_frame`] does, in place (the
+    // frame zeroed but for the arguments, moved from the working stack).
+    let words = mem.words.get_mut(base as usize..base as usize + n as usize)?;
+    let slot = p.display.get_mut(f.depth as usize)?;
+    let (args, rest) = words.split_at_mut(np);
+    for (w, a) in args.iter_mut().zip(&stack[sl - np..]) {
+        *w = *a;
+    }
+    rest.fill(Word::Int(0));
+    stack.truncate(sl - np);
+    let saved = std::mem::replace(slot, base);
+    p.segs[cur].top = top;
+    p.frames.push(Frame {
+        func: f.index,
+        base,
+        words: n,
+        depth: f.depth,
+        saved,
+        ret_pc: pc as u32 + 1,
+        stack_base: stack.len() as u32,
+    });
+    p.frame_words += n;
+    p.pc = f.entry;
+    Some(f.entry as usize)
 }
 
 /// `RET n` from a function other than the process's first (the caller checks): leaves its
@@ -821,7 +871,10 @@ pub(super) fn ret(p: &mut Proc, stack: &mut Vec<Word>, n: u32) -> Option<Frame> 
         return None;
     }
     p.frames.pop();
-    stack.copy_within(l - n..l, sb);
+    // Word by word: the results are few (a call through `memmove` costs more).
+    for k in 0..n {
+        stack[sb + k] = stack[l - n + k];
+    }
     stack.truncate(sb + n);
     if let Some(s) = p.display.get_mut(fr.depth as usize) {
         *s = fr.saved;
@@ -850,6 +903,20 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
             let i = slot(p, mem, int_of(&a) as i64)?;
             mem.words[i] = Word::Int(int_of(&v));
             stack.truncate(stack.len() - 2);
+        }
+        Op::Store { ty: Scalar::Double, keep: false } => {
+            let &[a, v] = top::<2>(stack)?;
+            let i = slot(p, mem, int_of(&a) as i64)?;
+            mem.words[i] = Word::Double(as_double(v));
+            stack.truncate(stack.len() - 2);
+        }
+        Op::Const(w) => stack.push(w),
+        Op::Un(ins) => {
+            let x = stack.last_mut()?;
+            *x = match (ins, *x) {
+                (Instr::Convert { to: Scalar::Double }, Word::Int(i)) => Word::Double(f64::from(i)),
+                (ins, w) => unary_out_of_line(ins, w),
+            };
         }
         Op::Set { depth, off, ty: Scalar::Int, v } => {
             let a = var(p, depth, off)? as i32;
@@ -1000,6 +1067,20 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
                 stack.push(Word::Int(a));
             }
         }
+        Op::ElemX { depth, off, e, size, len, load: ld } => {
+            let base = var(p, depth, off)? as i32;
+            let mut i = e.first.apply(int(p, mem, e.a)?, int(p, mem, e.b)?)?;
+            if let Some(then) = e.then {
+                i = then.apply(i, int(p, mem, e.c)?)?;
+            }
+            let a = index(base, i, size, len)?;
+            if ld {
+                let i = slot(p, mem, a as i64)?;
+                stack.push(mem.words[i]);
+            } else {
+                stack.push(Word::Int(a));
+            }
+        }
         Op::Deref => {
             let w = stack.last_mut()?;
             let i = slot(p, mem, int_of(w) as i64)?;
@@ -1069,11 +1150,6 @@ fn run_cold(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Wo
     match *x {
         Op::Stop => return None,
         Op::Push(s) => stack.push(get(p, mem, s)?),
-        Op::Const(w) => stack.push(w),
-        Op::Un(ins) => {
-            let x = stack.last_mut()?;
-            *x = unary_out_of_line(ins, *x);
-        }
         Op::Store { ty, keep } => {
             let &[a, v] = top::<2>(stack)?;
             let v = convert(v, ty);
@@ -1149,8 +1225,38 @@ impl Charges {
 
 #[cfg(test)]
 mod tests {
-    use super::{Ix, Op, Src, Step};
+    use super::{Ix, IxExpr, Op, Src, Step};
+    use crate::sim::engine::arith::{int_op, IntOp};
     use crate::vcode::{Instr::*, Scalar};
+
+    #[test]
+    fn an_index_operation_computes_what_its_instruction_computes() {
+        use crate::vcode::Instr as I;
+        let ops = [
+            I::AddI {},
+            I::SubI {},
+            I::MulI {},
+            I::DivI {},
+            I::ModI {},
+            I::Shl {},
+            I::Shr {},
+            I::BitAnd {},
+            I::BitOr {},
+            I::BitXor {},
+        ];
+        let vals = [0, 1, -1, 2, -7, 31, 32, 33, 200, i32::MAX, i32::MIN, -2_000_000_000];
+        for ins in ops {
+            let op = IntOp::of(ins).expect("an index operation");
+            for x in vals {
+                for y in vals {
+                    assert_eq!(op.apply(x, y), int_op(ins, x, y), "{ins:?} {x} {y}");
+                }
+            }
+        }
+        // Comparisons and the unsigned operations are not index operations.
+        assert_eq!(IntOp::of(I::LtI {}), None);
+        assert_eq!(IntOp::of(I::DivU {}), None);
+    }
 
     #[test]
     fn the_spellings_of_a_dot_product_translate_to_the_same_few_operations() {
@@ -1228,6 +1334,34 @@ mod tests {
             Store { ty: Scalar::Int, keep: false },
         ];
         assert_eq!(ops(&add1), vec![Op::IncVar { depth: 1, off: 2, delta: 1, wide: true }]);
+        // A 1-D element `a[i * 200 + k]` (8 instructions), and `a[i + 1]` (6): one each.
+        let flat_elem = [
+            LdAddr { depth: 0, off: 1 },
+            LdVal { depth: 1, off: 0 },
+            PushI { v: 200 },
+            MulI {},
+            LdVal { depth: 1, off: 2 },
+            AddI {},
+            Index { size: 1, len: 40000 },
+            Dereference {},
+        ];
+        let e = IxExpr {
+            first: IntOp::Mul,
+            then: Some(IntOp::Add),
+            a: Src::Var(1, 0),
+            b: Src::Int(200),
+            c: Src::Var(1, 2),
+        };
+        assert_eq!(ops(&flat_elem), vec![Op::ElemX { depth: 0, off: 1, e, size: 1, len: 40000, load: true }]);
+        let next = [
+            LdAddr { depth: 0, off: 1 },
+            LdVal { depth: 1, off: 0 },
+            PushI { v: 1 },
+            AddI {},
+            Index { size: 2, len: 9 },
+        ];
+        let e = IxExpr { first: IntOp::Add, then: None, a: Src::Var(1, 0), b: Src::Int(1), c: Src::Int(0) };
+        assert_eq!(ops(&next), vec![Op::ElemX { depth: 0, off: 1, e, size: 2, len: 9, load: false }]);
         let flat = [LdVal { depth: 1, off: 0 }, PushI { v: 200 }, MulI {}, LdVal { depth: 1, off: 2 }, AddI {}];
         assert_eq!(
             ops(&flat),
