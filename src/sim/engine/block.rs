@@ -5,13 +5,14 @@
 //! instructions that starts there and forms one operation of the program: a variable or
 //! a constant folded into the instruction that uses it (`LDVal i; PUSHI 1; ADDI` is one
 //! addition of two operands), an array element's address and load in one (`a[i]`,
-//! `a[i][j]`, `a[i * n + k]`: an index of one or two `int` operations; whatever the element
-//! type), an assignment of a variable or constant to a
-//! variable, `x++` and `x = x + c`, a comparison with the branch that uses it, two
-//! arithmetic instructions in a row (`(i + j) % 7`, `s + x * y`, `i * n + k`). The rules are
-//! on the shapes of vCode, not on any source statement: every spelling of a loop, a sum or
-//! an index that compiles to the same shapes gets the same dispatches. Every pc has its
-//! own decoding, so a jump may land anywhere.
+//! `a[i][j]`, `a[i * n + k]`: an index of one or two `int` operations; whatever the
+//! element type), an assignment of a variable or constant to a variable, `x++` and
+//! `x = x + c`, a comparison with the branch that uses it, two arithmetic instructions in
+//! a row (`(i + j) % 7`, `s + x * y`, `i * n + k`), and the `STORE` after any operation
+//! that pushes one value ([`Step::put`]: run with it, its destination checked first).
+//! The rules are on the shapes of vCode, not on any source statement: every spelling of
+//! a loop, a sum or an index that compiles to the same shapes gets the same dispatches.
+//! Every pc has its own decoding, so a jump may land anywhere.
 //!
 //! **The charges** ([`Charges`]): per processor type, the prefix sums of the ticks and of
 //! the sequential ticks over the code, so that the instructions `s..e` (a stretch run
@@ -44,8 +45,14 @@ pub(super) struct Step {
     pub(super) op: u8,
     /// The operation starting here ([`Op::Stop`]: this instruction is run alone).
     pub(super) x: Op,
-    /// Its number of instructions (1 for `Stop`).
+    /// Its number of instructions (1 for `Stop`), the `STORE` of [`Step::put`] included.
     pub(super) len: u8,
+    /// The operation pushes one value, having popped [`Step::pops`] words, and the
+    /// `STORE ty 0` after it stores that value at the address below those words: the
+    /// store is run with it, its destination checked before the operation runs (so that
+    /// either both run or nothing changes). `None`: no store follows.
+    pub(super) put: Option<Scalar>,
+    pub(super) pops: u8,
     /// The stretch from here: the pc after its last instruction. The operations from
     /// here, one after the other, end exactly there (at a `Stop`, the code's end, or
     /// after a `Jump`); equal to the pc itself when this is a `Stop`.
@@ -57,8 +64,14 @@ impl Step {
     pub(super) fn all(code: &[Instr]) -> Vec<Step> {
         let mut steps: Vec<Step> = (0..code.len())
             .map(|pc| {
-                let (x, len) = Op::at(code, pc);
-                Step { ins: code[pc], op: crate::vcode::cost::cost_slot(&code[pc]), x, len: len as u8, end: pc as u32 }
+                let (x, mut len) = Op::at(code, pc);
+                let (mut put, mut pops) = (None, 0);
+                if let (Some(k), Some(&Instr::Store { ty, keep: false })) = (x.pops(), code.get(pc + len)) {
+                    (put, pops) = (Some(ty), k);
+                    len += 1;
+                }
+                let op = crate::vcode::cost::cost_slot(&code[pc]);
+                Step { ins: code[pc], op, x, len: len as u8, put, pops, end: pc as u32 }
             })
             .collect();
         // Backwards: a stretch goes on through the one after its first operation.
@@ -79,7 +92,7 @@ impl Step {
     #[cfg(test)]
     pub(super) fn untranslated(steps: &mut [Step]) {
         for (pc, s) in steps.iter_mut().enumerate() {
-            (s.x, s.len, s.end) = (Op::Stop, 1, pc as u32);
+            (s.x, s.len, s.end, s.put) = (Op::Stop, 1, pc as u32, None);
         }
     }
 }
@@ -285,6 +298,22 @@ pub(super) enum Op {
 }
 
 impl Op {
+    /// How many words the operation pops when it pushes exactly one and does nothing else
+    /// (no jump, no store): the value a following `STORE` may take ([`Step::put`]).
+    fn pops(&self) -> Option<u8> {
+        let on_stack = |s: &Src| u8::from(*s == Src::Stack);
+        Some(match self {
+            Op::Push(s) => on_stack(s),
+            Op::Const(_) | Op::Addr(..) | Op::Bin2 { .. } | Op::Bin2I { .. } => 0,
+            Op::Elem { .. } | Op::ElemX { .. } | Op::Elem2 { .. } => 0,
+            Op::Bin { a, b, .. } | Op::BinI { a, b, .. } => on_stack(a) + on_stack(b),
+            Op::BinBin { .. } | Op::BinBinI { .. } => 3,
+            Op::Un(_) | Op::Deref => 1,
+            Op::Index { ix, .. } => 1 + on_stack(&ix.i),
+            _ => return None,
+        })
+    }
+
     /// The operation starting at `code[pc]` and its number of instructions, its
     /// arithmetic on `int`s when all of it is.
     fn at(code: &[Instr], pc: usize) -> (Op, usize) {
@@ -545,6 +574,25 @@ fn unary_out_of_line(ins: Instr, a: Word) -> Word {
     unary(ins, a)
 }
 
+/// Writes into `dst` the word `STORE ty` writes for the value `v`. Read in place, field by
+/// field, and written in each case straight into `dst`: the operation has just stored
+/// `v` in parts, and a word read or assembled whole would wait for those stores to reach
+/// the cache instead of taking them from the store buffer.
+#[inline(always)]
+fn put_word(ty: Scalar, v: &Word, dst: &mut Word) {
+    match (ty, v) {
+        (Scalar::Int, v) => *dst = Word::Int(int_of(v)),
+        (Scalar::Double, Word::Double(d)) => *dst = Word::Double(*d),
+        (Scalar::Char, v) => *dst = Word::Char(int_of(v) as u8),
+        (ty, v) => *dst = convert_out_of_line(*v, ty),
+    }
+}
+
+#[inline(never)]
+fn convert_out_of_line(v: Word, ty: Scalar) -> Word {
+    convert(v, ty)
+}
+
 /// The top `n` words of the stack, if it has them.
 #[inline(always)]
 fn top<const N: usize>(stack: &[Word]) -> Option<&[Word; N]> {
@@ -640,8 +688,25 @@ pub(super) fn run_stretches<const LINES: bool>(
             let (mut at, mut jumped) = ($s, None);
             while at < $end {
                 let x = &code[at];
+                // The destination of the store that goes with the operation, if one does.
+                let mut dst = usize::MAX;
+                if x.put.is_some() {
+                    let below = stack.len().checked_sub(x.pops as usize + 1);
+                    match below.and_then(|b| slot($ctx, mem, int_of(&stack[b]) as i64)) {
+                        Some(i) => dst = i,
+                        None => break,
+                    }
+                }
                 match run(&x.x, x.len as usize, $ctx, mem, stack, at) {
-                    Some(Ran::Next(k)) => at = k,
+                    Some(Ran::Next(k)) => {
+                        if let Some(ty) = x.put {
+                            // The operation left its value above the address checked.
+                            let l = stack.len();
+                            put_word(ty, &stack[l - 1], &mut mem.words[dst]);
+                            stack.truncate(l - 2);
+                        }
+                        at = k
+                    }
                     Some(Ran::Jumped(t)) => {
                         jumped = Some(t);
                         break;
@@ -915,6 +980,7 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
             let x = stack.last_mut()?;
             *x = match (ins, *x) {
                 (Instr::Convert { to: Scalar::Double }, Word::Int(i)) => Word::Double(f64::from(i)),
+                (Instr::Convert { to: Scalar::Char }, Word::Int(i)) => Word::Char(i as u8),
                 (ins, w) => unary_out_of_line(ins, w),
             };
         }
@@ -1261,8 +1327,8 @@ mod tests {
     #[test]
     fn the_spellings_of_a_dot_product_translate_to_the_same_few_operations() {
         // `s = s + a[i][k] * b[k][j];` as cpcc emits it (a at 0, b at 40000, i j k s at
-        // 1 0..=3), then `s = a[i][k] * b[k][j] + s;`: 17 instructions in 6 operations
-        // each, whichever side the sum is on.
+        // 1 0..=3), then `s = a[i][k] * b[k][j] + s;`: 17 instructions in 5 operations
+        // each, whichever side the sum is on, the last with the `STORE` after it.
         let a = Op::Elem2 {
             depth: 0,
             off: 0,
@@ -1291,28 +1357,31 @@ mod tests {
         left.extend(elem(0, 0, 2, 200));
         left.extend(elem(40000, 2, 1, 200));
         left.extend([MulI {}, AddI {}, Store { ty: Scalar::Int, keep: false }]);
-        let ops = |code: &[crate::vcode::Instr]| {
+        // The operations, and for each the type of the store run with it and the words
+        // its operation pops.
+        let with_puts = |code: &[crate::vcode::Instr]| {
             let steps = Step::all(code);
             let mut pc = 0;
             let mut out = Vec::new();
             while pc < code.len() {
-                out.push(steps[pc].x);
+                out.push((steps[pc].x, steps[pc].put.map(|ty| (ty, steps[pc].pops))));
                 pc += steps[pc].len as usize;
             }
             out
         };
+        let ops = |code: &[crate::vcode::Instr]| with_puts(code).into_iter().map(|(x, _)| x).collect::<Vec<_>>();
         let mul_add = Op::BinBinI { first: MulI {}, then: AddI {} };
-        assert_eq!(
-            ops(&left),
-            vec![Op::Addr(1, 3), Op::Push(Src::Var(1, 3)), a, b, mul_add, Op::Store { ty: Scalar::Int, keep: false }]
-        );
+        assert_eq!(ops(&left), vec![Op::Addr(1, 3), Op::Push(Src::Var(1, 3)), a, b, mul_add]);
+        // The sum pops the address's three words above it (s, and the two elements).
+        assert_eq!(with_puts(&left)[4].1, Some((Scalar::Int, 3)));
         let mut right = vec![LdAddr { depth: 1, off: 3 }];
         right.extend(elem(0, 0, 2, 200));
         right.extend(elem(40000, 2, 1, 200));
         right.extend([MulI {}, LdVal { depth: 1, off: 3 }, AddI {}, Store { ty: Scalar::Int, keep: false }]);
         let mul = Op::BinI { ins: MulI {}, a: Src::Stack, b: Src::Stack };
         let add = Op::BinI { ins: AddI {}, a: Src::Stack, b: Src::Var(1, 3) };
-        assert_eq!(ops(&right), vec![Op::Addr(1, 3), a, b, mul, add, Op::Store { ty: Scalar::Int, keep: false }]);
+        assert_eq!(ops(&right), vec![Op::Addr(1, 3), a, b, mul, add]);
+        assert_eq!(with_puts(&right)[4].1, Some((Scalar::Int, 1)));
         // A loop's test, `k < 200` (4 instructions), `k++;` (3) and `k = k + 1;` (5), and
         // a 1-D index `i * 200 + k` (5): one operation each.
         let test = [LdVal { depth: 1, off: 2 }, PushI { v: 200 }, LtI {}, JumpIfFalse { target: 9 }];

@@ -850,6 +850,73 @@ fn superinstructions_change_no_result() {
     assert!(s.is_none() && err.contains("index 8") && err.contains("fused.c:14"), "{err}");
 }
 
+#[test]
+fn computed_indexes_and_stores_run_with_their_value_change_no_result() {
+    // Elements whose index is one or two `int` operations (`a[i * 4 + j]`), and stores run
+    // with the operation that computes their value (of `int`, `char` and `double`), each
+    // program ending in a failure inside such an operation: an index out of bounds, a
+    // division by zero in an index, a store through a null pointer, a store through a
+    // pointer past the pool. The translated runs must equal the untranslated ones at every
+    // quantum and step limit, errors included; the expected outputs are worked out below.
+    let progs = [
+        // 1-D matmul of 4x4 (a = i + j, b = i - j): the trace is the sum over i, k of
+        // (i + k)(k - i) = sum k^2 - i^2 = 0; then a[4 * 4 + 0] is out of bounds (line 9).
+        ("int a[16], b[16], c[16];
+void main() {
+    int i, j, k, s, n;
+    for (i = 0; i < 4; i++) for (j = 0; j < 4; j++) { a[i * 4 + j] = i + j; b[i * 4 + j] = i - j; }
+    for (i = 0; i < 4; i++) for (j = 0; j < 4; j++) { s = 0; for (k = 0; k < 4; k++) s += a[i * 4 + k] * b[k * 4 + j]; c[i * 4 + j] = s; }
+    s = 0; for (i = 0; i < 4; i++) s = s + c[i * 4 + i];
+    printf(\"%d\\n\", s);
+    n = 4;
+    s = a[n * 4 + 0];
+}", "0\n", "index 16"),
+        // A char and a double array written through index expressions, then an index
+        // divided by zero (line 8).
+        ("char t[8]; double d[8];
+void main() {
+    int i, z;
+    for (i = 0; i < 7; i++) { t[i + 1] = i + 65; d[i * 1 + 1] = i * 0.5; }
+    printf(\"%c%c %.1f\\n\", t[1], t[7], d[7]);
+    z = 0;
+    i = 3;
+    t[0] = t[i / z];
+}", "AG 3.0\n", "division by zero"),
+        // A sum stored through a null pointer (line 6).
+        ("int v;
+void main() {
+    int *p;
+    v = 41;
+    p = &v; *p = v + 1; printf(\"%d\\n\", v);
+    p = 0; *p = v + 1;
+}", "42\n", "null"),
+        // A sum stored far past the pool (line 6).
+        ("int v;
+void main() {
+    int *p;
+    p = &v; *p = v * 2 + 7; printf(\"%d\\n\", v);
+    p = p + 100000000;
+    *p = v * 2 + 7;
+}", "7\n", "address"),
+    ];
+    for (k, (src, want, err)) in progs.iter().enumerate() {
+        let m = crate::lang::compile("ix.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
+        let (stats, out, e) = run_fusing(&m, SimConfig::default(), true);
+        assert!(stats.is_none(), "program {k} fails");
+        assert_eq!(&out, want, "program {k}");
+        assert!(e.contains(err), "program {k}: {e}");
+        let mut cfgs: Vec<SimConfig> =
+            [1, U, 2 * U, 3 * U, 7 * U].iter().map(|&q| SimConfig { quantum: q, ..SimConfig::default() }).collect();
+        for n in [1, 7, 50, 333] {
+            cfgs.push(SimConfig { max_steps: Some(n), ..SimConfig::default() });
+        }
+        for cfg in cfgs {
+            let what = format!("program {k}, quantum {} steps {:?}", cfg.quantum, cfg.max_steps);
+            assert_eq!(run_fusing(&m, cfg.clone(), true), run_fusing(&m, cfg, false), "{what}");
+        }
+    }
+}
+
 /// Dot-product loops (`s = s + a[i][k] * b[k][j];` and `s += ...`, run whole by the
 /// interpreter), against a constant and a variable bound, ending in an out-of-bounds
 /// `a[i][k]` (line 14, `k` = 6) when `n` is past 6.
