@@ -222,6 +222,21 @@ pub(super) enum Op {
         len: u32,
         load: bool,
     },
+    /// `LDADDR depth off; Dereference; <i>; INDEX` and `Dereference` when `load` (4 or 5):
+    /// `p[i]` of a pointer variable `p`.
+    PElem {
+        depth: u8,
+        off: u32,
+        i: Ix,
+        load: bool,
+    },
+    /// `<b1>; op1; <b2>; op2` and `<b3>; op3` when `n` is 3 (4 or 6): `int` operations
+    /// applied in turn to the value on the stack, each with a pushed operand
+    /// (`x / 2 + i + 1`).
+    AccI {
+        n: u8,
+        k: [(IntOp, Src); 3],
+    },
     /// `Dereference` (1).
     Deref,
     /// `STORE ty keep` (1).
@@ -308,7 +323,8 @@ impl Op {
             Op::Elem { .. } | Op::ElemX { .. } | Op::Elem2 { .. } => 0,
             Op::Bin { a, b, .. } | Op::BinI { a, b, .. } => on_stack(a) + on_stack(b),
             Op::BinBin { .. } | Op::BinBinI { .. } => 3,
-            Op::Un(_) | Op::Deref => 1,
+            Op::Un(_) | Op::Deref | Op::AccI { .. } => 1,
+            Op::PElem { .. } => 0,
             Op::Index { ix, .. } => 1 + on_stack(&ix.i),
             _ => return None,
         })
@@ -372,6 +388,14 @@ impl Op {
                     return r;
                 }
             }
+            // Two or three `int` operations in a row on the value on the stack.
+            let acc = |k: usize| Some((bin(k + 1).and_then(IntOp::of)?, src(k)?));
+            if let (Some(x), Some(y)) = (acc(0), acc(2)) {
+                return match acc(4) {
+                    Some(z) => (Op::AccI { n: 3, k: [x, y, z] }, 6),
+                    None => (Op::AccI { n: 2, k: [x, y, (IntOp::Add, Src::Int(0))] }, 4),
+                };
+            }
             if let Some(r) = binop(1, Src::Stack, a, 1) {
                 return r;
             }
@@ -398,6 +422,11 @@ impl Op {
                     }
                     (Some(I::Dup {}), Some(I::Dereference {}), _, _) => return (Op::AddrDeref(depth, off), 3),
                     _ => {}
+                }
+                // An element of the array a pointer variable points to.
+                if let (Some(I::Dereference {}), Some(i), Some((size, len))) = (ins(1), src(2), index(3)) {
+                    let load = deref(4);
+                    return (Op::PElem { depth, off, i: Ix { i, size, len }, load }, 4 + load as usize);
                 }
                 // An index computed by one or two `int` operations.
                 let iop = |k: usize| bin(k).and_then(IntOp::of);
@@ -1147,6 +1176,25 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
                 stack.push(Word::Int(a));
             }
         }
+        Op::PElem { depth, off, i, load: ld } => {
+            let p_at = slot(p, mem, i64::from(var(p, depth, off)? as i32))?;
+            let base = int_of(&mem.words[p_at]);
+            let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
+            if ld {
+                let i = slot(p, mem, a as i64)?;
+                stack.push(mem.words[i]);
+            } else {
+                stack.push(Word::Int(a));
+            }
+        }
+        Op::AccI { n, k } => {
+            let top = stack.last_mut()?;
+            let mut x = int_of(top);
+            for &(op, b) in &k[..n as usize] {
+                x = op.apply(x, int(p, mem, b)?)?;
+            }
+            *top = Word::Int(x);
+        }
         Op::Deref => {
             let w = stack.last_mut()?;
             let i = slot(p, mem, int_of(w) as i64)?;
@@ -1431,6 +1479,20 @@ mod tests {
         ];
         let e = IxExpr { first: IntOp::Add, then: None, a: Src::Var(1, 0), b: Src::Int(1), c: Src::Int(0) };
         assert_eq!(ops(&next), vec![Op::ElemX { depth: 0, off: 1, e, size: 2, len: 9, load: false }]);
+        // `p[i]` of a pointer variable (5), and `... / 2 + i + 1` on the value on the stack
+        // (6): one each.
+        let pelem = [
+            LdAddr { depth: 1, off: 0 },
+            Dereference {},
+            LdVal { depth: 1, off: 2 },
+            Index { size: 1, len: 0 },
+            Dereference {},
+        ];
+        let ix = Ix { i: Src::Var(1, 2), size: 1, len: 0 };
+        assert_eq!(ops(&pelem), vec![Op::PElem { depth: 1, off: 0, i: ix, load: true }]);
+        let chain = [PushI { v: 2 }, DivI {}, LdVal { depth: 1, off: 2 }, AddI {}, PushI { v: 1 }, AddI {}];
+        let k = [(IntOp::Div, Src::Int(2)), (IntOp::Add, Src::Var(1, 2)), (IntOp::Add, Src::Int(1))];
+        assert_eq!(ops(&chain), vec![Op::AccI { n: 3, k }]);
         let flat = [LdVal { depth: 1, off: 0 }, PushI { v: 200 }, MulI {}, LdVal { depth: 1, off: 2 }, AddI {}];
         assert_eq!(
             ops(&flat),

@@ -882,6 +882,18 @@ void main() {
     i = 3;
     t[0] = t[i / z];
 }", "AG 3.0\n", "division by zero"),
+        // Elements through a pointer parameter and chains of `int` operations on a value
+        // (`s + x[i] / 2 + i + 1`): the sum over i < 6 of 4i / 2 + i + 1 = 3 * 15 + 6 = 51;
+        // then a division by zero inside a chain (line 8).
+        ("int v[6];
+int sum(int *x, int n) { int i, s; s = 0; for (i = 0; i < n; i++) s = s + x[i] / 2 + i + 1; return s; }
+void main() {
+    int i, z;
+    for (i = 0; i < 6; i++) v[i] = i * 4;
+    printf(\"%d\\n\", sum(v, 6));
+    z = 0;
+    v[0] = v[1] / z + 1;
+}", "51\n", "division by zero"),
         // A sum stored through a null pointer (line 6).
         ("int v;
 void main() {
