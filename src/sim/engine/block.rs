@@ -403,6 +403,10 @@ impl Op {
                 let load = deref(2);
                 return (Op::Index { ix: Ix { i: a, size, len }, load }, 2 + load as usize);
             }
+            // A constant converted (`PUSHI 1; CONV char`) is the converted constant.
+            if let (Src::Int(v), Some(I::Convert { to })) = (a, ins(1)) {
+                return (Op::Const(convert(Word::Int(v), to)), 2);
+            }
             return (Op::Push(a), 1);
         }
         match first {
@@ -1006,12 +1010,13 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
         }
         Op::Const(w) => stack.push(w),
         Op::Un(ins) => {
+            // Matched in place and written in each case: the word was just stored in parts.
             let x = stack.last_mut()?;
-            *x = match (ins, *x) {
-                (Instr::Convert { to: Scalar::Double }, Word::Int(i)) => Word::Double(f64::from(i)),
-                (Instr::Convert { to: Scalar::Char }, Word::Int(i)) => Word::Char(i as u8),
-                (ins, w) => unary_out_of_line(ins, w),
-            };
+            match (ins, &*x) {
+                (Instr::Convert { to: Scalar::Double }, &Word::Int(i)) => *x = Word::Double(f64::from(i)),
+                (Instr::Convert { to: Scalar::Char }, &Word::Int(i)) => *x = Word::Char(i as u8),
+                _ => *x = unary_out_of_line(ins, *x),
+            }
         }
         Op::Set { depth, off, ty: Scalar::Int, v } => {
             let a = var(p, depth, off)? as i32;
@@ -1341,7 +1346,7 @@ impl Charges {
 mod tests {
     use super::{Ix, IxExpr, Op, Src, Step};
     use crate::sim::engine::arith::{int_op, IntOp};
-    use crate::vcode::{Instr::*, Scalar};
+    use crate::vcode::{Instr::*, Scalar, Word};
 
     #[test]
     fn an_index_operation_computes_what_its_instruction_computes() {
@@ -1493,6 +1498,8 @@ mod tests {
         let chain = [PushI { v: 2 }, DivI {}, LdVal { depth: 1, off: 2 }, AddI {}, PushI { v: 1 }, AddI {}];
         let k = [(IntOp::Div, Src::Int(2)), (IntOp::Add, Src::Var(1, 2)), (IntOp::Add, Src::Int(1))];
         assert_eq!(ops(&chain), vec![Op::AccI { n: 3, k }]);
+        // A constant converted is a constant (`c = 1;` of a `char c`).
+        assert_eq!(ops(&[PushI { v: 65 }, Convert { to: Scalar::Char }]), vec![Op::Const(Word::Char(65))]);
         let flat = [LdVal { depth: 1, off: 0 }, PushI { v: 200 }, MulI {}, LdVal { depth: 1, off: 2 }, AddI {}];
         assert_eq!(
             ops(&flat),
