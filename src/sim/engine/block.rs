@@ -530,12 +530,14 @@ fn get(p: Ctx<'_>, mem: &Memory, s: Src) -> Option<Word> {
     }
 }
 
-/// [`as_int`] with the common case (an `int` word) first and inline: the other cases out of
-/// line, so that reading an operand is a test and a load, not a jump through a table.
+/// [`as_int`] with the common cases (an `int` word, a `char` read from a string) first and
+/// inline: the other cases out of line, so that reading an operand is a test and a load,
+/// not a jump through a table.
 #[inline(always)]
 fn int_of(w: &Word) -> i32 {
     match w {
         Word::Int(i) => *i,
+        Word::Char(c) => i32::from(*c),
         _ => int_of_other(w),
     }
 }
