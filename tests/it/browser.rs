@@ -66,44 +66,49 @@ impl Driver {
         )
         .ok()?;
         // The driver keeps the connection open: read the head, then Content-Length bytes
-        // (or chunks up to the last one).
+        // (or chunks up to the last one). Counted and cut in bytes, decoded once whole: a
+        // read may end inside a character of the answer.
         s.set_read_timeout(Some(std::time::Duration::from_secs(120))).ok()?;
         let mut raw = Vec::new();
         let mut buf = [0u8; 65536];
-        let body = loop {
+        let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+        let body: Vec<u8> = loop {
             let n = s.read(&mut buf).ok()?;
             if n == 0 {
                 return None;
             }
             raw.extend_from_slice(&buf[..n]);
-            let text = String::from_utf8_lossy(&raw);
-            let Some((head, rest)) = text.split_once("\r\n\r\n") else { continue };
-            let head = head.to_ascii_lowercase();
+            let Some(h) = find(&raw, b"\r\n\r\n") else { continue };
+            let head = String::from_utf8_lossy(&raw[..h]).to_ascii_lowercase();
+            let rest = &raw[h + 4..];
             if let Some(len) = head.lines().find_map(|l| l.strip_prefix("content-length:")) {
                 let len: usize = len.trim().parse().ok()?;
                 if rest.len() >= len {
-                    break rest[..len].to_string();
+                    break rest[..len].to_vec();
                 }
             } else if head.contains("transfer-encoding: chunked") {
-                if !rest.contains("\r\n0\r\n") && !rest.starts_with("0\r\n") {
-                    continue;
-                }
                 // Chunks: a hexadecimal size line, the bytes, CRLF; a size 0 ends them.
-                let mut out = String::new();
+                let mut out = Vec::new();
                 let mut r = rest;
-                while let Some((size, tail)) = r.split_once("\r\n") {
-                    let n = usize::from_str_radix(size.trim(), 16).ok()?;
+                let done = loop {
+                    let Some(e) = find(r, b"\r\n") else { break false };
+                    let n = usize::from_str_radix(std::str::from_utf8(&r[..e]).ok()?.trim(), 16).ok()?;
                     if n == 0 {
-                        break;
+                        break true;
                     }
-                    out.push_str(tail.get(..n)?);
-                    r = tail.get(n + 2..)?;
+                    let Some(chunk) = r.get(e + 2..e + 2 + n) else { break false };
+                    out.extend_from_slice(chunk);
+                    let Some(tail) = r.get(e + 2 + n + 2..) else { break false };
+                    r = tail;
+                };
+                if done {
+                    break out;
                 }
-                break out;
             } else {
                 return None;
             }
         };
+        let body = String::from_utf8(body).ok()?;
         serde_json::from_str(&body).ok()
     }
 
