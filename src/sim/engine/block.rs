@@ -628,6 +628,20 @@ fn convert_out_of_line(v: Word, ty: Scalar) -> Word {
     convert(v, ty)
 }
 
+/// Pushes the word at address `a` when `load` (`INDEX` and `Dereference`), else the address
+/// (`INDEX` alone); `None`, having pushed nothing, when the word is not the running
+/// processor's own or not in the pool.
+#[inline(always)]
+fn push_elem(p: Ctx<'_>, mem: &Memory, stack: &mut Vec<Word>, a: i32, load: bool) -> Option<()> {
+    if load {
+        let i = slot(p, mem, a as i64)?;
+        stack.push(mem.words[i]);
+    } else {
+        stack.push(Word::Int(a));
+    }
+    Some(())
+}
+
 /// The top `n` words of the stack, if it has them.
 #[inline(always)]
 fn top<const N: usize>(stack: &[Word]) -> Option<&[Word; N]> {
@@ -1151,23 +1165,13 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
         Op::Elem { depth, off, i, load: ld } => {
             let base = var(p, depth, off)? as i32;
             let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
-            if ld {
-                let i = slot(p, mem, a as i64)?;
-                stack.push(mem.words[i]);
-            } else {
-                stack.push(Word::Int(a));
-            }
+            push_elem(p, mem, stack, a, ld)?;
         }
         Op::Elem2 { depth, off, i, j, load: ld } => {
             let base = var(p, depth, off)? as i32;
             let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
             let a = index(a, int(p, mem, j.i)?, j.size, j.len)?;
-            if ld {
-                let i = slot(p, mem, a as i64)?;
-                stack.push(mem.words[i]);
-            } else {
-                stack.push(Word::Int(a));
-            }
+            push_elem(p, mem, stack, a, ld)?;
         }
         Op::ElemX { depth, off, e, size, len, load: ld } => {
             let base = var(p, depth, off)? as i32;
@@ -1176,23 +1180,13 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
                 i = then.apply(i, int(p, mem, e.c)?)?;
             }
             let a = index(base, i, size, len)?;
-            if ld {
-                let i = slot(p, mem, a as i64)?;
-                stack.push(mem.words[i]);
-            } else {
-                stack.push(Word::Int(a));
-            }
+            push_elem(p, mem, stack, a, ld)?;
         }
         Op::PElem { depth, off, i, load: ld } => {
             let p_at = slot(p, mem, i64::from(var(p, depth, off)? as i32))?;
             let base = int_of(&mem.words[p_at]);
             let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
-            if ld {
-                let i = slot(p, mem, a as i64)?;
-                stack.push(mem.words[i]);
-            } else {
-                stack.push(Word::Int(a));
-            }
+            push_elem(p, mem, stack, a, ld)?;
         }
         Op::AccI { n, k } => {
             let top = stack.last_mut()?;
