@@ -41,7 +41,8 @@ smpicc -O2 -DITERS="$iters" scripts/bench/cannon_mpi.c -o "$tmp/cannon_mpi" 2> "
 }
 for r in $(seq 0 255); do echo "node-$r"; done > "$tmp/hosts"
 
-# best OUT CMD...: runs CMD RUNS times, output of the fastest in OUT; prints "wall cpu".
+# best OUT CMD...: runs CMD RUNS times, the standard output of the fastest in OUT and its
+# standard error in OUT.err; prints "wall cpu median".
 best() {
   local out=$1 b=999999 c=0 w u s all=""
   shift
@@ -56,6 +57,7 @@ best() {
       b=$w
       c=$(echo "$u + $s" | bc -l)
       cp "$tmp/run.out" "$out"
+      cp "$tmp/run.err" "$out.err"
     fi
   done
   # The median wall time (the lower middle one for an even count).
@@ -73,8 +75,10 @@ read -r cw cc cm < <(best "$tmp/cpss.out" "${pin[@]}" target/release/cpss "$tmp/
 read -r sw sc sm < <(best "$tmp/smpi.out" "${pin[@]}" smpirun -np 256 -platform scripts/bench/torus16.xml \
   -hostfile "$tmp/hosts" --cfg=smpi/host-speed:1Gf "$tmp/cannon_mpi")
 
-grep -q '^check ok$' "$tmp/cpss.out" || { echo "cpss: the result check failed" >&2; cat "$tmp/cpss.out" >&2; exit 1; }
-csum=$(sed -n 's/^checksum //p' "$tmp/cpss.out")
+# With its statistics as CSV on standard output, cpss writes the program's output to
+# standard error (man cpss, SYNOPSIS).
+grep -q '^check ok$' "$tmp/cpss.out.err" || { echo "cpss: the result check failed" >&2; cat "$tmp/cpss.out.err" >&2; exit 1; }
+csum=$(sed -n 's/^checksum //p' "$tmp/cpss.out.err")
 ssum=$(sed -n 's/^checksum //p' "$tmp/smpi.out")
 [ -n "$csum" ] && [ "$csum" = "$ssum" ] || { echo "checksums differ: cpss '$csum' SMPI '$ssum'" >&2; exit 1; }
 cmsg=$(tail -2 "$tmp/cpss.out" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "messages") col = i } NR == 2 { print $col }')
