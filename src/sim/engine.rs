@@ -596,24 +596,47 @@ macro_rules! math_fns {
 math_fns!(math_d: f64, math: f32);
 
 /// Places a new frame of `f` at `base` (already reserved in the top segment), moving the
-/// argument words from the working stack.
+/// argument words from the process's working stack.
 #[inline]
 fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32) -> Result<(), RuntimeError> {
+    let mut stack = std::mem::take(&mut p.stack);
+    let r = push_frame_on(p, &mut stack, mem, f, base, ret_pc);
+    p.stack = stack;
+    r
+}
+
+/// [`push_frame`] with the working stack held apart from the process (the interpreter keeps
+/// it in a local while it runs). Everything is checked before anything changes, so an
+/// error leaves the process and the pool as they were.
+#[inline(always)]
+fn push_frame_on(
+    p: &mut Proc,
+    stack: &mut Vec<Word>,
+    mem: &mut Memory,
+    f: FnLite,
+    base: u32,
+    ret_pc: u32,
+) -> Result<(), RuntimeError> {
     let b = base as usize;
     let n = f.frame.max(f.params) as usize;
     let words = mem.words.get_mut(b..b + n).ok_or(RuntimeError::BadAddress { addr: base as i64 })?;
-    words.fill(Word::Int(0));
-    let np = f.params as usize;
-    let sl = p.stack.len();
+    let (np, sl) = (f.params as usize, stack.len());
     if sl < np {
         return Err(RuntimeError::BadCode { message: "call with too few arguments on the stack".into() });
     }
-    words[..np].copy_from_slice(&p.stack[sl - np..]);
-    p.stack.truncate(sl - np);
-    let d = f.depth as usize;
-    let slot = p.display.get_mut(d).ok_or_else(|| RuntimeError::BadCode { message: "function depth".into() })?;
-    let saved = *slot;
-    *slot = base;
+    let slot = p
+        .display
+        .get_mut(f.depth as usize)
+        .ok_or_else(|| RuntimeError::BadCode { message: "function depth".into() })?;
+    // The frame zeroed but for the arguments; moved word by word (they are few, and a call
+    // through `memcpy` costs more).
+    let (args, rest) = words.split_at_mut(np);
+    for (w, a) in args.iter_mut().zip(&stack[sl - np..]) {
+        *w = *a;
+    }
+    rest.fill(Word::Int(0));
+    stack.truncate(sl - np);
+    let saved = std::mem::replace(slot, base);
     p.frames.push(Frame {
         func: f.index,
         base,
@@ -621,7 +644,7 @@ fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32)
         depth: f.depth,
         saved,
         ret_pc,
-        stack_base: p.stack.len() as u32,
+        stack_base: stack.len() as u32,
     });
     p.frame_words += n as u32;
     p.pc = f.entry;

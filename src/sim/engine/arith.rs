@@ -105,8 +105,8 @@ pub(super) fn int_op(ins: Instr, x: i32, y: i32) -> Option<i32> {
 }
 
 /// The `int` arithmetic an array index is computed with, in one byte, for the translated
-/// operations that carry an index expression ([`super::block::Op::ElemX`]): each computes
-/// exactly what [`int_op`] computes for its instruction (checked by a test).
+/// operations that carry several ([`super::block::Op::ElemX`], [`super::block::Op::AccI`]):
+/// each computes exactly what [`int_op`] computes for its instruction (checked by a test).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum IntOp {
     Add,

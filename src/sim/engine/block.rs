@@ -30,7 +30,7 @@
 //! memory pool.
 use super::arith::{binary_or_none, inc_dec, int_op, is_binary, is_comparison, is_int_kind, is_unary, unary, IntOp};
 use super::interp::LEAVE;
-use super::{as_double, as_int, convert, truthy, FnLite, Frame, Proc};
+use super::{as_double, as_int, convert, push_frame_on, truthy, FnLite, Frame, Proc};
 use crate::sim::memory::Memory;
 use crate::time::Ticks;
 use crate::vcode::{Instr, Scalar, Word};
@@ -125,14 +125,13 @@ pub(super) struct Ix {
     pub(super) len: u32,
 }
 
-/// The index of [`Op::ElemX`]: `a first b`, then `then c` when `then` is there.
+/// The index of [`Op::ElemX`]: `a first b`, then `<op> c` of `then` when it is there.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct IxExpr {
     pub(super) first: IntOp,
-    pub(super) then: Option<IntOp>,
     pub(super) a: Src,
     pub(super) b: Src,
-    pub(super) c: Src,
+    pub(super) then: Option<(IntOp, Src)>,
 }
 
 /// A translated operation: the instructions it stands for are in its doc. Each computes
@@ -211,8 +210,8 @@ pub(super) enum Op {
         j: Ix,
         load: bool,
     },
-    /// `LDADDR depth off; <a>; <b>; first; INDEX; [Dereference]` (5 or 6), or with `<c>;
-    /// then` after `first` when `then` is there (7 or 8): `a[i * n + k]`, `a[i + 1]`, an
+    /// `LDADDR depth off; <a>; <b>; first; INDEX; [Dereference]` (5 or 6), or with `<c>; op`
+    /// after `first` when `then` is `(op, c)` (7 or 8): `a[i * n + k]`, `a[i + 1]`, an
     /// element whose index is one or two `int` operations of variables and constants.
     ElemX {
         depth: u8,
@@ -435,14 +434,14 @@ impl Op {
                 // An index computed by one or two `int` operations.
                 let iop = |k: usize| bin(k).and_then(IntOp::of);
                 if let (Some(a), Some(b), Some(first)) = (src(1), src(2), iop(3)) {
-                    let e = IxExpr { first, then: None, a, b, c: Src::Int(0) };
+                    let e = IxExpr { first, a, b, then: None };
                     if let Some((size, len)) = index(4) {
                         let load = deref(5);
                         return (Op::ElemX { depth, off, e, size, len, load }, 5 + load as usize);
                     }
                     if let (Some(c), Some(then), Some((size, len))) = (src(4), iop(5), index(6)) {
                         let load = deref(7);
-                        let e = IxExpr { then: Some(then), c, ..e };
+                        let e = IxExpr { then: Some((then, c)), ..e };
                         return (Op::ElemX { depth, off, e, size, len, load }, 7 + load as usize);
                     }
                 }
@@ -945,33 +944,12 @@ fn call(
     let seg = *p.segs.get(cur)?;
     let top = seg.top.checked_add(n).filter(|&t| t <= seg.len)?;
     let base = seg.base + seg.top;
-    let (np, sl) = (f.params as usize, stack.len());
-    if p.frame_words.saturating_add(n) > lim.max_stack || sl < np {
+    if p.frame_words.saturating_add(n) > lim.max_stack {
         return None;
     }
-    // Everything checked before anything changes: what [`super::push_frame`] does, in place (the
-    // frame zeroed but for the arguments, moved from the working stack).
-    let words = mem.words.get_mut(base as usize..base as usize + n as usize)?;
-    let slot = p.display.get_mut(f.depth as usize)?;
-    let (args, rest) = words.split_at_mut(np);
-    for (w, a) in args.iter_mut().zip(&stack[sl - np..]) {
-        *w = *a;
-    }
-    rest.fill(Word::Int(0));
-    stack.truncate(sl - np);
-    let saved = std::mem::replace(slot, base);
+    // Fails having changed nothing (then the interpreter runs the call and reports it).
+    push_frame_on(p, stack, mem, f, base, pc as u32 + 1).ok()?;
     p.segs[cur].top = top;
-    p.frames.push(Frame {
-        func: f.index,
-        base,
-        words: n,
-        depth: f.depth,
-        saved,
-        ret_pc: pc as u32 + 1,
-        stack_base: stack.len() as u32,
-    });
-    p.frame_words += n;
-    p.pc = f.entry;
     Some(f.entry as usize)
 }
 
@@ -1176,8 +1154,8 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
         Op::ElemX { depth, off, e, size, len, load: ld } => {
             let base = var(p, depth, off)? as i32;
             let mut i = e.first.apply(int(p, mem, e.a)?, int(p, mem, e.b)?)?;
-            if let Some(then) = e.then {
-                i = then.apply(i, int(p, mem, e.c)?)?;
+            if let Some((then, c)) = e.then {
+                i = then.apply(i, int(p, mem, c)?)?;
             }
             let a = index(base, i, size, len)?;
             push_elem(p, mem, stack, a, ld)?;
@@ -1463,13 +1441,8 @@ mod tests {
             Index { size: 1, len: 40000 },
             Dereference {},
         ];
-        let e = IxExpr {
-            first: IntOp::Mul,
-            then: Some(IntOp::Add),
-            a: Src::Var(1, 0),
-            b: Src::Int(200),
-            c: Src::Var(1, 2),
-        };
+        let e =
+            IxExpr { first: IntOp::Mul, a: Src::Var(1, 0), b: Src::Int(200), then: Some((IntOp::Add, Src::Var(1, 2))) };
         assert_eq!(ops(&flat_elem), vec![Op::ElemX { depth: 0, off: 1, e, size: 1, len: 40000, load: true }]);
         let next = [
             LdAddr { depth: 0, off: 1 },
@@ -1478,7 +1451,7 @@ mod tests {
             AddI {},
             Index { size: 2, len: 9 },
         ];
-        let e = IxExpr { first: IntOp::Add, then: None, a: Src::Var(1, 0), b: Src::Int(1), c: Src::Int(0) };
+        let e = IxExpr { first: IntOp::Add, a: Src::Var(1, 0), b: Src::Int(1), then: None };
         assert_eq!(ops(&next), vec![Op::ElemX { depth: 0, off: 1, e, size: 2, len: 9, load: false }]);
         // `p[i]` of a pointer variable (5), and `... / 2 + i + 1` on the value on the stack
         // (6): one each.

@@ -23,7 +23,8 @@
 use super::arith;
 use super::block::{self, Step};
 use super::{
-    as_double, as_float, as_int, convert, math, math_d, push_frame, truthy, Acc, Exit, FnLite, Proc, MAX_WORKING_STACK,
+    as_double, as_float, as_int, convert, math, math_d, push_frame_on, truthy, Acc, Exit, FnLite, Proc,
+    MAX_WORKING_STACK,
 };
 use crate::sim::memory::Memory;
 use crate::sim::RuntimeError;
@@ -411,12 +412,8 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 }
                 let base = seg.base + seg.top;
                 seg.top += n;
-                // push_frame works on the whole process: lend it the stack.
-                p.stack = std::mem::take(&mut stack);
                 p.pc = pc as u32;
-                let r = push_frame(p, mem, f, base, pc as u32 + 1);
-                stack = std::mem::take(&mut p.stack);
-                if let Err(e) = r {
+                if let Err(e) = push_frame_on(p, &mut stack, mem, f, base, pc as u32 + 1) {
                     fail!(e);
                 }
                 if LINES {
