@@ -13,7 +13,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 pub(super) const NONE: u32 = u32::MAX;
 
 /// One hop of a route.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct RouteHop {
     /// [`Topology::link_index`] of the link.
     pub link: u32,
@@ -85,6 +85,17 @@ impl Fabric {
     /// `link_delay`.
     pub fn cost(&self, index: u32, link_delay: Ticks) -> LinkCost {
         self.costs.get(index as usize).copied().unwrap_or(LinkCost::new(link_delay, 0))
+    }
+
+    /// The cost of link slot `slot` (as [`Fabric::cost`]; without a look-up of the
+    /// slot's link when every link costs the same).
+    #[inline(always)]
+    pub fn slot_cost(&self, slot: u32, link_delay: Ticks) -> LinkCost {
+        if self.costs.is_empty() {
+            LinkCost::new(link_delay, 0)
+        } else {
+            self.cost(self.slot_link[slot as usize], link_delay)
+        }
     }
 
     /// The compact slot of link `index`, made on first use; `fresh` is called with the

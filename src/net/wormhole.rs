@@ -104,8 +104,12 @@ pub struct Wormhole {
     resolved: Vec<Resolution>,
     /// `slot * stride + lane`.
     lanes: Vec<Lane>,
+    /// Per link slot: what crosses it, whose turn, its busy time (read and written at
+    /// every flit: 24 bytes a link, apart from the waiting heads).
     links: Vec<LinkState>,
-    busy: Vec<Ticks>,
+    /// Per link slot: the packets whose head waits for a lane of it, in order of
+    /// arrival.
+    waiting: Vec<VecDeque<u32>>,
     events: Events,
     pkts: Slab<Pkt>,
     msgs: Slab<Msg>,
@@ -126,19 +130,31 @@ struct Lane {
     hop: u32,
     /// Flits in (or on their way to) the lane's buffer.
     buf: u32,
+    /// Flits of the holder ready to start over the lane: arrived in the previous hop's
+    /// buffer (at the source: not yet sent) and not started here. Kept here so that a
+    /// link's turn reads its lanes alone, not the records of the packets waiting on it.
+    ready: u32,
+    /// The lane is the holder's last hop (its buffer is the destination, never full).
+    last: bool,
 }
 
-const FREE: Lane = Lane { owner: NONE, hop: 0, buf: 0 };
+const FREE: Lane = Lane { owner: NONE, hop: 0, buf: 0, ready: 0, last: false };
 
-#[derive(Default)]
+#[derive(Clone, Copy)]
 struct LinkState {
-    /// The flit crossing now: (packet, hop, flit number).
-    transit: Option<(u32, u32, u32)>,
-    /// Next lane to look at first.
-    rr: u32,
-    /// Packets whose head waits for a lane of this link, in order of arrival.
-    waiting: VecDeque<u32>,
+    /// The flit crossing now: packet (`NONE`: none), hop, flit number.
+    packet: u32,
+    hop: u32,
+    flit: u32,
+    /// Next lane to look at first (lanes are at most 64).
+    rr: u16,
+    /// Some head waits for a lane of it (its queue in `waiting` is not empty).
+    queued: bool,
+    /// Time spent carrying flits.
+    busy: Ticks,
 }
+
+const IDLE_LINK: LinkState = LinkState { packet: NONE, hop: 0, flit: 0, rr: 0, queued: false, busy: 0 };
 
 #[derive(Default)]
 struct Pkt {
@@ -146,61 +162,112 @@ struct Pkt {
     live: bool,
     msg: u32,
     index: u32,
-    /// The hop whose lane the head waits for (NONE: not waiting).
+    /// The hop whose lane the head waits for (NONE: not waiting), and that hop.
     want: u32,
+    wanted: RouteHop,
     /// The hop whose lane the head asks for when it leaves the router it is in
     /// (`hop_latency`).
     routed: u32,
     /// The message's flits per packet and hop count, read at every flit.
     flits: u32,
     hops: u32,
-    /// Per hop of the route.
+    /// The hops of the route it holds or has held a lane on and not yet left.
     hop: Hops,
 }
 
-/// Hop states kept in the packet's own record for routes of up to this many hops.
-const INLINE_HOPS: usize = 2;
+/// Hop states kept in the packet's own record: a window of up to this many hops.
+const INLINE_HOPS: u32 = 4;
 
-/// A packet's per-hop states: in the record itself for short routes (every neighbour
-/// message; one memory access less per flit), on the heap for longer ones.
+/// A packet's hop states from the oldest hop its tail has not yet left (`lo`) to the
+/// last hop its head has a lane on (`hi - 1`): a packet of `F` flits spans about `F`
+/// hops whatever its route's length, so the states live in a ring indexed by hop
+/// number, in the packet's own record while the window fits (every packet of the
+/// default four-flit packets; one memory access less per flit) and in a larger ring on
+/// the heap when it does not. A hop's state is written when its head gets the lane
+/// (hops are granted in route order), never before, so a packet on a route of 500
+/// hops touches a few cache lines, not 500 states, and a packet waiting for its first
+/// lane holds none.
 #[derive(Default)]
 struct Hops {
-    inline: [HopState; INLINE_HOPS],
-    /// Every hop's state for a longer route (empty for a short one).
+    inline: [HopState; INLINE_HOPS as usize],
+    /// The ring while the window does not fit in `inline` (`mask >= INLINE_HOPS`): its
+    /// first `mask + 1` states; kept allocated when the packet's record is reused.
     spill: Vec<HopState>,
+    /// The ring's length minus one (a power of two minus one).
+    mask: u32,
+    /// The hops held: `lo..hi`.
+    lo: u32,
+    hi: u32,
 }
 
 impl Hops {
-    /// `n` hops, none started.
-    fn reset(&mut self, n: usize) {
-        self.spill.clear();
-        if n > INLINE_HOPS {
-            self.spill.resize(n, UNSTARTED);
-        } else {
-            self.inline = [UNSTARTED; INLINE_HOPS];
+    /// No hop held yet.
+    fn reset(&mut self) {
+        self.mask = INLINE_HOPS - 1;
+        self.lo = 0;
+        self.hi = 0;
+    }
+
+    /// The next hop (`hi`), over link slot `link`, got lane `lane`; its head starts
+    /// there.
+    #[inline(always)]
+    fn push(&mut self, link: u32, lane: u32) {
+        if self.hi - self.lo > self.mask {
+            self.grow();
         }
+        let j = self.hi;
+        self.hi += 1;
+        self[j] = HopState { link, lane, ..UNSTARTED };
+    }
+
+    /// The link slot and lane of hop `j` if its head has a lane there.
+    #[inline(always)]
+    fn granted_lane(&self, j: u32) -> Option<(u32, u32)> {
+        (j < self.hi).then(|| (self[j].link, self[j].lane))
+    }
+
+    /// Doubles the ring, each held hop's state moved to its place in the larger one.
+    #[cold]
+    fn grow(&mut self) {
+        let (old, new) = (self.mask, self.mask * 2 + 1);
+        if self.spill.len() <= new as usize {
+            self.spill.resize(new as usize + 1, UNSTARTED);
+        }
+        for j in self.lo..self.hi {
+            let state = self[j];
+            let to = (j & new) as usize;
+            if old < INLINE_HOPS {
+                self.spill[to] = state;
+            } else if to != (j & old) as usize {
+                // From the lower half to the new upper half: nothing held is there.
+                self.spill[to] = state;
+            }
+        }
+        self.mask = new;
     }
 }
 
-impl std::ops::Index<usize> for Hops {
+impl std::ops::Index<u32> for Hops {
     type Output = HopState;
-    #[inline]
-    fn index(&self, j: usize) -> &HopState {
-        if self.spill.is_empty() {
-            &self.inline[j]
+    #[inline(always)]
+    fn index(&self, j: u32) -> &HopState {
+        debug_assert!(self.lo <= j && j < self.hi, "hop {j} outside {}..{}", self.lo, self.hi);
+        if self.mask < INLINE_HOPS {
+            &self.inline[(j & self.mask) as usize]
         } else {
-            &self.spill[j]
+            &self.spill[(j & self.mask) as usize]
         }
     }
 }
 
-impl std::ops::IndexMut<usize> for Hops {
-    #[inline]
-    fn index_mut(&mut self, j: usize) -> &mut HopState {
-        if self.spill.is_empty() {
-            &mut self.inline[j]
+impl std::ops::IndexMut<u32> for Hops {
+    #[inline(always)]
+    fn index_mut(&mut self, j: u32) -> &mut HopState {
+        debug_assert!(self.lo <= j && j < self.hi, "hop {j} outside {}..{}", self.lo, self.hi);
+        if self.mask < INLINE_HOPS {
+            &mut self.inline[(j & self.mask) as usize]
         } else {
-            &mut self.spill[j]
+            &mut self.spill[(j & self.mask) as usize]
         }
     }
 }
@@ -208,7 +275,8 @@ impl std::ops::IndexMut<usize> for Hops {
 /// A packet on one hop of its route.
 #[derive(Clone, Copy)]
 struct HopState {
-    /// The lane held (NONE before the head gets one).
+    /// The link slot of the hop and the lane held on it.
+    link: u32,
     lane: u32,
     /// Flits started over the hop's link, flits that finished crossing it.
     sent: u32,
@@ -217,7 +285,7 @@ struct HopState {
     enter: Ticks,
 }
 
-const UNSTARTED: HopState = HopState { lane: NONE, sent: 0, arrived: 0, enter: 0 };
+const UNSTARTED: HopState = HopState { link: NONE, lane: NONE, sent: 0, arrived: 0, enter: 0 };
 
 impl Default for HopState {
     fn default() -> Self {
@@ -258,7 +326,7 @@ impl Wormhole {
             resolved: Vec::new(),
             lanes: Vec::new(),
             links: Vec::new(),
-            busy: Vec::new(),
+            waiting: Vec::new(),
             events: Events::default(),
             pkts: Slab::new(),
             msgs: Slab::new(),
@@ -297,7 +365,7 @@ impl Wormhole {
         p.want = NONE;
         p.flits = flits;
         p.hops = hops as u32;
-        p.hop.reset(hops);
+        p.hop.reset();
         self.request_lane(k, 0);
     }
 
@@ -312,16 +380,24 @@ impl Wormhole {
                 return;
             }
         }
-        self.pkts.items[k as usize].want = j;
-        self.links[hop.link as usize].waiting.push_back(k);
+        let p = &mut self.pkts.items[k as usize];
+        p.want = j;
+        p.wanted = hop;
+        self.waiting[hop.link as usize].push_back(k);
+        self.links[hop.link as usize].queued = true;
     }
 
     #[inline(always)]
     fn grant(&mut self, k: u32, j: u32, slot: u32, v: u32) {
-        *self.lane(slot, v) = Lane { owner: k, hop: j, buf: 0 };
         let p = &mut self.pkts.items[k as usize];
-        p.hop[j as usize].lane = v;
+        // Nothing has started here yet: every flit that reached the buffer behind is
+        // ready (at the source, every flit of the packet).
+        let ready = if j == 0 { p.flits } else { p.hop[j - 1].arrived };
+        let last = j + 1 == p.hops;
+        debug_assert_eq!(j, p.hop.hi, "hops are granted in route order");
+        p.hop.push(slot, v);
         p.want = NONE;
+        *self.lane(slot, v) = Lane { owner: k, hop: j, buf: 0, ready, last };
         self.work.push_back(slot);
     }
 
@@ -330,44 +406,60 @@ impl Wormhole {
     #[inline(always)]
     fn release_lane(&mut self, slot: u32, v: u32) {
         *self.lane(slot, v) = FREE;
+        if self.classes == 1 {
+            // Every lane below the width serves every packet: the first head waiting.
+            if v < self.width && self.links[slot as usize].queued {
+                let waiting = &mut self.waiting[slot as usize];
+                if let Some(q) = waiting.pop_front() {
+                    self.links[slot as usize].queued = !waiting.is_empty();
+                    let j = self.pkts.items[q as usize].want;
+                    self.grant(q, j, slot, v);
+                }
+            }
+            return;
+        }
         let mut granted = None;
-        for (i, &q) in self.links[slot as usize].waiting.iter().enumerate() {
+        for (i, &q) in self.waiting[slot as usize].iter().enumerate() {
             let p = &self.pkts.items[q as usize];
-            let class = self.msgs.items[p.msg as usize].route[p.want as usize].class;
-            if self.lane_range(class).contains(&v) {
+            if self.lane_range(p.wanted.class).contains(&v) {
                 granted = Some((i, q, p.want));
                 break;
             }
         }
         if let Some((i, q, j)) = granted {
-            let waiting = &mut self.links[slot as usize].waiting;
+            let waiting = &mut self.waiting[slot as usize];
             if i == 0 {
                 waiting.pop_front();
             } else {
                 waiting.remove(i);
             }
+            self.links[slot as usize].queued = !waiting.is_empty();
             self.grant(q, j, slot, v);
         }
     }
 
     /// Starts the next flit over link `slot` if it is idle and a lane has one ready.
     fn arbitrate(&mut self, slot: u32) {
-        if self.links[slot as usize].transit.is_some() {
+        if self.links[slot as usize].packet != NONE {
             return;
         }
         // Every lane of the table: a packet may hold one past `width` after a change.
-        let (width, mut v) = (self.stride, self.links[slot as usize].rr);
+        let (width, mut v) = (self.stride, u32::from(self.links[slot as usize].rr));
         let base = (slot * width) as usize;
         for _ in 0..width {
             let lane = self.lanes[base + v as usize];
             let next = if v + 1 == width { 0 } else { v + 1 };
             if lane.owner != NONE {
-                let p = &self.pkts.items[lane.owner as usize];
-                let j = lane.hop as usize;
-                let ready = if j == 0 { p.flits - p.hop[0].sent } else { p.hop[j - 1].arrived - p.hop[j].sent };
-                let last = j + 1 == p.hops as usize;
-                if ready != 0 && (last || lane.buf < self.params.buffer_size) {
-                    self.links[slot as usize].rr = next;
+                debug_assert_eq!(lane.ready, {
+                    let (p, j) = (&self.pkts.items[lane.owner as usize], lane.hop);
+                    if j == p.hop.lo {
+                        p.flits - p.hop[j].sent
+                    } else {
+                        p.hop[j - 1].arrived - p.hop[j].sent
+                    }
+                });
+                if lane.ready != 0 && (lane.last || lane.buf < self.params.buffer_size) {
+                    self.links[slot as usize].rr = next as u16;
                     self.start_flit(slot, v, lane.owner, lane.hop);
                     return;
                 }
@@ -378,24 +470,29 @@ impl Wormhole {
 
     fn start_flit(&mut self, slot: u32, v: u32, k: u32, j: u32) {
         let now = self.now;
-        let (m, flit, flits, hops, uv) = {
+        let (m, flit, flits, hops, up, uv) = {
             let p = &mut self.pkts.items[k as usize];
-            let h = &mut p.hop[j as usize];
+            let h = &mut p.hop[j];
             let flit = h.sent;
             h.sent += 1;
             if flit == 0 {
                 h.enter = now;
             }
-            let uv = if j > 0 { p.hop[j as usize - 1].lane } else { NONE };
-            (p.msg, flit, p.flits, p.hops, uv)
+            let (up, uv) = if j > 0 { (Some(p.hop[j - 1].link), p.hop[j - 1].lane) } else { (None, NONE) };
+            if j > 0 && flit + 1 == p.flits {
+                // The tail leaves hop j - 1's buffer: the hops before j are done.
+                p.hop.lo = j;
+            }
+            (p.msg, flit, p.flits, p.hops, up, uv)
         };
         let msg = &self.msgs.items[m as usize];
         let (ratio, link_delay) = (msg.ratio, msg.link_delay);
-        let up = if j > 0 { Some(msg.route[j as usize - 1].link) } else { None };
-        let LinkCost { per_flit, latency, .. } = self.fabric.cost(self.fabric.slot_link[slot as usize], link_delay);
+        let LinkCost { per_flit, latency, .. } = self.fabric.slot_cost(slot, link_delay);
         let dur = if flit == 0 { head_time(per_flit, ratio) + latency } else { per_flit };
+        let lane = self.lane(slot, v);
+        lane.ready -= 1;
         if j + 1 < hops {
-            self.lane(slot, v).buf += 1;
+            lane.buf += 1;
         }
         if let Some(up) = up {
             self.lane(up, uv).buf -= 1;
@@ -406,19 +503,25 @@ impl Wormhole {
         } else if flit + 1 == flits && self.msgs.items[m as usize].released < self.msgs.items[m as usize].packets {
             self.release_packet(m);
         }
-        self.links[slot as usize].transit = Some((k, j, flit));
+        let link = &mut self.links[slot as usize];
+        (link.packet, link.hop, link.flit) = (k, j, flit);
+        link.busy += dur;
         self.in_transit += 1;
-        self.busy[slot as usize] += dur;
         self.events.push(now + dur, slot);
     }
 
     /// Link `slot` finished carrying a flit.
     fn flit_done(&mut self, slot: u32) {
-        let Some((k, j, flit)) = self.links[slot as usize].transit.take() else { return };
+        let link = &mut self.links[slot as usize];
+        let (k, j, flit) = (link.packet, link.hop, link.flit);
+        if k == NONE {
+            return;
+        }
+        link.packet = NONE;
         self.in_transit -= 1;
         let now = self.now;
         let p = &mut self.pkts.items[k as usize];
-        let h = &mut p.hop[j as usize];
+        let h = &mut p.hop[j];
         h.arrived += 1;
         let (m, index, lane, enter) = (p.msg, p.index, h.lane, h.enter);
         let (hops, tail) = (p.hops, flit + 1 == p.flits);
@@ -451,7 +554,17 @@ impl Wormhole {
                 self.events.push(now + hop_latency, ROUTED | k);
             }
         } else {
-            let next = msg.route[j as usize + 1].link;
+            // A flit behind the head reached the buffer: it may go on over the next link
+            // (its slot is in the packet's record once the head has a lane there).
+            let p = &self.pkts.items[k as usize];
+            let next = match p.hop.granted_lane(j + 1) {
+                Some((next, v)) => {
+                    self.lanes[(next * self.stride + v) as usize].ready += 1;
+                    next
+                }
+                None if p.want == j + 1 => p.wanted.link,
+                None => msg.route[j as usize + 1].link,
+            };
             self.work.push_back(next);
         }
         self.work.push_back(slot);
@@ -502,7 +615,9 @@ impl Wormhole {
         };
         let route_at = |w: &Wormhole, j: u32| w.msgs.items[m as usize].route[j as usize];
         let wait_link = route_at(self, want).link;
-        self.links[wait_link as usize].waiting.retain(|&q| q != k);
+        let waiting = &mut self.waiting[wait_link as usize];
+        waiting.retain(|&q| q != k);
+        self.links[wait_link as usize].queued = !waiting.is_empty();
         let (id, link_delay, ratio) = {
             let msg = &self.msgs.items[m as usize];
             (msg.id, msg.link_delay, msg.ratio)
@@ -518,9 +633,12 @@ impl Wormhole {
             ld = c.per_flit;
         }
         delay += u64::from(flits.saturating_sub(1)) * ld;
-        let first_done = self.pkts.items[k as usize].hop[0].sent == flits;
-        for j in 0..want {
-            let (lane, link) = (self.pkts.items[k as usize].hop[j as usize].lane, route_at(self, j).link);
+        // Hops before `lo` are done: their lanes are free, and the tail has left the
+        // source when `lo > 0`.
+        let hop = &self.pkts.items[k as usize].hop;
+        let (lo, first_done) = (hop.lo, hop.lo > 0 || (hop.hi > 0 && hop[0].sent == flits));
+        for j in lo..want {
+            let (lane, link) = (self.pkts.items[k as usize].hop[j].lane, route_at(self, j).link);
             if lane != NONE && self.lane(link, lane).owner == k {
                 self.release_lane(link, lane);
                 self.work.push_back(link);
@@ -615,11 +733,11 @@ impl Network for Wormhole {
         let (link_delay, ratio, hop_latency) = (p.link_delay, p.head_flit_ratio, p.hop_latency);
         let m = self.msgs.alloc();
         let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
-        let (lanes, links, busy, width) = (&mut self.lanes, &mut self.links, &mut self.busy, self.stride);
+        let (lanes, links, waiting, width) = (&mut self.lanes, &mut self.links, &mut self.waiting, self.stride);
         self.fabric.route(src, dst, self.classes, &mut route, |_| {
             lanes.extend(std::iter::repeat_n(FREE, width as usize));
-            links.push(LinkState::default());
-            busy.push(0);
+            links.push(IDLE_LINK);
+            waiting.push(VecDeque::new());
         });
         self.msgs.items[m as usize] = Msg {
             id,
@@ -699,7 +817,7 @@ impl Network for Wormhole {
             self.width = width;
             self.classes = lane_classes(&self.fabric.topo, self.width);
             for l in &mut self.links {
-                l.rr %= self.stride;
+                l.rr %= self.stride as u16;
             }
         }
         self.params = params;
@@ -738,7 +856,8 @@ impl Network for Wormhole {
 
     fn link_busy(&self) -> Vec<LinkLoad> {
         if self.count {
-            self.fabric.loads(&self.busy)
+            let busy: Vec<Ticks> = self.links.iter().map(|l| l.busy).collect();
+            self.fabric.loads(&busy)
         } else {
             Vec::new()
         }
@@ -874,6 +993,85 @@ mod tests {
         assert_eq!(formula(&p, 3, 4), 19 * U);
         // 100 bytes: P = 4: 5 + 4 + (4 + 2) * 2 + 4 * 7 = 49 units.
         assert_eq!(formula(&p, 3, 100), 49 * U);
+    }
+
+    #[test]
+    fn a_packet_s_hop_window_keeps_every_held_state_as_it_grows() {
+        // The ring against a plain list of every hop's state: hops are pushed in order,
+        // the tail leaves some (lo advances), held states change; the window's size
+        // wanders up to 40, so the ring grows from the record's four states to 8, 16,
+        // 32 and 64 at every offset, most of them wrapped (lo > 0). Each held hop must
+        // read back what the list says.
+        let mut hops = Hops::default();
+        hops.reset();
+        let mut all: Vec<HopState> = Vec::new();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut grew_wrapped = 0;
+        for step in 0..20_000u32 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let held = hops.hi - hops.lo;
+            let room = if step % 4000 < 2000 { 40 } else { 6 };
+            match seed % 3 {
+                0 | 1 if held < room => {
+                    if held > hops.mask && hops.lo & hops.mask != 0 {
+                        grew_wrapped += 1;
+                    }
+                    hops.push(!(all.len() as u32), all.len() as u32);
+                    all.push(HopState { link: !(all.len() as u32), lane: all.len() as u32, ..UNSTARTED });
+                }
+                _ if held > 0 => hops.lo += 1 + (seed >> 8) as u32 % held.min(3),
+                _ => {}
+            }
+            if hops.hi > hops.lo {
+                let j = hops.lo + (seed >> 20) as u32 % (hops.hi - hops.lo);
+                hops[j].sent += 1;
+                hops[j].enter = u64::from(step);
+                all[j as usize].sent += 1;
+                all[j as usize].enter = u64::from(step);
+            }
+            for j in hops.lo..hops.hi {
+                let (got, want) = (hops[j], all[j as usize]);
+                assert_eq!(
+                    (got.link, got.lane, got.sent, got.enter),
+                    (want.link, want.lane, want.sent, want.enter),
+                    "hop {j} at step {step}"
+                );
+            }
+        }
+        assert!(hops.mask >= 63 && grew_wrapped > 0, "mask {} wrapped growths {grew_wrapped}", hops.mask);
+    }
+
+    #[test]
+    fn long_packets_on_long_routes_match_the_formula() {
+        // A packet of F flits with one-flit buffers spans up to F hops, more than the
+        // four hop states a packet keeps in its own record: 8-, 16- and 32-flit packets
+        // over up to 40 hops move their window into a larger ring, and with a head
+        // ratio of 1 the idle formula is exact for any packet count, so any state lost
+        // or misplaced in the move shows as a wrong time (or a stuck packet).
+        for packet_size in [8u32, 16, 32] {
+            for buffer_size in [1u32, 3] {
+                for hops in [5u32, 17, 40] {
+                    for bytes in [packet_size, 3 * packet_size - 1] {
+                        let p = NetParams {
+                            packet_size,
+                            head_flit_ratio: 1.0,
+                            buffer_size,
+                            lanes: 1,
+                            ..crate::net::classic()
+                        };
+                        let got = drive(&mut net("line:41", &p), &[(1, 0, hops, bytes, 0)]);
+                        let want = formula(&p, hops as u64, bytes);
+                        assert_eq!(
+                            got,
+                            vec![(1, want)],
+                            "packet {packet_size} buffer {buffer_size} hops {hops} bytes {bytes}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
