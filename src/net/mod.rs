@@ -379,6 +379,14 @@ pub trait Network: Send {
         Vec::new()
     }
 
+    /// The flits the model has moved over one link each so far: the network's simulated
+    /// work, against which its host time scales. A wormhole flit crossing a link is one;
+    /// a store-and-forward packet crossing a link counts its flits; the models that
+    /// simulate no flits (the contention-free closed form, the flows) say 0.
+    fn flit_hops(&self) -> u64 {
+        0
+    }
+
     /// When messages are in flight and nothing can move (a cycle of packets each
     /// waiting for a lane another holds), a description of the cycle, one packet per
     /// line; empty otherwise.

@@ -35,6 +35,8 @@ pub struct PacketSwitched {
     hops: Vec<Hop>,
     /// `--link-stats` asked for (busy times are kept anyway: one addition per flit).
     count: bool,
+    /// Flits carried over a link so far (a packet's crossing counts its flits).
+    flit_hops: u64,
 }
 
 #[derive(Default)]
@@ -74,6 +76,7 @@ impl PacketSwitched {
             record: false,
             hops: Vec::new(),
             count: false,
+            flit_hops: 0,
         }
     }
 }
@@ -137,6 +140,7 @@ impl Network for PacketSwitched {
             let end = start + cross;
             self.free_at[l] = end;
             self.busy[l] += cross;
+            self.flit_hops += flits;
             if self.record {
                 self.hops.push(Hop { msg: m.id, packet: index, from: h.from, to: h.to, enter: start, leave: end });
             }
@@ -174,6 +178,10 @@ impl Network for PacketSwitched {
 
     fn count_links(&mut self, on: bool) {
         self.count = on;
+    }
+
+    fn flit_hops(&self) -> u64 {
+        self.flit_hops
     }
 
     fn link_busy(&self) -> Vec<LinkLoad> {
@@ -257,6 +265,8 @@ mod tests {
         n.count_links(true);
         let busy: Vec<Ticks> = n.link_busy().iter().map(|l| l.busy / U).collect();
         assert_eq!(busy, vec![8, 16, 8]);
+        // Two packets of 8 flits, each over 2 links: 32 flit-hops.
+        assert_eq!(n.flit_hops(), 32);
     }
 
     #[test]

@@ -121,11 +121,15 @@ pub struct Wormhole {
     hops: Vec<Hop>,
     /// `--link-stats` asked for (busy times are kept anyway: one addition per flit).
     count: bool,
+    /// Flits started over a link so far.
+    flit_hops: u64,
 }
 
 #[derive(Clone, Copy)]
 struct Lane {
-    /// The packet holding the lane (NONE: free), and which hop of its route this is.
+    /// The packet holding the lane (NONE: free), and which hop of its route this is,
+    /// with [`LAST_HOP`] set when it is the last (its buffer is the destination, never
+    /// full).
     owner: u32,
     hop: u32,
     /// Flits in (or on their way to) the lane's buffer.
@@ -134,11 +138,12 @@ struct Lane {
     /// buffer (at the source: not yet sent) and not started here. Kept here so that a
     /// link's turn reads its lanes alone, not the records of the packets waiting on it.
     ready: u32,
-    /// The lane is the holder's last hop (its buffer is the destination, never full).
-    last: bool,
 }
 
-const FREE: Lane = Lane { owner: NONE, hop: 0, buf: 0, ready: 0, last: false };
+/// Marks a lane's hop as its holder's last (routes are far shorter than 2^31 hops).
+const LAST_HOP: u32 = 1 << 31;
+
+const FREE: Lane = Lane { owner: NONE, hop: 0, buf: 0, ready: 0 };
 
 #[derive(Clone, Copy)]
 struct LinkState {
@@ -336,6 +341,7 @@ impl Wormhole {
             record: false,
             hops: Vec::new(),
             count: false,
+            flit_hops: 0,
         }
     }
 
@@ -393,11 +399,11 @@ impl Wormhole {
         // Nothing has started here yet: every flit that reached the buffer behind is
         // ready (at the source, every flit of the packet).
         let ready = if j == 0 { p.flits } else { p.hop[j - 1].arrived };
-        let last = j + 1 == p.hops;
+        let hop = if j + 1 == p.hops { j | LAST_HOP } else { j };
         debug_assert_eq!(j, p.hop.hi, "hops are granted in route order");
         p.hop.push(slot, v);
         p.want = NONE;
-        *self.lane(slot, v) = Lane { owner: k, hop: j, buf: 0, ready, last };
+        *self.lane(slot, v) = Lane { owner: k, hop, buf: 0, ready };
         self.work.push_back(slot);
     }
 
@@ -451,16 +457,16 @@ impl Wormhole {
             let next = if v + 1 == width { 0 } else { v + 1 };
             if lane.owner != NONE {
                 debug_assert_eq!(lane.ready, {
-                    let (p, j) = (&self.pkts.items[lane.owner as usize], lane.hop);
+                    let (p, j) = (&self.pkts.items[lane.owner as usize], lane.hop & !LAST_HOP);
                     if j == p.hop.lo {
                         p.flits - p.hop[j].sent
                     } else {
                         p.hop[j - 1].arrived - p.hop[j].sent
                     }
                 });
-                if lane.ready != 0 && (lane.last || lane.buf < self.params.buffer_size) {
+                if lane.ready != 0 && (lane.hop & LAST_HOP != 0 || lane.buf < self.params.buffer_size) {
                     self.links[slot as usize].rr = next as u16;
-                    self.start_flit(slot, v, lane.owner, lane.hop);
+                    self.start_flit(slot, v, lane.owner, lane.hop & !LAST_HOP);
                     return;
                 }
             }
@@ -507,6 +513,7 @@ impl Wormhole {
         (link.packet, link.hop, link.flit) = (k, j, flit);
         link.busy += dur;
         self.in_transit += 1;
+        self.flit_hops += 1;
         self.events.push(now + dur, slot);
     }
 
@@ -852,6 +859,10 @@ impl Network for Wormhole {
 
     fn count_links(&mut self, on: bool) {
         self.count = on;
+    }
+
+    fn flit_hops(&self) -> u64 {
+        self.flit_hops
     }
 
     fn link_busy(&self) -> Vec<LinkLoad> {
@@ -1265,5 +1276,7 @@ mod tests {
         n.count_links(true);
         let busy: Vec<Ticks> = n.link_busy().iter().map(|l| l.busy / U).collect();
         assert_eq!(busy, vec![8, 8]);
+        // One packet of 8 flits over 2 links: 16 flit-hops.
+        assert_eq!(n.flit_hops(), 16);
     }
 }

@@ -959,6 +959,7 @@ impl<'m> Simulator<'m> {
         }
         s.busy = (0..self.busy.len()).filter(|&i| self.used[i]).map(|i| (i as u32, self.busy[i])).collect();
         s.links = self.net.link_busy();
+        s.flit_hops = self.net.flit_hops();
         s
     }
 

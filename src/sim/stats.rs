@@ -38,6 +38,9 @@ pub struct Stats {
     pub remote_writes: u64,
     /// Host time spent simulating.
     pub host_time: Duration,
+    /// The flits the network model moved over one link each ([`crate::net::Network::flit_hops`]):
+    /// its simulated work, stated with the host time.
+    pub flit_hops: u64,
     /// The run was stopped by `--alarm` before the program ended.
     pub stopped_by_alarm: bool,
     /// Messages still queued in channels at the end (sent but never received).
@@ -142,6 +145,8 @@ struct StatsDoc<'a> {
     utilization: Vec<UtilDoc>,
     #[serde(skip_serializing_if = "Option::is_none")]
     host_seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flit_hops: Option<u64>,
     alarm: bool,
     deadlocks_resolved: u64,
     exit_status: i32,
@@ -263,7 +268,13 @@ impl Stats {
                 let _ = writeln!(s, "  Link {l}: busy {}, {u:.1}%", format_time(busy));
             }
         }
-        let _ = writeln!(s, "Host Time = {:.3} s", self.host_time.as_secs_f64());
+        let host = self.host_time.as_secs_f64();
+        if self.flit_hops > 0 {
+            let each = host * 1e9 / self.flit_hops as f64;
+            let _ = writeln!(s, "Host Time = {host:.3} s ({} flit-hops simulated, {each:.1} ns each)", self.flit_hops);
+        } else {
+            let _ = writeln!(s, "Host Time = {host:.3} s");
+        }
         s
     }
 
@@ -379,8 +390,14 @@ impl Stats {
 
     /// The fields after `utilization`.
     fn tail_fields(&self) -> Vec<(&'static str, String)> {
-        let host = self.report_host_time.then(|| ("host_seconds", format!("{:.6}", self.host_time.as_secs_f64())));
+        let host = self.report_host_time.then(|| {
+            [
+                ("host_seconds", format!("{:.6}", self.host_time.as_secs_f64())),
+                ("flit_hops", self.flit_hops.to_string()),
+            ]
+        });
         host.into_iter()
+            .flatten()
             .chain([
                 ("alarm", self.stopped_by_alarm.to_string()),
                 ("deadlocks_resolved", self.deadlocks_resolved.to_string()),
@@ -446,6 +463,7 @@ impl Stats {
                 .map(|(pproc, u)| UtilDoc { pproc, percent: rounded(u, 4) })
                 .collect(),
             host_seconds: self.report_host_time.then(|| rounded(self.host_time.as_secs_f64(), 6)),
+            flit_hops: self.report_host_time.then_some(self.flit_hops),
             alarm: self.stopped_by_alarm,
             deadlocks_resolved: self.deadlocks_resolved,
             exit_status: self.exit_status,

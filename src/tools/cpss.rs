@@ -65,8 +65,9 @@ pub struct Args {
     #[arg(long)]
     exit_status: bool,
     /// Also state the host's time of the run (host_seconds) in --stats csv/json and in
-    /// --runs and --sweep output. Off by default, so that identical runs give identical
-    /// bytes; the text report always states it.
+    /// --runs and --sweep output, and with it in the statistics the network's simulated
+    /// work (flit_hops). Off by default, so that identical runs give identical bytes;
+    /// the text report always states it.
     #[arg(long)]
     host_time: bool,
     /// NAME=VALUE: an environment variable the program's getenv("NAME") finds

@@ -726,8 +726,10 @@ fn identical_runs_give_identical_machine_readable_statistics() {
         assert_eq!(a.status.code(), Some(0));
         assert_eq!(a.stdout, b.stdout, "--stats {format}");
         assert!(!String::from_utf8_lossy(&a.stdout).contains("host_seconds"));
+        assert!(!String::from_utf8_lossy(&a.stdout).contains("flit_hops"));
         let h = run_in(&dir, "cpss", &[cod, "--stats", format, "--host-time"], b"");
         assert!(String::from_utf8_lossy(&h.stdout).contains("host_seconds"), "--stats {format} --host-time");
+        assert!(String::from_utf8_lossy(&h.stdout).contains("flit_hops"), "--stats {format} --host-time");
     }
     let a = run_in(&dir, "cpss", &[cod, "--runs", "3", "--stats", "csv"], b"");
     let b = run_in(&dir, "cpss", &[cod, "--runs", "3", "--stats", "csv"], b"");
