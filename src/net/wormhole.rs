@@ -241,10 +241,9 @@ impl Hops {
         for j in self.lo..self.hi {
             let state = self[j];
             let to = (j & new) as usize;
-            if old < INLINE_HOPS {
-                self.spill[to] = state;
-            } else if to != (j & old) as usize {
-                // From the lower half to the new upper half: nothing held is there.
+            // Out of the record, or within the heap ring from its lower half to the new
+            // upper half, where nothing held is (a state already in place stays).
+            if old < INLINE_HOPS || to != (j & old) as usize {
                 self.spill[to] = state;
             }
         }
@@ -412,34 +411,20 @@ impl Wormhole {
     #[inline(always)]
     fn release_lane(&mut self, slot: u32, v: u32) {
         *self.lane(slot, v) = FREE;
-        if self.classes == 1 {
-            // Every lane below the width serves every packet: the first head waiting.
-            if v < self.width && self.links[slot as usize].queued {
-                let waiting = &mut self.waiting[slot as usize];
-                if let Some(q) = waiting.pop_front() {
-                    self.links[slot as usize].queued = !waiting.is_empty();
-                    let j = self.pkts.items[q as usize].want;
-                    self.grant(q, j, slot, v);
-                }
-            }
+        // No class has a lane past the width (one a change of `lanes` took away is not
+        // given again), and the queue is read only when someone waits.
+        if v >= self.width || !self.links[slot as usize].queued {
             return;
         }
-        let mut granted = None;
-        for (i, &q) in self.waiting[slot as usize].iter().enumerate() {
-            let p = &self.pkts.items[q as usize];
-            if self.lane_range(p.wanted.class).contains(&v) {
-                granted = Some((i, q, p.want));
-                break;
-            }
-        }
-        if let Some((i, q, j)) = granted {
-            let waiting = &mut self.waiting[slot as usize];
-            if i == 0 {
-                waiting.pop_front();
-            } else {
-                waiting.remove(i);
-            }
-            self.links[slot as usize].queued = !waiting.is_empty();
+        let may = |q: &u32| self.lane_range(self.pkts.items[*q as usize].wanted.class).contains(&v);
+        let Some(i) = self.waiting[slot as usize].iter().position(may) else {
+            return;
+        };
+        let waiting = &mut self.waiting[slot as usize];
+        let q = if i == 0 { waiting.pop_front() } else { waiting.remove(i) };
+        self.links[slot as usize].queued = !waiting.is_empty();
+        if let Some(q) = q {
+            let j = self.pkts.items[q as usize].want;
             self.grant(q, j, slot, v);
         }
     }
