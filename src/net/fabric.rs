@@ -12,14 +12,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// "No such slot".
 pub(super) const NONE: u32 = u32::MAX;
 
-/// One hop of a route.
+/// One hop of a route (8 bytes: a message holds one per hop while it travels, so a
+/// star of 262144 messages over 512 hops holds 2^27 of them; the link's ends are the
+/// slot's, [`Fabric::hop_ends`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct RouteHop {
-    /// [`Topology::link_index`] of the link.
+    /// The link's slot ([`Fabric::slot_of`]).
     pub link: u32,
-    /// The link's ends.
-    pub from: u32,
-    pub to: u32,
     /// Virtual-channel class on this hop: 1 from the wraparound link of a ring or torus
     /// dimension to the end of that dimension's hops, else 0 (see [`Fabric::route`]).
     pub class: u8,
@@ -39,6 +38,11 @@ pub(super) struct Fabric {
     pub slot_link: Vec<u32>,
     /// The link each slot stands for ([`Link::BUS`] on a shared bus).
     pub slot_ends: Vec<Link>,
+    /// The link each slot was made for (on a single shared bus, the first pair that
+    /// used it: every pair shares its slot).
+    link_ends: Vec<Link>,
+    /// The topology is a single shared bus (no link list).
+    bus: bool,
     /// Routes already made, by [`route_key`]`(src, dst, classes)`: where they start in `cached` and
     /// how many hops they have. A route never changes once made (its links got their
     /// slots then), so a message between the same two processors copies it instead of
@@ -69,6 +73,8 @@ impl Fabric {
             }
         }
         Fabric {
+            bus: topo.kind() == crate::topo::TopoKind::Shared && topo.graph().is_none(),
+            link_ends: Vec::new(),
             topo,
             costs,
             copies,
@@ -98,6 +104,17 @@ impl Fabric {
         }
     }
 
+    /// The ends of a hop over link slot `slot` on the route of a message from `src` to
+    /// `dst`: the slot's link, or on a single shared bus (one slot for every pair, one
+    /// hop per route) the message's own ends.
+    pub fn hop_ends(&self, slot: u32, src: u32, dst: u32) -> Link {
+        if self.bus {
+            Link { from: src, to: dst }
+        } else {
+            self.link_ends[slot as usize]
+        }
+    }
+
     /// The compact slot of link `index`, made on first use; `fresh` is called with the
     /// new slot number so the caller can grow its tables.
     pub fn slot_of(&mut self, index: u32, link: Link, mut fresh: impl FnMut(u32)) -> u32 {
@@ -107,6 +124,7 @@ impl Fabric {
             self.slot_link.push(index);
             let shared = self.topo.kind() == crate::topo::TopoKind::Shared;
             self.slot_ends.push(if shared { Link::BUS } else { link });
+            self.link_ends.push(link);
             fresh(*s);
         }
         *s
@@ -173,7 +191,7 @@ impl Fabric {
                 }
             }
             let slot = self.slot_of(index, l, &mut fresh);
-            out.push(RouteHop { link: slot, from: l.from, to: l.to, class });
+            out.push(RouteHop { link: slot, class });
         }
         if self.cached.len() + out.len() <= ROUTE_CACHE_HOPS {
             self.routes.insert(route_key(src, dst, classes), (self.cached.len() as u32, out.len() as u32));
@@ -193,7 +211,7 @@ impl Fabric {
             let Some((list, next)) = self.copies.get_mut(&index) else { continue };
             let pick = list[*next % list.len()];
             *next = (*next + 1) % list.len();
-            let link = Link { from: hop.from, to: hop.to };
+            let link = self.link_ends[hop.link as usize];
             hop.link = self.slot_of(pick, link, &mut *fresh);
         }
     }
@@ -414,7 +432,13 @@ mod tests {
         let mut f = Fabric::new(Topology::parse("torus:4x4").unwrap(), Vec::new());
         let mut r = Vec::new();
         f.route(0, 15, 2, &mut r, |_| {});
-        let hops: Vec<_> = r.iter().map(|h| (h.from, h.to, h.class)).collect();
+        let hops: Vec<_> = r
+            .iter()
+            .map(|h| {
+                let l = f.hop_ends(h.link, 0, 15);
+                (l.from, l.to, h.class)
+            })
+            .collect();
         assert_eq!(hops, vec![(0, 3, 1), (3, 15, 1)]);
         // 1 -> 3 on a ring of 8 goes +1 twice without wrapping: class 0.
         let mut f = Fabric::new(Topology::parse("ring:8").unwrap(), Vec::new());
@@ -431,6 +455,25 @@ mod tests {
         let mut fresh = 0;
         f.route(6, 1, 2, &mut r, |_| fresh += 1);
         assert_eq!((r, fresh), (first, 0));
+    }
+
+    #[test]
+    fn a_hop_s_ends_are_its_link_s_or_on_a_bus_its_message_s() {
+        // On shared:4 every pair crosses the one bus slot, so a hop's ends are the
+        // message's own: 1 -> 3 and 2 -> 0 share slot 0 and keep their pairs.
+        let mut f = Fabric::new(Topology::parse("shared:4").unwrap(), Vec::new());
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        f.route(1, 3, 1, &mut a, |_| {});
+        f.route(2, 0, 1, &mut b, |_| {});
+        assert_eq!((a.len(), b.len(), a[0].link, b[0].link), (1, 1, 0, 0));
+        assert_eq!(f.hop_ends(a[0].link, 1, 3), Link { from: 1, to: 3 });
+        assert_eq!(f.hop_ends(b[0].link, 2, 0), Link { from: 2, to: 0 });
+        // On mesh:3x3, 0 -> 8 = (2,2) goes along the row first (0 -> 1 -> 2), then down
+        // the column (2 -> 5 -> 8): each hop's ends are its link's.
+        let mut f = Fabric::new(Topology::parse("mesh:3x3").unwrap(), Vec::new());
+        f.route(0, 8, 1, &mut a, |_| {});
+        let ends: Vec<_> = a.iter().map(|h| f.hop_ends(h.link, 0, 8)).map(|l| (l.from, l.to)).collect();
+        assert_eq!(ends, vec![(0, 1), (1, 2), (2, 5), (5, 8)]);
     }
 
     #[test]

@@ -65,6 +65,9 @@ pub struct Flow {
 #[derive(Default)]
 struct FlowState {
     id: u64,
+    /// Its processors and route.
+    src: u32,
+    dst: u32,
     route: Vec<RouteHop>,
     /// Wire bytes in all, and still to move.
     wire: f64,
@@ -257,7 +260,8 @@ impl Flow {
             self.done.push_back((fl.id, t));
             for h in &fl.route {
                 if self.record {
-                    self.hops.push(Hop { msg: fl.id, packet: 0, from: h.from, to: h.to, enter: fl.start, leave: t });
+                    let l = self.fabric.hop_ends(h.link, fl.src, fl.dst);
+                    self.hops.push(Hop { msg: fl.id, packet: 0, from: l.from, to: l.to, enter: fl.start, leave: t });
                 }
                 let c = self.capacity(h.link);
                 self.busy[h.link as usize] += if c.is_finite() { ceil_ticks(fl.wire / c) } else { 0 };
@@ -293,7 +297,7 @@ impl Network for Flow {
         }
         let start = now + latency;
         self.flows.items[f as usize] =
-            FlowState { id, route, wire, left: wire, rate: 0.0, due: NEVER, fixed: false, start };
+            FlowState { id, src, dst, route, wire, left: wire, rate: 0.0, due: NEVER, fixed: false, start };
         self.events.push(start, f);
         None
     }

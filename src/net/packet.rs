@@ -49,6 +49,9 @@ struct Pkt {
 #[derive(Default)]
 struct Msg {
     id: u64,
+    /// Its processors and route.
+    src: u32,
+    dst: u32,
     route: Vec<RouteHop>,
     /// Flits per packet (the last one's apart), per-flit time and time in each router
     /// (fixed at the send), packets.
@@ -98,6 +101,8 @@ impl Network for PacketSwitched {
         });
         self.msgs.items[m as usize] = Msg {
             id,
+            src,
+            dst,
             route,
             flits,
             last_flits: p.last_flits(bytes),
@@ -142,7 +147,8 @@ impl Network for PacketSwitched {
             self.busy[l] += cross;
             self.flit_hops += flits;
             if self.record {
-                self.hops.push(Hop { msg: m.id, packet: index, from: h.from, to: h.to, enter: start, leave: end });
+                let l = self.fabric.hop_ends(h.link, m.src, m.dst);
+                self.hops.push(Hop { msg: m.id, packet: index, from: l.from, to: l.to, enter: start, leave: end });
             }
             self.pkts.items[k as usize].hop += 1;
             self.events.push(end + m.hop_latency, k);

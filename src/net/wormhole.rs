@@ -300,6 +300,9 @@ impl Default for HopState {
 #[derive(Default)]
 struct Msg {
     id: u64,
+    /// Its processors and route.
+    src: u32,
+    dst: u32,
     route: Vec<RouteHop>,
     /// Fixed at the send: flits per packet, per-flit time, head ratio, time in each
     /// router, packets.
@@ -520,8 +523,8 @@ impl Wormhole {
         let msg = &self.msgs.items[m as usize];
         let hop_latency = msg.hop_latency;
         if tail && self.record {
-            let h = msg.route[j as usize];
-            self.hops.push(Hop { msg: msg.id, packet: index, from: h.from, to: h.to, enter, leave: now });
+            let l = self.fabric.hop_ends(msg.route[j as usize].link, msg.src, msg.dst);
+            self.hops.push(Hop { msg: msg.id, packet: index, from: l.from, to: l.to, enter, leave: now });
         }
         if j + 1 == hops {
             if tail {
@@ -614,7 +617,8 @@ impl Wormhole {
             let msg = &self.msgs.items[m as usize];
             (msg.id, msg.link_delay, msg.ratio)
         };
-        self.resolved.push(Resolution { time: self.now, msg: id, packet: index, at: route_at(self, want).from });
+        let at = self.hop_ends(m, route_at(self, want)).from;
+        self.resolved.push(Resolution { time: self.now, msg: id, packet: index, at });
         // The rest of the route: the head's crossings, then the other flits behind it.
         let mut delay = 0;
         let mut ld = link_delay;
@@ -681,8 +685,14 @@ impl Wormhole {
 
     /// (src, dst) of message slot `m`.
     fn ends(&self, m: u32) -> (u32, u32) {
-        let r = &self.msgs.items[m as usize].route;
-        (r.first().map_or(0, |h| h.from), r.last().map_or(0, |h| h.to))
+        let msg = &self.msgs.items[m as usize];
+        (msg.src, msg.dst)
+    }
+
+    /// The ends of `hop` on message slot `m`'s route.
+    fn hop_ends(&self, m: u32, hop: RouteHop) -> crate::topo::Link {
+        let msg = &self.msgs.items[m as usize];
+        self.fabric.hop_ends(hop.link, msg.src, msg.dst)
     }
 }
 
@@ -733,6 +743,8 @@ impl Network for Wormhole {
         });
         self.msgs.items[m as usize] = Msg {
             id,
+            src,
+            dst,
             route,
             flits,
             last_flits: p.last_flits(bytes).min(u32::MAX as u64) as u32,
@@ -868,7 +880,7 @@ impl Network for Wormhole {
             .iter()
             .map(|&(k, holder)| {
                 let p = &self.pkts.items[k as usize];
-                let hop = self.msgs.items[p.msg as usize].route[p.want as usize];
+                let hop = self.hop_ends(p.msg, self.msgs.items[p.msg as usize].route[p.want as usize]);
                 let (s, d) = self.ends(p.msg);
                 let mut line = format!(
                     "packet {} of a message {s}->{d}: head at processor {} waits for a lane on link {}->{}",
