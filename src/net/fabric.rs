@@ -36,12 +36,12 @@ pub(super) struct Fabric {
     slot: Vec<u32>,
     /// Link index of each slot.
     pub slot_link: Vec<u32>,
-    /// The link each slot stands for ([`Link::BUS`] on a shared bus).
-    pub slot_ends: Vec<Link>,
     /// The link each slot was made for (on a single shared bus, the first pair that
-    /// used it: every pair shares its slot).
-    link_ends: Vec<Link>,
-    /// The topology is a single shared bus (no link list).
+    /// used it: every pair shares its slot). Reported as [`Link::BUS`] on a shared
+    /// topology ([`Fabric::loads`]).
+    slot_ends: Vec<Link>,
+    /// The topology is shared; `bus`: a single bus (no link list).
+    shared: bool,
     bus: bool,
     /// Routes already made, by [`route_key`]`(src, dst, classes)`: where they start in `cached` and
     /// how many hops they have. A route never changes once made (its links got their
@@ -73,8 +73,8 @@ impl Fabric {
             }
         }
         Fabric {
+            shared: topo.kind() == crate::topo::TopoKind::Shared,
             bus: topo.kind() == crate::topo::TopoKind::Shared && topo.graph().is_none(),
-            link_ends: Vec::new(),
             topo,
             costs,
             copies,
@@ -111,7 +111,7 @@ impl Fabric {
         if self.bus {
             Link { from: src, to: dst }
         } else {
-            self.link_ends[slot as usize]
+            self.slot_ends[slot as usize]
         }
     }
 
@@ -122,18 +122,29 @@ impl Fabric {
         if *s == NONE {
             *s = self.slot_link.len() as u32;
             self.slot_link.push(index);
-            let shared = self.topo.kind() == crate::topo::TopoKind::Shared;
-            self.slot_ends.push(if shared { Link::BUS } else { link });
-            self.link_ends.push(link);
+            self.slot_ends.push(link);
             fresh(*s);
         }
         *s
     }
 
+    /// `link` as the statistics name it: [`Link::BUS`] on a shared topology.
+    fn named(&self, link: Link) -> Link {
+        if self.shared {
+            Link::BUS
+        } else {
+            link
+        }
+    }
+
     /// Busy time per used link, ordered by link (parallel links of a pair summed).
     pub fn loads(&self, busy: &[Ticks]) -> Vec<super::LinkLoad> {
-        let mut v: Vec<_> =
-            self.slot_ends.iter().zip(busy).map(|(&link, &busy)| super::LinkLoad { link, busy }).collect();
+        let mut v: Vec<_> = self
+            .slot_ends
+            .iter()
+            .zip(busy)
+            .map(|(&link, &busy)| super::LinkLoad { link: self.named(link), busy })
+            .collect();
         v.sort_unstable_by_key(|l| l.link);
         v.dedup_by(|b, a| {
             let same = a.link == b.link;
@@ -211,7 +222,7 @@ impl Fabric {
             let Some((list, next)) = self.copies.get_mut(&index) else { continue };
             let pick = list[*next % list.len()];
             *next = (*next + 1) % list.len();
-            let link = self.link_ends[hop.link as usize];
+            let link = self.slot_ends[hop.link as usize];
             hop.link = self.slot_of(pick, link, &mut *fresh);
         }
     }
