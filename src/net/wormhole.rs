@@ -167,7 +167,10 @@ struct Pkt {
     live: bool,
     msg: u32,
     index: u32,
-    /// The hop whose lane the head waits for (NONE: not waiting), and that hop.
+    /// The hop whose lane the head waits for (NONE: not waiting), and a copy of that
+    /// hop of the message's route: a released lane's class check and the flits that
+    /// arrive behind the waiting head read it here instead of the route, which on a long
+    /// route is a cache miss each.
     want: u32,
     wanted: RouteHop,
     /// The hop whose lane the head asks for when it leaves the router it is in
