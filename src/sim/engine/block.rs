@@ -928,8 +928,10 @@ pub(super) fn run_stretches<const LINES: bool>(
 }
 
 /// `CALL func` at `pc`, as the interpreter runs it when the callee's frame fits the current
-/// frame segment: the callee's entry; `None`, having changed nothing, when it does not fit
-/// or would fail (the interpreter then runs it, grows the stack or reports the error).
+/// frame segment or, that one full, the next segment the process kept (a loop of calls
+/// from a process's bottom frame takes that one at every call): the callee's entry;
+/// `None`, having changed nothing, when neither holds it or it would fail (the
+/// interpreter then runs it, takes a new segment or reports the error).
 fn call(
     p: &mut Proc,
     mem: &mut Memory,
@@ -942,14 +944,22 @@ fn call(
     let n = f.frame.max(f.params);
     let cur = p.cur_seg as usize;
     let seg = *p.segs.get(cur)?;
-    let top = seg.top.checked_add(n).filter(|&t| t <= seg.len)?;
-    let base = seg.base + seg.top;
+    // In the current segment, or at the bottom of the next kept one (as the interpreter
+    // takes it: see `exec_other`).
+    let (at, top, base) = match seg.top.checked_add(n).filter(|&t| t <= seg.len) {
+        Some(top) => (cur, top, seg.base + seg.top),
+        None => match p.segs.get(cur + 1) {
+            Some(next) if next.len >= n => (cur + 1, n, next.base),
+            _ => return None,
+        },
+    };
     if p.frame_words.saturating_add(n) > lim.max_stack {
         return None;
     }
     // Fails having changed nothing (then the interpreter runs the call and reports it).
     push_frame_on(p, stack, mem, f, base, pc as u32 + 1).ok()?;
-    p.segs[cur].top = top;
+    p.segs[at].top = top;
+    p.cur_seg = at as u32;
     Some(f.entry as usize)
 }
 

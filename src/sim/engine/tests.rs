@@ -1175,7 +1175,8 @@ fn translated_operations_change_no_result() {
     // Against every instruction dispatched alone: identical statistics, output, error
     // (with its line and time) and busy time per source line, whatever the quantum (ends
     // inside stretches and inside loops run whole, instructions longer than a quantum),
-    // step limit (inside a stretch and inside a loop), alarm and time limit.
+    // step limit (inside a stretch and inside a loop), alarm and time limit. (`main`'s
+    // calls of `sq` after the first go to the frame segment kept from it.)
     let m = crate::lang::compile("ops.c", ALL_OPS_SRC, &crate::lang::FrontOptions::default()).unwrap().module;
     // The program does use most kinds of operation (so the comparison covers them).
     let kinds: std::collections::HashSet<_> =
