@@ -404,14 +404,26 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if p.frame_words.saturating_add(n) > env.max_stack {
                     fail!(RuntimeError::StackOverflow { limit: env.max_stack });
                 }
-                let Some(seg) = p.segs.get_mut(p.cur_seg as usize).filter(|s| s.top + n <= s.len) else {
-                    break 'run Ok(Exit::Complex);
+                // In the current segment, or at the bottom of the next kept one (as
+                // `exec_other` takes it); a new segment is left to it.
+                let cur = p.cur_seg as usize;
+                let base = match p.segs.get_mut(cur) {
+                    Some(seg) if seg.top + n <= seg.len => {
+                        seg.top += n;
+                        seg.base + seg.top - n
+                    }
+                    _ => match p.segs.get_mut(cur + 1) {
+                        Some(seg) if seg.len >= n => {
+                            seg.top = n;
+                            p.cur_seg += 1;
+                            seg.base
+                        }
+                        _ => break 'run Ok(Exit::Complex),
+                    },
                 };
                 if matches!(ins, Instr::CallInd {}) {
                     stack.pop();
                 }
-                let base = seg.base + seg.top;
-                seg.top += n;
                 p.pc = pc as u32;
                 if let Err(e) = push_frame_on(p, &mut stack, mem, f, base, pc as u32 + 1) {
                     fail!(e);
