@@ -27,6 +27,7 @@ use crate::net::Network;
 use crate::time::{Ticks, TimeQueue, MAX_TIME, NEVER, TICKS_PER_UNIT};
 use crate::vcode::{Class, Instr, MathFn, Module, Op, Scalar, Word};
 use net_worker::NetWorker;
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::io::{BufReader, BufWriter, Write};
 use std::time::Instant;
@@ -69,13 +70,16 @@ enum Kind {
     Fork,
 }
 
+/// A call's frame: 24 bytes (its function's display depth is the function's, looked up
+/// when it returns), so that a process's one-frame list fits the allocator's smallest
+/// block.
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     /// The function's index in `Module::functions`.
     func: u32,
     base: u32,
     words: u32,
-    depth: u8,
+    /// The display entry of the function's depth before the call.
     saved: u32,
     ret_pc: u32,
     stack_base: u32,
@@ -90,7 +94,10 @@ struct Seg {
 
 /// Process control block (seed 000 Figure 13).
 ///
-/// Laid out by hand, one cache line at a time: a busy quantum visits every processor,
+/// Four cache lines (256 bytes): a million idle processes hold little more than their
+/// blocks, so what few processes use (remote writes, a spinlock granted: [`Remote`])
+/// lives on the heap, made when first needed. Laid out by hand, one cache line at a
+/// time: a busy quantum visits every processor,
 /// so a process's block has left the first-level cache by its next turn, and a turn
 /// (the scheduler's bookkeeping, the interpreter's entry and exit, a channel
 /// instruction) reads and writes only the fields of the first line, the interpreter's
@@ -129,7 +136,8 @@ struct Proc {
     segs: Vec<Seg>,
     /// End times of ended, not yet joined forked children, earliest on top: a join takes
     /// the earliest in logarithmic time (a scan made fork-then-join loops quadratic).
-    ended_children: TimeQueue<()>,
+    /// (Which of two equal times a join takes changes nothing: a time alone.)
+    ended_children: BinaryHeap<Reverse<Ticks>>,
     forall_end: Ticks,
     children_end: Ticks,
     /// Remaining forall indices of this child's group: `group_next..=group_hi`.
@@ -140,27 +148,56 @@ struct Proc {
     func: u32,
     forall_pending: u32,
     forked_live: u32,
+    /// Its remote writes and the spinlock granted to it, made at the first (and kept).
+    remote: Option<Box<Remote>>,
+    /// When the notice of its end reached its parent's processor (NEVER: not yet).
+    notice: Ticks,
+    /// With `--fork-args child`: how many fork statements' arguments it is evaluating
+    /// (ARGS seen, FORK not yet; its time is off meanwhile), and the sequential cost of
+    /// that evaluation so far (in a child not started yet: the part of its start cost
+    /// beyond `start_cost`).
+    args_depth: u32,
+    /// The pc of the program's call into the library it is in (see
+    /// [`Simulator::lib_pc`]): its time there is charged to that call's line.
+    line_site: u32,
+    args_cost: Ticks,
+}
+
+/// What a process's remote writes and spinlocks leave in its block ([`Proc::remote`]).
+#[derive(Default)]
+struct Remote {
     /// Its remote writes that have not landed: word index → the value it wrote there
     /// last and how many of its writes to that word are still travelling. Its own
     /// reads of those words see them (a process sees its own writes in program order).
     unlanded: HashMap<u32, (Word, u32), std::hash::BuildHasherDefault<crate::net::TickHash>>,
     /// Its remote writes whose arrival a contention network has not told yet.
     writes_out: u32,
-    /// The latest known arrival of its remote writes (0: none).
-    writes_last: Ticks,
-    /// When the notice of its end reached its parent's processor (NEVER: not yet).
-    notice: Ticks,
     /// The spinlock word granted to it while it waited, plus one (0: none).
     granted: u32,
-    /// With `--fork-args child`: how many fork statements' arguments it is evaluating
-    /// (ARGS seen, FORK not yet; its time is off meanwhile), and the sequential cost of
-    /// that evaluation so far (in a child not started yet: the part of its start cost
-    /// beyond `start_cost`).
-    args_depth: u32,
-    args_cost: Ticks,
-    /// The pc of the program's call into the library it is in (see
-    /// [`Simulator::lib_pc`]): its time there is charged to that call's line.
-    line_site: u32,
+    /// The latest known arrival of its remote writes (0: none).
+    writes_last: Ticks,
+}
+
+impl Proc {
+    /// Its [`Remote`] record, made if it has none.
+    fn remote_mut(&mut self) -> &mut Remote {
+        self.remote.get_or_insert_with(Default::default)
+    }
+
+    /// The latest known arrival of its remote writes (0: none).
+    fn writes_last(&self) -> Ticks {
+        self.remote.as_ref().map_or(0, |r| r.writes_last)
+    }
+
+    /// Its remote writes whose arrival a contention network has not told yet.
+    fn writes_out(&self) -> u32 {
+        self.remote.as_ref().map_or(0, |r| r.writes_out)
+    }
+
+    /// The spinlock word granted to it while it waited, plus one (0: none).
+    fn granted(&self) -> u32 {
+        self.remote.as_ref().map_or(0, |r| r.granted)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -637,15 +674,7 @@ fn push_frame_on(
     rest.fill(Word::Int(0));
     stack.truncate(sl - np);
     let saved = std::mem::replace(slot, base);
-    p.frames.push(Frame {
-        func: f.index,
-        base,
-        words: n as u32,
-        depth: f.depth,
-        saved,
-        ret_pc,
-        stack_base: stack.len() as u32,
-    });
+    p.frames.push(Frame { func: f.index, base, words: n as u32, saved, ret_pc, stack_base: stack.len() as u32 });
     p.frame_words += n as u32;
     p.pc = f.entry;
     Ok(())

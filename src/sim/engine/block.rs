@@ -890,7 +890,9 @@ pub(super) fn run_stretches<const LINES: bool>(
             // from the program's own code moves the call site library time goes to).
             let to = match code[at].x {
                 Op::Call(func) => call(p, mem, stack, lim, func, at).map(|t| (t, func)),
-                Op::Ret(n) if p.frames.len() > 1 => ret(p, stack, n).map(|fr| (fr.ret_pc as usize, fr.func | LEAVE)),
+                Op::Ret(n) if p.frames.len() > 1 => {
+                    ret(p, stack, n, lim.funcs).map(|fr| (fr.ret_pc as usize, fr.func | LEAVE))
+                }
                 _ => None,
             };
             if let Some((t, mark)) = to {
@@ -964,9 +966,10 @@ fn call(
 }
 
 /// `RET n` from a function other than the process's first (the caller checks): leaves its
-/// frame, the `n` results in place of what the call's frame took, and returns it; `None`,
-/// having changed nothing, when the stack is shorter than the frame's base and the results.
-pub(super) fn ret(p: &mut Proc, stack: &mut Vec<Word>, n: u32) -> Option<Frame> {
+/// frame, the `n` results in place of what the call's frame took, restores the display
+/// entry of its function's depth (from `funcs`), and returns it; `None`, having changed
+/// nothing, when the stack is shorter than the frame's base and the results.
+pub(super) fn ret(p: &mut Proc, stack: &mut Vec<Word>, n: u32, funcs: &[FnLite]) -> Option<Frame> {
     let fr = *p.frames.last()?;
     let (l, n, sb) = (stack.len(), n as usize, fr.stack_base as usize);
     if l < n || sb > l - n {
@@ -978,7 +981,8 @@ pub(super) fn ret(p: &mut Proc, stack: &mut Vec<Word>, n: u32) -> Option<Frame> 
         stack[sb + k] = stack[l - n + k];
     }
     stack.truncate(sb + n);
-    if let Some(s) = p.display.get_mut(fr.depth as usize) {
+    let depth = funcs.get(fr.func as usize).map_or(usize::MAX, |f| f.depth as usize);
+    if let Some(s) = p.display.get_mut(depth) {
         *s = fr.saved;
     }
     p.frame_words -= fr.words;

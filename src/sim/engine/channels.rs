@@ -108,21 +108,22 @@ impl<'m> Simulator<'m> {
         let arrival = self.remote_send(RemoteKind::Write, pid, addr, me, owner, 4 + data, now);
         self.stats.remote_writes += 1;
         let p = &mut self.pt.procs[pid as usize];
+        let r = p.remote_mut();
         for &(i, w) in &vals {
-            let e = p.unlanded.entry(i).or_insert((w, 0));
+            let e = r.unlanded.entry(i).or_insert((w, 0));
             *e = (w, e.1 + 1);
         }
         match arrival {
             Some(t) => {
                 let t = t.max(now);
-                p.writes_last = p.writes_last.max(t);
+                r.writes_last = r.writes_last.max(t);
                 for (index, word) in vals {
                     let owner = self.mem.owner.get(index as usize).copied().unwrap_or(owner);
                     self.bridge.landing.push(t, super::bridge::Landing { index, word, pid, owner });
                 }
             }
             None => {
-                p.writes_out += 1;
+                r.writes_out += 1;
                 self.bridge.loads_pending += 1;
                 self.bridge.in_flight.insert(self.bridge.msg_seq, InFlight::Load { pid, vals });
             }
@@ -136,10 +137,12 @@ impl<'m> Simulator<'m> {
             self.mem.words[i] = word;
         }
         if let Some(p) = self.pt.procs.get_mut(pid as usize) {
-            if let Some(e) = p.unlanded.get_mut(&index) {
-                e.1 -= 1;
-                if e.1 == 0 {
-                    p.unlanded.remove(&index);
+            if let Some(r) = p.remote.as_deref_mut() {
+                if let Some(e) = r.unlanded.get_mut(&index) {
+                    e.1 -= 1;
+                    if e.1 == 0 {
+                        r.unlanded.remove(&index);
+                    }
                 }
             }
         }
@@ -208,7 +211,7 @@ impl<'m> Simulator<'m> {
     fn lock_grant(&mut self, pid: u32, lock: u32, t: Ticks) {
         let owner = self.mem.owner[lock as usize];
         let me = self.pt.procs[pid as usize].pproc;
-        self.pt.procs[pid as usize].granted = lock + 1;
+        self.pt.procs[pid as usize].remote_mut().granted = lock + 1;
         let wake = if owner == me {
             t
         } else {
@@ -359,9 +362,11 @@ impl<'m> Simulator<'m> {
                     self.land(pid, index, word, owner);
                 }
                 let p = &mut self.pt.procs[pid as usize];
-                p.writes_out -= 1;
-                p.writes_last = p.writes_last.max(t);
-                let (out, notice, last) = (p.writes_out, p.notice, p.writes_last);
+                let notice = p.notice;
+                let r = p.remote_mut();
+                r.writes_out -= 1;
+                r.writes_last = r.writes_last.max(t);
+                let (out, last) = (r.writes_out, r.writes_last);
                 if out == 0 && notice != NEVER {
                     let at = notice.max(self.landed(last));
                     self.tell_parent(pid, at);
@@ -375,7 +380,7 @@ impl<'m> Simulator<'m> {
             Some(InFlight::LockRelease { pid, lock }) => {
                 self.remote_arrived(id, t);
                 self.bridge.reads_pending -= 1;
-                let at = t.max(self.landed(self.pt.procs[pid as usize].writes_last));
+                let at = t.max(self.landed(self.pt.procs[pid as usize].writes_last()));
                 self.lock_release(lock, at);
             }
             Some(InFlight::EndNotice { pid }) => self.notice_arrived(pid, t),

@@ -374,7 +374,7 @@ impl<'m> Simulator<'m> {
             }
             Instr::Join {} => {
                 let p = &mut self.pt.procs[pid as usize];
-                match p.ended_children.peek_time() {
+                match p.ended_children.peek().map(|r| r.0) {
                     Some(t) if t <= p.clock => {
                         p.ended_children.pop();
                         self.charge(pid, op)?;
@@ -395,12 +395,14 @@ impl<'m> Simulator<'m> {
                 let a = as_int(self.peek(pid)?) as i64;
                 let i = self.mem.index(a).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr: a }))? as u32;
                 let p = &mut self.pt.procs[pid as usize];
-                let granted = p.granted == i + 1;
+                let granted = p.granted() == i + 1;
                 let (me, now) = (p.pproc, p.clock);
                 let owner = self.mem.owner[i as usize];
                 if granted || (owner == me && as_int(self.mem.words[i as usize]) == 0) {
                     // Taken: free in its own processor's memory, or granted.
-                    self.pt.procs[pid as usize].granted = 0;
+                    if let Some(r) = self.pt.procs[pid as usize].remote.as_deref_mut() {
+                        r.granted = 0;
+                    }
                     self.note_ref(i as usize, 1);
                     self.mem.words[i as usize] = Word::Int(pid as i32 + 1);
                     self.pt.procs[pid as usize].stack.pop();
@@ -434,14 +436,14 @@ impl<'m> Simulator<'m> {
                 let (me, now) = (p.pproc, p.clock);
                 let owner = self.mem.owner[i as usize];
                 if owner == me {
-                    let at = now.max(self.landed(p.writes_last));
+                    let at = now.max(self.landed(p.writes_last()));
                     self.lock_release(i, at);
                 } else {
                     // Posted: the release travels to the lock's processor.
                     self.bridge.msg_seq += 1;
                     match self.remote_send(RemoteKind::Write, pid, i, me, owner, 8, now) {
                         Some(t) => {
-                            let at = t.max(now).max(self.landed(self.pt.procs[pid as usize].writes_last));
+                            let at = t.max(now).max(self.landed(self.pt.procs[pid as usize].writes_last()));
                             self.lock_release(i, at);
                         }
                         None => {

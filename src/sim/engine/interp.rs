@@ -164,7 +164,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if CHECK && mem.owner[i] != me {
                     acc.read(mem.owner[i], i);
                     // Its own writes that have not landed yet (program order).
-                    match p.unlanded.get(&(i as u32)) {
+                    match p.remote.as_ref().and_then(|r| r.unlanded.get(&(i as u32))) {
                         Some(&(w, _)) => w,
                         None => mem.words[i],
                     }
@@ -442,7 +442,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if p.frames.len() <= 1 {
                     break 'run Ok(Exit::Complex);
                 }
-                let Some(fr) = block::ret(p, &mut stack, n) else { bad!("RET with a short stack") };
+                let Some(fr) = block::ret(p, &mut stack, n, env.funcs) else { bad!("RET with a short stack") };
                 if LINES {
                     ctr.calls.push((clock + ticks[op as usize], fr.func | LEAVE));
                 }

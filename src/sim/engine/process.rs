@@ -100,15 +100,12 @@ impl<'m> Simulator<'m> {
             forall_pending: 0,
             forall_end: 0,
             forked_live: 0,
-            ended_children: TimeQueue::new(),
+            ended_children: BinaryHeap::new(),
             children_end: 0,
             group_next: group.0,
             group_hi: group.1,
-            unlanded: HashMap::default(),
-            writes_out: 0,
-            writes_last: 0,
+            remote: None,
             notice: NEVER,
-            granted: 0,
         };
         let fl = FnLite { params: args.len() as u32, ..f };
         push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
@@ -267,7 +264,7 @@ impl<'m> Simulator<'m> {
             // writes have landed (its children's have: each child's end reached it
             // after them).
             let p = &self.pt.procs[pid as usize];
-            self.ranks.last_end = self.ranks.last_end.max(t.max(p.writes_last));
+            self.ranks.last_end = self.ranks.last_end.max(t.max(p.writes_last()));
             self.ranks.live -= 1;
             if self.ranks.live == 0 {
                 self.program_end = Some(self.ranks.last_end);
@@ -299,7 +296,7 @@ impl<'m> Simulator<'m> {
     pub(super) fn notice_arrived(&mut self, pid: u32, t: Ticks) {
         let p = &mut self.pt.procs[pid as usize];
         p.notice = t;
-        let (out, last) = (p.writes_out, p.writes_last);
+        let (out, last) = (p.writes_out(), p.writes_last());
         if out == 0 {
             let at = t.max(self.landed(last));
             self.tell_parent(pid, at);
@@ -327,7 +324,7 @@ impl<'m> Simulator<'m> {
             }
             Kind::Fork => {
                 par.forked_live = par.forked_live.saturating_sub(1);
-                par.ended_children.push(t, ());
+                par.ended_children.push(Reverse(t));
                 par.children_end = par.children_end.max(t);
                 match par.wait {
                     Reason::Join => old.min(t),

@@ -165,7 +165,7 @@ impl<'m> Simulator<'m> {
             }
             // The run ends when main has ended and no remote write is in the network.
             if let (Some(t), 0) = (self.program_end, self.bridge.loads_pending) {
-                let end = t.max(self.pt.procs[0].writes_last);
+                let end = t.max(self.pt.procs[0].writes_last());
                 self.land_writes(NEVER);
                 // A processor may have run one instruction past the quantum's end before
                 // the program ended (C's exit() by another process): the run lasts until

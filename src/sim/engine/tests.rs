@@ -1140,6 +1140,10 @@ fn a_process_block_keeps_a_turn_s_fields_in_its_first_cache_line() {
     let second = [offset_of!(Proc, display), offset_of!(Proc, frames), offset_of!(Proc, cur_seg)];
     assert!(second.iter().all(|&at| (64..128).contains(&at)), "{second:?}");
     assert_eq!(size_of::<Proc>() % 64, 0);
+    // Four lines: a million idle processes (scripts/bench-scale.sh) hold about 256 MB of
+    // blocks, not 320 MB; a frame fits the allocator's smallest block (24 bytes usable).
+    assert_eq!(size_of::<Proc>(), 256);
+    assert_eq!(size_of::<super::Frame>(), 24);
 }
 
 /// Every kind of translated operation, in loops spelled four ways (for, while, `x = x + 1`,
