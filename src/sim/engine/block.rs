@@ -7,7 +7,8 @@
 //! addition of two operands), an array element's address and load in one (`a[i]`,
 //! `a[i][j]`, `a[i * n + k]`: an index of one or two `int` operations; whatever the
 //! element type), an assignment of a variable or constant to a variable, `x++` and
-//! `x = x + c`, a comparison with the branch that uses it, two arithmetic instructions in
+//! `x = x + c`, an `int` variable updated with a variable or constant in either spelling
+//! (`x = x * y` and `x *= y`), a comparison with the branch that uses it, two arithmetic instructions in
 //! a row (`(i + j) % 7`, `s + x * y`, `i * n + k`), and the `STORE` after any operation
 //! that pushes one value ([`Step::put`]: run with it, its destination checked first).
 //! The rules are on the shapes of vCode, not on any source statement: every spelling of
@@ -259,6 +260,17 @@ pub(super) enum Op {
         delta: i32,
         wide: bool,
     },
+    /// An `int` variable updated by an `int` operation with an operand: `LDADDR depth off;
+    /// LDVal depth off; <b>; <op>; STORE int 0` (5, `wide` set as for [`Op::IncVar`]):
+    /// `x = x + b;`, or `LDADDR depth off; DUP; DEREF; <b>; <op>; STORE int 0` (6): `x +=
+    /// b;`. Either spelling, any of [`IntOp`]'s operations.
+    UpdI {
+        depth: u8,
+        off: u32,
+        op: IntOp,
+        b: Src,
+        wide: bool,
+    },
     /// [`Op::IncVar`] and the `JMP target` after it (4 or 6): the end of a loop's body.
     IncJump {
         depth: u8,
@@ -423,7 +435,27 @@ impl Op {
                         let delta = if add == (I::AddI {}) { v } else { v.wrapping_neg() };
                         return (Op::IncVar { depth, off, delta, wide: true }, 5);
                     }
-                    (Some(I::Dup {}), Some(I::Dereference {}), _, _) => return (Op::AddrDeref(depth, off), 3),
+                    _ => {}
+                }
+                // `x = x <op> b;` and `x <op>= b;` on an `int` variable.
+                let upd = |k: usize| match (src(k), ins(k + 1).and_then(IntOp::of), ins(k + 2)) {
+                    (Some(b), Some(op), Some(I::Store { ty: Scalar::Int, keep: false })) if b != Src::Stack => {
+                        Some((op, b))
+                    }
+                    _ => None,
+                };
+                match (ins(1), ins(2)) {
+                    (Some(I::LdVal { depth: d, off: o }), _) if (d, o) == (depth, off) => {
+                        if let Some((op, b)) = upd(2) {
+                            return (Op::UpdI { depth, off, op, b, wide: true }, 5);
+                        }
+                    }
+                    (Some(I::Dup {}), Some(I::Dereference {})) => {
+                        if let Some((op, b)) = upd(3) {
+                            return (Op::UpdI { depth, off, op, b, wide: false }, 6);
+                        }
+                        return (Op::AddrDeref(depth, off), 3);
+                    }
                     _ => {}
                 }
                 // An element of the array a pointer variable points to.
@@ -1206,6 +1238,13 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
             let r = if wide { slot(p, mem, a)? } else { w };
             mem.words[w] = Word::Int(int_of(&mem.words[r]).wrapping_add(delta));
         }
+        Op::UpdI { depth, off, op, b, wide } => {
+            let a = var(p, depth, off)?;
+            let w = slot(p, mem, a as i32 as i64)?;
+            let r = if wide { slot(p, mem, a)? } else { w };
+            let v = op.apply(int_of(&mem.words[r]), int(p, mem, b)?)?;
+            mem.words[w] = Word::Int(v);
+        }
         Op::AddrDeref(d, o) => {
             let a = var(p, d, o)? as i32;
             let i = slot(p, mem, a as i64)?;
@@ -1363,6 +1402,55 @@ mod tests {
         // Comparisons and the unsigned operations are not index operations.
         assert_eq!(IntOp::of(I::LtI {}), None);
         assert_eq!(IntOp::of(I::DivU {}), None);
+    }
+
+    #[test]
+    fn both_spellings_of_a_variable_s_update_are_one_operation() {
+        // `x = x - y;` (5 instructions: the value read by LDVal) and `x -= y;` (6: read
+        // through the address, DUP and DEREF), with y a variable or a constant, for
+        // every `int` operation: one operation each.
+        use crate::vcode::Instr as I;
+        let ops: [(I, IntOp); 10] = [
+            (I::AddI {}, IntOp::Add),
+            (I::SubI {}, IntOp::Sub),
+            (I::MulI {}, IntOp::Mul),
+            (I::DivI {}, IntOp::Div),
+            (I::ModI {}, IntOp::Mod),
+            (I::Shl {}, IntOp::Shl),
+            (I::Shr {}, IntOp::Shr),
+            (I::BitAnd {}, IntOp::And),
+            (I::BitOr {}, IntOp::Or),
+            (I::BitXor {}, IntOp::Xor),
+        ];
+        let store = I::Store { ty: Scalar::Int, keep: false };
+        for (ins, op) in ops {
+            for (y, b) in [(I::LdVal { depth: 1, off: 4 }, Src::Var(1, 4)), (I::PushI { v: 9 }, Src::Int(9))] {
+                let set = [I::LdAddr { depth: 1, off: 2 }, I::LdVal { depth: 1, off: 2 }, y, ins, store];
+                let upd = [I::LdAddr { depth: 1, off: 2 }, I::Dup {}, I::Dereference {}, y, ins, store];
+                // (`x = x + 9;` and `x = x - 9;` are the increment of a constant.)
+                let want = match (op, b) {
+                    (IntOp::Add, Src::Int(c)) => Op::IncVar { depth: 1, off: 2, delta: c, wide: true },
+                    (IntOp::Sub, Src::Int(c)) => Op::IncVar { depth: 1, off: 2, delta: -c, wide: true },
+                    _ => Op::UpdI { depth: 1, off: 2, op, b, wide: true },
+                };
+                assert_eq!(Op::at(&set, 0), (want, 5), "{ins:?}");
+                let (x, n) = Op::at(&upd, 0);
+                assert_eq!((x, n), (Op::UpdI { depth: 1, off: 2, op, b, wide: false }, 6), "{ins:?}");
+            }
+        }
+        // Not an update: another variable read (`x = z - y;`), a `char` store, an
+        // unsigned division, a comparison.
+        let other =
+            [I::LdAddr { depth: 1, off: 2 }, I::LdVal { depth: 1, off: 3 }, I::PushI { v: 1 }, I::SubI {}, store];
+        assert_eq!(Op::at(&other, 0), (Op::Addr(1, 2), 1));
+        let char_store = Store { ty: Scalar::Char, keep: false };
+        let ch =
+            [I::LdAddr { depth: 1, off: 2 }, I::Dup {}, I::Dereference {}, I::PushI { v: 1 }, I::AddI {}, char_store];
+        assert_eq!(Op::at(&ch, 0), (Op::AddrDeref(1, 2), 3));
+        for ins in [I::DivU {}, I::LtI {}] {
+            let u = [I::LdAddr { depth: 1, off: 2 }, I::Dup {}, I::Dereference {}, I::PushI { v: 1 }, ins, store];
+            assert_eq!(Op::at(&u, 0), (Op::AddrDeref(1, 2), 3));
+        }
     }
 
     #[test]

@@ -1229,6 +1229,49 @@ fn translated_operations_change_no_result() {
 }
 
 #[test]
+fn a_variable_s_updates_in_either_spelling_change_no_result() {
+    // Every `int` operation as `x = x op y;` and as `x op= y;`, with y a variable and a
+    // constant, in a loop; against the instructions dispatched alone: the same output
+    // and statistics at several quanta, and the same failure (its line and time) when
+    // the divisor reaches zero (z counts 4, 3, 2, 1, 0: line 10 fails).
+    let src = "void main() {
+    int i, x, y, z, s;
+    x = 7; y = 3; s = 0; z = 4;
+    for (i = 0; i < 40; i++) {
+        x = x + y; x += 5; x = x * 3; x *= y; x = x - i; x -= 2; x = x % 1000; x %= 997;
+        x = x & 4095; x &= 4095; x = x | 3; x |= 8; x = x ^ i; x ^= 21; x = x << 1; x <<= 1;
+        x = x >> 2; x >>= 1; x = x / 2; x /= 1; s += x; y = y + 1; y %= 7;
+    }
+    printf(\"%d %d %d\\n\", x, y, s);
+    for (i = 0; i < 9; i++) { s = s / z; s /= 1; z = z - 1; }
+}";
+    let m = crate::lang::compile("upd.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
+    let upd = super::block::Step::all(&m.code).iter().filter(|s| matches!(s.x, super::block::Op::UpdI { .. })).count();
+    assert!(upd >= 20, "{upd} updates translated");
+    for q in [1, 7 * U / 10, U, 3 * U, 10 * U, 1000 * U] {
+        let cfg = SimConfig { quantum: q, ..SimConfig::default() };
+        for observe in [false, true] {
+            let translated = run_fusing_lines(&m, cfg.clone(), true, observe);
+            assert_eq!(translated, run_fusing_lines(&m, cfg.clone(), false, observe), "quantum {q} {observe}");
+        }
+    }
+    // The same arithmetic in Rust (wrapping as the machine's `int`).
+    let (mut x, mut y, mut s) = (7i32, 3i32, 0i32);
+    for i in 0..40 {
+        x = x.wrapping_add(y).wrapping_add(5).wrapping_mul(3).wrapping_mul(y);
+        x = x.wrapping_sub(i).wrapping_sub(2) % 1000 % 997;
+        x = ((x & 4095 & 4095) | 3 | 8) ^ i ^ 21;
+        x = x.wrapping_shl(1).wrapping_shl(1) >> 2 >> 1;
+        x /= 2;
+        s = s.wrapping_add(x);
+        y = (y + 1) % 7;
+    }
+    let (st, out, err, _) = run_fusing_lines(&m, SimConfig::default(), true, false);
+    assert_eq!(out.lines().next(), Some(format!("{x} {y} {s}").as_str()));
+    assert!(st.is_none() && err.contains("division by zero") && err.contains("upd.c:10"), "{err}");
+}
+
+#[test]
 fn translated_runs_of_fixtures_equal_untranslated_ones() {
     // Programs whose processes read and write words of other processors (a forall over a
     // mesh, a spinlock counter) and MPI ranks (each with its own globals): an operation
