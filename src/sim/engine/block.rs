@@ -6,7 +6,8 @@
 //! a constant folded into the instruction that uses it (`LDVal i; PUSHI 1; ADDI` is one
 //! addition of two operands), an array element's address and load in one (`a[i]`,
 //! `a[i][j]`, `a[i * n + k]`: an index of one or two `int` operations; whatever the
-//! element type), an assignment of a variable or constant to a variable, `x++` and
+//! element type), an element given a variable or a constant (`a[i] = v`), an
+//! assignment of a variable or constant to a variable, `x++` and
 //! `x = x + c`, an `int` variable updated with a variable or constant in either spelling
 //! (`x = x * y` and `x *= y`), a comparison with the branch that uses it, two arithmetic instructions in
 //! a row (`(i + j) % 7`, `s + x * y`, `i * n + k`), and the `STORE` after any operation
@@ -260,6 +261,17 @@ pub(super) enum Op {
         delta: i32,
         wide: bool,
     },
+    /// An element given a variable or a constant: `LDADDR depth off; <i>; INDEX size len;
+    /// <v>; [CONV ty;] STORE ty 0` (5 or 6; a conversion to the stored type changes
+    /// nothing the store's own does not): `a[i] = v;`.
+    ElemSet {
+        depth: u8,
+        off: u32,
+        i: Ix,
+        v: Src,
+        ty: Scalar,
+        conv: bool,
+    },
     /// An `int` variable updated by an `int` operation with an operand: `LDADDR depth off;
     /// LDVal depth off; <b>; <op>; STORE int 0` (5, `wide` set as for [`Op::IncVar`]):
     /// `x = x + b;`, or `LDADDR depth off; DUP; DEREF; <b>; <op>; STORE int 0` (6): `x +=
@@ -479,6 +491,17 @@ impl Op {
                 }
                 if let (Some(i), Some((size, len))) = (src(1), index(2)) {
                     let i = Ix { i, size, len };
+                    if let Some(v) = src(3).filter(|&v| v != Src::Stack) {
+                        match (ins(4), ins(5)) {
+                            (Some(I::Store { ty, keep: false }), _) => {
+                                return (Op::ElemSet { depth, off, i, v, ty, conv: false }, 5);
+                            }
+                            (Some(I::Convert { to }), Some(I::Store { ty, keep: false })) if to == ty => {
+                                return (Op::ElemSet { depth, off, i, v, ty, conv: true }, 6);
+                            }
+                            _ => {}
+                        }
+                    }
                     if let (Some(j), Some((size, len))) = (src(3), index(4)) {
                         let load = deref(5);
                         let j = Ix { i: j, size, len };
@@ -1296,6 +1319,13 @@ fn run_cold(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Wo
     match *x {
         Op::Stop => return None,
         Op::Push(s) => stack.push(get(p, mem, s)?),
+        Op::ElemSet { depth, off, i, v, ty, .. } => {
+            let base = var(p, depth, off)? as i32;
+            let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
+            let w = get(p, mem, v)?;
+            let k = slot(p, mem, a as i64)?;
+            put_word(ty, &w, &mut mem.words[k]);
+        }
         Op::Store { ty, keep } => {
             let &[a, v] = top::<2>(stack)?;
             let v = convert(v, ty);
@@ -1451,6 +1481,31 @@ mod tests {
             let u = [I::LdAddr { depth: 1, off: 2 }, I::Dup {}, I::Dereference {}, I::PushI { v: 1 }, ins, store];
             assert_eq!(Op::at(&u, 0), (Op::AddrDeref(1, 2), 3));
         }
+    }
+
+    #[test]
+    fn an_element_given_a_variable_or_constant_is_one_operation() {
+        // `a[i] = y;` (5 instructions), `c[i] = 1;` on a char array (6: the constant
+        // converted to the stored type first); not with a conversion to another type, nor
+        // with a value computed on the stack.
+        use crate::vcode::Instr as I;
+        let ix = Ix { i: Src::Var(1, 0), size: 1, len: 9 };
+        let head = [I::LdAddr { depth: 0, off: 4 }, I::LdVal { depth: 1, off: 0 }, I::Index { size: 1, len: 9 }];
+        let st = |ty| I::Store { ty, keep: false };
+        let mut set = head.to_vec();
+        set.extend([I::LdVal { depth: 1, off: 3 }, st(Scalar::Int)]);
+        let want = Op::ElemSet { depth: 0, off: 4, i: ix, v: Src::Var(1, 3), ty: Scalar::Int, conv: false };
+        assert_eq!(Op::at(&set, 0), (want, 5));
+        let mut ch = head.to_vec();
+        ch.extend([I::PushI { v: 1 }, I::Convert { to: Scalar::Char }, st(Scalar::Char)]);
+        let want = Op::ElemSet { depth: 0, off: 4, i: ix, v: Src::Int(1), ty: Scalar::Char, conv: true };
+        assert_eq!(Op::at(&ch, 0), (want, 6));
+        let mut other = head.to_vec();
+        other.extend([I::PushI { v: 1 }, I::Convert { to: Scalar::Float }, st(Scalar::Double)]);
+        assert_eq!(Op::at(&other, 0), (Op::Elem { depth: 0, off: 4, i: ix, load: false }, 3));
+        let mut sum = head.to_vec();
+        sum.extend([I::LdVal { depth: 1, off: 3 }, I::PushI { v: 1 }, I::AddI {}, st(Scalar::Int)]);
+        assert_eq!(Op::at(&sum, 0), (Op::Elem { depth: 0, off: 4, i: ix, load: false }, 3));
     }
 
     #[test]

@@ -1272,6 +1272,45 @@ fn a_variable_s_updates_in_either_spelling_change_no_result() {
 }
 
 #[test]
+fn elements_given_variables_and_constants_change_no_result() {
+    // Elements of every scalar type given a variable, a constant and a converted
+    // constant, then an index past the end (i reaches 8 in a[8] of line 8): against the
+    // instructions dispatched alone, the same output, statistics and failure.
+    let src = "int a[8]; char c[8]; double d[8]; float f[8]; long l[8];
+void main() {
+    int i, v, s; double x;
+    v = 300; x = 2.5; s = 0;
+    for (i = 0; i < 8; i++) { a[i] = v; c[i] = 'a'; c[i] = v; d[i] = x; d[i] = 1; f[i] = x; l[i] = v; v = v + i; }
+    for (i = 0; i < 8; i++) s = s + a[i] + c[i] + l[i];
+    printf(\"%d %d %.2f %.2f\\n\", s, c[3], d[2] + f[5], x);
+    for (i = 0; i < 9; i++) a[i] = 7;
+}";
+    let m = crate::lang::compile("elem.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
+    let sets =
+        super::block::Step::all(&m.code).iter().filter(|s| matches!(s.x, super::block::Op::ElemSet { .. })).count();
+    assert!(sets >= 6, "{sets} element stores translated");
+    for q in [1, 7 * U / 10, U, 3 * U, 1000 * U] {
+        let cfg = SimConfig { quantum: q, ..SimConfig::default() };
+        for observe in [false, true] {
+            let translated = run_fusing_lines(&m, cfg.clone(), true, observe);
+            assert_eq!(translated, run_fusing_lines(&m, cfg.clone(), false, observe), "quantum {q} {observe}");
+        }
+    }
+    // a[i] = 300 + 0 + 1 + ... + (i - 1); c[i] = 300 + ... as a char (the last store);
+    // l as a; d[i] = 1 (the last store); f[i] = 2.5.
+    let (mut s, mut v) = (0i32, 300i32);
+    let mut c = [0u8; 8];
+    for i in 0..8 {
+        c[i as usize] = v as u8;
+        s += v + i32::from(v as u8) + v;
+        v += i;
+    }
+    let (st, out, err, _) = run_fusing_lines(&m, SimConfig::default(), true, false);
+    assert_eq!(out.lines().next(), Some(format!("{s} {} 3.50 2.50", c[3]).as_str()));
+    assert!(st.is_none() && err.contains("elem.c:8"), "{err}");
+}
+
+#[test]
 fn translated_runs_of_fixtures_equal_untranslated_ones() {
     // Programs whose processes read and write words of other processors (a forall over a
     // mesh, a spinlock counter) and MPI ranks (each with its own globals): an operation
