@@ -1261,13 +1261,6 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
             let r = if wide { slot(p, mem, a)? } else { w };
             mem.words[w] = Word::Int(int_of(&mem.words[r]).wrapping_add(delta));
         }
-        Op::UpdI { depth, off, op, b, wide } => {
-            let a = var(p, depth, off)?;
-            let w = slot(p, mem, a as i32 as i64)?;
-            let r = if wide { slot(p, mem, a)? } else { w };
-            let v = op.apply(int_of(&mem.words[r]), int(p, mem, b)?)?;
-            mem.words[w] = Word::Int(v);
-        }
         Op::AddrDeref(d, o) => {
             let a = var(p, d, o)? as i32;
             let i = slot(p, mem, a as i64)?;
@@ -1319,6 +1312,13 @@ fn run_cold(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Wo
     match *x {
         Op::Stop => return None,
         Op::Push(s) => stack.push(get(p, mem, s)?),
+        Op::UpdI { depth, off, op, b, wide } => {
+            let a = var(p, depth, off)?;
+            let w = slot(p, mem, a as i32 as i64)?;
+            let r = if wide { slot(p, mem, a)? } else { w };
+            let v = op.apply(int_of(&mem.words[r]), int(p, mem, b)?)?;
+            mem.words[w] = Word::Int(v);
+        }
         Op::ElemSet { depth, off, i, v, ty, .. } => {
             let base = var(p, depth, off)? as i32;
             let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
