@@ -6,11 +6,10 @@
 //! a constant folded into the instruction that uses it (`LDVal i; PUSHI 1; ADDI` is one
 //! addition of two operands), an array element's address and load in one (`a[i]`,
 //! `a[i][j]`, `a[i * n + k]`: an index of one or two `int` operations; whatever the
-//! element type), an element given a variable or a constant (`a[i] = v`), an
-//! assignment of a variable or constant to a variable, `x++` and
-//! `x = x + c`, an `int` variable updated with a variable or constant in either spelling
-//! (`x = x * y` and `x *= y`), a comparison with the branch that uses it, two arithmetic instructions in
-//! a row (`(i + j) % 7`, `s + x * y`, `i * n + k`), and the `STORE` after any operation
+//! element type), an element given a variable or a constant (`a[i] = v`), an assignment
+//! of a variable or constant to a variable, `x++` and `x = x + c`, an `int` variable
+//! updated with a variable or constant in either spelling (`x = x * y` and `x *= y`), a
+//! comparison with the branch that uses it, two arithmetic instructions in a row (`(i + j) % 7`, `s + x * y`, `i * n + k`), and the `STORE` after any operation
 //! that pushes one value ([`Step::put`]: run with it, its destination checked first).
 //! The rules are on the shapes of vCode, not on any source statement: every spelling of
 //! a loop, a sum or an index that compiles to the same shapes gets the same dispatches.
@@ -270,7 +269,6 @@ pub(super) enum Op {
         i: Ix,
         v: Src,
         ty: Scalar,
-        conv: bool,
     },
     /// An `int` variable updated by an `int` operation with an operand: `LDADDR depth off;
     /// LDVal depth off; <b>; <op>; STORE int 0` (5, `wide` set as for [`Op::IncVar`]):
@@ -494,10 +492,10 @@ impl Op {
                     if let Some(v) = src(3).filter(|&v| v != Src::Stack) {
                         match (ins(4), ins(5)) {
                             (Some(I::Store { ty, keep: false }), _) => {
-                                return (Op::ElemSet { depth, off, i, v, ty, conv: false }, 5);
+                                return (Op::ElemSet { depth, off, i, v, ty }, 5);
                             }
                             (Some(I::Convert { to }), Some(I::Store { ty, keep: false })) if to == ty => {
-                                return (Op::ElemSet { depth, off, i, v, ty, conv: true }, 6);
+                                return (Op::ElemSet { depth, off, i, v, ty }, 6);
                             }
                             _ => {}
                         }
@@ -1319,7 +1317,7 @@ fn run_cold(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Wo
             let v = op.apply(int_of(&mem.words[r]), int(p, mem, b)?)?;
             mem.words[w] = Word::Int(v);
         }
-        Op::ElemSet { depth, off, i, v, ty, .. } => {
+        Op::ElemSet { depth, off, i, v, ty } => {
             let base = var(p, depth, off)? as i32;
             let a = index(base, int(p, mem, i.i)?, i.size, i.len)?;
             let w = get(p, mem, v)?;
@@ -1464,8 +1462,7 @@ mod tests {
                     _ => Op::UpdI { depth: 1, off: 2, op, b, wide: true },
                 };
                 assert_eq!(Op::at(&set, 0), (want, 5), "{ins:?}");
-                let (x, n) = Op::at(&upd, 0);
-                assert_eq!((x, n), (Op::UpdI { depth: 1, off: 2, op, b, wide: false }, 6), "{ins:?}");
+                assert_eq!(Op::at(&upd, 0), (Op::UpdI { depth: 1, off: 2, op, b, wide: false }, 6), "{ins:?}");
             }
         }
         // Not an update: another variable read (`x = z - y;`), a `char` store, an
@@ -1494,11 +1491,11 @@ mod tests {
         let st = |ty| I::Store { ty, keep: false };
         let mut set = head.to_vec();
         set.extend([I::LdVal { depth: 1, off: 3 }, st(Scalar::Int)]);
-        let want = Op::ElemSet { depth: 0, off: 4, i: ix, v: Src::Var(1, 3), ty: Scalar::Int, conv: false };
+        let want = Op::ElemSet { depth: 0, off: 4, i: ix, v: Src::Var(1, 3), ty: Scalar::Int };
         assert_eq!(Op::at(&set, 0), (want, 5));
         let mut ch = head.to_vec();
         ch.extend([I::PushI { v: 1 }, I::Convert { to: Scalar::Char }, st(Scalar::Char)]);
-        let want = Op::ElemSet { depth: 0, off: 4, i: ix, v: Src::Int(1), ty: Scalar::Char, conv: true };
+        let want = Op::ElemSet { depth: 0, off: 4, i: ix, v: Src::Int(1), ty: Scalar::Char };
         assert_eq!(Op::at(&ch, 0), (want, 6));
         let mut other = head.to_vec();
         other.extend([I::PushI { v: 1 }, I::Convert { to: Scalar::Float }, st(Scalar::Double)]);
