@@ -198,6 +198,27 @@ impl Proc {
     fn granted(&self) -> u32 {
         self.remote.as_ref().map_or(0, |r| r.granted)
     }
+
+    /// Where a frame of `n` words goes without a new segment: on top of the current
+    /// segment when it has room, else at the bottom of the next segment the process kept
+    /// (a return that empties a segment keeps it for the next call, and `exec_other`
+    /// takes it so): that segment, its top with the frame, and the frame's base. `None`:
+    /// neither holds it (a new segment is `exec_other`'s to take).
+    fn frame_place(&self, n: u32) -> Option<(usize, u32, u32)> {
+        let cur = self.cur_seg as usize;
+        let seg = self.segs.get(cur)?;
+        match seg.top.checked_add(n).filter(|&t| t <= seg.len) {
+            Some(top) => Some((cur, top, seg.base + seg.top)),
+            None => self.segs.get(cur + 1).filter(|s| s.len >= n).map(|s| (cur + 1, n, s.base)),
+        }
+    }
+
+    /// Takes a place [`Proc::frame_place`] gave: the frame's segment becomes the current
+    /// one, with the frame on top.
+    fn take_place(&mut self, (seg, top, _): (usize, u32, u32)) {
+        self.segs[seg].top = top;
+        self.cur_seg = seg as u32;
+    }
 }
 
 #[derive(Clone, Copy)]

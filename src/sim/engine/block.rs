@@ -997,24 +997,13 @@ fn call(
 ) -> Option<usize> {
     let f = *lim.funcs.get(func as usize)?;
     let n = f.frame.max(f.params);
-    let cur = p.cur_seg as usize;
-    let seg = *p.segs.get(cur)?;
-    // In the current segment, or at the bottom of the next kept one (as the interpreter
-    // takes it: see `exec_other`).
-    let (at, top, base) = match seg.top.checked_add(n).filter(|&t| t <= seg.len) {
-        Some(top) => (cur, top, seg.base + seg.top),
-        None => match p.segs.get(cur + 1) {
-            Some(next) if next.len >= n => (cur + 1, n, next.base),
-            _ => return None,
-        },
-    };
+    let place = p.frame_place(n)?;
     if p.frame_words.saturating_add(n) > lim.max_stack {
         return None;
     }
     // Fails having changed nothing (then the interpreter runs the call and reports it).
-    push_frame_on(p, stack, mem, f, base, pc as u32 + 1).ok()?;
-    p.segs[at].top = top;
-    p.cur_seg = at as u32;
+    push_frame_on(p, stack, mem, f, place.2, pc as u32 + 1).ok()?;
+    p.take_place(place);
     Some(f.entry as usize)
 }
 

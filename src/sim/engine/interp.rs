@@ -404,23 +404,10 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if p.frame_words.saturating_add(n) > env.max_stack {
                     fail!(RuntimeError::StackOverflow { limit: env.max_stack });
                 }
-                // In the current segment, or at the bottom of the next kept one (as
-                // `exec_other` takes it); a new segment is left to it.
-                let cur = p.cur_seg as usize;
-                let base = match p.segs.get_mut(cur) {
-                    Some(seg) if seg.top + n <= seg.len => {
-                        seg.top += n;
-                        seg.base + seg.top - n
-                    }
-                    _ => match p.segs.get_mut(cur + 1) {
-                        Some(seg) if seg.len >= n => {
-                            seg.top = n;
-                            p.cur_seg += 1;
-                            seg.base
-                        }
-                        _ => break 'run Ok(Exit::Complex),
-                    },
-                };
+                // A new segment is left to the general path.
+                let Some(place) = p.frame_place(n) else { break 'run Ok(Exit::Complex) };
+                p.take_place(place);
+                let base = place.2;
                 if matches!(ins, Instr::CallInd {}) {
                     stack.pop();
                 }
