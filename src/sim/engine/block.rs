@@ -759,13 +759,18 @@ pub(super) struct Lines<'a> {
 /// starting at or after it, as the interpreter's loop top crosses it), within the step
 /// limit and the working stack's bound. Stops at a stretch that does not fit, at a `Stop`
 /// and at an operation that would fail (`st.bail`: its first instruction must run alone).
+/// With `PREFIX`, a stretch that does not fit the quantum first runs its operations
+/// whose instructions all start before the quantum's end, and stops at the one that
+/// straddles it (`st.bail`): the interpreter uses it when the processors share the pool,
+/// where many processors take short turns (the quantum shorter than the stretches);
+/// alone on the machine, stretches cross quantum ends and this is not needed.
 /// Runs a call (when the callee's frame fits the current segment) or a return (but the
 /// process's first function's) itself, and goes on at the callee's entry or the return
 /// pc. Charges what ran to `st`; with `LINES`, the ticks of each instruction to its pc in
 /// `lines` (library code's to the call site `st.site`), and the calls and returns, as
 /// [`super::interp`] does.
 #[inline(never)]
-pub(super) fn run_stretches<const LINES: bool>(
+pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool>(
     code: &[Step],
     lim: &Limits<'_>,
     p: &mut Proc,
@@ -785,10 +790,14 @@ pub(super) fn run_stretches<const LINES: bool>(
     // Runs the operations of the stretch from `$s` to `$end`: the pc reached and the
     // target of the jump taken, if one was.
     macro_rules! ops {
-        ($ctx:expr, $s:expr, $end:expr) => {{
+        ($ctx:expr, $s:expr, $end:expr, $room:expr) => {{
             let (mut at, mut jumped) = ($s, None);
             while at < $end {
                 let x = &code[at];
+                if PREFIX && cum[at + x.len as usize - 1] - cum[$s] >= $room {
+                    // Its last instruction would start at or after the quantum's end.
+                    break;
+                }
                 // The destination of the store that goes with the operation, if one does.
                 let mut dst = usize::MAX;
                 if x.put.is_some() {
@@ -866,10 +875,19 @@ pub(super) fn run_stretches<const LINES: bool>(
             break;
         }
         let last = clock.saturating_add(cum[end - 1] - cum[s]);
+        // The ticks from the stretch's start within which an operation's instructions
+        // must all start: any, or, when the stretch does not fit (with `PREFIX`), those
+        // left in the quantum; a short quantum then runs the operations that fit
+        // translated too, and the one that straddles its end an instruction at a time,
+        // as the interpreter would.
+        let mut room = Ticks::MAX;
         if last >= qend && !(lim.crossable && last <= lim.cross_max) {
-            break;
+            if !PREFIX {
+                break;
+            }
+            room = qend.saturating_sub(clock);
         }
-        let (mut at, mut jumped, mut e) = ops!(ctx, s, end);
+        let (mut at, mut jumped, mut e) = ops!(ctx, s, end, room);
         if e > s {
             charge!(s, e);
         }
@@ -893,7 +911,7 @@ pub(super) fn run_stretches<const LINES: bool>(
             let (clock0, h) = (clock, stack.len());
             let mut done = 0u64;
             while done < max {
-                let r = ops!(ctx, s, end);
+                let r = ops!(ctx, s, end, Ticks::MAX);
                 if r.1 == Some(s) && r.2 == end && stack.len() == h {
                     done += 1;
                 } else {
@@ -937,7 +955,7 @@ pub(super) fn run_stretches<const LINES: bool>(
                 charge!(s, e);
             }
         }
-        if jumped.is_none() && at < end {
+        if jumped.is_none() && at < end && (!PREFIX || cum[at] - cum[s] < room) {
             // A call or a return ends the stretch: run here when it can be, as the
             // interpreter runs it (with `LINES`, reported at the clock after it, and a call
             // from the program's own code moves the call site library time goes to).

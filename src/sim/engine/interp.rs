@@ -227,7 +227,13 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
         let Some(step) = code.get(pc) else {
             fail!(RuntimeError::BadCode { message: format!("pc {pc} outside the code") });
         };
-        if !DEBUG && pc != bail && !env.cum.is_empty() && step.end as usize >= pc + 3 {
+        if !DEBUG && pc != bail && !env.cum.is_empty() && step.end as usize >= pc + 3 && {
+            // Entered only when it runs something: its first operation fits before the
+            // quantum's end, or the whole stretch may cross it.
+            let at = |k: usize| clock.saturating_add(env.cum[k] - env.cum[pc]);
+            at(pc + step.len as usize - 1) < qend
+                || (env.q > 0 && env.tmax <= env.q && at(step.end as usize - 1) <= env.cross_max)
+        } {
             // Straight stretches of translated operations (see `super::block`); one or two
             // instructions before a call or a return run alone, for less than entering
             // the stretches costs (recursive Fibonacci: 20 % less time).
@@ -244,7 +250,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 max_stack: env.max_stack,
             };
             let lines = block::Lines { pc_ticks: &mut *pc_ticks, lib: env.lib, ticks, calls: &mut ctr.calls };
-            block::run_stretches::<LINES>(code, &limits, p, mem, &mut stack, &mut b, lines);
+            // Where processors share the pool, a stretch longer than the quantum's rest
+            // runs the operations that fit (`PREFIX`); alone, the quantum ends are crossed.
+            block::run_stretches::<LINES, CHECK>(code, &limits, p, mem, &mut stack, &mut b, lines);
             if b.steps != steps {
                 (pc, clock, qend, steps, bail, site) = (b.pc, b.clock, b.qend, b.steps, b.bail, b.site);
                 seq += b.seq;
