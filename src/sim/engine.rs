@@ -455,6 +455,9 @@ pub struct Simulator<'m> {
     /// The global variables' words `(first, end)`, relative to a process's globals
     /// (`display[0]`), in address order: [`Self::object_end`]'s search.
     global_objects: Vec<(u32, u32)>,
+    /// Per function, the indexes in the module's identifiers of the variables and
+    /// parameters its frame holds: [`Self::object_end`]'s search in a frame.
+    frame_objects: Vec<Vec<u32>>,
     /// Per distinct pair of processor speed and cost table (processor type), the speed
     /// and the tick and sequential-time tables for the interpreter and [`Self::charge`];
     /// `table_of[pp]` is processor `pp`'s entry.
@@ -763,15 +766,13 @@ impl<'m> Simulator<'m> {
         mem.null_reserved = module.null_reserved;
         let p0 = cfg.mapping.first().copied().unwrap_or(0).min(npp as u32 - 1);
         let steps_left = cfg.max_steps.unwrap_or(u64::MAX);
+        let is_object = |k: crate::vcode::IdentKind| {
+            matches!(
+                k,
+                crate::vcode::IdentKind::Var | crate::vcode::IdentKind::Param | crate::vcode::IdentKind::ForallIndex
+            )
+        };
         let global_objects = {
-            let is_object = |k: crate::vcode::IdentKind| {
-                matches!(
-                    k,
-                    crate::vcode::IdentKind::Var
-                        | crate::vcode::IdentKind::Param
-                        | crate::vcode::IdentKind::ForallIndex
-                )
-            };
             let mut v: Vec<(u32, u32)> = module
                 .idents
                 .iter()
@@ -781,11 +782,21 @@ impl<'m> Simulator<'m> {
             v.sort_unstable();
             v
         };
+        let mut frame_objects = vec![Vec::new(); module.functions.len()];
+        for (k, id) in module.idents.iter().enumerate() {
+            let func = module.blocks.get(id.block as usize).and_then(|b| b.func);
+            if let (true, Some(v)) =
+                (id.depth > 0 && is_object(id.kind), func.and_then(|f| frame_objects.get_mut(f as usize)))
+            {
+                v.push(k as u32);
+            }
+        }
         let mut sim = Simulator {
             module,
             funcs,
             prog,
             global_objects,
+            frame_objects,
             tables,
             table_of,
             net,

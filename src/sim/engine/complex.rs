@@ -999,7 +999,6 @@ impl Simulator<'_> {
     pub(super) fn object_end(&self, pid: u32, i: usize) -> Option<usize> {
         let m = self.module;
         let words = |ty| m.type_words(ty).max(1) as usize;
-        let is_object = |k: IdentKind| matches!(k, IdentKind::Var | IdentKind::Param | IdentKind::ForallIndex);
         // A global of the process's own copy (a rank's globals start at its display[0]).
         let globals = self.pt.procs.get(pid as usize).and_then(|p| p.display.first().copied()).unwrap_or(0) as usize;
         if let Some(j) = i.checked_sub(globals) {
@@ -1036,15 +1035,17 @@ impl Simulator<'_> {
                     let declared = id.line <= at || id.kind == IdentKind::Param;
                     declared && m.blocks.get(id.block as usize).is_some_and(|b| b.first_line <= at && at <= b.last_line)
                 };
-                let over = |id: &&IdentInfo| {
-                    id.depth > 0
-                        && is_object(id.kind)
-                        && m.blocks.get(id.block as usize).and_then(|b| b.func) == Some(f)
-                        && (base + id.off as usize..base + id.off as usize + words(id.ty)).contains(&i)
+                // The variables and parameters of `f`'s frame over word `i`.
+                let objects = self.frame_objects.get(f as usize).map_or(&[][..], |v| &v[..]);
+                let over = || {
+                    objects
+                        .iter()
+                        .filter_map(|&k| m.idents.get(k as usize))
+                        .filter(|id| (base + id.off as usize..base + id.off as usize + words(id.ty)).contains(&i))
                 };
                 let end = |id: &IdentInfo| base + id.off as usize + words(id.ty);
-                let in_scope = m.idents.iter().filter(over).filter(|id| live(id)).map(&end).max();
-                return in_scope.or_else(|| m.idents.iter().filter(over).map(end).max());
+                let in_scope = over().filter(|id| live(id)).map(&end).max();
+                return in_scope.or_else(|| over().map(end).max());
             }
         }
         None
