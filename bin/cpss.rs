@@ -8,6 +8,7 @@ static ALLOC: cppe::hostmem::HostAlloc =
 
 fn main() {
     cppe::cli::interrupt::prepare();
+    cppe::hostmem::tune_for_many_blocks();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     std::process::exit(finish("cpss", cpss::main(&argv)));
 }
