@@ -584,7 +584,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
         s.config.watch = Some(std::sync::Arc::clone(&watch));
         let start = std::time::Instant::now();
         let progress = cli::Progress::start(move || progress_line(&watch, start));
-        let result = runs::simulate(&module, &s, io, observer);
+        let result = runs::simulate_to_exit(&module, &s, io, observer);
         progress.finish();
         result?
     };

@@ -56,6 +56,12 @@ impl Schedule {
 }
 
 impl<'m> Simulator<'m> {
+    /// Leaves the processes' memory to the operating system instead of freeing it
+    /// (for a caller whose process ends after the run: [`crate::sim::run::simulate_to_exit`]).
+    pub fn leave_processes(&mut self) {
+        std::mem::forget(std::mem::take(&mut self.pt.procs));
+    }
+
     /// Runs the program to its end (or an alarm) and returns the statistics.
     pub fn run(&mut self) -> Result<Stats, SimError> {
         let t0 = Instant::now();
