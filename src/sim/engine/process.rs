@@ -40,7 +40,7 @@ impl ProcessTable {
 
 impl<'m> Simulator<'m> {
     /// The physical processor with the fewest live processes (ties: lowest id).
-    pub(super) fn default_pproc(&self) -> u32 {
+    pub(super) fn default_pproc(&mut self) -> u32 {
         self.pt.live.least()
     }
 
