@@ -23,10 +23,12 @@
 //! runs translated only when every instruction of it up to its end ([`Step::end`], the
 //! first instruction that is not translated, or the end of an unconditional jump) would
 //! start before the quantum's end, within the step limit and the working stack's bound;
-//! a taken branch ends the stretch and starts another (checked again). An operation that
-//! would fail changes nothing and returns `None`: the interpreter then runs its first
-//! instruction alone, which fails or not exactly as it always does. Used only without
-//! remote-access bookkeeping and without the debugger.
+//! a taken branch ends the stretch and starts another (checked again). Where processors
+//! share the pool (many short turns), a stretch that does not fit runs its operations
+//! whose instructions all do, up to the one that straddles the quantum's end. An
+//! operation that would fail changes nothing and returns `None`: the interpreter then
+//! runs its first instruction alone, which fails or not exactly as it always does. Used
+//! only without remote-access bookkeeping and without the debugger.
 //! Depends on the process type of [`super`], the word arithmetic ([`super::arith`]) and the
 //! memory pool.
 use super::arith::{binary_or_none, inc_dec, int_op, is_binary, is_comparison, is_int_kind, is_unary, unary, IntOp};
