@@ -97,11 +97,10 @@ struct Seg {
 /// Four cache lines (256 bytes): a million idle processes hold little more than their
 /// blocks, so what few processes use (remote writes, a spinlock granted: [`Remote`])
 /// lives on the heap, made when first needed. Laid out by hand, one cache line at a
-/// time: a busy quantum visits every processor,
-/// so a process's block has left the first-level cache by its next turn, and a turn
-/// (the scheduler's bookkeeping, the interpreter's entry and exit, a channel
-/// instruction) reads and writes only the fields of the first line, the interpreter's
-/// variable accesses the display in the second (Cannon's benchmark on 256 processors:
+/// time: a busy quantum visits every processor, so a process's block has left the
+/// first-level cache by its next turn, and a turn (the scheduler's bookkeeping, the
+/// interpreter's entry and exit, a channel instruction) reads and writes only the fields
+/// of the first line, the interpreter's variable accesses the display in the second (Cannon's benchmark on 256 processors:
 /// about 2 cache misses fewer per turn).
 #[repr(C, align(64))]
 struct Proc {

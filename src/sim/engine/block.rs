@@ -9,8 +9,9 @@
 //! element type), an element given a variable or a constant (`a[i] = v`), an assignment
 //! of a variable or constant to a variable, `x++` and `x = x + c`, an `int` variable
 //! updated with a variable or constant in either spelling (`x = x * y` and `x *= y`), a
-//! comparison with the branch that uses it, two arithmetic instructions in a row (`(i + j) % 7`, `s + x * y`, `i * n + k`), and the `STORE` after any operation
-//! that pushes one value ([`Step::put`]: run with it, its destination checked first).
+//! comparison with the branch that uses it, two arithmetic instructions in a row
+//! (`(i + j) % 7`, `s + x * y`, `i * n + k`), and the `STORE` after any operation that
+//! pushes one value ([`Step::put`]: run with it, its destination checked first).
 //! The rules are on the shapes of vCode, not on any source statement: every spelling of
 //! a loop, a sum or an index that compiles to the same shapes gets the same dispatches.
 //! Every pc has its own decoding, so a jump may land anywhere.
@@ -613,6 +614,17 @@ fn int(p: Ctx<'_>, mem: &Memory, s: Src) -> Option<i32> {
         }
         Src::Stack => None,
     }
+}
+
+/// The pool indexes a variable updated in place is written at and read from: the
+/// address `LDADDR` pushes as `STORE` reads it (an `int`), and with `wide` the address
+/// as `LDVal` reads it (which may differ past `i32`'s range), else the same.
+#[inline(always)]
+fn updated(p: Ctx<'_>, mem: &Memory, depth: u8, off: u32, wide: bool) -> Option<(usize, usize)> {
+    let a = var(p, depth, off)?;
+    let w = slot(p, mem, a as i32 as i64)?;
+    let r = if wide { slot(p, mem, a)? } else { w };
+    Some((w, r))
 }
 
 /// `base + i * size` as `INDEX size len` computes it: `None` when `i` is outside
@@ -1256,16 +1268,12 @@ fn run(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Word>, 
             *w = mem.words[i];
         }
         Op::IncJump { depth, off, delta, wide, target } => {
-            let a = var(p, depth, off)?;
-            let w = slot(p, mem, a as i32 as i64)?;
-            let r = if wide { slot(p, mem, a)? } else { w };
+            let (w, r) = updated(p, mem, depth, off, wide)?;
             mem.words[w] = Word::Int(int_of(&mem.words[r]).wrapping_add(delta));
             return Some(Ran::Jumped(target as usize));
         }
         Op::IncVar { depth, off, delta, wide } => {
-            let a = var(p, depth, off)?;
-            let w = slot(p, mem, a as i32 as i64)?;
-            let r = if wide { slot(p, mem, a)? } else { w };
+            let (w, r) = updated(p, mem, depth, off, wide)?;
             mem.words[w] = Word::Int(int_of(&mem.words[r]).wrapping_add(delta));
         }
         Op::AddrDeref(d, o) => {
@@ -1320,9 +1328,7 @@ fn run_cold(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Wo
         Op::Stop => return None,
         Op::Push(s) => stack.push(get(p, mem, s)?),
         Op::UpdI { depth, off, op, b, wide } => {
-            let a = var(p, depth, off)?;
-            let w = slot(p, mem, a as i32 as i64)?;
-            let r = if wide { slot(p, mem, a)? } else { w };
+            let (w, r) = updated(p, mem, depth, off, wide)?;
             let v = op.apply(int_of(&mem.words[r]), int(p, mem, b)?)?;
             mem.words[w] = Word::Int(v);
         }
