@@ -451,6 +451,10 @@ pub struct Simulator<'m> {
     funcs: Vec<FnLite>,
     /// The module's code with each instruction's opcode.
     prog: Vec<Step>,
+    /// The flat form of `prog` ([`block::FlatStep`]).
+    flat: Vec<block::FlatStep>,
+    /// Some step of `flat` starts a stretch run in the flat form.
+    flat_any: bool,
     /// The global variables' words `(first, end)`, relative to a process's globals
     /// (`display[0]`), in address order: [`Self::object_end`]'s search.
     global_objects: Vec<(u32, u32)>,
@@ -790,9 +794,12 @@ impl<'m> Simulator<'m> {
                 v.push(k as u32);
             }
         }
+        let flat = block::FlatStep::all(&prog);
         let mut sim = Simulator {
             module,
             funcs,
+            flat_any: flat.iter().any(|f| f.go),
+            flat,
             prog,
             global_objects,
             frame_objects,

@@ -104,6 +104,64 @@ pub(super) fn int_op(ins: Instr, x: i32, y: i32) -> Option<i32> {
     })
 }
 
+/// An `int` comparison and the truth a conditional jump after it takes, in one byte: the
+/// condition under which the jump is taken (the flat form's compare-and-branch, see
+/// [`super::block`]). It holds exactly when [`int_op`] of its comparison gives non-zero
+/// for `when` true, or zero for `when` false (checked by a test).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Cond {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+}
+
+impl Cond {
+    /// The condition under which a jump taken when `cmp`'s truth is `when` is taken, if
+    /// `cmp` is an `int` comparison.
+    pub(super) fn of(cmp: Instr, when: bool) -> Option<Cond> {
+        use Instr as I;
+        let (c, negated) = match cmp {
+            I::LtI {} => (Cond::Lt, Cond::Ge),
+            I::LeI {} => (Cond::Le, Cond::Gt),
+            I::GtI {} => (Cond::Gt, Cond::Le),
+            I::GeI {} => (Cond::Ge, Cond::Lt),
+            I::EqI {} => (Cond::Eq, Cond::Ne),
+            I::NeI {} => (Cond::Ne, Cond::Eq),
+            I::LtU {} => (Cond::LtU, Cond::GeU),
+            I::LeU {} => (Cond::LeU, Cond::GtU),
+            I::GtU {} => (Cond::GtU, Cond::LeU),
+            I::GeU {} => (Cond::GeU, Cond::LtU),
+            _ => return None,
+        };
+        Some(if when { c } else { negated })
+    }
+
+    /// Whether it holds of `x` and `y`.
+    #[inline(always)]
+    pub(super) fn holds(self, x: i32, y: i32) -> bool {
+        let (u, v) = (x as u32, y as u32);
+        match self {
+            Cond::Lt => x < y,
+            Cond::Le => x <= y,
+            Cond::Gt => x > y,
+            Cond::Ge => x >= y,
+            Cond::Eq => x == y,
+            Cond::Ne => x != y,
+            Cond::LtU => u < v,
+            Cond::LeU => u <= v,
+            Cond::GtU => u > v,
+            Cond::GeU => u >= v,
+        }
+    }
+}
+
 /// The `int` arithmetic an array index is computed with, in one byte, for the translated
 /// operations that carry several ([`super::block::Op::ElemX`], [`super::block::Op::AccI`]):
 /// each computes exactly what [`int_op`] computes for its instruction (checked by a test).

@@ -30,14 +30,23 @@
 //! operation that would fail changes nothing and returns `None`: the interpreter then
 //! runs its first instruction alone, which fails or not exactly as it always does. Used
 //! only without remote-access bookkeeping and without the debugger.
+//!
+//! **The flat form** ([`flat`]): where the pool is all the running processor's and no line
+//! costs are kept, the operations again with their operands' kinds in their own kind,
+//! run by a small loop of their own.
 //! Depends on the process type of [`super`], the word arithmetic ([`super::arith`]) and the
 //! memory pool.
-use super::arith::{binary_or_none, inc_dec, int_op, is_binary, is_comparison, is_int_kind, is_unary, unary, IntOp};
+use super::arith::{
+    binary_or_none, inc_dec, int_op, is_binary, is_comparison, is_int_kind, is_unary, unary, Cond, IntOp,
+};
 use super::interp::LEAVE;
 use super::{as_double, as_int, convert, push_frame_on, truthy, FnLite, Frame, Proc};
 use crate::sim::memory::Memory;
 use crate::time::Ticks;
 use crate::vcode::{Instr, Scalar, Word};
+
+mod flat;
+pub(super) use flat::FlatStep;
 
 /// One instruction of the code with its cost slot (its opcode, or a global variable
 /// access's own slot: [`crate::vcode::cost::cost_slot`]), the translated operation that
@@ -756,6 +765,9 @@ pub(super) struct Limits<'a> {
     /// The program's functions and the frame words a process may take, for calls.
     pub(super) funcs: &'a [FnLite],
     pub(super) max_stack: u32,
+    /// The flat form of the code ([`flat`]), run where every word is the processor's own
+    /// and no line costs are kept.
+    pub(super) flat: &'a [FlatStep],
 }
 
 /// What [`run_stretches`] reports with `LINES`: the ticks per pc (library code's to the
@@ -784,7 +796,7 @@ pub(super) struct Lines<'a> {
 /// `lines` (library code's to the call site `st.site`), and the calls and returns, as
 /// [`super::interp`] does.
 #[inline(never)]
-pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool>(
+pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: bool>(
     code: &[Step],
     lim: &Limits<'_>,
     p: &mut Proc,
@@ -806,7 +818,16 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool>(
     macro_rules! ops {
         ($ctx:expr, $s:expr, $end:expr, $room:expr) => {{
             let (mut at, mut jumped) = ($s, None);
-            while at < $end {
+            // Where the pool is all this processor's and no line costs are kept, the flat
+            // form runs the stretch, or its start up to an operation without a flat kind.
+            let mut rest = !FLAT || !lim.flat.get($s).is_some_and(|f| f.go);
+            if !rest {
+                let (a, t) = flat::run_flat(lim.flat, $ctx, mem, stack, $s, $end);
+                at = a;
+                rest = t == flat::HANDOFF;
+                jumped = (t < flat::HANDOFF).then_some(t);
+            }
+            while rest && at < $end {
                 let x = &code[at];
                 if PREFIX && cum[at + x.len as usize - 1] - cum[$s] >= $room {
                     // Its last instruction would start at or after the quantum's end.
@@ -1445,6 +1466,41 @@ mod tests {
         // Comparisons and the unsigned operations are not index operations.
         assert_eq!(IntOp::of(I::LtI {}), None);
         assert_eq!(IntOp::of(I::DivU {}), None);
+    }
+
+    #[test]
+    fn a_folded_condition_holds_when_its_branch_jumps() {
+        // A compare-and-branch jumps when the comparison's truth (`int_op`'s result not 0)
+        // is `when`: the condition folded from both holds exactly then, signed and
+        // unsigned, at the ends of the range.
+        use crate::sim::engine::arith::Cond;
+        use crate::vcode::Instr as I;
+        let cmps = [
+            I::LtI {},
+            I::LeI {},
+            I::GtI {},
+            I::GeI {},
+            I::EqI {},
+            I::NeI {},
+            I::LtU {},
+            I::LeU {},
+            I::GtU {},
+            I::GeU {},
+        ];
+        let vals = [0, 1, -1, 2, -7, 200, i32::MAX, i32::MIN, i32::MIN + 1];
+        for cmp in cmps {
+            for when in [false, true] {
+                let c = Cond::of(cmp, when).expect("an int comparison");
+                for x in vals {
+                    for y in vals {
+                        let jumps = (int_op(cmp, x, y).expect("a comparison") != 0) == when;
+                        assert_eq!(c.holds(x, y), jumps, "{cmp:?} {when} {x} {y}");
+                    }
+                }
+            }
+        }
+        // Arithmetic is not a condition.
+        assert_eq!(Cond::of(I::AddI {}, true), None);
     }
 
     #[test]

@@ -34,6 +34,10 @@ use crate::vcode::{Instr, Scalar, Word};
 /// What one call of [`interp`] needs besides the process and the pool.
 pub(super) struct Env<'a> {
     pub(super) code: &'a [Step],
+    /// The flat form of the code ([`block::FlatStep`]).
+    pub(super) flat: &'a [block::FlatStep],
+    /// Some stretch of the code is run in the flat form.
+    pub(super) flat_any: bool,
     pub(super) funcs: &'a [FnLite],
     /// Ticks an instruction of each opcode advances the clock (0 while timing is off).
     pub(super) ticks: &'a [Ticks; 256],
@@ -248,11 +252,18 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 me: if CHECK { me } else { u32::MAX },
                 funcs: env.funcs,
                 max_stack: env.max_stack,
+                flat: env.flat,
             };
             let lines = block::Lines { pc_ticks: &mut *pc_ticks, lib: env.lib, ticks, calls: &mut ctr.calls };
             // Where processors share the pool, a stretch longer than the quantum's rest
             // runs the operations that fit (`PREFIX`); alone, the quantum ends are crossed.
-            block::run_stretches::<LINES, CHECK>(code, &limits, p, mem, &mut stack, &mut b, lines);
+            // Where the pool is all this processor's and no line costs are kept, a program
+            // with stretches in the flat form runs them so (`FLAT`, see `block::flat`).
+            if !CHECK && !LINES && env.flat_any {
+                block::run_stretches::<false, false, true>(code, &limits, p, mem, &mut stack, &mut b, lines);
+            } else {
+                block::run_stretches::<LINES, CHECK, false>(code, &limits, p, mem, &mut stack, &mut b, lines);
+            }
             if b.steps != steps {
                 (pc, clock, qend, steps, bail, site) = (b.pc, b.clock, b.qend, b.steps, b.bail, b.site);
                 seq += b.seq;

@@ -658,6 +658,8 @@ impl<'m> Simulator<'m> {
             };
             let env = Env {
                 code: &self.prog,
+                flat: &self.flat,
+                flat_any: self.flat_any,
                 funcs: &self.funcs,
                 ticks: if time_on { ticks } else { &ZERO_TABLE },
                 seq: if time_on || args { seq } else { &ZERO_TABLE },

@@ -806,6 +806,113 @@ void main() {
         printf(\"%d\", order[k]);
 }";
 
+/// A program with an operation of every kind of the flat form (`block::flat`), checked by
+/// `flat_kinds_change_no_result`, ending in a division by zero inside one (line 66).
+pub(super) const FLAT_SRC: &str = "int g[8], h[8], m2[4][4], gv;
+double d[4];
+void main() {
+    int i, j, k, s, t, z, one, loc[6];
+    int *p;
+    double x, y;
+    gv = 3;
+    for (i = 0; i < 8; i++)
+        g[i] = i * 2 + 1;
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 4; j++)
+            m2[i][j] = i - j;
+    for (i = 0; i < 6; i++)
+        loc[i] = g[i] + gv;
+    s = loc[5];
+    for (i = 0; i < 4; i++)
+        for (k = 0; k < 4; k++)
+            s = s + m2[i][k] * m2[k][i];
+    one = 1;
+    for (i = 0; i < 4; i++) {
+        s = s + g[i * 2 + 1] + g[i * 2] + g[0];
+        s += g[i * 2 + one];
+        h[i] = 7;
+        h[i + 4] = i;
+        h[i] = s;
+        t = gv;
+        t = -gv;
+    }
+    j = 2;
+    while (i > j) {
+        i--;
+        s += i;
+        s += j;
+        s -= 1;
+        t = j;
+        t = 7;
+        s = s + (i + j) % 3;
+    }
+    for (i = 0; i < 4; i++)
+        d[i] = i * 0.5;
+    x = 0.0;
+    for (i = 0; i < 4; i++) {
+        y = d[i];
+        x = x + y * y;
+        x = x + x * y;
+        x = y * y + x;
+    }
+    p = &g[0];
+    for (i = 0; i < 3; i++)
+        s = s + *p + i;
+    t = 0;
+    for (i = 0; i < 5; i++)
+        if (g[i] > 4 && s > 0 && g[i] < s && g[i] != g[i + 1])
+            t = t + 1;
+    for (i = 0; i < 5; i++)
+        while (loc[i] > i)
+            loc[i] = loc[i] - 2;
+    k = 0;
+    for (i = 0; i < 6; i++)
+        k = k * 3 + loc[i];
+    for (i = 0; i < 8; i++)
+        k = k * 3 + h[i];
+    printf(\"%d %d %g %d\\n\", s, t, x, k);
+    z = 0;
+    for (i = 0; i < 3; i++)
+        s /= z;
+}
+";
+
+#[test]
+fn flat_kinds_change_no_result() {
+    // Alone on its processor and without line costs, the program runs in the flat form
+    // (the translation of each kind is checked in `block::flat`). The reference is the
+    // same program with every instruction run alone: statistics, output and the error
+    // must be the same at every quantum (ends falling inside operations) and step limit
+    // (reached inside them).
+    let opts = crate::lang::FrontOptions::default();
+    let m = crate::lang::compile("flat.c", FLAT_SRC, &opts).unwrap().module;
+    // The same without the failure, so that the statistics are compared too.
+    let whole = FLAT_SRC.replace("s /= z;", "s /= one;");
+    let ok = crate::lang::compile("flat.c", &whole, &opts).unwrap().module;
+    let mut cfgs = Vec::new();
+    for q in [1, U, 2 * U, 3 * U, 7 * U, 10 * U, 100 * U] {
+        cfgs.push(SimConfig { quantum: q, ..SimConfig::default() });
+    }
+    for n in [1, 50, 333, 1000, 1001, 1002, 1003, 2500] {
+        cfgs.push(SimConfig { max_steps: Some(n), ..SimConfig::default() });
+    }
+    for cfg in cfgs {
+        let what = format!("quantum {} steps {:?}", cfg.quantum, cfg.max_steps);
+        let flat = run_fusing(&m, cfg.clone(), true);
+        let plain = run_fusing(&m, cfg.clone(), false);
+        assert_eq!(flat, plain, "{what}");
+        let flat = run_fusing(&ok, cfg.clone(), true);
+        let plain = run_fusing(&ok, cfg.clone(), false);
+        assert_eq!(flat, plain, "{what}, no failure");
+        assert!(flat.0.is_some() || cfg.max_steps.is_some(), "{what}: {flat:?}");
+    }
+    let (s, out, err) = run_fusing(&m, SimConfig::default(), true);
+    // t counts the i < 5 with 4 < g[i] = 2i + 1 < s and g[i] != g[i + 1]: i = 2, 3, 4. x
+    // over y = 0, 0.5, 1, 1.5 (x += y^2, x += x y, x = y^2 + x): 0, 0.625, 4.25, 18.5.
+    assert!(out.starts_with("94 3 18.5 "), "{out}");
+    assert!(s.is_none() && err.contains("division by zero") && err.contains("flat.c:66"), "{err}");
+}
+
 #[test]
 fn superinstructions_change_no_result() {
     // The reference is the same program with every instruction dispatched alone: the

@@ -1,0 +1,663 @@
+//! The flat form of the translated operations, for a processor whose pool is all its own
+//! and without line costs (a program run alone: the common case). Each operation again,
+//! in a small record whose kind names its operands' kinds too (a variable of the running
+//! function, a global, a constant, the working stack), so that running it is one
+//! dispatch and a few loads, where [`super::run`] matches the operation, then each
+//! operand's kind, then the instruction: on the 200x200 matrix product in its four
+//! spellings this takes 0.76x to 0.88x of the time. The frequent shapes have a flat
+//! kind; at one of the others ([`Flat::Op`]) the stretches' own loop takes over for the
+//! rest of the stretch ([`HANDOFF`]). A flat operation computes exactly what its
+//! [`super::Op`] computes and fails exactly when it does (having changed nothing), and
+//! the stretches around it (their fit, charges and quantum crossings) are those of
+//! [`super::run_stretches`], which runs the flat form in its instance with `FLAT`.
+//!
+//! That instance is the one the interpreter uses for a program with at least one stretch
+//! in the flat form ([`FlatStep::go`]); the others keep the instance without it, whose
+//! code is left as it was (a call in the loop of stretches costs a program of short
+//! stretches, as a recursive function's, several percent through the code around it).
+//!
+//! Variables of depth 1 (the running function's frame) are read from the display entry
+//! taken once per stretch, those of depth 0 (the globals) likewise: calls and returns,
+//! the only instructions that change the display, end a stretch.
+use super::{binary, index, int_of, put_word, truthy, unary_out_of_line, Cond, Ctx, IntOp, Op, Src, Step};
+use crate::sim::memory::Memory;
+use crate::vcode::{Instr, Scalar, Word};
+
+/// A flat operation: see the module docs. `l*` fields are offsets in the running
+/// function's frame (depth 1), `g*` offsets among the globals (depth 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(in crate::sim::engine) enum Flat {
+    /// Run by the stretches' own loop ([`HANDOFF`]).
+    Op,
+    /// Ends the stretch here: `Stop`, a call or a return.
+    End,
+    /// [`Op::BranchI`] of a local and a constant: jumps to `t` when `c` holds of them.
+    BrLK { c: Cond, l: u32, k: i32, t: u32 },
+    /// [`Op::BranchI`] of two locals.
+    BrLL { c: Cond, l: u32, m: u32, t: u32 },
+    /// [`Op::BranchI`] of the word on top of the stack and a constant.
+    BrSK { c: Cond, k: i32, t: u32 },
+    /// [`Op::BranchI`] of the word on top of the stack and a local.
+    BrSL { c: Cond, l: u32, t: u32 },
+    /// [`Op::BranchI`] of the two words on top of the stack.
+    BrSS { c: Cond, t: u32 },
+    /// [`Op::IncVar`] of a local (not wide).
+    IncL { l: u32, d: i32 },
+    /// [`Op::IncJump`] of a local (not wide).
+    IncLJ { l: u32, d: i32, t: u32 },
+    /// [`Op::Jump`].
+    Jmp { t: u32 },
+    /// [`Op::Push`] of a local.
+    PushL { l: u32 },
+    /// [`Op::Push`] of a global.
+    PushG { g: u32 },
+    /// [`Op::Push`] of a constant.
+    PushK { k: i32 },
+    /// [`Op::Addr`] of a local.
+    AddrL { l: u32 },
+    /// [`Op::BinI`] of the two words on top of the stack, the operation an [`IntOp`].
+    BinSS { op: IntOp },
+    /// [`Op::BinI`] of the word on top of the stack and a local.
+    BinSL { op: IntOp, l: u32 },
+    /// [`Op::BinI`] of the word on top of the stack and a constant.
+    BinSK { op: IntOp, k: i32 },
+    /// [`Op::BinI`] of a local and a constant, pushed.
+    BinLK { op: IntOp, l: u32, k: i32 },
+    /// [`Op::BinI`] of two locals, pushed.
+    BinLL { op: IntOp, l: u32, m: u32 },
+    /// [`Op::BinBinI`] of two [`IntOp`]s: `x then (y first z)` of the top three words.
+    BinBinSS { first: IntOp, then: IntOp },
+    /// [`Op::Elem`] of a global array by a local: its address, or its element with `load`.
+    ElemGL { g: u32, l: u32, size: u32, len: u32, load: bool },
+    /// [`Op::Elem`] of a global array by a constant.
+    ElemGK { g: u32, k: i32, size: u32, len: u32, load: bool },
+    /// [`Op::Elem`] of a local array by a local.
+    ElemLL { a: u32, l: u32, size: u32, len: u32, load: bool },
+    /// [`Op::Elem2`] of a global array by two locals.
+    Elem2GLL { g: u32, l: u32, size: u32, len: u32, m: u32, size2: u32, len2: u32, load: bool },
+    /// [`Op::ElemSet`] of a global array by a local, given a constant.
+    SetElemGLK { g: u32, l: u32, size: u32, len: u32, k: i32, ty: Scalar },
+    /// [`Op::ElemSet`] of a global array by a local, given a local.
+    SetElemGLL { g: u32, l: u32, size: u32, len: u32, m: u32, ty: Scalar },
+    /// [`Op::Set`] of an `int` local to a constant.
+    SetLK { l: u32, k: i32 },
+    /// [`Op::Set`] of an `int` local to a local.
+    SetLL { l: u32, m: u32 },
+    /// [`Op::UpdI`] of a local (not wide) by a local.
+    UpdLL { l: u32, op: IntOp, m: u32 },
+    /// [`Op::UpdI`] of a local (not wide) by a constant.
+    UpdLK { l: u32, op: IntOp, k: i32 },
+    /// [`Op::ElemX`] of a global array by `l first k` (a local and a constant).
+    ElemXGLK { g: u32, first: IntOp, l: u32, k: i32, size: u32, len: u32, load: bool },
+    /// [`Op::ElemX`] of a global array by `(l first k) then m` (`m` a local).
+    ElemXGLKL { g: u32, first: IntOp, l: u32, k: i32, then: IntOp, m: u32, size: u32, len: u32, load: bool },
+    /// [`Op::AddrDeref`] of a local.
+    AddrDerefL { l: u32 },
+    /// [`Op::Bin2I`] of two [`IntOp`]s and three locals or constants, pushed.
+    Bin2 { first: IntOp, a: Arg, b: Arg, then: IntOp, c: Arg },
+    /// [`Op::Bin`] of the two words on top of the stack.
+    BinW { ins: Instr },
+    /// [`Op::Bin`] of the word on top of the stack and a local.
+    BinWSL { ins: Instr, l: u32 },
+    /// [`Op::Bin`] of two locals, pushed.
+    BinWLL { ins: Instr, l: u32, m: u32 },
+    /// [`Op::Const`].
+    PushW { w: Word },
+    /// [`Op::Un`].
+    Un { ins: Instr },
+    /// [`Op::JumpIf`].
+    JumpIf { when: bool, t: u32 },
+    /// [`Op::Deref`].
+    Deref,
+}
+
+/// An operand that is a local or an `int` constant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(in crate::sim::engine) enum Arg {
+    L(u32),
+    K(i32),
+}
+
+impl Arg {
+    fn of(s: Src) -> Option<Arg> {
+        match s {
+            Src::Var(1, l) => Some(Arg::L(l)),
+            Src::Int(k) => Some(Arg::K(k)),
+            _ => None,
+        }
+    }
+}
+
+/// A flat operation with what the loop needs of its step: its number of instructions,
+/// and the store that goes with it ([`Step::put`], [`Step::pops`]).
+#[derive(Clone, Copy, Debug)]
+pub(in crate::sim::engine) struct FlatStep {
+    pub(in crate::sim::engine) f: Flat,
+    len: u8,
+    pops: u8,
+    put: Option<Scalar>,
+    /// The stretch from here is run in the flat form: its first operation has a flat
+    /// kind and it has at least [`FlatStep::MIN_OPS`] operations (a shorter one, as
+    /// between the calls of a recursive function, costs less in the stretches' own
+    /// loop than the flat form's entry).
+    pub(in crate::sim::engine) go: bool,
+}
+
+impl FlatStep {
+    const MIN_OPS: usize = 4;
+
+    /// The flat form of every step of `code`.
+    pub(in crate::sim::engine) fn all(code: &[Step]) -> Vec<FlatStep> {
+        let ops = |pc: usize| {
+            let (mut k, mut n) = (pc, 0);
+            while k < code[pc].end as usize {
+                k += code[k].len as usize;
+                n += 1;
+            }
+            n
+        };
+        code.iter()
+            .enumerate()
+            .map(|(pc, s)| {
+                let f = Flat::of(&s.x);
+                let go = !matches!(f, Flat::Op | Flat::End) && ops(pc) >= FlatStep::MIN_OPS;
+                FlatStep { f, len: s.len, pops: s.pops, put: s.put, go }
+            })
+            .collect()
+    }
+}
+
+impl Flat {
+    /// The flat kind of `x`, [`Flat::Op`] when it has none.
+    fn of(x: &Op) -> Flat {
+        let int_op = |ins| IntOp::of(ins);
+        match *x {
+            Op::Stop | Op::Call(_) | Op::Ret(_) => Flat::End,
+            Op::BranchI { cmp, a, b, when, target: t } => match (Cond::of(cmp, when), a, b) {
+                (Some(c), Src::Var(1, l), Src::Int(k)) => Flat::BrLK { c, l, k, t },
+                (Some(c), Src::Var(1, l), Src::Var(1, m)) => Flat::BrLL { c, l, m, t },
+                (Some(c), Src::Stack, Src::Int(k)) => Flat::BrSK { c, k, t },
+                (Some(c), Src::Stack, Src::Var(1, l)) => Flat::BrSL { c, l, t },
+                (Some(c), Src::Stack, Src::Stack) => Flat::BrSS { c, t },
+                _ => Flat::Op,
+            },
+            Op::IncVar { depth: 1, off: l, delta: d, wide: false } => Flat::IncL { l, d },
+            Op::IncJump { depth: 1, off: l, delta: d, wide: false, target: t } => Flat::IncLJ { l, d, t },
+            Op::Jump(t) => Flat::Jmp { t },
+            Op::Push(Src::Var(1, l)) => Flat::PushL { l },
+            Op::Push(Src::Var(0, g)) => Flat::PushG { g },
+            Op::Push(Src::Int(k)) => Flat::PushK { k },
+            Op::Addr(1, l) => Flat::AddrL { l },
+            Op::BinI { ins, a, b } => match (int_op(ins), a, b) {
+                (Some(op), Src::Stack, Src::Stack) => Flat::BinSS { op },
+                (Some(op), Src::Stack, Src::Var(1, l)) => Flat::BinSL { op, l },
+                (Some(op), Src::Stack, Src::Int(k)) => Flat::BinSK { op, k },
+                (Some(op), Src::Var(1, l), Src::Int(k)) => Flat::BinLK { op, l, k },
+                (Some(op), Src::Var(1, l), Src::Var(1, m)) => Flat::BinLL { op, l, m },
+                _ => Flat::Op,
+            },
+            Op::BinBinI { first, then } => match (int_op(first), int_op(then)) {
+                (Some(first), Some(then)) => Flat::BinBinSS { first, then },
+                _ => Flat::Op,
+            },
+            Op::Elem { depth: 0, off: g, i, load } => match i.i {
+                Src::Var(1, l) => Flat::ElemGL { g, l, size: i.size, len: i.len, load },
+                Src::Int(k) => Flat::ElemGK { g, k, size: i.size, len: i.len, load },
+                _ => Flat::Op,
+            },
+            Op::Elem { depth: 1, off: a, i, load } => match i.i {
+                Src::Var(1, l) => Flat::ElemLL { a, l, size: i.size, len: i.len, load },
+                _ => Flat::Op,
+            },
+            Op::Elem2 { depth: 0, off: g, i, j, load } => match (i.i, j.i) {
+                (Src::Var(1, l), Src::Var(1, m)) => {
+                    Flat::Elem2GLL { g, l, size: i.size, len: i.len, m, size2: j.size, len2: j.len, load }
+                }
+                _ => Flat::Op,
+            },
+            Op::ElemSet { depth: 0, off: g, i, v, ty } => match (i.i, v) {
+                (Src::Var(1, l), Src::Int(k)) => Flat::SetElemGLK { g, l, size: i.size, len: i.len, k, ty },
+                (Src::Var(1, l), Src::Var(1, m)) => Flat::SetElemGLL { g, l, size: i.size, len: i.len, m, ty },
+                _ => Flat::Op,
+            },
+            Op::Set { depth: 1, off: l, ty: Scalar::Int, v } => match v {
+                Src::Int(k) => Flat::SetLK { l, k },
+                Src::Var(1, m) => Flat::SetLL { l, m },
+                _ => Flat::Op,
+            },
+            Op::UpdI { depth: 1, off: l, op, b, wide: false } => match b {
+                Src::Var(1, m) => Flat::UpdLL { l, op, m },
+                Src::Int(k) => Flat::UpdLK { l, op, k },
+                _ => Flat::Op,
+            },
+            Op::ElemX { depth: 0, off: g, e, size, len, load } => match (e.a, e.b, e.then) {
+                (Src::Var(1, l), Src::Int(k), None) => Flat::ElemXGLK { g, first: e.first, l, k, size, len, load },
+                (Src::Var(1, l), Src::Int(k), Some((then, Src::Var(1, m)))) => {
+                    Flat::ElemXGLKL { g, first: e.first, l, k, then, m, size, len, load }
+                }
+                _ => Flat::Op,
+            },
+            Op::AddrDeref(1, l) => Flat::AddrDerefL { l },
+            Op::Bin2I { first, a, b, then, c } => {
+                match (int_op(first), Arg::of(a), Arg::of(b), int_op(then), Arg::of(c)) {
+                    (Some(first), Some(a), Some(b), Some(then), Some(c)) => Flat::Bin2 { first, a, b, then, c },
+                    _ => Flat::Op,
+                }
+            }
+            Op::Bin { ins, a: Src::Stack, b: Src::Stack } => Flat::BinW { ins },
+            Op::Bin { ins, a: Src::Stack, b: Src::Var(1, l) } => Flat::BinWSL { ins, l },
+            Op::Bin { ins, a: Src::Var(1, l), b: Src::Var(1, m) } => Flat::BinWLL { ins, l, m },
+            Op::Const(w) => Flat::PushW { w },
+            Op::Un(ins) => Flat::Un { ins },
+            Op::JumpIf { when, target: t } => Flat::JumpIf { when, t },
+            Op::Deref => Flat::Deref,
+            _ => Flat::Op,
+        }
+    }
+}
+
+/// The pool index of address `a`, as [`Memory::index`] finds it.
+#[inline(always)]
+fn at(mem: &Memory, a: i64) -> Option<usize> {
+    mem.index(a)
+}
+
+/// What [`run_flat`] returns for the target when it stopped at an operation without a
+/// flat kind, which the stretches' own loop then runs, with the rest of the stretch.
+pub(super) const HANDOFF: usize = usize::MAX - 1;
+
+/// Runs the operations of the stretch `s..end` for a process whose pool words are all its
+/// processor's (`p.me` is `u32::MAX`) and whose display has entries of depth 0 and 1:
+/// the pc reached and the target of the jump taken (`usize::MAX`: none), as the
+/// stretches' own loop gives them, or [`HANDOFF`] at an operation without a flat kind.
+#[inline(never)]
+pub(in crate::sim::engine) fn run_flat(
+    flat: &[FlatStep],
+    p: Ctx<'_>,
+    mem: &mut Memory,
+    stack: &mut Vec<Word>,
+    s: usize,
+    end: usize,
+) -> (usize, usize) {
+    debug_assert_eq!(p.me, u32::MAX);
+    let (Some(&g0), Some(&l0)) = (p.display.first(), p.display.get(1)) else { return (s, HANDOFF) };
+    let (gb, lb) = (i64::from(g0), i64::from(l0));
+    // A local's and a global's pool index.
+    macro_rules! loc {
+        ($l:expr) => {
+            match at(mem, lb + $l as i64) {
+                Some(i) => i,
+                None => break,
+            }
+        };
+    }
+    macro_rules! glo {
+        ($g:expr) => {
+            match at(mem, gb + $g as i64) {
+                Some(i) => i,
+                None => break,
+            }
+        };
+    }
+    // Pushes the element at address `a` (`INDEX` and `Dereference`), or with `load` false
+    // the address (`INDEX` alone), as `push_elem` does.
+    macro_rules! elem {
+        ($a:expr, $load:expr) => {
+            if $load {
+                let e = some!(at(mem, $a as i64));
+                stack.push(mem.words[e]);
+            } else {
+                stack.push(Word::Int($a));
+            }
+        };
+    }
+    macro_rules! some {
+        ($e:expr) => {
+            match $e {
+                Some(v) => v,
+                None => break,
+            }
+        };
+    }
+    let mut k = s;
+    while k < end {
+        let x = &flat[k];
+        let next = k + x.len as usize;
+        // The destination of the store that goes with the operation, if one does.
+        let mut dst = usize::MAX;
+        if x.put.is_some() {
+            let below = stack.len().checked_sub(x.pops as usize + 1);
+            dst = some!(below.and_then(|b| at(mem, int_of(&stack[b]) as i64)));
+        }
+        match x.f {
+            Flat::Op => return (k, HANDOFF),
+            Flat::End => break,
+            Flat::BrLK { c, l, k: v, t } => {
+                let i = loc!(l);
+                if c.holds(int_of(&mem.words[i]), v) {
+                    return (k, t as usize);
+                }
+            }
+            Flat::BrLL { c, l, m, t } => {
+                let (i, j) = (loc!(l), loc!(m));
+                if c.holds(int_of(&mem.words[i]), int_of(&mem.words[j])) {
+                    return (k, t as usize);
+                }
+            }
+            Flat::BrSK { c, k: v, t } => {
+                let x = int_of(some!(stack.last()));
+                stack.pop();
+                if c.holds(x, v) {
+                    return (k, t as usize);
+                }
+            }
+            Flat::BrSL { c, l, t } => {
+                let y = int_of(&mem.words[loc!(l)]);
+                let x = int_of(some!(stack.last()));
+                stack.pop();
+                if c.holds(x, y) {
+                    return (k, t as usize);
+                }
+            }
+            Flat::BrSS { c, t } => {
+                let n = stack.len();
+                if n < 2 {
+                    break;
+                }
+                let (x, y) = (int_of(&stack[n - 2]), int_of(&stack[n - 1]));
+                stack.truncate(n - 2);
+                if c.holds(x, y) {
+                    return (k, t as usize);
+                }
+            }
+            Flat::IncL { l, d } => {
+                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                mem.words[i] = Word::Int(int_of(&mem.words[i]).wrapping_add(d));
+            }
+            Flat::IncLJ { l, d, t } => {
+                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                mem.words[i] = Word::Int(int_of(&mem.words[i]).wrapping_add(d));
+                return (k, t as usize);
+            }
+            Flat::Jmp { t } => return (k, t as usize),
+            Flat::PushL { l } => {
+                let i = loc!(l);
+                stack.push(mem.words[i]);
+            }
+            Flat::PushG { g } => {
+                let i = glo!(g);
+                stack.push(mem.words[i]);
+            }
+            Flat::PushK { k: v } => stack.push(Word::Int(v)),
+            Flat::AddrL { l } => stack.push(Word::Int((lb + l as i64) as i32)),
+            Flat::BinSS { op } => {
+                let n = stack.len();
+                if n < 2 {
+                    break;
+                }
+                let r = some!(op.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
+                stack.truncate(n - 1);
+                stack[n - 2] = Word::Int(r);
+            }
+            Flat::BinSL { op, l } => {
+                let i = loc!(l);
+                let y = int_of(&mem.words[i]);
+                let top = some!(stack.last_mut());
+                *top = Word::Int(some!(op.apply(int_of(top), y)));
+            }
+            Flat::BinSK { op, k: v } => {
+                let top = some!(stack.last_mut());
+                *top = Word::Int(some!(op.apply(int_of(top), v)));
+            }
+            Flat::BinLK { op, l, k: v } => {
+                let i = loc!(l);
+                stack.push(Word::Int(some!(op.apply(int_of(&mem.words[i]), v))));
+            }
+            Flat::BinLL { op, l, m } => {
+                let (i, j) = (loc!(l), loc!(m));
+                stack.push(Word::Int(some!(op.apply(int_of(&mem.words[i]), int_of(&mem.words[j])))));
+            }
+            Flat::BinBinSS { first, then } => {
+                let n = stack.len();
+                if n < 3 {
+                    break;
+                }
+                let yz = some!(first.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
+                let r = some!(then.apply(int_of(&stack[n - 3]), yz));
+                stack.truncate(n - 2);
+                stack[n - 3] = Word::Int(r);
+            }
+            Flat::ElemGL { g, l, size, len, load } => {
+                let i = loc!(l);
+                let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
+                elem!(a, load);
+            }
+            Flat::ElemGK { g, k: v, size, len, load } => {
+                let a = some!(index((gb + g as i64) as i32, v, size, len));
+                elem!(a, load);
+            }
+            Flat::ElemLL { a: b, l, size, len, load } => {
+                let i = loc!(l);
+                let a = some!(index((lb + b as i64) as i32, int_of(&mem.words[i]), size, len));
+                elem!(a, load);
+            }
+            Flat::Elem2GLL { g, l, size, len, m, size2, len2, load } => {
+                let (i, j) = (loc!(l), loc!(m));
+                let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
+                let a = some!(index(a, int_of(&mem.words[j]), size2, len2));
+                elem!(a, load);
+            }
+            Flat::SetElemGLK { g, l, size, len, k: v, ty } => {
+                let i = loc!(l);
+                let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
+                let e = some!(at(mem, a as i64));
+                put_word(ty, &Word::Int(v), &mut mem.words[e]);
+            }
+            Flat::SetElemGLL { g, l, size, len, m, ty } => {
+                let i = loc!(l);
+                let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
+                let w = mem.words[loc!(m)];
+                let e = some!(at(mem, a as i64));
+                put_word(ty, &w, &mut mem.words[e]);
+            }
+            Flat::SetLK { l, k: v } => {
+                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                mem.words[i] = Word::Int(v);
+            }
+            Flat::SetLL { l, m } => {
+                let w = int_of(&mem.words[loc!(m)]);
+                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                mem.words[i] = Word::Int(w);
+            }
+            Flat::UpdLL { l, op, m } => {
+                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                let y = int_of(&mem.words[loc!(m)]);
+                mem.words[i] = Word::Int(some!(op.apply(int_of(&mem.words[i]), y)));
+            }
+            Flat::UpdLK { l, op, k: v } => {
+                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                mem.words[i] = Word::Int(some!(op.apply(int_of(&mem.words[i]), v)));
+            }
+            Flat::ElemXGLK { g, first, l, k: v, size, len, load } => {
+                let i = some!(first.apply(int_of(&mem.words[loc!(l)]), v));
+                let a = some!(index((gb + g as i64) as i32, i, size, len));
+                elem!(a, load);
+            }
+            Flat::ElemXGLKL { g, first, l, k: v, then, m, size, len, load } => {
+                let i = some!(first.apply(int_of(&mem.words[loc!(l)]), v));
+                let i = some!(then.apply(i, int_of(&mem.words[loc!(m)])));
+                let a = some!(index((gb + g as i64) as i32, i, size, len));
+                elem!(a, load);
+            }
+            Flat::AddrDerefL { l } => {
+                let a = (lb + l as i64) as i32;
+                let i = some!(at(mem, a as i64));
+                stack.push(Word::Int(a));
+                stack.push(mem.words[i]);
+            }
+            Flat::Bin2 { first, a, b, then, c } => {
+                macro_rules! arg {
+                    ($a:expr) => {
+                        match $a {
+                            Arg::L(l) => int_of(&mem.words[loc!(l)]),
+                            Arg::K(v) => v,
+                        }
+                    };
+                }
+                let r = some!(first.apply(arg!(a), arg!(b)));
+                let r = some!(then.apply(r, arg!(c)));
+                stack.push(Word::Int(r));
+            }
+            Flat::BinW { ins } => {
+                let n = stack.len();
+                if n < 2 {
+                    break;
+                }
+                let y = stack[n - 1];
+                let (x, dst) = (stack[n - 2], &mut stack[n - 2]);
+                some!(binary(ins, x, y, dst));
+                stack.pop();
+            }
+            Flat::BinWSL { ins, l } => {
+                let y = mem.words[loc!(l)];
+                let dst = some!(stack.last_mut());
+                some!(binary(ins, *dst, y, dst));
+            }
+            Flat::BinWLL { ins, l, m } => {
+                let (x, y) = (mem.words[loc!(l)], mem.words[loc!(m)]);
+                stack.push(Word::Int(0));
+                if binary(ins, x, y, some!(stack.last_mut())).is_none() {
+                    stack.pop();
+                    break;
+                }
+            }
+            Flat::PushW { w } => stack.push(w),
+            Flat::Un { ins } => {
+                // Matched in place and written in each case, as `run` does.
+                let x = some!(stack.last_mut());
+                match (ins, &*x) {
+                    (Instr::Convert { to: Scalar::Double }, &Word::Int(i)) => *x = Word::Double(f64::from(i)),
+                    (Instr::Convert { to: Scalar::Char }, &Word::Int(i)) => *x = Word::Char(i as u8),
+                    _ => *x = unary_out_of_line(ins, *x),
+                }
+            }
+            Flat::JumpIf { when, t } => {
+                let w = some!(stack.pop());
+                if truthy(w) == when {
+                    return (k, t as usize);
+                }
+            }
+            Flat::Deref => {
+                let w = some!(stack.last_mut());
+                let i = some!(at(mem, int_of(w) as i64));
+                *w = mem.words[i];
+            }
+        }
+        if let Some(ty) = x.put {
+            // The operation left its value above the address checked.
+            let l = stack.len();
+            put_word(ty, &stack[l - 1], &mut mem.words[dst]);
+            stack.truncate(l - 2);
+        }
+        k = next;
+    }
+    (k, usize::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The name of a flat kind (its `Debug` form up to its fields).
+    fn name(f: &Flat) -> String {
+        format!("{f:?}").split([' ', '{', '(']).next().unwrap_or("").to_string()
+    }
+
+    #[test]
+    fn every_flat_kind_is_made_from_its_shape() {
+        // The program of `flat_kinds_change_no_result` has each shape where the flat
+        // form runs it: in a stretch run in the flat form, before any operation without
+        // a flat kind. So that test runs every kind.
+        let src = crate::sim::engine::tests::FLAT_SRC;
+        let m = crate::lang::compile("flat.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
+        let steps = Step::all(&m.code);
+        let flat = FlatStep::all(&steps);
+        let mut kinds = std::collections::BTreeSet::new();
+        for s in (0..flat.len()).filter(|&pc| flat[pc].go) {
+            let mut pc = s;
+            while pc < steps[s].end as usize && flat[pc].f != Flat::Op {
+                kinds.insert(name(&flat[pc].f));
+                pc += steps[pc].len as usize;
+            }
+        }
+        let all = [
+            "BrLK",
+            "BrLL",
+            "BrSK",
+            "BrSL",
+            "BrSS",
+            "IncL",
+            "IncLJ",
+            "Jmp",
+            "PushL",
+            "PushG",
+            "PushK",
+            "AddrL",
+            "BinSS",
+            "BinSL",
+            "BinSK",
+            "BinLK",
+            "BinLL",
+            "BinBinSS",
+            "ElemGL",
+            "ElemGK",
+            "ElemLL",
+            "Elem2GLL",
+            "SetElemGLK",
+            "SetElemGLL",
+            "SetLK",
+            "SetLL",
+            "UpdLL",
+            "UpdLK",
+            "ElemXGLK",
+            "ElemXGLKL",
+            "AddrDerefL",
+            "Bin2",
+            "BinW",
+            "BinWSL",
+            "BinWLL",
+            "PushW",
+            "Un",
+            "JumpIf",
+            "Deref",
+        ];
+        let missing: Vec<&str> = all.iter().copied().filter(|k| !kinds.contains(*k)).collect();
+        assert!(missing.is_empty(), "no {missing:?} in {kinds:?}");
+    }
+
+    #[test]
+    fn a_matrix_product_s_inner_loop_is_all_flat() {
+        // `for (k = 0; k < n; k++) s = s + a[i][k] * b[k][j];`: the loop test, the address
+        // of `s` and its value, both elements, the multiply-add with its store and the
+        // increment with its jump back, each one flat operation; the stretch from the
+        // test is run in the flat form.
+        let src = "int a[4][4], b[4][4];
+void main() {
+    int i, j, k, s;
+    for (k = 0; k < 4; k++)
+        s = s + a[i][k] * b[k][j];
+}";
+        let m = crate::lang::compile("mm.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
+        let steps = Step::all(&m.code);
+        let flat = FlatStep::all(&steps);
+        let start = (0..flat.len()).find(|&pc| matches!(flat[pc].f, Flat::BrLK { .. })).expect("the loop test");
+        assert!(flat[start].go);
+        let mut kinds = Vec::new();
+        let mut pc = start;
+        while pc < steps[start].end as usize {
+            kinds.push(name(&flat[pc].f));
+            pc += steps[pc].len as usize;
+        }
+        assert_eq!(kinds, ["BrLK", "AddrL", "PushL", "Elem2GLL", "Elem2GLL", "BinBinSS", "IncLJ"]);
+    }
+}
