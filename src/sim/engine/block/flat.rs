@@ -148,19 +148,24 @@ impl FlatStep {
 
     /// The flat form of every step of `code`.
     pub(in crate::sim::engine) fn all(code: &[Step]) -> Vec<FlatStep> {
-        let ops = |pc: usize| {
-            let (mut k, mut n) = (pc, 0);
-            while k < code[pc].end as usize {
-                k += code[k].len as usize;
-                n += 1;
-            }
-            n
-        };
+        // The operations of the stretch from each pc, up to `MIN_OPS`, backwards: the one
+        // after an operation is in its stretch when it starts before the stretch's end.
+        let mut ops = vec![0usize; code.len()];
+        for pc in (0..code.len()).rev() {
+            let (next, end) = (pc + code[pc].len as usize, code[pc].end as usize);
+            ops[pc] = if end <= pc {
+                0
+            } else if next < end {
+                (1 + ops[next]).min(FlatStep::MIN_OPS)
+            } else {
+                1
+            };
+        }
         code.iter()
             .enumerate()
             .map(|(pc, s)| {
                 let f = Flat::of(&s.x);
-                let go = !matches!(f, Flat::Op | Flat::End) && ops(pc) >= FlatStep::MIN_OPS;
+                let go = !matches!(f, Flat::Op | Flat::End) && ops[pc] >= FlatStep::MIN_OPS;
                 FlatStep { f, len: s.len, pops: s.pops, put: s.put, go }
             })
             .collect()
@@ -291,6 +296,12 @@ pub(in crate::sim::engine) fn run_flat(
             }
         };
     }
+    // The slot a store to a local writes: its address as the `int` `LDADDR` pushes.
+    macro_rules! wloc {
+        ($l:expr) => {
+            some!(at(mem, (lb + $l as i64) as i32 as i64))
+        };
+    }
     macro_rules! glo {
         ($g:expr) => {
             match at(mem, gb + $g as i64) {
@@ -371,11 +382,11 @@ pub(in crate::sim::engine) fn run_flat(
                 }
             }
             Flat::IncL { l, d } => {
-                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                let i = wloc!(l);
                 mem.words[i] = Word::Int(int_of(&mem.words[i]).wrapping_add(d));
             }
             Flat::IncLJ { l, d, t } => {
-                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                let i = wloc!(l);
                 mem.words[i] = Word::Int(int_of(&mem.words[i]).wrapping_add(d));
                 return (k, t as usize);
             }
@@ -461,21 +472,21 @@ pub(in crate::sim::engine) fn run_flat(
                 put_word(ty, &w, &mut mem.words[e]);
             }
             Flat::SetLK { l, k: v } => {
-                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                let i = wloc!(l);
                 mem.words[i] = Word::Int(v);
             }
             Flat::SetLL { l, m } => {
                 let w = int_of(&mem.words[loc!(m)]);
-                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                let i = wloc!(l);
                 mem.words[i] = Word::Int(w);
             }
             Flat::UpdLL { l, op, m } => {
-                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                let i = wloc!(l);
                 let y = int_of(&mem.words[loc!(m)]);
                 mem.words[i] = Word::Int(some!(op.apply(int_of(&mem.words[i]), y)));
             }
             Flat::UpdLK { l, op, k: v } => {
-                let i = some!(at(mem, (lb + l as i64) as i32 as i64));
+                let i = wloc!(l);
                 mem.words[i] = Word::Int(some!(op.apply(int_of(&mem.words[i]), v)));
             }
             Flat::ElemXGLK { g, first, l, k: v, size, len, load } => {
@@ -633,6 +644,28 @@ mod tests {
         ];
         let missing: Vec<&str> = all.iter().copied().filter(|k| !kinds.contains(*k)).collect();
         assert!(missing.is_empty(), "no {missing:?} in {kinds:?}");
+    }
+
+    #[test]
+    fn a_stretch_runs_flat_when_it_starts_flat_and_has_four_operations() {
+        // `go` from its definition: the operations from the pc to its stretch's end,
+        // counted one by one (the translation counts them backwards, once).
+        let src = crate::sim::engine::tests::FLAT_SRC;
+        let m = crate::lang::compile("flat.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
+        let steps = Step::all(&m.code);
+        let flat = FlatStep::all(&steps);
+        let mut some = 0;
+        for pc in 0..steps.len() {
+            let (mut k, mut n) = (pc, 0);
+            while k < steps[pc].end as usize {
+                k += steps[k].len as usize;
+                n += 1;
+            }
+            let starts_flat = !matches!(flat[pc].f, Flat::Op | Flat::End);
+            assert_eq!(flat[pc].go, starts_flat && n >= FlatStep::MIN_OPS, "pc {pc}");
+            some += usize::from(flat[pc].go);
+        }
+        assert!(some > 10, "{some}");
     }
 
     #[test]
