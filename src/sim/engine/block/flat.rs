@@ -26,7 +26,7 @@ use crate::vcode::{Instr, Scalar, Word};
 /// A flat operation: see the module docs. `l*` fields are offsets in the running
 /// function's frame (depth 1), `g*` offsets among the globals (depth 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(in crate::sim::engine) enum Flat {
+pub(super) enum Flat {
     /// Run by the stretches' own loop ([`HANDOFF`]).
     Op,
     /// Ends the stretch here: `Stop`, a call or a return.
@@ -113,7 +113,7 @@ pub(in crate::sim::engine) enum Flat {
 
 /// An operand that is a local or an `int` constant.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(in crate::sim::engine) enum Arg {
+pub(super) enum Arg {
     L(u32),
     K(i32),
 }
@@ -132,7 +132,7 @@ impl Arg {
 /// and the store that goes with it ([`Step::put`], [`Step::pops`]).
 #[derive(Clone, Copy, Debug)]
 pub(in crate::sim::engine) struct FlatStep {
-    pub(in crate::sim::engine) f: Flat,
+    f: Flat,
     len: u8,
     pops: u8,
     put: Option<Scalar>,
@@ -261,12 +261,6 @@ impl Flat {
     }
 }
 
-/// The pool index of address `a`, as [`Memory::index`] finds it.
-#[inline(always)]
-fn at(mem: &Memory, a: i64) -> Option<usize> {
-    mem.index(a)
-}
-
 /// What [`run_flat`] returns for the target when it stopped at an operation without a
 /// flat kind, which the stretches' own loop then runs, with the rest of the stretch.
 pub(super) const HANDOFF: usize = usize::MAX - 1;
@@ -287,27 +281,21 @@ pub(in crate::sim::engine) fn run_flat(
     debug_assert_eq!(p.me, u32::MAX);
     let (Some(&g0), Some(&l0)) = (p.display.first(), p.display.get(1)) else { return (s, HANDOFF) };
     let (gb, lb) = (i64::from(g0), i64::from(l0));
-    // A local's and a global's pool index.
+    // A local's and a global's pool index (as `LDVal` reads them), and the slot a store to
+    // a local writes (its address as the `int` `LDADDR` pushes).
     macro_rules! loc {
         ($l:expr) => {
-            match at(mem, lb + $l as i64) {
-                Some(i) => i,
-                None => break,
-            }
-        };
-    }
-    // The slot a store to a local writes: its address as the `int` `LDADDR` pushes.
-    macro_rules! wloc {
-        ($l:expr) => {
-            some!(at(mem, (lb + $l as i64) as i32 as i64))
+            some!(mem.index(lb + $l as i64))
         };
     }
     macro_rules! glo {
         ($g:expr) => {
-            match at(mem, gb + $g as i64) {
-                Some(i) => i,
-                None => break,
-            }
+            some!(mem.index(gb + $g as i64))
+        };
+    }
+    macro_rules! wloc {
+        ($l:expr) => {
+            some!(mem.index((lb + $l as i64) as i32 as i64))
         };
     }
     // Pushes the element at address `a` (`INDEX` and `Dereference`), or with `load` false
@@ -315,7 +303,7 @@ pub(in crate::sim::engine) fn run_flat(
     macro_rules! elem {
         ($a:expr, $load:expr) => {
             if $load {
-                let e = some!(at(mem, $a as i64));
+                let e = some!(mem.index($a as i64));
                 stack.push(mem.words[e]);
             } else {
                 stack.push(Word::Int($a));
@@ -338,7 +326,7 @@ pub(in crate::sim::engine) fn run_flat(
         let mut dst = usize::MAX;
         if x.put.is_some() {
             let below = stack.len().checked_sub(x.pops as usize + 1);
-            dst = some!(below.and_then(|b| at(mem, int_of(&stack[b]) as i64)));
+            dst = some!(below.and_then(|b| mem.index(int_of(&stack[b]) as i64)));
         }
         match x.f {
             Flat::Op => return (k, HANDOFF),
@@ -461,14 +449,14 @@ pub(in crate::sim::engine) fn run_flat(
             Flat::SetElemGLK { g, l, size, len, k: v, ty } => {
                 let i = loc!(l);
                 let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
-                let e = some!(at(mem, a as i64));
+                let e = some!(mem.index(a as i64));
                 put_word(ty, &Word::Int(v), &mut mem.words[e]);
             }
             Flat::SetElemGLL { g, l, size, len, m, ty } => {
                 let i = loc!(l);
                 let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
                 let w = mem.words[loc!(m)];
-                let e = some!(at(mem, a as i64));
+                let e = some!(mem.index(a as i64));
                 put_word(ty, &w, &mut mem.words[e]);
             }
             Flat::SetLK { l, k: v } => {
@@ -502,7 +490,7 @@ pub(in crate::sim::engine) fn run_flat(
             }
             Flat::AddrDerefL { l } => {
                 let a = (lb + l as i64) as i32;
-                let i = some!(at(mem, a as i64));
+                let i = some!(mem.index(a as i64));
                 stack.push(Word::Int(a));
                 stack.push(mem.words[i]);
             }
@@ -560,7 +548,7 @@ pub(in crate::sim::engine) fn run_flat(
             }
             Flat::Deref => {
                 let w = some!(stack.last_mut());
-                let i = some!(at(mem, int_of(w) as i64));
+                let i = some!(mem.index(int_of(w) as i64));
                 *w = mem.words[i];
             }
         }
