@@ -811,9 +811,9 @@ void main() {
 pub(super) const FLAT_SRC: &str = "int g[8], h[8], m2[4][4], gv;
 double d[4];
 void main() {
-    int i, j, k, s, t, z, one, loc[6];
+    int i, j, k, s, t, z, one, loc[6], u;
     int *p;
-    double x, y;
+    double x, y, w;
     gv = 3;
     for (i = 0; i < 8; i++)
         g[i] = i * 2 + 1;
@@ -871,6 +871,27 @@ void main() {
     for (i = 0; i < 8; i++)
         k = k * 3 + h[i];
     printf(\"%d %d %g %d\\n\", s, t, x, k);
+    u = 0;
+    w = 1.0;
+    for (i = 0; i < 4; i++) {
+        u = u + i;
+        u = u * 3;
+        i = i + 1;
+        h[i]--;
+        u = u + ++h[i];
+        t = (s * 3 + i) / 2 + j;
+        u = u + t + (s + i) / 2;
+        u = u + p[i];
+        u = u + p[i + j];
+        w = w + x * y;
+        w = w - y / x;
+    }
+    i = 0;
+    while (i < 3) {
+        u = u + 1;
+        i = i + 1;
+    }
+    printf(\"%d %g\\n\", u, w);
     z = 0;
     for (i = 0; i < 3; i++)
         s /= z;
@@ -910,7 +931,14 @@ fn flat_kinds_change_no_result() {
     // t counts the i < 5 with 4 < g[i] = 2i + 1 < s and g[i] != g[i + 1]: i = 2, 3, 4. x
     // over y = 0, 0.5, 1, 1.5 (x += y^2, x += x y, x = y^2 + x): 0, 0.625, 4.25, 18.5.
     assert!(out.starts_with("94 3 18.5 "), "{out}");
-    assert!(s.is_none() && err.contains("division by zero") && err.contains("flat.c:66"), "{err}");
+    // The second line: s is -26 before its loop, so h[1] = -26 + 28 = 2 and h[3] = -26 +
+    // 104 = 78 (h[i]-- then ++h[i] reads them back). The for loop runs for i = 0 and 2
+    // (i = i + 1 in its body), where t + (s + i) / 2 is 143 + 47, then 144 + 48, and p[i] +
+    // p[i + j] is 3 + 7, then 7 + 11: u = h[1] + 200 after the first, 3 (u + 2) + h[3] +
+    // 210 = 894 after the second, and the while loop adds 3. w = 1 + 2 (x y - y / x) with
+    // x = 18.5 and y = 1.5.
+    assert!(out.ends_with("\n903 56.3378\n"), "{out}");
+    assert!(s.is_none() && err.contains("division by zero") && err.contains("flat.c:87"), "{err}");
 }
 
 #[test]

@@ -19,7 +19,7 @@
 //! Variables of depth 1 (the running function's frame) are read from the display entry
 //! taken once per stretch, those of depth 0 (the globals) likewise: calls and returns,
 //! the only instructions that change the display, end a stretch.
-use super::{binary, index, int_of, put_word, truthy, unary_out_of_line, Cond, Ctx, IntOp, Op, Src, Step};
+use super::{binary, index, int_of, put_word, truthy, unary_out_of_line, Cond, Ctx, IntOp, Ix, Op, Src, Step};
 use crate::sim::memory::Memory;
 use crate::vcode::{Instr, Scalar, Word};
 
@@ -41,15 +41,16 @@ pub(super) enum Flat {
     BrSL { c: Cond, l: u32, t: u32 },
     /// [`Op::BranchI`] of the two words on top of the stack.
     BrSS { c: Cond, t: u32 },
-    /// [`Op::IncVar`] of a local (not wide).
+    /// [`Op::IncVar`] of a local, `wide` or not: in the flat form the address `LDVal`
+    /// reads and the one `STORE` writes are the same ([`run_flat`]).
     IncL { l: u32, d: i32 },
-    /// [`Op::IncJump`] of a local (not wide).
+    /// [`Op::IncJump`] of a local.
     IncLJ { l: u32, d: i32, t: u32 },
     /// [`Op::Jump`].
     Jmp { t: u32 },
     /// [`Op::Push`] of a local.
     PushL { l: u32 },
-    /// [`Op::Push`] of a global.
+    /// [`Op::Push`] of a global (not the one at offset 0, which may be the null address).
     PushG { g: u32 },
     /// [`Op::Push`] of a constant.
     PushK { k: i32 },
@@ -83,9 +84,9 @@ pub(super) enum Flat {
     SetLK { l: u32, k: i32 },
     /// [`Op::Set`] of an `int` local to a local.
     SetLL { l: u32, m: u32 },
-    /// [`Op::UpdI`] of a local (not wide) by a local.
+    /// [`Op::UpdI`] of a local by a local (`wide` or not, as [`Flat::IncL`]).
     UpdLL { l: u32, op: IntOp, m: u32 },
-    /// [`Op::UpdI`] of a local (not wide) by a constant.
+    /// [`Op::UpdI`] of a local by a constant.
     UpdLK { l: u32, op: IntOp, k: i32 },
     /// [`Op::ElemX`] of a global array by `l first k` (a local and a constant).
     ElemXGLK { g: u32, first: IntOp, l: u32, k: i32, size: u32, len: u32, load: bool },
@@ -109,6 +110,62 @@ pub(super) enum Flat {
     JumpIf { when: bool, t: u32 },
     /// [`Op::Deref`].
     Deref,
+    /// [`Op::IncDec`] of an `int` at the address on top of the stack.
+    IncDecS { d: i32, pre: bool },
+    /// [`Op::Pop`].
+    Pop { n: u32 },
+    /// [`Op::BinBin`] of two `double` arithmetic instructions.
+    BinBinD { first: DOp, then: DOp },
+    /// [`Op::AccI`] of locals and constants: the word on top of the stack, then each
+    /// operation with its operand in turn (of two, the third is `+ 0`, which changes
+    /// nothing and never fails).
+    AccI { ops: [IntOp; 3], args: [Arg; 3] },
+    /// [`Op::PElem`] of a local pointer by a local.
+    PElemLL { p: u32, l: u32, size: u32, len: u32, load: bool },
+    /// [`Op::Index`] of the base and the index on top of the stack.
+    IndexS { size: u32, len: u32, load: bool },
+}
+
+/// A `double` arithmetic instruction ([`Flat::BinBinD`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum DOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl DOp {
+    fn of(ins: Instr) -> Option<DOp> {
+        Some(match ins {
+            Instr::AddD {} => DOp::Add,
+            Instr::SubD {} => DOp::Sub,
+            Instr::MulD {} => DOp::Mul,
+            Instr::DivD {} => DOp::Div,
+            _ => return None,
+        })
+    }
+
+    /// The instruction, for operands that are not both `double`s ([`binary`]).
+    fn ins(self) -> Instr {
+        match self {
+            DOp::Add => Instr::AddD {},
+            DOp::Sub => Instr::SubD {},
+            DOp::Mul => Instr::MulD {},
+            DOp::Div => Instr::DivD {},
+        }
+    }
+
+    /// `x <self> y` of two `double`s, as [`binary`] computes it.
+    #[inline(always)]
+    fn apply(self, x: f64, y: f64) -> f64 {
+        match self {
+            DOp::Add => x + y,
+            DOp::Sub => x - y,
+            DOp::Mul => x * y,
+            DOp::Div => x / y,
+        }
+    }
 }
 
 /// An operand that is a local or an `int` constant.
@@ -186,11 +243,11 @@ impl Flat {
                 (Some(c), Src::Stack, Src::Stack) => Flat::BrSS { c, t },
                 _ => Flat::Op,
             },
-            Op::IncVar { depth: 1, off: l, delta: d, wide: false } => Flat::IncL { l, d },
-            Op::IncJump { depth: 1, off: l, delta: d, wide: false, target: t } => Flat::IncLJ { l, d, t },
+            Op::IncVar { depth: 1, off: l, delta: d, wide: _ } => Flat::IncL { l, d },
+            Op::IncJump { depth: 1, off: l, delta: d, wide: _, target: t } => Flat::IncLJ { l, d, t },
             Op::Jump(t) => Flat::Jmp { t },
             Op::Push(Src::Var(1, l)) => Flat::PushL { l },
-            Op::Push(Src::Var(0, g)) => Flat::PushG { g },
+            Op::Push(Src::Var(0, g)) if g > 0 => Flat::PushG { g },
             Op::Push(Src::Int(k)) => Flat::PushK { k },
             Op::Addr(1, l) => Flat::AddrL { l },
             Op::BinI { ins, a, b } => match (int_op(ins), a, b) {
@@ -230,7 +287,7 @@ impl Flat {
                 Src::Var(1, m) => Flat::SetLL { l, m },
                 _ => Flat::Op,
             },
-            Op::UpdI { depth: 1, off: l, op, b, wide: false } => match b {
+            Op::UpdI { depth: 1, off: l, op, b, wide: _ } => match b {
                 Src::Var(1, m) => Flat::UpdLL { l, op, m },
                 Src::Int(k) => Flat::UpdLK { l, op, k },
                 _ => Flat::Op,
@@ -256,6 +313,24 @@ impl Flat {
             Op::Un(ins) => Flat::Un { ins },
             Op::JumpIf { when, target: t } => Flat::JumpIf { when, t },
             Op::Deref => Flat::Deref,
+            Op::IncDec { ty: Scalar::Int, delta: d, pre } => Flat::IncDecS { d, pre },
+            Op::Pop(n) => Flat::Pop { n },
+            Op::BinBin { first, then } => match (DOp::of(first), DOp::of(then)) {
+                (Some(first), Some(then)) => Flat::BinBinD { first, then },
+                _ => Flat::Op,
+            },
+            Op::AccI { n, k: [(o1, a1), (o2, a2), (o3, a3)] }
+                if n == 3 || (n == 2 && (o3, a3) == (IntOp::Add, Src::Int(0))) =>
+            {
+                match (Arg::of(a1), Arg::of(a2), Arg::of(a3)) {
+                    (Some(a1), Some(a2), Some(a3)) => Flat::AccI { ops: [o1, o2, o3], args: [a1, a2, a3] },
+                    _ => Flat::Op,
+                }
+            }
+            Op::PElem { depth: 1, off: p, i: Ix { i: Src::Var(1, l), size, len }, load } => {
+                Flat::PElemLL { p, l, size, len, load }
+            }
+            Op::Index { ix: Ix { i: Src::Stack, size, len }, load } => Flat::IndexS { size, len, load },
             _ => Flat::Op,
         }
     }
@@ -268,7 +343,9 @@ pub(super) const HANDOFF: usize = usize::MAX - 1;
 /// Runs the operations of the stretch `s..end` for a process whose pool words are all its
 /// processor's (`p.me` is `u32::MAX`) and whose display has entries of depth 0 and 1:
 /// the pc reached and the target of the jump taken (`usize::MAX`: none), as the
-/// stretches' own loop gives them, or [`HANDOFF`] at an operation without a flat kind.
+/// stretches' own loop gives them, or [`HANDOFF`] at an operation without a flat kind
+/// (and at the start, for a pool of more than 2^31 words). An operation that would fail
+/// stops the stretch before it, so that the interpreter runs it and reports the failure.
 #[inline(never)]
 pub(in crate::sim::engine) fn run_flat(
     flat: &[FlatStep],
@@ -281,286 +358,365 @@ pub(in crate::sim::engine) fn run_flat(
     debug_assert_eq!(p.me, u32::MAX);
     let (Some(&g0), Some(&l0)) = (p.display.first(), p.display.get(1)) else { return (s, HANDOFF) };
     let (gb, lb) = (i64::from(g0), i64::from(l0));
-    // A local's and a global's pool index (as `LDVal` reads them), and the slot a store to
-    // a local writes (its address as the `int` `LDADDR` pushes).
-    macro_rules! loc {
-        ($l:expr) => {
-            some!(mem.index(lb + $l as i64))
-        };
+    // The pool as a slice, and the addresses inside it ([`Memory::index`]): from `lo` (1
+    // when the null address is reserved) to `end_at`.
+    let lo = i64::from(mem.null_reserved);
+    let words = &mut mem.words[..];
+    let end_at = words.len() as i64;
+    if end_at > 1 << 31 || lb < lo {
+        // A pool this large, or a frame at the null address, is left to the stretches'
+        // own loop.
+        return (s, HANDOFF);
     }
-    macro_rules! glo {
-        ($g:expr) => {
-            some!(mem.index(gb + $g as i64))
-        };
-    }
-    macro_rules! wloc {
-        ($l:expr) => {
-            some!(mem.index((lb + $l as i64) as i32 as i64))
-        };
-    }
-    // Pushes the element at address `a` (`INDEX` and `Dereference`), or with `load` false
-    // the address (`INDEX` alone), as `push_elem` does.
-    macro_rules! elem {
-        ($a:expr, $load:expr) => {
-            if $load {
-                let e = some!(mem.index($a as i64));
-                stack.push(mem.words[e]);
-            } else {
-                stack.push(Word::Int($a));
-            }
-        };
-    }
-    macro_rules! some {
-        ($e:expr) => {
-            match $e {
-                Some(v) => v,
-                None => break,
-            }
-        };
-    }
+    // So an address inside the pool fits an `int`: the slot `LDVal` reads and the one a
+    // store to it writes (its address as the `int` `LDADDR` pushes) are the same. A local
+    // is at or above `lo`, and so is a global (the translation gives no flat kind to a read
+    // of the one at offset 0): either is inside the pool when it is below its end.
     let mut k = s;
-    while k < end {
-        let x = &flat[k];
-        let next = k + x.len as usize;
-        // The destination of the store that goes with the operation, if one does.
-        let mut dst = usize::MAX;
-        if x.put.is_some() {
-            let below = stack.len().checked_sub(x.pops as usize + 1);
-            dst = some!(below.and_then(|b| mem.index(int_of(&stack[b]) as i64)));
+    let ret = 'run: {
+        macro_rules! some {
+            ($e:expr) => {
+                match $e {
+                    Some(v) => v,
+                    None => break 'run (k, usize::MAX),
+                }
+            };
         }
-        match x.f {
-            Flat::Op => return (k, HANDOFF),
-            Flat::End => break,
-            Flat::BrLK { c, l, k: v, t } => {
-                let i = loc!(l);
-                if c.holds(int_of(&mem.words[i]), v) {
-                    return (k, t as usize);
+        // The pool index of an address.
+        macro_rules! at {
+            ($a:expr) => {{
+                let a: i64 = $a;
+                if a >= lo && a < end_at {
+                    a as usize
+                } else {
+                    break 'run (k, usize::MAX);
                 }
-            }
-            Flat::BrLL { c, l, m, t } => {
-                let (i, j) = (loc!(l), loc!(m));
-                if c.holds(int_of(&mem.words[i]), int_of(&mem.words[j])) {
-                    return (k, t as usize);
+            }};
+        }
+        macro_rules! loc {
+            ($l:expr) => {
+                match lb + $l as i64 {
+                    a if a < end_at => a as usize,
+                    _ => break 'run (k, usize::MAX),
                 }
-            }
-            Flat::BrSK { c, k: v, t } => {
-                let x = int_of(some!(stack.last()));
-                stack.pop();
-                if c.holds(x, v) {
-                    return (k, t as usize);
+            };
+        }
+        macro_rules! glo {
+            ($g:expr) => {
+                match gb + $g as i64 {
+                    a if a < end_at => a as usize,
+                    _ => break 'run (k, usize::MAX),
                 }
-            }
-            Flat::BrSL { c, l, t } => {
-                let y = int_of(&mem.words[loc!(l)]);
-                let x = int_of(some!(stack.last()));
-                stack.pop();
-                if c.holds(x, y) {
-                    return (k, t as usize);
+            };
+        }
+        // Pushes the element at address `a` (`INDEX` and `Dereference`), or with `load`
+        // false the address (`INDEX` alone), as `push_elem` does.
+        macro_rules! elem {
+            ($a:expr, $load:expr) => {
+                if $load {
+                    let e = at!($a as i64);
+                    stack.push(words[e]);
+                } else {
+                    stack.push(Word::Int($a));
                 }
-            }
-            Flat::BrSS { c, t } => {
-                let n = stack.len();
-                if n < 2 {
-                    break;
+            };
+        }
+        // The value of an operand that is a local or a constant.
+        macro_rules! arg {
+            ($a:expr) => {
+                match $a {
+                    Arg::L(l) => int_of(&words[loc!(l)]),
+                    Arg::K(v) => v,
                 }
-                let (x, y) = (int_of(&stack[n - 2]), int_of(&stack[n - 1]));
-                stack.truncate(n - 2);
-                if c.holds(x, y) {
-                    return (k, t as usize);
+            };
+        }
+        while k < end {
+            let x = &flat[k];
+            let next = k + x.len as usize;
+            // The destination of the store that goes with the operation, if one does.
+            let mut dst = usize::MAX;
+            if x.put.is_some() {
+                let below = stack.len().checked_sub(x.pops as usize + 1);
+                dst = at!(int_of(&stack[some!(below)]) as i64);
+            }
+            match x.f {
+                Flat::Op => break 'run (k, HANDOFF),
+                Flat::End => break 'run (k, usize::MAX),
+                Flat::BrLK { c, l, k: v, t } => {
+                    let i = loc!(l);
+                    if c.holds(int_of(&words[i]), v) {
+                        break 'run (k, t as usize);
+                    }
                 }
-            }
-            Flat::IncL { l, d } => {
-                let i = wloc!(l);
-                mem.words[i] = Word::Int(int_of(&mem.words[i]).wrapping_add(d));
-            }
-            Flat::IncLJ { l, d, t } => {
-                let i = wloc!(l);
-                mem.words[i] = Word::Int(int_of(&mem.words[i]).wrapping_add(d));
-                return (k, t as usize);
-            }
-            Flat::Jmp { t } => return (k, t as usize),
-            Flat::PushL { l } => {
-                let i = loc!(l);
-                stack.push(mem.words[i]);
-            }
-            Flat::PushG { g } => {
-                let i = glo!(g);
-                stack.push(mem.words[i]);
-            }
-            Flat::PushK { k: v } => stack.push(Word::Int(v)),
-            Flat::AddrL { l } => stack.push(Word::Int((lb + l as i64) as i32)),
-            Flat::BinSS { op } => {
-                let n = stack.len();
-                if n < 2 {
-                    break;
+                Flat::BrLL { c, l, m, t } => {
+                    let (i, j) = (loc!(l), loc!(m));
+                    if c.holds(int_of(&words[i]), int_of(&words[j])) {
+                        break 'run (k, t as usize);
+                    }
                 }
-                let r = some!(op.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
-                stack.truncate(n - 1);
-                stack[n - 2] = Word::Int(r);
-            }
-            Flat::BinSL { op, l } => {
-                let i = loc!(l);
-                let y = int_of(&mem.words[i]);
-                let top = some!(stack.last_mut());
-                *top = Word::Int(some!(op.apply(int_of(top), y)));
-            }
-            Flat::BinSK { op, k: v } => {
-                let top = some!(stack.last_mut());
-                *top = Word::Int(some!(op.apply(int_of(top), v)));
-            }
-            Flat::BinLK { op, l, k: v } => {
-                let i = loc!(l);
-                stack.push(Word::Int(some!(op.apply(int_of(&mem.words[i]), v))));
-            }
-            Flat::BinLL { op, l, m } => {
-                let (i, j) = (loc!(l), loc!(m));
-                stack.push(Word::Int(some!(op.apply(int_of(&mem.words[i]), int_of(&mem.words[j])))));
-            }
-            Flat::BinBinSS { first, then } => {
-                let n = stack.len();
-                if n < 3 {
-                    break;
-                }
-                let yz = some!(first.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
-                let r = some!(then.apply(int_of(&stack[n - 3]), yz));
-                stack.truncate(n - 2);
-                stack[n - 3] = Word::Int(r);
-            }
-            Flat::ElemGL { g, l, size, len, load } => {
-                let i = loc!(l);
-                let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
-                elem!(a, load);
-            }
-            Flat::ElemGK { g, k: v, size, len, load } => {
-                let a = some!(index((gb + g as i64) as i32, v, size, len));
-                elem!(a, load);
-            }
-            Flat::ElemLL { a: b, l, size, len, load } => {
-                let i = loc!(l);
-                let a = some!(index((lb + b as i64) as i32, int_of(&mem.words[i]), size, len));
-                elem!(a, load);
-            }
-            Flat::Elem2GLL { g, l, size, len, m, size2, len2, load } => {
-                let (i, j) = (loc!(l), loc!(m));
-                let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
-                let a = some!(index(a, int_of(&mem.words[j]), size2, len2));
-                elem!(a, load);
-            }
-            Flat::SetElemGLK { g, l, size, len, k: v, ty } => {
-                let i = loc!(l);
-                let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
-                let e = some!(mem.index(a as i64));
-                put_word(ty, &Word::Int(v), &mut mem.words[e]);
-            }
-            Flat::SetElemGLL { g, l, size, len, m, ty } => {
-                let i = loc!(l);
-                let a = some!(index((gb + g as i64) as i32, int_of(&mem.words[i]), size, len));
-                let w = mem.words[loc!(m)];
-                let e = some!(mem.index(a as i64));
-                put_word(ty, &w, &mut mem.words[e]);
-            }
-            Flat::SetLK { l, k: v } => {
-                let i = wloc!(l);
-                mem.words[i] = Word::Int(v);
-            }
-            Flat::SetLL { l, m } => {
-                let w = int_of(&mem.words[loc!(m)]);
-                let i = wloc!(l);
-                mem.words[i] = Word::Int(w);
-            }
-            Flat::UpdLL { l, op, m } => {
-                let i = wloc!(l);
-                let y = int_of(&mem.words[loc!(m)]);
-                mem.words[i] = Word::Int(some!(op.apply(int_of(&mem.words[i]), y)));
-            }
-            Flat::UpdLK { l, op, k: v } => {
-                let i = wloc!(l);
-                mem.words[i] = Word::Int(some!(op.apply(int_of(&mem.words[i]), v)));
-            }
-            Flat::ElemXGLK { g, first, l, k: v, size, len, load } => {
-                let i = some!(first.apply(int_of(&mem.words[loc!(l)]), v));
-                let a = some!(index((gb + g as i64) as i32, i, size, len));
-                elem!(a, load);
-            }
-            Flat::ElemXGLKL { g, first, l, k: v, then, m, size, len, load } => {
-                let i = some!(first.apply(int_of(&mem.words[loc!(l)]), v));
-                let i = some!(then.apply(i, int_of(&mem.words[loc!(m)])));
-                let a = some!(index((gb + g as i64) as i32, i, size, len));
-                elem!(a, load);
-            }
-            Flat::AddrDerefL { l } => {
-                let a = (lb + l as i64) as i32;
-                let i = some!(mem.index(a as i64));
-                stack.push(Word::Int(a));
-                stack.push(mem.words[i]);
-            }
-            Flat::Bin2 { first, a, b, then, c } => {
-                macro_rules! arg {
-                    ($a:expr) => {
-                        match $a {
-                            Arg::L(l) => int_of(&mem.words[loc!(l)]),
-                            Arg::K(v) => v,
-                        }
-                    };
-                }
-                let r = some!(first.apply(arg!(a), arg!(b)));
-                let r = some!(then.apply(r, arg!(c)));
-                stack.push(Word::Int(r));
-            }
-            Flat::BinW { ins } => {
-                let n = stack.len();
-                if n < 2 {
-                    break;
-                }
-                let y = stack[n - 1];
-                let (x, dst) = (stack[n - 2], &mut stack[n - 2]);
-                some!(binary(ins, x, y, dst));
-                stack.pop();
-            }
-            Flat::BinWSL { ins, l } => {
-                let y = mem.words[loc!(l)];
-                let dst = some!(stack.last_mut());
-                some!(binary(ins, *dst, y, dst));
-            }
-            Flat::BinWLL { ins, l, m } => {
-                let (x, y) = (mem.words[loc!(l)], mem.words[loc!(m)]);
-                stack.push(Word::Int(0));
-                if binary(ins, x, y, some!(stack.last_mut())).is_none() {
+                Flat::BrSK { c, k: v, t } => {
+                    let x = int_of(some!(stack.last()));
                     stack.pop();
-                    break;
+                    if c.holds(x, v) {
+                        break 'run (k, t as usize);
+                    }
+                }
+                Flat::BrSL { c, l, t } => {
+                    let y = int_of(&words[loc!(l)]);
+                    let x = int_of(some!(stack.last()));
+                    stack.pop();
+                    if c.holds(x, y) {
+                        break 'run (k, t as usize);
+                    }
+                }
+                Flat::BrSS { c, t } => {
+                    let n = stack.len();
+                    if n < 2 {
+                        break;
+                    }
+                    let (x, y) = (int_of(&stack[n - 2]), int_of(&stack[n - 1]));
+                    stack.truncate(n - 2);
+                    if c.holds(x, y) {
+                        break 'run (k, t as usize);
+                    }
+                }
+                Flat::IncL { l, d } => {
+                    let i = loc!(l);
+                    words[i] = Word::Int(int_of(&words[i]).wrapping_add(d));
+                }
+                Flat::IncLJ { l, d, t } => {
+                    let i = loc!(l);
+                    words[i] = Word::Int(int_of(&words[i]).wrapping_add(d));
+                    break 'run (k, t as usize);
+                }
+                Flat::Jmp { t } => break 'run (k, t as usize),
+                Flat::PushL { l } => {
+                    let i = loc!(l);
+                    stack.push(words[i]);
+                }
+                Flat::PushG { g } => {
+                    let i = glo!(g);
+                    stack.push(words[i]);
+                }
+                Flat::PushK { k: v } => stack.push(Word::Int(v)),
+                Flat::AddrL { l } => stack.push(Word::Int((lb + l as i64) as i32)),
+                Flat::BinSS { op } => {
+                    let n = stack.len();
+                    if n < 2 {
+                        break;
+                    }
+                    let r = some!(op.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
+                    stack.truncate(n - 1);
+                    stack[n - 2] = Word::Int(r);
+                }
+                Flat::BinSL { op, l } => {
+                    let i = loc!(l);
+                    let y = int_of(&words[i]);
+                    let top = some!(stack.last_mut());
+                    *top = Word::Int(some!(op.apply(int_of(top), y)));
+                }
+                Flat::BinSK { op, k: v } => {
+                    let top = some!(stack.last_mut());
+                    *top = Word::Int(some!(op.apply(int_of(top), v)));
+                }
+                Flat::BinLK { op, l, k: v } => {
+                    let i = loc!(l);
+                    stack.push(Word::Int(some!(op.apply(int_of(&words[i]), v))));
+                }
+                Flat::BinLL { op, l, m } => {
+                    let (i, j) = (loc!(l), loc!(m));
+                    stack.push(Word::Int(some!(op.apply(int_of(&words[i]), int_of(&words[j])))));
+                }
+                Flat::BinBinSS { first, then } => {
+                    let n = stack.len();
+                    if n < 3 {
+                        break;
+                    }
+                    let yz = some!(first.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
+                    let r = some!(then.apply(int_of(&stack[n - 3]), yz));
+                    stack.truncate(n - 2);
+                    stack[n - 3] = Word::Int(r);
+                }
+                Flat::ElemGL { g, l, size, len, load } => {
+                    let i = loc!(l);
+                    let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                    elem!(a, load);
+                }
+                Flat::ElemGK { g, k: v, size, len, load } => {
+                    let a = some!(index((gb + g as i64) as i32, v, size, len));
+                    elem!(a, load);
+                }
+                Flat::ElemLL { a: b, l, size, len, load } => {
+                    let i = loc!(l);
+                    let a = some!(index((lb + b as i64) as i32, int_of(&words[i]), size, len));
+                    elem!(a, load);
+                }
+                Flat::Elem2GLL { g, l, size, len, m, size2, len2, load } => {
+                    let (i, j) = (loc!(l), loc!(m));
+                    let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                    let a = some!(index(a, int_of(&words[j]), size2, len2));
+                    elem!(a, load);
+                }
+                Flat::SetElemGLK { g, l, size, len, k: v, ty } => {
+                    let i = loc!(l);
+                    let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                    let e = at!(a as i64);
+                    put_word(ty, &Word::Int(v), &mut words[e]);
+                }
+                Flat::SetElemGLL { g, l, size, len, m, ty } => {
+                    let i = loc!(l);
+                    let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                    let w = words[loc!(m)];
+                    let e = at!(a as i64);
+                    put_word(ty, &w, &mut words[e]);
+                }
+                Flat::SetLK { l, k: v } => {
+                    let i = loc!(l);
+                    words[i] = Word::Int(v);
+                }
+                Flat::SetLL { l, m } => {
+                    let w = int_of(&words[loc!(m)]);
+                    let i = loc!(l);
+                    words[i] = Word::Int(w);
+                }
+                Flat::UpdLL { l, op, m } => {
+                    let i = loc!(l);
+                    let y = int_of(&words[loc!(m)]);
+                    words[i] = Word::Int(some!(op.apply(int_of(&words[i]), y)));
+                }
+                Flat::UpdLK { l, op, k: v } => {
+                    let i = loc!(l);
+                    words[i] = Word::Int(some!(op.apply(int_of(&words[i]), v)));
+                }
+                Flat::ElemXGLK { g, first, l, k: v, size, len, load } => {
+                    let i = some!(first.apply(int_of(&words[loc!(l)]), v));
+                    let a = some!(index((gb + g as i64) as i32, i, size, len));
+                    elem!(a, load);
+                }
+                Flat::ElemXGLKL { g, first, l, k: v, then, m, size, len, load } => {
+                    let i = some!(first.apply(int_of(&words[loc!(l)]), v));
+                    let i = some!(then.apply(i, int_of(&words[loc!(m)])));
+                    let a = some!(index((gb + g as i64) as i32, i, size, len));
+                    elem!(a, load);
+                }
+                Flat::AddrDerefL { l } => {
+                    let a = (lb + l as i64) as i32;
+                    let i = at!(a as i64);
+                    stack.push(Word::Int(a));
+                    stack.push(words[i]);
+                }
+                Flat::Bin2 { first, a, b, then, c } => {
+                    let r = some!(first.apply(arg!(a), arg!(b)));
+                    let r = some!(then.apply(r, arg!(c)));
+                    stack.push(Word::Int(r));
+                }
+                Flat::BinW { ins } => {
+                    let n = stack.len();
+                    if n < 2 {
+                        break;
+                    }
+                    let y = stack[n - 1];
+                    let (x, dst) = (stack[n - 2], &mut stack[n - 2]);
+                    some!(binary(ins, x, y, dst));
+                    stack.pop();
+                }
+                Flat::BinWSL { ins, l } => {
+                    let y = words[loc!(l)];
+                    let dst = some!(stack.last_mut());
+                    some!(binary(ins, *dst, y, dst));
+                }
+                Flat::BinWLL { ins, l, m } => {
+                    let (x, y) = (words[loc!(l)], words[loc!(m)]);
+                    stack.push(Word::Int(0));
+                    if binary(ins, x, y, some!(stack.last_mut())).is_none() {
+                        stack.pop();
+                        break;
+                    }
+                }
+                Flat::PushW { w } => stack.push(w),
+                Flat::Un { ins } => {
+                    // Matched in place and written in each case, as `run` does.
+                    let x = some!(stack.last_mut());
+                    match (ins, &*x) {
+                        (Instr::Convert { to: Scalar::Double }, &Word::Int(i)) => *x = Word::Double(f64::from(i)),
+                        (Instr::Convert { to: Scalar::Char }, &Word::Int(i)) => *x = Word::Char(i as u8),
+                        _ => *x = unary_out_of_line(ins, *x),
+                    }
+                }
+                Flat::JumpIf { when, t } => {
+                    let w = some!(stack.pop());
+                    if truthy(w) == when {
+                        break 'run (k, t as usize);
+                    }
+                }
+                Flat::Deref => {
+                    let w = some!(stack.last_mut());
+                    let i = at!(int_of(w) as i64);
+                    *w = words[i];
+                }
+                Flat::IncDecS { d, pre } => {
+                    let top = some!(stack.last_mut());
+                    let i = at!(int_of(top) as i64);
+                    let old = int_of(&words[i]);
+                    let new = old.wrapping_add(d);
+                    words[i] = Word::Int(new);
+                    *top = Word::Int(if pre { new } else { old });
+                }
+                Flat::Pop { n } => {
+                    let l = stack.len().saturating_sub(n as usize);
+                    stack.truncate(l);
+                }
+                Flat::BinBinD { first, then } => {
+                    let n = stack.len();
+                    if n < 3 {
+                        break;
+                    }
+                    match (stack[n - 3], stack[n - 2], stack[n - 1]) {
+                        (Word::Double(x), Word::Double(y), Word::Double(z)) => {
+                            stack[n - 3] = Word::Double(then.apply(x, first.apply(y, z)));
+                        }
+                        (x, y, z) => {
+                            let mut r = Word::Int(0);
+                            some!(binary(first.ins(), y, z, &mut r));
+                            some!(binary(then.ins(), x, r, &mut stack[n - 3]));
+                        }
+                    }
+                    stack.truncate(n - 2);
+                }
+                Flat::AccI { ops, args } => {
+                    let [a, b, c] = args;
+                    let top = some!(stack.last_mut());
+                    let x = some!(ops[0].apply(int_of(top), arg!(a)));
+                    let x = some!(ops[1].apply(x, arg!(b)));
+                    *top = Word::Int(some!(ops[2].apply(x, arg!(c))));
+                }
+                Flat::PElemLL { p, l, size, len, load } => {
+                    let base = int_of(&words[loc!(p)]);
+                    let i = int_of(&words[loc!(l)]);
+                    let a = some!(index(base, i, size, len));
+                    elem!(a, load);
+                }
+                Flat::IndexS { size, len, load } => {
+                    let n = stack.len();
+                    if n < 2 {
+                        break;
+                    }
+                    let a = some!(index(int_of(&stack[n - 2]), int_of(&stack[n - 1]), size, len));
+                    stack[n - 2] = if load { words[at!(a as i64)] } else { Word::Int(a) };
+                    stack.truncate(n - 1);
                 }
             }
-            Flat::PushW { w } => stack.push(w),
-            Flat::Un { ins } => {
-                // Matched in place and written in each case, as `run` does.
-                let x = some!(stack.last_mut());
-                match (ins, &*x) {
-                    (Instr::Convert { to: Scalar::Double }, &Word::Int(i)) => *x = Word::Double(f64::from(i)),
-                    (Instr::Convert { to: Scalar::Char }, &Word::Int(i)) => *x = Word::Char(i as u8),
-                    _ => *x = unary_out_of_line(ins, *x),
-                }
+            if let Some(ty) = x.put {
+                // The operation left its value above the address checked.
+                let l = stack.len();
+                put_word(ty, &stack[l - 1], &mut words[dst]);
+                stack.truncate(l - 2);
             }
-            Flat::JumpIf { when, t } => {
-                let w = some!(stack.pop());
-                if truthy(w) == when {
-                    return (k, t as usize);
-                }
-            }
-            Flat::Deref => {
-                let w = some!(stack.last_mut());
-                let i = some!(mem.index(int_of(w) as i64));
-                *w = mem.words[i];
-            }
+            k = next;
         }
-        if let Some(ty) = x.put {
-            // The operation left its value above the address checked.
-            let l = stack.len();
-            put_word(ty, &stack[l - 1], &mut mem.words[dst]);
-            stack.truncate(l - 2);
-        }
-        k = next;
-    }
-    (k, usize::MAX)
+        (k, usize::MAX)
+    };
+    ret
 }
 
 #[cfg(test)]
@@ -629,6 +785,12 @@ mod tests {
             "Un",
             "JumpIf",
             "Deref",
+            "IncDecS",
+            "Pop",
+            "BinBinD",
+            "AccI",
+            "PElemLL",
+            "IndexS",
         ];
         let missing: Vec<&str> = all.iter().copied().filter(|k| !kinds.contains(*k)).collect();
         assert!(missing.is_empty(), "no {missing:?} in {kinds:?}");
