@@ -49,14 +49,14 @@ impl Driver {
             format!("--user-data-dir={}", d._profile.display()),
         ]);
         let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"binary": chromium, "args": args}}}});
-        let v = d.http("POST", "/session", Some(caps)).expect("new session");
+        let v = d.http("POST", "/session", Some(caps)).unwrap_or_else(|e| panic!("new session: {e}"));
         d.session = v["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {v}")).to_string();
         Some(d)
     }
 
-    /// One HTTP/1.1 request to the driver; the JSON answer.
-    fn http(&self, method: &str, path: &str, body: Option<Value>) -> Option<Value> {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
+    /// One HTTP/1.1 request to the driver; the JSON answer, or why there is none.
+    fn http(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| format!("connect: {e}"))?;
         let body = body.map(|b| b.to_string()).unwrap_or_default();
         write!(
             s,
@@ -64,25 +64,27 @@ impl Driver {
             self.port,
             body.len()
         )
-        .ok()?;
+        .map_err(|e| format!("write: {e}"))?;
         // The driver keeps the connection open: read the head, then Content-Length bytes
         // (or chunks up to the last one). Counted and cut in bytes, decoded once whole: a
         // read may end inside a character of the answer.
-        s.set_read_timeout(Some(std::time::Duration::from_secs(120))).ok()?;
+        s.set_read_timeout(Some(std::time::Duration::from_secs(120))).map_err(|e| e.to_string())?;
         let mut raw = Vec::new();
         let mut buf = [0u8; 65536];
         let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
         let body: Vec<u8> = loop {
-            let n = s.read(&mut buf).ok()?;
-            if n == 0 {
-                return None;
-            }
+            let n = match s.read(&mut buf) {
+                Ok(0) => return Err(format!("closed after {} bytes", raw.len())),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(format!("read after {} bytes: {e}", raw.len())),
+            };
             raw.extend_from_slice(&buf[..n]);
             let Some(h) = find(&raw, b"\r\n\r\n") else { continue };
             let head = String::from_utf8_lossy(&raw[..h]).to_ascii_lowercase();
             let rest = &raw[h + 4..];
             if let Some(len) = head.lines().find_map(|l| l.strip_prefix("content-length:")) {
-                let len: usize = len.trim().parse().ok()?;
+                let len: usize = len.trim().parse().map_err(|_| format!("length {len}"))?;
                 if rest.len() >= len {
                     break rest[..len].to_vec();
                 }
@@ -92,7 +94,8 @@ impl Driver {
                 let mut r = rest;
                 let done = loop {
                     let Some(e) = find(r, b"\r\n") else { break false };
-                    let n = usize::from_str_radix(std::str::from_utf8(&r[..e]).ok()?.trim(), 16).ok()?;
+                    let size = String::from_utf8_lossy(&r[..e]).trim().to_string();
+                    let n = usize::from_str_radix(&size, 16).map_err(|_| format!("chunk size {size:?}"))?;
                     if n == 0 {
                         break true;
                     }
@@ -105,17 +108,19 @@ impl Driver {
                     break out;
                 }
             } else {
-                return None;
+                return Err(format!("no length in {head:?}"));
             }
         };
-        let body = String::from_utf8(body).ok()?;
-        serde_json::from_str(&body).ok()
+        let body = String::from_utf8(body).map_err(|e| e.to_string())?;
+        serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))
     }
 
     /// A command of the session; its `value`. A WebDriver error fails the test.
     fn cmd(&self, method: &str, path: &str, body: Value) -> Value {
         let body = if method == "GET" || method == "DELETE" { None } else { Some(body) };
-        let v = self.http(method, &format!("/session/{}{path}", self.session), body).expect("WebDriver answer");
+        let v = self
+            .http(method, &format!("/session/{}{path}", self.session), body)
+            .unwrap_or_else(|e| panic!("WebDriver {method} {path}: no answer: {e}"));
         if let Some(e) = v["value"]["error"].as_str() {
             panic!("WebDriver {path}: {e}: {}", v["value"]["message"]);
         }
