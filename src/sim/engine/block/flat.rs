@@ -373,350 +373,349 @@ pub(in crate::sim::engine) fn run_flat(
     // is at or above `lo`, and so is a global (the translation gives no flat kind to a read
     // of the one at offset 0): either is inside the pool when it is below its end.
     let mut k = s;
-    let ret = 'run: {
-        macro_rules! some {
-            ($e:expr) => {
-                match $e {
-                    Some(v) => v,
-                    None => break 'run (k, usize::MAX),
-                }
-            };
-        }
-        // The pool index of an address.
-        macro_rules! at {
-            ($a:expr) => {{
-                let a: i64 = $a;
-                if a >= lo && a < end_at {
-                    a as usize
-                } else {
-                    break 'run (k, usize::MAX);
-                }
-            }};
-        }
-        macro_rules! loc {
-            ($l:expr) => {
-                match lb + $l as i64 {
-                    a if a < end_at => a as usize,
-                    _ => break 'run (k, usize::MAX),
-                }
-            };
-        }
-        macro_rules! glo {
-            ($g:expr) => {
-                match gb + $g as i64 {
-                    a if a < end_at => a as usize,
-                    _ => break 'run (k, usize::MAX),
-                }
-            };
-        }
-        // Pushes the element at address `a` (`INDEX` and `Dereference`), or with `load`
-        // false the address (`INDEX` alone), as `push_elem` does.
-        macro_rules! elem {
-            ($a:expr, $load:expr) => {
-                if $load {
-                    let e = at!($a as i64);
-                    stack.push(words[e]);
-                } else {
-                    stack.push(Word::Int($a));
-                }
-            };
-        }
-        // The value of an operand that is a local or a constant.
-        macro_rules! arg {
-            ($a:expr) => {
-                match $a {
-                    Arg::L(l) => int_of(&words[loc!(l)]),
-                    Arg::K(v) => v,
-                }
-            };
-        }
-        while k < end {
-            let x = &flat[k];
-            let next = k + x.len as usize;
-            // The destination of the store that goes with the operation, if one does.
-            let mut dst = usize::MAX;
-            if x.put.is_some() {
-                let below = stack.len().checked_sub(x.pops as usize + 1);
-                dst = at!(int_of(&stack[some!(below)]) as i64);
+    macro_rules! some {
+        ($e:expr) => {
+            match $e {
+                Some(v) => v,
+                None => return (k, usize::MAX),
             }
-            match x.f {
-                Flat::Op => break 'run (k, HANDOFF),
-                Flat::End => break 'run (k, usize::MAX),
-                Flat::BrLK { c, l, k: v, t } => {
-                    let i = loc!(l);
-                    if c.holds(int_of(&words[i]), v) {
-                        break 'run (k, t as usize);
-                    }
-                }
-                Flat::BrLL { c, l, m, t } => {
-                    let (i, j) = (loc!(l), loc!(m));
-                    if c.holds(int_of(&words[i]), int_of(&words[j])) {
-                        break 'run (k, t as usize);
-                    }
-                }
-                Flat::BrSK { c, k: v, t } => {
-                    let x = int_of(some!(stack.last()));
-                    stack.pop();
-                    if c.holds(x, v) {
-                        break 'run (k, t as usize);
-                    }
-                }
-                Flat::BrSL { c, l, t } => {
-                    let y = int_of(&words[loc!(l)]);
-                    let x = int_of(some!(stack.last()));
-                    stack.pop();
-                    if c.holds(x, y) {
-                        break 'run (k, t as usize);
-                    }
-                }
-                Flat::BrSS { c, t } => {
-                    let n = stack.len();
-                    if n < 2 {
-                        break;
-                    }
-                    let (x, y) = (int_of(&stack[n - 2]), int_of(&stack[n - 1]));
-                    stack.truncate(n - 2);
-                    if c.holds(x, y) {
-                        break 'run (k, t as usize);
-                    }
-                }
-                Flat::IncL { l, d } => {
-                    let i = loc!(l);
-                    words[i] = Word::Int(int_of(&words[i]).wrapping_add(d));
-                }
-                Flat::IncLJ { l, d, t } => {
-                    let i = loc!(l);
-                    words[i] = Word::Int(int_of(&words[i]).wrapping_add(d));
-                    break 'run (k, t as usize);
-                }
-                Flat::Jmp { t } => break 'run (k, t as usize),
-                Flat::PushL { l } => {
-                    let i = loc!(l);
-                    stack.push(words[i]);
-                }
-                Flat::PushG { g } => {
-                    let i = glo!(g);
-                    stack.push(words[i]);
-                }
-                Flat::PushK { k: v } => stack.push(Word::Int(v)),
-                Flat::AddrL { l } => stack.push(Word::Int((lb + l as i64) as i32)),
-                Flat::BinSS { op } => {
-                    let n = stack.len();
-                    if n < 2 {
-                        break;
-                    }
-                    let r = some!(op.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
-                    stack.truncate(n - 1);
-                    stack[n - 2] = Word::Int(r);
-                }
-                Flat::BinSL { op, l } => {
-                    let i = loc!(l);
-                    let y = int_of(&words[i]);
-                    let top = some!(stack.last_mut());
-                    *top = Word::Int(some!(op.apply(int_of(top), y)));
-                }
-                Flat::BinSK { op, k: v } => {
-                    let top = some!(stack.last_mut());
-                    *top = Word::Int(some!(op.apply(int_of(top), v)));
-                }
-                Flat::BinLK { op, l, k: v } => {
-                    let i = loc!(l);
-                    stack.push(Word::Int(some!(op.apply(int_of(&words[i]), v))));
-                }
-                Flat::BinLL { op, l, m } => {
-                    let (i, j) = (loc!(l), loc!(m));
-                    stack.push(Word::Int(some!(op.apply(int_of(&words[i]), int_of(&words[j])))));
-                }
-                Flat::BinBinSS { first, then } => {
-                    let n = stack.len();
-                    if n < 3 {
-                        break;
-                    }
-                    let yz = some!(first.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
-                    let r = some!(then.apply(int_of(&stack[n - 3]), yz));
-                    stack.truncate(n - 2);
-                    stack[n - 3] = Word::Int(r);
-                }
-                Flat::ElemGL { g, l, size, len, load } => {
-                    let i = loc!(l);
-                    let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
-                    elem!(a, load);
-                }
-                Flat::ElemGK { g, k: v, size, len, load } => {
-                    let a = some!(index((gb + g as i64) as i32, v, size, len));
-                    elem!(a, load);
-                }
-                Flat::ElemLL { a: b, l, size, len, load } => {
-                    let i = loc!(l);
-                    let a = some!(index((lb + b as i64) as i32, int_of(&words[i]), size, len));
-                    elem!(a, load);
-                }
-                Flat::Elem2GLL { g, l, size, len, m, size2, len2, load } => {
-                    let (i, j) = (loc!(l), loc!(m));
-                    let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
-                    let a = some!(index(a, int_of(&words[j]), size2, len2));
-                    elem!(a, load);
-                }
-                Flat::SetElemGLK { g, l, size, len, k: v, ty } => {
-                    let i = loc!(l);
-                    let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
-                    let e = at!(a as i64);
-                    put_word(ty, &Word::Int(v), &mut words[e]);
-                }
-                Flat::SetElemGLL { g, l, size, len, m, ty } => {
-                    let i = loc!(l);
-                    let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
-                    let w = words[loc!(m)];
-                    let e = at!(a as i64);
-                    put_word(ty, &w, &mut words[e]);
-                }
-                Flat::SetLK { l, k: v } => {
-                    let i = loc!(l);
-                    words[i] = Word::Int(v);
-                }
-                Flat::SetLL { l, m } => {
-                    let w = int_of(&words[loc!(m)]);
-                    let i = loc!(l);
-                    words[i] = Word::Int(w);
-                }
-                Flat::UpdLL { l, op, m } => {
-                    let i = loc!(l);
-                    let y = int_of(&words[loc!(m)]);
-                    words[i] = Word::Int(some!(op.apply(int_of(&words[i]), y)));
-                }
-                Flat::UpdLK { l, op, k: v } => {
-                    let i = loc!(l);
-                    words[i] = Word::Int(some!(op.apply(int_of(&words[i]), v)));
-                }
-                Flat::ElemXGLK { g, first, l, k: v, size, len, load } => {
-                    let i = some!(first.apply(int_of(&words[loc!(l)]), v));
-                    let a = some!(index((gb + g as i64) as i32, i, size, len));
-                    elem!(a, load);
-                }
-                Flat::ElemXGLKL { g, first, l, k: v, then, m, size, len, load } => {
-                    let i = some!(first.apply(int_of(&words[loc!(l)]), v));
-                    let i = some!(then.apply(i, int_of(&words[loc!(m)])));
-                    let a = some!(index((gb + g as i64) as i32, i, size, len));
-                    elem!(a, load);
-                }
-                Flat::AddrDerefL { l } => {
-                    let a = (lb + l as i64) as i32;
-                    let i = at!(a as i64);
-                    stack.push(Word::Int(a));
-                    stack.push(words[i]);
-                }
-                Flat::Bin2 { first, a, b, then, c } => {
-                    let r = some!(first.apply(arg!(a), arg!(b)));
-                    let r = some!(then.apply(r, arg!(c)));
-                    stack.push(Word::Int(r));
-                }
-                Flat::BinW { ins } => {
-                    let n = stack.len();
-                    if n < 2 {
-                        break;
-                    }
-                    let y = stack[n - 1];
-                    let (x, dst) = (stack[n - 2], &mut stack[n - 2]);
-                    some!(binary(ins, x, y, dst));
-                    stack.pop();
-                }
-                Flat::BinWSL { ins, l } => {
-                    let y = words[loc!(l)];
-                    let dst = some!(stack.last_mut());
-                    some!(binary(ins, *dst, y, dst));
-                }
-                Flat::BinWLL { ins, l, m } => {
-                    let (x, y) = (words[loc!(l)], words[loc!(m)]);
-                    stack.push(Word::Int(0));
-                    if binary(ins, x, y, some!(stack.last_mut())).is_none() {
-                        stack.pop();
-                        break;
-                    }
-                }
-                Flat::PushW { w } => stack.push(w),
-                Flat::Un { ins } => {
-                    // Matched in place and written in each case, as `run` does.
-                    let x = some!(stack.last_mut());
-                    match (ins, &*x) {
-                        (Instr::Convert { to: Scalar::Double }, &Word::Int(i)) => *x = Word::Double(f64::from(i)),
-                        (Instr::Convert { to: Scalar::Char }, &Word::Int(i)) => *x = Word::Char(i as u8),
-                        _ => *x = unary_out_of_line(ins, *x),
-                    }
-                }
-                Flat::JumpIf { when, t } => {
-                    let w = some!(stack.pop());
-                    if truthy(w) == when {
-                        break 'run (k, t as usize);
-                    }
-                }
-                Flat::Deref => {
-                    let w = some!(stack.last_mut());
-                    let i = at!(int_of(w) as i64);
-                    *w = words[i];
-                }
-                Flat::IncDecS { d, pre } => {
-                    let top = some!(stack.last_mut());
-                    let i = at!(int_of(top) as i64);
-                    let old = int_of(&words[i]);
-                    let new = old.wrapping_add(d);
-                    words[i] = Word::Int(new);
-                    *top = Word::Int(if pre { new } else { old });
-                }
-                Flat::Pop { n } => {
-                    let l = stack.len().saturating_sub(n as usize);
-                    stack.truncate(l);
-                }
-                Flat::BinBinD { first, then } => {
-                    let n = stack.len();
-                    if n < 3 {
-                        break;
-                    }
-                    match (stack[n - 3], stack[n - 2], stack[n - 1]) {
-                        (Word::Double(x), Word::Double(y), Word::Double(z)) => {
-                            stack[n - 3] = Word::Double(then.apply(x, first.apply(y, z)));
-                        }
-                        (x, y, z) => {
-                            let mut r = Word::Int(0);
-                            some!(binary(first.ins(), y, z, &mut r));
-                            some!(binary(then.ins(), x, r, &mut stack[n - 3]));
-                        }
-                    }
-                    stack.truncate(n - 2);
-                }
-                Flat::AccI { ops, args } => {
-                    let [a, b, c] = args;
-                    let top = some!(stack.last_mut());
-                    let x = some!(ops[0].apply(int_of(top), arg!(a)));
-                    let x = some!(ops[1].apply(x, arg!(b)));
-                    *top = Word::Int(some!(ops[2].apply(x, arg!(c))));
-                }
-                Flat::PElemLL { p, l, size, len, load } => {
-                    let base = int_of(&words[loc!(p)]);
-                    let i = int_of(&words[loc!(l)]);
-                    let a = some!(index(base, i, size, len));
-                    elem!(a, load);
-                }
-                Flat::IndexS { size, len, load } => {
-                    let n = stack.len();
-                    if n < 2 {
-                        break;
-                    }
-                    let a = some!(index(int_of(&stack[n - 2]), int_of(&stack[n - 1]), size, len));
-                    stack[n - 2] = if load { words[at!(a as i64)] } else { Word::Int(a) };
-                    stack.truncate(n - 1);
+        };
+    }
+    // The pool index of an address at or above `lo` (a local's, a global's), and of any
+    // address ([`Memory::index`]).
+    macro_rules! below_end {
+        ($a:expr) => {
+            match $a {
+                a if a < end_at => a as usize,
+                _ => return (k, usize::MAX),
+            }
+        };
+    }
+    macro_rules! at {
+        ($a:expr) => {{
+            let a: i64 = $a;
+            if a < lo {
+                return (k, usize::MAX);
+            }
+            below_end!(a)
+        }};
+    }
+    macro_rules! loc {
+        ($l:expr) => {
+            below_end!(lb + $l as i64)
+        };
+    }
+    macro_rules! glo {
+        ($g:expr) => {
+            below_end!(gb + $g as i64)
+        };
+    }
+    // Pushes the element at address `a` (`INDEX` and `Dereference`), or with `load`
+    // false the address (`INDEX` alone), as `push_elem` does.
+    macro_rules! elem {
+        ($a:expr, $load:expr) => {
+            if $load {
+                let e = at!($a as i64);
+                stack.push(words[e]);
+            } else {
+                stack.push(Word::Int($a));
+            }
+        };
+    }
+    // The value of an operand that is a local or a constant.
+    macro_rules! arg {
+        ($a:expr) => {
+            match $a {
+                Arg::L(l) => int_of(&words[loc!(l)]),
+                Arg::K(v) => v,
+            }
+        };
+    }
+    while k < end {
+        let x = &flat[k];
+        let next = k + x.len as usize;
+        // The destination of the store that goes with the operation, if one does.
+        let mut dst = usize::MAX;
+        if x.put.is_some() {
+            let below = stack.len().checked_sub(x.pops as usize + 1);
+            dst = at!(int_of(&stack[some!(below)]) as i64);
+        }
+        match x.f {
+            Flat::Op => return (k, HANDOFF),
+            Flat::End => return (k, usize::MAX),
+            Flat::BrLK { c, l, k: v, t } => {
+                let i = loc!(l);
+                if c.holds(int_of(&words[i]), v) {
+                    return (k, t as usize);
                 }
             }
-            if let Some(ty) = x.put {
-                // The operation left its value above the address checked.
-                let l = stack.len();
-                put_word(ty, &stack[l - 1], &mut words[dst]);
-                stack.truncate(l - 2);
+            Flat::BrLL { c, l, m, t } => {
+                let (i, j) = (loc!(l), loc!(m));
+                if c.holds(int_of(&words[i]), int_of(&words[j])) {
+                    return (k, t as usize);
+                }
             }
-            k = next;
+            Flat::BrSK { c, k: v, t } => {
+                let x = int_of(some!(stack.last()));
+                stack.pop();
+                if c.holds(x, v) {
+                    return (k, t as usize);
+                }
+            }
+            Flat::BrSL { c, l, t } => {
+                let y = int_of(&words[loc!(l)]);
+                let x = int_of(some!(stack.last()));
+                stack.pop();
+                if c.holds(x, y) {
+                    return (k, t as usize);
+                }
+            }
+            Flat::BrSS { c, t } => {
+                let n = stack.len();
+                if n < 2 {
+                    break;
+                }
+                let (x, y) = (int_of(&stack[n - 2]), int_of(&stack[n - 1]));
+                stack.truncate(n - 2);
+                if c.holds(x, y) {
+                    return (k, t as usize);
+                }
+            }
+            Flat::IncL { l, d } => {
+                let i = loc!(l);
+                words[i] = Word::Int(int_of(&words[i]).wrapping_add(d));
+            }
+            Flat::IncLJ { l, d, t } => {
+                let i = loc!(l);
+                words[i] = Word::Int(int_of(&words[i]).wrapping_add(d));
+                return (k, t as usize);
+            }
+            Flat::Jmp { t } => return (k, t as usize),
+            Flat::PushL { l } => {
+                let i = loc!(l);
+                stack.push(words[i]);
+            }
+            Flat::PushG { g } => {
+                let i = glo!(g);
+                stack.push(words[i]);
+            }
+            Flat::PushK { k: v } => stack.push(Word::Int(v)),
+            Flat::AddrL { l } => stack.push(Word::Int((lb + l as i64) as i32)),
+            Flat::BinSS { op } => {
+                let n = stack.len();
+                if n < 2 {
+                    break;
+                }
+                let r = some!(op.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
+                stack.truncate(n - 1);
+                stack[n - 2] = Word::Int(r);
+            }
+            Flat::BinSL { op, l } => {
+                let i = loc!(l);
+                let y = int_of(&words[i]);
+                let top = some!(stack.last_mut());
+                *top = Word::Int(some!(op.apply(int_of(top), y)));
+            }
+            Flat::BinSK { op, k: v } => {
+                let top = some!(stack.last_mut());
+                *top = Word::Int(some!(op.apply(int_of(top), v)));
+            }
+            Flat::BinLK { op, l, k: v } => {
+                let i = loc!(l);
+                stack.push(Word::Int(some!(op.apply(int_of(&words[i]), v))));
+            }
+            Flat::BinLL { op, l, m } => {
+                let (i, j) = (loc!(l), loc!(m));
+                stack.push(Word::Int(some!(op.apply(int_of(&words[i]), int_of(&words[j])))));
+            }
+            Flat::BinBinSS { first, then } => {
+                let n = stack.len();
+                if n < 3 {
+                    break;
+                }
+                let yz = some!(first.apply(int_of(&stack[n - 2]), int_of(&stack[n - 1])));
+                let r = some!(then.apply(int_of(&stack[n - 3]), yz));
+                stack.truncate(n - 2);
+                stack[n - 3] = Word::Int(r);
+            }
+            Flat::ElemGL { g, l, size, len, load } => {
+                let i = loc!(l);
+                let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                elem!(a, load);
+            }
+            Flat::ElemGK { g, k: v, size, len, load } => {
+                let a = some!(index((gb + g as i64) as i32, v, size, len));
+                elem!(a, load);
+            }
+            Flat::ElemLL { a: b, l, size, len, load } => {
+                let i = loc!(l);
+                let a = some!(index((lb + b as i64) as i32, int_of(&words[i]), size, len));
+                elem!(a, load);
+            }
+            Flat::Elem2GLL { g, l, size, len, m, size2, len2, load } => {
+                let (i, j) = (loc!(l), loc!(m));
+                let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                let a = some!(index(a, int_of(&words[j]), size2, len2));
+                elem!(a, load);
+            }
+            Flat::SetElemGLK { g, l, size, len, k: v, ty } => {
+                let i = loc!(l);
+                let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                let e = at!(a as i64);
+                put_word(ty, &Word::Int(v), &mut words[e]);
+            }
+            Flat::SetElemGLL { g, l, size, len, m, ty } => {
+                let i = loc!(l);
+                let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                let w = words[loc!(m)];
+                let e = at!(a as i64);
+                put_word(ty, &w, &mut words[e]);
+            }
+            Flat::SetLK { l, k: v } => {
+                let i = loc!(l);
+                words[i] = Word::Int(v);
+            }
+            Flat::SetLL { l, m } => {
+                let w = int_of(&words[loc!(m)]);
+                let i = loc!(l);
+                words[i] = Word::Int(w);
+            }
+            Flat::UpdLL { l, op, m } => {
+                let i = loc!(l);
+                let y = int_of(&words[loc!(m)]);
+                words[i] = Word::Int(some!(op.apply(int_of(&words[i]), y)));
+            }
+            Flat::UpdLK { l, op, k: v } => {
+                let i = loc!(l);
+                words[i] = Word::Int(some!(op.apply(int_of(&words[i]), v)));
+            }
+            Flat::ElemXGLK { g, first, l, k: v, size, len, load } => {
+                let i = some!(first.apply(int_of(&words[loc!(l)]), v));
+                let a = some!(index((gb + g as i64) as i32, i, size, len));
+                elem!(a, load);
+            }
+            Flat::ElemXGLKL { g, first, l, k: v, then, m, size, len, load } => {
+                let i = some!(first.apply(int_of(&words[loc!(l)]), v));
+                let i = some!(then.apply(i, int_of(&words[loc!(m)])));
+                let a = some!(index((gb + g as i64) as i32, i, size, len));
+                elem!(a, load);
+            }
+            Flat::AddrDerefL { l } => {
+                let a = (lb + l as i64) as i32;
+                let i = at!(a as i64);
+                stack.push(Word::Int(a));
+                stack.push(words[i]);
+            }
+            Flat::Bin2 { first, a, b, then, c } => {
+                let r = some!(first.apply(arg!(a), arg!(b)));
+                let r = some!(then.apply(r, arg!(c)));
+                stack.push(Word::Int(r));
+            }
+            Flat::BinW { ins } => {
+                let n = stack.len();
+                if n < 2 {
+                    break;
+                }
+                let y = stack[n - 1];
+                let (x, dst) = (stack[n - 2], &mut stack[n - 2]);
+                some!(binary(ins, x, y, dst));
+                stack.pop();
+            }
+            Flat::BinWSL { ins, l } => {
+                let y = words[loc!(l)];
+                let dst = some!(stack.last_mut());
+                some!(binary(ins, *dst, y, dst));
+            }
+            Flat::BinWLL { ins, l, m } => {
+                let (x, y) = (words[loc!(l)], words[loc!(m)]);
+                stack.push(Word::Int(0));
+                if binary(ins, x, y, some!(stack.last_mut())).is_none() {
+                    stack.pop();
+                    break;
+                }
+            }
+            Flat::PushW { w } => stack.push(w),
+            Flat::Un { ins } => {
+                // Matched in place and written in each case, as `run` does.
+                let x = some!(stack.last_mut());
+                match (ins, &*x) {
+                    (Instr::Convert { to: Scalar::Double }, &Word::Int(i)) => *x = Word::Double(f64::from(i)),
+                    (Instr::Convert { to: Scalar::Char }, &Word::Int(i)) => *x = Word::Char(i as u8),
+                    _ => *x = unary_out_of_line(ins, *x),
+                }
+            }
+            Flat::JumpIf { when, t } => {
+                let w = some!(stack.pop());
+                if truthy(w) == when {
+                    return (k, t as usize);
+                }
+            }
+            Flat::Deref => {
+                let w = some!(stack.last_mut());
+                let i = at!(int_of(w) as i64);
+                *w = words[i];
+            }
+            Flat::IncDecS { d, pre } => {
+                let top = some!(stack.last_mut());
+                let i = at!(int_of(top) as i64);
+                let old = int_of(&words[i]);
+                let new = old.wrapping_add(d);
+                words[i] = Word::Int(new);
+                *top = Word::Int(if pre { new } else { old });
+            }
+            Flat::Pop { n } => {
+                let l = stack.len().saturating_sub(n as usize);
+                stack.truncate(l);
+            }
+            Flat::BinBinD { first, then } => {
+                let n = stack.len();
+                if n < 3 {
+                    break;
+                }
+                match (stack[n - 3], stack[n - 2], stack[n - 1]) {
+                    (Word::Double(x), Word::Double(y), Word::Double(z)) => {
+                        stack[n - 3] = Word::Double(then.apply(x, first.apply(y, z)));
+                    }
+                    (x, y, z) => {
+                        let mut r = Word::Int(0);
+                        some!(binary(first.ins(), y, z, &mut r));
+                        some!(binary(then.ins(), x, r, &mut stack[n - 3]));
+                    }
+                }
+                stack.truncate(n - 2);
+            }
+            Flat::AccI { ops, args } => {
+                let [a, b, c] = args;
+                let top = some!(stack.last_mut());
+                let x = some!(ops[0].apply(int_of(top), arg!(a)));
+                let x = some!(ops[1].apply(x, arg!(b)));
+                *top = Word::Int(some!(ops[2].apply(x, arg!(c))));
+            }
+            Flat::PElemLL { p, l, size, len, load } => {
+                let base = int_of(&words[loc!(p)]);
+                let i = int_of(&words[loc!(l)]);
+                let a = some!(index(base, i, size, len));
+                elem!(a, load);
+            }
+            Flat::IndexS { size, len, load } => {
+                let n = stack.len();
+                if n < 2 {
+                    break;
+                }
+                let a = some!(index(int_of(&stack[n - 2]), int_of(&stack[n - 1]), size, len));
+                stack[n - 2] = if load { words[at!(a as i64)] } else { Word::Int(a) };
+                stack.truncate(n - 1);
+            }
         }
-        (k, usize::MAX)
-    };
-    ret
+        if let Some(ty) = x.put {
+            // The operation left its value above the address checked.
+            let l = stack.len();
+            put_word(ty, &stack[l - 1], &mut words[dst]);
+            stack.truncate(l - 2);
+        }
+        k = next;
+    }
+    (k, usize::MAX)
 }
 
 #[cfg(test)]
