@@ -798,7 +798,7 @@ impl<'m> Simulator<'m> {
         let mut sim = Simulator {
             module,
             funcs,
-            flat_any: flat.iter().any(|f| f.go),
+            flat_any: block::FlatStep::worth(&flat),
             flat,
             prog,
             global_objects,

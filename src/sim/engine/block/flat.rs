@@ -11,10 +11,12 @@
 //! the stretches around it (their fit, charges and quantum crossings) are those of
 //! [`super::run_stretches`], which runs the flat form in its instance with `FLAT`.
 //!
-//! That instance is the one the interpreter uses for a program with at least one stretch
-//! in the flat form ([`FlatStep::go`]); the others keep the instance without it, whose
-//! code is left as it was (a call in the loop of stretches costs a program of short
-//! stretches, as a recursive function's, several percent through the code around it).
+//! That instance is the one the interpreter uses for a program with a stretch of at least
+//! four operations in the flat form ([`FlatStep::worth`]); the others keep the instance
+//! without it, whose code is left as it was (a call in the loop of stretches costs a
+//! program of short stretches, as a recursive function's, several percent through the
+//! code around it: `fib` took 1.09x its time when its stretches of three operations
+//! chose the flat instance).
 //!
 //! Variables of depth 1 (the running function's frame) are read from the display entry
 //! taken once per stretch, those of depth 0 (the globals) likewise: calls and returns,
@@ -194,18 +196,28 @@ pub(in crate::sim::engine) struct FlatStep {
     pops: u8,
     put: Option<Scalar>,
     /// The stretch from here is run in the flat form: its first operation has a flat
-    /// kind and it has at least [`FlatStep::MIN_OPS`] operations (a shorter one, as
-    /// between the calls of a recursive function, costs less in the stretches' own
-    /// loop than the flat form's entry).
+    /// kind and it has at least [`FlatStep::MIN_OPS`] operations (a shorter one costs
+    /// less in the stretches' own loop than the flat form's entry; one of three, as
+    /// quicksort's `while (a[j] > x) j--;`, already costs more).
     pub(in crate::sim::engine) go: bool,
+    /// The operations of the stretch from here, up to [`FlatStep::MIN_WORTH`].
+    ops: u8,
 }
 
 impl FlatStep {
-    const MIN_OPS: usize = 4;
+    const MIN_OPS: usize = 3;
+    const MIN_WORTH: usize = 4;
+
+    /// Whether a program with these steps is worth running in the flat instance of the
+    /// stretches' loop: it has a stretch in the flat form with at least
+    /// [`FlatStep::MIN_WORTH`] operations.
+    pub(in crate::sim::engine) fn worth(flat: &[FlatStep]) -> bool {
+        flat.iter().any(|f| f.go && f.ops as usize >= FlatStep::MIN_WORTH)
+    }
 
     /// The flat form of every step of `code`.
     pub(in crate::sim::engine) fn all(code: &[Step]) -> Vec<FlatStep> {
-        // The operations of the stretch from each pc, up to `MIN_OPS`, backwards: the one
+        // The operations of the stretch from each pc, up to `MIN_WORTH`, backwards: the one
         // after an operation is in its stretch when it starts before the stretch's end.
         let mut ops = vec![0usize; code.len()];
         for pc in (0..code.len()).rev() {
@@ -213,7 +225,7 @@ impl FlatStep {
             ops[pc] = if end <= pc {
                 0
             } else if next < end {
-                (1 + ops[next]).min(FlatStep::MIN_OPS)
+                (1 + ops[next]).min(FlatStep::MIN_WORTH)
             } else {
                 1
             };
@@ -223,7 +235,7 @@ impl FlatStep {
             .map(|(pc, s)| {
                 let f = Flat::of(&s.x);
                 let go = !matches!(f, Flat::Op | Flat::End) && ops[pc] >= FlatStep::MIN_OPS;
-                FlatStep { f, len: s.len, pops: s.pops, put: s.put, go }
+                FlatStep { f, len: s.len, pops: s.pops, put: s.put, go, ops: ops[pc] as u8 }
             })
             .collect()
     }
@@ -636,11 +648,12 @@ pub(in crate::sim::engine) fn run_flat(
             }
             Flat::PushW { w } => stack.push(w),
             Flat::Un { ins } => {
-                // Matched in place and written in each case, as `run` does.
+                // Matched in place and written in each case, as `run` does (and `!x`).
                 let x = some!(stack.last_mut());
                 match (ins, &*x) {
                     (Instr::Convert { to: Scalar::Double }, &Word::Int(i)) => *x = Word::Double(f64::from(i)),
                     (Instr::Convert { to: Scalar::Char }, &Word::Int(i)) => *x = Word::Char(i as u8),
+                    (Instr::LogNot {}, &w) => *x = Word::Int(i32::from(!truthy(w))),
                     _ => *x = unary_out_of_line(ins, *x),
                 }
             }
@@ -796,7 +809,7 @@ mod tests {
     }
 
     #[test]
-    fn a_stretch_runs_flat_when_it_starts_flat_and_has_four_operations() {
+    fn a_stretch_runs_flat_when_it_starts_flat_and_has_three_operations() {
         // `go` from its definition: the operations from the pc to its stretch's end,
         // counted one by one (the translation counts them backwards, once).
         let src = crate::sim::engine::tests::FLAT_SRC;
@@ -812,9 +825,30 @@ mod tests {
             }
             let starts_flat = !matches!(flat[pc].f, Flat::Op | Flat::End);
             assert_eq!(flat[pc].go, starts_flat && n >= FlatStep::MIN_OPS, "pc {pc}");
+            assert_eq!(flat[pc].ops as usize, n.min(FlatStep::MIN_WORTH), "pc {pc}");
             some += usize::from(flat[pc].go);
         }
         assert!(some > 10, "{some}");
+    }
+
+    #[test]
+    fn a_program_of_short_stretches_keeps_the_instance_without_the_flat_form() {
+        // A recursive fib's stretches between its calls and returns have at most three
+        // operations (`n < 2`, `n - 1` pushed, the sum): not worth the flat instance; the
+        // flat kinds' program has loops of four and more.
+        let fib = "int fib(int n) {
+    if (n < 2)
+        return n;
+    return fib(n - 1) + fib(n - 2);
+}
+void main() { printf(\"%d\\n\", fib(20)); }";
+        let opts = crate::lang::FrontOptions::default();
+        let worth = |src: &str| {
+            let m = crate::lang::compile("w.c", src, &opts).unwrap().module;
+            FlatStep::worth(&FlatStep::all(&Step::all(&m.code)))
+        };
+        assert!(!worth(fib));
+        assert!(worth(crate::sim::engine::tests::FLAT_SRC));
     }
 
     #[test]
