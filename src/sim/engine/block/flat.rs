@@ -735,6 +735,14 @@ pub(in crate::sim::engine) fn run_flat(
 mod tests {
     use super::*;
 
+    /// The steps of the CPC program `src` and their flat form.
+    fn flat_of(src: &str) -> (Vec<Step>, Vec<FlatStep>) {
+        let m = crate::lang::compile("t.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
+        let steps = Step::all(&m.code);
+        let flat = FlatStep::all(&steps);
+        (steps, flat)
+    }
+
     /// The name of a flat kind (its `Debug` form up to its fields).
     fn name(f: &Flat) -> String {
         format!("{f:?}").split([' ', '{', '(']).next().unwrap_or("").to_string()
@@ -745,10 +753,7 @@ mod tests {
         // The program of `flat_kinds_change_no_result` has each shape where the flat
         // form runs it: in a stretch run in the flat form, before any operation without
         // a flat kind. So that test runs every kind.
-        let src = crate::sim::engine::tests::FLAT_SRC;
-        let m = crate::lang::compile("flat.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
-        let steps = Step::all(&m.code);
-        let flat = FlatStep::all(&steps);
+        let (steps, flat) = flat_of(crate::sim::engine::tests::FLAT_SRC);
         let mut kinds = std::collections::BTreeSet::new();
         for s in (0..flat.len()).filter(|&pc| flat[pc].go) {
             let mut pc = s;
@@ -812,10 +817,7 @@ mod tests {
     fn a_stretch_runs_flat_when_it_starts_flat_and_has_three_operations() {
         // `go` from its definition: the operations from the pc to its stretch's end,
         // counted one by one (the translation counts them backwards, once).
-        let src = crate::sim::engine::tests::FLAT_SRC;
-        let m = crate::lang::compile("flat.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
-        let steps = Step::all(&m.code);
-        let flat = FlatStep::all(&steps);
+        let (steps, flat) = flat_of(crate::sim::engine::tests::FLAT_SRC);
         let mut some = 0;
         for pc in 0..steps.len() {
             let (mut k, mut n) = (pc, 0);
@@ -842,11 +844,7 @@ mod tests {
     return fib(n - 1) + fib(n - 2);
 }
 void main() { printf(\"%d\\n\", fib(20)); }";
-        let opts = crate::lang::FrontOptions::default();
-        let worth = |src: &str| {
-            let m = crate::lang::compile("w.c", src, &opts).unwrap().module;
-            FlatStep::worth(&FlatStep::all(&Step::all(&m.code)))
-        };
+        let worth = |src: &str| FlatStep::worth(&flat_of(src).1);
         assert!(!worth(fib));
         assert!(worth(crate::sim::engine::tests::FLAT_SRC));
     }
@@ -863,9 +861,7 @@ void main() {
     for (k = 0; k < 4; k++)
         s = s + a[i][k] * b[k][j];
 }";
-        let m = crate::lang::compile("mm.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
-        let steps = Step::all(&m.code);
-        let flat = FlatStep::all(&steps);
+        let (steps, flat) = flat_of(src);
         let start = (0..flat.len()).find(|&pc| matches!(flat[pc].f, Flat::BrLK { .. })).expect("the loop test");
         assert!(flat[start].go);
         let mut kinds = Vec::new();
