@@ -749,6 +749,105 @@ pub(super) struct State {
     pub(super) site: usize,
 }
 
+/// The clock, quantum end and step budget of a run of stretches, and what it added: the
+/// sequential ticks, the quantum ends crossed and the last crossing: its stretch when a
+/// stretch charged alone crossed last (its first pc, its end, its clock, and the quantum
+/// end crossed last; the clock at that crossing is worked out once, at the end), or the
+/// clock at that crossing when a loop run whole did.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Clock {
+    pub(super) clock: Ticks,
+    pub(super) qend: Ticks,
+    pub(super) steps: u64,
+    pub(super) seq: Ticks,
+    pub(super) crossed: u64,
+    pub(super) last_cross: Option<(usize, usize, Ticks, Ticks)>,
+    pub(super) cross_at: Option<Ticks>,
+}
+
+impl Clock {
+    /// Charges the instructions `s..e`, run from the current clock, and the quantum ends
+    /// crossed: every end up to the last start (the instructions of earlier stretches all
+    /// started before `qend`).
+    #[inline(always)]
+    fn charge(&mut self, lim: &Limits<'_>, s: usize, e: usize) {
+        let (cum, q) = (lim.cum, lim.q);
+        let last = self.clock + (cum[e - 1] - cum[s]);
+        if last >= self.qend {
+            let mut m = 1;
+            while self.qend + m * q <= last {
+                m += 1;
+                if m > 8 {
+                    m = (last - self.qend) / q + 1;
+                    break;
+                }
+            }
+            self.last_cross = Some((s, e, self.clock, self.qend + (m - 1) * q));
+            self.crossed += m;
+            self.qend += m * q;
+        }
+        self.clock += cum[e] - cum[s];
+        self.seq += lim.cum_seq[e] - lim.cum_seq[s];
+        self.steps -= (e - s) as u64;
+    }
+
+    /// How many iterations of the loop whose body is the whole stretch `s..end` (its
+    /// last instruction jumps back to `s`) may run back to back from here, each charged
+    /// the same: those whose last instruction starts before the quantum's end, or at
+    /// most at the last end that may be crossed, within the steps left.
+    #[inline(always)]
+    fn loop_fit(&self, lim: &Limits<'_>, s: usize, end: usize) -> u64 {
+        let cum = lim.cum;
+        let (period, inner) = (cum[end] - cum[s], cum[end - 1] - cum[s]);
+        let limit = match (lim.crossable, self.qend.checked_sub(1)) {
+            (true, q1) => Some(lim.cross_max.max(q1.unwrap_or(0))),
+            (false, q1) => q1,
+        };
+        let fit = match limit {
+            Some(l) if self.clock.checked_add(inner).is_some_and(|t| t <= l) => {
+                (l - self.clock - inner).checked_div(period).map_or(u64::MAX, |k| k.saturating_add(1))
+            }
+            _ => 0,
+        };
+        fit.min(self.steps / (end - s) as u64)
+    }
+
+    /// Charges `done` iterations of the loop `s..end` run back to back from the current
+    /// clock (at most [`Clock::loop_fit`]), and the quantum ends they crossed, worked out
+    /// once for them all.
+    fn charge_loop(&mut self, lim: &Limits<'_>, s: usize, end: usize, done: u64) {
+        let (cum, q) = (lim.cum, lim.q);
+        let (period, inner) = (cum[end] - cum[s], cum[end - 1] - cum[s]);
+        let clock0 = self.clock;
+        let last = clock0 + (done - 1) * period + inner;
+        if last >= self.qend {
+            let m = (last - self.qend) / q + 1;
+            let l = self.qend + (m - 1) * q;
+            // The first start at or after `l`: in iteration `rel / period`.
+            let rel = l.saturating_sub(clock0);
+            let (j, r) = (rel / period, rel % period);
+            let k = s + cum[s..end].partition_point(|&t| t - cum[s] < r);
+            self.cross_at =
+                Some(if k == end { clock0 + (j + 1) * period } else { clock0 + j * period + (cum[k] - cum[s]) });
+            self.last_cross = None;
+            self.crossed += m;
+            self.qend += m * q;
+        }
+        self.clock += done * period;
+        self.seq += done * (lim.cum_seq[end] - lim.cum_seq[s]);
+        self.steps -= done * (end - s) as u64;
+    }
+
+    /// Whether the stretch `s..end` may run translated alone on the machine: its last
+    /// instruction starts before the quantum's end, or at most at the last end that may
+    /// be crossed.
+    #[inline(always)]
+    fn fits(&self, lim: &Limits<'_>, s: usize, end: usize) -> bool {
+        let last = self.clock.saturating_add(lim.cum[end - 1] - lim.cum[s]);
+        last < self.qend || (lim.crossable && last <= lim.cross_max)
+    }
+}
+
 /// What bounds a run of stretches: the charges ([`Charges`]), the quantum, and the last
 /// quantum end the process may go past (see [`super::interp::Env::cross_max`]).
 pub(super) struct Limits<'a> {
@@ -805,27 +904,33 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
     st: &mut State,
     lines: Lines<'_>,
 ) {
-    let (cum, cum_seq) = (lim.cum, lim.cum_seq);
+    let cum = lim.cum;
     // The state in locals (registers), written back at the end.
-    let (mut clock, mut qend, mut steps, mut seq, mut crossed) = (st.clock, st.qend, st.steps, 0, 0);
-    // The stretch of the last crossing: its first pc, its end, its clock, and the quantum
-    // end crossed last; the clock at that crossing is worked out once, at the end.
-    let mut last_cross = None;
-    // The clock at the last crossing, when a loop run whole crossed last.
-    let mut cross_at = None;
+    let mut c = Clock { clock: st.clock, qend: st.qend, steps: st.steps, ..Clock::default() };
+    // The flat form charged every stretch it ran (see `ops`).
+    let mut charged: bool;
     // Runs the operations of the stretch from `$s` to `$end`: the pc reached and the
-    // target of the jump taken, if one was.
+    // target of the jump taken, if one was. With `$more`, the flat form goes on through
+    // the stretches after it that fit before the quantum's end, charging them; `$s` and
+    // `$end` are then those of the last one, not charged yet, or `charged` is set.
     macro_rules! ops {
-        ($ctx:expr, $s:expr, $end:expr, $room:expr) => {{
+        ($ctx:expr, $s:ident, $end:ident, $room:expr, $more:expr) => {{
             let (mut at, mut jumped) = ($s, None);
+            charged = false;
             // Where the pool is all this processor's and no line costs are kept, the flat
             // form runs the stretch, or its start up to an operation without a flat kind.
             let mut rest = !FLAT || !lim.flat.get($s).is_some_and(|f| f.go);
             if !rest {
-                let (a, t) = flat::run_flat(lim.flat, $ctx, mem, stack, $s, $end);
+                let go = if $more { Some((code, lim, &mut c)) } else { None };
+                let (s1, a, t) = flat::run_flat(lim.flat, $ctx, mem, stack, $s, $end, go);
+                charged = t == flat::CHARGED;
+                if s1 != $s && !charged {
+                    $s = s1;
+                    $end = code[s1].end as usize;
+                }
                 at = a;
                 rest = t == flat::HANDOFF;
-                jumped = (t < flat::HANDOFF).then_some(t);
+                jumped = (t < flat::HANDOFF - 1).then_some(t);
             }
             while rest && at < $end {
                 let x = &code[at];
@@ -871,25 +976,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
     macro_rules! charge {
         ($s:expr, $e:expr) => {{
             let (s, e) = ($s, $e);
-            let last = clock + (cum[e - 1] - cum[s]);
-            if last >= qend {
-                // The ends crossed: every end up to the last start (the instructions of
-                // earlier stretches all started before `qend`).
-                let mut m = 1;
-                while qend + m * lim.q <= last {
-                    m += 1;
-                    if m > 8 {
-                        m = (last - qend) / lim.q + 1;
-                        break;
-                    }
-                }
-                last_cross = Some((s, e, clock, qend + (m - 1) * lim.q));
-                crossed += m;
-                qend += m * lim.q;
-            }
-            clock += cum[e] - cum[s];
-            seq += cum_seq[e] - cum_seq[s];
-            steps -= (e - s) as u64;
+            c.charge(lim, s, e);
             if LINES {
                 let (pc_ticks, lib, ticks, site) = (&mut *lines.pc_ticks, lines.lib, lines.ticks, st.site);
                 for k in s..e {
@@ -904,25 +991,29 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
     let mut s = st.pc;
     while let Some(first) = code.get(s) {
         let ctx = Ctx { display: &p.display, me: lim.me };
-        let end = first.end as usize;
+        let mut end = first.end as usize;
         let n = end - s;
-        if n == 0 || steps < n as u64 || stack.len() + 2 * n > super::MAX_WORKING_STACK {
+        if n == 0 || c.steps < n as u64 || stack.len() + 2 * n > super::MAX_WORKING_STACK {
             break;
         }
-        let last = clock.saturating_add(cum[end - 1] - cum[s]);
+        let last = c.clock.saturating_add(cum[end - 1] - cum[s]);
         // The ticks from the stretch's start within which an operation's instructions
         // must all start: any, or, when the stretch does not fit (with `PREFIX`), those
         // left in the quantum; a short quantum then runs the operations that fit
         // translated too, and the one that straddles its end an instruction at a time,
         // as the interpreter would.
         let mut room = Ticks::MAX;
-        if last >= qend && !(lim.crossable && last <= lim.cross_max) {
+        if last >= c.qend && !(lim.crossable && last <= lim.cross_max) {
             if !PREFIX {
                 break;
             }
-            room = qend.saturating_sub(clock);
+            room = c.qend.saturating_sub(c.clock);
         }
-        let (mut at, mut jumped, mut e) = ops!(ctx, s, end, room);
+        let (mut at, mut jumped, mut e) = ops!(ctx, s, end, room, true);
+        if charged {
+            (st.pc, s) = (at, at);
+            continue;
+        }
         if e > s {
             charge!(s, e);
         }
@@ -931,23 +1022,13 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
             // back while they fit (their last instruction starting before the quantum's
             // end, or at most at the last end that may be crossed), each charged the
             // same, and the crossings worked out once for them all.
-            let (period, inner) = (cum[end] - cum[s], cum[end - 1] - cum[s]);
-            let limit = match (lim.crossable, qend.checked_sub(1)) {
-                (true, q1) => Some(lim.cross_max.max(q1.unwrap_or(0))),
-                (false, q1) => q1,
-            };
-            let fit = match limit {
-                Some(l) if clock.checked_add(inner).is_some_and(|c| c <= l) => {
-                    (l - clock - inner).checked_div(period).map_or(u64::MAX, |k| k.saturating_add(1))
-                }
-                _ => 0,
-            };
-            let max = fit.min(steps / n as u64);
-            let (clock0, h) = (clock, stack.len());
+            // (`s` and `end` those of the last stretch the flat form ran.)
+            let max = c.loop_fit(lim, s, end);
+            let h = stack.len();
             let mut done = 0u64;
             while done < max {
-                let r = ops!(ctx, s, end, Ticks::MAX);
-                if r.1 == Some(s) && r.2 == end && stack.len() == h {
+                let r = ops!(ctx, s, end, Ticks::MAX, false);
+                if r.1 == Some(s) && r.2 == end && stack.len() == h && !charged {
                     done += 1;
                 } else {
                     // An iteration that did not go round: charged as a stretch below.
@@ -956,26 +1037,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
                 }
             }
             if done > 0 {
-                let last = clock0 + (done - 1) * period + inner;
-                if last >= qend {
-                    let m = (last - qend) / lim.q + 1;
-                    let l = qend + (m - 1) * lim.q;
-                    // The first start at or after `l`: in iteration `rel / period`.
-                    let rel = l.saturating_sub(clock0);
-                    let (j, r) = (rel / period, rel % period);
-                    let k = s + cum[s..end].partition_point(|&t| t - cum[s] < r);
-                    cross_at = Some(if k == end {
-                        clock0 + (j + 1) * period
-                    } else {
-                        clock0 + j * period + (cum[k] - cum[s])
-                    });
-                    last_cross = None;
-                    crossed += m;
-                    qend += m * lim.q;
-                }
-                clock += done * period;
-                seq += done * (cum_seq[end] - cum_seq[s]);
-                steps -= done * n as u64;
+                c.charge_loop(lim, s, end, done);
                 if LINES {
                     let (pc_ticks, lib, ticks, site) = (&mut *lines.pc_ticks, lines.lib, lines.ticks, st.site);
                     for k in s..end {
@@ -1004,7 +1066,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
             if let Some((t, mark)) = to {
                 charge!(at, at + 1);
                 if LINES {
-                    lines.calls.push((clock, mark));
+                    lines.calls.push((c.clock, mark));
                     if mark & LEAVE == 0 && lines.lib.get(at) != Some(&true) {
                         st.site = at;
                     }
@@ -1024,15 +1086,15 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
             }
         }
     }
-    if let Some(c) = cross_at {
-        st.cross_clock = c;
+    if let Some(at) = c.cross_at {
+        st.cross_clock = at;
     }
-    if let Some((s, e, c, end)) = last_cross {
+    if let Some((s, e, from, end)) = c.last_cross {
         // The start of the first instruction at or after the last end crossed.
-        let k = s + cum[s..e].partition_point(|&t| c + (t - cum[s]) < end);
-        st.cross_clock = c + (cum[k] - cum[s]);
+        let k = s + cum[s..e].partition_point(|&t| from + (t - cum[s]) < end);
+        st.cross_clock = from + (cum[k] - cum[s]);
     }
-    (st.clock, st.qend, st.steps, st.seq, st.crossed) = (clock, qend, steps, seq, crossed);
+    (st.clock, st.qend, st.steps, st.seq, st.crossed) = (c.clock, c.qend, c.steps, c.seq, c.crossed);
 }
 
 /// `CALL func` at `pc`, as the interpreter runs it when the callee's frame fits the current
