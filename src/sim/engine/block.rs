@@ -914,7 +914,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
     // the stretches after it that fit before the quantum's end, charging them; `$s` and
     // `$end` are then those of the last one, not charged yet, or `charged` is set.
     macro_rules! ops {
-        ($ctx:expr, $s:ident, $end:ident, $room:expr, $more:expr) => {{
+        ($s:ident, $end:ident, $room:expr, $more:expr) => {{
             let (mut at, mut jumped) = ($s, None);
             charged = false;
             // Where the pool is all this processor's and no line costs are kept, the flat
@@ -922,7 +922,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
             let mut rest = !FLAT || !lim.flat.get($s).is_some_and(|f| f.go);
             if !rest {
                 let go = if $more { Some((code, lim, &mut c)) } else { None };
-                let (s1, a, t) = flat::run_flat(lim.flat, $ctx, mem, stack, $s, $end, go);
+                let (s1, a, t) = flat::run_flat(lim.flat, p, mem, stack, $s, $end, go);
                 charged = t == flat::CHARGED;
                 if s1 != $s && !charged {
                     $s = s1;
@@ -932,6 +932,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
                 rest = t == flat::HANDOFF;
                 jumped = (t < flat::HANDOFF - 1).then_some(t);
             }
+            let ctx = Ctx { display: &p.display, me: lim.me };
             while rest && at < $end {
                 let x = &code[at];
                 if PREFIX && cum[at + x.len as usize - 1] - cum[$s] >= $room {
@@ -942,12 +943,12 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
                 let mut dst = usize::MAX;
                 if x.put.is_some() {
                     let below = stack.len().checked_sub(x.pops as usize + 1);
-                    match below.and_then(|b| slot($ctx, mem, int_of(&stack[b]) as i64)) {
+                    match below.and_then(|b| slot(ctx, mem, int_of(&stack[b]) as i64)) {
                         Some(i) => dst = i,
                         None => break,
                     }
                 }
-                match run(&x.x, x.len as usize, $ctx, mem, stack, at) {
+                match run(&x.x, x.len as usize, ctx, mem, stack, at) {
                     Some(Ran::Next(k)) => {
                         if let Some(ty) = x.put {
                             // The operation left its value above the address checked.
@@ -990,7 +991,6 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
     }
     let mut s = st.pc;
     while let Some(first) = code.get(s) {
-        let ctx = Ctx { display: &p.display, me: lim.me };
         let mut end = first.end as usize;
         let n = end - s;
         if n == 0 || c.steps < n as u64 || stack.len() + 2 * n > super::MAX_WORKING_STACK {
@@ -1009,7 +1009,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
             }
             room = c.qend.saturating_sub(c.clock);
         }
-        let (mut at, mut jumped, mut e) = ops!(ctx, s, end, room, true);
+        let (mut at, mut jumped, mut e) = ops!(s, end, room, true);
         if charged {
             (st.pc, s) = (at, at);
             continue;
@@ -1027,7 +1027,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
             let h = stack.len();
             let mut done = 0u64;
             while done < max {
-                let r = ops!(ctx, s, end, Ticks::MAX, false);
+                let r = ops!(s, end, Ticks::MAX, false);
                 if r.1 == Some(s) && r.2 == end && stack.len() == h && !charged {
                     done += 1;
                 } else {

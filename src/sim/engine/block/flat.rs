@@ -18,18 +18,17 @@
 //! runs in one call, not one per stretch: on the sieve 0.74x of the time, on fannkuch
 //! 0.85x.
 //!
-//! That instance is the one the interpreter uses for a program with a stretch of at least
-//! four operations in the flat form ([`FlatStep::worth`]); the others keep the instance
-//! without it, whose code is left as it was (a call in the loop of stretches costs a
-//! program of short stretches, as a recursive function's, several percent through the
-//! code around it: `fib` took 1.09x its time when its stretches of three operations
-//! chose the flat instance).
+//! Calls and returns run in the flat form too, as the stretches' loop runs them, and the
+//! run goes on in the callee or the caller: a recursive function runs in one call of it
+//! (recursive Fibonacci: 0.88x of the time). Variables of depth 1 (the running
+//! function's frame) and 0 (the globals) are read from the display entries taken at the
+//! start and after each call and return, the only instructions that change them.
 //!
-//! Variables of depth 1 (the running function's frame) are read from the display entry
-//! taken once per call, those of depth 0 (the globals) likewise: calls and returns, the
-//! only instructions that change the display, end the flat form's run.
+//! That instance is the one the interpreter uses for a program with a stretch in the
+//! flat form ([`FlatStep::worth`]); the others keep the instance without it, whose code
+//! is left as it was.
 use super::{
-    binary, index, int_of, put_word, truthy, unary_out_of_line, Clock, Cond, Ctx, IntOp, Ix, Limits, Op, Src, Step,
+    binary, index, int_of, put_word, truthy, unary_out_of_line, Clock, Cond, IntOp, Ix, Limits, Op, Proc, Src, Step,
 };
 use crate::sim::memory::Memory;
 use crate::vcode::{Instr, Scalar, Word};
@@ -40,8 +39,14 @@ use crate::vcode::{Instr, Scalar, Word};
 pub(super) enum Flat {
     /// Run by the stretches' own loop ([`HANDOFF`]).
     Op,
-    /// Ends the stretch here: `Stop`, a call or a return.
+    /// Ends the flat form's run here: `Stop`.
     End,
+    /// [`Op::Call`]: run as the stretches' own loop runs it ([`super::call`]), the
+    /// stretch after it at the callee's entry.
+    Call { func: u32 },
+    /// [`Op::Ret`]: run as the stretches' own loop runs it ([`super::ret`]), but from the
+    /// process's first function.
+    Ret { n: u32 },
     /// [`Op::BranchI`] of a local and a constant: jumps to `t` when `c` holds of them.
     BrLK { c: Cond, l: u32, k: i32, t: u32 },
     /// [`Op::BranchI`] of two locals.
@@ -209,24 +214,20 @@ pub(in crate::sim::engine) struct FlatStep {
     /// less in the stretches' own loop than the flat form's entry; one of three, as
     /// quicksort's `while (a[j] > x) j--;`, already costs more).
     pub(in crate::sim::engine) go: bool,
-    /// The operations of the stretch from here, up to [`FlatStep::MIN_WORTH`].
-    ops: u8,
 }
 
 impl FlatStep {
     const MIN_OPS: usize = 3;
-    const MIN_WORTH: usize = 4;
 
     /// Whether a program with these steps is worth running in the flat instance of the
-    /// stretches' loop: it has a stretch in the flat form with at least
-    /// [`FlatStep::MIN_WORTH`] operations.
+    /// stretches' loop: it has a stretch in the flat form.
     pub(in crate::sim::engine) fn worth(flat: &[FlatStep]) -> bool {
-        flat.iter().any(|f| f.go && f.ops as usize >= FlatStep::MIN_WORTH)
+        flat.iter().any(|f| f.go)
     }
 
     /// The flat form of every step of `code`.
     pub(in crate::sim::engine) fn all(code: &[Step]) -> Vec<FlatStep> {
-        // The operations of the stretch from each pc, up to `MIN_WORTH`, backwards: the one
+        // The operations of the stretch from each pc, up to `MIN_OPS`, backwards: the one
         // after an operation is in its stretch when it starts before the stretch's end.
         let mut ops = vec![0usize; code.len()];
         for pc in (0..code.len()).rev() {
@@ -234,7 +235,7 @@ impl FlatStep {
             ops[pc] = if end <= pc {
                 0
             } else if next < end {
-                (1 + ops[next]).min(FlatStep::MIN_WORTH)
+                (1 + ops[next]).min(FlatStep::MIN_OPS)
             } else {
                 1
             };
@@ -244,7 +245,7 @@ impl FlatStep {
             .map(|(pc, s)| {
                 let f = Flat::of(&s.x);
                 let go = !matches!(f, Flat::Op | Flat::End) && ops[pc] >= FlatStep::MIN_OPS;
-                FlatStep { f, len: s.len, pops: s.pops, put: s.put, go, ops: ops[pc] as u8 }
+                FlatStep { f, len: s.len, pops: s.pops, put: s.put, go }
             })
             .collect()
     }
@@ -255,7 +256,9 @@ impl Flat {
     fn of(x: &Op) -> Flat {
         let int_op = |ins| IntOp::of(ins);
         match *x {
-            Op::Stop | Op::Call(_) | Op::Ret(_) => Flat::End,
+            Op::Stop => Flat::End,
+            Op::Call(func) => Flat::Call { func },
+            Op::Ret(n) => Flat::Ret { n },
             Op::BranchI { cmp, a, b, when, target: t } => match (Cond::of(cmp, when), a, b) {
                 (Some(c), Src::Var(1, l), Src::Int(k)) => Flat::BrLK { c, l, k, t },
                 (Some(c), Src::Var(1, l), Src::Var(1, m)) => Flat::BrLL { c, l, m, t },
@@ -381,7 +384,7 @@ pub(super) const CHARGED: usize = usize::MAX - 2;
 #[inline(never)]
 pub(in crate::sim::engine) fn run_flat(
     flat: &[FlatStep],
-    p: Ctx<'_>,
+    p: &mut Proc,
     mem: &mut Memory,
     stack: &mut Vec<Word>,
     s: usize,
@@ -425,7 +428,7 @@ struct Round {
 #[allow(clippy::too_many_arguments)]
 fn flat_loop(
     flat: &[FlatStep],
-    p: Ctx<'_>,
+    p: &mut Proc,
     mem: &mut Memory,
     stack: &mut Vec<Word>,
     s: usize,
@@ -434,14 +437,13 @@ fn flat_loop(
     c: &mut Clock,
     r: &mut Round,
 ) -> (usize, usize, usize) {
-    debug_assert_eq!(p.me, u32::MAX);
     let (mut s, mut end) = (s, end);
     let (Some(&g0), Some(&l0)) = (p.display.first(), p.display.get(1)) else { return (s, s, HANDOFF) };
-    let (gb, lb) = (i64::from(g0), i64::from(l0));
+    let (mut gb, mut lb) = (i64::from(g0), i64::from(l0));
     // The pool as a slice, and the addresses inside it ([`Memory::index`]): from `lo` (1
     // when the null address is reserved) to `end_at`.
     let lo = i64::from(mem.null_reserved);
-    let words = &mut mem.words[..];
+    let mut words = &mut mem.words[..];
     let end_at = words.len() as i64;
     if end_at > 1 << 31 || lb < lo {
         // A pool this large, or a frame at the null address, is left to the stretches'
@@ -511,6 +513,54 @@ fn flat_loop(
             }
         };
     }
+    // Every stretch run charged: goes on at `$t` when the stretch there fits as the
+    // stretches' own loop checks it and starts with a flat kind.
+    macro_rules! next {
+        ($code:expr, $lim:expr, $t:expr) => {{
+            let t: usize = $t;
+            let te = $code.get(t).map_or(t, |c| c.end as usize);
+            let n = te.saturating_sub(t);
+            if n > 0
+                && !matches!(flat[t].f, Flat::Op | Flat::End)
+                && c.steps >= n as u64
+                && stack.len() + 2 * n <= super::super::MAX_WORKING_STACK
+                && c.fits($lim, t, te)
+            {
+                (s, k, end) = (t, t, te);
+                continue;
+            }
+            return (t, t, CHARGED);
+        }};
+    }
+    // A call or a return at `k`, which `$run` runs (`None`: it would not, having changed
+    // nothing): the stretch up to it charged, then itself, as the stretches' own loop
+    // charges them, and the run goes on at the pc `$run` gives, in the frame it makes
+    // the running function's.
+    macro_rules! transfer {
+        ($code:expr, $lim:expr, $run:expr) => {{
+            let (code, lim) = ($code, $lim);
+            if r.on {
+                // Not an iteration that goes round: those before it are charged first.
+                r.on = false;
+                if r.done > 0 {
+                    c.charge_loop(lim, s, end, r.done);
+                    r.done = 0;
+                }
+            }
+            if k > s {
+                c.charge(lim, s, k);
+            }
+            let Some(t) = $run else { return (k, k, CHARGED) };
+            c.charge(lim, k, k + 1);
+            let (Some(&g0), Some(&l0)) = (p.display.first(), p.display.get(1)) else { return (t, t, CHARGED) };
+            (gb, lb) = (i64::from(g0), i64::from(l0));
+            if lb < lo {
+                return (t, t, CHARGED);
+            }
+            words = &mut mem.words[..];
+            next!(code, lim, t);
+        }};
+    }
     // The jump at `k` to `$t` is taken: the stretch ends with it.
     macro_rules! jump {
         ($t:expr) => {{
@@ -547,19 +597,7 @@ fn flat_loop(
                         }
                     }
                 }
-                // The next stretch, as the stretches' own loop checks it.
-                let te = code.get(t).map_or(t, |c| c.end as usize);
-                let n = te.saturating_sub(t);
-                if n > 0
-                    && !matches!(flat[t].f, Flat::Op | Flat::End)
-                    && c.steps >= n as u64
-                    && stack.len() + 2 * n <= super::super::MAX_WORKING_STACK
-                    && c.fits(lim, t, te)
-                {
-                    (s, k, end) = (t, t, te);
-                    continue;
-                }
-                return (t, t, CHARGED);
+                next!(code, lim, t);
             }
             return (s, k, t);
         }};
@@ -576,6 +614,17 @@ fn flat_loop(
         match x.f {
             Flat::Op => return (s, k, HANDOFF),
             Flat::End => return (s, k, usize::MAX),
+            Flat::Call { func } => {
+                let Some((code, lim)) = go else { return (s, k, usize::MAX) };
+                transfer!(code, lim, super::call(p, mem, stack, lim, func, k));
+            }
+            Flat::Ret { n } => {
+                let Some((code, lim)) = go else { return (s, k, usize::MAX) };
+                if p.frames.len() <= 1 {
+                    return (s, k, usize::MAX);
+                }
+                transfer!(code, lim, super::ret(p, stack, n, lim.funcs).map(|fr| fr.ret_pc as usize));
+            }
             Flat::BrLK { c, l, k: v, t } => {
                 let i = loc!(l);
                 if c.holds(int_of(&words[i]), v) {
@@ -929,6 +978,8 @@ mod tests {
             "AccI",
             "PElemLL",
             "IndexS",
+            "Call",
+            "Ret",
         ];
         let missing: Vec<&str> = all.iter().copied().filter(|k| !kinds.contains(*k)).collect();
         assert!(missing.is_empty(), "no {missing:?} in {kinds:?}");
@@ -948,17 +999,16 @@ mod tests {
             }
             let starts_flat = !matches!(flat[pc].f, Flat::Op | Flat::End);
             assert_eq!(flat[pc].go, starts_flat && n >= FlatStep::MIN_OPS, "pc {pc}");
-            assert_eq!(flat[pc].ops as usize, n.min(FlatStep::MIN_WORTH), "pc {pc}");
             some += usize::from(flat[pc].go);
         }
         assert!(some > 10, "{some}");
     }
 
     #[test]
-    fn a_program_of_short_stretches_keeps_the_instance_without_the_flat_form() {
-        // A recursive fib's stretches between its calls and returns have at most three
-        // operations (`n < 2`, `n - 1` pushed, the sum): not worth the flat instance; the
-        // flat kinds' program has loops of four and more.
+    fn a_program_takes_the_flat_instance_when_a_stretch_runs_in_the_flat_form() {
+        // A recursive fib's stretch from its start, `n < 2` then `return n`, is three
+        // operations of flat kinds: the run goes on through its calls and returns in the
+        // flat form. A program of one call to printf has no stretch of three operations.
         let fib = "int fib(int n) {
     if (n < 2)
         return n;
@@ -966,8 +1016,9 @@ mod tests {
 }
 void main() { printf(\"%d\\n\", fib(20)); }";
         let worth = |src: &str| FlatStep::worth(&flat_of(src).1);
-        assert!(!worth(fib));
+        assert!(worth(fib));
         assert!(worth(crate::sim::engine::tests::FLAT_SRC));
+        assert!(!worth("void main() { printf(\"%d\\n\", 1); }"));
     }
 
     #[test]
