@@ -683,7 +683,11 @@ fn push_frame_on(
 ) -> Result<(), RuntimeError> {
     let b = base as usize;
     let n = f.frame.max(f.params) as usize;
-    let words = mem.words.get_mut(b..b + n).ok_or(RuntimeError::BadAddress { addr: base as i64 })?;
+    // (A `match`, so that no error is made and dropped on the way of every call.)
+    let words = match mem.words.get_mut(b..b + n) {
+        Some(w) => w,
+        None => return Err(RuntimeError::BadAddress { addr: base as i64 }),
+    };
     let (np, sl) = (f.params as usize, stack.len());
     if sl < np {
         return Err(RuntimeError::BadCode { message: "call with too few arguments on the stack".into() });

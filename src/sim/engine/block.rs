@@ -1133,9 +1133,14 @@ pub(super) fn ret(p: &mut Proc, stack: &mut Vec<Word>, n: u32, funcs: &[FnLite])
         return None;
     }
     p.frames.pop();
-    // Word by word: the results are few (a call through `memmove` costs more).
-    for k in 0..n {
-        stack[sb + k] = stack[l - n + k];
+    // Word by word: the results are few (a call through `memmove` costs more), most
+    // often one.
+    if n == 1 {
+        stack[sb] = stack[l - 1];
+    } else {
+        for k in 0..n {
+            stack[sb + k] = stack[l - n + k];
+        }
     }
     stack.truncate(sb + n);
     let depth = funcs.get(fr.func as usize).map_or(usize::MAX, |f| f.depth as usize);

@@ -533,7 +533,7 @@ fn flat_loop(
         }};
     }
     // A call or a return at `k`, which `$run` runs (`None`: it would not, having changed
-    // nothing): the stretch up to it charged, then itself, as the stretches' own loop
+    // nothing): the stretch up to it and itself charged as the stretches' own loop
     // charges them, and the run goes on at the pc `$run` gives, in the frame it makes
     // the running function's.
     macro_rules! transfer {
@@ -547,11 +547,16 @@ fn flat_loop(
                     r.done = 0;
                 }
             }
-            if k > s {
-                c.charge(lim, s, k);
-            }
-            let Some(t) = $run else { return (k, k, CHARGED) };
-            c.charge(lim, k, k + 1);
+            let Some(t) = $run else {
+                if k > s {
+                    c.charge(lim, s, k);
+                }
+                return (k, k, CHARGED);
+            };
+            // In one charge: the same clock, crossings and last crossing as the stretch's
+            // then the call's (a quantum end crossed by the second falls after the start
+            // of the stretch's last instruction, so it is found at the call's start).
+            c.charge(lim, s, k + 1);
             let (Some(&g0), Some(&l0)) = (p.display.first(), p.display.get(1)) else { return (t, t, CHARGED) };
             (gb, lb) = (i64::from(g0), i64::from(l0));
             if lb < lo {
