@@ -921,7 +921,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
             // form runs the stretch, or its start up to an operation without a flat kind.
             let mut rest = !FLAT || !lim.flat.get($s).is_some_and(|f| f.go);
             if !rest {
-                let go = if $more { Some((code, lim, &mut c)) } else { None };
+                let go = if $more { Some((lim, &mut c)) } else { None };
                 let (s1, a, t) = flat::run_flat(lim.flat, p, mem, stack, $s, $end, go);
                 charged = t == flat::CHARGED;
                 if s1 != $s && !charged {

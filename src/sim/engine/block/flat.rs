@@ -214,6 +214,8 @@ pub(in crate::sim::engine) struct FlatStep {
     /// less in the stretches' own loop than the flat form's entry; one of three, as
     /// quicksort's `while (a[j] > x) j--;`, already costs more).
     pub(in crate::sim::engine) go: bool,
+    /// The end of the stretch from here ([`Step::end`]).
+    end: u32,
 }
 
 impl FlatStep {
@@ -245,7 +247,7 @@ impl FlatStep {
             .map(|(pc, s)| {
                 let f = Flat::of(&s.x);
                 let go = !matches!(f, Flat::Op | Flat::End) && ops[pc] >= FlatStep::MIN_OPS;
-                FlatStep { f, len: s.len, pops: s.pops, put: s.put, go }
+                FlatStep { f, len: s.len, pops: s.pops, put: s.put, go, end: s.end }
             })
             .collect()
     }
@@ -369,12 +371,11 @@ pub(super) const HANDOFF: usize = usize::MAX - 1;
 /// loop then checks and runs.
 pub(super) const CHARGED: usize = usize::MAX - 2;
 
-/// Runs the operations of the stretch `s..end` for a process whose pool words are all its
-/// processor's (`p.me` is `u32::MAX`) and whose display has entries of depth 0 and 1.
-/// With `go` (the code, its limits and the stretches' clock), a jump that ends a stretch
+/// Runs the operations of the stretch `s..end` for a process `p` whose pool words are all
+/// its processor's and whose display has entries of depth 0 and 1. With `go` (the code's
+/// limits and the stretches' clock), a jump, a call or a return that ends a stretch
 /// charges it as [`super::run_stretches`] does, and the stretch at its target runs next
-/// when it fits as that loop checks it and starts with an operation of a flat kind
-/// (jumps change neither the display nor the pool).
+/// when it fits as that loop checks it and starts with an operation of a flat kind.
 /// Returns the start of the last stretch run, which is not charged, the pc reached in it
 /// and the target of the jump taken (`usize::MAX`: none), as the stretches' own loop
 /// gives them; or [`HANDOFF`] at an operation without a flat kind (and at the start, for
@@ -389,21 +390,21 @@ pub(in crate::sim::engine) fn run_flat(
     stack: &mut Vec<Word>,
     s: usize,
     end: usize,
-    go: Option<(&[Step], &Limits<'_>, &mut Clock)>,
+    go: Option<(&Limits<'_>, &mut Clock)>,
 ) -> (usize, usize, usize) {
     // The clock in a local of the loop's own, so that it stays in registers.
     let (more, mut clock) = match &go {
-        Some((code, lim, c)) => (Some((*code, *lim)), **c),
+        Some((lim, c)) => (Some(*lim), **c),
         None => (None, Clock::default()),
     };
     let mut round = Round::default();
     let r = flat_loop(flat, p, mem, stack, s, end, more, &mut clock, &mut round);
-    if let Some((code, lim, c)) = go {
+    if let Some((lim, c)) = go {
         if round.done > 0 {
             // An operation that would fail stopped an iteration of a loop run back to
             // back (its stretch `r.0`): the iterations before it are charged first, then
             // the stretches' loop charges the one stopped, as it would have.
-            clock.charge_loop(lim, r.0, code[r.0].end as usize, round.done);
+            clock.charge_loop(lim, r.0, flat[r.0].end as usize, round.done);
         }
         *c = clock;
     }
@@ -433,7 +434,7 @@ fn flat_loop(
     stack: &mut Vec<Word>,
     s: usize,
     end: usize,
-    go: Option<(&[Step], &Limits<'_>)>,
+    go: Option<&Limits<'_>>,
     c: &mut Clock,
     r: &mut Round,
 ) -> (usize, usize, usize) {
@@ -516,12 +517,13 @@ fn flat_loop(
     // Every stretch run charged: goes on at `$t` when the stretch there fits as the
     // stretches' own loop checks it and starts with a flat kind.
     macro_rules! next {
-        ($code:expr, $lim:expr, $t:expr) => {{
+        ($lim:expr, $t:expr) => {{
             let t: usize = $t;
-            let te = $code.get(t).map_or(t, |c| c.end as usize);
+            let Some(ft) = flat.get(t) else { return (t, t, CHARGED) };
+            let te = ft.end as usize;
             let n = te.saturating_sub(t);
             if n > 0
-                && !matches!(flat[t].f, Flat::Op | Flat::End)
+                && !matches!(ft.f, Flat::Op | Flat::End)
                 && c.steps >= n as u64
                 && stack.len() + 2 * n <= super::super::MAX_WORKING_STACK
                 && c.fits($lim, t, te)
@@ -537,8 +539,8 @@ fn flat_loop(
     // charges them, and the run goes on at the pc `$run` gives, in the frame it makes
     // the running function's.
     macro_rules! transfer {
-        ($code:expr, $lim:expr, $run:expr) => {{
-            let (code, lim) = ($code, $lim);
+        ($lim:expr, $run:expr) => {{
+            let lim = $lim;
             if r.on {
                 // Not an iteration that goes round: those before it are charged first.
                 r.on = false;
@@ -563,14 +565,14 @@ fn flat_loop(
                 return (t, t, CHARGED);
             }
             words = &mut mem.words[..];
-            next!(code, lim, t);
+            next!(lim, t);
         }};
     }
     // The jump at `k` to `$t` is taken: the stretch ends with it.
     macro_rules! jump {
         ($t:expr) => {{
             let t = $t as usize;
-            if let Some((code, lim)) = go {
+            if let Some(lim) = go {
                 let e = k + flat[k].len as usize;
                 let round = t == s && e == end && (!r.on || stack.len() == r.h);
                 if r.on {
@@ -602,7 +604,7 @@ fn flat_loop(
                         }
                     }
                 }
-                next!(code, lim, t);
+                next!(lim, t);
             }
             return (s, k, t);
         }};
@@ -620,15 +622,15 @@ fn flat_loop(
             Flat::Op => return (s, k, HANDOFF),
             Flat::End => return (s, k, usize::MAX),
             Flat::Call { func } => {
-                let Some((code, lim)) = go else { return (s, k, usize::MAX) };
-                transfer!(code, lim, super::call(p, mem, stack, lim, func, k));
+                let Some(lim) = go else { return (s, k, usize::MAX) };
+                transfer!(lim, super::call(p, mem, stack, lim, func, k));
             }
             Flat::Ret { n } => {
-                let Some((code, lim)) = go else { return (s, k, usize::MAX) };
+                let Some(lim) = go else { return (s, k, usize::MAX) };
                 if p.frames.len() <= 1 {
                     return (s, k, usize::MAX);
                 }
-                transfer!(code, lim, super::ret(p, stack, n, lim.funcs).map(|fr| fr.ret_pc as usize));
+                transfer!(lim, super::ret(p, stack, n, lim.funcs).map(|fr| fr.ret_pc as usize));
             }
             Flat::BrLK { c, l, k: v, t } => {
                 let i = loc!(l);
