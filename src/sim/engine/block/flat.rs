@@ -993,6 +993,15 @@ mod tests {
     }
 
     #[test]
+    fn a_flat_step_is_forty_bytes() {
+        // A kind with its operands in 32 bytes (the largest: `Elem2GLL`'s seven 32-bit
+        // fields and its flag, and `PushW`'s 16-byte word, 8-aligned), and its step's
+        // lengths, store, flag and stretch end in the 8 bytes after it.
+        assert_eq!(std::mem::size_of::<Flat>(), 32);
+        assert_eq!(std::mem::size_of::<FlatStep>(), 40);
+    }
+
+    #[test]
     fn a_stretch_runs_flat_when_it_starts_flat_and_has_three_operations() {
         // `go` from its definition: the operations from the pc to its stretch's end,
         // counted one by one (the translation counts them backwards, once).
