@@ -400,12 +400,10 @@ pub(in crate::sim::engine) fn run_flat(
     let mut round = Round::default();
     let r = flat_loop(flat, p, mem, stack, s, end, more, &mut clock, &mut round);
     if let Some((lim, c)) = go {
-        if round.done > 0 {
-            // An operation that would fail stopped an iteration of a loop run back to
-            // back (its stretch `r.0`): the iterations before it are charged first, then
-            // the stretches' loop charges the one stopped, as it would have.
-            clock.charge_loop(lim, r.0, flat[r.0].end as usize, round.done);
-        }
+        // An operation that would fail may have stopped an iteration of a loop run back
+        // to back (its stretch `r.0`): the iterations before it are charged first, then
+        // the stretches' loop charges the one stopped, as it would have.
+        round.stop(&mut clock, lim, r.0, flat[r.0].end as usize);
         *c = clock;
     }
     r
@@ -422,6 +420,19 @@ struct Round {
     left: u64,
     done: u64,
     h: usize,
+}
+
+impl Round {
+    /// Ends the iterations run back to back of the loop `s..end`, if any: those that
+    /// went round charged together.
+    #[inline(always)]
+    fn stop(&mut self, c: &mut Clock, lim: &Limits<'_>, s: usize, end: usize) {
+        self.on = false;
+        if self.done > 0 {
+            c.charge_loop(lim, s, end, self.done);
+            self.done = 0;
+        }
+    }
 }
 
 /// [`run_flat`]'s loop, with the stretches' clock `c` when `go` is there.
@@ -541,14 +552,8 @@ fn flat_loop(
     macro_rules! transfer {
         ($lim:expr, $run:expr) => {{
             let lim = $lim;
-            if r.on {
-                // Not an iteration that goes round: those before it are charged first.
-                r.on = false;
-                if r.done > 0 {
-                    c.charge_loop(lim, s, end, r.done);
-                    r.done = 0;
-                }
-            }
+            // Not an iteration that goes round: those before it are charged first.
+            r.stop(c, lim, s, end);
             let Some(t) = $run else {
                 if k > s {
                     c.charge(lim, s, k);
@@ -584,11 +589,7 @@ fn flat_loop(
                             continue;
                         }
                     }
-                    r.on = false;
-                    if r.done > 0 {
-                        c.charge_loop(lim, s, end, r.done);
-                        r.done = 0;
-                    }
+                    r.stop(c, lim, s, end);
                     if !round {
                         // An iteration that did not go round: charged alone.
                         c.charge(lim, s, e);
