@@ -838,6 +838,15 @@ impl Clock {
         self.steps -= done * (end - s) as u64;
     }
 
+    /// Whether the stretch `s..end` may start translated with `depth` words on the working
+    /// stack: it has an instruction, the steps left cover it, and its operations (at
+    /// most two words pushed each) stay within the working stack's bound.
+    #[inline(always)]
+    fn may_start(&self, depth: usize, s: usize, end: usize) -> bool {
+        let n = end.saturating_sub(s);
+        n > 0 && self.steps >= n as u64 && depth + 2 * n <= super::MAX_WORKING_STACK
+    }
+
     /// Whether the stretch `s..end` may run translated alone on the machine: its last
     /// instruction starts before the quantum's end, or at most at the last end that may
     /// be crossed.
@@ -911,8 +920,8 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
     let mut charged: bool;
     // Runs the operations of the stretch from `$s` to `$end`: the pc reached and the
     // target of the jump taken, if one was. With `$more`, the flat form goes on through
-    // the stretches after it that fit before the quantum's end, charging them; `$s` and
-    // `$end` are then those of the last one, not charged yet, or `charged` is set.
+    // the stretches after it that may start and fit, charging them; `$s` and `$end` are
+    // then those of the last one, not charged yet, or `charged` is set.
     macro_rules! ops {
         ($s:ident, $end:ident, $room:expr, $more:expr) => {{
             let (mut at, mut jumped) = ($s, None);
@@ -992,18 +1001,16 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
     let mut s = st.pc;
     while let Some(first) = code.get(s) {
         let mut end = first.end as usize;
-        let n = end - s;
-        if n == 0 || c.steps < n as u64 || stack.len() + 2 * n > super::MAX_WORKING_STACK {
+        if !c.may_start(stack.len(), s, end) {
             break;
         }
-        let last = c.clock.saturating_add(cum[end - 1] - cum[s]);
         // The ticks from the stretch's start within which an operation's instructions
         // must all start: any, or, when the stretch does not fit (with `PREFIX`), those
         // left in the quantum; a short quantum then runs the operations that fit
         // translated too, and the one that straddles its end an instruction at a time,
         // as the interpreter would.
         let mut room = Ticks::MAX;
-        if last >= c.qend && !(lim.crossable && last <= lim.cross_max) {
+        if !c.fits(lim, s, end) {
             if !PREFIX {
                 break;
             }

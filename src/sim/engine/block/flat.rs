@@ -532,13 +532,7 @@ fn flat_loop(
             let t: usize = $t;
             let Some(ft) = flat.get(t) else { return (t, t, CHARGED) };
             let te = ft.end as usize;
-            let n = te.saturating_sub(t);
-            if n > 0
-                && !matches!(ft.f, Flat::Op | Flat::End)
-                && c.steps >= n as u64
-                && stack.len() + 2 * n <= super::super::MAX_WORKING_STACK
-                && c.fits($lim, t, te)
-            {
+            if !matches!(ft.f, Flat::Op | Flat::End) && c.may_start(stack.len(), t, te) && c.fits($lim, t, te) {
                 (s, k, end) = (t, t, te);
                 continue;
             }
