@@ -327,7 +327,15 @@ fn sign_prefix(neg: bool, s: &Spec) -> &'static [u8] {
 
 fn int_digits(mut v: u64, base: u64, upper: bool, prec: Option<usize>) -> Vec<u8> {
     let table: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
-    let mut d = Vec::new();
+    // Room for a `u64` in octal (22 digits), so that only a long precision grows it.
+    let mut d = Vec::with_capacity(24);
+    if base == 10 {
+        // The common base as a constant: a multiplication, not a division, per digit.
+        while v > 0 {
+            d.push(b'0' + (v % 10) as u8);
+            v /= 10;
+        }
+    }
     while v > 0 {
         d.push(table[(v % base) as usize]);
         v /= base;
@@ -731,6 +739,11 @@ mod tests {
         assert_eq!(pf("%g %g %#g", &[F(0.0), F(123456789.0), F(1.0)]), "0 1.23457e+08 1.00000");
         assert_eq!(pf("%d %f", &[F(2.9), I(3)]), "2 3.000000");
         assert_eq!(pf("%08.3f|%-8.2e|", &[F(-3.5), F(12.0)]), "-003.500|1.20e+01|");
+        // Decimal digits at the ends of their range, and none for 0 at precision 0.
+        assert_eq!(
+            pf("[%.0d]|%d|%ld|%lu", &[I(0), I(i32::MIN), Word::Long(i64::MIN), Word::Long(-1)]),
+            "[]|-2147483648|-9223372036854775808|18446744073709551615"
+        );
     }
 
     #[test]

@@ -710,9 +710,20 @@ impl<'m> Simulator<'m> {
                     let function = if matches!(ins, Instr::Sprintf { .. }) { "sprintf" } else { "vsnprintf" };
                     self.check_fits(pid, function, dest, keep as u64 + 1)?;
                     let bytes = out[..keep].iter().copied().chain([0u8]);
-                    for (k, b) in bytes.enumerate() {
-                        let i = self.word_index(pid, dest + k as i64)?;
-                        self.mem.words[i] = Word::Char(b);
+                    match (self.mem.index(dest), self.mem.index(dest + keep as i64)) {
+                        // The whole text inside the pool: its words in a row.
+                        (Some(lo), Some(_)) => {
+                            for (w, b) in self.mem.words[lo..=lo + keep].iter_mut().zip(bytes) {
+                                *w = Word::Char(b);
+                            }
+                        }
+                        // Else up to the first address that fails, which is reported.
+                        _ => {
+                            for (k, b) in bytes.enumerate() {
+                                let i = self.word_index(pid, dest + k as i64)?;
+                                self.mem.words[i] = Word::Char(b);
+                            }
+                        }
                     }
                 }
                 self.pt.procs[pid as usize].stack.push(Word::Int(i32::try_from(out.len()).unwrap_or(i32::MAX)));
@@ -840,7 +851,9 @@ impl<'m> Simulator<'m> {
     /// The text `printf` makes of format `fmt` and argument words `args` (`%s` strings
     /// read from the pool).
     pub(super) fn format_text(&self, pid: u32, fmt: &[u8], args: &[Word]) -> Result<Vec<u8>, SimError> {
-        let mut out = Vec::new();
+        // Room for the format and a few conversions, so that a short text is not grown
+        // two or three times on the way.
+        let mut out = Vec::with_capacity(fmt.len() + 32);
         let mem = &self.mem;
         format::printf(
             fmt,
