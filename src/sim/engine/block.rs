@@ -733,16 +733,13 @@ enum Ran {
     Transfer,
 }
 
-/// The interpreter's state while it runs stretches: its pc, clock, quantum end and step
-/// budget, what the stretches added (sequential ticks, quantum ends crossed and the clock
-/// at the last crossing), and the pc whose first instruction must run alone.
+/// The interpreter's state while it runs stretches: its pc, its clock, quantum end and
+/// step budget with what the stretches added ([`Clock`]: the interpreter gives it with
+/// nothing added), the clock at the last quantum end crossed, and the pc whose first
+/// instruction must run alone.
 pub(super) struct State {
     pub(super) pc: usize,
-    pub(super) clock: Ticks,
-    pub(super) qend: Ticks,
-    pub(super) steps: u64,
-    pub(super) seq: Ticks,
-    pub(super) crossed: u64,
+    pub(super) c: Clock,
     pub(super) cross_clock: Ticks,
     pub(super) bail: usize,
     /// With `LINES`: the program's call into the library, whose time library code's is.
@@ -915,7 +912,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
 ) {
     let cum = lim.cum;
     // The state in locals (registers), written back at the end.
-    let mut c = Clock { clock: st.clock, qend: st.qend, steps: st.steps, ..Clock::default() };
+    let mut c = st.c;
     // The flat form charged every stretch it ran (see `ops`).
     let mut charged: bool;
     // Runs the operations of the stretch from `$s` to `$end`: the pc reached and the
@@ -1101,7 +1098,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
         let k = s + cum[s..e].partition_point(|&t| from + (t - cum[s]) < end);
         st.cross_clock = from + (cum[k] - cum[s]);
     }
-    (st.clock, st.qend, st.steps, st.seq, st.crossed) = (c.clock, c.qend, c.steps, c.seq, c.crossed);
+    st.c = c;
 }
 
 /// `CALL func` at `pc`, as the interpreter runs it when the callee's frame fits the current

@@ -241,8 +241,13 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             // Straight stretches of translated operations (see `super::block`); one or two
             // instructions before a call or a return run alone, for less than entering
             // the stretches costs (recursive Fibonacci: 20 % less time).
-            let mut b =
-                block::State { pc, clock, qend, steps, seq: 0, crossed: 0, cross_clock: 0, bail: usize::MAX, site };
+            let mut b = block::State {
+                pc,
+                c: block::Clock { clock, qend, steps, ..block::Clock::default() },
+                cross_clock: 0,
+                bail: usize::MAX,
+                site,
+            };
             let limits = block::Limits {
                 cum: env.cum,
                 cum_seq: env.cum_seq,
@@ -264,11 +269,11 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             } else {
                 block::run_stretches::<LINES, CHECK, false>(code, &limits, p, mem, &mut stack, &mut b, lines);
             }
-            if b.steps != steps {
-                (pc, clock, qend, steps, bail, site) = (b.pc, b.clock, b.qend, b.steps, b.bail, b.site);
-                seq += b.seq;
-                if b.crossed > 0 {
-                    ctr.crossed += b.crossed;
+            if b.c.steps != steps {
+                (pc, clock, qend, steps, bail, site) = (b.pc, b.c.clock, b.c.qend, b.c.steps, b.bail, b.site);
+                seq += b.c.seq;
+                if b.c.crossed > 0 {
+                    ctr.crossed += b.c.crossed;
                     ctr.cross_clock = b.cross_clock;
                 }
                 if LINES {
