@@ -234,8 +234,8 @@ pub(super) enum Op {
         len: u32,
         load: bool,
     },
-    /// `LDADDR depth off; Dereference; <i>; INDEX` and `Dereference` when `load` (4 or 5):
-    /// `p[i]` of a pointer variable `p`.
+    /// `LDADDR depth off; Dereference; <i>; INDEX` and `Dereference` when `load` (4 or 5),
+    /// or with `CONV int` before the `INDEX` (5 or 6): `p[i]` of a pointer variable `p`.
     PElem {
         depth: u8,
         off: u32,
@@ -400,6 +400,12 @@ impl Op {
             Some(I::Index { size, len }) => Some((size, len)),
             _ => None,
         };
+        // `INDEX` at `k`, or at `k + 1` after `CONV int` (which changes nothing there:
+        // `INDEX` takes its index as an `int` itself): its size, bound and instructions.
+        let conv_index = |k: usize| match (ins(k), index(k + 1)) {
+            (Some(I::Convert { to: Scalar::Int }), Some((size, len))) => Some((size, len, 2)),
+            _ => index(k).map(|(size, len)| (size, len, 1)),
+        };
         let deref = |k: usize| matches!(ins(k), Some(I::Dereference {}));
         // A binary operation of `a` and `b` at `k` (the comparison with its branch).
         let binop = |k: usize, a: Src, b: Src, n: usize| -> Option<(Op, usize)> {
@@ -481,9 +487,9 @@ impl Op {
                     _ => {}
                 }
                 // An element of the array a pointer variable points to.
-                if let (Some(I::Dereference {}), Some(i), Some((size, len))) = (ins(1), src(2), index(3)) {
-                    let load = deref(4);
-                    return (Op::PElem { depth, off, i: Ix { i, size, len }, load }, 4 + load as usize);
+                if let (Some(I::Dereference {}), Some(i), Some((size, len, n))) = (ins(1), src(2), conv_index(3)) {
+                    let load = deref(3 + n);
+                    return (Op::PElem { depth, off, i: Ix { i, size, len }, load }, 3 + n + load as usize);
                 }
                 // An index computed by one or two `int` operations.
                 let iop = |k: usize| bin(k).and_then(IntOp::of);
@@ -1760,6 +1766,12 @@ mod tests {
         ];
         let ix = Ix { i: Src::Var(1, 2), size: 1, len: 0 };
         assert_eq!(ops(&pelem), vec![Op::PElem { depth: 1, off: 0, i: ix, load: true }]);
+        // The same with the index converted to `int` first (the library's `strlen`,
+        // `s[n]`): `CONV int` changes nothing before `INDEX`, which converts its index
+        // itself, so the six instructions are one operation too.
+        let mut conv = pelem.to_vec();
+        conv.insert(3, Convert { to: Scalar::Int });
+        assert_eq!(ops(&conv), vec![Op::PElem { depth: 1, off: 0, i: ix, load: true }]);
         let chain = [PushI { v: 2 }, DivI {}, LdVal { depth: 1, off: 2 }, AddI {}, PushI { v: 1 }, AddI {}];
         let k = [(IntOp::Div, Src::Int(2)), (IntOp::Add, Src::Var(1, 2)), (IntOp::Add, Src::Int(1))];
         assert_eq!(ops(&chain), vec![Op::AccI { n: 3, k }]);
