@@ -518,6 +518,11 @@ pub struct Simulator<'m> {
     complex_traced: std::cell::Cell<bool>,
     /// The quantum scheduler's state ([`scheduler::Schedule`]).
     sched: scheduler::Schedule,
+    /// The argument words, the format and the text of `printf` and `sprintf`, kept from
+    /// one call to the next so that a call allocates nothing once they are long enough.
+    text_args: Vec<Word>,
+    text_fmt: Vec<u8>,
+    text_out: Vec<u8>,
     /// Messages between the processors and the network ([`bridge::Bridge`]).
     bridge: bridge::Bridge,
 }
@@ -838,6 +843,9 @@ impl<'m> Simulator<'m> {
             debug: None,
             complex_traced: std::cell::Cell::new(false),
             sched: scheduler::Schedule::new(npp),
+            text_args: Vec::new(),
+            text_fmt: Vec::new(),
+            text_out: Vec::new(),
             bridge: bridge::Bridge::new(),
             mem: Memory::new(0),
             cfg,
@@ -1171,6 +1179,16 @@ impl<'m> Simulator<'m> {
     fn pop_n(&mut self, pid: u32, n: usize) -> Result<Vec<Word>, SimError> {
         let at = self.stack_top(pid, n)?;
         Ok(self.pt.procs[pid as usize].stack.split_off(at))
+    }
+
+    /// [`Self::pop_n`] into `out` (cleared first).
+    fn pop_n_into(&mut self, pid: u32, n: usize, out: &mut Vec<Word>) -> Result<(), SimError> {
+        let at = self.stack_top(pid, n)?;
+        let st = &mut self.pt.procs[pid as usize].stack;
+        out.clear();
+        out.extend_from_slice(&st[at..]);
+        st.truncate(at);
+        Ok(())
     }
 
     /// The top `n` words of `pid`'s working stack, taken off it, as a message's words.

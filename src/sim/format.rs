@@ -201,7 +201,7 @@ pub fn printf(
                     match conv {
                         b'x' if v != 0 => prefix = b"0x",
                         b'X' if v != 0 => prefix = b"0X",
-                        b'o' if !digits.starts_with(b"0") => digits.insert(0, b'0'),
+                        b'o' if !digits.starts_with(b"0") => digits.lead_zero(),
                         _ => {}
                     }
                 }
@@ -325,27 +325,69 @@ fn sign_prefix(neg: bool, s: &Spec) -> &'static [u8] {
     }
 }
 
-fn int_digits(mut v: u64, base: u64, upper: bool, prec: Option<usize>) -> Vec<u8> {
+/// The digits of an integer ([`int_digits`]): written from the end of an array, which
+/// holds a `u64` in octal (22 digits) with a leading zero to spare; a longer precision
+/// takes a vector.
+enum Digits {
+    Short { buf: [u8; 24], start: usize },
+    Long(Vec<u8>),
+}
+
+impl std::ops::Deref for Digits {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Digits::Short { buf, start } => &buf[*start..],
+            Digits::Long(v) => v,
+        }
+    }
+}
+
+impl Digits {
+    /// Puts a `0` in front (`%#o`).
+    fn lead_zero(&mut self) {
+        match self {
+            Digits::Short { buf, start } if *start > 0 => {
+                *start -= 1;
+                buf[*start] = b'0';
+            }
+            Digits::Short { buf, start } => {
+                let mut v = vec![b'0'];
+                v.extend_from_slice(&buf[*start..]);
+                *self = Digits::Long(v);
+            }
+            Digits::Long(v) => v.insert(0, b'0'),
+        }
+    }
+}
+
+fn int_digits(mut v: u64, base: u64, upper: bool, prec: Option<usize>) -> Digits {
     let table: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
-    // Room for a `u64` in octal (22 digits), so that only a long precision grows it.
-    let mut d = Vec::with_capacity(24);
+    let min = prec.unwrap_or(1);
+    let mut buf = [b'0'; 24];
+    let mut start = buf.len();
     if base == 10 {
         // The common base as a constant: a multiplication, not a division, per digit.
         while v > 0 {
-            d.push(b'0' + (v % 10) as u8);
+            start -= 1;
+            buf[start] = b'0' + (v % 10) as u8;
             v /= 10;
         }
     }
     while v > 0 {
-        d.push(table[(v % base) as usize]);
+        start -= 1;
+        buf[start] = table[(v % base) as usize];
         v /= base;
     }
-    let min = prec.unwrap_or(1);
-    while d.len() < min {
-        d.push(b'0');
+    let n = buf.len() - start;
+    if min < buf.len() {
+        // The zeros of the precision are there already.
+        Digits::Short { buf, start: start.min(buf.len() - min) }
+    } else {
+        let mut d = vec![b'0'; min - n];
+        d.extend_from_slice(&buf[start..]);
+        Digits::Long(d)
     }
-    d.reverse();
-    d
 }
 
 /// The largest precision honoured: the host formatter's limit less the leading digit of
@@ -743,6 +785,16 @@ mod tests {
         assert_eq!(
             pf("[%.0d]|%d|%ld|%lu", &[I(0), I(i32::MIN), Word::Long(i64::MIN), Word::Long(-1)]),
             "[]|-2147483648|-9223372036854775808|18446744073709551615"
+        );
+        // Digits written in place and, past 23, in a vector: precisions on both sides of
+        // that bound, and `%#o`'s leading zero in each (glibc's outputs).
+        assert_eq!(
+            pf(
+                "[%.25d]|[%#o]|[%#o]|[%#.3o]|[%#lo]|[%.23u]|[%.24u]|[%#.24o]",
+                &[I(42), I(8), I(0), I(8), Word::Long(-1), I(5), I(5), I(8)]
+            ),
+            "[0000000000000000000000042]|[010]|[0]|[010]|[01777777777777777777777]|\
+             [00000000000000000000005]|[000000000000000000000005]|[000000000000000000000010]"
         );
     }
 

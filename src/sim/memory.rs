@@ -118,10 +118,18 @@ impl Memory {
     /// The bytes of the string at `addr`, up to its NUL or `max` bytes, whichever comes
     /// first (`%.3s` reads no further than three characters, as C does).
     pub(crate) fn read_c_string_max(&self, addr: i64, max: usize) -> Option<Vec<u8>> {
-        let mut i = self.index(addr)?;
         let mut out = Vec::new();
+        self.read_c_string_into(addr, max, &mut out)?;
+        Some(out)
+    }
+
+    /// [`Self::read_c_string_max`] into `out` (cleared first; on `None`, what it holds
+    /// is unspecified).
+    pub(crate) fn read_c_string_into(&self, addr: i64, max: usize, out: &mut Vec<u8>) -> Option<()> {
+        let mut i = self.index(addr)?;
+        out.clear();
         if max == 0 {
-            return Some(out);
+            return Some(());
         }
         loop {
             let b = match *self.words.get(i)? {
@@ -132,11 +140,11 @@ impl Memory {
                 Word::Long(l) => l as u8,
             };
             if b == 0 || out.len() >= 1 << 20 {
-                return Some(out);
+                return Some(());
             }
             out.push(b);
             if out.len() >= max {
-                return Some(out);
+                return Some(());
             }
             i += 1;
         }

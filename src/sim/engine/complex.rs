@@ -28,6 +28,13 @@ impl<'m> Simulator<'m> {
         self.mem.read_c_string(addr).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
     }
 
+    /// [`Self::string_at`] into `out` (cleared first).
+    fn string_into(&self, pid: u32, addr: i64, out: &mut Vec<u8>) -> Result<(), SimError> {
+        self.mem
+            .read_c_string_into(addr, usize::MAX, out)
+            .ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
+    }
+
     /// Notes that the running complex instruction referenced pool words `lo..lo + len`
     /// (seed 000 Table 1: LOCK, UNLOCK, SCANF, FSCANF, PRINTF, FPRINTF reference
     /// variables): if the debugger traces one of them, the process suspends after it.
@@ -518,9 +525,14 @@ impl<'m> Simulator<'m> {
                 Ok(Flow::Continue)
             }
             Instr::Printf { .. } | Instr::Fprintf { .. } | Instr::Vprintf {} | Instr::Vfprintf {} => {
-                let (args, va) = match ins {
-                    Instr::Printf { argc } | Instr::Fprintf { argc } => (self.pop_n(pid, argc as usize)?, None),
-                    _ => (Vec::new(), Some(as_int(self.pop(pid)?) as i64)),
+                // The argument words, the format and the text in the buffers kept for them.
+                let mut args = std::mem::take(&mut self.text_args);
+                let va = match ins {
+                    Instr::Printf { argc } | Instr::Fprintf { argc } => {
+                        self.pop_n_into(pid, argc as usize, &mut args)?;
+                        None
+                    }
+                    _ => Some(as_int(self.pop(pid)?) as i64),
                 };
                 let fmt_addr = as_int(self.pop(pid)?) as i64;
                 let file = if matches!(ins, Instr::Fprintf { .. } | Instr::Vfprintf {}) {
@@ -528,12 +540,13 @@ impl<'m> Simulator<'m> {
                 } else {
                     None
                 };
-                let fmt = self.string_at(pid, fmt_addr)?;
-                let args = match va {
-                    Some(a) => self.va_words(pid, a, format::arguments_needed(&fmt))?,
-                    None => args,
-                };
-                let mut out = self.format_text(pid, &fmt, &args)?;
+                let mut fmt = std::mem::take(&mut self.text_fmt);
+                self.string_into(pid, fmt_addr, &mut fmt)?;
+                if let Some(a) = va {
+                    args = self.va_words(pid, a, format::arguments_needed(&fmt))?;
+                }
+                let mut out = std::mem::take(&mut self.text_out);
+                self.format_into(pid, &fmt, &args, &mut out)?;
                 // The output cap: the write that would pass it is cut there, and the run
                 // stops once that much is written.
                 let room = self.cfg.max_output.saturating_sub(self.output_bytes);
@@ -555,6 +568,7 @@ impl<'m> Simulator<'m> {
                     return Err(self.limit(Limit::ProgramOutput));
                 }
                 self.pt.procs[pid as usize].stack.push(Word::Int(out.len() as i32));
+                (self.text_args, self.text_fmt, self.text_out) = (args, fmt, out);
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -692,19 +706,25 @@ impl<'m> Simulator<'m> {
                 Ok(Flow::Continue)
             }
             Instr::Sprintf { .. } | Instr::Vsnprintf {} => {
-                let (args, va) = match ins {
-                    Instr::Sprintf { argc } => (self.pop_n(pid, argc as usize)?, None),
-                    _ => (Vec::new(), Some(as_int(self.pop(pid)?) as i64)),
+                // The argument words, the format and the text in the buffers kept for them.
+                let mut args = std::mem::take(&mut self.text_args);
+                let va = match ins {
+                    Instr::Sprintf { argc } => {
+                        self.pop_n_into(pid, argc as usize, &mut args)?;
+                        None
+                    }
+                    _ => Some(as_int(self.pop(pid)?) as i64),
                 };
                 let fmt_addr = as_int(self.pop(pid)?) as i64;
                 let size = as_int(self.pop(pid)?) as i64;
                 let dest = as_int(self.pop(pid)?) as i64;
-                let fmt = self.string_at(pid, fmt_addr)?;
-                let args = match va {
-                    Some(a) => self.va_words(pid, a, format::arguments_needed(&fmt))?,
-                    None => args,
-                };
-                let out = self.format_text(pid, &fmt, &args)?;
+                let mut fmt = std::mem::take(&mut self.text_fmt);
+                self.string_into(pid, fmt_addr, &mut fmt)?;
+                if let Some(a) = va {
+                    args = self.va_words(pid, a, format::arguments_needed(&fmt))?;
+                }
+                let mut out = std::mem::take(&mut self.text_out);
+                self.format_into(pid, &fmt, &args, &mut out)?;
                 let keep = if size < 0 { out.len() } else { out.len().min(size.saturating_sub(1) as usize) };
                 if size != 0 {
                     let function = if matches!(ins, Instr::Sprintf { .. }) { "sprintf" } else { "vsnprintf" };
@@ -727,6 +747,7 @@ impl<'m> Simulator<'m> {
                     }
                 }
                 self.pt.procs[pid as usize].stack.push(Word::Int(i32::try_from(out.len()).unwrap_or(i32::MAX)));
+                (self.text_args, self.text_fmt, self.text_out) = (args, fmt, out);
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -850,10 +871,13 @@ impl<'m> Simulator<'m> {
 
     /// The text `printf` makes of format `fmt` and argument words `args` (`%s` strings
     /// read from the pool).
-    pub(super) fn format_text(&self, pid: u32, fmt: &[u8], args: &[Word]) -> Result<Vec<u8>, SimError> {
+    /// The text `printf` writes for format `fmt` and arguments `args`, into `out`
+    /// (cleared first).
+    pub(super) fn format_into(&self, pid: u32, fmt: &[u8], args: &[Word], out: &mut Vec<u8>) -> Result<(), SimError> {
+        out.clear();
         // Room for the format and a few conversions, so that a short text is not grown
         // two or three times on the way.
-        let mut out = Vec::with_capacity(fmt.len() + 32);
+        out.reserve(fmt.len() + 32);
         let mem = &self.mem;
         format::printf(
             fmt,
@@ -865,10 +889,9 @@ impl<'m> Simulator<'m> {
                 }
                 Ok(s)
             },
-            &mut out,
+            out,
         )
-        .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))?;
-        Ok(out)
+        .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))
     }
 
     /// The `n` argument words a `va_list` at `addr` points at (see `stdarg.h`).
