@@ -958,6 +958,47 @@ fn flat_kinds_change_no_result() {
 }
 
 #[test]
+fn an_unsigned_index_of_a_pointer_changes_no_result() {
+    // `s[k]` of a `char *` with an `unsigned` index, converted to `int` before `INDEX`
+    // (the library's `strlen` too): one operation in the flat form. Against every
+    // instruction run alone, at several quanta and step limits: the same statistics,
+    // output and error. strlen(w) is 15 and the sum of 'a'..'o' is 15 * 97 + 105 = 1560,
+    // so the first line is 1575; the second call reads on past the pool's end (line 7).
+    let src = "char w[16];
+int count(char *s, unsigned int n) {
+    unsigned int k;
+    int c;
+    c = 0;
+    for (k = 0; k < n; k++)
+        c = c + s[k];
+    return c;
+}
+void main() {
+    int i, t;
+    for (i = 0; i < 15; i++)
+        w[i] = 'a' + i;
+    t = strlen(w) + count(w, 15);
+    printf(\"%d\\n\", t);
+    printf(\"%d\\n\", count(w, 3000000000u));
+}";
+    let m = crate::lang::compile("cv.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
+    let mut cfgs = Vec::new();
+    for q in [1, U, 3 * U, 100 * U] {
+        cfgs.push(SimConfig { quantum: q, ..SimConfig::default() });
+    }
+    for n in [1, 100, 333, 1001] {
+        cfgs.push(SimConfig { max_steps: Some(n), ..SimConfig::default() });
+    }
+    for cfg in cfgs {
+        let what = format!("quantum {} steps {:?}", cfg.quantum, cfg.max_steps);
+        assert_eq!(run_fusing(&m, cfg.clone(), true), run_fusing(&m, cfg, false), "{what}");
+    }
+    let (s, out, err) = run_fusing(&m, SimConfig::default(), true);
+    assert_eq!(out, "1575\n");
+    assert!(s.is_none() && err.contains("bad address") && err.contains("cv.c:7"), "{err}");
+}
+
+#[test]
 fn superinstructions_change_no_result() {
     // The reference is the same program with every instruction dispatched alone: the
     // superinstructions must give identical statistics, output and errors whatever the
