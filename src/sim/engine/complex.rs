@@ -540,13 +540,7 @@ impl<'m> Simulator<'m> {
                 } else {
                     None
                 };
-                let mut fmt = std::mem::take(&mut self.text_fmt);
-                self.string_into(pid, fmt_addr, &mut fmt)?;
-                if let Some(a) = va {
-                    args = self.va_words(pid, a, format::arguments_needed(&fmt))?;
-                }
-                let mut out = std::mem::take(&mut self.text_out);
-                self.format_into(pid, &fmt, &args, &mut out)?;
+                let (args, fmt, mut out) = self.printf_text(pid, fmt_addr, va, args)?;
                 // The output cap: the write that would pass it is cut there, and the run
                 // stops once that much is written.
                 let room = self.cfg.max_output.saturating_sub(self.output_bytes);
@@ -718,13 +712,7 @@ impl<'m> Simulator<'m> {
                 let fmt_addr = as_int(self.pop(pid)?) as i64;
                 let size = as_int(self.pop(pid)?) as i64;
                 let dest = as_int(self.pop(pid)?) as i64;
-                let mut fmt = std::mem::take(&mut self.text_fmt);
-                self.string_into(pid, fmt_addr, &mut fmt)?;
-                if let Some(a) = va {
-                    args = self.va_words(pid, a, format::arguments_needed(&fmt))?;
-                }
-                let mut out = std::mem::take(&mut self.text_out);
-                self.format_into(pid, &fmt, &args, &mut out)?;
+                let (args, fmt, out) = self.printf_text(pid, fmt_addr, va, args)?;
                 let keep = if size < 0 { out.len() } else { out.len().min(size.saturating_sub(1) as usize) };
                 if size != 0 {
                     let function = if matches!(ins, Instr::Sprintf { .. }) { "sprintf" } else { "vsnprintf" };
@@ -894,6 +882,27 @@ impl<'m> Simulator<'m> {
         .map_err(|e| self.rt(pid, RuntimeError::Format { message: e.to_string() }))
     }
 
+    /// The text of a `printf`-like call: its format read from `fmt_addr`, written with
+    /// `args` (or, with `va`, the words of the `va_list` there). The arguments, the
+    /// format and the text come in the buffers the simulator keeps for them, for the
+    /// caller to give back.
+    fn printf_text(
+        &mut self,
+        pid: u32,
+        fmt_addr: i64,
+        va: Option<i64>,
+        mut args: Vec<Word>,
+    ) -> Result<PrintfText, SimError> {
+        let mut fmt = std::mem::take(&mut self.text_fmt);
+        self.string_into(pid, fmt_addr, &mut fmt)?;
+        if let Some(a) = va {
+            args = self.va_words(pid, a, format::arguments_needed(&fmt))?;
+        }
+        let mut out = std::mem::take(&mut self.text_out);
+        self.format_into(pid, &fmt, &args, &mut out)?;
+        Ok((args, fmt, out))
+    }
+
     /// The `n` argument words a `va_list` at `addr` points at (see `stdarg.h`).
     pub(super) fn va_words(&self, pid: u32, addr: i64, n: usize) -> Result<Vec<Word>, SimError> {
         (0..n as i64).map(|k| self.word_index(pid, addr + k).map(|i| self.mem.words[i])).collect()
@@ -1012,6 +1021,9 @@ fn inside(root: &std::path::Path, path: &std::path::Path) -> bool {
         (Ok(_), None) => false,
     }
 }
+
+/// A `printf`-like call's argument words, format and text ([`Simulator::printf_text`]).
+type PrintfText = (Vec<Word>, Vec<u8>, Vec<u8>);
 
 impl Simulator<'_> {
     /// A runtime error unless `words` words from `addr` stay inside the object holding
