@@ -326,8 +326,8 @@ fn sign_prefix(neg: bool, s: &Spec) -> &'static [u8] {
 }
 
 /// The digits of an integer ([`int_digits`]): written from the end of an array, which
-/// holds a `u64` in octal (22 digits) with a leading zero to spare; a longer precision
-/// takes a vector.
+/// holds a `u64` in octal (22 digits) or a precision up to 23, with a byte to spare in
+/// front for `%#o`'s zero; a longer precision takes a vector.
 enum Digits {
     Short { buf: [u8; 24], start: usize },
     Long(Vec<u8>),
@@ -347,14 +347,10 @@ impl Digits {
     /// Puts a `0` in front (`%#o`).
     fn lead_zero(&mut self) {
         match self {
-            Digits::Short { buf, start } if *start > 0 => {
+            Digits::Short { buf, start } => {
+                // (`start` is at least 1: see `int_digits`.)
                 *start -= 1;
                 buf[*start] = b'0';
-            }
-            Digits::Short { buf, start } => {
-                let mut v = vec![b'0'];
-                v.extend_from_slice(&buf[*start..]);
-                *self = Digits::Long(v);
             }
             Digits::Long(v) => v.insert(0, b'0'),
         }
@@ -381,7 +377,8 @@ fn int_digits(mut v: u64, base: u64, upper: bool, prec: Option<usize>) -> Digits
     }
     let n = buf.len() - start;
     if min < buf.len() {
-        // The zeros of the precision are there already.
+        // The zeros of the precision are there already; at most 23 digits, so a byte in
+        // front is left.
         Digits::Short { buf, start: start.min(buf.len() - min) }
     } else {
         let mut d = vec![b'0'; min - n];

@@ -110,11 +110,6 @@ impl Memory {
         usize::try_from(addr).ok().filter(|&i| i < self.words.len() && (i > 0 || !self.null_reserved))
     }
 
-    /// The bytes of the NUL-ended string at `addr` (at most 1 MiB).
-    pub(crate) fn read_c_string(&self, addr: i64) -> Option<Vec<u8>> {
-        self.read_c_string_max(addr, usize::MAX)
-    }
-
     /// The bytes of the string at `addr`, up to its NUL or `max` bytes, whichever comes
     /// first (`%.3s` reads no further than three characters, as C does).
     pub(crate) fn read_c_string_max(&self, addr: i64, max: usize) -> Option<Vec<u8>> {
@@ -124,7 +119,7 @@ impl Memory {
     }
 
     /// [`Self::read_c_string_max`] into `out` (cleared first; on `None`, what it holds
-    /// is unspecified).
+    /// is unspecified). A string is at most 1 MiB.
     pub(crate) fn read_c_string_into(&self, addr: i64, max: usize, out: &mut Vec<u8>) -> Option<()> {
         let mut i = self.index(addr)?;
         out.clear();

@@ -25,7 +25,9 @@ impl<'m> Simulator<'m> {
     }
 
     pub(super) fn string_at(&self, pid: u32, addr: i64) -> Result<Vec<u8>, SimError> {
-        self.mem.read_c_string(addr).ok_or_else(|| self.rt(pid, RuntimeError::BadAddress { addr }))
+        let mut s = Vec::new();
+        self.string_into(pid, addr, &mut s)?;
+        Ok(s)
     }
 
     /// [`Self::string_at`] into `out` (cleared first).
@@ -858,9 +860,7 @@ impl<'m> Simulator<'m> {
     }
 
     /// The text `printf` makes of format `fmt` and argument words `args` (`%s` strings
-    /// read from the pool).
-    /// The text `printf` writes for format `fmt` and arguments `args`, into `out`
-    /// (cleared first).
+    /// read from the pool), into `out` (cleared first).
     pub(super) fn format_into(&self, pid: u32, fmt: &[u8], args: &[Word], out: &mut Vec<u8>) -> Result<(), SimError> {
         out.clear();
         // Room for the format and a few conversions, so that a short text is not grown
