@@ -11,18 +11,41 @@ use std::net::TcpStream;
 use std::path::Path;
 
 /// A WebDriver session of a chromedriver started for it; ended (and the driver killed)
-/// when dropped.
+/// when dropped. It holds the turn of the test binary's one Chromium while it lives.
 struct Driver {
     child: std::process::Child,
     port: u16,
     session: String,
     _profile: TempDir,
+    /// The turn of the one live session; given back after the driver is killed.
+    _turn: Option<std::sync::MutexGuard<'static, ()>>,
 }
 
 impl Driver {
+    /// A session of a fresh chromedriver and Chromium; `None` (the test skipped, and it
+    /// says so) when either is not installed. A Chromium that fails to start is tried
+    /// again, twice, each time with a new driver and profile; the test fails with every
+    /// attempt's error if none starts.
     fn start(tag: &str) -> Option<Driver> {
         let exe = reader("chromedriver", "the HTML report driven through WebDriver")?;
         let chromium = reader("chromium", "the HTML report driven through WebDriver")?;
+        let turn = crate::truth::CHROMIUM_TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let mut errors = Vec::new();
+        for attempt in 1..=3 {
+            match Driver::try_start(&exe, &chromium, &format!("{tag}-{attempt}")) {
+                Ok(mut d) => {
+                    d._turn = Some(turn);
+                    return Some(d);
+                }
+                Err(e) => errors.push(format!("attempt {attempt}: {e}")),
+            }
+        }
+        panic!("no WebDriver session after 3 attempts:\n{}", errors.join("\n"));
+    }
+
+    /// One attempt: a driver on a free port, then a session of Chromium; why not, with
+    /// the driver killed (by the drop), if either fails.
+    fn try_start(exe: &Path, chromium: &Path, tag: &str) -> Result<Driver, String> {
         // A free port: bound by the system, then released for the driver.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = std::process::Command::new(exe)
@@ -30,18 +53,21 @@ impl Driver {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
-            .expect("chromedriver");
+            .map_err(|e| format!("chromedriver: {e}"))?;
         let profile = tempdir(&format!("webdriver-{tag}"));
-        let mut d = Driver { child, port, session: String::new(), _profile: profile };
+        let mut d = Driver { child, port, session: String::new(), _profile: profile, _turn: None };
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while d.http("GET", "/status", None).map(|v| v["value"]["ready"] != json!(true)).unwrap_or(true) {
-            assert!(std::time::Instant::now() < deadline, "chromedriver did not start");
+            if std::time::Instant::now() >= deadline {
+                return Err("chromedriver did not start in 30 s".into());
+            }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         let args = json!([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-dev-shm-usage",
             "--no-first-run",
             "--disable-background-networking",
             "--host-resolver-rules=MAP * ~NOTFOUND",
@@ -49,9 +75,9 @@ impl Driver {
             format!("--user-data-dir={}", d._profile.display()),
         ]);
         let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"binary": chromium, "args": args}}}});
-        let v = d.http("POST", "/session", Some(caps)).unwrap_or_else(|e| panic!("new session: {e}"));
-        d.session = v["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {v}")).to_string();
-        Some(d)
+        let v = d.http("POST", "/session", Some(caps)).map_err(|e| format!("new session: {e}"))?;
+        d.session = v["value"]["sessionId"].as_str().ok_or_else(|| format!("no session: {v}"))?.to_string();
+        Ok(d)
     }
 
     /// One HTTP/1.1 request to the driver; the JSON answer, or why there is none.

@@ -651,9 +651,14 @@ pub(crate) fn chromium() -> Option<PathBuf> {
     reader("chromium", "HTML reports opened in headless Chromium")
 }
 
+/// Taken by each Chromium the tests start, so that one runs at a time: several started
+/// together beside the other tests on two cores can miss their start-up deadlines.
+pub(crate) static CHROMIUM_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Headless Chromium with the network cut off (every host name fails to resolve) and a
 /// profile of its own; `extra` says what to do with the page.
 pub(crate) fn headless(tag: &str, extra: &[&str], url: &str) -> std::process::Output {
+    let _turn = CHROMIUM_TURN.lock().unwrap_or_else(|e| e.into_inner());
     let profile = tempdir(&format!("chromium-{tag}"));
     let mut cmd = std::process::Command::new(chromium().expect("chromium"));
     cmd.args([
