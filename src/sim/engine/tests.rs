@@ -1640,18 +1640,19 @@ fn slip(g: &mut Xs, i: Instr, code: usize, funcs: usize) -> Instr {
     }
 }
 
-/// Runs mutants of the fixtures and of the benchmark suite's programs (one to three
-/// instructions of each changed by [`slip`]; those the verifier refuses are skipped),
-/// each translated and untranslated at two quanta, on one processor and on sixteen,
-/// under step and time limits: statistics, output and error must be the same (the
-/// translation charges what the instructions it stands for charge and fails where they
-/// do). Returns the mutants made and those run.
+/// Runs mutants of the fixtures (the MPI ones on four ranks) and of the benchmark
+/// suite's programs (one to three instructions of each changed by [`slip`]; those the
+/// verifier refuses are skipped), each translated and untranslated at two quanta, on one
+/// processor and on sixteen, under step and time limits: statistics, output and error
+/// must be the same (the translation charges what the instructions it stands for charge
+/// and fails where they do). Returns the mutants made and those run.
 fn translation_campaign(seconds: f64, max_mutants: u64, seed: u64) -> (u64, u64) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let fixtures = root.join("fixtures");
     let opts = crate::lang::FrontOptions { include_dirs: vec![fixtures.join("include")], ..Default::default() };
-    let mut sources: Vec<std::path::PathBuf> = Vec::new();
-    for dir in [fixtures.clone(), root.join("scripts/bench/suite")] {
+    // Each program with its ranks (MPI programs run on four, the others on one).
+    let mut sources: Vec<(std::path::PathBuf, u32)> = Vec::new();
+    for (dir, ranks) in [(fixtures.clone(), 1), (root.join("scripts/bench/suite"), 1), (fixtures.join("mpi"), 4)] {
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -1660,22 +1661,22 @@ fn translation_campaign(seconds: f64, max_mutants: u64, seed: u64) -> (u64, u64)
             .filter(|p| !p.ends_with("fileio.c"))
             .collect();
         files.sort();
-        sources.extend(files);
+        sources.extend(files.into_iter().map(|f| (f, ranks)));
     }
-    let modules: Vec<(String, Module)> = sources
+    let modules: Vec<(String, Module, u32)> = sources
         .iter()
-        .filter_map(|p| {
+        .filter_map(|(p, ranks)| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
             let src = std::fs::read_to_string(p).unwrap();
-            crate::lang::compile(&name, &src, &opts).ok().map(|c| (name, c.module))
+            crate::lang::compile(&name, &src, &opts).ok().map(|c| (name, c.module, *ranks))
         })
         .collect();
-    assert!(modules.len() >= 30, "only {} programs compiled", modules.len());
+    assert!(modules.len() >= 40, "only {} programs compiled", modules.len());
     let mut g = Xs(seed.max(1));
     let start = std::time::Instant::now();
     let (mut made, mut ran) = (0u64, 0u64);
     while made < max_mutants && start.elapsed().as_secs_f64() < seconds {
-        let (name, base) = &modules[g.below(modules.len())];
+        let (name, base, ranks) = &modules[g.below(modules.len())];
         let mut m = base.clone();
         let mut changed = Vec::new();
         for _ in 0..1 + g.below(3) {
@@ -1692,6 +1693,7 @@ fn translation_campaign(seconds: f64, max_mutants: u64, seed: u64) -> (u64, u64)
         for quantum in [U, 10 * U] {
             let cfg = SimConfig {
                 pprocs,
+                ranks: *ranks,
                 quantum,
                 max_steps: Some(30_000),
                 max_time: Some(1_000_000 * U),
