@@ -192,6 +192,42 @@ fn truncation_is_an_error_at_the_receive() {
     assert!(err.contains(&want), "{err}");
 }
 
+/// A count far past the buffer (2^31 - 1 ints from an array of 4) is a bad address at
+/// the send, named at the call: the send checks its buffer before it copies it, so the
+/// count is never a request for 32 GB (before, that was exit 3, "the host refused ...
+/// bytes of memory", or an abort where no handler turns the refusal into an error). The
+/// address is the buffer's last word, past the pool's end.
+#[test]
+fn a_count_past_the_buffer_is_a_bad_address_at_the_send() {
+    let dir = tempdir("mpi-overrun");
+    let src = dir.join("overrun.c");
+    std::fs::write(
+        &src,
+        "#include <mpi.h>\n\
+         int main(int argc, char **argv) {\n\
+         int rank, x[4] = {1, 2, 3, 4};\n\
+         MPI_Init(&argc, &argv);\n\
+         MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n\
+         if (rank == 0)\n\
+         MPI_Send(x, 2147483647, MPI_INT, 1, 0, MPI_COMM_WORLD);\n\
+         else\n\
+         MPI_Recv(x, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n\
+         MPI_Finalize();\n\
+         return 0;\n\
+         }\n",
+    )
+    .unwrap();
+    let cod = compile_into(&dir, &src);
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--ranks", "2", "--stats", "none"], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let want = format!("runtime error in process 0 (MPI_Send, {}:7): bad address ", src.display());
+    assert!(err.contains(&want), "{err}");
+    // The address named is the buffer's last word: x's address plus 2^31 - 2.
+    let addr: i64 = err.rsplit("bad address ").next().unwrap().trim().parse().unwrap();
+    assert!(addr >= (1 << 31) - 2, "{err}");
+}
+
 /// The prefix of a fixture's path as the tools name it (`.../fixtures/mpi/`).
 fn dir_of_fixtures() -> String {
     format!("{}/", fixtures().join("mpi").display())

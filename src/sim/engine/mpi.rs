@@ -235,14 +235,16 @@ impl<'m> Simulator<'m> {
         };
         let words = u32::try_from(words)
             .map_err(|_| self.mpi_error(pid, format!("MPI: a send of a negative count ({words})")))?;
-        let mut data = Vec::with_capacity(mpi_op::HEADER + words as usize);
+        // The buffer is checked before its copy is made: a count past the buffer (a
+        // program's slip) is a bad address, not a request for gigabytes.
+        let body = match words {
+            0 => 0..0,
+            _ => self.word_index(pid, buf)?..self.word_index(pid, buf + i64::from(words) - 1)? + 1,
+        };
+        let mut data = Vec::with_capacity(mpi_op::HEADER + body.len());
         let me = self.rank_of(pid);
         data.extend_from_slice(&[Word::Int(me as i32), Word::Int(tag), Word::Int(context), Word::Int(flags)]);
-        if words > 0 {
-            let a = self.word_index(pid, buf)?;
-            let b = self.word_index(pid, buf + i64::from(words) - 1)?;
-            data.extend_from_slice(&self.mem.words[a..=b]);
-        }
+        data.extend_from_slice(&self.mem.words[body]);
         let bytes: u32 = data[mpi_op::HEADER..].iter().copied().map(word_bytes).sum();
         let c = self.ranks.mailbox + dest as usize;
         self.charge(pid, Op::Mpi)?;
@@ -268,7 +270,10 @@ impl<'m> Simulator<'m> {
         let (block, probe) = (mode & 1 != 0, mode & 2 != 0);
         let n = self.peek_int(pid, 2)?.max(0) as i64;
         let pats = self.peek_int(pid, 3)? as i64;
-        let mut patterns = Vec::with_capacity(n as usize);
+        // Grown as the patterns are read (each checked), not sized by the count first:
+        // a count past the patterns (a program's slip) is a bad address, not a request
+        // for gigabytes.
+        let mut patterns = Vec::new();
         for k in 0..n {
             let w = |j: i64| self.word_index(pid, pats + 3 * k + j).map(|i| as_int(self.mem.words[i]));
             patterns.push(Pattern { source: w(0)?, tag: w(1)?, context: w(2)? });

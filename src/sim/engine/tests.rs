@@ -1714,6 +1714,25 @@ fn translation_campaign(seconds: f64, max_mutants: u64, seed: u64) -> (u64, u64)
     (made, ran)
 }
 
+/// A mutant the campaign found: in `late.c` the count of receive patterns the MPI
+/// library passes to its match becomes 2^31 - 1. The match reads the patterns one by one
+/// and stops at the first outside the pool, a bad address; it used to size its list by
+/// the count first and end the process asking for 25 GB.
+#[test]
+fn a_match_of_2_31_patterns_is_a_bad_address_not_25_gb() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let opts = crate::lang::FrontOptions { include_dirs: vec![dir.join("include")], ..Default::default() };
+    let src = std::fs::read_to_string(dir.join("mpi/late.c")).unwrap();
+    let mut m = crate::lang::compile("late.c", &src, &opts).unwrap().module;
+    assert_eq!(m.code[432], PushI { v: 1 }, "the library's pattern count is where it was");
+    m.code[432] = PushI { v: i32::MAX };
+    m.code[556] = LdVal { depth: 1, off: 0 };
+    crate::vcode::cod::verify(&m).unwrap();
+    let cfg = SimConfig { pprocs: 16, ranks: 4, ..SimConfig::default() };
+    let (stats, _, err, _) = run_fusing_lines(&m, cfg, true, false);
+    assert!(stats.is_none() && err.contains("bad address"), "{err}");
+}
+
 #[test]
 fn mutated_programs_run_the_same_translated_and_untranslated() {
     // A fixed seed and count, so that the test is the same on every machine (it stops
