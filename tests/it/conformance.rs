@@ -10,6 +10,8 @@
 //!   runnable program whose first line does not say `cpc-only` with the host's `gcc`
 //!   and compares. A `cpc-only` program uses CPC itself or a documented difference from
 //!   a 64-bit host (`sizeof` in words) and says which on that line.
+//! * Random arithmetic ([`random_arithmetic_prints_what_gcc_s_build_prints`]): generated
+//!   programs of defined C over every scalar type print what gcc's builds print.
 use crate::harness::{root, run_in, tempdir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -131,4 +133,219 @@ fn expected_outputs_are_gcc_s() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 100, "only {checked} programs checked against gcc");
+}
+
+/// Random arithmetic in C: a program of 150 statements over variables of every integer
+/// type, `float` and `double`, each printing one expression of up to four levels of
+/// operators (arithmetic, shifts, bitwise, comparisons, logic, casts, `?:`), with
+/// compound assignments (`+=` to `>>=`) and `++`/`--` between them. The expressions
+/// are defined C whatever the values: a division or remainder by 0 or -1 gives its left
+/// operand instead (`DIV`), shift counts are masked to 0..15, a `double` becomes an
+/// integer only through `D2I` (0 outside +-2e9), and no variable changes inside an
+/// expression. Integers print as `unsigned long long` (every bit of a 64-bit result),
+/// floating values with `%.17g`. gcc is built with `-fwrapv` (C's wrapping on overflow,
+/// which cpss gives) and `-funsigned-char` (plain `char` is 0..255 in CPC, cpcc(1)).
+/// Its output is the expected one.
+struct ExprGen {
+    g: crate::fuzz::Gen,
+    vars: Vec<(String, &'static str)>,
+}
+
+const TYPES: [&str; 13] = [
+    "int",
+    "unsigned",
+    "long",
+    "unsigned long",
+    "signed char",
+    "unsigned char",
+    "char",
+    "short",
+    "unsigned short",
+    "double",
+    "long long",
+    "unsigned long long",
+    "float",
+];
+
+impl ExprGen {
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.g.below(from.len())]
+    }
+
+    fn real(t: &str) -> bool {
+        t == "double" || t == "float"
+    }
+
+    /// An operand: a constant or a variable (a floating one through `D2I` where an
+    /// integer is wanted); with whether its type is floating.
+    fn leaf(&mut self, want_int: bool) -> (String, bool) {
+        if self.g.below(5) == 0 {
+            let k = self.pick(&[
+                "0",
+                "1",
+                "-1",
+                "3",
+                "31",
+                "255",
+                "65536",
+                "2147483647",
+                "4294967295u",
+                "-5",
+                "100000",
+                "7u",
+                "1L",
+                "-1L",
+                "0x80000000",
+                "0xFFFFFFFF",
+            ]);
+            return (k.to_string(), false);
+        }
+        let (v, t) = self.vars[self.g.below(self.vars.len())].clone();
+        match (Self::real(t), want_int) {
+            (true, true) => (format!("D2I({v})"), false),
+            (real, _) => (v, real),
+        }
+    }
+
+    fn expr(&mut self, depth: u32, want_int: bool) -> (String, bool) {
+        if depth == 0 || self.g.below(4) == 0 {
+            return self.leaf(want_int);
+        }
+        let op = self.pick(&[
+            "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "neg",
+            "~", "!", "cast", "?:",
+        ]);
+        let int_only = matches!(op, "%" | "<<" | ">>" | "&" | "|" | "^" | "~");
+        let (a, ra) = self.expr(depth - 1, want_int || int_only);
+        let (b, rb) = self.expr(depth - 1, want_int || int_only);
+        match op {
+            "/" => (format!("DIV({a}, {b})"), ra || rb),
+            "%" => (format!("DIVM({a}, {b})"), false),
+            "<<" | ">>" => (format!("({a} {op} (({b}) & 15))"), false),
+            "neg" => (format!("(-({a}))"), ra),
+            "~" | "!" => (format!("({op}({a}))"), false),
+            "cast" => {
+                let t = self.pick(&TYPES);
+                match (Self::real(t), want_int, ra) {
+                    (true, true, _) => (format!("D2I((double)({a}))"), false),
+                    (true, false, _) => (format!("(({t})({a}))"), true),
+                    (false, _, true) => (format!("(({t})D2I({a}))"), false),
+                    (false, _, false) => (format!("(({t})({a}))"), false),
+                }
+            }
+            "?:" => {
+                let (c, rc) = self.expr(depth - 1, want_int);
+                (format!("(({a}) ? ({b}) : ({c}))"), rb || rc)
+            }
+            "<" | ">" | "<=" | ">=" | "==" | "!=" | "&&" | "||" => (format!("(({a}) {op} ({b}))"), false),
+            _ => (format!("(({a}) {op} ({b}))"), ra || rb),
+        }
+    }
+
+    fn program(seed: u64) -> String {
+        let mut x = ExprGen { g: crate::fuzz::Gen(seed), vars: Vec::new() };
+        let mut out = String::from(
+            "#include <stdio.h>\n\
+             #define DIV(a, b) ((b) == 0 || (b) == -1 ? (a) : (a) / (b))\n\
+             #define DIVM(a, b) ((b) == 0 || (b) == -1 ? (a) : (a) % (b))\n\
+             #define D2I(x) ((x) >= 2e9 || (x) <= -2e9 || (x) != (x) ? 0 : (int)(x))\n\
+             int main() {\n",
+        );
+        for (i, t) in TYPES.iter().chain(TYPES.iter()).enumerate() {
+            let init = if Self::real(t) {
+                x.pick(&["0.5", "-3.25", "1e10", "-0.0", "7.0", "123456.789", "0.1", "1e-5"])
+            } else {
+                x.pick(&[
+                    "0",
+                    "1",
+                    "-1",
+                    "7",
+                    "-100",
+                    "255",
+                    "256",
+                    "65535",
+                    "2147483647",
+                    "-2147483647-1",
+                    "4294967295u",
+                    "123456789",
+                    "-98765",
+                    "1000000007",
+                ])
+            };
+            out += &format!("    {t} v{i} = {init};\n");
+            x.vars.push((format!("v{i}"), t));
+        }
+        for k in 0..150 {
+            let (v, t) = x.vars[x.g.below(x.vars.len())].clone();
+            match x.g.below(10) {
+                0 => out += &format!("    {}{v};\n", x.pick(&["++", "--"])),
+                1 | 2 => {
+                    let op = x.pick(&["=", "+=", "-=", "*=", "&=", "|=", "^=", "<<=", ">>="]);
+                    let line = match (Self::real(t), op) {
+                        (true, "&=" | "|=" | "^=" | "<<=" | ">>=") => format!("{v} = {}", x.expr(2, false).0),
+                        (true, _) => format!("{v} {op} {}", x.expr(2, false).0),
+                        (false, "<<=" | ">>=") => format!("{v} {op} (({}) & 15)", x.expr(2, true).0),
+                        (false, _) => format!("{v} {op} {}", x.expr(2, true).0),
+                    };
+                    out += &format!("    {line};\n");
+                }
+                _ => {}
+            }
+            let depth = 1 + x.g.below(4) as u32;
+            let (e, real) = x.expr(depth, false);
+            out += &if real {
+                format!("    printf(\"{k}: %.17g\\n\", (double)({e}));\n")
+            } else {
+                format!("    printf(\"{k}: %llu\\n\", (unsigned long long)({e}));\n")
+            };
+        }
+        for (v, t) in &x.vars {
+            out += &if Self::real(t) {
+                format!("    printf(\"{v} %.17g\\n\", (double){v});\n")
+            } else {
+                format!("    printf(\"{v} %llu\\n\", (unsigned long long){v});\n")
+            };
+        }
+        out + "    return 0;\n}\n"
+    }
+}
+
+/// Twenty programs of [`ExprGen`] (fixed seeds) print under cpss what gcc's builds
+/// print, line for line. Skipped, and says so, without gcc.
+#[test]
+fn random_arithmetic_prints_what_gcc_s_build_prints() {
+    if Command::new("gcc").arg("--version").output().is_err() {
+        eprintln!("gcc not found: random arithmetic is not compared with it");
+        return;
+    }
+    let dir = tempdir("conformance-random");
+    for seed in 1..=20u64 {
+        let c = dir.join(format!("r{seed}.c"));
+        std::fs::write(&c, ExprGen::program(seed)).unwrap();
+        let exe = dir.join(format!("r{seed}"));
+        let cc = Command::new("gcc")
+            .args(["-std=gnu99", "-w", "-fwrapv", "-funsigned-char", "-o"])
+            .arg(&exe)
+            .arg(&c)
+            .output()
+            .unwrap();
+        assert!(cc.status.success(), "gcc on {}: {}", c.display(), String::from_utf8_lossy(&cc.stderr));
+        let want = Command::new(&exe).output().unwrap().stdout;
+        let cod = dir.join(format!("r{seed}.cod"));
+        let out = run_in(&dir, "cpcc", &[c.to_str().unwrap(), "-o", cod.to_str().unwrap()], b"");
+        assert_eq!(out.status.code(), Some(0), "cpcc on {}: {}", c.display(), String::from_utf8_lossy(&out.stderr));
+        let run = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none"], b"");
+        assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+        let (want, got) = (String::from_utf8_lossy(&want), String::from_utf8_lossy(&run.stdout));
+        if let Some((w, g)) = want.lines().zip(got.lines()).find(|(w, g)| w != g) {
+            let k: String = w.chars().take_while(|c| *c != ':' && *c != ' ').collect();
+            let line = std::fs::read_to_string(&c)
+                .unwrap()
+                .lines()
+                .find(|l| l.contains(&format!("\"{k}:")))
+                .map(str::to_string);
+            panic!("{}: gcc prints {w:?}, cpss {g:?}\n{}", c.display(), line.unwrap_or_default());
+        }
+        assert_eq!(want.lines().count(), got.lines().count(), "{}", c.display());
+    }
 }
