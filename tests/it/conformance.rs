@@ -90,11 +90,19 @@ fn programs_give_their_expected_output() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
+/// Whether the host has gcc; when it has not, says so and what is not checked (`skipped`).
+fn have_gcc(skipped: &str) -> bool {
+    let found = Command::new("gcc").arg("--version").output().is_ok();
+    if !found {
+        eprintln!("gcc not found: {skipped}");
+    }
+    found
+}
+
 /// The expected files are what gcc's build of the same program prints.
 #[test]
 fn expected_outputs_are_gcc_s() {
-    if Command::new("gcc").arg("--version").output().is_err() {
-        eprintln!("gcc not found: the expected outputs are not re-checked against it");
+    if !have_gcc("the expected outputs are not re-checked against it") {
         return;
     }
     let dir = tempdir("conformance-gcc");
@@ -314,8 +322,7 @@ impl ExprGen {
 /// print, line for line. Skipped, and says so, without gcc.
 #[test]
 fn random_arithmetic_prints_what_gcc_s_build_prints() {
-    if Command::new("gcc").arg("--version").output().is_err() {
-        eprintln!("gcc not found: random arithmetic is not compared with it");
+    if !have_gcc("random arithmetic is not compared with it") {
         return;
     }
     let dir = tempdir("conformance-random");
