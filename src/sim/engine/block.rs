@@ -1512,9 +1512,47 @@ impl Charges {
 
 #[cfg(test)]
 mod tests {
-    use super::{Ix, IxExpr, Op, Src, Step};
+    use super::{Clock, Ix, IxExpr, Limits, Op, Src, Step};
     use crate::sim::engine::arith::{int_op, IntOp};
     use crate::vcode::{Instr::*, Scalar, Word};
+
+    /// The interpreter crosses a quantum end at the first instruction that starts at or
+    /// after it (`clock >= qend` at its loop top), so a stretch charged whole must too:
+    /// instructions of 4, 6 and 3 ticks from clock 0 start at 0, 4 and 10, and with the
+    /// quantum ending at 10 the third starts on the end. Charging the first two crosses
+    /// nothing; charging all three crosses it once, at the third instruction (clock 10),
+    /// and the next end is 20.
+    #[test]
+    fn a_stretch_whose_last_instruction_starts_on_the_quantum_end_crosses_it() {
+        let cum = [0, 4, 10, 13];
+        let lim = Limits {
+            cum: &cum,
+            cum_seq: &cum,
+            q: 10,
+            cross_max: u64::MAX,
+            crossable: true,
+            me: u32::MAX,
+            funcs: &[],
+            max_stack: 0,
+            flat: &[],
+        };
+        let start = Clock { clock: 0, qend: 10, steps: 100, ..Clock::default() };
+        let mut c = start;
+        c.charge(&lim, 0, 2);
+        assert_eq!((c.clock, c.qend, c.crossed, c.last_cross), (10, 10, 0, None));
+        let mut c = start;
+        c.charge(&lim, 0, 3);
+        assert_eq!((c.clock, c.qend, c.crossed, c.steps, c.seq), (13, 20, 1, 97, 13));
+        // Its stretch, the clock at the stretch's start, and the end crossed.
+        assert_eq!(c.last_cross, Some((0, 3, 0, 10)));
+        // With the end a tick earlier the third instruction starts past it: crossed once
+        // too; a tick later it starts before it: nothing is crossed.
+        for (qend, after, crossed) in [(9, 19, 1), (11, 11, 0)] {
+            let mut c = Clock { qend, ..start };
+            c.charge(&lim, 0, 3);
+            assert_eq!((c.qend, c.crossed), (after, crossed), "quantum ending at {qend}");
+        }
+    }
 
     #[test]
     fn an_index_operation_computes_what_its_instruction_computes() {
