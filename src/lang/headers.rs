@@ -181,7 +181,8 @@ const MATH: &str = "#ifndef __CPPE_MATH_H
 #define HUGE_VAL (1e300 * 1e300)
 #define HUGE_VALF ((float)HUGE_VAL)
 #define INFINITY ((float)HUGE_VAL)
-#define NAN ((float)(HUGE_VAL - HUGE_VAL))
+/* inf - inf is the host's default NaN, negative on x86-64; C's NAN (glibc's) is positive. */
+#define NAN (-(float)(HUGE_VAL - HUGE_VAL))
 #define FP_NAN 0
 #define FP_INFINITE 1
 #define FP_ZERO 2
@@ -190,7 +191,7 @@ const MATH: &str = "#ifndef __CPPE_MATH_H
 #define fpclassify(x) ((x) != (x) ? FP_NAN : (x) - (x) != 0 ? FP_INFINITE : (x) == 0 ? FP_ZERO \\
     : fabs(x) < 2.2250738585072014e-308 ? FP_SUBNORMAL : FP_NORMAL)
 #define isnormal(x) (fpclassify(x) == FP_NORMAL)
-#define signbit(x) ((x) < 0 || ((x) == 0 && 1.0 / (x) < 0))
+#define signbit(x) (copysign(1.0, (x)) < 0)
 #define isgreater(x, y) ((x) > (y))
 #define isgreaterequal(x, y) ((x) >= (y))
 #define isless(x, y) ((x) < (y))

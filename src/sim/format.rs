@@ -219,7 +219,8 @@ pub fn printf(
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
                 let v = word_float(take(&mut next)?);
                 let upper = conv.is_ascii_uppercase();
-                let sign = sign_prefix(v.is_sign_negative() && !v.is_nan(), &s);
+                // A NaN's sign too, as glibc prints it (`-nan`: x86's 0.0 / 0.0).
+                let sign = sign_prefix(v.is_sign_negative(), &s);
                 if !v.is_finite() {
                     let t: &[u8] = match (v.is_nan(), upper) {
                         (true, false) => b"nan",
