@@ -166,10 +166,13 @@ pub fn printf(
                 s.prec = Some(p);
             }
         }
-        // `l`, `ll`, `j`, `q`: the argument is a 64-bit long.
-        let mut wide = false;
+        // `l`, `ll`, `j`, `q`: the argument is a 64-bit long. `h` and `hh`: an integer
+        // conversion converts it to `short` or `char` first, as C's does (`%hhd` of 201
+        // is -55, `%hu` of -4 is 65532).
+        let (mut wide, mut short) = (false, 0u8);
         while let Some(m @ (b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) = fmt.get(i) {
             wide |= matches!(m, b'l' | b'q' | b'j' | b'L');
+            short += u8::from(*m == b'h');
             i += 1;
         }
         let Some(&conv) = fmt.get(i) else {
@@ -181,14 +184,24 @@ pub fn printf(
             b'%' => out.push(b'%'),
             b'd' | b'i' => {
                 let w = word_int(take(&mut next)?);
-                let v = if wide { w } else { w as i32 as i64 };
+                let v = match (wide, short) {
+                    (true, _) => w,
+                    (false, 0) => w as i32 as i64,
+                    (false, 1) => w as i16 as i64,
+                    (false, _) => w as i8 as i64,
+                };
                 let sign = sign_prefix(v < 0, &s);
                 let digits = int_digits(v.unsigned_abs(), 10, false, s.prec);
                 pad_number(out, &s, sign, &digits, s.prec.is_none());
             }
             b'u' | b'x' | b'X' | b'o' => {
                 let w = word_int(take(&mut next)?);
-                let v = if wide { w as u64 } else { w as i32 as u32 as u64 };
+                let v = match (wide, short) {
+                    (true, _) => w as u64,
+                    (false, 0) => w as i32 as u32 as u64,
+                    (false, 1) => w as u16 as u64,
+                    (false, _) => w as u8 as u64,
+                };
                 let (base, upper) = match conv {
                     b'u' => (10, false),
                     b'x' => (16, false),
@@ -461,8 +474,14 @@ fn general(a: f64, prec: usize, alt: bool, upper: bool) -> String {
 /// One value read by [`scanf`], to be stored at the next destination address.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ScanValue {
-    /// `%d %i %u %x %o`: store an int.
+    /// `%d %i %u %x %o`: store an int (with `h`, converted to `short` or `unsigned
+    /// short` first, as C's conversion into the `short` stores it).
     Int(i32),
+    /// `%hhd %hhi` (`signed`) and `%hhu %hhx %hho`: store a byte. The value converted to
+    /// `signed char` (an `int` word, as cpcc keeps a `signed char`), or to `unsigned
+    /// char` (a `char` word); a `signed` conversion into a word that holds a `char` (a
+    /// plain `char` variable, unsigned in CPC) stores a `char` word too.
+    Byte { v: u8, signed: bool },
     /// `%f %e %g`: store a float.
     Float(f32),
     /// `%lf %le %lg`: store a double.
@@ -635,11 +654,19 @@ pub fn scanf(fmt: &[u8], input: &mut dyn BufRead) -> Scan {
             width = (width * 10 + (d - b'0') as usize).min(1 << 20);
             i += 1;
         }
-        let mut long = false;
-        while let Some(m @ (b'l' | b'h' | b'L')) = fmt.get(i) {
-            long |= matches!(m, b'l' | b'L');
+        let (mut long, mut short) = (false, 0u8);
+        while let Some(m @ (b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) = fmt.get(i) {
+            long |= matches!(m, b'l' | b'L' | b'q' | b'j');
+            short += u8::from(*m == b'h');
             i += 1;
         }
+        let signed = matches!(fmt.get(i), Some(b'd' | b'i'));
+        let int = move |v: i32| match (short, signed) {
+            (0, _) => ScanValue::Int(v),
+            (1, true) => ScanValue::Int(i32::from(v as i16)),
+            (1, false) => ScanValue::Int(i32::from(v as u16)),
+            (_, signed) => ScanValue::Byte { v: v as u8, signed },
+        };
         let Some(&conv) = fmt.get(i) else { break };
         i += 1;
         if conv != b'c' {
@@ -655,10 +682,10 @@ pub fn scanf(fmt: &[u8], input: &mut dyn BufRead) -> Scan {
             b'i' if long => scan_long(input, w, 0).map(ScanValue::Long),
             b'x' | b'X' if long => scan_long(input, w, 16).map(ScanValue::Long),
             b'o' if long => scan_long(input, w, 8).map(ScanValue::Long),
-            b'd' | b'u' => scan_int(input, w, 10).map(ScanValue::Int),
-            b'i' => scan_int(input, w, 0).map(ScanValue::Int),
-            b'x' | b'X' => scan_int(input, w, 16).map(ScanValue::Int),
-            b'o' => scan_int(input, w, 8).map(ScanValue::Int),
+            b'd' | b'u' => scan_int(input, w, 10).map(int),
+            b'i' => scan_int(input, w, 0).map(int),
+            b'x' | b'X' => scan_int(input, w, 16).map(int),
+            b'o' => scan_int(input, w, 8).map(int),
             b'f' | b'e' | b'g' | b'E' | b'G' | b'F' if long => scan_double(input, w).map(ScanValue::Double),
             b'f' | b'e' | b'g' | b'E' | b'G' | b'F' => scan_float(input, w).map(ScanValue::Float),
             b'c' => {
@@ -758,6 +785,26 @@ mod tests {
         assert_eq!(pf("%p %p|%8p", &[I(255), I(0), I(16)]), "0xff (nil)|    0x10");
     }
 
+    /// `h` and `hh` convert an integer argument to `short` and `char` first (the
+    /// expected line is glibc's for the same format and `int` arguments), and a NaN
+    /// prints its sign (x86-64's 0.0 / 0.0 is negative: glibc prints `-nan`).
+    #[test]
+    fn short_lengths_and_nan_signs_are_glibc_s() {
+        let args = [I(201), I(-1), I(40000), I(-4), I(0x1234), I(0x12345), I(511), I(300), I(70000), I(32768), I(7)];
+        assert_eq!(
+            pf("%hhd %hhu %hd %hu %hhx %hx %#hho %5hhd|%-6hu|%+hd %.3hhd", &args),
+            "-55 255 -25536 65532 34 2345 0377    44|4464  |-32768 007"
+        );
+        let nan = f64::NAN.copysign(-1.0);
+        assert_eq!(
+            pf(
+                "%f %f %+f %5.1e|%G",
+                &[Word::Double(nan), Word::Double(-nan), Word::Double(-nan), Word::Double(nan), Word::Double(nan)]
+            ),
+            "-nan nan +nan  -nan|-NAN"
+        );
+    }
+
     #[test]
     fn matches_c_outputs() {
         // Each expected string is what glibc printf prints for the same format and
@@ -830,5 +877,17 @@ mod tests {
         assert_eq!(sc("%d,%d", "3,4").values, vec![ScanValue::Int(3), ScanValue::Int(4)]);
         assert_eq!(sc("%2d%d", "1234").values, vec![ScanValue::Int(12), ScanValue::Int(34)]);
         assert_eq!(sc("%*d %d", "1 2").values, vec![ScanValue::Int(2)]);
+        // `h` converts to short (70000 is 4464 as a short, -1 is 65535 as an unsigned
+        // short), `hh` to a byte (300 is 44, 0x1ff is 255), `j` reads a long.
+        assert_eq!(
+            sc("%hd %hu %hhd %hhx %jd", "70000 -1 300 0x1ff 5000000000").values,
+            vec![
+                ScanValue::Int(4464),
+                ScanValue::Int(65535),
+                ScanValue::Byte { v: 44, signed: true },
+                ScanValue::Byte { v: 255, signed: false },
+                ScanValue::Long(5_000_000_000)
+            ]
+        );
     }
 }

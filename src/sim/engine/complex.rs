@@ -596,6 +596,10 @@ impl<'m> Simulator<'m> {
                     let a = as_int(*d) as i64;
                     let words: Vec<Word> = match v {
                         ScanValue::Int(i) => vec![Word::Int(*i)],
+                        ScanValue::Byte { v, signed } => {
+                            let plain = self.mem.index(a).is_some_and(|i| matches!(self.mem.words[i], Word::Char(_)));
+                            vec![if *signed && !plain { Word::Int(i32::from(*v as i8)) } else { Word::Char(*v) }]
+                        }
                         ScanValue::Float(f) => vec![Word::Float(*f)],
                         ScanValue::Double(d) => vec![Word::Double(*d)],
                         ScanValue::Long(l) => vec![Word::Long(*l)],
