@@ -91,7 +91,7 @@ fn programs_give_their_expected_output() {
 }
 
 /// Whether the host has gcc; when it has not, says so and what is not checked (`skipped`).
-fn have_gcc(skipped: &str) -> bool {
+pub(crate) fn have_gcc(skipped: &str) -> bool {
     let found = Command::new("gcc").arg("--version").output().is_ok();
     if !found {
         eprintln!("gcc not found: {skipped}");

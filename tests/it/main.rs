@@ -14,6 +14,7 @@ mod docs;
 mod figures;
 mod fuzz;
 mod fuzz_readers;
+mod generated;
 mod harden;
 mod harness;
 mod machine;
