@@ -778,6 +778,23 @@ fn string_builtins_respect_their_destination() {
     assert!(stderr(&out).contains("sc.c:11): sprintf writes 5 words"), "{}", stderr(&out));
 }
 
+/// The destination check never stops a correct program: a compound literal (no name)
+/// shares its frame words with a variable of a later block, whose one word the check
+/// took for the literal's object ("memset writes 8 words ..., 1 words from there"). The
+/// literal's `c[2]` is 5, the later block adds 5 * 1: 10.
+#[test]
+fn a_compound_literal_is_not_taken_for_a_later_block_s_variable() {
+    let dir = tempdir("harden-literal");
+    let cod = compile_text(
+        &dir,
+        "lit",
+        "#include <stdio.h>\nstruct S { int a; unsigned char b; short c[4]; double d; long long e; };\nint main() {\n    int t = 0;\n    { int k = 2; t += (struct S){1, 2, {3, 4, 5}, 0.5, 6}.c[k]; }\n    { int y = 1, x = 5; t += x * y; }\n    printf(\"%d\\n\", t);\n    return 0;\n}\n",
+    );
+    let out = run_in(&dir, "cpss", &[cod.to_str().unwrap(), "--stats", "none"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "10\n");
+}
+
 /// No input overflows cpcc's stack: a chain of 20 000 `+` (40 KB of source) and chains
 /// nested in parentheses are an error naming the place; 1000 terms compile and run
 /// (the sum is 1000).

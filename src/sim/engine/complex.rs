@@ -1079,9 +1079,11 @@ impl Simulator<'_> {
                 let f = m.function_at(pc)?;
                 // Variables of blocks that have ended share frame words with later ones:
                 // of the variables over word `i`, those whose block holds the current
-                // line and whose declaration has been passed are the live ones; when the
-                // lines cannot tell (two blocks on one line), the largest object is
-                // taken, so that a correct program is never stopped.
+                // line and whose declaration has been passed are the live ones (of two
+                // blocks on one line, both: the largest object is taken), so that a
+                // correct program is never stopped. Words no live variable covers (a
+                // compound literal's, which has no name) are not checked, but for code
+                // without a line, where any variable over the word is taken.
                 let at = m.line_of(pc);
                 let live = |id: &IdentInfo| {
                     let declared = id.line <= at || id.kind == IdentKind::Param;
@@ -1097,7 +1099,7 @@ impl Simulator<'_> {
                 };
                 let end = |id: &IdentInfo| base + id.off as usize + words(id.ty);
                 let in_scope = over().filter(|id| live(id)).map(&end).max();
-                return in_scope.or_else(|| over().map(end).max());
+                return if at == 0 { in_scope.or_else(|| over().map(end).max()) } else { in_scope };
             }
         }
         None
