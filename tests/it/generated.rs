@@ -32,6 +32,7 @@ fn real(t: &str) -> bool {
 const PRELUDE: &str = "#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #define DIV(a, b) ((b) == 0 || (b) == -1 ? (a) : (a) / (b))
 #define DIVM(a, b) ((b) == 0 || (b) == -1 ? (a) : (a) % (b))
 #define UMOD(a, n) ((unsigned)(a) % (n))
@@ -50,6 +51,11 @@ int h1(int a, int b) { return (a ^ b) + 1; }
 int h2(int a, int b) { return a > b ? a : b; }
 int (*hp[3])(int, int) = { h0, h1, &h2 };
 struct S twist(struct S x, int k) { x.e += k; x.d = x.d * 0.5 + k; x.c[3] = x.c[0] - k; return x; }
+struct B { unsigned a : 3; int b : 5; unsigned c : 12; signed d : 1; } gb;
+long vsum(int n, ...) { va_list ap; long s = 0; int i; va_start(ap, n);
+  for (i = 0; i < n; i++) s = s * 31 + va_arg(ap, int); va_end(ap); return s; }
+double vmix(int n, ...) { va_list ap; double s = 0.5; int i; va_start(ap, n);
+  for (i = 0; i < n; i++) s = s * 0.75 + va_arg(ap, double); va_end(ap); return s; }
 ";
 
 type Var = (String, &'static str);
@@ -311,7 +317,7 @@ impl ProgGen {
     }
 
     fn stmt(&mut self, sc: &mut Scope, ind: &str, depth: u32, in_loop: bool) -> String {
-        let k = self.g.below(27);
+        let k = self.g.below(32);
         if depth == 0 || k < 6 {
             return self.assign(sc, ind);
         }
@@ -477,6 +483,45 @@ impl ProgGen {
                      {ind}  p = &gm[UMOD(x, 3)][0]; p[UMOD(x, 4)] ^= x; printf(\"Q{l}: %d %d %d\\n\", x, (int)(&gm[2][3] - p), *p); }}\n"
                 )
             }
+            27 => {
+                // Bit-fields: every store wraps into the field's bits (gcc's choice for
+                // the signed ones, which cpcc documents as its own).
+                let l = self.label();
+                let f = self.pick(&["a", "b", "c", "d"]);
+                let op = self.pick(&["=", "+=", "^=", "-="]);
+                let e = self.expr(sc, 2, true).0;
+                format!(
+                    "{ind}gb.{f} {op} {e};\n\
+                     {ind}printf(\"B{l}: %u %d %u %d\\n\", gb.a, gb.b, gb.c, gb.d);\n"
+                )
+            }
+            28 => {
+                let v = self.newvar(sc, "long");
+                sc.vars.push((v.clone(), "long"));
+                let args: Vec<String> = (0..3).map(|_| format!("(int)({})", self.expr(sc, 2, true).0)).collect();
+                let n = 1 + self.g.below(3);
+                format!("{ind}{v} = vsum({n}, {});\n", args.join(", "))
+            }
+            29 => {
+                let v = self.newvar(sc, "double");
+                sc.vars.push((v.clone(), "double"));
+                let args: Vec<String> = (0..2).map(|_| format!("(double)({})", self.expr(sc, 2, false).0)).collect();
+                format!("{ind}{v} = vmix(2, {});\n", args.join(", "))
+            }
+            30 => {
+                let (i, j, k) = (self.index(sc, 3), self.index(sc, 4), self.index(sc, 4));
+                let e = self.expr(sc, 2, true).0;
+                format!(
+                    "{ind}{{ struct S *sp = &gs[{i}]; sp->a ^= {e};\n\
+                     {ind}  sp->c[{j}] += (struct S){{1, 2, {{3, 4, 5}}, 0.5, 6}}.c[{k}]; }}\n"
+                )
+            }
+            31 => {
+                let v = self.newvar(sc, "int");
+                sc.vars.push((v.clone(), "int"));
+                let e = self.expr(sc, 2, true).0;
+                format!("{ind}{v} = \"hello, World\"[UMOD({e}, 12)] + 'A' - 'a';\n")
+            }
             _ => {
                 let l = self.label();
                 format!("{ind}printf(\"L{l}: %llu\\n\", (unsigned long long){});\n", self.expr(sc, 3, true).0)
@@ -568,6 +613,7 @@ impl ProgGen {
                 body += &format!("    printf({}{a}[{k}]);\n", show(t));
             }
         }
+        body += "    printf(\"%u %d %u %d\\n\", gb.a, gb.b, gb.c, gb.d);\n";
         for i in 0..3 {
             body += &format!(
                 "    printf(\"%d %d %d %.17g %lld | %d %d %d %d | %d %d\\n\", gs[{i}].a, gs[{i}].b, gs[{i}].c[1], \
