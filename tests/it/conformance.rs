@@ -318,6 +318,21 @@ impl ExprGen {
     }
 }
 
+/// What gcc's build of the generated program `c` prints: built next to it with
+/// `-fwrapv` (C's wrapping on overflow, which cpss gives) and `-funsigned-char` (plain
+/// `char` is 0..255 in CPC, cpcc(1)).
+pub(crate) fn generated_gcc_output(c: &Path) -> Vec<u8> {
+    let exe = c.with_extension("");
+    let cc = Command::new("gcc")
+        .args(["-std=gnu99", "-w", "-fwrapv", "-funsigned-char", "-o"])
+        .arg(&exe)
+        .arg(c)
+        .output()
+        .unwrap();
+    assert!(cc.status.success(), "gcc on {}: {}", c.display(), String::from_utf8_lossy(&cc.stderr));
+    Command::new(&exe).output().unwrap().stdout
+}
+
 /// Twenty programs of [`ExprGen`] (fixed seeds) print under cpss what gcc's builds
 /// print, line for line. Skipped, and says so, without gcc.
 #[test]
@@ -329,15 +344,7 @@ fn random_arithmetic_prints_what_gcc_s_build_prints() {
     for seed in 1..=20u64 {
         let c = dir.join(format!("r{seed}.c"));
         std::fs::write(&c, ExprGen::program(seed)).unwrap();
-        let exe = dir.join(format!("r{seed}"));
-        let cc = Command::new("gcc")
-            .args(["-std=gnu99", "-w", "-fwrapv", "-funsigned-char", "-o"])
-            .arg(&exe)
-            .arg(&c)
-            .output()
-            .unwrap();
-        assert!(cc.status.success(), "gcc on {}: {}", c.display(), String::from_utf8_lossy(&cc.stderr));
-        let want = Command::new(&exe).output().unwrap().stdout;
+        let want = generated_gcc_output(&c);
         let cod = dir.join(format!("r{seed}.cod"));
         let out = run_in(&dir, "cpcc", &[c.to_str().unwrap(), "-o", cod.to_str().unwrap()], b"");
         assert_eq!(out.status.code(), Some(0), "cpcc on {}: {}", c.display(), String::from_utf8_lossy(&out.stderr));

@@ -7,7 +7,6 @@
 //! precisions and length modifiers. [`ProgGen`] says what keeps them defined C.
 use crate::fuzz::Gen;
 use crate::harness::{run_in, tempdir};
-use std::process::Command;
 
 const INTS: [&str; 11] = [
     "int",
@@ -667,13 +666,10 @@ impl ProgGen {
 /// `CPPE_GEN_SEEDS=A..B`.
 #[test]
 fn generated_parallel_programs_run_the_same_under_the_debugger() {
-    let seeds = std::env::var("CPPE_GEN_SEEDS")
-        .ok()
-        .and_then(|s| s.split_once("..").and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))))
-        .unwrap_or((1u64, 200u64));
+    let range = seeds(200);
     let dir = tempdir("generated-parallel");
     let mut failures = Vec::new();
-    for seed in seeds.0..=seeds.1 {
+    for seed in range {
         let c = dir.join(format!("p{seed}.c"));
         std::fs::write(&c, ProgGen::program_of(seed, true)).unwrap();
         let cod = dir.join(format!("p{seed}.cod"));
@@ -687,6 +683,15 @@ fn generated_parallel_programs_run_the_same_under_the_debugger() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The seeds `CPPE_GEN_SEEDS` gives (`A..B`, both included), else 1 to `n`.
+fn seeds(n: u64) -> std::ops::RangeInclusive<u64> {
+    let given = std::env::var("CPPE_GEN_SEEDS").ok().and_then(|s| {
+        let (a, b) = s.split_once("..")?;
+        Some(a.parse().ok()?..=b.parse().ok()?)
+    });
+    given.unwrap_or(1..=n)
 }
 
 /// The program's output and statistics (but the host time) of a plain run of `cod`, where
@@ -736,24 +741,13 @@ fn generated_programs_print_what_gcc_s_builds_print() {
     if !crate::conformance::have_gcc("generated programs are not compared with it") {
         return;
     }
-    let seeds = std::env::var("CPPE_GEN_SEEDS")
-        .ok()
-        .and_then(|s| s.split_once("..").and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))))
-        .unwrap_or((1u64, 160u64));
+    let range = seeds(160);
     let dir = tempdir("generated");
     let mut failures = Vec::new();
-    for seed in seeds.0..=seeds.1 {
+    for seed in range {
         let c = dir.join(format!("g{seed}.c"));
         std::fs::write(&c, ProgGen::program(seed)).unwrap();
-        let exe = dir.join(format!("g{seed}"));
-        let cc = Command::new("gcc")
-            .args(["-std=gnu99", "-w", "-fwrapv", "-funsigned-char", "-o"])
-            .arg(&exe)
-            .arg(&c)
-            .output()
-            .unwrap();
-        assert!(cc.status.success(), "gcc on {}: {}", c.display(), String::from_utf8_lossy(&cc.stderr));
-        let want = Command::new(&exe).output().unwrap().stdout;
+        let want = crate::conformance::generated_gcc_output(&c);
         let cod = dir.join(format!("g{seed}.cod"));
         let out = run_in(&dir, "cpcc", &[c.to_str().unwrap(), "-o", cod.to_str().unwrap()], b"");
         if out.status.code() != Some(0) {
