@@ -172,7 +172,7 @@ pub fn printf(
         let (mut wide, mut short) = (false, 0u8);
         while let Some(m @ (b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) = fmt.get(i) {
             wide |= matches!(m, b'l' | b'q' | b'j' | b'L');
-            short += u8::from(*m == b'h');
+            short = short.saturating_add(u8::from(*m == b'h'));
             i += 1;
         }
         let Some(&conv) = fmt.get(i) else {
@@ -657,7 +657,7 @@ pub fn scanf(fmt: &[u8], input: &mut dyn BufRead) -> Scan {
         let (mut long, mut short) = (false, 0u8);
         while let Some(m @ (b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) = fmt.get(i) {
             long |= matches!(m, b'l' | b'L' | b'q' | b'j');
-            short += u8::from(*m == b'h');
+            short = short.saturating_add(u8::from(*m == b'h'));
             i += 1;
         }
         let signed = matches!(fmt.get(i), Some(b'd' | b'i'));
@@ -795,6 +795,9 @@ mod tests {
             pf("%hhd %hhu %hd %hu %hhx %hx %#hho %5hhd|%-6hu|%+hd %.3hhd", &args),
             "-55 255 -25536 65532 34 2345 0377    44|4464  |-32768 007"
         );
+        // A run of 300 `h`s is `hh` (and no overflow of the count).
+        let many = format!("%{}d", "h".repeat(300));
+        assert_eq!(pf(&many, &[I(201)]), "-55");
         let nan = f64::NAN.copysign(-1.0);
         assert_eq!(
             pf(
