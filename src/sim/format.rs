@@ -595,6 +595,15 @@ fn scan_number_text(r: &mut dyn BufRead, width: usize) -> Option<String> {
     let mut seen_dot = false;
     let t = take_while(r, width, |c, t| {
         let last = t.last().copied();
+        // `inf`, `infinity` and `nan` in any case, after the sign (as glibc reads them).
+        let word = t.strip_prefix(b"-").or_else(|| t.strip_prefix(b"+")).unwrap_or(t);
+        if c.is_ascii_alphabetic() && word.iter().all(u8::is_ascii_alphabetic) {
+            let mut w = word.to_ascii_lowercase();
+            w.push(c.to_ascii_lowercase());
+            if b"infinity".starts_with(&w) || b"nan".starts_with(&w) {
+                return true;
+            }
+        }
         match c {
             b'+' | b'-' => t.is_empty() || matches!(last, Some(b'e' | b'E')),
             b'0'..=b'9' => true,
@@ -892,5 +901,15 @@ mod tests {
                 ScanValue::Long(5_000_000_000)
             ]
         );
+        // `inf`, `infinity` and `nan` in any case, with a sign (glibc reads them).
+        let s = sc("%lf %lf %lf %f", "-Infinity INF nan -inf");
+        assert_eq!(s.ret, 4);
+        match &s.values[..] {
+            [ScanValue::Double(a), ScanValue::Double(b), ScanValue::Double(c), ScanValue::Float(d)] => {
+                assert!(*a == f64::NEG_INFINITY && *b == f64::INFINITY && c.is_nan() && *d == f32::NEG_INFINITY);
+            }
+            v => panic!("{v:?}"),
+        }
+        assert_eq!(sc("%lf", "infin").ret, 0, "a word that only starts like infinity is no number");
     }
 }

@@ -166,22 +166,25 @@ const LIBRARY: &[(&str, &str)] = &[
     ("atoll", "long atoll(const char *s) { return strtol(s, 0, 10); }"),
     (
         "strtod",
-        "double strtod(const char *s, char **end) { int i = 0; int neg = 0; long m = 0; int digits = 0; int e = 0; \
-         int any = 0; int ex = 0; int eneg = 0; double v; \
+        "double strtod(const char *s, char **end) { int i = 0; int b; int any = 0; double v = 0.0; \
          while (s[i] == ' ' || (s[i] >= '\\t' && s[i] <= '\\r')) i++; \
-         if (s[i] == '-') { neg = 1; i++; } else if (s[i] == '+') i++; \
-         while (s[i] >= '0' && s[i] <= '9') { if (digits < 18) { m = m * 10 + (s[i] - '0'); if (m) digits++; } else e++; any = 1; i++; } \
-         if (s[i] == '.') { i++; while (s[i] >= '0' && s[i] <= '9') { if (digits < 18) { m = m * 10 + (s[i] - '0'); if (m) digits++; e--; } \
-         any = 1; i++; } } \
+         b = i; if (s[i] == '-' || s[i] == '+') i++; \
+         if ((s[i] | 32) == 'i' && (s[i + 1] | 32) == 'n' && (s[i + 2] | 32) == 'f') { i += 3; any = 2; \
+         if ((s[i] | 32) == 'i' && (s[i + 1] | 32) == 'n' && (s[i + 2] | 32) == 'i' && (s[i + 3] | 32) == 't' \
+         && (s[i + 4] | 32) == 'y') i += 5; v = 1e300 * 1e300; } \
+         else if ((s[i] | 32) == 'n' && (s[i + 1] | 32) == 'a' && (s[i + 2] | 32) == 'n') { i += 3; any = 2; \
+         v = 1e300 * 1e300; v = -(v - v); \
+         if (s[i] == '(') { int k = i + 1; \
+         while ((s[k] >= '0' && s[k] <= '9') || ((s[k] | 32) >= 'a' && (s[k] | 32) <= 'z') || s[k] == '_') k++; \
+         if (s[k] == ')') i = k + 1; } } \
+         else { while (s[i] >= '0' && s[i] <= '9') { any = 1; i++; } \
+         if (s[i] == '.') { i++; while (s[i] >= '0' && s[i] <= '9') { any = 1; i++; } } \
+         if (any && (s[i] == 'e' || s[i] == 'E') && ((s[i + 1] >= '0' && s[i + 1] <= '9') || \
+         ((s[i + 1] == '-' || s[i + 1] == '+') && s[i + 2] >= '0' && s[i + 2] <= '9'))) { i += 2; \
+         while (s[i] >= '0' && s[i] <= '9') i++; } } \
          if (!any) { if (end) *end = (char *)s; return 0.0; } \
-         if ((s[i] == 'e' || s[i] == 'E') && ((s[i + 1] >= '0' && s[i + 1] <= '9') || \
-         ((s[i + 1] == '-' || s[i + 1] == '+') && s[i + 2] >= '0' && s[i + 2] <= '9'))) { i++; \
-         if (s[i] == '-') { eneg = 1; i++; } else if (s[i] == '+') i++; \
-         while (s[i] >= '0' && s[i] <= '9') { if (ex < 100000) ex = ex * 10 + (s[i] - '0'); i++; } } \
-         e += eneg ? -ex : ex; v = (double)m; \
-         if (e > 0) { if (e <= 22) v = v * pow(10.0, e); else v = v * pow(10.0, e); } \
-         else if (e < 0) { if (e >= -22) v = v / pow(10.0, -e); else v = v / pow(10.0, 22) / pow(10.0, -e - 22); } \
-         if (end) *end = (char *)(s + i); return neg ? -v : v; }",
+         if (any == 2) { if (s[b] == '-') v = -v; } else sscanf(s + b, \"%lf\", &v); \
+         if (end) *end = (char *)(s + i); return v; }",
     ),
     ("atof", "double atof(const char *s) { return strtod(s, 0); }"),
     (
