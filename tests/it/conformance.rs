@@ -143,6 +143,11 @@ fn expected_outputs_are_gcc_s() {
     assert!(checked >= 100, "only {checked} programs checked against gcc");
 }
 
+/// Whether scalar type `t` is floating.
+pub(crate) fn real(t: &str) -> bool {
+    t == "double" || t == "float"
+}
+
 /// Random arithmetic in C: a program of 150 statements over variables of every integer
 /// type, `float` and `double`, each printing one expression of up to four levels of
 /// operators (arithmetic, shifts, bitwise, comparisons, logic, casts, `?:`), with
@@ -159,7 +164,8 @@ struct ExprGen {
     vars: Vec<(String, &'static str)>,
 }
 
-const TYPES: [&str; 13] = [
+/// Every scalar type of C that cpcc has (the generators' types).
+pub(crate) const TYPES: [&str; 13] = [
     "int",
     "unsigned",
     "long",
@@ -178,10 +184,6 @@ const TYPES: [&str; 13] = [
 impl ExprGen {
     fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
         from[self.g.below(from.len())]
-    }
-
-    fn real(t: &str) -> bool {
-        t == "double" || t == "float"
     }
 
     /// An operand: a constant or a variable (a floating one through `D2I` where an
@@ -209,7 +211,7 @@ impl ExprGen {
             return (k.to_string(), false);
         }
         let (v, t) = self.vars[self.g.below(self.vars.len())].clone();
-        match (Self::real(t), want_int) {
+        match (real(t), want_int) {
             (true, true) => (format!("D2I({v})"), false),
             (real, _) => (v, real),
         }
@@ -234,7 +236,7 @@ impl ExprGen {
             "~" | "!" => (format!("({op}({a}))"), false),
             "cast" => {
                 let t = self.pick(&TYPES);
-                match (Self::real(t), want_int, ra) {
+                match (real(t), want_int, ra) {
                     (true, true, _) => (format!("D2I((double)({a}))"), false),
                     (true, false, _) => (format!("(({t})({a}))"), true),
                     (false, _, true) => (format!("(({t})D2I({a}))"), false),
@@ -260,7 +262,7 @@ impl ExprGen {
              int main() {\n",
         );
         for (i, t) in TYPES.iter().chain(TYPES.iter()).enumerate() {
-            let init = if Self::real(t) {
+            let init = if real(t) {
                 x.pick(&["0.5", "-3.25", "1e10", "-0.0", "7.0", "123456.789", "0.1", "1e-5"])
             } else {
                 x.pick(&[
@@ -289,7 +291,7 @@ impl ExprGen {
                 0 => out += &format!("    {}{v};\n", x.pick(&["++", "--"])),
                 1 | 2 => {
                     let op = x.pick(&["=", "+=", "-=", "*=", "&=", "|=", "^=", "<<=", ">>="]);
-                    let line = match (Self::real(t), op) {
+                    let line = match (real(t), op) {
                         (true, "&=" | "|=" | "^=" | "<<=" | ">>=") => format!("{v} = {}", x.expr(2, false).0),
                         (true, _) => format!("{v} {op} {}", x.expr(2, false).0),
                         (false, "<<=" | ">>=") => format!("{v} {op} (({}) & 15)", x.expr(2, true).0),
@@ -308,7 +310,7 @@ impl ExprGen {
             };
         }
         for (v, t) in &x.vars {
-            out += &if Self::real(t) {
+            out += &if real(t) {
                 format!("    printf(\"{v} %.17g\\n\", (double){v});\n")
             } else {
                 format!("    printf(\"{v} %llu\\n\", (unsigned long long){v});\n")

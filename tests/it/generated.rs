@@ -5,26 +5,9 @@
 //! value, 2-D arrays, pointers into arrays and to pointers, a list on the heap, unions,
 //! enums, the string functions, `sprintf`, and `printf` with random flags, widths,
 //! precisions and length modifiers. [`ProgGen`] says what keeps them defined C.
+use crate::conformance::{real, TYPES};
 use crate::fuzz::Gen;
 use crate::harness::{run_in, tempdir};
-
-const INTS: [&str; 11] = [
-    "int",
-    "unsigned",
-    "long",
-    "unsigned long",
-    "signed char",
-    "unsigned char",
-    "char",
-    "short",
-    "unsigned short",
-    "long long",
-    "unsigned long long",
-];
-
-fn real(t: &str) -> bool {
-    t == "double" || t == "float"
-}
 
 /// The header every generated program starts with: the guards that keep arithmetic
 /// defined ([`super::conformance`]'s), and the types and helpers the statements use.
@@ -109,7 +92,8 @@ impl ProgGen {
         if self.chance(6) {
             self.pick(&["double", "float"])
         } else {
-            self.pick(&INTS)
+            let ints: Vec<&'static str> = TYPES.into_iter().filter(|t| !real(t)).collect();
+            self.pick(&ints)
         }
     }
 
