@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The interpreter's benchmark suite: each program of scripts/bench/suite (NAME.c) runs
 # under cpss beside its Lua 5.4 twin (NAME.lua, the same algorithm spelled the same way;
-# lua5.4 is installed from Debian when missing). Both must print the same output. Prints,
-# per program, the best wall time of RUNS runs (default 5) of each, pinned to one core
-# with taskset when it exists, and the ratio cpss/Lua; then the geometric mean of the
-# ratios and the spread of the four spellings of the matrix product (matmul, its sum
-# commuted, as while loops, on 1-D arrays).
+# lua5.4 is installed from Debian when missing). Both must print the same output. Runs them in
+# interleaved pairs (cpss, Lua, cpss, Lua, ...: RUNS pairs, default 5), pinned to one core
+# with taskset when it exists, so that a host whose speed drifts (a shared machine)
+# slows both alike; prints, per program, the best wall time of each and the median of
+# the pairs' ratios cpss/Lua; then the geometric mean of those ratios and the spread of
+# the four spellings of the matrix product (matmul, its sum commuted, as while loops, on
+# 1-D arrays) by their best times.
 # Targets (issue "speed on every spelling"): geometric mean <= 1.0, no program above
 # 1.5, the four matmul spellings within 1.3x of each other.
 # Usage: scripts/bench-suite.sh [NAME...]   (default: every program)
@@ -20,13 +22,10 @@ pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-best() { # best wall time of $runs runs of "$@", in seconds
-  local b=999999 t s e
-  for _ in $(seq "$runs"); do
-    s=$(date +%s.%N); "${pin[@]}" "$@" > /dev/null 2>&1; e=$(date +%s.%N)
-    t=$(echo "$e - $s" | bc -l); b=$(echo "if ($t < $b) $t else $b" | bc -l)
-  done
-  echo "$b"
+once() { # wall seconds of one run of "$@"
+  local s e
+  s=$(date +%s.%N); "${pin[@]}" "$@" > /dev/null 2>&1; e=$(date +%s.%N)
+  echo "$e - $s" | bc -l
 }
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
@@ -44,9 +43,22 @@ for name in "${names[@]}"; do
     diff "$tmp/cpss.out" "$tmp/lua.out" >&2 || true
     exit 1
   fi
-  tc=$(best target/release/cpss "$tmp/$name.cod" --stats none)
-  tl=$(best lua5.4 "$lua")
-  r=$(echo "$tc / $tl" | bc -l)
+  tc=999999 tl=999999 ratios=()
+  for _ in $(seq "$runs"); do
+    a=$(once target/release/cpss "$tmp/$name.cod" --stats none)
+    b=$(once lua5.4 "$lua")
+    tc=$(echo "if ($a < $tc) $a else $tc" | bc -l)
+    tl=$(echo "if ($b < $tl) $b else $tl" | bc -l)
+    ratios+=("$(echo "$a / $b" | bc -l)")
+  done
+  # The median pair's ratio (of an even count, the mean of the two middle ones).
+  mapfile -t sorted < <(printf '%s\n' "${ratios[@]}" | sort -g)
+  k=${#sorted[@]}
+  if ((k % 2)); then
+    r=${sorted[k / 2]}
+  else
+    r=$(echo "(${sorted[k / 2 - 1]} + ${sorted[k / 2]}) / 2" | bc -l)
+  fi
   printf '%-18s %8.3fs %8.3fs %7.2f\n' "$name" "$tc" "$tl" "$r"
   logsum=$(echo "$logsum + l($r)" | bc -l)
   n=$((n + 1))
