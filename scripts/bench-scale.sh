@@ -17,9 +17,10 @@
 # than the number of processes. The machine is a square mesh with one processor per
 # process up to 1024x1024 (processes share processors round-robin beyond that). For each
 # shape and N it prints host seconds, peak RSS, peak bytes per process and the ratio of
-# host time to the previous N's (a 4x step that costs 4x is linear; the target is at most
-# 5x from 16k upward). A run longer than TIMEOUT seconds (default 300) is reported as
-# such and the shape stops there.
+# host time to the previous N's (a 4x step that costs 4x is linear; the targets are at
+# most 4.5x per step from 65536 upward and at most 600 bytes per idle process at 2^20).
+# A run longer than TIMEOUT seconds (default 300) is reported as such and the shape
+# stops there.
 #
 # Host time is the best of RUNS runs (default 3; a run longer than 30 s is not repeated),
 # each pinned to one core with taskset when there is one: on a shared machine one run
