@@ -148,6 +148,54 @@ pub(crate) fn real(t: &str) -> bool {
     t == "double" || t == "float"
 }
 
+/// The operators of the generated expressions ([`render`] writes each), and whether
+/// one takes integer operands only.
+pub(crate) const OPS: [&str; 23] = [
+    "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "neg", "~", "!",
+    "cast", "?:",
+];
+
+pub(crate) fn int_only(op: &str) -> bool {
+    matches!(op, "%" | "<<" | ">>" | "&" | "|" | "^" | "~")
+}
+
+/// What an operator takes beyond its two operands: a cast's type, the third operand of
+/// `?:` (drawn by the caller after the first two, so that a generator's draws stay in
+/// the same order).
+pub(crate) enum Third {
+    None,
+    Cast(&'static str),
+    Else((String, bool)),
+}
+
+/// The defined C text of `op` applied to `a` and `b` (each with whether it is floating),
+/// and whether the result is floating: see [`ExprGen`] for `DIV`, the masked shifts and
+/// `D2I`; a floating value wanted as an integer (`want_int`) goes through `D2I`.
+pub(crate) fn render(
+    op: &str,
+    (a, ra): (String, bool),
+    (b, rb): (String, bool),
+    want_int: bool,
+    third: Third,
+) -> (String, bool) {
+    match (op, third) {
+        ("/", _) => (format!("DIV({a}, {b})"), ra || rb),
+        ("%", _) => (format!("DIVM({a}, {b})"), false),
+        ("<<" | ">>", _) => (format!("({a} {op} (({b}) & 15))"), false),
+        ("neg", _) => (format!("(-({a}))"), ra),
+        ("~" | "!", _) => (format!("({op}({a}))"), false),
+        (_, Third::Cast(t)) => match (real(t), want_int, ra) {
+            (true, true, _) => (format!("D2I((double)({a}))"), false),
+            (true, false, _) => (format!("(({t})({a}))"), true),
+            (false, _, true) => (format!("(({t})D2I({a}))"), false),
+            (false, _, false) => (format!("(({t})({a}))"), false),
+        },
+        (_, Third::Else((c, rc))) => (format!("(({a}) ? ({b}) : ({c}))"), rb || rc),
+        ("<" | ">" | "<=" | ">=" | "==" | "!=" | "&&" | "||", _) => (format!("(({a}) {op} ({b}))"), false),
+        _ => (format!("(({a}) {op} ({b}))"), ra || rb),
+    }
+}
+
 /// Random arithmetic in C: a program of 150 statements over variables of every integer
 /// type, `float` and `double`, each printing one expression of up to four levels of
 /// operators (arithmetic, shifts, bitwise, comparisons, logic, casts, `?:`), with
@@ -221,35 +269,15 @@ impl ExprGen {
         if depth == 0 || self.g.below(4) == 0 {
             return self.leaf(want_int);
         }
-        let op = self.pick(&[
-            "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "neg",
-            "~", "!", "cast", "?:",
-        ]);
-        let int_only = matches!(op, "%" | "<<" | ">>" | "&" | "|" | "^" | "~");
-        let (a, ra) = self.expr(depth - 1, want_int || int_only);
-        let (b, rb) = self.expr(depth - 1, want_int || int_only);
-        match op {
-            "/" => (format!("DIV({a}, {b})"), ra || rb),
-            "%" => (format!("DIVM({a}, {b})"), false),
-            "<<" | ">>" => (format!("({a} {op} (({b}) & 15))"), false),
-            "neg" => (format!("(-({a}))"), ra),
-            "~" | "!" => (format!("({op}({a}))"), false),
-            "cast" => {
-                let t = self.pick(&TYPES);
-                match (real(t), want_int, ra) {
-                    (true, true, _) => (format!("D2I((double)({a}))"), false),
-                    (true, false, _) => (format!("(({t})({a}))"), true),
-                    (false, _, true) => (format!("(({t})D2I({a}))"), false),
-                    (false, _, false) => (format!("(({t})({a}))"), false),
-                }
-            }
-            "?:" => {
-                let (c, rc) = self.expr(depth - 1, want_int);
-                (format!("(({a}) ? ({b}) : ({c}))"), rb || rc)
-            }
-            "<" | ">" | "<=" | ">=" | "==" | "!=" | "&&" | "||" => (format!("(({a}) {op} ({b}))"), false),
-            _ => (format!("(({a}) {op} ({b}))"), ra || rb),
-        }
+        let op = self.pick(&OPS);
+        let a = self.expr(depth - 1, want_int || int_only(op));
+        let b = self.expr(depth - 1, want_int || int_only(op));
+        let third = match op {
+            "cast" => Third::Cast(self.pick(&TYPES)),
+            "?:" => Third::Else(self.expr(depth - 1, want_int)),
+            _ => Third::None,
+        };
+        render(op, a, b, want_int, third)
     }
 
     fn program(seed: u64) -> String {

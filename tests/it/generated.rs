@@ -5,7 +5,7 @@
 //! value, 2-D arrays, pointers into arrays and to pointers, a list on the heap, unions,
 //! enums, the string functions, `sprintf`, and `printf` with random flags, widths,
 //! precisions and length modifiers. [`ProgGen`] says what keeps them defined C.
-use crate::conformance::{real, TYPES};
+use crate::conformance::{int_only, real, render, Third, OPS, TYPES};
 use crate::fuzz::Gen;
 use crate::harness::{run_in, tempdir};
 
@@ -168,35 +168,15 @@ impl ProgGen {
         if depth == 0 || self.chance(4) {
             return self.leaf(sc, want_int);
         }
-        let op = self.pick(&[
-            "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "neg",
-            "~", "!", "cast", "?:",
-        ]);
-        let int_only = matches!(op, "%" | "<<" | ">>" | "&" | "|" | "^" | "~");
-        let (a, ra) = self.expr(sc, depth - 1, want_int || int_only);
-        let (b, rb) = self.expr(sc, depth - 1, want_int || int_only);
-        match op {
-            "/" => (format!("DIV({a}, {b})"), ra || rb),
-            "%" => (format!("DIVM({a}, {b})"), false),
-            "<<" | ">>" => (format!("({a} {op} (({b}) & 15))"), false),
-            "neg" => (format!("(-({a}))"), ra),
-            "~" | "!" => (format!("({op}({a}))"), false),
-            "cast" => {
-                let t = self.ty();
-                match (real(t), want_int, ra) {
-                    (true, true, _) => (format!("D2I((double)({a}))"), false),
-                    (true, false, _) => (format!("(({t})({a}))"), true),
-                    (false, _, true) => (format!("(({t})D2I({a}))"), false),
-                    (false, _, false) => (format!("(({t})({a}))"), false),
-                }
-            }
-            "?:" => {
-                let (c, rc) = self.expr(sc, depth - 1, want_int);
-                (format!("(({a}) ? ({b}) : ({c}))"), rb || rc)
-            }
-            "<" | ">" | "<=" | ">=" | "==" | "!=" | "&&" | "||" => (format!("(({a}) {op} ({b}))"), false),
-            _ => (format!("(({a}) {op} ({b}))"), ra || rb),
-        }
+        let op = self.pick(&OPS);
+        let a = self.expr(sc, depth - 1, want_int || int_only(op));
+        let b = self.expr(sc, depth - 1, want_int || int_only(op));
+        let third = match op {
+            "cast" => Third::Cast(self.ty()),
+            "?:" => Third::Else(self.expr(sc, depth - 1, want_int)),
+            _ => Third::None,
+        };
+        render(op, a, b, want_int, third)
     }
 
     fn lvalue(&mut self, sc: &Scope) -> (String, &'static str) {
