@@ -102,14 +102,13 @@ pub struct Wormhole {
     in_transit: u32,
     /// Deadlocks resolved and not yet taken by the simulator.
     resolved: Vec<Resolution>,
-    /// `slot * stride + lane`.
+    /// The lanes past the first [`NEAR_LANES`] of each link (none with the default two):
+    /// lane `v` of link `slot` at `slot * (stride - NEAR_LANES) + v - NEAR_LANES`.
     lanes: Vec<Lane>,
-    /// Per link slot: what crosses it, whose turn, its busy time (read and written at
-    /// every flit: 24 bytes a link, apart from the waiting heads).
+    /// Per link slot: what crosses it, whose turn, its busy time, the heads waiting
+    /// for a lane of it, and its first lanes (one cache line a link, read and written
+    /// at every flit).
     links: Vec<LinkState>,
-    /// Per link slot: the packets whose head waits for a lane of it, in order of
-    /// arrival.
-    waiting: Vec<VecDeque<u32>>,
     events: Events,
     pkts: Slab<Pkt>,
     msgs: Slab<Msg>,
@@ -145,7 +144,13 @@ const LAST_HOP: u32 = 1 << 31;
 
 const FREE: Lane = Lane { owner: NONE, hop: 0, buf: 0, ready: 0 };
 
+/// Lanes kept in their link's own record ([`LinkState::near`]): the default's two, so
+/// that a flit's link and the lanes its turn reads share one cache line (on a large mesh
+/// every link of a long route is a cache miss; two arrays made it two).
+const NEAR_LANES: u32 = 2;
+
 #[derive(Clone, Copy)]
+#[repr(C, align(64))]
 struct LinkState {
     /// The flit crossing now: packet (`NONE`: none), hop, flit number.
     packet: u32,
@@ -153,13 +158,29 @@ struct LinkState {
     flit: u32,
     /// Next lane to look at first (lanes are at most 64).
     rr: u16,
-    /// Some head waits for a lane of it (its queue in `waiting` is not empty).
-    queued: bool,
+    /// The packets whose head waits for a lane of it, in order of arrival: the first
+    /// and the last (`NONE`: none), each linked to the next by its [`Pkt::next_wait`].
+    /// A head waits for one lane at a time, so one link field per packet serves every
+    /// queue, and a link no one waits for holds no queue (a million links of a large
+    /// mesh would otherwise hold a million empty queues).
+    wait_first: u32,
+    wait_last: u32,
     /// Time spent carrying flits.
     busy: Ticks,
+    /// Its lanes `0..NEAR_LANES` (those past the table's stride stay free).
+    near: [Lane; NEAR_LANES as usize],
 }
 
-const IDLE_LINK: LinkState = LinkState { packet: NONE, hop: 0, flit: 0, rr: 0, queued: false, busy: 0 };
+const IDLE_LINK: LinkState = LinkState {
+    packet: NONE,
+    hop: 0,
+    flit: 0,
+    rr: 0,
+    wait_first: NONE,
+    wait_last: NONE,
+    busy: 0,
+    near: [FREE; NEAR_LANES as usize],
+};
 
 #[derive(Default)]
 struct Pkt {
@@ -173,6 +194,8 @@ struct Pkt {
     /// route is a cache miss each.
     want: u32,
     wanted: RouteHop,
+    /// The next packet waiting for a lane of the same link (NONE: it is the last).
+    next_wait: u32,
     /// The hop whose lane the head asks for when it leaves the router it is in
     /// (`hop_latency`).
     routed: u32,
@@ -336,7 +359,6 @@ impl Wormhole {
             resolved: Vec::new(),
             lanes: Vec::new(),
             links: Vec::new(),
-            waiting: Vec::new(),
             events: Events::default(),
             pkts: Slab::new(),
             msgs: Slab::new(),
@@ -356,8 +378,23 @@ impl Wormhole {
         c * w / k..(c + 1) * w / k
     }
 
+    #[inline(always)]
     fn lane(&mut self, slot: u32, v: u32) -> &mut Lane {
-        &mut self.lanes[(slot * self.stride + v) as usize]
+        if v < NEAR_LANES {
+            &mut self.links[slot as usize].near[v as usize]
+        } else {
+            &mut self.lanes[(slot * (self.stride - NEAR_LANES) + v - NEAR_LANES) as usize]
+        }
+    }
+
+    /// Lane `v` of link `slot`.
+    #[inline(always)]
+    fn lane_at(&self, slot: u32, v: u32) -> Lane {
+        if v < NEAR_LANES {
+            self.links[slot as usize].near[v as usize]
+        } else {
+            self.lanes[(slot * (self.stride - NEAR_LANES) + v - NEAR_LANES) as usize]
+        }
     }
 
     /// Releases the next packet of message `m`: its head asks for a lane on the first
@@ -394,8 +431,30 @@ impl Wormhole {
         let p = &mut self.pkts.items[k as usize];
         p.want = j;
         p.wanted = hop;
-        self.waiting[hop.link as usize].push_back(k);
-        self.links[hop.link as usize].queued = true;
+        p.next_wait = NONE;
+        let link = &mut self.links[hop.link as usize];
+        let last = std::mem::replace(&mut link.wait_last, k);
+        if last == NONE {
+            link.wait_first = k;
+        } else {
+            self.pkts.items[last as usize].next_wait = k;
+        }
+    }
+
+    /// Takes packet `k`, which follows `prev` (NONE: it is the first), out of the
+    /// queue of heads waiting for a lane of link `slot`.
+    #[inline(always)]
+    fn unqueue(&mut self, slot: u32, prev: u32, k: u32) {
+        let next = self.pkts.items[k as usize].next_wait;
+        let link = &mut self.links[slot as usize];
+        if prev == NONE {
+            link.wait_first = next;
+        } else {
+            self.pkts.items[prev as usize].next_wait = next;
+        }
+        if link.wait_last == k {
+            link.wait_last = prev;
+        }
     }
 
     #[inline(always)]
@@ -419,20 +478,20 @@ impl Wormhole {
         *self.lane(slot, v) = FREE;
         // No class has a lane past the width (one a change of `lanes` took away is not
         // given again), and the queue is read only when someone waits.
-        if v >= self.width || !self.links[slot as usize].queued {
+        let (mut prev, mut q) = (NONE, self.links[slot as usize].wait_first);
+        if v >= self.width || q == NONE {
             return;
         }
-        let may = |q: &u32| self.lane_range(self.pkts.items[*q as usize].wanted.class).contains(&v);
-        let Some(i) = self.waiting[slot as usize].iter().position(may) else {
-            return;
-        };
-        let waiting = &mut self.waiting[slot as usize];
-        let q = if i == 0 { waiting.pop_front() } else { waiting.remove(i) };
-        self.links[slot as usize].queued = !waiting.is_empty();
-        if let Some(q) = q {
-            let j = self.pkts.items[q as usize].want;
-            self.grant(q, j, slot, v);
+        // The first in the queue whose class may take the lane.
+        while !self.lane_range(self.pkts.items[q as usize].wanted.class).contains(&v) {
+            (prev, q) = (q, self.pkts.items[q as usize].next_wait);
+            if q == NONE {
+                return;
+            }
         }
+        self.unqueue(slot, prev, q);
+        let j = self.pkts.items[q as usize].want;
+        self.grant(q, j, slot, v);
     }
 
     /// Starts the next flit over link `slot` if it is idle and a lane has one ready.
@@ -442,9 +501,8 @@ impl Wormhole {
         }
         // Every lane of the table: a packet may hold one past `width` after a change.
         let (width, mut v) = (self.stride, u32::from(self.links[slot as usize].rr));
-        let base = (slot * width) as usize;
         for _ in 0..width {
-            let lane = self.lanes[base + v as usize];
+            let lane = self.lane_at(slot, v);
             let next = if v + 1 == width { 0 } else { v + 1 };
             if lane.owner != NONE {
                 debug_assert_eq!(lane.ready, {
@@ -557,7 +615,7 @@ impl Wormhole {
             let p = &self.pkts.items[k as usize];
             let next = match p.hop.granted_lane(j + 1) {
                 Some((next, v)) => {
-                    self.lanes[(next * self.stride + v) as usize].ready += 1;
+                    self.lane(next, v).ready += 1;
                     next
                 }
                 None if p.want == j + 1 => p.wanted.link,
@@ -613,9 +671,13 @@ impl Wormhole {
         };
         let route_at = |w: &Wormhole, j: u32| w.msgs.items[m as usize].route[j as usize];
         let wait_link = route_at(self, want).link;
-        let waiting = &mut self.waiting[wait_link as usize];
-        waiting.retain(|&q| q != k);
-        self.links[wait_link as usize].queued = !waiting.is_empty();
+        let (mut prev, mut q) = (NONE, self.links[wait_link as usize].wait_first);
+        while q != k && q != NONE {
+            (prev, q) = (q, self.pkts.items[q as usize].next_wait);
+        }
+        if q == k {
+            self.unqueue(wait_link, prev, k);
+        }
         let (id, link_delay, ratio) = {
             let msg = &self.msgs.items[m as usize];
             (msg.id, msg.link_delay, msg.ratio)
@@ -674,7 +736,7 @@ impl Wormhole {
             let hop = self.msgs.items[p.msg as usize].route[p.want as usize];
             let holder = self
                 .lane_range(hop.class)
-                .map(|v| self.lanes[(hop.link * self.stride + v) as usize].owner)
+                .map(|v| self.lane_at(hop.link, v).owner)
                 .find(|&o| o != NONE)
                 .unwrap_or(NONE);
             chain.push((k, holder));
@@ -738,11 +800,10 @@ impl Network for Wormhole {
         let (link_delay, ratio, hop_latency) = (p.link_delay, p.head_flit_ratio, p.hop_latency);
         let m = self.msgs.alloc();
         let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
-        let (lanes, links, waiting, width) = (&mut self.lanes, &mut self.links, &mut self.waiting, self.stride);
+        let (lanes, links, far) = (&mut self.lanes, &mut self.links, self.stride.saturating_sub(NEAR_LANES));
         self.fabric.route(src, dst, self.classes, &mut route, |_| {
-            lanes.extend(std::iter::repeat_n(FREE, width as usize));
+            lanes.extend(std::iter::repeat_n(FREE, far as usize));
             links.push(IDLE_LINK);
-            waiting.push(VecDeque::new());
         });
         self.msgs.items[m as usize] = Msg {
             id,
@@ -812,10 +873,14 @@ impl Network for Wormhole {
             let width = params.lanes.max(1);
             let stride = if self.msgs.live() == 0 { width } else { self.stride.max(width) };
             if stride != self.stride {
-                let mut lanes = vec![FREE; self.links.len() * stride as usize];
-                let keep = self.stride.min(stride) as usize;
+                // The near lanes stay in the link records; the far ones move to their
+                // places in a table of the new stride (a lane past it is free: the
+                // table narrows only with the network empty).
+                let (old, new) = (self.stride.saturating_sub(NEAR_LANES), stride.saturating_sub(NEAR_LANES));
+                let mut lanes = vec![FREE; self.links.len() * new as usize];
+                let keep = old.min(new) as usize;
                 for slot in 0..self.links.len() {
-                    let (from, to) = (slot * self.stride as usize, slot * stride as usize);
+                    let (from, to) = (slot * old as usize, slot * new as usize);
                     lanes[to..to + keep].copy_from_slice(&self.lanes[from..from + keep]);
                 }
                 self.lanes = lanes;
