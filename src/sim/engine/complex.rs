@@ -383,7 +383,7 @@ impl<'m> Simulator<'m> {
             }
             Instr::Join {} => {
                 let p = &mut self.pt.procs[pid as usize];
-                match p.ended_children.peek().map(|r| r.0) {
+                match p.ended_children.peek() {
                     Some(t) if t <= p.clock => {
                         p.ended_children.pop();
                         self.charge(pid, op)?;

@@ -100,7 +100,7 @@ impl<'m> Simulator<'m> {
             forall_pending: 0,
             forall_end: 0,
             forked_live: 0,
-            ended_children: BinaryHeap::new(),
+            ended_children: EndTimes::NONE,
             children_end: 0,
             group_next: group.0,
             group_hi: group.1,
@@ -324,7 +324,7 @@ impl<'m> Simulator<'m> {
             }
             Kind::Fork => {
                 par.forked_live = par.forked_live.saturating_sub(1);
-                par.ended_children.push(Reverse(t));
+                par.ended_children.push(t);
                 par.children_end = par.children_end.max(t);
                 match par.wait {
                     Reason::Join => old.min(t),

@@ -1751,3 +1751,31 @@ fn fuzz_translated_equals_untranslated() {
     let (made, ran) = translation_campaign(secs, u64::MAX, seed);
     println!("fuzz_translated_equals_untranslated: {made} mutants, {ran} run both ways in {secs} s, none differed");
 }
+
+#[test]
+fn a_join_takes_the_earliest_pending_end_time_however_many_are_pending() {
+    use super::EndTimes;
+    // Pushed out of order, with a tie and more than the two kept in the block: a join
+    // takes them in ascending order, as the heap it replaces did.
+    let mut e = EndTimes::NONE;
+    assert_eq!(e.peek(), None);
+    for t in [50, 20, 90, 20, 10, 70] {
+        e.push(t);
+    }
+    assert_eq!(e.peek(), Some(10));
+    let mut got = Vec::new();
+    while let Some(t) = e.pop() {
+        got.push(t);
+        if t == 20 && got.len() == 2 {
+            // A child ending between two joins, earlier than every pending time.
+            e.push(5);
+        }
+    }
+    assert_eq!(got, [10, 20, 5, 20, 50, 70, 90]);
+    // Two pending, the binary tree's case: no heap is made.
+    let mut e = EndTimes::NONE;
+    e.push(3);
+    e.push(1);
+    assert!(e.rest.is_none());
+    assert_eq!((e.pop(), e.pop(), e.pop()), (Some(1), Some(3), None));
+}
