@@ -967,6 +967,15 @@ impl Network for Wormhole {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_link_s_record_with_its_two_near_lanes_is_one_cache_line() {
+        // The layout `LinkState` documents: a flit's link and the lanes its turn reads
+        // in one 64-byte line (the flit crossing: 3 u32s; the turn: a u16; the queue's two
+        // ends; the busy time; two 16-byte lanes).
+        assert_eq!((std::mem::size_of::<LinkState>(), std::mem::align_of::<LinkState>()), (64, 64));
+        assert_eq!(std::mem::size_of::<Lane>(), 16);
+    }
+
     use super::super::packet::drive;
     use super::*;
     use crate::time::TICKS_PER_UNIT as U;
