@@ -102,8 +102,8 @@ pub struct Wormhole {
     in_transit: u32,
     /// Deadlocks resolved and not yet taken by the simulator.
     resolved: Vec<Resolution>,
-    /// The lanes past the first [`NEAR_LANES`] of each link (none with the default two):
-    /// lane `v` of link `slot` at `slot * (stride - NEAR_LANES) + v - NEAR_LANES`.
+    /// The lanes past the first [`NEAR_LANES`] of each link (none with the default two),
+    /// `stride - NEAR_LANES` a link ([`Wormhole::far`]).
     lanes: Vec<Lane>,
     /// Per link slot: what crosses it, whose turn, its busy time, the heads waiting
     /// for a lane of it, and its first lanes (one cache line a link, read and written
@@ -378,12 +378,19 @@ impl Wormhole {
         c * w / k..(c + 1) * w / k
     }
 
+    /// Where lane `v >= NEAR_LANES` of link `slot` is in `lanes`.
+    #[inline(always)]
+    fn far(&self, slot: u32, v: u32) -> usize {
+        (slot * (self.stride - NEAR_LANES) + v - NEAR_LANES) as usize
+    }
+
     #[inline(always)]
     fn lane(&mut self, slot: u32, v: u32) -> &mut Lane {
         if v < NEAR_LANES {
             &mut self.links[slot as usize].near[v as usize]
         } else {
-            &mut self.lanes[(slot * (self.stride - NEAR_LANES) + v - NEAR_LANES) as usize]
+            let i = self.far(slot, v);
+            &mut self.lanes[i]
         }
     }
 
@@ -393,7 +400,7 @@ impl Wormhole {
         if v < NEAR_LANES {
             self.links[slot as usize].near[v as usize]
         } else {
-            self.lanes[(slot * (self.stride - NEAR_LANES) + v - NEAR_LANES) as usize]
+            self.lanes[self.far(slot, v)]
         }
     }
 
