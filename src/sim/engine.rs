@@ -166,7 +166,6 @@ struct Proc {
 /// fork-then-join loops quadratic). A process of a binary tree of forks never makes the
 /// heap, so a million of them hold no allocation for it. (Which of two equal times a join
 /// takes changes nothing: a time alone.)
-#[derive(Default)]
 struct EndTimes {
     /// The earliest and the next (`NEVER`: none; a child ends at a finite time), each
     /// at most every time in `rest`.
@@ -188,7 +187,8 @@ impl EndTimes {
     fn push(&mut self, t: Ticks) {
         let [a, b] = self.near;
         if t >= b {
-            // (`b` is a time here: `t` is.)
+            // Both near places hold times (`t` is finite, so `b` is not `NEVER`), each
+            // at most `t`: it goes behind them.
             self.rest.get_or_insert_with(Default::default).push(Reverse(t));
             return;
         }
