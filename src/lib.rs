@@ -66,7 +66,7 @@
 //! vcode: crc, time
 //! lang: textio, vcode
 //! topo: expr, rng, textio, vcode
-//! net: params, time, topo
+//! net: hostmem, params, time, topo
 //! trace: cli, crc, dense, span, textio, time, vcode
 //! machine: expr, net, rng, time, topo, vcode
 //! sim: hostmem, machine, net, params, rng, span, stat, textio, time, topo, trace, vcode

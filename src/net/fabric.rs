@@ -93,6 +93,12 @@ impl Fabric {
         self.costs.get(index as usize).copied().unwrap_or(LinkCost::new(link_delay, 0))
     }
 
+    /// Every link costs the message's `link_delay` per flit and no latency.
+    #[inline(always)]
+    pub fn uniform(&self) -> bool {
+        self.costs.is_empty()
+    }
+
     /// The cost of link slot `slot` (as [`Fabric::cost`]; without a look-up of the
     /// slot's link when every link costs the same).
     #[inline(always)]

@@ -112,8 +112,8 @@ pub struct Wormhole {
     events: Events,
     pkts: Slab<Pkt>,
     msgs: Slab<Msg>,
-    /// Links whose arbitration may have changed, in order.
-    work: VecDeque<u32>,
+    /// Idle links whose arbitration may have changed, in order ([`Wormhole::wake`]).
+    work: Fifo,
     now: Ticks,
     done: VecDeque<(u64, Ticks)>,
     record: bool,
@@ -139,10 +139,40 @@ struct Lane {
     ready: u32,
 }
 
+/// A first-in first-out queue that is emptied whole before it is filled again (the
+/// links to look at after an event): a vector and a read position, cleared when it is
+/// read to the end, so that a push and a pop are a store and a load.
+#[derive(Default)]
+struct Fifo {
+    items: Vec<u32>,
+    head: usize,
+}
+
+impl Fifo {
+    #[inline(always)]
+    fn pop(&mut self) -> Option<u32> {
+        match self.items.get(self.head) {
+            Some(&x) => {
+                self.head += 1;
+                Some(x)
+            }
+            None => {
+                self.items.clear();
+                self.head = 0;
+                None
+            }
+        }
+    }
+}
+
 /// Marks a lane's hop as its holder's last (routes are far shorter than 2^31 hops).
 const LAST_HOP: u32 = 1 << 31;
 
 const FREE: Lane = Lane { owner: NONE, hop: 0, buf: 0, ready: 0 };
+
+/// Link records reserved when the network is made, at most ([`Wormhole::new`]): 256 MB
+/// of address space, the links of a 1024x1024 torus (or mesh).
+const RESERVE_LINKS: usize = 1 << 22;
 
 /// Lanes kept in their link's own record ([`LinkState::near`]): the default's two, so
 /// that a flit's link and the lanes its turn reads share one cache line (on a large mesh
@@ -202,6 +232,15 @@ struct Pkt {
     /// The message's flits per packet and hop count, read at every flit.
     flits: u32,
     hops: u32,
+    /// The message's costs, copied when the packet is released so that a flit's
+    /// crossing and arrival read the packet's record and not the message's: a head
+    /// flit's crossing of a link of the uniform cost (`head_time(link_delay, ratio)`),
+    /// a data flit's (`link_delay`), the head-flit ratio (for links of costs of their
+    /// own) and the time in each router.
+    head: Ticks,
+    link_delay: Ticks,
+    ratio: f64,
+    hop_latency: Ticks,
     /// The hops of the route it holds or has held a lane on and not yet left.
     hop: Hops,
 }
@@ -349,6 +388,16 @@ impl Wormhole {
     pub fn new(params: NetParams, topo: Topology, links: Vec<LinkCost>) -> Wormhole {
         let width = params.lanes.max(1);
         let classes = lane_classes(&topo, width);
+        // Room for a record per link of the machine, as far as RESERVE_LINKS goes: a
+        // link's record is made when a route first crosses it, and a table that grew by
+        // doubling would hold its old copy and its new one at once while it moved (a
+        // sleeping tree of 2^18 processes doubled it from 16 MB to 32 MB as its last end
+        // notices opened their links back; reserved, its peak is 226.8 MB, not 238.9 MB,
+        // and the copy is not made). Reserved, not written: pages no record was made on
+        // are never touched. A reservation the host refuses leaves the table to grow.
+        let mut table = Vec::new();
+        let want = topo.link_count().max(links.len()).min(RESERVE_LINKS);
+        crate::hostmem::fallible(|| table.try_reserve_exact(want)).ok();
         Wormhole {
             params,
             fabric: Fabric::new(topo, links),
@@ -358,11 +407,11 @@ impl Wormhole {
             in_transit: 0,
             resolved: Vec::new(),
             lanes: Vec::new(),
-            links: Vec::new(),
+            links: table,
             events: Events::default(),
             pkts: Slab::new(),
             msgs: Slab::new(),
-            work: VecDeque::new(),
+            work: Fifo::default(),
             now: 0,
             done: VecDeque::new(),
             record: false,
@@ -411,6 +460,7 @@ impl Wormhole {
         let msg = &mut self.msgs.items[m as usize];
         let index = msg.released;
         let (hops, flits) = (msg.route.len(), if index + 1 == msg.packets { msg.last_flits } else { msg.flits });
+        let (link_delay, ratio, hop_latency) = (msg.link_delay, msg.ratio, msg.hop_latency);
         msg.released += 1;
         let k = self.pkts.alloc();
         let p = &mut self.pkts.items[k as usize];
@@ -420,6 +470,7 @@ impl Wormhole {
         p.want = NONE;
         p.flits = flits;
         p.hops = hops as u32;
+        (p.head, p.link_delay, p.ratio, p.hop_latency) = (head_time(link_delay, ratio), link_delay, ratio, hop_latency);
         p.hop.reset();
         self.request_lane(k, 0);
     }
@@ -475,7 +526,7 @@ impl Wormhole {
         p.hop.push(slot, v);
         p.want = NONE;
         *self.lane(slot, v) = Lane { owner: k, hop, buf: 0, ready };
-        self.work.push_back(slot);
+        self.wake(slot);
     }
 
     /// Frees lane `v` of link `slot` and gives it to the first waiting head that may
@@ -499,6 +550,17 @@ impl Wormhole {
         self.unqueue(slot, prev, q);
         let j = self.pkts.items[q as usize].want;
         self.grant(q, j, slot, v);
+    }
+
+    /// Link `slot`'s arbitration may have changed: it is looked at in turn when it is
+    /// idle. A link carrying a flit stays so until that flit's event, and the work is
+    /// all done before the next event is taken, so its turn would find it busy and do
+    /// nothing: it is not queued (the same links start the same flits in the same order).
+    #[inline(always)]
+    fn wake(&mut self, slot: u32) {
+        if self.links[slot as usize].packet == NONE {
+            self.work.items.push(slot);
+        }
     }
 
     /// Starts the next flit over link `slot` if it is idle and a lane has one ready.
@@ -532,7 +594,7 @@ impl Wormhole {
 
     fn start_flit(&mut self, slot: u32, v: u32, k: u32, j: u32) {
         let now = self.now;
-        let (m, flit, flits, hops, up, uv) = {
+        let (m, flit, flits, hops, up, uv, head, link_delay, ratio) = {
             let p = &mut self.pkts.items[k as usize];
             let h = &mut p.hop[j];
             let flit = h.sent;
@@ -545,12 +607,23 @@ impl Wormhole {
                 // The tail leaves hop j - 1's buffer: the hops before j are done.
                 p.hop.lo = j;
             }
-            (p.msg, flit, p.flits, p.hops, up, uv)
+            (p.msg, flit, p.flits, p.hops, up, uv, p.head, p.link_delay, p.ratio)
         };
-        let msg = &self.msgs.items[m as usize];
-        let (ratio, link_delay) = (msg.ratio, msg.link_delay);
-        let LinkCost { per_flit, latency, .. } = self.fabric.slot_cost(slot, link_delay);
-        let dur = if flit == 0 { head_time(per_flit, ratio) + latency } else { per_flit };
+        let dur = if self.fabric.uniform() {
+            // `slot_cost` would give `link_delay` and no latency: `head` is the head's.
+            if flit == 0 {
+                head
+            } else {
+                link_delay
+            }
+        } else {
+            let LinkCost { per_flit, latency, .. } = self.fabric.slot_cost(slot, link_delay);
+            if flit == 0 {
+                head_time(per_flit, ratio) + latency
+            } else {
+                per_flit
+            }
+        };
         let lane = self.lane(slot, v);
         lane.ready -= 1;
         if j + 1 < hops {
@@ -558,7 +631,7 @@ impl Wormhole {
         }
         if let Some(up) = up {
             self.lane(up, uv).buf -= 1;
-            self.work.push_back(up);
+            self.wake(up);
             if flit + 1 == flits {
                 self.release_lane(up, uv);
             }
@@ -587,10 +660,9 @@ impl Wormhole {
         let h = &mut p.hop[j];
         h.arrived += 1;
         let (m, index, lane, enter) = (p.msg, p.index, h.lane, h.enter);
-        let (hops, tail) = (p.hops, flit + 1 == p.flits);
-        let msg = &self.msgs.items[m as usize];
-        let hop_latency = msg.hop_latency;
+        let (hops, tail, hop_latency) = (p.hops, flit + 1 == p.flits, p.hop_latency);
         if tail && self.record {
+            let msg = &self.msgs.items[m as usize];
             let l = self.fabric.hop_ends(msg.route[j as usize].link, msg.src, msg.dst);
             self.hops.push(Hop { msg: msg.id, packet: index, from: l.from, to: l.to, enter, leave: now });
         }
@@ -626,15 +698,15 @@ impl Wormhole {
                     next
                 }
                 None if p.want == j + 1 => p.wanted.link,
-                None => msg.route[j as usize + 1].link,
+                None => self.msgs.items[m as usize].route[j as usize + 1].link,
             };
-            self.work.push_back(next);
+            self.wake(next);
         }
-        self.work.push_back(slot);
+        self.wake(slot);
     }
 
     fn run_work(&mut self) {
-        while let Some(slot) = self.work.pop_front() {
+        while let Some(slot) = self.work.pop() {
             self.arbitrate(slot);
         }
     }
@@ -709,7 +781,7 @@ impl Wormhole {
             let (lane, link) = (self.pkts.items[k as usize].hop[j].lane, route_at(self, j).link);
             if lane != NONE && self.lane(link, lane).owner == k {
                 self.release_lane(link, lane);
-                self.work.push_back(link);
+                self.wake(link);
             }
         }
         self.pkts.items[k as usize].live = false;
