@@ -94,17 +94,19 @@ struct Seg {
 
 /// Process control block (seed 000 Figure 13).
 ///
-/// Four cache lines (256 bytes): a million idle processes hold little more than their
-/// blocks, so what few processes use (remote writes, a spinlock granted: [`Remote`])
-/// lives on the heap, made when first needed. Laid out by hand, one cache line at a
-/// time: a busy quantum visits every processor, so a process's block has left the
-/// first-level cache by its next turn, and a turn (the scheduler's bookkeeping, the
-/// interpreter's entry and exit, a channel instruction) reads and writes only the fields
-/// of the first line, the interpreter's variable accesses the display in the second (Cannon's benchmark on 256 processors:
+/// Three cache lines (192 bytes): a million idle processes hold little more than their
+/// blocks, so what few processes use (remote writes, a spinlock granted, a `forall`'s
+/// children to wait for, `--fork-args child`'s accounting, a grouped `forall` child's
+/// indices, a third pending child end: [`Rare`]) lives on the heap, made when first
+/// needed. Laid out by hand, one cache line at a time: a busy quantum visits every
+/// processor, so a process's block has left the first-level cache by its next turn, and
+/// a turn (the scheduler's bookkeeping, the interpreter's entry and exit, a channel
+/// instruction) reads and writes only the fields of the first line, the interpreter's
+/// variable accesses the display in the second (Cannon's benchmark on 256 processors:
 /// about 2 cache misses fewer per turn).
 #[repr(C, align(64))]
 struct Proc {
-    // First line: what every turn touches (60 bytes).
+    // First line: what every turn touches (64 bytes).
     stack: Vec<Word>,
     clock: Ticks,
     /// Why it waits ([`Reason::None`]: it does not).
@@ -118,65 +120,48 @@ struct Proc {
     kind: Kind,
     /// Busy time its first turns begin with: the evaluation of its arguments, with
     /// `--fork-args child` (0 otherwise, and once paid; beyond a u32, the rest waits in
-    /// `args_cost`).
+    /// [`Rare::args_cost`]).
     start_cost: u32,
     // Second line: the display and the frames (variable accesses, calls and returns).
-    display: Vec<u32>,
+    /// Its length is fixed when the process is made (the program's deepest function
+    /// nesting, plus one).
+    display: Box<[u32]>,
     frames: Vec<Frame>,
     /// The segment holding the top frame.
     cur_seg: u32,
     frame_words: u32,
     pid: u32,
     parent: u32,
-    // The rest: process creation, joins and the end.
+    vproc: u32,
+    /// The bottom function.
+    func: u32,
+    // Third line: process creation, joins and the end.
     /// The frame segments, in the order they were taken. A segment emptied by a return
     /// is kept for the next call (a loop of calls would otherwise take and return one
     /// each time) until the process ends.
     segs: Vec<Seg>,
     /// End times of ended, not yet joined forked children: a join takes the earliest.
     ended_children: EndTimes,
-    forall_end: Ticks,
     children_end: Ticks,
-    /// Remaining forall indices of this child's group: `group_next..=group_hi`.
-    group_next: i64,
-    group_hi: i64,
-    vproc: u32,
-    /// The bottom function.
-    func: u32,
-    forall_pending: u32,
     forked_live: u32,
-    /// Its remote writes and the spinlock granted to it, made at the first (and kept).
-    remote: Option<Box<Remote>>,
-    /// When the notice of its end reached its parent's processor (NEVER: not yet).
-    notice: Ticks,
-    /// With `--fork-args child`: how many fork statements' arguments it is evaluating
-    /// (ARGS seen, FORK not yet; its time is off meanwhile), and the sequential cost of
-    /// that evaluation so far (in a child not started yet: the part of its start cost
-    /// beyond `start_cost`).
-    args_depth: u32,
-    /// The pc of the program's call into the library it is in (see
-    /// [`Simulator::lib_pc`]): its time there is charged to that call's line.
-    line_site: u32,
-    args_cost: Ticks,
+    /// What few processes use, made at the first need (and kept).
+    rare: Option<Box<Rare>>,
 }
 
 /// End times of a process's ended, not yet joined forked children ([`Proc::ended_children`]),
-/// taken earliest first: the two earliest in the block itself, the rest in a heap made
-/// when a third is pending (a join takes the earliest in logarithmic time; a scan made
-/// fork-then-join loops quadratic). A process of a binary tree of forks never makes the
-/// heap, so a million of them hold no allocation for it. (Which of two equal times a join
-/// takes changes nothing: a time alone.)
+/// taken earliest first: the two earliest in the block itself, the rest in a heap in its
+/// [`Rare`] record, made when a third is pending (a join takes the earliest in
+/// logarithmic time; a scan made fork-then-join loops quadratic). A process of a binary
+/// tree of forks never makes the heap, so a million of them hold no allocation for it.
+/// (Which of two equal times a join takes changes nothing: a time alone.)
 struct EndTimes {
     /// The earliest and the next (`NEVER`: none; a child ends at a finite time), each
-    /// at most every time in `rest`.
+    /// at most every time in the heap.
     near: [Ticks; 2],
-    /// Boxed: 8 bytes of the block where an empty heap would take 24.
-    #[allow(clippy::box_collection)]
-    rest: Option<Box<BinaryHeap<Reverse<Ticks>>>>,
 }
 
 impl EndTimes {
-    const NONE: EndTimes = EndTimes { near: [NEVER; 2], rest: None };
+    const NONE: EndTimes = EndTimes { near: [NEVER; 2] };
 
     /// The earliest pending end time.
     #[inline]
@@ -184,32 +169,33 @@ impl EndTimes {
         (self.near[0] != NEVER).then_some(self.near[0])
     }
 
-    fn push(&mut self, t: Ticks) {
+    /// Adds `t`; `rest` gives the heap of the times past the two nearest.
+    fn push<'a>(&mut self, t: Ticks, rest: impl FnOnce() -> &'a mut BinaryHeap<Reverse<Ticks>>) {
         let [a, b] = self.near;
         if t >= b {
             // Both near places hold times (`t` is finite, so `b` is not `NEVER`), each
             // at most `t`: it goes behind them.
-            self.rest.get_or_insert_with(Default::default).push(Reverse(t));
+            rest().push(Reverse(t));
             return;
         }
         if b != NEVER {
-            self.rest.get_or_insert_with(Default::default).push(Reverse(b));
+            rest().push(Reverse(b));
         }
         self.near = if t < a { [t, a] } else { [a, t] };
     }
 
-    /// Takes the earliest.
-    fn pop(&mut self) -> Option<Ticks> {
+    /// Takes the earliest; `rest` is the heap of the times past the two nearest, if
+    /// one was made.
+    fn pop(&mut self, rest: Option<&mut BinaryHeap<Reverse<Ticks>>>) -> Option<Ticks> {
         let t = self.peek()?;
-        let next = self.rest.as_mut().and_then(|r| r.pop()).map_or(NEVER, |r| r.0);
+        let next = rest.and_then(|r| r.pop()).map_or(NEVER, |r| r.0);
         self.near = [self.near[1], next];
         Some(t)
     }
 }
 
-/// What a process's remote writes and spinlocks leave in its block ([`Proc::remote`]).
-#[derive(Default)]
-struct Remote {
+/// What few processes use, out of their block ([`Proc::rare`]).
+struct Rare {
     /// Its remote writes that have not landed: word index → the value it wrote there
     /// last and how many of its writes to that word are still travelling. Its own
     /// reads of those words see them (a process sees its own writes in program order).
@@ -220,27 +206,93 @@ struct Remote {
     granted: u32,
     /// The latest known arrival of its remote writes (0: none).
     writes_last: Ticks,
+    /// When the notice of its end reached its parent's processor while its remote writes
+    /// were still travelling (NEVER: not yet; a parent learns of the end when both are in).
+    notice: Ticks,
+    /// Children of its `forall` not yet ended, and the latest end among those that did.
+    forall_pending: u32,
+    forall_end: Ticks,
+    /// With `--fork-args child`: how many fork statements' arguments it is evaluating
+    /// (ARGS seen, FORK not yet; its time is off meanwhile), and the sequential cost of
+    /// that evaluation so far (in a child not started yet: the part of its start cost
+    /// beyond [`Proc::start_cost`]).
+    args_depth: u32,
+    args_cost: Ticks,
+    /// Remaining `forall` indices of this child's group: `group_next..=group_hi`.
+    group_next: i64,
+    group_hi: i64,
+    /// The pc of the program's call into the library it is in (see
+    /// [`Simulator::lib_pc`]): its time there is charged to that call's line.
+    line_site: u32,
+    /// Pending child end times past the two nearest ([`EndTimes`]).
+    ends: BinaryHeap<Reverse<Ticks>>,
+}
+
+impl Default for Rare {
+    fn default() -> Rare {
+        Rare {
+            unlanded: HashMap::default(),
+            writes_out: 0,
+            granted: 0,
+            writes_last: 0,
+            notice: NEVER,
+            forall_pending: 0,
+            forall_end: 0,
+            args_depth: 0,
+            args_cost: 0,
+            group_next: 0,
+            group_hi: -1,
+            line_site: 0,
+            ends: BinaryHeap::new(),
+        }
+    }
 }
 
 impl Proc {
-    /// Its [`Remote`] record, made if it has none.
-    fn remote_mut(&mut self) -> &mut Remote {
-        self.remote.get_or_insert_with(Default::default)
+    /// Its [`Rare`] record, made if it has none.
+    fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Default::default)
     }
 
     /// The latest known arrival of its remote writes (0: none).
     fn writes_last(&self) -> Ticks {
-        self.remote.as_ref().map_or(0, |r| r.writes_last)
+        self.rare.as_ref().map_or(0, |r| r.writes_last)
     }
 
     /// Its remote writes whose arrival a contention network has not told yet.
     fn writes_out(&self) -> u32 {
-        self.remote.as_ref().map_or(0, |r| r.writes_out)
+        self.rare.as_ref().map_or(0, |r| r.writes_out)
     }
 
     /// The spinlock word granted to it while it waited, plus one (0: none).
     fn granted(&self) -> u32 {
-        self.remote.as_ref().map_or(0, |r| r.granted)
+        self.rare.as_ref().map_or(0, |r| r.granted)
+    }
+
+    /// Fork statements whose arguments it is evaluating for the child (0: none).
+    fn args_depth(&self) -> u32 {
+        self.rare.as_ref().map_or(0, |r| r.args_depth)
+    }
+
+    /// Children of its `forall` not yet ended.
+    fn forall_pending(&self) -> u32 {
+        self.rare.as_ref().map_or(0, |r| r.forall_pending)
+    }
+
+    /// The pc of the program's call into the library it is in.
+    fn line_site(&self) -> u32 {
+        self.rare.as_ref().map_or(0, |r| r.line_site)
+    }
+
+    /// A forked child of it ended at `t` (its parent learnt of it then).
+    fn child_ended(&mut self, t: Ticks) {
+        let Proc { ended_children, rare, .. } = self;
+        ended_children.push(t, || &mut rare.get_or_insert_with(Default::default).ends);
+    }
+
+    /// Takes the earliest end time of its ended, not yet joined forked children.
+    fn take_child_end(&mut self) -> Option<Ticks> {
+        self.ended_children.pop(self.rare.as_mut().map(|r| &mut r.ends))
     }
 
     /// Where a frame of `n` words goes without a new segment: on top of the current
@@ -1004,7 +1056,7 @@ impl<'m> Simulator<'m> {
     /// call into the library for a pc in a library function, else `pc`.
     fn line_pc(lib_pc: &[bool], p: &Proc, pc: u32) -> usize {
         if lib_pc.get(pc as usize) == Some(&true) {
-            p.line_site as usize
+            p.line_site() as usize
         } else {
             pc as usize
         }
@@ -1192,13 +1244,13 @@ impl<'m> Simulator<'m> {
             if let Some(t) = self.pc_ticks.get_mut(Self::line_pc(&self.lib_pc, p, p.pc)) {
                 *t += dt;
             }
-        } else if p.args_depth > 0 {
+        } else if let Some(r) = p.rare.as_deref_mut().filter(|r| r.args_depth > 0) {
             // A fork's arguments for the child (`--fork-args child`): work done, on the
             // child's time.
             let Tables { seq, .. } = &*self.tables[self.table_of[p.pproc as usize]].1;
             let ds = seq[o].saturating_mul(n);
             self.stats.seq_ticks = self.stats.seq_ticks.saturating_add(ds);
-            p.args_cost = p.args_cost.saturating_add(ds);
+            r.args_cost = r.args_cost.saturating_add(ds);
         }
         self.stats.instructions += 1;
         p.pc += 1;

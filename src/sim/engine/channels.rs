@@ -108,7 +108,7 @@ impl<'m> Simulator<'m> {
         let arrival = self.remote_send(RemoteKind::Write, pid, addr, me, owner, 4 + data, now);
         self.stats.remote_writes += 1;
         let p = &mut self.pt.procs[pid as usize];
-        let r = p.remote_mut();
+        let r = p.rare_mut();
         for &(i, w) in &vals {
             let e = r.unlanded.entry(i).or_insert((w, 0));
             *e = (w, e.1 + 1);
@@ -137,7 +137,7 @@ impl<'m> Simulator<'m> {
             self.mem.words[i] = word;
         }
         if let Some(p) = self.pt.procs.get_mut(pid as usize) {
-            if let Some(r) = p.remote.as_deref_mut() {
+            if let Some(r) = p.rare.as_deref_mut() {
                 if let Some(e) = r.unlanded.get_mut(&index) {
                     e.1 -= 1;
                     if e.1 == 0 {
@@ -211,7 +211,7 @@ impl<'m> Simulator<'m> {
     fn lock_grant(&mut self, pid: u32, lock: u32, t: Ticks) {
         let owner = self.mem.owner[lock as usize];
         let me = self.pt.procs[pid as usize].pproc;
-        self.pt.procs[pid as usize].remote_mut().granted = lock + 1;
+        self.pt.procs[pid as usize].rare_mut().granted = lock + 1;
         let wake = if owner == me {
             t
         } else {
@@ -361,9 +361,8 @@ impl<'m> Simulator<'m> {
                     let owner = self.mem.owner.get(index as usize).copied().unwrap_or(NONE);
                     self.land(pid, index, word, owner);
                 }
-                let p = &mut self.pt.procs[pid as usize];
-                let notice = p.notice;
-                let r = p.remote_mut();
+                let r = self.pt.procs[pid as usize].rare_mut();
+                let notice = r.notice;
                 r.writes_out -= 1;
                 r.writes_last = r.writes_last.max(t);
                 let (out, last) = (r.writes_out, r.writes_last);

@@ -260,7 +260,7 @@ impl<'m> Simulator<'m> {
                 if self.lib_pc.get(ret as usize - 1) == Some(&false) {
                     // The program calls (into the library, perhaps): its line for the
                     // library's time.
-                    self.pt.procs[pid as usize].line_site = ret - 1;
+                    self.pt.procs[pid as usize].rare_mut().line_site = ret - 1;
                 }
                 self.charge(pid, op)?;
                 let p = &mut self.pt.procs[pid as usize];
@@ -274,10 +274,12 @@ impl<'m> Simulator<'m> {
             Instr::Ret { .. } => {
                 // Return from the bottom frame.
                 let p = &mut self.pt.procs[pid as usize];
-                if p.group_next <= p.group_hi {
+                let next = p.rare.as_deref_mut().filter(|r| r.group_next <= r.group_hi).map(|r| {
+                    r.group_next += 1;
+                    r.group_next - 1
+                });
+                if let Some(idx) = next {
                     // Next index of this forall child's group: same frame, fresh words.
-                    let idx = p.group_next;
-                    p.group_next += 1;
                     let fr = p.frames[0];
                     let r = fr.base as usize..(fr.base + fr.words) as usize;
                     if let Some(w) = self.mem.words.get_mut(r) {
@@ -321,10 +323,12 @@ impl<'m> Simulator<'m> {
                 // A marker: no cost, not counted.
                 let child = self.cfg.fork_args_child;
                 let p = &mut self.pt.procs[pid as usize];
-                if p.args_depth > 0 {
-                    p.args_depth += 1;
+                if p.args_depth() > 0 {
+                    p.rare_mut().args_depth += 1;
                 } else if child && p.time_on {
-                    (p.args_depth, p.args_cost, p.time_on) = (1, 0, false);
+                    p.time_on = false;
+                    let r = p.rare_mut();
+                    (r.args_depth, r.args_cost) = (1, 0);
                 }
                 p.pc += 1;
                 Ok(Flow::Continue)
@@ -336,21 +340,24 @@ impl<'m> Simulator<'m> {
             }
             Instr::ForallFork { func, chans, vproc } => {
                 self.fork(pid, op, func, chans, vproc, Kind::Forall)?;
-                self.pt.procs[pid as usize].forall_pending += 1;
+                self.pt.procs[pid as usize].rare_mut().forall_pending += 1;
                 Ok(Flow::Continue)
             }
             Instr::ForallWait {} => {
                 let p = &mut self.pt.procs[pid as usize];
-                if p.forall_pending > 0 {
-                    self.block(pid, Reason::Forall, NEVER);
-                    return Ok(Flow::Stop);
+                let clock = p.clock;
+                if let Some(r) = p.rare.as_deref_mut() {
+                    if r.forall_pending > 0 {
+                        self.block(pid, Reason::Forall, NEVER);
+                        return Ok(Flow::Stop);
+                    }
+                    if r.forall_end > clock {
+                        let t = r.forall_end;
+                        self.block(pid, Reason::Forall, t);
+                        return Ok(Flow::Stop);
+                    }
+                    r.forall_end = 0;
                 }
-                if p.forall_end > p.clock {
-                    let t = p.forall_end;
-                    self.block(pid, Reason::Forall, t);
-                    return Ok(Flow::Stop);
-                }
-                p.forall_end = 0;
                 self.charge(pid, op)?;
                 Ok(Flow::Continue)
             }
@@ -375,9 +382,9 @@ impl<'m> Simulator<'m> {
                 if n == 0 {
                     return Ok(Flow::Continue);
                 }
-                let p = &mut self.pt.procs[pid as usize];
-                p.forall_pending = n;
-                p.forall_end = 0;
+                let r = self.pt.procs[pid as usize].rare_mut();
+                r.forall_pending = n;
+                r.forall_end = 0;
                 self.block(pid, Reason::Forall, NEVER);
                 Ok(Flow::Stop)
             }
@@ -385,7 +392,7 @@ impl<'m> Simulator<'m> {
                 let p = &mut self.pt.procs[pid as usize];
                 match p.ended_children.peek() {
                     Some(t) if t <= p.clock => {
-                        p.ended_children.pop();
+                        p.take_child_end();
                         self.charge(pid, op)?;
                         Ok(Flow::Continue)
                     }
@@ -409,7 +416,7 @@ impl<'m> Simulator<'m> {
                 let owner = self.mem.owner[i as usize];
                 if granted || (owner == me && as_int(self.mem.words[i as usize]) == 0) {
                     // Taken: free in its own processor's memory, or granted.
-                    if let Some(r) = self.pt.procs[pid as usize].remote.as_deref_mut() {
+                    if let Some(r) = self.pt.procs[pid as usize].rare.as_deref_mut() {
                         r.granted = 0;
                     }
                     self.note_ref(i as usize, 1);

@@ -124,7 +124,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
     // The step whose clock advance is not charged to its instruction yet.
     let (mut line_pc, mut line_clock) = (pc, clock);
     // The program's call into the library (with `LINES`): library code's time goes there.
-    let mut site = p.line_site as usize;
+    let mut site = p.line_site() as usize;
     if LINES && env.lib.get(pc) == Some(&true) {
         line_pc = site;
     }
@@ -168,7 +168,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 if CHECK && mem.owner[i] != me {
                     acc.read(mem.owner[i], i);
                     // Its own writes that have not landed yet (program order).
-                    match p.remote.as_ref().and_then(|r| r.unlanded.get(&(i as u32))) {
+                    match p.rare.as_ref().and_then(|r| r.unlanded.get(&(i as u32))) {
                         Some(&(w, _)) => w,
                         None => mem.words[i],
                     }
@@ -503,7 +503,9 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
         if let Some(t) = pc_ticks.get_mut(line_pc) {
             *t += clock - line_clock;
         }
-        p.line_site = site as u32;
+        if site as u32 != p.line_site() {
+            p.rare_mut().line_site = site as u32;
+        }
     }
     p.stack = stack;
     p.pc = pc as u32;

@@ -87,26 +87,23 @@ impl<'m> Simulator<'m> {
             clock: start,
             pc: f.entry,
             stack: args.to_vec(),
-            display: disp,
+            display: disp.into_boxed_slice(),
             frames: Vec::with_capacity(1),
             segs: vec![Seg { base, len, top: n }],
             cur_seg: 0,
             frame_words: 0,
             time_on: true,
             start_cost: 0,
-            args_depth: 0,
-            args_cost: 0,
-            line_site: 0,
-            forall_pending: 0,
-            forall_end: 0,
             forked_live: 0,
             ended_children: EndTimes::NONE,
             children_end: 0,
-            group_next: group.0,
-            group_hi: group.1,
-            remote: None,
-            notice: NEVER,
+            rare: None,
         };
+        if group.0 <= group.1 {
+            // A grouped `forall` child's further indices.
+            let r = p.rare_mut();
+            (r.group_next, r.group_hi) = group;
+        }
         let fl = FnLite { params: args.len() as u32, ..f };
         push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
         self.pt.procs.push(p);
@@ -138,7 +135,7 @@ impl<'m> Simulator<'m> {
                     format!("a message on channel {}", self.channel_elem_name(channel, index))
                 }
                 Reason::Join => "join (a forked child to end)".to_string(),
-                Reason::Forall => format!("{} forall children to end", p.forall_pending),
+                Reason::Forall => format!("{} forall children to end", p.forall_pending()),
                 Reason::RemoteRead { owner } => format!("a remote read of a word of processor {owner}"),
                 Reason::Delay { .. } => "the end of a delay".to_string(),
                 Reason::Lock { lock } => format!("the spinlock at address {lock}"),
@@ -295,11 +292,13 @@ impl<'m> Simulator<'m> {
     /// learns of the end when the child's remote writes have landed too.
     pub(super) fn notice_arrived(&mut self, pid: u32, t: Ticks) {
         let p = &mut self.pt.procs[pid as usize];
-        p.notice = t;
         let (out, last) = (p.writes_out(), p.writes_last());
         if out == 0 {
             let at = t.max(self.landed(last));
             self.tell_parent(pid, at);
+        } else {
+            // Told when the last of them lands.
+            p.rare_mut().notice = t;
         }
     }
 
@@ -314,17 +313,19 @@ impl<'m> Simulator<'m> {
         let old = self.pt.wake[parent as usize];
         let new = match kind {
             Kind::Forall => {
-                par.forall_pending = par.forall_pending.saturating_sub(1);
-                par.forall_end = par.forall_end.max(t);
-                if par.forall_pending == 0 && par.wait == Reason::Forall {
-                    par.forall_end
+                let wait = par.wait;
+                let r = par.rare_mut();
+                r.forall_pending = r.forall_pending.saturating_sub(1);
+                r.forall_end = r.forall_end.max(t);
+                if r.forall_pending == 0 && wait == Reason::Forall {
+                    r.forall_end
                 } else {
                     old
                 }
             }
             Kind::Fork => {
                 par.forked_live = par.forked_live.saturating_sub(1);
-                par.ended_children.push(t);
+                par.child_ended(t);
                 par.children_end = par.children_end.max(t);
                 match par.wait {
                     Reason::Join => old.min(t),
@@ -384,13 +385,16 @@ impl<'m> Simulator<'m> {
         let mut start_cost: Ticks = 0;
         {
             let p = &mut self.pt.procs[pid as usize];
-            if p.args_depth == 1 {
-                (p.args_depth, p.time_on) = (0, true);
+            let depth = p.args_depth();
+            if depth == 1 {
+                p.time_on = true;
+                let r = p.rare_mut();
+                r.args_depth = 0;
                 let speed = self.cfg.speeds.get(pp as usize).copied().unwrap_or(TICKS_PER_UNIT);
-                let t = u128::from(p.args_cost) * u128::from(speed) / u128::from(TICKS_PER_UNIT);
+                let t = u128::from(r.args_cost) * u128::from(speed) / u128::from(TICKS_PER_UNIT);
                 start_cost = Ticks::try_from(t).unwrap_or(Ticks::MAX);
-            } else if p.args_depth > 1 {
-                p.args_depth -= 1;
+            } else if depth > 1 {
+                p.rare_mut().args_depth -= 1;
             }
         }
         self.charge(pid, op)?;
@@ -403,7 +407,10 @@ impl<'m> Simulator<'m> {
         // where the child keeps its own argument cost, refilled from there.
         let c = &mut self.pt.procs[child as usize];
         c.start_cost = u32::try_from(start_cost).unwrap_or(u32::MAX);
-        c.args_cost = start_cost - Ticks::from(c.start_cost);
+        let beyond = start_cost - Ticks::from(c.start_cost);
+        if beyond > 0 {
+            c.rare_mut().args_cost = beyond;
+        }
         for c in cidx {
             self.ch.chans[c].owner = child;
         }

@@ -612,10 +612,10 @@ impl<'m> Simulator<'m> {
                 // are, so that no event comes out of time order).
                 let t = Ticks::from(p.start_cost).min(qend.saturating_sub(p.clock));
                 p.start_cost -= t as u32;
-                if p.start_cost == 0 && p.args_cost > 0 {
+                if let Some(r) = p.rare.as_deref_mut().filter(|r| p.start_cost == 0 && r.args_cost > 0) {
                     // The rest of an evaluation longer than a u32 of ticks.
-                    p.start_cost = u32::try_from(p.args_cost).unwrap_or(u32::MAX);
-                    p.args_cost -= Ticks::from(p.start_cost);
+                    p.start_cost = u32::try_from(r.args_cost).unwrap_or(u32::MAX);
+                    r.args_cost -= Ticks::from(p.start_cost);
                 }
                 p.clock += t;
                 self.busy[pp] += t;
@@ -636,7 +636,7 @@ impl<'m> Simulator<'m> {
             let p = &mut self.pt.procs[pid as usize];
             let (time_on, clock0) = (p.time_on, p.clock);
             // Evaluating a fork's arguments for the child: no time, but sequential work.
-            let args = !time_on && p.args_depth > 0;
+            let args = !time_on && p.args_depth() > 0;
             if clock0 >= qend && !(qend <= cross_max && clock0 < qend + q) {
                 // The interpreter's first check would end the turn before any instruction
                 // (after a complex instruction that reached the quantum's end): its exit,
@@ -718,7 +718,8 @@ impl<'m> Simulator<'m> {
             }
             if args {
                 let p = &mut self.pt.procs[pid as usize];
-                p.args_cost = p.args_cost.saturating_add(ctr.seq);
+                let r = p.rare_mut();
+                r.args_cost = r.args_cost.saturating_add(ctr.seq);
             }
             self.busy[pp] += clock - clock0;
             self.stats.instructions += self.steps_left - ctr.steps_left;

@@ -173,7 +173,7 @@ impl<'m> Simulator<'m> {
     /// depth; depth 0 is the global area at 0). `None` for an unknown or ended process.
     pub fn process_frame(&self, pid: u32) -> Option<(u32, Vec<u32>)> {
         let p = self.pt.procs.get(pid as usize).filter(|p| !p.ended)?;
-        Some((p.pc, p.display.clone()))
+        Some((p.pc, p.display.to_vec()))
     }
 
     /// What MPI rank `pid` waits for when it is blocked in an MPI receive (a deadlock's
