@@ -123,9 +123,7 @@ struct Proc {
     /// [`Rare::args_cost`]).
     start_cost: u32,
     // Second line: the display and the frames (variable accesses, calls and returns).
-    /// Its length is fixed when the process is made (the program's deepest function
-    /// nesting, plus one).
-    display: Box<[u32]>,
+    display: Display,
     frames: Vec<Frame>,
     /// The segment holding the top frame.
     cur_seg: u32,
@@ -146,6 +144,77 @@ struct Proc {
     forked_live: u32,
     /// What few processes use, made at the first need (and kept).
     rare: Option<Box<Rare>>,
+}
+
+/// A process's display: the frame base of each static depth (depth 0: the global area).
+/// Its length, the program's deepest function nesting plus one, is fixed when the process
+/// is made. The two entries of a C program (the globals and the running function's frame)
+/// are kept in the process's block, any other length on the heap: a million idle
+/// processes hold no allocation for it.
+#[derive(Clone)]
+struct Display {
+    /// The two entries, when `far` is `None`.
+    near: [u32; 2],
+    /// Every entry, for a length other than two (a thin pointer: 8 bytes of the block).
+    #[allow(clippy::box_collection)]
+    far: Option<Box<Vec<u32>>>,
+}
+
+impl Display {
+    /// A display of the entries `e`.
+    fn new(e: &[u32]) -> Display {
+        match *e {
+            [g, l] => Display { near: [g, l], far: None },
+            _ => Display { near: [0; 2], far: Some(Box::new(e.to_vec())) },
+        }
+    }
+
+    /// A display of `len` entries, each 0.
+    fn zeros(len: usize) -> Display {
+        if len == 2 {
+            Display { near: [0; 2], far: None }
+        } else {
+            Display { near: [0; 2], far: Some(Box::new(vec![0; len])) }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.far.as_ref().map_or(2, |v| v.len())
+    }
+
+    /// The entry of depth `d`, if the display has one.
+    #[inline(always)]
+    fn get(&self, d: usize) -> Option<u32> {
+        match &self.far {
+            None => self.near.get(d).copied(),
+            Some(v) => v.get(d).copied(),
+        }
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self, d: usize) -> Option<&mut u32> {
+        match &mut self.far {
+            None => self.near.get_mut(d),
+            Some(v) => v.get_mut(d),
+        }
+    }
+
+    /// The entries of depths 0 and 1 (the globals and a function of depth 1), if both
+    /// are there.
+    #[inline(always)]
+    fn first_two(&self) -> Option<(u32, u32)> {
+        match &self.far {
+            None => Some((self.near[0], self.near[1])),
+            Some(v) => Some((*v.first()?, *v.get(1)?)),
+        }
+    }
+
+    fn to_vec(&self) -> Vec<u32> {
+        match &self.far {
+            None => self.near.to_vec(),
+            Some(v) => v.to_vec(),
+        }
+    }
 }
 
 /// End times of a process's ended, not yet joined forked children ([`Proc::ended_children`]),
@@ -982,7 +1051,7 @@ impl<'m> Simulator<'m> {
                 display[0] = sim.copy_globals(pp)?;
             }
             let args = sim.main_args(pp)?;
-            sim.spawn(NONE, Kind::Main, module.main, v, pp, &args, &display, 0, (0, -1))?;
+            sim.spawn(NONE, Kind::Main, module.main, v, pp, &args, &Display::new(&display), 0, (0, -1))?;
         }
         let d = sim.cfg.start_delay;
         if d > 0 {

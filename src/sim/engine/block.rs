@@ -565,14 +565,14 @@ impl Op {
 /// runs on when some words of the pool belong to others (`u32::MAX` when none do).
 #[derive(Clone, Copy)]
 struct Ctx<'a> {
-    display: &'a [u32],
+    display: &'a super::Display,
     me: u32,
 }
 
 /// The address of variable `(depth, off)`, as `LDVal` computes it from the display.
 #[inline(always)]
 fn var(p: Ctx<'_>, depth: u8, off: u32) -> Option<i64> {
-    p.display.get(depth as usize).map(|&b| b as i64 + off as i64)
+    p.display.get(depth as usize).map(|b| b as i64 + off as i64)
 }
 
 /// The pool index of address `a` when the word is inside the pool and the running

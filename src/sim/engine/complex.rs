@@ -1059,7 +1059,7 @@ impl Simulator<'_> {
         let m = self.module;
         let words = |ty| m.type_words(ty).max(1) as usize;
         // A global of the process's own copy (a rank's globals start at its display[0]).
-        let globals = self.pt.procs.get(pid as usize).and_then(|p| p.display.first().copied()).unwrap_or(0) as usize;
+        let globals = self.pt.procs.get(pid as usize).and_then(|p| p.display.get(0)).unwrap_or(0) as usize;
         if let Some(j) = i.checked_sub(globals) {
             let k = self.global_objects.partition_point(|&(lo, _)| lo as usize <= j);
             if let Some(&(_, end)) = k.checked_sub(1).and_then(|k| self.global_objects.get(k)) {

@@ -196,7 +196,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
         macro_rules! var_addr {
             ($depth:expr, $off:expr) => {
                 match p.display.get($depth as usize) {
-                    Some(&b) => b as i64 + $off as i64,
+                    Some(b) => b as i64 + $off as i64,
                     None => fail!(RuntimeError::BadCode { message: format!("variable depth {}", $depth) }),
                 }
             };

@@ -54,7 +54,7 @@ impl<'m> Simulator<'m> {
         vproc: u32,
         pproc: u32,
         args: &[Word],
-        display: &[u32],
+        display: &Display,
         start: Ticks,
         group: (i64, i64),
     ) -> Result<u32, SimError> {
@@ -71,9 +71,13 @@ impl<'m> Simulator<'m> {
         let len = n.max(1);
         let base = self.mem.alloc(len, pproc).map_err(|e| self.alloc_error(e))?;
         let pid = self.pt.procs.len() as u32;
-        let mut disp = vec![0u32; self.max_depth + 1];
-        let d = (f.depth as usize).min(display.len());
-        disp[..d].copy_from_slice(&display[..d]);
+        // The parent's entries up to the function's depth, the rest 0.
+        let mut disp = Display::zeros(self.max_depth + 1);
+        for d in 0..(f.depth as usize).min(display.len()) {
+            if let (Some(to), Some(from)) = (disp.get_mut(d), display.get(d)) {
+                *to = from;
+            }
+        }
         let mut p = Proc {
             pid,
             parent,
@@ -87,7 +91,7 @@ impl<'m> Simulator<'m> {
             clock: start,
             pc: f.entry,
             stack: args.to_vec(),
-            display: disp.into_boxed_slice(),
+            display: disp,
             frames: Vec::with_capacity(1),
             segs: vec![Seg { base, len, top: n }],
             cur_seg: 0,
