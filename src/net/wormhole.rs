@@ -150,6 +150,11 @@ struct Fifo {
 
 impl Fifo {
     #[inline(always)]
+    fn push(&mut self, x: u32) {
+        self.items.push(x);
+    }
+
+    #[inline(always)]
     fn pop(&mut self) -> Option<u32> {
         match self.items.get(self.head) {
             Some(&x) => {
@@ -559,7 +564,7 @@ impl Wormhole {
     #[inline(always)]
     fn wake(&mut self, slot: u32) {
         if self.links[slot as usize].packet == NONE {
-            self.work.items.push(slot);
+            self.work.push(slot);
         }
     }
 

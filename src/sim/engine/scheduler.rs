@@ -612,7 +612,8 @@ impl<'m> Simulator<'m> {
                 // are, so that no event comes out of time order).
                 let t = Ticks::from(p.start_cost).min(qend.saturating_sub(p.clock));
                 p.start_cost -= t as u32;
-                if let Some(r) = p.rare.as_deref_mut().filter(|r| p.start_cost == 0 && r.args_cost > 0) {
+                let rest = p.rare.as_deref_mut().filter(|r| r.args_cost > 0);
+                if let (0, Some(r)) = (p.start_cost, rest) {
                     // The rest of an evaluation longer than a u32 of ticks.
                     p.start_cost = u32::try_from(r.args_cost).unwrap_or(u32::MAX);
                     r.args_cost -= Ticks::from(p.start_cost);
