@@ -1785,3 +1785,27 @@ fn a_join_takes_the_earliest_pending_end_time_however_many_are_pending() {
     assert!(rest.is_none());
     assert_eq!((e.pop(rest.as_mut()), e.pop(rest.as_mut()), e.pop(rest.as_mut())), (Some(1), Some(3), None));
 }
+
+#[test]
+fn a_display_of_any_length_reads_and_writes_its_entries_and_refuses_depths_past_it() {
+    use super::Display;
+    // Two entries (every C program's): in the block, no heap.
+    let mut d = Display::new(&[7, 9]);
+    assert!(d.far.is_none());
+    assert_eq!((d.len(), d.get(0), d.get(1), d.get(2)), (2, Some(7), Some(9), None));
+    assert_eq!(d.first_two(), Some((7, 9)));
+    *d.get_mut(1).unwrap() = 11;
+    assert!(d.get_mut(2).is_none());
+    assert_eq!(d.to_vec(), [7, 11]);
+    // One entry (a module whose functions are all at depth 0): depth 1 is refused, so the
+    // flat form is not entered.
+    let d = Display::new(&[5]);
+    assert_eq!((d.len(), d.get(0), d.get(1), d.first_two()), (1, Some(5), None, None));
+    // Three (a function nested in another): every entry on the heap, the third readable.
+    let mut d = Display::zeros(3);
+    assert_eq!(d.to_vec(), [0, 0, 0]);
+    *d.get_mut(2).unwrap() = 4;
+    *d.get_mut(0).unwrap() = 1;
+    assert_eq!((d.len(), d.get(2), d.get(3), d.first_two()), (3, Some(4), None, Some((1, 0))));
+    assert!(Display::zeros(2).far.is_none());
+}
