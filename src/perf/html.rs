@@ -33,11 +33,12 @@
 use super::render::json;
 use super::svg::{escape, MsgKind};
 use super::Analysis;
+use crate::dense::DenseMap;
 use crate::time::Ticks;
 use crate::trace::states::{palette, PState, ProcessorStates};
 use crate::trace::{Event, MsgPurpose, RunHeader};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write;
 
 /// The most stretches the timeline carries one by one.
@@ -128,15 +129,18 @@ fn bin(rows: &mut [Vec<u64>], per: usize, (p, s, t, st, _, _): Stretch, end: Tic
     let Some(r) = rows.get_mut(p as usize) else { return };
     let bins = per as u64;
     let end = end.max(1);
-    let lo = |k: u64| (u128::from(k) * u128::from(end) / u128::from(bins)) as Ticks;
+    let lo = |k: u64| super::svg::mul_div(k, end, bins);
     let (s, t) = (s.min(end), t.min(end));
-    let mut k = (u128::from(s) * u128::from(bins) / u128::from(end)) as u64;
-    while k < bins && lo(k) < t {
-        let (x, y) = (lo(k).max(s), lo(k + 1).min(t));
+    let mut k = super::svg::mul_div(s, bins, end);
+    // Each edge computed once: a bin's end is the next one's start.
+    let mut a = lo(k);
+    while k < bins && a < t {
+        let b = lo(k + 1);
+        let (x, y) = (a.max(s), b.min(t));
         if y > x {
             r[st as usize * per + k as usize] += y - x;
         }
-        k += 1;
+        (a, k) = (b, k + 1);
     }
 }
 
@@ -150,7 +154,7 @@ struct Pass {
     /// The first [`MAX_MESSAGES`] messages in record (send) order.
     lines: Vec<Line>,
     /// Their places in `lines`, by message id.
-    line_of: HashMap<u64, usize>,
+    line_of: DenseMap<usize>,
     /// Every message sent.
     sent: u64,
 }
@@ -181,13 +185,13 @@ impl Pass {
                 }
             }
             Event::MsgArrive { time, msg, .. } => {
-                if let Some(&i) = self.line_of.get(&msg) {
+                if let Some(&i) = self.line_of.get(msg) {
                     self.lines[i].arrival = Some(time);
                 }
             }
             // Traces without arrivals (PICL): the receive's completion stands for it.
             Event::RecvDone { time, msg, .. } => {
-                if let Some(&i) = self.line_of.get(&msg) {
+                if let Some(&i) = self.line_of.get(msg) {
                     self.lines[i].arrival.get_or_insert(time);
                 }
             }
@@ -201,10 +205,8 @@ pub fn report(a: &Analysis, header: &RunHeader, events: impl Iterator<Item = Eve
     let n = header.pprocs.max(a.summary.pprocs_used).max(1);
     let end = a.summary.par_ticks.max(a.timeline.end).max(1);
     let mut pass = Pass { profile: vec![0; 1000], ..Pass::default() };
+    // Every processor's stretch opens at 0, idle (the states' default).
     let mut states = ProcessorStates::default();
-    for p in 0..n {
-        states.begin(p, 0);
-    }
     for e in events {
         let (pid_of, line_of) = match e {
             Event::Busy { pid, line, .. } => (pid, line),

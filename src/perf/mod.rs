@@ -272,11 +272,22 @@ pub fn html_report_with<'a>(
         Some(InputKind::Record) => {
             let (mut r, header) = crate::trace::RunRecordReader::open(input)?;
             let mut failed = None;
-            let iter = std::iter::from_fn(|| match r.next_event() {
-                Ok(e) => e,
-                Err(e) => {
-                    failed = Some(e);
-                    None
+            // Read a batch at a time (as the analysis reads), not an event per call.
+            let (mut batch, mut last) = (Vec::new().into_iter(), false);
+            let iter = std::iter::from_fn(|| loop {
+                if let Some(e) = batch.next() {
+                    return Some(e);
+                }
+                if last {
+                    return None;
+                }
+                let mut v = Vec::with_capacity(analyzer::BATCH);
+                match r.read_batch(&mut v, analyzer::BATCH) {
+                    Ok(end) => (batch, last) = (v.into_iter(), end),
+                    Err(e) => {
+                        failed = Some(e);
+                        return None;
+                    }
                 }
             });
             let page = html::report(&a, &header, iter);

@@ -828,19 +828,33 @@ pub fn add_busy(area: &mut [u128], s: Ticks, e: Ticks, end: Ticks) {
     let end = end.max(1);
     let columns = area.len().max(1) as u64;
     // Column k covers [k·end/columns, (k+1)·end/columns), in exact integer arithmetic.
-    let lo = |k: u64| (u128::from(k) * u128::from(end) / u128::from(columns)) as Ticks;
+    let lo = |k: u64| mul_div(k, end, columns);
     let (s, e) = (s.min(end), e.min(end));
     if e <= s || area.is_empty() {
         return;
     }
-    let first = (u128::from(s) * u128::from(columns) / u128::from(end)) as u64;
+    let first = mul_div(s, columns, end);
     let mut k = first.min(columns - 1);
-    while k < columns && lo(k) < e {
-        let (a, b) = (lo(k).max(s), lo(k + 1).min(e));
+    // Each edge computed once: a column's end is the next one's start.
+    let mut from = lo(k);
+    while k < columns && from < e {
+        let to = lo(k + 1);
+        let (a, b) = (from.max(s), to.min(e));
         if b > a {
             area[k as usize] += u128::from(b - a);
         }
-        k += 1;
+        (from, k) = (to, k + 1);
+    }
+}
+
+/// `a · b / c` rounded down, exactly (`c > 0`, the quotient within 64 bits): in 64
+/// bits when the product fits (the columns and bins of every run shorter than 2^52
+/// ticks), which spares a 128-bit division per column.
+#[inline]
+pub(super) fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(x) => x / c,
+        None => (u128::from(a) * u128::from(b) / u128::from(c)) as u64,
     }
 }
 

@@ -412,6 +412,14 @@ impl ProcessorStates {
         self.held.insert((from, p));
     }
 
+    /// [`Self::begin`] for a reader that does not ask for [`Self::earliest_open`]: the
+    /// stretch is not held, so moving it costs no update of the ordered set (a stretch
+    /// never opened starts at 0 idle, as if opened at 0).
+    pub fn open(&mut self, p: u32, from: Ticks) {
+        debug_assert!(self.held.is_empty(), "open and begin are not mixed");
+        self.last.insert(p, (from, PState::Idle));
+    }
+
     /// The earliest start of the open stretch of a processor begun with
     /// [`Self::begin`]: no stretch reported later starts before it.
     pub fn earliest_open(&self) -> Ticks {

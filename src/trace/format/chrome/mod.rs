@@ -180,7 +180,7 @@ impl TraceWriter for ChromeWriter {
         self.selected = procs.iter().map(|&p| (p, ())).collect();
         self.from = cx.selection.from.unwrap_or(0);
         for &p in &procs {
-            self.states.begin(p, self.from);
+            self.states.open(p, self.from);
         }
         self.busy = self.selected.clone();
         self.activity.begin(procs.into_iter(), cx.selection.from.unwrap_or(0), &mut self.buf, |p, i| (p, i));
