@@ -43,6 +43,7 @@ mod net_worker;
 mod process;
 mod procset;
 mod ready;
+mod runq;
 mod scheduler;
 use block::Step;
 use interp::{interp, tick_tables, Ctr, Env, Tables, LEAVE};

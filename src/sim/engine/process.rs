@@ -14,7 +14,7 @@ pub(super) struct ProcessTable {
     /// queue reads one table.
     pub(super) wake: Vec<Ticks>,
     /// Per physical processor, its runnable and waiting processes in turn order.
-    pub(super) queues: Vec<VecDeque<u32>>,
+    pub(super) queues: Vec<runq::RunQueue>,
     /// The queues of processors with many processes, indexed ([`ready`]); their
     /// entry in `queues` stays empty.
     pub(super) ready: ready::ReadyIndex,
@@ -30,7 +30,7 @@ impl ProcessTable {
         ProcessTable {
             procs: Vec::new(),
             wake: Vec::new(),
-            queues: vec![VecDeque::new(); npp],
+            queues: vec![runq::RunQueue::default(); npp],
             ready: ready::ReadyIndex::new(npp),
             live: LeastLoaded::new(npp),
             live_procs: 0,
@@ -182,7 +182,7 @@ impl<'m> Simulator<'m> {
         if self.pt.queues[pp].len() > self.cfg.queue_index_at {
             let q = std::mem::take(&mut self.pt.queues[pp]);
             let wake = &self.pt.wake;
-            self.pt.ready.index(pp, q.iter().map(|&p| (p, wake[p as usize])));
+            self.pt.ready.index(pp, q.as_slice().iter().map(|&p| (p, wake[p as usize])));
         }
     }
 
@@ -252,7 +252,7 @@ impl<'m> Simulator<'m> {
         }
         if self.pt.ready.is_indexed(pp) {
             self.pt.ready.remove(pp, pid);
-        } else if let Some(k) = self.pt.queues[pp].iter().position(|&x| x == pid) {
+        } else if let Some(k) = self.pt.queues[pp].as_slice().iter().position(|&x| x == pid) {
             self.pt.queues[pp].remove(k);
         }
         self.pt.live.add(pp, -1);

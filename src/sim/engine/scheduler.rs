@@ -421,7 +421,7 @@ impl<'m> Simulator<'m> {
             // The least wake time (and the queue index of its first holder) and the least
             // of the others: the least of all but the chosen process is one of them.
             let (mut min_at, mut min2) = (usize::MAX, NEVER);
-            for (k, &pid) in self.pt.queues[pp].iter().enumerate() {
+            for (k, &pid) in self.pt.queues[pp].as_slice().iter().enumerate() {
                 let w = self.pt.wake[pid as usize];
                 if w == NEVER {
                     continue;
@@ -447,19 +447,10 @@ impl<'m> Simulator<'m> {
                 }
             };
             let Some((k, _)) = best else { break };
-            // The chosen process goes to the back of the queue (nothing to move when
-            // it is the last one; a rotation when it is the first).
+            // The chosen process goes to the back of the queue.
             let queue = &mut self.pt.queues[pp];
-            let pid = if k + 1 == queue.len() {
-                queue[k]
-            } else if k == 0 {
-                queue.rotate_left(1);
-                queue[queue.len() - 1]
-            } else {
-                let Some(pid) = queue.remove(k) else { break };
-                queue.push_back(pid);
-                pid
-            };
+            queue.move_to_back(k);
+            let Some(&pid) = queue.as_slice().last() else { break };
             active = true;
             let others_min = if k == min_at { min2 } else { min_wake };
             if self.turn_on(pp, pid, start, qend)? {
@@ -547,7 +538,7 @@ impl<'m> Simulator<'m> {
         if self.pt.ready.is_indexed(pp) {
             return self.pt.ready.min_wake(pp).unwrap_or(NEVER);
         }
-        self.pt.queues[pp].iter().map(|&pid| self.pt.wake[pid as usize]).min().unwrap_or(NEVER)
+        self.pt.queues[pp].as_slice().iter().map(|&pid| self.pt.wake[pid as usize]).min().unwrap_or(NEVER)
     }
 
     /// One turn of process `pid` starting at `start`, reported to the observer.
