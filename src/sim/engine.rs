@@ -149,72 +149,68 @@ struct Proc {
 
 /// A process's display: the frame base of each static depth (depth 0: the global area).
 /// Its length, the program's deepest function nesting plus one, is fixed when the process
-/// is made. The two entries of a C program (the globals and the running function's frame)
-/// are kept in the process's block, any other length on the heap: a million idle
-/// processes hold no allocation for it.
+/// is made, and is at least two: a verified module's `main` is at depth 1. The entries
+/// of depths 0 and 1 (all of a C program's: the globals and the running function's
+/// frame) are kept in the process's block, so that reading them tests nothing but the
+/// depth; deeper ones on the heap. A million idle processes hold no allocation for it.
 #[derive(Clone)]
 struct Display {
-    /// The two entries, when `far` is `None`.
+    /// The entries of depths 0 and 1.
     near: [u32; 2],
-    /// Every entry, for a length other than two (a thin pointer: 8 bytes of the block).
+    /// The entries of depths 2 and more, if the length is more than two (a thin
+    /// pointer: 8 bytes of the block).
     #[allow(clippy::box_collection)]
     far: Option<Box<Vec<u32>>>,
 }
 
 impl Display {
-    /// A display of the entries `e`.
+    /// A display of the entries `e` (padded with zeros to two).
     fn new(e: &[u32]) -> Display {
-        match *e {
-            [g, l] => Display { near: [g, l], far: None },
-            _ => Display { near: [0; 2], far: Some(Box::new(e.to_vec())) },
-        }
+        let near = [e.first().copied().unwrap_or(0), e.get(1).copied().unwrap_or(0)];
+        let far = e.get(2..).filter(|r| !r.is_empty()).map(|r| Box::new(r.to_vec()));
+        Display { near, far }
     }
 
-    /// A display of `len` entries, each 0.
+    /// A display of `len` entries (at least two), each 0.
     fn zeros(len: usize) -> Display {
-        if len == 2 {
-            Display { near: [0; 2], far: None }
-        } else {
-            Display { near: [0; 2], far: Some(Box::new(vec![0; len])) }
-        }
+        Display { near: [0; 2], far: (len > 2).then(|| Box::new(vec![0; len - 2])) }
     }
 
     fn len(&self) -> usize {
-        self.far.as_ref().map_or(2, |v| v.len())
+        2 + self.far.as_ref().map_or(0, |v| v.len())
     }
 
     /// The entry of depth `d`, if the display has one.
     #[inline(always)]
     fn get(&self, d: usize) -> Option<u32> {
-        match &self.far {
-            None => self.near.get(d).copied(),
-            Some(v) => v.get(d).copied(),
+        if d < 2 {
+            Some(self.near[d])
+        } else {
+            self.far.as_ref()?.get(d - 2).copied()
         }
     }
 
     #[inline(always)]
     fn get_mut(&mut self, d: usize) -> Option<&mut u32> {
-        match &mut self.far {
-            None => self.near.get_mut(d),
-            Some(v) => v.get_mut(d),
+        if d < 2 {
+            Some(&mut self.near[d])
+        } else {
+            self.far.as_mut()?.get_mut(d - 2)
         }
     }
 
-    /// The entries of depths 0 and 1 (the globals and a function of depth 1), if both
-    /// are there.
+    /// The entries of depths 0 and 1 (the globals and a function of depth 1).
     #[inline(always)]
-    fn first_two(&self) -> Option<(u32, u32)> {
-        match &self.far {
-            None => Some((self.near[0], self.near[1])),
-            Some(v) => Some((*v.first()?, *v.get(1)?)),
-        }
+    fn first_two(&self) -> (u32, u32) {
+        (self.near[0], self.near[1])
     }
 
     fn to_vec(&self) -> Vec<u32> {
-        match &self.far {
-            None => self.near.to_vec(),
-            Some(v) => v.to_vec(),
+        let mut v = self.near.to_vec();
+        if let Some(far) = &self.far {
+            v.extend_from_slice(far);
         }
+        v
     }
 }
 

@@ -1793,19 +1793,24 @@ fn a_display_of_any_length_reads_and_writes_its_entries_and_refuses_depths_past_
     let mut d = Display::new(&[7, 9]);
     assert!(d.far.is_none());
     assert_eq!((d.len(), d.get(0), d.get(1), d.get(2)), (2, Some(7), Some(9), None));
-    assert_eq!(d.first_two(), Some((7, 9)));
+    assert_eq!(d.first_two(), (7, 9));
     *d.get_mut(1).unwrap() = 11;
     assert!(d.get_mut(2).is_none());
     assert_eq!(d.to_vec(), [7, 11]);
-    // One entry (a module whose functions are all at depth 0): depth 1 is refused, so the
-    // flat form is not entered.
+    // Fewer (a module without functions at depth 1, which the verifier refuses): padded
+    // to two with zeros.
     let d = Display::new(&[5]);
-    assert_eq!((d.len(), d.get(0), d.get(1), d.first_two()), (1, Some(5), None, None));
-    // Three (a function nested in another): every entry on the heap, the third readable.
+    assert_eq!((d.len(), d.get(0), d.get(1), d.get(2), d.first_two()), (2, Some(5), Some(0), None, (5, 0)));
+    assert_eq!(Display::zeros(1).to_vec(), [0, 0]);
+    // Three (a function nested in another): the third on the heap, readable and
+    // writable, the fourth refused.
     let mut d = Display::zeros(3);
     assert_eq!(d.to_vec(), [0, 0, 0]);
     *d.get_mut(2).unwrap() = 4;
     *d.get_mut(0).unwrap() = 1;
-    assert_eq!((d.len(), d.get(2), d.get(3), d.first_two()), (3, Some(4), None, Some((1, 0))));
+    assert_eq!((d.len(), d.get(2), d.get(3), d.first_two()), (3, Some(4), None, (1, 0)));
+    assert!(d.get_mut(3).is_none());
+    let d = Display::new(&[1, 2, 3, 4]);
+    assert_eq!((d.len(), d.get(3), d.get(4), d.to_vec()), (4, Some(4), None, vec![1, 2, 3, 4]));
     assert!(Display::zeros(2).far.is_none());
 }

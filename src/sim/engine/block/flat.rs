@@ -450,7 +450,7 @@ fn flat_loop(
     r: &mut Round,
 ) -> (usize, usize, usize) {
     let (mut s, mut end) = (s, end);
-    let Some((g0, l0)) = p.display.first_two() else { return (s, s, HANDOFF) };
+    let (g0, l0) = p.display.first_two();
     let (mut gb, mut lb) = (i64::from(g0), i64::from(l0));
     // The pool as a slice, and the addresses inside it ([`Memory::index`]): from `lo` (1
     // when the null address is reserved) to `end_at`.
@@ -558,7 +558,7 @@ fn flat_loop(
             // then the call's (a quantum end crossed by the second falls after the start
             // of the stretch's last instruction, so it is found at the call's start).
             c.charge(lim, s, k + 1);
-            let Some((g0, l0)) = p.display.first_two() else { return (t, t, CHARGED) };
+            let (g0, l0) = p.display.first_two();
             (gb, lb) = (i64::from(g0), i64::from(l0));
             if lb < lo {
                 return (t, t, CHARGED);
