@@ -927,6 +927,20 @@ pub fn utilization(t: &Timeline, n: u32, title: &str) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn mul_div_is_exact_with_and_without_a_64_bit_product() {
+        // Small: 7 · 10 / 3 = 23.33 → 23. A product past 2^64 takes the 128-bit way:
+        // (2^63 + 1) · 6 / 4 = 1.5 · 2^63 + 1.5 → 3 · 2^62 + 1, which fits 64 bits.
+        assert_eq!(mul_div(7, 10, 3), 23);
+        assert_eq!(mul_div((1 << 63) + 1, 6, 4), 3 * (1u64 << 62) + 1);
+        // The column edges of add_busy cover the run exactly: 1000 columns of a run of
+        // 2^60 ticks (products past 2^64) split one stretch over all of them in full.
+        let mut area = vec![0u128; 1000];
+        add_busy(&mut area, 0, 1 << 60, 1 << 60);
+        assert_eq!(area.iter().sum::<u128>(), 1 << 60);
+        assert_eq!(area[0], u128::from(mul_div(1, 1 << 60, 1000)));
+    }
+
     /// A 4-byte channel message (see [`crate::perf::tests::send`]).
     fn send(time: Ticks, msg: u64, src: u32, dst: u32) -> Event {
         crate::perf::tests::send(time, msg, src, dst, 4)

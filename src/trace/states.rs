@@ -482,6 +482,39 @@ mod tests {
     }
     use crate::trace::BusyClass;
 
+    /// A stretch opened with `open` is reported as one opened with `begin` (only the
+    /// ordered set of open stretches differs, which `open` leaves empty): processor 0
+    /// opened at 20, busy 30..40, closed at 60; processor 1 opened at 20, never busy.
+    #[test]
+    fn open_reports_the_stretches_begin_does() {
+        let evs = [busy(0, 0, 30, 40)];
+        let run = |held: bool| {
+            let mut s = ProcessorStates::default();
+            for p in [0, 1] {
+                if held {
+                    s.begin(p, 20);
+                } else {
+                    s.open(p, 20);
+                }
+            }
+            let mut got = Vec::new();
+            for e in &evs {
+                s.each(e, |p, a, b, st| got.push((p, a, b, st)));
+            }
+            let earliest = s.earliest_open();
+            s.finish(60, [0, 1].into_iter(), |p, a, b, st| got.push((p, a, b, st)));
+            (got, earliest)
+        };
+        let want = vec![
+            (0, 20, 30, PState::Idle),
+            (0, 30, 40, PState::Running),
+            (0, 40, 60, PState::Idle),
+            (1, 20, 60, PState::Idle),
+        ];
+        assert_eq!(run(true), (want.clone(), 20));
+        assert_eq!(run(false), (want, Ticks::MAX));
+    }
+
     fn busy(pproc: u32, pid: u32, start: Ticks, end: Ticks) -> Event {
         Event::Busy { pproc, pid, start, end, line: 1, class: BusyClass::Work }
     }
