@@ -369,7 +369,7 @@ impl Network for Flow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::drive;
+    use crate::net::packet::{drive, drive_hops};
     use crate::time::TICKS_PER_UNIT as U;
 
     fn net(topo: &str, p: &NetParams) -> Flow {
@@ -463,11 +463,7 @@ mod tests {
     #[test]
     fn hops_are_recorded_once_per_link() {
         let p = flow_params();
-        let mut n = net("line:3", &p);
-        n.record_hops(true);
-        drive(&mut n, &[(7, 0, 2, 10, 0)]);
-        let mut hops = Vec::new();
-        n.take_hops(&mut hops);
+        let hops = drive_hops(&mut net("line:3", &p), &[(7, 0, 2, 10, 0)]);
         // Joins at 5, 10 bytes at 1 per unit: 15.
         let want = vec![
             Hop { msg: 7, packet: 0, from: 0, to: 1, enter: 5 * U, leave: 15 * U },

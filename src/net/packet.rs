@@ -222,6 +222,16 @@ pub(super) fn drive(net: &mut dyn Network, sends: &[(u64, u32, u32, u32, Ticks)]
     out
 }
 
+/// [`drive`] with the hops recorded: the hops of `sends`, as the network reports them.
+#[cfg(test)]
+pub(super) fn drive_hops(net: &mut dyn Network, sends: &[(u64, u32, u32, u32, Ticks)]) -> Vec<Hop> {
+    net.record_hops(true);
+    drive(net, sends);
+    let mut hops = Vec::new();
+    net.take_hops(&mut hops);
+    hops
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,11 +334,7 @@ mod tests {
     #[test]
     fn hops_are_recorded() {
         let p = crate::net::classic();
-        let mut n = net("line:4", &p);
-        n.record_hops(true);
-        drive(&mut n, &[(7, 0, 2, 4, 0)]);
-        let mut hops = Vec::new();
-        n.take_hops(&mut hops);
+        let hops = drive_hops(&mut net("line:4", &p), &[(7, 0, 2, 4, 0)]);
         let want = vec![
             Hop { msg: 7, packet: 0, from: 0, to: 1, enter: 6 * U, leave: 14 * U },
             Hop { msg: 7, packet: 0, from: 1, to: 2, enter: 14 * U, leave: 22 * U },

@@ -1,7 +1,7 @@
 //! Tests of the wormhole model: idle-network latencies against the man page's formula,
 //! contention, router time, deadlock detection and resolution, and the link records
 //! given back when empty.
-use super::super::packet::drive;
+use super::super::packet::{drive, drive_hops};
 use super::*;
 use crate::time::TICKS_PER_UNIT as U;
 
@@ -416,10 +416,7 @@ fn giving_link_records_back_changes_nothing() {
 fn hops_and_link_busy() {
     let p = NetParams { head_flit_ratio: 1.0, ..crate::net::classic() };
     let mut n = net("line:4", &p);
-    n.record_hops(true);
-    drive(&mut n, &[(9, 0, 2, 4, 0)]);
-    let mut hops = Vec::new();
-    n.take_hops(&mut hops);
+    let hops = drive_hops(&mut n, &[(9, 0, 2, 4, 0)]);
     // Head over 0->1 at 6, tail leaves it at 14; head over 1->2 at 7, tail at 15.
     let want = vec![
         Hop { msg: 9, packet: 0, from: 0, to: 1, enter: 6 * U, leave: 14 * U },
