@@ -457,10 +457,25 @@ impl Ord for Msg {
     }
 }
 
+/// A channel element. Its messages are in a [`Traffic`] record of
+/// [`Channels::traffic`](channels::Channels) only while it has any: a million elements
+/// that each carry one message hold a record each only while their message is queued or
+/// on its way ([`Channels::settle`](channels::Channels::settle)).
 struct Chan {
     owner: u32,
     info: u32,
     elem: u32,
+    /// Its record (`NONE`: no message queued or on its way, and at most one sender so far).
+    traffic: u32,
+    /// Without a record: the one sender it has had (`NONE`: none yet) and the latest
+    /// arrival delivered from it, all that the non-overtaking rule needs of the past.
+    sender: u32,
+    last: Ticks,
+}
+
+/// A channel element's messages while it has a record ([`Chan::traffic`]).
+#[derive(Default)]
+struct Traffic {
     queue: BinaryHeap<Msg>,
     /// Per sender, the latest arrival of its messages and those still in the network:
     /// messages from one sender never overtake each other on one channel element.
@@ -1194,7 +1209,7 @@ impl<'m> Simulator<'m> {
     fn snapshot(&mut self, par: Ticks) -> Stats {
         let mut s = self.stats.clone();
         s.par_ticks = par;
-        s.undelivered = self.ch.chans.iter().map(|c| c.queue.len() as u64).sum();
+        s.undelivered = self.ch.traffic.iter().map(|t| t.queue.len() as u64).sum();
         if let Some(step) = self.cfg.profile_step {
             s.profile_step = step.max(1);
             s.profile = self.profile.clone();

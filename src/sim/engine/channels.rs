@@ -8,6 +8,15 @@ use super::*;
 pub(super) struct Channels {
     /// The channel elements, in the order of the module's channel declarations.
     pub(super) chans: Vec<Chan>,
+    /// The elements' message records ([`Chan::traffic`]), those in use and the spare ones
+    /// (empty, their allocations kept for the next element that needs one).
+    pub(super) traffic: Vec<Traffic>,
+    spare: Vec<u32>,
+    /// Empty per-sender queues, kept for the next sender of an element.
+    deques: Vec<VecDeque<Sent>>,
+    /// Tests: records are never given back (the reference a run giving them back must match).
+    #[cfg(test)]
+    pub(super) keep: bool,
     /// Per global word, the index in `chans` of the element it holds (`NONE`: none).
     pub(super) chan_at: Vec<u32>,
     /// Per spinlock word, the processes waiting for it and when their request reached
@@ -29,6 +38,11 @@ impl Channels {
     pub(super) fn new(module: &Module, ranks: u32) -> Channels {
         let mut ch = Channels {
             chans: Vec::new(),
+            traffic: Vec::new(),
+            spare: Vec::new(),
+            deques: Vec::new(),
+            #[cfg(test)]
+            keep: false,
             chan_at: vec![NONE; module.globals_words as usize],
             lock_waiters: BTreeMap::new(),
             unreceived: 0,
@@ -41,21 +55,102 @@ impl Channels {
                 let a = c.base + e;
                 if let Some(slot) = ch.chan_at.get_mut(a as usize) {
                     *slot = ch.chans.len() as u32;
-                    ch.chans.push(Chan {
-                        owner: 0,
-                        info: ci as u32,
-                        elem: e,
-                        queue: BinaryHeap::new(),
-                        from: Vec::new(),
-                    });
+                    ch.chans.push(Chan::new(0, ci as u32, e));
                 }
             }
         }
         let info = module.channels.len() as u32;
         for r in 0..ranks {
-            ch.chans.push(Chan { owner: r, info, elem: r, queue: BinaryHeap::new(), from: Vec::new() });
+            ch.chans.push(Chan::new(r, info, r));
         }
         ch
+    }
+
+    /// Element `c`'s messages (none queued and none on their way when it has no record).
+    pub(super) fn traffic(&self, c: usize) -> &Traffic {
+        static NO_TRAFFIC: Traffic = Traffic { queue: BinaryHeap::new(), from: Vec::new() };
+        match self.chans[c].traffic {
+            NONE => &NO_TRAFFIC,
+            t => &self.traffic[t as usize],
+        }
+    }
+
+    /// Element `c`'s record, made if it has none.
+    #[inline]
+    pub(super) fn traffic_mut(&mut self, c: usize) -> &mut Traffic {
+        match self.chans[c].traffic {
+            NONE => self.make_traffic(c),
+            t => &mut self.traffic[t as usize],
+        }
+    }
+
+    /// A record for element `c`, a spare one if there is one, holding what the element
+    /// kept without one: its sender and that sender's latest arrival, first among the
+    /// senders as it was (the record keeps the senders in the order they first sent).
+    #[cold]
+    fn make_traffic(&mut self, c: usize) -> &mut Traffic {
+        let t = self.spare.pop().unwrap_or_else(|| {
+            self.traffic.push(Traffic::default());
+            (self.traffic.len() - 1) as u32
+        });
+        let ch = &mut self.chans[c];
+        ch.traffic = t;
+        let (pid, last) = (ch.sender, ch.last);
+        if pid != NONE {
+            let pending = self.pending_queue();
+            self.traffic[t as usize].from.push(FromSender { pid, last, pending });
+        }
+        &mut self.traffic[t as usize]
+    }
+
+    /// An empty per-sender queue, with room for one message: most channel elements (one
+    /// per process in a large machine) see one sender and few messages.
+    pub(super) fn pending_queue(&mut self) -> VecDeque<Sent> {
+        self.deques.pop().unwrap_or_else(|| VecDeque::with_capacity(1))
+    }
+
+    /// Gives element `c`'s record back once nothing in it needs one: no message queued,
+    /// none on its way and one sender at most (whose latest arrival the element keeps).
+    /// Called where a message leaves the queue, the only way a record empties.
+    pub(super) fn settle(&mut self, c: usize) {
+        let t = self.chans[c].traffic;
+        #[cfg(test)]
+        if self.keep {
+            return;
+        }
+        if t == NONE {
+            return;
+        }
+        let tr = &mut self.traffic[t as usize];
+        if !tr.queue.is_empty() || tr.from.len() > 1 || tr.from.iter().any(|f| !f.pending.is_empty()) {
+            return;
+        }
+        let ch = &mut self.chans[c];
+        (ch.sender, ch.last) = tr.from.first().map_or((NONE, 0), |f| (f.pid, f.last));
+        ch.traffic = NONE;
+        self.deques.extend(tr.from.drain(..).map(|f| f.pending));
+        self.spare.push(t);
+    }
+}
+
+impl Simulator<'_> {
+    /// Tests: never give a channel element's record back.
+    #[cfg(test)]
+    pub(crate) fn keep_channel_records(&mut self) {
+        self.ch.keep = true;
+    }
+
+    /// Tests: the channel elements' records made, and how many of them are spare.
+    #[cfg(test)]
+    pub(crate) fn channel_records(&self) -> (usize, usize) {
+        (self.ch.traffic.len(), self.ch.spare.len())
+    }
+}
+
+impl Chan {
+    /// An element owned by `owner` with nothing sent to it.
+    fn new(owner: u32, info: u32, elem: u32) -> Chan {
+        Chan { owner, info, elem, traffic: NONE, sender: NONE, last: 0 }
     }
 }
 
@@ -289,8 +384,8 @@ impl<'m> Simulator<'m> {
     /// never arrives before the one sent before it.
     pub(super) fn deliver_ready(&mut self, c: usize, k: usize) {
         loop {
-            let chan = &mut self.ch.chans[c];
-            let f = &mut chan.from[k];
+            let tr = self.ch.traffic_mut(c);
+            let f = &mut tr.from[k];
             match f.pending.front() {
                 Some(m) if m.arrival != NEVER => {}
                 _ => return,
@@ -298,10 +393,11 @@ impl<'m> Simulator<'m> {
             let Some(Sent { id, arrival, sent, data, deferred, .. }) = f.pending.pop_front() else { return };
             let arrival = arrival.max(f.last);
             f.last = arrival;
-            if chan.queue.capacity() == 0 {
-                chan.queue.reserve_exact(1);
+            if tr.queue.capacity() == 0 {
+                tr.queue.reserve_exact(1);
             }
-            chan.queue.push(Msg { arrival, seq: id, data });
+            tr.queue.push(Msg { arrival, seq: id, data });
+            let chan = &self.ch.chans[c];
             let (reason, owner) = (Reason::Channel { channel: chan.info, index: chan.elem }, chan.owner);
             self.stats.latency_ticks += crate::time::Total::from(arrival - sent);
             self.stats.latency_messages += 1;
@@ -335,8 +431,9 @@ impl<'m> Simulator<'m> {
         match self.bridge.in_flight.remove(&id) {
             Some(InFlight::Chan { chan, sender }) => {
                 let c = chan as usize;
-                let Some(k) = self.ch.chans[c].from.iter().position(|f| f.pid == sender) else { return };
-                if let Some(e) = self.ch.chans[c].from[k].pending.iter_mut().find(|e| e.id == id) {
+                let tr = self.ch.traffic_mut(c);
+                let Some(k) = tr.from.iter().position(|f| f.pid == sender) else { return };
+                if let Some(e) = tr.from[k].pending.iter_mut().find(|e| e.id == id) {
                     e.arrival = t;
                 }
                 self.deliver_ready(c, k);
@@ -400,12 +497,12 @@ impl<'m> Simulator<'m> {
             // An MPI mailbox posts its receives itself ([`Self::mpi_envelope`]).
             return;
         }
-        let chan = &self.ch.chans[c];
-        if self.ch.parked == 0 || !chan.queue.is_empty() {
+        let tr = self.ch.traffic(c);
+        if self.ch.parked == 0 || !tr.queue.is_empty() {
             return;
         }
         let mut pick: Option<(u64, usize)> = None;
-        for (k, f) in chan.from.iter().enumerate() {
+        for (k, f) in tr.from.iter().enumerate() {
             for (i, m) in f.pending.iter().enumerate() {
                 match m.rdv {
                     Rdv::Parked { posted: NEVER, .. } if i == 0 => {
@@ -419,7 +516,7 @@ impl<'m> Simulator<'m> {
             }
         }
         let Some((_, k)) = pick else { return };
-        let Some(m) = self.ch.chans[c].from[k].pending.front_mut() else { return };
+        let Some(m) = self.ch.traffic_mut(c).from[k].pending.front_mut() else { return };
         if let Rdv::Parked { posted, .. } = &mut m.rdv {
             *posted = t;
         }
@@ -430,15 +527,16 @@ impl<'m> Simulator<'m> {
     /// Sends the clear to send of sender `k`'s message `id` on channel element `c` when
     /// its request has arrived and a receive waits for it.
     pub(super) fn clear_to_send(&mut self, c: usize, k: usize, id: u64) {
-        let f = &mut self.ch.chans[c].from[k];
+        let f = &mut self.ch.traffic_mut(c).from[k];
         let Some(m) = f.pending.iter_mut().find(|m| m.id == id) else { return };
         let Rdv::Parked { rts, posted } = m.rdv else { return };
         if rts == NEVER || posted == NEVER {
             return;
         }
         m.rdv = Rdv::Cleared;
+        let (msg, sender) = (m.id, f.pid);
         self.ch.parked -= 1;
-        let (msg, sender, owner) = (m.id, f.pid, self.ch.chans[c].owner);
+        let owner = self.ch.chans[c].owner;
         let (src, dst) = (self.pproc_of(owner), self.pproc_of(sender));
         self.handshake(c, sender, msg, false, src, dst, rts.max(posted));
     }
@@ -464,9 +562,9 @@ impl<'m> Simulator<'m> {
 
     /// The request to send (`rts`) or the clear to send of message `msg` arrived at `t`.
     fn handshake_arrived(&mut self, c: usize, sender: u32, msg: u64, rts: bool, t: Ticks) {
-        let Some(k) = self.ch.chans[c].from.iter().position(|f| f.pid == sender) else { return };
+        let Some(k) = self.ch.traffic(c).from.iter().position(|f| f.pid == sender) else { return };
         if rts {
-            if let Some(m) = self.ch.chans[c].from[k].pending.iter_mut().find(|m| m.id == msg) {
+            if let Some(m) = self.ch.traffic_mut(c).from[k].pending.iter_mut().find(|m| m.id == msg) {
                 if let Rdv::Parked { rts, .. } = &mut m.rdv {
                     *rts = t;
                 }
@@ -478,12 +576,12 @@ impl<'m> Simulator<'m> {
             return;
         }
         // The clear to send is back: the data leaves.
-        let Some(m) = self.ch.chans[c].from[k].pending.iter().find(|m| m.id == msg) else { return };
+        let Some(m) = self.ch.traffic(c).from[k].pending.iter().find(|m| m.id == msg) else { return };
         let bytes = m.bytes;
         let (src, dst) = (self.pproc_of(sender), self.pproc_of(self.ch.chans[c].owner));
         match self.net_send(msg, src, dst, bytes, t) {
             Some(at) => {
-                if let Some(m) = self.ch.chans[c].from[k].pending.iter_mut().find(|m| m.id == msg) {
+                if let Some(m) = self.ch.traffic_mut(c).from[k].pending.iter_mut().find(|m| m.id == msg) {
                     m.arrival = at.max(t);
                 }
                 self.deliver_ready(c, k);

@@ -105,25 +105,25 @@ impl<'m> Simulator<'m> {
         let arrival = if rendezvous { None } else { self.net_send(id, src, dst, bytes, now) };
         self.stats.messages += 1;
         self.stats.bytes = self.stats.bytes.saturating_add(u64::from(bytes));
-        let chan = &mut self.ch.chans[c];
-        let k = match chan.from.iter().position(|f| f.pid == pid) {
+        let k = match self.ch.traffic_mut(c).from.iter().position(|f| f.pid == pid) {
             Some(k) => k,
             None => {
-                // Room for one sender and one message: most channel elements (one per
-                // process in a large machine) see one sender and few messages.
-                chan.from.reserve_exact(1);
-                chan.from.push(FromSender { pid, last: 0, pending: VecDeque::with_capacity(1) });
-                chan.from.len() - 1
+                let pending = self.ch.pending_queue();
+                let from = &mut self.ch.traffic_mut(c).from;
+                // Room for one sender: most channel elements see one.
+                from.reserve_exact(1);
+                from.push(FromSender { pid, last: 0, pending });
+                from.len() - 1
             }
         };
         let rdv = if rendezvous { Rdv::Parked { rts: NEVER, posted: NEVER } } else { Rdv::Eager };
         self.ch.parked += u64::from(rendezvous);
         let arrival_at = arrival.map_or(NEVER, |t| t.max(now));
         let sent = Sent { id, arrival: arrival_at, sent: now, data, bytes, deferred: rendezvous, rdv };
-        chan.from[k].pending.push_back(sent);
+        self.ch.traffic_mut(c).from[k].pending.push_back(sent);
         if self.observer.is_some() {
             // The arrival after the non-overtaking rule (the last delivery).
-            let known = arrival.map(|t| t.max(now).max(self.ch.chans[c].from[k].last));
+            let known = arrival.map(|t| t.max(now).max(self.ch.traffic(c).from[k].last));
             let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
             // An MPI send is at the program's line that called MPI.
             let line = if c >= self.ranks.mailbox { self.mpi_line(pid, pc) } else { self.module.line_of(pc) };
@@ -156,7 +156,7 @@ impl<'m> Simulator<'m> {
                 }
             }
             None => {
-                if let Some(e) = self.ch.chans[c].from[k].pending.back_mut() {
+                if let Some(e) = self.ch.traffic_mut(c).from[k].pending.back_mut() {
                     e.deferred = true;
                 }
                 self.bridge.in_flight.insert(id, InFlight::Chan { chan: c as u32, sender: pid });
@@ -176,9 +176,10 @@ impl<'m> Simulator<'m> {
             return Err(self.rt(pid, RuntimeError::NotOwner { reader: pid, owner, channel }));
         }
         let clock = self.pt.procs[pid as usize].clock;
-        match self.ch.chans[c].queue.peek().map(|m| m.arrival) {
+        match self.ch.traffic(c).queue.peek().map(|m| m.arrival) {
             Some(t) if t <= clock => {
-                let (m, seq) = self.ch.chans[c].queue.pop().map(|m| (m.data, m.seq)).unwrap_or_default();
+                let (m, seq) = self.ch.traffic_mut(c).queue.pop().map(|m| (m.data, m.seq)).unwrap_or_default();
+                self.ch.settle(c);
                 self.ch.unreceived = self.ch.unreceived.saturating_sub(1);
                 self.ch.unreceived_words = self.ch.unreceived_words.saturating_sub(m.len() as u64);
                 let p = &mut self.pt.procs[pid as usize];

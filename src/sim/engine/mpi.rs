@@ -130,7 +130,7 @@ impl<'m> Simulator<'m> {
             return;
         }
         let mut chosen: Vec<(usize, u64)> = Vec::new();
-        let chan = &self.ch.chans[c];
+        let chan = self.ch.traffic(c);
         for p in pats {
             let on_way = chan.queue.iter().any(|m| m.arrival > t && p.matches(&m.data))
                 || chan.from.iter().any(|f| f.pending.iter().any(|m| m.rdv == Rdv::Cleared && p.matches(&m.data)));
@@ -151,7 +151,7 @@ impl<'m> Simulator<'m> {
             }
         }
         for (k, id) in chosen {
-            if let Some(m) = self.ch.chans[c].from[k].pending.iter_mut().find(|m| m.id == id) {
+            if let Some(m) = self.ch.traffic_mut(c).from[k].pending.iter_mut().find(|m| m.id == id) {
                 if let Rdv::Parked { posted, .. } = &mut m.rdv {
                     *posted = t;
                 }
@@ -287,7 +287,7 @@ impl<'m> Simulator<'m> {
         let mut best: Option<(Ticks, u64, usize)> = None;
         let mut parked = false;
         let mut next = NEVER;
-        for m in self.ch.chans[c].queue.iter() {
+        for m in self.ch.traffic(c).queue.iter() {
             let Some(k) = patterns.iter().position(|p| p.matches(&m.data)) else { continue };
             if m.arrival > clock {
                 next = next.min(m.arrival);
@@ -296,7 +296,7 @@ impl<'m> Simulator<'m> {
             }
         }
         if probe && self.ch.parked > 0 {
-            for f in &self.ch.chans[c].from {
+            for f in &self.ch.traffic(c).from {
                 for m in &f.pending {
                     let Rdv::Parked { rts, .. } = m.rdv else { continue };
                     let Some(k) = patterns.iter().position(|p| p.matches(&m.data)) else { continue };
@@ -310,7 +310,7 @@ impl<'m> Simulator<'m> {
         }
         match best {
             Some((arrival, seq, k)) => {
-                let chan = &self.ch.chans[c];
+                let chan = self.ch.traffic(c);
                 let m = match parked {
                     false => chan.queue.iter().find(|m| (m.arrival, m.seq) == (arrival, seq)).map(|m| &m.data),
                     true => chan.from.iter().flat_map(|f| f.pending.iter()).find(|m| m.id == seq).map(|m| &m.data),
@@ -358,13 +358,15 @@ impl<'m> Simulator<'m> {
         let Some(key) = self.ranks.matched[me as usize].take() else {
             return Err(self.mpi_error(pid, "MPI: a receive with no matched message".into()));
         };
-        let mut v = std::mem::take(&mut self.ch.chans[c].queue).into_vec();
+        let queue = &mut self.ch.traffic_mut(c).queue;
+        let mut v = std::mem::take(queue).into_vec();
         let Some(k) = v.iter().position(|m| (m.arrival, m.seq) == key) else {
-            self.ch.chans[c].queue = BinaryHeap::from(v);
+            *queue = BinaryHeap::from(v);
             return Err(self.mpi_error(pid, "MPI: the matched message is gone".into()));
         };
         let m = v.swap_remove(k);
-        self.ch.chans[c].queue = BinaryHeap::from(v);
+        *queue = BinaryHeap::from(v);
+        self.ch.settle(c);
         self.ch.unreceived = self.ch.unreceived.saturating_sub(1);
         self.ch.unreceived_words = self.ch.unreceived_words.saturating_sub(m.data.len() as u64);
         let data = &m.data[mpi_op::HEADER..];

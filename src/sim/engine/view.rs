@@ -225,10 +225,11 @@ impl<'m> Simulator<'m> {
     pub fn channel(&self, addr: u32) -> Option<ChannelView> {
         let c = *self.ch.chan_at.get(addr as usize).filter(|&&c| c != NONE)?;
         let ch = self.ch.chans.get(c as usize)?;
+        let tr = self.ch.traffic(c as usize);
         let mut queued: Vec<(Ticks, u64, Vec<Word>)> =
-            ch.queue.iter().map(|m| (m.arrival, m.seq, m.data.to_vec())).collect();
+            tr.queue.iter().map(|m| (m.arrival, m.seq, m.data.to_vec())).collect();
         queued.sort_by_key(|&(t, s, _)| (t, s));
-        let in_network = ch.from.iter().flat_map(|f| f.pending.iter().map(|m| (m.sent, m.data.to_vec()))).collect();
+        let in_network = tr.from.iter().flat_map(|f| f.pending.iter().map(|m| (m.sent, m.data.to_vec()))).collect();
         Some(ChannelView { owner: ch.owner, queued: queued.into_iter().map(|(t, _, d)| (t, d)).collect(), in_network })
     }
 
