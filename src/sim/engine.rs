@@ -480,6 +480,8 @@ struct Traffic {
     /// Per sender, the latest arrival of its messages and those still in the network:
     /// messages from one sender never overtake each other on one channel element.
     from: Vec<FromSender>,
+    /// Its element is on the list of those to give back ([`channels::Channels::settle`]).
+    noted: bool,
 }
 
 /// One sender's messages on one channel element.

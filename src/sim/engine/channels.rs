@@ -14,6 +14,11 @@ pub(super) struct Channels {
     spare: Vec<u32>,
     /// Empty per-sender queues, kept for the next sender of an element.
     deques: Vec<VecDeque<Sent>>,
+    /// Elements whose record emptied since the last records were given back, each once
+    /// ([`Traffic::noted`]).
+    emptied: Vec<u32>,
+    /// How many emptied records are given back together ([`RETIRE_BATCH`]; tests: 1).
+    pub(super) batch: usize,
     /// Tests: records are never given back (the reference a run giving them back must match).
     #[cfg(test)]
     pub(super) keep: bool,
@@ -41,6 +46,8 @@ impl Channels {
             traffic: Vec::new(),
             spare: Vec::new(),
             deques: Vec::new(),
+            emptied: Vec::new(),
+            batch: RETIRE_BATCH,
             #[cfg(test)]
             keep: false,
             chan_at: vec![NONE; module.globals_words as usize],
@@ -68,7 +75,7 @@ impl Channels {
 
     /// Element `c`'s messages (none queued and none on their way when it has no record).
     pub(super) fn traffic(&self, c: usize) -> &Traffic {
-        static NO_TRAFFIC: Traffic = Traffic { queue: BinaryHeap::new(), from: Vec::new() };
+        static NO_TRAFFIC: Traffic = Traffic { queue: BinaryHeap::new(), from: Vec::new(), noted: false };
         match self.chans[c].traffic {
             NONE => &NO_TRAFFIC,
             t => &self.traffic[t as usize],
@@ -78,9 +85,19 @@ impl Channels {
     /// Element `c`'s record, made if it has none.
     #[inline]
     pub(super) fn traffic_mut(&mut self, c: usize) -> &mut Traffic {
+        let t = self.record(c);
+        &mut self.traffic[t]
+    }
+
+    /// The index of element `c`'s record in [`Self::traffic`], made if it has none.
+    #[inline]
+    pub(super) fn record(&mut self, c: usize) -> usize {
         match self.chans[c].traffic {
-            NONE => self.make_traffic(c),
-            t => &mut self.traffic[t as usize],
+            NONE => {
+                self.make_traffic(c);
+                self.chans[c].traffic as usize
+            }
+            t => t as usize,
         }
     }
 
@@ -109,9 +126,11 @@ impl Channels {
         self.deques.pop().unwrap_or_else(|| VecDeque::with_capacity(1))
     }
 
-    /// Gives element `c`'s record back once nothing in it needs one: no message queued,
-    /// none on its way and one sender at most (whose latest arrival the element keeps).
-    /// Called where a message leaves the queue, the only way a record empties.
+    /// Notes element `c`'s record for giving back once nothing in it needs one: no
+    /// message queued, none on its way and one sender at most (whose latest arrival the
+    /// element keeps). Called where a message leaves the queue, the only way a record
+    /// empties. The noted records are given back [`RETIRE_BATCH`] at a time, those still
+    /// empty then: an element that carries message after message keeps its record.
     pub(super) fn settle(&mut self, c: usize) {
         let t = self.chans[c].traffic;
         #[cfg(test)]
@@ -122,14 +141,44 @@ impl Channels {
             return;
         }
         let tr = &mut self.traffic[t as usize];
-        if !tr.queue.is_empty() || tr.from.len() > 1 || tr.from.iter().any(|f| !f.pending.is_empty()) {
+        if tr.noted || !tr.needless() {
             return;
         }
-        let ch = &mut self.chans[c];
-        (ch.sender, ch.last) = tr.from.first().map_or((NONE, 0), |f| (f.pid, f.last));
-        ch.traffic = NONE;
-        self.deques.extend(tr.from.drain(..).map(|f| f.pending));
-        self.spare.push(t);
+        tr.noted = true;
+        self.emptied.push(c as u32);
+        if self.emptied.len() >= self.batch {
+            self.give_back();
+        }
+    }
+
+    /// Gives back the noted records that are still empty.
+    #[cold]
+    fn give_back(&mut self) {
+        for &c in &self.emptied {
+            // Still its record: only this gives records back.
+            let ch = &mut self.chans[c as usize];
+            let t = ch.traffic;
+            let tr = &mut self.traffic[t as usize];
+            tr.noted = false;
+            if !tr.needless() {
+                continue;
+            }
+            (ch.sender, ch.last) = tr.from.first().map_or((NONE, 0), |f| (f.pid, f.last));
+            ch.traffic = NONE;
+            self.deques.extend(tr.from.drain(..).map(|f| f.pending));
+            self.spare.push(t);
+        }
+        self.emptied.clear();
+    }
+}
+
+/// Emptied channel records given back together ([`Channels::settle`]).
+const RETIRE_BATCH: usize = 4096;
+
+impl Traffic {
+    /// Nothing in it that an element without a record does not keep.
+    fn needless(&self) -> bool {
+        self.queue.is_empty() && self.from.len() <= 1 && self.from.iter().all(|f| f.pending.is_empty())
     }
 }
 
@@ -138,6 +187,12 @@ impl Simulator<'_> {
     #[cfg(test)]
     pub(crate) fn keep_channel_records(&mut self) {
         self.ch.keep = true;
+    }
+
+    /// Tests: give the emptied channel records back `n` at a time (1: as soon as each can be).
+    #[cfg(test)]
+    pub(crate) fn give_channel_records_back_by(&mut self, n: usize) {
+        self.ch.batch = n;
     }
 
     /// Tests: the channel elements' records made, and how many of them are spare.

@@ -105,11 +105,12 @@ impl<'m> Simulator<'m> {
         let arrival = if rendezvous { None } else { self.net_send(id, src, dst, bytes, now) };
         self.stats.messages += 1;
         self.stats.bytes = self.stats.bytes.saturating_add(u64::from(bytes));
-        let k = match self.ch.traffic_mut(c).from.iter().position(|f| f.pid == pid) {
+        let t = self.ch.record(c);
+        let k = match self.ch.traffic[t].from.iter().position(|f| f.pid == pid) {
             Some(k) => k,
             None => {
                 let pending = self.ch.pending_queue();
-                let from = &mut self.ch.traffic_mut(c).from;
+                let from = &mut self.ch.traffic[t].from;
                 // Room for one sender: most channel elements see one.
                 from.reserve_exact(1);
                 from.push(FromSender { pid, last: 0, pending });
@@ -120,7 +121,7 @@ impl<'m> Simulator<'m> {
         self.ch.parked += u64::from(rendezvous);
         let arrival_at = arrival.map_or(NEVER, |t| t.max(now));
         let sent = Sent { id, arrival: arrival_at, sent: now, data, bytes, deferred: rendezvous, rdv };
-        self.ch.traffic_mut(c).from[k].pending.push_back(sent);
+        self.ch.traffic[t].from[k].pending.push_back(sent);
         if self.observer.is_some() {
             // The arrival after the non-overtaking rule (the last delivery).
             let known = arrival.map(|t| t.max(now).max(self.ch.traffic(c).from[k].last));
