@@ -17,7 +17,7 @@ pub(super) struct Channels {
     /// Elements whose record emptied since the last records were given back, each once
     /// ([`Traffic::noted`]).
     emptied: Vec<u32>,
-    /// How many emptied records are given back together ([`RETIRE_BATCH`]; tests: 1).
+    /// How many emptied records are given back together ([`RETIRE_BATCH`]; tests: fewer).
     pub(super) batch: usize,
     /// Tests: records are never given back (the reference a run giving them back must match).
     #[cfg(test)]
@@ -93,19 +93,17 @@ impl Channels {
     #[inline]
     pub(super) fn record(&mut self, c: usize) -> usize {
         match self.chans[c].traffic {
-            NONE => {
-                self.make_traffic(c);
-                self.chans[c].traffic as usize
-            }
+            NONE => self.make_traffic(c),
             t => t as usize,
         }
     }
 
-    /// A record for element `c`, a spare one if there is one, holding what the element
-    /// kept without one: its sender and that sender's latest arrival, first among the
-    /// senders as it was (the record keeps the senders in the order they first sent).
+    /// A record for element `c` (its index), a spare one if there is one, holding what
+    /// the element kept without one: its sender and that sender's latest arrival, first
+    /// among the senders as it was (the record keeps the senders in the order they first
+    /// sent).
     #[cold]
-    fn make_traffic(&mut self, c: usize) -> &mut Traffic {
+    fn make_traffic(&mut self, c: usize) -> usize {
         let t = self.spare.pop().unwrap_or_else(|| {
             self.traffic.push(Traffic::default());
             (self.traffic.len() - 1) as u32
@@ -117,7 +115,7 @@ impl Channels {
             let pending = self.pending_queue();
             self.traffic[t as usize].from.push(FromSender { pid, last, pending });
         }
-        &mut self.traffic[t as usize]
+        t as usize
     }
 
     /// An empty per-sender queue, with room for one message: most channel elements (one
