@@ -52,23 +52,7 @@ fn run_cpc_on(
     observer: Option<Box<dyn super::Observer>>,
     net: &NetParams,
 ) -> (Result<Stats, SimError>, String) {
-    let (r, out, _) = run_cpc_full(name, src, cfg, input, observer, net);
-    (r, out)
-}
-
-/// As [`run_cpc_on`], also returning how many quanta the network ran ahead on its
-/// own thread.
-fn run_cpc_full(
-    name: &str,
-    src: &str,
-    cfg: SimConfig,
-    input: &str,
-    observer: Option<Box<dyn super::Observer>>,
-    net: &NetParams,
-) -> (Result<Stats, SimError>, String, u64) {
-    let mut ahead = 0;
-    let (r, out) = run_cpc_with(name, src, cfg, input, observer, net, |_| {}, |s| ahead = s.quanta_ahead());
-    (r, out, ahead)
+    run_cpc_with(name, src, cfg, input, observer, net, |_| {}, |_| {})
 }
 
 /// As [`run_cpc_on`], with `before` given the simulator before it runs and `after`
@@ -637,7 +621,7 @@ void main() { fork [3; toB] b(); toB = 1; toB = 2; join; }
             ..crate::net::classic()
         };
         let log = Rc::new(RefCell::new(Vec::new()));
-        let (r, _, _) = run_cpc_full("t.c", src, SimConfig::default(), "", Some(Box::new(Log(log.clone()))), &net);
+        let (r, _) = run_cpc_on("t.c", src, SimConfig::default(), "", Some(Box::new(Log(log.clone()))), &net);
         r.unwrap();
         let times: Vec<(String, Ticks)> = log
             .borrow()
@@ -772,8 +756,18 @@ fn network_thread_changes_nothing() {
             let run = |mode: NetThread| {
                 let log = Rc::new(RefCell::new(Vec::new()));
                 let cfg = SimConfig { net_thread: mode, ..cfg.clone() };
-                let (r, out, ahead) =
-                    run_cpc_full(&path.to_string_lossy(), &src, cfg, &input, Some(Box::new(FullLog(log.clone()))), net);
+                // How many quanta the network ran ahead on its own thread.
+                let mut ahead = 0;
+                let (r, out) = run_cpc_with(
+                    &path.to_string_lossy(),
+                    &src,
+                    cfg,
+                    &input,
+                    Some(Box::new(FullLog(log.clone()))),
+                    net,
+                    |_| {},
+                    |s| ahead = s.quanta_ahead(),
+                );
                 let key = match r {
                     Ok(s) => format!("{:?}", no_host(&s)),
                     Err(SimError::LimitExceeded { limit, stats }) => format!("{limit:?} {:?}", no_host(&stats)),
