@@ -72,8 +72,9 @@ enum Kind {
 }
 
 /// A call's frame: 24 bytes (its function's display depth is the function's, looked up
-/// when it returns), so that a process's one-frame list fits the allocator's smallest
-/// block.
+/// when it returns). A process lists the frames of its calls ([`Proc::frames`]); its
+/// bottom frame, its function's, is made from the process when asked for
+/// ([`Proc::bottom_frame`]), so that an idle process at its bottom holds no list.
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     /// The function's index in `Module::functions`.
@@ -125,6 +126,8 @@ struct Proc {
     start_cost: u32,
     // Second line: the display and the frames (variable accesses, calls and returns).
     display: Display,
+    /// The frames of its calls, above its bottom frame ([`Proc::bottom_frame`]): none
+    /// and no allocation for a process in its own function.
     frames: Vec<Frame>,
     /// The segment holding the top frame.
     cur_seg: u32,
@@ -315,6 +318,32 @@ impl Default for Rare {
 }
 
 impl Proc {
+    /// Its bottom frame, its function's, which [`Proc::frames`] does not list: at the start
+    /// of its first segment, with the words its frames hold that its calls' do not. It
+    /// returns to no call, and restores nothing (no process ends through [`block::ret`]):
+    /// the display entry it replaced was 0, as a new process's display is past its
+    /// parent's entries, and the working stack held only its arguments, which the frame
+    /// took.
+    fn bottom_frame(&self) -> Frame {
+        let calls: u32 = self.frames.iter().map(|f| f.words).sum();
+        Frame {
+            func: self.func,
+            base: self.segs.first().map_or(0, |s| s.base),
+            words: self.frame_words - calls,
+            saved: 0,
+            ret_pc: NONE,
+            stack_base: 0,
+        }
+    }
+
+    /// Its frames, the bottom one first (for the debugger's views: a list is made).
+    fn all_frames(&self) -> Vec<Frame> {
+        let mut v = Vec::with_capacity(self.frames.len() + 1);
+        v.push(self.bottom_frame());
+        v.extend_from_slice(&self.frames);
+        v
+    }
+
     /// Its [`Rare`] record, made if it has none.
     fn rare_mut(&mut self) -> &mut Rare {
         self.rare.get_or_insert_with(Default::default)
@@ -849,16 +878,26 @@ math_fns!(math_d: f64, math: f32);
 #[inline]
 fn push_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32, ret_pc: u32) -> Result<(), RuntimeError> {
     let mut stack = std::mem::take(&mut p.stack);
-    let r = push_frame_on(p, &mut stack, mem, f, base, ret_pc);
+    let r = push_frame_on::<false>(p, &mut stack, mem, f, base, ret_pc);
+    p.stack = stack;
+    r
+}
+
+/// Places a new process's bottom frame, of its function `f`, at `base` (the start of its
+/// first segment), as [`push_frame`] places a call's, but listing no frame: the process
+/// makes it when asked ([`Proc::bottom_frame`]).
+fn place_bottom_frame(p: &mut Proc, mem: &mut Memory, f: FnLite, base: u32) -> Result<(), RuntimeError> {
+    let mut stack = std::mem::take(&mut p.stack);
+    let r = push_frame_on::<true>(p, &mut stack, mem, f, base, NONE);
     p.stack = stack;
     r
 }
 
 /// [`push_frame`] with the working stack held apart from the process (the interpreter keeps
-/// it in a local while it runs). Everything is checked before anything changes, so an
-/// error leaves the process and the pool as they were.
+/// it in a local while it runs); `BOTTOM`: [`place_bottom_frame`]. Everything is checked
+/// before anything changes, so an error leaves the process and the pool as they were.
 #[inline(always)]
-fn push_frame_on(
+fn push_frame_on<const BOTTOM: bool>(
     p: &mut Proc,
     stack: &mut Vec<Word>,
     mem: &mut Memory,
@@ -890,7 +929,9 @@ fn push_frame_on(
     rest.fill(Word::Int(0));
     stack.truncate(sl - np);
     let saved = std::mem::replace(slot, base);
-    p.frames.push(Frame { func: f.index, base, words: n as u32, saved, ret_pc, stack_base: stack.len() as u32 });
+    if !BOTTOM {
+        p.frames.push(Frame { func: f.index, base, words: n as u32, saved, ret_pc, stack_base: stack.len() as u32 });
+    }
     p.frame_words += n as u32;
     p.pc = f.entry;
     Ok(())

@@ -1068,7 +1068,7 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
             // from the program's own code moves the call site library time goes to).
             let to = match code[at].x {
                 Op::Call(func) => call(p, mem, stack, lim, func, at).map(|t| (t, func)),
-                Op::Ret(n) if p.frames.len() > 1 => {
+                Op::Ret(n) if !p.frames.is_empty() => {
                     ret(p, stack, n, lim.funcs).map(|fr| (fr.ret_pc as usize, fr.func | LEAVE))
                 }
                 _ => None,
@@ -1127,7 +1127,7 @@ fn call(
         return None;
     }
     // Fails having changed nothing (then the interpreter runs the call and reports it).
-    push_frame_on(p, stack, mem, f, place.2, pc as u32 + 1).ok()?;
+    push_frame_on::<false>(p, stack, mem, f, place.2, pc as u32 + 1).ok()?;
     p.take_place(place);
     Some(f.entry as usize)
 }

@@ -282,7 +282,7 @@ impl<'m> Simulator<'m> {
                 });
                 if let Some(idx) = next {
                     // Next index of this forall child's group: same frame, fresh words.
-                    let fr = p.frames[0];
+                    let fr = p.bottom_frame();
                     let r = fr.base as usize..(fr.base + fr.words) as usize;
                     if let Some(w) = self.mem.words.get_mut(r) {
                         w.fill(Word::Int(0));
@@ -1076,12 +1076,13 @@ impl Simulator<'_> {
             }
         }
         if let Some(p) = self.pt.procs.get(pid as usize) {
-            for (k, fr) in p.frames.iter().enumerate() {
+            let frames = p.all_frames();
+            for (k, fr) in frames.iter().enumerate() {
                 let base = fr.base as usize;
                 if !(base..base + fr.words as usize).contains(&i) {
                     continue;
                 }
-                let pc = match p.frames.get(k + 1) {
+                let pc = match frames.get(k + 1) {
                     Some(callee) => callee.ret_pc.saturating_sub(1),
                     None => p.pc,
                 };

@@ -436,7 +436,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                     stack.pop();
                 }
                 p.pc = pc as u32;
-                if let Err(e) = push_frame_on(p, &mut stack, mem, f, base, pc as u32 + 1) {
+                if let Err(e) = push_frame_on::<false>(p, &mut stack, mem, f, base, pc as u32 + 1) {
                     fail!(e);
                 }
                 if LINES {
@@ -450,7 +450,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
                 next = pc;
             }
             Instr::Ret { n } => {
-                if p.frames.len() <= 1 {
+                if p.frames.is_empty() {
                     break 'run Ok(Exit::Complex);
                 }
                 let Some(fr) = block::ret(p, &mut stack, n, env.funcs) else { bad!("RET with a short stack") };

@@ -92,7 +92,7 @@ impl<'m> Simulator<'m> {
             pc: f.entry,
             stack: args.to_vec(),
             display: disp,
-            frames: Vec::with_capacity(1),
+            frames: Vec::new(),
             segs: vec![Seg { base, len, top: n }],
             cur_seg: 0,
             frame_words: 0,
@@ -109,7 +109,7 @@ impl<'m> Simulator<'m> {
             (r.group_next, r.group_hi) = group;
         }
         let fl = FnLite { params: args.len() as u32, ..f };
-        push_frame(&mut p, &mut self.mem, fl, base, NONE).map_err(|k| self.rt(parent, k))?;
+        place_bottom_frame(&mut p, &mut self.mem, fl, base).map_err(|k| self.rt(parent, k))?;
         self.pt.procs.push(p);
         self.pt.wake.push(start);
         self.enqueue(pproc as usize, pid);

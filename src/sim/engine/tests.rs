@@ -1311,6 +1311,28 @@ fn a_watched_run_has_the_same_results_and_stops_when_asked() {
     }
 }
 
+/// A new process lists no frame; its bottom frame, made when asked, is the one a call
+/// would have listed: `main` (function 1 here, after `g`) of 2 parameters and 5 frame
+/// words takes 5 words at the base of its one segment, returns to nothing (`NONE`), and
+/// replaced a display entry of 0 with an empty working stack below it.
+#[test]
+fn a_new_process_lists_no_frame_and_makes_its_bottom_one() {
+    let g = f("g", 1, 0, 0, 1, vec![Ret { n: 0 }]);
+    let main = f("main", 1, 2, 5, 3, vec![Ret { n: 0 }]);
+    let mut m = module(vec![g, main], 4, &[], vec![]);
+    m.main = 1;
+    let io =
+        Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()), stderr: Box::new(std::io::sink()) };
+    let sim = Simulator::new(&m, SimConfig::default(), Box::new(Fixed(20, NetParams::default())), io).unwrap();
+    let p = &sim.pt.procs[0];
+    assert!(p.frames.is_empty() && p.frames.capacity() == 0);
+    let b = p.bottom_frame();
+    let base = p.segs[0].base;
+    assert_eq!((b.func, b.base, b.words, b.saved, b.ret_pc, b.stack_base), (1, base, 5, 0, super::NONE, 0));
+    assert_eq!(p.frame_words, 5);
+    assert_eq!(p.all_frames().len(), 1);
+}
+
 /// The fields a turn touches share the process block's first cache line, the display
 /// and frames its second (see [`super::Proc`]).
 #[test]

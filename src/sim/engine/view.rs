@@ -190,10 +190,11 @@ impl<'m> Simulator<'m> {
     /// the frame). `None` for an unknown or ended process.
     pub fn call_stack(&self, pid: u32) -> Option<Vec<CallFrame>> {
         let p = self.pt.procs.get(pid as usize).filter(|p| !p.ended)?;
-        let mut out = Vec::with_capacity(p.frames.len());
-        for (k, fr) in p.frames.iter().enumerate().rev() {
+        let frames = p.all_frames();
+        let mut out = Vec::with_capacity(frames.len());
+        for (k, fr) in frames.iter().enumerate().rev() {
             // Where this frame is: the running pc for the innermost, the call for the others.
-            let pc = match p.frames.get(k + 1) {
+            let pc = match frames.get(k + 1) {
                 Some(callee) => callee.ret_pc.saturating_sub(1),
                 None => p.pc,
             };

@@ -622,7 +622,7 @@ fn flat_loop(
             }
             Flat::Ret { n } => {
                 let Some(lim) = go else { return (s, k, usize::MAX) };
-                if p.frames.len() <= 1 {
+                if p.frames.is_empty() {
                     return (s, k, usize::MAX);
                 }
                 transfer!(lim, super::ret(p, stack, n, lim.funcs).map(|fr| fr.ret_pc as usize));
