@@ -247,6 +247,39 @@ pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
     out.write_all(bytes).and_then(|_| out.flush())
 }
 
+/// Text written with `write!` onto a byte stream: the first error of the stream is
+/// kept ([`FmtIo::finish`] returns it), as `fmt::Write` has no room for it.
+pub struct FmtIo<W: Write> {
+    out: W,
+    error: Option<io::Error>,
+}
+
+impl<W: Write> FmtIo<W> {
+    pub fn new(out: W) -> FmtIo<W> {
+        FmtIo { out, error: None }
+    }
+
+    /// The stream, or the first error writing to it.
+    pub fn finish(self) -> io::Result<W> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.out),
+        }
+    }
+}
+
+impl<W: Write> std::fmt::Write for FmtIo<W> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.error.is_some() {
+            return Err(std::fmt::Error);
+        }
+        self.out.write_all(s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            std::fmt::Error
+        })
+    }
+}
+
 /// The one ending of every tool's `main`: the exit code of `Ok`, or for an error, quiet
 /// [`exit::BROKEN_PIPE`] when standard output was closed early ([`is_broken_pipe`]),
 /// else the error printed once ([`error_text`]) as `TOOL: error: …` and the code

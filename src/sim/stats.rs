@@ -213,10 +213,14 @@ impl Stats {
 
     /// Busy time / parallel time of each used processor, in percent.
     pub fn utilization(&self) -> Vec<(u32, f64)> {
+        self.utilization_iter().collect()
+    }
+
+    /// [`Stats::utilization`], one processor at a time.
+    pub fn utilization_iter(&self) -> impl Iterator<Item = (u32, f64)> + '_ {
         self.busy
             .iter()
             .map(|&(p, b)| (p, if self.par_ticks == 0 { 0.0 } else { 100.0 * b as f64 / self.par_ticks as f64 }))
-            .collect()
     }
 
     /// Average message latency in ticks, over the messages that arrived (0 without any).
@@ -228,61 +232,74 @@ impl Stats {
     /// The end-of-run report in the seed's words.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
+        // Writing to a string cannot fail.
+        let _ = self.write_text(&mut s);
+        s
+    }
+
+    /// [`Stats::to_text`] written onto `s` as it is made: the report of a million
+    /// processors (a line each) is not held whole.
+    pub fn write_text(&self, s: &mut impl std::fmt::Write) -> std::fmt::Result {
         if let Some(c) = &self.config {
-            s.push_str(&c.text_lines());
-            let _ = writeln!(s, "Seed = {}", c.seed);
+            s.write_str(&c.text_lines())?;
+            writeln!(s, "Seed = {}", c.seed)?;
         }
         for (t, set) in &self.changes {
-            let _ = writeln!(s, "Set at time {} = {set}", format_time(*t));
+            writeln!(s, "Set at time {} = {set}", format_time(*t))?;
         }
         if self.stopped_by_alarm {
-            let _ = writeln!(s, "Alarm: stopped at time {}", format_time(self.par_ticks));
+            writeln!(s, "Alarm: stopped at time {}", format_time(self.par_ticks))?;
         }
-        let _ = writeln!(s, "Sequential Execution Time = {}", format_time(self.seq_ticks));
-        let _ = writeln!(s, "Parallel Execution Time = {}", format_time(self.par_ticks));
-        let _ = writeln!(s, "Speedup = {:.2}", self.speedup());
-        let _ = writeln!(s, "Processors Used = {}", self.pprocs_used());
-        let _ = writeln!(s, "Processes Created = {}", self.processes);
-        let _ = writeln!(s, "Instructions Executed = {}", self.instructions);
-        let _ = writeln!(s, "Messages Sent = {}", self.messages);
-        let _ = writeln!(s, "Bytes Sent = {}", self.bytes);
-        let _ = writeln!(s, "Average Message Latency = {}", format_time(self.avg_latency_ticks()));
-        let _ = writeln!(s, "Remote Reads = {}", self.remote_reads);
-        let _ = writeln!(s, "Remote Writes = {}", self.remote_writes);
+        writeln!(s, "Sequential Execution Time = {}", format_time(self.seq_ticks))?;
+        writeln!(s, "Parallel Execution Time = {}", format_time(self.par_ticks))?;
+        writeln!(s, "Speedup = {:.2}", self.speedup())?;
+        writeln!(s, "Processors Used = {}", self.pprocs_used())?;
+        writeln!(s, "Processes Created = {}", self.processes)?;
+        writeln!(s, "Instructions Executed = {}", self.instructions)?;
+        writeln!(s, "Messages Sent = {}", self.messages)?;
+        writeln!(s, "Bytes Sent = {}", self.bytes)?;
+        writeln!(s, "Average Message Latency = {}", format_time(self.avg_latency_ticks()))?;
+        writeln!(s, "Remote Reads = {}", self.remote_reads)?;
+        writeln!(s, "Remote Writes = {}", self.remote_writes)?;
         if self.undelivered > 0 {
-            let _ = writeln!(s, "Undelivered Messages = {}", self.undelivered);
+            writeln!(s, "Undelivered Messages = {}", self.undelivered)?;
         }
         if self.deadlocks_resolved > 0 {
-            let _ = writeln!(s, "Network Deadlocks Resolved = {}", self.deadlocks_resolved);
+            writeln!(s, "Network Deadlocks Resolved = {}", self.deadlocks_resolved)?;
         }
         if self.exit_status != 0 {
-            let _ = writeln!(s, "Exit Status = {}", self.exit_status);
+            writeln!(s, "Exit Status = {}", self.exit_status)?;
         }
-        let _ = writeln!(s, "Utilization:");
-        for (p, u) in self.utilization() {
-            let _ = writeln!(s, "  Processor {p}: {u:.1}%");
+        writeln!(s, "Utilization:")?;
+        for (p, u) in self.utilization_iter() {
+            writeln!(s, "  Processor {p}: {u:.1}%")?;
         }
         if !self.links.is_empty() {
-            let _ = writeln!(s, "Link Utilization:");
-            for (l, busy, u) in self.link_utilization() {
-                let _ = writeln!(s, "  Link {l}: busy {}, {u:.1}%", format_time(busy));
+            writeln!(s, "Link Utilization:")?;
+            for (l, busy, u) in self.link_utilization_iter() {
+                writeln!(s, "  Link {l}: busy {}, {u:.1}%", format_time(busy))?;
             }
         }
         let host = self.host_time.as_secs_f64();
         if self.flit_hops > 0 {
             let each = host * 1e9 / self.flit_hops as f64;
-            let _ = writeln!(s, "Host Time = {host:.3} s ({} flit-hops simulated, {each:.1} ns each)", self.flit_hops);
+            writeln!(s, "Host Time = {host:.3} s ({} flit-hops simulated, {each:.1} ns each)", self.flit_hops)?;
         } else {
-            let _ = writeln!(s, "Host Time = {host:.3} s");
+            writeln!(s, "Host Time = {host:.3} s")?;
         }
-        s
+        Ok(())
     }
 
     /// Each link's name (`a->b`, or `bus`), busy time and busy share of the parallel
     /// time in percent.
     pub fn link_utilization(&self) -> Vec<(String, Ticks, f64)> {
+        self.link_utilization_iter().collect()
+    }
+
+    /// [`Stats::link_utilization`], one link at a time.
+    pub fn link_utilization_iter(&self) -> impl Iterator<Item = (String, Ticks, f64)> + '_ {
         let par = self.par_ticks.max(1) as f64;
-        self.links.iter().map(|l| (l.link.to_string(), l.busy, 100.0 * l.busy as f64 / par)).collect()
+        self.links.iter().map(move |l| (l.link.to_string(), l.busy, 100.0 * l.busy as f64 / par))
     }
 
     /// The profile as numbers: the used processors, and per row its start time and each

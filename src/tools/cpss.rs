@@ -555,7 +555,7 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
     };
     let observer: Option<Box<dyn Observer>> = recorder.as_ref().map(Recorder::handle);
     let io = Io { stdin: program_stdin, stdout: program_stdout, stderr: Box::new(std::io::stderr()) };
-    let result = if let Some(out) = session_out {
+    let mut result = if let Some(out) = session_out {
         let network = net::build(&s.net, &s.physical, &s.links)?;
         let mut sim = Simulator::new(&module, s.config.clone(), network, io)?;
         if let Some(o) = observer {
@@ -606,7 +606,9 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
         // The run record is dropped unfinished: its temporary file goes with it.
         let when = stats.map_or(String::new(), |st| format!(" at time {}", crate::time::format_time(st.par_ticks)));
         eprintln!("cpss: interrupted{when}: the statistics so far follow; no run record written");
-        eprint!("{}", report_of(args, stats, &config));
+        let stats = for_report(&mut result, args, &config);
+        let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+        write_report(args, stats, &mut err).and_then(|()| err.flush()).context("writing the statistics")?;
         return Ok(exit::INTERRUPTED);
     }
     if let Some(r) = recorder {
@@ -634,14 +636,17 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
         Err(e) => text.push_str(&format!("cpss: {e}\n")),
         Ok(_) => {}
     }
-    let report = report_of(args, stats, &config);
     if code != exit::OK {
         eprint!("{text}");
     }
+    let stats = for_report(&mut result, args, &config);
     if text_to_stderr || code != exit::OK {
-        eprint!("{report}");
+        let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+        write_report(args, stats, &mut err).and_then(|()| err.flush()).context("writing the statistics")?;
     } else {
-        cli::write_stdout(report.as_bytes())?;
+        cli::require_stdout()?;
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        write_report(args, stats, &mut out).and_then(|()| out.flush())?;
     }
     match &result {
         // The program's own status, as a shell gives a process's: modulo 256.
@@ -650,19 +655,47 @@ fn run(args: &Args, recorded: Vec<(String, String)>) -> Result<i32> {
     }
 }
 
-/// The statistics in the format asked for, with the profile when asked.
-fn report_of(args: &Args, stats: Option<&Stats>, config: &crate::sim::RunConfig) -> String {
-    let Some(st) = stats else { return String::new() };
-    let st = &Stats { config: Some(config.clone()), report_host_time: args.host_time, ..st.clone() };
+/// The statistics of `result`, if it has any, with what the report adds: the run's
+/// configuration, and whether it shows the host time. (Set in place: the statistics of
+/// a million processors are not copied for it.)
+fn for_report<'a>(
+    result: &'a mut Result<Stats, SimError>,
+    args: &Args,
+    config: &crate::sim::RunConfig,
+) -> Option<&'a Stats> {
+    let st: &mut Stats = match result {
+        Ok(st) => st,
+        Err(SimError::Deadlock { stats, .. })
+        | Err(SimError::LimitExceeded { stats, .. })
+        | Err(SimError::NetworkDeadlock { stats, .. }) => stats,
+        Err(_) => return None,
+    };
+    st.config = Some(config.clone());
+    st.report_host_time = args.host_time;
+    Some(st)
+}
+
+/// The statistics in the format asked for, with the profile when asked, onto `out`.
+/// The text is written as it is made (a line per processor: a million of them are not
+/// held whole).
+fn write_report(args: &Args, stats: Option<&Stats>, out: &mut dyn Write) -> std::io::Result<()> {
+    let Some(st) = stats else { return Ok(()) };
     // The profile takes the statistics' format: a chart after the text, a second CSV
     // table after a blank line, a `profile` field of the JSON document.
-    match args.stats {
-        StatsFormat::Text => st.to_text() + &st.to_profile(),
+    let text = match args.stats {
+        StatsFormat::Text => {
+            let mut w = cli::FmtIo::new(&mut *out);
+            let written = st.write_text(&mut w);
+            w.finish()?;
+            written.map_err(|_| std::io::Error::other("formatting the statistics"))?;
+            st.to_profile()
+        }
         StatsFormat::Csv if args.profile.is_some() => format!("{}\n{}", st.to_csv(), st.profile_csv()),
         StatsFormat::Csv => st.to_csv(),
         StatsFormat::Json => st.to_json(),
         StatsFormat::None => st.to_profile(),
-    }
+    };
+    out.write_all(text.as_bytes())
 }
 
 /// The progress line of a single run: simulated time, instructions per host second since
