@@ -37,9 +37,15 @@ pub(super) struct Fabric {
     /// Link index of each slot.
     pub slot_link: Vec<u32>,
     /// The link each slot was made for (on a single shared bus, the first pair that
-    /// used it: every pair shares its slot). Reported as [`Link::BUS`] on a shared
-    /// topology ([`Fabric::loads`]).
+    /// used it: every pair shares its slot), while [`Fabric::ends_kept`]. Reported as
+    /// [`Link::BUS`] on a shared topology ([`Fabric::loads`]).
     slot_ends: Vec<Link>,
+    /// Each slot's link is kept in `slot_ends`: on a shared topology, with parallel
+    /// links, and while hops are recorded ([`Fabric::keep_ends`]), whose every hop asks.
+    /// Otherwise a slot's ends are its link index's ([`Topology::link_at`], asked only
+    /// on a network deadlock), and a machine of a million processors, two links used
+    /// each, holds 16 bytes a processor less.
+    ends_kept: bool,
     /// The topology is shared; `bus`: a single bus (no link list).
     shared: bool,
     bus: bool,
@@ -72,19 +78,37 @@ impl Fabric {
                 copies.entry(b).or_insert_with(|| (vec![b], 0)).0.push(i as u32);
             }
         }
+        let shared = topo.kind() == crate::topo::TopoKind::Shared;
         Fabric {
-            shared: topo.kind() == crate::topo::TopoKind::Shared,
+            ends_kept: shared || !copies.is_empty(),
+            shared,
             bus: topo.kind() == crate::topo::TopoKind::Shared && topo.graph().is_none(),
             topo,
             costs,
-            copies,
             buf: Vec::new(),
             slot: vec![NONE; n],
             slot_link: Vec::new(),
             slot_ends: Vec::new(),
             routes: HashMap::default(),
             cached: Vec::new(),
+            copies,
         }
+    }
+
+    /// Keeps each slot's link from now on (those made already are filled in): hops are
+    /// being recorded, each with its ends.
+    pub fn keep_ends(&mut self) {
+        if !self.ends_kept {
+            self.slot_ends = self.slot_link.iter().map(|&i| self.index_ends(i)).collect();
+            self.ends_kept = true;
+        }
+    }
+
+    /// The ends of link index `index` (not on a shared topology, and not a parallel
+    /// link's copy, whose index is past the topology's: their slots keep their ends).
+    fn index_ends(&self, index: u32) -> Link {
+        // Every slot's index is a link of the topology (`slot_of` gives none to others).
+        self.topo.link_at(index as usize).unwrap_or(Link::BUS)
     }
 
     /// The cost of link `index` for a message whose uniform per-flit time is
@@ -116,8 +140,10 @@ impl Fabric {
     pub fn hop_ends(&self, slot: u32, src: u32, dst: u32) -> Link {
         if self.bus {
             Link { from: src, to: dst }
-        } else {
+        } else if self.ends_kept {
             self.slot_ends[slot as usize]
+        } else {
+            self.index_ends(self.slot_link[slot as usize])
         }
     }
 
@@ -128,7 +154,9 @@ impl Fabric {
         if *s == NONE {
             *s = self.slot_link.len() as u32;
             self.slot_link.push(index);
-            self.slot_ends.push(link);
+            if self.ends_kept {
+                self.slot_ends.push(link);
+            }
             fresh(*s);
         }
         *s
@@ -145,6 +173,16 @@ impl Fabric {
 
     /// Busy time per used link, ordered by link (parallel links of a pair summed).
     pub fn loads(&self, busy: &[Ticks]) -> Vec<super::LinkLoad> {
+        if !self.ends_kept {
+            // Each slot a link of its own, listed in order of link index: (from, to).
+            let mut v = Vec::with_capacity(self.slot_link.len());
+            let slot_of = |i: usize| self.slot.get(i).copied().unwrap_or(NONE);
+            self.topo.each_link_used(
+                |i| slot_of(i) != NONE,
+                |i, link| v.push(super::LinkLoad { link, busy: busy.get(slot_of(i) as usize).copied().unwrap_or(0) }),
+            );
+            return v;
+        }
         let mut v: Vec<_> = self
             .slot_ends
             .iter()
@@ -491,6 +529,46 @@ mod tests {
         f.route(0, 8, 1, &mut a, |_| {});
         let ends: Vec<_> = a.iter().map(|h| f.hop_ends(h.link, 0, 8)).map(|l| (l.from, l.to)).collect();
         assert_eq!(ends, vec![(0, 1), (1, 2), (2, 5), (5, 8)]);
+    }
+
+    #[test]
+    fn link_loads_are_the_same_whether_slots_keep_their_ends_or_not() {
+        // Routes over a torus 4x3 from every processor to every third one make slots in
+        // route order, not link order. Made once with the ends kept from the start and
+        // once without (asked of the topology), each slot's hop ends and the loads
+        // (each slot's busy time its number, so that every link's is different) agree,
+        // and the loads are in link order with no link twice.
+        let pairs: Vec<(u32, u32)> = (0..12).flat_map(|s| (0..12).step_by(3).map(move |d| (s, d))).collect();
+        let make = |kept: bool| {
+            let mut f = Fabric::new(Topology::parse("torus:4x3").unwrap(), Vec::new());
+            if kept {
+                f.keep_ends();
+            }
+            let mut hops = Vec::new();
+            let mut route = Vec::new();
+            for &(s, d) in &pairs {
+                f.route(s, d, 2, &mut route, |_| {});
+                hops.extend(route.iter().map(|h| (h.link, f.hop_ends(h.link, s, d))));
+            }
+            let busy: Vec<Ticks> = (0..f.slot_link.len() as Ticks).collect();
+            (f.ends_kept, hops, f.loads(&busy))
+        };
+        let (kept, hops_kept, loads_kept) = make(true);
+        let (not_kept, hops, loads) = make(false);
+        assert!(kept && !not_kept);
+        assert_eq!(hops, hops_kept);
+        assert_eq!(loads, loads_kept);
+        assert!(loads.windows(2).all(|w| w[0].link < w[1].link));
+        assert!(loads.len() > 12, "{}", loads.len());
+        // Turned on after slots were made, the ends of those are filled in.
+        let mut f = Fabric::new(Topology::parse("torus:4x3").unwrap(), Vec::new());
+        let mut route = Vec::new();
+        f.route(0, 5, 2, &mut route, |_| {});
+        let before: Vec<_> = route.iter().map(|h| f.hop_ends(h.link, 0, 5)).collect();
+        f.keep_ends();
+        let after: Vec<_> = route.iter().map(|h| f.hop_ends(h.link, 0, 5)).collect();
+        assert_eq!(before, after);
+        assert_eq!(f.slot_ends.len(), f.slot_link.len());
     }
 
     #[test]

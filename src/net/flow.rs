@@ -347,6 +347,9 @@ impl Network for Flow {
 
     fn record_hops(&mut self, on: bool) {
         self.record = on;
+        if on {
+            self.fabric.keep_ends();
+        }
     }
 
     fn take_hops(&mut self, out: &mut Vec<Hop>) {

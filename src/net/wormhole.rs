@@ -1115,6 +1115,9 @@ impl Network for Wormhole {
 
     fn record_hops(&mut self, on: bool) {
         self.record = on;
+        if on {
+            self.fabric.keep_ends();
+        }
     }
 
     /// A send changes nothing before its message is ready, `msg_init + packet_init`

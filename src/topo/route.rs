@@ -209,6 +209,53 @@ impl Topology {
         Some(self.links_before(from) + rank)
     }
 
+    /// The directed link of dense index `index`: [`Topology::link_index`]'s inverse.
+    /// `None` past the last link, and on `shared`, whose one index every pair shares. A
+    /// search over the processors (each step a loop over the dimensions) and a sort of
+    /// one processor's neighbours: for the rare question, not a route's every hop.
+    pub fn link_at(&self, index: usize) -> Option<Link> {
+        if self.kind() == TopoKind::Shared || index >= self.link_count() {
+            return None;
+        }
+        // The last processor whose first link is at or before `index`.
+        let (mut lo, mut hi) = (0u32, self.nodes());
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.links_before(mid) <= index {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let rank = index - self.links_before(lo);
+        let to = match self.kind() {
+            TopoKind::FullConnect if self.graph().is_none() => rank as u32 + u32::from(rank as u32 >= lo),
+            _ => *self.neighbours(lo).get(rank)?,
+        };
+        Some(Link { from: lo, to })
+    }
+
+    /// Calls `each` with every directed link whose index `used` accepts, with its index,
+    /// in order of index (sorted by `(from, to)`): one pass over the processors, a
+    /// processor's neighbours listed only when one of its links is used.
+    pub fn each_link_used(&self, used: impl Fn(usize) -> bool, mut each: impl FnMut(usize, Link)) {
+        if self.kind() == TopoKind::Shared {
+            return;
+        }
+        let mut first = 0;
+        for from in 0..self.nodes() {
+            let next = self.links_before(from + 1);
+            if (first..next).any(&used) {
+                for (rank, to) in self.neighbours(from).into_iter().enumerate() {
+                    if used(first + rank) {
+                        each(first + rank, Link { from, to });
+                    }
+                }
+            }
+            first = next;
+        }
+    }
+
     /// Sum of the degrees of the nodes `0..x`: the index of node `x`'s first link.
     fn links_before(&self, x: u32) -> usize {
         if let Some(g) = self.graph() {
@@ -366,14 +413,27 @@ mod tests {
             "hypercube:0",
             "hypercube:4",
             "fullconnect:5",
+            "graph:5:0-1,1-2,3-2,0-4,4-3",
         ] {
-            let topo = t(name);
+            let topo = Topology::parse(name).unwrap();
             let links = topo.links();
             assert_eq!(links.len(), topo.link_count(), "{name}");
             for (i, link) in links.iter().enumerate() {
                 assert_eq!(topo.link_index(*link), Some(i), "{name} {link}");
+                // The inverse gives each index's link back.
+                assert_eq!(topo.link_at(i), Some(*link), "{name} {i}");
+            }
+            assert_eq!(topo.link_at(links.len()), None, "{name}");
+            // Every link, or every third, listed in index order with its index.
+            for step in [1, 3] {
+                let mut seen = Vec::new();
+                topo.each_link_used(|i| i % step == 0, |i, link| seen.push((i, link)));
+                let want: Vec<_> = links.iter().copied().enumerate().filter(|(i, _)| i % step == 0).collect();
+                assert_eq!(seen, want, "{name} every {step}");
             }
         }
+        // `shared`'s one index is every pair's: no link of its own.
+        assert_eq!(t("shared:3").link_at(0), None);
         // Hand counts: mesh 3x4 has 17 undirected edges → 34 directed links; ring 2 has
         // one edge → 2 links; hypercube 4: 16 nodes × 4 = 64.
         assert_eq!(t("mesh:3x4").link_count(), 34);
