@@ -490,10 +490,10 @@ impl Ord for Msg {
 /// [`Channels::traffic`](channels::Channels) only while it has any: a million elements
 /// that each carry one message hold a record each only while their message is queued or
 /// on its way ([`Channels::settle`](channels::Channels::settle)).
+/// 24 bytes: its declaration and its index in it are found from its number
+/// ([`Channels::decl_of`](channels::Channels::decl_of)).
 struct Chan {
     owner: u32,
-    info: u32,
-    elem: u32,
     /// Its record (`NONE`: no message queued or on its way, and at most one sender so far).
     traffic: u32,
     /// Without a record: the one sender it has had (`NONE`: none yet) and the latest

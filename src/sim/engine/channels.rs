@@ -8,6 +8,9 @@ use super::*;
 pub(super) struct Channels {
     /// The channel elements, in the order of the module's channel declarations.
     pub(super) chans: Vec<Chan>,
+    /// The number of each declaration's first element, in order, then the first MPI
+    /// mailbox's ([`Channels::decl_of`]).
+    starts: Vec<u32>,
     /// The elements' message records ([`Chan::traffic`]), those in use and the spare ones
     /// (empty, their allocations kept for the next element that needs one).
     pub(super) traffic: Vec<Traffic>,
@@ -43,6 +46,7 @@ impl Channels {
     pub(super) fn new(module: &Module, ranks: u32) -> Channels {
         let mut ch = Channels {
             chans: Vec::new(),
+            starts: Vec::with_capacity(module.channels.len() + 1),
             traffic: Vec::new(),
             spare: Vec::new(),
             deques: Vec::new(),
@@ -56,21 +60,39 @@ impl Channels {
             unreceived_words: 0,
             parked: 0,
         };
-        for (ci, c) in module.channels.iter().enumerate() {
+        for c in &module.channels {
             let count: u32 = c.dims.iter().product::<u32>().max(1);
+            ch.starts.push(ch.chans.len() as u32);
+            ch.chans.reserve_exact(count as usize);
             for e in 0..count {
-                let a = c.base + e;
-                if let Some(slot) = ch.chan_at.get_mut(a as usize) {
+                // (An element past the globals, which no verified module declares, has
+                // no address: it is kept, so that its declaration's are numbered on.)
+                if let Some(slot) = ch.chan_at.get_mut((c.base + e) as usize) {
                     *slot = ch.chans.len() as u32;
-                    ch.chans.push(Chan::new(0, ci as u32, e));
                 }
+                ch.chans.push(Chan::new(0));
             }
         }
-        let info = module.channels.len() as u32;
+        ch.starts.push(ch.chans.len() as u32);
         for r in 0..ranks {
-            ch.chans.push(Chan::new(r, info, r));
+            ch.chans.push(Chan::new(r));
         }
         ch
+    }
+
+    /// Element `c`'s declaration (its index in the module's channels; the MPI
+    /// mailboxes': one past the module's) and its index in it.
+    #[inline]
+    pub(super) fn decl_of(&self, c: usize) -> (u32, u32) {
+        let d = self.starts.partition_point(|&s| s as usize <= c).saturating_sub(1);
+        (d as u32, c as u32 - self.starts.get(d).copied().unwrap_or(0))
+    }
+
+    /// What a process receiving on element `c` waits for.
+    #[inline]
+    pub(super) fn reason(&self, c: usize) -> Reason {
+        let (channel, index) = self.decl_of(c);
+        Reason::Channel { channel, index }
     }
 
     /// Element `c`'s messages (none queued and none on their way when it has no record).
@@ -202,16 +224,19 @@ impl Simulator<'_> {
 
 impl Chan {
     /// An element owned by `owner` with nothing sent to it.
-    fn new(owner: u32, info: u32, elem: u32) -> Chan {
-        Chan { owner, info, elem, traffic: NONE, sender: NONE, last: 0 }
+    fn new(owner: u32) -> Chan {
+        Chan { owner, traffic: NONE, sender: NONE, last: 0 }
     }
 }
 
 impl<'m> Simulator<'m> {
     /// `name[i][j]` of the channel element at address `a`.
     pub(super) fn channel_name(&self, a: u32) -> String {
-        match self.ch.chan_at.get(a as usize).and_then(|&c| self.ch.chans.get(c as usize)) {
-            Some(ch) => self.channel_elem_name(ch.info, ch.elem),
+        match self.ch.chan_at.get(a as usize).filter(|&&c| (c as usize) < self.ch.chans.len()) {
+            Some(&c) => {
+                let (decl, elem) = self.ch.decl_of(c as usize);
+                self.channel_elem_name(decl, elem)
+            }
             None => format!("at address {a}"),
         }
     }
@@ -450,8 +475,7 @@ impl<'m> Simulator<'m> {
                 tr.queue.reserve_exact(1);
             }
             tr.queue.push(Msg { arrival, seq: id, data });
-            let chan = &self.ch.chans[c];
-            let (reason, owner) = (Reason::Channel { channel: chan.info, index: chan.elem }, chan.owner);
+            let (reason, owner) = (self.ch.reason(c), self.ch.chans[c].owner);
             self.stats.latency_ticks += crate::time::Total::from(arrival - sent);
             self.stats.latency_messages += 1;
             if deferred {

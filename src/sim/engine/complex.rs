@@ -125,7 +125,7 @@ impl<'m> Simulator<'m> {
         if self.observer.is_some() {
             // The arrival after the non-overtaking rule (the last delivery).
             let known = arrival.map(|t| t.max(now).max(self.ch.traffic(c).from[k].last));
-            let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
+            let (channel, elem) = self.ch.decl_of(c);
             // An MPI send is at the program's line that called MPI.
             let line = if c >= self.ranks.mailbox { self.mpi_line(pid, pc) } else { self.module.line_of(pc) };
             if let Some(o) = self.observer.as_mut() {
@@ -149,8 +149,7 @@ impl<'m> Simulator<'m> {
             Some(_) => self.deliver_ready(c, k),
             None if rendezvous => {
                 self.handshake(c, pid, id, true, src, dst, now);
-                let chan = &self.ch.chans[c];
-                let reason = Reason::Channel { channel: chan.info, index: chan.elem };
+                let reason = self.ch.reason(c);
                 if let Some(o) = self.pt.procs.get(owner as usize).filter(|o| o.wait == reason) {
                     let waiting_from = o.clock;
                     self.post_recv(c, waiting_from);
@@ -194,7 +193,7 @@ impl<'m> Simulator<'m> {
                 if self.observer.is_some() {
                     let (time, line) =
                         (self.pt.procs[pid as usize].clock, self.module.line_of(self.pt.procs[pid as usize].pc));
-                    let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
+                    let (channel, elem) = self.ch.decl_of(c);
                     if let Some(o) = self.observer.as_mut() {
                         o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: t, line, msg: seq });
                     }
@@ -202,7 +201,7 @@ impl<'m> Simulator<'m> {
                 Ok(Flow::Continue)
             }
             other => {
-                let reason = Reason::Channel { channel: self.ch.chans[c].info, index: self.ch.chans[c].elem };
+                let reason = self.ch.reason(c);
                 self.block(pid, reason, other.unwrap_or(NEVER));
                 // (Blocked first: a message the handshake delivers at once wakes it.)
                 self.post_recv(c, clock);

@@ -163,8 +163,7 @@ impl<'m> Simulator<'m> {
     /// The request to send of a rendezvous message to mailbox `c` is there at `t`: a
     /// rank blocked in a probe wakes to see it; one blocked in a receive posts it.
     pub(super) fn mpi_envelope(&mut self, c: usize, t: Ticks) {
-        let chan = &self.ch.chans[c];
-        let (reason, owner) = (Reason::Channel { channel: chan.info, index: chan.elem }, chan.owner);
+        let (reason, owner) = (self.ch.reason(c), self.ch.chans[c].owner);
         let Some(o) = self.pt.procs.get(owner as usize).filter(|o| o.wait == reason) else { return };
         let (opp, since) = (o.pproc as usize, o.clock);
         let rank = c - self.ranks.mailbox;
@@ -336,7 +335,7 @@ impl<'m> Simulator<'m> {
                 s.push(Word::Int(-1));
             }
             None => {
-                let reason = Reason::Channel { channel: self.ch.chans[c].info, index: self.ch.chans[c].elem };
+                let reason = self.ch.reason(c);
                 self.block(pid, reason, next);
                 if !probe {
                     self.mpi_post_recv(c, clock, &patterns);
@@ -392,7 +391,7 @@ impl<'m> Simulator<'m> {
         if self.observer.is_some() {
             let p = &self.pt.procs[pid as usize];
             let (time, line) = (p.clock, self.mpi_line(pid, p.pc));
-            let (channel, elem) = (self.ch.chans[c].info, self.ch.chans[c].elem);
+            let (channel, elem) = self.ch.decl_of(c);
             if let Some(o) = self.observer.as_mut() {
                 o.event(&SimEvent::Receive { time, pid, channel, elem, arrival: m.arrival, line, msg: m.seq });
             }

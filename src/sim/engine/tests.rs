@@ -1333,6 +1333,32 @@ fn a_new_process_lists_no_frame_and_makes_its_bottom_one() {
     assert_eq!(p.all_frames().len(), 1);
 }
 
+/// A channel element is 24 bytes and its declaration and index come from its number:
+/// for `a[3]`, `b[2][2]` and `c` (a declaration of one element), then two MPI mailboxes,
+/// element 0 is a[0], 3 is b[0][0], 6 is b[1][1], 7 is c, 8 and 9 are the mailboxes of
+/// ranks 0 and 1 (declaration 3, one past the module's three). Each element's global
+/// word names it.
+#[test]
+fn a_channel_element_finds_its_declaration_from_its_number() {
+    assert_eq!(std::mem::size_of::<super::Chan>(), 24);
+    let m = module(
+        vec![f("main", 1, 0, 0, 1, vec![Ret { n: 0 }])],
+        8,
+        &[],
+        vec![chan("a", vec![3], 0), chan("b", vec![2, 2], 3), chan("c", vec![], 7)],
+    );
+    let ch = super::channels::Channels::new(&m, 2);
+    let want = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (1, 3), (2, 0), (3, 0), (3, 1)];
+    let got: Vec<_> = (0..ch.chans.len()).map(|c| ch.decl_of(c)).collect();
+    assert_eq!(got, want);
+    assert_eq!((ch.chans[8].owner, ch.chans[9].owner), (0, 1));
+    let io =
+        Io { stdin: Box::new(std::io::empty()), stdout: Box::new(std::io::sink()), stderr: Box::new(std::io::sink()) };
+    let sim = Simulator::new(&m, SimConfig::default(), Box::new(Fixed(20, NetParams::default())), io).unwrap();
+    assert_eq!(sim.channel_name(6), "b[1][1]");
+    assert_eq!(sim.channel_name(7), "c");
+}
+
 /// The fields a turn touches share the process block's first cache line, the display
 /// and frames its second (see [`super::Proc`]).
 #[test]

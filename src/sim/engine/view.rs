@@ -180,8 +180,8 @@ impl<'m> Simulator<'m> {
     /// report says the same); `None` for any other process or state.
     pub fn mpi_wait(&self, pid: u32) -> Option<String> {
         let p = self.pt.procs.get(pid as usize).filter(|p| !p.ended && pid < self.ranks.count)?;
-        let mailbox = self.ch.chans.get(self.ranks.mailbox + pid as usize)?;
-        let reason = crate::trace::Reason::Channel { channel: mailbox.info, index: mailbox.elem };
+        let mailbox = self.ranks.mailbox + pid as usize;
+        let reason = self.ch.chans.get(mailbox).map(|_| self.ch.reason(mailbox))?;
         (p.wait == reason).then(|| self.mpi_waits_for(pid))
     }
 
