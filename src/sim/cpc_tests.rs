@@ -730,7 +730,6 @@ impl super::Observer for FullLog {
 #[test]
 fn network_thread_changes_nothing() {
     use super::NetThread;
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let worm = NetParams::default();
     let nets = [
         (SimConfig::default(), worm.clone()),
@@ -742,13 +741,7 @@ fn network_thread_changes_nothing() {
         (SimConfig { max_time: Some(200 * U), ..SimConfig::default() }, NetParams { lanes: 4, ..worm.clone() }),
     ];
     let mut ahead_total = 0;
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    names.sort();
-    for path in names {
+    for path in fixture_programs() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let src = std::fs::read_to_string(&path).unwrap();
         let input = std::fs::read_to_string(path.with_extension("in")).unwrap_or_default();
@@ -812,21 +805,14 @@ fn network_thread_changes_nothing() {
 /// test proves nothing.
 #[test]
 fn giving_channel_records_back_changes_nothing() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let worm = NetParams::default();
     let nets = [
         worm.clone(),
         NetParams { eager_limit: Some(0), ..worm.clone() },
         NetParams { model: NetModel::ShortestPath, ..crate::net::classic() },
     ];
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    names.sort();
     let (mut fewer, mut given, mut runs) = (0, 0, 0);
-    for path in names {
+    for path in fixture_programs() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let src = std::fs::read_to_string(&path).unwrap();
         let input = std::fs::read_to_string(path.with_extension("in")).unwrap_or_default();
