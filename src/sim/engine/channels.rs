@@ -60,11 +60,13 @@ impl Channels {
             unreceived_words: 0,
             parked: 0,
         };
+        let count = |c: &crate::vcode::ChannelInfo| c.dims.iter().product::<u32>().max(1);
+        // Every element at once: a reservation per declaration would move the table at
+        // each of a program's many small declarations.
+        ch.chans.reserve_exact(module.channels.iter().map(|c| count(c) as usize).sum::<usize>() + ranks as usize);
         for c in &module.channels {
-            let count: u32 = c.dims.iter().product::<u32>().max(1);
             ch.starts.push(ch.chans.len() as u32);
-            ch.chans.reserve_exact(count as usize);
-            for e in 0..count {
+            for e in 0..count(c) {
                 // (An element past the globals, which no verified module declares, has
                 // no address: it is kept, so that its declaration's are numbered on.)
                 if let Some(slot) = ch.chan_at.get_mut((c.base + e) as usize) {

@@ -181,7 +181,7 @@ impl<'m> Simulator<'m> {
     pub fn mpi_wait(&self, pid: u32) -> Option<String> {
         let p = self.pt.procs.get(pid as usize).filter(|p| !p.ended && pid < self.ranks.count)?;
         let mailbox = self.ranks.mailbox + pid as usize;
-        let reason = self.ch.chans.get(mailbox).map(|_| self.ch.reason(mailbox))?;
+        let reason = (mailbox < self.ch.chans.len()).then(|| self.ch.reason(mailbox))?;
         (p.wait == reason).then(|| self.mpi_waits_for(pid))
     }
 
