@@ -3,7 +3,7 @@
 //! queue ordered by time and then by insertion.
 use super::LinkCost;
 use crate::time::Ticks;
-use crate::topo::{Link, Topology};
+use crate::topo::{Link, Topology, Walk};
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
@@ -11,6 +11,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// "No such slot".
 pub(super) const NONE: u32 = u32::MAX;
+
+/// In [`Fabric::loads_with`]'s table: a link routed over that has no slot.
+const IDLE: u32 = u32::MAX - 1;
 
 /// One hop of a route (8 bytes: a message holds one per hop while it travels, so a
 /// star of 262144 messages over 512 hops holds 2^27 of them; the link's ends are the
@@ -33,7 +36,10 @@ pub(super) struct Fabric {
     buf: Vec<Link>,
     /// Per link index, its slot in the models' compact link tables (NONE until used),
     /// so a large fully connected machine costs memory only for the links messages use.
+    /// Per port ([`crate::topo::Step::port`]) instead when routes are walked.
     slot: Vec<u32>,
+    /// Routes are followed hop by hop ([`Fabric::step`]) instead of made whole.
+    walks: bool,
     /// Link index of each slot.
     pub slot_link: Vec<u32>,
     /// The link each slot was made for (on a single shared bus, the first pair that
@@ -71,7 +77,18 @@ const ROUTE_CACHE_HOPS: usize = 1 << 18;
 
 impl Fabric {
     pub fn new(topo: Topology, costs: Vec<LinkCost>) -> Fabric {
-        let n = topo.link_count().max(costs.len());
+        Fabric::make(topo, costs, false)
+    }
+
+    /// A fabric whose routes are walked hop by hop ([`Fabric::step`]) where the
+    /// topology allows it ([`Topology::walkable`], and no parallel links): a message
+    /// then holds no route, and a hop costs a few additions instead of a link
+    /// number's search. Elsewhere routes are made whole ([`Fabric::route`]).
+    pub fn walking(topo: Topology, costs: Vec<LinkCost>) -> Fabric {
+        Fabric::make(topo, costs, true)
+    }
+
+    fn make(topo: Topology, costs: Vec<LinkCost>, walk: bool) -> Fabric {
         let mut copies: BTreeMap<u32, (Vec<u32>, usize)> = BTreeMap::new();
         for (i, c) in costs.iter().enumerate() {
             if let Some(b) = c.copy_of {
@@ -79,7 +96,10 @@ impl Fabric {
             }
         }
         let shared = topo.kind() == crate::topo::TopoKind::Shared;
+        let walks = walk && copies.is_empty() && costs.len() <= topo.link_count() && topo.walkable();
+        let n = if walks { topo.nodes() as usize * topo.ports() } else { topo.link_count().max(costs.len()) };
         Fabric {
+            walks,
             ends_kept: shared || !copies.is_empty(),
             shared,
             bus: topo.kind() == crate::topo::TopoKind::Shared && topo.graph().is_none(),
@@ -150,6 +170,7 @@ impl Fabric {
     /// The compact slot of link `index`, made on first use; `fresh` is called with the
     /// new slot number so the caller can grow its tables.
     pub fn slot_of(&mut self, index: u32, link: Link, mut fresh: impl FnMut(u32)) -> u32 {
+        debug_assert!(!self.walks, "a walking fabric numbers its slots by port");
         let Some(s) = self.slot.get_mut(index as usize) else { return NONE };
         if *s == NONE {
             *s = self.slot_link.len() as u32;
@@ -160,6 +181,74 @@ impl Fabric {
             fresh(*s);
         }
         *s
+    }
+
+    /// Routes are walked ([`Fabric::walking`]): use [`Fabric::walk`] and
+    /// [`Fabric::step`], not [`Fabric::route`].
+    #[inline(always)]
+    pub fn walks(&self) -> bool {
+        self.walks
+    }
+
+    /// The start of the route from `src` to `dst`, to follow with [`Fabric::step`].
+    pub fn walk(&self, src: u32, dst: u32) -> Walk {
+        self.topo.walk(src, dst)
+    }
+
+    /// Hops from `src` to `dst`.
+    pub fn distance(&self, src: u32, dst: u32) -> u32 {
+        self.topo.distance(src, dst)
+    }
+
+    /// The next hop of `w` (`None`: `w` is at its destination), as [`Fabric::route`]
+    /// would have given it: its link's slot, made on first use (`fresh` as in
+    /// [`Fabric::slot_of`]), and its lane class among `classes`.
+    #[inline(always)]
+    pub fn step(&mut self, w: &mut Walk, classes: u32, fresh: impl FnMut(u32)) -> Option<RouteHop> {
+        debug_assert!(self.walks);
+        let step = self.topo.walk_step(w)?;
+        let class = u8::from(classes > 1 && w.crossed);
+        let slot = match self.slot[step.port] {
+            NONE => self.port_slot(step, fresh),
+            slot => slot,
+        };
+        Some(RouteHop { link: slot, class })
+    }
+
+    /// The slot of a walked hop's link, which has none yet.
+    #[cold]
+    #[inline(never)]
+    fn port_slot(&mut self, step: crate::topo::Step, mut fresh: impl FnMut(u32)) -> u32 {
+        let s = self.slot_link.len() as u32;
+        // A walked hop is a link of the topology (the walk's tests check every route).
+        let index = self.topo.link_index(step.link).map_or(NONE, |i| i as u32);
+        self.slot_link.push(index);
+        if self.ends_kept {
+            self.slot_ends.push(step.link);
+        }
+        self.slot[step.port] = s;
+        fresh(s);
+        s
+    }
+
+    /// The slot of `w`'s next hop's link without moving on or making one (NONE: no
+    /// route has crossed it yet, or `w` is at its end).
+    pub fn peek_slot(&self, w: &Walk) -> u32 {
+        let mut w = *w;
+        self.topo.walk_step(&mut w).map_or(NONE, |step| self.slot[step.port])
+    }
+
+    /// The links of the route from `src` to `dst` that have no slot, appended to `out`
+    /// (as index and link): a walked route makes its slots as its packets go, a whole
+    /// one all at its send, and the statistics list every link a message was routed
+    /// over ([`Fabric::loads`]).
+    pub fn unslotted(&self, src: u32, dst: u32, out: &mut Vec<(u32, Link)>) {
+        let mut w = self.topo.walk(src, dst);
+        while let Some(step) = self.topo.walk_step(&mut w) {
+            if self.slot[step.port] == NONE {
+                out.push((self.topo.link_index(step.link).map_or(NONE, |i| i as u32), step.link));
+            }
+        }
     }
 
     /// `link` as the statistics name it: [`Link::BUS`] on a shared topology.
@@ -173,10 +262,30 @@ impl Fabric {
 
     /// Busy time per used link, ordered by link (parallel links of a pair summed).
     pub fn loads(&self, busy: &[Ticks]) -> Vec<super::LinkLoad> {
+        self.loads_with(busy, Vec::new())
+    }
+
+    /// [`Fabric::loads`], with links that have no slot but were routed over
+    /// ([`Fabric::unslotted`]) listed idle.
+    pub fn loads_with(&self, busy: &[Ticks], mut idle: Vec<(u32, Link)>) -> Vec<super::LinkLoad> {
+        idle.sort_unstable();
+        idle.dedup();
         if !self.ends_kept {
             // Each slot a link of its own, listed in order of link index: (from, to).
-            let mut v = Vec::with_capacity(self.slot_link.len());
-            let slot_of = |i: usize| self.slot.get(i).copied().unwrap_or(NONE);
+            let mut v = Vec::with_capacity(self.slot_link.len() + idle.len());
+            // Walked routes number their slots by port: by link index here.
+            let by_index: Option<Vec<u32>> = (self.walks || !idle.is_empty()).then(|| {
+                let mut t = vec![NONE; self.topo.link_count()];
+                for (s, &i) in self.slot_link.iter().enumerate() {
+                    t[i as usize] = s as u32;
+                }
+                for &(i, _) in &idle {
+                    t[i as usize] = IDLE;
+                }
+                t
+            });
+            let table = by_index.as_deref().unwrap_or(&self.slot);
+            let slot_of = |i: usize| table.get(i).copied().unwrap_or(NONE);
             self.topo.each_link_used(
                 |i| slot_of(i) != NONE,
                 |i, link| v.push(super::LinkLoad { link, busy: busy.get(slot_of(i) as usize).copied().unwrap_or(0) }),
@@ -188,6 +297,7 @@ impl Fabric {
             .iter()
             .zip(busy)
             .map(|(&link, &busy)| super::LinkLoad { link: self.named(link), busy })
+            .chain(idle.iter().map(|&(_, link)| super::LinkLoad { link: self.named(link), busy: 0 }))
             .collect();
         v.sort_unstable_by_key(|l| l.link);
         v.dedup_by(|b, a| {

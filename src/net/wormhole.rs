@@ -73,7 +73,7 @@
 use super::fabric::{Events, Fabric, RouteHop, Slab, NONE};
 use super::{AheadStep, DeadlockMode, Hop, LinkCost, LinkLoad, NetError, NetParams, Network, Resolution, NEVER};
 use crate::time::Ticks;
-use crate::topo::{TopoKind, Topology};
+use crate::topo::{TopoKind, Topology, Walk};
 use std::collections::VecDeque;
 
 /// Events: a link finishing a flit (the link's record), a message's first packet
@@ -288,6 +288,10 @@ struct Pkt {
     /// The message's flits per packet and hop count, read at every flit.
     flits: u32,
     hops: u32,
+    /// Where its head is on a walked route ([`Fabric::walks`]): the next hop it asks
+    /// for is the walk's next step, with the lane classes of its message's send.
+    walk: Walk,
+    classes: u32,
     /// The message's costs, copied when the packet is released so that a flit's
     /// crossing and arrival read the packet's record and not the message's: a head
     /// flit's crossing of a link of the uniform cost (`head_time(link_delay, ratio)`),
@@ -421,10 +425,12 @@ impl Default for HopState {
 #[derive(Default)]
 struct Msg {
     id: u64,
-    /// Its processors and route.
+    /// Its processors and route (empty when routes are walked: [`Fabric::walks`]),
+    /// and the lane classes in use when it was sent (its route's classes).
     src: u32,
     dst: u32,
     route: Vec<RouteHop>,
+    classes: u32,
     /// Fixed at the send: flits per packet, per-flit time, head ratio, time in each
     /// router, packets.
     flits: u32,
@@ -454,7 +460,7 @@ impl Wormhole {
         crate::hostmem::fallible(|| table.try_reserve_exact(want)).ok();
         Wormhole {
             params,
-            fabric: Fabric::new(topo, links),
+            fabric: Fabric::walking(topo, links),
             width,
             stride: width,
             classes,
@@ -573,9 +579,15 @@ impl Wormhole {
     fn release_packet(&mut self, m: u32) {
         let msg = &mut self.msgs.items[m as usize];
         let index = msg.released;
-        let (hops, flits) = (msg.route.len(), if index + 1 == msg.packets { msg.last_flits } else { msg.flits });
+        let (hops, flits) = (msg.route.len() as u32, if index + 1 == msg.packets { msg.last_flits } else { msg.flits });
         let (link_delay, ratio, hop_latency) = (msg.link_delay, msg.ratio, msg.hop_latency);
+        let (src, dst, classes) = (msg.src, msg.dst, msg.classes);
         msg.released += 1;
+        let (hops, walk) = if self.fabric.walks() {
+            (self.fabric.distance(src, dst), self.fabric.walk(src, dst))
+        } else {
+            (hops, Walk::default())
+        };
         let k = self.pkts.alloc();
         let p = &mut self.pkts.items[k as usize];
         p.live = true;
@@ -583,7 +595,9 @@ impl Wormhole {
         p.index = index;
         p.want = NONE;
         p.flits = flits;
-        p.hops = hops as u32;
+        p.hops = hops;
+        p.walk = walk;
+        p.classes = classes;
         (p.head, p.link_delay, p.ratio, p.hop_latency) = (head_time(link_delay, ratio), link_delay, ratio, hop_latency);
         p.hop.reset();
         self.request_lane(k, 0);
@@ -592,8 +606,16 @@ impl Wormhole {
     /// Packet `k`'s head asks for a lane on hop `j`.
     #[inline(always)]
     fn request_lane(&mut self, k: u32, j: u32) {
-        let m = self.pkts.items[k as usize].msg;
-        let hop = self.msgs.items[m as usize].route[j as usize];
+        let hop = if self.fabric.walks() {
+            // Hops are asked for in route order: the walk is at hop `j`, which exists
+            // (`j < hops`, the walk's length).
+            let p = &mut self.pkts.items[k as usize];
+            let slots = &mut self.slots;
+            self.fabric.step(&mut p.walk, p.classes, |_| slots.push(UNUSED_SLOT)).unwrap_or_default()
+        } else {
+            let m = self.pkts.items[k as usize].msg;
+            self.msgs.items[m as usize].route[j as usize]
+        };
         let r = self.activate(hop.link);
         for v in self.lane_range(hop.class) {
             if self.lane(r, v).owner == NONE {
@@ -793,7 +815,7 @@ impl Wormhole {
         let (hops, tail, hop_latency) = (p.hops, flit + 1 == p.flits, p.hop_latency);
         if tail && self.record {
             let msg = &self.msgs.items[m as usize];
-            let l = self.fabric.hop_ends(msg.route[j as usize].link, msg.src, msg.dst);
+            let l = self.fabric.hop_ends(self.link_slot[r as usize], msg.src, msg.dst);
             self.hops.push(Hop { msg: msg.id, packet: index, from: l.from, to: l.to, enter, leave: now });
         }
         if j + 1 == hops {
@@ -830,6 +852,11 @@ impl Wormhole {
                     next
                 }
                 None if p.want == j + 1 => p.wanted.link,
+                // The head is in the router: its walk is at hop j + 1.
+                None if self.fabric.walks() => match self.fabric.peek_slot(&p.walk) {
+                    NONE => NONE,
+                    slot => self.slots[slot as usize].record,
+                },
                 None => self.slots[self.msgs.items[m as usize].route[j as usize + 1].link as usize].record,
             };
             if next != NONE {
@@ -889,8 +916,8 @@ impl Wormhole {
             let p = &self.pkts.items[k as usize];
             (p.msg, p.want, p.hops, p.index, p.flits)
         };
-        let route_at = |w: &Wormhole, j: u32| w.msgs.items[m as usize].route[j as usize];
         let wait_link = self.pkts.items[k as usize].wanted.link;
+        let wait_slot = self.link_slot[wait_link as usize];
         let (mut prev, mut q) = (NONE, self.links[wait_link as usize].wait_first);
         while q != k && q != NONE {
             (prev, q) = (q, self.pkts.items[q as usize].next_wait);
@@ -902,16 +929,29 @@ impl Wormhole {
             let msg = &self.msgs.items[m as usize];
             (msg.id, msg.link_delay, msg.ratio)
         };
-        let at = self.hop_ends(m, route_at(self, want)).from;
+        let at = self.hop_ends(m, RouteHop { link: wait_slot, class: 0 }).from;
         self.resolved.push(Resolution { time: self.now, msg: id, packet: index, at });
         // The rest of the route: the head's crossings, then the other flits behind it.
         let mut delay = 0;
         let mut ld = link_delay;
-        for j in want..hops {
-            let hop = route_at(self, j);
-            let c = self.fabric.cost(self.fabric.slot_link[hop.link as usize], link_delay);
+        let mut cross = |fabric: &Fabric, slot: u32| {
+            let c = fabric.cost(fabric.slot_link[slot as usize], link_delay);
             delay += head_time(c.per_flit, ratio) + c.latency;
             ld = c.per_flit;
+        };
+        if self.fabric.walks() {
+            // The walk is past the hop waited for. The rest of the route gets its
+            // slots, as a whole route's links have theirs from its send.
+            cross(&self.fabric, wait_slot);
+            let (mut walk, classes) = (self.pkts.items[k as usize].walk, self.pkts.items[k as usize].classes);
+            let slots = &mut self.slots;
+            while let Some(hop) = self.fabric.step(&mut walk, classes, |_| slots.push(UNUSED_SLOT)) {
+                cross(&self.fabric, hop.link);
+            }
+        } else {
+            for j in want..hops {
+                cross(&self.fabric, self.msgs.items[m as usize].route[j as usize].link);
+            }
         }
         delay += u64::from(flits.saturating_sub(1)) * ld;
         // Hops before `lo` are done: their lanes are free, and the tail has left the
@@ -1020,13 +1060,19 @@ impl Network for Wormhole {
         let (link_delay, ratio, hop_latency) = (p.link_delay, p.head_flit_ratio, p.hop_latency);
         let m = self.msgs.alloc();
         let mut route = std::mem::take(&mut self.msgs.items[m as usize].route);
-        let slots = &mut self.slots;
-        self.fabric.route(src, dst, self.classes, &mut route, |_| slots.push(UNUSED_SLOT));
+        if self.fabric.walks() {
+            // Its packets follow the route hop by hop.
+            route.clear();
+        } else {
+            let slots = &mut self.slots;
+            self.fabric.route(src, dst, self.classes, &mut route, |_| slots.push(UNUSED_SLOT));
+        }
         self.msgs.items[m as usize] = Msg {
             id,
             src,
             dst,
             route,
+            classes: self.classes,
             flits,
             last_flits: p.last_flits(bytes).min(u32::MAX as u64) as u32,
             link_delay,
@@ -1157,7 +1203,16 @@ impl Network for Wormhole {
                 .iter()
                 .map(|s| s.busy + if s.record == NONE { 0 } else { self.links[s.record as usize].busy })
                 .collect();
-            self.fabric.loads(&busy)
+            // A walked route's links get their slots as its packets reach them: those
+            // of the messages still in the network that no packet has reached yet are
+            // listed idle, as the links of a whole route are from its send.
+            let mut idle = Vec::new();
+            if self.fabric.walks() {
+                for msg in self.msgs.items.iter().filter(|msg| msg.left > 0) {
+                    self.fabric.unslotted(msg.src, msg.dst, &mut idle);
+                }
+            }
+            self.fabric.loads_with(&busy, idle)
         } else {
             Vec::new()
         }
@@ -1172,7 +1227,7 @@ impl Network for Wormhole {
             .iter()
             .map(|&(k, holder)| {
                 let p = &self.pkts.items[k as usize];
-                let hop = self.hop_ends(p.msg, self.msgs.items[p.msg as usize].route[p.want as usize]);
+                let hop = self.hop_ends(p.msg, RouteHop { link: self.link_slot[p.wanted.link as usize], class: 0 });
                 let (s, d) = self.ends(p.msg);
                 let mut line = format!(
                     "packet {} of a message {s}->{d}: head at processor {} waits for a lane on link {}->{}",

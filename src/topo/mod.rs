@@ -22,6 +22,7 @@ pub mod mapfile;
 pub mod mapping;
 pub mod metrics;
 pub mod route;
+pub use route::{Step, Walk};
 pub mod userdef;
 
 pub use graph::{Graph, GraphError, MAX_GRAPH_NODES};

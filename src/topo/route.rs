@@ -25,6 +25,38 @@
 //! A route from a node to itself is empty (distance 0).
 use super::{Link, TopoKind, Topology};
 
+/// Where a route followed hop by hop ([`Topology::walk_step`]) is: 20 bytes, for a
+/// packet to carry instead of its route.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// The processor the next hop leaves, and the destination.
+    pub cur: u32,
+    dst: u32,
+    /// The dimension being travelled (routes take the last first); the number of
+    /// dimensions before the first hop.
+    dim: u32,
+    /// `cur`'s coordinate in `dim`, the hops left in `dim`, and their direction.
+    coord: u32,
+    left: u32,
+    plus: bool,
+    /// A wraparound link of `dim` has been crossed.
+    pub crossed: bool,
+}
+
+/// One hop of a walked route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub link: Link,
+    /// The hop's port, unique per directed link: its processor times
+    /// [`Topology::ports`] plus the way out of it (on a grid the axis and the direction
+    /// along it, on a hypercube the axis). Half-way round a torus axis of size 2 both
+    /// directions lead to the same neighbour; routes take the + one only, so each link
+    /// has one port routes use.
+    pub port: usize,
+    /// A wraparound link (as [`Topology::wrap_hop`]).
+    pub wrap: bool,
+}
+
 impl Topology {
     /// Hops from `a` to `b` along the route [`Topology::route`] takes; allocates nothing.
     /// Ids must be below [`Topology::nodes`].
@@ -112,6 +144,86 @@ impl Topology {
                     }
                 }
             }
+        }
+    }
+
+    /// Whether [`Topology::walk_step`] can follow this topology's routes: the grids
+    /// (mesh, torus, line, ring) and the hypercube, not a link list, a bus or a fully
+    /// connected machine.
+    pub fn walkable(&self) -> bool {
+        self.graph().is_none() && !matches!(self.kind(), TopoKind::FullConnect | TopoKind::Shared)
+    }
+
+    /// The start of the route from `a` to `b` for [`Topology::walk_step`]
+    /// ([`Topology::walkable`] topologies only).
+    pub fn walk(&self, a: u32, b: u32) -> Walk {
+        Walk { cur: a, dst: b, dim: self.shape.len() as u32, coord: 0, left: 0, plus: false, crossed: false }
+    }
+
+    /// The next hop of `w`'s route, the same as [`Topology::route`]'s, worked out from
+    /// where the walk is: `None` at the end. Constant work per hop, and a division per
+    /// dimension when the route turns into it, so a long route costs no memory and no
+    /// search. Also gives the hop's port (see [`Step`]) and whether it is a
+    /// wraparound link; [`Walk::crossed`] then tells whether the route crossed one since
+    /// it entered this dimension (the dateline class of [`Topology::wrap_hop`]).
+    #[inline]
+    pub fn walk_step(&self, w: &mut Walk) -> Option<Step> {
+        let wraps = self.wraps();
+        while w.left == 0 {
+            if w.dim == 0 {
+                return None;
+            }
+            w.dim -= 1;
+            let d = w.dim as usize;
+            let n = self.shape[d];
+            let (c, t) = (self.coord(w.cur, d), self.coord(w.dst, d));
+            if c == t {
+                continue;
+            }
+            let forward = (t + n - c) % n;
+            w.plus = if wraps { forward <= n - forward } else { t > c };
+            w.left = if !wraps {
+                c.abs_diff(t)
+            } else if w.plus {
+                forward
+            } else {
+                n - forward
+            };
+            w.coord = c;
+            w.crossed = false;
+        }
+        let d = w.dim as usize;
+        let (n, s, c) = (self.shape[d], self.strides[d], w.coord);
+        let next_c = if w.plus {
+            if c + 1 == n {
+                0
+            } else {
+                c + 1
+            }
+        } else if c == 0 {
+            n - 1
+        } else {
+            c - 1
+        };
+        let from = w.cur;
+        let to = from - c * s + next_c * s;
+        let wrap = wraps && n > 2 && c.abs_diff(next_c) == n - 1;
+        w.crossed |= wrap;
+        w.cur = to;
+        w.coord = next_c;
+        w.left -= 1;
+        // A hypercube's axes have size 2, one link each way out of a node: its port is
+        // the axis. On the grids it is the axis and the direction.
+        let port = if self.kind() == TopoKind::Hypercube { w.dim } else { 2 * w.dim + u32::from(w.plus) };
+        Some(Step { link: Link { from, to }, port: from as usize * self.ports() + port as usize, wrap })
+    }
+
+    /// Ports per processor in [`Step::port`]'s numbering.
+    pub fn ports(&self) -> usize {
+        if self.kind() == TopoKind::Hypercube {
+            self.shape.len()
+        } else {
+            2 * self.shape.len()
         }
     }
 
@@ -395,6 +507,67 @@ mod tests {
         assert_eq!(shared.links(), vec![Link::BUS]);
         assert_eq!(shared.link_count(), 1);
         assert!(t("mesh:3x3").route(4, 4).is_empty());
+    }
+
+    /// A walked route is the stored one hop by hop, with each hop's wraparound flag,
+    /// and a port names one directed link: every pair of every walkable shape below,
+    /// including the axes of size 1 and 2 where neighbours coincide.
+    #[test]
+    fn a_walked_route_is_the_route_and_each_port_one_link() {
+        for name in [
+            "mesh:3x4",
+            "mesh:1x5",
+            "mesh:2x2x3",
+            "torus:4x5",
+            "torus:2x3",
+            "torus:1x4",
+            "torus:3x3x2",
+            "ring:2",
+            "ring:7",
+            "ring:8",
+            "line:1",
+            "line:6",
+            "hypercube:0",
+            "hypercube:4",
+        ] {
+            let topo = t(name);
+            assert!(topo.walkable(), "{name}");
+            let mut port_link = std::collections::HashMap::new();
+            let mut link_port = std::collections::HashMap::new();
+            for a in 0..topo.nodes() {
+                for b in 0..topo.nodes() {
+                    let mut w = topo.walk(a, b);
+                    let mut walked = Vec::new();
+                    while let Some(step) = topo.walk_step(&mut w) {
+                        let (_, wrap) = topo.wrap_hop(step.link).unwrap_or((0, false));
+                        assert_eq!(step.wrap, wrap, "{name} {a}->{b} {}", step.link);
+                        assert!(step.port / topo.ports() == step.link.from as usize, "{name}");
+                        assert_eq!(*port_link.entry(step.port).or_insert(step.link), step.link, "{name}");
+                        assert_eq!(*link_port.entry(step.link).or_insert(step.port), step.port, "{name}");
+                        walked.push(step.link);
+                        assert_eq!(w.cur, step.link.to);
+                    }
+                    assert_eq!(walked, topo.route(a, b), "{name} {a}->{b}");
+                    assert_eq!(walked.len() as u32, topo.distance(a, b), "{name}");
+                }
+            }
+        }
+        for name in ["fullconnect:5", "shared:4", "graph:3:0-1,1-2"] {
+            assert!(!t(name).walkable(), "{name}");
+        }
+    }
+
+    /// On a torus axis of 5 the route from 4 to 1 goes + over the wraparound (4->0,
+    /// then 0->1): the walk says so on the first hop and keeps `crossed` on the second.
+    #[test]
+    fn a_walk_remembers_the_wraparound_of_its_axis() {
+        let topo = t("ring:5");
+        let mut w = topo.walk(4, 1);
+        let first = topo.walk_step(&mut w).unwrap();
+        assert_eq!((first.link, first.wrap, w.crossed), (Link { from: 4, to: 0 }, true, true));
+        let second = topo.walk_step(&mut w).unwrap();
+        assert_eq!((second.link, second.wrap, w.crossed), (Link { from: 0, to: 1 }, false, true));
+        assert_eq!(topo.walk_step(&mut w), None);
     }
 
     #[test]
