@@ -15,9 +15,10 @@ pub(super) const NONE: u32 = u32::MAX;
 /// In [`Fabric::loads_with`]'s table: a link routed over that has no slot.
 const IDLE: u32 = u32::MAX - 1;
 
-/// One hop of a route (8 bytes: a message holds one per hop while it travels, so a
-/// star of 262144 messages over 512 hops holds 2^27 of them; the link's ends are the
-/// slot's, [`Fabric::hop_ends`]).
+/// One hop of a route (8 bytes: a message of a whole route holds one per hop while it
+/// travels, so a star of 262144 messages over 512 hops would hold 2^27 of them, which
+/// is why the wormhole network walks its routes where it can, [`Fabric::walking`];
+/// the link's ends are the slot's, [`Fabric::hop_ends`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct RouteHop {
     /// The link's slot ([`Fabric::slot_of`]).
@@ -37,7 +38,7 @@ pub(super) struct Fabric {
     /// Per link index, its slot in the models' compact link tables (NONE until used),
     /// so a large fully connected machine costs memory only for the links messages use.
     /// Per port ([`crate::topo::Step::port`]) instead when routes are walked.
-    slot: Vec<u32>,
+    slot: SlotTable,
     /// Routes are followed hop by hop ([`Fabric::step`]) instead of made whole.
     walks: bool,
     /// Link index of each slot.
@@ -64,6 +65,33 @@ pub(super) struct Fabric {
     /// Parallel links: for a link index that has copies, every index of the pair's
     /// links in this direction (itself first), and the next one a route takes.
     copies: BTreeMap<u32, (Vec<u32>, usize)>,
+}
+
+/// Per link index (or port), its slot plus one: 0 for none, so that the table is
+/// allocated zeroed and a page of it no slot was made on is never touched (a machine of
+/// 2^24 processors with 24 links each would otherwise write 1.6 GB when it is made).
+struct SlotTable(Vec<u32>);
+
+impl SlotTable {
+    fn new(n: usize) -> SlotTable {
+        SlotTable(vec![0; n])
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The slot at `i` (NONE: none, or past the table).
+    #[inline(always)]
+    fn get(&self, i: usize) -> u32 {
+        self.0.get(i).map_or(NONE, |&s| s.wrapping_sub(1))
+    }
+
+    /// Slots are numbered below NONE - 1 (one per link).
+    #[inline(always)]
+    fn set(&mut self, i: usize, slot: u32) {
+        self.0[i] = slot + 1;
+    }
 }
 
 /// One word for the route cache's key (one multiplication to hash).
@@ -106,7 +134,7 @@ impl Fabric {
             topo,
             costs,
             buf: Vec::new(),
-            slot: vec![NONE; n],
+            slot: SlotTable::new(n),
             slot_link: Vec::new(),
             slot_ends: Vec::new(),
             routes: HashMap::default(),
@@ -171,16 +199,20 @@ impl Fabric {
     /// new slot number so the caller can grow its tables.
     pub fn slot_of(&mut self, index: u32, link: Link, mut fresh: impl FnMut(u32)) -> u32 {
         debug_assert!(!self.walks, "a walking fabric numbers its slots by port");
-        let Some(s) = self.slot.get_mut(index as usize) else { return NONE };
-        if *s == NONE {
-            *s = self.slot_link.len() as u32;
+        if index as usize >= self.slot.len() {
+            return NONE;
+        }
+        let mut s = self.slot.get(index as usize);
+        if s == NONE {
+            s = self.slot_link.len() as u32;
+            self.slot.set(index as usize, s);
             self.slot_link.push(index);
             if self.ends_kept {
                 self.slot_ends.push(link);
             }
-            fresh(*s);
+            fresh(s);
         }
-        *s
+        s
     }
 
     /// Routes are walked ([`Fabric::walking`]): use [`Fabric::walk`] and
@@ -208,7 +240,7 @@ impl Fabric {
         debug_assert!(self.walks);
         let step = self.topo.walk_step(w)?;
         let class = u8::from(classes > 1 && w.crossed);
-        let slot = match self.slot[step.port] {
+        let slot = match self.slot.get(step.port) {
             NONE => self.port_slot(step, fresh),
             slot => slot,
         };
@@ -226,7 +258,7 @@ impl Fabric {
         if self.ends_kept {
             self.slot_ends.push(step.link);
         }
-        self.slot[step.port] = s;
+        self.slot.set(step.port, s);
         fresh(s);
         s
     }
@@ -235,7 +267,7 @@ impl Fabric {
     /// route has crossed it yet, or `w` is at its end).
     pub fn peek_slot(&self, w: &Walk) -> u32 {
         let mut w = *w;
-        self.topo.walk_step(&mut w).map_or(NONE, |step| self.slot[step.port])
+        self.topo.walk_step(&mut w).map_or(NONE, |step| self.slot.get(step.port))
     }
 
     /// The links of the route from `src` to `dst` that have no slot, appended to `out`
@@ -245,7 +277,7 @@ impl Fabric {
     pub fn unslotted(&self, src: u32, dst: u32, out: &mut Vec<(u32, Link)>) {
         let mut w = self.topo.walk(src, dst);
         while let Some(step) = self.topo.walk_step(&mut w) {
-            if self.slot[step.port] == NONE {
+            if self.slot.get(step.port) == NONE {
                 out.push((self.topo.link_index(step.link).map_or(NONE, |i| i as u32), step.link));
             }
         }
@@ -284,8 +316,10 @@ impl Fabric {
                 }
                 t
             });
-            let table = by_index.as_deref().unwrap_or(&self.slot);
-            let slot_of = |i: usize| table.get(i).copied().unwrap_or(NONE);
+            let slot_of = |i: usize| match &by_index {
+                Some(t) => t.get(i).copied().unwrap_or(NONE),
+                None => self.slot.get(i),
+            };
             self.topo.each_link_used(
                 |i| slot_of(i) != NONE,
                 |i, link| v.push(super::LinkLoad { link, busy: busy.get(slot_of(i) as usize).copied().unwrap_or(0) }),
