@@ -27,7 +27,7 @@
 //! | [`cli`] | input/output selection (`-`, terminal rules), atomic writes, exit codes, broken pipes |
 //! | [`lang`] | the CPC front end: preprocessor, lexer, parser, AST, checker and code generator, diagnostics; the C library and `<mpi.h>`'s MPI library, written in C and linked on demand |
 //! | [`vcode`] | the instruction set (one table: opcode, operands, cost, class), the cost tables in units and ticks, the program tables, the `.cod` format, the listing |
-//! | [`topo`] | topologies, coordinates, hop distance, routes, link numbering, built-in mappings, map files, mapping metrics |
+//! | [`topo`] | topologies, coordinates, hop distance, routes (whole, or walked hop by hop), link numbering, built-in mappings, map files, mapping metrics |
 //! | [`params`] | the form of a run parameter's declaration (name, kind and range, default, doc, models, whether the debugger may set it, how to write and read it): one row per parameter, the tables beside what they configure (`net::params`, `sim::params`) |
 //! | [`time`] | the tick and its unit, `NEVER`, reading and writing times, the priority queue keyed by time with a tie-break counter |
 //! | [`span`] | id ranges as users write them (`7`, `0-3`, `0:3`), for every tool |
