@@ -308,11 +308,16 @@ impl Fabric {
             // Walked routes number their slots by port: by link index here.
             let by_index: Option<Vec<u32>> = (self.walks || !idle.is_empty()).then(|| {
                 let mut t = vec![NONE; self.topo.link_count()];
+                // (Every walked link has its number: `get_mut` only spares a panic.)
                 for (s, &i) in self.slot_link.iter().enumerate() {
-                    t[i as usize] = s as u32;
+                    if let Some(x) = t.get_mut(i as usize) {
+                        *x = s as u32;
+                    }
                 }
                 for &(i, _) in &idle {
-                    t[i as usize] = IDLE;
+                    if let Some(x) = t.get_mut(i as usize) {
+                        *x = IDLE;
+                    }
                 }
                 t
             });

@@ -929,7 +929,7 @@ impl Wormhole {
             let msg = &self.msgs.items[m as usize];
             (msg.id, msg.link_delay, msg.ratio)
         };
-        let at = self.hop_ends(m, RouteHop { link: wait_slot, class: 0 }).from;
+        let at = self.hop_ends(m, wait_slot).from;
         self.resolved.push(Resolution { time: self.now, msg: id, packet: index, at });
         // The rest of the route: the head's crossings, then the other flits behind it.
         let mut delay = 0;
@@ -1014,10 +1014,10 @@ impl Wormhole {
         (msg.src, msg.dst)
     }
 
-    /// The ends of `hop` on message slot `m`'s route.
-    fn hop_ends(&self, m: u32, hop: RouteHop) -> crate::topo::Link {
+    /// The ends of the hop over link slot `slot` on message slot `m`'s route.
+    fn hop_ends(&self, m: u32, slot: u32) -> crate::topo::Link {
         let msg = &self.msgs.items[m as usize];
-        self.fabric.hop_ends(hop.link, msg.src, msg.dst)
+        self.fabric.hop_ends(slot, msg.src, msg.dst)
     }
 }
 
@@ -1227,7 +1227,7 @@ impl Network for Wormhole {
             .iter()
             .map(|&(k, holder)| {
                 let p = &self.pkts.items[k as usize];
-                let hop = self.hop_ends(p.msg, RouteHop { link: self.link_slot[p.wanted.link as usize], class: 0 });
+                let hop = self.hop_ends(p.msg, self.link_slot[p.wanted.link as usize]);
                 let (s, d) = self.ends(p.msg);
                 let mut line = format!(
                     "packet {} of a message {s}->{d}: head at processor {} waits for a lane on link {}->{}",

@@ -371,24 +371,30 @@ fn one_lane_ring_cycle_is_resolved() {
 /// are resolved (some are). Random sizes, pairs and times from a fixed seed; the
 /// retiring network ends with every record spare, and on the torus it needed fewer
 /// records than links.
+/// `count` sends (id, src, dst, bytes, time) among `procs` processors from a xorshift
+/// generator seeded with `seed`: 4 to `4 + bytes` bytes, at times up to 300 units.
+fn random_sends(seed: u64, count: u64, procs: u64, bytes: u64) -> Vec<(u64, u32, u32, u32, Ticks)> {
+    let mut x = seed;
+    let mut next = |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    (0..count)
+        .map(|id| {
+            let (s, d) = (next(procs) as u32, next(procs) as u32);
+            (id, s, d, 4 + next(bytes) as u32, next(3000) * U / 10)
+        })
+        .collect()
+}
+
 #[test]
 fn giving_link_records_back_changes_nothing() {
     let torus = NetParams { lanes: 3, buffer_size: 2, head_flit_ratio: 2.0, ..crate::net::classic() };
     let ring = NetParams { lanes: 1, buffer_size: 1, head_flit_ratio: 1.0, ..crate::net::classic() };
     for (topo, p, procs) in [("torus:4x4", &torus, 16u64), ("ring:6", &ring, 6)] {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
-        let sends: Vec<_> = (0..400u64)
-            .map(|id| {
-                let (s, d) = (next(procs) as u32, next(procs) as u32);
-                (id, s, d, 4 + next(200) as u32, next(3000) * U / 10)
-            })
-            .collect();
+        let sends = random_sends(0x2545_f491_4f6c_dd1d, 400, procs, 200);
         let run = |batch: usize| {
             let mut n = net(topo, p);
             n.retire_batch = batch;
@@ -450,19 +456,7 @@ fn walked_routes_change_nothing() {
         ("line:5", &torus, 5),
     ];
     for (topo, p, procs) in cases {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
-        let sends: Vec<_> = (0..300u64)
-            .map(|id| {
-                let (s, d) = (next(procs) as u32, next(procs) as u32);
-                (id, s, d, 4 + next(60) as u32, next(3000) * U / 10)
-            })
-            .collect();
+        let sends = random_sends(0x9e37_79b9_7f4a_7c15, 300, procs, 60);
         let make = |walk: bool| {
             let t = Topology::parse(topo).unwrap();
             let mut n = net(topo, p);
