@@ -38,7 +38,8 @@ pub(super) fn is_binary(ins: Instr) -> bool {
 }
 
 /// Whether `ins` is a [`binary`] instruction on `int`s (signed or unsigned): its result
-/// is [`int_op`] of its operands converted to `int`.
+/// is [`int_op`] of its operands converted to `int`. `ADDRADD size` (pointer arithmetic:
+/// the address below plus `size` times the index on top, as `int`s) is one.
 pub(super) fn is_int_kind(ins: Instr) -> bool {
     use Instr as I;
     matches!(
@@ -66,6 +67,7 @@ pub(super) fn is_int_kind(ins: Instr) -> bool {
             | I::LeU {}
             | I::GtU {}
             | I::GeU {}
+            | I::AddrAdd { .. }
     )
 }
 
@@ -100,6 +102,7 @@ pub(super) fn int_op(ins: Instr, x: i32, y: i32) -> Option<i32> {
         I::LeU {} => (x as u32 <= y as u32) as i32,
         I::GtU {} => (x as u32 > y as u32) as i32,
         I::GeU {} => (x as u32 >= y as u32) as i32,
+        I::AddrAdd { size } => x.wrapping_add(y.wrapping_mul(size as i32)),
         _ => return None,
     })
 }
@@ -184,7 +187,8 @@ impl IntOp {
     pub(super) fn of(ins: Instr) -> Option<IntOp> {
         use Instr as I;
         Some(match ins {
-            I::AddI {} => IntOp::Add,
+            // A pointer moved by elements of one word (every scalar's): an addition.
+            I::AddI {} | I::AddrAdd { size: 1 } => IntOp::Add,
             I::SubI {} => IntOp::Sub,
             I::MulI {} => IntOp::Mul,
             I::DivI {} => IntOp::Div,

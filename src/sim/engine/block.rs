@@ -10,8 +10,12 @@
 //! of a variable or constant to a variable, `x++` and `x = x + c`, an `int` variable
 //! updated with a variable or constant in either spelling (`x = x * y` and `x *= y`), a
 //! comparison with the branch that uses it, two arithmetic instructions in a row
-//! (`(i + j) % 7`, `s + x * y`, `i * n + k`), and the `STORE` after any operation that
-//! pushes one value ([`Step::put`]: run with it, its destination checked first).
+//! (`(i + j) % 7`, `s + x * y`, `i * n + k`), the value of a `switch` kept in a variable,
+//! and the `STORE` after any operation that pushes one value ([`Step::put`]: run with it,
+//! its destination checked first). Pointer arithmetic (`ADDRADD`) is `int` arithmetic
+//! there (`p += k` is `i += k`), and an index converted to `int` before `INDEX` (an
+//! `unsigned` one) is an index; arrays among the globals and in the running function's
+//! frame have the same shapes.
 //! The rules are on the shapes of vCode, not on any source statement: every spelling of
 //! a loop, a sum or an index that compiles to the same shapes gets the same dispatches.
 //! Every pc has its own decoding, so a jump may land anywhere.
@@ -309,6 +313,13 @@ pub(super) enum Op {
     },
     /// `LDADDR depth off; DUP; Dereference` (3): the start of `x += ...`.
     AddrDeref(u8, u32),
+    /// `LDADDR depth off; SWAP; STORE ty 0` (3): the word on top of the stack popped into
+    /// a variable (a `switch` keeps its value so).
+    PopTo {
+        depth: u8,
+        off: u32,
+        ty: Scalar,
+    },
     /// `POP n`, `DUP`, `SWAP` (1).
     Pop(u32),
     Dup,
@@ -465,6 +476,9 @@ impl Op {
                     }
                     _ => {}
                 }
+                if let (Some(I::Swap {}), Some(I::Store { ty, keep: false })) = (ins(1), ins(2)) {
+                    return (Op::PopTo { depth, off, ty }, 3);
+                }
                 // `x = x <op> b;` and `x <op>= b;` on an `int` variable.
                 let upd = |k: usize| match (src(k), ins(k + 1).and_then(IntOp::of), ins(k + 2)) {
                     (Some(b), Some(op), Some(I::Store { ty: Scalar::Int, keep: false })) if b != Src::Stack => {
@@ -491,40 +505,42 @@ impl Op {
                     let load = deref(3 + n);
                     return (Op::PElem { depth, off, i: Ix { i, size, len }, load }, 3 + n + load as usize);
                 }
-                // An index computed by one or two `int` operations.
+                // An index computed by one or two `int` operations (and converted to `int`
+                // again, as an `unsigned` one is).
                 let iop = |k: usize| bin(k).and_then(IntOp::of);
                 if let (Some(a), Some(b), Some(first)) = (src(1), src(2), iop(3)) {
                     let e = IxExpr { first, a, b, then: None };
-                    if let Some((size, len)) = index(4) {
-                        let load = deref(5);
-                        return (Op::ElemX { depth, off, e, size, len, load }, 5 + load as usize);
+                    if let Some((size, len, n)) = conv_index(4) {
+                        let load = deref(4 + n);
+                        return (Op::ElemX { depth, off, e, size, len, load }, 4 + n + load as usize);
                     }
-                    if let (Some(c), Some(then), Some((size, len))) = (src(4), iop(5), index(6)) {
-                        let load = deref(7);
+                    if let (Some(c), Some(then), Some((size, len, n))) = (src(4), iop(5), conv_index(6)) {
+                        let load = deref(6 + n);
                         let e = IxExpr { then: Some((then, c)), ..e };
-                        return (Op::ElemX { depth, off, e, size, len, load }, 7 + load as usize);
+                        return (Op::ElemX { depth, off, e, size, len, load }, 6 + n + load as usize);
                     }
                 }
-                if let (Some(i), Some((size, len))) = (src(1), index(2)) {
-                    let i = Ix { i, size, len };
-                    if let Some(v) = src(3).filter(|&v| v != Src::Stack) {
-                        match (ins(4), ins(5)) {
+                // `k`: the instruction after the first `INDEX`.
+                if let (Some(i), Some((size, len, n))) = (src(1), conv_index(2)) {
+                    let (i, k) = (Ix { i, size, len }, 2 + n);
+                    if let Some(v) = src(k).filter(|&v| v != Src::Stack) {
+                        match (ins(k + 1), ins(k + 2)) {
                             (Some(I::Store { ty, keep: false }), _) => {
-                                return (Op::ElemSet { depth, off, i, v, ty }, 5);
+                                return (Op::ElemSet { depth, off, i, v, ty }, k + 2);
                             }
                             (Some(I::Convert { to }), Some(I::Store { ty, keep: false })) if to == ty => {
-                                return (Op::ElemSet { depth, off, i, v, ty }, 6);
+                                return (Op::ElemSet { depth, off, i, v, ty }, k + 3);
                             }
                             _ => {}
                         }
                     }
-                    if let (Some(j), Some((size, len))) = (src(3), index(4)) {
-                        let load = deref(5);
+                    if let (Some(j), Some((size, len, n))) = (src(k), conv_index(k + 1)) {
+                        let load = deref(k + 1 + n);
                         let j = Ix { i: j, size, len };
-                        return (Op::Elem2 { depth, off, i, j, load }, 5 + load as usize);
+                        return (Op::Elem2 { depth, off, i, j, load }, k + 1 + n + load as usize);
                     }
-                    let load = deref(3);
-                    return (Op::Elem { depth, off, i, load }, 3 + load as usize);
+                    let load = deref(k);
+                    return (Op::Elem { depth, off, i, load }, k + load as usize);
                 }
                 if let (Some(v), Some(I::Store { ty, keep: false })) = (src(1), ins(2)) {
                     return (Op::Set { depth, off, ty, v }, 3);
@@ -1468,6 +1484,14 @@ fn run_cold(x: &Op, len: usize, p: Ctx<'_>, mem: &mut Memory, stack: &mut Vec<Wo
             }
             stack.swap(l - 1, l - 2);
         }
+        Op::PopTo { depth, off, ty } => {
+            // As `STORE` takes the address `LDADDR` pushed: an `int`.
+            let a = var(p, depth, off)? as i32;
+            let v = *stack.last()?;
+            let i = slot(p, mem, a as i64)?;
+            mem.words[i] = convert(v, ty);
+            stack.pop();
+        }
         _ => return run(x, len, p, mem, stack, pc),
     }
     Some(Ran::Next(pc + len))
@@ -1559,6 +1583,7 @@ mod tests {
         use crate::vcode::Instr as I;
         let ops = [
             I::AddI {},
+            I::AddrAdd { size: 1 },
             I::SubI {},
             I::MulI {},
             I::DivI {},

@@ -959,6 +959,77 @@ fn flat_kinds_change_no_result() {
 }
 
 #[test]
+fn pointer_walks_and_local_arrays_change_no_result() {
+    // Pointer arithmetic (`p += step`, `buf + 24`), arrays in main's frame and a `switch`
+    // run as flat operations (block::flat's tests); against every instruction run alone, at several
+    // quanta and step limits: the same statistics, output and error. By hand: a = 9, 1, 2,
+    // 3, 4, 5 and every m[i][j] = 7, so s = 3 * 7 * (9 + 1 + 2 + 3) = 315; t = a[0] + a[5]
+    // = 14, plus a[i - 1] + a[i + 1 - u] = a[i - 1] + a[i] for i = 1..4 (10, 3, 5, 7): 39.
+    // The walks mark buf at 0, 5, .., 20 (5 of them) and 1, 4, .., 22 (8), 10 in both: 12
+    // ones. u goes from 1 by 1, 10, 100, 1, 10, 100, 1 (a `switch` on i % 3): 224. Then
+    // a[k] with k = 6 is past the array (line 43).
+    let src = "char buf[24];
+int walk(char *p, char *end, int step) {
+    int n;
+    n = 0;
+    while (p < end) {
+        *p = 1;
+        n++;
+        p += step;
+    }
+    return n;
+}
+void main() {
+    int a[6], m[3][4], i, j, k, s, t, u, w1, w2, c;
+    char *q;
+    for (i = 0; i < 6; i++)
+        a[i] = i;
+    a[0] = 9;
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 4; j++)
+            m[i][j] = 7;
+    s = 0;
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 4; j++)
+            s = s + m[i][j] * a[j];
+    t = a[0] + a[5];
+    u = 1;
+    for (i = 1; i < 5; i++)
+        t = t + a[i - 1] + a[i + 1 - u];
+    w1 = walk(buf, buf + 24, 5);
+    w2 = walk(buf + 1, buf + 24, 3);
+    c = 0;
+    for (q = buf; q < buf + 24; q += 1)
+        c = c + *q;
+    for (i = 0; i < 7; i++) {
+        switch (i % 3) {
+        case 0: u = u + 1; break;
+        case 1: u = u + 10; break;
+        default: u = u + 100;
+        }
+    }
+    printf(\"%d %d %d %d %d %d\\n\", s, t, w1, w2, c, u);
+    k = 6;
+    printf(\"%d\\n\", a[k]);
+}";
+    let m = crate::lang::compile("pw.c", src, &crate::lang::FrontOptions::default()).unwrap().module;
+    let mut cfgs = Vec::new();
+    for q in [1, U, 2 * U, 3 * U, 7 * U, 100 * U] {
+        cfgs.push(SimConfig { quantum: q, ..SimConfig::default() });
+    }
+    for n in [1, 50, 333, 1000, 1001, 1002, 1003] {
+        cfgs.push(SimConfig { max_steps: Some(n), ..SimConfig::default() });
+    }
+    for cfg in cfgs {
+        let what = format!("quantum {} steps {:?}", cfg.quantum, cfg.max_steps);
+        assert_eq!(run_fusing(&m, cfg.clone(), true), run_fusing(&m, cfg, false), "{what}");
+    }
+    let (s, out, err) = run_fusing(&m, SimConfig::default(), true);
+    assert_eq!(out, "315 39 5 8 12 224\n");
+    assert!(s.is_none() && err.contains("pw.c:43"), "{err}");
+}
+
+#[test]
 fn an_unsigned_index_of_a_pointer_changes_no_result() {
     // `s[k]` of a `char *` with an `unsigned` index, converted to `int` before `INDEX`
     // (the library's `strlen` too): one operation in the flat form. Against every

@@ -86,16 +86,17 @@ pub(super) enum Flat {
     BinBinSS { first: IntOp, then: IntOp },
     /// [`Op::Elem`] of a global array by a local: its address, or its element with `load`.
     ElemGL { g: u32, l: u32, size: u32, len: u32, load: bool },
-    /// [`Op::Elem`] of a global array by a constant.
-    ElemGK { g: u32, k: i32, size: u32, len: u32, load: bool },
+    /// [`Op::Elem`] by a constant of an array of depth `d`: among the globals (0) or in
+    /// the running function's frame (1), at offset `a`.
+    ElemAK { d: u8, a: u32, k: i32, size: u32, len: u32, load: bool },
     /// [`Op::Elem`] of a local array by a local.
     ElemLL { a: u32, l: u32, size: u32, len: u32, load: bool },
-    /// [`Op::Elem2`] of a global array by two locals.
-    Elem2GLL { g: u32, l: u32, size: u32, len: u32, m: u32, size2: u32, len2: u32, load: bool },
-    /// [`Op::ElemSet`] of a global array by a local, given a constant.
-    SetElemGLK { g: u32, l: u32, size: u32, len: u32, k: i32, ty: Scalar },
-    /// [`Op::ElemSet`] of a global array by a local, given a local.
-    SetElemGLL { g: u32, l: u32, size: u32, len: u32, m: u32, ty: Scalar },
+    /// [`Op::Elem2`] of an array of depth `d` (as [`Flat::ElemAK`]) by two locals.
+    Elem2ALL { d: u8, a: u32, l: u32, size: u32, len: u32, m: u32, size2: u32, len2: u32, load: bool },
+    /// [`Op::ElemSet`] of an array of depth `d` by a local, given a constant.
+    SetElemALK { d: u8, a: u32, l: u32, size: u32, len: u32, k: i32, ty: Scalar },
+    /// [`Op::ElemSet`] of an array of depth `d` by a local, given a local.
+    SetElemALL { d: u8, a: u32, l: u32, size: u32, len: u32, m: u32, ty: Scalar },
     /// [`Op::Set`] of an `int` local to a constant.
     SetLK { l: u32, k: i32 },
     /// [`Op::Set`] of an `int` local to a local.
@@ -104,12 +105,14 @@ pub(super) enum Flat {
     UpdLL { l: u32, op: IntOp, m: u32 },
     /// [`Op::UpdI`] of a local by a constant.
     UpdLK { l: u32, op: IntOp, k: i32 },
-    /// [`Op::ElemX`] of a global array by `l first k` (a local and a constant).
-    ElemXGLK { g: u32, first: IntOp, l: u32, k: i32, size: u32, len: u32, load: bool },
-    /// [`Op::ElemX`] of a global array by `(l first k) then m` (`m` a local).
-    ElemXGLKL { g: u32, first: IntOp, l: u32, k: i32, then: IntOp, m: u32, size: u32, len: u32, load: bool },
+    /// [`Op::ElemX`] of an array of depth `d` by `l first k` (a local and a constant).
+    ElemXALK { d: u8, a: u32, first: IntOp, l: u32, k: i32, size: u32, len: u32, load: bool },
+    /// [`Op::ElemX`] of an array of depth `d` by `(l first k) then m` (`m` a local).
+    ElemXALKL { d: u8, a: u32, first: IntOp, l: u32, k: i32, then: IntOp, m: u32, size: u32, len: u32, load: bool },
     /// [`Op::AddrDeref`] of a local.
     AddrDerefL { l: u32 },
+    /// [`Op::PopTo`] a local.
+    PopToL { l: u32, ty: Scalar },
     /// [`Op::Bin2I`] of two [`IntOp`]s and three locals or constants, pushed.
     Bin2 { first: IntOp, a: Arg, b: Arg, then: IntOp, c: Arg },
     /// [`Op::Bin`] of the two words on top of the stack.
@@ -288,24 +291,24 @@ impl Flat {
                 (Some(first), Some(then)) => Flat::BinBinSS { first, then },
                 _ => Flat::Op,
             },
-            Op::Elem { depth: 0, off: g, i, load } => match i.i {
-                Src::Var(1, l) => Flat::ElemGL { g, l, size: i.size, len: i.len, load },
-                Src::Int(k) => Flat::ElemGK { g, k, size: i.size, len: i.len, load },
-                _ => Flat::Op,
-            },
-            Op::Elem { depth: 1, off: a, i, load } => match i.i {
-                Src::Var(1, l) => Flat::ElemLL { a, l, size: i.size, len: i.len, load },
-                _ => Flat::Op,
-            },
-            Op::Elem2 { depth: 0, off: g, i, j, load } => match (i.i, j.i) {
+            Op::Elem { depth: 0, off: g, i: Ix { i: Src::Var(1, l), size, len }, load } => {
+                Flat::ElemGL { g, l, size, len, load }
+            }
+            Op::Elem { depth: 1, off: a, i: Ix { i: Src::Var(1, l), size, len }, load } => {
+                Flat::ElemLL { a, l, size, len, load }
+            }
+            Op::Elem { depth: d @ (0 | 1), off: a, i: Ix { i: Src::Int(k), size, len }, load } => {
+                Flat::ElemAK { d, a, k, size, len, load }
+            }
+            Op::Elem2 { depth: d @ (0 | 1), off: a, i, j, load } => match (i.i, j.i) {
                 (Src::Var(1, l), Src::Var(1, m)) => {
-                    Flat::Elem2GLL { g, l, size: i.size, len: i.len, m, size2: j.size, len2: j.len, load }
+                    Flat::Elem2ALL { d, a, l, size: i.size, len: i.len, m, size2: j.size, len2: j.len, load }
                 }
                 _ => Flat::Op,
             },
-            Op::ElemSet { depth: 0, off: g, i, v, ty } => match (i.i, v) {
-                (Src::Var(1, l), Src::Int(k)) => Flat::SetElemGLK { g, l, size: i.size, len: i.len, k, ty },
-                (Src::Var(1, l), Src::Var(1, m)) => Flat::SetElemGLL { g, l, size: i.size, len: i.len, m, ty },
+            Op::ElemSet { depth: d @ (0 | 1), off: a, i, v, ty } => match (i.i, v) {
+                (Src::Var(1, l), Src::Int(k)) => Flat::SetElemALK { d, a, l, size: i.size, len: i.len, k, ty },
+                (Src::Var(1, l), Src::Var(1, m)) => Flat::SetElemALL { d, a, l, size: i.size, len: i.len, m, ty },
                 _ => Flat::Op,
             },
             Op::Set { depth: 1, off: l, ty: Scalar::Int, v } => match v {
@@ -318,14 +321,15 @@ impl Flat {
                 Src::Int(k) => Flat::UpdLK { l, op, k },
                 _ => Flat::Op,
             },
-            Op::ElemX { depth: 0, off: g, e, size, len, load } => match (e.a, e.b, e.then) {
-                (Src::Var(1, l), Src::Int(k), None) => Flat::ElemXGLK { g, first: e.first, l, k, size, len, load },
+            Op::ElemX { depth: d @ (0 | 1), off: a, e, size, len, load } => match (e.a, e.b, e.then) {
+                (Src::Var(1, l), Src::Int(k), None) => Flat::ElemXALK { d, a, first: e.first, l, k, size, len, load },
                 (Src::Var(1, l), Src::Int(k), Some((then, Src::Var(1, m)))) => {
-                    Flat::ElemXGLKL { g, first: e.first, l, k, then, m, size, len, load }
+                    Flat::ElemXALKL { d, a, first: e.first, l, k, then, m, size, len, load }
                 }
                 _ => Flat::Op,
             },
             Op::AddrDeref(1, l) => Flat::AddrDerefL { l },
+            Op::PopTo { depth: 1, off: l, ty } => Flat::PopToL { l, ty },
             Op::Bin2I { first, a, b, then, c } => {
                 match (int_op(first), Arg::of(a), Arg::of(b), int_op(then), Arg::of(c)) {
                     (Some(first), Some(a), Some(b), Some(then), Some(c)) => Flat::Bin2 { first, a, b, then, c },
@@ -502,6 +506,13 @@ fn flat_loop(
     macro_rules! glo {
         ($g:expr) => {
             below_end!(gb + $g as i64)
+        };
+    }
+    // The address of the variable at offset `$o` of depth `$d` (0 or 1), as `LDADDR`
+    // pushes it.
+    macro_rules! base {
+        ($d:expr, $o:expr) => {
+            ((if $d == 0 { gb } else { lb }) + $o as i64) as i32
         };
     }
     // Pushes the element at address `a` (`INDEX` and `Dereference`), or with `load`
@@ -727,8 +738,8 @@ fn flat_loop(
                 let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
                 elem!(a, load);
             }
-            Flat::ElemGK { g, k: v, size, len, load } => {
-                let a = some!(index((gb + g as i64) as i32, v, size, len));
+            Flat::ElemAK { d, a: b, k: v, size, len, load } => {
+                let a = some!(index(base!(d, b), v, size, len));
                 elem!(a, load);
             }
             Flat::ElemLL { a: b, l, size, len, load } => {
@@ -736,21 +747,21 @@ fn flat_loop(
                 let a = some!(index((lb + b as i64) as i32, int_of(&words[i]), size, len));
                 elem!(a, load);
             }
-            Flat::Elem2GLL { g, l, size, len, m, size2, len2, load } => {
+            Flat::Elem2ALL { d, a: b, l, size, len, m, size2, len2, load } => {
                 let (i, j) = (loc!(l), loc!(m));
-                let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                let a = some!(index(base!(d, b), int_of(&words[i]), size, len));
                 let a = some!(index(a, int_of(&words[j]), size2, len2));
                 elem!(a, load);
             }
-            Flat::SetElemGLK { g, l, size, len, k: v, ty } => {
+            Flat::SetElemALK { d, a: b, l, size, len, k: v, ty } => {
                 let i = loc!(l);
-                let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                let a = some!(index(base!(d, b), int_of(&words[i]), size, len));
                 let e = at!(a as i64);
                 put_word(ty, &Word::Int(v), &mut words[e]);
             }
-            Flat::SetElemGLL { g, l, size, len, m, ty } => {
+            Flat::SetElemALL { d, a: b, l, size, len, m, ty } => {
                 let i = loc!(l);
-                let a = some!(index((gb + g as i64) as i32, int_of(&words[i]), size, len));
+                let a = some!(index(base!(d, b), int_of(&words[i]), size, len));
                 let w = words[loc!(m)];
                 let e = at!(a as i64);
                 put_word(ty, &w, &mut words[e]);
@@ -773,15 +784,15 @@ fn flat_loop(
                 let i = loc!(l);
                 words[i] = Word::Int(some!(op.apply(int_of(&words[i]), v)));
             }
-            Flat::ElemXGLK { g, first, l, k: v, size, len, load } => {
+            Flat::ElemXALK { d, a: b, first, l, k: v, size, len, load } => {
                 let i = some!(first.apply(int_of(&words[loc!(l)]), v));
-                let a = some!(index((gb + g as i64) as i32, i, size, len));
+                let a = some!(index(base!(d, b), i, size, len));
                 elem!(a, load);
             }
-            Flat::ElemXGLKL { g, first, l, k: v, then, m, size, len, load } => {
+            Flat::ElemXALKL { d, a: b, first, l, k: v, then, m, size, len, load } => {
                 let i = some!(first.apply(int_of(&words[loc!(l)]), v));
                 let i = some!(then.apply(i, int_of(&words[loc!(m)])));
-                let a = some!(index((gb + g as i64) as i32, i, size, len));
+                let a = some!(index(base!(d, b), i, size, len));
                 elem!(a, load);
             }
             Flat::AddrDerefL { l } => {
@@ -789,6 +800,12 @@ fn flat_loop(
                 let i = at!(a as i64);
                 stack.push(Word::Int(a));
                 stack.push(words[i]);
+            }
+            Flat::PopToL { l, ty } => {
+                let i = loc!(l);
+                let v = *some!(stack.last());
+                put_word(ty, &v, &mut words[i]);
+                stack.pop();
             }
             Flat::Bin2 { first, a, b, then, c } => {
                 let r = some!(first.apply(arg!(a), arg!(b)));
@@ -954,17 +971,17 @@ mod tests {
             "BinLL",
             "BinBinSS",
             "ElemGL",
-            "ElemGK",
+            "ElemAK",
             "ElemLL",
-            "Elem2GLL",
-            "SetElemGLK",
-            "SetElemGLL",
+            "Elem2ALL",
+            "SetElemALK",
+            "SetElemALL",
             "SetLK",
             "SetLL",
             "UpdLL",
             "UpdLK",
-            "ElemXGLK",
-            "ElemXGLKL",
+            "ElemXALK",
+            "ElemXALKL",
             "AddrDerefL",
             "Bin2",
             "BinW",
@@ -989,8 +1006,8 @@ mod tests {
 
     #[test]
     fn a_flat_step_is_forty_bytes() {
-        // A kind with its operands in 32 bytes (the largest: `Elem2GLL`'s seven 32-bit
-        // fields and its flag, and `PushW`'s 16-byte word, 8-aligned), and its step's
+        // A kind with its operands in 32 bytes (the largest: `Elem2ALL`'s seven 32-bit
+        // fields, its depth and its flag, and `PushW`'s 16-byte word, 8-aligned), and its step's
         // lengths, store, flag and stretch end in the 8 bytes after it.
         assert_eq!(std::mem::size_of::<Flat>(), 32);
         assert_eq!(std::mem::size_of::<FlatStep>(), 40);
@@ -1053,6 +1070,83 @@ void main() {
             kinds.push(name(&flat[pc].f));
             pc += steps[pc].len as usize;
         }
-        assert_eq!(kinds, ["BrLK", "AddrL", "PushL", "Elem2GLL", "Elem2GLL", "BinBinSS", "IncLJ"]);
+        assert_eq!(kinds, ["BrLK", "AddrL", "PushL", "Elem2ALL", "Elem2ALL", "BinBinSS", "IncLJ"]);
+    }
+
+    /// The kinds of the operations of the loop whose test is the first `BrLL` of `src`,
+    /// from the test to the jump back.
+    fn loop_kinds(src: &str) -> Vec<String> {
+        let (steps, flat) = flat_of(src);
+        let start = (0..flat.len()).find(|&pc| matches!(flat[pc].f, Flat::BrLL { .. })).expect("the loop test");
+        let mut kinds = Vec::new();
+        let mut pc = start;
+        while pc < steps[start].end as usize {
+            kinds.push(name(&flat[pc].f));
+            pc += steps[pc].len as usize;
+        }
+        kinds
+    }
+
+    #[test]
+    fn a_pointer_walk_and_local_arrays_are_flat() {
+        // `p += step` (`ADDRADD 1`, an addition) is an update of a local, as `i += step`:
+        // the loop `p < end; *p = 1; p += step` has no operation left to the stretches'
+        // loop.
+        let walk = "char buf[8];
+void main() {
+    char *p, *end;
+    int step;
+    for (p = buf; p < end; p += step)
+        *p = 1;
+}";
+        assert_eq!(loop_kinds(walk), ["BrLL", "PushL", "PushW", "UpdLL", "Jmp"]);
+        // fannkuch's reversal on arrays of main's frame: an element by a local given a
+        // local (`SetElemALL`) and read by a local, as on global arrays.
+        let local = "void main() {
+    int perm[9], i, j, t;
+    while (i < j) {
+        t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+        i++;
+        j--;
+    }
+}";
+        let kinds = loop_kinds(local);
+        assert_eq!(kinds, ["BrLL", "AddrL", "ElemLL", "ElemLL", "ElemLL", "SetElemALL", "IncL", "IncLJ"]);
+        // An element of a local array by a constant, of a local 2-D array by two locals, by
+        // `i - 1` and by `i + 1 - j`.
+        let (_, flat) = flat_of(
+            "void main() {
+    int a[6], m[3][4], i, j, t;
+    t = a[0] + m[i][j] + a[i - 1] + a[i + 1 - j];
+}",
+        );
+        let of_frame = |f: &Flat| {
+            matches!(
+                f,
+                Flat::ElemAK { d: 1, .. }
+                    | Flat::Elem2ALL { d: 1, .. }
+                    | Flat::ElemXALK { d: 1, .. }
+                    | Flat::ElemXALKL { d: 1, .. }
+            )
+        };
+        let kinds: Vec<String> = flat.iter().filter(|f| of_frame(&f.f)).map(|f| name(&f.f)).collect();
+        for k in ["ElemAK", "Elem2ALL", "ElemXALK", "ElemXALKL"] {
+            assert!(kinds.iter().any(|x| x == k), "no {k} in {kinds:?}");
+        }
+        // A `switch` keeps its value in a local (`LDADDR; SWAP; STORE`): one operation,
+        // and an unsigned index (converted to `int` before `INDEX`) is an element too.
+        let (_, flat) = flat_of(
+            "int g[8];
+void main() {
+    int i, s;
+    unsigned int u;
+    switch (i & 3) {
+    case 0: s = g[u & 7]; break;
+    default: s = 2;
+    }
+}",
+        );
+        assert!(flat.iter().any(|f| matches!(f.f, Flat::PopToL { ty: Scalar::Int, .. })));
+        assert!(flat.iter().any(|f| matches!(f.f, Flat::ElemXALK { d: 0, first: IntOp::And, k: 7, load: true, .. })));
     }
 }
