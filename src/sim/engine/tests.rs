@@ -1761,7 +1761,7 @@ fn slip(g: &mut Xs, i: Instr, code: usize, funcs: usize) -> Instr {
 }
 
 /// Runs mutants of the fixtures (the MPI ones on four ranks) and of the benchmark
-/// suite's programs (one to three instructions of each changed by [`slip`]; those the
+/// suite's programs in all their spellings (one to three instructions of each changed by [`slip`]; those the
 /// verifier refuses are skipped), each translated and untranslated at two quanta, on one
 /// processor and on sixteen, under step and time limits: statistics, output and error
 /// must be the same (the translation charges what the instructions it stands for charge
@@ -1772,7 +1772,13 @@ fn translation_campaign(seconds: f64, max_mutants: u64, seed: u64) -> (u64, u64)
     let opts = crate::lang::FrontOptions { include_dirs: vec![fixtures.join("include")], ..Default::default() };
     // Each program with its ranks (MPI programs run on four, the others on one).
     let mut sources: Vec<(std::path::PathBuf, u32)> = Vec::new();
-    for (dir, ranks) in [(fixtures.clone(), 1), (root.join("scripts/bench/suite"), 1), (fixtures.join("mpi"), 4)] {
+    let mut dirs = vec![(fixtures.clone(), 1), (root.join("scripts/bench/suite"), 1), (fixtures.join("mpi"), 4)];
+    // The suite's programs in other spellings (pointer walks, local arrays, ...).
+    let mut spellings: Vec<_> =
+        std::fs::read_dir(root.join("scripts/bench/spellings")).unwrap().map(|e| e.unwrap().path()).collect();
+    spellings.sort();
+    dirs.extend(spellings.into_iter().map(|d| (d, 1)));
+    for (dir, ranks) in dirs {
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
