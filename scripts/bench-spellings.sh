@@ -13,17 +13,8 @@
 # Usage: scripts/bench-spellings.sh [GROUP...]   (default: every group)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet --bins
-runs=${RUNS:-5}
-pin=()
-command -v taskset >/dev/null && pin=(taskset -c 0)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-once() { # wall seconds of one run of "$@"
-  local s e
-  s=$(date +%s.%N); "${pin[@]}" "$@" > /dev/null 2>&1; e=$(date +%s.%N)
-  echo "$e - $s" | bc -l
-}
+# The release binaries, runs, $tmp and once.
+. scripts/bench/pinned.sh
 groups=("$@")
 if [ ${#groups[@]} -eq 0 ]; then
   for d in scripts/bench/spellings/*/; do groups+=("$(basename "$d")"); done

@@ -16,17 +16,8 @@ cd "$(dirname "$0")/.."
 if ! command -v lua5.4 >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq lua5.4) >/dev/null 2>&1 || { echo "cannot install lua5.4" >&2; exit 1; }
 fi
-cargo build --release --quiet --bins
-runs=${RUNS:-5}
-pin=()
-command -v taskset >/dev/null && pin=(taskset -c 0)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-once() { # wall seconds of one run of "$@"
-  local s e
-  s=$(date +%s.%N); "${pin[@]}" "$@" > /dev/null 2>&1; e=$(date +%s.%N)
-  echo "$e - $s" | bc -l
-}
+# The release binaries, runs, $tmp and once.
+. scripts/bench/pinned.sh
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   for f in scripts/bench/suite/*.c; do names+=("$(basename "$f" .c)"); done
