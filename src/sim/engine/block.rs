@@ -211,15 +211,16 @@ pub(super) enum Op {
         ix: Ix,
         load: bool,
     },
-    /// `LDADDR depth off; <i>; INDEX` and `Dereference` when `load` (3 or 4): `a[i]`.
+    /// `LDADDR depth off; <i>; INDEX` and `Dereference` when `load` (3 or 4), or with
+    /// `CONV int` before the `INDEX` (4 or 5): `a[i]`.
     Elem {
         depth: u8,
         off: u32,
         i: Ix,
         load: bool,
     },
-    /// `LDADDR depth off; <i>; INDEX; <j>; INDEX` and `Dereference` when `load` (5 or 6):
-    /// `a[i][j]`.
+    /// `LDADDR depth off; <i>; INDEX; <j>; INDEX` and `Dereference` when `load` (5 or 6),
+    /// with `CONV int` before either `INDEX` (one more each): `a[i][j]`.
     Elem2 {
         depth: u8,
         off: u32,
@@ -228,8 +229,9 @@ pub(super) enum Op {
         load: bool,
     },
     /// `LDADDR depth off; <a>; <b>; first; INDEX; [Dereference]` (5 or 6), or with `<c>; op`
-    /// after `first` when `then` is `(op, c)` (7 or 8): `a[i * n + k]`, `a[i + 1]`, an
-    /// element whose index is one or two `int` operations of variables and constants.
+    /// after `first` when `then` is `(op, c)` (7 or 8), and one more with `CONV int` before
+    /// the `INDEX`: `a[i * n + k]`, `a[i + 1]`, an element whose index is one or two `int`
+    /// operations of variables and constants.
     ElemX {
         depth: u8,
         off: u32,
@@ -276,9 +278,9 @@ pub(super) enum Op {
         delta: i32,
         wide: bool,
     },
-    /// An element given a variable or a constant: `LDADDR depth off; <i>; INDEX size len;
-    /// <v>; [CONV ty;] STORE ty 0` (5 or 6; a conversion to the stored type changes
-    /// nothing the store's own does not): `a[i] = v;`.
+    /// An element given a variable or a constant: `LDADDR depth off; <i>; [CONV int;] INDEX
+    /// size len; <v>; [CONV ty;] STORE ty 0` (5 to 7; a conversion to the stored type
+    /// changes nothing the store's own does not): `a[i] = v;`.
     ElemSet {
         depth: u8,
         off: u32,
