@@ -90,6 +90,14 @@ pub(super) struct Ctr {
 /// Marks a return in [`Ctr::calls`].
 pub(super) const LEAVE: u32 = 1 << 31;
 
+/// A turn that cannot go past the quantum's end (the process shares the machine with
+/// others that are due) enters the stretches ([`super::block`]) only when the
+/// instructions from its start up to this many fit before that end: entering them costs
+/// about what interpreting a few instructions one at a time does, and a turn of the
+/// default quantum (10) holds five to ten instructions. Measured on Cannon's algorithm,
+/// an MPI program and a parallel sieve: 10 and 16 give the same, 6 keeps half the cost.
+const MIN_ROOM: usize = 10;
+
 /// Runs simple instructions of `p` until the quantum ends (and cannot be crossed), the
 /// step limit is reached, an instruction needs the whole machine, or (with `CHECK`) an
 /// instruction accessed a word of another processor. Every executed instruction is
@@ -129,6 +137,12 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
         line_pc = site;
     }
 
+    // Whether this turn enters the stretches at all (see [`MIN_ROOM`]).
+    let stretches = env.cross_max >= qend
+        || match (env.cum.get(pc), env.cum.get(pc + MIN_ROOM)) {
+            (Some(&a), Some(&b)) => clock.saturating_add(b - a) < qend,
+            _ => false,
+        };
     let r: Result<Exit, RuntimeError> = 'run: loop {
         // Defined inside the loop so that they can leave it by its label.
         macro_rules! fail {
@@ -231,11 +245,13 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
         let Some(step) = code.get(pc) else {
             fail!(RuntimeError::BadCode { message: format!("pc {pc} outside the code") });
         };
-        if !DEBUG && pc != bail && !env.cum.is_empty() && step.end as usize >= pc + 3 && {
-            // Entered only when it runs something: its first operation fits before the
-            // quantum's end, or the whole stretch may cross it.
+        if !DEBUG && stretches && pc != bail && !env.cum.is_empty() && step.end as usize >= pc + 3 && {
+            // Entered only when it runs something: with `CHECK` (which runs the operations
+            // of a stretch that fit) its first operation fits before the quantum's end,
+            // without it the whole stretch does (the stretches' loop runs no part of one
+            // that does not fit); or the whole stretch may cross it.
             let at = |k: usize| clock.saturating_add(env.cum[k] - env.cum[pc]);
-            at(pc + step.len as usize - 1) < qend
+            at(if CHECK { pc + step.len as usize } else { step.end as usize } - 1) < qend
                 || (env.q > 0 && env.tmax <= env.q && at(step.end as usize - 1) <= env.cross_max)
         } {
             // Straight stretches of translated operations (see `super::block`); one or two
