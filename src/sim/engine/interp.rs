@@ -137,9 +137,10 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
         line_pc = site;
     }
 
-    // Whether this turn enters the stretches at all (see [`MIN_ROOM`]).
+    // Whether this turn enters the stretches at all (see [`MIN_ROOM`]); near the code's
+    // end, the instructions left count (a loop there is not left to run alone).
     let stretches = env.cross_max >= qend
-        || match (env.cum.get(pc), env.cum.get(pc + MIN_ROOM)) {
+        || match (env.cum.get(pc), env.cum.get(pc + MIN_ROOM).or(env.cum.last())) {
             (Some(&a), Some(&b)) => clock.saturating_add(b - a) < qend,
             _ => false,
         };
