@@ -782,7 +782,7 @@ pub(super) struct Clock {
     pub(super) steps: u64,
     pub(super) seq: Ticks,
     pub(super) crossed: u64,
-    pub(super) last_cross: Option<(usize, usize, Ticks, Ticks)>,
+    pub(super) last_cross: Option<(u32, u32, Ticks)>,
     pub(super) cross_at: Option<Ticks>,
 }
 
@@ -803,12 +803,14 @@ impl Clock {
                     break;
                 }
             }
-            self.last_cross = Some((s, e, self.clock, self.qend + (m - 1) * q));
+            self.last_cross = Some((s as u32, e as u32, self.clock));
             self.crossed += m;
             self.qend += m * q;
         }
         self.clock += cum[e] - cum[s];
-        self.seq += lim.cum_seq[e] - lim.cum_seq[s];
+        if !lim.seq_same {
+            self.seq += lim.cum_seq[e] - lim.cum_seq[s];
+        }
         self.steps -= (e - s) as u64;
     }
 
@@ -855,7 +857,9 @@ impl Clock {
             self.qend += m * q;
         }
         self.clock += done * period;
-        self.seq += done * (lim.cum_seq[end] - lim.cum_seq[s]);
+        if !lim.seq_same {
+            self.seq += done * (lim.cum_seq[end] - lim.cum_seq[s]);
+        }
         self.steps -= done * (end - s) as u64;
     }
 
@@ -883,6 +887,9 @@ impl Clock {
 pub(super) struct Limits<'a> {
     pub(super) cum: &'a [Ticks],
     pub(super) cum_seq: &'a [Ticks],
+    /// `cum_seq` is `cum` ([`Charges::seq_same`]): the charges leave the sequential ticks
+    /// alone and [`run_stretches`] adds the clock's advance to them at the end.
+    pub(super) seq_same: bool,
     pub(super) q: Ticks,
     pub(super) cross_max: Ticks,
     /// No translated instruction is longer than a quantum ([`Charges::tmax`]).
@@ -937,6 +944,8 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
     let cum = lim.cum;
     // The state in locals (registers), written back at the end.
     let mut c = st.c;
+    let clock0 = c.clock;
+    debug_assert_eq!(c.seq, 0, "a run of stretches starts its sequential ticks at 0");
     // The flat form charged every stretch it ran (see `ops`).
     let mut charged: bool;
     // Runs the operations of the stretch from `$s` to `$end`: the pc reached and the
@@ -1117,10 +1126,16 @@ pub(super) fn run_stretches<const LINES: bool, const PREFIX: bool, const FLAT: b
     if let Some(at) = c.cross_at {
         st.cross_clock = at;
     }
-    if let Some((s, e, from, end)) = c.last_cross {
-        // The start of the first instruction at or after the last end crossed.
+    if let Some((s, e, from)) = c.last_cross {
+        // The start of the first instruction at or after the last end crossed, the one
+        // before the quantum's end now (the stretch crossed it, and none crossed another
+        // after it).
+        let (s, e, end) = (s as usize, e as usize, c.qend - lim.q);
         let k = s + cum[s..e].partition_point(|&t| from + (t - cum[s]) < end);
         st.cross_clock = from + (cum[k] - cum[s]);
+    }
+    if lim.seq_same {
+        c.seq = c.clock - clock0;
     }
     st.c = c;
 }
@@ -1511,13 +1526,21 @@ pub(super) struct Charges {
     /// only when no instruction of it is longer than a quantum (so it crosses each end
     /// at the first instruction starting after it, as the interpreter's loop top does).
     pub(super) tmax: Ticks,
+    /// The sequential ticks are the ticks (a processor of the reference speed and costs
+    /// with timing on): a stretch's sequential time is then its clock's advance, added
+    /// once at the end of a run of stretches instead of at each ([`Limits::seq_same`]).
+    pub(super) seq_same: bool,
 }
 
 impl Charges {
     /// The charges of `prog` under the per-slot tables `ticks` and `seq`.
     pub(super) fn new(ticks: &[Ticks; 256], seq: &[Ticks; 256], prog: &[Step]) -> Charges {
-        let mut c =
-            Charges { cum: Vec::with_capacity(prog.len() + 1), seq: Vec::with_capacity(prog.len() + 1), tmax: 0 };
+        let mut c = Charges {
+            cum: Vec::with_capacity(prog.len() + 1),
+            seq: Vec::with_capacity(prog.len() + 1),
+            tmax: 0,
+            seq_same: false,
+        };
         let (mut t, mut s) = (0 as Ticks, 0 as Ticks);
         c.cum.push(0);
         c.seq.push(0);
@@ -1532,6 +1555,7 @@ impl Charges {
                 c.tmax = c.tmax.max(ticks[st.op as usize]);
             }
         }
+        c.seq_same = c.seq == c.cum;
         c
     }
 }
@@ -1554,6 +1578,7 @@ mod tests {
         let lim = Limits {
             cum: &cum,
             cum_seq: &cum,
+            seq_same: false,
             q: 10,
             cross_max: u64::MAX,
             crossable: true,
@@ -1569,14 +1594,30 @@ mod tests {
         let mut c = start;
         c.charge(&lim, 0, 3);
         assert_eq!((c.clock, c.qend, c.crossed, c.steps, c.seq), (13, 20, 1, 97, 13));
-        // Its stretch, the clock at the stretch's start, and the end crossed.
-        assert_eq!(c.last_cross, Some((0, 3, 0, 10)));
+        // Its stretch and the clock at the stretch's start (the end crossed is the one
+        // before the quantum's end now: 10).
+        assert_eq!(c.last_cross, Some((0, 3, 0)));
         // With the end a tick earlier the third instruction starts past it: crossed once
         // too; a tick later it starts before it: nothing is crossed.
         for (qend, after, crossed) in [(9, 19, 1), (11, 11, 0)] {
             let mut c = Clock { qend, ..start };
             c.charge(&lim, 0, 3);
             assert_eq!((c.qend, c.crossed), (after, crossed), "quantum ending at {qend}");
+        }
+    }
+
+    #[test]
+    fn an_index_is_in_bounds_exactly_when_it_is_in_0_to_len() {
+        // The definition (`INDEX size len`: `0 <= i < len`, any `i` when `len` is 0) on
+        // the edges of both signs and of bounds past 2^31, where the unsigned comparison
+        // must not let a negative index through.
+        let is = [0, 1, 5, 6, -1, -2, i32::MAX, i32::MIN, i32::MIN + 1, 1 << 30];
+        let lens = [0u32, 1, 6, 7, (1 << 31) - 1, 1 << 31, (1 << 31) + 1, u32::MAX];
+        for i in is {
+            for len in lens {
+                let want = (len == 0 || (i >= 0 && (i as u32) < len)).then(|| 100i32.wrapping_add(i.wrapping_mul(3)));
+                assert_eq!(super::index(100, i, 3, len), want, "i {i} len {len}");
+            }
         }
     }
 

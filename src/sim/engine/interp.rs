@@ -47,6 +47,8 @@ pub(super) struct Env<'a> {
     /// ([`block::Charges`]); empty: every instruction runs alone (while timing is off).
     pub(super) cum: &'a [Ticks],
     pub(super) cum_seq: &'a [Ticks],
+    /// [`block::Charges::seq_same`], with timing on.
+    pub(super) seq_same: bool,
     /// [`block::Charges::tmax`].
     pub(super) tmax: Ticks,
     pub(super) max_stack: u32,
@@ -268,6 +270,7 @@ pub(super) fn interp<const CHECK: bool, const DEBUG: bool, const LINES: bool>(
             let limits = block::Limits {
                 cum: env.cum,
                 cum_seq: env.cum_seq,
+                seq_same: env.seq_same,
                 q: env.q,
                 cross_max: env.cross_max,
                 crossable: env.q > 0 && env.tmax <= env.q,

@@ -657,6 +657,7 @@ impl<'m> Simulator<'m> {
                 seq: if time_on || args { seq } else { &ZERO_TABLE },
                 cum: if time_on { &charges.cum } else { &[] },
                 cum_seq: if time_on { &charges.seq } else { &[] },
+                seq_same: time_on && charges.seq_same,
                 tmax: charges.tmax,
                 max_stack: self.cfg.max_stack_words,
                 q,
