@@ -922,11 +922,19 @@ fn push_frame_on<const BOTTOM: bool>(
         .ok_or_else(|| RuntimeError::BadCode { message: "function depth".into() })?;
     // The frame zeroed but for the arguments; moved word by word (they are few, and a call
     // through `memcpy` costs more).
-    let (args, rest) = words.split_at_mut(np);
-    for (w, a) in args.iter_mut().zip(&stack[sl - np..]) {
-        *w = *a;
+    // One argument (the most frequent case after none) without the loop's set-up.
+    match np {
+        0 => {}
+        1 => words[0] = stack[sl - 1],
+        _ => {
+            for (w, a) in words[..np].iter_mut().zip(&stack[sl - np..]) {
+                *w = *a;
+            }
+        }
     }
-    rest.fill(Word::Int(0));
+    if n > np {
+        words[np..].fill(Word::Int(0));
+    }
     stack.truncate(sl - np);
     let saved = std::mem::replace(slot, base);
     if !BOTTOM {
