@@ -1608,16 +1608,25 @@ mod tests {
 
     #[test]
     fn an_index_is_in_bounds_exactly_when_it_is_in_0_to_len() {
-        // The definition (`INDEX size len`: `0 <= i < len`, any `i` when `len` is 0) on
-        // the edges of both signs and of bounds past 2^31, where the unsigned comparison
-        // must not let a negative index through.
-        let is = [0, 1, 5, 6, -1, -2, i32::MAX, i32::MIN, i32::MIN + 1, 1 << 30];
-        let lens = [0u32, 1, 6, 7, (1 << 31) - 1, 1 << 31, (1 << 31) + 1, u32::MAX];
-        for i in is {
-            for len in lens {
-                let want = (len == 0 || (i >= 0 && (i as u32) < len)).then(|| 100i32.wrapping_add(i.wrapping_mul(3)));
-                assert_eq!(super::index(100, i, 3, len), want, "i {i} len {len}");
-            }
+        // `INDEX size len` of base 100, size 3: `100 + 3 i` when `0 <= i < len` (any `i`
+        // when `len` is 0, unchecked), else a bound error. Edges of both signs, and
+        // bounds past 2^31, where a negative index read as unsigned would fall below them.
+        let cases: [(i32, u32, Option<i32>); 12] = [
+            (0, 1, Some(100)),
+            (5, 6, Some(115)),
+            (6, 6, None),
+            (-1, 6, None),
+            (-1, 0, Some(97)),
+            (i32::MIN, 0, Some(100i32.wrapping_add(i32::MIN.wrapping_mul(3)))),
+            (-1, u32::MAX, None),
+            (i32::MIN, (1 << 31) + 1, None),
+            (i32::MAX, 1 << 31, Some(100i32.wrapping_add(i32::MAX.wrapping_mul(3)))),
+            (i32::MAX, (1 << 31) - 1, None),
+            (1 << 30, u32::MAX, Some(100i32.wrapping_add((1i32 << 30).wrapping_mul(3)))),
+            (-2, 1 << 31, None),
+        ];
+        for (i, len, want) in cases {
+            assert_eq!(super::index(100, i, 3, len), want, "i {i} len {len}");
         }
     }
 
