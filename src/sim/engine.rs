@@ -921,8 +921,8 @@ fn push_frame_on<const BOTTOM: bool>(
         .get_mut(f.depth as usize)
         .ok_or_else(|| RuntimeError::BadCode { message: "function depth".into() })?;
     // The frame zeroed but for the arguments; moved word by word (they are few, and a call
-    // through `memcpy` costs more).
-    // One argument (the most frequent case after none) without the loop's set-up.
+    // through `memcpy` costs more), one argument (the most frequent case after none)
+    // without a loop's set-up.
     match np {
         0 => {}
         1 => words[0] = stack[sl - 1],

@@ -771,10 +771,12 @@ pub(super) struct State {
 }
 
 /// The clock, quantum end and step budget of a run of stretches, and what it added: the
-/// sequential ticks, the quantum ends crossed and the last crossing: its stretch when a
-/// stretch charged alone crossed last (its first pc, its end, its clock, and the quantum
-/// end crossed last; the clock at that crossing is worked out once, at the end), or the
-/// clock at that crossing when a loop run whole did.
+/// sequential ticks (left at 0 by the charges when they are the clock's advance,
+/// [`Limits::seq_same`], and set at the end of the run), the quantum ends crossed and the
+/// last crossing: its stretch when a stretch charged alone crossed last (its first pc, its
+/// end and its clock; the end it crossed is the one before `qend`, and the clock at that
+/// crossing is worked out once, at the end), or the clock at that crossing when a loop
+/// run whole did.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Clock {
     pub(super) clock: Ticks,

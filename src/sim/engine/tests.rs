@@ -1693,7 +1693,8 @@ fn translated_runs_of_fixtures_equal_untranslated_ones() {
         let m = compile(name);
         // On processors of the reference speed the sequential ticks of a run of stretches
         // are its clock's advance (added once); at another speed they are summed stretch
-        // by stretch: both must equal the plain run's.
+        // by stretch: both must equal the plain run's. (The speeds cover every processor
+        // these programs use, at most 64.)
         for (q, speed) in [(U, U), (3 * U, U), (10 * U, U), (100 * U, U), (10 * U, 3 * U / 2)] {
             let cfg = SimConfig { quantum: q, ranks, speeds: vec![speed; 4096], ..SimConfig::default() };
             for observe in [false, true] {
