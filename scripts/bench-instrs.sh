@@ -27,10 +27,11 @@ if [ -n "$base" ] && [ ! -x "$base/cpss" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# count CMD...: the instructions callgrind counts for CMD (its output discarded).
+# count CMD...: the instructions callgrind counts for CMD (its output discarded); nothing
+# when CMD fails.
 count() {
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
-    awk '/Collected :/ { print $4 }'
+  valgrind --tool=callgrind --error-exitcode=0 --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+    awk '/Collected :/ { print $4 }' || true
 }
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
@@ -44,6 +45,14 @@ fi
 logsum=0 n=0
 for name in "${names[@]}"; do
   target/release/cpcc "scripts/bench/suite/$name.c" -o "$tmp/$name.cod"
+  # A count is of the run that computes the program's result: both must print the same.
+  target/release/cpss "$tmp/$name.cod" --stats none > "$tmp/cpss.out"
+  lua5.4 "scripts/bench/suite/$name.lua" > "$tmp/lua.out"
+  if ! cmp -s "$tmp/cpss.out" "$tmp/lua.out"; then
+    echo "$name: outputs differ:" >&2
+    diff "$tmp/cpss.out" "$tmp/lua.out" >&2 || true
+    exit 1
+  fi
   c=$(count target/release/cpss "$tmp/$name.cod" --stats none)
   l=$(count lua5.4 "scripts/bench/suite/$name.lua")
   if [ -z "$c" ] || [ -z "$l" ]; then
@@ -55,6 +64,10 @@ for name in "${names[@]}"; do
   n=$((n + 1))
   if [ -n "$base" ]; then
     b=$(count "$base/cpss" "$tmp/$name.cod" --stats none)
+    if [ -z "$b" ]; then
+      echo "$name: no count from $base/cpss" >&2
+      exit 1
+    fi
     printf '%-18s %14d %14d %8.2f %14d %+6.1f%%\n' "$name" "$c" "$l" "$r" "$b" "$(echo "($c - $b) * 100 / $b" | bc -l)"
   else
     printf '%-18s %14d %14d %8.2f\n' "$name" "$c" "$l" "$r"
